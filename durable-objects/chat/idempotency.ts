@@ -1,0 +1,74 @@
+/**
+ * Idempotency-Key records (SPEC §3.6). Only requests that create jobs are
+ * recorded; a replay with the same fingerprint gets the same job ids in the
+ * same response shape and starts and collects nothing; a different fingerprint
+ * is a 409.
+ */
+import { ApiError } from "../../src/http/errors";
+
+export interface ReplayShape {
+  wait: boolean;
+  wait_seconds: number;
+  started_only: boolean;
+  collect: boolean;
+}
+
+export interface IdempotencyRecord {
+  job_ids: string[];
+  shape: ReplayShape;
+}
+
+export class Idempotency {
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** The recorded request for this key, ready to replay; throws 409 when the request differs. */
+  find(route: string, key: { key: string; fingerprint: string }): IdempotencyRecord | undefined {
+    const row = this.sql
+      .exec<{ fingerprint: string; request: string }>(
+        `SELECT fingerprint, request FROM idempotency WHERE route = ? AND key = ?`,
+        route,
+        key.key,
+      )
+      .toArray()[0];
+    if (!row) return undefined;
+    if (row.fingerprint !== key.fingerprint) {
+      throw new ApiError(409, "idempotency_conflict", `Idempotency-Key '${key.key}' was used with a different request.`);
+    }
+    const recorded = JSON.parse(row.request) as IdempotencyRecord;
+    return { job_ids: recorded.job_ids, shape: { ...recorded.shape, collect: false } };
+  }
+
+  record(route: string, key: { key: string; fingerprint: string }, rec: IdempotencyRecord, now: number): void {
+    this.sql.exec(
+      `INSERT INTO idempotency (route, key, fingerprint, request, job_ids, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+      route, key.key, key.fingerprint, JSON.stringify(rec), JSON.stringify(rec.job_ids), now,
+    );
+  }
+
+  /** The oldest record created after `cutoff` (older ones wait for their jobs' purge instead). */
+  oldestAfter(cutoff: number): number | undefined {
+    return (
+      this.sql.exec<{ at: number | null }>(`SELECT MIN(created_at) AS at FROM idempotency WHERE created_at > ?`, cutoff).one()
+        .at ?? undefined
+    );
+  }
+
+  count(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM idempotency`).one().n;
+  }
+
+  /** Deletes records older than `cutoff` whose jobs are all purged. */
+  purge(cutoff: number, jobsGone: (ids: string[]) => boolean): void {
+    const rows = this.sql
+      .exec<{ route: string; key: string; job_ids: string }>(
+        `SELECT route, key, job_ids FROM idempotency WHERE created_at <= ?`,
+        cutoff,
+      )
+      .toArray();
+    for (const row of rows) {
+      if (jobsGone(JSON.parse(row.job_ids) as string[])) {
+        this.sql.exec(`DELETE FROM idempotency WHERE route = ? AND key = ?`, row.route, row.key);
+      }
+    }
+  }
+}

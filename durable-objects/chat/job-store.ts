@@ -1,0 +1,137 @@
+/**
+ * SQL access to a chat's jobs and their log rows. Every method is synchronous
+ * (cursors are read fully before returning), so callers can compose them inside
+ * one `transactionSync` with no `await` in between.
+ */
+import { isTerminal, type JobRow, type JobState } from "../../src/jobs/job";
+
+export interface NewJob {
+  job_id: string;
+  chat_id: string;
+  batch_id: string;
+  idx: number;
+  tool_name: string;
+  tool_args: string;
+  read_only: boolean;
+  timeout_seconds: number;
+  created_at: number;
+  deadline_at: number;
+}
+
+export interface Finish {
+  state: "success" | "error" | "cancelled" | "timeout";
+  result?: string | null;
+  result_truncated?: boolean;
+  error?: string | null;
+  attempt?: number;
+}
+
+const ACTIVE = `state IN ('pending', 'running')`;
+
+export class JobStore {
+  constructor(private readonly sql: SqlStorage) {}
+
+  insert(job: NewJob): void {
+    this.sql.exec(
+      `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_args, kind, state, read_only,
+         timeout_seconds, created_at, deadline_at)
+       VALUES (?, ?, ?, ?, ?, ?, 'tool', 'pending', ?, ?, ?, ?)`,
+      job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_args,
+      job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at,
+    );
+  }
+
+  get(jobId: string): JobRow | undefined {
+    return this.sql.exec<JobRow>(`SELECT * FROM jobs WHERE job_id = ?`, jobId).toArray()[0];
+  }
+
+  /** Rows for `ids`, in the order given; unknown ids are absent. */
+  many(ids: string[]): JobRow[] {
+    const found = new Map<string, JobRow>();
+    // ≤ 100 bound parameters per statement (SPEC §1).
+    for (let i = 0; i < ids.length; i += 90) {
+      const chunk = ids.slice(i, i + 90);
+      const rows = this.sql
+        .exec<JobRow>(`SELECT * FROM jobs WHERE job_id IN (${chunk.map(() => "?").join(",")})`, ...chunk)
+        .toArray();
+      for (const row of rows) found.set(row.job_id, row);
+    }
+    return ids.flatMap((id) => found.get(id) ?? []);
+  }
+
+  /** Active jobs and finished ones no response has carried yet, oldest first. */
+  visible(): JobRow[] {
+    return this.sql
+      .exec<JobRow>(`SELECT * FROM jobs WHERE ${ACTIVE} OR collected_at IS NULL ORDER BY created_at, idx`)
+      .toArray();
+  }
+
+  active(): JobRow[] {
+    return this.sql.exec<JobRow>(`SELECT * FROM jobs WHERE ${ACTIVE} ORDER BY created_at, idx`).toArray();
+  }
+
+  activeCount(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${ACTIVE}`).one().n;
+  }
+
+  count(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs`).one().n;
+  }
+
+  markDispatched(jobIds: string[], at: number): void {
+    for (const id of jobIds) this.sql.exec(`UPDATE jobs SET dispatched_at = ? WHERE job_id = ?`, at, id);
+  }
+
+  claim(jobId: string, attempt: number, lease: string, now: number): void {
+    this.sql.exec(
+      `UPDATE jobs SET state = 'running', started_at = ?, attempt = ?, lease = ? WHERE job_id = ? AND state = 'pending'`,
+      now, attempt, lease, jobId,
+    );
+  }
+
+  /** Moves an active job to a terminal state; a job already terminal is left untouched. */
+  finish(jobId: string, f: Finish, now: number): boolean {
+    const job = this.get(jobId);
+    if (!job || isTerminal(job.state)) return false;
+    this.sql.exec(
+      `UPDATE jobs SET state = ?, completed_at = ?, started_at = COALESCE(started_at, ?), result = ?,
+         result_truncated = ?, error = ?, attempt = MAX(attempt, ?), lease = NULL WHERE job_id = ?`,
+      f.state, now, now, f.result ?? null, f.result_truncated ? 1 : 0, f.error ?? null, f.attempt ?? 0, jobId,
+    );
+    return true;
+  }
+
+  markCollected(jobs: JobRow[], now: number): void {
+    for (const job of jobs) {
+      if (isTerminal(job.state) && job.collected_at === null) {
+        this.sql.exec(`UPDATE jobs SET collected_at = ? WHERE job_id = ?`, now, job.job_id);
+      }
+    }
+  }
+
+  /** Terminal jobs finished at or before `cutoff`: the purge candidates. */
+  finishedBefore(cutoff: number): string[] {
+    return this.sql
+      .exec<{ job_id: string }>(`SELECT job_id FROM jobs WHERE state NOT IN ('pending', 'running') AND completed_at <= ?`, cutoff)
+      .toArray()
+      .map((r) => r.job_id);
+  }
+
+  oldestFinished(): number | undefined {
+    const row = this.sql
+      .exec<{ at: number | null }>(`SELECT MIN(completed_at) AS at FROM jobs WHERE state NOT IN ('pending', 'running')`)
+      .one();
+    return row.at ?? undefined;
+  }
+
+  delete(jobIds: string[]): void {
+    for (const id of jobIds) {
+      this.sql.exec(`DELETE FROM jobs WHERE job_id = ?`, id);
+      this.sql.exec(`DELETE FROM log WHERE job_id = ?`, id);
+    }
+  }
+
+  states(ids: string[]): JobState[] {
+    return this.many(ids).map((j) => j.state);
+  }
+}

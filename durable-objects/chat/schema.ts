@@ -1,0 +1,55 @@
+/**
+ * ChatDO storage layout. Created lazily on the first write, so a read of a
+ * chat that never existed leaves no storage behind (SPEC §2). The version lives
+ * in `meta` because DO SQLite refuses `PRAGMA user_version`.
+ */
+const SCHEMA_VERSION = 1;
+
+const MIGRATIONS: Record<number, string[]> = {
+  1: [
+    `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+    `CREATE TABLE jobs (
+       job_id TEXT PRIMARY KEY, chat_id TEXT NOT NULL, batch_id TEXT NOT NULL, idx INTEGER NOT NULL,
+       tool_name TEXT NOT NULL, tool_args TEXT NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL,
+       read_only INTEGER NOT NULL, timeout_seconds INTEGER NOT NULL,
+       created_at INTEGER NOT NULL, started_at INTEGER, completed_at INTEGER,
+       attempt INTEGER NOT NULL DEFAULT 0, lease TEXT, deadline_at INTEGER NOT NULL,
+       result TEXT, result_truncated INTEGER NOT NULL DEFAULT 0, error TEXT,
+       context_id TEXT, usage TEXT, collected_at INTEGER, dispatched_at INTEGER)`,
+    `CREATE INDEX jobs_by_state ON jobs (state, created_at)`,
+    `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
+    // One alarm per object: every future duty is a row here, the alarm fires at the earliest.
+    `CREATE TABLE timers (kind TEXT NOT NULL, ref TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (kind, ref))`,
+    `CREATE INDEX timers_by_time ON timers (at)`,
+    `CREATE TABLE idempotency (route TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+       request TEXT NOT NULL, job_ids TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (route, key))`,
+    `CREATE TABLE log (id TEXT PRIMARY KEY, job_id TEXT NOT NULL, type TEXT NOT NULL, heading TEXT NOT NULL,
+       kvps TEXT NOT NULL, content TEXT NOT NULL DEFAULT '', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+    `CREATE INDEX log_by_job ON log (job_id)`,
+  ],
+};
+
+export function hasSchema(sql: SqlStorage): boolean {
+  return sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'`).toArray().length > 0;
+}
+
+export function ensureSchema(sql: SqlStorage): void {
+  let version = 0;
+  if (hasSchema(sql)) {
+    const row = sql.exec(`SELECT value FROM meta WHERE key = 'schema_version'`).toArray()[0];
+    version = Number(row?.value ?? 0);
+  }
+  for (let v = version + 1; v <= SCHEMA_VERSION; v++) {
+    for (const statement of MIGRATIONS[v] ?? []) sql.exec(statement);
+    sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`, String(v));
+  }
+}
+
+export function readMeta(sql: SqlStorage, key: string): string | undefined {
+  const row = sql.exec(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
+  return row ? String(row.value) : undefined;
+}
+
+export function writeMeta(sql: SqlStorage, key: string, value: string): void {
+  sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)`, key, value);
+}

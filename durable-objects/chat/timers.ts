@@ -1,0 +1,54 @@
+/**
+ * The `timers` table behind the chat's single alarm. Every duty that must
+ * happen later (a deadline, a finished `wait`, a dispatch watchdog, a purge) is
+ * one row keyed by (kind, ref); setting a timer again moves it, so handlers can
+ * be re-run after a crash without piling up duplicates.
+ */
+export type TimerKind = "deadline" | "wait_done" | "dispatch" | "purge" | "delete";
+
+export type Timer = {
+  kind: TimerKind;
+  ref: string;
+  at: number;
+};
+
+export class Timers {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly storage: DurableObjectStorage,
+  ) {}
+
+  set(kind: TimerKind, ref: string, at: number): void {
+    this.sql.exec(`INSERT OR REPLACE INTO timers (kind, ref, at) VALUES (?, ?, ?)`, kind, ref, at);
+  }
+
+  clear(kind: TimerKind, ref: string): void {
+    this.sql.exec(`DELETE FROM timers WHERE kind = ? AND ref = ?`, kind, ref);
+  }
+
+  clearRef(ref: string): void {
+    this.sql.exec(`DELETE FROM timers WHERE ref = ?`, ref);
+  }
+
+  /** Timers due at `now`, earliest first. They stay until `done()`, so a crashed alarm re-runs them. */
+  due(now: number): Timer[] {
+    return this.sql.exec<Timer>(`SELECT kind, ref, at FROM timers WHERE at <= ? ORDER BY at`, now).toArray();
+  }
+
+  /** Removes a handled timer, unless its handler moved it to a new time. */
+  done(timer: Timer): void {
+    this.sql.exec(`DELETE FROM timers WHERE kind = ? AND ref = ? AND at = ?`, timer.kind, timer.ref, timer.at);
+  }
+
+  next(): number | undefined {
+    const row = this.sql.exec<{ at: number | null }>(`SELECT MIN(at) AS at FROM timers`).one();
+    return row.at ?? undefined;
+  }
+
+  /** Points the object's one alarm at the earliest timer (or clears it). */
+  async arm(): Promise<void> {
+    const at = this.next();
+    if (at === undefined) await this.storage.deleteAlarm();
+    else await this.storage.setAlarm(at);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * TenantDO: one per tenant (`tenant/<tenant>`). Holds the configuration
+ * document with its secrets sealed under CONFIG_KEY, and the index of the
+ * tenant's chats. Secrets leave this object only decrypted for the runner that
+ * needs one, never in `GET /v1/config`, job records or errors.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { defaultConfig, type TenantConfig } from "../../src/config/schema";
+import { importConfigKey } from "../../src/config/secrets";
+import type { RunTarget } from "../../src/tools/executors";
+import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-config";
+
+export type PutConfigResult =
+  | { ok: true; config: TenantConfig; version: number; generated_secrets: Record<string, string> }
+  | { ok: false; message: string };
+
+export class TenantDO extends DurableObject<Env> {
+  readonly #sql = this.ctx.storage.sql;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#sql.exec(`CREATE TABLE IF NOT EXISTS config (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL, version INTEGER NOT NULL)`);
+    this.#sql.exec(
+      `CREATE TABLE IF NOT EXISTS chats (chat_id TEXT PRIMARY KEY, parent_chat_id TEXT, level INTEGER NOT NULL DEFAULT 0,
+         name TEXT NOT NULL, created_at INTEGER NOT NULL, last_activity INTEGER NOT NULL)`,
+    );
+  }
+
+  /** The stored document with sealed secrets, or the defaults. */
+  #sealed(): { config: TenantConfig; version: number } {
+    const row = this.#sql.exec<{ doc: string; version: number }>(`SELECT doc, version FROM config WHERE id = 1`).toArray()[0];
+    return row ? { config: JSON.parse(row.doc) as TenantConfig, version: row.version } : { config: defaultConfig(), version: 0 };
+  }
+
+  async #key(): Promise<CryptoKey> {
+    const key = await importConfigKey(this.env.CONFIG_KEY);
+    if (!key) throw new Error("CONFIG_KEY is missing or is not 32 base64-encoded bytes");
+    return key;
+  }
+
+  /** The configuration with every secret shown as "***": what requests and `GET /v1/config` see. */
+  getConfig(): { config: TenantConfig; version: number } {
+    const { config, version } = this.#sealed();
+    return { config: maskSecrets(config), version };
+  }
+
+  /** Replaces the document. `"***"` keeps the stored secret at the same place. */
+  async putConfig(next: TenantConfig): Promise<PutConfigResult> {
+    const previous = this.#sealed();
+    let sealed: TenantConfig;
+    let generated: Record<string, string>;
+    try {
+      ({ sealed, generated } = await sealSecrets(next, previous.config, await this.#key()));
+    } catch (e) {
+      if (e instanceof SecretMissing) return { ok: false, message: e.message };
+      throw e;
+    }
+    const version = previous.version + 1;
+    this.#sql.exec(`INSERT OR REPLACE INTO config (id, doc, version) VALUES (1, ?, ?)`, JSON.stringify(sealed), version);
+    return { ok: true, config: maskSecrets(sealed), version, generated_secrets: generated };
+  }
+
+  /** What a runner needs to call `toolName`, with its secret decrypted. */
+  async runTarget(toolName: string): Promise<RunTarget> {
+    const { config } = this.#sealed();
+    const max_response_bytes = config.limits.max_response_bytes;
+    if (toolName === "http_request") {
+      return { kind: "http_request", allowed_origins: config.builtins.http_request.allowed_origins, max_response_bytes };
+    }
+    const tool = config.tools.find((t) => t.name === toolName);
+    if (!tool) return { kind: "missing", message: `Tool '${toolName}' was removed from the configuration before the job ran.` };
+    const opened = await openSecrets({ ...config, tools: [tool] }, await this.#key());
+    return { kind: "http_tool", url: tool.url, secret: opened.tools[0]!.secret!, max_response_bytes };
+  }
+
+  // ---- chat index ------------------------------------------------------------
+
+  registerChat(chatId: string, now: number, parent: string | null = null, level = 0, name = chatId): void {
+    this.#sql.exec(
+      `INSERT INTO chats (chat_id, parent_chat_id, level, name, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (chat_id) DO UPDATE SET last_activity = excluded.last_activity`,
+      chatId, parent, level, name, now, now,
+    );
+  }
+
+  forgetChat(chatId: string): void {
+    this.#sql.exec(`DELETE FROM chats WHERE chat_id = ?`, chatId);
+  }
+
+  listChats(cursor: string | null, limit: number) {
+    const rows = this.#sql
+      .exec<{ chat_id: string; parent_chat_id: string | null; level: number; name: string; created_at: number; last_activity: number }>(
+        `SELECT * FROM chats WHERE parent_chat_id IS NULL AND chat_id > ? ORDER BY chat_id LIMIT ?`,
+        cursor ?? "",
+        limit + 1,
+      )
+      .toArray();
+    const page = rows.slice(0, limit);
+    return {
+      chats: page.map((r) => ({
+        chat_id: r.chat_id,
+        parent_chat_id: r.parent_chat_id,
+        level: r.level,
+        name: r.name,
+        created_at: new Date(r.created_at).toISOString(),
+        last_activity: new Date(r.last_activity).toISOString(),
+        children: [],
+      })),
+      next_cursor: rows.length > limit ? page[page.length - 1]!.chat_id : null,
+    };
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * `/openapi.json`, generated from the zod schemas: a route table names each
+ * operation's schemas and `z.toJSONSchema` writes them out, so the document
+ * cannot drift from what the code validates and returns.
+ */
+import { z } from "zod";
+import { configSchema } from "../config/schema";
+import * as s from "./schemas";
+
+interface Operation {
+  method: "get" | "put" | "post" | "delete";
+  path: string;
+  summary: string;
+  body?: z.ZodType;
+  response?: z.ZodType;
+  text?: boolean;
+  query?: string[];
+}
+
+const OPERATIONS: Operation[] = [
+  { method: "get", path: "/v1/config", summary: "Read the tenant configuration (secrets shown as \"***\")", response: configSchema },
+  { method: "put", path: "/v1/config", summary: "Replace the tenant configuration", body: configSchema, response: configSchema },
+  {
+    method: "post",
+    path: "/v1/chats/{chat_id}/parallel",
+    summary: "Start, await, collect or cancel parallel jobs (Agent Zero `parallel` tool_args)",
+    body: s.parallelArgs,
+    response: z.union([s.resultsPayload, s.startedPayload]),
+    query: ["agent", "callback_url", "notify"],
+  },
+  { method: "get", path: "/v1/chats", summary: "List top-level chats", response: s.chatList, query: ["cursor", "limit"] },
+  { method: "get", path: "/v1/chats/{chat_id}", summary: "Chat info", response: s.chatInfo },
+  { method: "delete", path: "/v1/chats/{chat_id}", summary: "Cancel everything in a chat and delete it" },
+  { method: "get", path: "/v1/chats/{chat_id}/jobs", summary: "Active and uncollected jobs", response: z.object({ jobs: z.array(s.snapshot) }) },
+  { method: "get", path: "/v1/chats/{chat_id}/jobs/{job_id}", summary: "A job's full record until purge", response: s.jobRecord },
+  { method: "get", path: "/v1/chats/{chat_id}/extras", summary: "Reminder text of uncollected jobs for the model's context", text: true },
+  { method: "get", path: "/v1/chats/{chat_id}/log", summary: "Log rows, one per job", response: s.logRows },
+];
+
+const jsonSchema = (schema: z.ZodType, io: "input" | "output") => {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+};
+
+const pathParams = (path: string) =>
+  [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+
+export function openApiDocument() {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    const responses: Record<string, unknown> = {
+      default: { description: "Error", content: { "application/json": { schema: jsonSchema(s.errorBody, "output") } } },
+    };
+    if (op.text) responses["200"] = { description: "OK", content: { "text/plain": { schema: { type: "string" } } } };
+    else responses["200"] = {
+      description: "OK",
+      ...(op.response ? { content: { "application/json": { schema: jsonSchema(op.response, "output") } } } : {}),
+    };
+    paths[op.path] ??= {};
+    paths[op.path]![op.method] = {
+      summary: op.summary,
+      parameters: [
+        ...pathParams(op.path),
+        ...(op.query ?? []).map((name) => ({ name, in: "query", required: false, schema: { type: "string" } })),
+      ],
+      ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(op.body, "input") } } } } : {}),
+      responses,
+      security: [{ bearer: [] }],
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "fanout", version: "1.1.0", description: "Durable parallel tool calls and subagents for webhook-driven bots." },
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    paths,
+  };
+}

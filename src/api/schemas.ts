@@ -1,0 +1,125 @@
+/**
+ * Wire schemas of the API, the source of `/openapi.json` (SPEC §3.5). Requests
+ * are validated by the lenient parsers in `src/parallel` (models write loose
+ * JSON), so these schemas describe what a well-formed call looks like and what
+ * every answer contains.
+ */
+import { z } from "zod";
+
+export const jobState = z.enum(["pending", "running", "success", "error", "cancelled", "timeout"]);
+
+export const toolCallItem = z
+  .object({
+    tool_name: z.string().describe("Tool to run; `tool:method` sets `tool_args.action`."),
+    tool_args: z.record(z.string(), z.unknown()),
+  })
+  .describe("One tool call. Also accepted: {tool,args}, OpenAI {type:'function',function:{name,arguments}}, {name,arguments}.");
+
+export const parallelArgs = z
+  .object({
+    tool_calls: z
+      .union([z.array(toolCallItem), z.string()])
+      .optional()
+      .describe("Calls to start as jobs (aliases: calls, items); a JSON string of the array is accepted."),
+    job_ids: z.union([z.string(), z.array(z.string())]).optional().describe("Existing jobs to await, collect or cancel."),
+    action: z.enum(["start", "background", "await", "wait", "collect", "cancel"]).optional(),
+    wait: z.union([z.boolean(), z.string()]).optional().describe("Wait for the jobs; default true unless action is start, background or collect."),
+    timeout: z.union([z.number().int().positive(), z.string()]).optional().describe("Seconds this call may wait (default 300, capped by max_wait_seconds)."),
+    job_timeout: z.union([z.number().int().positive(), z.string()]).optional().describe("Hard deadline in seconds for each started job."),
+  })
+  .describe("The `tool_args` of a `parallel` call, or the whole {tool_name:'parallel', tool_args} envelope.");
+
+export const snapshot = z.object({
+  job_id: z.string(),
+  tool_name: z.string(),
+  state: jobState,
+  duration_seconds: z.number(),
+  queue_position: z.number().int().optional(),
+  context_id: z.string().optional(),
+  result: z.string().optional(),
+  result_truncated: z.literal(true).optional(),
+  error: z.string().optional(),
+  usage: z.unknown().optional(),
+  wait_timed_out: z.literal(true).optional(),
+});
+
+export const resultsPayload = z.object({
+  status: z.enum(["success", "partial", "error", "cancelled", "running", "waiting"]),
+  jobs: z.array(snapshot),
+  wait_timeout: z.literal(true).optional(),
+  instruction: z.string().optional(),
+});
+
+export const startedPayload = z.object({
+  status: z.literal("started"),
+  jobs: z.array(snapshot),
+  instruction: z.string(),
+});
+
+export const errorBody = z.object({
+  status: z.literal("error"),
+  error: z.looseObject({ code: z.string(), message: z.string() }),
+});
+
+export const jobRecord = z.object({
+  job_id: z.string(),
+  chat_id: z.string(),
+  batch_id: z.string(),
+  index: z.number().int(),
+  tool_name: z.string(),
+  tool_args: z.record(z.string(), z.unknown()),
+  kind: z.enum(["tool", "subordinate"]),
+  state: jobState,
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  attempt: z.number().int(),
+  deadline_at: z.string(),
+  result: z.string().nullable(),
+  result_truncated: z.boolean(),
+  error: z.string().nullable(),
+  context_id: z.string().nullable(),
+  usage: z.unknown().nullable(),
+  collected_at: z.string().nullable(),
+});
+
+export const logRows = z.object({
+  rows: z.array(
+    z.object({
+      id: z.string(),
+      job_id: z.string(),
+      type: z.string(),
+      heading: z.string(),
+      kvps: z.record(z.string(), z.unknown()),
+      content: z.string(),
+      created_at: z.string(),
+      updated_at: z.string(),
+    }),
+  ),
+});
+
+const childChat = z.object({ chat_id: z.string(), name: z.string(), level: z.number().int(), running_jobs: z.number().int() });
+
+export const chatInfo = z.object({
+  chat_id: z.string(),
+  parent_chat_id: z.string().nullable(),
+  level: z.number().int(),
+  name: z.string(),
+  children: z.array(childChat),
+  running_jobs: z.number().int(),
+});
+
+export const chatList = z.object({
+  chats: z.array(
+    z.object({
+      chat_id: z.string(),
+      parent_chat_id: z.string().nullable(),
+      level: z.number().int(),
+      name: z.string(),
+      created_at: z.string(),
+      last_activity: z.string(),
+      children: z.array(childChat),
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});

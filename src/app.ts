@@ -1,0 +1,45 @@
+/**
+ * The Hono application: public routes, then `/v1` behind CORS and bearer
+ * authentication. Expected refusals (`ApiError`) become their JSON error body;
+ * anything else is a platform fault and answers 503 `unavailable` with
+ * `Retry-After: 1`, since started jobs live on in their Durable Objects.
+ */
+import { Hono } from "hono";
+import { cors } from "hono/cors";
+import type { AppEnv } from "./app-env";
+import { requireTenant } from "./auth/middleware";
+import { ApiError, unavailable } from "./http/errors";
+import { respondError } from "./http/respond";
+import { chatRoutes } from "./routes/chats";
+import { configRoutes } from "./routes/config";
+import { parallelRoutes } from "./routes/parallel";
+import { publicRoutes } from "./routes/public";
+
+const v1 = new Hono<AppEnv>()
+  .use(
+    cors({
+      origin: (origin, c) => {
+        const allowed = (c.env.CORS_ORIGINS ?? "").split(",").map((o: string) => o.trim()).filter(Boolean);
+        return allowed.includes(origin) ? origin : null;
+      },
+      allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key"],
+      allowMethods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+      maxAge: 600,
+    }),
+  )
+  .use(requireTenant)
+  .route("/", configRoutes)
+  .route("/", parallelRoutes)
+  .route("/", chatRoutes);
+
+export const app = new Hono<AppEnv>()
+  .route("/", publicRoutes)
+  .route("/v1", v1)
+  .notFound((c) =>
+    c.json({ status: "error", error: { code: "not_found", message: `No route ${c.req.method} ${c.req.path}; see /openapi.json.` } }, 404),
+  )
+  .onError((err, c) => {
+    if (err instanceof ApiError) return respondError(c, err);
+    console.error("unhandled error", err);
+    return respondError(c, unavailable());
+  });

@@ -1,0 +1,56 @@
+/**
+ * The `API_KEYS` secret: comma-separated `tenant:key` pairs (SPEC §2). A tenant
+ * may list several keys so keys can be rotated without downtime. Keys are kept
+ * only as SHA-256 digests and compared in constant time, so neither timing nor
+ * a heap dump reveals which prefix of a key was right.
+ */
+export const TENANT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+export interface KeyEntry {
+  tenant: string;
+  digest: Uint8Array;
+}
+
+export type KeyTable = { ok: true; entries: KeyEntry[] } | { ok: false; reason: string };
+
+export async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+}
+
+/** Parses API_KEYS. A malformed entry or a key under two tenants makes the whole table unusable. */
+export async function parseApiKeys(raw: string | undefined): Promise<KeyTable> {
+  if (!raw || !raw.trim()) return { ok: false, reason: "API_KEYS is not set" };
+  const owner = new Map<string, string>();
+  for (const part of raw.split(",")) {
+    const pair = part.trim();
+    if (!pair) continue;
+    const at = pair.indexOf(":");
+    const tenant = pair.slice(0, at).trim();
+    const key = pair.slice(at + 1).trim();
+    if (at < 0 || !TENANT_PATTERN.test(tenant) || !key) {
+      return { ok: false, reason: "API_KEYS must be comma-separated tenant:key pairs with tenant ids matching " + TENANT_PATTERN.source };
+    }
+    const previous = owner.get(key);
+    if (previous !== undefined && previous !== tenant) {
+      return { ok: false, reason: "API_KEYS lists one key under two tenants" };
+    }
+    owner.set(key, tenant);
+  }
+  if (owner.size === 0) return { ok: false, reason: "API_KEYS has no entries" };
+  const entries = await Promise.all([...owner].map(async ([key, tenant]) => ({ tenant, digest: await sha256(key) })));
+  return { ok: true, entries };
+}
+
+function equalDigests(a: Uint8Array, b: Uint8Array): boolean {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ (b[i] ?? 0);
+  return diff === 0;
+}
+
+/** The tenant owning `token`, checking every entry so the time taken does not depend on which one matched. */
+export async function tenantForToken(entries: KeyEntry[], token: string): Promise<string | undefined> {
+  const digest = await sha256(token);
+  let found: string | undefined;
+  for (const entry of entries) if (equalDigests(entry.digest, digest)) found = entry.tenant;
+  return found;
+}

@@ -1,0 +1,51 @@
+/**
+ * `/v1` authentication: Hono's bearer-auth with a `verifyToken` that looks the
+ * key up in the parsed API_KEYS table and records the tenant. A missing or
+ * malformed API_KEYS/CONFIG_KEY answers 503 `misconfigured` on every call,
+ * rather than letting anyone in or blaming the caller.
+ */
+import type { MiddlewareHandler } from "hono";
+import { bearerAuth } from "hono/bearer-auth";
+import { createMiddleware } from "hono/factory";
+import { ApiError } from "../http/errors";
+import type { AppEnv } from "../app-env";
+import { parseApiKeys, tenantForToken, type KeyTable } from "./api-keys";
+import { importConfigKey } from "../config/secrets";
+
+const UNAUTHORIZED = () =>
+  Response.json(
+    { status: "error", error: { code: "unauthorized", message: "Missing or invalid API key." } },
+    { status: 401, headers: { "www-authenticate": 'Bearer realm="fanout"' } },
+  );
+
+/** Parsed once per isolate per secret value: digests are not recomputed on every request. */
+let cached: { raw: string | undefined; configKey: string | undefined; table: KeyTable } | undefined;
+
+async function keyTable(env: Env): Promise<KeyTable> {
+  if (cached && cached.raw === env.API_KEYS && cached.configKey === env.CONFIG_KEY) return cached.table;
+  let table = await parseApiKeys(env.API_KEYS);
+  if (table.ok && !(await importConfigKey(env.CONFIG_KEY))) {
+    table = { ok: false, reason: "CONFIG_KEY is missing or is not 32 base64-encoded bytes" };
+  }
+  cached = { raw: env.API_KEYS, configKey: env.CONFIG_KEY, table };
+  return table;
+}
+
+export const requireTenant: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(async (c, next) => {
+  const table = await keyTable(c.env);
+  if (!table.ok) {
+    throw new ApiError(503, "misconfigured", `fanout is misconfigured: ${table.reason}. The operator must fix the Worker secrets.`);
+  }
+  const auth = bearerAuth<AppEnv>({
+    realm: "fanout",
+    verifyToken: async (token, ctx) => {
+      const tenant = await tenantForToken(table.entries, token);
+      if (tenant) ctx.set("tenant", tenant);
+      return tenant !== undefined;
+    },
+    noAuthenticationHeader: { message: UNAUTHORIZED },
+    invalidAuthenticationHeader: { message: UNAUTHORIZED },
+    invalidToken: { message: UNAUTHORIZED },
+  });
+  return auth(c, next);
+});

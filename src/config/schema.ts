@@ -1,0 +1,156 @@
+/**
+ * The tenant configuration document of `PUT /v1/config` (SPEC §2.1).
+ *
+ * One zod schema is the single source for validation, defaults, the inferred
+ * TypeScript types and the OpenAPI document. Every object is strict: an unknown
+ * key is a 400, so a typo never silently falls back to a default.
+ */
+import { z } from "zod";
+
+export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;
+
+/** Names a tenant can never give a tool, agent or MCP server: built-ins and Agent Zero's reserved tools. */
+export const RESERVED_NAMES = [
+  "parallel",
+  "wait",
+  "http_request",
+  "spawn_task",
+  "call_subordinate",
+  "response",
+  "document_query",
+  "goal",
+  "input",
+  "input_remote",
+] as const;
+
+const name = (what: string) =>
+  z
+    .string()
+    .regex(NAME_PATTERN, `${what} names must match ${NAME_PATTERN.source}`)
+    .refine((n) => !(RESERVED_NAMES as readonly string[]).includes(n), {
+      message: `${what} name is reserved; pick another (reserved: ${RESERVED_NAMES.join(", ")})`,
+    });
+
+const int = (min: number, max?: number) => {
+  const base = z.number().int().min(min);
+  return max === undefined ? base : base.max(max);
+};
+
+export const limitsSchema = z
+  .strictObject({
+    max_calls: int(1, 32).default(8).describe("Most tool calls one `parallel` request may start."),
+    max_parallel_subagents: int(1, 100).default(5),
+    max_subagents_per_tree: int(1, 1000).default(20),
+    max_depth: int(0, 5).default(2),
+    on_subagent_limit: z.enum(["reject", "queue"]).default("reject"),
+    max_queued_subagents: int(0, 1000).default(20),
+    max_active_jobs_per_chat: int(1, 10_000).default(64).describe("Pending + running jobs one chat may hold."),
+    max_wait_seconds: int(1, 95).default(90).describe("Longest a request waits; below Cloudflare's 100 s idle cutoff."),
+    default_timeout_seconds: int(1).default(300).describe("How long an await waits when `timeout` is omitted."),
+    tool_job_timeout_seconds: int(1).default(600),
+    subordinate_job_timeout_seconds: int(1).default(1800),
+    max_job_timeout_seconds: int(1).default(3600),
+    subagent_idle_seconds: int(1).default(300),
+    max_tokens_per_job: int(1).nullable().default(null),
+    max_result_chars: int(1).default(16_000),
+    max_stored_result_bytes: int(1, 2_000_000).default(1_048_576).describe("Stays under SQLite's 2 MB row limit."),
+    max_response_bytes: int(1).default(1_048_576),
+    max_body_bytes: int(1, 10_485_760).default(262_144),
+    max_job_ids: int(1, 1000).default(64),
+    retention_seconds: int(60).default(604_800),
+  })
+  .prefault({});
+
+export const toolSchema = z.strictObject({
+  name: name("Tool"),
+  description: z.string().max(4096).default(""),
+  parameters: z.record(z.string(), z.unknown()).default({ type: "object" }),
+  url: z.string().url(),
+  read_only: z.boolean().default(false).describe("Safe to retry after an ambiguous failure."),
+  timeout_seconds: int(1).optional(),
+  secret: z.string().min(1).optional().describe("Signs tool requests (Standard Webhooks); generated when omitted."),
+});
+
+export const mcpServerSchema = z.strictObject({
+  name: name("MCP server"),
+  url: z.string().url(),
+  headers: z.record(z.string(), z.string()).default({}),
+});
+
+const taskRules = z.union([
+  z.array(z.tuple([z.string().min(1), z.enum(["allow", "deny"])])),
+  z
+    .record(z.string().min(1), z.enum(["allow", "deny"]))
+    .refine((o) => Object.keys(o).every((k) => !/^\d+$/.test(k)), {
+      message: "object form of permission.task cannot have integer-like keys (their order is lost); use [[glob, action], …]",
+    }),
+]);
+
+export const agentSchema = z.strictObject({
+  description: z.string().max(4096).default(""),
+  system_prompt: z.string().max(65_536).optional(),
+  tools: z.array(z.string().min(1)).optional().describe("Globs of tools this agent may call; omitted = all."),
+  model: z.string().min(1).optional(),
+  max_steps: int(1, 1000).default(25),
+  permission: z.strictObject({ task: taskRules.optional() }).optional(),
+});
+
+export const configSchema = z.strictObject({
+  tools: z.array(toolSchema).max(256).default([]),
+  mcp_servers: z.array(mcpServerSchema).max(32).default([]),
+  agents: z.record(name("Agent"), agentSchema).default({}),
+  llm: z
+    .strictObject({ base_url: z.string().url(), model: z.string().min(1), api_key: z.string().min(1).optional() })
+    .nullable()
+    .default(null),
+  webhook: z
+    .strictObject({
+      url: z.string().url(),
+      secret: z.string().min(1).optional(),
+      allowed_callback_origins: z.array(z.string().url()).default([]),
+      include_child_chats: z.boolean().default(false),
+    })
+    .nullable()
+    .default(null),
+  telegram: z
+    .strictObject({
+      bot_token: z.string().min(1),
+      api_base_url: z.string().url().default("https://api.telegram.org"),
+    })
+    .nullable()
+    .default(null),
+  builtins: z
+    .strictObject({
+      http_request: z.strictObject({ allowed_origins: z.array(z.string().url()).default([]) }).prefault({}),
+    })
+    .prefault({}),
+  limits: limitsSchema,
+});
+
+export type TenantConfig = z.output<typeof configSchema>;
+export type TenantConfigInput = z.input<typeof configSchema>;
+export type Limits = z.output<typeof limitsSchema>;
+export type ToolConfig = z.output<typeof toolSchema>;
+
+export const defaultConfig = (): TenantConfig => configSchema.parse({});
+
+/** Cross-field rules zod objects cannot state alone. Returns the problems, empty when fine. */
+export function crossFieldProblems(config: TenantConfig): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const t of config.tools) {
+    if (seen.has(t.name)) problems.push(`tools: '${t.name}' is defined twice`);
+    seen.add(t.name);
+  }
+  for (const s of config.mcp_servers) {
+    if (seen.has(s.name)) problems.push(`mcp_servers: '${s.name}' clashes with another tool or server name`);
+    seen.add(s.name);
+  }
+  const l = config.limits;
+  for (const t of config.tools) {
+    if (t.timeout_seconds !== undefined && t.timeout_seconds > l.max_job_timeout_seconds) {
+      problems.push(`tools['${t.name}'].timeout_seconds must be <= limits.max_job_timeout_seconds (${l.max_job_timeout_seconds})`);
+    }
+  }
+  return problems;
+}

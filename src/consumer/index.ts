@@ -1,0 +1,48 @@
+/**
+ * The `jobs` queue consumer. It never runs a tool: it hands each message to
+ * the job's runner Durable Object and acks as soon as the runner has taken it,
+ * so one slow tool cannot hold up the batch (and, under `wrangler dev`, the
+ * whole queue). The dead-letter consumer fails jobs the queue gave up on.
+ */
+import { z } from "zod";
+import { chatName, runnerName } from "../names";
+import type { JobMessage } from "../jobs/messages";
+
+export const jobMessageSchema = z.object({
+  tenant: z.string().min(1),
+  chat_id: z.string().min(1),
+  job_id: z.string().min(1),
+  attempt: z.number().int().min(1),
+});
+
+export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      const parsed = jobMessageSchema.safeParse(message.body);
+      if (!parsed.success) {
+        console.error("dropping malformed job message", message.id);
+        message.ack(); // a poison message would only be redelivered forever
+        return;
+      }
+      const body: JobMessage = parsed.data;
+      try {
+        await env.RUNNER.getByName(runnerName(body.tenant, body.chat_id, body.job_id)).start(body);
+        message.ack();
+      } catch (e) {
+        console.warn("runner hand-off failed; retrying", body.job_id, (e as Error).message);
+        message.retry({ delaySeconds: 1 });
+      }
+    }),
+  );
+}
+
+export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+  for (const message of batch.messages) {
+    const parsed = jobMessageSchema.safeParse(message.body);
+    if (parsed.success) {
+      const { tenant, chat_id, job_id } = parsed.data;
+      await env.CHAT.getByName(chatName(tenant, chat_id)).failDispatch(job_id);
+    }
+    message.ack();
+  }
+}

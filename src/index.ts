@@ -1,0 +1,18 @@
+/**
+ * Worker entry: the HTTP API, the queue consumers, and the Durable Object
+ * classes the runtime instantiates by name.
+ */
+import { app } from "./app";
+import { consumeDeadLetters, consumeJobs } from "./consumer";
+
+export { ChatDO } from "../durable-objects/chat/ChatDO";
+export { TenantDO } from "../durable-objects/tenant/TenantDO";
+export { RunnerDO } from "../durable-objects/runner/RunnerDO";
+
+export default {
+  fetch: app.fetch,
+  async queue(batch, env) {
+    if (batch.queue === "jobs-dlq") await consumeDeadLetters(batch, env);
+    else await consumeJobs(batch, env);
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,84 @@
+/**
+ * A job as the ChatDO stores it, and the state rules every path shares
+ * (SPEC §3.3): pending → running → success | error | cancelled | timeout.
+ */
+export const TERMINAL_STATES = ["success", "error", "cancelled", "timeout"] as const;
+export type TerminalState = (typeof TERMINAL_STATES)[number];
+export type JobState = "pending" | "running" | TerminalState;
+
+export const isTerminal = (state: string): state is TerminalState =>
+  (TERMINAL_STATES as readonly string[]).includes(state);
+
+/** One row of the `jobs` table; times are epoch milliseconds. */
+export type JobRow = {
+  job_id: string;
+  chat_id: string;
+  batch_id: string;
+  idx: number;
+  tool_name: string;
+  tool_args: string;
+  kind: "tool" | "subordinate";
+  state: JobState;
+  read_only: number;
+  timeout_seconds: number;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  attempt: number;
+  lease: string | null;
+  deadline_at: number;
+  result: string | null;
+  result_truncated: number;
+  error: string | null;
+  context_id: string | null;
+  usage: string | null;
+  collected_at: number | null;
+  dispatched_at: number | null;
+};
+
+export const CANCELLED_ERROR = "Parallel job was cancelled.";
+export const OUTCOME_UNKNOWN_ERROR = "Outcome unknown: the tool may have run; not retried.";
+export const deadlineError = (seconds: number) =>
+  `Job exceeded its ${seconds} s deadline (job_timeout) and was stopped; its late result was discarded.`;
+
+export const JOB_ID_PREFIX_MAX = 12;
+
+/** `<tool name letters/digits, ≤ 12>-<nanoid(12)>`, e.g. `callsubordin-V1StGXR8_Z5j`. */
+export function jobIdPrefix(toolName: string): string {
+  return toolName.replace(/[^A-Za-z0-9]/g, "").slice(0, JOB_ID_PREFIX_MAX) || "job";
+}
+
+/** Seconds from claim to completion (or now while running); 0 while pending. */
+export function durationSeconds(job: Pick<JobRow, "started_at" | "completed_at">, now: number): number {
+  if (job.started_at === null) return 0;
+  const end = job.completed_at ?? now;
+  return Math.max(0, Math.round(end - job.started_at)) / 1000;
+}
+
+export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The full record of `GET …/jobs/{id}` (SPEC §3.3), field order as listed there. */
+export function jobRecord(job: JobRow) {
+  return {
+    job_id: job.job_id,
+    chat_id: job.chat_id,
+    batch_id: job.batch_id,
+    index: job.idx,
+    tool_name: job.tool_name,
+    tool_args: JSON.parse(job.tool_args) as unknown,
+    kind: job.kind,
+    state: job.state,
+    created_at: iso(job.created_at)!,
+    started_at: iso(job.started_at),
+    completed_at: iso(job.completed_at),
+    attempt: job.attempt,
+    deadline_at: iso(job.deadline_at)!,
+    result: job.result,
+    result_truncated: job.result_truncated === 1,
+    error: job.error,
+    context_id: job.context_id,
+    usage: job.usage === null ? null : (JSON.parse(job.usage) as unknown),
+    collected_at: iso(job.collected_at),
+  };
+}
+export type JobRecord = ReturnType<typeof jobRecord>;

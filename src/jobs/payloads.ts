@@ -1,0 +1,102 @@
+/**
+ * The wire payloads of SPEC §3.4, built from job rows. Key order is part of the
+ * contract (models and Agent Zero clients read the compact JSON), so each
+ * object is assembled field by field in the listed order.
+ */
+import { durationSeconds, isTerminal, type JobRow, type JobState } from "./job";
+
+export interface Snapshot {
+  job_id: string;
+  tool_name: string;
+  state: JobState;
+  duration_seconds: number;
+  queue_position?: number;
+  context_id?: string;
+  result?: string;
+  result_truncated?: true;
+  error?: string;
+  usage?: Usage;
+  wait_timed_out?: true;
+}
+
+/** Token and call counts of a subordinate subtree (SPEC §5.2). */
+export type Usage = Record<string, number>;
+
+export type BatchStatus = "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
+
+export interface ResultsPayload {
+  status: BatchStatus;
+  jobs: Snapshot[];
+  wait_timeout?: true;
+  instruction?: string;
+}
+
+export interface StartedPayload {
+  status: "started";
+  jobs: Snapshot[];
+  instruction: string;
+}
+
+export const STARTED_INSTRUCTION = "Use the parallel tool with job_ids to await or cancel these background jobs.";
+export const RUNNING_INSTRUCTION =
+  'Some jobs are still running. Call `parallel` with `action: "await"` and the listed `job_ids` to wait again, or `action: "cancel"` to stop them.';
+
+export interface SnapshotOptions {
+  now: number;
+  maxResultChars: number;
+  includeResult: boolean;
+  waitTimedOut?: boolean;
+}
+
+export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
+  const s: Snapshot = {
+    job_id: job.job_id,
+    tool_name: job.tool_name,
+    state: job.state,
+    duration_seconds: durationSeconds(job, o.now),
+  };
+  if (job.context_id) s.context_id = job.context_id;
+  if (o.includeResult) {
+    if (job.result !== null) {
+      const cut = job.result.length > o.maxResultChars;
+      s.result = cut ? job.result.slice(0, o.maxResultChars) : job.result;
+      if (cut || job.result_truncated) s.result_truncated = true;
+    }
+    if (job.error !== null) s.error = job.error;
+    if (job.usage !== null) s.usage = JSON.parse(job.usage) as Usage;
+  }
+  if (o.waitTimedOut && !isTerminal(job.state)) s.wait_timed_out = true;
+  return s;
+}
+
+/** The status rule of SPEC §3.4, in its precedence order. */
+export function batchStatus(states: JobState[], waitTimedOut: boolean): BatchStatus {
+  if (states.some((s) => !isTerminal(s))) return waitTimedOut ? "waiting" : "running";
+  if (states.length > 0 && states.every((s) => s === "success")) return "success";
+  if (states.length > 0 && states.every((s) => s === "cancelled")) return "cancelled";
+  if (states.some((s) => s === "success")) return "partial";
+  return "error";
+}
+
+export function resultsPayload(jobs: JobRow[], o: Omit<SnapshotOptions, "includeResult">): ResultsPayload {
+  const active = jobs.some((j) => !isTerminal(j.state));
+  const timedOut = Boolean(o.waitTimedOut) && active;
+  const payload: ResultsPayload = {
+    status: batchStatus(jobs.map((j) => j.state), timedOut),
+    jobs: jobs.map((j) => snapshot(j, { ...o, waitTimedOut: timedOut, includeResult: true })),
+  };
+  if (timedOut) payload.wait_timeout = true;
+  if (active) payload.instruction = RUNNING_INSTRUCTION;
+  return payload;
+}
+
+export function startedPayload(jobs: JobRow[], o: Pick<SnapshotOptions, "now" | "maxResultChars">): StartedPayload {
+  return {
+    status: "started",
+    jobs: jobs.map((j) => snapshot(j, { ...o, includeResult: false })),
+    instruction: STARTED_INSTRUCTION,
+  };
+}
+
+/** The text a model should see for a payload (`Accept: text/plain`). */
+export const payloadText = (payload: unknown) => JSON.stringify(payload);

@@ -1,0 +1,55 @@
+/**
+ * Companion read routes of a chat (SPEC §3.5) and its deletion. A chat that
+ * does not exist is a 404 and these routes never create it.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env";
+import { ApiError, badRequest } from "../http/errors";
+import { chatLimits } from "./parallel";
+import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "./context";
+
+const found = <T>(value: T | null, chatId: string): T => {
+  if (value === null) throw chatNotFound(chatId);
+  return value;
+};
+
+export const chatRoutes = new Hono<AppEnv>()
+  .get("/chats", async (c) => {
+    const raw = c.req.query("limit") ?? "50";
+    const limit = Number(raw);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
+      throw badRequest("invalid_limit", "`limit` must be an integer from 1 to 200.");
+    }
+    return c.json(await tenantStub(c).listChats(c.req.query("cursor") ?? null, limit));
+  })
+  .get("/chats/:chat_id", async (c) => {
+    const chatId = chatIdParam(c);
+    return c.json(found(await chatStub(c, chatId).info(), chatId));
+  })
+  .delete("/chats/:chat_id", async (c) => {
+    const chatId = chatIdParam(c);
+    if (!(await chatStub(c, chatId).deleteChat())) throw chatNotFound(chatId);
+    return c.json({ status: "deleted", chat_id: chatId });
+  })
+  .get("/chats/:chat_id/jobs", async (c) => {
+    const chatId = chatIdParam(c);
+    const config = await tenantConfig(c);
+    return c.json(found(await chatStub(c, chatId).listJobs(chatLimits(config)), chatId));
+  })
+  .get("/chats/:chat_id/jobs/:job_id", async (c) => {
+    const chatId = chatIdParam(c);
+    const jobId = c.req.param("job_id");
+    const { record } = found(await chatStub(c, chatId).getJob(jobId), chatId);
+    if (!record) throw new ApiError(404, "job_not_found", `Job '${jobId}' not found in chat '${chatId}'; it may have been purged.`);
+    return c.json(record);
+  })
+  .get("/chats/:chat_id/extras", async (c) => {
+    const chatId = chatIdParam(c);
+    const { text } = found(await chatStub(c, chatId).extras(), chatId);
+    if (text === null) return c.body(null, 204);
+    return c.text(text);
+  })
+  .get("/chats/:chat_id/log", async (c) => {
+    const chatId = chatIdParam(c);
+    return c.json(found(await chatStub(c, chatId).logRows(), chatId));
+  });

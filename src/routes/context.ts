@@ -1,0 +1,51 @@
+/**
+ * Per-request helpers shared by the `/v1` routes: the chat id from the path,
+ * the tenant's configuration, the calling agent, and the stubs of the objects
+ * a request talks to.
+ */
+import type { Context } from "hono";
+import type { AppEnv } from "../app-env";
+import type { TenantConfig } from "../config/schema";
+import { ApiError, badRequest } from "../http/errors";
+import { chatName, isValidChatId, tenantName } from "../names";
+
+type Ctx = Context<AppEnv>;
+
+export function chatIdParam(c: Ctx): string {
+  const chatId = c.req.param("chat_id") ?? "";
+  if (!isValidChatId(chatId)) {
+    throw badRequest(
+      "invalid_chat_id",
+      "chat_id must be 1-128 characters of A-Z a-z 0-9 . _ : @ ! - and not only dots.",
+    );
+  }
+  return chatId;
+}
+
+export const tenantStub = (c: Ctx) => c.env.TENANT.getByName(tenantName(c.get("tenant")));
+export const chatStub = (c: Ctx, chatId: string) => c.env.CHAT.getByName(chatName(c.get("tenant"), chatId));
+
+/** The tenant's configuration, read once per request so a `PUT` is visible to every later request. */
+export async function tenantConfig(c: Ctx): Promise<TenantConfig> {
+  const cached = c.get("config");
+  if (cached) return cached;
+  const { config } = await tenantStub(c).getConfig();
+  c.set("config", config);
+  return config;
+}
+
+/** The profile named by `?agent=` (default `default`); unknown names are a 400 on every route. */
+export function callerAgent(c: Ctx, config: TenantConfig): string {
+  const agent = c.req.query("agent") ?? "default";
+  const profiles = ["default", ...Object.keys(config.agents).filter((a) => a !== "default")];
+  if (!profiles.includes(agent)) {
+    throw badRequest(
+      "unknown_profile",
+      `Agent profile '${agent}' not found. Use one of the available profiles: ${profiles.join(", ")}.`,
+    );
+  }
+  return agent;
+}
+
+export const chatNotFound = (chatId: string) =>
+  new ApiError(404, "chat_not_found", `Chat '${chatId}' not found: it has no jobs yet, or it was deleted or purged.`);

@@ -1,0 +1,79 @@
+/**
+ * The tools a calling agent may start as jobs: built-ins plus the tenant's HTTP
+ * tools, filtered by the agent profile's `tools` globs. Resolves a name to what
+ * admission needs: the JSON Schema to validate against, whether the tool is
+ * read-only (safe to retry), and its default deadline.
+ */
+import { Validator, type Schema } from "@cfworker/json-schema";
+import { z } from "zod";
+import type { Limits, TenantConfig } from "../config/schema";
+import type { JsonObject } from "../parallel/normalize-call";
+import { globMatch } from "./glob";
+import { HTTP_REQUEST_TOOL, WAIT_TOOL, type BuiltinTool } from "./builtins";
+
+export type ToolKind = "wait" | "http_request" | "http_tool";
+
+export interface CatalogTool {
+  name: string;
+  kind: ToolKind;
+  description: string;
+  parameters: Record<string, unknown>;
+  /** Explicit timeout of the tool, else undefined (the limits' default applies). */
+  timeoutSeconds?: number;
+  readOnly: (args: JsonObject) => boolean;
+}
+
+const builtinParameters = (tool: BuiltinTool) => {
+  const schema = z.toJSONSchema(tool.args, { io: "input" }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+};
+
+function builtins(config: TenantConfig): CatalogTool[] {
+  const tools: CatalogTool[] = [
+    { name: WAIT_TOOL.name, kind: "wait", description: WAIT_TOOL.description, parameters: builtinParameters(WAIT_TOOL), readOnly: () => true },
+  ];
+  if (config.builtins.http_request.allowed_origins.length > 0) {
+    tools.push({
+      name: HTTP_REQUEST_TOOL.name,
+      kind: "http_request",
+      description: HTTP_REQUEST_TOOL.description,
+      parameters: builtinParameters(HTTP_REQUEST_TOOL),
+      readOnly: (args) => {
+        const method = typeof args.method === "string" ? args.method.toUpperCase() : "GET";
+        return method === "GET" || method === "HEAD";
+      },
+    });
+  }
+  return tools;
+}
+
+/** Every tool the agent may call, in a stable order: built-ins first, then the tenant's. */
+export function toolsForAgent(config: TenantConfig, agent: string): CatalogTool[] {
+  const tenantTools: CatalogTool[] = config.tools.map((t) => ({
+    name: t.name,
+    kind: "http_tool",
+    description: t.description,
+    parameters: t.parameters,
+    timeoutSeconds: t.timeout_seconds,
+    readOnly: () => t.read_only,
+  }));
+  const globs = config.agents[agent]?.tools;
+  // `wait` is always available; the profile's list governs the rest.
+  return [...builtins(config), ...tenantTools].filter(
+    (t) => t.kind === "wait" || !globs || globs.some((g) => globMatch(g, t.name)),
+  );
+}
+
+/** Problems of `args` against the tool's schema as `<json pointer> <violation>`, empty when valid. */
+export function schemaProblems(tool: CatalogTool, args: JsonObject): string[] {
+  const result = new Validator(tool.parameters as Schema, "2020-12", false).validate(args);
+  if (result.valid) return [];
+  // cfworker reports the enclosing keyword failures too; the deepest location is the useful one.
+  const deepest = [...result.errors].sort((a, b) => b.instanceLocation.length - a.instanceLocation.length);
+  return deepest.map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"} ${e.error}`);
+}
+
+export function defaultJobTimeout(tool: CatalogTool, limits: Limits): number {
+  return Math.min(tool.timeoutSeconds ?? limits.tool_job_timeout_seconds, limits.max_job_timeout_seconds);
+}

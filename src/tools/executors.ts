@@ -1,0 +1,72 @@
+/**
+ * The executors a runner uses: one HTTP attempt of a tenant tool or of the
+ * built-in `http_request`. The runner owns attempts, deadlines and reporting;
+ * an executor only knows how to make and read one call.
+ */
+import { attempt, interpretToolBody, type AttemptResult } from "./http-call";
+import { signatureHeaders } from "./signing";
+
+/** What the runner learns from the TenantDO about the tool it is about to call. */
+export type RunTarget =
+  | { kind: "http_tool"; url: string; secret: string; max_response_bytes: number }
+  | { kind: "http_request"; allowed_origins: string[]; max_response_bytes: number }
+  | { kind: "missing"; message: string };
+
+export interface AttemptContext {
+  job_id: string;
+  chat_id: string;
+  tool_name: string;
+  tool_args: Record<string, unknown>;
+  attempt: number;
+  signal: AbortSignal;
+}
+
+export async function callTenantTool(
+  target: Extract<RunTarget, { kind: "http_tool" }>,
+  ctx: AttemptContext,
+): Promise<AttemptResult> {
+  const body = JSON.stringify({
+    tool_name: ctx.tool_name,
+    tool_args: ctx.tool_args,
+    job_id: ctx.job_id,
+    chat_id: ctx.chat_id,
+    attempt: ctx.attempt,
+  });
+  const signed = await signatureHeaders(target.secret, `${ctx.job_id}.${ctx.attempt}`, body);
+  return attempt(
+    () =>
+      fetch(target.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": ctx.job_id, ...signed },
+        body,
+        redirect: "manual",
+        signal: ctx.signal,
+      }),
+    (_response, text) => interpretToolBody(text),
+    target.max_response_bytes,
+  );
+}
+
+export async function callHttpRequest(
+  target: Extract<RunTarget, { kind: "http_request" }>,
+  ctx: AttemptContext,
+): Promise<AttemptResult> {
+  const args = ctx.tool_args as { url: string; method?: string; headers?: Record<string, string>; body?: string };
+  const origin = new URL(args.url).origin;
+  if (!target.allowed_origins.map((o) => new URL(o).origin).includes(origin)) {
+    return { kind: "done", state: "error", error: `Origin ${origin} is no longer in builtins.http_request.allowed_origins.` };
+  }
+  const method = (args.method ?? "GET").toUpperCase();
+  return attempt(
+    () =>
+      fetch(args.url, {
+        method,
+        headers: args.headers ?? {},
+        body: method === "GET" || method === "HEAD" ? undefined : (args.body ?? undefined),
+        redirect: "manual",
+        signal: ctx.signal,
+      }),
+    (_response, text) => ({ kind: "done", state: "success", result: text }),
+    target.max_response_bytes,
+  );
+}

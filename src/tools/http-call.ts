@@ -1,0 +1,87 @@
+/**
+ * Performing one HTTP attempt for a job and reading its answer, shared by
+ * tenant HTTP tools and the built-in `http_request`. Redirects are never
+ * followed (a redirect could leave the origin the tenant configured), and
+ * bodies are read only up to `maxBytes`.
+ */
+import type { AttemptFailure } from "./retry";
+import { parseRetryAfter } from "./retry";
+
+export type AttemptResult =
+  | { kind: "done"; state: "success"; result: string }
+  | { kind: "done"; state: "error"; error: string }
+  | { kind: "failed"; failure: AttemptFailure; error: string };
+
+export async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (size < maxBytes) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value.slice(0, maxBytes - size));
+    size += value.length;
+  }
+  await reader.cancel().catch(() => {});
+  const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+export const httpError = (status: number, text: string) => `HTTP ${status}: ${text.slice(0, 500)}`;
+
+/** A non-2xx answer: retryable or final is the caller's decision. */
+export function statusFailure(response: Response, text: string): AttemptResult {
+  return {
+    kind: "failed",
+    failure: { kind: "status", status: response.status, retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) },
+    error: httpError(response.status, text),
+  };
+}
+
+/** Tenant tool answers: `{"result": …}`, `{"error": "…"}`, or any other body as text. */
+export function interpretToolBody(text: string): AttemptResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { kind: "done", state: "success", result: text };
+  }
+  if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+    const body = parsed as Record<string, unknown>;
+    if ("result" in body) {
+      const r = body.result;
+      return { kind: "done", state: "success", result: typeof r === "string" ? r : JSON.stringify(r) };
+    }
+    if (typeof body.error === "string") return { kind: "done", state: "error", error: body.error };
+  }
+  return { kind: "done", state: "success", result: text };
+}
+
+export async function attempt(
+  request: () => Promise<Response>,
+  read: (response: Response, text: string) => AttemptResult,
+  maxBytes: number,
+): Promise<AttemptResult> {
+  let response: Response;
+  try {
+    response = await request();
+  } catch (e) {
+    if ((e as Error).name === "AbortError" || (e as Error).name === "TimeoutError") throw e;
+    return { kind: "failed", failure: { kind: "network" }, error: `Network error: ${(e as Error).message}` };
+  }
+  let text: string;
+  try {
+    text = await readCapped(response, maxBytes);
+  } catch (e) {
+    if ((e as Error).name === "AbortError" || (e as Error).name === "TimeoutError") throw e;
+    return { kind: "failed", failure: { kind: "network" }, error: `Network error while reading the answer: ${(e as Error).message}` };
+  }
+  if (response.status >= 200 && response.status < 300) return read(response, text);
+  return statusFailure(response, text);
+}

@@ -1,0 +1,23 @@
+/**
+ * Standard Webhooks signatures (https://www.standardwebhooks.com): the
+ * receiver recomputes `v1,<base64 HMAC-SHA256(id.timestamp.body)>` with the
+ * base64-decoded part of its `whsec_…` secret. Used for tool calls and webhooks.
+ */
+const b64 = (bytes: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
+
+export function secretKeyBytes(secret: string): Uint8Array {
+  const encoded = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret;
+  try {
+    return Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0));
+  } catch {
+    // A secret that is not base64 is used as raw bytes rather than refused at call time.
+    return new TextEncoder().encode(secret);
+  }
+}
+
+export async function signatureHeaders(secret: string, id: string, body: string, nowMs = Date.now()) {
+  const timestamp = String(Math.floor(nowMs / 1000));
+  const key = await crypto.subtle.importKey("raw", secretKeyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
+  return { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${b64(mac)}` };
+}

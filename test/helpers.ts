@@ -1,0 +1,79 @@
+/** Test helpers: calling the worker as a bot would, and configuring a tenant. */
+import { SELF } from "cloudflare:test";
+import { inject } from "vitest";
+import { TEST_KEYS } from "./setup/bindings";
+
+export const toolServer = () => inject("toolServer");
+
+export interface CallOptions {
+  method?: string;
+  body?: unknown;
+  rawBody?: string;
+  key?: string | null;
+  headers?: Record<string, string>;
+}
+
+export async function api(path: string, o: CallOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = { ...o.headers };
+  const key = o.key === undefined ? TEST_KEYS.acme : o.key;
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  const body = o.rawBody ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
+  if (body !== undefined) headers["content-type"] ??= "application/json";
+  return SELF.fetch(`https://fanout.test${path}`, { method: o.method ?? (body === undefined ? "GET" : "POST"), headers, body });
+}
+
+export async function json<T = any>(res: Response): Promise<T> {
+  return (await res.json()) as T;
+}
+
+/** POST a `parallel` call and return status + parsed body. */
+export async function parallel(chat: string, body: unknown, o: Omit<CallOptions, "body"> & { query?: string } = {}) {
+  const res = await api(`/v1/chats/${chat}/parallel${o.query ?? ""}`, { ...o, body });
+  return { status: res.status, body: await json(res) };
+}
+
+/** A tenant configuration with HTTP tools pointing at the fake tool server. */
+export function toolConfig(extra: Record<string, unknown> = {}) {
+  const base = toolServer();
+  const tool = (name: string, path: string, more: Record<string, unknown> = {}) => ({
+    name,
+    description: `fake ${name}`,
+    url: `${base}${path}`,
+    parameters: { type: "object" },
+    secret: "whsec_dGVzdC1zZWNyZXQtZm9yLXRvb2xz",
+    ...more,
+  });
+  return {
+    tools: [
+      tool("echo", "/echo", { read_only: true }),
+      tool("sleep", "/sleep", { read_only: true, parameters: { type: "object", properties: { ms: { type: "integer" } }, required: ["ms"] } }),
+      tool("hang", "/hang", { read_only: true }),
+      tool("hang_write", "/hang"),
+      tool("flaky_read", "/flaky", { read_only: true }),
+      tool("flaky_write", "/flaky"),
+      tool("fail500", "/status/500", { read_only: true }),
+      tool("fail404", "/status/404", { read_only: true }),
+      tool("refuse", "/error", { read_only: true }),
+      tool("text", "/text", { read_only: true }),
+      tool("other", "/json-other", { read_only: true }),
+      tool("big", "/big", { read_only: true }),
+      tool("drop_read", "/drop", { read_only: true }),
+      tool("drop_write", "/drop"),
+      tool("redirect", "/redirect", { read_only: true }),
+    ],
+    builtins: { http_request: { allowed_origins: [base] } },
+    ...extra,
+  };
+}
+
+export async function configure(config: unknown = toolConfig(), key: string = TEST_KEYS.acme) {
+  const res = await api("/v1/config", { method: "PUT", body: config, key });
+  if (res.status !== 200) throw new Error(`config rejected: ${res.status} ${await res.text()}`);
+  return json(res);
+}
+
+export async function toolCalls(jobId: string): Promise<{ headers: Record<string, string>; body: string }[]> {
+  return (await fetch(`${toolServer()}/__calls?job_id=${encodeURIComponent(jobId)}`)).json();
+}
+
+export const call = (tool_name: string, tool_args: Record<string, unknown> = {}) => ({ tool_name, tool_args });

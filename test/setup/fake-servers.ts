@@ -1,0 +1,95 @@
+/**
+ * Real HTTP servers standing in for the outside world (tenant tool endpoints
+ * and `http_request` targets). They run in Node because code inside workerd
+ * cannot listen on a socket; tests get their URL through `inject("toolServer")`
+ * and read what the server received from `GET /__calls`.
+ *
+ * Routes (tool_args drive behaviour, so one server serves every test):
+ *   POST /echo                → {"result": tool_args}
+ *   POST /sleep               → waits tool_args.ms, then {"result": "slept <ms>"}
+ *   POST /hang                → never answers
+ *   POST /status/<code>       → that status, text body "status <code>"
+ *   POST /flaky               → 503 (Retry-After: 0) for the first tool_args.failures attempts of a job, then success
+ *   POST /error               → {"error": "tool says no"}
+ *   POST /text                → plain text "plain answer"
+ *   POST /json-other          → {"other": 1}
+ *   POST /big                 → tool_args.bytes of "x"
+ *   POST /drop                → closes the socket without answering (network error)
+ *   POST /redirect            → 302 to /echo
+ *   any  /page                → "page body" (for http_request)
+ */
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { TestProject } from "vitest/node";
+
+interface Call {
+  method: string;
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+  at: number;
+}
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<string>((resolve) => {
+    let data = "";
+    req.on("data", (c) => (data += c));
+    req.on("end", () => resolve(data));
+  });
+
+export default async function setup(project: TestProject) {
+  const calls: Call[] = [];
+  const server: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    if (url.pathname === "/__calls") {
+      const jobId = url.searchParams.get("job_id");
+      const mine = jobId ? calls.filter((c) => c.headers["idempotency-key"] === jobId) : calls;
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(mine));
+      return;
+    }
+    const body = await readBody(req);
+    calls.push({ method: req.method ?? "", path: url.pathname, headers: req.headers, body, at: Date.now() });
+    let parsed: { tool_args?: Record<string, unknown>; job_id?: string; attempt?: number } = {};
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      /* http_request bodies need not be JSON */
+    }
+    const args = parsed.tool_args ?? {};
+    const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
+      res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(value));
+    const status = /^\/status\/(\d{3})$/.exec(url.pathname);
+    if (status) return res.writeHead(Number(status[1]), { "content-type": "text/plain" }).end(`status ${status[1]}`);
+    switch (url.pathname) {
+      case "/echo":
+        return json(200, { result: args });
+      case "/sleep":
+        return setTimeout(() => json(200, { result: `slept ${args.ms}` }), Number(args.ms ?? 0));
+      case "/hang":
+        return; // never answers; the job's deadline or a cancel must end it
+      case "/flaky":
+        if ((parsed.attempt ?? 1) <= Number(args.failures ?? 1)) return json(503, { error: "busy" }, { "retry-after": "0" });
+        return json(200, { result: `ok on attempt ${parsed.attempt}` });
+      case "/error":
+        return json(200, { error: "tool says no" });
+      case "/text":
+        return res.writeHead(200, { "content-type": "text/plain" }).end("plain answer");
+      case "/json-other":
+        return json(200, { other: 1 });
+      case "/big":
+        return res.writeHead(200, { "content-type": "text/plain" }).end("x".repeat(Number(args.bytes ?? 0)));
+      case "/drop":
+        return req.socket.destroy();
+      case "/redirect":
+        return res.writeHead(302, { location: "/echo" }).end();
+      case "/page":
+        return res.writeHead(200, { "content-type": "text/plain" }).end(`page body (${req.method})`);
+      default:
+        return res.writeHead(404).end("no such fake route");
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("fake tool server has no port");
+  project.provide("toolServer", `http://127.0.0.1:${address.port}`);
+  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+}
