@@ -1,6 +1,6 @@
 /** Test helpers: calling the worker as a bot would, and configuring a tenant. */
-import { SELF } from "cloudflare:test";
-import { inject } from "vitest";
+import { SELF, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { inject, vi } from "vitest";
 import { TEST_KEYS } from "./setup/bindings";
 
 export const toolServer = () => inject("toolServer");
@@ -77,3 +77,30 @@ export async function toolCalls(jobId: string): Promise<{ headers: Record<string
 }
 
 export const call = (tool_name: string, tool_args: Record<string, unknown> = {}) => ({ tool_name, tool_args });
+
+/** The ChatDO stub of a chat, for alarms and direct inspection. */
+export const chatObject = (chat: string, tenant = "acme") => env.CHAT.getByName(`chat/${tenant}/${chat}`);
+
+/** Reads one job row straight from the ChatDO's SQLite. */
+export async function jobRow(chat: string, jobId: string, tenant = "acme") {
+  return runInDurableObject(chatObject(chat, tenant), (_instance, state) =>
+    state.storage.sql.exec("SELECT * FROM jobs WHERE job_id = ?", jobId).toArray()[0] as Record<string, any> | undefined,
+  );
+}
+
+/** Moves the fake clock forward (only `Date` is faked) and runs the chat's alarm. */
+export async function advanceAndRunAlarm(chat: string, ms: number, tenant = "acme") {
+  vi.setSystemTime(Date.now() + ms);
+  return runDurableObjectAlarm(chatObject(chat, tenant));
+}
+
+/** Polls a condition on real time; for waiting on background work, not for timing assertions. */
+export async function eventually<T>(probe: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
+  const until = performance.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (performance.now() > until) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -24,7 +24,8 @@ export interface JobSpec {
 }
 
 export interface ParallelCommand {
-  action: Action;
+  /** `undefined` when the call named no action. */
+  action: Action | undefined;
   wait: boolean;
   /** How long this request may wait: `timeout` capped by `max_wait_seconds`. */
   wait_seconds: number;
@@ -45,7 +46,9 @@ export function unwrapEnvelope(body: Record<string, unknown>): Record<string, un
   return body;
 }
 
-function parseAction(raw: unknown): Action {
+/** The action, or `undefined` when the model gave none (then `wait` decides, defaulting to true). */
+function parseAction(raw: unknown): Action | undefined {
+  if (raw === undefined || raw === null) return undefined;
   const word = typeof raw === "string" ? raw.trim().toLowerCase() : "";
   if (word === "start" || word === "background" || word === "collect" || word === "cancel") return word;
   return "await"; // `await`, its alias `wait`, and anything unrecognised.

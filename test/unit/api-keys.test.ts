@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { parseApiKeys, sha256, tenantForToken, type KeyEntry } from "../../src/auth/api-keys";
+
+async function entries(raw: string): Promise<KeyEntry[]> {
+  const table = await parseApiKeys(raw);
+  if (!table.ok) throw new Error(`expected API_KEYS to parse: ${table.reason}`);
+  return table.entries;
+}
+
+const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+describe("parseApiKeys", () => {
+  it("reads a single tenant:key pair", async () => {
+    const list = await entries("acme:secret-1");
+    expect(list).toHaveLength(1);
+    expect(list[0]?.tenant).toBe("acme");
+  });
+
+  it("stores the SHA-256 digest of the key, not the key", async () => {
+    const list = await entries("acme:secret-1");
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode("secret-1")));
+    expect(hex(list[0]!.digest)).toBe(hex(digest));
+    expect(JSON.stringify(list)).not.toContain("secret-1");
+  });
+
+  it("trims spaces around pairs, tenants and keys", async () => {
+    const list = await entries("  acme : k1 ,  globex:k2  ");
+    expect(await tenantForToken(list, "k1")).toBe("acme");
+    expect(await tenantForToken(list, "k2")).toBe("globex");
+    expect(await tenantForToken(list, " k1")).toBeUndefined();
+  });
+
+  it("lets one tenant have several keys for rotation", async () => {
+    const list = await entries("acme:old-key,acme:new-key,globex:g");
+    expect(await tenantForToken(list, "old-key")).toBe("acme");
+    expect(await tenantForToken(list, "new-key")).toBe("acme");
+    expect(await tenantForToken(list, "g")).toBe("globex");
+  });
+
+  it("splits a pair at its first colon so keys may contain colons", async () => {
+    const list = await entries("acme:key:with:colons");
+    expect(await tenantForToken(list, "key:with:colons")).toBe("acme");
+  });
+
+  it("accepts tenant ids of the allowed pattern up to 32 characters", async () => {
+    const longest = "a" + "b".repeat(31);
+    const list = await entries(`0tenant_x-y:k1,${longest}:k2`);
+    expect(list.map((e) => e.tenant).sort()).toEqual(["0tenant_x-y", longest].sort());
+  });
+
+  it.each([
+    ["missing colon", "acme"],
+    ["empty key", "acme:"],
+    ["blank key", "acme:   "],
+    ["empty tenant", ":key"],
+    ["uppercase tenant", "Acme:key"],
+    ["tenant starting with a dash", "-acme:key"],
+    ["tenant starting with an underscore", "_acme:key"],
+    ["tenant with a dot", "ac.me:key"],
+    ["tenant of 33 characters", `${"a".repeat(33)}:key`],
+    ["one good and one bad entry", "acme:key,broken"],
+  ])("refuses the whole table for a %s", async (_why, raw) => {
+    const table = await parseApiKeys(raw);
+    expect(table.ok).toBe(false);
+  });
+
+  it("refuses the whole table when one key is listed under two tenants", async () => {
+    const table = await parseApiKeys("acme:shared,globex:other,globex:shared");
+    expect(table.ok).toBe(false);
+  });
+
+  it.each([[undefined], [""], ["   "], [","], [" , , "]])("refuses a missing or empty API_KEYS %j", async (raw) => {
+    const table = await parseApiKeys(raw);
+    expect(table.ok).toBe(false);
+  });
+
+  it("gives a reason for a refused table without revealing keys", async () => {
+    const table = await parseApiKeys("acme:top-secret-key,globex:top-secret-key");
+    expect(table.ok).toBe(false);
+    if (!table.ok) {
+      expect(table.reason.length).toBeGreaterThan(0);
+      expect(table.reason).not.toContain("top-secret-key");
+    }
+  });
+});
+
+describe("tenantForToken", () => {
+  it("finds the tenant owning a key", async () => {
+    const list = await entries("acme:a-key,globex:g-key");
+    expect(await tenantForToken(list, "a-key")).toBe("acme");
+    expect(await tenantForToken(list, "g-key")).toBe("globex");
+  });
+
+  it("finds nothing for an unknown, empty or near-miss key", async () => {
+    const list = await entries("acme:a-key");
+    expect(await tenantForToken(list, "b-key")).toBeUndefined();
+    expect(await tenantForToken(list, "")).toBeUndefined();
+    expect(await tenantForToken(list, "a-key ")).toBeUndefined();
+    expect(await tenantForToken(list, "a-ke")).toBeUndefined();
+    expect(await tenantForToken(list, "A-KEY")).toBeUndefined();
+  });
+
+  it("finds nothing in an empty table", async () => {
+    expect(await tenantForToken([], "a-key")).toBeUndefined();
+  });
+
+  it("hashes keys to 32-byte SHA-256 digests", async () => {
+    const digest = await sha256("abc");
+    expect(digest.length).toBe(32);
+    expect(hex(digest)).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  });
+});
