@@ -11,7 +11,7 @@ export { RunnerDO } from "../durable-objects/runner/RunnerDO";
 
 export default {
   fetch: app.fetch,
-  async queue(batch, env) {
+  async queue(batch, env, _ctx) {
     if (batch.queue === "jobs-dlq") await consumeDeadLetters(batch, env);
     else await consumeJobs(batch, env);
   },

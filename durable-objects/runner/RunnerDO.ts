@@ -122,7 +122,7 @@ export class RunnerDO extends DurableObject<Env> {
       if (remaining <= 0 || stop.aborted) return; // the ChatDO ends it `timeout`
       record.sent = record.attempt;
       this.#save(record); // before the request leaves: after a crash, this attempt counts as maybe-sent
-      const signal = AbortSignal.any([stop, AbortSignal.timeout(remaining)]);
+      const attempt = boundedSignal(stop, remaining);
       let result: AttemptResult;
       try {
         result = await this.#call(target, {
@@ -131,11 +131,13 @@ export class RunnerDO extends DurableObject<Env> {
           tool_name: claim.tool_name,
           tool_args: args,
           attempt: record.attempt,
-          signal,
+          signal: attempt.signal,
         });
       } catch (e) {
-        if (signal.aborted) return; // stopped or past the deadline: not an `error` (SPEC §4)
+        if (attempt.signal.aborted) return; // stopped or past the deadline: not an `error` (SPEC §4)
         throw e;
+      } finally {
+        attempt.release();
       }
       if (result.kind === "done") {
         const outcome: JobOutcome =
@@ -175,12 +177,36 @@ export class RunnerDO extends DurableObject<Env> {
   }
 }
 
+/**
+ * An abort signal for one attempt: fires on `stop` or after `ms`. Released as
+ * soon as the attempt ends, because a pending timer keeps a Durable Object
+ * alive (compatibility_date ≥ 2026-10-01): `AbortSignal.timeout(deadline)`
+ * would pin the runner in memory until the deadline, long after its job ended.
+ */
+function boundedSignal(stop: AbortSignal, ms: number): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const onStop = () => controller.abort(stop.reason);
+  const timer = setTimeout(() => controller.abort(new DOMException("deadline reached", "TimeoutError")), ms);
+  stop.addEventListener("abort", onStop);
+  return {
+    signal: controller.signal,
+    release: () => {
+      clearTimeout(timer);
+      stop.removeEventListener("abort", onStop);
+    },
+  };
+}
+
 function sleep(ms: number, stop: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    stop.addEventListener("abort", () => {
+    const onStop = () => {
       clearTimeout(timer);
       resolve();
-    });
+    };
+    const timer = setTimeout(() => {
+      stop.removeEventListener("abort", onStop);
+      resolve();
+    }, ms);
+    stop.addEventListener("abort", onStop);
   });
 }

@@ -16,24 +16,32 @@ export const jobMessageSchema = z.object({
 });
 
 export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-  await Promise.all(
-    batch.messages.map(async (message) => {
-      const parsed = jobMessageSchema.safeParse(message.body);
-      if (!parsed.success) {
-        console.error("dropping malformed job message", message.id);
-        message.ack(); // a poison message would only be redelivered forever
-        return;
-      }
-      const body: JobMessage = parsed.data;
-      try {
-        await env.RUNNER.getByName(runnerName(body.tenant, body.chat_id, body.job_id)).start(body);
-        message.ack();
-      } catch (e) {
-        console.warn("runner hand-off failed; retrying", body.job_id, (e as Error).message);
-        message.retry({ delaySeconds: 1 });
-      }
-    }),
-  );
+  // Each message settles on its own: one failure never makes the runtime redeliver its siblings.
+  await Promise.all(batch.messages.map((message) => handOff(message, env)));
+}
+
+async function handOff(message: Message<unknown>, env: Env): Promise<void> {
+  let body: JobMessage;
+  try {
+    const parsed = jobMessageSchema.safeParse(message.body);
+    if (!parsed.success) {
+      console.error("dropping malformed job message", message.id);
+      message.ack(); // a poison message would only be redelivered forever
+      return;
+    }
+    body = parsed.data;
+  } catch (e) {
+    console.warn("unreadable job message; retrying", message.id, (e as Error).message);
+    message.retry({ delaySeconds: 1 });
+    return;
+  }
+  try {
+    await env.RUNNER.getByName(runnerName(body.tenant, body.chat_id, body.job_id)).start(body);
+    message.ack();
+  } catch (e) {
+    console.warn("runner hand-off failed; retrying", body.job_id, (e as Error).message);
+    message.retry({ delaySeconds: 1 });
+  }
 }
 
 export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Env): Promise<void> {

@@ -58,15 +58,28 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
   if (job.context_id) s.context_id = job.context_id;
   if (o.includeResult) {
     if (job.result !== null) {
-      const cut = job.result.length > o.maxResultChars;
-      s.result = cut ? job.result.slice(0, o.maxResultChars) : job.result;
-      if (cut || job.result_truncated) s.result_truncated = true;
+      const shown = cutChars(job.result, o.maxResultChars);
+      s.result = shown;
+      if (shown.length < job.result.length || job.result_truncated) s.result_truncated = true;
     }
     if (job.error !== null) s.error = job.error;
     if (job.usage !== null) s.usage = JSON.parse(job.usage) as Usage;
   }
   if (o.waitTimedOut && !isTerminal(job.state)) s.wait_timed_out = true;
   return s;
+}
+
+/** The first `max` characters (code points, as Python counts them), never half a surrogate pair. */
+export function cutChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = 0;
+  let count = 0;
+  for (const ch of text) {
+    if (count === max) break;
+    end += ch.length;
+    count++;
+  }
+  return text.slice(0, end);
 }
 
 /** The status rule of SPEC §3.4, in its precedence order. */

@@ -112,9 +112,10 @@ describe("extrasText", () => {
     )!;
     expect(text).toContain("- err: echo [error]");
     expect(text).toContain("- ok: echo [success]");
-    expect(text).not.toContain("can");
-    expect(text).not.toContain("tmo");
-    expect(text).not.toContain("col");
+    expect(text).not.toContain("- can:");
+    expect(text).not.toContain("- tmo:");
+    expect(text).not.toContain("- col:");
+    expect(text.split("\n").filter((l) => l.startsWith("- "))).toHaveLength(2);
   });
 
   it("lists running jobs first, oldest first, whatever the input order", () => {

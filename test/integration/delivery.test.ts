@@ -1,0 +1,194 @@
+/**
+ * At-least-once delivery and crashes (SPEC §1, §4): duplicated messages, a
+ * consumer that fails mid-batch, runners and chats evicted mid-job, a lost
+ * dispatch, the dead-letter queue. Nothing is lost and nothing runs twice.
+ *
+ * Faults are injected from the test only (the deploy bundle has none): by
+ * delivering hand-made batches to the worker's queue handler, aborting
+ * objects, and swapping the ChatDO's queue binding for one that drops sends.
+ */
+import {
+  abortAllDurableObjects,
+  createExecutionContext,
+  createMessageBatch,
+  env,
+  evictDurableObject,
+  getQueueResult,
+  reset,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import worker from "../../src/index";
+import type { JobMessage } from "../../src/jobs/messages";
+import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls } from "../helpers";
+
+beforeEach(() => configure());
+afterEach(async () => {
+  vi.useRealTimers();
+  await reset();
+});
+
+const runnerObject = (chat: string, jobId: string) => env.RUNNER.getByName(`job/acme/${chat}/${jobId}`);
+const message = (chat: string, job_id: string, attempt = 1): JobMessage => ({ tenant: "acme", chat_id: chat, job_id, attempt });
+
+async function deliver(queue: string, bodies: unknown[]) {
+  const batch = createMessageBatch(
+    queue,
+    bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch as MessageBatch<unknown>, env, ctx);
+  return getQueueResult(batch, ctx);
+}
+
+async function startedJob(chat: string, tool: ReturnType<typeof call>) {
+  const { body } = await parallel(chat, { tool_calls: [tool], wait: false });
+  return body.jobs[0].job_id as string;
+}
+
+/** Makes the chat's next queue sends vanish, as if the messages were lost. */
+async function loseDispatches(chat: string) {
+  await runInDurableObject(chatObject(chat), (instance) => {
+    const real = (instance as unknown as { env: Env }).env;
+    Object.defineProperty(instance, "env", {
+      value: { ...real, JOBS: { send: async () => {}, sendBatch: async () => {} } },
+      configurable: true,
+    });
+  });
+}
+
+describe("duplicate deliveries", () => {
+  it("the same message delivered again (also in one batch) calls the tool once", async () => {
+    const id = await startedJob("d1", call("sleep", { ms: 300 }));
+    const result = await deliver("jobs", [message("d1", id), message("d1", id)]);
+    expect(result.explicitAcks).toEqual(["m0", "m1"]);
+    const { body } = await parallel("d1", { action: "await", job_ids: [id] });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "slept 300" });
+    expect(await toolCalls(id)).toHaveLength(1);
+  });
+
+  it("a duplicate arriving after completion never overwrites the finished job", async () => {
+    const { body } = await parallel("d1", { tool_calls: [call("echo", { v: 1 })] });
+    const id = body.jobs[0].job_id;
+    await deliver("jobs", [message("d1", id)]);
+    const after = await jobRow("d1", id);
+    expect(after).toMatchObject({ state: "success", result: '{"v":1}' });
+    expect(await toolCalls(id)).toHaveLength(1);
+  });
+});
+
+describe("a consumer failing mid-batch", () => {
+  it("retries only the message it could not read, and the redelivered batch runs nothing twice", async () => {
+    const a = await startedJob("d2", call("echo", { a: 1 }));
+    const b = await startedJob("d2", call("echo", { b: 2 }));
+    const settled: Record<string, string> = {};
+    const fake = (id: string, read: () => unknown) => ({
+      id,
+      timestamp: new Date(),
+      attempts: 1,
+      get body() {
+        return read();
+      },
+      ack: () => void (settled[id] = "ack"),
+      retry: () => void (settled[id] = "retry"),
+    });
+    const batch = {
+      queue: "jobs",
+      messages: [
+        fake("m0", () => message("d2", a)),
+        fake("m1", () => {
+          throw new Error("corrupted message");
+        }),
+        fake("m2", () => message("d2", b)),
+      ],
+      ackAll: () => {},
+      retryAll: () => {},
+    };
+    await worker.queue(batch as unknown as MessageBatch<unknown>, env, createExecutionContext());
+    expect(settled).toEqual({ m0: "ack", m1: "retry", m2: "ack" });
+    // The runtime redelivers the whole batch after a crash: every message again.
+    await deliver("jobs", [message("d2", a), message("d2", b)]);
+    const { body } = await parallel("d2", { action: "await", job_ids: [a, b] });
+    expect(body.status).toBe("success");
+    expect(await toolCalls(a)).toHaveLength(1);
+    expect(await toolCalls(b)).toHaveLength(1);
+  });
+
+  it("acks a malformed message instead of redelivering it forever", async () => {
+    const result = await deliver("jobs", [{ nonsense: true }]);
+    expect(result.explicitAcks).toEqual(["m0"]);
+  });
+});
+
+describe("objects lost mid-job", () => {
+  it("a read-only job whose runner died mid-call is retried by the runner's alarm with the next attempt", async () => {
+    const id = await startedJob("d3", call("sleep", { ms: 1500 }));
+    await eventually(async () => (await toolCalls(id)).length === 1);
+    await abortAllDurableObjects(); // the runner (and chat) instances are gone; storage stays
+    expect(await runDurableObjectAlarm(runnerObject("d3", id))).toBe(true);
+    const { body } = await parallel("d3", { action: "await", job_ids: [id] });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "slept 1500" });
+    const attempts = (await toolCalls(id)).map((c) => JSON.parse(c.body).attempt);
+    expect(attempts).toEqual([1, 2]);
+  });
+
+  it("a side-effecting job whose runner died mid-call ends `error` outcome unknown and is not re-sent", async () => {
+    const id = await startedJob("d3", call("hang_write"));
+    await eventually(async () => (await toolCalls(id)).length === 1);
+    await abortAllDurableObjects();
+    await runDurableObjectAlarm(runnerObject("d3", id));
+    const { body } = await parallel("d3", { action: "await", job_ids: [id] });
+    expect(body.jobs[0]).toMatchObject({ state: "error", error: "Outcome unknown: the tool may have run; not retried." });
+    expect(await toolCalls(id)).toHaveLength(1);
+  });
+
+  it("a runner evicted with evictDurableObject finishes or recovers its job, never leaving it running", async () => {
+    const id = await startedJob("d3", call("sleep", { ms: 800 }));
+    await eventually(async () => (await jobRow("d3", id))?.state === "running");
+    await evictDurableObject(runnerObject("d3", id)).catch(() => {});
+    await runDurableObjectAlarm(runnerObject("d3", id));
+    const { body } = await parallel("d3", { action: "await", job_ids: [id] });
+    expect(body.jobs[0].state).toBe("success");
+    expect((await toolCalls(id)).length).toBeLessThanOrEqual(2);
+  });
+
+  it("an evicted chat keeps every job: the runner reports to the new instance and await works", async () => {
+    const id = await startedJob("d3", call("sleep", { ms: 600 }));
+    await evictDurableObject(chatObject("d3")).catch(() => {});
+    const { body } = await parallel("d3", { action: "await", job_ids: [id] });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "slept 600" });
+  });
+});
+
+describe("lost dispatch", () => {
+  it("a job whose queue message was lost is sent again by the watchdog", async () => {
+    await parallel("d4", { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
+    await loseDispatches("d4");
+    const id = await startedJob("d4", call("echo", { lost: 1 }));
+    expect((await jobRow("d4", id))?.state).toBe("pending");
+    await evictDurableObject(chatObject("d4")).catch(() => abortAllDurableObjects()); // real queue binding back
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 16_000);
+    expect(await runDurableObjectAlarm(chatObject("d4"))).toBe(true);
+    vi.useRealTimers();
+    const row = await eventually(async () => {
+      const r = await jobRow("d4", id);
+      return r?.state === "success" ? r : undefined;
+    });
+    expect(row.result).toBe('{"lost":1}');
+    expect(await toolCalls(id)).toHaveLength(1);
+  });
+
+  it("the dead-letter consumer fails a job the queue gave up on", async () => {
+    await parallel("d4", { tool_calls: [call("echo")] });
+    await loseDispatches("d4");
+    const id = await startedJob("d4", call("echo"));
+    const result = await deliver("jobs-dlq", [message("d4", id)]);
+    expect(result.explicitAcks).toEqual(["m0"]);
+    expect(await jobRow("d4", id)).toMatchObject({
+      state: "error",
+      error: "Job could not be dispatched to a runner; start it again.",
+    });
+  });
+});

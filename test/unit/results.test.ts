@@ -1,0 +1,56 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { cutStoredResult } from "../../src/jobs/results";
+
+const bytes = (s: string) => new TextEncoder().encode(s).length;
+
+describe("cutStoredResult", () => {
+  it("keeps a result that fits whole and unflagged", () => {
+    expect(cutStoredResult("hello", 10)).toEqual({ result: "hello", result_truncated: false });
+    expect(cutStoredResult("", 1)).toEqual({ result: "", result_truncated: false });
+  });
+
+  it("keeps a result of exactly the byte limit", () => {
+    expect(cutStoredResult("héllo", 6)).toEqual({ result: "héllo", result_truncated: false });
+  });
+
+  it("counts bytes, not characters", () => {
+    const r = cutStoredResult("ééé", 4);
+    expect(r).toEqual({ result: "éé", result_truncated: true });
+  });
+
+  it("cuts at the byte limit and flags the result", () => {
+    expect(cutStoredResult("abcdef", 3)).toEqual({ result: "abc", result_truncated: true });
+  });
+
+  it("never keeps a broken UTF-8 character at the cut", () => {
+    expect(cutStoredResult("hé", 2)).toEqual({ result: "h", result_truncated: true });
+    expect(cutStoredResult("a😀", 4)).toEqual({ result: "a", result_truncated: true });
+    expect(cutStoredResult("😀", 3)).toEqual({ result: "", result_truncated: true });
+    expect(cutStoredResult("a€b", 3)).toEqual({ result: "a", result_truncated: true });
+  });
+
+  it("always returns a well-formed prefix within the limit", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 60 }), fc.integer({ min: 1, max: 120 }), (text, max) => {
+        fc.pre(text.isWellFormed());
+        const r = cutStoredResult(text, max);
+        expect(text.startsWith(r.result)).toBe(true);
+        expect(bytes(r.result)).toBeLessThanOrEqual(max);
+        expect(r.result.isWellFormed()).toBe(true);
+        expect(r.result_truncated).toBe(bytes(text) > max);
+      }),
+    );
+  });
+
+  it("keeps every whole character that fits", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 120 }), (text, max) => {
+        fc.pre(text.isWellFormed() && !text.includes("\uFFFD") && bytes(text) > max);
+        const r = cutStoredResult(text, max);
+        const next = String.fromCodePoint(text.slice(r.result.length).codePointAt(0)!);
+        expect(bytes(r.result + next)).toBeGreaterThan(max);
+      }),
+    );
+  });
+});
