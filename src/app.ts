@@ -6,6 +6,7 @@
  */
 import { Hono } from "hono";
 import { cors } from "hono/cors";
+import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { requireTenant } from "./auth/middleware";
 import { ApiError, unavailable } from "./http/errors";
@@ -40,6 +41,7 @@ export const app = new Hono<AppEnv>()
   )
   .onError((err, c) => {
     if (err instanceof ApiError) return respondError(c, err);
+    if (err instanceof HTTPException) return err.getResponse(); // bearer-auth's ready-made 401
     console.error("unhandled error", err);
     return respondError(c, unavailable());
   });

@@ -95,13 +95,16 @@ export class ChatDO extends DurableObject<Env> {
     if (problem) throw problem;
 
     const batch = newJobRows(req, now);
-    this.ctx.storage.transactionSync(() => this.#admit(req, batch, shape, now));
+    const isNewChat = this.ctx.storage.transactionSync(() => this.#admit(req, batch, shape, now));
     await this.#dispatch(batch.jobs.map((j) => j.job_id), 1);
+    // Awaited (once per chat) so the index never lags a DELETE that follows at once.
+    if (isNewChat) await this.#registerChat(req.tenant, req.chat_id, now);
     await this.#timers.arm();
     return this.#respond([...command.job_ids, ...batch.jobs.map((j) => j.job_id)], shape, req.limits);
   }
 
-  #admit(req: BatchRequest, batch: AdmittedBatch, shape: Shape, now: number): void {
+  /** Inserts the batch; returns whether this created the chat. */
+  #admit(req: BatchRequest, batch: AdmittedBatch, shape: Shape, now: number): boolean {
     const isNewChat = readMeta(this.#sql, "chat_id") === undefined;
     writeMeta(this.#sql, "tenant", req.tenant);
     writeMeta(this.#sql, "chat_id", req.chat_id);
@@ -118,7 +121,7 @@ export class ChatDO extends DurableObject<Env> {
       this.#idempotency.record(req.route, req.idempotency, { job_ids: ids, shape }, now);
       this.#schedulePurge(now);
     }
-    if (isNewChat) this.ctx.waitUntil(this.#registerChat(req.tenant, req.chat_id, now));
+    return isNewChat;
   }
 
   /** Unknown ids are reported all together, before anything changes (SPEC §3.2). */

@@ -1,0 +1,124 @@
+/**
+ * Companion routes (SPEC §3.5): jobs list and records, extras, log rows,
+ * chat info and listing, deletion, and 404s that create nothing.
+ */
+import { env, listDurableObjectIds, reset } from "cloudflare:test";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { api, call, configure, eventually, json, jobRow, parallel } from "../helpers";
+
+beforeEach(() => configure());
+afterEach(() => reset());
+
+describe("reads of a chat that does not exist", () => {
+  it("answer 404 chat_not_found and create no storage", async () => {
+    const before = (await listDurableObjectIds(env.CHAT)).length;
+    for (const path of ["", "/jobs", "/jobs/x-1", "/extras", "/log"]) {
+      const res = await api(`/v1/chats/nobody${path}`);
+      expect(res.status, path).toBe(404);
+      expect((await json(res)).error.code).toBe("chat_not_found");
+    }
+    expect((await api("/v1/chats/nobody", { method: "DELETE" })).status).toBe(404);
+    const { runInDurableObject } = await import("cloudflare:test");
+    const tables = await runInDurableObject(env.CHAT.getByName("chat/acme/nobody"), (_i, s) =>
+      s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE '_cf%'").toArray(),
+    );
+    expect(tables).toEqual([]);
+    expect(before).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe("jobs", () => {
+  it("lists active and uncollected jobs; a record stays readable after collection", async () => {
+    const bg = await parallel("p1", { tool_calls: [call("echo", { a: 1 }), call("hang")], wait: false });
+    const [echoId, hangId] = bg.body.jobs.map((j: any) => j.job_id);
+    await eventually(async () => (await jobRow("p1", echoId))?.state === "success");
+    const listed = await json(await api("/v1/chats/p1/jobs"));
+    expect(listed.jobs.map((j: any) => j.job_id)).toEqual([echoId, hangId]);
+    expect(listed.jobs[0].result).toBe('{"a":1}');
+
+    await parallel("p1", { action: "collect", job_ids: [echoId] });
+    const after = await json(await api("/v1/chats/p1/jobs"));
+    expect(after.jobs.map((j: any) => j.job_id)).toEqual([hangId]);
+
+    const record = await json(await api(`/v1/chats/p1/jobs/${echoId}`));
+    expect(Object.keys(record)).toEqual([
+      "job_id", "chat_id", "batch_id", "index", "tool_name", "tool_args", "kind", "state", "created_at", "started_at",
+      "completed_at", "attempt", "deadline_at", "result", "result_truncated", "error", "context_id", "usage", "collected_at",
+    ]);
+    expect(record).toMatchObject({ job_id: echoId, chat_id: "p1", index: 0, tool_name: "echo", tool_args: { a: 1 }, kind: "tool", state: "success", attempt: 1 });
+    expect(record.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(record.collected_at).not.toBeNull();
+    expect((await api("/v1/chats/p1/jobs/missing-1")).status).toBe(404);
+    await parallel("p1", { action: "cancel", job_ids: [hangId] });
+  });
+});
+
+describe("extras", () => {
+  it("lists running jobs first, then finished ones to collect; 204 when nothing is left", async () => {
+    const bg = await parallel("x1", { tool_calls: [call("echo"), call("hang")], wait: false });
+    const [echoId, hangId] = bg.body.jobs.map((j: any) => j.job_id);
+    await eventually(async () => (await jobRow("x1", echoId))?.state === "success" && (await jobRow("x1", hangId))?.state === "running");
+    const res = await api("/v1/chats/x1/extras");
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    const lines = (await res.text()).split("\n");
+    expect(lines[0]).toBe("parallel jobs:");
+    expect(lines[1]).toBe("running:");
+    expect(lines[2]).toMatch(new RegExp(`^- ${hangId}: hang \\[running\\], running for \\d+\\.\\ds$`));
+    expect(lines[3]).toBe("ready to collect with `parallel` and `job_ids`:");
+    expect(lines[4]).toMatch(new RegExp(`^- ${echoId}: echo \\[success\\], duration \\d+\\.\\ds$`));
+    expect(lines[5]).toBe('call the `parallel` tool with `job_ids` to await/collect results or `action: "cancel"` to cancel.');
+    await parallel("x1", { action: "cancel", job_ids: [hangId, echoId] });
+    expect((await api("/v1/chats/x1/extras")).status).toBe(204);
+  });
+});
+
+describe("log rows", () => {
+  it("has one row per job, written at start and filled at completion", async () => {
+    await parallel("l1", { tool_calls: [call("echo", { q: 1 }), call("wait", { seconds: 0.01 }), call("refuse"), call("text")] });
+    const { rows } = await json(await api("/v1/chats/l1/log"));
+    expect(rows).toHaveLength(4);
+    expect(Object.keys(rows[0])).toEqual(["id", "job_id", "type", "heading", "kvps", "content", "created_at", "updated_at"]);
+    expect(rows.map((r: any) => r.type)).toEqual(["tool", "progress", "tool", "tool"]);
+    expect(rows[0].kvps).toEqual({ q: 1 });
+    expect(rows.map((r: any) => r.content)).toEqual(['{"q":1}', "Waited 0.01 seconds.", "Error: tool says no", "plain answer"]);
+  });
+});
+
+describe("chats", () => {
+  it("shows chat info and lists the tenant's chats", async () => {
+    await parallel("room-b", { tool_calls: [call("echo")] });
+    await parallel("room-a", { tool_calls: [call("hang")], wait: false });
+    const info = await json(await api("/v1/chats/room-a"));
+    expect(info).toEqual({ chat_id: "room-a", parent_chat_id: null, level: 0, name: "room-a", children: [], running_jobs: 1 });
+    const list = await eventually(async () => {
+      const l = await json(await api("/v1/chats?limit=1"));
+      return l.chats.length === 1 && l.next_cursor ? l : undefined;
+    });
+    expect(list.chats[0].chat_id).toBe("room-a");
+    const next = await json(await api(`/v1/chats?limit=1&cursor=${list.next_cursor}`));
+    expect(next.chats.map((c: any) => c.chat_id)).toEqual(["room-b"]);
+    expect((await api("/v1/chats?limit=500")).status).toBe(400);
+  });
+
+  it("DELETE cancels running jobs and removes the chat", async () => {
+    const bg = await parallel("gone", { tool_calls: [call("hang")], wait: false });
+    const res = await api("/v1/chats/gone", { method: "DELETE" });
+    expect(res.status).toBe(200);
+    expect((await api("/v1/chats/gone")).status).toBe(404);
+    const awaited = await parallel("gone", { action: "await", job_ids: [bg.body.jobs[0].job_id] });
+    expect(awaited.body.error.code).toBe("unknown_job_ids");
+    const list = await json(await api("/v1/chats"));
+    expect(list.chats.map((c: any) => c.chat_id)).not.toContain("gone");
+  });
+});
+
+describe("openapi.json", () => {
+  it("is generated from the schemas and describes the parallel route", async () => {
+    const doc = await json(await api("/openapi.json", { key: null }));
+    const op = doc.paths["/v1/chats/{chat_id}/parallel"].post;
+    expect(op.requestBody.content["application/json"].schema.properties).toHaveProperty("tool_calls");
+    expect(op.parameters.map((p: any) => p.name)).toEqual(["chat_id", "agent", "callback_url", "notify"]);
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/config", "/v1/chats/{chat_id}/jobs/{job_id}", "/v1/chats/{chat_id}/log"]));
+    expect(JSON.stringify(doc)).not.toContain("$schema");
+  });
+});
