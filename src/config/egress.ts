@@ -47,6 +47,7 @@ export function configEgressProblems(
     llm: { base_url: string } | null;
     webhook: { url: string } | null;
     telegram: { api_base_url: string } | null;
+    builtins: { http_request: { allowed_origins: string[] } };
   },
   allowPrivate: boolean,
 ): string[] {
@@ -57,6 +58,7 @@ export function configEgressProblems(
   if (config.llm) urls.push(["llm.base_url", config.llm.base_url]);
   if (config.webhook) urls.push(["webhook.url", config.webhook.url]);
   if (config.telegram) urls.push(["telegram.api_base_url", config.telegram.api_base_url]);
+  config.builtins.http_request.allowed_origins.forEach((o, i) => urls.push([`builtins.http_request.allowed_origins[${i}]`, o]));
   return urls.flatMap(([path, url]) => {
     const problem = egressProblem(url, allowPrivate);
     return problem ? [`${path} ${problem}`] : [];

@@ -6,6 +6,7 @@
  * key is a 400, so a typo never silently falls back to a default.
  */
 import { z } from "zod";
+import { unusableSchema } from "../tools/catalog";
 
 export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;
 
@@ -147,6 +148,10 @@ export function crossFieldProblems(config: TenantConfig): string[] {
     seen.add(s.name);
   }
   const l = config.limits;
+  config.tools.forEach((t, i) => {
+    const problem = unusableSchema(t.parameters);
+    if (problem) problems.push(`tools[${i}].parameters is not a usable JSON Schema (${problem})`);
+  });
   for (const t of config.tools) {
     if (t.timeout_seconds !== undefined && t.timeout_seconds > l.max_job_timeout_seconds) {
       problems.push(`tools['${t.name}'].timeout_seconds must be <= limits.max_job_timeout_seconds (${l.max_job_timeout_seconds})`);

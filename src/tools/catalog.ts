@@ -67,11 +67,27 @@ export function toolsForAgent(config: TenantConfig, agent: string): CatalogTool[
 
 /** Problems of `args` against the tool's schema as `<json pointer> <violation>`, empty when valid. */
 export function schemaProblems(tool: CatalogTool, args: JsonObject): string[] {
-  const result = new Validator(tool.parameters as Schema, "2020-12", false).validate(args);
+  let result;
+  try {
+    result = new Validator(tool.parameters as Schema, "2020-12", false).validate(args);
+  } catch {
+    // PUT /v1/config refuses schemas that cannot validate; this guards documents stored before that check.
+    return [`/ tool '${tool.name}' has a parameters schema fanout cannot apply; fix it with PUT /v1/config`];
+  }
   if (result.valid) return [];
   // cfworker reports the enclosing keyword failures too; the deepest location is the useful one.
   const deepest = [...result.errors].sort((a, b) => b.instanceLocation.length - a.instanceLocation.length);
   return deepest.map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"} ${e.error}`);
+}
+
+/** Why a tenant tool's `parameters` cannot serve as a JSON Schema, or undefined when it can. */
+export function unusableSchema(parameters: Record<string, unknown>): string | undefined {
+  try {
+    new Validator(parameters as Schema, "2020-12", false).validate({});
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
 }
 
 export function defaultJobTimeout(tool: CatalogTool, limits: Limits): number {

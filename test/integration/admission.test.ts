@@ -86,6 +86,48 @@ describe("bad input", () => {
   });
 });
 
+describe("platform faults", () => {
+  it("a broken Durable Object call answers 503 unavailable with Retry-After, never a bare 500", async () => {
+    const { createExecutionContext, env } = await import("cloudflare:test");
+    const { default: worker } = await import("../../src/index");
+    const { TEST_KEYS } = await import("../setup/bindings");
+    const brokenChats = {
+      getByName: () => ({
+        startBatch: () => Promise.reject(new Error("Durable Object reset because its code was updated.")),
+      }),
+    };
+    const res = await worker.fetch(
+      new Request("https://fanout.test/v1/chats/p/parallel", {
+        method: "POST",
+        headers: { authorization: `Bearer ${TEST_KEYS.acme}` },
+        body: JSON.stringify({ tool_calls: [call("echo")] }),
+      }),
+      { ...env, CHAT: brokenChats } as unknown as Env,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("1");
+    expect((await json(res)).error.code).toBe("unavailable");
+  });
+});
+
+describe("waiting", () => {
+  it("never waits longer than max_wait_seconds, whatever timeout asks", async () => {
+    await configure(toolConfig({ limits: { max_wait_seconds: 1 } }));
+    const res = await parallel("w1", { tool_calls: [call("sleep", { ms: 2500 })], timeout: 300 });
+    expect(res.body).toMatchObject({ status: "waiting", wait_timeout: true, jobs: [{ state: "running", wait_timed_out: true }] });
+    const later = await parallel("w1", { action: "await", job_ids: [res.body.jobs[0].job_id], timeout: 5 });
+    expect(["waiting", "success"]).toContain(later.body.status);
+  });
+
+  it("a tool schema that cannot be applied is a clear 400, not a fault", async () => {
+    await configure({ tools: [{ name: "picky", url: "https://t.example", parameters: { type: "object", properties: { s: { type: "string", pattern: "(" } } } }] });
+    const res = await parallel("w1", { tool_calls: [call("picky", { s: "x" })] });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain("has a parameters schema fanout cannot apply");
+  });
+});
+
 describe("atomic validation", () => {
   it("a batch with one invalid call starts none of them", async () => {
     const res = await parallel("a2", { tool_calls: [call("echo", { first: true }), call("sleep", { ms: "soon" })] });

@@ -63,6 +63,27 @@ describe("configuration", () => {
     expect((await putStrict({ tools: [{ name: "t", url: "https://tools.example/x" }] })).status).toBe(200);
   });
 
+  it("refuses a tool whose parameters cannot serve as a JSON Schema", async () => {
+    const res = await put({ tools: [{ name: "t", url: "https://t.example", parameters: { $ref: "#/missing" } }] });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.message).toContain("tools[0].parameters is not a usable JSON Schema");
+  });
+
+  it("refuses http_request origins that break the egress rules", async () => {
+    const strict = { ...env, ALLOW_PRIVATE_EGRESS: "false" } as Env;
+    const res = await worker.fetch(
+      new Request("https://fanout.test/v1/config", {
+        method: "PUT",
+        headers: { authorization: `Bearer ${TEST_KEYS.acme}` },
+        body: JSON.stringify({ builtins: { http_request: { allowed_origins: ["http://192.168.1.1"] } } }),
+      }),
+      strict,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(400);
+    expect((await json(res)).error.message).toContain("builtins.http_request.allowed_origins[0]");
+  });
+
   it("applies to requests that start after the PUT answered", async () => {
     await configure();
     expect((await parallel("cfg", { tool_calls: [call("echo")] })).status).toBe(200);

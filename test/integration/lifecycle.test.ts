@@ -258,6 +258,23 @@ describe("purge", () => {
   });
 });
 
+describe("idempotency records", () => {
+  it("outlive their purged jobs by 24 hours, then the key is free again", async () => {
+    await configure(toolConfig({ limits: { retention_seconds: 60 } }));
+    const headers = { "idempotency-key": "daily-report" };
+    const first = await parallel("c1", { tool_calls: [call("echo", { day: 1 })] }, { headers });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    await advanceAndRunAlarm("c1", 61_000); // jobs purged; the record stays
+    const conflict = await parallel("c1", { tool_calls: [call("echo", { day: 2 })] }, { headers });
+    expect(conflict.status).toBe(409);
+    await advanceAndRunAlarm("c1", 24 * 3600_000);
+    vi.useRealTimers();
+    const fresh = await parallel("c1", { tool_calls: [call("echo", { day: 2 })] }, { headers });
+    expect(fresh.status).toBe(200);
+    expect(fresh.body.jobs[0].job_id).not.toBe(first.body.jobs[0].job_id);
+  });
+});
+
 async function runInChatSql(chat: string, query: string) {
   const { runInDurableObject } = await import("cloudflare:test");
   return runInDurableObject(chatObject(chat), (_i, state) => state.storage.sql.exec(query).toArray());
