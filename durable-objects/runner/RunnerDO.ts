@@ -31,6 +31,8 @@ interface RunRecord {
   attempt: number;
   /** The highest attempt whose request may have left this runner. */
   sent: number;
+  /** Kept until the ChatDO has acknowledged it, so a failed report is retried, never lost. */
+  outcome?: JobOutcome;
 }
 
 const KEY = "run";
@@ -63,6 +65,7 @@ export class RunnerDO extends DurableObject<Env> {
     }
     const record = { message, claim, attempt: claim.attempt, sent: 0 };
     this.#save(record);
+    await this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
     this.#execute(record);
     return "started";
   }
@@ -81,7 +84,8 @@ export class RunnerDO extends DurableObject<Env> {
       await this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
       return;
     }
-    // This instance is not running the job: the one that was is gone (restart, deploy).
+    // This instance is not running the job: the one that was is gone (restart, deploy) or failed.
+    if (record.outcome) return this.#report(record, record.outcome);
     const claim = record.claim;
     if (!claim) {
       await this.#claimAndRun(record.message);
@@ -105,7 +109,11 @@ export class RunnerDO extends DurableObject<Env> {
     this.#inflight = controller;
     this.ctx.waitUntil(
       this.#attempts(record, controller.signal).catch((e) => {
-        if (!controller.signal.aborted) console.error("runner failed", record.message.job_id, e);
+        if (controller.signal.aborted) return;
+        // An RPC failed (tenant config, or the report). The heartbeat alarm picks the job up
+        // again from what is stored: a report is re-sent, an unsent attempt is sent.
+        console.error("runner interrupted; the heartbeat alarm will recover", record.message.job_id, e);
+        if (this.#inflight === controller) this.#inflight = null;
       }),
     );
   }
@@ -162,6 +170,7 @@ export class RunnerDO extends DurableObject<Env> {
   }
 
   async #report(record: RunRecord, outcome: JobOutcome): Promise<void> {
+    this.#save({ ...record, outcome });
     await this.#chat(record.message).completeJob(record.message.job_id, record.claim!.lease, outcome);
     this.#inflight = null;
     await this.#clear();

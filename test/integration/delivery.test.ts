@@ -161,6 +161,35 @@ describe("objects lost mid-job", () => {
   });
 });
 
+describe("a failed report", () => {
+  it("is kept by the runner and re-sent by its heartbeat alarm; the tool is not called again", async () => {
+    const id = await startedJob("d5", call("sleep", { ms: 400 }));
+    await eventually(async () => (await toolCalls(id)).length === 1);
+    const runner = runnerObject("d5", id);
+    let restore = () => {};
+    await runInDurableObject(runner, (instance) => {
+      const real = (instance as unknown as { env: Env }).env;
+      const failingChats = {
+        getByName: (name: string) => {
+          const stub = real.CHAT.getByName(name);
+          return { claimJob: stub.claimJob.bind(stub), completeJob: () => Promise.reject(new Error("chat briefly unavailable")) };
+        },
+      };
+      Object.defineProperty(instance, "env", { value: { ...real, CHAT: failingChats }, configurable: true });
+      restore = () => Object.defineProperty(instance, "env", { value: real, configurable: true });
+    });
+    const stored = await eventually(() =>
+      runInDurableObject(runner, (_i, state) => state.storage.kv.get<{ outcome?: unknown }>("run")?.outcome),
+    );
+    expect(stored).toMatchObject({ state: "success", result: "slept 400" });
+    expect((await jobRow("d5", id))?.state).toBe("running");
+    await runInDurableObject(runner, () => restore());
+    expect(await runDurableObjectAlarm(runner)).toBe(true);
+    expect(await jobRow("d5", id)).toMatchObject({ state: "success", result: "slept 400" });
+    expect(await toolCalls(id)).toHaveLength(1);
+  });
+});
+
 describe("lost dispatch", () => {
   it("a job whose queue message was lost is sent again by the watchdog", async () => {
     await parallel("d4", { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
