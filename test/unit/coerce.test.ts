@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/http/errors";
+import { apiError } from "./fixtures";
 import { coerceBool, coerceSeconds, normalizeJobIds, pyRepr, truthy } from "../../src/parallel/coerce";
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error("expected an ApiError to be thrown");
-}
 
 describe("pyRepr", () => {
   it("quotes strings with single quotes like Python", () => {

@@ -1,38 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { extrasText } from "../../src/jobs/extras";
+import { T0, job } from "./fixtures";
 import type { JobRow } from "../../src/jobs/job";
+import { extrasText } from "../../src/jobs/extras";
 
-const T0 = Date.parse("2026-11-01T10:00:00.000Z");
 const NOW = T0 + 100_000;
 
-function job(over: Partial<JobRow> = {}): JobRow {
-  return {
-    job_id: "echo-AAAAAAAAAAAA",
-    chat_id: "chat-1",
-    batch_id: "batch-1",
-    idx: 0,
-    tool_name: "echo",
-    tool_args: "{}",
-    kind: "tool",
-    state: "pending",
-    read_only: 1,
-    timeout_seconds: 600,
-    created_at: T0,
-    started_at: null,
-    completed_at: null,
-    attempt: 0,
-    lease: null,
-    deadline_at: T0 + 600_000,
-    result: null,
-    result_truncated: 0,
-    error: null,
-    context_id: null,
-    usage: null,
-    collected_at: null,
-    dispatched_at: null,
-    ...over,
-  };
-}
 
 /** A job running since `startedAt` ms after T0, created just before. */
 const running = (id: string, startedAt: number, tool = "echo") =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { apiError } from "./fixtures";
 import { configSchema, type TenantConfig, type TenantConfigInput } from "../../src/config/schema";
-import { ApiError } from "../../src/http/errors";
 import { parseParallel, type ParallelCommand } from "../../src/parallel/parse-request";
 
 function makeConfig(extra: Partial<TenantConfigInput> = {}): TenantConfig {
@@ -29,15 +29,6 @@ const parse = (body: unknown, cfg: TenantConfig = config, agent = "default"): Pa
 const waitCall = (seconds = 1) => ({ tool_name: "wait", tool_args: { seconds } });
 const echoCall = (args: Record<string, unknown> = {}) => ({ tool_name: "echo", tool_args: args });
 
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error("expected an ApiError to be thrown");
-}
 
 const refusal = (body: unknown, cfg: TenantConfig = config, agent = "default") => {
   const e = apiError(() => parseParallel(body, cfg, agent));

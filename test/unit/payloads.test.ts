@@ -1,37 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { T0, job } from "./fixtures";
 import type { JobRow, JobState } from "../../src/jobs/job";
 import { batchStatus, payloadText, resultsPayload, snapshot, startedPayload } from "../../src/jobs/payloads";
 
-const T0 = Date.parse("2026-11-01T10:00:00.000Z");
 
-function job(over: Partial<JobRow> = {}): JobRow {
-  return {
-    job_id: "echo-AAAAAAAAAAAA",
-    chat_id: "chat-1",
-    batch_id: "batch-1",
-    idx: 0,
-    tool_name: "echo",
-    tool_args: "{}",
-    kind: "tool",
-    state: "pending",
-    read_only: 1,
-    timeout_seconds: 600,
-    created_at: T0,
-    started_at: null,
-    completed_at: null,
-    attempt: 0,
-    lease: null,
-    deadline_at: T0 + 600_000,
-    result: null,
-    result_truncated: 0,
-    error: null,
-    context_id: null,
-    usage: null,
-    collected_at: null,
-    dispatched_at: null,
-    ...over,
-  };
-}
 
 const done = (over: Partial<JobRow> = {}) =>
   job({ state: "success", started_at: T0 + 100, completed_at: T0 + 1_600, result: "ok", ...over });
