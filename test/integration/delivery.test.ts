@@ -47,15 +47,32 @@ async function startedJob(chat: string, tool: ReturnType<typeof call>) {
   return body.jobs[0].job_id as string;
 }
 
-/** Makes the chat's next queue sends vanish, as if the messages were lost. */
-async function loseDispatches(chat: string) {
+/**
+ * Swaps bindings of the chat's live instance: `queue` drops every send, as if
+ * the messages were lost; `runners` refuses the fast-path hand-off. Returns
+ * what was sent while the swap lasts.
+ */
+async function degradeChat(chat: string, faults: { queue?: "drop" | "record"; runners?: "refuse" }) {
+  const sent: unknown[] = [];
   await runInDurableObject(chatObject(chat), (instance) => {
     const real = (instance as unknown as { env: Env }).env;
+    const queue = {
+      send: async (body: unknown) => {
+        sent.push(body);
+        if (faults.queue === "record") await real.JOBS.send(body);
+      },
+      sendBatch: async (messages: { body: unknown }[]) => {
+        sent.push(...messages.map((m) => m.body));
+        if (faults.queue === "record") await real.JOBS.sendBatch(messages);
+      },
+    };
+    const runners = { getByName: () => ({ start: () => Promise.reject(new Error("runner unreachable")) }) };
     Object.defineProperty(instance, "env", {
-      value: { ...real, JOBS: { send: async () => {}, sendBatch: async () => {} } },
+      value: { ...real, ...(faults.queue ? { JOBS: queue } : {}), ...(faults.runners ? { RUNNER: runners } : {}) },
       configurable: true,
     });
   });
+  return sent;
 }
 
 describe("duplicate deliveries", () => {
@@ -190,10 +207,28 @@ describe("a failed report", () => {
   });
 });
 
+describe("the fast path", () => {
+  it("starts jobs without waiting for the queue, and the queue copy is still sent", async () => {
+    await parallel("d6", { tool_calls: [call("echo", { warm: 1 })] });
+    const sent = await degradeChat("d6", { queue: "drop" });
+    const { body } = await parallel("d6", { tool_calls: [call("echo", { fast: 1 }), call("wait", { seconds: 0.01 })], timeout: 5 });
+    expect(body.status).toBe("success");
+    expect(sent).toEqual(body.jobs.map((j: any) => ({ tenant: "acme", chat_id: "d6", job_id: j.job_id, attempt: 1 })));
+  });
+
+  it("the queue copy alone still runs a job when the fast path fails", async () => {
+    await parallel("d6", { tool_calls: [call("echo", { warm: 1 })] });
+    const sent = await degradeChat("d6", { queue: "record", runners: "refuse" });
+    const { body } = await parallel("d6", { tool_calls: [call("echo", { queued: 1 })], timeout: 10 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: '{"queued":1}' });
+    expect(sent).toHaveLength(1);
+  });
+});
+
 describe("lost dispatch", () => {
   it("a job whose queue message was lost is sent again by the watchdog", async () => {
     await parallel("d4", { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
-    await loseDispatches("d4");
+    await degradeChat("d4", { queue: "drop", runners: "refuse" });
     const id = await startedJob("d4", call("echo", { lost: 1 }));
     expect((await jobRow("d4", id))?.state).toBe("pending");
     await evictDurableObject(chatObject("d4")).catch(() => abortAllDurableObjects()); // real queue binding back
@@ -211,7 +246,7 @@ describe("lost dispatch", () => {
 
   it("the dead-letter consumer fails a job the queue gave up on", async () => {
     await parallel("d4", { tool_calls: [call("echo")] });
-    await loseDispatches("d4");
+    await degradeChat("d4", { queue: "drop", runners: "refuse" });
     const id = await startedJob("d4", call("echo"));
     const result = await deliver("jobs-dlq", [message("d4", id)]);
     expect(result.explicitAcks).toEqual(["m0"]);
