@@ -1,16 +1,16 @@
 /**
  * ChatDO: one per tenant + chat (`chat/<tenant>/<chat_id>`). It owns the
- * chat's jobs and is the only writer of their state: admission, claim,
- * completion, deadlines, cancellation, collection and purge all happen here, so
- * every rule is decided in one single-threaded place.
+ * chat's jobs and is the only writer of their state, so every rule is decided
+ * in one single-threaded place.
  *
- * This file is the RPC surface and the alarm; the rules live in plain modules
- * (`src/jobs/*`, `./admission`) and storage in `./job-store`, `./timers`.
+ * This file is the RPC surface and the alarm. The rules live elsewhere:
+ * admission in `./admission`, transitions in `./job-machine`, retention in
+ * `./retention`, payloads in `src/jobs/`; storage in `./job-store`, `./timers`.
  */
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
-import { deadlineError, isTerminal, jobRecord, type JobRow, CANCELLED_ERROR } from "../../src/jobs/job";
+import { isTerminal, jobRecord, type JobRecord } from "../../src/jobs/job";
 import type {
   BatchAnswer,
   BatchRequest,
@@ -21,30 +21,21 @@ import type {
   JobMessage,
   JobOutcome,
 } from "../../src/jobs/messages";
-import {
-  resultsPayload,
-  startedPayload,
-  type ResultsPayload,
-  type Snapshot,
-  type StartedPayload,
-} from "../../src/jobs/payloads";
-import { cutStoredResult } from "../../src/jobs/results";
+import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
 import { runnerName, tenantName } from "../../src/names";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
 import { admissionProblem, newJobRows, type AdmittedBatch } from "./admission";
 import { Idempotency, type ReplayShape } from "./idempotency";
-import { JobStore, type Finish } from "./job-store";
+import { JobMachine } from "./job-machine";
+import { JobStore } from "./job-store";
 import { LogStore } from "./log-rows";
+import { nextPurgeAt, purgeExpired } from "./retention";
 import { ensureSchema, hasSchema, readMeta, writeMeta } from "./schema";
 import { Timers } from "./timers";
 import { Waiters } from "./waiters";
 
 /** A pending job not claimed this long after dispatch is sent again (lost or delayed message). */
 export const DISPATCH_WATCHDOG_MS = 15_000;
-/** Idempotency records outlive their jobs for at least this long (SPEC §3.6). */
-const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
-
-type Shape = ReplayShape;
 
 export class ChatDO extends DurableObject<Env> {
   readonly #sql = this.ctx.storage.sql;
@@ -53,6 +44,10 @@ export class ChatDO extends DurableObject<Env> {
   readonly #timers = new Timers(this.#sql, this.ctx.storage);
   readonly #idempotency = new Idempotency(this.#sql);
   readonly #waiters = new Waiters();
+  readonly #machine = new JobMachine(this.#jobs, this.#log, this.#timers, this.#waiters, {
+    stopRunner: (jobId) => this.ctx.waitUntil(this.#abortRunner(jobId)),
+    ended: (now) => this.#schedulePurge(now),
+  });
 
   // ---- the `parallel` route --------------------------------------------------
 
@@ -75,15 +70,14 @@ export class ChatDO extends DurableObject<Env> {
       if (replay) return this.#respond(replay.job_ids, replay.shape, req.limits);
     }
 
+    this.#requireKnown(command.job_ids, exists);
     if (command.action === "cancel") {
-      this.#requireKnown(command.job_ids, exists);
-      for (const id of command.job_ids) this.#cancel(id, now);
+      for (const id of command.job_ids) this.#machine.cancel(id, now);
       await this.#timers.arm();
       return this.#respond(command.job_ids, { wait: false, wait_seconds: 0, started_only: false, collect: true }, req.limits);
     }
 
-    this.#requireKnown(command.job_ids, exists);
-    const shape: Shape = {
+    const shape: ReplayShape = {
       wait: command.wait,
       wait_seconds: command.wait_seconds,
       started_only: !command.wait && command.job_ids.length === 0,
@@ -91,23 +85,24 @@ export class ChatDO extends DurableObject<Env> {
     };
     if (command.jobs.length === 0) return this.#respond(command.job_ids, shape, req.limits);
 
+    // From here to the end of the transaction nothing awaits: the cap check and the inserts are one step.
     ensureSchema(this.#sql);
     const problem = admissionProblem(command.jobs.length, this.#jobs.activeCount(), req.limits);
     if (problem) throw problem;
-
     const batch = newJobRows(req, now);
     const isNewChat = this.ctx.storage.transactionSync(() => this.#admit(req, batch, shape, now));
+
     const jobIds = batch.jobs.map((j) => j.job_id);
     await this.#dispatch(jobIds, 1);
     this.ctx.waitUntil(this.#fastStart(jobIds));
     // Awaited (once per chat) so the index never lags a DELETE that follows at once.
     if (isNewChat) await this.#registerChat(req.tenant, req.chat_id, now);
     await this.#timers.arm();
-    return this.#respond([...command.job_ids, ...batch.jobs.map((j) => j.job_id)], shape, req.limits);
+    return this.#respond([...command.job_ids, ...jobIds], shape, req.limits);
   }
 
   /** Inserts the batch; returns whether this created the chat. */
-  #admit(req: BatchRequest, batch: AdmittedBatch, shape: Shape, now: number): boolean {
+  #admit(req: BatchRequest, batch: AdmittedBatch, shape: ReplayShape, now: number): boolean {
     const isNewChat = readMeta(this.#sql, "chat_id") === undefined;
     writeMeta(this.#sql, "tenant", req.tenant);
     writeMeta(this.#sql, "chat_id", req.chat_id);
@@ -139,7 +134,7 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   /** Waits (if asked) and builds the payload; a response that carries a final snapshot collects it. */
-  async #respond(ids: string[], shape: Shape, limits: ChatLimits): Promise<BatchAnswer> {
+  async #respond(ids: string[], shape: ReplayShape, limits: ChatLimits): Promise<BatchAnswer> {
     let waitTimedOut = false;
     if (shape.wait) {
       const done = () => this.#jobs.states(ids).every(isTerminal);
@@ -148,21 +143,23 @@ export class ChatDO extends DurableObject<Env> {
     const rows = this.#jobs.many(ids);
     const now = Date.now();
     const view = { now, maxResultChars: limits.max_result_chars };
-    let payload: ResultsPayload | StartedPayload;
-    if (shape.started_only && !rows.some((r) => isTerminal(r.state))) payload = startedPayload(rows, view);
-    else {
-      payload = resultsPayload(rows, { ...view, waitTimedOut });
-      if (shape.collect) this.#jobs.markCollected(rows, now);
+    if (shape.started_only && !rows.some((r) => isTerminal(r.state))) {
+      return { ok: true, payload: startedPayload(rows, view) };
     }
+    const payload = resultsPayload(rows, { ...view, waitTimedOut });
+    if (shape.collect) this.#jobs.markCollected(rows, now);
     return { ok: true, payload };
   }
 
-  // ---- dispatch, claim, completion ------------------------------------------
+  // ---- dispatch ----------------------------------------------------------------
+
+  #address(): { tenant: string; chat_id: string } {
+    return { tenant: readMeta(this.#sql, "tenant")!, chat_id: readMeta(this.#sql, "chat_id")! };
+  }
 
   async #dispatch(jobIds: string[], attempt: number): Promise<void> {
-    const tenant = readMeta(this.#sql, "tenant")!;
-    const chat_id = readMeta(this.#sql, "chat_id")!;
-    const messages = jobIds.map((job_id) => ({ body: { tenant, chat_id, job_id, attempt } satisfies JobMessage }));
+    const address = this.#address();
+    const messages = jobIds.map((job_id) => ({ body: { ...address, job_id, attempt } satisfies JobMessage }));
     try {
       await this.env.JOBS.sendBatch(messages);
       this.#jobs.markDispatched(jobIds, Date.now());
@@ -179,116 +176,49 @@ export class ChatDO extends DurableObject<Env> {
    * record or the claim, so a failure here costs only the shortcut.
    */
   async #fastStart(jobIds: string[]): Promise<void> {
-    const tenant = readMeta(this.#sql, "tenant")!;
-    const chat_id = readMeta(this.#sql, "chat_id")!;
+    const address = this.#address();
     await forEachLimited(jobIds, MAX_OPEN_CONNECTIONS, async (job_id) => {
       const job = this.#jobs.get(job_id);
       if (job?.state !== "pending") return;
       try {
         if (job.tool_name === "wait") await this.claimJob(job_id, 1);
-        else await this.env.RUNNER.getByName(runnerName(tenant, chat_id, job_id)).start({ tenant, chat_id, job_id, attempt: 1 });
+        else await this.env.RUNNER.getByName(runnerName(address.tenant, address.chat_id, job_id)).start({ ...address, job_id, attempt: 1 });
       } catch (e) {
         console.warn("fast start failed; the queue copy will start the job", job_id, (e as Error).message);
       }
     });
   }
 
-  /**
-   * A runner asks to run `job_id`. Claiming twice with the same attempt returns
-   * the same lease (a redelivered message reaches the same runner, which
-   * ignores it); anything terminal is `finished`, so a late duplicate is dropped.
-   */
-  async claimJob(jobId: string, attempt: number): Promise<ClaimResult> {
-    if (!hasSchema(this.#sql)) return { status: "finished" };
-    const now = Date.now();
-    const job = this.#jobs.get(jobId);
-    if (!job || isTerminal(job.state)) return { status: "finished" };
-    if (job.state === "pending") {
-      if (now >= job.deadline_at) {
-        this.#finish(job, { state: "timeout", error: deadlineError(job.timeout_seconds) }, now);
-        await this.#timers.arm();
-        return { status: "finished" };
-      }
-      this.#jobs.claim(jobId, attempt, crypto.randomUUID(), now);
-      this.#timers.clear("dispatch", jobId);
-      if (job.tool_name === "wait") {
-        const seconds = Number((JSON.parse(job.tool_args) as { seconds: number }).seconds);
-        this.#timers.set("wait_done", jobId, now + Math.ceil(seconds * 1000));
-        await this.#timers.arm();
-        return { status: "handled" };
-      }
-      await this.#timers.arm();
+  async #abortRunner(jobId: string): Promise<void> {
+    const { tenant, chat_id } = this.#address();
+    try {
+      await this.env.RUNNER.getByName(runnerName(tenant, chat_id, jobId)).abort();
+    } catch (e) {
+      console.warn("runner abort failed (best effort)", (e as Error).message);
     }
-    const claimed = this.#jobs.get(jobId)!;
-    if (claimed.tool_name === "wait") return { status: "handled" };
-    return {
-      status: "claimed",
-      lease: claimed.lease!,
-      attempt: claimed.attempt,
-      tool_name: claimed.tool_name,
-      tool_args: claimed.tool_args,
-      read_only: claimed.read_only === 1,
-      deadline_at: claimed.deadline_at,
-    };
   }
 
-  /** A runner reports its outcome. Idempotent; anything at or after the deadline is discarded. */
+  // ---- what runners and the consumers call ----------------------------------
+
+  async claimJob(jobId: string, attempt: number): Promise<ClaimResult> {
+    if (!hasSchema(this.#sql)) return { status: "finished" };
+    const claim = this.#machine.claim(jobId, attempt, Date.now());
+    await this.#timers.arm();
+    return claim;
+  }
+
   async completeJob(jobId: string, lease: string, outcome: JobOutcome): Promise<CompleteResult> {
     if (!hasSchema(this.#sql)) return { status: "stale" };
-    const job = this.#jobs.get(jobId);
-    if (!job || isTerminal(job.state) || job.lease !== lease) return { status: "stale" };
-    const now = Date.now();
-    if (now >= job.deadline_at) {
-      this.#finish(job, { state: "timeout", error: deadlineError(job.timeout_seconds) }, now);
-      await this.#timers.arm();
-      return { status: "late" };
-    }
-    const limits = this.#limits();
-    const finish: Finish =
-      outcome.state === "success"
-        ? { state: "success", ...cutStoredResult(outcome.result, limits.max_stored_result_bytes), attempt: outcome.attempt }
-        : { state: "error", error: outcome.error, attempt: outcome.attempt };
-    this.#finish(job, finish, now);
+    const result = this.#machine.complete(jobId, lease, outcome, Date.now(), this.#limits().max_stored_result_bytes);
     await this.#timers.arm();
-    return { status: "recorded" };
+    return result;
   }
 
   /** The dead-letter consumer: the queue gave up delivering this job. */
   async failDispatch(jobId: string): Promise<void> {
     if (!hasSchema(this.#sql)) return;
-    const job = this.#jobs.get(jobId);
-    if (!job || job.state !== "pending") return;
-    this.#finish(job, { state: "error", error: "Job could not be dispatched to a runner; start it again." }, Date.now());
+    this.#machine.failUndeliverable(jobId, Date.now());
     await this.#timers.arm();
-  }
-
-  /** Every move to a terminal state goes through here: row, timers, log row, waiters, purge. */
-  #finish(job: JobRow, f: Finish, now: number): void {
-    if (!this.#jobs.finish(job.job_id, f, now)) return;
-    this.#timers.clear("deadline", job.job_id);
-    this.#timers.clear("dispatch", job.job_id);
-    this.#timers.clear("wait_done", job.job_id);
-    this.#log.complete(this.#jobs.get(job.job_id)!, now);
-    this.#schedulePurge(now);
-    const stopped = f.state === "cancelled" || f.state === "timeout";
-    if (stopped && job.state === "running" && job.tool_name !== "wait") {
-      this.ctx.waitUntil(this.#abortRunner(job.job_id));
-    }
-    this.#waiters.notify();
-  }
-
-  #cancel(jobId: string, now: number): void {
-    const job = this.#jobs.get(jobId);
-    if (job && !isTerminal(job.state)) this.#finish(job, { state: "cancelled", error: CANCELLED_ERROR }, now);
-  }
-
-  async #abortRunner(jobId: string): Promise<void> {
-    const name = runnerName(readMeta(this.#sql, "tenant")!, readMeta(this.#sql, "chat_id")!, jobId);
-    try {
-      await this.env.RUNNER.getByName(name).abort();
-    } catch (e) {
-      console.warn("runner abort failed (best effort)", (e as Error).message);
-    }
   }
 
   // ---- the alarm: deadlines, finished waits, the dispatch watchdog, purge ----
@@ -297,25 +227,26 @@ export class ChatDO extends DurableObject<Env> {
     if (!hasSchema(this.#sql)) return;
     const now = Date.now();
     for (const timer of this.#timers.due(now)) {
-      const job = timer.kind === "purge" ? undefined : this.#jobs.get(timer.ref);
       switch (timer.kind) {
-        case "deadline":
-          if (job) this.#finish(job, { state: "timeout", error: deadlineError(job.timeout_seconds) }, now);
+        case "deadline": {
+          const job = this.#jobs.get(timer.ref);
+          if (job) this.#machine.expire(job, now);
           break;
+        }
         case "wait_done":
-          if (job?.state === "running") {
-            const seconds = (JSON.parse(job.tool_args) as { seconds: number }).seconds;
-            this.#finish(job, { state: "success", result: `Waited ${seconds} seconds.` }, now);
-          }
+          this.#machine.finishWait(timer.ref, now);
           break;
-        case "dispatch":
+        case "dispatch": {
+          const job = this.#jobs.get(timer.ref);
           if (job?.state === "pending") {
             this.#timers.set("dispatch", job.job_id, Math.min(now + DISPATCH_WATCHDOG_MS, job.deadline_at));
             await this.#dispatch([job.job_id], job.attempt + 1);
           }
           break;
+        }
         case "purge":
-          if ((await this.#purge(now)) === "emptied") return;
+          if (purgeExpired(this.#jobs, this.#idempotency, this.#retentionMs(), now) === "empty") return this.#forget();
+          this.#schedulePurge(now);
           break;
       }
       this.#timers.done(timer);
@@ -327,43 +258,26 @@ export class ChatDO extends DurableObject<Env> {
     return JSON.parse(readMeta(this.#sql, "limits")!) as ChatLimits;
   }
 
-  #schedulePurge(now: number): void {
-    const retentionMs = this.#limits().retention_seconds * 1000;
-    const candidates = [
-      (this.#jobs.oldestFinished() ?? Infinity) + retentionMs,
-      (this.#idempotency.oldestAfter(now - IDEMPOTENCY_TTL_MS) ?? Infinity) + IDEMPOTENCY_TTL_MS,
-    ];
-    const at = Math.min(...candidates);
-    if (Number.isFinite(at)) this.#timers.set("purge", "", Math.max(at, now));
+  #retentionMs(): number {
+    return this.#limits().retention_seconds * 1000;
   }
 
-  /** Drops expired jobs, their log rows and idempotency records; an empty chat is deleted whole. */
-  async #purge(now: number): Promise<"emptied" | "kept"> {
-    const retentionMs = this.#limits().retention_seconds * 1000;
-    this.#jobs.delete(this.#jobs.finishedBefore(now - retentionMs));
-    this.#idempotency.purge(now - IDEMPOTENCY_TTL_MS, (ids) => this.#jobs.many(ids).length === 0);
-    if (this.#jobs.count() === 0 && this.#idempotency.count() === 0) {
-      await this.#forget();
-      return "emptied";
-    }
-    this.#schedulePurge(now);
-    return "kept";
+  #schedulePurge(now: number): void {
+    const at = nextPurgeAt(this.#jobs, this.#idempotency, this.#retentionMs(), now);
+    if (at !== undefined) this.#timers.set("purge", "", at);
   }
 
   // ---- reads and deletion ----------------------------------------------------
 
   listJobs(limits: ChatLimits): { jobs: Snapshot[] } | null {
     if (!hasSchema(this.#sql)) return null;
-    const now = Date.now();
-    return {
-      jobs: resultsPayload(this.#jobs.visible(), { now, maxResultChars: limits.max_result_chars }).jobs,
-    };
+    return { jobs: resultsPayload(this.#jobs.visible(), { now: Date.now(), maxResultChars: limits.max_result_chars }).jobs };
   }
 
-  getJob(jobId: string) {
+  getJob(jobId: string): { record: JobRecord | null } | null {
     if (!hasSchema(this.#sql)) return null;
     const job = this.#jobs.get(jobId);
-    return job ? { record: jobRecord(job) } : { record: null };
+    return { record: job ? jobRecord(job) : null };
   }
 
   extras(): { text: string | null } | null {
@@ -378,31 +292,24 @@ export class ChatDO extends DurableObject<Env> {
 
   info(): ChatInfo | null {
     if (!hasSchema(this.#sql)) return null;
-    return {
-      chat_id: readMeta(this.#sql, "chat_id")!,
-      parent_chat_id: null,
-      level: 0,
-      name: readMeta(this.#sql, "chat_id")!,
-      children: [],
-      running_jobs: this.#jobs.activeCount(),
-    };
+    const { chat_id } = this.#address();
+    return { chat_id, parent_chat_id: null, level: 0, name: chat_id, children: [], running_jobs: this.#jobs.activeCount() };
   }
 
   /** Cancels everything, then deletes the chat's state. */
   async deleteChat(): Promise<boolean> {
     if (!hasSchema(this.#sql)) return false;
     const now = Date.now();
-    for (const job of this.#jobs.active()) this.#cancel(job.job_id, now);
+    for (const job of this.#jobs.active()) this.#machine.cancel(job.job_id, now);
     await this.#forget();
     return true;
   }
 
   async #forget(): Promise<void> {
-    const tenant = readMeta(this.#sql, "tenant");
-    const chatId = readMeta(this.#sql, "chat_id");
+    const { tenant, chat_id } = this.#address();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-    if (tenant && chatId) await this.env.TENANT.getByName(tenantName(tenant)).forgetChat(chatId);
+    if (tenant && chat_id) await this.env.TENANT.getByName(tenantName(tenant)).forgetChat(chat_id);
   }
 
   async #registerChat(tenant: string, chatId: string, now: number): Promise<void> {

@@ -65,7 +65,7 @@ export function jobRecord(job: JobRow) {
     batch_id: job.batch_id,
     index: job.idx,
     tool_name: job.tool_name,
-    tool_args: JSON.parse(job.tool_args) as unknown,
+    tool_args: JSON.parse(job.tool_args) as Record<string, unknown>,
     kind: job.kind,
     state: job.state,
     created_at: iso(job.created_at)!,
@@ -77,7 +77,7 @@ export function jobRecord(job: JobRow) {
     result_truncated: job.result_truncated === 1,
     error: job.error,
     context_id: job.context_id,
-    usage: job.usage === null ? null : (JSON.parse(job.usage) as unknown),
+    usage: job.usage === null ? null : (JSON.parse(job.usage) as Record<string, number>),
     collected_at: iso(job.collected_at),
   };
 }

@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiError, badRequest } from "../http/errors";
+import type { JobRecord } from "../jobs/job";
 import { chatLimits } from "./parallel";
 import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "./context";
 
@@ -39,7 +40,9 @@ export const chatRoutes = new Hono<AppEnv>()
   .get("/chats/:chat_id/jobs/:job_id", async (c) => {
     const chatId = chatIdParam(c);
     const jobId = c.req.param("job_id");
-    const { record } = found(await chatStub(c, chatId).getJob(jobId), chatId);
+    // The RPC type mapping cannot carry `tool_args`' open shape; the value itself is plain JSON.
+    const answer = (await chatStub(c, chatId).getJob(jobId)) as { record: JobRecord | null } | null;
+    const { record } = found(answer, chatId);
     if (!record) throw new ApiError(404, "job_not_found", `Job '${jobId}' not found in chat '${chatId}'; it may have been purged.`);
     return c.json(record);
   })

@@ -1,0 +1,26 @@
+/**
+ * Retention (SPEC §3.3, §3.6): terminal jobs, their log rows and idempotency
+ * records go after `retention_seconds`; idempotency records live at least 24 h
+ * and until their jobs are purged. A chat left with nothing is deleted whole,
+ * so it returns to its baseline storage size.
+ */
+import type { Idempotency } from "./idempotency";
+import type { JobStore } from "./job-store";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+
+/** When the next purge is due, or undefined when nothing will expire. */
+export function nextPurgeAt(jobs: JobStore, idempotency: Idempotency, retentionMs: number, now: number): number | undefined {
+  const at = Math.min(
+    (jobs.oldestFinished() ?? Infinity) + retentionMs,
+    (idempotency.oldestAfter(now - IDEMPOTENCY_TTL_MS) ?? Infinity) + IDEMPOTENCY_TTL_MS,
+  );
+  return Number.isFinite(at) ? Math.max(at, now) : undefined;
+}
+
+/** Deletes what expired; `empty` when the chat holds nothing any more. */
+export function purgeExpired(jobs: JobStore, idempotency: Idempotency, retentionMs: number, now: number): "empty" | "kept" {
+  jobs.delete(jobs.finishedBefore(now - retentionMs));
+  idempotency.purge(now - IDEMPOTENCY_TTL_MS, (ids) => jobs.many(ids).length === 0);
+  return jobs.count() === 0 && idempotency.count() === 0 ? "empty" : "kept";
+}
