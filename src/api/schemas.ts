@@ -39,7 +39,7 @@ export const snapshot = z.object({
   result: z.string().optional(),
   result_truncated: z.literal(true).optional(),
   error: z.string().optional(),
-  usage: z.unknown().optional(),
+  usage: z.record(z.string(), z.number()).optional().describe("LLM calls, tokens and tool calls of a subordinate's subtree."),
   wait_timed_out: z.literal(true).optional(),
 });
 
@@ -79,7 +79,7 @@ export const jobRecord = z.object({
   result_truncated: z.boolean(),
   error: z.string().nullable(),
   context_id: z.string().nullable(),
-  usage: z.unknown().nullable(),
+  usage: z.record(z.string(), z.number()).nullable(),
   collected_at: z.string().nullable(),
 });
 

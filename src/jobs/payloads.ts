@@ -3,39 +3,16 @@
  * contract (models and Agent Zero clients read the compact JSON), so each
  * object is assembled field by field in the listed order.
  */
+import type { z } from "zod";
+import type * as schemas from "../api/schemas";
 import { durationSeconds, isTerminal, type JobRow, type JobState } from "./job";
 
-export interface Snapshot {
-  job_id: string;
-  tool_name: string;
-  state: JobState;
-  duration_seconds: number;
-  queue_position?: number;
-  context_id?: string;
-  result?: string;
-  result_truncated?: true;
-  error?: string;
-  usage?: Usage;
-  wait_timed_out?: true;
-}
-
-/** Token and call counts of a subordinate subtree (SPEC §5.2). */
-export type Usage = Record<string, number>;
-
-export type BatchStatus = "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
-
-export interface ResultsPayload {
-  status: BatchStatus;
-  jobs: Snapshot[];
-  wait_timeout?: true;
-  instruction?: string;
-}
-
-export interface StartedPayload {
-  status: "started";
-  jobs: Snapshot[];
-  instruction: string;
-}
+/** Wire types come from the zod schemas that also generate /openapi.json. */
+export type Snapshot = z.infer<typeof schemas.snapshot>;
+export type ResultsPayload = z.infer<typeof schemas.resultsPayload>;
+export type StartedPayload = z.infer<typeof schemas.startedPayload>;
+export type BatchStatus = ResultsPayload["status"];
+export type Usage = NonNullable<Snapshot["usage"]>;
 
 export const STARTED_INSTRUCTION = "Use the parallel tool with job_ids to await or cancel these background jobs.";
 export const RUNNING_INSTRUCTION =

@@ -1,0 +1,34 @@
+/**
+ * The payload builders and the zod schemas behind /openapi.json describe the
+ * same objects: every built payload parses under the schema with no key left over.
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import * as schemas from "../../src/api/schemas";
+import { jobRecord } from "../../src/jobs/job";
+import { resultsPayload, startedPayload } from "../../src/jobs/payloads";
+import { T0, job } from "./fixtures";
+
+const exact = <T extends z.ZodObject>(schema: T) => schema.strict();
+const finished = job({ state: "success", started_at: T0 + 10, completed_at: T0 + 510, result: "x".repeat(50), usage: '{"llm_calls":1}' });
+const running = job({ job_id: "sleep-BBBBBBBBBBBB", state: "running", started_at: T0 + 5 });
+
+describe("wire schemas", () => {
+  it("describe the results payload exactly, including waits that timed out", () => {
+    const payload = resultsPayload([finished, running], { now: T0 + 1000, maxResultChars: 10, waitTimedOut: true });
+    const parsed = exact(schemas.resultsPayload).extend({ jobs: z.array(exact(schemas.snapshot)) }).parse(payload);
+    expect(parsed).toEqual(payload);
+    expect(payload.jobs[0]).toMatchObject({ result_truncated: true, usage: { llm_calls: 1 } });
+  });
+
+  it("describe the started payload exactly", () => {
+    const payload = startedPayload([job()], { now: T0, maxResultChars: 10 });
+    expect(exact(schemas.startedPayload).extend({ jobs: z.array(exact(schemas.snapshot)) }).parse(payload)).toEqual(payload);
+  });
+
+  it("describe the job record exactly, in the same key order", () => {
+    const record = jobRecord(finished);
+    expect(exact(schemas.jobRecord).parse(record)).toEqual(record);
+    expect(Object.keys(record)).toEqual(Object.keys(schemas.jobRecord.shape));
+  });
+});
