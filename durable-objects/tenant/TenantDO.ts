@@ -16,6 +16,9 @@ export type PutConfigResult =
 
 export class TenantDO extends DurableObject<Env> {
   readonly #sql = this.ctx.storage.sql;
+  /** Every request reads the config: keep the parsed, masked form until the next PUT. */
+  #cached: { config: TenantConfig; version: number } | undefined;
+  #key: CryptoKey | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -32,16 +35,19 @@ export class TenantDO extends DurableObject<Env> {
     return row ? { config: JSON.parse(row.doc) as TenantConfig, version: row.version } : { config: defaultConfig(), version: 0 };
   }
 
-  async #key(): Promise<CryptoKey> {
-    const key = await importConfigKey(this.env.CONFIG_KEY);
-    if (!key) throw new Error("CONFIG_KEY is missing or is not 32 base64-encoded bytes");
-    return key;
+  async #configKey(): Promise<CryptoKey> {
+    this.#key ??= await importConfigKey(this.env.CONFIG_KEY);
+    if (!this.#key) throw new Error("CONFIG_KEY is missing or is not 32 base64-encoded bytes");
+    return this.#key;
   }
 
   /** The configuration with every secret shown as "***": what requests and `GET /v1/config` see. */
   getConfig(): { config: TenantConfig; version: number } {
-    const { config, version } = this.#sealed();
-    return { config: maskSecrets(config), version };
+    if (!this.#cached) {
+      const { config, version } = this.#sealed();
+      this.#cached = { config: maskSecrets(config), version };
+    }
+    return this.#cached;
   }
 
   /** Replaces the document. `"***"` keeps the stored secret at the same place. */
@@ -50,14 +56,16 @@ export class TenantDO extends DurableObject<Env> {
     let sealed: TenantConfig;
     let generated: Record<string, string>;
     try {
-      ({ sealed, generated } = await sealSecrets(next, previous.config, await this.#key()));
+      ({ sealed, generated } = await sealSecrets(next, previous.config, await this.#configKey()));
     } catch (e) {
       if (e instanceof SecretMissing) return { ok: false, message: e.message };
       throw e;
     }
-    const version = previous.version + 1;
+    // Read again after the awaits above: a concurrent PUT may have landed meanwhile.
+    const version = this.#sealed().version + 1;
     this.#sql.exec(`INSERT OR REPLACE INTO config (id, doc, version) VALUES (1, ?, ?)`, JSON.stringify(sealed), version);
-    return { ok: true, config: maskSecrets(sealed), version, generated_secrets: generated };
+    this.#cached = { config: maskSecrets(sealed), version };
+    return { ok: true, config: this.#cached.config, version, generated_secrets: generated };
   }
 
   /** What a runner needs to call `toolName`, with its secret decrypted. */
@@ -69,7 +77,7 @@ export class TenantDO extends DurableObject<Env> {
     }
     const tool = config.tools.find((t) => t.name === toolName);
     if (!tool) return { kind: "missing", message: `Tool '${toolName}' was removed from the configuration before the job ran.` };
-    const opened = await openSecrets({ ...config, tools: [tool] }, await this.#key());
+    const opened = await openSecrets({ ...config, tools: [tool] }, await this.#configKey());
     return { kind: "http_tool", url: tool.url, secret: opened.tools[0]!.secret!, max_response_bytes };
   }
 
