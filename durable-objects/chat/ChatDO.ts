@@ -49,6 +49,18 @@ export class ChatDO extends DurableObject<Env> {
     ended: (now) => this.#schedulePurge(now),
   });
 
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    // Every duty lives in `timers`; make sure the one alarm points at the earliest, whatever
+    // interrupted the last instance between a write and its re-arm.
+    ctx.blockConcurrencyWhile(async () => {
+      if (!hasSchema(this.#sql)) return;
+      const due = this.#timers.next();
+      const alarm = await ctx.storage.getAlarm();
+      if (due !== undefined && (alarm === null || alarm > due)) await ctx.storage.setAlarm(due);
+    });
+  }
+
   // ---- the `parallel` route --------------------------------------------------
 
   async startBatch(req: BatchRequest): Promise<BatchAnswer> {
@@ -91,13 +103,16 @@ export class ChatDO extends DurableObject<Env> {
     if (problem) throw problem;
     const batch = newJobRows(req, now);
     const isNewChat = this.ctx.storage.transactionSync(() => this.#admit(req, batch, shape, now));
+    // Issued before the first await, so it commits with the rows: a reset during the awaits below
+    // cannot leave stored jobs without the alarm that re-dispatches and times them out.
+    const armed = this.#timers.arm();
 
     const jobIds = batch.jobs.map((j) => j.job_id);
-    await this.#dispatch(jobIds, 1);
-    this.ctx.waitUntil(this.#fastStart(jobIds));
+    // The fast path only runs once the queue copy exists (SPEC §1); otherwise the watchdog resends.
+    if (await this.#dispatch(jobIds, 1)) this.ctx.waitUntil(this.#fastStart(jobIds));
     // Awaited (once per chat) so the index never lags a DELETE that follows at once.
     if (isNewChat) await this.#registerChat(req.tenant, req.chat_id, now);
-    await this.#timers.arm();
+    await armed;
     return this.#respond([...command.job_ids, ...jobIds], shape, req.limits);
   }
 
@@ -143,9 +158,8 @@ export class ChatDO extends DurableObject<Env> {
     const rows = this.#jobs.many(ids);
     const now = Date.now();
     const view = { now, maxResultChars: limits.max_result_chars };
-    if (shape.started_only && !rows.some((r) => isTerminal(r.state))) {
-      return { ok: true, payload: startedPayload(rows, view) };
-    }
+    // Always the started shape, even if a job already finished: it carries no result, so nothing is collected.
+    if (shape.started_only) return { ok: true, payload: startedPayload(rows, view) };
     const payload = resultsPayload(rows, { ...view, waitTimedOut });
     if (shape.collect) this.#jobs.markCollected(rows, now);
     return { ok: true, payload };
@@ -157,15 +171,17 @@ export class ChatDO extends DurableObject<Env> {
     return { tenant: readMeta(this.#sql, "tenant")!, chat_id: readMeta(this.#sql, "chat_id")! };
   }
 
-  async #dispatch(jobIds: string[], attempt: number): Promise<void> {
+  /** Sends the queue copies; false when the send failed (the dispatch watchdog sends them again). */
+  async #dispatch(jobIds: string[], attempt: number): Promise<boolean> {
     const address = this.#address();
     const messages = jobIds.map((job_id) => ({ body: { ...address, job_id, attempt } satisfies JobMessage }));
     try {
       await this.env.JOBS.sendBatch(messages);
       this.#jobs.markDispatched(jobIds, Date.now());
+      return true;
     } catch (e) {
-      // The jobs are stored; the dispatch watchdog sends them again.
       console.warn("queue send failed; the watchdog will retry", (e as Error).message);
+      return false;
     }
   }
 

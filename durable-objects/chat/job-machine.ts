@@ -15,7 +15,7 @@ import type { Waiters } from "./waiters";
 export const UNDELIVERABLE_ERROR = "Job could not be dispatched to a runner; start it again.";
 
 export interface MachineHooks {
-  /** A running job was stopped (cancel, deadline): its runner should stop calling the tool. */
+  /** A job was ended without its runner (cancel, deadline, undeliverable): the runner should stop. */
   stopRunner(jobId: string): void;
   /** A job ended: retention may start counting. */
   ended(now: number): void;
@@ -83,12 +83,12 @@ export class JobMachine {
 
   cancel(jobId: string, now: number): void {
     const job = this.jobs.get(jobId);
-    if (job) this.finish(job, { state: "cancelled", error: CANCELLED_ERROR }, now);
+    if (job) this.#stop(job, { state: "cancelled", error: CANCELLED_ERROR }, now);
   }
 
   /** The deadline passed: whatever notices first ends the job `timeout`. */
   expire(job: JobRow, now: number): void {
-    this.finish(job, { state: "timeout", error: deadlineError(job.timeout_seconds) }, now);
+    this.#stop(job, { state: "timeout", error: deadlineError(job.timeout_seconds) }, now);
   }
 
   finishWait(jobId: string, now: number): void {
@@ -99,7 +99,18 @@ export class JobMachine {
   /** The queue gave up delivering a job nobody claimed. */
   failUndeliverable(jobId: string, now: number): void {
     const job = this.jobs.get(jobId);
-    if (job?.state === "pending") this.finish(job, { state: "error", error: UNDELIVERABLE_ERROR }, now);
+    if (job?.state === "pending") this.#stop(job, { state: "error", error: UNDELIVERABLE_ERROR }, now);
+  }
+
+  /**
+   * Ends a job its runner did not report on. The runner is told to stop even
+   * when the job is still pending: its claim may be in flight, or it may hold a
+   * record from a claim that never completed.
+   */
+  #stop(job: JobRow, f: Finish, now: number): void {
+    const wasActive = !isTerminal(job.state);
+    this.finish(job, f, now);
+    if (wasActive && job.tool_name !== "wait") this.hooks.stopRunner(job.job_id);
   }
 
   /** Every move to a terminal state goes through here: row, timers, log row, runner, waiters. */
@@ -107,8 +118,6 @@ export class JobMachine {
     if (!this.jobs.finish(job.job_id, f, now)) return;
     this.timers.clearRef(job.job_id);
     this.log.complete(this.jobs.get(job.job_id)!, now);
-    const stopped = f.state === "cancelled" || f.state === "timeout";
-    if (stopped && job.state === "running" && job.tool_name !== "wait") this.hooks.stopRunner(job.job_id);
     this.hooks.ended(now);
     this.waiters.notify();
   }

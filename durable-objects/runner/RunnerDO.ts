@@ -1,44 +1,35 @@
 /**
  * RunnerDO: one per job (`job/<tenant>/<chat_id>/<job_id>`), alive only while
- * that job runs. The queue consumer hands it a message and acks at once, so a
- * slow tool never holds up the consumer batch and with it every other chat
- * (SPEC §4: one consumer batch in flight per queue under `wrangler dev`).
+ * that job runs. The queue consumer (or the ChatDO's fast path) hands it the
+ * job and moves on, so a slow tool never holds up a consumer batch and with it
+ * every other chat (SPEC §4: one consumer batch in flight per queue under
+ * `wrangler dev`).
  *
  * It claims the job from its ChatDO, performs the call in its own invocation
  * (compatibility_date ≥ 2026-10-01 keeps it alive while the fetch is pending),
- * reports the outcome and deletes its storage. A heartbeat alarm notices an
- * execution lost to a restart and recovers by the attempt rules: re-send only
- * what provably was not sent, or what is read-only; otherwise report
- * "outcome unknown" rather than risk running a side effect twice.
+ * reports the outcome and deletes its storage. A heartbeat alarm notices when
+ * no live execution holds the job (restart, deploy, failed RPC) and recovers by
+ * the rules in `./run-record`.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { ClaimResult, JobMessage, JobOutcome } from "../../src/jobs/messages";
+import { egressProblem } from "../../src/config/egress";
 import { OUTCOME_UNKNOWN_ERROR } from "../../src/jobs/job";
+import type { ClaimResult, JobMessage, JobOutcome } from "../../src/jobs/messages";
 import { chatName, tenantName } from "../../src/names";
-import { callHttpRequest, callTenantTool, type RunTarget } from "../../src/tools/executors";
+import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../../src/tools/executors";
 import type { AttemptResult } from "../../src/tools/http-call";
 import { backoffMs, isRetryable } from "../../src/tools/retry";
+import { boundedSignal, sleep } from "../../src/util/abort";
+import { recoveryStep, type RunRecord } from "./run-record";
 
 /** How often a running job's runner checks that its execution is still alive. */
 export const RUNNER_HEARTBEAT_MS = 10_000;
 
-type Claimed = Extract<ClaimResult, { status: "claimed" }>;
-
-interface RunRecord {
-  message: JobMessage;
-  claim: Claimed | null;
-  /** The attempt the runner is on (from 1). */
-  attempt: number;
-  /** The highest attempt whose request may have left this runner. */
-  sent: number;
-  /** Kept until the ChatDO has acknowledged it, so a failed report is retried, never lost. */
-  outcome?: JobOutcome;
-}
-
 const KEY = "run";
 
 export class RunnerDO extends DurableObject<Env> {
-  #inflight: AbortController | null = null;
+  /** What this instance is doing right now; lost with the instance, which is the point. */
+  #busy: "claiming" | AbortController | null = null;
 
   #load(): RunRecord | undefined {
     return this.ctx.storage.kv.get<RunRecord>(KEY);
@@ -48,105 +39,109 @@ export class RunnerDO extends DurableObject<Env> {
     this.ctx.storage.kv.put(KEY, record);
   }
 
-  /** Called by the queue consumer. Returns quickly; the call runs on in this object. */
+  #heartbeat(): Promise<void> {
+    return this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
+  }
+
+  /** Hands the job to this runner. Returns once it is claimed; the call runs on in this object. */
   async start(message: JobMessage): Promise<"started" | "duplicate" | ClaimResult["status"]> {
-    if (this.#load()) return "duplicate";
+    const existing = this.#load();
+    // A claim that never completed (its instance died mid-RPC) is driven again; anything else is a duplicate.
+    if (existing && (existing.claim || this.#busy)) return "duplicate";
     // Written before the first await, so a concurrent duplicate delivery sees it and backs off.
-    this.#save({ message, claim: null, attempt: message.attempt, sent: 0 });
-    await this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
-    return this.#claimAndRun(message);
+    if (!existing) this.#save({ message, claim: null, attempt: message.attempt, sent: 0 });
+    const armed = this.#heartbeat();
+    const started = this.#claimAndRun(existing?.message ?? message);
+    await armed;
+    return started;
   }
 
   async #claimAndRun(message: JobMessage): Promise<"started" | ClaimResult["status"]> {
-    const claim = await this.#chat(message).claimJob(message.job_id, message.attempt);
+    this.#busy = "claiming";
+    let claim: ClaimResult;
+    try {
+      claim = await this.#chat(message).claimJob(message.job_id, message.attempt);
+    } finally {
+      if (this.#busy === "claiming") this.#busy = null;
+    }
+    if (!this.#load()) return "finished"; // cancelled or timed out while the claim was in flight
     if (claim.status !== "claimed") {
       await this.#clear();
       return claim.status;
     }
-    const record = { message, claim, attempt: claim.attempt, sent: 0 };
+    const record: RunRecord = { message, claim, attempt: claim.attempt, sent: 0 };
     this.#save(record);
-    await this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
     this.#execute(record);
+    await this.#heartbeat();
     return "started";
   }
 
   /** Cancellation or deadline, from the ChatDO: stop the call; nothing is reported. */
   async abort(): Promise<void> {
-    this.#inflight?.abort(new DOMException("job stopped", "AbortError"));
-    this.#inflight = null;
+    if (this.#busy instanceof AbortController) this.#busy.abort(new DOMException("job stopped", "AbortError"));
+    this.#busy = null;
     await this.#clear();
   }
 
   override async alarm(): Promise<void> {
     const record = this.#load();
     if (!record) return;
-    if (this.#inflight) {
-      await this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
-      return;
+    if (this.#busy) return this.#heartbeat();
+    try {
+      const recovery = recoveryStep(record, Date.now());
+      switch (recovery.step) {
+        case "report":
+          return await this.#report(record, record.outcome!);
+        case "claim":
+          await this.#claimAndRun(record.message);
+          return;
+        case "clear":
+          return await this.#clear();
+        case "resume":
+          this.#save({ ...record, attempt: recovery.attempt });
+          this.#execute({ ...record, attempt: recovery.attempt });
+          return await this.#heartbeat();
+        case "outcome_unknown":
+          return await this.#report(record, { state: "error", error: OUTCOME_UNKNOWN_ERROR, attempt: record.attempt });
+      }
+    } catch (e) {
+      // An RPC failed (the chat or tenant object briefly unreachable): try again at the next heartbeat.
+      console.warn("runner recovery failed; retrying at the next heartbeat", record.message.job_id, (e as Error).message);
+      await this.#heartbeat();
     }
-    // This instance is not running the job: the one that was is gone (restart, deploy) or failed.
-    if (record.outcome) return this.#report(record, record.outcome);
-    const claim = record.claim;
-    if (!claim) {
-      await this.#claimAndRun(record.message);
-      return;
-    }
-    if (Date.now() >= claim.deadline_at) return this.#clear(); // the ChatDO times it out
-    if (record.sent < record.attempt) return this.#resume(record);
-    if (claim.read_only) return this.#resume({ ...record, attempt: record.attempt + 1 });
-    await this.#report(record, { state: "error", error: OUTCOME_UNKNOWN_ERROR, attempt: record.attempt });
-  }
-
-  async #resume(record: RunRecord): Promise<void> {
-    this.#save(record);
-    await this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
-    this.#execute(record);
   }
 
   /** Runs in the background of whichever call started it; never awaited by the consumer. */
   #execute(record: RunRecord): void {
     const controller = new AbortController();
-    this.#inflight = controller;
+    this.#busy = controller;
     this.ctx.waitUntil(
-      this.#attempts(record, controller.signal).catch((e) => {
-        if (controller.signal.aborted) return;
-        // An RPC failed (tenant config, or the report). The heartbeat alarm picks the job up
-        // again from what is stored: a report is re-sent, an unsent attempt is sent.
-        console.error("runner interrupted; the heartbeat alarm will recover", record.message.job_id, e);
-        if (this.#inflight === controller) this.#inflight = null;
-      }),
+      this.#attempts(record, controller.signal)
+        .catch((e) => {
+          // An RPC failed (tenant config, or the report). The heartbeat alarm recovers from what is stored.
+          if (!controller.signal.aborted) console.error("runner interrupted; the heartbeat will recover", record.message.job_id, e);
+        })
+        .finally(() => {
+          if (this.#busy === controller) this.#busy = null;
+        }),
     );
   }
 
   async #attempts(record: RunRecord, stop: AbortSignal): Promise<void> {
     const claim = record.claim!;
     const target = await this.env.TENANT.getByName(tenantName(record.message.tenant)).runTarget(claim.tool_name);
-    if (target.kind === "missing") {
-      return this.#report(record, { state: "error", error: target.message, attempt: record.attempt });
-    }
     const args = JSON.parse(claim.tool_args) as Record<string, unknown>;
+    const refused = this.#refusal(target, args);
+    if (refused) return this.#report(record, { state: "error", error: refused, attempt: record.attempt });
+    const callable = target as Exclude<RunTarget, { kind: "missing" }>;
+
     for (;;) {
       const remaining = claim.deadline_at - Date.now();
       if (remaining <= 0 || stop.aborted) return; // the ChatDO ends it `timeout`
       record.sent = record.attempt;
       this.#save(record); // before the request leaves: after a crash, this attempt counts as maybe-sent
-      const attempt = boundedSignal(stop, remaining);
-      let result: AttemptResult;
-      try {
-        result = await this.#call(target, {
-          job_id: record.message.job_id,
-          chat_id: record.message.chat_id,
-          tool_name: claim.tool_name,
-          tool_args: args,
-          attempt: record.attempt,
-          signal: attempt.signal,
-        });
-      } catch (e) {
-        if (attempt.signal.aborted) return; // stopped or past the deadline: not an `error` (SPEC §4)
-        throw e;
-      } finally {
-        attempt.release();
-      }
+      const result = await this.#attempt(callable, record, args, stop, remaining);
+      if (result === "stopped") return; // stopped or past the deadline: not an `error` (SPEC §4)
       if (result.kind === "done") {
         const outcome: JobOutcome =
           result.state === "success"
@@ -154,25 +149,56 @@ export class RunnerDO extends DurableObject<Env> {
             : { state: "error", error: result.error, attempt: record.attempt };
         return this.#report(record, outcome);
       }
-      const retry = target.kind === "http_tool" && isRetryable(result.failure, claim.read_only);
+      const retry = callable.kind === "http_tool" && isRetryable(result.failure, claim.read_only);
       const delay = backoffMs(record.attempt, result.failure.kind === "status" ? result.failure.retryAfterMs : undefined);
       if (!retry || Date.now() + delay >= claim.deadline_at) {
-        const error = retry || result.failure.kind === "status" || claim.read_only ? result.error : OUTCOME_UNKNOWN_ERROR;
-        return this.#report(record, { state: "error", error, attempt: record.attempt });
+        const ambiguous = result.failure.kind === "network" && !claim.read_only;
+        return this.#report(record, { state: "error", error: ambiguous ? OUTCOME_UNKNOWN_ERROR : result.error, attempt: record.attempt });
       }
-      await sleep(delay, stop);
+      // The failed attempt is settled: should the runner die while backing off, the next one is known unsent.
       record.attempt += 1;
+      this.#save(record);
+      await sleep(delay, stop);
     }
   }
 
-  #call(target: Exclude<RunTarget, { kind: "missing" }>, ctx: Parameters<typeof callTenantTool>[1]) {
-    return target.kind === "http_tool" ? callTenantTool(target, ctx) : callHttpRequest(target, ctx);
+  async #attempt(
+    target: Exclude<RunTarget, { kind: "missing" }>,
+    record: RunRecord,
+    args: Record<string, unknown>,
+    stop: AbortSignal,
+    remaining: number,
+  ): Promise<AttemptResult | "stopped"> {
+    const bound = boundedSignal(stop, remaining);
+    const ctx: AttemptContext = {
+      job_id: record.message.job_id,
+      chat_id: record.message.chat_id,
+      tool_name: record.claim!.tool_name,
+      tool_args: args,
+      attempt: record.attempt,
+      signal: bound.signal,
+    };
+    try {
+      return await (target.kind === "http_tool" ? callTenantTool(target, ctx) : callHttpRequest(target, ctx));
+    } catch (e) {
+      if (bound.signal.aborted) return "stopped";
+      throw e;
+    } finally {
+      bound.release();
+    }
+  }
+
+  /** Why this call must not be made at all, checked again at run time (config may have changed). */
+  #refusal(target: RunTarget, args: Record<string, unknown>): string | undefined {
+    if (target.kind === "missing") return target.message;
+    const url = target.kind === "http_tool" ? target.url : String(args.url);
+    const problem = egressProblem(url, this.env.ALLOW_PRIVATE_EGRESS === "true");
+    return problem ? `The tool URL ${problem}; outbound calls there are not allowed.` : undefined;
   }
 
   async #report(record: RunRecord, outcome: JobOutcome): Promise<void> {
     this.#save({ ...record, outcome });
     await this.#chat(record.message).completeJob(record.message.job_id, record.claim!.lease, outcome);
-    this.#inflight = null;
     await this.#clear();
   }
 
@@ -184,38 +210,4 @@ export class RunnerDO extends DurableObject<Env> {
   #chat(message: JobMessage) {
     return this.env.CHAT.getByName(chatName(message.tenant, message.chat_id));
   }
-}
-
-/**
- * An abort signal for one attempt: fires on `stop` or after `ms`. Released as
- * soon as the attempt ends, because a pending timer keeps a Durable Object
- * alive (compatibility_date ≥ 2026-10-01): `AbortSignal.timeout(deadline)`
- * would pin the runner in memory until the deadline, long after its job ended.
- */
-function boundedSignal(stop: AbortSignal, ms: number): { signal: AbortSignal; release: () => void } {
-  const controller = new AbortController();
-  const onStop = () => controller.abort(stop.reason);
-  const timer = setTimeout(() => controller.abort(new DOMException("deadline reached", "TimeoutError")), ms);
-  stop.addEventListener("abort", onStop);
-  return {
-    signal: controller.signal,
-    release: () => {
-      clearTimeout(timer);
-      stop.removeEventListener("abort", onStop);
-    },
-  };
-}
-
-function sleep(ms: number, stop: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const onStop = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      stop.removeEventListener("abort", onStop);
-      resolve();
-    }, ms);
-    stop.addEventListener("abort", onStop);
-  });
 }

@@ -33,7 +33,10 @@ export function isPrivateHost(hostname: string): boolean {
   if (host.includes(":")) {
     return (
       host === "::" || host === "::1" || host.startsWith("fe8") || host.startsWith("fe9") || host.startsWith("fea") ||
-      host.startsWith("feb") || host.startsWith("fc") || host.startsWith("fd") || host.startsWith("::ffff:")
+      host.startsWith("feb") || host.startsWith("fc") || host.startsWith("fd") ||
+      // IPv4-mapped, IPv4-compatible (`::a.b.c.d`, `::7f00:1`) and NAT64 forms can all reach IPv4 hosts.
+      host.startsWith("::ffff:") || /^::[0-9a-f]{1,4}(:[0-9a-f]{1,4})?$/.test(host) || /^::\d/.test(host) ||
+      host.startsWith("64:ff9b:")
     );
   }
   return false;
@@ -45,7 +48,7 @@ export function configEgressProblems(
     tools: { name: string; url: string }[];
     mcp_servers: { name: string; url: string }[];
     llm: { base_url: string } | null;
-    webhook: { url: string } | null;
+    webhook: { url: string; allowed_callback_origins: string[] } | null;
     telegram: { api_base_url: string } | null;
     builtins: { http_request: { allowed_origins: string[] } };
   },
@@ -59,6 +62,7 @@ export function configEgressProblems(
   if (config.webhook) urls.push(["webhook.url", config.webhook.url]);
   if (config.telegram) urls.push(["telegram.api_base_url", config.telegram.api_base_url]);
   config.builtins.http_request.allowed_origins.forEach((o, i) => urls.push([`builtins.http_request.allowed_origins[${i}]`, o]));
+  config.webhook?.allowed_callback_origins.forEach((o, i) => urls.push([`webhook.allowed_callback_origins[${i}]`, o]));
   return urls.flatMap(([path, url]) => {
     const problem = egressProblem(url, allowPrivate);
     return problem ? [`${path} ${problem}`] : [];

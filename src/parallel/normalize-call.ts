@@ -8,6 +8,8 @@
  * model (or an attacker) writes stays plain data all the way to the tool.
  */
 
+import { jsonDepth, MAX_JSON_DEPTH } from "../http/json-body";
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
@@ -39,6 +41,7 @@ function parseArguments(raw: unknown): Record<string, unknown> | undefined {
   if (isObject(raw)) return raw;
   if (typeof raw !== "string") return undefined;
   if (raw.trim() === "") return {};
+  if (jsonDepth(raw) > MAX_JSON_DEPTH) throw new InvalidToolCall(`Tool request arguments nest deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     const parsed: unknown = JSON.parse(raw);
     return isObject(parsed) ? parsed : undefined;

@@ -5,6 +5,7 @@
  * ChatDO afterwards, in the same atomic admission.
  */
 import { badRequest } from "../http/errors";
+import { jsonDepth, MAX_JSON_DEPTH } from "../http/json-body";
 import type { Limits, TenantConfig } from "../config/schema";
 import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../tools/catalog";
 import { PARALLEL_NAMES, SEQUENTIAL_ONLY_TOOLS } from "../tools/builtins";
@@ -60,6 +61,9 @@ function rawToolCalls(args: Record<string, unknown>): unknown[] | undefined {
   let raw = args[key];
   if (raw === null || raw === undefined) return undefined;
   if (typeof raw === "string") {
+    if (jsonDepth(raw) > MAX_JSON_DEPTH) {
+      throw badRequest("invalid_json", `\`tool_calls\` nests deeper than ${MAX_JSON_DEPTH} levels; flatten it.`);
+    }
     try {
       raw = JSON.parse(raw);
     } catch {

@@ -10,17 +10,15 @@
 import {
   abortAllDurableObjects,
   createExecutionContext,
-  createMessageBatch,
   env,
   evictDurableObject,
-  getQueueResult,
   reset,
   runDurableObjectAlarm,
   runInDurableObject,
 } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import type { JobMessage } from "../../src/jobs/messages";
+import { degradeChat, deliver, message, runnerObject, startedJob } from "../faults";
 import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls } from "../helpers";
 
 beforeEach(() => configure());
@@ -28,52 +26,6 @@ afterEach(async () => {
   vi.useRealTimers();
   await reset();
 });
-
-const runnerObject = (chat: string, jobId: string) => env.RUNNER.getByName(`job/acme/${chat}/${jobId}`);
-const message = (chat: string, job_id: string, attempt = 1): JobMessage => ({ tenant: "acme", chat_id: chat, job_id, attempt });
-
-async function deliver(queue: string, bodies: unknown[]) {
-  const batch = createMessageBatch(
-    queue,
-    bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
-  );
-  const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<unknown>, env, ctx);
-  return getQueueResult(batch, ctx);
-}
-
-async function startedJob(chat: string, tool: ReturnType<typeof call>) {
-  const { body } = await parallel(chat, { tool_calls: [tool], wait: false });
-  return body.jobs[0].job_id as string;
-}
-
-/**
- * Swaps bindings of the chat's live instance: `queue` drops every send, as if
- * the messages were lost; `runners` refuses the fast-path hand-off. Returns
- * what was sent while the swap lasts.
- */
-async function degradeChat(chat: string, faults: { queue?: "drop" | "record"; runners?: "refuse" }) {
-  const sent: unknown[] = [];
-  await runInDurableObject(chatObject(chat), (instance) => {
-    const real = (instance as unknown as { env: Env }).env;
-    const queue = {
-      send: async (body: unknown) => {
-        sent.push(body);
-        if (faults.queue === "record") await real.JOBS.send(body);
-      },
-      sendBatch: async (messages: { body: unknown }[]) => {
-        sent.push(...messages.map((m) => m.body));
-        if (faults.queue === "record") await real.JOBS.sendBatch(messages);
-      },
-    };
-    const runners = { getByName: () => ({ start: () => Promise.reject(new Error("runner unreachable")) }) };
-    Object.defineProperty(instance, "env", {
-      value: { ...real, ...(faults.queue ? { JOBS: queue } : {}), ...(faults.runners ? { RUNNER: runners } : {}) },
-      configurable: true,
-    });
-  });
-  return sent;
-}
 
 describe("duplicate deliveries", () => {
   it("the same message delivered again (also in one batch) calls the tool once", async () => {
@@ -210,7 +162,7 @@ describe("a failed report", () => {
 describe("the fast path", () => {
   it("starts jobs without waiting for the queue, and the queue copy is still sent", async () => {
     await parallel("d6", { tool_calls: [call("echo", { warm: 1 })] });
-    const sent = await degradeChat("d6", { queue: "drop" });
+    const { sent } = await degradeChat("d6", { queue: "drop" });
     const { body } = await parallel("d6", { tool_calls: [call("echo", { fast: 1 }), call("wait", { seconds: 0.01 })], timeout: 5 });
     expect(body.status).toBe("success");
     expect(sent).toEqual(body.jobs.map((j: any) => ({ tenant: "acme", chat_id: "d6", job_id: j.job_id, attempt: 1 })));
@@ -218,7 +170,7 @@ describe("the fast path", () => {
 
   it("the queue copy alone still runs a job when the fast path fails", async () => {
     await parallel("d6", { tool_calls: [call("echo", { warm: 1 })] });
-    const sent = await degradeChat("d6", { queue: "record", runners: "refuse" });
+    const { sent } = await degradeChat("d6", { queue: "record", runners: "refuse" });
     const { body } = await parallel("d6", { tool_calls: [call("echo", { queued: 1 })], timeout: 10 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: '{"queued":1}' });
     expect(sent).toHaveLength(1);

@@ -568,3 +568,19 @@ describe("parseParallel: nothing to do", () => {
     expect(cmd.action === undefined || cmd.action === "await").toBe(true);
   });
 });
+
+describe("JSON hidden inside strings", () => {
+  const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+
+  it("refuses a tool_calls string nested deeper than 32 levels", () => {
+    const e = apiError(() => parse({ tool_calls: `[{"tool_name":"echo","tool_args":{"a":${nested(40)}}}]` }));
+    expect(e.code).toBe("invalid_json");
+    expect(e.status).toBe(400);
+  });
+
+  it("refuses OpenAI arguments nested deeper than 32 levels, naming the call", () => {
+    const item = { type: "function", function: { name: "echo", arguments: `{"a":${nested(20000)}}` } };
+    const e = apiError(() => parse({ tool_calls: [item] }));
+    expect(e.message).toBe("tool_calls[0] is not a valid tool call: Tool request arguments nest deeper than 32 levels");
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * Timers that never outlive their purpose. A pending timer keeps a Durable
+ * Object alive (compatibility_date ≥ 2026-10-01), so `AbortSignal.timeout()`
+ * for a one-hour deadline would pin an object in memory for that hour after
+ * its work ended. These clear their timer as soon as they settle.
+ */
+
+/** A signal that fires on `stop` or after `ms`; call `release()` when the guarded work ends. */
+export function boundedSignal(stop: AbortSignal, ms: number): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const onStop = () => controller.abort(stop.reason);
+  const timer = setTimeout(() => controller.abort(new DOMException("deadline reached", "TimeoutError")), ms);
+  stop.addEventListener("abort", onStop);
+  return {
+    signal: controller.signal,
+    release: () => {
+      clearTimeout(timer);
+      stop.removeEventListener("abort", onStop);
+    },
+  };
+}
+
+/** Resolves after `ms`, or at once when `stop` fires. */
+export function sleep(ms: number, stop: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const onStop = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      stop.removeEventListener("abort", onStop);
+      resolve();
+    }, ms);
+    stop.addEventListener("abort", onStop);
+  });
+}

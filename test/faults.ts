@@ -1,0 +1,79 @@
+/**
+ * Fault injection for tests only (the deploy bundle has none): hand-made
+ * queue batches, and swapping bindings of a live Durable Object instance so
+ * its sends are lost or its calls fail.
+ */
+import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
+import worker from "../src/index";
+import type { JobMessage } from "../src/jobs/messages";
+import { call, chatObject, parallel } from "./helpers";
+
+export const runnerObject = (chat: string, jobId: string) => env.RUNNER.getByName(`job/acme/${chat}/${jobId}`);
+export const message = (chat: string, job_id: string, attempt = 1): JobMessage => ({ tenant: "acme", chat_id: chat, job_id, attempt });
+
+export async function deliver(queue: string, bodies: unknown[]) {
+  const batch = createMessageBatch(
+    queue,
+    bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch as MessageBatch<unknown>, env, ctx);
+  return getQueueResult(batch, ctx);
+}
+
+export async function startedJob(chat: string, tool: ReturnType<typeof call>) {
+  const { body } = await parallel(chat, { tool_calls: [tool], wait: false });
+  return body.jobs[0].job_id as string;
+}
+
+/** Replaces bindings of a live object instance (until it is evicted) with what `overrides` returns. */
+export async function swapEnv(stub: DurableObjectStub, overrides: (real: Env) => Partial<Record<keyof Env, unknown>>) {
+  await runInDurableObject(stub, (instance) => {
+    const real = (instance as unknown as { env: Env }).env;
+    Object.defineProperty(instance, "env", { value: { ...real, ...overrides(real) }, configurable: true });
+  });
+}
+
+/**
+ * Degrades the chat's live instance. `queue`: `drop` loses every send, `record`
+ * passes it on, `fail` throws, `hang` never settles. `runners`: `refuse` fails
+ * the fast-path hand-off, `record` notes it and drops it. Returns what was
+ * sent to the queue and handed to runners meanwhile.
+ */
+export async function degradeChat(
+  chat: string,
+  faults: { queue?: "drop" | "record" | "fail" | "hang"; runners?: "refuse" | "record" },
+) {
+  const sent: unknown[] = [];
+  const started: unknown[] = [];
+  await swapEnv(chatObject(chat), (real) => {
+    const send = async (bodies: unknown[], pass: () => Promise<unknown>) => {
+      if (faults.queue === "fail") throw new Error("queue unavailable");
+      if (faults.queue === "hang") return new Promise<void>(() => {});
+      sent.push(...bodies);
+      if (faults.queue === "record") await pass();
+    };
+    const queue = {
+      send: (body: unknown) => send([body], () => real.JOBS.send(body)),
+      sendBatch: (messages: { body: unknown }[]) => send(messages.map((m) => m.body), () => real.JOBS.sendBatch(messages)),
+    };
+    const runners = {
+      getByName: () => ({
+        start: async (m: unknown) => {
+          if (faults.runners === "refuse") throw new Error("runner unreachable");
+          started.push(m);
+        },
+        abort: async () => {},
+      }),
+    };
+    return { ...(faults.queue ? { JOBS: queue } : {}), ...(faults.runners ? { RUNNER: runners } : {}) };
+  });
+  return { sent, started };
+}
+
+/** A job nobody will start by itself: its queue copy is lost and the fast path refused. */
+export async function strandedJob(chat: string, tool: ReturnType<typeof call>) {
+  await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
+  await degradeChat(chat, { queue: "drop", runners: "refuse" });
+  return startedJob(chat, tool);
+}
