@@ -18,7 +18,7 @@ import {
 } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { degradeChat, deliver, message, runnerObject, startedJob } from "../faults";
+import { degradeChat, deliver, message, runnerObject, startedJob, swapEnv } from "../faults";
 import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls } from "../helpers";
 
 beforeEach(() => configure());
@@ -135,24 +135,17 @@ describe("a failed report", () => {
     const id = await startedJob("d5", call("sleep", { ms: 400 }));
     await eventually(async () => (await toolCalls(id)).length === 1);
     const runner = runnerObject("d5", id);
-    let restore = () => {};
-    await runInDurableObject(runner, (instance) => {
-      const real = (instance as unknown as { env: Env }).env;
-      const failingChats = {
-        getByName: (name: string) => {
-          const stub = real.CHAT.getByName(name);
-          return { claimJob: stub.claimJob.bind(stub), completeJob: () => Promise.reject(new Error("chat briefly unavailable")) };
-        },
-      };
-      Object.defineProperty(instance, "env", { value: { ...real, CHAT: failingChats }, configurable: true });
-      restore = () => Object.defineProperty(instance, "env", { value: real, configurable: true });
+    let chats: Env["CHAT"] | undefined;
+    await swapEnv(runner, (real) => {
+      chats = real.CHAT;
+      return { CHAT: { getByName: () => ({ completeJob: () => Promise.reject(new Error("chat briefly unavailable")) }) } };
     });
     const stored = await eventually(() =>
       runInDurableObject(runner, (_i, state) => state.storage.kv.get<{ outcome?: unknown }>("run")?.outcome),
     );
     expect(stored).toMatchObject({ state: "success", result: "slept 400" });
     expect((await jobRow("d5", id))?.state).toBe("running");
-    await runInDurableObject(runner, () => restore());
+    await swapEnv(runner, () => ({ CHAT: chats }));
     expect(await runDurableObjectAlarm(runner)).toBe(true);
     expect(await jobRow("d5", id)).toMatchObject({ state: "success", result: "slept 400" });
     expect(await toolCalls(id)).toHaveLength(1);
