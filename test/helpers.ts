@@ -104,3 +104,17 @@ export async function eventually<T>(probe: () => Promise<T | undefined | false>,
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** Scripts the fake LLM's replies for `model` (each test uses a model name of its own). */
+export async function scriptLlm(model: string, replies: unknown[]) {
+  await fetch(`${toolServer()}/__llm/script`, { method: "POST", body: JSON.stringify({ model, replies }) });
+}
+
+export async function llmRequests(model: string): Promise<{ messages: any[]; tools?: any[] }[]> {
+  return (await fetch(`${toolServer()}/__llm/requests?model=${encodeURIComponent(model)}`)).json();
+}
+
+/** toolConfig plus the fake LLM under `model`. */
+export function agentConfig(model: string, extra: Record<string, unknown> = {}) {
+  return toolConfig({ llm: { base_url: `${toolServer()}/llm/v1`, model, api_key: "sk-test" }, ...extra });
+}

@@ -10,7 +10,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
-import { isTerminal, jobRecord, type JobRecord } from "../../src/jobs/job";
+import { isTerminal, jobRecord, type JobRecord, type JobRow } from "../../src/jobs/job";
 import type {
   BatchAnswer,
   BatchRequest,
@@ -20,11 +20,14 @@ import type {
   CompleteResult,
   JobMessage,
   JobOutcome,
+  TurnRequest,
 } from "../../src/jobs/messages";
 import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
-import { runnerName, tenantName } from "../../src/names";
+import { chatName, runnerName, tenantName } from "../../src/names";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
+import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
 import { admissionProblem, newJobRows, type AdmittedBatch } from "./admission";
+import { Children, NEW_CHAT_STATE, planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
 import { Idempotency, type ReplayShape } from "./idempotency";
 import { JobMachine } from "./job-machine";
 import { JobStore } from "./job-store";
@@ -33,6 +36,9 @@ import { nextPurgeAt, purgeExpired } from "./retention";
 import { ensureSchema, hasSchema, readMeta, writeMeta } from "./schema";
 import { Timers } from "./timers";
 import { Waiters } from "./waiters";
+import { AGENT_STEP_SAFETY_MS, ChildSide } from "./child-side";
+import { Events } from "./events";
+import { Turns } from "./turns";
 
 /** A pending job not claimed this long after dispatch is sent again (lost or delayed message). */
 export const DISPATCH_WATCHDOG_MS = 15_000;
@@ -43,10 +49,28 @@ export class ChatDO extends DurableObject<Env> {
   readonly #log = new LogStore(this.#sql);
   readonly #timers = new Timers(this.#sql, this.ctx.storage);
   readonly #idempotency = new Idempotency(this.#sql);
+  readonly #children = new Children(this.#sql);
   readonly #waiters = new Waiters();
+  readonly #turns = new Turns(this.#sql);
+  readonly #events = new Events(this.#sql);
   readonly #machine = new JobMachine(this.#jobs, this.#log, this.#timers, this.#waiters, {
-    stopRunner: (jobId) => this.ctx.waitUntil(this.#abortRunner(jobId)),
-    ended: (now) => this.#schedulePurge(now),
+    stopRunner: (job) => this.ctx.waitUntil(this.#stopJobWork(job)),
+    claimed: (job, now) => {
+      if (job.kind === "subordinate") this.#events.record("subagent.started", this.#subagentEvent(job), now);
+    },
+    ended: (job, now) => this.#onJobEnded(job, now),
+  });
+  readonly #child = new ChildSide({
+    ctx: this.ctx,
+    env: this.env,
+    sql: this.#sql,
+    jobs: this.#jobs,
+    turns: this.#turns,
+    timers: this.#timers,
+    machine: this.#machine,
+    insertBatch: (batch, plans, now) => this.#insertBatch(batch, plans, now),
+    subordinateState: () => this.#subordinateState(),
+    start: (jobIds) => this.#start(jobIds),
   });
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -97,19 +121,21 @@ export class ChatDO extends DurableObject<Env> {
     };
     if (command.jobs.length === 0) return this.#respond(command.job_ids, shape, req.limits);
 
-    // From here to the end of the transaction nothing awaits: the cap check and the inserts are one step.
-    ensureSchema(this.#sql);
-    const problem = admissionProblem(command.jobs.length, this.#jobs.activeCount(), req.limits);
+    // From here to the end of the transaction nothing awaits: the cap checks and the inserts are one step.
+    // A refused batch must leave a new chat without storage, so the checks read nothing that isn't there.
+    const problem = admissionProblem(command.jobs.length, exists ? this.#jobs.activeCount() : 0, req.limits);
     if (problem) throw problem;
-    const batch = newJobRows(req, now);
-    const isNewChat = this.ctx.storage.transactionSync(() => this.#admit(req, batch, shape, now));
+    const subordinates = command.jobs.filter((j): j is SubordinateJobSpec => j.kind === "subordinate");
+    const plans = planSubordinates(subordinates, exists ? this.#subordinateState() : NEW_CHAT_STATE(), req.limits, req.caller);
+    ensureSchema(this.#sql);
+    const batch = newJobRows(command.jobs, now, { chat_id: req.chat_id, tiered: false, plans });
+    const isNewChat = this.ctx.storage.transactionSync(() => this.#admit(req, batch, plans, shape, now));
     // Issued before the first await, so it commits with the rows: a reset during the awaits below
     // cannot leave stored jobs without the alarm that re-dispatches and times them out.
     const armed = this.#timers.arm();
 
     const jobIds = batch.jobs.map((j) => j.job_id);
-    // The fast path only runs once the queue copy exists (SPEC §1); otherwise the watchdog resends.
-    if (await this.#dispatch(jobIds, 1)) this.ctx.waitUntil(this.#fastStart(jobIds));
+    await this.#start(jobIds);
     // Awaited (once per chat) so the index never lags a DELETE that follows at once.
     if (isNewChat) await this.#registerChat(req.tenant, req.chat_id, now);
     await armed;
@@ -117,24 +143,44 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   /** Inserts the batch; returns whether this created the chat. */
-  #admit(req: BatchRequest, batch: AdmittedBatch, shape: ReplayShape, now: number): boolean {
+  #admit(req: BatchRequest, batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, shape: ReplayShape, now: number): boolean {
     const isNewChat = readMeta(this.#sql, "chat_id") === undefined;
     writeMeta(this.#sql, "tenant", req.tenant);
     writeMeta(this.#sql, "chat_id", req.chat_id);
     writeMeta(this.#sql, "limits", JSON.stringify(req.limits));
     if (isNewChat) writeMeta(this.#sql, "created_at", String(now));
-    for (const job of batch.jobs) {
-      this.#jobs.insert(job);
-      this.#log.add(job.log_id, job, now);
-      this.#timers.set("deadline", job.job_id, job.deadline_at);
-      this.#timers.set("dispatch", job.job_id, now + DISPATCH_WATCHDOG_MS);
-    }
+    this.#insertBatch(batch, plans, now);
     if (req.idempotency) {
       const ids = [...req.command.job_ids, ...batch.jobs.map((j) => j.job_id)];
       this.#idempotency.record(req.route, req.idempotency, { job_ids: ids, shape }, now);
       this.#schedulePurge(now);
     }
     return isNewChat;
+  }
+
+  /** Writes a batch's jobs, log rows, children and timers (inside the caller's transaction). */
+  #insertBatch(batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number): void {
+    for (const job of batch.jobs) {
+      this.#jobs.insert(job);
+      this.#log.add(job.log_id, job, now);
+      if (job.held) continue; // its deadline starts when it is released
+      this.#timers.set("deadline", job.job_id, job.deadline_at);
+      this.#timers.set("dispatch", job.job_id, now + DISPATCH_WATCHDOG_MS);
+    }
+    for (const [index, plan] of plans) {
+      const tool = batch.jobs.find((j) => j.idx === index)!.tool_name;
+      this.#children.upsert({ context_id: plan.context_id, tool, profile: plan.profile, name: plan.name }, now);
+    }
+  }
+
+  #subordinateState(): SubordinateState {
+    const running = this.#jobs.activeSubordinates();
+    return {
+      level: Number(readMeta(this.#sql, "level") ?? 0),
+      children: this.#children,
+      busyContexts: new Set(running.flatMap((j) => (j.context_id ? [j.context_id] : []))),
+      runningJobIds: running.map((j) => j.job_id),
+    };
   }
 
   /** Unknown ids are reported all together, before anything changes (SPEC §3.2). */
@@ -171,6 +217,11 @@ export class ChatDO extends DurableObject<Env> {
     return { tenant: readMeta(this.#sql, "tenant")!, chat_id: readMeta(this.#sql, "chat_id")! };
   }
 
+  /** Dispatches jobs: the queue copy first, then the fast path (SPEC §1); otherwise the watchdog resends. */
+  async #start(jobIds: string[]): Promise<void> {
+    if (jobIds.length && (await this.#dispatch(jobIds, 1))) this.ctx.waitUntil(this.#fastStart(jobIds));
+  }
+
   /** Sends the queue copies; false when the send failed (the dispatch watchdog sends them again). */
   async #dispatch(jobIds: string[], attempt: number): Promise<boolean> {
     const address = this.#address();
@@ -205,13 +256,66 @@ export class ChatDO extends DurableObject<Env> {
     });
   }
 
-  async #abortRunner(jobId: string): Promise<void> {
+  /** Stops what works on a job the chat ended itself: its runner, and a subordinate's child turn. */
+  async #stopJobWork(job: JobRow): Promise<void> {
     const { tenant, chat_id } = this.#address();
     try {
-      await this.env.RUNNER.getByName(runnerName(tenant, chat_id, jobId)).abort();
+      await this.env.RUNNER.getByName(runnerName(tenant, chat_id, job.job_id)).abort();
+      if (job.kind === "subordinate" && job.context_id) {
+        await this.env.CHAT.getByName(chatName(tenant, job.context_id)).stopTurn(job.job_id);
+      }
     } catch (e) {
-      console.warn("runner abort failed (best effort)", (e as Error).message);
+      console.warn("stopping a job's work failed (best effort)", job.job_id, (e as Error).message);
     }
+  }
+
+  #subagentEvent(job: JobRow) {
+    const plan = job.spec ? (JSON.parse(job.spec) as SubordinatePlan) : undefined;
+    return { job_id: job.job_id, context_id: job.context_id, agent: plan?.profile ?? "default", label: plan?.request.label ?? "" };
+  }
+
+  /** After any job ends: the hand-back record, the next held job of its batch, a turn waiting on it, retention. */
+  #onJobEnded(job: JobRow, now: number): void {
+    if (job.kind === "subordinate") {
+      const ending = job.state === "success" ? { result: job.result } : { error: job.error };
+      const usage = job.usage ? (JSON.parse(job.usage) as unknown) : null;
+      this.#events.record("subagent.finish", { ...this.#subagentEvent(job), status: job.state, ...ending, usage }, now);
+    }
+    const next = job.held === 0 ? this.#jobs.nextHeld(job.batch_id) : undefined;
+    if (next) {
+      const deadline = Math.min(now + next.timeout_seconds * 1000, this.#turns.running()?.deadline_at ?? Infinity);
+      this.#jobs.release(next.job_id, deadline);
+      this.#timers.set("deadline", next.job_id, deadline);
+      this.#timers.set("dispatch", next.job_id, now + DISPATCH_WATCHDOG_MS);
+      this.ctx.waitUntil(this.#start([next.job_id]));
+    }
+    this.#child.wake(job.job_id, now);
+    this.#schedulePurge(now);
+  }
+
+  // ---- a child's side: turns handed over by the parent's subordinate jobs ----
+
+  async beginTurn(req: TurnRequest): Promise<"started" | "duplicate"> {
+    const now = Date.now();
+    ensureSchema(this.#sql);
+    const isNewChat = readMeta(this.#sql, "chat_id") === undefined;
+    const result = this.#child.beginTurn(req, now);
+    const armed = this.#timers.arm();
+    if (isNewChat) {
+      try {
+        await this.env.TENANT.getByName(tenantName(req.tenant)).registerChat(req.chat_id, now, req.parent_chat_id, req.level, req.name);
+      } catch (e) {
+        console.warn("chat index update failed", (e as Error).message);
+      }
+    }
+    await armed;
+    return result;
+  }
+
+  async stopTurn(parentJobId: string): Promise<void> {
+    if (!hasSchema(this.#sql)) return;
+    this.#child.stopTurn(parentJobId, Date.now());
+    await this.#timers.arm();
   }
 
   // ---- what runners and the consumers call ----------------------------------
@@ -260,6 +364,13 @@ export class ChatDO extends DurableObject<Env> {
           }
           break;
         }
+        case "agent":
+          this.#timers.set("agent", timer.ref, now + AGENT_STEP_SAFETY_MS);
+          this.ctx.waitUntil(this.#child.drive(timer.ref));
+          break;
+        case "report":
+          await this.#child.report(timer.ref);
+          break;
         case "purge":
           if (purgeExpired(this.#jobs, this.#idempotency, this.#retentionMs(), now) === "empty") return this.#forget();
           this.#schedulePurge(now);
@@ -309,7 +420,21 @@ export class ChatDO extends DurableObject<Env> {
   info(): ChatInfo | null {
     if (!hasSchema(this.#sql)) return null;
     const { chat_id } = this.#address();
-    return { chat_id, parent_chat_id: null, level: 0, name: chat_id, children: [], running_jobs: this.#jobs.activeCount() };
+    const running = this.#jobs.activeSubordinates();
+    const level = Number(readMeta(this.#sql, "level") ?? 0);
+    return {
+      chat_id,
+      parent_chat_id: readMeta(this.#sql, "parent_chat_id") ?? null,
+      level,
+      name: readMeta(this.#sql, "name") ?? chat_id,
+      children: this.#children.all().map((c) => ({
+        chat_id: c.context_id,
+        name: c.name,
+        level: level + 1,
+        running_jobs: running.filter((j) => j.context_id === c.context_id).length,
+      })),
+      running_jobs: this.#jobs.activeCount(),
+    };
   }
 
   /** Cancels everything, then deletes the chat's state. */

@@ -6,8 +6,10 @@
 import { nanoid } from "nanoid";
 import { ApiError } from "../../src/http/errors";
 import { jobIdPrefix } from "../../src/jobs/job";
-import type { BatchRequest, ChatLimits } from "../../src/jobs/messages";
+import type { JobSpec } from "../../src/jobs/job-spec";
+import type { ChatLimits } from "../../src/jobs/messages";
 import type { NewJob } from "./job-store";
+import type { SubordinatePlan } from "./subordinates";
 
 export function admissionProblem(requested: number, active: number, limits: ChatLimits): ApiError | undefined {
   const limit = limits.max_active_jobs_per_chat;
@@ -24,22 +26,44 @@ export interface AdmittedBatch {
   jobs: (NewJob & { log_id: string })[];
 }
 
-export function newJobRows(req: BatchRequest, now: number): AdmittedBatch {
+/**
+ * The concurrent tier of a tiered batch (SPEC §5.4): subordinates, `wait` and
+ * read-only tools. Everything else runs afterwards, one at a time in call order.
+ */
+export const concurrentTier = (spec: JobSpec) => spec.kind === "subordinate" || spec.tool_name === "wait" || spec.read_only;
+
+export interface RowOptions {
+  chat_id: string;
+  /** Hold back the sequential tier (tool-calls, agent loops); `parallel` starts everything at once. */
+  tiered: boolean;
+  /** No job may outlive this (a child's jobs end with its parent's job). */
+  deadlineCap?: number;
+  plans: Map<number, SubordinatePlan>;
+}
+
+export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): AdmittedBatch {
   const batch_id = `batch-${nanoid(12)}`;
   return {
     batch_id,
-    jobs: req.command.jobs.map((spec) => ({
-      job_id: `${jobIdPrefix(spec.tool_name)}-${nanoid(12)}`,
-      log_id: `log-${nanoid(12)}`,
-      chat_id: req.chat_id,
-      batch_id,
-      idx: spec.index,
-      tool_name: spec.tool_name,
-      tool_args: spec.tool_args,
-      read_only: spec.read_only,
-      timeout_seconds: spec.timeout_seconds,
-      created_at: now,
-      deadline_at: now + spec.timeout_seconds * 1000,
-    })),
+    jobs: specs.map((spec) => {
+      const plan = o.plans.get(spec.index);
+      return {
+        job_id: `${jobIdPrefix(spec.tool_name)}-${nanoid(12)}`,
+        log_id: `log-${nanoid(12)}`,
+        chat_id: o.chat_id,
+        batch_id,
+        idx: spec.index,
+        tool_name: spec.tool_name,
+        tool_args: spec.tool_args,
+        kind: spec.kind,
+        read_only: spec.read_only,
+        timeout_seconds: spec.timeout_seconds,
+        created_at: now,
+        deadline_at: Math.min(now + spec.timeout_seconds * 1000, o.deadlineCap ?? Infinity),
+        context_id: plan?.context_id ?? null,
+        spec: plan ? JSON.stringify(plan) : null,
+        held: o.tiered && !concurrentTier(spec),
+      };
+    }),
   };
 }

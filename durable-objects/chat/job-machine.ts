@@ -15,10 +15,12 @@ import type { Waiters } from "./waiters";
 export const UNDELIVERABLE_ERROR = "Job could not be dispatched to a runner; start it again.";
 
 export interface MachineHooks {
-  /** A job was ended without its runner (cancel, deadline, undeliverable): the runner should stop. */
-  stopRunner(jobId: string): void;
-  /** A job ended: retention may start counting. */
-  ended(now: number): void;
+  /** A job was ended without its runner (cancel, deadline, undeliverable): the runner (or child) should stop. */
+  stopRunner(job: JobRow): void;
+  /** A job was claimed. */
+  claimed(job: JobRow, now: number): void;
+  /** A job ended: retention may start counting, held jobs and waiting turns may move. */
+  ended(job: JobRow, now: number): void;
 }
 
 const waitSeconds = (job: JobRow) => Number((JSON.parse(job.tool_args) as { seconds: number }).seconds);
@@ -48,6 +50,7 @@ export class JobMachine {
       }
       this.jobs.claim(jobId, attempt, crypto.randomUUID(), now);
       this.timers.clear("dispatch", jobId);
+      this.hooks.claimed(job, now);
       if (job.tool_name === "wait") this.timers.set("wait_done", jobId, now + Math.ceil(waitSeconds(job) * 1000));
     }
     const claimed = this.jobs.get(jobId)!;
@@ -60,6 +63,9 @@ export class JobMachine {
       tool_args: claimed.tool_args,
       read_only: claimed.read_only === 1,
       deadline_at: claimed.deadline_at,
+      kind: claimed.kind,
+      context_id: claimed.context_id,
+      spec: claimed.spec,
     };
   }
 
@@ -74,8 +80,8 @@ export class JobMachine {
     this.finish(
       job,
       outcome.state === "success"
-        ? { state: "success", ...cutStoredResult(outcome.result, maxStoredBytes), attempt: outcome.attempt }
-        : { state: "error", error: outcome.error, attempt: outcome.attempt },
+        ? { state: "success", ...cutStoredResult(outcome.result, maxStoredBytes), attempt: outcome.attempt, usage: outcome.usage }
+        : { state: "error", error: outcome.error, attempt: outcome.attempt, usage: outcome.usage },
       now,
     );
     return { status: "recorded" };
@@ -110,15 +116,16 @@ export class JobMachine {
   #stop(job: JobRow, f: Finish, now: number): void {
     const wasActive = !isTerminal(job.state);
     this.finish(job, f, now);
-    if (wasActive && job.tool_name !== "wait") this.hooks.stopRunner(job.job_id);
+    if (wasActive && job.tool_name !== "wait") this.hooks.stopRunner(job);
   }
 
   /** Every move to a terminal state goes through here: row, timers, log row, runner, waiters. */
   finish(job: JobRow, f: Finish, now: number): void {
     if (!this.jobs.finish(job.job_id, f, now)) return;
     this.timers.clearRef(job.job_id);
-    this.log.complete(this.jobs.get(job.job_id)!, now);
-    this.hooks.ended(now);
+    const ended = this.jobs.get(job.job_id)!;
+    this.log.complete(ended, now);
+    this.hooks.ended(ended, now);
     this.waiters.notify();
   }
 }

@@ -12,10 +12,14 @@ export interface NewJob {
   idx: number;
   tool_name: string;
   tool_args: string;
+  kind: "tool" | "subordinate";
   read_only: boolean;
   timeout_seconds: number;
   created_at: number;
   deadline_at: number;
+  context_id: string | null;
+  spec: string | null;
+  held: boolean;
 }
 
 export interface Finish {
@@ -24,6 +28,7 @@ export interface Finish {
   result_truncated?: boolean;
   error?: string | null;
   attempt?: number;
+  usage?: unknown;
 }
 
 const ACTIVE = `state IN ('pending', 'running')`;
@@ -34,10 +39,10 @@ export class JobStore {
   insert(job: NewJob): void {
     this.sql.exec(
       `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_args, kind, state, read_only,
-         timeout_seconds, created_at, deadline_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'tool', 'pending', ?, ?, ?, ?)`,
-      job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_args,
-      job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at,
+         timeout_seconds, created_at, deadline_at, context_id, spec, held)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)`,
+      job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_args, job.kind,
+      job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.held ? 1 : 0,
     );
   }
 
@@ -78,6 +83,27 @@ export class JobStore {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs`).one().n;
   }
 
+  /** Active subordinate jobs: the per-chat subagent cap counts these. */
+  activeSubordinates(): JobRow[] {
+    return this.sql.exec<JobRow>(`SELECT * FROM jobs WHERE kind = 'subordinate' AND ${ACTIVE} ORDER BY created_at, idx`).toArray();
+  }
+
+  /** The next held job of a batch, once none of the batch's released jobs is still active. */
+  nextHeld(batchId: string): JobRow | undefined {
+    const busy = this.sql
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE batch_id = ? AND held = 0 AND ${ACTIVE}`, batchId)
+      .one().n;
+    if (busy > 0) return undefined;
+    return this.sql
+      .exec<JobRow>(`SELECT * FROM jobs WHERE batch_id = ? AND held = 1 AND state = 'pending' ORDER BY idx LIMIT 1`, batchId)
+      .toArray()[0];
+  }
+
+  /** Releases a held job: its deadline starts now. */
+  release(jobId: string, deadlineAt: number): void {
+    this.sql.exec(`UPDATE jobs SET held = 0, deadline_at = ? WHERE job_id = ?`, deadlineAt, jobId);
+  }
+
   markDispatched(jobIds: string[], at: number): void {
     for (const id of jobIds) this.sql.exec(`UPDATE jobs SET dispatched_at = ? WHERE job_id = ?`, at, id);
   }
@@ -95,8 +121,10 @@ export class JobStore {
     if (!job || isTerminal(job.state)) return false;
     this.sql.exec(
       `UPDATE jobs SET state = ?, completed_at = ?, started_at = COALESCE(started_at, ?), result = ?,
-         result_truncated = ?, error = ?, attempt = MAX(attempt, ?), lease = NULL WHERE job_id = ?`,
-      f.state, now, now, f.result ?? null, f.result_truncated ? 1 : 0, f.error ?? null, f.attempt ?? 0, jobId,
+         result_truncated = ?, error = ?, attempt = MAX(attempt, ?), usage = COALESCE(?, usage), lease = NULL
+       WHERE job_id = ?`,
+      f.state, now, now, f.result ?? null, f.result_truncated ? 1 : 0, f.error ?? null, f.attempt ?? 0,
+      f.usage === undefined ? null : JSON.stringify(f.usage), jobId,
     );
     return true;
   }

@@ -3,7 +3,7 @@
  * chat that never existed leaves no storage behind (SPEC §2). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 const MIGRATIONS: Record<number, string[]> = {
   1: [
@@ -26,6 +26,23 @@ const MIGRATIONS: Record<number, string[]> = {
     `CREATE TABLE log (id TEXT PRIMARY KEY, job_id TEXT NOT NULL, type TEXT NOT NULL, heading TEXT NOT NULL,
        kvps TEXT NOT NULL, content TEXT NOT NULL DEFAULT '', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
     `CREATE INDEX log_by_job ON log (job_id)`,
+  ],
+  2: [
+    // Subordinates: the request a subordinate job carries, and the children this chat created.
+    `ALTER TABLE jobs ADD COLUMN spec TEXT`,
+    // Sequential tier of a tiered batch: held back until the concurrent tier is terminal.
+    `ALTER TABLE jobs ADD COLUMN held INTEGER NOT NULL DEFAULT 0`,
+    `CREATE TABLE children (context_id TEXT PRIMARY KEY, tool TEXT NOT NULL, profile TEXT NOT NULL,
+       name TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+    // This chat as a child: one turn per parent job, and the conversation across turns.
+    `CREATE TABLE turns (parent_job_id TEXT PRIMARY KEY, parent_chat_id TEXT NOT NULL, lease TEXT NOT NULL,
+       deadline_at INTEGER NOT NULL, state TEXT NOT NULL, steps INTEGER NOT NULL DEFAULT 0,
+       awaiting TEXT, usage TEXT NOT NULL, outcome TEXT, created_at INTEGER NOT NULL)`,
+    `CREATE TABLE messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, turn TEXT NOT NULL, body TEXT NOT NULL,
+       created_at INTEGER NOT NULL)`,
+    // Hand-back records (SPEC §5.5); delivered as webhooks once events land.
+    `CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL,
+       created_at INTEGER NOT NULL)`,
   ],
 };
 

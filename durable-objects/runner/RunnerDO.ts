@@ -20,6 +20,7 @@ import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } 
 import type { AttemptResult } from "../../src/tools/http-call";
 import { backoffMs, isRetryable } from "../../src/tools/retry";
 import { boundedSignal, sleep } from "../../src/util/abort";
+import type { SubordinatePlan } from "../chat/subordinates";
 import { recoveryStep, type RunRecord } from "./run-record";
 
 /** How often a running job's runner checks that its execution is still alive. */
@@ -129,6 +130,7 @@ export class RunnerDO extends DurableObject<Env> {
 
   async #attempts(record: RunRecord, stop: AbortSignal): Promise<void> {
     const claim = record.claim!;
+    if (claim.kind === "subordinate") return this.#handToChild(record);
     const target = await this.env.TENANT.getByName(tenantName(record.message.tenant)).runTarget(claim.tool_name);
     const args = JSON.parse(claim.tool_args) as Record<string, unknown>;
     const refused = this.#refusal(target, args);
@@ -186,6 +188,33 @@ export class RunnerDO extends DurableObject<Env> {
     } finally {
       bound.release();
     }
+  }
+
+  /**
+   * A subordinate job runs in its child chat, which reports to the parent
+   * itself; the runner only delivers it (idempotent per parent job, so a
+   * recovered runner may deliver it again).
+   */
+  async #handToChild(record: RunRecord): Promise<void> {
+    const claim = record.claim!;
+    const plan = JSON.parse(claim.spec!) as SubordinatePlan;
+    const { tenant, chat_id, job_id } = record.message;
+    await this.env.CHAT.getByName(chatName(tenant, plan.context_id)).beginTurn({
+      tenant,
+      chat_id: plan.context_id,
+      parent_chat_id: chat_id,
+      parent_job_id: job_id,
+      lease: claim.lease,
+      deadline_at: claim.deadline_at,
+      level: plan.level,
+      profile: plan.profile,
+      name: plan.name,
+      message: plan.request.message,
+      attachments: plan.request.attachments,
+      tools: plan.request.tools,
+      limits: plan.limits,
+    });
+    await this.#clear();
   }
 
   /** Why this call must not be made at all, checked again at run time (config may have changed). */

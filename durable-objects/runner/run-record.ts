@@ -35,7 +35,8 @@ export function recoveryStep(record: RunRecord, now: number): Recovery {
   const claim = record.claim;
   if (!claim) return { step: "claim" };
   if (now >= claim.deadline_at) return { step: "clear" };
-  if (record.sent < record.attempt) return { step: "resume", attempt: record.attempt };
+  // Handing a subordinate to its child chat is idempotent: always safe to repeat.
+  if (record.sent < record.attempt || claim.kind === "subordinate") return { step: "resume", attempt: record.attempt };
   // `http_request` is never retried (SPEC §4), even a GET.
   if (claim.read_only && claim.tool_name !== "http_request") return { step: "resume", attempt: record.attempt + 1 };
   return { step: "outcome_unknown" };

@@ -8,6 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import { defaultConfig, type TenantConfig } from "../../src/config/schema";
 import { importConfigKey } from "../../src/config/secrets";
 import type { RunTarget } from "../../src/tools/executors";
+import type { LlmTarget } from "../../src/agents/llm";
 import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-config";
 
 export type PutConfigResult =
@@ -79,6 +80,14 @@ export class TenantDO extends DurableObject<Env> {
     if (!tool) return { kind: "missing", message: `Tool '${toolName}' was removed from the configuration before the job ran.` };
     const opened = await openSecrets({ ...config, tools: [tool] }, await this.#configKey());
     return { kind: "http_tool", url: tool.url, secret: opened.tools[0]!.secret!, max_response_bytes };
+  }
+
+  /** The LLM provider for agent loops, with its key decrypted; null when none is configured. */
+  async llmTarget(): Promise<LlmTarget | null> {
+    const { config } = this.#sealed();
+    if (!config.llm) return null;
+    const opened = await openSecrets({ ...config, tools: [], mcp_servers: [], webhook: null, telegram: null }, await this.#configKey());
+    return { base_url: opened.llm!.base_url, model: opened.llm!.model, ...(opened.llm!.api_key ? { api_key: opened.llm!.api_key } : {}) };
   }
 
   // ---- chat index ------------------------------------------------------------

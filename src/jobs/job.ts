@@ -34,6 +34,10 @@ export type JobRow = {
   usage: string | null;
   collected_at: number | null;
   dispatched_at: number | null;
+  /** A subordinate job's request (JSON), else null. */
+  spec: string | null;
+  /** 1 while a sequential-tier job waits for the concurrent tier. */
+  held: number;
 };
 
 export const CANCELLED_ERROR = "Parallel job was cancelled.";

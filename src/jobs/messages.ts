@@ -17,8 +17,19 @@ export interface JobMessage {
 
 export type ChatLimits = Pick<
   Limits,
-  "max_active_jobs_per_chat" | "max_result_chars" | "retention_seconds" | "max_stored_result_bytes"
+  | "max_active_jobs_per_chat"
+  | "max_result_chars"
+  | "retention_seconds"
+  | "max_stored_result_bytes"
+  | "max_parallel_subagents"
+  | "max_depth"
 >;
+
+/** The calling agent's policy, for checks that need the chat's state (continuations). */
+export interface Caller {
+  agent: string;
+  task_rules: [string, "allow" | "deny"][];
+}
 
 export interface BatchRequest {
   tenant: string;
@@ -26,6 +37,7 @@ export interface BatchRequest {
   route: "parallel";
   command: ParallelCommand;
   limits: ChatLimits;
+  caller: Caller;
   idempotency?: { key: string; fingerprint: string };
 }
 
@@ -41,15 +53,47 @@ export type ClaimResult =
       tool_args: string;
       read_only: boolean;
       deadline_at: number;
+      kind: "tool" | "subordinate";
+      /** Subordinates: the child chat, and the request handed to it (JSON). */
+      context_id: string | null;
+      spec: string | null;
     }
   /** The ChatDO runs it itself (the built-in `wait`): the runner has nothing to do. */
   | { status: "handled" }
   /** Already terminal (finished, cancelled, timed out) or purged: drop the message. */
   | { status: "finished" };
 
+/** Token and call counts of a subordinate's subtree (SPEC §5.2). */
+export interface Usage {
+  llm_calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  tool_calls: number;
+}
+
 export type JobOutcome =
-  | { state: "success"; result: string; attempt: number }
-  | { state: "error"; error: string; attempt: number };
+  | { state: "success"; result: string; attempt: number; usage?: Usage }
+  | { state: "error"; error: string; attempt: number; usage?: Usage };
+
+/** What a parent hands its child chat to run one subordinate job. */
+export interface TurnRequest {
+  tenant: string;
+  chat_id: string;
+  parent_chat_id: string;
+  parent_job_id: string;
+  lease: string;
+  deadline_at: number;
+  level: number;
+  profile: string;
+  name: string;
+  message: string;
+  attachments: string[];
+  /** spawn_task `tools`: narrows the profile's tools. */
+  tools?: string[];
+  /** spawn_task `context: "fork"`: the parent's recent agent-loop messages, as text. */
+  forked?: string;
+  limits: ChatLimits;
+}
 
 export type CompleteResult = { status: "recorded" } | { status: "stale" } | { status: "late" };
 

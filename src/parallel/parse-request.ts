@@ -7,22 +7,15 @@
 import { badRequest } from "../http/errors";
 import { jsonDepth, MAX_JSON_DEPTH } from "../http/json-body";
 import type { Limits, TenantConfig } from "../config/schema";
-import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../tools/catalog";
-import { PARALLEL_NAMES, SEQUENTIAL_ONLY_TOOLS } from "../tools/builtins";
+import { invalidCall, jobSpec, type JobSpec, type SpecContext } from "../jobs/job-spec";
+import { PARALLEL_NAMES } from "../tools/builtins";
+import { toolsForAgent } from "../tools/catalog";
 import { coerceBool, coerceSeconds, normalizeJobIds } from "./coerce";
-import { InvalidToolCall, isObject, normalizeToolCall, type JsonObject } from "./normalize-call";
+import { InvalidToolCall, isObject, normalizeToolCall } from "./normalize-call";
+
+export type { JobSpec };
 
 export type Action = "start" | "background" | "await" | "collect" | "cancel";
-
-export interface JobSpec {
-  index: number;
-  tool_name: string;
-  /** JSON text: the arguments are null-prototype objects, which RPC cannot clone. */
-  tool_args: string;
-  kind: "tool";
-  read_only: boolean;
-  timeout_seconds: number;
-}
 
 export interface ParallelCommand {
   /** `undefined` when the call named no action. */
@@ -74,48 +67,13 @@ function rawToolCalls(args: Record<string, unknown>): unknown[] | undefined {
   return raw;
 }
 
-function httpRequestProblem(tool: CatalogTool, args: JsonObject, config: TenantConfig): string | undefined {
-  if (tool.kind !== "http_request" || typeof args.url !== "string") return undefined;
-  let origin: string;
+function parseJob(index: number, item: unknown, ctx: SpecContext): JobSpec {
   try {
-    origin = new URL(args.url).origin;
-  } catch {
-    return undefined; // the schema reports malformed URLs
-  }
-  const allowed = config.builtins.http_request.allowed_origins.map((o) => new URL(o).origin);
-  return allowed.includes(origin) ? undefined : `/url origin ${origin} is not in builtins.http_request.allowed_origins`;
-}
-
-function parseJob(index: number, item: unknown, available: CatalogTool[], config: TenantConfig, jobTimeout?: number): JobSpec {
-  let call;
-  try {
-    call = normalizeToolCall(item);
+    return jobSpec(index, normalizeToolCall(item), ctx);
   } catch (e) {
-    if (e instanceof InvalidToolCall) throw invalidCalls(`tool_calls[${index}] is not a valid tool call: ${e.message}`);
+    if (e instanceof InvalidToolCall) throw invalidCall(index, e.message);
     throw e;
   }
-  const name = call.tool_name;
-  if (PARALLEL_NAMES.has(name)) {
-    throw badRequest("nested_parallel", "`parallel` cannot be nested inside another `parallel` call.");
-  }
-  if (SEQUENTIAL_ONLY_TOOLS.has(name)) {
-    throw badRequest("tool_not_allowed_in_parallel", `\`${name}\` cannot be used inside \`parallel\`; call it sequentially.`);
-  }
-  const tool = available.find((t) => t.name === name);
-  if (!tool) {
-    const names = available.map((t) => t.name).join(", ");
-    throw badRequest("unknown_tool", `tool_calls[${index}] uses unknown tool '${name}'. Available tools: ${names}.`);
-  }
-  const problem = schemaProblems(tool, call.tool_args)[0] ?? httpRequestProblem(tool, call.tool_args, config);
-  if (problem) throw invalidCalls(`tool_calls[${index}] is not a valid tool call: ${problem}`);
-  return {
-    index,
-    tool_name: name,
-    tool_args: JSON.stringify(call.tool_args),
-    kind: "tool",
-    read_only: tool.readOnly(call.tool_args),
-    timeout_seconds: jobTimeout ?? defaultJobTimeout(tool, config.limits),
-  };
 }
 
 export function parseParallel(body: unknown, config: TenantConfig, agent: string): ParallelCommand {
@@ -158,8 +116,8 @@ export function parseParallel(body: unknown, config: TenantConfig, agent: string
     if (items.length === 0) throw invalidCalls("`tool_calls` must contain at least one tool call.");
     if (items.length > limits.max_calls) throw invalidCalls(`\`tool_calls\` supports at most ${limits.max_calls} items.`);
   }
-  const available = toolsForAgent(config, agent);
-  const jobs = (items ?? []).map((item, i) => parseJob(i, item, available, config, jobTimeout));
+  const ctx: SpecContext = { config, agent, available: toolsForAgent(config, agent), jobTimeout };
+  const jobs = (items ?? []).map((item, i) => parseJob(i, item, ctx));
   if (jobs.length === 0 && jobIds.length === 0) {
     throw badRequest(
       "nothing_to_do",

@@ -6,6 +6,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import type { TenantConfig } from "../config/schema";
+import { DEFAULT_PROFILE, requireProfile } from "../agents/profiles";
 import { ApiError, badRequest } from "../http/errors";
 import { chatName, isValidChatId, tenantName } from "../names";
 
@@ -35,17 +36,8 @@ export async function tenantConfig(c: Ctx): Promise<TenantConfig> {
 }
 
 /** The profile named by `?agent=` (default `default`); unknown names are a 400 on every route. */
-export function callerAgent(c: Ctx, config: TenantConfig): string {
-  const agent = c.req.query("agent") ?? "default";
-  const profiles = ["default", ...Object.keys(config.agents).filter((a) => a !== "default")];
-  if (!profiles.includes(agent)) {
-    throw badRequest(
-      "unknown_profile",
-      `Agent profile '${agent}' not found. Use one of the available profiles: ${profiles.join(", ")}.`,
-    );
-  }
-  return agent;
-}
+export const callerAgent = (c: Ctx, config: TenantConfig): string =>
+  requireProfile(config, c.req.query("agent") ?? DEFAULT_PROFILE);
 
 export const chatNotFound = (chatId: string) =>
   new ApiError(404, "chat_not_found", `Chat '${chatId}' not found: it has no jobs yet, or it was deleted or purged.`);

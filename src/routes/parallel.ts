@@ -11,17 +11,26 @@ import type { TenantConfig } from "../config/schema";
 import { badRequest, fromRefusal } from "../http/errors";
 import { canonicalJson, readJsonBody } from "../http/json-body";
 import { respond } from "../http/respond";
-import type { BatchRequest, ChatLimits } from "../jobs/messages";
+import type { BatchRequest, Caller, ChatLimits } from "../jobs/messages";
+import { orderedRules } from "../agents/permission";
+import { profile } from "../agents/profiles";
 import { parseParallel } from "../parallel/parse-request";
 import { callerAgent, chatIdParam, chatStub, tenantConfig } from "./context";
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
-export const chatLimits = (config: TenantConfig): ChatLimits => ({
-  max_active_jobs_per_chat: config.limits.max_active_jobs_per_chat,
-  max_result_chars: config.limits.max_result_chars,
-  retention_seconds: config.limits.retention_seconds,
-  max_stored_result_bytes: config.limits.max_stored_result_bytes,
+export const chatLimits = ({ limits }: TenantConfig): ChatLimits => ({
+  max_active_jobs_per_chat: limits.max_active_jobs_per_chat,
+  max_result_chars: limits.max_result_chars,
+  retention_seconds: limits.retention_seconds,
+  max_stored_result_bytes: limits.max_stored_result_bytes,
+  max_parallel_subagents: limits.max_parallel_subagents,
+  max_depth: limits.max_depth,
+});
+
+export const caller = (config: TenantConfig, agent: string): Caller => ({
+  agent,
+  task_rules: orderedRules(profile(config, agent).permission?.task),
 });
 
 /** Batch-level delivery options are request metadata (query), never model-written. */
@@ -78,6 +87,7 @@ export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel"
     route: "parallel",
     command,
     limits: chatLimits(config),
+    caller: caller(config, agent),
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "parallel", body, agent, ...delivery }),
   };
   const answer = await chatStub(c, chatId).startBatch(request);

@@ -17,6 +17,12 @@
  *   POST /drop                → closes the socket without answering (network error)
  *   POST /redirect            → 302 to /echo
  *   any  /page                → "page body" (for http_request)
+ *
+ * A fake OpenAI-compatible LLM lives under /llm/v1 (use it as `llm.base_url`).
+ * Each test scripts its own replies under a model name of its own:
+ *   POST /__llm/script {"model", "replies":[{content?, tool_calls?:[{name, arguments}], status?, delay_ms?}]}
+ *   GET  /__llm/requests?model=…   → the chat-completions requests received for that model
+ * When a model's script runs out, it answers "(script finished)".
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { TestProject } from "vitest/node";
@@ -36,8 +42,20 @@ const readBody = (req: IncomingMessage) =>
     req.on("end", () => resolve(data));
   });
 
+interface ScriptedReply {
+  content?: string;
+  tool_calls?: { name: string; arguments: unknown }[];
+  status?: number;
+  delay_ms?: number;
+}
+
 export default async function setup(project: TestProject) {
   const calls: Call[] = [];
+  const scripts = new Map<string, ScriptedReply[]>();
+  const llmRequests = new Map<string, unknown[]>();
+  let callSeq = 0;
+  let inFlight = 0;
+  let maxInFlight = 0;
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/__calls") {
@@ -47,6 +65,44 @@ export default async function setup(project: TestProject) {
       return;
     }
     const body = await readBody(req);
+    if (url.pathname === "/__llm/script") {
+      const { model, replies } = JSON.parse(body) as { model: string; replies: ScriptedReply[] };
+      scripts.set(model, [...replies]);
+      llmRequests.set(model, []);
+      return res.writeHead(204).end();
+    }
+    if (url.pathname === "/__llm/requests") {
+      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(llmRequests.get(url.searchParams.get("model") ?? "") ?? []));
+    }
+    if (url.pathname === "/__concurrency") {
+      const answer = JSON.stringify({ max_in_flight: maxInFlight });
+      if (req.method === "DELETE") maxInFlight = 0;
+      return res.writeHead(200, { "content-type": "application/json" }).end(answer);
+    }
+    if (url.pathname === "/llm/v1/chat/completions") {
+      const request = JSON.parse(body) as { model: string };
+      llmRequests.set(request.model, [...(llmRequests.get(request.model) ?? []), request]);
+      const reply = scripts.get(request.model)?.shift() ?? { content: "(script finished)" };
+      const send = () => {
+        if (reply.status) return res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `scripted ${reply.status}` } }));
+        const tool_calls = reply.tool_calls?.map((c) => ({
+          id: `call_${++callSeq}`,
+          type: "function",
+          function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
+        }));
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            id: `chatcmpl-${callSeq}`,
+            object: "chat.completion",
+            created: Math.floor(Date.now() / 1000),
+            model: request.model,
+            choices: [{ index: 0, finish_reason: tool_calls ? "tool_calls" : "stop", message: { role: "assistant", content: reply.content ?? null, ...(tool_calls ? { tool_calls } : {}) } }],
+            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+          }),
+        );
+      };
+      return reply.delay_ms ? setTimeout(send, reply.delay_ms) : send();
+    }
     calls.push({ method: req.method ?? "", path: url.pathname, headers: req.headers, body, at: Date.now() });
     let parsed: { tool_args?: Record<string, unknown>; job_id?: string; attempt?: number } = {};
     try {
@@ -64,6 +120,14 @@ export default async function setup(project: TestProject) {
         return json(200, { result: args });
       case "/sleep":
         return setTimeout(() => json(200, { result: `slept ${args.ms}` }), Number(args.ms ?? 0));
+      case "/tracked": {
+        // Records how many of these calls overlap, for tiered-execution tests.
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        return setTimeout(() => {
+          inFlight--;
+          json(200, { result: `tracked ${args.n}` });
+        }, Number(args.ms ?? 150));
+      }
       case "/hang":
         return; // never answers; the job's deadline or a cancel must end it
       case "/flaky":

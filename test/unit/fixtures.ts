@@ -30,6 +30,8 @@ export function job(over: Partial<JobRow> = {}): JobRow {
     usage: null,
     collected_at: null,
     dispatched_at: null,
+    spec: null,
+    held: 0,
     ...over,
   };
 }

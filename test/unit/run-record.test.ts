@@ -10,6 +10,9 @@ const claim = (over: Partial<NonNullable<RunRecord["claim"]>> = {}) => ({
   tool_args: "{}",
   read_only: false,
   deadline_at: NOW + 60_000,
+  kind: "tool" as const,
+  context_id: null,
+  spec: null,
   ...over,
 });
 const record = (over: Partial<RunRecord> = {}): RunRecord => ({

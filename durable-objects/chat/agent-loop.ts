@@ -1,0 +1,161 @@
+/**
+ * One step of a child chat's agent loop (SPEC §5.2): collect the results of
+ * the previous step's tool calls, ask the model, persist its reply, and start
+ * its tool calls as durable jobs of this chat, or finish the turn with its
+ * text. Every step is written before the next begins; the ChatDO's `agent`
+ * timer drives steps, so an evicted child simply runs the pending step again.
+ */
+import { complete, LlmError, type ChatMessage, type LlmTarget } from "../../src/agents/llm";
+import { DEFAULT_SYSTEM_PROMPT, profile as profileOf } from "../../src/agents/profiles";
+import { toolDefinitions } from "../../src/agents/tool-definitions";
+import type { TenantConfig } from "../../src/config/schema";
+import { ApiError } from "../../src/http/errors";
+import { jobSpec, type JobSpec } from "../../src/jobs/job-spec";
+import { isTerminal } from "../../src/jobs/job";
+import type { JobOutcome } from "../../src/jobs/messages";
+import { InvalidToolCall, normalizeToolCall } from "../../src/parallel/normalize-call";
+import { toolsForAgent } from "../../src/tools/catalog";
+import type { JobStore } from "./job-store";
+import type { AwaitedCall, Turn, Turns } from "./turns";
+
+export const NO_LLM_ERROR =
+  "No LLM provider configured: set llm.base_url, llm.model and llm.api_key with PUT /v1/config.";
+
+export interface ChildIdentity {
+  level: number;
+  profile: string;
+  /** spawn_task `tools`: the subset of the profile's tools this child may use. */
+  tools?: string[];
+}
+
+export interface LoopHost {
+  turns: Turns;
+  jobs: JobStore;
+  identity(): ChildIdentity;
+  config(): Promise<TenantConfig>;
+  llm(): Promise<LlmTarget | null>;
+  /**
+   * Admits one model message's calls as a tiered batch, inside the caller's
+   * transaction, in call order: a call refused by a cap, a permission or the
+   * depth gets its own error and the others still run.
+   */
+  admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig): { jobIds: Map<number, string>; errors: Map<number, string> };
+  transaction<T>(fn: () => T): T;
+  /** Ends the turn and hands the outcome back to the parent. */
+  finish(turn: Turn, outcome: JobOutcome): Promise<void>;
+}
+
+export type StepResult = "waiting" | "again" | "finished";
+
+/** Tool results for the model, from finished jobs: the result, or `Error: …`. */
+function toolContent(call: AwaitedCall, jobs: JobStore): string {
+  if (call.content !== undefined) return call.content;
+  const job = jobs.get(call.job_id!);
+  if (!job) return "Error: the job's record was purged before its result was read.";
+  if (job.state === "success") return job.result ?? "(completed without textual output)";
+  return `Error: ${job.error ?? job.state}`;
+}
+
+function lastText(messages: ChatMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "assistant" && typeof m.content === "string" && m.content) return m.content;
+  }
+  return "";
+}
+
+/** Turns each tool call of a model reply into a job spec, or an error entry the model will read. */
+function planCalls(calls: { id: string; name: string; arguments: string }[], config: TenantConfig, who: ChildIdentity) {
+  const available = toolsForAgent(config, who.profile).filter((t) => !who.tools || t.kind === "wait" || who.tools.includes(t.name));
+  const specs: JobSpec[] = [];
+  const errors = new Map<number, string>();
+  calls.forEach((call, index) => {
+    try {
+      const normalised = normalizeToolCall({ name: call.name, arguments: call.arguments });
+      specs.push(jobSpec(index, normalised, { config, agent: who.profile, available }));
+    } catch (e) {
+      if (e instanceof ApiError || e instanceof InvalidToolCall) errors.set(index, `Error: ${e.message}`);
+      else throw e;
+    }
+  });
+  return { specs, errors };
+}
+
+export async function runStep(host: LoopHost, turnId: string, now: number): Promise<StepResult> {
+  const turn = host.turns.get(turnId);
+  if (!turn || turn.state !== "running") return "finished";
+
+  // 1. The previous step's tool calls: wait for them, then hand their results to the model.
+  if (turn.awaiting) {
+    const ids = turn.awaiting.flatMap((c) => (c.job_id ? [c.job_id] : []));
+    if (host.jobs.many(ids).some((j) => !isTerminal(j.state))) return "waiting";
+    host.transaction(() => {
+      for (const call of turn.awaiting!) {
+        host.turns.append(turnId, { role: "tool", tool_call_id: call.tool_call_id, content: toolContent(call, host.jobs) }, now);
+      }
+      host.turns.update(turnId, { awaiting: null });
+    });
+    turn.awaiting = null;
+  }
+
+  // 2. Ask the model.
+  const [config, llm] = await Promise.all([host.config(), host.llm()]);
+  if (!llm) return finishWith(host, turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
+  const who = host.identity();
+  const prof = profileOf(config, who.profile);
+  const history = host.turns.messages();
+  if (turn.steps >= prof.max_steps) {
+    const error = `Reached max_steps (${prof.max_steps}) without a final answer. Last text: ${lastText(history) || "(none)"}`;
+    return finishWith(host, turn, { state: "error", error, attempt: 1, usage: turn.usage });
+  }
+  const messages: ChatMessage[] = [{ role: "system", content: prof.system_prompt ?? DEFAULT_SYSTEM_PROMPT }, ...history];
+  let reply;
+  try {
+    reply = await complete(llm, { model: prof.model, messages, tools: toolDefinitions(config, who.profile, who.level, who.tools) });
+  } catch (e) {
+    if (!(e instanceof LlmError)) throw e;
+    return finishWith(host, turn, { state: "error", error: e.message, attempt: 1, usage: turn.usage });
+  }
+  const usage = {
+    llm_calls: turn.usage.llm_calls + 1,
+    prompt_tokens: turn.usage.prompt_tokens + reply.usage.prompt_tokens,
+    completion_tokens: turn.usage.completion_tokens + reply.usage.completion_tokens,
+    tool_calls: turn.usage.tool_calls + reply.tool_calls.length,
+  };
+  const after = Date.now();
+  if (host.turns.get(turnId)?.state !== "running") return "finished"; // stopped while the model was thinking
+
+  // 3. Persist the reply; its tool calls become jobs in the same step.
+  if (reply.tool_calls.length === 0) {
+    host.transaction(() => {
+      host.turns.append(turnId, { role: "assistant", content: reply.content }, after);
+      host.turns.update(turnId, { steps: turn.steps + 1, usage });
+    });
+    return finishWith(host, { ...turn, usage }, { state: "success", result: reply.content, attempt: 1, usage });
+  }
+  const { specs, errors } = planCalls(reply.tool_calls, config, who);
+  host.transaction(() => {
+    host.turns.append(
+      turnId,
+      {
+        role: "assistant",
+        content: reply.content || null,
+        tool_calls: reply.tool_calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+      },
+      after,
+    );
+    const admitted = host.admitCalls(turn, specs, after, config);
+    const jobIds = admitted.jobIds;
+    for (const [index, message] of admitted.errors) errors.set(index, `Error: ${message}`);
+    const awaiting: AwaitedCall[] = reply.tool_calls.map((c, i) =>
+      errors.has(i) ? { tool_call_id: c.id, job_id: null, content: errors.get(i)! } : { tool_call_id: c.id, job_id: jobIds.get(i)! },
+    );
+    host.turns.update(turnId, { steps: turn.steps + 1, usage, awaiting });
+  });
+  return specs.length > 0 && errors.size < reply.tool_calls.length ? "waiting" : "again";
+}
+
+async function finishWith(host: LoopHost, turn: Turn, outcome: JobOutcome): Promise<StepResult> {
+  await host.finish(turn, outcome);
+  return "finished";
+}

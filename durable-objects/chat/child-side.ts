@@ -1,0 +1,199 @@
+/**
+ * A chat's life as a child (SPEC §5.1–5.2): it receives a turn from its
+ * parent's subordinate job, runs the agent loop step by step (driven by the
+ * `agent` timer, so eviction only repeats the step in progress), and hands the
+ * outcome back to the parent job, retrying the hand-back until it lands.
+ */
+import type { LlmTarget } from "../../src/agents/llm";
+import { orderedRules } from "../../src/agents/permission";
+import { profile as profileOf } from "../../src/agents/profiles";
+import type { TenantConfig } from "../../src/config/schema";
+import { ApiError } from "../../src/http/errors";
+import type { JobSpec, SubordinateJobSpec } from "../../src/jobs/job-spec";
+import type { ChatLimits, JobOutcome, TurnRequest } from "../../src/jobs/messages";
+import { chatName, tenantName } from "../../src/names";
+import { admissionProblem, newJobRows, type AdmittedBatch } from "./admission";
+import { runStep, type ChildIdentity, type LoopHost } from "./agent-loop";
+import type { JobMachine } from "./job-machine";
+import type { JobStore } from "./job-store";
+import { readMeta, writeMeta } from "./schema";
+import { planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
+import type { Timers } from "./timers";
+import type { Turn, Turns } from "./turns";
+
+/** If a step's instance dies (an LLM call can take a while), the `agent` timer re-drives it after this. */
+export const AGENT_STEP_SAFETY_MS = 150_000;
+/** A hand-back the parent did not take is retried after this. */
+export const REPORT_RETRY_MS = 5_000;
+
+export interface ChildDeps {
+  ctx: DurableObjectState;
+  env: Env;
+  sql: SqlStorage;
+  jobs: JobStore;
+  turns: Turns;
+  timers: Timers;
+  machine: JobMachine;
+  /** Writes a batch (inside the caller's transaction). */
+  insertBatch(batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number): void;
+  subordinateState(): SubordinateState;
+  /** Dispatches admitted jobs (queue copy, then the fast path). */
+  start(jobIds: string[]): Promise<void>;
+}
+
+export class ChildSide implements LoopHost {
+  readonly #driving = new Set<string>();
+  readonly #wakes = new Set<string>();
+  #toStart: string[] = [];
+
+  constructor(private readonly d: ChildDeps) {}
+
+  get turns() {
+    return this.d.turns;
+  }
+  get jobs() {
+    return this.d.jobs;
+  }
+
+  /** Idempotent per parent job: a runner that delivers it twice starts one turn. */
+  beginTurn(req: TurnRequest, now: number): "started" | "duplicate" {
+    if (this.d.turns.get(req.parent_job_id)) return "duplicate";
+    this.d.ctx.storage.transactionSync(() => {
+      writeMeta(this.d.sql, "tenant", req.tenant);
+      writeMeta(this.d.sql, "chat_id", req.chat_id);
+      writeMeta(this.d.sql, "parent_chat_id", req.parent_chat_id);
+      writeMeta(this.d.sql, "level", String(req.level));
+      writeMeta(this.d.sql, "profile", req.profile);
+      writeMeta(this.d.sql, "name", req.name);
+      writeMeta(this.d.sql, "limits", JSON.stringify(req.limits));
+      writeMeta(this.d.sql, "tools", JSON.stringify(req.tools ?? null));
+      if (readMeta(this.d.sql, "created_at") === undefined) writeMeta(this.d.sql, "created_at", String(now));
+      this.d.turns.begin(req, now);
+      const lines = [req.message, ...req.attachments.map((url) => `Attachment: ${url}`)];
+      this.d.turns.append(req.parent_job_id, { role: "user", content: lines.join("\n") }, now);
+      this.d.timers.set("agent", req.parent_job_id, now);
+    });
+    return "started";
+  }
+
+  /** The parent ended the job (cancel, deadline, deletion): stop the turn and everything it started. */
+  stopTurn(parentJobId: string, now: number): void {
+    const turn = this.d.turns.get(parentJobId);
+    if (!turn || turn.state !== "running") return;
+    this.d.turns.update(parentJobId, { state: "stopped" });
+    this.d.timers.clear("agent", parentJobId);
+    for (const job of this.d.jobs.active()) this.d.machine.cancel(job.job_id, now);
+  }
+
+  /** A job ended: a turn waiting on it takes its next step. */
+  wake(jobId: string, now: number): void {
+    for (const turnId of this.d.turns.awaitingAny([jobId])) {
+      this.#wakes.add(turnId);
+      this.d.timers.set("agent", turnId, now);
+    }
+  }
+
+  /** Runs steps until the turn waits or ends; the `agent` timer covers an instance lost meanwhile. */
+  async drive(turnId: string): Promise<void> {
+    if (this.#driving.has(turnId)) return;
+    this.#driving.add(turnId);
+    try {
+      let result;
+      do {
+        this.#wakes.delete(turnId);
+        result = await runStep(this, turnId, Date.now());
+        const started = this.#toStart;
+        this.#toStart = [];
+        await this.d.start(started);
+      } while (result === "again" || this.#wakes.has(turnId));
+      this.d.timers.clear("agent", turnId);
+    } catch (e) {
+      console.error("agent step failed; retrying", turnId, e);
+      this.d.timers.set("agent", turnId, Date.now() + REPORT_RETRY_MS);
+    } finally {
+      this.#driving.delete(turnId);
+      await this.d.timers.arm();
+    }
+  }
+
+  /** Sends (or re-sends) a finished turn's outcome to the parent job. */
+  async report(turnId: string): Promise<void> {
+    const turn = this.d.turns.get(turnId);
+    if (!turn?.outcome) return;
+    const tenant = readMeta(this.d.sql, "tenant")!;
+    try {
+      await this.d.env.CHAT.getByName(chatName(tenant, turn.parent_chat_id)).completeJob(turn.parent_job_id, turn.lease, turn.outcome);
+      this.d.timers.clear("report", turnId);
+    } catch (e) {
+      console.warn("hand-back to the parent failed; retrying", turnId, (e as Error).message);
+      this.d.timers.set("report", turnId, Date.now() + REPORT_RETRY_MS);
+    }
+    await this.d.timers.arm();
+  }
+
+  // ---- LoopHost ----------------------------------------------------------------
+
+  identity(): ChildIdentity {
+    const tools = JSON.parse(readMeta(this.d.sql, "tools") ?? "null") as string[] | null;
+    return {
+      level: Number(readMeta(this.d.sql, "level") ?? 0),
+      profile: readMeta(this.d.sql, "profile") ?? "default",
+      ...(tools ? { tools } : {}),
+    };
+  }
+
+  async config(): Promise<TenantConfig> {
+    // The RPC type mapping cannot carry the schema's open JSON fields; the value is plain JSON.
+    return ((await this.#tenant().getConfig()) as { config: TenantConfig }).config;
+  }
+
+  llm(): Promise<LlmTarget | null> {
+    return this.#tenant().llmTarget();
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.d.ctx.storage.transactionSync(fn);
+  }
+
+  admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig) {
+    const limits = JSON.parse(readMeta(this.d.sql, "limits")!) as ChatLimits;
+    const agent = this.identity().profile;
+    const caller = { agent, task_rules: orderedRules(profileOf(config, agent).permission?.task) };
+    const errors = new Map<number, string>();
+    const admitted: JobSpec[] = [];
+    const plans = new Map<number, SubordinatePlan>();
+    const state = this.d.subordinateState();
+    for (const spec of specs) {
+      try {
+        const overCap = admissionProblem(admitted.length + 1, this.d.jobs.activeCount(), limits);
+        if (overCap) throw overCap;
+        if (spec.kind === "subordinate") {
+          const plan = planSubordinates([spec as SubordinateJobSpec], state, limits, caller).get(spec.index)!;
+          plans.set(spec.index, plan);
+          state.busyContexts.add(plan.context_id);
+          state.runningJobIds.push(`planned-${spec.index}`);
+        }
+        admitted.push(spec);
+      } catch (e) {
+        if (!(e instanceof ApiError)) throw e;
+        errors.set(spec.index, e.message);
+      }
+    }
+    const batch = newJobRows(admitted, now, { chat_id: readMeta(this.d.sql, "chat_id")!, tiered: true, deadlineCap: turn.deadline_at, plans });
+    this.d.insertBatch(batch, plans, now);
+    this.#toStart.push(...batch.jobs.filter((j) => !j.held).map((j) => j.job_id));
+    return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };
+  }
+
+  async finish(turn: Turn, outcome: JobOutcome): Promise<void> {
+    this.d.ctx.storage.transactionSync(() => {
+      this.d.turns.update(turn.parent_job_id, { state: "done", outcome });
+      this.d.timers.set("report", turn.parent_job_id, Date.now());
+    });
+    await this.report(turn.parent_job_id);
+  }
+
+  #tenant() {
+    return this.d.env.TENANT.getByName(tenantName(readMeta(this.d.sql, "tenant")!));
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Admission rules for subordinate jobs (SPEC §5.1, §5.3): which child chat
+ * each call runs in, the continuation rules, the depth limit and the
+ * per-chat subagent cap. Synchronous, so the ChatDO runs it inside the same
+ * step as the inserts: two concurrent requests can never both pass the cap.
+ */
+import { nanoid } from "nanoid";
+import { mayStart } from "../../src/agents/permission";
+import { ApiError, badRequest } from "../../src/http/errors";
+import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
+import type { Caller, ChatLimits } from "../../src/jobs/messages";
+import type { SubordinateRequest } from "../../src/subordinates/args";
+
+export type ChildRow = {
+  context_id: string;
+  tool: string;
+  profile: string;
+  name: string;
+};
+
+/** What a subordinate job stores (jobs.spec) and its runner hands to the child chat. */
+export interface SubordinatePlan {
+  context_id: string;
+  profile: string;
+  name: string;
+  level: number;
+  request: SubordinateRequest;
+  limits: ChatLimits;
+}
+
+export class Children {
+  constructor(private readonly sql: SqlStorage) {}
+
+  get(contextId: string): ChildRow | undefined {
+    return this.sql.exec<ChildRow>(`SELECT context_id, tool, profile, name FROM children WHERE context_id = ?`, contextId).toArray()[0];
+  }
+
+  /** The most recent child this chat created with `call_subordinate`. */
+  latestDefault(): ChildRow | undefined {
+    return this.sql
+      .exec<ChildRow>(
+        `SELECT context_id, tool, profile, name FROM children WHERE tool = 'call_subordinate' ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+      )
+      .toArray()[0];
+  }
+
+  upsert(child: ChildRow, now: number): void {
+    this.sql.exec(
+      `INSERT INTO children (context_id, tool, profile, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (context_id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at`,
+      child.context_id, child.tool, child.profile, child.name, now, now,
+    );
+  }
+
+  all(): ChildRow[] {
+    return this.sql.exec<ChildRow>(`SELECT context_id, tool, profile, name FROM children ORDER BY created_at, rowid`).toArray();
+  }
+}
+
+export type ChildLookup = Pick<Children, "get" | "latestDefault">;
+
+export interface SubordinateState {
+  level: number;
+  children: ChildLookup;
+  /** Child chats with a non-terminal subordinate job of this chat. */
+  busyContexts: Set<string>;
+  /** Non-terminal subordinate jobs of this chat. */
+  runningJobIds: string[];
+}
+
+/** A chat that has no storage yet: a top-level chat with no children. */
+export const NEW_CHAT_STATE = (): SubordinateState => ({
+  level: 0,
+  children: { get: () => undefined, latestDefault: () => undefined },
+  busyContexts: new Set(),
+  runningJobIds: [],
+});
+
+export const levelName = (level: number) => `A${level}`;
+export const newChildId = () => `sub-${nanoid(16)}`;
+
+const invalid = (message: string) => badRequest("invalid_subordinate_call", message);
+
+/** Plans every subordinate call of a batch, in index order, or throws the first refusal. */
+export function planSubordinates(
+  specs: SubordinateJobSpec[],
+  state: SubordinateState,
+  limits: ChatLimits,
+  caller: Caller,
+): Map<number, SubordinatePlan> {
+  const plans = new Map<number, SubordinatePlan>();
+  const busy = new Set(state.busyContexts);
+  let plannedDefault: ChildRow | undefined;
+  for (const spec of specs) {
+    if (state.level >= limits.max_depth) {
+      throw badRequest("max_depth", `${levelName(state.level)} cannot start subordinates: limits.max_depth is ${limits.max_depth}.`);
+    }
+    const sub = spec.sub;
+    let child: ChildRow | undefined;
+    if (sub.mode === "continue") {
+      child = state.children.get(sub.context_id!);
+      if (!child) throw invalid(`Subordinate context '${sub.context_id}' was not found under ${levelName(state.level)}.`);
+    } else if (sub.mode === "latest") {
+      child = plannedDefault ?? state.children.latestDefault();
+    }
+    let profile = sub.profile ?? "default";
+    if (child) {
+      if (busy.has(child.context_id)) {
+        throw invalid(`Subordinate context '${child.context_id}' is still running. Wait for it to finish or stop it before continuing it.`);
+      }
+      if (sub.profile && sub.profile !== child.profile) {
+        throw invalid(`Subordinate already uses profile '${child.profile}'. Set reset=true and omit \`context_id\` to switch to '${sub.profile}'.`);
+      }
+      profile = child.profile;
+      if (!sub.profile && !mayStart(caller.task_rules, profile)) {
+        throw new ApiError(403, "agent_type_denied", `Sub-agent type "${profile}" is not allowed (permission.task).`, { agent: profile });
+      }
+    }
+    const context_id = child?.context_id ?? newChildId();
+    const name = sub.name ?? child?.name ?? sub.label;
+    busy.add(context_id);
+    if (sub.mode === "latest") plannedDefault = { context_id, tool: "call_subordinate", profile, name };
+    plans.set(spec.index, { context_id, profile, name, level: state.level + 1, request: sub, limits });
+  }
+  const requested = specs.length;
+  const running = state.runningJobIds.length;
+  const limit = limits.max_parallel_subagents;
+  if (requested > 0 && running + requested > limit) {
+    throw new ApiError(
+      429,
+      "subagent_limit",
+      `Subagent limit reached (${running} running + ${requested} requested > ${limit}); wait for running subagents or split the batch.`,
+      { scope: "chat", running, limit, requested, running_job_ids: state.runningJobIds },
+    );
+  }
+  return plans;
+}

@@ -1,0 +1,100 @@
+/**
+ * A child chat's side of subordinate jobs: one turn per parent job, and the
+ * conversation that carries over between turns (a continued child remembers).
+ * Each step is written before the next one starts, so an evicted child
+ * resumes exactly where it stopped and never repeats a finished tool call.
+ */
+import type { ChatMessage } from "../../src/agents/llm";
+import type { JobOutcome, Usage } from "../../src/jobs/messages";
+
+export type TurnState = "running" | "done" | "stopped";
+
+/** One awaited tool call of the current step: its job, or the content already known (an error entry). */
+export interface AwaitedCall {
+  tool_call_id: string;
+  job_id: string | null;
+  content?: string;
+}
+
+export type TurnRow = {
+  parent_job_id: string;
+  parent_chat_id: string;
+  lease: string;
+  deadline_at: number;
+  state: TurnState;
+  steps: number;
+  awaiting: string | null;
+  usage: string;
+  outcome: string | null;
+  created_at: number;
+};
+
+export interface Turn extends Omit<TurnRow, "awaiting" | "usage" | "outcome"> {
+  awaiting: AwaitedCall[] | null;
+  usage: Usage;
+  outcome: JobOutcome | null;
+}
+
+export const zeroUsage = (): Usage => ({ llm_calls: 0, prompt_tokens: 0, completion_tokens: 0, tool_calls: 0 });
+
+export class Turns {
+  constructor(private readonly sql: SqlStorage) {}
+
+  get(parentJobId: string): Turn | undefined {
+    const row = this.sql.exec<TurnRow>(`SELECT * FROM turns WHERE parent_job_id = ?`, parentJobId).toArray()[0];
+    if (!row) return undefined;
+    return {
+      ...row,
+      awaiting: row.awaiting ? (JSON.parse(row.awaiting) as AwaitedCall[]) : null,
+      usage: JSON.parse(row.usage) as Usage,
+      outcome: row.outcome ? (JSON.parse(row.outcome) as JobOutcome) : null,
+    };
+  }
+
+  running(): Turn | undefined {
+    const row = this.sql.exec<{ parent_job_id: string }>(`SELECT parent_job_id FROM turns WHERE state = 'running' LIMIT 1`).toArray()[0];
+    return row ? this.get(row.parent_job_id) : undefined;
+  }
+
+  /** Turns waiting on one of `jobIds`. */
+  awaitingAny(jobIds: string[]): string[] {
+    const rows = this.sql.exec<{ parent_job_id: string; awaiting: string | null }>(
+      `SELECT parent_job_id, awaiting FROM turns WHERE state = 'running' AND awaiting IS NOT NULL`,
+    ).toArray();
+    return rows.filter((r) => jobIds.some((id) => r.awaiting!.includes(`"${id}"`))).map((r) => r.parent_job_id);
+  }
+
+  begin(t: { parent_job_id: string; parent_chat_id: string; lease: string; deadline_at: number }, now: number): void {
+    this.sql.exec(
+      `INSERT INTO turns (parent_job_id, parent_chat_id, lease, deadline_at, state, steps, awaiting, usage, outcome, created_at)
+       VALUES (?, ?, ?, ?, 'running', 0, NULL, ?, NULL, ?)`,
+      t.parent_job_id, t.parent_chat_id, t.lease, t.deadline_at, JSON.stringify(zeroUsage()), now,
+    );
+  }
+
+  update(id: string, patch: { steps?: number; awaiting?: AwaitedCall[] | null; usage?: Usage; state?: TurnState; outcome?: JobOutcome }): void {
+    const turn = this.get(id);
+    if (!turn) return;
+    this.sql.exec(
+      `UPDATE turns SET steps = ?, awaiting = ?, usage = ?, state = ?, outcome = ? WHERE parent_job_id = ?`,
+      patch.steps ?? turn.steps,
+      patch.awaiting === undefined ? (turn.awaiting ? JSON.stringify(turn.awaiting) : null) : patch.awaiting ? JSON.stringify(patch.awaiting) : null,
+      JSON.stringify(patch.usage ?? turn.usage),
+      patch.state ?? turn.state,
+      patch.outcome ? JSON.stringify(patch.outcome) : turn.outcome ? JSON.stringify(turn.outcome) : null,
+      id,
+    );
+  }
+
+  append(turnId: string, message: ChatMessage, now: number): void {
+    this.sql.exec(`INSERT INTO messages (turn, body, created_at) VALUES (?, ?, ?)`, turnId, JSON.stringify(message), now);
+  }
+
+  /** The whole conversation of this child, every turn, oldest first. */
+  messages(): ChatMessage[] {
+    return this.sql
+      .exec<{ body: string }>(`SELECT body FROM messages ORDER BY seq`)
+      .toArray()
+      .map((r) => JSON.parse(r.body) as ChatMessage);
+  }
+}

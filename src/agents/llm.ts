@@ -1,0 +1,77 @@
+/**
+ * One chat-completions call to the tenant's OpenAI-compatible provider, with
+ * the retry rule of SPEC §5.2: 429/5xx and network errors are retried up to 3
+ * times (1 s, 2 s, 4 s; a Retry-After up to 30 s is honoured), then the call
+ * fails with the provider's message. The official `openai` client speaks the
+ * protocol; its own retries are off so this rule is the only one.
+ */
+import OpenAI from "openai";
+
+export interface LlmTarget {
+  base_url: string;
+  model: string;
+  api_key?: string;
+}
+
+export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+export type ToolDefinition = OpenAI.Chat.Completions.ChatCompletionTool;
+
+export interface LlmReply {
+  content: string;
+  tool_calls: { id: string; name: string; arguments: string }[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+}
+
+/** So no single request waits silently for Cloudflare's 100 s idle cutoff. */
+export const LLM_CALL_TIMEOUT_MS = 90_000;
+const RETRY_DELAYS_MS = [1000, 2000, 4000];
+const MAX_RETRY_AFTER_MS = 30_000;
+
+export class LlmError extends Error {}
+
+function retryDelay(error: unknown, attempt: number): number | undefined {
+  if (attempt >= RETRY_DELAYS_MS.length) return undefined;
+  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+    if (error.status !== 429 && error.status < 500) return undefined;
+    const after = Number(error.headers?.get?.("retry-after"));
+    if (Number.isFinite(after) && after >= 0) return Math.min(after * 1000, MAX_RETRY_AFTER_MS);
+  }
+  return RETRY_DELAYS_MS[attempt];
+}
+
+export async function complete(
+  target: LlmTarget,
+  request: { model?: string; messages: ChatMessage[]; tools: ToolDefinition[] },
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<LlmReply> {
+  const client = new OpenAI({
+    baseURL: target.base_url,
+    apiKey: target.api_key ?? "none",
+    maxRetries: 0,
+    timeout: LLM_CALL_TIMEOUT_MS,
+  });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const response = await client.chat.completions.create({
+        model: request.model ?? target.model,
+        messages: request.messages,
+        ...(request.tools.length ? { tools: request.tools } : {}),
+      });
+      const message = response.choices[0]?.message;
+      return {
+        content: message?.content ?? "",
+        tool_calls: (message?.tool_calls ?? []).flatMap((c) =>
+          c.type === "function" ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+        ),
+        usage: {
+          prompt_tokens: response.usage?.prompt_tokens ?? 0,
+          completion_tokens: response.usage?.completion_tokens ?? 0,
+        },
+      };
+    } catch (e) {
+      const delay = retryDelay(e, attempt);
+      if (delay === undefined) throw new LlmError(`LLM provider error: ${(e as Error).message}`);
+      await sleep(delay);
+    }
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * One normalised tool call turned into the job it will become (SPEC §3.2 item
+ * checks, in order: nesting, disallowed, unknown tool, schema, profile,
+ * permission). Shared by `parallel`, `/tool-calls` and agent loops; the first
+ * answers a refusal with 400/403, the others turn it into an error entry.
+ */
+import { mayStart } from "../agents/permission";
+import { profile, requireProfile } from "../agents/profiles";
+import type { TenantConfig } from "../config/schema";
+import { ApiError, badRequest } from "../http/errors";
+import type { ToolCall } from "../parallel/normalize-call";
+import { isSubordinateTool, parseSubordinate, type SubordinateRequest } from "../subordinates/args";
+import { PARALLEL_NAMES, SEQUENTIAL_ONLY_TOOLS } from "../tools/builtins";
+import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../tools/catalog";
+
+interface SpecBase {
+  index: number;
+  tool_name: string;
+  /** JSON text: the arguments are null-prototype objects, which RPC cannot clone. */
+  tool_args: string;
+  read_only: boolean;
+  timeout_seconds: number;
+}
+export type ToolJobSpec = SpecBase & { kind: "tool" };
+export type SubordinateJobSpec = SpecBase & { kind: "subordinate"; sub: SubordinateRequest };
+export type JobSpec = ToolJobSpec | SubordinateJobSpec;
+
+export interface SpecContext {
+  config: TenantConfig;
+  /** The calling agent's profile. */
+  agent: string;
+  available: CatalogTool[];
+  jobTimeout?: number;
+}
+
+export const invalidCall = (index: number, reason: string) =>
+  badRequest("invalid_tool_calls", `tool_calls[${index}] is not a valid tool call: ${reason}`);
+
+export const typeDenied = (type: string) =>
+  new ApiError(403, "agent_type_denied", `Sub-agent type "${type}" is not allowed (permission.task).`, { agent: type });
+
+function httpRequestProblem(tool: CatalogTool, args: ToolCall["tool_args"], config: TenantConfig): string | undefined {
+  if (tool.kind !== "http_request" || typeof args.url !== "string") return undefined;
+  let origin: string;
+  try {
+    origin = new URL(args.url).origin;
+  } catch {
+    return undefined; // the schema reports malformed URLs
+  }
+  const allowed = config.builtins.http_request.allowed_origins.map((o) => new URL(o).origin);
+  return allowed.includes(origin) ? undefined : `/url origin ${origin} is not in builtins.http_request.allowed_origins`;
+}
+
+function subordinateSpec(index: number, call: ToolCall, ctx: SpecContext): SubordinateJobSpec {
+  const tool = call.tool_name as "call_subordinate" | "spawn_task";
+  const sub = parseSubordinate(tool, call.tool_args);
+  if (sub.profile) requireProfile(ctx.config, sub.profile);
+  if (sub.tools) {
+    const childProfile = sub.profile ?? "default";
+    const allowed = toolsForAgent(ctx.config, childProfile).map((t) => t.name);
+    const extra = sub.tools.filter((t) => !allowed.includes(t));
+    if (extra.length) {
+      throw badRequest(
+        "invalid_subordinate_call",
+        `\`tools\` must be a subset of the '${childProfile}' profile's tools (${allowed.join(", ")}); not allowed: ${extra.join(", ")}.`,
+      );
+    }
+  }
+  // A continuation without a profile takes the child's own, known only to the chat: checked there.
+  if (sub.mode === "fresh" || sub.profile) {
+    const type = sub.profile ?? "default";
+    if (!mayStart(profile(ctx.config, ctx.agent).permission?.task, type)) throw typeDenied(type);
+  }
+  const limits = ctx.config.limits;
+  return {
+    index,
+    tool_name: tool,
+    tool_args: JSON.stringify(call.tool_args),
+    kind: "subordinate",
+    read_only: false,
+    timeout_seconds: ctx.jobTimeout ?? Math.min(limits.subordinate_job_timeout_seconds, limits.max_job_timeout_seconds),
+    sub,
+  };
+}
+
+export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpec {
+  const name = call.tool_name;
+  if (PARALLEL_NAMES.has(name)) {
+    throw badRequest("nested_parallel", "`parallel` cannot be nested inside another `parallel` call.");
+  }
+  if (SEQUENTIAL_ONLY_TOOLS.has(name)) {
+    throw badRequest("tool_not_allowed_in_parallel", `\`${name}\` cannot be used inside \`parallel\`; call it sequentially.`);
+  }
+  if (isSubordinateTool(name)) return subordinateSpec(index, call, ctx);
+  const tool = ctx.available.find((t) => t.name === name);
+  if (!tool) {
+    const names = ctx.available.map((t) => t.name).join(", ");
+    throw badRequest("unknown_tool", `tool_calls[${index}] uses unknown tool '${name}'. Available tools: ${names}.`);
+  }
+  const problem = schemaProblems(tool, call.tool_args)[0] ?? httpRequestProblem(tool, call.tool_args, ctx.config);
+  if (problem) throw invalidCall(index, problem);
+  return {
+    index,
+    tool_name: name,
+    tool_args: JSON.stringify(call.tool_args),
+    kind: "tool",
+    read_only: tool.readOnly(call.tool_args),
+    timeout_seconds: ctx.jobTimeout ?? defaultJobTimeout(tool, ctx.config.limits),
+  };
+}

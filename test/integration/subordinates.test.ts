@@ -1,0 +1,248 @@
+/**
+ * Subordinate agents (SPEC §5): child chats running a durable agent loop
+ * against a scripted OpenAI-compatible provider (a real local HTTP server).
+ */
+import { abortAllDurableObjects, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  agentConfig,
+  api,
+  call,
+  chatObject,
+  configure,
+  eventually,
+  json,
+  jobRow,
+  llmRequests,
+  parallel,
+  scriptLlm,
+  toolCalls,
+  toolConfig,
+} from "../helpers";
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await reset();
+});
+
+const sub = (message: string, more: Record<string, unknown> = {}) => call("call_subordinate", { message, reset: true, ...more });
+
+describe("a subordinate job", () => {
+  it("runs in a child chat and returns the model's final text", async () => {
+    await configure(agentConfig("m-basic"));
+    await scriptLlm("m-basic", [{ content: "The answer is 42." }]);
+    const { body } = await parallel("p1", { tool_calls: [sub("Find the answer.")], timeout: 20 });
+    expect(body.status).toBe("success");
+    const job = body.jobs[0];
+    expect(job).toMatchObject({ tool_name: "call_subordinate", state: "success", result: "The answer is 42." });
+    expect(job.job_id).toMatch(/^callsubordin-/);
+    expect(job.context_id).toMatch(/^sub-[A-Za-z0-9_-]{16}$/);
+    expect(job.usage).toMatchObject({ llm_calls: 1, prompt_tokens: 10, completion_tokens: 5 });
+
+    const child = await json(await api(`/v1/chats/${job.context_id}`));
+    expect(child).toMatchObject({ chat_id: job.context_id, parent_chat_id: "p1", level: 1, name: "Find the answer." });
+    const parent = await json(await api("/v1/chats/p1"));
+    expect(parent.children).toEqual([{ chat_id: job.context_id, name: "Find the answer.", level: 1, running_jobs: 0 }]);
+    const [request] = await llmRequests("m-basic");
+    expect(request!.messages[0].role).toBe("system");
+    expect(request!.messages[1]).toEqual({ role: "user", content: "Find the answer." });
+  });
+
+  it("lets the child's model call tools, each a durable job, and feeds the results back", async () => {
+    await configure(agentConfig("m-tools"));
+    await scriptLlm("m-tools", [{ tool_calls: [{ name: "echo", arguments: { q: "weather" } }] }, { content: "Done: sunny." }]);
+    const { body } = await parallel("p1", { tool_calls: [sub("Check the weather.")], timeout: 20 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "Done: sunny." });
+    const requests = await llmRequests("m-tools");
+    expect(requests).toHaveLength(2);
+    const toolMessage = requests[1]!.messages.find((m: any) => m.role === "tool");
+    expect(toolMessage.content).toBe('{"q":"weather"}');
+    expect(requests[0]!.tools!.map((t: any) => t.function.name)).toEqual(expect.arrayContaining(["echo", "wait", "spawn_task", "call_subordinate"]));
+    const childJobs = await json(await api(`/v1/chats/${body.jobs[0].context_id}/log`));
+    expect(childJobs.rows.map((r: any) => r.heading)).toEqual(["Using tool 'echo'"]);
+  });
+
+  it("fails with a clear error when no LLM is configured", async () => {
+    await configure(toolConfig());
+    const { body } = await parallel("p1", { tool_calls: [sub("Anything.")], timeout: 20 });
+    expect(body.jobs[0]).toMatchObject({
+      state: "error",
+      error: "No LLM provider configured: set llm.base_url, llm.model and llm.api_key with PUT /v1/config.",
+    });
+  });
+
+  it("ends error with the provider's message on a non-retryable failure, never success", async () => {
+    await configure(agentConfig("m-fail"));
+    await scriptLlm("m-fail", [{ status: 400 }]);
+    const { body } = await parallel("p1", { tool_calls: [sub("Anything.")], timeout: 20 });
+    expect(body.jobs[0].state).toBe("error");
+    expect(body.jobs[0].error).toContain("LLM provider error");
+  });
+
+  it("retries a provider 5xx and then succeeds", async () => {
+    await configure(agentConfig("m-retry"));
+    await scriptLlm("m-retry", [{ status: 503 }, { content: "recovered" }]);
+    const { body } = await parallel("p1", { tool_calls: [sub("Anything.")], timeout: 20 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "recovered" });
+    expect(await llmRequests("m-retry")).toHaveLength(2);
+  });
+});
+
+describe("subagent cap", () => {
+  it("refuses a batch over max_parallel_subagents whole, with the structured body", async () => {
+    await configure(agentConfig("m-cap"));
+    const res = await parallel("c1", { tool_calls: Array.from({ length: 6 }, (_, i) => sub(`task ${i}`)) });
+    expect(res.status).toBe(429);
+    expect(res.body.error).toEqual({
+      code: "subagent_limit",
+      message: "Subagent limit reached (0 running + 6 requested > 5); wait for running subagents or split the batch.",
+      scope: "chat",
+      running: 0,
+      limit: 5,
+      requested: 6,
+      running_job_ids: [],
+    });
+    expect((await api("/v1/chats/c1")).status).toBe(404);
+  });
+
+  it("lets exactly one of two concurrent requests of 3 pass a cap of 5", async () => {
+    await configure(agentConfig("m-race", { limits: { max_parallel_subagents: 5 } }));
+    await scriptLlm("m-race", Array.from({ length: 6 }, () => ({ content: "ok", delay_ms: 1500 })));
+    const batch = () => parallel("c2", { tool_calls: [sub("a"), sub("b"), sub("c")], wait: false });
+    const [a, b] = await Promise.all([batch(), batch()]);
+    expect([a.status, b.status].sort()).toEqual([200, 429]);
+    const refused = a.status === 429 ? a : b;
+    expect(refused.body.error).toMatchObject({ running: 3, requested: 3, limit: 5 });
+  });
+
+  it("frees the slot when the subordinate ends: success, error, cancel", async () => {
+    await configure(agentConfig("m-slot", { limits: { max_parallel_subagents: 1 } }));
+    await scriptLlm("m-slot", [{ content: "first" }, { status: 400 }, { content: "slow", delay_ms: 3000 }, { content: "last" }]);
+    const first = await parallel("c3", { tool_calls: [sub("one")], timeout: 20 });
+    expect(first.body.jobs[0].state).toBe("success");
+    const second = await parallel("c3", { tool_calls: [sub("two")], timeout: 20 });
+    expect(second.body.jobs[0].state).toBe("error");
+    const third = await parallel("c3", { tool_calls: [sub("three")], wait: false });
+    const blocked = await parallel("c3", { tool_calls: [sub("four")], wait: false });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.error.running_job_ids).toEqual([third.body.jobs[0].job_id]);
+    await parallel("c3", { action: "cancel", job_ids: [third.body.jobs[0].job_id] });
+    const fourth = await parallel("c3", { tool_calls: [sub("four")], wait: false });
+    expect(fourth.status).toBe(200);
+  });
+});
+
+describe("permission.task and depth", () => {
+  const bossConfig = () =>
+    agentConfig("m-perm", {
+      agents: {
+        boss: { permission: { task: [["*", "deny"], ["researcher", "allow"]] } },
+        researcher: { description: "Finds facts" },
+        open: {},
+      },
+    });
+
+  it("denies a type the calling agent may not start, on every call shape, before anything starts", async () => {
+    await configure(bossConfig());
+    const q = { query: "?agent=boss" };
+    const noAgent = await parallel("d1", { tool_calls: [call("spawn_task", { task: "x" })] }, q);
+    expect(noAgent.status).toBe(403);
+    expect(noAgent.body.error).toMatchObject({ code: "agent_type_denied", message: 'Sub-agent type "default" is not allowed (permission.task).' });
+    const viaProfile = await parallel("d1", { tool_calls: [sub("x", { profile: "open" })] }, q);
+    expect(viaProfile.body.error.message).toBe('Sub-agent type "open" is not allowed (permission.task).');
+    expect((await api("/v1/chats/d1")).status).toBe(404);
+  });
+
+  it("allows the types its rules allow, and everything when there are no rules", async () => {
+    await configure(bossConfig());
+    await scriptLlm("m-perm", [{ content: "ok" }, { content: "ok" }]);
+    const allowed = await parallel("d2", { tool_calls: [call("spawn_task", { task: "x", agent: "researcher" })], wait: false }, { query: "?agent=boss" });
+    expect(allowed.status).toBe(200);
+    const open = await parallel("d3", { tool_calls: [sub("x", { profile: "researcher" })], wait: false }, { query: "?agent=open" });
+    expect(open.status).toBe(200);
+  });
+
+  it("refuses an unknown profile and lists the available ones", async () => {
+    await configure(bossConfig());
+    const res = await parallel("d1", { tool_calls: [sub("x", { profile: "ghost" })] });
+    expect(res.body.error).toEqual({
+      code: "unknown_profile",
+      message: "Agent profile 'ghost' not found. Use one of the available profiles: default, boss, researcher, open.",
+    });
+  });
+
+  it("refuses subordinates beyond max_depth", async () => {
+    await configure(agentConfig("m-depth", { limits: { max_depth: 0 } }));
+    const res = await parallel("d1", { tool_calls: [sub("x")] });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: "max_depth", message: "A0 cannot start subordinates: limits.max_depth is 0." });
+  });
+});
+
+describe("continuation", () => {
+  it("reset:false with a context_id continues the same child, also after it failed", async () => {
+    await configure(agentConfig("m-cont"));
+    await scriptLlm("m-cont", [{ status: 400 }, { content: "second try worked" }]);
+    const first = await parallel("k1", { tool_calls: [sub("Do it.")], timeout: 20 });
+    expect(first.body.jobs[0].state).toBe("error");
+    const contextId = first.body.jobs[0].context_id;
+    const again = await parallel("k1", { tool_calls: [call("call_subordinate", { message: "Try again.", context_id: contextId })], timeout: 20 });
+    expect(again.body.jobs[0]).toMatchObject({ state: "success", result: "second try worked", context_id: contextId });
+    const second = (await llmRequests("m-cont"))[1]!;
+    expect(second.messages.filter((m: any) => m.role === "user").map((m: any) => m.content)).toEqual(["Do it.", "Try again."]);
+  });
+
+  it("fresh siblings get distinct children", async () => {
+    await configure(agentConfig("m-sib"));
+    await scriptLlm("m-sib", [{ content: "a" }, { content: "b" }]);
+    const { body } = await parallel("k2", { tool_calls: [sub("one"), call("spawn_task", { task: "two" })], timeout: 20 });
+    expect(body.jobs[0].context_id).not.toBe(body.jobs[1].context_id);
+  });
+
+  it("reports argument errors of call_subordinate with Agent Zero's texts", async () => {
+    await configure(agentConfig("m-args"));
+    const missing = await parallel("k3", { tool_calls: [call("call_subordinate", {})] });
+    expect(missing.body.error).toEqual({ code: "invalid_subordinate_call", message: "call_subordinate requires `tool_args.message`." });
+    const both = await parallel("k3", { tool_calls: [call("call_subordinate", { message: "x", context_id: "sub-1", reset: true })] });
+    expect(both.body.error.message).toBe(
+      "`context_id` continues an existing subordinate and requires reset=false. Omit `context_id` to create a fresh subordinate.",
+    );
+    const unknown = await parallel("k3", { tool_calls: [call("call_subordinate", { message: "x", context_id: "sub-nope" })] });
+    expect(unknown.body.error.message).toBe("Subordinate context 'sub-nope' was not found under A0.");
+  });
+});
+
+describe("durability", () => {
+  it("a child evicted between steps resumes and never repeats a finished tool call", async () => {
+    await configure(agentConfig("m-evict"));
+    await scriptLlm("m-evict", [{ tool_calls: [{ name: "echo", arguments: { once: true } }] }, { content: "lost with the instance", delay_ms: 3000 }]);
+    const started = await parallel("e1", { tool_calls: [sub("Echo, then report.")], wait: false });
+    const jobId = started.body.jobs[0].job_id;
+    const contextId = started.body.jobs[0].context_id;
+    await eventually(async () => (await llmRequests("m-evict")).length === 2); // the tool ran; the second step is in flight
+    const echoJob = await runInDurableObject(chatObject(contextId), (_i, s) =>
+      String(s.storage.sql.exec("SELECT job_id FROM jobs WHERE tool_name = 'echo'").one().job_id),
+    );
+    await abortAllDurableObjects(); // the child dies mid-step
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 151_000); // past the agent timer's safety margin
+    expect(await runDurableObjectAlarm(chatObject(contextId))).toBe(true);
+    vi.useRealTimers();
+    const { body } = await parallel("e1", { action: "await", job_ids: [jobId], timeout: 30 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "(script finished)" });
+    expect(await toolCalls(echoJob)).toHaveLength(1);
+    expect(await llmRequests("m-evict")).toHaveLength(3);
+  });
+
+  it("records the hand-back in the parent chat", async () => {
+    await configure(agentConfig("m-event"));
+    await scriptLlm("m-event", [{ content: "handed back" }]);
+    const { body } = await parallel("h1", { tool_calls: [sub("x")], timeout: 20 });
+    const events = await runInDurableObject(chatObject("h1"), (_i, s) =>
+      s.storage.sql.exec("SELECT type, data FROM events ORDER BY seq").toArray().map((r) => ({ type: r.type, data: JSON.parse(r.data as string) })),
+    );
+    expect(events.map((e) => e.type)).toEqual(["subagent.started", "subagent.finish"]);
+    expect(events[1]!.data).toMatchObject({ job_id: body.jobs[0].job_id, context_id: body.jobs[0].context_id, agent: "default", status: "success", result: "handed back" });
+    expect((await jobRow("h1", body.jobs[0].job_id))?.kind).toBe("subordinate");
+  });
+});
