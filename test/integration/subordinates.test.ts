@@ -246,3 +246,101 @@ describe("durability", () => {
     expect((await jobRow("h1", body.jobs[0].job_id))?.kind).toBe("subordinate");
   });
 });
+
+describe("tiered execution in the agent loop", () => {
+  it("runs read-only calls together first, then side-effecting ones one at a time, answering in call order", async () => {
+    const base = toolConfig();
+    const tracked = (name: string, read_only: boolean) => ({
+      name,
+      url: `${(base.builtins as any).http_request.allowed_origins[0]}/tracked`,
+      read_only,
+      parameters: { type: "object" },
+      secret: "whsec_dGVzdC1zZWNyZXQtZm9yLXRvb2xz",
+    });
+    await configure(agentConfig("m-tier", { tools: [tracked("tracked_read", true), tracked("tracked_write", false)] }));
+    const { toolServer } = await import("../helpers");
+    await fetch(`${toolServer()}/__concurrency`, { method: "DELETE" });
+    await scriptLlm("m-tier", [
+      {
+        tool_calls: [
+          { name: "tracked_write", arguments: { n: 1, ms: 300 } },
+          { name: "tracked_read", arguments: { n: 2, ms: 300 } },
+          { name: "tracked_write", arguments: { n: 3, ms: 300 } },
+          { name: "tracked_read", arguments: { n: 4, ms: 300 } },
+        ],
+      },
+      { content: "all four done" },
+    ]);
+    const { body } = await parallel("t1", { tool_calls: [sub("Do four things.")], timeout: 30 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "all four done" });
+    const { max_in_flight } = await (await fetch(`${toolServer()}/__concurrency`)).json() as { max_in_flight: number };
+    expect(max_in_flight).toBe(2);
+    const second = (await llmRequests("m-tier"))[1]!;
+    expect(second.messages.filter((m: any) => m.role === "tool").map((m: any) => m.content)).toEqual([
+      "tracked 1", "tracked 2", "tracked 3", "tracked 4",
+    ]);
+    const calls = (await (await fetch(`${toolServer()}/__calls`)).json()) as { path: string; body: string; at: number }[];
+    const order = calls.filter((c) => c.path === "/tracked").map((c) => JSON.parse(c.body).tool_args.n);
+    expect(order.slice(0, 2).sort()).toEqual([2, 4]);
+    expect(order.slice(2)).toEqual([1, 3]);
+  });
+});
+
+describe("levels", () => {
+  it("A0 → A1 → A2: a child may spawn within the depth limit, and the deepest level is offered no spawning", async () => {
+    await configure(agentConfig("m-levels"));
+    await scriptLlm("m-levels", [
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "Go one level deeper." } }] },
+      { content: "grandchild answer" },
+      { content: "child answer" },
+    ]);
+    const { body } = await parallel("lv", { tool_calls: [sub("Delegate.")], timeout: 30 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "child answer" });
+    const child = await json(await api(`/v1/chats/${body.jobs[0].context_id}`));
+    expect(child.level).toBe(1);
+    expect(child.children).toHaveLength(1);
+    const grandchild = await json(await api(`/v1/chats/${child.children[0].chat_id}`));
+    expect(grandchild).toMatchObject({ level: 2, parent_chat_id: child.chat_id });
+    const requests = await llmRequests("m-levels");
+    const names = (r: { tools?: any[] }) => (r.tools ?? []).map((t: any) => t.function.name);
+    expect(names(requests[0]!)).toContain("spawn_task");
+    expect(names(requests[1]!)).not.toContain("spawn_task"); // A2 at max_depth 2
+    expect(requests[2]!.messages.find((m: any) => m.role === "tool").content).toBe("grandchild answer");
+  });
+});
+
+describe("cancellation", () => {
+  it("cancelling a parent job stops its child's turn and the child's running jobs", async () => {
+    await configure(agentConfig("m-cancel"));
+    await scriptLlm("m-cancel", [{ tool_calls: [{ name: "hang", arguments: {} }] }]);
+    const started = await parallel("x1", { tool_calls: [sub("Hang around.")], wait: false });
+    const { job_id, context_id } = started.body.jobs[0];
+    const hangJob = await eventually(() =>
+      runInDurableObject(chatObject(context_id), (_i, s) => {
+        const row = s.storage.sql.exec("SELECT job_id, state FROM jobs WHERE tool_name = 'hang'").toArray()[0];
+        return row?.state === "running" ? String(row.job_id) : undefined;
+      }).catch(() => undefined),
+    );
+    await parallel("x1", { action: "cancel", job_ids: [job_id] });
+    const childJob = await eventually(async () => {
+      const row = await jobRow(context_id, hangJob);
+      return row?.state === "cancelled" ? row : undefined;
+    });
+    expect(childJob.error).toBe("Parallel job was cancelled.");
+  });
+
+  it("deleting the parent chat cancels the child's running jobs", async () => {
+    await configure(agentConfig("m-delete"));
+    await scriptLlm("m-delete", [{ tool_calls: [{ name: "hang", arguments: {} }] }]);
+    const started = await parallel("x2", { tool_calls: [sub("Hang around.")], wait: false });
+    const { context_id } = started.body.jobs[0];
+    const hangJob = await eventually(() =>
+      runInDurableObject(chatObject(context_id), (_i, s) => {
+        const row = s.storage.sql.exec("SELECT job_id, state FROM jobs WHERE tool_name = 'hang'").toArray()[0];
+        return row?.state === "running" ? String(row.job_id) : undefined;
+      }).catch(() => undefined),
+    );
+    expect((await api("/v1/chats/x2", { method: "DELETE" })).status).toBe(200);
+    await eventually(async () => (await jobRow(context_id, hangJob))?.state === "cancelled");
+  });
+});
