@@ -15,6 +15,7 @@ import { chatRoutes } from "./routes/chats";
 import { configRoutes } from "./routes/config";
 import { parallelRoutes } from "./routes/parallel";
 import { publicRoutes } from "./routes/public";
+import { toolCallsRoutes } from "./routes/tool-calls";
 
 const v1 = new Hono<AppEnv>()
   .use(
@@ -31,6 +32,7 @@ const v1 = new Hono<AppEnv>()
   .use(requireTenant)
   .route("/", configRoutes)
   .route("/", parallelRoutes)
+  .route("/", toolCallsRoutes)
   .route("/", chatRoutes);
 
 export const app = new Hono<AppEnv>()

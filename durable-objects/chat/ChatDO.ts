@@ -20,13 +20,16 @@ import type {
   CompleteResult,
   JobMessage,
   JobOutcome,
+  ToolCallsAnswer,
+  ToolCallsRequest,
   TurnRequest,
 } from "../../src/jobs/messages";
 import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
 import { chatName, runnerName, tenantName } from "../../src/names";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
 import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
-import { admissionProblem, newJobRows, type AdmittedBatch } from "./admission";
+import { admissionProblem, admitInOrder, newJobRows, type AdmittedBatch } from "./admission";
+import { toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
 import { Children, NEW_CHAT_STATE, planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
 import { Idempotency, type ReplayShape } from "./idempotency";
 import { JobMachine } from "./job-machine";
@@ -127,35 +130,69 @@ export class ChatDO extends DurableObject<Env> {
     if (problem) throw problem;
     const subordinates = command.jobs.filter((j): j is SubordinateJobSpec => j.kind === "subordinate");
     const plans = planSubordinates(subordinates, exists ? this.#subordinateState() : NEW_CHAT_STATE(), req.limits, req.caller);
-    ensureSchema(this.#sql);
     const batch = newJobRows(command.jobs, now, { chat_id: req.chat_id, tiered: false, plans });
-    const isNewChat = this.ctx.storage.transactionSync(() => this.#admit(req, batch, plans, shape, now));
-    // Issued before the first await, so it commits with the rows: a reset during the awaits below
-    // cannot leave stored jobs without the alarm that re-dispatches and times them out.
-    const armed = this.#timers.arm();
-
     const jobIds = batch.jobs.map((j) => j.job_id);
-    await this.#start(jobIds);
-    // Awaited (once per chat) so the index never lags a DELETE that follows at once.
-    if (isNewChat) await this.#registerChat(req.tenant, req.chat_id, now);
-    await armed;
+    await this.#commit(req, batch, plans, now, () => {
+      if (!req.idempotency) return;
+      this.#idempotency.record(req.route, req.idempotency, { job_ids: [...command.job_ids, ...jobIds], shape }, now);
+      this.#schedulePurge(now);
+    });
     return this.#respond([...command.job_ids, ...jobIds], shape, req.limits);
   }
 
-  /** Inserts the batch; returns whether this created the chat. */
-  #admit(req: BatchRequest, batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, shape: ReplayShape, now: number): boolean {
-    const isNewChat = readMeta(this.#sql, "chat_id") === undefined;
-    writeMeta(this.#sql, "tenant", req.tenant);
-    writeMeta(this.#sql, "chat_id", req.chat_id);
-    writeMeta(this.#sql, "limits", JSON.stringify(req.limits));
-    if (isNewChat) writeMeta(this.#sql, "created_at", String(now));
-    this.#insertBatch(batch, plans, now);
-    if (req.idempotency) {
-      const ids = [...req.command.job_ids, ...batch.jobs.map((j) => j.job_id)];
-      this.#idempotency.record(req.route, req.idempotency, { job_ids: ids, shape }, now);
-      this.#schedulePurge(now);
+  /**
+   * Stores an admitted batch in one transaction (plus `extra` writes), arms the
+   * alarm in the same write batch, then dispatches what is not held back.
+   */
+  async #commit(
+    target: { tenant: string; chat_id: string; limits: ChatLimits },
+    batch: AdmittedBatch,
+    plans: Map<number, SubordinatePlan>,
+    now: number,
+    extra: () => void = () => {},
+  ): Promise<void> {
+    ensureSchema(this.#sql);
+    const isNewChat = this.ctx.storage.transactionSync(() => {
+      const created = readMeta(this.#sql, "chat_id") === undefined;
+      writeMeta(this.#sql, "tenant", target.tenant);
+      writeMeta(this.#sql, "chat_id", target.chat_id);
+      writeMeta(this.#sql, "limits", JSON.stringify(target.limits));
+      if (created) writeMeta(this.#sql, "created_at", String(now));
+      this.#insertBatch(batch, plans, now);
+      extra();
+      return created;
+    });
+    // Issued before the first await, so it commits with the rows: a reset during the awaits below
+    // cannot leave stored jobs without the alarm that re-dispatches and times them out.
+    const armed = this.#timers.arm();
+    await this.#start(batch.jobs.filter((j) => !j.held).map((j) => j.job_id));
+    // Awaited (once per chat) so the index never lags a DELETE that follows at once.
+    if (isNewChat) await this.#registerChat(target.tenant, target.chat_id, now);
+    await armed;
+  }
+
+  // ---- the `tool-calls` route: one assistant message's calls, tiered -------------
+
+  async runToolCalls(req: ToolCallsRequest): Promise<ToolCallsAnswer> {
+    const now = Date.now();
+    const exists = hasSchema(this.#sql);
+    const specs = req.entries.flatMap((e) => (e.spec ? [e.spec] : []));
+    const state = exists ? this.#subordinateState() : NEW_CHAT_STATE();
+    const { admitted, plans, refusals } = admitInOrder(specs, state, exists ? this.#jobs.activeCount() : 0, req.limits, req.caller);
+    let batch: AdmittedBatch | undefined;
+    if (admitted.length) {
+      batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans });
+      await this.#commit(req, batch, plans, now);
     }
-    return isNewChat;
+    const jobIds = new Map((batch?.jobs ?? []).map((j) => [j.idx, j.job_id]));
+    const ids = [...jobIds.values()];
+    const done = ids.length === 0 || (await this.#waiters.until(() => this.#jobs.states(ids).every(isTerminal), req.wait_seconds * 1000));
+    const rows = new Map(this.#jobs.many(ids).map((r) => [r.job_id, r]));
+    if (rows.size) this.#jobs.markCollected([...rows.values()], Date.now());
+    const results = req.entries.map((entry) =>
+      toolCallResult(entry, jobIds.get(entry.index), rows, refusals.get(entry.index)),
+    );
+    return { status: toolCallsStatus(results, !done), batch_id: batch?.batch_id ?? null, results };
   }
 
   /** Writes a batch's jobs, log rows, children and timers (inside the caller's transaction). */

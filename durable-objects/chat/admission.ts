@@ -7,9 +7,9 @@ import { nanoid } from "nanoid";
 import { ApiError } from "../../src/http/errors";
 import { jobIdPrefix } from "../../src/jobs/job";
 import type { JobSpec } from "../../src/jobs/job-spec";
-import type { ChatLimits } from "../../src/jobs/messages";
+import type { Caller, ChatLimits } from "../../src/jobs/messages";
 import type { NewJob } from "./job-store";
-import type { SubordinatePlan } from "./subordinates";
+import { planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
 
 export function admissionProblem(requested: number, active: number, limits: ChatLimits): ApiError | undefined {
   const limit = limits.max_active_jobs_per_chat;
@@ -66,4 +66,44 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
       };
     }),
   };
+}
+
+export interface InOrderAdmission {
+  admitted: JobSpec[];
+  plans: Map<number, SubordinatePlan>;
+  /** Calls refused by a cap, a permission or the depth: each gets its own error entry (SPEC §5.3). */
+  refusals: Map<number, ApiError>;
+}
+
+/**
+ * Tiered paths (`/tool-calls`, agent loops) admit calls one by one in call
+ * order: a refused call becomes an error entry and the others still run.
+ */
+export function admitInOrder(
+  specs: JobSpec[],
+  state: SubordinateState,
+  activeJobs: number,
+  limits: ChatLimits,
+  caller: Caller,
+): InOrderAdmission {
+  const result: InOrderAdmission = { admitted: [], plans: new Map(), refusals: new Map() };
+  const busy = new Set(state.busyContexts);
+  let planned = 0;
+  for (const spec of specs) {
+    try {
+      const overCap = admissionProblem(result.admitted.length + 1, activeJobs, limits);
+      if (overCap) throw overCap;
+      if (spec.kind === "subordinate") {
+        const plan = planSubordinates([spec], { ...state, busyContexts: busy }, limits, caller, planned).get(spec.index)!;
+        result.plans.set(spec.index, plan);
+        busy.add(plan.context_id);
+        planned++;
+      }
+      result.admitted.push(spec);
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      result.refusals.set(spec.index, e);
+    }
+  }
+  return result;
 }

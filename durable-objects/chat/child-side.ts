@@ -8,16 +8,15 @@ import type { LlmTarget } from "../../src/agents/llm";
 import { orderedRules } from "../../src/agents/permission";
 import { profile as profileOf } from "../../src/agents/profiles";
 import type { TenantConfig } from "../../src/config/schema";
-import { ApiError } from "../../src/http/errors";
-import type { JobSpec, SubordinateJobSpec } from "../../src/jobs/job-spec";
+import type { JobSpec } from "../../src/jobs/job-spec";
 import type { ChatLimits, JobOutcome, TurnRequest } from "../../src/jobs/messages";
 import { chatName, tenantName } from "../../src/names";
-import { admissionProblem, newJobRows, type AdmittedBatch } from "./admission";
+import { admitInOrder, newJobRows, type AdmittedBatch } from "./admission";
 import { runStep, type ChildIdentity, type LoopHost } from "./agent-loop";
 import type { JobMachine } from "./job-machine";
 import type { JobStore } from "./job-store";
 import { readMeta, writeMeta } from "./schema";
-import { planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
+import type { SubordinatePlan, SubordinateState } from "./subordinates";
 import type { Timers } from "./timers";
 import type { Turn, Turns } from "./turns";
 
@@ -159,29 +158,11 @@ export class ChildSide implements LoopHost {
     const limits = JSON.parse(readMeta(this.d.sql, "limits")!) as ChatLimits;
     const agent = this.identity().profile;
     const caller = { agent, task_rules: orderedRules(profileOf(config, agent).permission?.task) };
-    const errors = new Map<number, string>();
-    const admitted: JobSpec[] = [];
-    const plans = new Map<number, SubordinatePlan>();
-    const state = this.d.subordinateState();
-    for (const spec of specs) {
-      try {
-        const overCap = admissionProblem(admitted.length + 1, this.d.jobs.activeCount(), limits);
-        if (overCap) throw overCap;
-        if (spec.kind === "subordinate") {
-          const plan = planSubordinates([spec as SubordinateJobSpec], state, limits, caller).get(spec.index)!;
-          plans.set(spec.index, plan);
-          state.busyContexts.add(plan.context_id);
-          state.runningJobIds.push(`planned-${spec.index}`);
-        }
-        admitted.push(spec);
-      } catch (e) {
-        if (!(e instanceof ApiError)) throw e;
-        errors.set(spec.index, e.message);
-      }
-    }
+    const { admitted, plans, refusals } = admitInOrder(specs, this.d.subordinateState(), this.d.jobs.activeCount(), limits, caller);
     const batch = newJobRows(admitted, now, { chat_id: readMeta(this.d.sql, "chat_id")!, tiered: true, deadlineCap: turn.deadline_at, plans });
     this.d.insertBatch(batch, plans, now);
     this.#toStart.push(...batch.jobs.filter((j) => !j.held).map((j) => j.job_id));
+    const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));
     return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };
   }
 

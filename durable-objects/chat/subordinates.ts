@@ -87,6 +87,8 @@ export function planSubordinates(
   state: SubordinateState,
   limits: ChatLimits,
   caller: Caller,
+  /** Subordinates already admitted earlier in the same tiered batch (they count as running). */
+  plannedBefore = 0,
 ): Map<number, SubordinatePlan> {
   const plans = new Map<number, SubordinatePlan>();
   const busy = new Set(state.busyContexts);
@@ -123,7 +125,7 @@ export function planSubordinates(
     plans.set(spec.index, { context_id, profile, name, level: state.level + 1, request: sub, limits });
   }
   const requested = specs.length;
-  const running = state.runningJobIds.length;
+  const running = state.runningJobIds.length + plannedBefore;
   const limit = limits.max_parallel_subagents;
   if (requested > 0 && running + requested > limit) {
     throw new ApiError(

@@ -3,7 +3,9 @@
  * ChatDO and a job's runner. Queue messages carry ids only (SPEC §1), never
  * arguments or results, so a message leaks nothing and stays tiny.
  */
-import type { Refusal } from "../http/errors";
+import type { ErrorDetails, Refusal } from "../http/errors";
+import type { JobSpec } from "./job-spec";
+import type { JobState } from "./job";
 import type { ParallelCommand } from "../parallel/parse-request";
 import type { Limits } from "../config/schema";
 import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
@@ -104,6 +106,39 @@ export interface ChatInfo {
   name: string;
   children: { chat_id: string; name: string; level: number; running_jobs: number }[];
   running_jobs: number;
+}
+
+/** One call of `/tool-calls`: the job it becomes, or the refusal it already got. */
+export interface ToolCallEntry {
+  index: number;
+  tool_call_id: string;
+  name: string;
+  spec?: JobSpec;
+  error?: { code: string; message: string } & ErrorDetails;
+}
+
+export interface ToolCallsRequest {
+  tenant: string;
+  chat_id: string;
+  entries: ToolCallEntry[];
+  limits: ChatLimits;
+  caller: Caller;
+  wait_seconds: number;
+}
+
+export interface ToolCallResult {
+  tool_call_id: string;
+  name: string;
+  job_id: string | null;
+  state: JobState;
+  content?: string;
+  error?: { code: string; message: string } & ErrorDetails;
+}
+
+export interface ToolCallsAnswer {
+  status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
+  batch_id: string | null;
+  results: ToolCallResult[];
 }
 
 export type { Snapshot };

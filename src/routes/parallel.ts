@@ -34,7 +34,7 @@ export const caller = (config: TenantConfig, agent: string): Caller => ({
 });
 
 /** Batch-level delivery options are request metadata (query), never model-written. */
-function deliveryOptions(query: (k: string) => string | undefined, config: TenantConfig) {
+export function deliveryOptions(query: (k: string) => string | undefined, config: TenantConfig) {
   const callbackUrl = query("callback_url");
   if (callbackUrl !== undefined) {
     let origin: string;

@@ -259,28 +259,29 @@ describe("tiered execution in the agent loop", () => {
     });
     await configure(agentConfig("m-tier", { tools: [tracked("tracked_read", true), tracked("tracked_write", false)] }));
     const { toolServer } = await import("../helpers");
-    await fetch(`${toolServer()}/__concurrency`, { method: "DELETE" });
     await scriptLlm("m-tier", [
       {
         tool_calls: [
-          { name: "tracked_write", arguments: { n: 1, ms: 300 } },
-          { name: "tracked_read", arguments: { n: 2, ms: 300 } },
-          { name: "tracked_write", arguments: { n: 3, ms: 300 } },
-          { name: "tracked_read", arguments: { n: 4, ms: 300 } },
+          { name: "tracked_write", arguments: { n: 1, ms: 300, group: "loop" } },
+          { name: "tracked_read", arguments: { n: 2, ms: 300, group: "loop" } },
+          { name: "tracked_write", arguments: { n: 3, ms: 300, group: "loop" } },
+          { name: "tracked_read", arguments: { n: 4, ms: 300, group: "loop" } },
         ],
       },
       { content: "all four done" },
     ]);
     const { body } = await parallel("t1", { tool_calls: [sub("Do four things.")], timeout: 30 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "all four done" });
-    const { max_in_flight } = await (await fetch(`${toolServer()}/__concurrency`)).json() as { max_in_flight: number };
+    const { max_in_flight } = await (await fetch(`${toolServer()}/__concurrency?group=loop`)).json() as { max_in_flight: number };
     expect(max_in_flight).toBe(2);
     const second = (await llmRequests("m-tier"))[1]!;
     expect(second.messages.filter((m: any) => m.role === "tool").map((m: any) => m.content)).toEqual([
       "tracked 1", "tracked 2", "tracked 3", "tracked 4",
     ]);
     const calls = (await (await fetch(`${toolServer()}/__calls`)).json()) as { path: string; body: string; at: number }[];
-    const order = calls.filter((c) => c.path === "/tracked").map((c) => JSON.parse(c.body).tool_args.n);
+    const order = calls
+      .filter((c) => c.path === "/tracked" && JSON.parse(c.body).tool_args.group === "loop")
+      .map((c) => JSON.parse(c.body).tool_args.n);
     expect(order.slice(0, 2).sort()).toEqual([2, 4]);
     expect(order.slice(2)).toEqual([1, 3]);
   });

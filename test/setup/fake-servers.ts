@@ -17,6 +17,8 @@
  *   POST /drop                → closes the socket without answering (network error)
  *   POST /redirect            → 302 to /echo
  *   any  /page                → "page body" (for http_request)
+ *   POST /tracked             → "tracked <n>" after tool_args.ms; GET /__concurrency?group=… → the most
+ *                               calls of that tool_args.group in flight at once (test files run concurrently)
  *
  * A fake OpenAI-compatible LLM lives under /llm/v1 (use it as `llm.base_url`).
  * Each test scripts its own replies under a model name of its own:
@@ -54,8 +56,9 @@ export default async function setup(project: TestProject) {
   const scripts = new Map<string, ScriptedReply[]>();
   const llmRequests = new Map<string, unknown[]>();
   let callSeq = 0;
-  let inFlight = 0;
-  let maxInFlight = 0;
+  // Test files run concurrently against this one server: overlap is counted per `group`.
+  const inFlight = new Map<string, number>();
+  const maxInFlight = new Map<string, number>();
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/__calls") {
@@ -75,9 +78,8 @@ export default async function setup(project: TestProject) {
       return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(llmRequests.get(url.searchParams.get("model") ?? "") ?? []));
     }
     if (url.pathname === "/__concurrency") {
-      const answer = JSON.stringify({ max_in_flight: maxInFlight });
-      if (req.method === "DELETE") maxInFlight = 0;
-      return res.writeHead(200, { "content-type": "application/json" }).end(answer);
+      const group = url.searchParams.get("group") ?? "";
+      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ max_in_flight: maxInFlight.get(group) ?? 0 }));
     }
     if (url.pathname === "/llm/v1/chat/completions") {
       const request = JSON.parse(body) as { model: string };
@@ -121,10 +123,13 @@ export default async function setup(project: TestProject) {
       case "/sleep":
         return setTimeout(() => json(200, { result: `slept ${args.ms}` }), Number(args.ms ?? 0));
       case "/tracked": {
-        // Records how many of these calls overlap, for tiered-execution tests.
-        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        // Records how many of these calls overlap (per tool_args.group), for tiered-execution tests.
+        const group = String(args.group ?? "");
+        const now = (inFlight.get(group) ?? 0) + 1;
+        inFlight.set(group, now);
+        maxInFlight.set(group, Math.max(maxInFlight.get(group) ?? 0, now));
         return setTimeout(() => {
-          inFlight--;
+          inFlight.set(group, (inFlight.get(group) ?? 1) - 1);
           json(200, { result: `tracked ${args.n}` });
         }, Number(args.ms ?? 150));
       }

@@ -1,0 +1,64 @@
+/**
+ * `POST /v1/chats/{chat_id}/tool-calls` (SPEC §5.4): a bot posts the OpenAI
+ * `tool_calls` of one assistant message and gets one entry per call back, in
+ * the original order. Calls run tiered: subordinates, `wait` and read-only
+ * tools at once, the rest one at a time afterwards. A bad call becomes an
+ * error entry; only a body that is not a list of calls is a 400.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env";
+import { ApiError, badRequest } from "../http/errors";
+import { readJsonBody } from "../http/json-body";
+import { respond } from "../http/respond";
+import { jobSpec, invalidCall, type SpecContext } from "../jobs/job-spec";
+import type { ToolCallEntry } from "../jobs/messages";
+import { coerceSeconds } from "../parallel/coerce";
+import { InvalidToolCall, isObject, normalizeToolCall } from "../parallel/normalize-call";
+import { toolsForAgent } from "../tools/catalog";
+import { callerAgent, chatIdParam, chatStub, tenantConfig } from "./context";
+import { caller, chatLimits, deliveryOptions } from "./parallel";
+
+function entryFor(index: number, item: unknown, ctx: SpecContext): ToolCallEntry {
+  const raw = isObject(item) ? item : {};
+  const fn = isObject(raw.function) ? raw.function : {};
+  const tool_call_id = typeof raw.id === "string" ? raw.id : `call_${index}`;
+  const name = typeof fn.name === "string" ? fn.name : typeof raw.name === "string" ? raw.name : "";
+  try {
+    let call;
+    try {
+      call = normalizeToolCall(item);
+    } catch (e) {
+      if (e instanceof InvalidToolCall) throw invalidCall(index, e.message);
+      throw e;
+    }
+    return { index, tool_call_id, name, spec: jobSpec(index, call, ctx) };
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    return { index, tool_call_id, name, error: { code: e.code, message: e.message, ...e.details } };
+  }
+}
+
+export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-calls", async (c) => {
+  const chatId = chatIdParam(c);
+  const config = await tenantConfig(c);
+  const body = await readJsonBody(c.req.raw, config.limits.max_body_bytes);
+  const agent = callerAgent(c, config);
+  deliveryOptions((k) => c.req.query(k), config);
+  const items = Array.isArray(body) ? body : isObject(body) ? body.tool_calls : undefined;
+  if (!Array.isArray(items)) throw badRequest("invalid_tool_calls", "`tool_calls` must be an array of normal tool-call objects.");
+  if (items.length === 0) throw badRequest("invalid_tool_calls", "`tool_calls` must contain at least one tool call.");
+  if (items.length > config.limits.max_calls) {
+    throw badRequest("invalid_tool_calls", `\`tool_calls\` supports at most ${config.limits.max_calls} items.`);
+  }
+  const timeout = coerceSeconds("timeout", isObject(body) ? body.timeout : undefined) ?? config.limits.default_timeout_seconds;
+  const ctx: SpecContext = { config, agent, available: toolsForAgent(config, agent) };
+  const answer = await chatStub(c, chatId).runToolCalls({
+    tenant: c.get("tenant"),
+    chat_id: chatId,
+    entries: items.map((item, i) => entryFor(i, item, ctx)),
+    limits: chatLimits(config),
+    caller: caller(config, agent),
+    wait_seconds: Math.min(timeout, config.limits.max_wait_seconds),
+  });
+  return respond(c, answer);
+});
