@@ -16,6 +16,8 @@ import { configRoutes } from "./routes/config";
 import { parallelRoutes } from "./routes/parallel";
 import { publicRoutes } from "./routes/public";
 import { toolCallsRoutes } from "./routes/tool-calls";
+import { toolsRoutes } from "./routes/tools";
+import { spawnRoutes } from "./routes/spawn";
 
 const v1 = new Hono<AppEnv>()
   .use(
@@ -33,6 +35,8 @@ const v1 = new Hono<AppEnv>()
   .route("/", configRoutes)
   .route("/", parallelRoutes)
   .route("/", toolCallsRoutes)
+  .route("/", toolsRoutes)
+  .route("/", spawnRoutes)
   .route("/", chatRoutes);
 
 export const app = new Hono<AppEnv>()

@@ -8,6 +8,7 @@
 import { complete, LlmError, type ChatMessage, type LlmTarget } from "../../src/agents/llm";
 import { DEFAULT_SYSTEM_PROMPT, profile as profileOf } from "../../src/agents/profiles";
 import { toolDefinitions } from "../../src/agents/tool-definitions";
+import { PROMPT_SOURCES } from "../../src/agents/prompts";
 import type { TenantConfig } from "../../src/config/schema";
 import { ApiError } from "../../src/http/errors";
 import { jobSpec, type JobSpec } from "../../src/jobs/job-spec";
@@ -108,7 +109,8 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     const error = `Reached max_steps (${prof.max_steps}) without a final answer. Last text: ${lastText(history) || "(none)"}`;
     return finishWith(host, turn, { state: "error", error, attempt: 1, usage: turn.usage });
   }
-  const messages: ChatMessage[] = [{ role: "system", content: prof.system_prompt ?? DEFAULT_SYSTEM_PROMPT }, ...history];
+  const system = `${prof.system_prompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PROMPT_SOURCES.orchestration}`;
+  const messages: ChatMessage[] = [{ role: "system", content: system }, ...history];
   let reply;
   try {
     reply = await complete(llm, { model: prof.model, messages, tools: toolDefinitions(config, who.profile, who.level, who.tools) });

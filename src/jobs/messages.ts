@@ -36,7 +36,7 @@ export interface Caller {
 export interface BatchRequest {
   tenant: string;
   chat_id: string;
-  route: "parallel";
+  route: "parallel" | "spawn";
   command: ParallelCommand;
   limits: ChatLimits;
   caller: Caller;

@@ -65,7 +65,7 @@ export function deliveryOptions(query: (k: string) => string | undefined, config
   return { callback_url: callbackUrl ?? null, notify: notify ?? null };
 }
 
-async function idempotency(key: string | undefined, fingerprintOf: unknown) {
+export async function idempotency(key: string | undefined, fingerprintOf: unknown) {
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw badRequest("invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters.");

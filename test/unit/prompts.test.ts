@@ -3,7 +3,11 @@
  * accepts: every JSON example in it parses, and every argument is described.
  */
 import { describe, expect, it } from "vitest";
+import callSubordinatePrompt from "../../prompts/call_subordinate.md";
+import orchestrationPrompt from "../../prompts/orchestration.md";
 import parallelPrompt from "../../prompts/parallel.md";
+import spawnTaskPrompt from "../../prompts/spawn_task.md";
+import { callSubordinateArgs, spawnTaskArgs } from "../../src/subordinates/schemas";
 import { configSchema } from "../../src/config/schema";
 import { parseParallel } from "../../src/parallel/parse-request";
 import * as api from "../../src/api/schemas";
@@ -20,5 +24,26 @@ describe("prompts/parallel.md", () => {
 
   it("documents every argument of the schema", () => {
     for (const arg of Object.keys(api.parallelArgs.shape)) expect(parallelPrompt).toContain(`\`${arg}\``);
+  });
+});
+
+describe("the subordinate prompts", () => {
+  const cases = [
+    ["spawn_task", spawnTaskPrompt, spawnTaskArgs(["default"])],
+    ["call_subordinate", callSubordinatePrompt, callSubordinateArgs(["default"])],
+  ] as const;
+
+  for (const [name, prompt, schema] of cases) {
+    it(`${name}: documents every argument and every example validates`, () => {
+      for (const arg of Object.keys(schema.shape)) expect(prompt, arg).toContain(`\`${arg}\``);
+      const blocks = jsonBlocks(prompt);
+      expect(blocks.length).toBeGreaterThanOrEqual(2);
+      for (const block of blocks) expect(schema.safeParse(JSON.parse(block)).success, block).toBe(true);
+    });
+  }
+
+  it("the orchestration prompt tells the model to batch independent calls and collect before answering", () => {
+    expect(orchestrationPrompt).toMatch(/one message/);
+    expect(orchestrationPrompt).toMatch(/Before your final answer/);
   });
 });

@@ -1,0 +1,40 @@
+/**
+ * `POST /v1/chats/{chat_id}/spawn` (SPEC §5.1): one `spawn_task` on its own.
+ * The body is the spawn_task arguments; `wait` defaults to false (the started
+ * payload), `wait: true` waits like an await (≤ max_wait_seconds) and answers
+ * the results payload of that job.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env";
+import { badRequest, fromRefusal } from "../http/errors";
+import { readJsonBody } from "../http/json-body";
+import { respond } from "../http/respond";
+import { jobSpec } from "../jobs/job-spec";
+import { coerceBool } from "../parallel/coerce";
+import { cleanCopy, isObject, type JsonObject } from "../parallel/normalize-call";
+import { toolsForAgent } from "../tools/catalog";
+import { callerAgent, chatIdParam, chatStub, tenantConfig } from "./context";
+import { caller, chatLimits, deliveryOptions, idempotency } from "./parallel";
+
+export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", async (c) => {
+  const chatId = chatIdParam(c);
+  const config = await tenantConfig(c);
+  const body = await readJsonBody(c.req.raw, config.limits.max_body_bytes);
+  if (!isObject(body)) throw badRequest("invalid_json", "Request body must be a JSON object.");
+  const agent = callerAgent(c, config);
+  const delivery = deliveryOptions((k) => c.req.query(k), config);
+  const args = cleanCopy(body) as JsonObject;
+  const spec = jobSpec(0, { tool_name: "spawn_task", tool_args: args }, { config, agent, available: toolsForAgent(config, agent) });
+  const wait = coerceBool(args.wait, false);
+  const answer = await chatStub(c, chatId).startBatch({
+    tenant: c.get("tenant"),
+    chat_id: chatId,
+    route: "spawn",
+    command: { action: undefined, wait, wait_seconds: config.limits.max_wait_seconds, job_ids: [], jobs: [spec] },
+    limits: chatLimits(config),
+    caller: caller(config, agent),
+    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "spawn", body, agent, ...delivery }),
+  });
+  if (!answer.ok) throw fromRefusal(answer);
+  return respond(c, answer.payload);
+});

@@ -1,5 +1,0 @@
-// Prompt contracts ship as text (wrangler.toml [[rules]] type = "Text").
-declare module "*.md" {
-  const text: string;
-  export default text;
-}
