@@ -217,6 +217,7 @@ export class ChatDO extends DurableObject<Env> {
       children: this.#children,
       busyContexts: new Set(running.flatMap((j) => (j.context_id ? [j.context_id] : []))),
       runningJobIds: running.map((j) => j.job_id),
+      forkContext: () => this.#turns.forkContext(),
     };
   }
 

@@ -68,7 +68,11 @@ export class ChildSide implements LoopHost {
       writeMeta(this.d.sql, "tools", JSON.stringify(req.tools ?? null));
       if (readMeta(this.d.sql, "created_at") === undefined) writeMeta(this.d.sql, "created_at", String(now));
       this.d.turns.begin(req, now);
-      const lines = [req.message, ...req.attachments.map((url) => `Attachment: ${url}`)];
+      const lines = [
+        ...(req.forked ? [`Context from the agent that started you:\n${req.forked}\n`] : []),
+        req.message,
+        ...req.attachments.map((url) => `Attachment: ${url}`),
+      ];
       this.d.turns.append(req.parent_job_id, { role: "user", content: lines.join("\n") }, now);
       this.d.timers.set("agent", req.parent_job_id, now);
     });

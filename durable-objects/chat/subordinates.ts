@@ -26,6 +26,8 @@ export interface SubordinatePlan {
   level: number;
   request: SubordinateRequest;
   limits: ChatLimits;
+  /** spawn_task `context: "fork"`: this chat's recent agent-loop messages, as text. */
+  forked?: string;
 }
 
 export class Children {
@@ -66,6 +68,8 @@ export interface SubordinateState {
   busyContexts: Set<string>;
   /** Non-terminal subordinate jobs of this chat. */
   runningJobIds: string[];
+  /** The context a `fork` passes on (empty for a chat without an agent loop). */
+  forkContext: () => string;
 }
 
 /** A chat that has no storage yet: a top-level chat with no children. */
@@ -74,6 +78,7 @@ export const NEW_CHAT_STATE = (): SubordinateState => ({
   children: { get: () => undefined, latestDefault: () => undefined },
   busyContexts: new Set(),
   runningJobIds: [],
+  forkContext: () => "",
 });
 
 export const levelName = (level: number) => `A${level}`;
@@ -122,7 +127,8 @@ export function planSubordinates(
     const name = sub.name ?? child?.name ?? sub.label;
     busy.add(context_id);
     if (sub.mode === "latest") plannedDefault = { context_id, tool: "call_subordinate", profile, name };
-    plans.set(spec.index, { context_id, profile, name, level: state.level + 1, request: sub, limits });
+    const forked = sub.fork ? state.forkContext() : "";
+    plans.set(spec.index, { context_id, profile, name, level: state.level + 1, request: sub, limits, ...(forked ? { forked } : {}) });
   }
   const requested = specs.length;
   const running = state.runningJobIds.length + plannedBefore;

@@ -90,6 +90,23 @@ export class Turns {
     this.sql.exec(`INSERT INTO messages (turn, body, created_at) VALUES (?, ?, ?)`, turnId, JSON.stringify(message), now);
   }
 
+  /**
+   * What `spawn_task` with `context: "fork"` passes on (SPEC §5.1): the last 20
+   * messages as text, at most 4096 characters, newest kept.
+   */
+  forkContext(maxMessages = 20, maxChars = 4096): string {
+    const lines = this.messages()
+      .slice(-maxMessages)
+      .flatMap((m) => (typeof m.content === "string" && m.content ? [`${m.role}: ${m.content}`] : []));
+    let text = "";
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const next = text ? `${lines[i]}\n${text}` : lines[i]!;
+      if (next.length > maxChars) break;
+      text = next;
+    }
+    return text;
+  }
+
   /** The whole conversation of this child, every turn, oldest first. */
   messages(): ChatMessage[] {
     return this.sql

@@ -212,6 +212,7 @@ export class RunnerDO extends DurableObject<Env> {
       message: plan.request.message,
       attachments: plan.request.attachments,
       tools: plan.request.tools,
+      ...(plan.forked ? { forked: plan.forked } : {}),
       limits: plan.limits,
     });
     await this.#clear();

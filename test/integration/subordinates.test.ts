@@ -310,6 +310,27 @@ describe("levels", () => {
   });
 });
 
+describe("spawn_task context", () => {
+  it('"fork" passes the spawning agent\'s recent conversation; "fresh" passes nothing', async () => {
+    await configure(agentConfig("m-fork"));
+    await scriptLlm("m-fork", [
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "Use the context.", context: "fork" } }, { name: "spawn_task", arguments: { task: "No context." } }] },
+      { content: "forked child answer" },
+      { content: "fresh child answer" },
+      { content: "done" },
+    ]);
+    const { body } = await parallel("f1", { tool_calls: [sub("Delegate with context: the code word is PAPAYA.")], timeout: 30 });
+    expect(body.jobs[0].state).toBe("success");
+    const firstUser = (r: { messages: any[] }) => r.messages.find((m: any) => m.role === "user").content as string;
+    const [, a, b] = await llmRequests("m-fork");
+    const forked = [a!, b!].find((r) => firstUser(r).includes("Use the context."))!;
+    const fresh = [a!, b!].find((r) => firstUser(r).includes("No context."))!;
+    expect(firstUser(forked)).toContain("Context from the agent that started you:");
+    expect(firstUser(forked)).toContain("user: Delegate with context: the code word is PAPAYA.");
+    expect(firstUser(fresh)).toBe("No context.");
+  });
+});
+
 describe("cancellation", () => {
   it("cancelling a parent job stops its child's turn and the child's running jobs", async () => {
     await configure(agentConfig("m-cancel"));

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { planSubordinates, type ChildRow, type SubordinateState } from "../../durable-objects/chat/subordinates";
+import { configSchema } from "../../src/config/schema";
+import { jobSpec, type SubordinateJobSpec } from "../../src/jobs/job-spec";
+import type { ChatLimits } from "../../src/jobs/messages";
+import { apiError } from "./fixtures";
+
+const config = configSchema.parse({ agents: { researcher: {} } });
+const limits: ChatLimits = { ...config.limits };
+const caller = { agent: "default", task_rules: [] };
+const spec = (index: number, tool_name: string, tool_args: Record<string, unknown>) =>
+  jobSpec(index, { tool_name, tool_args: tool_args as never }, { config, agent: "default", available: [] }) as SubordinateJobSpec;
+
+function state(children: ChildRow[] = [], over: Partial<SubordinateState> = {}): SubordinateState {
+  return {
+    level: 0,
+    children: {
+      get: (id) => children.find((c) => c.context_id === id),
+      latestDefault: () => children.filter((c) => c.tool === "call_subordinate").at(-1),
+    },
+    busyContexts: new Set(),
+    runningJobIds: [],
+    forkContext: () => "",
+    ...over,
+  };
+}
+
+describe("planning subordinate calls", () => {
+  it("gives fresh siblings distinct children at level + 1", () => {
+    const plans = planSubordinates([spec(0, "spawn_task", { task: "a" }), spec(1, "call_subordinate", { message: "b", reset: true })], state(), limits, caller);
+    expect(plans.get(0)!.context_id).not.toBe(plans.get(1)!.context_id);
+    expect(plans.get(0)!.level).toBe(1);
+  });
+
+  it("continues the latest default child, and refuses a second such call in the same batch", () => {
+    const kids: ChildRow[] = [{ context_id: "sub-a", tool: "call_subordinate", profile: "default", name: "a" }];
+    expect(planSubordinates([spec(0, "call_subordinate", { message: "x" })], state(kids), limits, caller).get(0)!.context_id).toBe("sub-a");
+    const e = apiError(() =>
+      planSubordinates([spec(0, "call_subordinate", { message: "x" }), spec(1, "call_subordinate", { message: "y" })], state(kids), limits, caller),
+    );
+    expect(e.message).toBe("Subordinate context 'sub-a' is still running. Wait for it to finish or stop it before continuing it.");
+  });
+
+  it("refuses a profile switch on continuation and checks permission against the child's own profile", () => {
+    const kids: ChildRow[] = [{ context_id: "sub-r", tool: "call_subordinate", profile: "researcher", name: "r" }];
+    const e = apiError(() => planSubordinates([spec(0, "call_subordinate", { message: "x", context_id: "sub-r", profile: "default" })], state(kids), limits, caller));
+    expect(e.message).toBe("Subordinate already uses profile 'researcher'. Set reset=true and omit `context_id` to switch to 'default'.");
+    const denied = apiError(() =>
+      planSubordinates([spec(0, "call_subordinate", { message: "x", context_id: "sub-r" })], state(kids), limits, { agent: "boss", task_rules: [["*", "deny"]] }),
+    );
+    expect(denied).toMatchObject({ status: 403, code: "agent_type_denied" });
+  });
+
+  it("refuses beyond max_depth and over the per-chat cap, counting running subordinates", () => {
+    expect(apiError(() => planSubordinates([spec(0, "spawn_task", { task: "a" })], state([], { level: 2 }), limits, caller)).message).toBe(
+      "A2 cannot start subordinates: limits.max_depth is 2.",
+    );
+    const e = apiError(() =>
+      planSubordinates([spec(0, "spawn_task", { task: "a" })], state([], { runningJobIds: ["j1", "j2", "j3", "j4", "j5"] }), limits, caller),
+    );
+    expect(e).toMatchObject({ status: 429, code: "subagent_limit" });
+    expect(e.details).toMatchObject({ running: 5, requested: 1, limit: 5, running_job_ids: ["j1", "j2", "j3", "j4", "j5"] });
+  });
+});
