@@ -30,7 +30,8 @@ export interface AdmittedBatch {
  * The concurrent tier of a tiered batch (SPEC §5.4): subordinates, `wait` and
  * read-only tools. Everything else runs afterwards, one at a time in call order.
  */
-export const concurrentTier = (spec: JobSpec) => spec.kind === "subordinate" || spec.tool_name === "wait" || spec.read_only;
+export const concurrentTier = (spec: JobSpec) =>
+  spec.concurrent === true || spec.kind === "subordinate" || spec.tool_name === "wait" || spec.read_only;
 
 export interface RowOptions {
   chat_id: string;

@@ -15,9 +15,15 @@ import { jobSpec, type JobSpec } from "../../src/jobs/job-spec";
 import { isTerminal } from "../../src/jobs/job";
 import type { JobOutcome } from "../../src/jobs/messages";
 import { InvalidToolCall, normalizeToolCall } from "../../src/parallel/normalize-call";
+import { parseParallel } from "../../src/parallel/parse-request";
+import { resultsPayload } from "../../src/jobs/payloads";
+import { PARALLEL_NAMES } from "../../src/tools/builtins";
 import { toolsForAgent } from "../../src/tools/catalog";
 import type { JobStore } from "./job-store";
 import type { AwaitedCall, Turn, Turns } from "./turns";
+
+/** Results a child's model reads are cut like a top-level response's default. */
+const MAX_RESULT_CHARS_IN_LOOP = 16_000;
 
 export const NO_LLM_ERROR =
   "No LLM provider configured: set llm.base_url, llm.model and llm.api_key with PUT /v1/config.";
@@ -49,8 +55,9 @@ export interface LoopHost {
 export type StepResult = "waiting" | "again" | "finished";
 
 /** Tool results for the model, from finished jobs: the result, or `Error: …`. */
-function toolContent(call: AwaitedCall, jobs: JobStore): string {
+function toolContent(call: AwaitedCall, jobs: JobStore, now: number): string {
   if (call.content !== undefined) return call.content;
+  if (call.job_ids) return JSON.stringify(resultsPayload(jobs.many(call.job_ids), { now, maxResultChars: MAX_RESULT_CHARS_IN_LOOP }));
   const job = jobs.get(call.job_id!);
   if (!job) return "Error: the job's record was purged before its result was read.";
   if (job.state === "success") return job.result ?? "(completed without textual output)";
@@ -65,21 +72,37 @@ function lastText(messages: ChatMessage[]): string {
   return "";
 }
 
-/** Turns each tool call of a model reply into a job spec, or an error entry the model will read. */
+/** How one tool call of a model reply is answered. */
+type CallPlan =
+  | { kind: "job"; spec: number }
+  /** A `parallel` call: its own jobs (started now) and earlier ones it awaits; answered with the results payload. */
+  | { kind: "parallel"; specs: number[]; job_ids: string[] }
+  | { kind: "error"; content: string };
+
+/**
+ * Turns each tool call of a model reply into job specs (numbered in one
+ * sequence for the whole step), or an error entry the model will read.
+ * Inside a child, `parallel` is one more tool: its calls start at once
+ * (never held back) and its answer is the results payload, as in a top-level chat.
+ */
 function planCalls(calls: { id: string; name: string; arguments: string }[], config: TenantConfig, who: ChildIdentity) {
   const available = toolsForAgent(config, who.profile).filter((t) => !who.tools || t.kind === "wait" || who.tools.includes(t.name));
+  const ctx = { config, agent: who.profile, available };
   const specs: JobSpec[] = [];
-  const errors = new Map<number, string>();
-  calls.forEach((call, index) => {
+  const add = (spec: JobSpec) => specs.push({ ...spec, index: specs.length }) - 1;
+  const plans: CallPlan[] = calls.map((call) => {
     try {
       const normalised = normalizeToolCall({ name: call.name, arguments: call.arguments });
-      specs.push(jobSpec(index, normalised, { config, agent: who.profile, available }));
+      if (!PARALLEL_NAMES.has(normalised.tool_name)) return { kind: "job", spec: add(jobSpec(0, normalised, ctx)) };
+      const command = parseParallel(normalised.tool_args, config, who.profile);
+      if (command.action === "cancel") throw new InvalidToolCall("inside an agent loop, stop jobs by finishing without them; `cancel` is not available here");
+      return { kind: "parallel", specs: command.jobs.map((j) => add({ ...j, concurrent: true })), job_ids: command.job_ids };
     } catch (e) {
-      if (e instanceof ApiError || e instanceof InvalidToolCall) errors.set(index, `Error: ${e.message}`);
-      else throw e;
+      if (e instanceof ApiError || e instanceof InvalidToolCall) return { kind: "error", content: `Error: ${e.message}` };
+      throw e;
     }
   });
-  return { specs, errors };
+  return { specs, plans };
 }
 
 export async function runStep(host: LoopHost, turnId: string, now: number): Promise<StepResult> {
@@ -88,11 +111,11 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
 
   // 1. The previous step's tool calls: wait for them, then hand their results to the model.
   if (turn.awaiting) {
-    const ids = turn.awaiting.flatMap((c) => (c.job_id ? [c.job_id] : []));
+    const ids = turn.awaiting.flatMap((c) => c.job_ids ?? (c.job_id ? [c.job_id] : []));
     if (host.jobs.many(ids).some((j) => !isTerminal(j.state))) return "waiting";
     host.transaction(() => {
       for (const call of turn.awaiting!) {
-        host.turns.append(turnId, { role: "tool", tool_call_id: call.tool_call_id, content: toolContent(call, host.jobs) }, now);
+        host.turns.append(turnId, { role: "tool", tool_call_id: call.tool_call_id, content: toolContent(call, host.jobs, now) }, now);
       }
       host.turns.update(turnId, { awaiting: null });
     });
@@ -135,7 +158,8 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     });
     return finishWith(host, { ...turn, usage }, { state: "success", result: reply.content, attempt: 1, usage });
   }
-  const { specs, errors } = planCalls(reply.tool_calls, config, who);
+  const { specs, plans } = planCalls(reply.tool_calls, config, who);
+  let awaitsJobs = false;
   host.transaction(() => {
     host.turns.append(
       turnId,
@@ -146,15 +170,23 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
       },
       after,
     );
-    const admitted = host.admitCalls(turn, specs, after, config);
-    const jobIds = admitted.jobIds;
-    for (const [index, message] of admitted.errors) errors.set(index, `Error: ${message}`);
-    const awaiting: AwaitedCall[] = reply.tool_calls.map((c, i) =>
-      errors.has(i) ? { tool_call_id: c.id, job_id: null, content: errors.get(i)! } : { tool_call_id: c.id, job_id: jobIds.get(i)! },
-    );
+    const { jobIds, errors } = host.admitCalls(turn, specs, after, config);
+    const refused = (i: number) => (errors.has(i) ? `Error: ${errors.get(i)}` : undefined);
+    const awaiting: AwaitedCall[] = reply.tool_calls.map((c, i): AwaitedCall => {
+      const plan = plans[i]!;
+      if (plan.kind === "error") return { tool_call_id: c.id, job_id: null, content: plan.content };
+      if (plan.kind === "job") {
+        const error = refused(plan.spec);
+        return error ? { tool_call_id: c.id, job_id: null, content: error } : { tool_call_id: c.id, job_id: jobIds.get(plan.spec)! };
+      }
+      const error = plan.specs.map(refused).find(Boolean);
+      if (error) return { tool_call_id: c.id, job_id: null, content: error };
+      return { tool_call_id: c.id, job_id: null, job_ids: [...plan.job_ids, ...plan.specs.map((n) => jobIds.get(n)!)] };
+    });
+    awaitsJobs = awaiting.some((a) => a.content === undefined);
     host.turns.update(turnId, { steps: turn.steps + 1, usage, awaiting });
   });
-  return specs.length > 0 && errors.size < reply.tool_calls.length ? "waiting" : "again";
+  return awaitsJobs ? "waiting" : "again";
 }
 
 async function finishWith(host: LoopHost, turn: Turn, outcome: JobOutcome): Promise<StepResult> {

@@ -13,6 +13,8 @@ export type TurnState = "running" | "done" | "stopped";
 export interface AwaitedCall {
   tool_call_id: string;
   job_id: string | null;
+  /** A `parallel` call: every job it answers for. */
+  job_ids?: string[];
   content?: string;
 }
 

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { TenantConfig } from "../config/schema";
 import { CALL_SUBORDINATE_DESCRIPTION, callSubordinateArgs, SPAWN_TASK_DESCRIPTION, spawnTaskArgs } from "../subordinates/schemas";
+import { parallelArgs } from "../api/schemas";
 import { toolsForAgent } from "../tools/catalog";
 import type { ToolDefinition } from "./llm";
 import { permittedTypes } from "./permission";
@@ -29,9 +30,12 @@ export function startableTypes(config: TenantConfig, agent: string, level: numbe
   return permittedTypes(profile(config, agent).permission?.task, profileNames(config));
 }
 
+const PARALLEL_DESCRIPTION =
+  "Run independent tool calls at the same time and get all results together; also awaits background jobs by id.";
+
 export function toolDefinitions(config: TenantConfig, agent: string, level: number, only?: string[]): ToolDefinition[] {
   const tools = toolsForAgent(config, agent).filter((t) => !only || t.kind === "wait" || only.includes(t.name));
-  const defs = tools.map((t) => fn(t.name, t.description, t.parameters));
+  const defs = [fn("parallel", PARALLEL_DESCRIPTION, schemaOf(parallelArgs)), ...tools.map((t) => fn(t.name, t.description, t.parameters))];
   const types = startableTypes(config, agent, level);
   if (types.length) {
     defs.push(fn("spawn_task", SPAWN_TASK_DESCRIPTION, schemaOf(spawnTaskArgs(types))));

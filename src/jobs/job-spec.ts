@@ -20,6 +20,8 @@ interface SpecBase {
   tool_args: string;
   read_only: boolean;
   timeout_seconds: number;
+  /** Calls of a `parallel` inside an agent loop start at once, never held back by tiering. */
+  concurrent?: boolean;
 }
 export type ToolJobSpec = SpecBase & { kind: "tool" };
 export type SubordinateJobSpec = SpecBase & { kind: "subordinate"; sub: SubordinateRequest };

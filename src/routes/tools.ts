@@ -3,23 +3,12 @@
  * to give a model acting as that agent in a top-level chat (A0).
  */
 import { Hono } from "hono";
-import { z } from "zod";
 import type { AppEnv } from "../app-env";
 import { renderPrompts } from "../agents/prompts";
 import { DEFAULT_PROFILE, profileNames } from "../agents/profiles";
 import { toolDefinitions } from "../agents/tool-definitions";
-import { parallelArgs } from "../api/schemas";
 import { ApiError } from "../http/errors";
 import { tenantConfig } from "./context";
-
-const PARALLEL_DESCRIPTION =
-  "Run independent tool calls at the same time and get all results together; also awaits, collects or cancels background jobs.";
-
-export const parallelToolDefinition = () => {
-  const parameters = z.toJSONSchema(parallelArgs, { io: "input" }) as Record<string, unknown>;
-  delete parameters.$schema;
-  return { type: "function" as const, function: { name: "parallel", description: PARALLEL_DESCRIPTION, parameters } };
-};
 
 export const toolsRoutes = new Hono<AppEnv>().get("/tools", async (c) => {
   const config = await tenantConfig(c);
@@ -29,7 +18,7 @@ export const toolsRoutes = new Hono<AppEnv>().get("/tools", async (c) => {
     throw new ApiError(404, "unknown_profile", `Agent profile '${agent}' not found. Use one of the available profiles: ${names.join(", ")}.`);
   }
   return c.json({
-    tools: [parallelToolDefinition(), ...toolDefinitions(config, agent, 0)],
+    tools: toolDefinitions(config, agent, 0),
     prompts: renderPrompts(config, agent, 0),
   });
 });

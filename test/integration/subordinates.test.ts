@@ -366,3 +366,41 @@ describe("cancellation", () => {
     await eventually(async () => (await jobRow(context_id, hangJob))?.state === "cancelled");
   });
 });
+
+describe("parallel inside a child", () => {
+  it("a child's model may call parallel: its calls start at once and it reads the results payload", async () => {
+    await configure(agentConfig("m-par"));
+    await scriptLlm("m-par", [
+      { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "echo", tool_args: { a: 1 } }, { tool_name: "text", tool_args: {} }] } }] },
+      { content: "combined" },
+    ]);
+    const { body } = await parallel("pp", { tool_calls: [sub("Use parallel.")], timeout: 30 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "combined" });
+    const second = (await llmRequests("m-par"))[1]!;
+    const payload = JSON.parse(second.messages.find((m: any) => m.role === "tool").content);
+    expect(payload.status).toBe("success");
+    expect(payload.jobs.map((j: any) => j.result)).toEqual(['{"a":1}', "plain answer"]);
+  });
+
+  it("refuses a nested parallel inside the child's parallel with the usual error, and carries on", async () => {
+    await configure(agentConfig("m-par2"));
+    await scriptLlm("m-par2", [
+      { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "parallel", tool_args: {} }] } }] },
+      { content: "recovered" },
+    ]);
+    const { body } = await parallel("pp2", { tool_calls: [sub("Nest.")], timeout: 30 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "recovered" });
+    const second = (await llmRequests("m-par2"))[1]!;
+    expect(second.messages.find((m: any) => m.role === "tool").content).toBe("Error: `parallel` cannot be nested inside another `parallel` call.");
+  });
+
+  it("ends error when max_steps is reached without a final answer, with the last text", async () => {
+    await configure(agentConfig("m-steps", { agents: { default: { max_steps: 2 } } }));
+    await scriptLlm("m-steps", [
+      { content: "thinking", tool_calls: [{ name: "wait", arguments: { seconds: 0.01 } }] },
+      { content: "still thinking", tool_calls: [{ name: "wait", arguments: { seconds: 0.01 } }] },
+    ]);
+    const { body } = await parallel("ms", { tool_calls: [sub("Loop.")], timeout: 30 });
+    expect(body.jobs[0]).toMatchObject({ state: "error", error: "Reached max_steps (2) without a final answer. Last text: still thinking" });
+  });
+});
