@@ -132,6 +132,22 @@ describe("subagent cap", () => {
   });
 });
 
+describe("subagent cap and deadlines", () => {
+  it("frees the slot when the subordinate times out", async () => {
+    await configure(agentConfig("m-slot-timeout", { limits: { max_parallel_subagents: 1 } }));
+    await scriptLlm("m-slot-timeout", [{ content: "never in time", delay_ms: 5000 }, { content: "next" }]);
+    const slow = await parallel("c4", { tool_calls: [sub("slow")], job_timeout: 60, wait: false });
+    const slowId = slow.body.jobs[0].job_id;
+    expect((await parallel("c4", { tool_calls: [sub("blocked")], wait: false })).status).toBe(429);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 61_000);
+    expect(await runDurableObjectAlarm(chatObject("c4"))).toBe(true);
+    vi.useRealTimers();
+    expect((await jobRow("c4", slowId))?.state).toBe("timeout");
+    expect((await parallel("c4", { tool_calls: [sub("next")], wait: false })).status).toBe(200);
+  });
+});
+
 describe("permission.task and depth", () => {
   const bossConfig = () =>
     agentConfig("m-perm", {
