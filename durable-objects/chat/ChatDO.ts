@@ -74,6 +74,7 @@ export class ChatDO extends DurableObject<Env> {
     insertBatch: (batch, plans, now) => this.#insertBatch(batch, plans, now),
     subordinateState: () => this.#subordinateState(),
     start: (jobIds) => this.#start(jobIds),
+    turnEnded: (now) => this.#schedulePurge(now),
   });
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -152,20 +153,20 @@ export class ChatDO extends DurableObject<Env> {
     extra: () => void = () => {},
   ): Promise<void> {
     ensureSchema(this.#sql);
-    const isNewChat = this.ctx.storage.transactionSync(() => {
+    const { isNewChat, toStart } = this.ctx.storage.transactionSync(() => {
       const created = readMeta(this.#sql, "chat_id") === undefined;
       writeMeta(this.#sql, "tenant", target.tenant);
       writeMeta(this.#sql, "chat_id", target.chat_id);
       writeMeta(this.#sql, "limits", JSON.stringify(target.limits));
       if (created) writeMeta(this.#sql, "created_at", String(now));
-      this.#insertBatch(batch, plans, now);
+      const ids = this.#insertBatch(batch, plans, now);
       extra();
-      return created;
+      return { isNewChat: created, toStart: ids };
     });
     // Issued before the first await, so it commits with the rows: a reset during the awaits below
     // cannot leave stored jobs without the alarm that re-dispatches and times them out.
     const armed = this.#timers.arm();
-    await this.#start(batch.jobs.filter((j) => !j.held).map((j) => j.job_id));
+    await this.#start(toStart);
     // Awaited (once per chat) so the index never lags a DELETE that follows at once.
     if (isNewChat) await this.#registerChat(target.tenant, target.chat_id, now);
     await armed;
@@ -196,18 +197,35 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   /** Writes a batch's jobs, log rows, children and timers (inside the caller's transaction). */
-  #insertBatch(batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number): void {
+  /** Writes a batch's jobs, log rows, children and timers (inside the caller's transaction); returns the ids to start. */
+  #insertBatch(batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number): string[] {
+    const start: string[] = [];
     for (const job of batch.jobs) {
       this.#jobs.insert(job);
       this.#log.add(job.log_id, job, now);
       if (job.held) continue; // its deadline starts when it is released
       this.#timers.set("deadline", job.job_id, job.deadline_at);
       this.#timers.set("dispatch", job.job_id, now + DISPATCH_WATCHDOG_MS);
+      start.push(job.job_id);
     }
     for (const [index, plan] of plans) {
       const tool = batch.jobs.find((j) => j.idx === index)!.tool_name;
       this.#children.upsert({ context_id: plan.context_id, tool, profile: plan.profile, name: plan.name }, now);
     }
+    // A batch of side-effecting calls only has no concurrent tier: its first call goes at once.
+    const first = start.length === 0 ? this.#releaseNext(batch.batch_id, now) : undefined;
+    return first ? [first] : start;
+  }
+
+  /** Releases the next held job of a batch once its released jobs are all terminal; its deadline starts now. */
+  #releaseNext(batchId: string, now: number): string | undefined {
+    const next = this.#jobs.nextHeld(batchId);
+    if (!next) return undefined;
+    const deadline = Math.min(now + next.timeout_seconds * 1000, this.#turns.running()?.deadline_at ?? Infinity);
+    this.#jobs.release(next.job_id, deadline);
+    this.#timers.set("deadline", next.job_id, deadline);
+    this.#timers.set("dispatch", next.job_id, now + DISPATCH_WATCHDOG_MS);
+    return next.job_id;
   }
 
   #subordinateState(): SubordinateState {
@@ -319,14 +337,8 @@ export class ChatDO extends DurableObject<Env> {
       const usage = job.usage ? (JSON.parse(job.usage) as unknown) : null;
       this.#events.record("subagent.finish", { ...this.#subagentEvent(job), status: job.state, ...ending, usage }, now);
     }
-    const next = job.held === 0 ? this.#jobs.nextHeld(job.batch_id) : undefined;
-    if (next) {
-      const deadline = Math.min(now + next.timeout_seconds * 1000, this.#turns.running()?.deadline_at ?? Infinity);
-      this.#jobs.release(next.job_id, deadline);
-      this.#timers.set("deadline", next.job_id, deadline);
-      this.#timers.set("dispatch", next.job_id, now + DISPATCH_WATCHDOG_MS);
-      this.ctx.waitUntil(this.#start([next.job_id]));
-    }
+    const released = job.held === 0 ? this.#releaseNext(job.batch_id, now) : undefined;
+    if (released) this.ctx.waitUntil(this.#start([released]));
     this.#child.wake(job.job_id, now);
     this.#schedulePurge(now);
   }
@@ -410,7 +422,7 @@ export class ChatDO extends DurableObject<Env> {
           await this.#child.report(timer.ref);
           break;
         case "purge":
-          if (purgeExpired(this.#jobs, this.#idempotency, this.#retentionMs(), now) === "empty") return this.#forget();
+          if (purgeExpired(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now) === "empty") return this.#forget();
           this.#schedulePurge(now);
           break;
       }
@@ -428,7 +440,7 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   #schedulePurge(now: number): void {
-    const at = nextPurgeAt(this.#jobs, this.#idempotency, this.#retentionMs(), now);
+    const at = nextPurgeAt(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now);
     if (at !== undefined) this.#timers.set("purge", "", at);
   }
 

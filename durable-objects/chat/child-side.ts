@@ -33,11 +33,13 @@ export interface ChildDeps {
   turns: Turns;
   timers: Timers;
   machine: JobMachine;
-  /** Writes a batch (inside the caller's transaction). */
-  insertBatch(batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number): void;
+  /** Writes a batch (inside the caller's transaction); returns the ids to start. */
+  insertBatch(batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number): string[];
   subordinateState(): SubordinateState;
   /** Dispatches admitted jobs (queue copy, then the fast path). */
   start(jobIds: string[]): Promise<void>;
+  /** A turn ended (done or stopped): retention may start counting. */
+  turnEnded(now: number): void;
 }
 
 export class ChildSide implements LoopHost {
@@ -83,8 +85,9 @@ export class ChildSide implements LoopHost {
   stopTurn(parentJobId: string, now: number): void {
     const turn = this.d.turns.get(parentJobId);
     if (!turn || turn.state !== "running") return;
-    this.d.turns.update(parentJobId, { state: "stopped" });
+    this.d.turns.update(parentJobId, { state: "stopped" }, now);
     this.d.timers.clear("agent", parentJobId);
+    this.d.turnEnded(now);
     for (const job of this.d.jobs.active()) this.d.machine.cancel(job.job_id, now);
   }
 
@@ -164,16 +167,17 @@ export class ChildSide implements LoopHost {
     const caller = { agent, task_rules: orderedRules(profileOf(config, agent).permission?.task) };
     const { admitted, plans, refusals } = admitInOrder(specs, this.d.subordinateState(), this.d.jobs.activeCount(), limits, caller);
     const batch = newJobRows(admitted, now, { chat_id: readMeta(this.d.sql, "chat_id")!, tiered: true, deadlineCap: turn.deadline_at, plans });
-    this.d.insertBatch(batch, plans, now);
-    this.#toStart.push(...batch.jobs.filter((j) => !j.held).map((j) => j.job_id));
+    this.#toStart.push(...this.d.insertBatch(batch, plans, now));
     const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));
     return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };
   }
 
   async finish(turn: Turn, outcome: JobOutcome): Promise<void> {
+    const now = Date.now();
     this.d.ctx.storage.transactionSync(() => {
-      this.d.turns.update(turn.parent_job_id, { state: "done", outcome });
-      this.d.timers.set("report", turn.parent_job_id, Date.now());
+      this.d.turns.update(turn.parent_job_id, { state: "done", outcome }, now);
+      this.d.timers.set("report", turn.parent_job_id, now);
+      this.d.turnEnded(now);
     });
     await this.report(turn.parent_job_id);
   }

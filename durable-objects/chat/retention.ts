@@ -6,21 +6,26 @@
  */
 import type { Idempotency } from "./idempotency";
 import type { JobStore } from "./job-store";
+import type { Turns } from "./turns";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 
 /** When the next purge is due, or undefined when nothing will expire. */
-export function nextPurgeAt(jobs: JobStore, idempotency: Idempotency, retentionMs: number, now: number): number | undefined {
+export function nextPurgeAt(jobs: JobStore, idempotency: Idempotency, turns: Turns, retentionMs: number, now: number): number | undefined {
   const at = Math.min(
     (jobs.oldestFinished() ?? Infinity) + retentionMs,
     (idempotency.oldestAfter(now - IDEMPOTENCY_TTL_MS) ?? Infinity) + IDEMPOTENCY_TTL_MS,
+    // A child chat with no jobs left is kept while its conversation may still be continued.
+    (jobs.count() === 0 ? (turns.idleSince() ?? Infinity) : Infinity) + retentionMs,
   );
   return Number.isFinite(at) ? Math.max(at, now) : undefined;
 }
 
 /** Deletes what expired; `empty` when the chat holds nothing any more. */
-export function purgeExpired(jobs: JobStore, idempotency: Idempotency, retentionMs: number, now: number): "empty" | "kept" {
+export function purgeExpired(jobs: JobStore, idempotency: Idempotency, turns: Turns, retentionMs: number, now: number): "empty" | "kept" {
   jobs.delete(jobs.finishedBefore(now - retentionMs));
   idempotency.purge(now - IDEMPOTENCY_TTL_MS, (ids) => jobs.many(ids).length === 0);
-  return jobs.count() === 0 && idempotency.count() === 0 ? "empty" : "kept";
+  if (jobs.count() > 0 || idempotency.count() > 0 || turns.hasRunning()) return "kept";
+  const idle = turns.idleSince();
+  return idle === undefined || idle <= now - retentionMs ? "empty" : "kept";
 }

@@ -29,6 +29,7 @@ export type TurnRow = {
   usage: string;
   outcome: string | null;
   created_at: number;
+  ended_at: number | null;
 };
 
 export interface Turn extends Omit<TurnRow, "awaiting" | "usage" | "outcome"> {
@@ -74,18 +75,37 @@ export class Turns {
     );
   }
 
-  update(id: string, patch: { steps?: number; awaiting?: AwaitedCall[] | null; usage?: Usage; state?: TurnState; outcome?: JobOutcome }): void {
+  update(id: string, patch: { steps?: number; awaiting?: AwaitedCall[] | null; usage?: Usage; state?: TurnState; outcome?: JobOutcome }, now = Date.now()): void {
     const turn = this.get(id);
     if (!turn) return;
+    const ending = patch.state !== undefined && patch.state !== "running";
     this.sql.exec(
-      `UPDATE turns SET steps = ?, awaiting = ?, usage = ?, state = ?, outcome = ? WHERE parent_job_id = ?`,
+      `UPDATE turns SET steps = ?, awaiting = ?, usage = ?, state = ?, outcome = ?, ended_at = COALESCE(?, ended_at) WHERE parent_job_id = ?`,
       patch.steps ?? turn.steps,
       patch.awaiting === undefined ? (turn.awaiting ? JSON.stringify(turn.awaiting) : null) : patch.awaiting ? JSON.stringify(patch.awaiting) : null,
       JSON.stringify(patch.usage ?? turn.usage),
       patch.state ?? turn.state,
       patch.outcome ? JSON.stringify(patch.outcome) : turn.outcome ? JSON.stringify(turn.outcome) : null,
+      ending ? now : null,
       id,
     );
+  }
+
+  /**
+   * When this chat last had a turn end, if none is running (retention counts
+   * from there); undefined while one runs or when there never was one.
+   */
+  idleSince(): number | undefined {
+    const row = this.sql
+      .exec<{ running: number; ended: number | null }>(
+        `SELECT SUM(state = 'running') AS running, MAX(ended_at) AS ended FROM turns`,
+      )
+      .one();
+    return row.running ? undefined : (row.ended ?? undefined);
+  }
+
+  hasRunning(): boolean {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM turns WHERE state = 'running'`).one().n > 0;
   }
 
   append(turnId: string, message: ChatMessage, now: number): void {

@@ -383,6 +383,24 @@ describe("cancellation", () => {
   });
 });
 
+describe("retention of child chats", () => {
+  it("a child chat is deleted retention_seconds after its last turn ended", async () => {
+    await configure(agentConfig("m-purge", { limits: { retention_seconds: 60 } }));
+    await scriptLlm("m-purge", [{ content: "short-lived" }]);
+    const { body } = await parallel("rp", { tool_calls: [sub("x")], timeout: 20 });
+    const child = body.jobs[0].context_id;
+    expect((await api(`/v1/chats/${child}`)).status).toBe(200);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 59_000);
+    await runDurableObjectAlarm(chatObject(child));
+    expect((await api(`/v1/chats/${child}`)).status).toBe(200);
+    vi.setSystemTime(Date.now() + 2_000);
+    expect(await runDurableObjectAlarm(chatObject(child))).toBe(true);
+    vi.useRealTimers();
+    expect((await api(`/v1/chats/${child}`)).status).toBe(404);
+  });
+});
+
 describe("parallel inside a child", () => {
   it("a child's model may call parallel: its calls start at once and it reads the results payload", async () => {
     await configure(agentConfig("m-par"));

@@ -97,3 +97,17 @@ describe("tool-calls", () => {
     expect((await post("tc5", [])).body.error.message).toBe("`tool_calls` must contain at least one tool call.");
   });
 });
+
+describe("tool-calls with side-effecting calls only", () => {
+  it("runs them one at a time from the first, in call order", async () => {
+    await configure(trackedConfig());
+    const { body } = await post("tc6", {
+      tool_calls: [openai("a", "tracked_write", { n: 1, ms: 100, group: "writes-only" }), openai("b", "tracked_write", { n: 2, ms: 100, group: "writes-only" })],
+      timeout: 20,
+    });
+    expect(body.status).toBe("success");
+    expect(body.results.map((r: any) => r.content)).toEqual(["tracked 1", "tracked 2"]);
+    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=writes-only`)).json()) as { max_in_flight: number };
+    expect(max_in_flight).toBe(1);
+  });
+});
