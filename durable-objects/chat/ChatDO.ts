@@ -318,7 +318,7 @@ export class ChatDO extends DurableObject<Env> {
     try {
       await this.env.RUNNER.getByName(runnerName(tenant, chat_id, job.job_id)).abort();
       if (job.kind === "subordinate" && job.context_id) {
-        await this.env.CHAT.getByName(chatName(tenant, job.context_id)).stopTurn(job.job_id);
+        await this.env.CHAT.getByName(chatName(tenant, job.context_id)).stopTurn({ parent_job_id: job.job_id, parent_chat_id: chat_id });
       }
     } catch (e) {
       console.warn("stopping a job's work failed (best effort)", job.job_id, (e as Error).message);
@@ -345,7 +345,7 @@ export class ChatDO extends DurableObject<Env> {
 
   // ---- a child's side: turns handed over by the parent's subordinate jobs ----
 
-  async beginTurn(req: TurnRequest): Promise<"started" | "duplicate"> {
+  async beginTurn(req: TurnRequest): Promise<"started" | "duplicate" | "expired"> {
     const now = Date.now();
     ensureSchema(this.#sql);
     const isNewChat = readMeta(this.#sql, "chat_id") === undefined;
@@ -362,9 +362,9 @@ export class ChatDO extends DurableObject<Env> {
     return result;
   }
 
-  async stopTurn(parentJobId: string): Promise<void> {
-    if (!hasSchema(this.#sql)) return;
-    this.#child.stopTurn(parentJobId, Date.now());
+  async stopTurn(parent: { parent_job_id: string; parent_chat_id: string }): Promise<void> {
+    ensureSchema(this.#sql);
+    this.#child.stopTurn(parent, Date.now());
     await this.#timers.arm();
   }
 
@@ -487,11 +487,25 @@ export class ChatDO extends DurableObject<Env> {
     };
   }
 
-  /** Cancels everything, then deletes the chat's state. */
+  /** Cancels everything, ends the parent's job for a running turn, then deletes the chat's state. */
   async deleteChat(): Promise<boolean> {
     if (!hasSchema(this.#sql)) return false;
     const now = Date.now();
     for (const job of this.#jobs.active()) this.#machine.cancel(job.job_id, now);
+    const { tenant } = this.#address();
+    for (const turn of this.#child.runningTurns()) {
+      try {
+        await this.env.CHAT.getByName(chatName(tenant, turn.parent_chat_id)).completeJob(turn.parent_job_id, turn.lease, {
+          state: "error",
+          error: "child chat deleted",
+          attempt: 1,
+          usage: turn.usage,
+        });
+      } catch (e) {
+        // The parent's own deadline still ends the job; the deletion goes on.
+        console.warn("could not end the parent's job for a deleted child", turn.parent_job_id, (e as Error).message);
+      }
+    }
     await this.#forget();
     return true;
   }

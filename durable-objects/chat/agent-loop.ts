@@ -16,7 +16,7 @@ import { isTerminal } from "../../src/jobs/job";
 import type { JobOutcome } from "../../src/jobs/messages";
 import { InvalidToolCall, normalizeToolCall } from "../../src/parallel/normalize-call";
 import { parseParallel } from "../../src/parallel/parse-request";
-import { resultsPayload } from "../../src/jobs/payloads";
+import { cutChars, resultsPayload } from "../../src/jobs/payloads";
 import { PARALLEL_NAMES } from "../../src/tools/builtins";
 import { toolsForAgent } from "../../src/tools/catalog";
 import type { JobStore } from "./job-store";
@@ -60,7 +60,7 @@ function toolContent(call: AwaitedCall, jobs: JobStore, now: number): string {
   if (call.job_ids) return JSON.stringify(resultsPayload(jobs.many(call.job_ids), { now, maxResultChars: MAX_RESULT_CHARS_IN_LOOP }));
   const job = jobs.get(call.job_id!);
   if (!job) return "Error: the job's record was purged before its result was read.";
-  if (job.state === "success") return job.result ?? "(completed without textual output)";
+  if (job.state === "success") return job.result === null ? "(completed without textual output)" : cutChars(job.result, MAX_RESULT_CHARS_IN_LOOP);
   return `Error: ${job.error ?? job.state}`;
 }
 
@@ -94,7 +94,7 @@ function planCalls(calls: { id: string; name: string; arguments: string }[], con
     try {
       const normalised = normalizeToolCall({ name: call.name, arguments: call.arguments });
       if (!PARALLEL_NAMES.has(normalised.tool_name)) return { kind: "job", spec: add(jobSpec(0, normalised, ctx)) };
-      const command = parseParallel(normalised.tool_args, config, who.profile);
+      const command = parseParallel(normalised.tool_args, config, who.profile, available);
       if (command.action === "cancel") throw new InvalidToolCall("inside an agent loop, stop jobs by finishing without them; `cancel` is not available here");
       return { kind: "parallel", specs: command.jobs.map((j) => add({ ...j, concurrent: true })), job_ids: command.job_ids };
     } catch (e) {
@@ -108,6 +108,8 @@ function planCalls(calls: { id: string; name: string; arguments: string }[], con
 export async function runStep(host: LoopHost, turnId: string, now: number): Promise<StepResult> {
   const turn = host.turns.get(turnId);
   if (!turn || turn.state !== "running") return "finished";
+  // Past the parent job's deadline the parent has ended it `timeout`: no more model calls.
+  if (now >= turn.deadline_at) return finishWith(host, turn, { state: "error", error: "The parent job's deadline passed.", attempt: 1, usage: turn.usage });
 
   // 1. The previous step's tool calls: wait for them, then hand their results to the model.
   if (turn.awaiting) {

@@ -57,8 +57,10 @@ export class ChildSide implements LoopHost {
   }
 
   /** Idempotent per parent job: a runner that delivers it twice starts one turn. */
-  beginTurn(req: TurnRequest, now: number): "started" | "duplicate" {
+  beginTurn(req: TurnRequest, now: number): "started" | "duplicate" | "expired" {
+    // A stopped turn leaves its row behind, so a hand-off still in flight when the parent ended the job starts nothing.
     if (this.d.turns.get(req.parent_job_id)) return "duplicate";
+    if (now >= req.deadline_at) return "expired";
     this.d.ctx.storage.transactionSync(() => {
       writeMeta(this.d.sql, "tenant", req.tenant);
       writeMeta(this.d.sql, "chat_id", req.chat_id);
@@ -82,13 +84,29 @@ export class ChildSide implements LoopHost {
   }
 
   /** The parent ended the job (cancel, deadline, deletion): stop the turn and everything it started. */
-  stopTurn(parentJobId: string, now: number): void {
-    const turn = this.d.turns.get(parentJobId);
-    if (!turn || turn.state !== "running") return;
-    this.d.turns.update(parentJobId, { state: "stopped" }, now);
-    this.d.timers.clear("agent", parentJobId);
-    this.d.turnEnded(now);
+  stopTurn(parent: { parent_job_id: string; parent_chat_id: string }, now: number): void {
+    const turn = this.d.turns.get(parent.parent_job_id);
+    if (!turn) {
+      // The hand-off has not arrived yet: leave a stopped turn so it never starts.
+      this.d.turns.begin({ ...parent, lease: "", deadline_at: now }, now);
+      this.d.turns.update(parent.parent_job_id, { state: "stopped" }, now);
+      return;
+    }
+    if (turn.state !== "running") return;
     for (const job of this.d.jobs.active()) this.d.machine.cancel(job.job_id, now);
+    // Answer every call still awaited, so a continued conversation stays valid for the provider.
+    for (const call of turn.awaiting ?? []) {
+      this.d.turns.append(parent.parent_job_id, { role: "tool", tool_call_id: call.tool_call_id, content: "Error: the task was stopped before this call finished." }, now);
+    }
+    this.d.turns.update(parent.parent_job_id, { state: "stopped", awaiting: null }, now);
+    this.d.timers.clear("agent", parent.parent_job_id);
+    this.d.turnEnded(now);
+  }
+
+  /** The parent jobs of turns still running, for a child chat being deleted. */
+  runningTurns(): Turn[] {
+    const turn = this.d.turns.running();
+    return turn ? [turn] : [];
   }
 
   /** A job ended: a turn waiting on it takes its next step. */

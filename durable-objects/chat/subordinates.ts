@@ -119,9 +119,10 @@ export function planSubordinates(
         throw invalid(`Subordinate already uses profile '${child.profile}'. Set reset=true and omit \`context_id\` to switch to '${sub.profile}'.`);
       }
       profile = child.profile;
-      if (!sub.profile && !mayStart(caller.task_rules, profile)) {
-        throw new ApiError(403, "agent_type_denied", `Sub-agent type "${profile}" is not allowed (permission.task).`, { agent: profile });
-      }
+    }
+    // An omitted profile is checked here, once it is known: the child's own, or `default` for a new child.
+    if (!sub.profile && !mayStart(caller.task_rules, profile)) {
+      throw new ApiError(403, "agent_type_denied", `Sub-agent type "${profile}" is not allowed (permission.task).`, { agent: profile });
     }
     const context_id = child?.context_id ?? newChildId();
     const name = sub.name ?? child?.name ?? sub.label;

@@ -38,7 +38,13 @@ export interface SubordinateRequest {
 
 const invalid = (message: string) => badRequest("invalid_subordinate_call", message);
 const text = (v: unknown) => (typeof v === "string" ? v.trim() : "");
-const optionalText = (v: unknown) => text(v) || undefined;
+
+/** An optional string argument: absent or null is omitted; any other non-string is refused, not ignored. */
+function optionalText(v: unknown, name = "argument"): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "string") throw invalid(`\`${name}\` must be a string.`);
+  return v.trim() || undefined;
+}
 
 export function firstChars(s: string, n: number): string {
   return [...s.replace(/\s+/g, " ").trim()].slice(0, n).join("");
@@ -62,16 +68,16 @@ function attachmentList(v: unknown): string[] {
 export function parseCallSubordinate(args: JsonObject): SubordinateRequest {
   const message = text(args.message);
   if (!message) throw invalid("call_subordinate requires `tool_args.message`.");
-  const contextId = optionalText(args.context_id ?? args.agent_id);
+  const contextId = optionalText(args.context_id ?? args.agent_id, "context_id");
   const reset = coerceBool(args.reset, false);
   if (contextId && reset) {
     throw invalid("`context_id` continues an existing subordinate and requires reset=false. Omit `context_id` to create a fresh subordinate.");
   }
-  const name = optionalText(args.name);
+  const name = optionalText(args.name, "name");
   return {
     tool: "call_subordinate",
     message,
-    profile: optionalText(args.profile ?? args.agent_profile),
+    profile: optionalText(args.profile ?? args.agent_profile, "profile"),
     mode: reset ? "fresh" : contextId ? "continue" : "latest",
     context_id: contextId,
     name,
@@ -98,9 +104,9 @@ export function parseSpawnTask(args: JsonObject): SubordinateRequest {
   return {
     tool: "spawn_task",
     message: task,
-    profile: optionalText(args.agent),
+    profile: optionalText(args.agent, "agent"),
     mode: "fresh",
-    name: optionalText(args.label) ?? firstChars(task, NAME_LENGTH),
+    name: optionalText(args.label, "label") ?? firstChars(task, NAME_LENGTH),
     label,
     attachments: [],
     fork: context === "fork",

@@ -438,3 +438,68 @@ describe("parallel inside a child", () => {
     expect(body.jobs[0]).toMatchObject({ state: "error", error: "Reached max_steps (2) without a final answer. Last text: still thinking" });
   });
 });
+
+describe("review findings", () => {
+  it("checks permission.task for call_subordinate with no profile (the type is default)", async () => {
+    await configure(agentConfig("m-h1", { agents: { boss: { permission: { task: [["*", "deny"], ["researcher", "allow"]] } }, researcher: {} } }));
+    const res = await parallel("h1a", { tool_calls: [call("call_subordinate", { message: "hi" })] }, { query: "?agent=boss" });
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toBe('Sub-agent type "default" is not allowed (permission.task).');
+  });
+
+  it("a child stopped mid-call answers the open call, so continuing it sends a valid history", async () => {
+    await configure(agentConfig("m-h2"));
+    await scriptLlm("m-h2", [{ tool_calls: [{ name: "hang", arguments: {} }] }, { content: "continued fine" }]);
+    const first = await parallel("h2a", { tool_calls: [sub("Hang.")], job_timeout: 30, wait: false });
+    const { job_id, context_id } = first.body.jobs[0];
+    await eventually(() =>
+      runInDurableObject(chatObject(context_id), (_i, s) =>
+        s.storage.sql.exec("SELECT 1 FROM jobs WHERE tool_name = 'hang' AND state = 'running'").toArray().length > 0,
+      ).catch(() => false),
+    );
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 31_000);
+    await runDurableObjectAlarm(chatObject("h2a"));
+    vi.useRealTimers();
+    expect((await jobRow("h2a", job_id))?.state).toBe("timeout");
+    await eventually(() =>
+      runInDurableObject(chatObject(context_id), (_i, s) => s.storage.sql.exec("SELECT state FROM turns").one().state === "stopped"),
+    );
+    const again = await parallel("h2a", { tool_calls: [call("call_subordinate", { message: "Go on.", context_id })], timeout: 20 });
+    expect(again.body.jobs[0]).toMatchObject({ state: "success", result: "continued fine" });
+    const roles = (await llmRequests("m-h2"))[1]!.messages.map((m: any) => m.role);
+    expect(roles).toEqual(["system", "user", "assistant", "tool", "user"]);
+  });
+
+  it("deleting a child chat ends the parent's job with `child chat deleted`", async () => {
+    await configure(agentConfig("m-h3"));
+    await scriptLlm("m-h3", [{ tool_calls: [{ name: "hang", arguments: {} }] }]);
+    const started = await parallel("h3a", { tool_calls: [sub("Hang.")], wait: false });
+    const { job_id, context_id } = started.body.jobs[0];
+    await eventually(async () => (await api(`/v1/chats/${context_id}`)).status === 200);
+    await eventually(() =>
+      runInDurableObject(chatObject(context_id), (_i, s) => s.storage.sql.exec("SELECT 1 FROM jobs WHERE tool_name = 'hang'").toArray().length > 0),
+    );
+    expect((await api(`/v1/chats/${context_id}`, { method: "DELETE" })).status).toBe(200);
+    const { body } = await parallel("h3a", { action: "await", job_ids: [job_id], timeout: 10 });
+    expect(body.jobs[0]).toMatchObject({ state: "error", error: "child chat deleted" });
+  });
+
+  it("a child limited by spawn_task tools cannot reach other tools through parallel", async () => {
+    await configure(agentConfig("m-m3"));
+    await scriptLlm("m-m3", [
+      { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "text", tool_args: {} }] } }] },
+      { content: "done" },
+    ]);
+    const { body } = await parallel("m3a", { tool_calls: [call("spawn_task", { task: "x", tools: ["echo"] })], timeout: 20 });
+    expect(body.jobs[0].state).toBe("success");
+    const toolMessage = (await llmRequests("m-m3"))[1]!.messages.find((m: any) => m.role === "tool").content;
+    expect(toolMessage).toMatch(/^Error: tool_calls\[0\] uses unknown tool 'text'\. Available tools: wait, echo\.$/);
+  });
+
+  it("refuses subordinate arguments of the wrong type instead of ignoring them", async () => {
+    await configure(agentConfig("m-l4"));
+    const res = await parallel("l4a", { tool_calls: [call("call_subordinate", { message: "x", profile: 5 })] });
+    expect(res.body.error).toEqual({ code: "invalid_subordinate_call", message: "`profile` must be a string." });
+  });
+});
