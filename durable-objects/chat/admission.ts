@@ -9,7 +9,7 @@ import { jobIdPrefix } from "../../src/jobs/job";
 import type { JobSpec } from "../../src/jobs/job-spec";
 import type { Caller, ChatLimits } from "../../src/jobs/messages";
 import type { NewJob } from "./job-store";
-import { planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
+import { planSubordinates, type ChildRow, type SubordinatePlan, type SubordinateState } from "./subordinates";
 
 export function admissionProblem(requested: number, active: number, limits: ChatLimits): ApiError | undefined {
   const limit = limits.max_active_jobs_per_chat;
@@ -89,15 +89,19 @@ export function admitInOrder(
 ): InOrderAdmission {
   const result: InOrderAdmission = { admitted: [], plans: new Map(), refusals: new Map() };
   const busy = new Set(state.busyContexts);
+  // A "continue the latest child" call planned earlier in this batch is the latest for the next one.
+  let latest: ChildRow | undefined;
+  const children = { get: state.children.get, latestDefault: () => latest ?? state.children.latestDefault() };
   let planned = 0;
   for (const spec of specs) {
     try {
       const overCap = admissionProblem(result.admitted.length + 1, activeJobs, limits);
       if (overCap) throw overCap;
       if (spec.kind === "subordinate") {
-        const plan = planSubordinates([spec], { ...state, busyContexts: busy }, limits, caller, planned).get(spec.index)!;
+        const plan = planSubordinates([spec], { ...state, children, busyContexts: busy }, limits, caller, planned).get(spec.index)!;
         result.plans.set(spec.index, plan);
         busy.add(plan.context_id);
+        if (spec.sub.mode === "latest") latest = { context_id: plan.context_id, tool: "call_subordinate", profile: plan.profile, name: plan.name };
         planned++;
       }
       result.admitted.push(spec);
@@ -106,5 +110,22 @@ export function admitInOrder(
       result.refusals.set(spec.index, e);
     }
   }
+  return dropBrokenGroups(specs, result);
+}
+
+/** A `parallel` call inside a loop is atomic (SPEC §3.2): one refused call refuses its whole group. */
+function dropBrokenGroups(specs: JobSpec[], result: InOrderAdmission): InOrderAdmission {
+  const broken = new Map<number, ApiError>();
+  for (const spec of specs) {
+    const refusal = result.refusals.get(spec.index);
+    if (spec.group !== undefined && refusal && !broken.has(spec.group)) broken.set(spec.group, refusal);
+  }
+  if (broken.size === 0) return result;
+  for (const spec of specs) {
+    if (spec.group === undefined || !broken.has(spec.group)) continue;
+    result.refusals.set(spec.index, result.refusals.get(spec.index) ?? broken.get(spec.group)!);
+    result.plans.delete(spec.index);
+  }
+  result.admitted = result.admitted.filter((s) => s.group === undefined || !broken.has(s.group));
   return result;
 }

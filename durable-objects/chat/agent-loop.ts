@@ -90,13 +90,14 @@ function planCalls(calls: { id: string; name: string; arguments: string }[], con
   const ctx = { config, agent: who.profile, available };
   const specs: JobSpec[] = [];
   const add = (spec: JobSpec) => specs.push({ ...spec, index: specs.length }) - 1;
-  const plans: CallPlan[] = calls.map((call) => {
+  const plans: CallPlan[] = calls.map((call, callIndex) => {
     try {
       const normalised = normalizeToolCall({ name: call.name, arguments: call.arguments });
       if (!PARALLEL_NAMES.has(normalised.tool_name)) return { kind: "job", spec: add(jobSpec(0, normalised, ctx)) };
       const command = parseParallel(normalised.tool_args, config, who.profile, available);
       if (command.action === "cancel") throw new InvalidToolCall("inside an agent loop, stop jobs by finishing without them; `cancel` is not available here");
-      return { kind: "parallel", specs: command.jobs.map((j) => add({ ...j, concurrent: true })), job_ids: command.job_ids };
+      const group = command.jobs.map((j) => add({ ...j, concurrent: true, group: callIndex }));
+      return { kind: "parallel", specs: group, job_ids: command.job_ids };
     } catch (e) {
       if (e instanceof ApiError || e instanceof InvalidToolCall) return { kind: "error", content: `Error: ${e.message}` };
       throw e;

@@ -22,6 +22,8 @@ interface SpecBase {
   timeout_seconds: number;
   /** Calls of a `parallel` inside an agent loop start at once, never held back by tiering. */
   concurrent?: boolean;
+  /** Calls of one `parallel` inside an agent loop are admitted together or not at all. */
+  group?: number;
 }
 export type ToolJobSpec = SpecBase & { kind: "tool" };
 export type SubordinateJobSpec = SpecBase & { kind: "subordinate"; sub: SubordinateRequest };

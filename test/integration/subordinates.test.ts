@@ -503,3 +503,39 @@ describe("review findings", () => {
     expect(res.body.error).toEqual({ code: "invalid_subordinate_call", message: "`profile` must be a string." });
   });
 });
+
+describe("atomic parallel and the latest child inside tiered batches", () => {
+  it("a parallel call inside a child that breaks the cap starts none of its calls", async () => {
+    await configure(agentConfig("m-m2", { limits: { max_parallel_subagents: 1 } }));
+    await scriptLlm("m-m2", [
+      { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "spawn_task", tool_args: { task: "a" } }, { tool_name: "spawn_task", tool_args: { task: "b" } }] } }] },
+      { content: "adapted" },
+    ]);
+    const { body } = await parallel("m2a", { tool_calls: [sub("Fan out.")], timeout: 20 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "adapted" });
+    const toolMessage = (await llmRequests("m-m2"))[1]!.messages.find((m: any) => m.role === "tool").content;
+    expect(toolMessage).toMatch(/^Error: Subagent limit reached/);
+    const started = await runInDurableObject(chatObject(body.jobs[0].context_id), (_i, s) =>
+      s.storage.sql.exec("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'subordinate'").one().n,
+    );
+    expect(started).toBe(0);
+    expect(await llmRequests("m-m2")).toHaveLength(2);
+  });
+
+  it("two continue-the-latest calls in one tool-calls batch: the second is still running", async () => {
+    await configure(agentConfig("m-l1"));
+    await scriptLlm("m-l1", [{ content: "one" }]);
+    const res = await api("/v1/chats/l1a/tool-calls", {
+      body: {
+        tool_calls: [
+          { id: "a", type: "function", function: { name: "call_subordinate", arguments: '{"message":"first"}' } },
+          { id: "b", type: "function", function: { name: "call_subordinate", arguments: '{"message":"second"}' } },
+        ],
+        timeout: 20,
+      },
+    });
+    const body = await json(res);
+    expect(body.results[0]).toMatchObject({ state: "success", content: "one" });
+    expect(body.results[1].error.message).toMatch(/^Subordinate context 'sub-[^']+' is still running\./);
+  });
+});
