@@ -13,7 +13,7 @@ import type { TenantConfig } from "../../src/config/schema";
 import { ApiError } from "../../src/http/errors";
 import { jobSpec, type JobSpec } from "../../src/jobs/job-spec";
 import { isTerminal } from "../../src/jobs/job";
-import type { JobOutcome } from "../../src/jobs/messages";
+import type { JobOutcome, Usage } from "../../src/jobs/messages";
 import { InvalidToolCall, normalizeToolCall } from "../../src/parallel/normalize-call";
 import { parseParallel } from "../../src/parallel/parse-request";
 import { cutChars, resultsPayload } from "../../src/jobs/payloads";
@@ -116,13 +116,16 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   if (turn.awaiting) {
     const ids = turn.awaiting.flatMap((c) => c.job_ids ?? (c.job_id ? [c.job_id] : []));
     if (host.jobs.many(ids).some((j) => !isTerminal(j.state))) return "waiting";
+    // Usage is summed over the subtree (SPEC §5.2): subordinates report theirs with their result.
+    const usage = addUsage(turn.usage, ...host.jobs.many(ids).flatMap((j) => (j.usage ? [JSON.parse(j.usage) as Usage] : [])));
     host.transaction(() => {
       for (const call of turn.awaiting!) {
         host.turns.append(turnId, { role: "tool", tool_call_id: call.tool_call_id, content: toolContent(call, host.jobs, now) }, now);
       }
-      host.turns.update(turnId, { awaiting: null });
+      host.turns.update(turnId, { awaiting: null, usage });
     });
     turn.awaiting = null;
+    turn.usage = usage;
   }
 
   // 2. Ask the model.
@@ -144,14 +147,14 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     if (!(e instanceof LlmError)) throw e;
     return finishWith(host, turn, { state: "error", error: e.message, attempt: 1, usage: turn.usage });
   }
-  const usage = {
-    llm_calls: turn.usage.llm_calls + 1,
-    prompt_tokens: turn.usage.prompt_tokens + reply.usage.prompt_tokens,
-    completion_tokens: turn.usage.completion_tokens + reply.usage.completion_tokens,
-    tool_calls: turn.usage.tool_calls + reply.tool_calls.length,
-  };
+  const usage = addUsage(turn.usage, { llm_calls: 1, ...reply.usage, tool_calls: reply.tool_calls.length });
   const after = Date.now();
   if (host.turns.get(turnId)?.state !== "running") return "finished"; // stopped while the model was thinking
+  const budget = config.limits.max_tokens_per_job;
+  if (budget !== null && usage.prompt_tokens + usage.completion_tokens > budget) {
+    host.turns.update(turnId, { usage });
+    return finishWith(host, { ...turn, usage }, { state: "error", error: "Token budget exhausted.", attempt: 1, usage });
+  }
 
   // 3. Persist the reply; its tool calls become jobs in the same step.
   if (reply.tool_calls.length === 0) {
@@ -190,6 +193,18 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     host.turns.update(turnId, { steps: turn.steps + 1, usage, awaiting });
   });
   return awaitsJobs ? "waiting" : "again";
+}
+
+function addUsage(base: Usage, ...more: Usage[]): Usage {
+  return more.reduce(
+    (sum, u) => ({
+      llm_calls: sum.llm_calls + (u.llm_calls ?? 0),
+      prompt_tokens: sum.prompt_tokens + (u.prompt_tokens ?? 0),
+      completion_tokens: sum.completion_tokens + (u.completion_tokens ?? 0),
+      tool_calls: sum.tool_calls + (u.tool_calls ?? 0),
+    }),
+    base,
+  );
 }
 
 async function finishWith(host: LoopHost, turn: Turn, outcome: JobOutcome): Promise<StepResult> {

@@ -539,3 +539,25 @@ describe("atomic parallel and the latest child inside tiered batches", () => {
     expect(body.results[1].error.message).toMatch(/^Subordinate context 'sub-[^']+' is still running\./);
   });
 });
+
+describe("usage and token budget", () => {
+  it("sums usage over the subtree: a child's usage includes its subordinates'", async () => {
+    await configure(agentConfig("m-usage"));
+    await scriptLlm("m-usage", [
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "deeper" } }] },
+      { content: "grandchild" },
+      { content: "child" },
+    ]);
+    const { body } = await parallel("u1", { tool_calls: [sub("Delegate.")], timeout: 30 });
+    // child: 2 LLM calls + 1 tool call; grandchild: 1 LLM call. 10 prompt + 5 completion tokens each.
+    expect(body.jobs[0].usage).toEqual({ llm_calls: 3, prompt_tokens: 30, completion_tokens: 15, tool_calls: 1 });
+  });
+
+  it("ends the job `Token budget exhausted.` once max_tokens_per_job is crossed", async () => {
+    await configure(agentConfig("m-budget", { limits: { max_tokens_per_job: 20 } }));
+    await scriptLlm("m-budget", [{ tool_calls: [{ name: "wait", arguments: { seconds: 0.01 } }] }, { content: "too expensive" }]);
+    const { body } = await parallel("u2", { tool_calls: [sub("Spend.")], timeout: 30 });
+    expect(body.jobs[0]).toMatchObject({ state: "error", error: "Token budget exhausted." });
+    expect(body.jobs[0].usage.llm_calls).toBe(2);
+  });
+});
