@@ -18,15 +18,13 @@ import type {
   ChatLimits,
   ClaimResult,
   CompleteResult,
-  JobMessage,
   JobOutcome,
   ToolCallsAnswer,
   ToolCallsRequest,
   TurnRequest,
 } from "../../src/jobs/messages";
 import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
-import { chatName, runnerName, tenantName } from "../../src/names";
-import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
+import { chatName, tenantName } from "../../src/names";
 import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
 import { admissionProblem, admitInOrder, newJobRows, type AdmittedBatch } from "./admission";
 import { toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
@@ -39,6 +37,7 @@ import { nextPurgeAt, purgeExpired } from "./retention";
 import { ensureSchema, hasSchema, readMeta, writeMeta } from "./schema";
 import { Timers } from "./timers";
 import { Waiters } from "./waiters";
+import { Dispatcher } from "./dispatcher";
 import { AGENT_STEP_SAFETY_MS, ChildSide } from "./child-side";
 import { Events } from "./events";
 import { Turns } from "./turns";
@@ -54,10 +53,17 @@ export class ChatDO extends DurableObject<Env> {
   readonly #idempotency = new Idempotency(this.#sql);
   readonly #children = new Children(this.#sql);
   readonly #waiters = new Waiters();
+  readonly #dispatcher = new Dispatcher({
+    ctx: this.ctx,
+    env: () => this.env,
+    sql: this.#sql,
+    jobs: this.#jobs,
+    claimHere: (jobId) => this.claimJob(jobId, 1),
+  });
   readonly #turns = new Turns(this.#sql);
   readonly #events = new Events(this.#sql);
   readonly #machine = new JobMachine(this.#jobs, this.#log, this.#timers, this.#waiters, {
-    stopRunner: (job) => this.ctx.waitUntil(this.#stopJobWork(job)),
+    stopRunner: (job) => this.ctx.waitUntil(this.#dispatcher.stopWork(job)),
     claimed: (job, now) => {
       if (job.kind === "subordinate") this.#events.record("subagent.started", this.#subagentEvent(job), now);
     },
@@ -65,7 +71,7 @@ export class ChatDO extends DurableObject<Env> {
   });
   readonly #child = new ChildSide({
     ctx: this.ctx,
-    env: this.env,
+    env: () => this.env,
     sql: this.#sql,
     jobs: this.#jobs,
     turns: this.#turns,
@@ -73,7 +79,7 @@ export class ChatDO extends DurableObject<Env> {
     machine: this.#machine,
     insertBatch: (batch, plans, now) => this.#insertBatch(batch, plans, now),
     subordinateState: () => this.#subordinateState(),
-    start: (jobIds) => this.#start(jobIds),
+    start: (jobIds) => this.#dispatcher.start(jobIds),
     turnEnded: (now) => this.#schedulePurge(now),
   });
 
@@ -166,7 +172,7 @@ export class ChatDO extends DurableObject<Env> {
     // Issued before the first await, so it commits with the rows: a reset during the awaits below
     // cannot leave stored jobs without the alarm that re-dispatches and times them out.
     const armed = this.#timers.arm();
-    await this.#start(toStart);
+    await this.#dispatcher.start(toStart);
     // Awaited (once per chat) so the index never lags a DELETE that follows at once.
     if (isNewChat) await this.#registerChat(target.tenant, target.chat_id, now);
     await armed;
@@ -267,64 +273,6 @@ export class ChatDO extends DurableObject<Env> {
     return { ok: true, payload };
   }
 
-  // ---- dispatch ----------------------------------------------------------------
-
-  #address(): { tenant: string; chat_id: string } {
-    return { tenant: readMeta(this.#sql, "tenant")!, chat_id: readMeta(this.#sql, "chat_id")! };
-  }
-
-  /** Dispatches jobs: the queue copy first, then the fast path (SPEC §1); otherwise the watchdog resends. */
-  async #start(jobIds: string[]): Promise<void> {
-    if (jobIds.length && (await this.#dispatch(jobIds, 1))) this.ctx.waitUntil(this.#fastStart(jobIds));
-  }
-
-  /** Sends the queue copies; false when the send failed (the dispatch watchdog sends them again). */
-  async #dispatch(jobIds: string[], attempt: number): Promise<boolean> {
-    const address = this.#address();
-    const messages = jobIds.map((job_id) => ({ body: { ...address, job_id, attempt } satisfies JobMessage }));
-    try {
-      await this.env.JOBS.sendBatch(messages);
-      this.#jobs.markDispatched(jobIds, Date.now());
-      return true;
-    } catch (e) {
-      console.warn("queue send failed; the watchdog will retry", (e as Error).message);
-      return false;
-    }
-  }
-
-  /**
-   * The fast path: with the queue copy sent, hand the new jobs to their runners
-   * directly instead of waiting for the queue to deliver (tens of ms per hop).
-   * The queue copy then arrives as a duplicate and is absorbed by the runner's
-   * record or the claim, so a failure here costs only the shortcut.
-   */
-  async #fastStart(jobIds: string[]): Promise<void> {
-    const address = this.#address();
-    await forEachLimited(jobIds, MAX_OPEN_CONNECTIONS, async (job_id) => {
-      const job = this.#jobs.get(job_id);
-      if (job?.state !== "pending") return;
-      try {
-        if (job.tool_name === "wait") await this.claimJob(job_id, 1);
-        else await this.env.RUNNER.getByName(runnerName(address.tenant, address.chat_id, job_id)).start({ ...address, job_id, attempt: 1 });
-      } catch (e) {
-        console.warn("fast start failed; the queue copy will start the job", job_id, (e as Error).message);
-      }
-    });
-  }
-
-  /** Stops what works on a job the chat ended itself: its runner, and a subordinate's child turn. */
-  async #stopJobWork(job: JobRow): Promise<void> {
-    const { tenant, chat_id } = this.#address();
-    try {
-      await this.env.RUNNER.getByName(runnerName(tenant, chat_id, job.job_id)).abort();
-      if (job.kind === "subordinate" && job.context_id) {
-        await this.env.CHAT.getByName(chatName(tenant, job.context_id)).stopTurn({ parent_job_id: job.job_id, parent_chat_id: chat_id });
-      }
-    } catch (e) {
-      console.warn("stopping a job's work failed (best effort)", job.job_id, (e as Error).message);
-    }
-  }
-
   #subagentEvent(job: JobRow) {
     const plan = job.spec ? (JSON.parse(job.spec) as SubordinatePlan) : undefined;
     return { job_id: job.job_id, context_id: job.context_id, agent: plan?.profile ?? "default", label: plan?.request.label ?? "" };
@@ -338,7 +286,7 @@ export class ChatDO extends DurableObject<Env> {
       this.#events.record("subagent.finish", { ...this.#subagentEvent(job), status: job.state, ...ending, usage }, now);
     }
     const released = job.held === 0 ? this.#releaseNext(job.batch_id, now) : undefined;
-    if (released) this.ctx.waitUntil(this.#start([released]));
+    if (released) this.ctx.waitUntil(this.#dispatcher.start([released]));
     this.#child.wake(job.job_id, now);
     this.#schedulePurge(now);
   }
@@ -410,7 +358,7 @@ export class ChatDO extends DurableObject<Env> {
           const job = this.#jobs.get(timer.ref);
           if (job?.state === "pending") {
             this.#timers.set("dispatch", job.job_id, Math.min(now + DISPATCH_WATCHDOG_MS, job.deadline_at));
-            await this.#dispatch([job.job_id], job.attempt + 1);
+            await this.#dispatcher.send([job.job_id], job.attempt + 1);
           }
           break;
         }
@@ -469,7 +417,7 @@ export class ChatDO extends DurableObject<Env> {
 
   info(): ChatInfo | null {
     if (!hasSchema(this.#sql)) return null;
-    const { chat_id } = this.#address();
+    const { chat_id } = this.#dispatcher.address();
     const running = this.#jobs.activeSubordinates();
     const level = Number(readMeta(this.#sql, "level") ?? 0);
     return {
@@ -492,7 +440,7 @@ export class ChatDO extends DurableObject<Env> {
     if (!hasSchema(this.#sql)) return false;
     const now = Date.now();
     for (const job of this.#jobs.active()) this.#machine.cancel(job.job_id, now);
-    const { tenant } = this.#address();
+    const { tenant } = this.#dispatcher.address();
     for (const turn of this.#child.runningTurns()) {
       try {
         await this.env.CHAT.getByName(chatName(tenant, turn.parent_chat_id)).completeJob(turn.parent_job_id, turn.lease, {
@@ -511,7 +459,7 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   async #forget(): Promise<void> {
-    const { tenant, chat_id } = this.#address();
+    const { tenant, chat_id } = this.#dispatcher.address();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     if (tenant && chat_id) await this.env.TENANT.getByName(tenantName(tenant)).forgetChat(chat_id);

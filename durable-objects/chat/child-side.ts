@@ -27,7 +27,8 @@ export const REPORT_RETRY_MS = 5_000;
 
 export interface ChildDeps {
   ctx: DurableObjectState;
-  env: Env;
+  /** Read at each use: the object's bindings (tests swap them to inject faults). */
+  env(): Env;
   sql: SqlStorage;
   jobs: JobStore;
   turns: Turns;
@@ -146,7 +147,7 @@ export class ChildSide implements LoopHost {
     if (!turn?.outcome) return;
     const tenant = readMeta(this.d.sql, "tenant")!;
     try {
-      await this.d.env.CHAT.getByName(chatName(tenant, turn.parent_chat_id)).completeJob(turn.parent_job_id, turn.lease, turn.outcome);
+      await this.d.env().CHAT.getByName(chatName(tenant, turn.parent_chat_id)).completeJob(turn.parent_job_id, turn.lease, turn.outcome);
       this.d.timers.clear("report", turnId);
     } catch (e) {
       console.warn("hand-back to the parent failed; retrying", turnId, (e as Error).message);
@@ -201,6 +202,6 @@ export class ChildSide implements LoopHost {
   }
 
   #tenant() {
-    return this.d.env.TENANT.getByName(tenantName(readMeta(this.d.sql, "tenant")!));
+    return this.d.env().TENANT.getByName(tenantName(readMeta(this.d.sql, "tenant")!));
   }
 }

@@ -1,0 +1,83 @@
+/**
+ * How a chat's jobs leave it: the queue copy every job gets (SPEC §1), the
+ * fast path straight to the job's runner, and stopping the work on a job the
+ * chat ended itself. Every call here is best effort on top of durable state:
+ * the dispatch watchdog re-sends what did not leave, deadlines end what does
+ * not stop.
+ */
+import type { JobRow } from "../../src/jobs/job";
+import type { JobMessage } from "../../src/jobs/messages";
+import { chatName, runnerName } from "../../src/names";
+import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
+import type { JobStore } from "./job-store";
+import { readMeta } from "./schema";
+
+export interface DispatcherDeps {
+  ctx: DurableObjectState;
+  /** Read at each use: the object's bindings (tests swap them to inject faults). */
+  env(): Env;
+  sql: SqlStorage;
+  jobs: JobStore;
+  /** Claims a job in this chat without a runner (the built-in `wait`). */
+  claimHere(jobId: string): Promise<unknown>;
+}
+
+export class Dispatcher {
+  constructor(private readonly d: DispatcherDeps) {}
+
+  address(): { tenant: string; chat_id: string } {
+    return { tenant: readMeta(this.d.sql, "tenant")!, chat_id: readMeta(this.d.sql, "chat_id")! };
+  }
+
+  /** The queue copy first, then the fast path; if the copy could not be sent, the watchdog resends. */
+  async start(jobIds: string[]): Promise<void> {
+    if (jobIds.length && (await this.send(jobIds, 1))) this.d.ctx.waitUntil(this.#fastStart(jobIds));
+  }
+
+  /** Sends the queue copies; false when the send failed. */
+  async send(jobIds: string[], attempt: number): Promise<boolean> {
+    const address = this.address();
+    const messages = jobIds.map((job_id) => ({ body: { ...address, job_id, attempt } satisfies JobMessage }));
+    try {
+      await this.d.env().JOBS.sendBatch(messages);
+      this.d.jobs.markDispatched(jobIds, Date.now());
+      return true;
+    } catch (e) {
+      console.warn("queue send failed; the watchdog will retry", (e as Error).message);
+      return false;
+    }
+  }
+
+  /**
+   * The fast path: hand new jobs to their runners directly instead of waiting
+   * for the queue to deliver (tens of ms per hop). The queue copy then arrives
+   * as a duplicate and is absorbed by the runner's record or the claim, so a
+   * failure here costs only the shortcut.
+   */
+  async #fastStart(jobIds: string[]): Promise<void> {
+    const address = this.address();
+    await forEachLimited(jobIds, MAX_OPEN_CONNECTIONS, async (job_id) => {
+      const job = this.d.jobs.get(job_id);
+      if (job?.state !== "pending") return;
+      try {
+        if (job.tool_name === "wait") await this.d.claimHere(job_id);
+        else await this.d.env().RUNNER.getByName(runnerName(address.tenant, address.chat_id, job_id)).start({ ...address, job_id, attempt: 1 });
+      } catch (e) {
+        console.warn("fast start failed; the queue copy will start the job", job_id, (e as Error).message);
+      }
+    });
+  }
+
+  /** Stops what works on a job the chat ended itself: its runner, and a subordinate's child turn. */
+  async stopWork(job: JobRow): Promise<void> {
+    const { tenant, chat_id } = this.address();
+    try {
+      await this.d.env().RUNNER.getByName(runnerName(tenant, chat_id, job.job_id)).abort();
+      if (job.kind === "subordinate" && job.context_id) {
+        await this.d.env().CHAT.getByName(chatName(tenant, job.context_id)).stopTurn({ parent_job_id: job.job_id, parent_chat_id: chat_id });
+      }
+    } catch (e) {
+      console.warn("stopping a job's work failed (best effort)", job.job_id, (e as Error).message);
+    }
+  }
+}
