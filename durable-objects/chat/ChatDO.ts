@@ -20,6 +20,7 @@ import type {
   CompleteResult,
   JobOutcome,
   ToolCallsAnswer,
+  ToolCallsReply,
   ToolCallsRequest,
   TurnRequest,
 } from "../../src/jobs/messages";
@@ -29,7 +30,7 @@ import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
 import { admissionProblem, admitInOrder, newJobRows, type AdmittedBatch } from "./admission";
 import { toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
 import { Children, NEW_CHAT_STATE, planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
-import { Idempotency, type ReplayShape } from "./idempotency";
+import { Idempotency, type IdempotencyRecord, type ReplayShape } from "./idempotency";
 import { JobMachine } from "./job-machine";
 import { JobStore } from "./job-store";
 import { LogStore } from "./log-rows";
@@ -180,29 +181,57 @@ export class ChatDO extends DurableObject<Env> {
 
   // ---- the `tool-calls` route: one assistant message's calls, tiered -------------
 
-  async runToolCalls(req: ToolCallsRequest): Promise<ToolCallsAnswer> {
+  async runToolCalls(req: ToolCallsRequest): Promise<ToolCallsReply> {
+    try {
+      return { ok: true, answer: await this.#runToolCalls(req) };
+    } catch (e) {
+      if (e instanceof ApiError) return refusal(e);
+      throw e;
+    }
+  }
+
+  async #runToolCalls(req: ToolCallsRequest): Promise<ToolCallsAnswer> {
     const now = Date.now();
     const exists = hasSchema(this.#sql);
+    if (req.idempotency && exists) {
+      // A retried request gets the same jobs back: nothing runs again.
+      const replay = this.#idempotency.find("tool-calls", req.idempotency)?.tool_calls;
+      if (replay) return this.#toolCallsAnswer(replay, req.wait_seconds, false);
+    }
     const specs = req.entries.flatMap((e) => (e.spec ? [e.spec] : []));
     const state = exists ? this.#subordinateState() : NEW_CHAT_STATE();
     const { admitted, plans, refusals } = admitInOrder(specs, state, exists ? this.#jobs.activeCount() : 0, req.limits, req.caller);
-    let batch: AdmittedBatch | undefined;
-    if (admitted.length) {
-      batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans });
-      await this.#commit(req, batch, plans, now);
-    }
-    const jobIds = new Map((batch?.jobs ?? []).map((j) => [j.idx, j.job_id]));
-    const ids = [...jobIds.values()];
-    const done = ids.length === 0 || (await this.#waiters.until(() => this.#jobs.states(ids).every(isTerminal), req.wait_seconds * 1000));
-    const rows = new Map(this.#jobs.many(ids).map((r) => [r.job_id, r]));
-    if (rows.size) this.#jobs.markCollected([...rows.values()], Date.now());
-    const results = req.entries.map((entry) =>
-      toolCallResult(entry, jobIds.get(entry.index), rows, refusals.get(entry.index)),
-    );
-    return { status: toolCallsStatus(results, !done), batch_id: batch?.batch_id ?? null, results };
+    const entries = req.entries.map(({ spec: _spec, ...entry }) => {
+      const refused = refusals.get(entry.index);
+      return refused ? { ...entry, error: { code: refused.code, message: refused.message, ...refused.details } } : entry;
+    });
+    if (admitted.length === 0) return this.#toolCallsAnswer({ batch_id: "", entries, job_ids: [] }, 0, false);
+    const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans });
+    const stored = { batch_id: batch.batch_id, entries, job_ids: batch.jobs.map((j): [number, string] => [j.idx, j.job_id]) };
+    await this.#commit(req, batch, plans, now, () => {
+      if (!req.idempotency) return;
+      const shape = { wait: true, wait_seconds: req.wait_seconds, started_only: false, collect: false };
+      this.#idempotency.record("tool-calls", req.idempotency, { job_ids: batch.jobs.map((j) => j.job_id), shape, tool_calls: stored }, now);
+      this.#schedulePurge(now);
+    });
+    return this.#toolCallsAnswer(stored, req.wait_seconds, true);
   }
 
-  /** Writes a batch's jobs, log rows, children and timers (inside the caller's transaction). */
+  /** Waits (≤ waitSeconds) for a tool-calls batch, then answers it in call order. */
+  async #toolCallsAnswer(
+    stored: NonNullable<IdempotencyRecord["tool_calls"]>,
+    waitSeconds: number,
+    collect: boolean,
+  ): Promise<ToolCallsAnswer> {
+    const jobIds = new Map(stored.job_ids);
+    const ids = [...jobIds.values()];
+    const done = ids.length === 0 || (await this.#waiters.until(() => this.#jobs.states(ids).every(isTerminal), waitSeconds * 1000));
+    const rows = new Map(this.#jobs.many(ids).map((r) => [r.job_id, r]));
+    if (collect && rows.size) this.#jobs.markCollected([...rows.values()], Date.now());
+    const results = stored.entries.map((entry) => toolCallResult(entry, jobIds.get(entry.index), rows));
+    return { status: toolCallsStatus(results, !done), batch_id: stored.batch_id || null, results };
+  }
+
   /** Writes a batch's jobs, log rows, children and timers (inside the caller's transaction); returns the ids to start. */
   #insertBatch(batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number): string[] {
     const start: string[] = [];

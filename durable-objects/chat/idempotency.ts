@@ -5,6 +5,7 @@
  * is a 409.
  */
 import { ApiError } from "../../src/http/errors";
+import type { ToolCallEntry } from "../../src/jobs/messages";
 
 export interface ReplayShape {
   wait: boolean;
@@ -16,6 +17,8 @@ export interface ReplayShape {
 export interface IdempotencyRecord {
   job_ids: string[];
   shape: ReplayShape;
+  /** `/tool-calls`: every entry as first answered (refusals included) and its job by index. */
+  tool_calls?: { batch_id: string; entries: ToolCallEntry[]; job_ids: [number, string][] };
 }
 
 export class Idempotency {
@@ -35,7 +38,7 @@ export class Idempotency {
       throw new ApiError(409, "idempotency_conflict", `Idempotency-Key '${key.key}' was used with a different request.`);
     }
     const recorded = JSON.parse(row.request) as IdempotencyRecord;
-    return { job_ids: recorded.job_ids, shape: { ...recorded.shape, collect: false } };
+    return { ...recorded, shape: { ...recorded.shape, collect: false } };
   }
 
   record(route: string, key: { key: string; fingerprint: string }, rec: IdempotencyRecord, now: number): void {

@@ -124,6 +124,7 @@ export interface ToolCallsRequest {
   limits: ChatLimits;
   caller: Caller;
   wait_seconds: number;
+  idempotency?: { key: string; fingerprint: string };
 }
 
 export interface ToolCallResult {
@@ -140,5 +141,7 @@ export interface ToolCallsAnswer {
   batch_id: string | null;
   results: ToolCallResult[];
 }
+
+export type ToolCallsReply = { ok: true; answer: ToolCallsAnswer } | Refusal;
 
 export type { Snapshot };

@@ -3,19 +3,14 @@
  * order; `content` is the result text or `Error: <message>`; calls still
  * active have their state and no content; refused calls carry their error.
  */
-import type { ApiError } from "../http/errors";
 import { isTerminal, type JobRow, type JobState } from "./job";
 import type { ToolCallEntry, ToolCallResult, ToolCallsAnswer } from "./messages";
 import { batchStatus } from "./payloads";
 
-export function toolCallResult(
-  entry: ToolCallEntry,
-  jobId: string | undefined,
-  rows: Map<string, JobRow>,
-  refusal: ApiError | undefined,
-): ToolCallResult {
+/** `entry.error` holds any refusal, from the worker's checks or the chat's admission. */
+export function toolCallResult(entry: ToolCallEntry, jobId: string | undefined, rows: Map<string, JobRow>): ToolCallResult {
   const base = { tool_call_id: entry.tool_call_id, name: entry.name };
-  const error = refusal ? { code: refusal.code, message: refusal.message, ...refusal.details } : entry.error;
+  const error = entry.error;
   if (error || !jobId) {
     const e = error ?? { code: "internal", message: "The call was not admitted." };
     return { ...base, job_id: null, state: "error", content: `Error: ${e.message}`, error: e };

@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
-import { ApiError, badRequest } from "../http/errors";
+import { ApiError, badRequest, fromRefusal } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { respond } from "../http/respond";
 import { jobSpec, invalidCall, type SpecContext } from "../jobs/job-spec";
@@ -16,7 +16,7 @@ import { coerceSeconds } from "../parallel/coerce";
 import { InvalidToolCall, isObject, normalizeToolCall } from "../parallel/normalize-call";
 import { toolsForAgent } from "../tools/catalog";
 import { callerAgent, chatIdParam, chatStub, tenantConfig } from "./context";
-import { caller, chatLimits, deliveryOptions } from "./parallel";
+import { caller, chatLimits, deliveryOptions, idempotency } from "./parallel";
 
 function entryFor(index: number, item: unknown, ctx: SpecContext): ToolCallEntry {
   const raw = isObject(item) ? item : {};
@@ -43,7 +43,7 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
   const config = await tenantConfig(c);
   const body = await readJsonBody(c.req.raw, config.limits.max_body_bytes);
   const agent = callerAgent(c, config);
-  deliveryOptions((k) => c.req.query(k), config);
+  const delivery = deliveryOptions((k) => c.req.query(k), config);
   const items = Array.isArray(body) ? body : isObject(body) ? body.tool_calls : undefined;
   if (!Array.isArray(items)) throw badRequest("invalid_tool_calls", "`tool_calls` must be an array of normal tool-call objects.");
   if (items.length === 0) throw badRequest("invalid_tool_calls", "`tool_calls` must contain at least one tool call.");
@@ -59,6 +59,8 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     limits: chatLimits(config),
     caller: caller(config, agent),
     wait_seconds: Math.min(timeout, config.limits.max_wait_seconds),
+    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "tool-calls", body, agent, ...delivery }),
   });
-  return respond(c, answer);
+  if (!answer.ok) throw fromRefusal(answer);
+  return respond(c, answer.answer);
 });

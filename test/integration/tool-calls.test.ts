@@ -111,3 +111,18 @@ describe("tool-calls with side-effecting calls only", () => {
     expect(max_in_flight).toBe(1);
   });
 });
+
+describe("tool-calls with an Idempotency-Key", () => {
+  it("a retried request gets the same jobs back and runs nothing twice; a different body is a 409", async () => {
+    await configure(trackedConfig());
+    const body = { tool_calls: [openai("a", "echo", { once: 1 }), openai("b", "nope", {})] };
+    const headers = { "idempotency-key": "round-7" };
+    const first = await json(await api("/v1/chats/tc7/tool-calls", { body, headers }));
+    const again = await json(await api("/v1/chats/tc7/tool-calls", { body, headers }));
+    expect(again).toEqual(first);
+    const { toolCalls } = await import("../helpers");
+    expect(await toolCalls(first.results[0].job_id)).toHaveLength(1);
+    const other = await api("/v1/chats/tc7/tool-calls", { body: { tool_calls: [openai("a", "echo", { once: 2 })] }, headers });
+    expect(other.status).toBe(409);
+  });
+});
