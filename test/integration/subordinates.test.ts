@@ -27,6 +27,15 @@ afterEach(async () => {
 
 const sub = (message: string, more: Record<string, unknown> = {}) => call("call_subordinate", { message, reset: true, ...more });
 
+/** Waits until the child chat has a job of `tool` (in `state`, when given) and returns its id. */
+const childJob = (contextId: string, tool: string, state?: string) =>
+  eventually(() =>
+    runInDurableObject(chatObject(contextId), (_i, s) => {
+      const row = s.storage.sql.exec("SELECT job_id, state FROM jobs WHERE tool_name = ?", tool).toArray()[0];
+      return row && (!state || row.state === state) ? String(row.job_id) : undefined;
+    }).catch(() => undefined),
+  );
+
 describe("a subordinate job", () => {
   it("runs in a child chat and returns the model's final text", async () => {
     await configure(agentConfig("m-basic"));
@@ -353,18 +362,13 @@ describe("cancellation", () => {
     await scriptLlm("m-cancel", [{ tool_calls: [{ name: "hang", arguments: {} }] }]);
     const started = await parallel("x1", { tool_calls: [sub("Hang around.")], wait: false });
     const { job_id, context_id } = started.body.jobs[0];
-    const hangJob = await eventually(() =>
-      runInDurableObject(chatObject(context_id), (_i, s) => {
-        const row = s.storage.sql.exec("SELECT job_id, state FROM jobs WHERE tool_name = 'hang'").toArray()[0];
-        return row?.state === "running" ? String(row.job_id) : undefined;
-      }).catch(() => undefined),
-    );
+    const hangJob = await childJob(context_id, "hang", "running");
     await parallel("x1", { action: "cancel", job_ids: [job_id] });
-    const childJob = await eventually(async () => {
+    const cancelled = await eventually(async () => {
       const row = await jobRow(context_id, hangJob);
       return row?.state === "cancelled" ? row : undefined;
     });
-    expect(childJob.error).toBe("Parallel job was cancelled.");
+    expect(cancelled.error).toBe("Parallel job was cancelled.");
   });
 
   it("deleting the parent chat cancels the child's running jobs", async () => {
@@ -372,12 +376,7 @@ describe("cancellation", () => {
     await scriptLlm("m-delete", [{ tool_calls: [{ name: "hang", arguments: {} }] }]);
     const started = await parallel("x2", { tool_calls: [sub("Hang around.")], wait: false });
     const { context_id } = started.body.jobs[0];
-    const hangJob = await eventually(() =>
-      runInDurableObject(chatObject(context_id), (_i, s) => {
-        const row = s.storage.sql.exec("SELECT job_id, state FROM jobs WHERE tool_name = 'hang'").toArray()[0];
-        return row?.state === "running" ? String(row.job_id) : undefined;
-      }).catch(() => undefined),
-    );
+    const hangJob = await childJob(context_id, "hang", "running");
     expect((await api("/v1/chats/x2", { method: "DELETE" })).status).toBe(200);
     await eventually(async () => (await jobRow(context_id, hangJob))?.state === "cancelled");
   });
@@ -452,11 +451,7 @@ describe("review findings", () => {
     await scriptLlm("m-h2", [{ tool_calls: [{ name: "hang", arguments: {} }] }, { content: "continued fine" }]);
     const first = await parallel("h2a", { tool_calls: [sub("Hang.")], job_timeout: 30, wait: false });
     const { job_id, context_id } = first.body.jobs[0];
-    await eventually(() =>
-      runInDurableObject(chatObject(context_id), (_i, s) =>
-        s.storage.sql.exec("SELECT 1 FROM jobs WHERE tool_name = 'hang' AND state = 'running'").toArray().length > 0,
-      ).catch(() => false),
-    );
+    await childJob(context_id, "hang", "running");
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + 31_000);
     await runDurableObjectAlarm(chatObject("h2a"));
@@ -477,9 +472,7 @@ describe("review findings", () => {
     const started = await parallel("h3a", { tool_calls: [sub("Hang.")], wait: false });
     const { job_id, context_id } = started.body.jobs[0];
     await eventually(async () => (await api(`/v1/chats/${context_id}`)).status === 200);
-    await eventually(() =>
-      runInDurableObject(chatObject(context_id), (_i, s) => s.storage.sql.exec("SELECT 1 FROM jobs WHERE tool_name = 'hang'").toArray().length > 0),
-    );
+    await childJob(context_id, "hang");
     expect((await api(`/v1/chats/${context_id}`, { method: "DELETE" })).status).toBe(200);
     const { body } = await parallel("h3a", { action: "await", job_ids: [job_id], timeout: 10 });
     expect(body.jobs[0]).toMatchObject({ state: "error", error: "child chat deleted" });
