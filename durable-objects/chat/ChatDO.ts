@@ -43,6 +43,9 @@ import { AGENT_STEP_SAFETY_MS, ChildSide } from "./child-side";
 import { Events } from "./events";
 import { Turns } from "./turns";
 
+/** Event records are kept 24 h (SPEC §6). */
+const EVENT_TTL_MS = 24 * 3600_000;
+
 /** A pending job not claimed this long after dispatch is sent again (lost or delayed message). */
 export const DISPATCH_WATCHDOG_MS = 15_000;
 
@@ -399,6 +402,7 @@ export class ChatDO extends DurableObject<Env> {
           await this.#child.report(timer.ref);
           break;
         case "purge":
+          this.#events.purgeBefore(now - EVENT_TTL_MS);
           if (purgeExpired(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now) === "empty") return this.#forget();
           this.#schedulePurge(now);
           break;
@@ -417,8 +421,11 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   #schedulePurge(now: number): void {
-    const at = nextPurgeAt(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now);
-    if (at !== undefined) this.#timers.set("purge", "", at);
+    const at = Math.min(
+      nextPurgeAt(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now) ?? Infinity,
+      (this.#events.oldest() ?? Infinity) + EVENT_TTL_MS,
+    );
+    if (Number.isFinite(at)) this.#timers.set("purge", "", Math.max(at, now));
   }
 
   // ---- reads and deletion ----------------------------------------------------

@@ -19,6 +19,10 @@ export class Events {
       .map((r) => ({ seq: r.seq, type: r.type, data: JSON.parse(r.data) as Record<string, unknown>, created_at: new Date(r.created_at).toISOString() }));
   }
 
+  oldest(): number | undefined {
+    return this.sql.exec<{ at: number | null }>(`SELECT MIN(created_at) AS at FROM events`).one().at ?? undefined;
+  }
+
   purgeBefore(cutoff: number): void {
     this.sql.exec(`DELETE FROM events WHERE created_at <= ?`, cutoff);
   }

@@ -554,3 +554,18 @@ describe("usage and token budget", () => {
     expect(body.jobs[0].usage.llm_calls).toBe(2);
   });
 });
+
+describe("hand-back records", () => {
+  it("are dropped after 24 hours by the purge", async () => {
+    await configure(agentConfig("m-evt-ttl", { limits: { retention_seconds: 604800 } }));
+    await scriptLlm("m-evt-ttl", [{ content: "x" }]);
+    await parallel("et", { tool_calls: [sub("x")], timeout: 20 });
+    const count = () => runInDurableObject(chatObject("et"), (_i, s) => s.storage.sql.exec("SELECT COUNT(*) AS n FROM events").one().n);
+    expect(await count()).toBe(2);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 24 * 3600_000 + 1000);
+    expect(await runDurableObjectAlarm(chatObject("et"))).toBe(true);
+    vi.useRealTimers();
+    expect(await count()).toBe(0);
+  });
+});
