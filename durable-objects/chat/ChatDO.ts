@@ -26,7 +26,7 @@ import type {
 } from "../../src/jobs/messages";
 import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
 import { chatName, tenantName } from "../../src/names";
-import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
+import type { JobSpec, SubordinateJobSpec } from "../../src/jobs/job-spec";
 import { admissionProblem, admitInOrder, newJobRows, type AdmittedBatch } from "./admission";
 import { toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
 import { Children, NEW_CHAT_STATE, planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
@@ -39,9 +39,17 @@ import { ensureSchema, hasSchema, readMeta, writeMeta } from "./schema";
 import { Timers } from "./timers";
 import { Waiters } from "./waiters";
 import { Dispatcher } from "./dispatcher";
+import { newSlots, TreeSlots, treeLimit, type TreeReservation } from "./tree-slots";
 import { AGENT_STEP_SAFETY_MS, ChildSide } from "./child-side";
 import { Events } from "./events";
 import { Turns } from "./turns";
+
+/** Hands the tree slots to the batch's subordinate jobs, in call order. */
+function withTreeSlots(batch: AdmittedBatch, slots: string[]): AdmittedBatch {
+  let next = 0;
+  for (const job of batch.jobs) if (job.kind === "subordinate") job.tree_slot = slots[next++] ?? null;
+  return batch;
+}
 
 /** Event records are kept 24 h (SPEC §6). */
 const EVENT_TTL_MS = 24 * 3600_000;
@@ -56,6 +64,7 @@ export class ChatDO extends DurableObject<Env> {
   readonly #timers = new Timers(this.#sql, this.ctx.storage);
   readonly #idempotency = new Idempotency(this.#sql);
   readonly #children = new Children(this.#sql);
+  readonly #treeSlots = new TreeSlots(this.#sql);
   readonly #waiters = new Waiters();
   readonly #dispatcher = new Dispatcher({
     ctx: this.ctx,
@@ -85,6 +94,8 @@ export class ChatDO extends DurableObject<Env> {
     subordinateState: () => this.#subordinateState(),
     start: (jobIds) => this.#dispatcher.start(jobIds),
     turnEnded: (now) => this.#schedulePurge(now),
+    reserveTree: (specs, limits, now) => this.#reserveTree({ ...this.#dispatcher.address(), limits }, specs, now),
+    releaseTree: (tree) => this.#releaseTree(tree),
   });
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -135,20 +146,94 @@ export class ChatDO extends DurableObject<Env> {
     };
     if (command.jobs.length === 0) return this.#respond(command.job_ids, shape, req.limits);
 
-    // From here to the end of the transaction nothing awaits: the cap checks and the inserts are one step.
-    // A refused batch must leave a new chat without storage, so the checks read nothing that isn't there.
-    const problem = admissionProblem(command.jobs.length, exists ? this.#jobs.activeCount() : 0, req.limits);
-    if (problem) throw problem;
+    // A child reserves its tree's slots from the root first: the only await before admission.
     const subordinates = command.jobs.filter((j): j is SubordinateJobSpec => j.kind === "subordinate");
-    const plans = planSubordinates(subordinates, exists ? this.#subordinateState() : NEW_CHAT_STATE(), req.limits, req.caller);
-    const batch = newJobRows(command.jobs, now, { chat_id: req.chat_id, tiered: false, plans });
-    const jobIds = batch.jobs.map((j) => j.job_id);
-    await this.#commit(req, batch, plans, now, () => {
-      if (!req.idempotency) return;
-      this.#idempotency.record(req.route, req.idempotency, { job_ids: [...command.job_ids, ...jobIds], shape }, now);
-      this.#schedulePurge(now);
+    const tree = await this.#reserveTree(req, subordinates, now);
+    try {
+      if (tree.remote && tree.slots.length < subordinates.length) {
+        throw treeLimit(tree.running, subordinates.length, req.limits.max_subagents_per_tree);
+      }
+      // A request with the same key may have been admitted during that await.
+      const replay = req.idempotency && hasSchema(this.#sql) ? this.#idempotency.find(req.route, req.idempotency) : undefined;
+      if (replay) {
+        this.#releaseTree(tree);
+        return this.#respond(replay.job_ids, replay.shape, req.limits);
+      }
+      // From here to the end of the transaction nothing awaits: the cap checks and the inserts are one step.
+      // A refused batch must leave a new chat without storage, so the checks read nothing that isn't there.
+      const live = hasSchema(this.#sql);
+      const problem = admissionProblem(command.jobs.length, live ? this.#jobs.activeCount() : 0, req.limits);
+      if (problem) throw problem;
+      const plans = planSubordinates(subordinates, live ? this.#subordinateState() : NEW_CHAT_STATE(req.chat_id), req.limits, req.caller);
+      const slots = tree.remote ? tree.slots : this.#localTreeSlots(subordinates.length, req.limits, now, live);
+      const batch = withTreeSlots(newJobRows(command.jobs, now, { chat_id: req.chat_id, tiered: false, plans }), slots);
+      const jobIds = batch.jobs.map((j) => j.job_id);
+      await this.#commit(req, batch, plans, now, () => {
+        if (!tree.remote) this.#treeSlots.insert(slots, tree.expiresAt);
+        if (!req.idempotency) return;
+        this.#idempotency.record(req.route, req.idempotency, { job_ids: [...command.job_ids, ...jobIds], shape }, now);
+        this.#schedulePurge(now);
+      });
+      return this.#respond([...command.job_ids, ...jobIds], shape, req.limits);
+    } catch (e) {
+      this.#releaseTree(tree);
+      throw e;
+    }
+  }
+
+  // ---- the per-tree subagent cap (SPEC §5.3) -----------------------------------
+
+  /** This chat's tree root: itself, unless it is a child. */
+  #rootOf(chatId: string): string {
+    return (hasSchema(this.#sql) ? readMeta(this.#sql, "root_chat_id") : undefined) ?? chatId;
+  }
+
+  /**
+   * Slots for new subordinates. A child asks its root (one RPC, granting up to
+   * `specs.length`); the root itself grants inside its admission step instead.
+   */
+  async #reserveTree(target: { tenant: string; chat_id: string; limits: ChatLimits }, specs: JobSpec[], now: number): Promise<TreeReservation> {
+    const expiresAt = now + Math.max(0, ...specs.map((s) => s.timeout_seconds)) * 1000;
+    const root = this.#rootOf(target.chat_id);
+    if (specs.length === 0 || root === target.chat_id) return { remote: false, slots: [], running: 0, expiresAt, root, tenant: target.tenant };
+    const granted = await this.env.CHAT.getByName(chatName(target.tenant, root)).reserveTreeSlots({
+      count: specs.length,
+      limit: target.limits.max_subagents_per_tree,
+      expires_at: expiresAt,
     });
-    return this.#respond([...command.job_ids, ...jobIds], shape, req.limits);
+    return { remote: true, ...granted, expiresAt, root, tenant: target.tenant };
+  }
+
+  /** Root-local grant (sync, inside admission): all or nothing. */
+  #localTreeSlots(count: number, limits: ChatLimits, now: number, live: boolean): string[] {
+    if (count === 0) return [];
+    const running = live ? this.#treeSlots.running(now) : 0;
+    if (running + count > limits.max_subagents_per_tree) throw treeLimit(running, count, limits.max_subagents_per_tree);
+    return newSlots(count);
+  }
+
+  /** Gives slots back: locally at the root, else to the root (best effort; slots also expire). */
+  #releaseTree(tree: { remote: boolean; slots: string[]; root: string; tenant: string }): void {
+    if (tree.slots.length === 0) return;
+    if (!tree.remote) {
+      if (hasSchema(this.#sql)) this.#treeSlots.release(tree.slots);
+      return;
+    }
+    this.ctx.waitUntil(
+      this.env.CHAT.getByName(chatName(tree.tenant, tree.root))
+        .releaseTreeSlots(tree.slots)
+        .catch((e: Error) => console.warn("tree slot release failed; it expires at its deadline", e.message)),
+    );
+  }
+
+  /** The root's side of the tree cap, called by its descendants. */
+  async reserveTreeSlots(req: { count: number; limit: number; expires_at: number }): Promise<{ slots: string[]; running: number }> {
+    ensureSchema(this.#sql);
+    return this.#treeSlots.grant(req.count, req.limit, req.expires_at, Date.now());
+  }
+
+  async releaseTreeSlots(slots: string[]): Promise<void> {
+    if (hasSchema(this.#sql)) this.#treeSlots.release(slots);
   }
 
   /**
@@ -202,16 +287,29 @@ export class ChatDO extends DurableObject<Env> {
       if (replay) return this.#toolCallsAnswer(replay, req.wait_seconds, false);
     }
     const specs = req.entries.flatMap((e) => (e.spec ? [e.spec] : []));
-    const state = exists ? this.#subordinateState() : NEW_CHAT_STATE();
-    const { admitted, plans, refusals } = admitInOrder(specs, state, exists ? this.#jobs.activeCount() : 0, req.limits, req.caller);
+    const tree = await this.#reserveTree(req, specs.filter((s) => s.kind === "subordinate"), now);
+    const live = hasSchema(this.#sql);
+    const limit = req.limits.max_subagents_per_tree;
+    const treeRunning = tree.remote ? tree.running : live ? this.#treeSlots.running(now) : 0;
+    const allowance = tree.remote ? tree.slots.length : Math.max(0, limit - treeRunning);
+    const state = live ? this.#subordinateState() : NEW_CHAT_STATE(req.chat_id);
+    const { admitted, plans, refusals } = admitInOrder(specs, state, live ? this.#jobs.activeCount() : 0, req.limits, req.caller, {
+      allowance,
+      running: treeRunning,
+      limit,
+    });
+    const used = admitted.filter((s) => s.kind === "subordinate").length;
+    const slots = tree.remote ? tree.slots.slice(0, used) : newSlots(used);
+    this.#releaseTree({ ...tree, slots: tree.remote ? tree.slots.slice(used) : [] });
     const entries = req.entries.map(({ spec: _spec, ...entry }) => {
       const refused = refusals.get(entry.index);
       return refused ? { ...entry, error: { code: refused.code, message: refused.message, ...refused.details } } : entry;
     });
     if (admitted.length === 0) return this.#toolCallsAnswer({ batch_id: "", entries, job_ids: [] }, 0, false);
-    const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans });
+    const batch = withTreeSlots(newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans }), slots);
     const stored = { batch_id: batch.batch_id, entries, job_ids: batch.jobs.map((j): [number, string] => [j.idx, j.job_id]) };
     await this.#commit(req, batch, plans, now, () => {
+      if (!tree.remote) this.#treeSlots.insert(slots, tree.expiresAt);
       if (!req.idempotency) return;
       const shape = { wait: true, wait_seconds: req.wait_seconds, started_only: false, collect: false };
       this.#idempotency.record("tool-calls", req.idempotency, { job_ids: batch.jobs.map((j) => j.job_id), shape, tool_calls: stored }, now);
@@ -274,6 +372,7 @@ export class ChatDO extends DurableObject<Env> {
       busyContexts: new Set(running.flatMap((j) => (j.context_id ? [j.context_id] : []))),
       runningJobIds: running.map((j) => j.job_id),
       forkContext: () => this.#turns.forkContext(),
+      rootChatId: this.#rootOf(readMeta(this.#sql, "chat_id")!),
     };
   }
 
@@ -316,6 +415,11 @@ export class ChatDO extends DurableObject<Env> {
       const ending = job.state === "success" ? { result: job.result } : { error: job.error };
       const usage = job.usage ? (JSON.parse(job.usage) as unknown) : null;
       this.#events.record("subagent.finish", { ...this.#subagentEvent(job), status: job.state, ...ending, usage }, now);
+    }
+    if (job.tree_slot) {
+      const { tenant, chat_id } = this.#dispatcher.address();
+      const root = this.#rootOf(chat_id);
+      this.#releaseTree({ remote: root !== chat_id, slots: [job.tree_slot], root, tenant });
     }
     const released = job.held === 0 ? this.#releaseNext(job.batch_id, now) : undefined;
     if (released) this.ctx.waitUntil(this.#dispatcher.start([released]));

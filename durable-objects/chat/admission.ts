@@ -10,6 +10,7 @@ import type { JobSpec } from "../../src/jobs/job-spec";
 import type { Caller, ChatLimits } from "../../src/jobs/messages";
 import type { NewJob } from "./job-store";
 import { planSubordinates, type ChildRow, type SubordinatePlan, type SubordinateState } from "./subordinates";
+import { treeLimit, type TreeAllowance } from "./tree-slots";
 
 export function admissionProblem(requested: number, active: number, limits: ChatLimits): ApiError | undefined {
   const limit = limits.max_active_jobs_per_chat;
@@ -86,6 +87,7 @@ export function admitInOrder(
   activeJobs: number,
   limits: ChatLimits,
   caller: Caller,
+  tree: TreeAllowance,
 ): InOrderAdmission {
   const result: InOrderAdmission = { admitted: [], plans: new Map(), refusals: new Map() };
   const busy = new Set(state.busyContexts);
@@ -99,6 +101,7 @@ export function admitInOrder(
       if (overCap) throw overCap;
       if (spec.kind === "subordinate") {
         const plan = planSubordinates([spec], { ...state, children, busyContexts: busy }, limits, caller, planned).get(spec.index)!;
+        if (planned >= tree.allowance) throw treeLimit(tree.running + planned, 1, tree.limit);
         result.plans.set(spec.index, plan);
         busy.add(plan.context_id);
         if (spec.sub.mode === "latest") latest = { context_id: plan.context_id, tool: "call_subordinate", profile: plan.profile, name: plan.name };

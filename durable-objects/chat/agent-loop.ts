@@ -21,6 +21,7 @@ import { PARALLEL_NAMES } from "../../src/tools/builtins";
 import { toolsForAgent } from "../../src/tools/catalog";
 import type { JobStore } from "./job-store";
 import type { AwaitedCall, Turn, Turns } from "./turns";
+import type { ChildTreeSlots } from "./child-side";
 
 /** Results a child's model reads are cut like a top-level response's default. */
 const MAX_RESULT_CHARS_IN_LOOP = 16_000;
@@ -46,7 +47,16 @@ export interface LoopHost {
    * transaction, in call order: a call refused by a cap, a permission or the
    * depth gets its own error and the others still run.
    */
-  admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig): { jobIds: Map<number, string>; errors: Map<number, string> };
+  admitCalls(
+    turn: Turn,
+    specs: JobSpec[],
+    now: number,
+    config: TenantConfig,
+    tree: ChildTreeSlots,
+  ): { jobIds: Map<number, string>; errors: Map<number, string> };
+  /** Reserves per-tree cap slots for the step's subordinates (an RPC to the root, before the transaction). */
+  reserveTree(specs: JobSpec[], now: number): Promise<ChildTreeSlots>;
+  releaseTree(tree: ChildTreeSlots): void;
   transaction<T>(fn: () => T): T;
   /** Ends the turn and hands the outcome back to the parent. */
   finish(turn: Turn, outcome: JobOutcome): Promise<void>;
@@ -165,6 +175,11 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     return finishWith(host, { ...turn, usage }, { state: "success", result: reply.content, attempt: 1, usage });
   }
   const { specs, plans } = planCalls(reply.tool_calls, config, who);
+  const tree = await host.reserveTree(specs, after);
+  if (host.turns.get(turnId)?.state !== "running") {
+    host.releaseTree(tree);
+    return "finished";
+  }
   let awaitsJobs = false;
   host.transaction(() => {
     host.turns.append(
@@ -176,7 +191,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
       },
       after,
     );
-    const { jobIds, errors } = host.admitCalls(turn, specs, after, config);
+    const { jobIds, errors } = host.admitCalls(turn, specs, after, config, tree);
     const refused = (i: number) => (errors.has(i) ? `Error: ${errors.get(i)}` : undefined);
     const awaiting: AwaitedCall[] = reply.tool_calls.map((c, i): AwaitedCall => {
       const plan = plans[i]!;

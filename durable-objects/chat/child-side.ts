@@ -19,6 +19,7 @@ import { readMeta, writeMeta } from "./schema";
 import type { SubordinatePlan, SubordinateState } from "./subordinates";
 import type { Timers } from "./timers";
 import type { Turn, Turns } from "./turns";
+import type { TreeReservation } from "./tree-slots";
 
 /** If a step's instance dies (an LLM call can take a while), the `agent` timer re-drives it after this. */
 export const AGENT_STEP_SAFETY_MS = 150_000;
@@ -41,7 +42,13 @@ export interface ChildDeps {
   start(jobIds: string[]): Promise<void>;
   /** A turn ended (done or stopped): retention may start counting. */
   turnEnded(now: number): void;
+  /** Slots from the tree's root for new subordinates (a child is never the root). */
+  reserveTree(specs: JobSpec[], limits: ChatLimits, now: number): Promise<ChildTreeSlots>;
+  releaseTree(tree: ChildTreeSlots): void;
 }
+
+/** Tree-cap slots a child reserved from its root before a step's admission. */
+export type ChildTreeSlots = TreeReservation;
 
 export class ChildSide implements LoopHost {
   readonly #driving = new Set<string>();
@@ -66,6 +73,7 @@ export class ChildSide implements LoopHost {
       writeMeta(this.d.sql, "tenant", req.tenant);
       writeMeta(this.d.sql, "chat_id", req.chat_id);
       writeMeta(this.d.sql, "parent_chat_id", req.parent_chat_id);
+      writeMeta(this.d.sql, "root_chat_id", req.root_chat_id);
       writeMeta(this.d.sql, "level", String(req.level));
       writeMeta(this.d.sql, "profile", req.profile);
       writeMeta(this.d.sql, "name", req.name);
@@ -180,12 +188,26 @@ export class ChildSide implements LoopHost {
     return this.d.ctx.storage.transactionSync(fn);
   }
 
-  admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig) {
+  reserveTree(specs: JobSpec[], now: number): Promise<ChildTreeSlots> {
+    const limits = JSON.parse(readMeta(this.d.sql, "limits")!) as ChatLimits;
+    return this.d.reserveTree(specs.filter((s) => s.kind === "subordinate"), limits, now);
+  }
+
+  releaseTree(tree: ChildTreeSlots): void {
+    this.d.releaseTree(tree);
+  }
+
+  admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig, tree: ChildTreeSlots) {
     const limits = JSON.parse(readMeta(this.d.sql, "limits")!) as ChatLimits;
     const agent = this.identity().profile;
     const caller = { agent, task_rules: orderedRules(profileOf(config, agent).permission?.task) };
-    const { admitted, plans, refusals } = admitInOrder(specs, this.d.subordinateState(), this.d.jobs.activeCount(), limits, caller);
+    const allowance = { allowance: tree.slots.length, running: tree.running, limit: limits.max_subagents_per_tree };
+    const { admitted, plans, refusals } = admitInOrder(specs, this.d.subordinateState(), this.d.jobs.activeCount(), limits, caller, allowance);
+    const used = admitted.filter((s) => s.kind === "subordinate").length;
+    this.d.releaseTree({ ...tree, slots: tree.slots.slice(used) });
     const batch = newJobRows(admitted, now, { chat_id: readMeta(this.d.sql, "chat_id")!, tiered: true, deadlineCap: turn.deadline_at, plans });
+    let next = 0;
+    for (const job of batch.jobs) if (job.kind === "subordinate") job.tree_slot = tree.slots[next++] ?? null;
     this.#toStart.push(...this.d.insertBatch(batch, plans, now));
     const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));
     return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };

@@ -20,6 +20,7 @@ export interface NewJob {
   context_id: string | null;
   spec: string | null;
   held: boolean;
+  tree_slot?: string | null;
 }
 
 export interface Finish {
@@ -39,10 +40,11 @@ export class JobStore {
   insert(job: NewJob): void {
     this.sql.exec(
       `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_args, kind, state, read_only,
-         timeout_seconds, created_at, deadline_at, context_id, spec, held)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)`,
+         timeout_seconds, created_at, deadline_at, context_id, spec, held, tree_slot)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?)`,
       job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_args, job.kind,
       job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.held ? 1 : 0,
+      job.tree_slot ?? null,
     );
   }
 

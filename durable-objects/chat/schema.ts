@@ -40,6 +40,9 @@ const MIGRATIONS: Record<number, string[]> = {
        awaiting TEXT, usage TEXT NOT NULL, outcome TEXT, created_at INTEGER NOT NULL, ended_at INTEGER)`,
     `CREATE TABLE messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, turn TEXT NOT NULL, body TEXT NOT NULL,
        created_at INTEGER NOT NULL)`,
+    // The per-tree subagent cap (SPEC §5.3) is counted in the tree's root chat: one slot per active subordinate.
+    `ALTER TABLE jobs ADD COLUMN tree_slot TEXT`,
+    `CREATE TABLE tree_slots (slot TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
     // Hand-back records (SPEC §5.5); delivered as webhooks once events land.
     `CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL,
        created_at INTEGER NOT NULL)`,

@@ -28,6 +28,8 @@ export interface SubordinatePlan {
   limits: ChatLimits;
   /** spawn_task `context: "fork"`: this chat's recent agent-loop messages, as text. */
   forked?: string;
+  /** The tree's top-level chat, where the per-tree cap is counted. */
+  root_chat_id: string;
 }
 
 export class Children {
@@ -70,10 +72,13 @@ export interface SubordinateState {
   runningJobIds: string[];
   /** The context a `fork` passes on (empty for a chat without an agent loop). */
   forkContext: () => string;
+  /** The tree's top-level chat. */
+  rootChatId: string;
 }
 
 /** A chat that has no storage yet: a top-level chat with no children. */
-export const NEW_CHAT_STATE = (): SubordinateState => ({
+export const NEW_CHAT_STATE = (chatId: string): SubordinateState => ({
+  rootChatId: chatId,
   level: 0,
   children: { get: () => undefined, latestDefault: () => undefined },
   busyContexts: new Set(),
@@ -129,7 +134,16 @@ export function planSubordinates(
     busy.add(context_id);
     if (sub.mode === "latest") plannedDefault = { context_id, tool: "call_subordinate", profile, name };
     const forked = sub.fork ? state.forkContext() : "";
-    plans.set(spec.index, { context_id, profile, name, level: state.level + 1, request: sub, limits, ...(forked ? { forked } : {}) });
+    plans.set(spec.index, {
+      context_id,
+      profile,
+      name,
+      level: state.level + 1,
+      request: sub,
+      limits,
+      root_chat_id: state.rootChatId,
+      ...(forked ? { forked } : {}),
+    });
   }
   const requested = specs.length;
   const running = state.runningJobIds.length + plannedBefore;

@@ -203,6 +203,7 @@ export class RunnerDO extends DurableObject<Env> {
       tenant,
       chat_id: plan.context_id,
       parent_chat_id: chat_id,
+      root_chat_id: plan.root_chat_id,
       parent_job_id: job_id,
       lease: claim.lease,
       deadline_at: claim.deadline_at,

@@ -38,6 +38,8 @@ export type JobRow = {
   spec: string | null;
   /** 1 while a sequential-tier job waits for the concurrent tier. */
   held: number;
+  /** A subordinate's slot in its tree's root chat (the per-tree cap). */
+  tree_slot: string | null;
 };
 
 export const CANCELLED_ERROR = "Parallel job was cancelled.";

@@ -24,6 +24,7 @@ export type ChatLimits = Pick<
   | "retention_seconds"
   | "max_stored_result_bytes"
   | "max_parallel_subagents"
+  | "max_subagents_per_tree"
   | "max_depth"
 >;
 
@@ -82,6 +83,8 @@ export interface TurnRequest {
   tenant: string;
   chat_id: string;
   parent_chat_id: string;
+  /** The top-level chat of the tree, which counts the per-tree subagent cap. */
+  root_chat_id: string;
   parent_job_id: string;
   lease: string;
   deadline_at: number;

@@ -25,6 +25,7 @@ export const chatLimits = ({ limits }: TenantConfig): ChatLimits => ({
   retention_seconds: limits.retention_seconds,
   max_stored_result_bytes: limits.max_stored_result_bytes,
   max_parallel_subagents: limits.max_parallel_subagents,
+  max_subagents_per_tree: limits.max_subagents_per_tree,
   max_depth: limits.max_depth,
 });
 

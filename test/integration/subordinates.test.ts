@@ -569,3 +569,39 @@ describe("hand-back records", () => {
     expect(await count()).toBe(0);
   });
 });
+
+describe("per-tree subagent cap", () => {
+  it("refuses a top-level batch over max_subagents_per_tree whole, scope tree", async () => {
+    await configure(agentConfig("m-tree-1", { limits: { max_parallel_subagents: 5, max_subagents_per_tree: 2 } }));
+    const res = await parallel("tr1", { tool_calls: [sub("a"), sub("b"), sub("c")] });
+    expect(res.status).toBe(429);
+    expect(res.body.error).toEqual({
+      code: "subagent_limit",
+      message: "Subagent limit reached (0 running + 3 requested > 2); wait for running subagents or split the batch.",
+      scope: "tree",
+      running: 0,
+      limit: 2,
+      requested: 3,
+      running_job_ids: [],
+    });
+    expect((await api("/v1/chats/tr1")).status).toBe(404);
+  });
+
+  it("counts descendants: a child's subordinates share the tree's slots with its own job", async () => {
+    await configure(agentConfig("m-tree-2", { limits: { max_parallel_subagents: 5, max_subagents_per_tree: 2 } }));
+    await scriptLlm("m-tree-2", [
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "one" } }, { name: "spawn_task", arguments: { task: "two" } }] },
+      { content: "grandchild done" },
+      { content: "child done" },
+    ]);
+    const { body } = await parallel("tr2", { tool_calls: [sub("Fan out twice.")], timeout: 30 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "child done" });
+    const requests = await llmRequests("m-tree-2");
+    const toolMessages = requests[2]!.messages.filter((m: any) => m.role === "tool").map((m: any) => m.content);
+    expect(toolMessages[0]).toBe("grandchild done");
+    expect(toolMessages[1]).toBe("Error: Subagent limit reached (2 running + 1 requested > 2); wait for running subagents or split the batch.");
+    // Every slot is given back once the jobs end.
+    const again = await parallel("tr2", { tool_calls: [sub("x"), sub("y")], wait: false });
+    expect(again.status).toBe(200);
+  });
+});

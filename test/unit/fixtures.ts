@@ -32,6 +32,7 @@ export function job(over: Partial<JobRow> = {}): JobRow {
     dispatched_at: null,
     spec: null,
     held: 0,
+    tree_slot: null,
     ...over,
   };
 }

@@ -21,6 +21,7 @@ function state(children: ChildRow[] = [], over: Partial<SubordinateState> = {}):
     busyContexts: new Set(),
     runningJobIds: [],
     forkContext: () => "",
+    rootChatId: "root",
     ...over,
   };
 }
