@@ -43,6 +43,9 @@ import { newSlots, TreeSlots, treeLimit, type TreeReservation } from "./tree-slo
 import { AGENT_STEP_SAFETY_MS, ChildSide } from "./child-side";
 import { Events } from "./events";
 import { Turns } from "./turns";
+import { chatLimits } from "../../src/config/chat-limits";
+import { defaultConfig } from "../../src/config/schema";
+import type { StopTurn } from "./child-side";
 
 /** Hands the tree slots to the batch's subordinate jobs, in call order. */
 function withTreeSlots(batch: AdmittedBatch, slots: string[]): AdmittedBatch {
@@ -446,7 +449,7 @@ export class ChatDO extends DurableObject<Env> {
     return result;
   }
 
-  async stopTurn(parent: { parent_job_id: string; parent_chat_id: string }): Promise<void> {
+  async stopTurn(parent: StopTurn): Promise<void> {
     ensureSchema(this.#sql);
     this.#child.stopTurn(parent, Date.now());
     await this.#timers.arm();
@@ -516,8 +519,10 @@ export class ChatDO extends DurableObject<Env> {
     await this.#timers.arm();
   }
 
+  /** The limits the chat last admitted jobs under (the defaults for a chat that never admitted any). */
   #limits(): ChatLimits {
-    return JSON.parse(readMeta(this.#sql, "limits")!) as ChatLimits;
+    const stored = readMeta(this.#sql, "limits");
+    return stored ? (JSON.parse(stored) as ChatLimits) : chatLimits(defaultConfig());
   }
 
   #retentionMs(): number {

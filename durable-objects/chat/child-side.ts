@@ -47,6 +47,14 @@ export interface ChildDeps {
   releaseTree(tree: ChildTreeSlots): void;
 }
 
+/** Who asks a child to stop a turn: its parent job, and the child chat's own address. */
+export interface StopTurn {
+  tenant: string;
+  chat_id: string;
+  parent_job_id: string;
+  parent_chat_id: string;
+}
+
 /** Tree-cap slots a child reserved from its root before a step's admission. */
 export type ChildTreeSlots = TreeReservation;
 
@@ -93,12 +101,17 @@ export class ChildSide implements LoopHost {
   }
 
   /** The parent ended the job (cancel, deadline, deletion): stop the turn and everything it started. */
-  stopTurn(parent: { parent_job_id: string; parent_chat_id: string }, now: number): void {
+  stopTurn(parent: StopTurn, now: number): void {
     const turn = this.d.turns.get(parent.parent_job_id);
     if (!turn) {
-      // The hand-off has not arrived yet: leave a stopped turn so it never starts.
-      this.d.turns.begin({ ...parent, lease: "", deadline_at: now }, now);
-      this.d.turns.update(parent.parent_job_id, { state: "stopped" }, now);
+      // The hand-off has not arrived yet: leave a stopped turn so it never starts, purged like any chat.
+      this.d.ctx.storage.transactionSync(() => {
+        if (readMeta(this.d.sql, "tenant") === undefined) writeMeta(this.d.sql, "tenant", parent.tenant);
+        if (readMeta(this.d.sql, "chat_id") === undefined) writeMeta(this.d.sql, "chat_id", parent.chat_id);
+        this.d.turns.begin({ ...parent, lease: "", deadline_at: now }, now);
+        this.d.turns.update(parent.parent_job_id, { state: "stopped" }, now);
+        this.d.turnEnded(now);
+      });
       return;
     }
     if (turn.state !== "running") return;

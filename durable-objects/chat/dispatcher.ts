@@ -74,7 +74,7 @@ export class Dispatcher {
     try {
       await this.d.env().RUNNER.getByName(runnerName(tenant, chat_id, job.job_id)).abort();
       if (job.kind === "subordinate" && job.context_id) {
-        await this.d.env().CHAT.getByName(chatName(tenant, job.context_id)).stopTurn({ parent_job_id: job.job_id, parent_chat_id: chat_id });
+        await this.d.env().CHAT.getByName(chatName(tenant, job.context_id)).stopTurn({ tenant, chat_id: job.context_id, parent_job_id: job.job_id, parent_chat_id: chat_id });
       }
     } catch (e) {
       console.warn("stopping a job's work failed (best effort)", job.job_id, (e as Error).message);

@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiError, badRequest } from "../http/errors";
 import type { JobRecord } from "../jobs/job";
-import { chatLimits } from "./parallel";
+import { chatLimits } from "../config/chat-limits";
 import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "./context";
 
 const found = <T>(value: T | null, chatId: string): T => {

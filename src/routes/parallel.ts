@@ -11,23 +11,14 @@ import type { TenantConfig } from "../config/schema";
 import { badRequest, fromRefusal } from "../http/errors";
 import { canonicalJson, readJsonBody } from "../http/json-body";
 import { respond } from "../http/respond";
-import type { BatchRequest, Caller, ChatLimits } from "../jobs/messages";
+import type { BatchRequest, Caller } from "../jobs/messages";
+import { chatLimits } from "../config/chat-limits";
 import { orderedRules } from "../agents/permission";
 import { profile } from "../agents/profiles";
 import { parseParallel } from "../parallel/parse-request";
 import { callerAgent, chatIdParam, chatStub, tenantConfig } from "./context";
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
-
-export const chatLimits = ({ limits }: TenantConfig): ChatLimits => ({
-  max_active_jobs_per_chat: limits.max_active_jobs_per_chat,
-  max_result_chars: limits.max_result_chars,
-  retention_seconds: limits.retention_seconds,
-  max_stored_result_bytes: limits.max_stored_result_bytes,
-  max_parallel_subagents: limits.max_parallel_subagents,
-  max_subagents_per_tree: limits.max_subagents_per_tree,
-  max_depth: limits.max_depth,
-});
 
 export const caller = (config: TenantConfig, agent: string): Caller => ({
   agent,

@@ -14,7 +14,8 @@ import { coerceBool } from "../parallel/coerce";
 import { cleanCopy, isObject, type JsonObject } from "../parallel/normalize-call";
 import { toolsForAgent } from "../tools/catalog";
 import { callerAgent, chatIdParam, chatStub, tenantConfig } from "./context";
-import { caller, chatLimits, deliveryOptions, idempotency } from "./parallel";
+import { caller, deliveryOptions, idempotency } from "./parallel";
+import { chatLimits } from "../config/chat-limits";
 
 export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", async (c) => {
   const chatId = chatIdParam(c);

@@ -16,7 +16,8 @@ import { coerceSeconds } from "../parallel/coerce";
 import { InvalidToolCall, isObject, normalizeToolCall } from "../parallel/normalize-call";
 import { toolsForAgent } from "../tools/catalog";
 import { callerAgent, chatIdParam, chatStub, tenantConfig } from "./context";
-import { caller, chatLimits, deliveryOptions, idempotency } from "./parallel";
+import { caller, deliveryOptions, idempotency } from "./parallel";
+import { chatLimits } from "../config/chat-limits";
 
 function entryFor(index: number, item: unknown, ctx: SpecContext): ToolCallEntry {
   const raw = isObject(item) ? item : {};

@@ -135,3 +135,25 @@ async function evictChatAndCancel(chat: string, jobId: string) {
   await eventually(() => runInDurableObject(runnerObject(chat, jobId), (_i, s) => s.storage.kv.get("run") === undefined));
   expect((await api(`/v1/chats/${chat}/jobs/${jobId}`)).status).toBe(200);
 }
+
+describe("a stop that arrives before the hand-off", () => {
+  it("leaves a stopped turn that a late hand-off cannot start, and the chat is still purged", async () => {
+    const child = chatObject("sub-tombstone");
+    await child.stopTurn({ tenant: "acme", chat_id: "sub-tombstone", parent_job_id: "callsubordin-x", parent_chat_id: "p" });
+    const late = await child.beginTurn({
+      tenant: "acme", chat_id: "sub-tombstone", parent_chat_id: "p", root_chat_id: "p", parent_job_id: "callsubordin-x",
+      lease: "l", deadline_at: Date.now() + 60_000, level: 1, profile: "default", name: "n", message: "m", attachments: [],
+      limits: { max_active_jobs_per_chat: 64, max_result_chars: 16000, retention_seconds: 60, max_stored_result_bytes: 1048576, max_parallel_subagents: 5, max_subagents_per_tree: 20, max_depth: 2 },
+    });
+    expect(late).toBe("duplicate");
+    const { vi } = await import("vitest");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 8 * 24 * 3600_000); // past the default retention
+    expect(await runDurableObjectAlarm(child)).toBe(true);
+    vi.useRealTimers();
+    const tables = await runInDurableObject(child, (_i, s) =>
+      s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf%'").toArray(),
+    );
+    expect(tables).toEqual([]);
+  });
+});

@@ -1,0 +1,13 @@
+/** The limits a ChatDO enforces itself, taken from the tenant config per request. */
+import type { ChatLimits } from "../jobs/messages";
+import type { TenantConfig } from "./schema";
+
+export const chatLimits = ({ limits }: TenantConfig): ChatLimits => ({
+  max_active_jobs_per_chat: limits.max_active_jobs_per_chat,
+  max_result_chars: limits.max_result_chars,
+  retention_seconds: limits.retention_seconds,
+  max_stored_result_bytes: limits.max_stored_result_bytes,
+  max_parallel_subagents: limits.max_parallel_subagents,
+  max_subagents_per_tree: limits.max_subagents_per_tree,
+  max_depth: limits.max_depth,
+});
