@@ -82,6 +82,7 @@ export class ChatDO extends DurableObject<Env> {
     stopRunner: (job) => this.ctx.waitUntil(this.#dispatcher.stopWork(job)),
     claimed: (job, now) => {
       if (job.kind === "subordinate") this.#events.record("subagent.started", this.#subagentEvent(job), now);
+      this.#child.progress(now);
     },
     ended: (job, now) => this.#onJobEnded(job, now),
   });
@@ -426,6 +427,7 @@ export class ChatDO extends DurableObject<Env> {
     }
     const released = job.held === 0 ? this.#releaseNext(job.batch_id, now) : undefined;
     if (released) this.ctx.waitUntil(this.#dispatcher.start([released]));
+    this.#child.progress(now);
     this.#child.wake(job.job_id, now);
     this.#schedulePurge(now);
   }
@@ -507,6 +509,9 @@ export class ChatDO extends DurableObject<Env> {
           break;
         case "report":
           await this.#child.report(timer.ref);
+          break;
+        case "idle":
+          await this.#child.checkIdle(timer.ref, now);
           break;
         case "purge":
           this.#events.purgeBefore(now - EVENT_TTL_MS);

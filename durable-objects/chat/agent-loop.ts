@@ -58,6 +58,8 @@ export interface LoopHost {
   reserveTree(specs: JobSpec[], now: number): Promise<ChildTreeSlots>;
   releaseTree(tree: ChildTreeSlots): void;
   transaction<T>(fn: () => T): T;
+  /** The model replied: progress for the idle rule. */
+  progress(now: number): void;
   /** Ends the turn and hands the outcome back to the parent. */
   finish(turn: Turn, outcome: JobOutcome): Promise<void>;
 }
@@ -159,6 +161,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   }
   const usage = addUsage(turn.usage, { llm_calls: 1, ...reply.usage, tool_calls: reply.tool_calls.length });
   const after = Date.now();
+  host.progress(after);
   if (host.turns.get(turnId)?.state !== "running") return "finished"; // stopped while the model was thinking
   const budget = config.limits.max_tokens_per_job;
   if (budget !== null && usage.prompt_tokens + usage.completion_tokens > budget) {

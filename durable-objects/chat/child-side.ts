@@ -5,6 +5,7 @@
  * outcome back to the parent job, retrying the hand-back until it lands.
  */
 import type { LlmTarget } from "../../src/agents/llm";
+import { isTerminal } from "../../src/jobs/job";
 import { orderedRules } from "../../src/agents/permission";
 import { profile as profileOf } from "../../src/agents/profiles";
 import type { TenantConfig } from "../../src/config/schema";
@@ -96,6 +97,7 @@ export class ChildSide implements LoopHost {
       ];
       this.d.turns.append(req.parent_job_id, { role: "user", content: lines.join("\n") }, now);
       this.d.timers.set("agent", req.parent_job_id, now);
+      this.d.timers.set("idle", req.parent_job_id, now + req.limits.subagent_idle_seconds * 1000);
     });
     return "started";
   }
@@ -122,6 +124,7 @@ export class ChildSide implements LoopHost {
     }
     this.d.turns.update(parent.parent_job_id, { state: "stopped", awaiting: null }, now);
     this.d.timers.clear("agent", parent.parent_job_id);
+    this.d.timers.clear("idle", parent.parent_job_id);
     this.d.turnEnded(now);
   }
 
@@ -129,6 +132,38 @@ export class ChildSide implements LoopHost {
   runningTurns(): Turn[] {
     const turn = this.d.turns.running();
     return turn ? [turn] : [];
+  }
+
+  /** An LLM reply or a job state change: the running turn is not idle (SPEC §5.2). */
+  progress(now: number): void {
+    const turns = this.d.turns.progress(now);
+    if (turns.length === 0) return;
+    const idleMs = this.#idleMs();
+    for (const turnId of turns) this.d.timers.set("idle", turnId, now + idleMs);
+  }
+
+  /**
+   * The idle timer fired. Time spent awaiting the turn's own running jobs is
+   * not idle; otherwise no progress for `subagent_idle_seconds` ends the job `timeout`.
+   */
+  async checkIdle(turnId: string, now: number): Promise<void> {
+    const turn = this.d.turns.get(turnId);
+    if (!turn || turn.state !== "running") return;
+    const idleMs = this.#idleMs();
+    const awaited = (turn.awaiting ?? []).flatMap((c) => c.job_ids ?? (c.job_id ? [c.job_id] : []));
+    const busy = this.d.jobs.many(awaited).some((j) => !isTerminal(j.state));
+    if (busy || now < turn.progress_at + idleMs) {
+      this.d.timers.set("idle", turnId, Math.max(now, turn.progress_at) + idleMs);
+      return;
+    }
+    const error = `No progress for ${idleMs / 1000} s (limits.subagent_idle_seconds); the subagent was stopped.`;
+    this.d.timers.clear("agent", turnId);
+    await this.finish(turn, { state: "timeout", error, attempt: 1, usage: turn.usage });
+  }
+
+  #idleMs(): number {
+    const limits = JSON.parse(readMeta(this.d.sql, "limits") ?? "{}") as Partial<ChatLimits>;
+    return (limits.subagent_idle_seconds ?? 300) * 1000;
   }
 
   /** A job ended: a turn waiting on it takes its next step. */
@@ -230,6 +265,7 @@ export class ChildSide implements LoopHost {
     const now = Date.now();
     this.d.ctx.storage.transactionSync(() => {
       this.d.turns.update(turn.parent_job_id, { state: "done", outcome }, now);
+      this.d.timers.clear("idle", turn.parent_job_id);
       this.d.timers.set("report", turn.parent_job_id, now);
       this.d.turnEnded(now);
     });

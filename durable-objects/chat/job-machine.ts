@@ -81,7 +81,7 @@ export class JobMachine {
       job,
       outcome.state === "success"
         ? { state: "success", ...cutStoredResult(outcome.result, maxStoredBytes), attempt: outcome.attempt, usage: outcome.usage }
-        : { state: "error", error: outcome.error, attempt: outcome.attempt, usage: outcome.usage },
+        : { state: outcome.state, error: outcome.error, attempt: outcome.attempt, usage: outcome.usage },
       now,
     );
     return { status: "recorded" };

@@ -30,6 +30,8 @@ export type TurnRow = {
   outcome: string | null;
   created_at: number;
   ended_at: number | null;
+  /** The last LLM reply or job state change of this turn (SPEC §5.2 idle rule). */
+  progress_at: number;
 };
 
 export interface Turn extends Omit<TurnRow, "awaiting" | "usage" | "outcome"> {
@@ -59,6 +61,16 @@ export class Turns {
     return row ? this.get(row.parent_job_id) : undefined;
   }
 
+  /** Records progress of the running turn(s). */
+  progress(now: number): string[] {
+    const ids = this.sql
+      .exec<{ parent_job_id: string }>(`SELECT parent_job_id FROM turns WHERE state = 'running'`)
+      .toArray()
+      .map((r) => r.parent_job_id);
+    this.sql.exec(`UPDATE turns SET progress_at = ? WHERE state = 'running'`, now);
+    return ids;
+  }
+
   /** Turns waiting on one of `jobIds`. */
   awaitingAny(jobIds: string[]): string[] {
     const rows = this.sql.exec<{ parent_job_id: string; awaiting: string | null }>(
@@ -69,9 +81,9 @@ export class Turns {
 
   begin(t: { parent_job_id: string; parent_chat_id: string; lease: string; deadline_at: number }, now: number): void {
     this.sql.exec(
-      `INSERT INTO turns (parent_job_id, parent_chat_id, lease, deadline_at, state, steps, awaiting, usage, outcome, created_at)
-       VALUES (?, ?, ?, ?, 'running', 0, NULL, ?, NULL, ?)`,
-      t.parent_job_id, t.parent_chat_id, t.lease, t.deadline_at, JSON.stringify(zeroUsage()), now,
+      `INSERT INTO turns (parent_job_id, parent_chat_id, lease, deadline_at, state, steps, awaiting, usage, outcome, created_at, progress_at)
+       VALUES (?, ?, ?, ?, 'running', 0, NULL, ?, NULL, ?, ?)`,
+      t.parent_job_id, t.parent_chat_id, t.lease, t.deadline_at, JSON.stringify(zeroUsage()), now, now,
     );
   }
 

@@ -9,5 +9,6 @@ export const chatLimits = ({ limits }: TenantConfig): ChatLimits => ({
   max_stored_result_bytes: limits.max_stored_result_bytes,
   max_parallel_subagents: limits.max_parallel_subagents,
   max_subagents_per_tree: limits.max_subagents_per_tree,
+  subagent_idle_seconds: limits.subagent_idle_seconds,
   max_depth: limits.max_depth,
 });

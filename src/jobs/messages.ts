@@ -25,6 +25,7 @@ export type ChatLimits = Pick<
   | "max_stored_result_bytes"
   | "max_parallel_subagents"
   | "max_subagents_per_tree"
+  | "subagent_idle_seconds"
   | "max_depth"
 >;
 
@@ -76,7 +77,9 @@ export interface Usage {
 
 export type JobOutcome =
   | { state: "success"; result: string; attempt: number; usage?: Usage }
-  | { state: "error"; error: string; attempt: number; usage?: Usage };
+  | { state: "error"; error: string; attempt: number; usage?: Usage }
+  /** A child that made no progress for `subagent_idle_seconds`. */
+  | { state: "timeout"; error: string; attempt: number; usage?: Usage };
 
 /** What a parent hands its child chat to run one subordinate job. */
 export interface TurnRequest {

@@ -143,7 +143,7 @@ describe("a stop that arrives before the hand-off", () => {
     const late = await child.beginTurn({
       tenant: "acme", chat_id: "sub-tombstone", parent_chat_id: "p", root_chat_id: "p", parent_job_id: "callsubordin-x",
       lease: "l", deadline_at: Date.now() + 60_000, level: 1, profile: "default", name: "n", message: "m", attachments: [],
-      limits: { max_active_jobs_per_chat: 64, max_result_chars: 16000, retention_seconds: 60, max_stored_result_bytes: 1048576, max_parallel_subagents: 5, max_subagents_per_tree: 20, max_depth: 2 },
+      limits: { max_active_jobs_per_chat: 64, max_result_chars: 16000, retention_seconds: 60, max_stored_result_bytes: 1048576, max_parallel_subagents: 5, max_subagents_per_tree: 20, max_depth: 2, subagent_idle_seconds: 300 },
     });
     expect(late).toBe("duplicate");
     const { vi } = await import("vitest");

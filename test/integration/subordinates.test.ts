@@ -605,3 +605,36 @@ describe("per-tree subagent cap", () => {
     expect(again.status).toBe(200);
   });
 });
+
+describe("idle subagents", () => {
+  it("a child with no progress for subagent_idle_seconds ends its job timeout", async () => {
+    await configure(agentConfig("m-idle", { limits: { subagent_idle_seconds: 60 } }));
+    await scriptLlm("m-idle", [{ content: "far too late", delay_ms: 4000 }]);
+    const started = await parallel("id1", { tool_calls: [sub("Think slowly.")], wait: false });
+    const { job_id, context_id } = started.body.jobs[0];
+    await eventually(async () => (await llmRequests("m-idle")).length === 1);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 61_000);
+    expect(await runDurableObjectAlarm(chatObject(context_id))).toBe(true);
+    vi.useRealTimers();
+    const row = await eventually(async () => {
+      const r = await jobRow("id1", job_id);
+      return r?.state === "timeout" ? r : undefined;
+    });
+    expect(row.error).toBe("No progress for 60 s (limits.subagent_idle_seconds); the subagent was stopped.");
+  });
+
+  it("time spent awaiting its own running jobs is not idle", async () => {
+    await configure(agentConfig("m-busy", { limits: { subagent_idle_seconds: 60 } }));
+    await scriptLlm("m-busy", [{ tool_calls: [{ name: "hang", arguments: {} }] }]);
+    const started = await parallel("id2", { tool_calls: [sub("Wait on a tool.")], wait: false });
+    const { job_id, context_id } = started.body.jobs[0];
+    await childJob(context_id, "hang", "running");
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 61_000);
+    await runDurableObjectAlarm(chatObject(context_id));
+    vi.useRealTimers();
+    expect((await jobRow("id2", job_id))?.state).toBe("running");
+    await parallel("id2", { action: "cancel", job_ids: [job_id] });
+  });
+});
