@@ -16,7 +16,7 @@ import { isTerminal } from "../../src/jobs/job";
 import type { JobOutcome, Usage } from "../../src/jobs/messages";
 import { InvalidToolCall, normalizeToolCall } from "../../src/parallel/normalize-call";
 import { parseParallel } from "../../src/parallel/parse-request";
-import { cutChars, resultsPayload } from "../../src/jobs/payloads";
+import { cutChars, resultsPayload, startedPayload } from "../../src/jobs/payloads";
 import { PARALLEL_NAMES } from "../../src/tools/builtins";
 import { toolsForAgent } from "../../src/tools/catalog";
 import type { JobStore } from "./job-store";
@@ -76,6 +76,15 @@ function toolContent(call: AwaitedCall, jobs: JobStore, now: number): string {
   return `Error: ${job.error ?? job.state}`;
 }
 
+/** The one user message that hands the model the background jobs it started (SPEC §5.2). */
+function backgroundReport(jobIds: string[], jobs: JobStore, now: number): ChatMessage {
+  const payload = resultsPayload(jobs.many(jobIds), { now, maxResultChars: MAX_RESULT_CHARS_IN_LOOP });
+  return {
+    role: "user",
+    content: `Background jobs you started have finished. Use their results, then give your final answer:\n${JSON.stringify(payload)}`,
+  };
+}
+
 function lastText(messages: ChatMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
@@ -86,7 +95,8 @@ function lastText(messages: ChatMessage[]): string {
 
 /** How one tool call of a model reply is answered. */
 type CallPlan =
-  | { kind: "job"; spec: number }
+  /** `background`: a spawn_task without `wait: true` — answered at once with its started snapshot. */
+  | { kind: "job"; spec: number; background?: boolean }
   /** A `parallel` call: its own jobs (started now) and earlier ones it awaits; answered with the results payload. */
   | { kind: "parallel"; specs: number[]; job_ids: string[] }
   | { kind: "error"; content: string };
@@ -105,7 +115,11 @@ function planCalls(calls: { id: string; name: string; arguments: string }[], con
   const plans: CallPlan[] = calls.map((call, callIndex) => {
     try {
       const normalised = normalizeToolCall({ name: call.name, arguments: call.arguments });
-      if (!PARALLEL_NAMES.has(normalised.tool_name)) return { kind: "job", spec: add(jobSpec(0, normalised, ctx)) };
+      if (!PARALLEL_NAMES.has(normalised.tool_name)) {
+        const spec = jobSpec(0, normalised, ctx);
+        const background = spec.kind === "subordinate" && spec.sub.tool === "spawn_task" && spec.sub.wait !== true;
+        return { kind: "job", spec: add(spec), background };
+      }
       const command = parseParallel(normalised.tool_args, config, who.profile, available);
       if (command.action === "cancel") throw new InvalidToolCall("inside an agent loop, stop jobs by finishing without them; `cancel` is not available here");
       const group = command.jobs.map((j) => add({ ...j, concurrent: true, group: callIndex }));
@@ -132,9 +146,12 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     const usage = addUsage(turn.usage, ...host.jobs.many(ids).flatMap((j) => (j.usage ? [JSON.parse(j.usage) as Usage] : [])));
     host.transaction(() => {
       for (const call of turn.awaiting!) {
-        host.turns.append(turnId, { role: "tool", tool_call_id: call.tool_call_id, content: toolContent(call, host.jobs, now) }, now);
+        if (call.report) host.turns.append(turnId, backgroundReport(call.job_ids ?? [], host.jobs, now), now);
+        else host.turns.append(turnId, { role: "tool", tool_call_id: call.tool_call_id, content: toolContent(call, host.jobs, now) }, now);
       }
-      host.turns.update(turnId, { awaiting: null, usage });
+      const reported = turn.awaiting!.some((c) => c.report);
+      host.turns.update(turnId, { awaiting: null, usage, ...(reported ? { background: [] } : {}) });
+      if (reported) turn.background = [];
     });
     turn.awaiting = null;
     turn.usage = usage;
@@ -171,10 +188,14 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
 
   // 3. Persist the reply; its tool calls become jobs in the same step.
   if (reply.tool_calls.length === 0) {
+    // Background jobs the model started must reach it before it may finish (SPEC §5.2).
+    const pending = turn.background;
     host.transaction(() => {
       host.turns.append(turnId, { role: "assistant", content: reply.content }, after);
-      host.turns.update(turnId, { steps: turn.steps + 1, usage });
+      const report: AwaitedCall[] | null = pending.length ? [{ tool_call_id: "", job_id: null, job_ids: pending, report: true }] : null;
+      host.turns.update(turnId, { steps: turn.steps + 1, usage, awaiting: report });
     });
+    if (pending.length) return "again";
     return finishWith(host, { ...turn, usage }, { state: "success", result: reply.content, attempt: 1, usage });
   }
   const { specs, plans } = planCalls(reply.tool_calls, config, who);
@@ -195,20 +216,26 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
       after,
     );
     const { jobIds, errors } = host.admitCalls(turn, specs, after, config, tree);
+    const background = [...turn.background];
     const refused = (i: number) => (errors.has(i) ? `Error: ${errors.get(i)}` : undefined);
     const awaiting: AwaitedCall[] = reply.tool_calls.map((c, i): AwaitedCall => {
       const plan = plans[i]!;
       if (plan.kind === "error") return { tool_call_id: c.id, job_id: null, content: plan.content };
       if (plan.kind === "job") {
         const error = refused(plan.spec);
-        return error ? { tool_call_id: c.id, job_id: null, content: error } : { tool_call_id: c.id, job_id: jobIds.get(plan.spec)! };
+        if (error) return { tool_call_id: c.id, job_id: null, content: error };
+        const jobId = jobIds.get(plan.spec)!;
+        if (!plan.background) return { tool_call_id: c.id, job_id: jobId };
+        background.push(jobId);
+        const started = startedPayload(host.jobs.many([jobId]), { now: after, maxResultChars: MAX_RESULT_CHARS_IN_LOOP });
+        return { tool_call_id: c.id, job_id: null, content: JSON.stringify(started) };
       }
       const error = plan.specs.map(refused).find(Boolean);
       if (error) return { tool_call_id: c.id, job_id: null, content: error };
       return { tool_call_id: c.id, job_id: null, job_ids: [...plan.job_ids, ...plan.specs.map((n) => jobIds.get(n)!)] };
     });
     awaitsJobs = awaiting.some((a) => a.content === undefined);
-    host.turns.update(turnId, { steps: turn.steps + 1, usage, awaiting });
+    host.turns.update(turnId, { steps: turn.steps + 1, usage, awaiting, background });
   });
   return awaitsJobs ? "waiting" : "again";
 }

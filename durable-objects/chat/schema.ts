@@ -38,7 +38,7 @@ const MIGRATIONS: Record<number, string[]> = {
     `CREATE TABLE turns (parent_job_id TEXT PRIMARY KEY, parent_chat_id TEXT NOT NULL, lease TEXT NOT NULL,
        deadline_at INTEGER NOT NULL, state TEXT NOT NULL, steps INTEGER NOT NULL DEFAULT 0,
        awaiting TEXT, usage TEXT NOT NULL, outcome TEXT, created_at INTEGER NOT NULL, ended_at INTEGER,
-       progress_at INTEGER NOT NULL)`,
+       progress_at INTEGER NOT NULL, background TEXT)`,
     `CREATE TABLE messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, turn TEXT NOT NULL, body TEXT NOT NULL,
        created_at INTEGER NOT NULL)`,
     // The per-tree subagent cap (SPEC §5.3) is counted in the tree's root chat: one slot per active subordinate.

@@ -16,6 +16,8 @@ export interface AwaitedCall {
   /** A `parallel` call: every job it answers for. */
   job_ids?: string[];
   content?: string;
+  /** Not a tool call: the background jobs the model must hear about before it may finish. */
+  report?: true;
 }
 
 export type TurnRow = {
@@ -32,10 +34,13 @@ export type TurnRow = {
   ended_at: number | null;
   /** The last LLM reply or job state change of this turn (SPEC §5.2 idle rule). */
   progress_at: number;
+  /** Background jobs the model started whose results it has not seen yet (JSON array). */
+  background: string | null;
 };
 
-export interface Turn extends Omit<TurnRow, "awaiting" | "usage" | "outcome"> {
+export interface Turn extends Omit<TurnRow, "awaiting" | "usage" | "outcome" | "background"> {
   awaiting: AwaitedCall[] | null;
+  background: string[];
   usage: Usage;
   outcome: JobOutcome | null;
 }
@@ -51,6 +56,7 @@ export class Turns {
     return {
       ...row,
       awaiting: row.awaiting ? (JSON.parse(row.awaiting) as AwaitedCall[]) : null,
+      background: row.background ? (JSON.parse(row.background) as string[]) : [],
       usage: JSON.parse(row.usage) as Usage,
       outcome: row.outcome ? (JSON.parse(row.outcome) as JobOutcome) : null,
     };
@@ -87,18 +93,24 @@ export class Turns {
     );
   }
 
-  update(id: string, patch: { steps?: number; awaiting?: AwaitedCall[] | null; usage?: Usage; state?: TurnState; outcome?: JobOutcome }, now = Date.now()): void {
+  update(
+    id: string,
+    patch: { steps?: number; awaiting?: AwaitedCall[] | null; usage?: Usage; state?: TurnState; outcome?: JobOutcome; background?: string[] },
+    now = Date.now(),
+  ): void {
     const turn = this.get(id);
     if (!turn) return;
     const ending = patch.state !== undefined && patch.state !== "running";
     this.sql.exec(
-      `UPDATE turns SET steps = ?, awaiting = ?, usage = ?, state = ?, outcome = ?, ended_at = COALESCE(?, ended_at) WHERE parent_job_id = ?`,
+      `UPDATE turns SET steps = ?, awaiting = ?, usage = ?, state = ?, outcome = ?, ended_at = COALESCE(?, ended_at), background = ?
+       WHERE parent_job_id = ?`,
       patch.steps ?? turn.steps,
       patch.awaiting === undefined ? (turn.awaiting ? JSON.stringify(turn.awaiting) : null) : patch.awaiting ? JSON.stringify(patch.awaiting) : null,
       JSON.stringify(patch.usage ?? turn.usage),
       patch.state ?? turn.state,
       patch.outcome ? JSON.stringify(patch.outcome) : turn.outcome ? JSON.stringify(turn.outcome) : null,
       ending ? now : null,
+      JSON.stringify(patch.background ?? turn.background),
       id,
     );
   }

@@ -316,7 +316,7 @@ describe("levels", () => {
   it("A0 → A1 → A2: a child may spawn within the depth limit, and the deepest level is offered no spawning", async () => {
     await configure(agentConfig("m-levels"));
     await scriptLlm("m-levels", [
-      { tool_calls: [{ name: "spawn_task", arguments: { task: "Go one level deeper." } }] },
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "Go one level deeper.", wait: true } }] },
       { content: "grandchild answer" },
       { content: "child answer" },
     ]);
@@ -339,7 +339,7 @@ describe("spawn_task context", () => {
   it('"fork" passes the spawning agent\'s recent conversation; "fresh" passes nothing', async () => {
     await configure(agentConfig("m-fork"));
     await scriptLlm("m-fork", [
-      { tool_calls: [{ name: "spawn_task", arguments: { task: "Use the context.", context: "fork" } }, { name: "spawn_task", arguments: { task: "No context." } }] },
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "Use the context.", context: "fork", wait: true } }, { name: "spawn_task", arguments: { task: "No context.", wait: true } }] },
       { content: "forked child answer" },
       { content: "fresh child answer" },
       { content: "done" },
@@ -537,7 +537,7 @@ describe("usage and token budget", () => {
   it("sums usage over the subtree: a child's usage includes its subordinates'", async () => {
     await configure(agentConfig("m-usage"));
     await scriptLlm("m-usage", [
-      { tool_calls: [{ name: "spawn_task", arguments: { task: "deeper" } }] },
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "deeper", wait: true } }] },
       { content: "grandchild" },
       { content: "child" },
     ]);
@@ -590,7 +590,7 @@ describe("per-tree subagent cap", () => {
   it("counts descendants: a child's subordinates share the tree's slots with its own job", async () => {
     await configure(agentConfig("m-tree-2", { limits: { max_parallel_subagents: 5, max_subagents_per_tree: 2 } }));
     await scriptLlm("m-tree-2", [
-      { tool_calls: [{ name: "spawn_task", arguments: { task: "one" } }, { name: "spawn_task", arguments: { task: "two" } }] },
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "one", wait: true } }, { name: "spawn_task", arguments: { task: "two", wait: true } }] },
       { content: "grandchild done" },
       { content: "child done" },
     ]);
@@ -636,5 +636,28 @@ describe("idle subagents", () => {
     vi.useRealTimers();
     expect((await jobRow("id2", job_id))?.state).toBe("running");
     await parallel("id2", { action: "cancel", job_ids: [job_id] });
+  });
+});
+
+describe("background subagents in a loop", () => {
+  it("spawn_task without wait answers at once; the model hears the results before it may finish", async () => {
+    // The background subagent uses a profile with its own model, so each script is read by one chat only.
+    await configure(agentConfig("m-bg", { agents: { worker: { model: "m-bg-worker" } } }));
+    await scriptLlm("m-bg", [
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "Slow background work.", agent: "worker" } }] },
+      { content: "I will wait for the background work." },
+      { content: "final, with the background result" },
+    ]);
+    await scriptLlm("m-bg-worker", [{ content: "background result", delay_ms: 500 }]);
+    const { body } = await parallel("bg1", { tool_calls: [sub("Start something in the background.")], timeout: 30 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "final, with the background result" });
+    const requests = await llmRequests("m-bg");
+    expect(requests).toHaveLength(3);
+    const started = JSON.parse(requests[1]!.messages.find((m: any) => m.role === "tool").content);
+    expect(started.status).toBe("started");
+    const report = requests[2]!.messages.at(-1);
+    expect(report.role).toBe("user");
+    expect(report.content).toContain('"result":"background result"');
+    expect(body.jobs[0].usage.llm_calls).toBe(4);
   });
 });
