@@ -88,6 +88,13 @@ export async function jobRow(chat: string, jobId: string, tenant = "acme") {
   );
 }
 
+/** Waits until a job reaches `state` and returns its row. */
+export const jobInState = (chat: string, jobId: string, state: string, tenant = "acme") =>
+  eventually(async () => {
+    const row = await jobRow(chat, jobId, tenant);
+    return row?.state === state ? row : undefined;
+  });
+
 /** Moves the fake clock forward (only `Date` is faked) and runs the chat's alarm. */
 export async function advanceAndRunAlarm(chat: string, ms: number, tenant = "acme") {
   vi.setSystemTime(Date.now() + ms);

@@ -8,7 +8,9 @@ import type { AppEnv } from "../app-env";
 import type { TenantConfig } from "../config/schema";
 import { DEFAULT_PROFILE, requireProfile } from "../agents/profiles";
 import { ApiError, badRequest } from "../http/errors";
+import { readJsonBody } from "../http/json-body";
 import { chatName, isValidChatId, tenantName } from "../names";
+import { deliveryOptions } from "./delivery";
 
 type Ctx = Context<AppEnv>;
 
@@ -41,3 +43,17 @@ export const callerAgent = (c: Ctx, config: TenantConfig): string =>
 
 export const chatNotFound = (chatId: string) =>
   new ApiError(404, "chat_not_found", `Chat '${chatId}' not found: it has no jobs yet, or it was deleted or purged.`);
+
+/**
+ * What every job-starting route reads first, in the SPEC's order: the chat id,
+ * the tenant config, the body (size and depth limits), the calling agent, and
+ * the delivery options (request metadata, never model-written).
+ */
+export async function jobRequest(c: Ctx) {
+  const chatId = chatIdParam(c);
+  const config = await tenantConfig(c);
+  const body = await readJsonBody(c.req.raw, config.limits.max_body_bytes);
+  const agent = callerAgent(c, config);
+  const delivery = deliveryOptions((k) => c.req.query(k), config);
+  return { chatId, config, body, agent, delivery };
+}

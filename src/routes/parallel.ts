@@ -9,14 +9,14 @@ import type { AppEnv } from "../app-env";
 import { sha256 } from "../auth/api-keys";
 import type { TenantConfig } from "../config/schema";
 import { badRequest, fromRefusal } from "../http/errors";
-import { canonicalJson, readJsonBody } from "../http/json-body";
+import { canonicalJson } from "../http/json-body";
 import { respond } from "../http/respond";
 import type { BatchRequest, Caller } from "../jobs/messages";
 import { chatLimits } from "../config/chat-limits";
 import { orderedRules } from "../agents/permission";
 import { profile } from "../agents/profiles";
 import { parseParallel } from "../parallel/parse-request";
-import { callerAgent, chatIdParam, chatStub, tenantConfig } from "./context";
+import { chatStub, jobRequest } from "./context";
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
@@ -24,38 +24,6 @@ export const caller = (config: TenantConfig, agent: string): Caller => ({
   agent,
   task_rules: orderedRules(profile(config, agent).permission?.task),
 });
-
-/** Batch-level delivery options are request metadata (query), never model-written. */
-export function deliveryOptions(query: (k: string) => string | undefined, config: TenantConfig) {
-  const callbackUrl = query("callback_url");
-  if (callbackUrl !== undefined) {
-    let origin: string;
-    try {
-      origin = new URL(callbackUrl).origin;
-    } catch {
-      throw badRequest("invalid_callback_url", "`callback_url` must be an absolute URL.");
-    }
-    const allowed = [
-      ...(config.webhook?.allowed_callback_origins ?? []).map((o) => new URL(o).origin),
-      ...(config.webhook ? [new URL(config.webhook.url).origin] : []),
-    ];
-    if (!allowed.includes(origin)) {
-      throw badRequest(
-        "invalid_callback_url",
-        `callback_url origin ${origin} is not allowed; add it to webhook.allowed_callback_origins with PUT /v1/config.`,
-      );
-    }
-  }
-  const notify = query("notify");
-  if (notify !== undefined) {
-    try {
-      JSON.parse(notify);
-    } catch {
-      throw badRequest("invalid_notify", "`notify` must be a JSON object, e.g. {\"telegram_chat_id\": 123}.");
-    }
-  }
-  return { callback_url: callbackUrl ?? null, notify: notify ?? null };
-}
 
 export async function idempotency(key: string | undefined, fingerprintOf: unknown) {
   if (key === undefined) return undefined;
@@ -67,11 +35,7 @@ export async function idempotency(key: string | undefined, fingerprintOf: unknow
 }
 
 export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel", async (c) => {
-  const chatId = chatIdParam(c);
-  const config = await tenantConfig(c);
-  const body = await readJsonBody(c.req.raw, config.limits.max_body_bytes);
-  const agent = callerAgent(c, config);
-  const delivery = deliveryOptions((k) => c.req.query(k), config);
+  const { chatId, config, body, agent, delivery } = await jobRequest(c);
   const command = parseParallel(body, config, agent);
   const request: BatchRequest = {
     tenant: c.get("tenant"),

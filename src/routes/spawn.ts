@@ -7,23 +7,18 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { badRequest, fromRefusal } from "../http/errors";
-import { readJsonBody } from "../http/json-body";
 import { respond } from "../http/respond";
 import { jobSpec } from "../jobs/job-spec";
 import { coerceBool } from "../parallel/coerce";
 import { cleanCopy, isObject, type JsonObject } from "../parallel/normalize-call";
 import { toolsForAgent } from "../tools/catalog";
-import { callerAgent, chatIdParam, chatStub, tenantConfig } from "./context";
-import { caller, deliveryOptions, idempotency } from "./parallel";
+import { chatStub, jobRequest } from "./context";
+import { caller, idempotency } from "./parallel";
 import { chatLimits } from "../config/chat-limits";
 
 export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", async (c) => {
-  const chatId = chatIdParam(c);
-  const config = await tenantConfig(c);
-  const body = await readJsonBody(c.req.raw, config.limits.max_body_bytes);
+  const { chatId, config, body, agent, delivery } = await jobRequest(c);
   if (!isObject(body)) throw badRequest("invalid_json", "Request body must be a JSON object.");
-  const agent = callerAgent(c, config);
-  const delivery = deliveryOptions((k) => c.req.query(k), config);
   const args = cleanCopy(body) as JsonObject;
   const spec = jobSpec(0, { tool_name: "spawn_task", tool_args: args }, { config, agent, available: toolsForAgent(config, agent) });
   const wait = coerceBool(args.wait, false);

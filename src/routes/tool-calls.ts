@@ -8,15 +8,14 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiError, badRequest, fromRefusal } from "../http/errors";
-import { readJsonBody } from "../http/json-body";
 import { respond } from "../http/respond";
 import { jobSpec, invalidCall, type SpecContext } from "../jobs/job-spec";
 import type { ToolCallEntry } from "../jobs/messages";
 import { coerceSeconds } from "../parallel/coerce";
 import { InvalidToolCall, isObject, normalizeToolCall } from "../parallel/normalize-call";
 import { toolsForAgent } from "../tools/catalog";
-import { callerAgent, chatIdParam, chatStub, tenantConfig } from "./context";
-import { caller, deliveryOptions, idempotency } from "./parallel";
+import { chatStub, jobRequest } from "./context";
+import { caller, idempotency } from "./parallel";
 import { chatLimits } from "../config/chat-limits";
 
 function entryFor(index: number, item: unknown, ctx: SpecContext): ToolCallEntry {
@@ -40,11 +39,7 @@ function entryFor(index: number, item: unknown, ctx: SpecContext): ToolCallEntry
 }
 
 export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-calls", async (c) => {
-  const chatId = chatIdParam(c);
-  const config = await tenantConfig(c);
-  const body = await readJsonBody(c.req.raw, config.limits.max_body_bytes);
-  const agent = callerAgent(c, config);
-  const delivery = deliveryOptions((k) => c.req.query(k), config);
+  const { chatId, config, body, agent, delivery } = await jobRequest(c);
   const items = Array.isArray(body) ? body : isObject(body) ? body.tool_calls : undefined;
   if (!Array.isArray(items)) throw badRequest("invalid_tool_calls", "`tool_calls` must be an array of normal tool-call objects.");
   if (items.length === 0) throw badRequest("invalid_tool_calls", "`tool_calls` must contain at least one tool call.");

@@ -19,7 +19,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { degradeChat, deliver, message, runnerObject, startedJob, swapEnv } from "../faults";
-import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls } from "../helpers";
+import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
 
 beforeEach(() => configure());
 afterEach(async () => {
@@ -181,10 +181,7 @@ describe("lost dispatch", () => {
     vi.setSystemTime(Date.now() + 16_000);
     expect(await runDurableObjectAlarm(chatObject("d4"))).toBe(true);
     vi.useRealTimers();
-    const row = await eventually(async () => {
-      const r = await jobRow("d4", id);
-      return r?.state === "success" ? r : undefined;
-    });
+    const row = await jobInState("d4", id, "success");
     expect(row.result).toBe('{"lost":1}');
     expect(await toolCalls(id)).toHaveLength(1);
   });

@@ -5,7 +5,7 @@
  */
 import { reset } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { advanceAndRunAlarm, api, call, chatObject, configure, eventually, json, jobRow, parallel, toolConfig } from "../helpers";
+import { advanceAndRunAlarm, api, call, chatObject, configure, eventually, json, jobRow, parallel, toolConfig, jobInState } from "../helpers";
 
 beforeEach(() => configure());
 afterEach(async () => {
@@ -185,10 +185,7 @@ describe("deadlines", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const s = await parallel("c1", { tool_calls: [call("hang")], job_timeout: 30, wait: false });
     const id = s.body.jobs[0].job_id;
-    const running = await eventually(async () => {
-      const row = await jobRow("c1", id);
-      return row?.state === "running" ? row : undefined;
-    });
+    const running = await jobInState("c1", id, "running");
     expect(await advanceAndRunAlarm("c1", 31_000)).toBe(true);
     const res = await parallel("c1", { action: "await", job_ids: [id] });
     expect(res.body.jobs[0]).toMatchObject({
@@ -204,10 +201,7 @@ describe("deadlines", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const s = await parallel("c1", { tool_calls: [call("hang")], job_timeout: 10, wait: false });
     const id = s.body.jobs[0].job_id;
-    const running = await eventually(async () => {
-      const row = await jobRow("c1", id);
-      return row?.state === "running" ? row : undefined;
-    });
+    const running = await jobInState("c1", id, "running");
     vi.setSystemTime(Date.now() + 10_001);
     const late = await chatObject("c1").completeJob(id, running.lease, { state: "success", result: "late", attempt: 1 });
     expect(late.status).toBe("late");

@@ -7,7 +7,7 @@
 import { abortAllDurableObjects, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { degradeChat, message, runnerObject, strandedJob, swapEnv } from "../faults";
-import { api, call, chatObject, configure, eventually, jobRow, parallel, toolCalls } from "../helpers";
+import { api, call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
 
 beforeEach(() => configure());
 afterEach(() => reset());
@@ -118,10 +118,7 @@ describe("egress at run time", () => {
     const id = await strandedJob("r4", call("echo", { blocked: 1 }));
     await swapEnv(runnerObject("r4", id), () => ({ ALLOW_PRIVATE_EGRESS: "false" }));
     await runnerObject("r4", id).start(message("r4", id));
-    const row = await eventually(async () => {
-      const r = await jobRow("r4", id);
-      return r?.state === "error" ? r : undefined;
-    });
+    const row = await jobInState("r4", id, "error");
     expect(row.error).toMatch(/^The tool URL must use https:; outbound calls there are not allowed\.$/);
     expect(await toolCalls(id)).toHaveLength(0);
   });

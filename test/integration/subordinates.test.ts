@@ -18,6 +18,7 @@ import {
   scriptLlm,
   toolCalls,
   toolConfig,
+  jobInState,
 } from "../helpers";
 
 afterEach(async () => {
@@ -364,10 +365,7 @@ describe("cancellation", () => {
     const { job_id, context_id } = started.body.jobs[0];
     const hangJob = await childJob(context_id, "hang", "running");
     await parallel("x1", { action: "cancel", job_ids: [job_id] });
-    const cancelled = await eventually(async () => {
-      const row = await jobRow(context_id, hangJob);
-      return row?.state === "cancelled" ? row : undefined;
-    });
+    const cancelled = await jobInState(context_id, hangJob, "cancelled");
     expect(cancelled.error).toBe("Parallel job was cancelled.");
   });
 
@@ -617,10 +615,7 @@ describe("idle subagents", () => {
     vi.setSystemTime(Date.now() + 61_000);
     expect(await runDurableObjectAlarm(chatObject(context_id))).toBe(true);
     vi.useRealTimers();
-    const row = await eventually(async () => {
-      const r = await jobRow("id1", job_id);
-      return r?.state === "timeout" ? r : undefined;
-    });
+    const row = await jobInState("id1", job_id, "timeout");
     expect(row.error).toBe("No progress for 60 s (limits.subagent_idle_seconds); the subagent was stopped.");
   });
 

@@ -1,0 +1,35 @@
+/** Batch-level delivery options (SPEC §3): query parameters, validated against the tenant's webhook config. */
+import type { TenantConfig } from "../config/schema";
+import { badRequest } from "../http/errors";
+
+/** Batch-level delivery options are request metadata (query), never model-written. */
+export function deliveryOptions(query: (k: string) => string | undefined, config: TenantConfig) {
+  const callbackUrl = query("callback_url");
+  if (callbackUrl !== undefined) {
+    let origin: string;
+    try {
+      origin = new URL(callbackUrl).origin;
+    } catch {
+      throw badRequest("invalid_callback_url", "`callback_url` must be an absolute URL.");
+    }
+    const allowed = [
+      ...(config.webhook?.allowed_callback_origins ?? []).map((o) => new URL(o).origin),
+      ...(config.webhook ? [new URL(config.webhook.url).origin] : []),
+    ];
+    if (!allowed.includes(origin)) {
+      throw badRequest(
+        "invalid_callback_url",
+        `callback_url origin ${origin} is not allowed; add it to webhook.allowed_callback_origins with PUT /v1/config.`,
+      );
+    }
+  }
+  const notify = query("notify");
+  if (notify !== undefined) {
+    try {
+      JSON.parse(notify);
+    } catch {
+      throw badRequest("invalid_notify", "`notify` must be a JSON object, e.g. {\"telegram_chat_id\": 123}.");
+    }
+  }
+  return { callback_url: callbackUrl ?? null, notify: notify ?? null };
+}
