@@ -14,6 +14,7 @@ import { isTerminal, jobRecord, type JobRecord, type JobRow } from "../../src/jo
 import type {
   BatchAnswer,
   BatchRequest,
+  Caller,
   ChatInfo,
   ChatLimits,
   ClaimResult,
@@ -27,7 +28,7 @@ import type {
 import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
 import { chatName, tenantName } from "../../src/names";
 import type { JobSpec, SubordinateJobSpec } from "../../src/jobs/job-spec";
-import { admissionProblem, admitInOrder, newJobRows, type AdmittedBatch } from "./admission";
+import { admissionProblem, admitInOrder, newJobRows, withJobIds, type AdmittedBatch, type InOrderAdmission } from "./admission";
 import { toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
 import { Children, NEW_CHAT_STATE, planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
 import { Idempotency, type IdempotencyRecord, type ReplayShape } from "./idempotency";
@@ -39,20 +40,13 @@ import { ensureSchema, hasSchema, readMeta, writeMeta } from "./schema";
 import { Timers } from "./timers";
 import { Waiters } from "./waiters";
 import { Dispatcher } from "./dispatcher";
-import { newSlots, TreeSlots, treeLimit, type TreeReservation } from "./tree-slots";
+import { TreeSlots, treeAllowance, treeLimit, UNLIMITED_TREE, type TreeAllowance, type TreeReservation } from "./tree-slots";
 import { AGENT_STEP_SAFETY_MS, ChildSide } from "./child-side";
 import { Events } from "./events";
 import { Turns } from "./turns";
 import { chatLimits } from "../../src/config/chat-limits";
 import { defaultConfig } from "../../src/config/schema";
 import type { StopTurn } from "./child-side";
-
-/** Hands the tree slots to the batch's subordinate jobs, in call order. */
-function withTreeSlots(batch: AdmittedBatch, slots: string[]): AdmittedBatch {
-  let next = 0;
-  for (const job of batch.jobs) if (job.kind === "subordinate") job.tree_slot = slots[next++] ?? null;
-  return batch;
-}
 
 /** Event records are kept 24 h (SPEC §6). */
 const EVENT_TTL_MS = 24 * 3600_000;
@@ -98,7 +92,8 @@ export class ChatDO extends DurableObject<Env> {
     subordinateState: () => this.#subordinateState(),
     start: (jobIds) => this.#dispatcher.start(jobIds),
     turnEnded: (now) => this.#schedulePurge(now),
-    reserveTree: (specs, limits, now) => this.#reserveTree({ ...this.#dispatcher.address(), limits }, specs, now),
+    reserveTiered: (specs, limits, caller, now) => this.#reserveTiered({ ...this.#dispatcher.address(), limits }, specs, caller, now),
+    admitTiered: (specs, limits, caller, tree, now) => this.#admitTiered(this.#dispatcher.address().chat_id, specs, limits, caller, tree, now),
     releaseTree: (tree) => this.#releaseTree(tree),
   });
 
@@ -151,11 +146,12 @@ export class ChatDO extends DurableObject<Env> {
     if (command.jobs.length === 0) return this.#respond(command.job_ids, shape, req.limits);
 
     // A child reserves its tree's slots from the root first: the only await before admission.
-    const subordinates = command.jobs.filter((j): j is SubordinateJobSpec => j.kind === "subordinate");
+    const jobs = withJobIds(command.jobs);
+    const subordinates = jobs.filter((j): j is SubordinateJobSpec => j.kind === "subordinate");
     const tree = await this.#reserveTree(req, subordinates, now);
     try {
       if (tree.remote && tree.slots.length < subordinates.length) {
-        throw treeLimit(tree.running, subordinates.length, req.limits.max_subagents_per_tree);
+        throw treeLimit(tree.holders, subordinates.length, req.limits.max_subagents_per_tree);
       }
       // A request with the same key may have been admitted during that await.
       const replay = req.idempotency && hasSchema(this.#sql) ? this.#idempotency.find(req.route, req.idempotency) : undefined;
@@ -169,11 +165,11 @@ export class ChatDO extends DurableObject<Env> {
       const problem = admissionProblem(command.jobs.length, live ? this.#jobs.activeCount() : 0, req.limits);
       if (problem) throw problem;
       const plans = planSubordinates(subordinates, live ? this.#subordinateState() : NEW_CHAT_STATE(req.chat_id), req.limits, req.caller);
-      const slots = tree.remote ? tree.slots : this.#localTreeSlots(subordinates.length, req.limits, now, live);
-      const batch = withTreeSlots(newJobRows(command.jobs, now, { chat_id: req.chat_id, tiered: false, plans }), slots);
+      if (!tree.remote) this.#requireLocalTreeSlots(subordinates, req.limits, now, live);
+      const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans });
       const jobIds = batch.jobs.map((j) => j.job_id);
       await this.#commit(req, batch, plans, now, () => {
-        if (!tree.remote) this.#treeSlots.insert(slots, tree.expiresAt);
+        if (!tree.remote) this.#treeSlots.insert(subordinates.map((j) => j.job_id!), tree.expiresAt);
         if (!req.idempotency) return;
         this.#idempotency.record(req.route, req.idempotency, { job_ids: [...command.job_ids, ...jobIds], shape }, now);
         this.#schedulePurge(now);
@@ -199,21 +195,49 @@ export class ChatDO extends DurableObject<Env> {
   async #reserveTree(target: { tenant: string; chat_id: string; limits: ChatLimits }, specs: JobSpec[], now: number): Promise<TreeReservation> {
     const expiresAt = now + Math.max(0, ...specs.map((s) => s.timeout_seconds)) * 1000;
     const root = this.#rootOf(target.chat_id);
-    if (specs.length === 0 || root === target.chat_id) return { remote: false, slots: [], running: 0, expiresAt, root, tenant: target.tenant };
+    if (specs.length === 0 || root === target.chat_id) return { remote: false, slots: [], holders: [], expiresAt, root, tenant: target.tenant };
     const granted = await this.env.CHAT.getByName(chatName(target.tenant, root)).reserveTreeSlots({
-      count: specs.length,
+      job_ids: specs.map((s) => s.job_id!),
       limit: target.limits.max_subagents_per_tree,
       expires_at: expiresAt,
     });
     return { remote: true, ...granted, expiresAt, root, tenant: target.tenant };
   }
 
-  /** Root-local grant (sync, inside admission): all or nothing. */
-  #localTreeSlots(count: number, limits: ChatLimits, now: number, live: boolean): string[] {
-    if (count === 0) return [];
-    const running = live ? this.#treeSlots.running(now) : 0;
-    if (running + count > limits.max_subagents_per_tree) throw treeLimit(running, count, limits.max_subagents_per_tree);
-    return newSlots(count);
+  /** Root-local check (sync, inside admission): all or nothing. */
+  #requireLocalTreeSlots(specs: JobSpec[], limits: ChatLimits, now: number, live: boolean): void {
+    if (specs.length === 0) return;
+    const holders = live ? this.#treeSlots.holders(now) : [];
+    if (holders.length + specs.length > limits.max_subagents_per_tree) throw treeLimit(holders, specs.length, limits.max_subagents_per_tree);
+  }
+
+  /**
+   * Tiered paths reserve tree slots only for the subordinates that pass every
+   * other rule, so a refused call never takes a slot a later one could use.
+   */
+  async #reserveTiered(target: { tenant: string; chat_id: string; limits: ChatLimits }, specs: JobSpec[], caller: Caller, now: number) {
+    const candidates = this.#admitInOrder(target.chat_id, specs, target.limits, caller, UNLIMITED_TREE).admitted;
+    return this.#reserveTree(target, candidates.filter((s) => s.kind === "subordinate"), now);
+  }
+
+  /** Tiered admission (sync): call by call; a child's unused grants go back, the root records its slots. */
+  #admitTiered(chatId: string, specs: JobSpec[], limits: ChatLimits, caller: Caller, tree: TreeReservation, now: number): InOrderAdmission {
+    const live = hasSchema(this.#sql);
+    const allowance = treeAllowance(tree, limits.max_subagents_per_tree, () => (live ? this.#treeSlots.holders(now) : []));
+    const admission = this.#admitInOrder(chatId, specs, limits, caller, allowance);
+    const taken = new Set(admission.admitted.flatMap((s) => (s.kind === "subordinate" ? [s.job_id!] : [])));
+    if (tree.remote) this.#releaseTree({ ...tree, slots: tree.slots.filter((id) => !taken.has(id)) });
+    else if (taken.size) {
+      ensureSchema(this.#sql);
+      this.#treeSlots.insert([...taken], tree.expiresAt);
+    }
+    return admission;
+  }
+
+  #admitInOrder(chatId: string, specs: JobSpec[], limits: ChatLimits, caller: Caller, tree: TreeAllowance) {
+    const live = hasSchema(this.#sql);
+    const state = live ? this.#subordinateState() : NEW_CHAT_STATE(chatId);
+    return admitInOrder(specs, state, live ? this.#jobs.activeCount() : 0, limits, caller, tree);
   }
 
   /** Gives slots back: locally at the root, else to the root (best effort; slots also expire). */
@@ -231,9 +255,9 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   /** The root's side of the tree cap, called by its descendants. */
-  async reserveTreeSlots(req: { count: number; limit: number; expires_at: number }): Promise<{ slots: string[]; running: number }> {
+  async reserveTreeSlots(req: { job_ids: string[]; limit: number; expires_at: number }): Promise<{ slots: string[]; holders: string[] }> {
     ensureSchema(this.#sql);
-    return this.#treeSlots.grant(req.count, req.limit, req.expires_at, Date.now());
+    return this.#treeSlots.grant(req.job_ids, req.limit, req.expires_at, Date.now());
   }
 
   async releaseTreeSlots(slots: string[]): Promise<void> {
@@ -290,30 +314,17 @@ export class ChatDO extends DurableObject<Env> {
       const replay = this.#idempotency.find("tool-calls", req.idempotency)?.tool_calls;
       if (replay) return this.#toolCallsAnswer(replay, req.wait_seconds, false);
     }
-    const specs = req.entries.flatMap((e) => (e.spec ? [e.spec] : []));
-    const tree = await this.#reserveTree(req, specs.filter((s) => s.kind === "subordinate"), now);
-    const live = hasSchema(this.#sql);
-    const limit = req.limits.max_subagents_per_tree;
-    const treeRunning = tree.remote ? tree.running : live ? this.#treeSlots.running(now) : 0;
-    const allowance = tree.remote ? tree.slots.length : Math.max(0, limit - treeRunning);
-    const state = live ? this.#subordinateState() : NEW_CHAT_STATE(req.chat_id);
-    const { admitted, plans, refusals } = admitInOrder(specs, state, live ? this.#jobs.activeCount() : 0, req.limits, req.caller, {
-      allowance,
-      running: treeRunning,
-      limit,
-    });
-    const used = admitted.filter((s) => s.kind === "subordinate").length;
-    const slots = tree.remote ? tree.slots.slice(0, used) : newSlots(used);
-    this.#releaseTree({ ...tree, slots: tree.remote ? tree.slots.slice(used) : [] });
+    const specs = withJobIds(req.entries.flatMap((e) => (e.spec ? [e.spec] : [])));
+    const tree = await this.#reserveTiered(req, specs, req.caller, now);
+    const { admitted, plans, refusals } = this.#admitTiered(req.chat_id, specs, req.limits, req.caller, tree, now);
     const entries = req.entries.map(({ spec: _spec, ...entry }) => {
       const refused = refusals.get(entry.index);
       return refused ? { ...entry, error: { code: refused.code, message: refused.message, ...refused.details } } : entry;
     });
     if (admitted.length === 0) return this.#toolCallsAnswer({ batch_id: "", entries, job_ids: [] }, 0, false);
-    const batch = withTreeSlots(newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans }), slots);
+    const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans });
     const stored = { batch_id: batch.batch_id, entries, job_ids: batch.jobs.map((j): [number, string] => [j.idx, j.job_id]) };
     await this.#commit(req, batch, plans, now, () => {
-      if (!tree.remote) this.#treeSlots.insert(slots, tree.expiresAt);
       if (!req.idempotency) return;
       const shape = { wait: true, wait_seconds: req.wait_seconds, started_only: false, collect: false };
       this.#idempotency.record("tool-calls", req.idempotency, { job_ids: batch.jobs.map((j) => j.job_id), shape, tool_calls: stored }, now);

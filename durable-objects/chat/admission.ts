@@ -12,6 +12,11 @@ import type { NewJob } from "./job-store";
 import { planSubordinates, type ChildRow, type SubordinatePlan, type SubordinateState } from "./subordinates";
 import { treeLimit, type TreeAllowance } from "./tree-slots";
 
+const newJobId = (toolName: string) => `${jobIdPrefix(toolName)}-${nanoid(12)}`;
+
+/** Job ids are chosen before admission: a subordinate's id also names its tree slot. */
+export const withJobIds = <S extends JobSpec>(specs: S[]): S[] => specs.map((s) => (s.job_id ? s : { ...s, job_id: newJobId(s.tool_name) }));
+
 export function admissionProblem(requested: number, active: number, limits: ChatLimits): ApiError | undefined {
   const limit = limits.max_active_jobs_per_chat;
   if (active + requested <= limit) return undefined;
@@ -50,7 +55,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
     jobs: specs.map((spec) => {
       const plan = o.plans.get(spec.index);
       return {
-        job_id: `${jobIdPrefix(spec.tool_name)}-${nanoid(12)}`,
+        job_id: spec.job_id ?? newJobId(spec.tool_name),
         log_id: `log-${nanoid(12)}`,
         chat_id: o.chat_id,
         batch_id,
@@ -65,6 +70,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         context_id: plan?.context_id ?? null,
         spec: plan ? JSON.stringify(plan) : null,
         held: o.tiered && !concurrentTier(spec),
+        tree_slot: spec.kind === "subordinate" ? (spec.job_id ?? null) : null,
       };
     }),
   };
@@ -93,19 +99,19 @@ export function admitInOrder(
   const busy = new Set(state.busyContexts);
   // A "continue the latest child" call planned earlier in this batch is the latest for the next one.
   let latest: ChildRow | undefined;
-  const children = { get: state.children.get, latestDefault: () => latest ?? state.children.latestDefault() };
-  let planned = 0;
+  const children = { get: (id: string) => state.children.get(id), latestDefault: () => latest ?? state.children.latestDefault() };
+  const planned: string[] = [];
   for (const spec of specs) {
     try {
       const overCap = admissionProblem(result.admitted.length + 1, activeJobs, limits);
       if (overCap) throw overCap;
       if (spec.kind === "subordinate") {
-        const plan = planSubordinates([spec], { ...state, children, busyContexts: busy }, limits, caller, planned).get(spec.index)!;
-        if (planned >= tree.allowance) throw treeLimit(tree.running + planned, 1, tree.limit);
+        const plan = planSubordinates([spec], { ...state, children, busyContexts: busy }, limits, caller, planned.length).get(spec.index)!;
+        if (!tree.grants(spec.job_id!, planned.length)) throw treeLimit([...tree.holders, ...planned], 1, tree.limit);
         result.plans.set(spec.index, plan);
         busy.add(plan.context_id);
         if (spec.sub.mode === "latest") latest = { context_id: plan.context_id, tool: "call_subordinate", profile: plan.profile, name: plan.name };
-        planned++;
+        planned.push(spec.job_id!);
       }
       result.admitted.push(spec);
     } catch (e) {

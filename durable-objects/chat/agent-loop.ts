@@ -19,6 +19,7 @@ import { parseParallel } from "../../src/parallel/parse-request";
 import { cutChars, resultsPayload, startedPayload } from "../../src/jobs/payloads";
 import { PARALLEL_NAMES } from "../../src/tools/builtins";
 import { toolsForAgent } from "../../src/tools/catalog";
+import { withJobIds } from "./admission";
 import type { JobStore } from "./job-store";
 import type { AwaitedCall, Turn, Turns } from "./turns";
 import type { ChildTreeSlots } from "./child-side";
@@ -55,7 +56,7 @@ export interface LoopHost {
     tree: ChildTreeSlots,
   ): { jobIds: Map<number, string>; errors: Map<number, string> };
   /** Reserves per-tree cap slots for the step's subordinates (an RPC to the root, before the transaction). */
-  reserveTree(specs: JobSpec[], now: number): Promise<ChildTreeSlots>;
+  reserveTree(specs: JobSpec[], now: number, config: TenantConfig): Promise<ChildTreeSlots>;
   releaseTree(tree: ChildTreeSlots): void;
   transaction<T>(fn: () => T): T;
   /** The model replied: progress for the idle rule. */
@@ -129,7 +130,8 @@ function planCalls(calls: { id: string; name: string; arguments: string }[], con
       throw e;
     }
   });
-  return { specs, plans };
+  // Ids first: the tree reservation and the admission that follows must name the same jobs.
+  return { specs: withJobIds(specs), plans };
 }
 
 export async function runStep(host: LoopHost, turnId: string, now: number): Promise<StepResult> {
@@ -199,7 +201,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     return finishWith(host, { ...turn, usage }, { state: "success", result: reply.content, attempt: 1, usage });
   }
   const { specs, plans } = planCalls(reply.tool_calls, config, who);
-  const tree = await host.reserveTree(specs, after);
+  const tree = await host.reserveTree(specs, after, config);
   if (host.turns.get(turnId)?.state !== "running") {
     host.releaseTree(tree);
     return "finished";

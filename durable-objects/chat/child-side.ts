@@ -10,9 +10,9 @@ import { orderedRules } from "../../src/agents/permission";
 import { profile as profileOf } from "../../src/agents/profiles";
 import type { TenantConfig } from "../../src/config/schema";
 import type { JobSpec } from "../../src/jobs/job-spec";
-import type { ChatLimits, JobOutcome, TurnRequest } from "../../src/jobs/messages";
+import type { Caller, ChatLimits, JobOutcome, TurnRequest } from "../../src/jobs/messages";
 import { chatName, tenantName } from "../../src/names";
-import { admitInOrder, newJobRows, type AdmittedBatch } from "./admission";
+import { newJobRows, type AdmittedBatch, type InOrderAdmission } from "./admission";
 import { runStep, type ChildIdentity, type LoopHost } from "./agent-loop";
 import type { JobMachine } from "./job-machine";
 import type { JobStore } from "./job-store";
@@ -43,8 +43,10 @@ export interface ChildDeps {
   start(jobIds: string[]): Promise<void>;
   /** A turn ended (done or stopped): retention may start counting. */
   turnEnded(now: number): void;
-  /** Slots from the tree's root for new subordinates (a child is never the root). */
-  reserveTree(specs: JobSpec[], limits: ChatLimits, now: number): Promise<ChildTreeSlots>;
+  /** Slots from the tree's root for the step's admissible subordinates (a child is never the root). */
+  reserveTiered(specs: JobSpec[], limits: ChatLimits, caller: Caller, now: number): Promise<ChildTreeSlots>;
+  /** Admits a step's calls in call order (sync, inside the step's transaction). */
+  admitTiered(specs: JobSpec[], limits: ChatLimits, caller: Caller, tree: ChildTreeSlots, now: number): InOrderAdmission;
   releaseTree(tree: ChildTreeSlots): void;
 }
 
@@ -236,9 +238,8 @@ export class ChildSide implements LoopHost {
     return this.d.ctx.storage.transactionSync(fn);
   }
 
-  reserveTree(specs: JobSpec[], now: number): Promise<ChildTreeSlots> {
-    const limits = JSON.parse(readMeta(this.d.sql, "limits")!) as ChatLimits;
-    return this.d.reserveTree(specs.filter((s) => s.kind === "subordinate"), limits, now);
+  reserveTree(specs: JobSpec[], now: number, config: TenantConfig): Promise<ChildTreeSlots> {
+    return this.d.reserveTiered(specs, this.#limits(), this.#caller(config), now);
   }
 
   releaseTree(tree: ChildTreeSlots): void {
@@ -246,19 +247,21 @@ export class ChildSide implements LoopHost {
   }
 
   admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig, tree: ChildTreeSlots) {
-    const limits = JSON.parse(readMeta(this.d.sql, "limits")!) as ChatLimits;
-    const agent = this.identity().profile;
-    const caller = { agent, task_rules: orderedRules(profileOf(config, agent).permission?.task) };
-    const allowance = { allowance: tree.slots.length, running: tree.running, limit: limits.max_subagents_per_tree };
-    const { admitted, plans, refusals } = admitInOrder(specs, this.d.subordinateState(), this.d.jobs.activeCount(), limits, caller, allowance);
-    const used = admitted.filter((s) => s.kind === "subordinate").length;
-    this.d.releaseTree({ ...tree, slots: tree.slots.slice(used) });
+    const { admitted, plans, refusals } = this.d.admitTiered(specs, this.#limits(), this.#caller(config), tree, now);
     const batch = newJobRows(admitted, now, { chat_id: readMeta(this.d.sql, "chat_id")!, tiered: true, deadlineCap: turn.deadline_at, plans });
-    let next = 0;
-    for (const job of batch.jobs) if (job.kind === "subordinate") job.tree_slot = tree.slots[next++] ?? null;
     this.#toStart.push(...this.d.insertBatch(batch, plans, now));
     const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));
     return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };
+  }
+
+  #limits(): ChatLimits {
+    return JSON.parse(readMeta(this.d.sql, "limits")!) as ChatLimits;
+  }
+
+  /** The calling agent inside this child: its own profile and that profile's task rules. */
+  #caller(config: TenantConfig): Caller {
+    const agent = this.identity().profile;
+    return { agent, task_rules: orderedRules(profileOf(config, agent).permission?.task) };
   }
 
   async finish(turn: Turn, outcome: JobOutcome): Promise<void> {

@@ -1,67 +1,85 @@
 /**
  * The per-tree subagent cap (SPEC §5.3): a top-level chat and all its
  * descendants together run at most `max_subagents_per_tree` subordinates. The
- * count lives in the tree's root chat as one slot per active subordinate job;
- * a child reserves slots there (one RPC, before its own admission) and releases
- * them when the jobs end. A slot also expires at its job's deadline, so a
- * release that never arrives cannot hold a slot forever.
+ * count lives in the tree's root chat as one slot per active subordinate job,
+ * named by that job's id (allocated before the reservation), so a refusal can
+ * list the jobs holding the tree. A child reserves slots there (one RPC,
+ * before its own admission) and releases them when the jobs end. A slot also
+ * expires at its job's deadline, so a release that never arrives cannot hold
+ * a slot forever.
  */
-import { nanoid } from "nanoid";
 import { ApiError } from "../../src/http/errors";
 
 export class TreeSlots {
   constructor(private readonly sql: SqlStorage) {}
 
-  running(now: number): number {
-    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM tree_slots WHERE expires_at > ?`, now).one().n;
+  /** The subordinate jobs holding the tree's slots. */
+  holders(now: number): string[] {
+    return this.sql
+      .exec<{ slot: string }>(`SELECT slot FROM tree_slots WHERE expires_at > ? ORDER BY expires_at, slot`, now)
+      .toArray()
+      .map((r) => r.slot);
   }
 
-  /** Grants up to `count` slots under `limit`; fewer (or none) when the tree is full. */
-  grant(count: number, limit: number, expiresAt: number, now: number): { slots: string[]; running: number } {
+  /** Grants slots to the first of `jobIds` that fit under `limit` (none when the tree is full). */
+  grant(jobIds: string[], limit: number, expiresAt: number, now: number): { slots: string[]; holders: string[] } {
     this.sql.exec(`DELETE FROM tree_slots WHERE expires_at <= ?`, now);
-    const running = this.running(now);
-    const slots = newSlots(Math.max(0, Math.min(count, limit - running)));
+    const holders = this.holders(now);
+    const slots = jobIds.slice(0, Math.max(0, limit - holders.length));
     this.insert(slots, expiresAt);
-    return { slots, running };
+    return { slots, holders };
   }
 
   /** Slots granted by the admission step of the root chat itself. */
-  insert(slots: string[], expiresAt: number): void {
-    for (const slot of slots) this.sql.exec(`INSERT INTO tree_slots (slot, expires_at) VALUES (?, ?)`, slot, expiresAt);
+  insert(jobIds: string[], expiresAt: number): void {
+    for (const id of jobIds) this.sql.exec(`INSERT OR IGNORE INTO tree_slots (slot, expires_at) VALUES (?, ?)`, id, expiresAt);
   }
 
-  release(slots: string[]): void {
-    for (const slot of slots) this.sql.exec(`DELETE FROM tree_slots WHERE slot = ?`, slot);
+  release(jobIds: string[]): void {
+    for (const id of jobIds) this.sql.exec(`DELETE FROM tree_slots WHERE slot = ?`, id);
   }
 }
-
-export const newSlots = (n: number) => Array.from({ length: n }, () => `slot-${nanoid(12)}`);
 
 /** Slots reserved for a request's new subordinates, and where they came from. */
 export interface TreeReservation {
   /** Granted by the root for a child; the root grants its own inside admission (then `slots` is empty here). */
   remote: boolean;
+  /** The job ids granted a slot. */
   slots: string[];
-  /** Slots the tree already held when these were granted. */
-  running: number;
+  /** The jobs that already held the tree's slots when these were granted. */
+  holders: string[];
   expiresAt: number;
   root: string;
   tenant: string;
 }
 
-/** What a chat may start under the tree cap: `allowance` more subordinates, with `running` already counted. */
+/** What a tiered batch may start under the tree cap, decided call by call. */
 export interface TreeAllowance {
-  allowance: number;
-  running: number;
+  /** Whether this subordinate (its job id, and how many were admitted before it) gets a slot. */
+  grants(jobId: string, admittedBefore: number): boolean;
+  holders: string[];
   limit: number;
 }
 
-export function treeLimit(running: number, requested: number, limit: number): ApiError {
+export const UNLIMITED_TREE: TreeAllowance = { grants: () => true, holders: [], limit: Infinity };
+
+/** The allowance a reservation gives: a child's granted ids, or the root's free slots (read inside admission). */
+export function treeAllowance(tree: TreeReservation, limit: number, rootHolders: () => string[]): TreeAllowance {
+  if (tree.remote) {
+    const granted = new Set(tree.slots);
+    return { grants: (id) => granted.has(id), holders: tree.holders, limit };
+  }
+  const holders = rootHolders();
+  const free = limit - holders.length;
+  return { grants: (_id, before) => before < free, holders, limit };
+}
+
+export function treeLimit(holders: string[], requested: number, limit: number): ApiError {
+  const running = holders.length;
   return new ApiError(
     429,
     "subagent_limit",
     `Subagent limit reached (${running} running + ${requested} requested > ${limit}); wait for running subagents or split the batch.`,
-    // The jobs holding the tree's slots live in other chats; their ids are not known here.
-    { scope: "tree", running, limit, requested, running_job_ids: [] },
+    { scope: "tree", running, limit, requested, running_job_ids: holders },
   );
 }

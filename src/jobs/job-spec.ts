@@ -15,6 +15,8 @@ import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } fr
 
 interface SpecBase {
   index: number;
+  /** Set by the chat before admission (a subordinate's id names its tree slot). */
+  job_id?: string;
   tool_name: string;
   /** JSON text: the arguments are null-prototype objects, which RPC cannot clone. */
   tool_args: string;

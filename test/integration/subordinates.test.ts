@@ -602,6 +602,48 @@ describe("per-tree subagent cap", () => {
     const again = await parallel("tr2", { tool_calls: [sub("x"), sub("y")], wait: false });
     expect(again.status).toBe(200);
   });
+  it("names the jobs holding the tree, at the root and from a child", async () => {
+    await configure(agentConfig("m-tree-3", { limits: { max_parallel_subagents: 5, max_subagents_per_tree: 2 } }));
+    await scriptLlm("m-tree-3", [
+      { content: "slow one", delay_ms: 3000 },
+      { content: "slow two", delay_ms: 3000 },
+    ]);
+    const started = await parallel("tr3", { tool_calls: [sub("one"), sub("two")], wait: false });
+    const holders = started.body.jobs.map((j: any) => j.job_id);
+    const atRoot = await parallel("tr3", { tool_calls: [sub("three")], wait: false });
+    expect(atRoot.status).toBe(429);
+    expect(atRoot.body.error).toMatchObject({ scope: "tree", running: 2, requested: 1 });
+    expect([...atRoot.body.error.running_job_ids].sort()).toEqual([...holders].sort());
+    // The child asks the root, which answers with the same holders.
+    const child = started.body.jobs[0].context_id;
+    await eventually(async () => (await api(`/v1/chats/${child}`)).status === 200);
+    const fromChild = await parallel(child, { tool_calls: [sub("four")], wait: false });
+    expect(fromChild.status).toBe(429);
+    expect([...fromChild.body.error.running_job_ids].sort()).toEqual([...holders].sort());
+    await parallel("tr3", { action: "cancel", job_ids: holders });
+  });
+  it("a call refused for another reason never takes the tree slot a later call needs", async () => {
+    await configure(agentConfig("m-tree-4", { limits: { max_parallel_subagents: 5, max_subagents_per_tree: 2 } }));
+    await scriptLlm("m-tree-4", [{ content: "holding the root slot", delay_ms: 3000 }, { content: "researched" }]);
+    const started = await parallel("tr4", { tool_calls: [sub("hold")], wait: false });
+    const child = started.body.jobs[0].context_id;
+    await eventually(async () => (await api(`/v1/chats/${child}`)).status === 200);
+    // One free slot; the first call continues a child this chat does not have: only the chat can tell.
+    const res = await api(`/v1/chats/${child}/tool-calls`, {
+      body: {
+        tool_calls: [
+          { id: "a", type: "function", function: { name: "call_subordinate", arguments: '{"message":"x","context_id":"sub-nobody"}' } },
+          { id: "b", type: "function", function: { name: "spawn_task", arguments: '{"task":"allowed"}' } },
+        ],
+        timeout: 20,
+      },
+    });
+    const body = await json(res);
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    expect(body.results[0]).toMatchObject({ job_id: null, error: { code: "invalid_subordinate_call" } });
+    expect(body.results[1]).toMatchObject({ state: "success", content: "researched" });
+    await parallel("tr4", { action: "cancel", job_ids: [started.body.jobs[0].job_id] });
+  });
 });
 
 describe("idle subagents", () => {
