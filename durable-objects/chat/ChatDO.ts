@@ -20,6 +20,7 @@ import type {
   ClaimResult,
   CompleteResult,
   JobOutcome,
+  ToolCallEntry,
   ToolCallsAnswer,
   ToolCallsReply,
   ToolCallsRequest,
@@ -29,9 +30,9 @@ import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/pa
 import { chatName, tenantName } from "../../src/names";
 import type { JobSpec, SubordinateJobSpec } from "../../src/jobs/job-spec";
 import { admissionProblem, admitInOrder, newJobRows, withJobIds, type AdmittedBatch, type InOrderAdmission } from "./admission";
-import { toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
+import { admittedCall, deliveredJobIds, reportedJobIds, toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
 import { Children, NEW_CHAT_STATE, planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
-import { Idempotency, type IdempotencyRecord, type ReplayShape } from "./idempotency";
+import { Idempotency, type ReplayShape, type StoredToolCalls } from "./idempotency";
 import { JobMachine } from "./job-machine";
 import { JobStore } from "./job-store";
 import { LogStore } from "./log-rows";
@@ -308,43 +309,54 @@ export class ChatDO extends DurableObject<Env> {
 
   async #runToolCalls(req: ToolCallsRequest): Promise<ToolCallsAnswer> {
     const now = Date.now();
-    const exists = hasSchema(this.#sql);
-    if (req.idempotency && exists) {
+    if (req.idempotency && hasSchema(this.#sql)) {
       // A retried request gets the same jobs back: nothing runs again.
       const replay = this.#idempotency.find("tool-calls", req.idempotency)?.tool_calls;
-      if (replay) return this.#toolCallsAnswer(replay, req.wait_seconds, false);
+      if (replay) return this.#toolCallsAnswer(replay, req.wait_seconds, req.limits, false);
     }
-    const specs = withJobIds(req.entries.flatMap((e) => (e.spec ? [e.spec] : [])));
+    const entries = req.entries.map((e) => this.#withKnownJobs(e));
+    const specs = withJobIds(entries.flatMap((e) => (e.spec ? [e.spec] : (e.parallel?.specs ?? []))));
     const tree = await this.#reserveTiered(req, specs, req.caller, now);
     const { admitted, plans, refusals } = this.#admitTiered(req.chat_id, specs, req.limits, req.caller, tree, now);
-    const entries = req.entries.map(({ spec: _spec, ...entry }) => {
-      const refused = refusals.get(entry.index);
-      return refused ? { ...entry, error: { code: refused.code, message: refused.message, ...refused.details } } : entry;
-    });
-    if (admitted.length === 0) return this.#toolCallsAnswer({ batch_id: "", entries, job_ids: [] }, 0, false);
     const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans });
-    const stored = { batch_id: batch.batch_id, entries, job_ids: batch.jobs.map((j): [number, string] => [j.idx, j.job_id]) };
-    await this.#commit(req, batch, plans, now, () => {
-      if (!req.idempotency) return;
-      const shape = { wait: true, wait_seconds: req.wait_seconds, started_only: false, collect: false };
-      this.#idempotency.record("tool-calls", req.idempotency, { job_ids: batch.jobs.map((j) => j.job_id), shape, tool_calls: stored }, now);
-      this.#schedulePurge(now);
-    });
-    return this.#toolCallsAnswer(stored, req.wait_seconds, true);
+    const jobIds = new Map(batch.jobs.map((j) => [j.idx, j.job_id]));
+    const stored: StoredToolCalls = { batch_id: admitted.length ? batch.batch_id : "", calls: entries.map((e) => admittedCall(e, refusals, jobIds)) };
+    if (admitted.length) {
+      await this.#commit(req, batch, plans, now, () => {
+        if (!req.idempotency) return;
+        const shape = { wait: true, wait_seconds: req.wait_seconds, started_only: false, collect: false };
+        this.#idempotency.record("tool-calls", req.idempotency, { job_ids: batch.jobs.map((j) => j.job_id), shape, tool_calls: stored }, now);
+        this.#schedulePurge(now);
+      });
+    }
+    const cancels = stored.calls.flatMap((c) => (c.parallel?.cancel ? c.parallel.job_ids : []));
+    if (cancels.length) {
+      for (const id of cancels) this.#machine.cancel(id, now);
+      await this.#timers.arm();
+    }
+    return this.#toolCallsAnswer(stored, req.wait_seconds, req.limits, true);
   }
 
-  /** Waits (≤ waitSeconds) for a tool-calls batch, then answers it in call order. */
-  async #toolCallsAnswer(
-    stored: NonNullable<IdempotencyRecord["tool_calls"]>,
-    waitSeconds: number,
-    collect: boolean,
-  ): Promise<ToolCallsAnswer> {
-    const jobIds = new Map(stored.job_ids);
-    const ids = [...jobIds.values()];
-    const done = ids.length === 0 || (await this.#waiters.until(() => this.#jobs.states(ids).every(isTerminal), waitSeconds * 1000));
-    const rows = new Map(this.#jobs.many(ids).map((r) => [r.job_id, r]));
-    if (collect && rows.size) this.#jobs.markCollected([...rows.values()], Date.now());
-    const results = stored.entries.map((entry) => toolCallResult(entry, jobIds.get(entry.index), rows));
+  /** A `parallel` call naming jobs this chat does not have is refused whole, as on the `parallel` route. */
+  #withKnownJobs(entry: ToolCallEntry): ToolCallEntry {
+    if (!entry.parallel?.job_ids.length) return entry;
+    try {
+      this.#requireKnown(entry.parallel.job_ids, hasSchema(this.#sql));
+      return entry;
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      return { index: entry.index, tool_call_id: entry.tool_call_id, name: entry.name, error: { code: e.code, message: e.message, ...e.details } };
+    }
+  }
+
+  /** Waits (≤ waitSeconds) for the calls' awaited jobs, then answers them in call order. */
+  async #toolCallsAnswer(stored: StoredToolCalls, waitSeconds: number, limits: ChatLimits, collect: boolean): Promise<ToolCallsAnswer> {
+    const awaited = deliveredJobIds(stored.calls);
+    const done = awaited.length === 0 || (await this.#waiters.until(() => this.#jobs.states(awaited).every(isTerminal), waitSeconds * 1000));
+    const now = Date.now();
+    const rows = new Map(this.#jobs.many(reportedJobIds(stored.calls)).map((r) => [r.job_id, r]));
+    const results = stored.calls.map((call) => toolCallResult(call, rows, { now, maxResultChars: limits.max_result_chars }));
+    if (collect && awaited.length) this.#jobs.markCollected(awaited.flatMap((id) => rows.get(id) ?? []), now);
     return { status: toolCallsStatus(results, !done), batch_id: stored.batch_id || null, results };
   }
 

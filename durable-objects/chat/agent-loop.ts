@@ -11,13 +11,12 @@ import { toolDefinitions } from "../../src/agents/tool-definitions";
 import { PROMPT_SOURCES } from "../../src/agents/prompts";
 import type { TenantConfig } from "../../src/config/schema";
 import { ApiError } from "../../src/http/errors";
-import { jobSpec, type JobSpec } from "../../src/jobs/job-spec";
+import type { JobSpec } from "../../src/jobs/job-spec";
+import { planToolCall, specNumbering, type CallPlan } from "../../src/jobs/call-plan";
 import { isTerminal } from "../../src/jobs/job";
 import type { JobOutcome, Usage } from "../../src/jobs/messages";
 import { InvalidToolCall, normalizeToolCall } from "../../src/parallel/normalize-call";
-import { parseParallel } from "../../src/parallel/parse-request";
 import { cutChars, resultsPayload, startedPayload } from "../../src/jobs/payloads";
-import { PARALLEL_NAMES } from "../../src/tools/builtins";
 import { toolsForAgent } from "../../src/tools/catalog";
 import { withJobIds } from "./admission";
 import type { JobStore } from "./job-store";
@@ -94,45 +93,37 @@ function lastText(messages: ChatMessage[]): string {
   return "";
 }
 
-/** How one tool call of a model reply is answered. */
-type CallPlan =
-  /** `background`: a spawn_task without `wait: true` — answered at once with its started snapshot. */
-  | { kind: "job"; spec: number; background?: boolean }
-  /** A `parallel` call: its own jobs (started now) and earlier ones it awaits; answered with the results payload. */
-  | { kind: "parallel"; specs: number[]; job_ids: string[] }
-  | { kind: "error"; content: string };
+/** How one tool call of a model reply is answered: its planned jobs, or an error the model will read. */
+type StepCall = CallPlan | { kind: "error"; content: string };
 
 /**
  * Turns each tool call of a model reply into job specs (numbered in one
  * sequence for the whole step), or an error entry the model will read.
- * Inside a child, `parallel` is one more tool: its calls start at once
- * (never held back) and its answer is the results payload, as in a top-level chat.
  */
 function planCalls(calls: { id: string; name: string; arguments: string }[], config: TenantConfig, who: ChildIdentity) {
   const available = toolsForAgent(config, who.profile).filter((t) => !who.tools || t.kind === "wait" || who.tools.includes(t.name));
   const ctx = { config, agent: who.profile, available };
-  const specs: JobSpec[] = [];
-  const add = (spec: JobSpec) => specs.push({ ...spec, index: specs.length }) - 1;
-  const plans: CallPlan[] = calls.map((call, callIndex) => {
+  const number = specNumbering();
+  const plans = calls.map((call, callIndex): StepCall => {
     try {
-      const normalised = normalizeToolCall({ name: call.name, arguments: call.arguments });
-      if (!PARALLEL_NAMES.has(normalised.tool_name)) {
-        const spec = jobSpec(0, normalised, ctx);
-        const background = spec.kind === "subordinate" && spec.sub.tool === "spawn_task" && spec.sub.wait !== true;
-        return { kind: "job", spec: add(spec), background };
+      const plan = planToolCall(callIndex, normalizeToolCall({ name: call.name, arguments: call.arguments }), ctx, number);
+      if (plan.kind === "parallel" && plan.cancel) {
+        throw new InvalidToolCall("inside an agent loop, stop jobs by finishing without them; `cancel` is not available here");
       }
-      const command = parseParallel(normalised.tool_args, config, who.profile, available);
-      if (command.action === "cancel") throw new InvalidToolCall("inside an agent loop, stop jobs by finishing without them; `cancel` is not available here");
-      const group = command.jobs.map((j) => add({ ...j, concurrent: true, group: callIndex }));
-      return { kind: "parallel", specs: group, job_ids: command.job_ids };
+      return plan;
     } catch (e) {
       if (e instanceof ApiError || e instanceof InvalidToolCall) return { kind: "error", content: `Error: ${e.message}` };
       throw e;
     }
   });
   // Ids first: the tree reservation and the admission that follows must name the same jobs.
-  return { specs: withJobIds(specs), plans };
+  const specs = withJobIds(plans.flatMap((p) => (p.kind === "job" ? [p.spec] : p.kind === "parallel" ? p.specs : [])));
+  return { specs, plans };
 }
+
+/** spawn_task without `wait: true`, and `parallel` with `wait: false`, answer at once; the jobs run in the background. */
+const inBackground = (plan: CallPlan) =>
+  plan.kind === "parallel" ? !plan.wait : plan.spec.kind === "subordinate" && plan.spec.sub.tool === "spawn_task" && plan.spec.sub.wait !== true;
 
 export async function runStep(host: LoopHost, turnId: string, now: number): Promise<StepResult> {
   const turn = host.turns.get(turnId);
@@ -223,18 +214,19 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     const awaiting: AwaitedCall[] = reply.tool_calls.map((c, i): AwaitedCall => {
       const plan = plans[i]!;
       if (plan.kind === "error") return { tool_call_id: c.id, job_id: null, content: plan.content };
-      if (plan.kind === "job") {
-        const error = refused(plan.spec);
-        if (error) return { tool_call_id: c.id, job_id: null, content: error };
-        const jobId = jobIds.get(plan.spec)!;
-        if (!plan.background) return { tool_call_id: c.id, job_id: jobId };
-        background.push(jobId);
-        const started = startedPayload(host.jobs.many([jobId]), { now: after, maxResultChars: MAX_RESULT_CHARS_IN_LOOP });
-        return { tool_call_id: c.id, job_id: null, content: JSON.stringify(started) };
-      }
-      const error = plan.specs.map(refused).find(Boolean);
+      const own = plan.kind === "job" ? [plan.spec] : plan.specs;
+      const error = own.map((s) => refused(s.index)).find(Boolean);
       if (error) return { tool_call_id: c.id, job_id: null, content: error };
-      return { tool_call_id: c.id, job_id: null, job_ids: [...plan.job_ids, ...plan.specs.map((n) => jobIds.get(n)!)] };
+      const started = own.map((s) => jobIds.get(s.index)!);
+      const earlier = plan.kind === "parallel" ? plan.job_ids : [];
+      if (inBackground(plan)) {
+        background.push(...started);
+        const view = { now: after, maxResultChars: MAX_RESULT_CHARS_IN_LOOP };
+        const payload = earlier.length ? resultsPayload(host.jobs.many([...earlier, ...started]), view) : startedPayload(host.jobs.many(started), view);
+        return { tool_call_id: c.id, job_id: null, content: JSON.stringify(payload) };
+      }
+      if (plan.kind === "job") return { tool_call_id: c.id, job_id: started[0]! };
+      return { tool_call_id: c.id, job_id: null, job_ids: [...earlier, ...started] };
     });
     awaitsJobs = awaiting.some((a) => a.content === undefined);
     host.turns.update(turnId, { steps: turn.steps + 1, usage, awaiting, background });

@@ -5,7 +5,7 @@
  * is a 409.
  */
 import { ApiError } from "../../src/http/errors";
-import type { ToolCallEntry } from "../../src/jobs/messages";
+import type { AdmittedToolCall } from "../../src/jobs/messages";
 
 export interface ReplayShape {
   wait: boolean;
@@ -17,8 +17,13 @@ export interface ReplayShape {
 export interface IdempotencyRecord {
   job_ids: string[];
   shape: ReplayShape;
-  /** `/tool-calls`: every entry as first answered (refusals included) and its job by index. */
-  tool_calls?: { batch_id: string; entries: ToolCallEntry[]; job_ids: [number, string][] };
+  /** `/tool-calls`: every call as first admitted (refusals included). */
+  tool_calls?: StoredToolCalls;
+}
+
+export interface StoredToolCalls {
+  batch_id: string;
+  calls: AdmittedToolCall[];
 }
 
 export class Idempotency {

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { configSchema } from "../config/schema";
+import { spawnTaskArgs } from "../subordinates/schemas";
 import * as s from "./schemas";
 
 interface Operation {
@@ -28,6 +29,23 @@ const OPERATIONS: Operation[] = [
     response: z.union([s.resultsPayload, s.startedPayload]),
     query: ["agent", "callback_url", "notify"],
   },
+  {
+    method: "post",
+    path: "/v1/chats/{chat_id}/tool-calls",
+    summary: "Run one assistant message's OpenAI tool_calls, tiered; answers in call order",
+    body: s.toolCallsBody,
+    response: s.toolCallsAnswer,
+    query: ["agent", "callback_url", "notify"],
+  },
+  {
+    method: "post",
+    path: "/v1/chats/{chat_id}/spawn",
+    summary: "Start one subagent (spawn_task arguments; wait defaults to false)",
+    body: spawnTaskArgs(["default"]).extend({ agent: z.string().optional().describe("Subagent type (profile).") }),
+    response: z.union([s.resultsPayload, s.startedPayload]),
+    query: ["agent", "callback_url", "notify"],
+  },
+  { method: "get", path: "/v1/tools", summary: "Function definitions and prompts for an agent", response: s.toolsAnswer, query: ["agent"] },
   { method: "get", path: "/v1/chats", summary: "List top-level chats", response: s.chatList, query: ["cursor", "limit"] },
   { method: "get", path: "/v1/chats/{chat_id}", summary: "Chat info", response: s.chatInfo },
   { method: "delete", path: "/v1/chats/{chat_id}", summary: "Cancel everything in a chat and delete it" },

@@ -123,3 +123,38 @@ export const chatList = z.object({
   ),
   next_cursor: z.string().nullable(),
 });
+
+const openaiToolCall = z.object({
+  id: z.string(),
+  type: z.literal("function").optional(),
+  function: z.object({ name: z.string(), arguments: z.string().describe("JSON text of the arguments.") }),
+});
+
+export const toolCallsBody = z.union([
+  z.object({
+    tool_calls: z.array(openaiToolCall).describe("The tool calls of one assistant message."),
+    timeout: z.union([z.number().int().positive(), z.string()]).optional().describe("Seconds this request may wait (capped by max_wait_seconds)."),
+  }),
+  z.array(openaiToolCall),
+]);
+
+export const toolCallResult = z.object({
+  tool_call_id: z.string(),
+  name: z.string(),
+  job_id: z.string().nullable(),
+  job_ids: z.array(z.string()).optional().describe("A `parallel` call's jobs: the ones it named, then the ones it started."),
+  state: jobState,
+  content: z.string().optional().describe("The result text, `Error: <message>`, or a `parallel` call's payload; absent while active."),
+  error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+});
+
+export const toolCallsAnswer = z.object({
+  status: z.enum(["success", "partial", "error", "cancelled", "running", "waiting"]),
+  batch_id: z.string().nullable(),
+  results: z.array(toolCallResult).describe("One entry per call, in the original order."),
+});
+
+export const toolsAnswer = z.object({
+  tools: z.array(z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) })),
+  prompts: z.record(z.string(), z.string()),
+});

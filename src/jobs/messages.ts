@@ -5,6 +5,7 @@
  */
 import type { ErrorDetails, Refusal } from "../http/errors";
 import type { JobSpec } from "./job-spec";
+import type { ParallelCall } from "./call-plan";
 import type { JobState } from "./job";
 import type { ParallelCommand } from "../parallel/parse-request";
 import type { Limits } from "../config/schema";
@@ -114,13 +115,27 @@ export interface ChatInfo {
   running_jobs: number;
 }
 
-/** One call of `/tool-calls`: the job it becomes, or the refusal it already got. */
+type CallError = { code: string; message: string } & ErrorDetails;
+
+/** One call of `/tool-calls`: the job(s) it becomes, or the refusal it already got. */
 export interface ToolCallEntry {
   index: number;
   tool_call_id: string;
   name: string;
   spec?: JobSpec;
-  error?: { code: string; message: string } & ErrorDetails;
+  /** A `parallel` call: its own jobs plus the earlier ones it names. */
+  parallel?: ParallelCall;
+  error?: CallError;
+}
+
+/** A call once the chat admitted or refused it: what its answer (and a replay) is built from. */
+export interface AdmittedToolCall {
+  tool_call_id: string;
+  name: string;
+  error?: CallError;
+  job_id?: string;
+  /** A `parallel` call: every job it reports (earlier ones first), and how it is answered. */
+  parallel?: { job_ids: string[]; started: string[]; wait: boolean; cancel: boolean };
 }
 
 export interface ToolCallsRequest {
@@ -137,9 +152,11 @@ export interface ToolCallResult {
   tool_call_id: string;
   name: string;
   job_id: string | null;
+  /** A `parallel` call's jobs (its `job_id` is null). */
+  job_ids?: string[];
   state: JobState;
   content?: string;
-  error?: { code: string; message: string } & ErrorDetails;
+  error?: CallError;
 }
 
 export interface ToolCallsAnswer {

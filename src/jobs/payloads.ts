@@ -80,7 +80,10 @@ export function resultsPayload(jobs: JobRow[], o: Omit<SnapshotOptions, "include
   return payload;
 }
 
-export function startedPayload(jobs: JobRow[], o: Pick<SnapshotOptions, "now" | "maxResultChars">): StartedPayload {
+/** When a payload is built and how long its results may be. */
+export type PayloadView = Pick<SnapshotOptions, "now" | "maxResultChars">;
+
+export function startedPayload(jobs: JobRow[], o: PayloadView): StartedPayload {
   return {
     status: "started",
     jobs: jobs.map((j) => snapshot(j, { ...o, includeResult: false })),

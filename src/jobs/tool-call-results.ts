@@ -1,25 +1,68 @@
 /**
  * The answer of `/tool-calls` (SPEC §5.4): one entry per call in the original
  * order; `content` is the result text or `Error: <message>`; calls still
- * active have their state and no content; refused calls carry their error.
+ * active have their state and no content; refused calls carry their error. A
+ * `parallel` call is answered like the `parallel` tool: the started payload
+ * (`wait: false`) or, once its jobs are terminal, the results payload.
  */
 import { isTerminal, type JobRow, type JobState } from "./job";
-import type { ToolCallEntry, ToolCallResult, ToolCallsAnswer } from "./messages";
-import { batchStatus } from "./payloads";
+import type { ApiError } from "../http/errors";
+import type { AdmittedToolCall, ToolCallEntry, ToolCallResult, ToolCallsAnswer } from "./messages";
+import { batchStatus, resultsPayload, startedPayload, type PayloadView } from "./payloads";
 
-/** `entry.error` holds any refusal, from the worker's checks or the chat's admission. */
-export function toolCallResult(entry: ToolCallEntry, jobId: string | undefined, rows: Map<string, JobRow>): ToolCallResult {
+/** A call after admission: refused (by the worker or the chat), or the job ids it reports. */
+export function admittedCall(entry: ToolCallEntry, refusals: Map<number, ApiError>, jobIds: Map<number, string>): AdmittedToolCall {
   const base = { tool_call_id: entry.tool_call_id, name: entry.name };
-  const error = entry.error;
-  if (error || !jobId) {
-    const e = error ?? { code: "internal", message: "The call was not admitted." };
+  if (entry.error) return { ...base, error: entry.error };
+  const own = entry.spec ? [entry.spec] : (entry.parallel?.specs ?? []);
+  // A parallel call's jobs are admitted together: one refusal refuses the call.
+  const refused = own.map((s) => refusals.get(s.index)).find(Boolean);
+  if (refused) return { ...base, error: { code: refused.code, message: refused.message, ...refused.details } };
+  if (entry.spec) return { ...base, job_id: jobIds.get(entry.spec.index)! };
+  const started = own.map((s) => jobIds.get(s.index)!);
+  const { job_ids, wait, cancel } = entry.parallel!;
+  return { ...base, parallel: { job_ids: [...job_ids, ...started], started, wait, cancel } };
+}
+
+export function toolCallResult(call: AdmittedToolCall, rows: Map<string, JobRow>, view: PayloadView): ToolCallResult {
+  const base = { tool_call_id: call.tool_call_id, name: call.name };
+  if (call.error || (!call.job_id && !call.parallel)) {
+    const e = call.error ?? { code: "internal", message: "The call was not admitted." };
     return { ...base, job_id: null, state: "error", content: `Error: ${e.message}`, error: e };
   }
-  const row = rows.get(jobId);
+  if (call.parallel) return parallelResult(base, call.parallel, rows, view);
+  const row = rows.get(call.job_id!);
   const state: JobState = row?.state ?? "pending";
-  if (!row || !isTerminal(state)) return { ...base, job_id: jobId, state };
+  if (!row || !isTerminal(state)) return { ...base, job_id: call.job_id!, state };
   const content = state === "success" ? (row.result ?? "") : `Error: ${row.error ?? state}`;
-  return { ...base, job_id: jobId, state, content };
+  return { ...base, job_id: call.job_id!, state, content };
+}
+
+function parallelResult(
+  base: { tool_call_id: string; name: string },
+  call: NonNullable<AdmittedToolCall["parallel"]>,
+  rows: Map<string, JobRow>,
+  view: PayloadView,
+): ToolCallResult {
+  const jobs = call.job_ids.flatMap((id) => rows.get(id) ?? []);
+  const entry = { ...base, job_id: null, job_ids: call.job_ids };
+  if (!call.wait && !call.cancel) {
+    const payload = call.job_ids.length > call.started.length ? resultsPayload(jobs, view) : startedPayload(jobs, view);
+    return { ...entry, state: "success", content: JSON.stringify(payload) };
+  }
+  const active = jobs.filter((j) => !isTerminal(j.state));
+  if (active.length) return { ...entry, state: active.some((j) => j.state === "running") ? "running" : "pending" };
+  return { ...entry, state: "success", content: JSON.stringify(resultsPayload(jobs, view)) };
+}
+
+/** The jobs whose results this answer delivers (and so collects): not those left running in the background. */
+export function deliveredJobIds(calls: AdmittedToolCall[]): string[] {
+  return calls.flatMap((c) => (c.job_id ? [c.job_id] : c.parallel && (c.parallel.wait || c.parallel.cancel) ? c.parallel.job_ids : []));
+}
+
+/** Every job an answer reports on. */
+export function reportedJobIds(calls: AdmittedToolCall[]): string[] {
+  return calls.flatMap((c) => (c.job_id ? [c.job_id] : (c.parallel?.job_ids ?? [])));
 }
 
 export function toolCallsStatus(results: ToolCallResult[], waitTimedOut: boolean): ToolCallsAnswer["status"] {

@@ -2,14 +2,16 @@
  * `POST /v1/chats/{chat_id}/tool-calls` (SPEC §5.4): a bot posts the OpenAI
  * `tool_calls` of one assistant message and gets one entry per call back, in
  * the original order. Calls run tiered: subordinates, `wait` and read-only
- * tools at once, the rest one at a time afterwards. A bad call becomes an
+ * tools at once, the rest one at a time afterwards; a `parallel` call is a
+ * group of jobs answered like the `parallel` tool. A bad call becomes an
  * error entry; only a body that is not a list of calls is a 400.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiError, badRequest, fromRefusal } from "../http/errors";
 import { respond } from "../http/respond";
-import { jobSpec, invalidCall, type SpecContext } from "../jobs/job-spec";
+import { planToolCall, specNumbering } from "../jobs/call-plan";
+import { invalidCall, type JobSpec, type SpecContext } from "../jobs/job-spec";
 import type { ToolCallEntry } from "../jobs/messages";
 import { coerceSeconds } from "../parallel/coerce";
 import { InvalidToolCall, isObject, normalizeToolCall } from "../parallel/normalize-call";
@@ -18,7 +20,7 @@ import { chatStub, jobRequest } from "./context";
 import { caller, idempotency } from "./parallel";
 import { chatLimits } from "../config/chat-limits";
 
-function entryFor(index: number, item: unknown, ctx: SpecContext): ToolCallEntry {
+function entryFor(index: number, item: unknown, ctx: SpecContext, number: (spec: JobSpec) => JobSpec): ToolCallEntry {
   const raw = isObject(item) ? item : {};
   const fn = isObject(raw.function) ? raw.function : {};
   const tool_call_id = typeof raw.id === "string" ? raw.id : `call_${index}`;
@@ -31,7 +33,10 @@ function entryFor(index: number, item: unknown, ctx: SpecContext): ToolCallEntry
       if (e instanceof InvalidToolCall) throw invalidCall(index, e.message);
       throw e;
     }
-    return { index, tool_call_id, name, spec: jobSpec(index, call, ctx) };
+    const plan = planToolCall(index, call, ctx, number);
+    if (plan.kind === "job") return { index, tool_call_id, name, spec: plan.spec };
+    const { kind: _kind, ...parallel } = plan;
+    return { index, tool_call_id, name, parallel };
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     return { index, tool_call_id, name, error: { code: e.code, message: e.message, ...e.details } };
@@ -48,10 +53,11 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
   }
   const timeout = coerceSeconds("timeout", isObject(body) ? body.timeout : undefined) ?? config.limits.default_timeout_seconds;
   const ctx: SpecContext = { config, agent, available: toolsForAgent(config, agent) };
+  const number = specNumbering();
   const answer = await chatStub(c, chatId).runToolCalls({
     tenant: c.get("tenant"),
     chat_id: chatId,
-    entries: items.map((item, i) => entryFor(i, item, ctx)),
+    entries: items.map((item, i) => entryFor(i, item, ctx, number)),
     limits: chatLimits(config),
     caller: caller(config, agent),
     wait_seconds: Math.min(timeout, config.limits.max_wait_seconds),

@@ -118,7 +118,18 @@ describe("openapi.json", () => {
     const op = doc.paths["/v1/chats/{chat_id}/parallel"].post;
     expect(op.requestBody.content["application/json"].schema.properties).toHaveProperty("tool_calls");
     expect(op.parameters.map((p: any) => p.name)).toEqual(["chat_id", "agent", "callback_url", "notify"]);
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/config", "/v1/chats/{chat_id}/jobs/{job_id}", "/v1/chats/{chat_id}/log"]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/v1/config",
+        "/v1/chats/{chat_id}/jobs/{job_id}",
+        "/v1/chats/{chat_id}/log",
+        "/v1/chats/{chat_id}/tool-calls",
+        "/v1/chats/{chat_id}/spawn",
+        "/v1/tools",
+      ]),
+    );
+    const entry = doc.paths["/v1/chats/{chat_id}/tool-calls"].post.responses["200"].content["application/json"].schema;
+    expect(entry.properties.results.items.properties).toHaveProperty("job_ids");
     expect(JSON.stringify(doc)).not.toContain("$schema");
   });
 });

@@ -413,6 +413,25 @@ describe("parallel inside a child", () => {
     expect(payload.jobs.map((j: any) => j.result)).toEqual(['{"a":1}', "plain answer"]);
   });
 
+  it("parallel with wait:false answers at once; the jobs reach the model before it may finish", async () => {
+    await configure(agentConfig("m-par-bg"));
+    await scriptLlm("m-par-bg", [
+      { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "sleep", tool_args: { ms: 400 } }], wait: false } }] },
+      { content: "started it" },
+      { content: "final, after the sleep" },
+    ]);
+    const { body } = await parallel("pp-bg", { tool_calls: [sub("Start a background sleep.")], timeout: 30 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "final, after the sleep" });
+    const requests = await llmRequests("m-par-bg");
+    expect(requests).toHaveLength(3);
+    const started = JSON.parse(requests[1]!.messages.find((m: any) => m.role === "tool").content);
+    expect(started.status).toBe("started");
+    expect(started.jobs[0]).toMatchObject({ tool_name: "sleep", state: "pending" });
+    const report = requests[2]!.messages.at(-1);
+    expect(report.role).toBe("user");
+    expect(report.content).toContain('"tool_name":"sleep","state":"success"');
+  });
+
   it("refuses a nested parallel inside the child's parallel with the usual error, and carries on", async () => {
     await configure(agentConfig("m-par2"));
     await scriptLlm("m-par2", [

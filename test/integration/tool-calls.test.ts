@@ -126,3 +126,72 @@ describe("tool-calls with an Idempotency-Key", () => {
     expect(other.status).toBe(409);
   });
 });
+
+describe("a parallel call among the tool calls", () => {
+  const parallelCall = (id: string, args: Record<string, unknown>) => openai(id, "parallel", args);
+
+  it("runs its calls in the concurrent tier and answers with the results payload; writes wait for it", async () => {
+    await configure(trackedConfig());
+    const { body } = await post("tp1", {
+      tool_calls: [
+        openai("w", "tracked_write", { n: 1, ms: 50, group: "tp1" }),
+        parallelCall("p", {
+          tool_calls: [
+            { tool_name: "tracked_read", tool_args: { n: 2, ms: 200, group: "tp1" } },
+            { tool_name: "tracked_read", tool_args: { n: 3, ms: 200, group: "tp1" } },
+          ],
+        }),
+      ],
+      timeout: 20,
+    });
+    expect(body.status).toBe("success");
+    const [write, group] = body.results;
+    expect(write).toMatchObject({ tool_call_id: "w", state: "success", content: "tracked 1" });
+    expect(group).toMatchObject({ tool_call_id: "p", name: "parallel", job_id: null, state: "success" });
+    expect(group.job_ids).toHaveLength(2);
+    const payload = JSON.parse(group.content);
+    expect(payload).toMatchObject({ status: "success", jobs: [{ result: "tracked 2" }, { result: "tracked 3" }] });
+    // Both reads ran together; the write ran alone, after them.
+    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=tp1`)).json()) as { max_in_flight: number };
+    expect(max_in_flight).toBe(2);
+  });
+
+  it("wait:false answers with the started payload and does not hold the response", async () => {
+    await configure(trackedConfig());
+    const { body } = await post("tp2", {
+      tool_calls: [parallelCall("p", { tool_calls: [{ tool_name: "hang", tool_args: {} }], wait: false }), openai("e", "echo", { x: 1 })],
+      timeout: 20,
+    });
+    expect(body.status).toBe("success");
+    expect(JSON.parse(body.results[0].content).status).toBe("started");
+    expect(body.results[1]).toMatchObject({ state: "success", content: '{"x":1}' });
+    // The background job is still running; it is awaited or cancelled like any job.
+    const cancelled = await json(await api("/v1/chats/tp2/parallel", { body: { action: "cancel", job_ids: body.results[0].job_ids } }));
+    expect(cancelled.jobs[0].state).toBe("cancelled");
+  });
+
+  it("awaits and cancels earlier jobs by id; unknown ids refuse only that call", async () => {
+    await configure(trackedConfig());
+    const started = await json(await api("/v1/chats/tp3/parallel", { body: { tool_calls: [{ tool_name: "hang", tool_args: {} }], wait: false } }));
+    const hanging = started.jobs[0].job_id;
+    const { body } = await post("tp3", {
+      tool_calls: [
+        parallelCall("c", { action: "cancel", job_ids: [hanging] }),
+        parallelCall("u", { action: "await", job_ids: ["echo-doesnotexist"] }),
+        openai("e", "echo", { y: 2 }),
+      ],
+      timeout: 20,
+    });
+    const [cancel, unknown, echo] = body.results;
+    expect(cancel).toMatchObject({ state: "success", job_ids: [hanging] });
+    expect(JSON.parse(cancel.content)).toMatchObject({ status: "cancelled", jobs: [{ job_id: hanging, state: "cancelled" }] });
+    expect(unknown).toMatchObject({ job_id: null, state: "error", error: { code: "unknown_job_ids", job_ids: ["echo-doesnotexist"] } });
+    expect(echo).toMatchObject({ state: "success", content: '{"y":2}' });
+  });
+
+  it("a parallel call nested in another is refused as an error entry", async () => {
+    await configure(trackedConfig());
+    const { body } = await post("tp4", [parallelCall("p", { tool_calls: [{ tool_name: "parallel", tool_args: {} }] })]);
+    expect(body.results[0]).toMatchObject({ state: "error", error: { code: "nested_parallel" } });
+  });
+});

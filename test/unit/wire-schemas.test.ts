@@ -7,6 +7,7 @@ import { z } from "zod";
 import * as schemas from "../../src/api/schemas";
 import { jobRecord } from "../../src/jobs/job";
 import { resultsPayload, startedPayload } from "../../src/jobs/payloads";
+import { admittedCall, toolCallResult } from "../../src/jobs/tool-call-results";
 import { T0, job } from "./fixtures";
 
 const exact = <T extends z.ZodObject>(schema: T) => schema.strict();
@@ -30,5 +31,19 @@ describe("wire schemas", () => {
     const record = jobRecord(finished);
     expect(exact(schemas.jobRecord).parse(record)).toEqual(record);
     expect(Object.keys(record)).toEqual(Object.keys(schemas.jobRecord.shape));
+  });
+
+  it("describe the tool-calls answer entries exactly: plain, parallel and refused", () => {
+    const spec = { index: 0, tool_name: "echo", tool_args: "{}", kind: "tool" as const, read_only: true, timeout_seconds: 60 };
+    const ids = new Map([[0, finished.job_id]]);
+    const rows = new Map([[finished.job_id, finished]]);
+    const view = { now: T0 + 1000, maxResultChars: 10 };
+    const base = { index: 0, tool_call_id: "c", name: "echo" };
+    const entries = [
+      toolCallResult(admittedCall({ ...base, spec }, new Map(), ids), rows, view),
+      toolCallResult(admittedCall({ ...base, parallel: { specs: [spec], job_ids: [], wait: true, cancel: false } }, new Map(), ids), rows, view),
+      toolCallResult(admittedCall({ ...base, error: { code: "unknown_tool", message: "no" } }, new Map(), ids), rows, view),
+    ];
+    for (const entry of entries) expect(exact(schemas.toolCallResult).parse(entry)).toEqual(entry);
   });
 });
