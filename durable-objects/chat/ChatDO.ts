@@ -42,6 +42,7 @@ import { Timers } from "./timers";
 import { Waiters } from "./waiters";
 import { Dispatcher } from "./dispatcher";
 import { TreeSlots, treeAllowance, treeLimit, UNLIMITED_TREE, type TreeAllowance, type TreeReservation } from "./tree-slots";
+import { admitBatch, type CapState } from "./subagent-cap";
 import { AGENT_STEP_SAFETY_MS, ChildSide } from "./child-side";
 import { Events } from "./events";
 import { Turns } from "./turns";
@@ -54,6 +55,10 @@ const EVENT_TTL_MS = 24 * 3600_000;
 
 /** A pending job not claimed this long after dispatch is sent again (lost or delayed message). */
 export const DISPATCH_WATCHDOG_MS = 15_000;
+
+/** While subordinates are queued, the queue is looked at least this often. */
+const QUEUE_SAFETY_MS = 30_000;
+
 
 export class ChatDO extends DurableObject<Env> {
   readonly #sql = this.ctx.storage.sql;
@@ -151,9 +156,6 @@ export class ChatDO extends DurableObject<Env> {
     const subordinates = jobs.filter((j): j is SubordinateJobSpec => j.kind === "subordinate");
     const tree = await this.#reserveTree(req, subordinates, now);
     try {
-      if (tree.remote && tree.slots.length < subordinates.length) {
-        throw treeLimit(tree.holders, subordinates.length, req.limits.max_subagents_per_tree);
-      }
       // A request with the same key may have been admitted during that await.
       const replay = req.idempotency && hasSchema(this.#sql) ? this.#idempotency.find(req.route, req.idempotency) : undefined;
       if (replay) {
@@ -165,12 +167,14 @@ export class ChatDO extends DurableObject<Env> {
       const live = hasSchema(this.#sql);
       const problem = admissionProblem(command.jobs.length, live ? this.#jobs.activeCount() : 0, req.limits);
       if (problem) throw problem;
-      const plans = planSubordinates(subordinates, live ? this.#subordinateState() : NEW_CHAT_STATE(req.chat_id), req.limits, req.caller);
-      if (!tree.remote) this.#requireLocalTreeSlots(subordinates, req.limits, now, live);
-      const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans });
+      const state = live ? this.#subordinateState() : NEW_CHAT_STATE(req.chat_id);
+      const plans = planSubordinates(subordinates, state, req.limits, req.caller);
+      const ids = subordinates.map((j) => j.job_id!);
+      const queued = admitBatch(ids, this.#capState(state, req.limits, tree, now));
+      const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans, queued });
       const jobIds = batch.jobs.map((j) => j.job_id);
       await this.#commit(req, batch, plans, now, () => {
-        if (!tree.remote) this.#treeSlots.insert(subordinates.map((j) => j.job_id!), tree.expiresAt);
+        this.#settleTree(tree, ids.filter((id) => !queued.has(id)));
         if (!req.idempotency) return;
         this.#idempotency.record(req.route, req.idempotency, { job_ids: [...command.job_ids, ...jobIds], shape }, now);
         this.#schedulePurge(now);
@@ -193,7 +197,11 @@ export class ChatDO extends DurableObject<Env> {
    * Slots for new subordinates. A child asks its root (one RPC, granting up to
    * `specs.length`); the root itself grants inside its admission step instead.
    */
-  async #reserveTree(target: { tenant: string; chat_id: string; limits: ChatLimits }, specs: JobSpec[], now: number): Promise<TreeReservation> {
+  async #reserveTree(
+    target: { tenant: string; chat_id: string; limits: ChatLimits },
+    specs: Pick<JobSpec, "job_id" | "timeout_seconds">[],
+    now: number,
+  ): Promise<TreeReservation> {
     const expiresAt = now + Math.max(0, ...specs.map((s) => s.timeout_seconds)) * 1000;
     const root = this.#rootOf(target.chat_id);
     if (specs.length === 0 || root === target.chat_id) return { remote: false, slots: [], holders: [], expiresAt, root, tenant: target.tenant };
@@ -205,11 +213,22 @@ export class ChatDO extends DurableObject<Env> {
     return { remote: true, ...granted, expiresAt, root, tenant: target.tenant };
   }
 
-  /** Root-local check (sync, inside admission): all or nothing. */
-  #requireLocalTreeSlots(specs: JobSpec[], limits: ChatLimits, now: number, live: boolean): void {
-    if (specs.length === 0) return;
-    const holders = live ? this.#treeSlots.holders(now) : [];
-    if (holders.length + specs.length > limits.max_subagents_per_tree) throw treeLimit(holders, specs.length, limits.max_subagents_per_tree);
+  /** What the subagent caps see (sync, inside admission): the tree's allowance is the root's own slots at the root. */
+  #capState(state: SubordinateState, limits: ChatLimits, tree: TreeReservation, now: number): CapState {
+    const holders = () => (hasSchema(this.#sql) ? this.#treeSlots.holders(now) : []);
+    const allowance = treeAllowance(tree, limits.max_subagents_per_tree, holders);
+    return { running: state.runningJobIds, queued: state.queued, tree: allowance, limits, queueOnTree: state.level === 0 };
+  }
+
+  /** After admission: the root records the slots its started subordinates hold; a child returns the grants it did not use. */
+  #settleTree(tree: TreeReservation, started: string[]): void {
+    if (tree.remote) {
+      const kept = new Set(started);
+      this.#releaseTree({ ...tree, slots: tree.slots.filter((id) => !kept.has(id)) });
+    } else if (started.length) {
+      ensureSchema(this.#sql);
+      this.#treeSlots.insert(started, tree.expiresAt);
+    }
   }
 
   /**
@@ -226,12 +245,8 @@ export class ChatDO extends DurableObject<Env> {
     const live = hasSchema(this.#sql);
     const allowance = treeAllowance(tree, limits.max_subagents_per_tree, () => (live ? this.#treeSlots.holders(now) : []));
     const admission = this.#admitInOrder(chatId, specs, limits, caller, allowance);
-    const taken = new Set(admission.admitted.flatMap((s) => (s.kind === "subordinate" ? [s.job_id!] : [])));
-    if (tree.remote) this.#releaseTree({ ...tree, slots: tree.slots.filter((id) => !taken.has(id)) });
-    else if (taken.size) {
-      ensureSchema(this.#sql);
-      this.#treeSlots.insert([...taken], tree.expiresAt);
-    }
+    const started = admission.admitted.flatMap((s) => (s.kind === "subordinate" && !admission.queued.has(s.job_id!) ? [s.job_id!] : []));
+    this.#settleTree(tree, started);
     return admission;
   }
 
@@ -262,7 +277,10 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   async releaseTreeSlots(slots: string[]): Promise<void> {
-    if (hasSchema(this.#sql)) this.#treeSlots.release(slots);
+    if (!hasSchema(this.#sql)) return;
+    this.#treeSlots.release(slots);
+    this.#queueMayMove(Date.now());
+    await this.#timers.arm();
   }
 
   /**
@@ -317,8 +335,8 @@ export class ChatDO extends DurableObject<Env> {
     const entries = req.entries.map((e) => this.#withKnownJobs(e));
     const specs = withJobIds(entries.flatMap((e) => (e.spec ? [e.spec] : (e.parallel?.specs ?? []))));
     const tree = await this.#reserveTiered(req, specs, req.caller, now);
-    const { admitted, plans, refusals } = this.#admitTiered(req.chat_id, specs, req.limits, req.caller, tree, now);
-    const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans });
+    const { admitted, plans, refusals, queued } = this.#admitTiered(req.chat_id, specs, req.limits, req.caller, tree, now);
+    const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans, queued });
     const jobIds = new Map(batch.jobs.map((j) => [j.idx, j.job_id]));
     const stored: StoredToolCalls = { batch_id: admitted.length ? batch.batch_id : "", calls: entries.map((e) => admittedCall(e, refusals, jobIds)) };
     if (admitted.length) {
@@ -366,7 +384,7 @@ export class ChatDO extends DurableObject<Env> {
     for (const job of batch.jobs) {
       this.#jobs.insert(job);
       this.#log.add(job.log_id, job, now);
-      if (job.held) continue; // its deadline starts when it is released
+      if (job.held || job.queued) continue; // its deadline starts when it is released
       this.#timers.set("deadline", job.job_id, job.deadline_at);
       this.#timers.set("dispatch", job.job_id, now + DISPATCH_WATCHDOG_MS);
       start.push(job.job_id);
@@ -384,20 +402,59 @@ export class ChatDO extends DurableObject<Env> {
   #releaseNext(batchId: string, now: number): string | undefined {
     const next = this.#jobs.nextHeld(batchId);
     if (!next) return undefined;
-    const deadline = Math.min(now + next.timeout_seconds * 1000, this.#turns.running()?.deadline_at ?? Infinity);
-    this.#jobs.release(next.job_id, deadline);
-    this.#timers.set("deadline", next.job_id, deadline);
-    this.#timers.set("dispatch", next.job_id, now + DISPATCH_WATCHDOG_MS);
+    this.#jobs.release(next.job_id, this.#armStarted(next, now));
     return next.job_id;
   }
 
+  /** A held or queued job starts now: its deadline (never past the running turn's) and the dispatch watchdog. */
+  #armStarted(job: JobRow, now: number): number {
+    const deadline = Math.min(now + job.timeout_seconds * 1000, this.#turns.running()?.deadline_at ?? Infinity);
+    this.#timers.set("deadline", job.job_id, deadline);
+    this.#timers.set("dispatch", job.job_id, now + DISPATCH_WATCHDOG_MS);
+    return deadline;
+  }
+
+  /**
+   * Starts queued subordinates in order as slots free (the `queue` timer, so
+   * one run at a time). At the top-level chat a job the tree has no slot for
+   * waits for the next release; a child's ends `error` with the tree's refusal
+   * instead (see `CapState.queueOnTree`).
+   */
+  async #startQueued(now: number): Promise<void> {
+    const limits = this.#limits();
+    const free = limits.max_parallel_subagents - this.#subordinateState().runningJobIds.length;
+    const next = this.#jobs.queued().slice(0, Math.max(0, free));
+    if (next.length === 0) return;
+    const tree = await this.#reserveTree({ ...this.#dispatcher.address(), limits }, next, now);
+    const stillQueued = new Set(this.#jobs.queued().map((j) => j.job_id)); // a cancel may have come in meanwhile
+    const allowance = treeAllowance(tree, limits.max_subagents_per_tree, () => this.#treeSlots.holders(now));
+    const starting: JobRow[] = [];
+    const refused: JobRow[] = [];
+    for (const job of next) {
+      if (!stillQueued.has(job.job_id)) continue;
+      if (allowance.grants(job.job_id, starting.length)) starting.push(job);
+      else if (tree.remote) refused.push(job);
+    }
+    this.ctx.storage.transactionSync(() => {
+      for (const job of starting) this.#jobs.unqueue(job.job_id, this.#armStarted(job, now));
+      this.#settleTree(tree, starting.map((j) => j.job_id));
+      const error = treeLimit(allowance.holders, 1, limits.max_subagents_per_tree).message;
+      for (const job of refused) this.#machine.finish(job, { state: "error", error }, now);
+      // Releases move the queue (ref ""); this covers a tree slot that expired instead of being released.
+      if (this.#jobs.queued().length) this.#timers.set("queue", "safety", now + QUEUE_SAFETY_MS);
+    });
+    await this.#dispatcher.start(starting.map((j) => j.job_id));
+  }
+
   #subordinateState(): SubordinateState {
-    const running = this.#jobs.activeSubordinates();
+    const active = this.#jobs.activeSubordinates();
+    const running = active.filter((j) => j.queue_seq === null);
     return {
       level: Number(readMeta(this.#sql, "level") ?? 0),
       children: this.#children,
-      busyContexts: new Set(running.flatMap((j) => (j.context_id ? [j.context_id] : []))),
+      busyContexts: new Set(active.flatMap((j) => (j.context_id ? [j.context_id] : []))),
       runningJobIds: running.map((j) => j.job_id),
+      queued: active.length - running.length,
       forkContext: () => this.#turns.forkContext(),
       rootChatId: this.#rootOf(readMeta(this.#sql, "chat_id")!),
     };
@@ -448,11 +505,17 @@ export class ChatDO extends DurableObject<Env> {
       const root = this.#rootOf(chat_id);
       this.#releaseTree({ remote: root !== chat_id, slots: [job.tree_slot], root, tenant });
     }
+    if (job.kind === "subordinate" && job.queue_seq === null) this.#queueMayMove(now);
     const released = job.held === 0 ? this.#releaseNext(job.batch_id, now) : undefined;
     if (released) this.ctx.waitUntil(this.#dispatcher.start([released]));
     this.#child.progress(now);
     this.#child.wake(job.job_id, now);
     this.#schedulePurge(now);
+  }
+
+  /** A subagent slot freed (here, or in the tree at the root): the queue's next jobs may start. */
+  #queueMayMove(now: number): void {
+    if (this.#jobs.queued().length) this.#timers.set("queue", "", now);
   }
 
   // ---- a child's side: turns handed over by the parent's subordinate jobs ----
@@ -535,6 +598,9 @@ export class ChatDO extends DurableObject<Env> {
           break;
         case "idle":
           await this.#child.checkIdle(timer.ref, now);
+          break;
+        case "queue":
+          await this.#startQueued(now);
           break;
         case "purge":
           this.#events.purgeBefore(now - EVENT_TTL_MS);

@@ -10,7 +10,8 @@ import type { JobSpec } from "../../src/jobs/job-spec";
 import type { Caller, ChatLimits } from "../../src/jobs/messages";
 import type { NewJob } from "./job-store";
 import { planSubordinates, type ChildRow, type SubordinatePlan, type SubordinateState } from "./subordinates";
-import { treeLimit, type TreeAllowance } from "./tree-slots";
+import { SubagentCap } from "./subagent-cap";
+import type { TreeAllowance } from "./tree-slots";
 
 const newJobId = (toolName: string) => `${jobIdPrefix(toolName)}-${nanoid(12)}`;
 
@@ -46,6 +47,8 @@ export interface RowOptions {
   /** No job may outlive this (a child's jobs end with its parent's job). */
   deadlineCap?: number;
   plans: Map<number, SubordinatePlan>;
+  /** Subordinates that wait for a slot (`on_subagent_limit: "queue"`): no timers, no tree slot yet. */
+  queued?: Set<string>;
 }
 
 export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): AdmittedBatch {
@@ -54,8 +57,10 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
     batch_id,
     jobs: specs.map((spec) => {
       const plan = o.plans.get(spec.index);
+      const job_id = spec.job_id ?? newJobId(spec.tool_name);
+      const queued = o.queued?.has(job_id) ?? false;
       return {
-        job_id: spec.job_id ?? newJobId(spec.tool_name),
+        job_id,
         log_id: `log-${nanoid(12)}`,
         chat_id: o.chat_id,
         batch_id,
@@ -70,7 +75,8 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         context_id: plan?.context_id ?? null,
         spec: plan ? JSON.stringify(plan) : null,
         held: o.tiered && !concurrentTier(spec),
-        tree_slot: spec.kind === "subordinate" ? (spec.job_id ?? null) : null,
+        queued,
+        tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
       };
     }),
   };
@@ -81,6 +87,8 @@ export interface InOrderAdmission {
   plans: Map<number, SubordinatePlan>;
   /** Calls refused by a cap, a permission or the depth: each gets its own error entry (SPEC §5.3). */
   refusals: Map<number, ApiError>;
+  /** Admitted subordinates that wait for a slot. */
+  queued: Set<string>;
 }
 
 /**
@@ -95,23 +103,22 @@ export function admitInOrder(
   caller: Caller,
   tree: TreeAllowance,
 ): InOrderAdmission {
-  const result: InOrderAdmission = { admitted: [], plans: new Map(), refusals: new Map() };
+  const result: InOrderAdmission = { admitted: [], plans: new Map(), refusals: new Map(), queued: new Set() };
+  const cap = new SubagentCap({ running: state.runningJobIds, queued: state.queued, tree, limits, queueOnTree: state.level === 0 });
   const busy = new Set(state.busyContexts);
   // A "continue the latest child" call planned earlier in this batch is the latest for the next one.
   let latest: ChildRow | undefined;
   const children = { get: (id: string) => state.children.get(id), latestDefault: () => latest ?? state.children.latestDefault() };
-  const planned: string[] = [];
   for (const spec of specs) {
     try {
       const overCap = admissionProblem(result.admitted.length + 1, activeJobs, limits);
       if (overCap) throw overCap;
       if (spec.kind === "subordinate") {
-        const plan = planSubordinates([spec], { ...state, children, busyContexts: busy }, limits, caller, planned.length).get(spec.index)!;
-        if (!tree.grants(spec.job_id!, planned.length)) throw treeLimit([...tree.holders, ...planned], 1, tree.limit);
+        const plan = planSubordinates([spec], { ...state, children, busyContexts: busy }, limits, caller).get(spec.index)!;
+        if (cap.admit(spec.job_id!) === "queue") result.queued.add(spec.job_id!);
         result.plans.set(spec.index, plan);
         busy.add(plan.context_id);
         if (spec.sub.mode === "latest") latest = { context_id: plan.context_id, tool: "call_subordinate", profile: plan.profile, name: plan.name };
-        planned.push(spec.job_id!);
       }
       result.admitted.push(spec);
     } catch (e) {
@@ -136,5 +143,7 @@ function dropBrokenGroups(specs: JobSpec[], result: InOrderAdmission): InOrderAd
     result.plans.delete(spec.index);
   }
   result.admitted = result.admitted.filter((s) => s.group === undefined || !broken.has(s.group));
+  const kept = new Set(result.admitted.map((s) => s.job_id));
+  for (const id of result.queued) if (!kept.has(id)) result.queued.delete(id);
   return result;
 }

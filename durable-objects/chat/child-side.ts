@@ -247,8 +247,9 @@ export class ChildSide implements LoopHost {
   }
 
   admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig, tree: ChildTreeSlots) {
-    const { admitted, plans, refusals } = this.d.admitTiered(specs, this.#limits(), this.#caller(config), tree, now);
-    const batch = newJobRows(admitted, now, { chat_id: readMeta(this.d.sql, "chat_id")!, tiered: true, deadlineCap: turn.deadline_at, plans });
+    const { admitted, plans, refusals, queued } = this.d.admitTiered(specs, this.#limits(), this.#caller(config), tree, now);
+    const chat_id = readMeta(this.d.sql, "chat_id")!;
+    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued });
     this.#toStart.push(...this.d.insertBatch(batch, plans, now));
     const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));
     return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };

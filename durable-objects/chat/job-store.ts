@@ -20,6 +20,8 @@ export interface NewJob {
   context_id: string | null;
   spec: string | null;
   held: boolean;
+  /** Waits for a subagent slot (SPEC §5.3 `on_subagent_limit: "queue"`). */
+  queued?: boolean;
   tree_slot?: string | null;
 }
 
@@ -33,6 +35,11 @@ export interface Finish {
 }
 
 const ACTIVE = `state IN ('pending', 'running')`;
+const QUEUED = `queue_seq IS NOT NULL AND state = 'pending'`;
+/** Every column, plus a queued job's place in the chat's queue (1 = next to start). */
+const COLUMNS = `*, CASE WHEN ${QUEUED} THEN
+    (SELECT COUNT(*) FROM jobs q WHERE q.queue_seq IS NOT NULL AND q.state = 'pending' AND q.queue_seq <= jobs.queue_seq)
+  END AS queue_position`;
 
 export class JobStore {
   constructor(private readonly sql: SqlStorage) {}
@@ -40,16 +47,17 @@ export class JobStore {
   insert(job: NewJob): void {
     this.sql.exec(
       `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_args, kind, state, read_only,
-         timeout_seconds, created_at, deadline_at, context_id, spec, held, tree_slot)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?)`,
+         timeout_seconds, created_at, deadline_at, context_id, spec, held, tree_slot, queue_seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?,
+         CASE WHEN ? THEN (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs) END)`,
       job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_args, job.kind,
       job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.held ? 1 : 0,
-      job.tree_slot ?? null,
+      job.tree_slot ?? null, job.queued ? 1 : 0,
     );
   }
 
   get(jobId: string): JobRow | undefined {
-    return this.sql.exec<JobRow>(`SELECT * FROM jobs WHERE job_id = ?`, jobId).toArray()[0];
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE job_id = ?`, jobId).toArray()[0];
   }
 
   /** Rows for `ids`, in the order given; unknown ids are absent. */
@@ -59,7 +67,7 @@ export class JobStore {
     for (let i = 0; i < ids.length; i += 90) {
       const chunk = ids.slice(i, i + 90);
       const rows = this.sql
-        .exec<JobRow>(`SELECT * FROM jobs WHERE job_id IN (${chunk.map(() => "?").join(",")})`, ...chunk)
+        .exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE job_id IN (${chunk.map(() => "?").join(",")})`, ...chunk)
         .toArray();
       for (const row of rows) found.set(row.job_id, row);
     }
@@ -69,12 +77,12 @@ export class JobStore {
   /** Active jobs and finished ones no response has carried yet, oldest first. */
   visible(): JobRow[] {
     return this.sql
-      .exec<JobRow>(`SELECT * FROM jobs WHERE ${ACTIVE} OR collected_at IS NULL ORDER BY created_at, idx`)
+      .exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} OR collected_at IS NULL ORDER BY created_at, idx`)
       .toArray();
   }
 
   active(): JobRow[] {
-    return this.sql.exec<JobRow>(`SELECT * FROM jobs WHERE ${ACTIVE} ORDER BY created_at, idx`).toArray();
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} ORDER BY created_at, idx`).toArray();
   }
 
   activeCount(): number {
@@ -85,9 +93,19 @@ export class JobStore {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs`).one().n;
   }
 
-  /** Active subordinate jobs: the per-chat subagent cap counts these. */
+  /** Active subordinate jobs, queued ones included. */
   activeSubordinates(): JobRow[] {
-    return this.sql.exec<JobRow>(`SELECT * FROM jobs WHERE kind = 'subordinate' AND ${ACTIVE} ORDER BY created_at, idx`).toArray();
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE kind = 'subordinate' AND ${ACTIVE} ORDER BY created_at, idx`).toArray();
+  }
+
+  /** Subordinates waiting for a slot, next to start first. */
+  queued(): JobRow[] {
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${QUEUED} ORDER BY queue_seq`).toArray();
+  }
+
+  /** A queued subordinate got its slot: it is dispatched now and its deadline starts. */
+  unqueue(jobId: string, deadlineAt: number): void {
+    this.sql.exec(`UPDATE jobs SET queue_seq = NULL, tree_slot = job_id, deadline_at = ? WHERE job_id = ?`, deadlineAt, jobId);
   }
 
   /** The next held job of a batch, once none of the batch's released jobs is still active. */
@@ -97,7 +115,7 @@ export class JobStore {
       .one().n;
     if (busy > 0) return undefined;
     return this.sql
-      .exec<JobRow>(`SELECT * FROM jobs WHERE batch_id = ? AND held = 1 AND state = 'pending' ORDER BY idx LIMIT 1`, batchId)
+      .exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE batch_id = ? AND held = 1 AND state = 'pending' ORDER BY idx LIMIT 1`, batchId)
       .toArray()[0];
   }
 

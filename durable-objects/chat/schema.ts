@@ -3,7 +3,7 @@
  * chat that never existed leaves no storage behind (SPEC §2). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 const MIGRATIONS: Record<number, string[]> = {
   1: [
@@ -47,6 +47,10 @@ const MIGRATIONS: Record<number, string[]> = {
     // Hand-back records (SPEC §5.5); delivered as webhooks once events land.
     `CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL,
        created_at INTEGER NOT NULL)`,
+  ],
+  3: [
+    // `on_subagent_limit: "queue"`: a subordinate waiting for a slot, in the chat's queue order.
+    `ALTER TABLE jobs ADD COLUMN queue_seq INTEGER`,
   ],
 };
 

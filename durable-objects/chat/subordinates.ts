@@ -1,13 +1,13 @@
 /**
  * Admission rules for subordinate jobs (SPEC §5.1, §5.3): which child chat
- * each call runs in, the continuation rules, the depth limit and the
- * per-chat subagent cap. Synchronous, so the ChatDO runs it inside the same
- * step as the inserts: two concurrent requests can never both pass the cap.
+ * each call runs in, the continuation rules, the permission of an omitted
+ * type and the depth limit. The caps are `./subagent-cap`. Synchronous, so the
+ * ChatDO runs it inside the same step as the inserts.
  */
 import { nanoid } from "nanoid";
 import { mayStart } from "../../src/agents/permission";
-import { ApiError, badRequest } from "../../src/http/errors";
-import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
+import { badRequest } from "../../src/http/errors";
+import { typeDenied, type SubordinateJobSpec } from "../../src/jobs/job-spec";
 import type { Caller, ChatLimits } from "../../src/jobs/messages";
 import type { SubordinateRequest } from "../../src/subordinates/args";
 
@@ -68,8 +68,10 @@ export interface SubordinateState {
   children: ChildLookup;
   /** Child chats with a non-terminal subordinate job of this chat. */
   busyContexts: Set<string>;
-  /** Non-terminal subordinate jobs of this chat. */
+  /** Subordinate jobs of this chat holding a slot (active, not queued). */
   runningJobIds: string[];
+  /** Subordinate jobs of this chat waiting for a slot. */
+  queued: number;
   /** The context a `fork` passes on (empty for a chat without an agent loop). */
   forkContext: () => string;
   /** The tree's top-level chat. */
@@ -83,6 +85,7 @@ export const NEW_CHAT_STATE = (chatId: string): SubordinateState => ({
   children: { get: () => undefined, latestDefault: () => undefined },
   busyContexts: new Set(),
   runningJobIds: [],
+  queued: 0,
   forkContext: () => "",
 });
 
@@ -97,8 +100,6 @@ export function planSubordinates(
   state: SubordinateState,
   limits: ChatLimits,
   caller: Caller,
-  /** Subordinates already admitted earlier in the same tiered batch (they count as running). */
-  plannedBefore = 0,
 ): Map<number, SubordinatePlan> {
   const plans = new Map<number, SubordinatePlan>();
   const busy = new Set(state.busyContexts);
@@ -127,7 +128,7 @@ export function planSubordinates(
     }
     // An omitted profile is checked here, once it is known: the child's own, or `default` for a new child.
     if (!sub.profile && !mayStart(caller.task_rules, profile)) {
-      throw new ApiError(403, "agent_type_denied", `Sub-agent type "${profile}" is not allowed (permission.task).`, { agent: profile });
+      throw typeDenied(profile);
     }
     const context_id = child?.context_id ?? newChildId();
     const name = sub.name ?? child?.name ?? sub.label;
@@ -144,17 +145,6 @@ export function planSubordinates(
       root_chat_id: state.rootChatId,
       ...(forked ? { forked } : {}),
     });
-  }
-  const requested = specs.length;
-  const running = state.runningJobIds.length + plannedBefore;
-  const limit = limits.max_parallel_subagents;
-  if (requested > 0 && running + requested > limit) {
-    throw new ApiError(
-      429,
-      "subagent_limit",
-      `Subagent limit reached (${running} running + ${requested} requested > ${limit}); wait for running subagents or split the batch.`,
-      { scope: "chat", running, limit, requested, running_job_ids: state.runningJobIds },
-    );
   }
   return plans;
 }

@@ -9,6 +9,8 @@ export const chatLimits = ({ limits }: TenantConfig): ChatLimits => ({
   max_stored_result_bytes: limits.max_stored_result_bytes,
   max_parallel_subagents: limits.max_parallel_subagents,
   max_subagents_per_tree: limits.max_subagents_per_tree,
+  on_subagent_limit: limits.on_subagent_limit,
+  max_queued_subagents: limits.max_queued_subagents,
   subagent_idle_seconds: limits.subagent_idle_seconds,
   max_depth: limits.max_depth,
 });

@@ -40,6 +40,10 @@ export type JobRow = {
   held: number;
   /** A subordinate's slot in its tree's root chat (the per-tree cap). */
   tree_slot: string | null;
+  /** Set while the job waits for a subagent slot: its order in the chat's queue. */
+  queue_seq: number | null;
+  /** Computed on read: the queued job's place (1 = next), else null. */
+  queue_position?: number | null;
 };
 
 export const CANCELLED_ERROR = "Parallel job was cancelled.";

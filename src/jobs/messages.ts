@@ -26,6 +26,8 @@ export type ChatLimits = Pick<
   | "max_stored_result_bytes"
   | "max_parallel_subagents"
   | "max_subagents_per_tree"
+  | "on_subagent_limit"
+  | "max_queued_subagents"
   | "subagent_idle_seconds"
   | "max_depth"
 >;

@@ -32,6 +32,7 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
     state: job.state,
     duration_seconds: durationSeconds(job, o.now),
   };
+  if (job.queue_position) s.queue_position = job.queue_position;
   if (job.context_id) s.context_id = job.context_id;
   if (o.includeResult) {
     if (job.result !== null) {

@@ -4,6 +4,8 @@
  * a granted claim travels back, a claim that never completed, the fast path
  * without a queue copy, and egress rules re-checked when a job runs.
  */
+import { chatLimits } from "../../src/config/chat-limits";
+import { defaultConfig } from "../../src/config/schema";
 import { abortAllDurableObjects, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { degradeChat, message, runnerObject, strandedJob, swapEnv } from "../faults";
@@ -140,7 +142,7 @@ describe("a stop that arrives before the hand-off", () => {
     const late = await child.beginTurn({
       tenant: "acme", chat_id: "sub-tombstone", parent_chat_id: "p", root_chat_id: "p", parent_job_id: "callsubordin-x",
       lease: "l", deadline_at: Date.now() + 60_000, level: 1, profile: "default", name: "n", message: "m", attachments: [],
-      limits: { max_active_jobs_per_chat: 64, max_result_chars: 16000, retention_seconds: 60, max_stored_result_bytes: 1048576, max_parallel_subagents: 5, max_subagents_per_tree: 20, max_depth: 2, subagent_idle_seconds: 300 },
+      limits: chatLimits(defaultConfig()),
     });
     expect(late).toBe("duplicate");
     const { vi } = await import("vitest");

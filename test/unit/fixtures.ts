@@ -33,6 +33,7 @@ export function job(over: Partial<JobRow> = {}): JobRow {
     spec: null,
     held: 0,
     tree_slot: null,
+    queue_seq: null,
     ...over,
   };
 }
