@@ -18,6 +18,7 @@ import { publicRoutes } from "./routes/public";
 import { toolCallsRoutes } from "./routes/tool-calls";
 import { toolsRoutes } from "./routes/tools";
 import { spawnRoutes } from "./routes/spawn";
+import { eventRoutes } from "./routes/events";
 
 const v1 = new Hono<AppEnv>()
   .use(
@@ -37,7 +38,8 @@ const v1 = new Hono<AppEnv>()
   .route("/", toolCallsRoutes)
   .route("/", toolsRoutes)
   .route("/", spawnRoutes)
-  .route("/", chatRoutes);
+  .route("/", chatRoutes)
+  .route("/", eventRoutes);
 
 export const app = new Hono<AppEnv>()
   .route("/", publicRoutes)

@@ -25,6 +25,7 @@ import type {
   ToolCallsReply,
   ToolCallsRequest,
   TurnRequest,
+  Delivery,
 } from "../../src/jobs/messages";
 import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
 import { chatName, tenantName } from "../../src/names";
@@ -44,14 +45,14 @@ import { Dispatcher } from "./dispatcher";
 import { TreeSlots, treeAllowance, treeLimit, UNLIMITED_TREE, type TreeAllowance, type TreeReservation } from "./tree-slots";
 import { admitBatch, type CapState } from "./subagent-cap";
 import { AGENT_STEP_SAFETY_MS, ChildSide } from "./child-side";
-import { Events } from "./events";
+import { EVENT_TTL_MS, Events } from "./events";
+import { Announcer } from "./announcer";
+import { DELIVERY_SAFETY_MS, Outbox } from "./outbox";
 import { Turns } from "./turns";
 import { chatLimits } from "../../src/config/chat-limits";
 import { defaultConfig } from "../../src/config/schema";
 import type { StopTurn } from "./child-side";
 
-/** Event records are kept 24 h (SPEC §6). */
-const EVENT_TTL_MS = 24 * 3600_000;
 
 /** A pending job not claimed this long after dispatch is sent again (lost or delayed message). */
 export const DISPATCH_WATCHDOG_MS = 15_000;
@@ -78,10 +79,28 @@ export class ChatDO extends DurableObject<Env> {
   });
   readonly #turns = new Turns(this.#sql);
   readonly #events = new Events(this.#sql);
+  readonly #outbox = new Outbox({
+    ctx: this.ctx,
+    events: this.#events,
+    timers: this.#timers,
+    webhook: () => this.#tenant().webhookTarget(),
+    disableWebhook: (version) => this.#tenant().disableWebhook(version),
+    ranDry: (now) => this.#schedulePurge(now),
+    delivered: (event, now) => {
+      // A delivered batch.finished carried the results: it collects them (SPEC §3.3).
+      if (event.type === "batch.finished" && event.batch_id) this.#jobs.markCollected(this.#jobs.byBatch(event.batch_id), now);
+    },
+  });
+  readonly #announce = new Announcer({
+    events: this.#events,
+    jobs: this.#jobs,
+    outbox: this.#outbox,
+    maxResultChars: () => this.#limits().max_result_chars,
+  });
   readonly #machine = new JobMachine(this.#jobs, this.#log, this.#timers, this.#waiters, {
     stopRunner: (job) => this.ctx.waitUntil(this.#dispatcher.stopWork(job)),
     claimed: (job, now) => {
-      if (job.kind === "subordinate") this.#events.record("subagent.started", this.#subagentEvent(job), now);
+      this.#announce.jobStarted(job, now);
       this.#child.progress(now);
     },
     ended: (job, now) => this.#onJobEnded(job, now),
@@ -288,7 +307,7 @@ export class ChatDO extends DurableObject<Env> {
    * alarm in the same write batch, then dispatches what is not held back.
    */
   async #commit(
-    target: { tenant: string; chat_id: string; limits: ChatLimits },
+    target: { tenant: string; chat_id: string; limits: ChatLimits; delivery: Delivery },
     batch: AdmittedBatch,
     plans: Map<number, SubordinatePlan>,
     now: number,
@@ -300,7 +319,11 @@ export class ChatDO extends DurableObject<Env> {
       writeMeta(this.#sql, "tenant", target.tenant);
       writeMeta(this.#sql, "chat_id", target.chat_id);
       writeMeta(this.#sql, "limits", JSON.stringify(target.limits));
-      if (created) writeMeta(this.#sql, "created_at", String(now));
+      if (created) {
+        writeMeta(this.#sql, "created_at", String(now));
+        this.#announce.chatCreated(target.chat_id, 0, now);
+      }
+      this.#events.addBatch(batch.batch_id, target.delivery.callback_url, target.delivery.notify, now);
       const ids = this.#insertBatch(batch, plans, now);
       extra();
       return { isNewChat: created, toStart: ids };
@@ -488,18 +511,9 @@ export class ChatDO extends DurableObject<Env> {
     return { ok: true, payload };
   }
 
-  #subagentEvent(job: JobRow) {
-    const plan = job.spec ? (JSON.parse(job.spec) as SubordinatePlan) : undefined;
-    return { job_id: job.job_id, context_id: job.context_id, agent: plan?.profile ?? "default", label: plan?.request.label ?? "" };
-  }
-
-  /** After any job ends: the hand-back record, the next held job of its batch, a turn waiting on it, retention. */
+  /** After any job ends: its events, the next held or queued jobs, a turn waiting on it, retention. */
   #onJobEnded(job: JobRow, now: number): void {
-    if (job.kind === "subordinate") {
-      const ending = job.state === "success" ? { result: job.result } : { error: job.error };
-      const usage = job.usage ? (JSON.parse(job.usage) as unknown) : null;
-      this.#events.record("subagent.finish", { ...this.#subagentEvent(job), status: job.state, ...ending, usage }, now);
-    }
+    this.#announce.jobEnded(job, now);
     if (job.tree_slot) {
       const { tenant, chat_id } = this.#dispatcher.address();
       const root = this.#rootOf(chat_id);
@@ -524,7 +538,10 @@ export class ChatDO extends DurableObject<Env> {
     const now = Date.now();
     ensureSchema(this.#sql);
     const isNewChat = readMeta(this.#sql, "chat_id") === undefined;
+    const previousName = readMeta(this.#sql, "name");
     const result = this.#child.beginTurn(req, now);
+    if (result === "started" && isNewChat) this.#announce.chatCreated(req.name, req.level, now);
+    else if (result === "started" && previousName !== req.name) this.#announce.chatUpdated(req.name, now);
     const armed = this.#timers.arm();
     if (isNewChat) {
       try {
@@ -602,9 +619,16 @@ export class ChatDO extends DurableObject<Env> {
         case "queue":
           await this.#startQueued(now);
           break;
+        case "deliver":
+          this.#timers.set("deliver", "", now + DELIVERY_SAFETY_MS);
+          this.ctx.waitUntil(this.#outbox.drive());
+          break;
         case "purge":
-          this.#events.purgeBefore(now - EVENT_TTL_MS);
-          if (purgeExpired(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now) === "empty") return this.#forget();
+          this.#events.purge(now);
+          // Events still waiting for delivery keep the chat until they settle.
+          if (purgeExpired(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now) === "empty" && !this.#events.pendingCount()) {
+            return this.#forget();
+          }
           this.#schedulePurge(now);
           break;
       }
@@ -626,7 +650,7 @@ export class ChatDO extends DurableObject<Env> {
   #schedulePurge(now: number): void {
     const at = Math.min(
       nextPurgeAt(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now) ?? Infinity,
-      (this.#events.oldest() ?? Infinity) + EVENT_TTL_MS,
+      (this.#events.oldestSettled() ?? Infinity) + EVENT_TTL_MS,
     );
     if (Number.isFinite(at)) this.#timers.set("purge", "", Math.max(at, now));
   }
@@ -647,6 +671,11 @@ export class ChatDO extends DurableObject<Env> {
   extras(): { text: string | null } | null {
     if (!hasSchema(this.#sql)) return null;
     return { text: extrasText(this.#jobs.visible(), Date.now()) };
+  }
+
+  failedEvents() {
+    if (!hasSchema(this.#sql)) return null;
+    return { events: this.#events.failedList() };
   }
 
   logRows() {
@@ -702,6 +731,10 @@ export class ChatDO extends DurableObject<Env> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     if (tenant && chat_id) await this.env.TENANT.getByName(tenantName(tenant)).forgetChat(chat_id);
+  }
+
+  #tenant() {
+    return this.env.TENANT.getByName(tenantName(this.#dispatcher.address().tenant));
   }
 
   async #registerChat(tenant: string, chatId: string, now: number): Promise<void> {

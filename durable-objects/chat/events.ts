@@ -1,29 +1,155 @@
 /**
- * The chat's event records (SPEC §5.5, §6): `subagent.started` and
- * `subagent.finish` are written here as the hand-back; webhook delivery and
- * the live stream read them once events land.
+ * The chat's events (SPEC §5.5, §6) and their webhook outbox. An event is
+ * written in the same transaction as the change it announces, with its whole
+ * envelope, so a retry sends the same body and a crash loses nothing. Each
+ * event is delivered on its own schedule: a failing one never holds back the
+ * next, and `seq` lets the receiver order them.
  */
-export type EventRow = { seq: number; type: string; data: string; created_at: number };
+import { nanoid } from "nanoid";
+import { eventEnvelope, type EventSource, type EventType } from "../../src/events/envelope";
+import type { ChatLimits } from "../../src/jobs/messages";
+import { readMeta } from "./schema";
+
+/** `none`: nowhere to deliver (no webhook for this chat); the live stream still carries it. */
+export type EventStatus = "none" | "pending" | "delivered" | "failed";
+
+/** Events are kept 24 h, and at most the last 1000 per chat (SPEC §6); undelivered ones until they settle. */
+export const EVENT_TTL_MS = 24 * 3600_000;
+const EVENTS_KEPT = 1000;
+
+export type OutboxEvent = {
+  seq: number;
+  id: string;
+  type: EventType;
+  body: string;
+  batch_id: string | null;
+  attempts: number;
+  callback_url: string | null;
+};
+
+export interface FailedEvent {
+  id: string;
+  type: string;
+  seq: number;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  failed_at: string;
+}
 
 export class Events {
   constructor(private readonly sql: SqlStorage) {}
 
-  record(type: string, data: Record<string, unknown>, now: number): void {
-    this.sql.exec(`INSERT INTO events (type, data, created_at) VALUES (?, ?, ?)`, type, JSON.stringify(data), now);
+  /** Records an event (inside the caller's transaction); true when it waits for delivery. */
+  record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): boolean {
+    const seq = this.sql.exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) + 1 AS n`).one().n;
+    const id = `evt_${nanoid(21)}`;
+    const envelope = eventEnvelope(id, type, now, this.#source(), seq, data);
+    const deliver = this.#webhookOn() || (batchId !== null && this.callbackUrl(batchId) !== null);
+    this.sql.exec(
+      `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      seq, id, type, JSON.stringify(envelope), now, batchId, deliver ? "pending" : "none", deliver ? now : null,
+    );
+    return deliver;
   }
 
-  all(): { seq: number; type: string; data: Record<string, unknown>; created_at: string }[] {
+  /** Top-level chats go to `webhook.url`; child chats only with `include_child_chats`. */
+  #webhookOn(): boolean {
+    const limits = JSON.parse(readMeta(this.sql, "limits") ?? "{}") as Partial<ChatLimits>;
+    const child = Number(readMeta(this.sql, "level") ?? 0) > 0;
+    return limits.webhooks === "all" || (limits.webhooks === "top-level" && !child);
+  }
+
+  #source(): EventSource {
+    const chat_id = readMeta(this.sql, "chat_id")!;
+    return {
+      tenant: readMeta(this.sql, "tenant")!,
+      chat_id,
+      parent_chat_id: readMeta(this.sql, "parent_chat_id") ?? null,
+      root_chat_id: readMeta(this.sql, "root_chat_id") ?? chat_id,
+    };
+  }
+
+  /** A request's delivery options, kept with its batch. */
+  addBatch(batchId: string, callbackUrl: string | null, notify: string | null, now: number): void {
+    if (callbackUrl === null && notify === null) return;
+    this.sql.exec(`INSERT OR IGNORE INTO batches (batch_id, callback_url, notify, created_at) VALUES (?, ?, ?, ?)`, batchId, callbackUrl, notify, now);
+  }
+
+  callbackUrl(batchId: string): string | null {
+    return this.sql.exec<{ url: string | null }>(`SELECT callback_url AS url FROM batches WHERE batch_id = ?`, batchId).toArray()[0]?.url ?? null;
+  }
+
+  notify(batchId: string): string | null {
+    return this.sql.exec<{ notify: string | null }>(`SELECT notify FROM batches WHERE batch_id = ?`, batchId).toArray()[0]?.notify ?? null;
+  }
+
+  /** Events due for an attempt, oldest first. */
+  due(now: number, limit: number): OutboxEvent[] {
     return this.sql
-      .exec<EventRow>(`SELECT * FROM events ORDER BY seq`)
+      .exec<OutboxEvent>(
+        `SELECT e.seq, e.id, e.type, e.data AS body, e.batch_id, e.attempts, b.callback_url
+         FROM events e LEFT JOIN batches b ON b.batch_id = e.batch_id
+         WHERE e.status = 'pending' AND e.next_at <= ? ORDER BY e.seq LIMIT ?`,
+        now, limit,
+      )
+      .toArray();
+  }
+
+  nextDue(): number | undefined {
+    return this.sql.exec<{ at: number | null }>(`SELECT MIN(next_at) AS at FROM events WHERE status = 'pending'`).one().at ?? undefined;
+  }
+
+  pendingCount(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM events WHERE status = 'pending'`).one().n;
+  }
+
+  delivered(seq: number, status: number): void {
+    this.sql.exec(`UPDATE events SET status = 'delivered', attempts = attempts + 1, last_status = ?, next_at = NULL WHERE seq = ?`, status, seq);
+  }
+
+  retry(seq: number, status: number | null, error: string, at: number): void {
+    this.sql.exec(`UPDATE events SET attempts = attempts + 1, last_status = ?, last_error = ?, next_at = ? WHERE seq = ?`, status, error, at, seq);
+  }
+
+  /** `counted`: false when no attempt was made (the webhook was already disabled). */
+  failed(seq: number, status: number | null, error: string, now: number, counted = true): void {
+    this.sql.exec(
+      `UPDATE events SET status = 'failed', attempts = attempts + ?, last_status = ?, last_error = ?, next_at = NULL, failed_at = ? WHERE seq = ?`,
+      counted ? 1 : 0, status, error, now, seq,
+    );
+  }
+
+  /** The webhook was removed from the configuration: nothing to deliver to. */
+  undeliverable(seq: number): void {
+    this.sql.exec(`UPDATE events SET status = 'none', next_at = NULL WHERE seq = ?`, seq);
+  }
+
+  failedList(): FailedEvent[] {
+    return this.sql
+      .exec<Omit<FailedEvent, "failed_at"> & { failed_at: number }>(
+        `SELECT id, type, seq, attempts, last_status, last_error, failed_at FROM events WHERE status = 'failed' ORDER BY seq`,
+      )
       .toArray()
-      .map((r) => ({ seq: r.seq, type: r.type, data: JSON.parse(r.data) as Record<string, unknown>, created_at: new Date(r.created_at).toISOString() }));
+      .map((e) => ({ ...e, failed_at: new Date(e.failed_at).toISOString() }));
   }
 
-  oldest(): number | undefined {
-    return this.sql.exec<{ at: number | null }>(`SELECT MIN(created_at) AS at FROM events`).one().at ?? undefined;
+  /** Envelopes after `seq`, for the live stream. */
+  after(seq: number, limit: number): { seq: number; body: string }[] {
+    return this.sql.exec<{ seq: number; body: string }>(`SELECT seq, data AS body FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit).toArray();
   }
 
-  purgeBefore(cutoff: number): void {
-    this.sql.exec(`DELETE FROM events WHERE created_at <= ?`, cutoff);
+  oldestSettled(): number | undefined {
+    return this.sql.exec<{ at: number | null }>(`SELECT MIN(created_at) AS at FROM events WHERE status != 'pending'`).one().at ?? undefined;
+  }
+
+  /** Drops settled events past the TTL or beyond the last 1000, and batches whose jobs are gone. */
+  purge(now: number): void {
+    this.sql.exec(`DELETE FROM events WHERE status != 'pending' AND created_at <= ?`, now - EVENT_TTL_MS);
+    this.sql.exec(
+      `DELETE FROM events WHERE status != 'pending' AND seq <= (SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+      EVENTS_KEPT,
+    );
+    this.sql.exec(`DELETE FROM batches WHERE batch_id NOT IN (SELECT batch_id FROM jobs)`);
   }
 }

@@ -81,6 +81,11 @@ export class JobStore {
       .toArray();
   }
 
+  /** The jobs of one request, in call order. */
+  byBatch(batchId: string): JobRow[] {
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE batch_id = ? ORDER BY idx`, batchId).toArray();
+  }
+
   active(): JobRow[] {
     return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} ORDER BY created_at, idx`).toArray();
   }

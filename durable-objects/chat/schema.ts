@@ -3,7 +3,7 @@
  * chat that never existed leaves no storage behind (SPEC §2). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 const MIGRATIONS: Record<number, string[]> = {
   1: [
@@ -51,6 +51,20 @@ const MIGRATIONS: Record<number, string[]> = {
   3: [
     // `on_subagent_limit: "queue"`: a subordinate waiting for a slot, in the chat's queue order.
     `ALTER TABLE jobs ADD COLUMN queue_seq INTEGER`,
+  ],
+  4: [
+    // Events become an outbox (SPEC §6): `data` holds the whole envelope as delivered, so every retry sends the same body.
+    `ALTER TABLE events ADD COLUMN id TEXT`,
+    `ALTER TABLE events ADD COLUMN batch_id TEXT`,
+    `ALTER TABLE events ADD COLUMN status TEXT NOT NULL DEFAULT 'none'`,
+    `ALTER TABLE events ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0`,
+    `ALTER TABLE events ADD COLUMN next_at INTEGER`,
+    `ALTER TABLE events ADD COLUMN last_status INTEGER`,
+    `ALTER TABLE events ADD COLUMN last_error TEXT`,
+    `ALTER TABLE events ADD COLUMN failed_at INTEGER`,
+    `CREATE INDEX events_due ON events (status, next_at)`,
+    // A request's delivery options (query parameters), kept while its jobs are.
+    `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL)`,
   ],
 };
 

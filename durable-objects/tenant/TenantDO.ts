@@ -9,6 +9,7 @@ import { defaultConfig, type TenantConfig } from "../../src/config/schema";
 import { importConfigKey } from "../../src/config/secrets";
 import type { RunTarget } from "../../src/tools/executors";
 import type { LlmTarget } from "../../src/agents/llm";
+import type { WebhookTarget } from "../../src/webhooks/send";
 import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-config";
 
 export type PutConfigResult =
@@ -28,6 +29,8 @@ export class TenantDO extends DurableObject<Env> {
       `CREATE TABLE IF NOT EXISTS chats (chat_id TEXT PRIMARY KEY, parent_chat_id TEXT, level INTEGER NOT NULL DEFAULT 0,
          name TEXT NOT NULL, created_at INTEGER NOT NULL, last_activity INTEGER NOT NULL)`,
     );
+    // A 410 from the webhook disables it for the config version it was sent under.
+    this.#sql.exec(`CREATE TABLE IF NOT EXISTS webhook_state (id INTEGER PRIMARY KEY CHECK (id = 1), disabled_version INTEGER NOT NULL)`);
   }
 
   /** The stored document with sealed secrets, or the defaults. */
@@ -88,6 +91,20 @@ export class TenantDO extends DurableObject<Env> {
     if (!config.llm) return null;
     const opened = await openSecrets({ ...config, tools: [], mcp_servers: [], webhook: null, telegram: null }, await this.#configKey());
     return { base_url: opened.llm!.base_url, model: opened.llm!.model, ...(opened.llm!.api_key ? { api_key: opened.llm!.api_key } : {}) };
+  }
+
+  /** Where events go, with the signing secret decrypted; null when no webhook is configured. */
+  async webhookTarget(): Promise<WebhookTarget | null> {
+    const { config, version } = this.#sealed();
+    if (!config.webhook) return null;
+    const opened = await openSecrets({ ...config, tools: [], mcp_servers: [], llm: null, telegram: null }, await this.#configKey());
+    const disabled = this.#sql.exec<{ v: number }>(`SELECT disabled_version AS v FROM webhook_state WHERE id = 1`).toArray()[0]?.v;
+    return { url: config.webhook.url, secret: opened.webhook!.secret!, disabled: disabled === version, version };
+  }
+
+  /** The receiver answered 410 Gone: stop sending until the configuration is replaced. */
+  disableWebhook(version: number): void {
+    this.#sql.exec(`INSERT OR REPLACE INTO webhook_state (id, disabled_version) VALUES (1, ?)`, version);
   }
 
   // ---- chat index ------------------------------------------------------------

@@ -1,8 +1,9 @@
-/** The limits a ChatDO enforces itself, taken from the tenant config per request. */
+/** The limits (and event policy) a ChatDO applies itself, taken from the tenant config per request. */
 import type { ChatLimits } from "../jobs/messages";
 import type { TenantConfig } from "./schema";
 
-export const chatLimits = ({ limits }: TenantConfig): ChatLimits => ({
+export const chatLimits = ({ limits, webhook }: TenantConfig): ChatLimits => ({
+  webhooks: !webhook ? "none" : webhook.include_child_chats ? "all" : "top-level",
   max_active_jobs_per_chat: limits.max_active_jobs_per_chat,
   max_result_chars: limits.max_result_chars,
   retention_seconds: limits.retention_seconds,

@@ -30,7 +30,17 @@ export type ChatLimits = Pick<
   | "max_queued_subagents"
   | "subagent_idle_seconds"
   | "max_depth"
->;
+> & {
+  /** Which chats' events go to `webhook.url` (SPEC §6); travels with the limits down to child chats. */
+  webhooks: "none" | "top-level" | "all";
+};
+
+/** A request's delivery options (query parameters, SPEC §3): where its events go besides the webhook. */
+export interface Delivery {
+  callback_url: string | null;
+  /** `?notify=` as given (JSON text), e.g. {"telegram_chat_id": 123}. */
+  notify: string | null;
+}
 
 /** The calling agent's policy, for checks that need the chat's state (continuations). */
 export interface Caller {
@@ -45,6 +55,7 @@ export interface BatchRequest {
   command: ParallelCommand;
   limits: ChatLimits;
   caller: Caller;
+  delivery: Delivery;
   idempotency?: { key: string; fingerprint: string };
 }
 
@@ -146,6 +157,7 @@ export interface ToolCallsRequest {
   entries: ToolCallEntry[];
   limits: ChatLimits;
   caller: Caller;
+  delivery: Delivery;
   wait_seconds: number;
   idempotency?: { key: string; fingerprint: string };
 }

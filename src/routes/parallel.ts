@@ -44,6 +44,7 @@ export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel"
     command,
     limits: chatLimits(config),
     caller: caller(config, agent),
+    delivery,
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "parallel", body, agent, ...delivery }),
   };
   const answer = await chatStub(c, chatId).startBatch(request);

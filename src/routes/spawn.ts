@@ -29,6 +29,7 @@ export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", asyn
     command: { action: undefined, wait, wait_seconds: config.limits.max_wait_seconds, job_ids: [], jobs: [spec] },
     limits: chatLimits(config),
     caller: caller(config, agent),
+    delivery,
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "spawn", body, agent, ...delivery }),
   });
   if (!answer.ok) throw fromRefusal(answer);

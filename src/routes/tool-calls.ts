@@ -60,6 +60,7 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     entries: items.map((item, i) => entryFor(i, item, ctx, number)),
     limits: chatLimits(config),
     caller: caller(config, agent),
+    delivery,
     wait_seconds: Math.min(timeout, config.limits.max_wait_seconds),
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "tool-calls", body, agent, ...delivery }),
   });

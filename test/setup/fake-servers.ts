@@ -25,9 +25,12 @@
  *   POST /__llm/script {"model", "replies":[{content?, tool_calls?:[{name, arguments}], status?, delay_ms?}]}
  *   GET  /__llm/requests?model=…   → the chat-completions requests received for that model
  * When a model's script runs out, it answers "(script finished)".
+ *
+ * Webhook receivers and a fake Telegram Bot API: see fake-receiver.ts.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { TestProject } from "vitest/node";
+import { fakeReceiver } from "./fake-receiver";
 
 interface Call {
   method: string;
@@ -59,6 +62,7 @@ export default async function setup(project: TestProject) {
   // Test files run concurrently against this one server: overlap is counted per `group`.
   const inFlight = new Map<string, number>();
   const maxInFlight = new Map<string, number>();
+  const receiver = fakeReceiver();
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/__calls") {
@@ -68,6 +72,7 @@ export default async function setup(project: TestProject) {
       return;
     }
     const body = await readBody(req);
+    if (receiver(url, req, res, body)) return;
     if (url.pathname === "/__llm/script") {
       const { model, replies } = JSON.parse(body) as { model: string; replies: ScriptedReply[] };
       scripts.set(model, [...replies]);

@@ -6,7 +6,7 @@ import type { ChatLimits } from "../../src/jobs/messages";
 import { apiError } from "./fixtures";
 
 const config = configSchema.parse({ agents: { researcher: {} } });
-const limits: ChatLimits = { ...config.limits };
+const limits: ChatLimits = { ...config.limits, webhooks: "none" };
 const caller = { agent: "default", task_rules: [] };
 const spec = (index: number, tool_name: string, tool_args: Record<string, unknown>) =>
   jobSpec(index, { tool_name, tool_args: tool_args as never }, { config, agent: "default", available: [] }) as SubordinateJobSpec;

@@ -1,0 +1,64 @@
+/**
+ * What a chat announces, and when (SPEC §5.5, §6): each job's start and end,
+ * a subordinate's start and hand-back, a request's batch once all its jobs
+ * are terminal (with the payload an await would return, so a webhook-driven
+ * bot can hand it straight to its model), `chat.idle` once the chat has no
+ * active job left, and the chat's creation and renames. Called inside the
+ * transaction of the change it announces.
+ */
+import type { EventType } from "../../src/events/envelope";
+import { isTerminal, type JobRow } from "../../src/jobs/job";
+import { resultsPayload, snapshot } from "../../src/jobs/payloads";
+import type { Events } from "./events";
+import type { JobStore } from "./job-store";
+import type { Outbox } from "./outbox";
+import type { SubordinatePlan } from "./subordinates";
+
+export interface AnnouncerDeps {
+  events: Events;
+  jobs: JobStore;
+  outbox: Outbox;
+  maxResultChars(): number;
+}
+
+export class Announcer {
+  constructor(private readonly d: AnnouncerDeps) {}
+
+  #record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): void {
+    if (this.d.events.record(type, data, now, batchId)) this.d.outbox.wake(now);
+  }
+
+  chatCreated(name: string, level: number, now: number): void {
+    this.#record("chat.created", { name, level }, now);
+  }
+
+  chatUpdated(name: string, now: number): void {
+    this.#record("chat.updated", { name }, now);
+  }
+
+  jobStarted(job: JobRow, now: number): void {
+    const context = job.context_id ? { context_id: job.context_id } : {};
+    this.#record("job.started", { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, ...context }, now, job.batch_id);
+    if (job.kind === "subordinate") this.#record("subagent.started", subagent(job), now, job.batch_id);
+  }
+
+  jobEnded(job: JobRow, now: number): void {
+    const view = { now, maxResultChars: this.d.maxResultChars() };
+    this.#record("job.finished", { batch_id: job.batch_id, ...snapshot(job, { ...view, includeResult: true }) }, now, job.batch_id);
+    if (job.kind === "subordinate") {
+      const ending = job.state === "success" ? { result: job.result } : { error: job.error };
+      const usage = job.usage ? (JSON.parse(job.usage) as unknown) : null;
+      this.#record("subagent.finish", { ...subagent(job), status: job.state, ...ending, usage }, now, job.batch_id);
+    }
+    const batch = this.d.jobs.byBatch(job.batch_id);
+    if (batch.every((j) => isTerminal(j.state))) {
+      this.#record("batch.finished", { batch_id: job.batch_id, results: resultsPayload(batch, view) }, now, job.batch_id);
+    }
+    if (this.d.jobs.activeCount() === 0) this.#record("chat.idle", {}, now);
+  }
+}
+
+function subagent(job: JobRow) {
+  const plan = job.spec ? (JSON.parse(job.spec) as SubordinatePlan) : undefined;
+  return { job_id: job.job_id, context_id: job.context_id, agent: plan?.profile ?? "default", label: plan?.request.label ?? "" };
+}

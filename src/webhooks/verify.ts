@@ -1,0 +1,54 @@
+/**
+ * Verifies a fanout webhook (Standard Webhooks) in a bot: Node 18+, Workers,
+ * Deno or a browser; WebCrypto only, no imports, so it can be copied as is.
+ *
+ *   const ok = await verifyWebhook(process.env.FANOUT_WEBHOOK_SECRET, request.headers, await request.text());
+ *
+ * Pass the raw body exactly as received (before any JSON parsing).
+ */
+export interface VerifyOptions {
+  /** Refuse timestamps further than this from now (seconds; default 300). 0 turns the check off. */
+  toleranceSeconds?: number;
+  nowMs?: number;
+}
+
+type HeaderSource = Headers | Record<string, string | string[] | undefined>;
+
+function header(headers: HeaderSource, name: string): string | undefined {
+  if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name) ?? undefined;
+  const value = (headers as Record<string, string | string[] | undefined>)[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function base64ToBytes(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}
+
+/** True when `body` was signed with `secret` (`whsec_…`) within the tolerance. */
+export async function verifyWebhook(secret: string, headers: HeaderSource, body: string, options: VerifyOptions = {}): Promise<boolean> {
+  const id = header(headers, "webhook-id");
+  const timestamp = header(headers, "webhook-timestamp");
+  const signatures = header(headers, "webhook-signature");
+  if (!id || !timestamp || !signatures || !/^\d+$/.test(timestamp)) return false;
+  const tolerance = options.toleranceSeconds ?? 300;
+  const now = Math.floor((options.nowMs ?? Date.now()) / 1000);
+  if (tolerance > 0 && Math.abs(now - Number(timestamp)) > tolerance) return false;
+
+  const keyBytes = base64ToBytes(secret.startsWith("whsec_") ? secret.slice(6) : secret);
+  const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
+  const signed = new TextEncoder().encode(`${id}.${timestamp}.${body}`);
+  // The header may carry several space-separated signatures (secret rotation); any valid v1 one will do.
+  for (const entry of signatures.split(" ")) {
+    const [version, signature] = entry.split(",");
+    if (version !== "v1" || !signature) continue;
+    let mac: Uint8Array;
+    try {
+      mac = base64ToBytes(signature);
+    } catch {
+      continue;
+    }
+    // crypto.subtle.verify compares in constant time.
+    if (await crypto.subtle.verify("HMAC", key, mac, signed)) return true;
+  }
+  return false;
+}

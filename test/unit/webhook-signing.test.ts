@@ -1,0 +1,62 @@
+/**
+ * Webhook signatures (SPEC §6, Standard Webhooks), checked against the
+ * reference implementation (`standardwebhooks`) in both directions.
+ */
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { signatureHeaders } from "../../src/tools/signing";
+import { verifyWebhook } from "../../src/webhooks/verify";
+import { afterAttempt, RETRY_DELAYS_MS } from "../../src/webhooks/delivery-rules";
+
+const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+const body = '{"id":"evt_1","type":"chat.idle"}';
+const now = Date.parse("2026-11-30T10:00:00Z");
+
+describe("webhook signatures", () => {
+  it("what fanout signs verifies with the reference implementation", async () => {
+    const reference = new Webhook(secret);
+    const fresh = await signatureHeaders(secret, "evt_1", body); // the reference checks against the real clock
+    expect(reference.verify(body, fresh)).toEqual(JSON.parse(body));
+    const headers = await signatureHeaders(secret, "evt_1", body, now);
+    expect(reference.sign("evt_1", new Date(now), body)).toBe(headers["webhook-signature"]);
+  });
+
+  it("the bot-side helper accepts the reference implementation's signatures", async () => {
+    const signature = new Webhook(secret).sign("msg_1", new Date(now), body);
+    const headers = { "webhook-id": "msg_1", "webhook-timestamp": String(now / 1000), "webhook-signature": signature };
+    expect(await verifyWebhook(secret, headers, body, { nowMs: now })).toBe(true);
+    expect(await verifyWebhook(secret, new Headers(headers), body, { nowMs: now })).toBe(true);
+  });
+
+  it("refuses a changed body, another secret, a stale timestamp, and missing headers", async () => {
+    const headers = await signatureHeaders(secret, "evt_1", body, now);
+    expect(await verifyWebhook(secret, headers, body + " ", { nowMs: now })).toBe(false);
+    expect(await verifyWebhook("whsec_" + btoa("another secret value!!"), headers, body, { nowMs: now })).toBe(false);
+    expect(await verifyWebhook(secret, headers, body, { nowMs: now + 301_000 })).toBe(false);
+    expect(await verifyWebhook(secret, headers, body, { nowMs: now + 301_000, toleranceSeconds: 0 })).toBe(true);
+    expect(await verifyWebhook(secret, { "webhook-id": "evt_1" }, body, { nowMs: now })).toBe(false);
+  });
+
+  it("accepts any valid v1 signature of several (secret rotation)", async () => {
+    const headers = await signatureHeaders(secret, "evt_1", body, now);
+    const both = { ...headers, "webhook-signature": `v1,AAAA ${headers["webhook-signature"]}` };
+    expect(await verifyWebhook(secret, both, body, { nowMs: now })).toBe(true);
+  });
+});
+
+describe("after a webhook attempt", () => {
+  it("2xx is delivered; 410 disables; other 4xx fail at once", () => {
+    expect(afterAttempt(204, 1, now)).toEqual({ kind: "delivered" });
+    expect(afterAttempt(410, 1, now).kind).toBe("disable");
+    expect(afterAttempt(400, 1, now)).toEqual({ kind: "failed", reason: "The receiver answered 400; not retried." });
+    expect(afterAttempt(301, 1, now).kind).toBe("failed");
+  });
+
+  it("408, 429, 5xx and no answer retry at 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then fail", () => {
+    for (const status of [408, 429, 500, 503, null]) expect(afterAttempt(status, 1, now)).toEqual({ kind: "retry", at: now + 5000 });
+    const schedule = RETRY_DELAYS_MS.map((_, i) => (afterAttempt(500, i + 1, now) as { at: number }).at - now);
+    expect(schedule).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
+    expect(schedule.reduce((a, b) => a + b) / 3_600_000).toBeCloseTo(27.6, 1);
+    expect(afterAttempt(500, 8, now)).toEqual({ kind: "failed", reason: "Still failing after 8 attempts; gave up." });
+  });
+});
