@@ -47,6 +47,7 @@ import { admitBatch, type CapState } from "./subagent-cap";
 import { AGENT_STEP_SAFETY_MS, ChildSide } from "./child-side";
 import { EVENT_TTL_MS, Events } from "./events";
 import { Announcer } from "./announcer";
+import { Notifications } from "./notifications";
 import { DELIVERY_SAFETY_MS, Outbox } from "./outbox";
 import { Turns } from "./turns";
 import { chatLimits } from "../../src/config/chat-limits";
@@ -79,11 +80,14 @@ export class ChatDO extends DurableObject<Env> {
   });
   readonly #turns = new Turns(this.#sql);
   readonly #events = new Events(this.#sql);
+  readonly #notifications = new Notifications(this.#sql);
   readonly #outbox = new Outbox({
     ctx: this.ctx,
     events: this.#events,
+    notifications: this.#notifications,
     timers: this.#timers,
     webhook: () => this.#tenant().webhookTarget(),
+    telegram: () => this.#tenant().telegramTarget(),
     disableWebhook: (version) => this.#tenant().disableWebhook(version),
     ranDry: (now) => this.#schedulePurge(now),
     delivered: (event, now) => {
@@ -93,6 +97,7 @@ export class ChatDO extends DurableObject<Env> {
   });
   readonly #announce = new Announcer({
     events: this.#events,
+    notifications: this.#notifications,
     jobs: this.#jobs,
     outbox: this.#outbox,
     maxResultChars: () => this.#limits().max_result_chars,
@@ -625,8 +630,10 @@ export class ChatDO extends DurableObject<Env> {
           break;
         case "purge":
           this.#events.purge(now);
-          // Events still waiting for delivery keep the chat until they settle.
-          if (purgeExpired(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now) === "empty" && !this.#events.pendingCount()) {
+          this.#notifications.purge(now);
+          // Events and messages still waiting for delivery keep the chat until they settle.
+          const undelivered = this.#events.pendingCount() + this.#notifications.pendingCount();
+          if (purgeExpired(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now) === "empty" && !undelivered) {
             return this.#forget();
           }
           this.#schedulePurge(now);

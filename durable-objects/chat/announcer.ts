@@ -9,13 +9,16 @@
 import type { EventType } from "../../src/events/envelope";
 import { isTerminal, type JobRow } from "../../src/jobs/job";
 import { resultsPayload, snapshot } from "../../src/jobs/payloads";
+import { subagentSummary, telegramChatId } from "../../src/notify/telegram";
 import type { Events } from "./events";
+import type { Notifications } from "./notifications";
 import type { JobStore } from "./job-store";
 import type { Outbox } from "./outbox";
 import type { SubordinatePlan } from "./subordinates";
 
 export interface AnnouncerDeps {
   events: Events;
+  notifications: Notifications;
   jobs: JobStore;
   outbox: Outbox;
   maxResultChars(): number;
@@ -42,6 +45,15 @@ export class Announcer {
     if (job.kind === "subordinate") this.#record("subagent.started", subagent(job), now, job.batch_id);
   }
 
+  /** A batch started with `?notify=` gets a short Telegram message per subordinate that ends (SPEC §5.5). */
+  #notify(job: JobRow, now: number): void {
+    const chatId = telegramChatId(this.d.events.notify(job.batch_id));
+    if (chatId === undefined) return;
+    const text = subagentSummary(subagent(job).label, job.state === "success", job.state === "success" ? job.result : job.error);
+    this.d.notifications.add(chatId, text, now);
+    this.d.outbox.wake(now);
+  }
+
   jobEnded(job: JobRow, now: number): void {
     const view = { now, maxResultChars: this.d.maxResultChars() };
     this.#record("job.finished", { batch_id: job.batch_id, ...snapshot(job, { ...view, includeResult: true }) }, now, job.batch_id);
@@ -49,6 +61,7 @@ export class Announcer {
       const ending = job.state === "success" ? { result: job.result } : { error: job.error };
       const usage = job.usage ? (JSON.parse(job.usage) as unknown) : null;
       this.#record("subagent.finish", { ...subagent(job), status: job.state, ...ending, usage }, now, job.batch_id);
+      this.#notify(job, now);
     }
     const batch = this.d.jobs.byBatch(job.batch_id);
     if (batch.every((j) => isTerminal(j.state))) {
@@ -58,6 +71,7 @@ export class Announcer {
   }
 }
 
+/** What subagent events say about a subordinate job. */
 function subagent(job: JobRow) {
   const plan = job.spec ? (JSON.parse(job.spec) as SubordinatePlan) : undefined;
   return { job_id: job.job_id, context_id: job.context_id, agent: plan?.profile ?? "default", label: plan?.request.label ?? "" };

@@ -1,11 +1,13 @@
 /**
- * Delivers the chat's pending events to their webhook (SPEC §6), at least
- * once. Driven by the `deliver` timer and run beside the alarm (an attempt
+ * Delivers the chat's pending events to their webhook (SPEC §6), and its
+ * Telegram notifications (SPEC §5.5), at least once. Driven by the `deliver` timer and run beside the alarm (an attempt
  * may take 10 s; deadlines must not wait for it); the timer is pushed out
  * first, so an instance lost mid-run is simply driven again.
  */
 import { afterAttempt } from "../../src/webhooks/delivery-rules";
 import { sendWebhook, type WebhookTarget } from "../../src/webhooks/send";
+import { sendTelegram, type TelegramTarget } from "../../src/notify/telegram";
+import type { Notification, Notifications } from "./notifications";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
 import type { Events, OutboxEvent } from "./events";
 import type { Timers } from "./timers";
@@ -17,8 +19,10 @@ const BATCH = 20;
 export interface OutboxDeps {
   ctx: DurableObjectState;
   events: Events;
+  notifications: Notifications;
   timers: Timers;
   webhook(): Promise<WebhookTarget | null>;
+  telegram(): Promise<TelegramTarget | null>;
   disableWebhook(version: number): Promise<void>;
   /** An event reached its receiver (a delivered `batch.finished` collects its jobs). */
   delivered(event: OutboxEvent, now: number): void;
@@ -40,17 +44,25 @@ export class Outbox {
     if (this.#running) return;
     this.#running = true;
     try {
-      for (let due = this.d.events.due(Date.now(), BATCH); due.length; due = this.d.events.due(Date.now(), BATCH)) {
-        const target = await this.d.webhook();
-        await forEachLimited(due, MAX_OPEN_CONNECTIONS, (event) => this.#attempt(event, target));
+      for (;;) {
+        const now = Date.now();
+        const events = this.d.events.due(now, BATCH);
+        const notes = this.d.notifications.due(now, BATCH);
+        if (events.length === 0 && notes.length === 0) break;
+        const [webhook, telegram] = await Promise.all([
+          events.length ? this.d.webhook() : null,
+          notes.length ? this.d.telegram() : null,
+        ]);
+        const work = [...events.map((e) => () => this.#attempt(e, webhook)), ...notes.map((n) => () => this.#notify(n, telegram))];
+        await forEachLimited(work, MAX_OPEN_CONNECTIONS, (send) => send());
       }
     } catch (e) {
       console.error("webhook delivery run failed; the deliver timer retries", e);
     } finally {
       this.#running = false;
       this.d.ranDry(Date.now());
-      const next = this.d.events.nextDue();
-      if (next === undefined) this.d.timers.clear("deliver", "");
+      const next = Math.min(this.d.events.nextDue() ?? Infinity, this.d.notifications.nextDue() ?? Infinity);
+      if (next === Infinity) this.d.timers.clear("deliver", "");
       else this.d.timers.set("deliver", "", next);
       await this.d.timers.arm();
     }
@@ -82,5 +94,15 @@ export class Outbox {
       case "failed":
         return this.d.events.failed(event.seq, status, status === null ? `${outcome.reason} Last error: ${error}` : outcome.reason, now);
     }
+  }
+
+  async #notify(note: Notification, telegram: TelegramTarget | null): Promise<void> {
+    if (!telegram) return this.d.notifications.settle(note.id, { failed: "Telegram is no longer configured (telegram.bot_token)." });
+    const chatId = JSON.parse(note.telegram_chat_id) as string | number;
+    const { status, error } = await sendTelegram(telegram, chatId, note.text, new AbortController().signal);
+    const outcome = afterAttempt(status, note.attempts + 1, Date.now());
+    if (outcome.kind === "delivered") return this.d.notifications.settle(note.id, { sent: true });
+    if (outcome.kind === "retry") return this.d.notifications.settle(note.id, { retryAt: outcome.at, error });
+    this.d.notifications.settle(note.id, { failed: error || outcome.reason });
   }
 }

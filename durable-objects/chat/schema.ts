@@ -3,7 +3,7 @@
  * chat that never existed leaves no storage behind (SPEC §2). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 const MIGRATIONS: Record<number, string[]> = {
   1: [
@@ -65,6 +65,12 @@ const MIGRATIONS: Record<number, string[]> = {
     `CREATE INDEX events_due ON events (status, next_at)`,
     // A request's delivery options (query parameters), kept while its jobs are.
     `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL)`,
+  ],
+  5: [
+    // Direct IM messages (SPEC §5.5) waiting to be sent, retried like webhooks.
+    `CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, telegram_chat_id TEXT NOT NULL, text TEXT NOT NULL,
+       status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_error TEXT,
+       created_at INTEGER NOT NULL)`,
   ],
 };
 

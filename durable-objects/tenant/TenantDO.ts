@@ -10,6 +10,7 @@ import { importConfigKey } from "../../src/config/secrets";
 import type { RunTarget } from "../../src/tools/executors";
 import type { LlmTarget } from "../../src/agents/llm";
 import type { WebhookTarget } from "../../src/webhooks/send";
+import type { TelegramTarget } from "../../src/notify/telegram";
 import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-config";
 
 export type PutConfigResult =
@@ -100,6 +101,14 @@ export class TenantDO extends DurableObject<Env> {
     const opened = await openSecrets({ ...config, tools: [], mcp_servers: [], llm: null, telegram: null }, await this.#configKey());
     const disabled = this.#sql.exec<{ v: number }>(`SELECT disabled_version AS v FROM webhook_state WHERE id = 1`).toArray()[0]?.v;
     return { url: config.webhook.url, secret: opened.webhook!.secret!, disabled: disabled === version, version };
+  }
+
+  /** The Telegram bot for `?notify=` messages, with its token decrypted; null when none is configured. */
+  async telegramTarget(): Promise<TelegramTarget | null> {
+    const { config } = this.#sealed();
+    if (!config.telegram) return null;
+    const opened = await openSecrets({ ...config, tools: [], mcp_servers: [], llm: null, webhook: null }, await this.#configKey());
+    return { api_base_url: config.telegram.api_base_url, bot_token: opened.telegram!.bot_token };
   }
 
   /** The receiver answered 410 Gone: stop sending until the configuration is replaced. */

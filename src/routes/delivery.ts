@@ -24,12 +24,24 @@ export function deliveryOptions(query: (k: string) => string | undefined, config
     }
   }
   const notify = query("notify");
-  if (notify !== undefined) {
-    try {
-      JSON.parse(notify);
-    } catch {
-      throw badRequest("invalid_notify", "`notify` must be a JSON object, e.g. {\"telegram_chat_id\": 123}.");
-    }
-  }
+  if (notify !== undefined) checkNotify(notify, config);
   return { callback_url: callbackUrl ?? null, notify: notify ?? null };
+}
+
+const NOTIFY_EXAMPLE = '`notify` must be a JSON object like {"telegram_chat_id": 123456789}.';
+
+/** `?notify=` names a Telegram chat, and the tenant has a bot to send with. */
+function checkNotify(notify: string, config: TenantConfig): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(notify);
+  } catch {
+    throw badRequest("invalid_notify", NOTIFY_EXAMPLE);
+  }
+  const chat = (parsed as { telegram_chat_id?: unknown } | null)?.telegram_chat_id;
+  const valid = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && (Number.isSafeInteger(chat) || (typeof chat === "string" && chat.length > 0));
+  if (!valid) throw badRequest("invalid_notify", NOTIFY_EXAMPLE);
+  if (!config.telegram) {
+    throw badRequest("invalid_notify", "`notify` needs a Telegram bot: set telegram.bot_token with PUT /v1/config first.");
+  }
 }

@@ -195,3 +195,55 @@ describe("webhook delivery", () => {
     }
   });
 });
+
+describe("Telegram notifications (?notify)", () => {
+  const telegramConfig = (model: string) =>
+    agentConfig(model, {
+      telegram: { bot_token: "123:test-token", api_base_url: `${toolServer()}/telegram` },
+      // One model per subagent, so each reads its own script whatever order they run in.
+      agents: { planner: { model: `${model}-planner` }, booker: { model: `${model}-booker` } },
+    });
+  const messages = async (chat: string): Promise<{ token: string; text: string }[]> =>
+    (await fetch(`${toolServer()}/__telegram/messages?chat_id=${encodeURIComponent(chat)}`)).json();
+
+  it("sends a short summary when each subordinate of the batch ends, besides the hand-back", async () => {
+    await configure(telegramConfig("m-tg"));
+    await scriptLlm("m-tg-planner", [{ content: "The picnic is planned. ".repeat(40) }]);
+    await scriptLlm("m-tg-booker", [{ status: 400 }]);
+    const notify = encodeURIComponent(JSON.stringify({ telegram_chat_id: 4242 }));
+    const { body } = await parallel(
+      "tg1",
+      {
+        tool_calls: [
+          call("spawn_task", { task: "Plan the picnic", label: "picnic", agent: "planner" }),
+          call("spawn_task", { task: "Book a table", label: "table", agent: "booker" }),
+          echo("not a subordinate"),
+        ],
+        timeout: 30,
+      },
+      { query: `?notify=${notify}` },
+    );
+    expect(body.jobs.map((j: { state: string }) => j.state)).toEqual(["success", "error", "success"]);
+    const sent = await eventually(async () => {
+      const list = await messages("4242");
+      return list.length === 2 ? list : undefined;
+    });
+    const byLabel = Object.fromEntries(sent.map((m) => [m.text.split("\n")[0], m]));
+    expect(byLabel["【picnic】done"]!.text.split("\n")[1]).toBe("The picnic is planned. ".repeat(40).slice(0, 500));
+    expect(byLabel["【table】failed"]).toBeDefined();
+    expect(sent.every((m) => m.token === "123:test-token")).toBe(true);
+  });
+
+  it("refuses notify without a Telegram bot, or without a chat id", async () => {
+    await configure(toolConfig());
+    const noBot = await parallel("tg2", { tool_calls: [echo(1)] }, { query: `?notify=${encodeURIComponent('{"telegram_chat_id":1}')}` });
+    expect(noBot.body.error).toEqual({
+      code: "invalid_notify",
+      message: "`notify` needs a Telegram bot: set telegram.bot_token with PUT /v1/config first.",
+    });
+    await configure(telegramConfig("m-tg2"));
+    const noChat = await parallel("tg2", { tool_calls: [echo(1)] }, { query: `?notify=${encodeURIComponent("{}")}` });
+    expect(noChat.status).toBe(400);
+    expect((await api("/v1/chats/tg2")).status).toBe(404);
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * Telegram messages waiting to be sent (SPEC §5.5), written with the job end
+ * they report and sent by the outbox on the webhook retry schedule.
+ */
+import { EVENT_TTL_MS } from "./events";
+
+export type Notification = { id: number; telegram_chat_id: string; text: string; attempts: number };
+
+export class Notifications {
+  constructor(private readonly sql: SqlStorage) {}
+
+  add(telegramChatId: string | number, text: string, now: number): void {
+    this.sql.exec(
+      `INSERT INTO notifications (telegram_chat_id, text, next_at, created_at) VALUES (?, ?, ?, ?)`,
+      JSON.stringify(telegramChatId), text, now, now,
+    );
+  }
+
+  due(now: number, limit: number): Notification[] {
+    return this.sql
+      .exec<Notification>(`SELECT id, telegram_chat_id, text, attempts FROM notifications WHERE status = 'pending' AND next_at <= ? ORDER BY id LIMIT ?`, now, limit)
+      .toArray();
+  }
+
+  nextDue(): number | undefined {
+    return this.sql.exec<{ at: number | null }>(`SELECT MIN(next_at) AS at FROM notifications WHERE status = 'pending'`).one().at ?? undefined;
+  }
+
+  pendingCount(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM notifications WHERE status = 'pending'`).one().n;
+  }
+
+  /** Records an attempt: `at` to try again, `sent`, or `failed` with the reason. */
+  settle(id: number, outcome: { sent: true } | { retryAt: number; error: string } | { failed: string }): void {
+    if ("sent" in outcome) this.sql.exec(`UPDATE notifications SET status = 'sent', attempts = attempts + 1, next_at = NULL WHERE id = ?`, id);
+    else if ("retryAt" in outcome) {
+      this.sql.exec(`UPDATE notifications SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE id = ?`, outcome.retryAt, outcome.error, id);
+    } else this.sql.exec(`UPDATE notifications SET status = 'failed', attempts = attempts + 1, next_at = NULL, last_error = ? WHERE id = ?`, outcome.failed, id);
+  }
+
+  purge(now: number): void {
+    this.sql.exec(`DELETE FROM notifications WHERE status != 'pending' AND created_at <= ?`, now - EVENT_TTL_MS);
+  }
+}
