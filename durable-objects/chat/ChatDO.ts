@@ -48,6 +48,8 @@ import { AGENT_STEP_SAFETY_MS, ChildSide } from "./child-side";
 import { EVENT_TTL_MS, Events } from "./events";
 import { Announcer } from "./announcer";
 import { Notifications } from "./notifications";
+import { ChatStream } from "./chat-stream";
+import { parseCursor } from "../shared/live-stream";
 import { DELIVERY_SAFETY_MS, Outbox } from "./outbox";
 import { Turns } from "./turns";
 import { chatLimits } from "../../src/config/chat-limits";
@@ -95,8 +97,10 @@ export class ChatDO extends DurableObject<Env> {
       if (event.type === "batch.finished" && event.batch_id) this.#jobs.markCollected(this.#jobs.byBatch(event.batch_id), now);
     },
   });
+  readonly #stream = new ChatStream({ ctx: this.ctx, sql: this.#sql, events: this.#events, tenant: () => this.#tenant() });
   readonly #announce = new Announcer({
     events: this.#events,
+    stream: this.#stream,
     notifications: this.#notifications,
     jobs: this.#jobs,
     outbox: this.#outbox,
@@ -550,7 +554,8 @@ export class ChatDO extends DurableObject<Env> {
     const armed = this.#timers.arm();
     if (isNewChat) {
       try {
-        await this.env.TENANT.getByName(tenantName(req.tenant)).registerChat(req.chat_id, now, req.parent_chat_id, req.level, req.name);
+        const { listening } = await this.env.TENANT.getByName(tenantName(req.tenant)).registerChat(req.chat_id, now, req.parent_chat_id, req.level, req.name);
+        this.#stream.setListening(listening);
       } catch (e) {
         console.warn("chat index update failed", (e as Error).message);
       }
@@ -680,6 +685,22 @@ export class ChatDO extends DurableObject<Env> {
     return { text: extrasText(this.#jobs.visible(), Date.now()) };
   }
 
+  /** The chat's live stream: the worker forwards the authenticated upgrade here. */
+  override async fetch(request: Request): Promise<Response> {
+    if (!hasSchema(this.#sql)) return Response.json({ status: "error", error: { code: "chat_not_found", message: "No such chat." } }, { status: 404 });
+    const after = parseCursor(new URL(request.url).searchParams.get("after"));
+    return this.#stream.accept(after === "invalid" ? null : after);
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    ws.close(code, reason);
+  }
+
+  /** The tenant stream has listeners again (or none): publish accordingly. */
+  async tenantListening(listening: boolean): Promise<void> {
+    if (hasSchema(this.#sql)) this.#stream.setListening(listening);
+  }
+
   failedEvents() {
     if (!hasSchema(this.#sql)) return null;
     return { events: this.#events.failedList() };
@@ -746,7 +767,8 @@ export class ChatDO extends DurableObject<Env> {
 
   async #registerChat(tenant: string, chatId: string, now: number): Promise<void> {
     try {
-      await this.env.TENANT.getByName(tenantName(tenant)).registerChat(chatId, now);
+      const { listening } = await this.env.TENANT.getByName(tenantName(tenant)).registerChat(chatId, now);
+      this.#stream.setListening(listening);
     } catch (e) {
       console.warn("chat index update failed", (e as Error).message);
     }

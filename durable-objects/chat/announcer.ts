@@ -14,6 +14,7 @@ import type { Events } from "./events";
 import type { Notifications } from "./notifications";
 import type { JobStore } from "./job-store";
 import type { Outbox } from "./outbox";
+import type { ChatStream } from "./chat-stream";
 import type { SubordinatePlan } from "./subordinates";
 
 export interface AnnouncerDeps {
@@ -21,6 +22,7 @@ export interface AnnouncerDeps {
   notifications: Notifications;
   jobs: JobStore;
   outbox: Outbox;
+  stream: ChatStream;
   maxResultChars(): number;
 }
 
@@ -28,7 +30,9 @@ export class Announcer {
   constructor(private readonly d: AnnouncerDeps) {}
 
   #record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): void {
-    if (this.d.events.record(type, data, now, batchId)) this.d.outbox.wake(now);
+    const { envelope, deliver } = this.d.events.record(type, data, now, batchId);
+    if (deliver) this.d.outbox.wake(now);
+    this.d.stream.publish(envelope, now);
   }
 
   chatCreated(name: string, level: number, now: number): void {

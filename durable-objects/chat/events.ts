@@ -40,17 +40,17 @@ export interface FailedEvent {
 export class Events {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Records an event (inside the caller's transaction); true when it waits for delivery. */
-  record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): boolean {
+  /** Records an event (inside the caller's transaction): its envelope, and whether it waits for delivery. */
+  record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): { envelope: string; deliver: boolean } {
     const seq = this.sql.exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) + 1 AS n`).one().n;
     const id = `evt_${nanoid(21)}`;
-    const envelope = eventEnvelope(id, type, now, this.#source(), seq, data);
+    const envelope = JSON.stringify(eventEnvelope(id, type, now, this.#source(), seq, data));
     const deliver = this.#webhookOn() || (batchId !== null && this.callbackUrl(batchId) !== null);
     this.sql.exec(
       `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      seq, id, type, JSON.stringify(envelope), now, batchId, deliver ? "pending" : "none", deliver ? now : null,
+      seq, id, type, envelope, now, batchId, deliver ? "pending" : "none", deliver ? now : null,
     );
-    return deliver;
+    return { envelope, deliver };
   }
 
   /** Top-level chats go to `webhook.url`; child chats only with `include_child_chats`. */
@@ -137,6 +137,10 @@ export class Events {
   /** Envelopes after `seq`, for the live stream. */
   after(seq: number, limit: number): { seq: number; body: string }[] {
     return this.sql.exec<{ seq: number; body: string }>(`SELECT seq, data AS body FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit).toArray();
+  }
+
+  oldestSeq(): number | undefined {
+    return this.sql.exec<{ s: number | null }>(`SELECT MIN(seq) AS s FROM events`).one().s ?? undefined;
   }
 
   oldestSettled(): number | undefined {

@@ -12,6 +12,10 @@ import type { LlmTarget } from "../../src/agents/llm";
 import type { WebhookTarget } from "../../src/webhooks/send";
 import type { TelegramTarget } from "../../src/notify/telegram";
 import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-config";
+import { Tickets } from "./tickets";
+import { TenantStream } from "./tenant-stream";
+import { acceptStream, broadcast, parseCursor } from "../shared/live-stream";
+import { chatName } from "../../src/names";
 
 export type PutConfigResult =
   | { ok: true; config: TenantConfig; version: number; generated_secrets: Record<string, string> }
@@ -22,6 +26,8 @@ export class TenantDO extends DurableObject<Env> {
   /** Every request reads the config: keep the parsed, masked form until the next PUT. */
   #cached: { config: TenantConfig; version: number } | undefined;
   #key: CryptoKey | undefined;
+  readonly #tickets: Tickets;
+  readonly #stream: TenantStream;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -32,6 +38,53 @@ export class TenantDO extends DurableObject<Env> {
     );
     // A 410 from the webhook disables it for the config version it was sent under.
     this.#sql.exec(`CREATE TABLE IF NOT EXISTS webhook_state (id INTEGER PRIMARY KEY CHECK (id = 1), disabled_version INTEGER NOT NULL)`);
+    this.#tickets = new Tickets(this.#sql);
+    this.#stream = new TenantStream(this.#sql);
+  }
+
+  // ---- the live stream (SPEC §6) ------------------------------------------------
+
+  issueTicket(tenant: string, chatId: string | null): Promise<string> {
+    return this.#tickets.issue(tenant, chatId, Date.now());
+  }
+
+  redeemTicket(ticket: string): Promise<{ chat_id: string | null } | undefined> {
+    return this.#tickets.redeem(ticket, Date.now());
+  }
+
+  /** The tenant-wide stream: the worker forwards the authenticated upgrade here. */
+  override async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const after = parseCursor(url.searchParams.get("after"));
+    const tenant = url.searchParams.get("tenant")!;
+    const now = Date.now();
+    const wasListening = this.#stream.listening(this.ctx.getWebSockets().length, now);
+    this.#stream.touch(now);
+    const response = acceptStream(this.ctx, after === "invalid" ? null : after, this.#stream);
+    // Chats stopped publishing while nobody listened: tell the recent ones someone is back.
+    if (!wasListening) this.ctx.waitUntil(this.#wakeChats(tenant, now));
+    return response;
+  }
+
+  /** Chats' events, while someone listens; the answer tells a chat whether to keep publishing. */
+  publish(envelopes: string[]): { listening: boolean } {
+    const now = Date.now();
+    if (!this.#stream.listening(this.ctx.getWebSockets().length, now)) return { listening: false };
+    for (const envelope of envelopes) broadcast(this.ctx, this.#stream.append(envelope, now));
+    this.#stream.purge(now);
+    return { listening: true };
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    this.#stream.touch(Date.now());
+    ws.close(code, reason);
+  }
+
+  async #wakeChats(tenant: string, now: number): Promise<void> {
+    const recent = this.#sql
+      .exec<{ chat_id: string }>(`SELECT chat_id FROM chats WHERE last_activity > ? ORDER BY last_activity DESC LIMIT 200`, now - 24 * 3600_000)
+      .toArray();
+    await Promise.allSettled(recent.map((c) => this.env.CHAT.getByName(chatName(tenant, c.chat_id)).tenantListening(true)));
   }
 
   /** The stored document with sealed secrets, or the defaults. */
@@ -118,12 +171,14 @@ export class TenantDO extends DurableObject<Env> {
 
   // ---- chat index ------------------------------------------------------------
 
-  registerChat(chatId: string, now: number, parent: string | null = null, level = 0, name = chatId): void {
+  /** Indexes a new chat; the answer tells it whether a tenant stream is listening. */
+  registerChat(chatId: string, now: number, parent: string | null = null, level = 0, name = chatId): { listening: boolean } {
     this.#sql.exec(
       `INSERT INTO chats (chat_id, parent_chat_id, level, name, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (chat_id) DO UPDATE SET last_activity = excluded.last_activity`,
       chatId, parent, level, name, now, now,
     );
+    return { listening: this.#stream.listening(this.ctx.getWebSockets().length, now) };
   }
 
   forgetChat(chatId: string): void {

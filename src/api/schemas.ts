@@ -158,3 +158,20 @@ export const toolsAnswer = z.object({
   tools: z.array(z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) })),
   prompts: z.record(z.string(), z.string()),
 });
+
+export const failedEvents = z.object({
+  events: z.array(
+    z.object({
+      id: z.string(),
+      type: z.string(),
+      seq: z.number().int(),
+      attempts: z.number().int(),
+      last_status: z.number().int().nullable(),
+      last_error: z.string().nullable(),
+      failed_at: z.string(),
+    }),
+  ),
+});
+
+export const ticketRequest = z.object({ chat_id: z.string().optional().describe("Limit the ticket to this chat's stream.") });
+export const ticketAnswer = z.object({ ticket: z.string(), expires_in: z.literal(60) });

@@ -11,11 +11,22 @@ import { ApiError } from "../http/errors";
 import type { AppEnv } from "../app-env";
 import { parseApiKeys, tenantForToken, type KeyTable } from "./api-keys";
 import { importConfigKey } from "../config/secrets";
+import { tenantName } from "../names";
+import { ticketTenant } from "./tickets";
 
 const UNAUTHORIZED = () =>
   Response.json(
     { status: "error", error: { code: "unauthorized", message: "Missing or invalid API key." } },
     { status: 401, headers: { "www-authenticate": 'Bearer realm="fanout"' } },
+  );
+
+const BAD_TICKET = () =>
+  Response.json(
+    {
+      status: "error",
+      error: { code: "unauthorized", message: "The ticket is invalid, used or expired; get a new one with POST /v1/ws-tickets." },
+    },
+    { status: 401 },
   );
 
 /** Parsed once per isolate per secret value: digests are not recomputed on every request. */
@@ -35,6 +46,17 @@ export const requireTenant: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>
   const table = await keyTable(c.env);
   if (!table.ok) {
     throw new ApiError(503, "misconfigured", `fanout is misconfigured: ${table.reason}. The operator must fix the Worker secrets.`);
+  }
+  const ticket = c.req.query("ticket");
+  if (ticket !== undefined) {
+    // Only a WebSocket upgrade may authenticate with a ticket; everything else sends its key in a header.
+    const tenant = ticketTenant(ticket);
+    const upgrade = c.req.header("upgrade")?.toLowerCase() === "websocket";
+    const scope = upgrade && tenant ? await c.env.TENANT.getByName(tenantName(tenant)).redeemTicket(ticket) : undefined;
+    if (!scope) return BAD_TICKET();
+    c.set("tenant", tenant!);
+    c.set("ticket", scope);
+    return next();
   }
   const auth = bearerAuth<AppEnv>({
     realm: "fanout",

@@ -1,23 +1,63 @@
 /**
- * A chat's events (SPEC §6). Without a WebSocket upgrade, `?status=failed`
- * lists the events whose webhook delivery gave up, so an operator can see
- * what a receiver missed.
+ * Events (SPEC §6): the live streams over WebSockets (a chat's, and the
+ * tenant-wide one the dashboard watches), the tickets browsers open them
+ * with, and the list of events whose webhook delivery gave up.
  */
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env";
+import { ticketRequest } from "../api/schemas";
+import { TICKET_TTL_SECONDS } from "../auth/tickets";
 import { ApiError, badRequest } from "../http/errors";
-import { chatIdParam, chatNotFound, chatStub } from "./context";
+import { readJsonBody } from "../http/json-body";
+import { isValidChatId } from "../names";
+import { chatIdParam, chatNotFound, chatStub, tenantStub } from "./context";
 
-export const eventRoutes = new Hono<AppEnv>().get("/chats/:chat_id/events", async (c) => {
-  const chatId = chatIdParam(c);
-  if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
-    const status = c.req.query("status");
-    if (status !== "failed") {
-      throw badRequest("invalid_status", "Use `?status=failed` to list undelivered events, or open a WebSocket for the live stream.");
+const isUpgrade = (c: Context<AppEnv>) => c.req.header("upgrade")?.toLowerCase() === "websocket";
+
+const upgradeRequired = () =>
+  new ApiError(426, "upgrade_required", "This is a WebSocket stream: connect with `Upgrade: websocket` (browsers: `?ticket=` from POST /v1/ws-tickets).");
+
+/** `?after=` resumes a stream after that cursor. */
+function checkCursor(c: Context<AppEnv>): void {
+  const after = c.req.query("after");
+  if (after !== undefined && !/^\d{1,15}$/.test(after)) throw badRequest("invalid_cursor", "`after` must be a non-negative integer: the last `seq` (chat stream) or `cursor` (tenant stream) you received.");
+}
+
+
+export const eventRoutes = new Hono<AppEnv>()
+  .post("/ws-tickets", async (c) => {
+    if (c.get("ticket")) throw new ApiError(403, "forbidden", "A ticket cannot buy another ticket.");
+    const empty = !c.req.raw.body || c.req.header("content-length") === "0";
+    const raw = empty ? {} : await readJsonBody(c.req.raw, 4096);
+    const parsed = ticketRequest.strict().safeParse(raw);
+    if (!parsed.success) throw badRequest("invalid_ticket_request", 'Body must be {} or {"chat_id": "<chat>"}.');
+    const chatId = parsed.data.chat_id ?? null;
+    if (chatId !== null && !isValidChatId(chatId)) throw badRequest("invalid_chat_id", "chat_id must be 1-128 characters of A-Z a-z 0-9 . _ : @ ! - and not only dots.");
+    const ticket = await tenantStub(c).issueTicket(c.get("tenant"), chatId);
+    return c.json({ ticket, expires_in: TICKET_TTL_SECONDS });
+  })
+  .get("/events", async (c) => {
+    if (!isUpgrade(c)) throw upgradeRequired();
+    const scope = c.get("ticket");
+    if (scope && scope.chat_id !== null) throw new ApiError(403, "forbidden", `This ticket is for chat '${scope.chat_id}' only.`);
+    checkCursor(c);
+    const url = new URL(c.req.url);
+    url.searchParams.delete("ticket");
+    url.searchParams.set("tenant", c.get("tenant"));
+    return tenantStub(c).fetch(new Request(url, c.req.raw));
+  })
+  .get("/chats/:chat_id/events", async (c) => {
+    const chatId = chatIdParam(c);
+    if (!isUpgrade(c)) {
+      if (c.req.query("status") !== "failed") {
+        throw badRequest("invalid_status", "Use `?status=failed` to list undelivered events, or open a WebSocket for the live stream.");
+      }
+      const answer = await chatStub(c, chatId).failedEvents();
+      if (answer === null) throw chatNotFound(chatId);
+      return c.json(answer);
     }
-    const answer = await chatStub(c, chatId).failedEvents();
-    if (answer === null) throw chatNotFound(chatId);
-    return c.json(answer);
-  }
-  throw new ApiError(501, "not_implemented", "The live event stream is not available yet.");
-});
+    const scope = c.get("ticket");
+    if (scope && scope.chat_id !== null && scope.chat_id !== chatId) throw new ApiError(403, "forbidden", `This ticket is for chat '${scope.chat_id}' only.`);
+    checkCursor(c);
+    return chatStub(c, chatId).fetch(c.req.raw);
+  });

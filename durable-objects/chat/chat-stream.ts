@@ -1,0 +1,72 @@
+/**
+ * Where a chat's events go live (SPEC §6): its own WebSocket clients (the
+ * chat stream, resumable by `data.seq`), and the tenant-wide stream while
+ * that has listeners. Whether it does is remembered in the chat's meta: the
+ * tenant says so when a chat registers, when a dashboard connects, and in
+ * every publish answer; a chat that believes nobody listens still probes
+ * once per 30 s, so it never stays silent for long by mistake.
+ */
+import { acceptStream, broadcast, type StreamLog } from "../shared/live-stream";
+import type { Events } from "./events";
+import { readMeta, writeMeta } from "./schema";
+
+const PROBE_MS = 30_000;
+
+interface TenantPublisher {
+  publish(envelopes: string[]): Promise<{ listening: boolean }>;
+}
+
+export class ChatStream implements StreamLog {
+  #unsent: string[] = [];
+  #sending = false;
+
+  constructor(
+    private readonly d: { ctx: DurableObjectState; sql: SqlStorage; events: Events; tenant(): TenantPublisher },
+  ) {}
+
+  accept(after: number | null): Response {
+    return acceptStream(this.d.ctx, after, this);
+  }
+
+  oldest(): number | undefined {
+    return this.d.events.oldestSeq();
+  }
+
+  after(cursor: number, limit: number): string[] {
+    return this.d.events.after(cursor, limit).map((e) => e.body);
+  }
+
+  /** An event was recorded: to this chat's sockets now, to the tenant stream if anyone may listen. */
+  publish(envelope: string, now: number): void {
+    broadcast(this.d.ctx, envelope);
+    if (readMeta(this.d.sql, "tenant_listening") !== "1") {
+      if (now - Number(readMeta(this.d.sql, "tenant_probe_at") ?? 0) < PROBE_MS) return;
+      writeMeta(this.d.sql, "tenant_probe_at", String(now));
+    }
+    this.#unsent.push(envelope);
+    if (!this.#sending) this.d.ctx.waitUntil(this.#send());
+  }
+
+  setListening(listening: boolean): void {
+    writeMeta(this.d.sql, "tenant_listening", listening ? "1" : "0");
+  }
+
+  /** One RPC at a time, in order; events recorded meanwhile go in the next. */
+  async #send(): Promise<void> {
+    this.#sending = true;
+    try {
+      while (this.#unsent.length) {
+        const batch = this.#unsent.splice(0, this.#unsent.length);
+        try {
+          const { listening } = await this.d.tenant().publish(batch);
+          this.setListening(listening);
+        } catch (e) {
+          // The live view is best effort: a dashboard reloads state when it reconnects.
+          console.warn("tenant stream publish failed", (e as Error).message);
+        }
+      }
+    } finally {
+      this.#sending = false;
+    }
+  }
+}
