@@ -1,0 +1,312 @@
+// The fanout dashboard (SPEC §7): plain browser JavaScript, served as is by
+// the worker, no build step. Everything that comes from the API is put in the
+// page as text (DOM nodes, never HTML), and the API key lives only in this
+// tab's sessionStorage.
+
+const KEY = "fanout.apiKey";
+const MAX_JOBS_SHOWN = 50;
+const $ = (id) => document.getElementById(id);
+const enc = encodeURIComponent;
+
+const state = {
+  roots: [], // top-level chat ids, in list order
+  chats: new Map(), // chat id → chat info (GET /v1/chats/{chat})
+  expanded: new Set(),
+  selected: null,
+  jobs: [], // job records of the selected chat, newest first
+  log: [],
+  cursor: null, // last tenant-stream cursor seen
+  socket: null,
+  retryMs: 1000,
+};
+
+// ---- DOM --------------------------------------------------------------------
+
+/** Builds an element; strings become text nodes, so API data can never become markup. */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) el.addEventListener(name.slice(2), value);
+    else if (name === "class") el.className = value;
+    else el.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+function setStatus(mode) {
+  const el = $("status");
+  el.dataset.state = mode;
+  el.textContent = mode;
+}
+
+// ---- the API --------------------------------------------------------------------
+
+async function api(path, init = {}) {
+  const res = await fetch(path, {
+    ...init,
+    headers: { authorization: `Bearer ${sessionStorage.getItem(KEY)}`, "content-type": "application/json", ...init.headers },
+  });
+  if (res.status === 401) {
+    signOut("That API key was refused.");
+    throw new Error("unauthorized");
+  }
+  if (res.status === 204) return null;
+  const body = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
+  return body;
+}
+
+// ---- chats ----------------------------------------------------------------------
+
+async function refreshChat(id) {
+  try {
+    state.chats.set(id, await api(`/v1/chats/${enc(id)}`));
+  } catch {
+    state.chats.delete(id); // deleted or purged
+    state.roots = state.roots.filter((r) => r !== id);
+  }
+}
+
+async function loadChats() {
+  const list = await api("/v1/chats?limit=100");
+  state.roots = list.chats.map((c) => c.chat_id);
+  await Promise.all(state.roots.map(refreshChat));
+  renderTree();
+}
+
+const isRunning = (info) => (info?.running_jobs ?? 0) > 0;
+
+function chatNode(id, summary) {
+  const info = state.chats.get(id) ?? summary;
+  const children = state.chats.get(id)?.children ?? [];
+  const open = state.expanded.has(id) && children.length > 0;
+  return h(
+    "li",
+    { role: "treeitem", "data-chat": id, "aria-expanded": children.length ? String(open) : undefined },
+    h(
+      "div",
+      { class: "node" },
+      h(
+        "button",
+        {
+          type: "button",
+          class: children.length ? "toggle" : "toggle leaf",
+          "aria-label": `${open ? "Collapse" : "Expand"} ${info?.name ?? id}`,
+          "aria-expanded": String(open),
+          onclick: () => toggle(id),
+        },
+        "▸",
+      ),
+      h(
+        "button",
+        { type: "button", class: "pick", "aria-current": String(state.selected === id), onclick: () => select(id) },
+        h("span", { class: isRunning(info) ? "dot live" : "dot", title: isRunning(info) ? "running" : "idle" }),
+        h("span", { class: "name" }, info?.name ?? id),
+      ),
+    ),
+    open ? h("ul", { role: "group" }, children.map((child) => chatNode(child.chat_id, child))) : null,
+  );
+}
+
+function renderTree() {
+  $("tree").replaceChildren(...state.roots.map((id) => chatNode(id)));
+  $("no-chats").hidden = state.roots.length > 0;
+}
+
+async function toggle(id) {
+  if (state.expanded.has(id)) state.expanded.delete(id);
+  else {
+    state.expanded.add(id);
+    // Children's own children show once their info is known.
+    await Promise.all((state.chats.get(id)?.children ?? []).map((c) => refreshChat(c.chat_id)));
+  }
+  renderTree();
+}
+
+// ---- the selected chat --------------------------------------------------------------
+
+async function select(id) {
+  state.selected = id;
+  renderTree();
+  await loadSelected();
+}
+
+async function loadSelected() {
+  const id = state.selected;
+  if (!id) return;
+  const [info, log] = await Promise.all([api(`/v1/chats/${enc(id)}`), api(`/v1/chats/${enc(id)}/log`)]);
+  const jobIds = [...new Set(log.rows.map((r) => r.job_id))].slice(-MAX_JOBS_SHOWN).reverse();
+  const records = await Promise.all(jobIds.map((j) => api(`/v1/chats/${enc(id)}/jobs/${enc(j)}`).catch(() => null)));
+  if (state.selected !== id) return; // another chat was picked meanwhile
+  state.chats.set(id, info);
+  state.log = log.rows;
+  state.jobs = records.filter(Boolean);
+  renderSelected();
+}
+
+function duration(job) {
+  if (!job.started_at) return "0 s";
+  const end = job.completed_at ? Date.parse(job.completed_at) : Date.now();
+  return `${((end - Date.parse(job.started_at)) / 1000).toFixed(1)} s`;
+}
+
+function jobCard(chatId, job) {
+  const active = job.state === "pending" || job.state === "running";
+  const outcome = job.state === "success" ? job.result ?? "(no text)" : job.error;
+  return h(
+    "article",
+    { class: "job", "data-job": job.job_id },
+    h(
+      "div",
+      { class: "job-head" },
+      h("span", { class: "state", "data-state": job.state }, job.state),
+      h("span", { class: "tool" }, job.tool_name),
+      h("span", { class: "id" }, job.job_id),
+      h("span", { class: "grow" }),
+      h("span", { class: "muted" }, duration(job)),
+      active ? h("button", { type: "button", class: "cancel", onclick: () => cancel(chatId, job.job_id) }, "Cancel") : null,
+    ),
+    h(
+      "dl",
+      {},
+      h("dt", {}, "args"),
+      h("dd", {}, h("pre", {}, JSON.stringify(job.tool_args, null, 2))),
+      outcome !== null && outcome !== undefined ? [h("dt", {}, job.state === "success" ? "result" : "error"), h("dd", {}, h("pre", {}, outcome))] : null,
+      job.usage ? [h("dt", {}, "usage"), h("dd", {}, Object.entries(job.usage).map(([k, v]) => `${k} ${v}`).join(" · "))] : null,
+      job.context_id
+        ? [h("dt", {}, "child"), h("dd", {}, h("button", { type: "button", onclick: () => select(job.context_id) }, job.context_id))]
+        : null,
+    ),
+  );
+}
+
+function renderSelected() {
+  const info = state.chats.get(state.selected);
+  $("pick").hidden = true;
+  $("chat").hidden = false;
+  $("chat-title").textContent = info.name;
+  const parent = info.parent_chat_id ? ` · child of ${info.parent_chat_id}` : "";
+  $("chat-meta").textContent = `${info.chat_id} · level A${info.level}${parent} · ${info.running_jobs} running`;
+  $("jobs").replaceChildren(...(state.jobs.length ? state.jobs.map((j) => jobCard(info.chat_id, j)) : [h("p", { class: "muted" }, "No jobs kept.")]));
+  $("log").replaceChildren(...state.log.map((row) => h("li", {}, h("strong", {}, row.heading), " ", row.content || "…")));
+}
+
+async function cancel(chatId, jobId) {
+  try {
+    await api(`/v1/chats/${enc(chatId)}/parallel`, { method: "POST", body: JSON.stringify({ action: "cancel", job_ids: [jobId] }) });
+  } finally {
+    await loadSelected();
+  }
+}
+
+// ---- live updates -------------------------------------------------------------------
+
+const pending = new Map();
+
+/** Refreshes a chat (and what shows it) once a burst of its events has passed. */
+function soon(chatId, parentId) {
+  clearTimeout(pending.get(chatId));
+  pending.set(
+    chatId,
+    setTimeout(async () => {
+      pending.delete(chatId);
+      await refreshChat(chatId);
+      if (parentId) await refreshChat(parentId);
+      renderTree();
+      if (chatId === state.selected) await loadSelected();
+    }, 150),
+  );
+}
+
+function onEvent(event) {
+  if (typeof event.cursor === "number") state.cursor = event.cursor;
+  const { chat_id: chatId, parent_chat_id: parentId } = event.data;
+  if (event.type === "chat.created" && !parentId && !state.roots.includes(chatId)) state.roots.unshift(chatId);
+  soon(chatId, parentId);
+}
+
+async function connect() {
+  if (!sessionStorage.getItem(KEY)) return;
+  setStatus("reconnecting");
+  try {
+    const { ticket } = await api("/v1/ws-tickets", { method: "POST", body: "{}" });
+    const url = new URL("/v1/events", location.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    url.searchParams.set("ticket", ticket);
+    if (state.cursor !== null) url.searchParams.set("after", String(state.cursor));
+    const socket = new WebSocket(url);
+    state.socket = socket;
+    let pinger;
+    socket.addEventListener("open", () => {
+      setStatus("live");
+      state.retryMs = 1000;
+      pinger = setInterval(() => socket.send("ping"), 30_000);
+    });
+    socket.addEventListener("message", (m) => {
+      if (m.data === "pong") return;
+      const event = JSON.parse(m.data);
+      if (event.type === "cursor.expired") {
+        state.cursor = null;
+        loadChats().then(loadSelected);
+        return;
+      }
+      onEvent(event);
+    });
+    socket.addEventListener("close", () => {
+      clearInterval(pinger);
+      if (state.socket === socket) retry();
+    });
+  } catch {
+    retry();
+  }
+}
+
+function retry() {
+  if (!sessionStorage.getItem(KEY)) return setStatus("offline");
+  setStatus("reconnecting");
+  setTimeout(connect, state.retryMs);
+  state.retryMs = Math.min(state.retryMs * 2, 30_000);
+}
+
+// ---- signing in and out -------------------------------------------------------------
+
+function signOut(message = "") {
+  sessionStorage.removeItem(KEY);
+  const socket = state.socket;
+  state.socket = null;
+  socket?.close();
+  setStatus("offline");
+  $("app").hidden = true;
+  $("sign-out").hidden = true;
+  $("login").hidden = false;
+  $("login-error").textContent = message;
+}
+
+async function start() {
+  $("login").hidden = true;
+  $("app").hidden = false;
+  $("sign-out").hidden = false;
+  await loadChats();
+  connect();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("login-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    sessionStorage.setItem(KEY, $("key").value.trim());
+    $("key").value = "";
+    try {
+      await start();
+    } catch (err) {
+      if (sessionStorage.getItem(KEY)) $("login-error").textContent = err.message;
+    }
+  });
+  $("sign-out").addEventListener("click", () => signOut());
+  if (sessionStorage.getItem(KEY)) start().catch(() => signOut());
+  else signOut();
+});

@@ -1,0 +1,40 @@
+/**
+ * `GET /`: the dashboard (SPEC §7), three static files served by the worker
+ * with a strict Content-Security-Policy: no inline script or style, nothing
+ * from other origins, connections (fetch and WebSocket) to this origin only.
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../app-env";
+// wrangler's bundler (esbuild) claims .js and .css files whatever the Text rule says; the import
+// attribute makes them text there, and the wrangler.toml rule does the same under vitest.
+import page from "./assets/index.html" with { type: "text" };
+import styles from "./assets/dashboard.css" with { type: "text" };
+import script from "./assets/dashboard.js" with { type: "text" };
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const serve = (body: string, type: string) => () =>
+  new Response(body, {
+    headers: {
+      "content-type": type,
+      "content-security-policy": CONTENT_SECURITY_POLICY,
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+      "cache-control": "no-cache",
+    },
+  });
+
+export const dashboardRoutes = new Hono<AppEnv>()
+  .get("/", serve(page, "text/html; charset=utf-8"))
+  .get("/dashboard.js", serve(script, "text/javascript; charset=utf-8"))
+  .get("/dashboard.css", serve(styles, "text/css; charset=utf-8"));

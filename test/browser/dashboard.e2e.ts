@@ -1,0 +1,131 @@
+/**
+ * The dashboard (SPEC §7) in a real headless Chromium against `wrangler dev`:
+ * sign in, see a chat and its child in the tree, expand it, watch a job go
+ * from running to success without reloading, cancel a job. Screenshots go to
+ * SCREENSHOT_DIR (`npm run screenshots` points it at docs/screenshots).
+ */
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KEY, startLocalService, type LocalService } from "./local-service";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const shots = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), "fanout-shots-"));
+
+let service: LocalService;
+let browser: Browser;
+let childId: string;
+
+beforeAll(async () => {
+  service = await startLocalService();
+  await service.api("/v1/config", { llm: { base_url: service.providerUrl, model: "fake", api_key: "sk-local" } }, "PUT");
+  // A support chat that delegated one task: a parent with a child chat in the tree.
+  const done = await service.api("/v1/chats/support-42/parallel", {
+    tool_calls: [{ tool_name: "call_subordinate", tool_args: { message: "Check the order status of #1042", reset: true } }],
+    timeout: 60,
+  });
+  childId = done.jobs[0].context_id;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"],
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+/** A page signed in, failing the test on any script error or CSP violation. */
+async function signedIn(viewport: { width: number; height: number }): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport });
+  const problems: string[] = [];
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console: ${m.text()} (${m.location().url})`);
+  });
+  await page.goto(service.url);
+  await page.fill("#key", KEY);
+  await page.click("#login-form button[type=submit]");
+  await page.waitForSelector('#status[data-state="live"]');
+  expect(await page.locator("#login").isVisible()).toBe(false);
+  return { page, problems };
+}
+
+const job = (page: Page, id: string) => page.locator(`article[data-job="${id}"]`);
+
+describe("the dashboard", () => {
+  it("shows the chat tree, live job states, and cancels a job", async () => {
+    const { page, problems } = await signedIn({ width: 1280, height: 800 });
+    expect(await page.evaluate(() => sessionStorage.getItem("fanout.apiKey"))).toBe(KEY);
+    expect(page.url()).not.toContain(KEY);
+
+    const parent = page.locator('li[data-chat="support-42"]');
+    const pickParent = page.locator('li[data-chat="support-42"] > .node > .pick');
+    await pickParent.waitFor();
+    const child = page.locator(`li[data-chat="${childId}"]`);
+    expect(await child.count()).toBe(0); // collapsed
+    await page.getByRole("button", { name: "Expand support-42" }).click();
+    await child.waitFor();
+    expect(await child.locator(".name").textContent()).toBe("Check the order status of #1042");
+
+    await pickParent.click();
+    await page.locator("#chat-title", { hasText: "support-42" }).waitFor();
+
+    // A job started elsewhere shows up and finishes on screen without a reload.
+    const quick = await service.api("/v1/chats/support-42/parallel", {
+      tool_calls: [{ tool_name: "wait", tool_args: { seconds: 2, note: "<img src=x onerror=alert(1)>" } }],
+      wait: false,
+    });
+    const quickId = quick.jobs[0].job_id;
+    await job(page, quickId).locator('.state[data-state="running"]').waitFor({ timeout: 15_000 });
+    await pickParent.locator(".dot.live").waitFor();
+    await job(page, quickId).locator('.state[data-state="success"]').waitFor({ timeout: 15_000 });
+    // Job data is text: the markup in its arguments is shown, never parsed.
+    expect(await job(page, quickId).locator("img").count()).toBe(0);
+    expect(await job(page, quickId).locator("pre").first().textContent()).toContain("<img src=x onerror=alert(1)>");
+
+    // Cancel from the page.
+    const slow = await service.api("/v1/chats/support-42/parallel", {
+      tool_calls: [{ tool_name: "wait", tool_args: { seconds: 300 } }],
+      wait: false,
+    });
+    const slowId = slow.jobs[0].job_id;
+    await job(page, slowId).locator("button.cancel").click({ timeout: 15_000 });
+    await job(page, slowId).locator('.state[data-state="cancelled"]').waitFor({ timeout: 15_000 });
+    const state = await service.api(`/v1/chats/support-42/jobs/${slowId}`);
+    expect(state.state).toBe("cancelled");
+
+    mkdirSync(shots, { recursive: true });
+    await page.screenshot({ path: join(shots, "dashboard-desktop.png") });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it("is usable on a phone-sized screen", async () => {
+    const { page, problems } = await signedIn({ width: 390, height: 844 });
+    await page.locator('li[data-chat="support-42"] > .node > .pick').click();
+    await page.locator("#chat-title", { hasText: "support-42" }).waitFor();
+    // Nothing scrolls sideways.
+    const wide = await page.evaluate(() =>
+      [...document.querySelectorAll("body *")]
+        .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+        .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
+    );
+    expect(wide).toEqual([]);
+    await page.screenshot({ path: join(shots, "dashboard-phone.png"), fullPage: false });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("signs out and forgets the key", async () => {
+    const { page } = await signedIn({ width: 1280, height: 800 });
+    await page.click("#sign-out");
+    await page.locator("#login").waitFor();
+    expect(await page.locator("#app").isVisible()).toBe(false);
+    expect(await page.evaluate(() => sessionStorage.getItem("fanout.apiKey"))).toBeNull();
+    await page.close();
+  }, 60_000);
+});

@@ -1,0 +1,33 @@
+/** The dashboard's files (SPEC §7): served without a key, under a strict CSP. */
+import { describe, expect, it } from "vitest";
+import { api } from "../helpers";
+
+describe("GET /", () => {
+  it("serves the page, its script and its styles with a strict Content-Security-Policy", async () => {
+    for (const [path, type] of [
+      ["/", "text/html"],
+      ["/dashboard.js", "text/javascript"],
+      ["/dashboard.css", "text/css"],
+    ]) {
+      const res = await api(path!, { key: null });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain(type!);
+      const csp = res.headers.get("content-security-policy")!;
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain("unsafe-inline");
+      expect(csp).toContain("frame-ancestors 'none'");
+    }
+    const page = await (await api("/", { key: null })).text();
+    expect(page).toContain('<script type="module" src="/dashboard.js"></script>');
+    expect(page).not.toMatch(/<script>(?!<\/script>)/); // no inline script
+    expect(page).not.toContain("style=");
+  });
+
+  it("renders API data as text only: the script never writes HTML", async () => {
+    const script = await (await api("/dashboard.js", { key: null })).text();
+    expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+    expect(script).toContain("sessionStorage");
+    expect(script).not.toContain("localStorage");
+  });
+});
