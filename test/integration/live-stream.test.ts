@@ -87,6 +87,19 @@ describe("the chat stream", () => {
     socket.close();
   });
 
+  it("answers ping with pong", async () => {
+    await configure(toolConfig());
+    await parallel("ls4", { tool_calls: [echo(0)] });
+    const res = await api(`/v1/chats/ls4/events?ticket=${await ticket("ls4")}`, { key: null, headers: { upgrade: "websocket" } });
+    const ws = res.webSocket!;
+    const replies: string[] = [];
+    ws.addEventListener("message", (e) => replies.push(e.data as string));
+    ws.accept();
+    ws.send("ping");
+    await eventually(async () => replies.includes("pong"));
+    ws.close(1000, "done");
+  });
+
   it("is not a plain GET, and has a chat to stream", async () => {
     await configure(toolConfig());
     expect((await api("/v1/events")).status).toBe(426);

@@ -589,6 +589,23 @@ describe("hand-back records", () => {
   });
 });
 
+describe("child chat events", () => {
+  it("a child renamed on continuation announces chat.updated", async () => {
+    await configure(agentConfig("m-rename"));
+    await scriptLlm("m-rename", [{ content: "one" }, { content: "two" }]);
+    const first = await parallel("rn1", { tool_calls: [sub("Start.")], timeout: 20 });
+    const contextId = first.body.jobs[0].context_id;
+    await parallel("rn1", { tool_calls: [call("call_subordinate", { message: "Go on.", context_id: contextId, name: "Renamed" })], timeout: 20 });
+    const types = await runInDurableObject(chatObject(contextId), (_i, s) =>
+      s.storage.sql.exec("SELECT type, data FROM events ORDER BY seq").toArray().map((r) => [r.type, JSON.parse(String(r.data)).data.name]),
+    );
+    expect(types.filter(([type]) => String(type).startsWith("chat."))).toEqual([
+      ["chat.created", "Start."],
+      ["chat.updated", "Renamed"],
+    ]);
+  });
+});
+
 describe("per-tree subagent cap", () => {
   it("refuses a top-level batch over max_subagents_per_tree whole, scope tree", async () => {
     await configure(agentConfig("m-tree-1", { limits: { max_parallel_subagents: 5, max_subagents_per_tree: 2 } }));
