@@ -1,20 +1,24 @@
 /**
  * Delivers the chat's pending events to their webhook (SPEC §6), and its
- * Telegram notifications (SPEC §5.5), at least once. Driven by the `deliver` timer and run beside the alarm (an attempt
- * may take 10 s; deadlines must not wait for it); the timer is pushed out
- * first, so an instance lost mid-run is simply driven again.
+ * Telegram notifications (SPEC §5.5), at least once. Driven by the `deliver`
+ * timer and run beside the alarm (an attempt may take 10 s; deadlines must
+ * not wait for it). At most four attempts are in flight; each one that ends
+ * starts the next due item, so a receiver that hangs holds one lane, never the
+ * events behind it. The alarm pushes the timer out first, so an instance lost
+ * mid-run is simply driven again.
  */
 import { afterAttempt } from "../../src/webhooks/delivery-rules";
 import { sendWebhook, type WebhookTarget } from "../../src/webhooks/send";
 import { sendTelegram, type TelegramTarget } from "../../src/notify/telegram";
 import type { Notification, Notifications } from "./notifications";
-import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
+import { MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
 import type { Events, OutboxEvent } from "./events";
 import type { Timers } from "./timers";
 
 /** If a run's instance dies, the `deliver` timer re-drives it after this. */
 export const DELIVERY_SAFETY_MS = 60_000;
-const BATCH = 20;
+/** Where to deliver is read from the TenantDO at most this often, not once per event. */
+const TARGETS_TTL_MS = 5_000;
 
 export interface OutboxDeps {
   ctx: DurableObjectState;
@@ -26,12 +30,15 @@ export interface OutboxDeps {
   disableWebhook(version: number): Promise<void>;
   /** An event reached its receiver (a delivered `batch.finished` collects its jobs). */
   delivered(event: OutboxEvent, now: number): void;
-  /** A run ended with its events settled or scheduled: retention may count again. */
+  /** Nothing is in flight any more: retention may count again. */
   ranDry(now: number): void;
 }
 
+type Targets = { at: number; webhook: Promise<WebhookTarget | null>; telegram: Promise<TelegramTarget | null> };
+
 export class Outbox {
-  #running = false;
+  readonly #inFlight = new Set<string>();
+  #targets: Targets | undefined;
 
   constructor(private readonly d: OutboxDeps) {}
 
@@ -40,32 +47,53 @@ export class Outbox {
     this.d.timers.set("deliver", "", now);
   }
 
+  /** Starts attempts for what is due, up to the lanes free; resolves when those (and what they start) end. */
   async drive(): Promise<void> {
-    if (this.#running) return;
-    this.#running = true;
-    try {
-      for (;;) {
-        const now = Date.now();
-        const events = this.d.events.due(now, BATCH);
-        const notes = this.d.notifications.due(now, BATCH);
-        if (events.length === 0 && notes.length === 0) break;
-        const [webhook, telegram] = await Promise.all([
-          events.length ? this.d.webhook() : null,
-          notes.length ? this.d.telegram() : null,
-        ]);
-        const work = [...events.map((e) => () => this.#attempt(e, webhook)), ...notes.map((n) => () => this.#notify(n, telegram))];
-        await forEachLimited(work, MAX_OPEN_CONNECTIONS, (send) => send());
-      }
-    } catch (e) {
-      console.error("webhook delivery run failed; the deliver timer retries", e);
-    } finally {
-      this.#running = false;
-      this.d.ranDry(Date.now());
-      const next = Math.min(this.d.events.nextDue() ?? Infinity, this.d.notifications.nextDue() ?? Infinity);
-      if (next === Infinity) this.d.timers.clear("deliver", "");
-      else this.d.timers.set("deliver", "", next);
-      await this.d.timers.arm();
+    const now = Date.now();
+    const room = MAX_OPEN_CONNECTIONS - this.#inFlight.size;
+    const events = room > 0 ? this.d.events.due(now, MAX_OPEN_CONNECTIONS * 2).filter((e) => !this.#inFlight.has(`e${e.seq}`)) : [];
+    const notes = room > 0 ? this.d.notifications.due(now, MAX_OPEN_CONNECTIONS * 2).filter((n) => !this.#inFlight.has(`n${n.id}`)) : [];
+    const work: [string, (t: Targets) => Promise<void>][] = [
+      ...events.map((e): [string, (t: Targets) => Promise<void>] => [`e${e.seq}`, async (t) => this.#attempt(e, await t.webhook)]),
+      ...notes.map((n): [string, (t: Targets) => Promise<void>] => [`n${n.id}`, async (t) => this.#notify(n, await t.telegram)]),
+    ].slice(0, Math.max(0, room));
+    if (work.length === 0) return this.#settled();
+    const targets = this.#targetsAt(now);
+    await Promise.all(
+      work.map(async ([key, run]) => {
+        this.#inFlight.add(key);
+        try {
+          await run(targets);
+        } catch (e) {
+          console.error("delivery attempt failed to run; the deliver timer retries", key, e);
+        } finally {
+          this.#inFlight.delete(key);
+        }
+        await this.drive();
+      }),
+    );
+  }
+
+  #targetsAt(now: number): Targets {
+    if (!this.#targets || now - this.#targets.at > TARGETS_TTL_MS) {
+      this.#targets = { at: now, webhook: this.d.webhook(), telegram: this.d.telegram() };
+      // A failed lookup is not kept: the next attempt asks again.
+      const forget = () => (this.#targets = undefined);
+      this.#targets.webhook.catch(forget);
+      this.#targets.telegram.catch(forget);
     }
+    return this.#targets;
+  }
+
+  /** Nothing more to start now: once nothing is in flight either, point the timer at the next retry. */
+  async #settled(): Promise<void> {
+    if (this.#inFlight.size > 0) return;
+    const now = Date.now();
+    this.d.ranDry(now);
+    const next = Math.min(this.d.events.nextDue() ?? Infinity, this.d.notifications.nextDue() ?? Infinity);
+    if (next === Infinity) this.d.timers.clear("deliver", "");
+    else this.d.timers.set("deliver", "", next);
+    await this.d.timers.arm();
   }
 
   async #attempt(event: OutboxEvent, webhook: WebhookTarget | null): Promise<void> {

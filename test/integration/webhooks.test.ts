@@ -125,6 +125,33 @@ describe("webhook delivery", () => {
     expect(last).toMatchObject({ status: "failed", attempts: 8, last_status: null });
   });
 
+  // Five events, four lanes: the fifth starts when the first lane frees, after 10 s.
+  it("gives an attempt 10 s: a receiver that never answers is retried", { timeout: 40_000 }, async () => {
+    await configure(webhookConfig(`${toolServer()}/hang`));
+    const started = Date.now();
+    await parallel("wh10", { tool_calls: [echo(1)] });
+    const rows = await eventually(async () => {
+      const list = await outboxRows("wh10");
+      return list.length && list.every((r) => r.attempts === 1) ? list : undefined;
+    }, 30_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(9_500);
+    const errors = await runInDurableObject(chatObject("wh10"), (_i, s) => s.storage.sql.exec("SELECT DISTINCT last_error FROM events WHERE status = 'pending'").toArray());
+    expect(errors).toEqual([{ last_error: "No answer within 10 s." }]);
+    expect(rows.every((r) => r.status === "pending" && r.last_status === null)).toBe(true);
+  });
+
+  it("a receiver hanging on one event never holds back the events after it", async () => {
+    const url = await inbox("w11", [0]);
+    await configure(webhookConfig(url));
+    await parallel("wh11", { tool_calls: [echo(1)] });
+    await eventually(async () => (await received("w11")).length === 5);
+    const started = Date.now();
+    await parallel("wh11", { tool_calls: [echo(2)] });
+    const secondBatchDone = (e: any) => e.type === "batch.finished" && e.data.results.jobs[0].result === '{"x":2}';
+    await eventually(async () => events((await received("w11")).filter((d) => d.status === 200)).some(secondBatchDone));
+    expect(Date.now() - started).toBeLessThan(5_000); // long before the hung attempt's 10 s are up
+  });
+
   it("an event waiting for a retry survives the chat being evicted", async () => {
     const url = await inbox("w5", [503]);
     await configure(webhookConfig(url));

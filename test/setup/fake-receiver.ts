@@ -3,7 +3,8 @@
  * server (see fake-servers.ts). Tests use an inbox name of their own, since
  * test files run concurrently against one server.
  *
- *   POST /hooks/<inbox>              → records the delivery; answers the next scripted status (then 200)
+ *   POST /hooks/<inbox>              → records the delivery; answers the next scripted status (then 200);
+ *                                      a scripted 0 never answers
  *   POST /__hooks/script             {"inbox", "statuses":[500, 200, …]}
  *   GET  /__hooks/received?inbox=…   → [{headers, body, status, at}]
  *   POST /telegram/bot<token>/sendMessage → records {token, chat_id, text}; answers {"ok":true}
@@ -32,6 +33,7 @@ export function fakeReceiver() {
       const inbox = hook[1]!;
       const status = scripts.get(inbox)?.shift() ?? 200;
       received.set(inbox, [...(received.get(inbox) ?? []), { headers: req.headers, body, status, at: Date.now() }]);
+      if (status === 0) return true; // hangs: the sender's attempt timeout must end it
       res.writeHead(status, { "content-type": "text/plain" }).end(`status ${status}`);
       return true;
     }
