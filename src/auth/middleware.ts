@@ -20,6 +20,9 @@ const UNAUTHORIZED = () =>
     { status: 401, headers: { "www-authenticate": 'Bearer realm="fanout"' } },
   );
 
+/** The only routes a ticket opens: the live streams. */
+const STREAM_PATH = /^\/v1\/(events|chats\/[^/]+\/events)$/;
+
 const BAD_TICKET = () =>
   Response.json(
     {
@@ -49,10 +52,11 @@ export const requireTenant: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>
   }
   const ticket = c.req.query("ticket");
   if (ticket !== undefined) {
-    // Only a WebSocket upgrade may authenticate with a ticket; everything else sends its key in a header.
+    // A ticket opens a live stream and nothing else; every other call sends its key in a header.
     const tenant = ticketTenant(ticket);
     const upgrade = c.req.header("upgrade")?.toLowerCase() === "websocket";
-    const scope = upgrade && tenant ? await c.env.TENANT.getByName(tenantName(tenant)).redeemTicket(ticket) : undefined;
+    const stream = c.req.method === "GET" && STREAM_PATH.test(c.req.path);
+    const scope = upgrade && stream && tenant ? await c.env.TENANT.getByName(tenantName(tenant)).redeemTicket(ticket) : undefined;
     if (!scope) return BAD_TICKET();
     c.set("tenant", tenant!);
     c.set("ticket", scope);

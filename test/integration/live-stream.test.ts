@@ -70,8 +70,15 @@ describe("the chat stream", () => {
     expect(other.status).toBe(403);
     const keyInUrl = await api("/v1/chats/ls2/events?api_key=test-key-acme", { key: null, headers: { upgrade: "websocket" } });
     expect(keyInUrl.status).toBe(401);
-    // A ticket authenticates nothing but an upgrade.
+    // A ticket opens the live streams and nothing else, upgrade header or not.
     expect((await api(`/v1/chats/ls2/jobs?ticket=${await ticket()}`, { key: null })).status).toBe(401);
+    const ws = { upgrade: "websocket" };
+    expect((await api(`/v1/chats/ls2/jobs?ticket=${await ticket()}`, { key: null, headers: ws })).status).toBe(401);
+    const put = await api(`/v1/config?ticket=${await ticket()}`, { key: null, method: "PUT", body: toolConfig(), headers: ws });
+    expect(put.status).toBe(401);
+    const del = await api(`/v1/chats/ls2?ticket=${await ticket()}`, { key: null, method: "DELETE", headers: ws });
+    expect(del.status).toBe(401);
+    expect((await api("/v1/chats/ls2")).status).toBe(200);
   });
 
   it("tells a client whose cursor is older than what is kept", async () => {
