@@ -29,10 +29,17 @@ export interface AnnouncerDeps {
 export class Announcer {
   constructor(private readonly d: AnnouncerDeps) {}
 
-  #record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): void {
-    const { envelope, deliver } = this.d.events.record(type, data, now, batchId);
-    if (deliver) this.d.outbox.wake(now);
-    this.d.stream.publish(envelope, now);
+  #record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): number | undefined {
+    try {
+      const { envelope, deliver, seq } = this.d.events.record(type, data, now, batchId);
+      if (deliver) this.d.outbox.wake(now);
+      this.d.stream.publish(envelope, now);
+      return seq;
+    } catch (e) {
+      // The change it announces has happened already: never let the announcement undo the rest of it.
+      console.error("could not record an event", type, e);
+      return undefined;
+    }
   }
 
   chatCreated(name: string, level: number, now: number): void {
@@ -50,11 +57,11 @@ export class Announcer {
   }
 
   /** A batch started with `?notify=` gets a short Telegram message per subordinate that ends (SPEC §5.5). */
-  #notify(job: JobRow, now: number): void {
+  #notify(job: JobRow, now: number, afterSeq: number | undefined): void {
     const chatId = telegramChatId(this.d.events.notify(job.batch_id));
     if (chatId === undefined) return;
     const text = subagentSummary(subagent(job).label, job.state === "success", job.state === "success" ? job.result : job.error);
-    this.d.notifications.add(chatId, text, now);
+    this.d.notifications.add(chatId, text, now, afterSeq);
     this.d.outbox.wake(now);
   }
 
@@ -62,10 +69,12 @@ export class Announcer {
     const view = { now, maxResultChars: this.d.maxResultChars() };
     this.#record("job.finished", { batch_id: job.batch_id, ...snapshot(job, { ...view, includeResult: true }) }, now, job.batch_id);
     if (job.kind === "subordinate") {
-      const ending = job.state === "success" ? { result: job.result } : { error: job.error };
+      // The result as a response would show it: cut at max_result_chars (the job keeps all of it).
+      const shown = snapshot(job, { ...view, includeResult: true });
+      const ending = job.state === "success" ? { result: shown.result ?? null, ...(shown.result_truncated ? { result_truncated: true } : {}) } : { error: job.error };
       const usage = job.usage ? (JSON.parse(job.usage) as unknown) : null;
-      this.#record("subagent.finish", { ...subagent(job), status: job.state, ...ending, usage }, now, job.batch_id);
-      this.#notify(job, now);
+      const seq = this.#record("subagent.finish", { ...subagent(job), status: job.state, ...ending, usage }, now, job.batch_id);
+      this.#notify(job, now, seq);
     }
     const batch = this.d.jobs.byBatch(job.batch_id);
     if (batch.every((j) => isTerminal(j.state))) {

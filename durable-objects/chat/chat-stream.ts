@@ -32,6 +32,10 @@ export class ChatStream implements StreamLog {
     return this.d.events.oldestSeq();
   }
 
+  latest(): number {
+    return this.d.events.latestSeq();
+  }
+
   after(cursor: number, limit: number): string[] {
     return this.d.events.after(cursor, limit).map((e) => e.body);
   }

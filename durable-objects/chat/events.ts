@@ -6,7 +6,7 @@
  * next, and `seq` lets the receiver order them.
  */
 import { nanoid } from "nanoid";
-import { eventEnvelope, type EventSource, type EventType } from "../../src/events/envelope";
+import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType } from "../../src/events/envelope";
 import type { ChatLimits } from "../../src/jobs/messages";
 import { readMeta } from "./schema";
 
@@ -41,16 +41,17 @@ export class Events {
   constructor(private readonly sql: SqlStorage) {}
 
   /** Records an event (inside the caller's transaction): its envelope, and whether it waits for delivery. */
-  record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): { envelope: string; deliver: boolean } {
-    const seq = this.sql.exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) + 1 AS n`).one().n;
+  record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): { envelope: string; deliver: boolean; seq: number } {
+    const seq = this.latestSeq() + 1;
     const id = `evt_${nanoid(21)}`;
-    const envelope = JSON.stringify(eventEnvelope(id, type, now, this.#source(), seq, data));
+    let envelope = JSON.stringify(eventEnvelope(id, type, now, this.#source(), seq, data));
+    if (envelope.length > EVENT_MAX_CHARS) envelope = JSON.stringify(eventEnvelope(id, type, now, this.#source(), seq, withoutResults(data)));
     const deliver = this.#webhookOn() || (batchId !== null && this.callbackUrl(batchId) !== null);
     this.sql.exec(
       `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       seq, id, type, envelope, now, batchId, deliver ? "pending" : "none", deliver ? now : null,
     );
-    return { envelope, deliver };
+    return { envelope, deliver, seq };
   }
 
   /** Top-level chats go to `webhook.url`; child chats only with `include_child_chats`. */
@@ -139,6 +140,11 @@ export class Events {
     return this.sql.exec<{ seq: number; body: string }>(`SELECT seq, data AS body FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit).toArray();
   }
 
+  /** The last seq given out, purged or not (0 before the first event). */
+  latestSeq(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS n`).one().n;
+  }
+
   oldestSeq(): number | undefined {
     return this.sql.exec<{ s: number | null }>(`SELECT MIN(seq) AS s FROM events`).one().s ?? undefined;
   }
@@ -154,6 +160,10 @@ export class Events {
       `DELETE FROM events WHERE status != 'pending' AND seq <= (SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
       EVENTS_KEPT,
     );
-    this.sql.exec(`DELETE FROM batches WHERE batch_id NOT IN (SELECT batch_id FROM jobs)`);
+    // A batch's callback_url outlives its jobs while its events still wait for delivery.
+    this.sql.exec(
+      `DELETE FROM batches WHERE batch_id NOT IN (SELECT batch_id FROM jobs)
+         AND batch_id NOT IN (SELECT batch_id FROM events WHERE status = 'pending' AND batch_id IS NOT NULL)`,
+    );
   }
 }

@@ -9,21 +9,37 @@ export type Notification = { id: number; telegram_chat_id: string; text: string;
 export class Notifications {
   constructor(private readonly sql: SqlStorage) {}
 
-  add(telegramChatId: string | number, text: string, now: number): void {
+  /** `afterSeq`: the `subagent.finish` event this message follows (SPEC §5.5: results reach the agent first). */
+  add(telegramChatId: string | number, text: string, now: number, afterSeq?: number): void {
     this.sql.exec(
-      `INSERT INTO notifications (telegram_chat_id, text, next_at, created_at) VALUES (?, ?, ?, ?)`,
-      JSON.stringify(telegramChatId), text, now, now,
+      `INSERT INTO notifications (telegram_chat_id, text, next_at, created_at, after_seq) VALUES (?, ?, ?, ?, ?)`,
+      JSON.stringify(telegramChatId), text, now, now, afterSeq ?? null,
     );
   }
 
+  /** Messages due, once the webhook had its first try at the hand-back they follow (a failing webhook never holds them). */
   due(now: number, limit: number): Notification[] {
     return this.sql
-      .exec<Notification>(`SELECT id, telegram_chat_id, text, attempts FROM notifications WHERE status = 'pending' AND next_at <= ? ORDER BY id LIMIT ?`, now, limit)
+      .exec<Notification>(
+        `SELECT id, telegram_chat_id, text, attempts FROM notifications n
+         WHERE status = 'pending' AND next_at <= ?
+           AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = n.after_seq AND e.status = 'pending' AND e.attempts = 0)
+         ORDER BY id LIMIT ?`,
+        now, limit,
+      )
       .toArray();
   }
 
+  /** The next message to try; one waiting for its hand-back's first try is woken by that event instead. */
   nextDue(): number | undefined {
-    return this.sql.exec<{ at: number | null }>(`SELECT MIN(next_at) AS at FROM notifications WHERE status = 'pending'`).one().at ?? undefined;
+    return (
+      this.sql
+        .exec<{ at: number | null }>(
+          `SELECT MIN(next_at) AS at FROM notifications n WHERE status = 'pending'
+             AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = n.after_seq AND e.status = 'pending' AND e.attempts = 0)`,
+        )
+        .one().at ?? undefined
+    );
   }
 
   pendingCount(): number {

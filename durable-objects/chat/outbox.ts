@@ -19,6 +19,8 @@ import type { Timers } from "./timers";
 export const DELIVERY_SAFETY_MS = 60_000;
 /** Where to deliver is read from the TenantDO at most this often, not once per event. */
 const TARGETS_TTL_MS = 5_000;
+/** After an attempt could not even run (the TenantDO unreachable, say), wait this long before the next. */
+const PAUSE_AFTER_FAILURE_MS = 10_000;
 
 export interface OutboxDeps {
   ctx: DurableObjectState;
@@ -39,6 +41,7 @@ type Targets = { at: number; webhook: Promise<WebhookTarget | null>; telegram: P
 export class Outbox {
   readonly #inFlight = new Set<string>();
   #targets: Targets | undefined;
+  #pausedUntil = 0;
 
   constructor(private readonly d: OutboxDeps) {}
 
@@ -50,6 +53,7 @@ export class Outbox {
   /** Starts attempts for what is due, up to the lanes free; resolves when those (and what they start) end. */
   async drive(): Promise<void> {
     const now = Date.now();
+    if (now < this.#pausedUntil) return this.#settled();
     const room = MAX_OPEN_CONNECTIONS - this.#inFlight.size;
     const events = room > 0 ? this.d.events.due(now, MAX_OPEN_CONNECTIONS * 2).filter((e) => !this.#inFlight.has(`e${e.seq}`)) : [];
     const notes = room > 0 ? this.d.notifications.due(now, MAX_OPEN_CONNECTIONS * 2).filter((n) => !this.#inFlight.has(`n${n.id}`)) : [];
@@ -65,7 +69,8 @@ export class Outbox {
         try {
           await run(targets);
         } catch (e) {
-          console.error("delivery attempt failed to run; the deliver timer retries", key, e);
+          console.error("delivery attempt failed to run; pausing before the next", key, e);
+          this.#pausedUntil = Date.now() + PAUSE_AFTER_FAILURE_MS;
         } finally {
           this.#inFlight.delete(key);
         }
@@ -90,7 +95,7 @@ export class Outbox {
     if (this.#inFlight.size > 0) return;
     const now = Date.now();
     this.d.ranDry(now);
-    const next = Math.min(this.d.events.nextDue() ?? Infinity, this.d.notifications.nextDue() ?? Infinity);
+    const next = Math.max(this.#pausedUntil, Math.min(this.d.events.nextDue() ?? Infinity, this.d.notifications.nextDue() ?? Infinity));
     if (next === Infinity) this.d.timers.clear("deliver", "");
     else this.d.timers.set("deliver", "", next);
     await this.d.timers.arm();

@@ -3,7 +3,7 @@
  * chat that never existed leaves no storage behind (SPEC §2). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 
 const MIGRATIONS: Record<number, string[]> = {
   1: [
@@ -71,6 +71,10 @@ const MIGRATIONS: Record<number, string[]> = {
     `CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, telegram_chat_id TEXT NOT NULL, text TEXT NOT NULL,
        status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_error TEXT,
        created_at INTEGER NOT NULL)`,
+  ],
+  6: [
+    // A Telegram message waits for the webhook's first try at the hand-back it follows.
+    `ALTER TABLE notifications ADD COLUMN after_seq INTEGER`,
   ],
 };
 

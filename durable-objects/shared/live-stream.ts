@@ -9,22 +9,37 @@
 export interface StreamLog {
   /** The oldest cursor still kept, if any. */
   oldest(): number | undefined;
+  /** The last cursor ever given out (0 before the first). */
+  latest(): number;
   /** Messages after `cursor`, oldest first. */
   after(cursor: number, limit: number): string[];
 }
 
-const REPLAY_LIMIT = 1000;
+export const REPLAY_LIMIT = 1000;
 
-/** Accepts the upgrade; with `after`, first sends what came since (or `cursor.expired` when that is gone). */
-export function acceptStream(ctx: DurableObjectState, after: number | null, log: StreamLog): Response {
+/**
+ * Where a resuming client can pick up: after its cursor, unless messages it
+ * has not seen are gone (purged, never stored, or more than one replay holds);
+ * then it is told `cursor.expired` and gets the newest messages kept.
+ */
+export function resumeFrom(after: number, log: StreamLog, mayHaveGap = false): { expired: boolean; from: number } {
+  const latest = log.latest();
+  if (after >= latest) return { expired: mayHaveGap, from: after };
+  const oldest = log.oldest();
+  const from = Math.max(after, latest - REPLAY_LIMIT, oldest === undefined ? latest : oldest - 1);
+  return { expired: mayHaveGap || from > after, from };
+}
+
+/** Accepts the upgrade; with `after`, first sends what came since (or `cursor.expired` when some of that is gone). */
+export function acceptStream(ctx: DurableObjectState, after: number | null, log: StreamLog, mayHaveGap = false): Response {
   const { 0: client, 1: server } = new WebSocketPair();
   ctx.acceptWebSocket(server);
   ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   if (after !== null) {
-    const oldest = log.oldest();
-    // Something between the cursor and the oldest kept message was purged: the client must reload.
-    if (oldest !== undefined && after < oldest - 1) server.send(JSON.stringify({ type: "cursor.expired", oldest }));
-    for (const message of log.after(after, REPLAY_LIMIT)) server.send(message);
+    const { expired, from } = resumeFrom(after, log, mayHaveGap);
+    const messages = log.after(from, REPLAY_LIMIT);
+    if (expired) server.send(JSON.stringify({ type: "cursor.expired", oldest: from + 1 }));
+    for (const message of messages) server.send(message);
   }
   return new Response(null, { status: 101, webSocket: client });
 }

@@ -60,7 +60,8 @@ export class TenantDO extends DurableObject<Env> {
     const now = Date.now();
     const wasListening = this.#stream.listening(this.ctx.getWebSockets().length, now);
     this.#stream.touch(now);
-    const response = acceptStream(this.ctx, after === "invalid" ? null : after, this.#stream);
+    // While nobody listened, chats stopped publishing: a resuming client may have missed events.
+    const response = acceptStream(this.ctx, after === "invalid" ? null : after, this.#stream, !wasListening);
     // Chats stopped publishing while nobody listened: tell the recent ones someone is back.
     if (!wasListening) this.ctx.waitUntil(this.#wakeChats(tenant, now));
     return response;

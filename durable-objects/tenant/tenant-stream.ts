@@ -20,10 +20,14 @@ export class TenantStream implements StreamLog {
 
   /** Stores an event envelope (JSON text) as a stream message; returns the message. */
   append(envelope: string, now: number): string {
-    const cursor = this.sql.exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'stream'), 0) + 1 AS n`).one().n;
+    const cursor = this.latest() + 1;
     const message = `{"cursor":${cursor},${envelope.slice(1)}`;
     this.sql.exec(`INSERT INTO stream (cursor, message, created_at) VALUES (?, ?, ?)`, cursor, message, now);
     return message;
+  }
+
+  latest(): number {
+    return this.sql.exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'stream'), 0) AS n`).one().n;
   }
 
   oldest(): number | undefined {

@@ -33,3 +33,30 @@ export interface EventEnvelope {
 export function eventEnvelope(id: string, type: EventType, now: number, source: EventSource, seq: number, data: Record<string, unknown>): EventEnvelope {
   return { id, type, timestamp: new Date(now).toISOString(), data: { ...source, seq, ...data } };
 }
+
+/**
+ * An event is one storage row and one webhook body: past this size its result
+ * texts are left out (the jobs keep them: await them or read the job). Well
+ * under SQLite's 2 MB row, even for text that JSON escaping doubles.
+ */
+export const EVENT_MAX_CHARS = 256 * 1024;
+const RESULT_KEPT_CHARS = 1000;
+
+type ResultsLike = { jobs: Record<string, unknown>[] } & Record<string, unknown>;
+
+/** The same event without its result texts, marked `truncated`. */
+export function withoutResults(data: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...data, truncated: true };
+  if (typeof data.result === "string" && data.result.length > RESULT_KEPT_CHARS) {
+    out.result = [...data.result].slice(0, RESULT_KEPT_CHARS).join("");
+    out.result_truncated = true;
+  }
+  const results = data.results as ResultsLike | undefined;
+  if (results && Array.isArray(results.jobs)) {
+    out.results = {
+      ...results,
+      jobs: results.jobs.map(({ result, ...job }) => (result === undefined ? job : { ...job, result_truncated: true })),
+    };
+  }
+  return out;
+}

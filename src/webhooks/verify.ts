@@ -24,6 +24,15 @@ function base64ToBytes(text: string): Uint8Array {
   return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
+/** The HMAC key: the base64 part of `whsec_…`; a secret that is not base64 is used as its raw bytes (as fanout signs). */
+function secretBytes(secret: string): Uint8Array {
+  try {
+    return base64ToBytes(secret.startsWith("whsec_") ? secret.slice(6) : secret);
+  } catch {
+    return new TextEncoder().encode(secret);
+  }
+}
+
 /** True when `body` was signed with `secret` (`whsec_…`) within the tolerance. */
 export async function verifyWebhook(secret: string, headers: HeaderSource, body: string, options: VerifyOptions = {}): Promise<boolean> {
   const id = header(headers, "webhook-id");
@@ -34,7 +43,7 @@ export async function verifyWebhook(secret: string, headers: HeaderSource, body:
   const now = Math.floor((options.nowMs ?? Date.now()) / 1000);
   if (tolerance > 0 && Math.abs(now - Number(timestamp)) > tolerance) return false;
 
-  const keyBytes = base64ToBytes(secret.startsWith("whsec_") ? secret.slice(6) : secret);
+  const keyBytes = secretBytes(secret);
   const key = await crypto.subtle.importKey("raw", keyBytes, { name: "HMAC", hash: "SHA-256" }, false, ["verify"]);
   const signed = new TextEncoder().encode(`${id}.${timestamp}.${body}`);
   // The header may carry several space-separated signatures (secret rotation); any valid v1 one will do.

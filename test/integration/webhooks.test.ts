@@ -21,6 +21,7 @@ interface Delivery {
   headers: Record<string, string>;
   body: string;
   status: number;
+  at: number;
 }
 
 async function inbox(name: string, statuses: number[] = []) {
@@ -152,6 +153,36 @@ describe("webhook delivery", () => {
     expect(Date.now() - started).toBeLessThan(5_000); // long before the hung attempt's 10 s are up
   });
 
+  it("an event too big for a row leaves out its result texts; the job still finishes", async () => {
+    const url = await inbox("w12");
+    await configure({ ...webhookConfig(url), limits: { max_result_chars: 2_000_000 } });
+    const { body } = await parallel("wh12", { tool_calls: [{ tool_name: "big", tool_args: { bytes: 600_000 } }] });
+    expect(body.jobs[0]).toMatchObject({ state: "success" });
+    expect(body.jobs[0].result).toHaveLength(600_000);
+    const list = events(await deliveriesOf("w12", ["job.finished", "batch.finished"]));
+    const finished = list.find((e) => e.type === "job.finished");
+    expect(finished.data).toMatchObject({ state: "success", truncated: true, result_truncated: true });
+    expect(finished.data.result.length).toBeLessThanOrEqual(1000);
+    expect(list.find((e) => e.type === "batch.finished").data.results.jobs[0]).toMatchObject({ state: "success", result_truncated: true });
+  });
+
+  it("keeps a batch's callback_url while its events wait, even after its jobs are purged", async () => {
+    const main = await inbox("w13");
+    const callback = await inbox("w13-callback", Array(9).fill(503));
+    await configure({ ...webhookConfig(main), limits: { retention_seconds: 60 } });
+    await parallel("wh13", { tool_calls: [echo(1)] }, { query: `?callback_url=${encodeURIComponent(callback)}` });
+    const attempts = (n: number) => eventually(async () => (await outboxRows("wh13")).filter((r) => r.status === "pending").every((r) => r.attempts === n));
+    await attempts(1);
+    await later("wh13", 61_000); // retry 2; the jobs pass their retention and are purged
+    await attempts(2);
+    expect(await runInDurableObject(chatObject("wh13"), (_i, s) => s.storage.sql.exec("SELECT COUNT(*) AS n FROM jobs").one().n)).toBe(0);
+    await later("wh13", 24 * 3600_000); // retry 3, and the purge of settled events runs again
+    await attempts(3);
+    await later("wh13", 2 * 3600_000 + 1000); // retry 4 succeeds
+    await eventually(async () => (await received("w13-callback")).filter((d) => d.status === 200).length === 3);
+    expect(events(await received("w13")).map((e) => e.type).filter((t) => t.startsWith("job.") || t.startsWith("batch."))).toEqual([]);
+  });
+
   it("an event waiting for a retry survives the chat being evicted", async () => {
     const url = await inbox("w5", [503]);
     await configure(webhookConfig(url));
@@ -230,11 +261,12 @@ describe("Telegram notifications (?notify)", () => {
       // One model per subagent, so each reads its own script whatever order they run in.
       agents: { planner: { model: `${model}-planner` }, booker: { model: `${model}-booker` } },
     });
-  const messages = async (chat: string): Promise<{ token: string; text: string }[]> =>
+  const messages = async (chat: string): Promise<{ token: string; text: string; at: number }[]> =>
     (await fetch(`${toolServer()}/__telegram/messages?chat_id=${encodeURIComponent(chat)}`)).json();
 
-  it("sends a short summary when each subordinate of the batch ends, besides the hand-back", async () => {
-    await configure(telegramConfig("m-tg"));
+  it("sends a short summary when each subordinate of the batch ends, after the hand-back", async () => {
+    const url = await inbox("w-tg");
+    await configure({ ...telegramConfig("m-tg"), webhook: { url, secret: SECRET } });
     await scriptLlm("m-tg-planner", [{ content: "The picnic is planned. ".repeat(40) }]);
     await scriptLlm("m-tg-booker", [{ status: 400 }]);
     const notify = encodeURIComponent(JSON.stringify({ telegram_chat_id: 4242 }));
@@ -259,6 +291,12 @@ describe("Telegram notifications (?notify)", () => {
     expect(byLabel["【picnic】done"]!.text.split("\n")[1]).toBe("The picnic is planned. ".repeat(40).slice(0, 500));
     expect(byLabel["【table】failed"]).toBeDefined();
     expect(sent.every((m) => m.token === "123:test-token")).toBe(true);
+    // Each message goes out only once the webhook had its try at the hand-back it follows.
+    const handBacks = events(await deliveriesOf("w-tg", ["subagent.finish"])).filter((e) => e.type === "subagent.finish");
+    const hooks = await received("w-tg");
+    const handedBackAt = Math.min(...hooks.filter((d) => JSON.parse(d.body).type === "subagent.finish").map((d) => d.at));
+    expect(handBacks).toHaveLength(2);
+    expect(Math.min(...sent.map((m) => m.at))).toBeGreaterThanOrEqual(handedBackAt);
   });
 
   it("refuses notify without a Telegram bot, or without a chat id", async () => {

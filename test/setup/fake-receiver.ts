@@ -7,7 +7,7 @@
  *                                      a scripted 0 never answers
  *   POST /__hooks/script             {"inbox", "statuses":[500, 200, …]}
  *   GET  /__hooks/received?inbox=…   → [{headers, body, status, at}]
- *   POST /telegram/bot<token>/sendMessage → records {token, chat_id, text}; answers {"ok":true}
+ *   POST /telegram/bot<token>/sendMessage → records {token, chat_id, text, at}; answers {"ok":true}
  *   GET  /__telegram/messages?chat_id=…
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -22,7 +22,7 @@ interface Delivery {
 export function fakeReceiver() {
   const scripts = new Map<string, number[]>();
   const received = new Map<string, Delivery[]>();
-  const telegram: { token: string; chat_id: unknown; text: string }[] = [];
+  const telegram: { token: string; chat_id: unknown; text: string; at: number }[] = [];
   const json = (res: ServerResponse, status: number, value: unknown) =>
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
 
@@ -51,7 +51,7 @@ export function fakeReceiver() {
     const send = /^\/telegram\/bot([^/]+)\/sendMessage$/.exec(url.pathname);
     if (send) {
       const message = JSON.parse(body) as { chat_id: unknown; text: string };
-      telegram.push({ token: send[1]!, chat_id: message.chat_id, text: message.text });
+      telegram.push({ token: send[1]!, chat_id: message.chat_id, text: message.text, at: Date.now() });
       json(res, 200, { ok: true, result: { message_id: telegram.length } });
       return true;
     }

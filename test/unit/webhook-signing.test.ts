@@ -37,6 +37,11 @@ describe("webhook signatures", () => {
     expect(await verifyWebhook(secret, { "webhook-id": "evt_1" }, body, { nowMs: now })).toBe(false);
   });
 
+  it("agrees with the signer on a secret that is not base64 (its raw bytes are the key)", async () => {
+    const headers = await signatureHeaders("my-plain-secret!", "evt_2", body, now);
+    expect(await verifyWebhook("my-plain-secret!", headers, body, { nowMs: now })).toBe(true);
+  });
+
   it("accepts any valid v1 signature of several (secret rotation)", async () => {
     const headers = await signatureHeaders(secret, "evt_1", body, now);
     const both = { ...headers, "webhook-signature": `v1,AAAA ${headers["webhook-signature"]}` };
@@ -58,5 +63,26 @@ describe("after a webhook attempt", () => {
     expect(schedule).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     expect(schedule.reduce((a, b) => a + b) / 3_600_000).toBeCloseTo(27.6, 1);
     expect(afterAttempt(500, 8, now)).toEqual({ kind: "failed", reason: "Still failing after 8 attempts; gave up." });
+  });
+});
+
+describe("an event too big for one row", () => {
+  it("keeps everything but the result texts, and says so", async () => {
+    const { withoutResults } = await import("../../src/events/envelope");
+    const data = {
+      job_id: "j",
+      result: "x".repeat(5000),
+      results: { status: "success", jobs: [{ job_id: "a", state: "success", result: "y".repeat(10) }, { job_id: "b", state: "error", error: "no" }] },
+    };
+    const slim = withoutResults(data);
+    expect(slim).toMatchObject({ job_id: "j", truncated: true, result_truncated: true });
+    expect((slim.result as string).length).toBe(1000);
+    expect(slim.results).toEqual({
+      status: "success",
+      jobs: [
+        { job_id: "a", state: "success", result_truncated: true },
+        { job_id: "b", state: "error", error: "no" },
+      ],
+    });
   });
 });
