@@ -340,7 +340,9 @@ export class ChatDO extends DurableObject<Env> {
     // Issued before the first await, so it commits with the rows: a reset during the awaits below
     // cannot leave stored jobs without the alarm that re-dispatches and times them out.
     const armed = this.#timers.arm();
-    await this.#dispatcher.start(toStart);
+    // The jobs are stored and the watchdog is armed: they leave once the answer has gone out, so the
+    // runners' claims (and their writes, which the output gate would make the answer wait for) come after it.
+    this.ctx.waitUntil(new Promise<void>((resolve) => setTimeout(() => resolve(this.#dispatcher.start(toStart)), 0)));
     // Awaited (once per chat) so the index never lags a DELETE that follows at once.
     if (isNewChat) await this.#registerChat(target.tenant, target.chat_id, now);
     await armed;

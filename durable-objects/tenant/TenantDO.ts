@@ -26,6 +26,7 @@ export class TenantDO extends DurableObject<Env> {
   /** Every request reads the config: keep the parsed, masked form until the next PUT. */
   #cached: { config: TenantConfig; version: number } | undefined;
   #key: CryptoKey | undefined;
+  #openedCache: { version: number; opened: Promise<TenantConfig> } | undefined;
   readonly #tickets: Tickets;
   readonly #stream: TenantStream;
 
@@ -100,6 +101,20 @@ export class TenantDO extends DurableObject<Env> {
     return this.#key;
   }
 
+  /**
+   * The configuration with its secrets decrypted, kept for the current version: every job's runner
+   * asks for its tool's secret, and decrypting the document each time would be work on the hot path.
+   */
+  #opened(): Promise<TenantConfig> {
+    const { config, version } = this.#sealed();
+    if (this.#openedCache?.version !== version) {
+      const opened = this.#configKey().then((key) => openSecrets(config, key));
+      opened.catch(() => (this.#openedCache = undefined)); // a failure is not kept
+      this.#openedCache = { version, opened };
+    }
+    return this.#openedCache.opened;
+  }
+
   /** The configuration with every secret shown as "***": what requests and `GET /v1/config` see. */
   getConfig(): { config: TenantConfig; version: number } {
     if (!this.#cached) {
@@ -136,15 +151,15 @@ export class TenantDO extends DurableObject<Env> {
     }
     const tool = config.tools.find((t) => t.name === toolName);
     if (!tool) return { kind: "missing", message: `Tool '${toolName}' was removed from the configuration before the job ran.` };
-    const opened = await openSecrets({ ...config, tools: [tool] }, await this.#configKey());
-    return { kind: "http_tool", url: tool.url, secret: opened.tools[0]!.secret!, max_response_bytes };
+    const opened = await this.#opened();
+    return { kind: "http_tool", url: tool.url, secret: opened.tools.find((t) => t.name === toolName)!.secret!, max_response_bytes };
   }
 
   /** The LLM provider for agent loops, with its key decrypted; null when none is configured. */
   async llmTarget(): Promise<LlmTarget | null> {
     const { config } = this.#sealed();
     if (!config.llm) return null;
-    const opened = await openSecrets({ ...config, tools: [], mcp_servers: [], webhook: null, telegram: null }, await this.#configKey());
+    const opened = await this.#opened();
     return { base_url: opened.llm!.base_url, model: opened.llm!.model, ...(opened.llm!.api_key ? { api_key: opened.llm!.api_key } : {}) };
   }
 
@@ -152,7 +167,7 @@ export class TenantDO extends DurableObject<Env> {
   async webhookTarget(): Promise<WebhookTarget | null> {
     const { config, version } = this.#sealed();
     if (!config.webhook) return null;
-    const opened = await openSecrets({ ...config, tools: [], mcp_servers: [], llm: null, telegram: null }, await this.#configKey());
+    const opened = await this.#opened();
     const disabled = this.#sql.exec<{ v: number }>(`SELECT disabled_version AS v FROM webhook_state WHERE id = 1`).toArray()[0]?.v;
     return { url: config.webhook.url, secret: opened.webhook!.secret!, disabled: disabled === version, version };
   }
@@ -161,7 +176,7 @@ export class TenantDO extends DurableObject<Env> {
   async telegramTarget(): Promise<TelegramTarget | null> {
     const { config } = this.#sealed();
     if (!config.telegram) return null;
-    const opened = await openSecrets({ ...config, tools: [], mcp_servers: [], llm: null, webhook: null }, await this.#configKey());
+    const opened = await this.#opened();
     return { api_base_url: config.telegram.api_base_url, bot_token: opened.telegram!.bot_token };
   }
 

@@ -1,0 +1,89 @@
+/**
+ * fanout and the platform floor, each under its own `wrangler dev` with a
+ * throwaway `--persist-to` directory, on free ports. The floor is copied out
+ * of ../shared/floor (read-only) and runs on this project's wrangler (the
+ * same version the floor pins), so nothing is downloaded.
+ */
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+export const BENCH_TENANT = "bench";
+export const BENCH_KEY = "bench-local-key";
+
+export async function freePort() {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once("error", fail);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => ok(port));
+    });
+  });
+}
+
+async function until(probe, ms, what) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    let ok = false;
+    try {
+      ok = await probe();
+    } catch (e) {
+      if (/exited/.test(e.message)) throw e;
+    }
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what} did not start within ${ms / 1000} s`);
+}
+
+async function wranglerDev(cwd, extra, name) {
+  const [port, inspector] = [await freePort(), await freePort()];
+  const state = mkdtempSync(join(tmpdir(), `${name}-state-`));
+  // wrangler runs on the Node running this script (22, from the project's devDependency under npm run).
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", state, "--show-interactive-dev-session=false", ...extra],
+    { cwd, env: { ...process.env, WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "ignore", "inherit"], detached: true },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch {}
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(state, { recursive: true, force: true });
+  };
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  try {
+    await until(async () => {
+      if (exited) throw new Error(`${name}: wrangler dev exited`);
+      return (await fetch(`${url}/healthz`)).ok;
+    }, 120_000, name);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { url, pid: child.pid, stop };
+}
+
+export function startFanout() {
+  const configKey = Buffer.alloc(32, 9).toString("base64");
+  return wranglerDev(
+    ROOT,
+    ["--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
+    "fanout",
+  );
+}
+
+export async function startFloor() {
+  const dir = mkdtempSync(join(tmpdir(), "floor-"));
+  cpSync(resolve(ROOT, "../shared/floor"), dir, { recursive: true });
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  const floor = await wranglerDev(dir, [], "floor");
+  return { ...floor, stop: async () => (await floor.stop(), rmSync(dir, { recursive: true, force: true })) };
+}

@@ -1,0 +1,41 @@
+/**
+ * The benchmark's tool endpoint: `POST /slow` waits `tool_args.ms`, `POST /noop`
+ * answers at once. It records each call's arrival and finish time by job id
+ * and the most calls in flight, so latencies are measured where the work happens.
+ */
+import { createServer } from "node:http";
+
+export async function startToolServer() {
+  const calls = new Map(); // job_id → { arrived, finished }
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const arrived = performance.timeOrigin + performance.now();
+      let parsed = {};
+      try {
+        parsed = JSON.parse(body);
+      } catch {}
+      const id = parsed.job_id ?? `anon-${arrived}`;
+      const ms = req.url === "/slow" ? Number(parsed.tool_args?.ms ?? 0) : 0;
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        calls.set(id, { arrived, finished: performance.timeOrigin + performance.now() });
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ result: `slept ${ms}` }));
+      }, ms);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    call: (jobId) => calls.get(jobId),
+    resetPeak: () => (maxInFlight = inFlight),
+    peak: () => maxInFlight,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench [-- --quick] [-- --check]`: starts fanout and the platform
+ * floor under `wrangler dev` plus a local tool server, runs the scenarios,
+ * prints a table and writes bench/results/latest.json and latency.svg.
+ * `--check` exits 1 when a target is missed.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { resolve } from "node:path";
+import { latencyChart } from "./lib/chart.mjs";
+import { startFanout, startFloor } from "./lib/services.mjs";
+import { round, summary } from "./lib/stats.mjs";
+import { startToolServer } from "./lib/tool-server.mjs";
+import { clients, dispatch, fanOut, headOfLine, throughput, wakeLatency } from "./scenarios.mjs";
+
+const quick = process.argv.includes("--quick");
+const check = process.argv.includes("--check");
+const plan = quick
+  ? { fanOut: 20, wake: 30, dispatch: 20, hol: 10, holMs: 5_000, tpSeconds: 5, tpChats: [20] }
+  : { fanOut: 100, wake: 300, dispatch: 100, hol: 60, holMs: 30_000, tpSeconds: 20, tpChats: [20, 50] };
+
+const started = Date.now();
+const tools = await startToolServer();
+const [fanout, floor] = await Promise.all([startFanout(), startFloor()]);
+const stopAll = async () => Promise.all([fanout.stop(), floor.stop(), tools.close()]);
+process.on("SIGINT", () => stopAll().then(() => process.exit(130)));
+
+try {
+  const c = clients({ fanout, floor, tools });
+  const tool = (name) => ({ name, description: name, url: `${tools.url}/${name}`, read_only: true, parameters: { type: "object" } });
+  await c.configure({ tools: [tool("slow"), tool("noop")], limits: { max_wait_seconds: 95 } });
+  // Warm both sides (first requests compile code and create objects).
+  for (let i = 0; i < 5; i++) await Promise.all([c.fanout(`warm-${i}`, [["noop", {}]]), c.floor(`warm-${i}`, [["noop", {}]])]);
+
+  console.log(`bench (${quick ? "quick" : "full"}): fan-out…`);
+  const fan = await fanOut(c, plan.fanOut);
+  console.log("wake latency…");
+  const wake = await wakeLatency(c, tools, plan.wake);
+  console.log("dispatch…");
+  const start = await dispatch(c, tools, plan.dispatch);
+  console.log("head-of-line…");
+  const hol = await headOfLine(c, plan.hol, plan.holMs);
+  const tp = [];
+  for (const chats of plan.tpChats) {
+    console.log(`throughput with ${chats} chats…`);
+    // Alternate which side goes first between chat counts.
+    const order = tp.length % 2 ? ["floor", "fanout"] : ["fanout", "floor"];
+    const runs = {};
+    for (const side of order) runs[side] = await throughput(c, side, chats, plan.tpSeconds);
+    tp.push({ chats, ...runs });
+  }
+
+  const s = {
+    fanout: summary(fan.fanout),
+    floor: summary(fan.floor),
+    sequential: summary(fan.sequential),
+    wakeAwait: summary(wake.await),
+    wakePolling: summary(wake.polling),
+    startFanout: summary(start.fanout),
+    startFloor: summary(start.floor),
+    arrival: summary(start.arrival),
+    hol: summary(hol.chatB),
+  };
+  const overhead = (x) => x - 500;
+  const figures = {
+    speedup: s.sequential.p50 / s.fanout.p50,
+    overheadFanout: overhead(s.fanout.p50),
+    overheadFloor: overhead(s.floor.p50),
+    overheadRatio: overhead(s.fanout.p50) / overhead(s.floor.p50),
+    wakeRatio: s.wakePolling.p50 / s.wakeAwait.p50,
+    startRatio: s.startFanout.p50 / s.startFloor.p50,
+  };
+  const targets = [
+    ["fan-out speedup over the sequential client ≥ 7× (p50)", figures.speedup >= 7, `${round(figures.speedup)}×`],
+    ["fan-out overhead ≤ 1.5× the floor's (p50)", figures.overheadRatio <= 1.5, `${round(figures.overheadFanout)} ms vs ${round(figures.overheadFloor)} ms = ${round(figures.overheadRatio, 2)}×`],
+    ["wake latency p50 ≤ 10 ms", s.wakeAwait.p50 <= 10, `${round(s.wakeAwait.p50)} ms`],
+    ["wake latency p99 ≤ 50 ms", s.wakeAwait.p99 <= 50, `${round(s.wakeAwait.p99)} ms`],
+    ["wake ≥ 10× lower than polling (p50)", figures.wakeRatio >= 10, `${round(figures.wakeRatio)}×`],
+    ["wait:false start ≤ 1.5× the floor's (p50)", figures.startRatio <= 1.5, `${round(s.startFanout.p50)} vs ${round(s.startFloor.p50)} ms = ${round(figures.startRatio, 2)}×`],
+    ["job created → tool arrival p50 ≤ 30 ms", s.arrival.p50 <= 30, `${round(s.arrival.p50)} ms`],
+    [`chat B's 8×100 ms batch behind a ${plan.holMs / 1000} s job ≤ 300 ms (p50)`, s.hol.p50 <= 300, `${round(s.hol.p50)} ms`],
+    ...tp.flatMap((t) => [
+      [`throughput, ${t.chats} chats ≥ 0.5× the floor`, t.fanout.jobsPerSecond >= 0.5 * t.floor.jobsPerSecond, `${round(t.fanout.jobsPerSecond)} vs ${round(t.floor.jobsPerSecond)} jobs/s`],
+      [`throughput, ${t.chats} chats: 0 errors, 0 unfinished`, t.fanout.errors === 0 && t.fanout.unfinished === 0, `${t.fanout.errors} errors, ${t.fanout.unfinished} unfinished`],
+    ]),
+  ];
+
+  const ms = (x) => `${round(x)}`.padStart(8);
+  console.log("\nlatency (ms)                              n       p50       p90       p99");
+  for (const [name, v] of Object.entries(s)) console.log(`${name.padEnd(36)}${String(v.n).padStart(6)}${ms(v.p50)}  ${ms(v.p90)}  ${ms(v.p99)}`);
+  console.log("\ntargets");
+  for (const [name, ok, value] of targets) console.log(`${ok ? "PASS" : "MISS"}  ${name}: ${value}`);
+
+  const dir = resolve(import.meta.dirname, "results");
+  mkdirSync(dir, { recursive: true });
+  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
+  const result = { date: new Date().toISOString(), mode: quick ? "quick" : "full", machine, summaries: s, figures, throughput: tp, targets: targets.map(([name, ok, value]) => ({ name, ok, value })), seconds: (Date.now() - started) / 1000 };
+  writeFileSync(resolve(dir, "latest.json"), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(
+    resolve(dir, "latency.svg"),
+    latencyChart([
+      { title: "8×500 ms batch", series: [{ label: "fanout", values: fan.fanout }, { label: "floor", values: fan.floor, color: "#1f8a4c" }] },
+      { title: "wake", series: [{ label: "await", values: wake.await }, { label: "polling 500 ms", values: wake.polling, color: "#b7791f" }] },
+      { title: "wait:false start of 8", series: [{ label: "fanout", values: start.fanout }, { label: "floor", values: start.floor, color: "#1f8a4c" }] },
+      { title: "head-of-line", series: [{ label: "chat B 8×100 ms", values: hol.chatB }] },
+    ]),
+  );
+  console.log(`\nwrote bench/results/latest.json and latency.svg in ${round(result.seconds, 0)} s`);
+  await stopAll();
+  process.exit(check && targets.some(([, ok]) => !ok) ? 1 : 0);
+} catch (e) {
+  console.error(e);
+  await stopAll();
+  process.exit(2);
+}

@@ -1,0 +1,137 @@
+/**
+ * The benchmark scenarios (issue "Benchmarks and fault drills"). Each returns
+ * raw samples; run.mjs summarises them. fanout and the floor are measured in
+ * the same run, alternating request by request, so a ratio compares like with
+ * like on a busy 2-core machine.
+ */
+import { BENCH_KEY } from "./lib/services.mjs";
+
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let chatSeq = 0;
+const chat = (prefix) => `${prefix}-${process.pid}-${++chatSeq}`;
+
+async function post(url, body, headers = {}) {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+export function clients({ fanout, floor, tools }) {
+  const auth = { authorization: `Bearer ${BENCH_KEY}` };
+  return {
+    fanout: (chatId, calls, extra = {}) =>
+      post(`${fanout.url}/v1/chats/${chatId}/parallel`, { tool_calls: calls.map(([tool, args]) => ({ tool_name: tool, tool_args: args })), timeout: 90, ...extra }, auth),
+    fanoutJobs: async (chatId) => (await fetch(`${fanout.url}/v1/chats/${chatId}/jobs`, { headers: auth })).json(),
+    floor: (chatId, calls, extra = {}) =>
+      post(`${floor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), ...extra }),
+    direct: (jobId, tool, args) => post(`${tools.url}/${tool}`, { job_id: jobId, tool_args: args }),
+    configure: (config) =>
+      fetch(`${fanout.url}/v1/config`, { method: "PUT", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(config) }).then(async (r) => {
+        if (!r.ok) throw new Error(`config: ${r.status} ${await r.text()}`);
+      }),
+  };
+}
+
+const eight = (ms) => Array.from({ length: 8 }, () => ["slow", { ms }]);
+
+/** 1. A batch of 8 × 500 ms: fanout and the floor alternating; the sequential client now and then. */
+export async function fanOut(c, reps) {
+  const out = { fanout: [], floor: [], sequential: [] };
+  for (let i = 0; i < reps; i++) {
+    for (const side of i % 2 ? ["floor", "fanout"] : ["fanout", "floor"]) {
+      const t0 = now();
+      const res = await c[side](chat(`fan-${side}`), eight(500));
+      if (res.status !== "success") throw new Error(`${side} batch ended ${res.status}`);
+      out[side].push(now() - t0);
+    }
+    if (i % 10 === 0) {
+      const t0 = now();
+      for (let k = 0; k < 8; k++) await c.direct(`seq-${i}-${k}`, "slow", { ms: 500 });
+      out.sequential.push(now() - t0);
+    }
+  }
+  return out;
+}
+
+/** 2. From the tool server finishing a batch's last call to the client holding the results: an await vs polling every 500 ms. */
+export async function wakeLatency(c, tools, reps) {
+  const out = { await: [], polling: [] };
+  const lastFinish = (jobs) => Math.max(...jobs.map((j) => tools.call(j.job_id)?.finished ?? NaN));
+  for (let i = 0; i < reps; i++) {
+    const calls = Array.from({ length: 8 }, (_, k) => ["slow", { ms: 200 + 10 * k }]);
+    const waited = await c.fanout(chat("wake-await"), calls);
+    out.await.push(now() - lastFinish(waited.jobs));
+    if (i % 3 === 0) {
+      const chatId = chat("wake-poll");
+      const started = await c.fanout(chatId, calls, { wait: false });
+      let jobs;
+      do {
+        await sleep(500);
+        jobs = (await c.fanoutJobs(chatId)).jobs;
+      } while (jobs.some((j) => j.state === "pending" || j.state === "running"));
+      out.polling.push(now() - lastFinish(started.jobs));
+    }
+  }
+  return out;
+}
+
+/** 3. `wait:false` start of 8 jobs (response time), and how long until each reaches the tool server. */
+export async function dispatch(c, tools, reps) {
+  const out = { fanout: [], floor: [], arrival: [] };
+  for (let i = 0; i < reps; i++) {
+    for (const side of i % 2 ? ["floor", "fanout"] : ["fanout", "floor"]) {
+      const t0 = now();
+      const res = await c[side](chat(`start-${side}`), eight(50), { wait: false });
+      out[side].push(now() - t0);
+      if (side === "fanout") {
+        await sleep(300);
+        for (const job of res.jobs) {
+          const call = tools.call(job.job_id);
+          if (call) out.arrival.push(call.arrived - t0);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** 4. Chat B's 8 × 100 ms batches while chat A runs one long job. */
+export async function headOfLine(c, reps, longMs) {
+  const out = { chatB: [] };
+  const long = c.fanout(chat("hol-a"), [["slow", { ms: longMs }]]);
+  await sleep(200);
+  const end = now() + longMs - 500;
+  for (let i = 0; i < reps && now() < end; i++) {
+    const t0 = now();
+    await c.fanout(chat("hol-b"), Array.from({ length: 8 }, () => ["slow", { ms: 100 }]));
+    out.chatB.push(now() - t0);
+  }
+  await long;
+  return out;
+}
+
+/** 5. `chats` clients each running batches of 8 no-op calls back to back for `seconds`. */
+export async function throughput(c, side, chats, seconds) {
+  let jobs = 0;
+  let errors = 0;
+  let unfinished = 0;
+  const until = now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: chats }, async (_, k) => {
+      const chatId = chat(`tp-${side}-${k}`);
+      while (now() < until) {
+        try {
+          const res = await c[side](chatId, Array.from({ length: 8 }, () => ["noop", {}]));
+          const done = res.jobs.filter((j) => j.state === "success").length;
+          jobs += done;
+          unfinished += res.jobs.length - done;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  return { jobsPerSecond: jobs / seconds, jobs, errors, unfinished };
+}
