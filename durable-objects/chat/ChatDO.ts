@@ -14,7 +14,6 @@ import { isTerminal, jobRecord, type JobRecord, type JobRow } from "../../src/jo
 import type {
   BatchAnswer,
   BatchRequest,
-  Caller,
   ChatInfo,
   ChatLimits,
   ClaimResult,
@@ -29,8 +28,8 @@ import type {
 } from "../../src/jobs/messages";
 import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
 import { chatName, tenantName } from "../../src/names";
-import type { JobSpec, SubordinateJobSpec } from "../../src/jobs/job-spec";
-import { admissionProblem, admitInOrder, newJobRows, withJobIds, type AdmittedBatch, type InOrderAdmission } from "./admission";
+import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
+import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./admission";
 import { admittedCall, deliveredJobIds, reportedJobIds, toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
 import { Children, NEW_CHAT_STATE, planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
 import { Idempotency, type ReplayShape, type StoredToolCalls } from "./idempotency";
@@ -42,8 +41,9 @@ import { ensureSchema, hasSchema, readMeta, writeMeta } from "./schema";
 import { Timers } from "./timers";
 import { Waiters } from "./waiters";
 import { Dispatcher } from "./dispatcher";
-import { TreeSlots, treeAllowance, treeLimit, UNLIMITED_TREE, type TreeAllowance, type TreeReservation } from "./tree-slots";
-import { admitBatch, type CapState } from "./subagent-cap";
+import { TreeSlots, treeLimit } from "./tree-slots";
+import { TreeCap } from "./tree-cap";
+import { admitBatch } from "./subagent-cap";
 import { AGENT_STEP_SAFETY_MS, ChildSide } from "./child-side";
 import { EVENT_TTL_MS, Events } from "./events";
 import { Announcer } from "./announcer";
@@ -72,6 +72,14 @@ export class ChatDO extends DurableObject<Env> {
   readonly #idempotency = new Idempotency(this.#sql);
   readonly #children = new Children(this.#sql);
   readonly #treeSlots = new TreeSlots(this.#sql);
+  readonly #tree = new TreeCap({
+    ctx: this.ctx,
+    env: () => this.env,
+    sql: this.#sql,
+    jobs: this.#jobs,
+    slots: this.#treeSlots,
+    subordinateState: () => this.#subordinateState(),
+  });
   readonly #waiters = new Waiters();
   readonly #dispatcher = new Dispatcher({
     ctx: this.ctx,
@@ -126,9 +134,9 @@ export class ChatDO extends DurableObject<Env> {
     subordinateState: () => this.#subordinateState(),
     start: (jobIds) => this.#dispatcher.start(jobIds),
     turnEnded: (now) => this.#schedulePurge(now),
-    reserveTiered: (specs, limits, caller, now) => this.#reserveTiered({ ...this.#dispatcher.address(), limits }, specs, caller, now),
-    admitTiered: (specs, limits, caller, tree, now) => this.#admitTiered(this.#dispatcher.address().chat_id, specs, limits, caller, tree, now),
-    releaseTree: (tree) => this.#releaseTree(tree),
+    reserveTiered: (specs, limits, caller, now) => this.#tree.reserveTiered({ ...this.#dispatcher.address(), limits }, specs, caller, now),
+    admitTiered: (specs, limits, caller, tree, now) => this.#tree.admitTiered(this.#dispatcher.address().chat_id, specs, limits, caller, tree, now),
+    releaseTree: (tree) => this.#tree.release(tree),
   });
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -182,12 +190,12 @@ export class ChatDO extends DurableObject<Env> {
     // A child reserves its tree's slots from the root first: the only await before admission.
     const jobs = withJobIds(command.jobs);
     const subordinates = jobs.filter((j): j is SubordinateJobSpec => j.kind === "subordinate");
-    const tree = await this.#reserveTree(req, subordinates, now);
+    const tree = await this.#tree.reserve(req, subordinates, now);
     try {
       // A request with the same key may have been admitted during that await.
       const replay = req.idempotency && hasSchema(this.#sql) ? this.#idempotency.find(req.route, req.idempotency) : undefined;
       if (replay) {
-        this.#releaseTree(tree);
+        this.#tree.release(tree);
         return this.#respond(replay.job_ids, replay.shape, req.limits);
       }
       // From here to the end of the transaction nothing awaits: the cap checks and the inserts are one step.
@@ -198,107 +206,25 @@ export class ChatDO extends DurableObject<Env> {
       const state = live ? this.#subordinateState() : NEW_CHAT_STATE(req.chat_id);
       const plans = planSubordinates(subordinates, state, req.limits, req.caller);
       const ids = subordinates.map((j) => j.job_id!);
-      const queued = admitBatch(ids, this.#capState(state, req.limits, tree, now));
+      const queued = admitBatch(ids, this.#tree.capState(state, req.limits, tree, now));
       const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans, queued });
       const jobIds = batch.jobs.map((j) => j.job_id);
       await this.#commit(req, batch, plans, now, () => {
-        this.#settleTree(tree, ids.filter((id) => !queued.has(id)));
+        this.#tree.settle(tree, ids.filter((id) => !queued.has(id)));
         if (!req.idempotency) return;
         this.#idempotency.record(req.route, req.idempotency, { job_ids: [...command.job_ids, ...jobIds], shape }, now);
         this.#schedulePurge(now);
       });
       return this.#respond([...command.job_ids, ...jobIds], shape, req.limits);
     } catch (e) {
-      this.#releaseTree(tree);
+      this.#tree.release(tree);
       throw e;
     }
   }
 
-  // ---- the per-tree subagent cap (SPEC §5.3) -----------------------------------
+  // ---- the per-tree subagent cap (SPEC §5.3): the root's side ---------------------
 
-  /** This chat's tree root: itself, unless it is a child. */
-  #rootOf(chatId: string): string {
-    return (hasSchema(this.#sql) ? readMeta(this.#sql, "root_chat_id") : undefined) ?? chatId;
-  }
-
-  /**
-   * Slots for new subordinates. A child asks its root (one RPC, granting up to
-   * `specs.length`); the root itself grants inside its admission step instead.
-   */
-  async #reserveTree(
-    target: { tenant: string; chat_id: string; limits: ChatLimits },
-    specs: Pick<JobSpec, "job_id" | "timeout_seconds">[],
-    now: number,
-  ): Promise<TreeReservation> {
-    const expiresAt = now + Math.max(0, ...specs.map((s) => s.timeout_seconds)) * 1000;
-    const root = this.#rootOf(target.chat_id);
-    if (specs.length === 0 || root === target.chat_id) return { remote: false, slots: [], holders: [], expiresAt, root, tenant: target.tenant };
-    const granted = await this.env.CHAT.getByName(chatName(target.tenant, root)).reserveTreeSlots({
-      job_ids: specs.map((s) => s.job_id!),
-      limit: target.limits.max_subagents_per_tree,
-      expires_at: expiresAt,
-    });
-    return { remote: true, ...granted, expiresAt, root, tenant: target.tenant };
-  }
-
-  /** What the subagent caps see (sync, inside admission): the tree's allowance is the root's own slots at the root. */
-  #capState(state: SubordinateState, limits: ChatLimits, tree: TreeReservation, now: number): CapState {
-    const holders = () => (hasSchema(this.#sql) ? this.#treeSlots.holders(now) : []);
-    const allowance = treeAllowance(tree, limits.max_subagents_per_tree, holders);
-    return { running: state.runningJobIds, queued: state.queued, tree: allowance, limits, queueOnTree: state.level === 0 };
-  }
-
-  /** After admission: the root records the slots its started subordinates hold; a child returns the grants it did not use. */
-  #settleTree(tree: TreeReservation, started: string[]): void {
-    if (tree.remote) {
-      const kept = new Set(started);
-      this.#releaseTree({ ...tree, slots: tree.slots.filter((id) => !kept.has(id)) });
-    } else if (started.length) {
-      ensureSchema(this.#sql);
-      this.#treeSlots.insert(started, tree.expiresAt);
-    }
-  }
-
-  /**
-   * Tiered paths reserve tree slots only for the subordinates that pass every
-   * other rule, so a refused call never takes a slot a later one could use.
-   */
-  async #reserveTiered(target: { tenant: string; chat_id: string; limits: ChatLimits }, specs: JobSpec[], caller: Caller, now: number) {
-    const candidates = this.#admitInOrder(target.chat_id, specs, target.limits, caller, UNLIMITED_TREE).admitted;
-    return this.#reserveTree(target, candidates.filter((s) => s.kind === "subordinate"), now);
-  }
-
-  /** Tiered admission (sync): call by call; a child's unused grants go back, the root records its slots. */
-  #admitTiered(chatId: string, specs: JobSpec[], limits: ChatLimits, caller: Caller, tree: TreeReservation, now: number): InOrderAdmission {
-    const live = hasSchema(this.#sql);
-    const allowance = treeAllowance(tree, limits.max_subagents_per_tree, () => (live ? this.#treeSlots.holders(now) : []));
-    const admission = this.#admitInOrder(chatId, specs, limits, caller, allowance);
-    const started = admission.admitted.flatMap((s) => (s.kind === "subordinate" && !admission.queued.has(s.job_id!) ? [s.job_id!] : []));
-    this.#settleTree(tree, started);
-    return admission;
-  }
-
-  #admitInOrder(chatId: string, specs: JobSpec[], limits: ChatLimits, caller: Caller, tree: TreeAllowance) {
-    const live = hasSchema(this.#sql);
-    const state = live ? this.#subordinateState() : NEW_CHAT_STATE(chatId);
-    return admitInOrder(specs, state, live ? this.#jobs.activeCount() : 0, limits, caller, tree);
-  }
-
-  /** Gives slots back: locally at the root, else to the root (best effort; slots also expire). */
-  #releaseTree(tree: { remote: boolean; slots: string[]; root: string; tenant: string }): void {
-    if (tree.slots.length === 0) return;
-    if (!tree.remote) {
-      if (hasSchema(this.#sql)) this.#treeSlots.release(tree.slots);
-      return;
-    }
-    this.ctx.waitUntil(
-      this.env.CHAT.getByName(chatName(tree.tenant, tree.root))
-        .releaseTreeSlots(tree.slots)
-        .catch((e: Error) => console.warn("tree slot release failed; it expires at its deadline", e.message)),
-    );
-  }
-
-  /** The root's side of the tree cap, called by its descendants. */
+  /** Called by the tree's descendants before their admission. */
   async reserveTreeSlots(req: { job_ids: string[]; limit: number; expires_at: number }): Promise<{ slots: string[]; holders: string[] }> {
     ensureSchema(this.#sql);
     return this.#treeSlots.grant(req.job_ids, req.limit, req.expires_at, Date.now());
@@ -368,8 +294,8 @@ export class ChatDO extends DurableObject<Env> {
     }
     const entries = req.entries.map((e) => this.#withKnownJobs(e));
     const specs = withJobIds(entries.flatMap((e) => (e.spec ? [e.spec] : (e.parallel?.specs ?? []))));
-    const tree = await this.#reserveTiered(req, specs, req.caller, now);
-    const { admitted, plans, refusals, queued } = this.#admitTiered(req.chat_id, specs, req.limits, req.caller, tree, now);
+    const tree = await this.#tree.reserveTiered(req, specs, req.caller, now);
+    const { admitted, plans, refusals, queued } = this.#tree.admitTiered(req.chat_id, specs, req.limits, req.caller, tree, now);
     const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans, queued });
     const jobIds = new Map(batch.jobs.map((j) => [j.idx, j.job_id]));
     const stored: StoredToolCalls = { batch_id: admitted.length ? batch.batch_id : "", calls: entries.map((e) => admittedCall(e, refusals, jobIds)) };
@@ -459,9 +385,9 @@ export class ChatDO extends DurableObject<Env> {
     const free = limits.max_parallel_subagents - this.#subordinateState().runningJobIds.length;
     const next = this.#jobs.queued().slice(0, Math.max(0, free));
     if (next.length === 0) return;
-    const tree = await this.#reserveTree({ ...this.#dispatcher.address(), limits }, next, now);
+    const tree = await this.#tree.reserve({ ...this.#dispatcher.address(), limits }, next, now);
     const stillQueued = new Set(this.#jobs.queued().map((j) => j.job_id)); // a cancel may have come in meanwhile
-    const allowance = treeAllowance(tree, limits.max_subagents_per_tree, () => this.#treeSlots.holders(now));
+    const allowance = this.#tree.allowance(tree, limits, now);
     const starting: JobRow[] = [];
     const refused: JobRow[] = [];
     for (const job of next) {
@@ -471,7 +397,7 @@ export class ChatDO extends DurableObject<Env> {
     }
     this.ctx.storage.transactionSync(() => {
       for (const job of starting) this.#jobs.unqueue(job.job_id, this.#armStarted(job, now));
-      this.#settleTree(tree, starting.map((j) => j.job_id));
+      this.#tree.settle(tree, starting.map((j) => j.job_id));
       const error = treeLimit(allowance.holders, 1, limits.max_subagents_per_tree).message;
       for (const job of refused) this.#machine.finish(job, { state: "error", error }, now);
       // Releases move the queue (ref ""); this covers a tree slot that expired instead of being released.
@@ -490,7 +416,7 @@ export class ChatDO extends DurableObject<Env> {
       runningJobIds: running.map((j) => j.job_id),
       queued: active.length - running.length,
       forkContext: () => this.#turns.forkContext(),
-      rootChatId: this.#rootOf(readMeta(this.#sql, "chat_id")!),
+      rootChatId: this.#tree.rootOf(readMeta(this.#sql, "chat_id")!),
     };
   }
 
@@ -527,8 +453,7 @@ export class ChatDO extends DurableObject<Env> {
     this.#announce.jobEnded(job, now);
     if (job.tree_slot) {
       const { tenant, chat_id } = this.#dispatcher.address();
-      const root = this.#rootOf(chat_id);
-      this.#releaseTree({ remote: root !== chat_id, slots: [job.tree_slot], root, tenant });
+      this.#tree.jobEnded(job.tree_slot, tenant, chat_id);
     }
     if (job.kind === "subordinate" && job.queue_seq === null) this.#queueMayMove(now);
     const released = job.held === 0 ? this.#releaseNext(job.batch_id, now) : undefined;
