@@ -40,9 +40,10 @@ async function until(probe, ms, what) {
   throw new Error(`${what} did not start within ${ms / 1000} s`);
 }
 
-async function wranglerDev(cwd, extra, name) {
-  const [port, inspector] = [await freePort(), await freePort()];
-  const state = mkdtempSync(join(tmpdir(), `${name}-state-`));
+async function wranglerDev(cwd, extra, name, reuse = {}) {
+  const port = reuse.port ?? (await freePort());
+  const inspector = await freePort();
+  const state = reuse.state ?? mkdtempSync(join(tmpdir(), `${name}-state-`));
   // wrangler runs on the Node running this script (22, from the project's devDependency under npm run).
   const child = spawn(
     process.execPath,
@@ -50,12 +51,13 @@ async function wranglerDev(cwd, extra, name) {
     { cwd, env: { ...process.env, WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "ignore", "inherit"], detached: true },
   );
   const url = `http://127.0.0.1:${port}`;
-  const stop = async () => {
+  /** `keepState`: stop the process only (a restart drill starts it again on the same state). */
+  const stop = async ({ keepState = false, signal = "SIGTERM" } = {}) => {
     try {
-      process.kill(-child.pid, "SIGTERM");
+      process.kill(-child.pid, signal);
     } catch {}
-    await new Promise((r) => setTimeout(r, 300));
-    rmSync(state, { recursive: true, force: true });
+    await new Promise((r) => setTimeout(r, 500));
+    if (!keepState) rmSync(state, { recursive: true, force: true });
   };
   let exited = false;
   child.once("exit", () => (exited = true));
@@ -68,15 +70,17 @@ async function wranglerDev(cwd, extra, name) {
     await stop();
     throw e;
   }
-  return { url, pid: child.pid, stop };
+  return { url, port, state, pid: child.pid, stop };
 }
 
-export function startFanout() {
+/** `reuse`: the port and state directory of an earlier run, to restart it where it stopped. */
+export function startFanout(reuse = {}) {
   const configKey = Buffer.alloc(32, 9).toString("base64");
   return wranglerDev(
     ROOT,
-    ["--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
+    ["--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:other-tenant-key`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
     "fanout",
+    reuse,
   );
 }
 

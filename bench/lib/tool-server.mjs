@@ -7,6 +7,7 @@ import { createServer } from "node:http";
 
 export async function startToolServer() {
   const calls = new Map(); // job_id → { arrived, finished }
+  const counts = new Map(); // job_id → calls received (a drill's "run twice" check)
   let inFlight = 0;
   let maxInFlight = 0;
   const server = createServer((req, res) => {
@@ -19,6 +20,7 @@ export async function startToolServer() {
         parsed = JSON.parse(body);
       } catch {}
       const id = parsed.job_id ?? `anon-${arrived}`;
+      counts.set(id, (counts.get(id) ?? 0) + 1);
       const ms = req.url === "/slow" ? Number(parsed.tool_args?.ms ?? 0) : 0;
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
@@ -34,6 +36,7 @@ export async function startToolServer() {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     call: (jobId) => calls.get(jobId),
+    count: (jobId) => counts.get(jobId) ?? 0,
     resetPeak: () => (maxInFlight = inFlight),
     peak: () => maxInFlight,
     close: () => new Promise((r) => server.close(r)),

@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+/**
+ * `npm run drill`: fault drills against fanout under `wrangler dev`. Each
+ * drill says what it does and ends with counts; the run fails when a job is
+ * lost, a side-effecting call runs twice, or anything answers 5xx.
+ */
+import { BENCH_KEY, startFanout } from "./lib/services.mjs";
+import { startToolServer } from "./lib/tool-server.mjs";
+
+const TERMINAL = new Set(["success", "error", "cancelled", "timeout"]);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const auth = { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" };
+
+const tools = await startToolServer();
+let fanout = await startFanout();
+const failures = [];
+const report = (name, counts, ok) => {
+  console.log(`${ok ? "PASS" : "FAIL"}  ${name}: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  if (!ok) failures.push(name);
+};
+
+async function call(path, body, headers = auth, method) {
+  const res = await fetch(`${fanout.url}${path}`, {
+    method: method ?? (body === undefined ? "GET" : "POST"),
+    headers,
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: res.status, json };
+}
+
+/** Awaits jobs until every one is terminal (or the time is up); returns their final snapshots. */
+async function settle(chatId, ids, ms = 150_000) {
+  const end = Date.now() + ms;
+  let jobs = [];
+  while (Date.now() < end) {
+    const res = await call(`/v1/chats/${chatId}/parallel`, { action: "await", job_ids: ids, timeout: 30 });
+    if (res.status === 200) {
+      jobs = res.json.jobs;
+      if (jobs.every((j) => TERMINAL.has(j.state))) return jobs;
+    } else await sleep(500);
+  }
+  return jobs;
+}
+
+const tool = (name, path, readOnly) => ({ name, description: name, url: `${tools.url}${path}`, read_only: readOnly, parameters: { type: "object" } });
+const configure = () =>
+  call("/v1/config", { tools: [tool("slow", "/slow", true), tool("slow_write", "/slow", false), tool("noop", "/noop", true)], limits: { max_wait_seconds: 95 } }, auth, "PUT");
+
+try {
+  await configure();
+
+  // ---- restart mid-run --------------------------------------------------------
+  console.log("drill: restart wrangler dev (same --persist-to) in the middle of 100 running batches…");
+  const batches = [];
+  for (let i = 0; i < 100; i++) {
+    const chatId = `restart-${i}`;
+    const res = await call(`/v1/chats/${chatId}/parallel`, {
+      tool_calls: [
+        { tool_name: "slow", tool_args: { ms: 4000 } },
+        { tool_name: "slow_write", tool_args: { ms: 4000 } },
+        // Never answers in time: its 6 s deadline must still fire after the restart.
+        { tool_name: "slow", tool_args: { ms: 120_000 } },
+      ],
+      wait: false,
+      job_timeout: 6,
+    });
+    if (res.status !== 200) throw new Error(`batch ${i}: ${res.status} ${JSON.stringify(res.json)}`);
+    batches.push({ chatId, ids: res.json.jobs.map((j) => j.job_id) });
+  }
+  await sleep(1500);
+  const { port, state } = fanout;
+  await fanout.stop({ keepState: true });
+  fanout = await startFanout({ port, state });
+  let started = 0;
+  let finished = 0;
+  let deadlines = 0;
+  let twice = 0;
+  for (const b of batches) {
+    const jobs = await settle(b.chatId, b.ids);
+    started += b.ids.length;
+    finished += jobs.filter((j) => TERMINAL.has(j.state)).length;
+    deadlines += jobs[2]?.state === "timeout" ? 1 : 0;
+    if (tools.count(b.ids[1]) > 1) twice++; // the side-effecting call
+  }
+  report("restart mid-run", { started, finished, lost: started - finished, "run twice": twice, "deadlines fired": `${deadlines}/100` }, started === finished && twice === 0 && deadlines === 100);
+
+  // ---- authentication ---------------------------------------------------------------
+  console.log("drill: 1000 requests with wrong, missing and other-tenant keys…");
+  const known = batches[0];
+  const statuses = new Map();
+  for (let i = 0; i < 1000; i++) {
+    const kind = i % 3;
+    const headers = kind === 0 ? { authorization: "Bearer wrong-key", "content-type": "application/json" } : kind === 1 ? { "content-type": "application/json" } : { authorization: "Bearer other-tenant-key" };
+    const res =
+      kind === 2
+        ? await call(`/v1/chats/${known.chatId}/jobs/${known.ids[0]}`, undefined, headers)
+        : await call(`/v1/chats/${known.chatId}/parallel`, { action: "cancel", job_ids: known.ids }, headers);
+    statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+  }
+  const untouched = (await call(`/v1/chats/${known.chatId}/jobs/${known.ids[0]}`)).json?.state;
+  const authOk = [...statuses.keys()].every((s) => s === 401 || s === 404) && untouched !== "cancelled";
+  report("auth", { ...Object.fromEntries([...statuses].map(([s, n]) => [`HTTP ${s}`, n])), "job still": untouched }, authOk);
+
+  // ---- hostile bodies -----------------------------------------------------------------
+  console.log("drill: 10 000 malformed or hostile request bodies…");
+  const hostile = (i) => {
+    const pick = i % 10;
+    const deep = (n) => (n === 0 ? {} : { tool_calls: [deep(n - 1)] });
+    switch (pick) {
+      case 0: return "{not json";
+      case 1: return JSON.stringify({ tool_calls: "x".repeat(200_000) });
+      case 2: return JSON.stringify(deep(200));
+      case 3: return JSON.stringify({ tool_calls: Array.from({ length: 9 + (i % 20) }, () => ({ tool_name: "noop", tool_args: {} })) });
+      case 4: return `{"__proto__": {"polluted": true}, "tool_calls": [{"tool_name": "noop", "tool_args": {"__proto__": {"x": 1}}}], "constructor": {"prototype": {"y": 2}}}`;
+      case 5: return JSON.stringify({ tool_calls: [{ tool_name: "no\u0000pe\u202e", tool_args: { "𝔁": "💥".repeat(1000) } }] });
+      case 6: return JSON.stringify({ tool_calls: [{ tool_name: "slow", tool_args: { ms: "abc" } }], timeout: -5, job_timeout: 1e308 });
+      case 7: return JSON.stringify([1, 2, 3]);
+      case 8: return JSON.stringify({ action: "cancel", job_ids: Array.from({ length: 500 }, (_, k) => `x-${k}`) });
+      default: return JSON.stringify({ tool_calls: [{ tool_name: "parallel", tool_args: { tool_calls: [] } }], callback_url: "http://evil" });
+    }
+  };
+  let fiveXX = 0;
+  let accepted = 0;
+  let leaked = 0;
+  for (let i = 0; i < 10_000; i += 20) {
+    await Promise.all(
+      Array.from({ length: 20 }, async (_, k) => {
+        const n = i + k;
+        const chatId = `fuzz-${n}`;
+        const res = await call(`/v1/chats/${chatId}/parallel`, hostile(n));
+        if (res.status >= 500) fiveXX++;
+        if (res.status === 200) accepted++;
+        else if (n % 50 === 0 && (await call(`/v1/chats/${chatId}`)).status !== 404) leaked++;
+      }),
+    );
+  }
+  const alive = (await call("/v1/chats/after-fuzz/parallel", { tool_calls: [{ tool_name: "noop", tool_args: {} }] })).json?.status;
+  report("hostile bodies", { requests: 10_000, "5xx": fiveXX, "accepted (valid by chance)": accepted, "refused yet created": leaked, "afterwards": alive }, fiveXX === 0 && leaked === 0 && alive === "success");
+
+  // ---- 200 concurrent clients on one chat ---------------------------------------------------
+  console.log("drill: 200 concurrent clients mixing start/await/cancel/collect on one chat…");
+  const chatId = "crowd";
+  const ids = [];
+  let errors5xx = 0;
+  await Promise.all(
+    Array.from({ length: 200 }, async (_, k) => {
+      for (let step = 0; step < 5; step++) {
+        const pick = (k + step) % 4;
+        const some = ids.length ? [ids[(k * 7 + step) % ids.length]] : [];
+        const body =
+          pick === 0 || some.length === 0
+            ? { tool_calls: [{ tool_name: "slow_write", tool_args: { ms: 50 + (k % 5) * 50 } }], wait: false }
+            : pick === 1
+              ? { action: "await", job_ids: some, timeout: 2 }
+              : pick === 2
+                ? { action: "cancel", job_ids: some }
+                : { action: "collect", job_ids: some };
+        const res = await call(`/v1/chats/${chatId}/parallel`, body);
+        if (res.status >= 500) errors5xx++;
+        if (pick === 0 || some.length === 0) if (res.status === 200) ids.push(...res.json.jobs.map((j) => j.job_id));
+      }
+    }),
+  );
+  const final = await settle(chatId, ids.slice(0, 64));
+  let inconsistent = 0;
+  let ranTwice = 0;
+  for (const id of ids) {
+    const record = (await call(`/v1/chats/${chatId}/jobs/${id}`)).json;
+    if (!record || !TERMINAL.has(record.state)) continue;
+    if ((record.state === "cancelled" && record.result !== null) || (record.state === "success" && record.result === null)) inconsistent++;
+    if (tools.count(id) > 1) ranTwice++;
+  }
+  const records = await Promise.all(ids.map((id) => call(`/v1/chats/${chatId}/jobs/${id}`)));
+  const ended = records.filter((r) => TERMINAL.has(r.json?.state)).length;
+  report(
+    "200 concurrent clients",
+    { jobs: ids.length, ended, "5xx": errors5xx, inconsistent, "run twice": ranTwice, sample: final.length },
+    errors5xx === 0 && inconsistent === 0 && ranTwice === 0 && ended === ids.length,
+  );
+} catch (e) {
+  console.error(e);
+  failures.push("drill crashed");
+} finally {
+  await fanout.stop();
+  await tools.close();
+}
+console.log(failures.length ? `\n${failures.length} drill(s) failed: ${failures.join(", ")}` : "\nall drills passed");
+process.exit(failures.length ? 1 : 0);
