@@ -86,7 +86,8 @@ export class ChatDO extends DurableObject<Env> {
     env: () => this.env,
     sql: this.#sql,
     jobs: this.#jobs,
-    claimHere: (jobId) => this.claimJob(jobId, 1),
+    claimHere: (jobId) => this.#claimForHandOver(jobId),
+    handedOver: (jobId) => this.#timers.clear("dispatch", jobId),
   });
   readonly #turns = new Turns(this.#sql);
   readonly #events = new Events(this.#sql);
@@ -499,6 +500,15 @@ export class ChatDO extends DurableObject<Env> {
 
   // ---- what runners and the consumers call ----------------------------------
 
+  /** The fast path claims a job for its runner; the watchdog stays until the runner confirms it has it. */
+  async #claimForHandOver(jobId: string): Promise<ClaimResult> {
+    const now = Date.now();
+    const claim = this.#machine.claim(jobId, 1, now);
+    if (claim.status === "claimed") this.#timers.set("dispatch", jobId, now + DISPATCH_WATCHDOG_MS);
+    await this.#timers.arm();
+    return claim;
+  }
+
   async claimJob(jobId: string, attempt: number): Promise<ClaimResult> {
     if (!hasSchema(this.#sql)) return { status: "finished" };
     const claim = this.#machine.claim(jobId, attempt, Date.now());
@@ -537,7 +547,9 @@ export class ChatDO extends DurableObject<Env> {
           break;
         case "dispatch": {
           const job = this.#jobs.get(timer.ref);
-          if (job?.state === "pending") {
+          // Pending, or claimed for a runner that never confirmed the hand-over: the queue copy starts it
+          // (the job's own runner object absorbs it if the hand-over did arrive after all).
+          if (job?.state === "pending" || job?.state === "running") {
             this.#timers.set("dispatch", job.job_id, Math.min(now + DISPATCH_WATCHDOG_MS, job.deadline_at));
             await this.#dispatcher.send([job.job_id], job.attempt + 1);
           }

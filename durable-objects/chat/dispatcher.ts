@@ -6,7 +6,7 @@
  * not stop.
  */
 import type { JobRow } from "../../src/jobs/job";
-import type { JobMessage } from "../../src/jobs/messages";
+import type { ClaimResult, JobMessage } from "../../src/jobs/messages";
 import { chatName, runnerName } from "../../src/names";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
 import type { JobStore } from "./job-store";
@@ -18,8 +18,10 @@ export interface DispatcherDeps {
   env(): Env;
   sql: SqlStorage;
   jobs: JobStore;
-  /** Claims a job in this chat without a runner (the built-in `wait`). */
-  claimHere(jobId: string): Promise<unknown>;
+  /** Claims a job in this chat (for a runner on the fast path, or the built-in `wait`, which needs none). */
+  claimHere(jobId: string): Promise<ClaimResult>;
+  /** The runner has a job claimed for it: the dispatch watchdog can stand down. */
+  handedOver(jobId: string): void;
 }
 
 export class Dispatcher {
@@ -60,8 +62,14 @@ export class Dispatcher {
       const job = this.d.jobs.get(job_id);
       if (job?.state !== "pending") return;
       try {
-        if (job.tool_name === "wait") await this.d.claimHere(job_id);
-        else await this.d.env().RUNNER.getByName(runnerName(address.tenant, address.chat_id, job_id)).start({ ...address, job_id, attempt: 1 });
+        // Claimed here and handed over with its lease: the runner saves a round trip back for the claim.
+        // Until it confirms, the watchdog stays: a lost hand-over is started by a queue copy, whose
+        // runner claims again and gets the same lease.
+        const claim = await this.d.claimHere(job_id);
+        if (claim.status !== "claimed") return;
+        const runner = this.d.env().RUNNER.getByName(runnerName(address.tenant, address.chat_id, job_id));
+        await runner.start({ ...address, job_id, attempt: 1 }, claim);
+        this.d.handedOver(job_id);
       } catch (e) {
         console.warn("fast start failed; the queue copy will start the job", job_id, (e as Error).message);
       }

@@ -44,11 +44,21 @@ export class RunnerDO extends DurableObject<Env> {
     return this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
   }
 
-  /** Hands the job to this runner. Returns once it is claimed; the call runs on in this object. */
-  async start(message: JobMessage): Promise<"started" | "duplicate" | ClaimResult["status"]> {
+  /**
+   * Hands the job to this runner. Returns once it is claimed; the call runs on in this object.
+   * The chat's fast path passes the claim it already made; a queue delivery claims here.
+   */
+  async start(message: JobMessage, claimed?: ClaimResult): Promise<"started" | "duplicate" | ClaimResult["status"]> {
     const existing = this.#load();
     // A claim that never completed (its instance died mid-RPC) is driven again; anything else is a duplicate.
     if (existing && (existing.claim || this.#busy)) return "duplicate";
+    if (!existing && claimed?.status === "claimed") {
+      const record: RunRecord = { message, claim: claimed, attempt: claimed.attempt, sent: 0 };
+      this.#save(record);
+      this.#execute(record);
+      await this.#heartbeat();
+      return "started";
+    }
     // Written before the first await, so a concurrent duplicate delivery sees it and backs off.
     if (!existing) this.#save({ message, claim: null, attempt: message.attempt, sent: 0 });
     const armed = this.#heartbeat();
