@@ -89,6 +89,47 @@ try {
   }
   report("restart mid-run", { started, finished, lost: started - finished, "run twice": twice, "deadlines fired": `${deadlines}/100` }, started === finished && twice === 0 && deadlines === 100);
 
+  // ---- the tool server dies mid-batch ---------------------------------------------------
+  console.log("drill: kill the tool server mid-batch, bring it back 3 s later…");
+  const hit = [];
+  for (let i = 0; i < 30; i++) {
+    const res = await call(`/v1/chats/toolkill-${i}/parallel`, {
+      tool_calls: [
+        { tool_name: "slow", tool_args: { ms: 3000 } },
+        { tool_name: "slow_write", tool_args: { ms: 3000 } },
+        // Its deadline passes while the server is down: it must end timeout, not error.
+        { tool_name: "slow", tool_args: { ms: 60_000 } },
+      ],
+      wait: false,
+      job_timeout: 15,
+    });
+    hit.push({ chatId: `toolkill-${i}`, ids: res.json.jobs.map((j) => j.job_id) });
+  }
+  await sleep(1000);
+  await tools.down();
+  await sleep(3000);
+  await tools.up();
+  let total = 0;
+  let killedEnded = 0;
+  let readsOk = 0;
+  let writesUnknown = 0;
+  let timeouts = 0;
+  let writesTwice = 0;
+  for (const b of hit) {
+    const jobs = await settle(b.chatId, b.ids);
+    total += b.ids.length;
+    killedEnded += jobs.filter((j) => TERMINAL.has(j.state)).length;
+    if (jobs[0]?.state === "success") readsOk++;
+    if (jobs[1]?.state === "error" && /Outcome unknown/.test(jobs[1].error ?? "")) writesUnknown++;
+    if (jobs[2]?.state === "timeout") timeouts++;
+    if (tools.count(b.ids[1]) > 1) writesTwice++;
+  }
+  report(
+    "tool server killed mid-batch",
+    { started: total, finished: killedEnded, lost: total - killedEnded, "read-only retried to success": `${readsOk}/30`, "writes outcome unknown": `${writesUnknown}/30`, "past deadline → timeout": `${timeouts}/30`, "run twice": writesTwice },
+    killedEnded === total && readsOk === 30 && writesUnknown === 30 && timeouts === 30 && writesTwice === 0,
+  );
+
   // ---- authentication ---------------------------------------------------------------
   console.log("drill: 1000 requests with wrong, missing and other-tenant keys…");
   const known = batches[0];

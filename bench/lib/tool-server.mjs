@@ -33,8 +33,12 @@ export async function startToolServer() {
   });
   server.keepAliveTimeout = 60_000;
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const port = server.address().port;
   return {
-    url: `http://127.0.0.1:${server.address().port}`,
+    url: `http://127.0.0.1:${port}`,
+    /** Drops every connection and stops listening (a tool server crash). */
+    down: () => new Promise((r) => (server.closeAllConnections(), server.close(r))),
+    up: () => new Promise((r) => server.listen(port, "127.0.0.1", r)),
     call: (jobId) => calls.get(jobId),
     count: (jobId) => counts.get(jobId) ?? 0,
     resetPeak: () => (maxInFlight = inFlight),
