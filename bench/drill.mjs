@@ -33,6 +33,29 @@ async function call(path, body, headers = auth, method) {
   return { status: res.status, json };
 }
 
+/**
+ * Starts `n` batches of three jobs on chats `<prefix>-<i>`: a read-only call and a side-effecting
+ * call of `ms`, and a call of `longMs` that must outlive its `jobTimeout` deadline.
+ */
+async function startFaultBatches(prefix, n, { ms, longMs, jobTimeout }) {
+  const batches = [];
+  for (let i = 0; i < n; i++) {
+    const chatId = `${prefix}-${i}`;
+    const res = await call(`/v1/chats/${chatId}/parallel`, {
+      tool_calls: [
+        { tool_name: "slow", tool_args: { ms } },
+        { tool_name: "slow_write", tool_args: { ms } },
+        { tool_name: "slow", tool_args: { ms: longMs } },
+      ],
+      wait: false,
+      job_timeout: jobTimeout,
+    });
+    if (res.status !== 200) throw new Error(`batch ${chatId}: ${res.status} ${JSON.stringify(res.json)}`);
+    batches.push({ chatId, ids: res.json.jobs.map((j) => j.job_id) });
+  }
+  return batches;
+}
+
 /** Awaits jobs until every one is terminal (or the time is up); returns their final snapshots. */
 async function settle(chatId, ids, ms = 150_000) {
   const end = Date.now() + ms;
@@ -56,22 +79,8 @@ try {
 
   // ---- restart mid-run --------------------------------------------------------
   console.log("drill: restart wrangler dev (same --persist-to) in the middle of 100 running batches…");
-  const batches = [];
-  for (let i = 0; i < 100; i++) {
-    const chatId = `restart-${i}`;
-    const res = await call(`/v1/chats/${chatId}/parallel`, {
-      tool_calls: [
-        { tool_name: "slow", tool_args: { ms: 4000 } },
-        { tool_name: "slow_write", tool_args: { ms: 4000 } },
-        // Never answers in time: its 6 s deadline must still fire after the restart.
-        { tool_name: "slow", tool_args: { ms: 120_000 } },
-      ],
-      wait: false,
-      job_timeout: 6,
-    });
-    if (res.status !== 200) throw new Error(`batch ${i}: ${res.status} ${JSON.stringify(res.json)}`);
-    batches.push({ chatId, ids: res.json.jobs.map((j) => j.job_id) });
-  }
+  // The long call never answers in time: its 6 s deadline must still fire after the restart.
+  const batches = await startFaultBatches("restart", 100, { ms: 4000, longMs: 120_000, jobTimeout: 6 });
   await sleep(1500);
   const { port, state } = fanout;
   await fanout.stop({ keepState: true });
@@ -91,20 +100,9 @@ try {
 
   // ---- the tool server dies mid-batch ---------------------------------------------------
   console.log("drill: kill the tool server mid-batch, bring it back 3 s later…");
-  const hit = [];
-  for (let i = 0; i < 30; i++) {
-    const res = await call(`/v1/chats/toolkill-${i}/parallel`, {
-      tool_calls: [
-        { tool_name: "slow", tool_args: { ms: 3000 } },
-        { tool_name: "slow_write", tool_args: { ms: 3000 } },
-        // Its deadline passes while the server is down: it must end timeout, not error.
-        { tool_name: "slow", tool_args: { ms: 60_000 } },
-      ],
-      wait: false,
-      job_timeout: 15,
-    });
-    hit.push({ chatId: `toolkill-${i}`, ids: res.json.jobs.map((j) => j.job_id) });
-  }
+  // Read-only calls retry with full-jitter backoff (up to 8 s by the 4th try), so the deadline leaves
+  // room for one retry after the server is back; the long call must still end timeout, not error.
+  const hit = await startFaultBatches("toolkill", 30, { ms: 3000, longMs: 120_000, jobTimeout: 40 });
   await sleep(1000);
   await tools.down();
   await sleep(3000);
@@ -120,6 +118,7 @@ try {
     total += b.ids.length;
     killedEnded += jobs.filter((j) => TERMINAL.has(j.state)).length;
     if (jobs[0]?.state === "success") readsOk++;
+    else console.log(`  read-only job ${b.ids[0]} ended ${jobs[0]?.state}: ${jobs[0]?.error ?? ""}`);
     if (jobs[1]?.state === "error" && /Outcome unknown/.test(jobs[1].error ?? "")) writesUnknown++;
     if (jobs[2]?.state === "timeout") timeouts++;
     if (tools.count(b.ids[1]) > 1) writesTwice++;
@@ -207,17 +206,15 @@ try {
       }
     }),
   );
-  const final = await settle(chatId, ids.slice(0, 64));
-  let inconsistent = 0;
-  let ranTwice = 0;
-  for (const id of ids) {
-    const record = (await call(`/v1/chats/${chatId}/jobs/${id}`)).json;
-    if (!record || !TERMINAL.has(record.state)) continue;
-    if ((record.state === "cancelled" && record.result !== null) || (record.state === "success" && record.result === null)) inconsistent++;
-    if (tools.count(id) > 1) ranTwice++;
-  }
-  const records = await Promise.all(ids.map((id) => call(`/v1/chats/${chatId}/jobs/${id}`)));
-  const ended = records.filter((r) => TERMINAL.has(r.json?.state)).length;
+  // Every job must end: await them all (at most 64 ids per call) before reading their records.
+  let final = [];
+  for (let i = 0; i < ids.length; i += 64) final = final.concat(await settle(chatId, ids.slice(i, i + 64)));
+  // One read of every job's record serves all three counts.
+  const records = (await Promise.all(ids.map((id) => call(`/v1/chats/${chatId}/jobs/${id}`)))).map((r) => r.json);
+  const done = records.filter((r) => r && TERMINAL.has(r.state));
+  const ended = done.length;
+  const inconsistent = done.filter((r) => (r.state === "cancelled" && r.result !== null) || (r.state === "success" && r.result === null)).length;
+  const ranTwice = ids.filter((id) => tools.count(id) > 1).length;
   report(
     "200 concurrent clients",
     { jobs: ids.length, ended, "5xx": errors5xx, inconsistent, "run twice": ranTwice, sample: final.length },
