@@ -6,9 +6,15 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import worker from "../src/index";
 import type { JobMessage } from "../src/jobs/messages";
+import { runnerName } from "../src/names";
+import { recordKey, type RunRecord } from "../durable-objects/runner/run-record";
 import { call, chatObject, parallel } from "./helpers";
 
-export const runnerObject = (chat: string, jobId: string) => env.RUNNER.getByName(`job/acme/${chat}/${jobId}`);
+/** The pooled runner a job of tenant `acme` maps to (`chat` only documents which chat the job is in). */
+export const runnerObject = (_chat: string, jobId: string) => env.RUNNER.getByName(runnerName("acme", jobId));
+/** The record a runner keeps for a job while it holds it. */
+export const runRecord = (jobId: string) =>
+  runInDurableObject(runnerObject("", jobId), (_i, s) => s.storage.kv.get<RunRecord>(recordKey(jobId)));
 export const message = (chat: string, job_id: string, attempt = 1): JobMessage => ({ tenant: "acme", chat_id: chat, job_id, attempt });
 
 export async function deliver(queue: string, bodies: unknown[]) {

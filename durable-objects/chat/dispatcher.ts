@@ -67,7 +67,7 @@ export class Dispatcher {
         // runner claims again and gets the same lease.
         const claim = await this.d.claimHere(job_id);
         if (claim.status !== "claimed") return;
-        const runner = this.d.env().RUNNER.getByName(runnerName(address.tenant, address.chat_id, job_id));
+        const runner = this.d.env().RUNNER.getByName(runnerName(address.tenant, job_id));
         await runner.start({ ...address, job_id, attempt: 1 }, claim);
         this.d.handedOver(job_id);
       } catch (e) {
@@ -80,7 +80,7 @@ export class Dispatcher {
   async stopWork(job: JobRow): Promise<void> {
     const { tenant, chat_id } = this.address();
     try {
-      await this.d.env().RUNNER.getByName(runnerName(tenant, chat_id, job.job_id)).abort();
+      await this.d.env().RUNNER.getByName(runnerName(tenant, job.job_id)).abort(job.job_id);
       if (job.kind === "subordinate" && job.context_id) {
         await this.d.env().CHAT.getByName(chatName(tenant, job.context_id)).stopTurn({ tenant, chat_id: job.context_id, parent_job_id: job.job_id, parent_chat_id: chat_id });
       }

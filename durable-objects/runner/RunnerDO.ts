@@ -1,15 +1,16 @@
 /**
- * RunnerDO: one per job (`job/<tenant>/<chat_id>/<job_id>`), alive only while
- * that job runs. The queue consumer (or the ChatDO's fast path) hands it the
- * job and moves on, so a slow tool never holds up a consumer batch and with it
- * every other chat (SPEC §4: one consumer batch in flight per queue under
- * `wrangler dev`).
+ * RunnerDO: a pool of runners per tenant (`runner/<tenant>/<slot>`, see
+ * `runnerName`), each holding the jobs that hash to it, one record per job.
+ * The queue consumer (or the ChatDO's fast path) hands it a job and moves on,
+ * so a slow tool never holds up a consumer batch and with it every other chat
+ * (SPEC §4: one consumer batch in flight per queue under `wrangler dev`).
  *
- * It claims the job from its ChatDO, performs the call in its own invocation
- * (compatibility_date ≥ 2026-10-01 keeps it alive while the fetch is pending),
- * reports the outcome and deletes its storage. A heartbeat alarm notices when
- * no live execution holds the job (restart, deploy, failed RPC) and recovers by
- * the rules in `./run-record`.
+ * For each job it claims from the ChatDO, performs the call in the invocation
+ * that handed the job over (compatibility_date ≥ 2026-10-01 keeps it alive
+ * while the fetch is pending), reports the outcome and deletes the job's
+ * record. One heartbeat alarm per runner notices records no live execution
+ * holds (restart, deploy, failed RPC) and recovers each by the rules in
+ * `./run-record`.
  */
 import { DurableObject } from "cloudflare:workers";
 import { egressProblem } from "../../src/config/egress";
@@ -21,37 +22,48 @@ import type { AttemptResult } from "../../src/tools/http-call";
 import { backoffMs, isRetryable } from "../../src/tools/retry";
 import { boundedSignal, sleep } from "../../src/util/abort";
 import type { SubordinatePlan } from "../chat/subordinates";
-import { recoveryStep, type RunRecord } from "./run-record";
+import { RecentIds } from "./recent-ids";
+import { recordKey, RECORD_PREFIX, recoveryStep, type RunRecord } from "./run-record";
 
-/** How often a running job's runner checks that its execution is still alive. */
+/** How often a runner holding jobs checks that each still has a live execution. */
 export const RUNNER_HEARTBEAT_MS = 10_000;
 
-const KEY = "run";
+/** Enough to cover the queue copies still in flight for jobs the fast path already finished. */
+const RECENT_JOBS = 2_000;
 
 export class RunnerDO extends DurableObject<Env> {
-  /** What this instance is doing right now; lost with the instance, which is the point. */
-  #busy: "claiming" | AbortController | null = null;
+  /** What this instance is doing for each job right now; lost with the instance, which is the point. */
+  readonly #busy = new Map<string, "claiming" | AbortController>();
+  readonly #recent = new RecentIds(RECENT_JOBS);
 
-  #load(): RunRecord | undefined {
-    return this.ctx.storage.kv.get<RunRecord>(KEY);
+  #load(jobId: string): RunRecord | undefined {
+    return this.ctx.storage.kv.get<RunRecord>(recordKey(jobId));
   }
 
   #save(record: RunRecord): void {
-    this.ctx.storage.kv.put(KEY, record);
+    this.ctx.storage.kv.put(recordKey(record.message.job_id), record);
   }
 
-  #heartbeat(): Promise<void> {
-    return this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
+  #clear(jobId: string): void {
+    this.ctx.storage.kv.delete(recordKey(jobId));
+    this.#recent.add(jobId);
+  }
+
+  /** Arms the heartbeat unless one is already due: moving it on every start would postpone recovery forever. */
+  async #heartbeat(): Promise<void> {
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
   }
 
   /**
-   * Hands the job to this runner. Returns once it is claimed; the call runs on in this object.
+   * Hands a job to this runner. Returns once it is claimed; the call runs on in this object.
    * The chat's fast path passes the claim it already made; a queue delivery claims here.
    */
   async start(message: JobMessage, claimed?: ClaimResult): Promise<"started" | "duplicate" | ClaimResult["status"]> {
-    const existing = this.#load();
+    const jobId = message.job_id;
+    if (this.#recent.has(jobId)) return "duplicate";
+    const existing = this.#load(jobId);
     // A claim that never completed (its instance died mid-RPC) is driven again; anything else is a duplicate.
-    if (existing && (existing.claim || this.#busy)) return "duplicate";
+    if (existing && (existing.claim || this.#busy.has(jobId))) return "duplicate";
     if (!existing && claimed?.status === "claimed") {
       const record: RunRecord = { message, claim: claimed, attempt: claimed.attempt, sent: 0 };
       this.#save(record);
@@ -68,36 +80,45 @@ export class RunnerDO extends DurableObject<Env> {
   }
 
   async #claimAndRun(message: JobMessage): Promise<"started" | ClaimResult["status"]> {
-    this.#busy = "claiming";
+    const jobId = message.job_id;
+    this.#busy.set(jobId, "claiming");
     let claim: ClaimResult;
     try {
-      claim = await this.#chat(message).claimJob(message.job_id, message.attempt);
+      claim = await this.#chat(message).claimJob(jobId, message.attempt);
     } finally {
-      if (this.#busy === "claiming") this.#busy = null;
+      if (this.#busy.get(jobId) === "claiming") this.#busy.delete(jobId);
     }
-    if (!this.#load()) return "finished"; // cancelled or timed out while the claim was in flight
+    if (!this.#load(jobId)) return "finished"; // cancelled or timed out while the claim was in flight
     if (claim.status !== "claimed") {
-      await this.#clear();
+      this.#clear(jobId);
       return claim.status;
     }
     const record: RunRecord = { message, claim, attempt: claim.attempt, sent: 0 };
     this.#save(record);
     this.#execute(record);
-    await this.#heartbeat();
     return "started";
   }
 
   /** Cancellation or deadline, from the ChatDO: stop the call; nothing is reported. */
-  async abort(): Promise<void> {
-    if (this.#busy instanceof AbortController) this.#busy.abort(new DOMException("job stopped", "AbortError"));
-    this.#busy = null;
-    await this.#clear();
+  async abort(jobId: string): Promise<void> {
+    const busy = this.#busy.get(jobId);
+    if (busy instanceof AbortController) busy.abort(new DOMException("job stopped", "AbortError"));
+    this.#busy.delete(jobId);
+    this.#clear(jobId);
   }
 
   override async alarm(): Promise<void> {
-    const record = this.#load();
-    if (!record) return;
-    if (this.#busy) return this.#heartbeat();
+    const records = [...this.ctx.storage.kv.list<RunRecord>({ prefix: RECORD_PREFIX })].map(([, record]) => record);
+    await Promise.all(records.filter((r) => !this.#busy.has(r.message.job_id)).map((r) => this.#recover(r)));
+    // Recovery resumes calls in this invocation; production allows it 6 open connections, so a large
+    // recovery queues some of them, which only costs time after a crash.
+    if ([...this.ctx.storage.kv.list({ prefix: RECORD_PREFIX, limit: 1 })].length > 0) {
+      await this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
+    }
+  }
+
+  /** A record no live execution holds: carry it on by the attempt rules. */
+  async #recover(record: RunRecord): Promise<void> {
     try {
       const recovery = recoveryStep(record, Date.now());
       switch (recovery.step) {
@@ -107,33 +128,32 @@ export class RunnerDO extends DurableObject<Env> {
           await this.#claimAndRun(record.message);
           return;
         case "clear":
-          return await this.#clear();
+          return this.#clear(record.message.job_id);
         case "resume":
           this.#save({ ...record, attempt: recovery.attempt });
-          this.#execute({ ...record, attempt: recovery.attempt });
-          return await this.#heartbeat();
+          return this.#execute({ ...record, attempt: recovery.attempt });
         case "outcome_unknown":
           return await this.#report(record, { state: "error", error: OUTCOME_UNKNOWN_ERROR, attempt: record.attempt });
       }
     } catch (e) {
-      // An RPC failed (the chat or tenant object briefly unreachable): try again at the next heartbeat.
+      // An RPC failed (the chat or tenant object briefly unreachable): the next heartbeat tries again.
       console.warn("runner recovery failed; retrying at the next heartbeat", record.message.job_id, (e as Error).message);
-      await this.#heartbeat();
     }
   }
 
   /** Runs in the background of whichever call started it; never awaited by the consumer. */
   #execute(record: RunRecord): void {
+    const jobId = record.message.job_id;
     const controller = new AbortController();
-    this.#busy = controller;
+    this.#busy.set(jobId, controller);
     this.ctx.waitUntil(
       this.#attempts(record, controller.signal)
         .catch((e) => {
           // An RPC failed (tenant config, or the report). The heartbeat alarm recovers from what is stored.
-          if (!controller.signal.aborted) console.error("runner interrupted; the heartbeat will recover", record.message.job_id, e);
+          if (!controller.signal.aborted) console.error("runner interrupted; the heartbeat will recover", jobId, e);
         })
         .finally(() => {
-          if (this.#busy === controller) this.#busy = null;
+          if (this.#busy.get(jobId) === controller) this.#busy.delete(jobId);
         }),
     );
   }
@@ -226,7 +246,7 @@ export class RunnerDO extends DurableObject<Env> {
       ...(plan.forked ? { forked: plan.forked } : {}),
       limits: plan.limits,
     });
-    await this.#clear();
+    this.#clear(job_id);
   }
 
   /** Why this call must not be made at all, checked again at run time (config may have changed). */
@@ -240,12 +260,7 @@ export class RunnerDO extends DurableObject<Env> {
   async #report(record: RunRecord, outcome: JobOutcome): Promise<void> {
     this.#save({ ...record, outcome });
     await this.#chat(record.message).completeJob(record.message.job_id, record.claim!.lease, outcome);
-    await this.#clear();
-  }
-
-  async #clear(): Promise<void> {
-    await this.ctx.storage.deleteAlarm();
-    await this.ctx.storage.deleteAll();
+    this.#clear(record.message.job_id);
   }
 
   #chat(message: JobMessage) {

@@ -5,6 +5,10 @@
  */
 import type { ClaimResult, JobMessage, JobOutcome } from "../../src/jobs/messages";
 
+/** Each job a runner holds is one key-value record, deleted once the chat has its outcome. */
+export const RECORD_PREFIX = "run/";
+export const recordKey = (jobId: string) => `${RECORD_PREFIX}${jobId}`;
+
 export type Claimed = Extract<ClaimResult, { status: "claimed" }>;
 
 export interface RunRecord {

@@ -36,7 +36,7 @@ async function handOff(message: Message<unknown>, env: Env): Promise<void> {
     return;
   }
   try {
-    await env.RUNNER.getByName(runnerName(body.tenant, body.chat_id, body.job_id)).start(body);
+    await env.RUNNER.getByName(runnerName(body.tenant, body.job_id)).start(body);
     message.ack();
   } catch (e) {
     console.warn("runner hand-off failed; retrying", body.job_id, (e as Error).message);

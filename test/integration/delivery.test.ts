@@ -18,7 +18,7 @@ import {
 } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { degradeChat, deliver, message, runnerObject, startedJob, swapEnv } from "../faults";
+import { degradeChat, deliver, message, runnerObject, runRecord, startedJob, swapEnv } from "../faults";
 import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
 
 beforeEach(() => configure());
@@ -140,9 +140,7 @@ describe("a failed report", () => {
       chats = real.CHAT;
       return { CHAT: { getByName: () => ({ completeJob: () => Promise.reject(new Error("chat briefly unavailable")) }) } };
     });
-    const stored = await eventually(() =>
-      runInDurableObject(runner, (_i, state) => state.storage.kv.get<{ outcome?: unknown }>("run")?.outcome),
-    );
+    const stored = await eventually(async () => (await runRecord(id))?.outcome);
     expect(stored).toMatchObject({ state: "success", result: "slept 400" });
     expect((await jobRow("d5", id))?.state).toBe("running");
     await swapEnv(runner, () => ({ CHAT: chats }));

@@ -8,7 +8,8 @@ import { chatLimits } from "../../src/config/chat-limits";
 import { defaultConfig } from "../../src/config/schema";
 import { abortAllDurableObjects, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { degradeChat, message, runnerObject, strandedJob, swapEnv } from "../faults";
+import { recordKey } from "../../durable-objects/runner/run-record";
+import { degradeChat, message, runnerObject, runRecord, strandedJob, swapEnv } from "../faults";
 import { api, call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
 
 beforeEach(() => configure());
@@ -95,7 +96,7 @@ describe("a runner's claim in flight", () => {
   it("a claim that never completed is driven again by the next delivery", async () => {
     const id = await strandedJob("r2", call("echo", { later: 1 }));
     await runInDurableObject(runnerObject("r2", id), (_i, s) => {
-      s.storage.kv.put("run", { message: message("r2", id), claim: null, attempt: 1, sent: 0 });
+      s.storage.kv.put(recordKey(id), { message: message("r2", id), claim: null, attempt: 1, sent: 0 });
     });
     await abortAllDurableObjects(); // the instance that was claiming is gone; its record stays
     expect(await runnerObject("r2", id).start(message("r2", id))).toBe("started");
@@ -131,7 +132,7 @@ async function evictChatAndCancel(chat: string, jobId: string) {
   const res = await parallel(chat, { action: "cancel", job_ids: [jobId] });
   expect(res.body.jobs[0].state).toBe("cancelled");
   // The cancel aborts the runner (best effort, in the chat's waitUntil): wait until its record is gone.
-  await eventually(() => runInDurableObject(runnerObject(chat, jobId), (_i, s) => s.storage.kv.get("run") === undefined));
+  await eventually(async () => (await runRecord(jobId)) === undefined);
   expect((await api(`/v1/chats/${chat}/jobs/${jobId}`)).status).toBe(200);
 }
 
