@@ -4,7 +4,7 @@
  * drill says what it does and ends with counts; the run fails when a job is
  * lost, a side-effecting call runs twice, or anything answers 5xx.
  */
-import { BENCH_KEY, startFanout } from "./lib/services.mjs";
+import { BENCH_KEY, OTHER_KEY, startFanout } from "./lib/services.mjs";
 import { startToolServer } from "./lib/tool-server.mjs";
 
 const TERMINAL = new Set(["success", "error", "cancelled", "timeout"]);
@@ -135,7 +135,7 @@ try {
   const statuses = new Map();
   for (let i = 0; i < 1000; i++) {
     const kind = i % 3;
-    const headers = kind === 0 ? { authorization: "Bearer wrong-key", "content-type": "application/json" } : kind === 1 ? { "content-type": "application/json" } : { authorization: "Bearer other-tenant-key" };
+    const headers = kind === 0 ? { authorization: "Bearer wrong-key", "content-type": "application/json" } : kind === 1 ? { "content-type": "application/json" } : { authorization: `Bearer ${OTHER_KEY}` };
     const res =
       kind === 2
         ? await call(`/v1/chats/${known.chatId}/jobs/${known.ids[0]}`, undefined, headers)

@@ -9,16 +9,31 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { latencyChart } from "./lib/chart.mjs";
-import { startFanout, startFloor } from "./lib/services.mjs";
+import { workerdUsage } from "./lib/proc.mjs";
+import { OTHER_KEY, startFanout, startFloor } from "./lib/services.mjs";
+import { storageByClass, totalBytes } from "./lib/storage.mjs";
 import { round, summary } from "./lib/stats.mjs";
 import { startToolServer } from "./lib/tool-server.mjs";
-import { clients, dispatch, fanOut, headOfLine, throughput, wakeLatency } from "./scenarios.mjs";
+import { clients, dispatch, fanOut, headOfLine, scale, storage, throughput, wakeLatency } from "./scenarios.mjs";
 
 const quick = process.argv.includes("--quick");
 const check = process.argv.includes("--check");
 const plan = quick
-  ? { fanOut: 20, wake: 30, dispatch: 20, hol: 10, holMs: 5_000, tpSeconds: 5, tpChats: [20] }
-  : { fanOut: 100, wake: 300, dispatch: 100, hol: 60, holMs: 30_000, tpSeconds: 20, tpChats: [20, 50] };
+  ? { fanOut: 20, wake: 30, dispatch: 20, hol: 10, holMs: 5_000, tpSeconds: 5, tpChats: [20], scaleSeconds: 5, store: { chats: 10, jobsPerChat: 41 } }
+  : {
+      fanOut: 100,
+      wake: 300,
+      dispatch: 100,
+      hol: 60,
+      holMs: 30_000,
+      tpSeconds: 20,
+      tpChats: [20, 50],
+      scaleSeconds: 20,
+      // Purged 60 s (retention) after the last job, by the chat's next alarm.
+      store: { chats: 10, jobsPerChat: 201, purgeAfterMs: 75_000 },
+    };
+const SCALE_RATE = 100;
+const SCALE_CHATS = [10, 100, 1000];
 
 const started = Date.now();
 const tools = await startToolServer();
@@ -47,9 +62,21 @@ try {
     // Alternate which side goes first between chat counts.
     const order = tp.length % 2 ? ["floor", "fanout"] : ["fanout", "floor"];
     const runs = {};
+    const before = workerdUsage(fanout.pid);
     for (const side of order) runs[side] = await throughput(c, side, chats, plan.tpSeconds);
-    tp.push({ chats, ...runs });
+    const after = workerdUsage(fanout.pid);
+    tp.push({ chats, ...runs, rssMiB: { before: round(before.rssMiB), after: round(after.rssMiB) } });
   }
+  const scaled = [];
+  for (const chats of SCALE_CHATS) {
+    console.log(`scale: ${SCALE_RATE} jobs/s over ${chats} chats…`);
+    scaled.push(await scale(c, () => workerdUsage(fanout.pid), chats, SCALE_RATE, plan.scaleSeconds));
+  }
+  console.log(`storage${plan.store.purgeAfterMs ? " and purge (about 2 min)" : ""}…`);
+  // Its own tenant, so the 60 s retention under test touches no other scenario's chats.
+  const other = clients({ fanout, floor, tools }, OTHER_KEY);
+  await other.configure({ tools: [tool("noop")], limits: { retention_seconds: 60 } });
+  const stored = await storage(other, () => storageByClass(fanout.state), plan.store);
 
   const s = {
     fanout: summary(fan.fanout),
@@ -61,6 +88,7 @@ try {
     startFloor: summary(start.floor),
     arrival: summary(start.arrival),
     hol: summary(hol.chatB),
+    ...Object.fromEntries(scaled.map((x) => [`scale${x.chats}`, summary(x.latencies)])),
   };
   const overhead = (x) => x - 500;
   const figures = {
@@ -70,7 +98,11 @@ try {
     overheadRatio: overhead(s.fanout.p50) / overhead(s.floor.p50),
     wakeRatio: s.wakePolling.p50 / s.wakeAwait.p50,
     startRatio: s.startFanout.p50 / s.startFloor.p50,
+    scaleLatencyRatio: s.scale1000.p50 / s.scale10.p50,
+    scaleCpuRatio: scaled.at(-1).cpuSecondsPer1000Jobs / scaled[0].cpuSecondsPer1000Jobs,
+    bytesPerJob: stored.bytesPerJob,
   };
+  const purgedToBaseline = stored.purged && totalBytes(stored.purged) <= totalBytes(stored.baseline);
   const targets = [
     ["fan-out speedup over the sequential client ≥ 7× (p50)", figures.speedup >= 7, `${round(figures.speedup)}×`],
     ["fan-out overhead ≤ 1.5× the floor's (p50)", figures.overheadRatio <= 1.5, `${round(figures.overheadFanout)} ms vs ${round(figures.overheadFloor)} ms = ${round(figures.overheadRatio, 2)}×`],
@@ -82,8 +114,15 @@ try {
     [`chat B's 8×100 ms batch behind a ${plan.holMs / 1000} s job ≤ 300 ms (p50)`, s.hol.p50 <= 300, `${round(s.hol.p50)} ms`],
     ...tp.flatMap((t) => [
       [`throughput, ${t.chats} chats ≥ 0.5× the floor`, t.fanout.jobsPerSecond >= 0.5 * t.floor.jobsPerSecond, `${round(t.fanout.jobsPerSecond)} vs ${round(t.floor.jobsPerSecond)} jobs/s`],
-      [`throughput, ${t.chats} chats: 0 errors, 0 unfinished`, t.fanout.errors === 0 && t.fanout.unfinished === 0, `${t.fanout.errors} errors, ${t.fanout.unfinished} unfinished`],
+      [`throughput, ${t.chats} chats: 0 errors, 0 unfinished`, t.fanout.errors === 0 && t.fanout.unfinished === 0, `${t.fanout.errors} errors, ${t.fanout.unfinished} unfinished; workerd RSS ${t.rssMiB.before} → ${t.rssMiB.after} MiB`],
     ]),
+    ["scale: p50 latency at 1000 chats ≤ 1.5× at 10", figures.scaleLatencyRatio <= 1.5, `${round(s.scale1000.p50)} vs ${round(s.scale10.p50)} ms = ${round(figures.scaleLatencyRatio, 2)}×`],
+    ["scale: workerd CPU per 1000 jobs at 1000 chats ≤ 1.3× at 10", figures.scaleCpuRatio <= 1.3, `${scaled.map((x) => `${x.chats}: ${round(x.cpuSecondsPer1000Jobs)} s`).join(", ")} = ${round(figures.scaleCpuRatio, 2)}×`],
+    ["scale: 0 errors", scaled.every((x) => x.errors === 0), scaled.map((x) => `${x.chats} chats: ${x.errors}`).join(", ")],
+    ["storage: bytes per retained job ≤ 1 KB", stored.bytesPerJob <= 1024, `${round(stored.bytesPerJob, 0)} B over ${stored.jobs} jobs`],
+    ...(stored.purged
+      ? [["storage: back to baseline after the 60 s retention purge", purgedToBaseline, `${totalBytes(stored.baseline)} B before, ${totalBytes(stored.retained)} B retained, ${totalBytes(stored.purged)} B after`]]
+      : []),
   ];
 
   const ms = (x) => `${round(x)}`.padStart(8);
@@ -95,7 +134,7 @@ try {
   const dir = resolve(import.meta.dirname, "results");
   mkdirSync(dir, { recursive: true });
   const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
-  const result = { date: new Date().toISOString(), mode: quick ? "quick" : "full", machine, summaries: s, figures, throughput: tp, targets: targets.map(([name, ok, value]) => ({ name, ok, value })), seconds: (Date.now() - started) / 1000 };
+  const result = { date: new Date().toISOString(), mode: quick ? "quick" : "full", machine, summaries: s, figures, throughput: tp, scale: scaled.map(({ latencies, ...x }) => x), storage: stored, targets: targets.map(([name, ok, value]) => ({ name, ok, value })), seconds: (Date.now() - started) / 1000 };
   writeFileSync(resolve(dir, "latest.json"), `${JSON.stringify(result, null, 2)}\n`);
   writeFileSync(
     resolve(dir, "latency.svg"),

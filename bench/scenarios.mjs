@@ -5,6 +5,7 @@
  * like on a busy 2-core machine.
  */
 import { BENCH_KEY } from "./lib/services.mjs";
+import { totalBytes } from "./lib/storage.mjs";
 
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -18,8 +19,9 @@ async function post(url, body, headers = {}) {
   return JSON.parse(text);
 }
 
-export function clients({ fanout, floor, tools }) {
-  const auth = { authorization: `Bearer ${BENCH_KEY}` };
+/** `key`: whose tenant the fanout calls act as (the bench tenant unless given). */
+export function clients({ fanout, floor, tools }, key = BENCH_KEY) {
+  const auth = { authorization: `Bearer ${key}` };
   return {
     fanout: (chatId, calls, extra = {}) =>
       post(`${fanout.url}/v1/chats/${chatId}/parallel`, { tool_calls: calls.map(([tool, args]) => ({ tool_name: tool, tool_args: args })), timeout: 90, ...extra }, auth),
@@ -134,4 +136,61 @@ export async function throughput(c, side, chats, seconds) {
     }),
   );
   return { jobsPerSecond: jobs / seconds, jobs, errors, unfinished };
+}
+
+/**
+ * 5b. Scale: a fixed offered load of `rate` requests per second, each one no-op
+ * job with `wait:true`, spread round-robin over `chats` chats. `usage()` reads
+ * workerd's CPU time, so the cost per job is the runtime's, not the client's.
+ */
+export async function scale(c, usage, chats, rate, seconds) {
+  const ids = Array.from({ length: chats }, (_, k) => chat(`scale${chats}-${k}`));
+  const latencies = [];
+  let errors = 0;
+  const before = usage();
+  const t0 = now();
+  const pending = [];
+  for (let i = 0; i < rate * seconds; i++) {
+    const due = t0 + (i * 1000) / rate;
+    if (due > now()) await sleep(due - now());
+    const sent = now();
+    pending.push(
+      c.fanout(ids[i % chats], [["noop", {}]]).then(
+        (res) => (res.jobs[0].state === "success" ? latencies.push(now() - sent) : errors++),
+        () => errors++,
+      ),
+    );
+  }
+  await Promise.all(pending);
+  const cpuSeconds = usage().cpuSeconds - before.cpuSeconds;
+  return { chats, latencies, errors, jobs: latencies.length, cpuSecondsPer1000Jobs: (cpuSeconds / Math.max(1, latencies.length)) * 1000 };
+}
+
+/**
+ * 6. Storage: bytes each retained job adds across the chat, runner and tenant
+ * objects (small results), and, when `purgeAfterMs` is given, whether a
+ * tenant with `retention_seconds: 60` returns to its baseline once purged.
+ */
+export async function storage(c, measure, { chats, jobsPerChat, purgeAfterMs }) {
+  const ids = Array.from({ length: chats }, () => chat("store"));
+  const baseline = measure();
+  await Promise.all(ids.map((id) => c.fanout(id, [["noop", {}]])));
+  const withChats = measure();
+  await Promise.all(
+    ids.map(async (id) => {
+      for (let done = 1; done < jobsPerChat; done += 8) {
+        const n = Math.min(8, jobsPerChat - done);
+        await c.fanout(id, Array.from({ length: n }, () => ["noop", {}]));
+      }
+    }),
+  );
+  await sleep(500); // runners delete their records once the chat has the outcome
+  const retained = measure();
+  const jobs = chats * (jobsPerChat - 1);
+  const result = { chats, jobs, baseline, withChats, retained, bytesPerJob: (totalBytes(retained) - totalBytes(withChats)) / jobs };
+  if (purgeAfterMs) {
+    await sleep(purgeAfterMs);
+    result.purged = measure();
+  }
+  return result;
 }

@@ -13,6 +13,8 @@ import { join, resolve } from "node:path";
 const ROOT = resolve(import.meta.dirname, "../..");
 export const BENCH_TENANT = "bench";
 export const BENCH_KEY = "bench-local-key";
+/** A second tenant, for drills that cross tenants and scenarios that need their own limits. */
+export const OTHER_KEY = "other-tenant-key";
 
 export async function freePort() {
   return new Promise((ok, fail) => {
@@ -78,7 +80,7 @@ export function startFanout(reuse = {}) {
   const configKey = Buffer.alloc(32, 9).toString("base64");
   return wranglerDev(
     ROOT,
-    ["--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:other-tenant-key`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
+    ["--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:${OTHER_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
     "fanout",
     reuse,
   );

@@ -47,6 +47,36 @@ describe("duplicate deliveries", () => {
   });
 });
 
+describe("drill: every queue message duplicated", () => {
+  it("a whole batch delivered three times (fast path, queue copy, two duplicates) runs each attempt once", async () => {
+    await parallel("d7", { tool_calls: [call("echo", { warm: 1 })] });
+    const { sent } = await degradeChat("d7", { queue: "record" }); // the real queue still gets every copy
+    const calls = [
+      call("echo", { n: 1 }),
+      call("sleep", { ms: 200 }),
+      call("flaky_read", { failures: 1 }),
+      call("flaky_write", { failures: 1 }),
+      call("hang_write", {}),
+      call("text", {}),
+      call("echo", { n: 2 }),
+      call("sleep", { ms: 50 }),
+    ];
+    const started = await parallel("d7", { tool_calls: calls, wait: false, job_timeout: 10 });
+    const ids: string[] = started.body.jobs.map((j: { job_id: string }) => j.job_id);
+    await eventually(async () => sent.length === ids.length);
+    // Every message again, twice: one batch with each duplicated, then the batch again.
+    await deliver("jobs", [...sent, ...sent]);
+    await deliver("jobs", sent);
+    await eventually(async () => (await toolCalls(ids[4]!)).length === 1);
+    await parallel("d7", { action: "cancel", job_ids: [ids[4]] });
+    const { body } = await parallel("d7", { action: "await", job_ids: ids, timeout: 15 });
+    expect(body.jobs.map((j: { state: string }) => j.state)).toEqual(["success", "success", "success", "success", "cancelled", "success", "success", "success"]);
+    const attempts = await Promise.all(ids.map(async (id) => (await toolCalls(id)).map((c) => JSON.parse(c.body).attempt)));
+    // Only the two flaky tools see a second attempt, after a 503 (SPEC §4 allows it for both); nothing runs an attempt twice.
+    expect(attempts).toEqual([[1], [1], [1, 2], [1, 2], [1], [1], [1], [1]]);
+  });
+});
+
 describe("a consumer failing mid-batch", () => {
   it("retries only the message it could not read, and the redelivered batch runs nothing twice", async () => {
     const a = await startedJob("d2", call("echo", { a: 1 }));
