@@ -119,7 +119,7 @@ try {
     ["scale: p50 latency at 1000 chats ≤ 1.5× at 10", figures.scaleLatencyRatio <= 1.5, `${round(s.scale1000.p50)} vs ${round(s.scale10.p50)} ms = ${round(figures.scaleLatencyRatio, 2)}×`],
     ["scale: workerd CPU per 1000 jobs at 1000 chats ≤ 1.3× at 10", figures.scaleCpuRatio <= 1.3, `${scaled.map((x) => `${x.chats}: ${round(x.cpuSecondsPer1000Jobs)} s`).join(", ")} = ${round(figures.scaleCpuRatio, 2)}×`],
     ["scale: 0 errors", scaled.every((x) => x.errors === 0), scaled.map((x) => `${x.chats} chats: ${x.errors}`).join(", ")],
-    ["storage: bytes per retained job ≤ 1 KB", stored.bytesPerJob <= 1024, `${round(stored.bytesPerJob, 0)} B over ${stored.jobs} jobs`],
+    ["storage: bytes per retained job ≤ 1 KB", stored.bytesPerJob <= 1024, `${round(stored.bytesPerJob, 0)} B over ${stored.jobs} jobs, of which ${round(stored.eventBytesPerJob, 0)} B events (capped at 1000 per chat)`],
     ...(stored.purged
       ? [["storage: back to baseline after the 60 s retention purge", purgedToBaseline, `${totalBytes(stored.baseline)} B before, ${totalBytes(stored.retained)} B retained, ${totalBytes(stored.purged)} B after`]]
       : []),

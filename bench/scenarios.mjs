@@ -5,7 +5,7 @@
  * like on a busy 2-core machine.
  */
 import { BENCH_KEY } from "./lib/services.mjs";
-import { totalBytes } from "./lib/storage.mjs";
+import { eventBytes, totalBytes } from "./lib/storage.mjs";
 
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -187,7 +187,8 @@ export async function storage(c, measure, { chats, jobsPerChat, purgeAfterMs }) 
   await sleep(500); // runners delete their records once the chat has the outcome
   const retained = measure();
   const jobs = chats * (jobsPerChat - 1);
-  const result = { chats, jobs, baseline, withChats, retained, bytesPerJob: (totalBytes(retained) - totalBytes(withChats)) / jobs };
+  const perJob = (bytes) => (bytes(retained) - bytes(withChats)) / jobs;
+  const result = { chats, jobs, baseline, withChats, retained, bytesPerJob: perJob(totalBytes), eventBytesPerJob: perJob(eventBytes) };
   if (purgeAfterMs) {
     await sleep(purgeAfterMs);
     result.purged = measure();

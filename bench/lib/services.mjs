@@ -72,7 +72,7 @@ async function wranglerDev(cwd, extra, name, reuse = {}) {
     await stop();
     throw e;
   }
-  return { url, port, state, pid: child.pid, stop };
+  return { url, port, inspector, state, pid: child.pid, stop };
 }
 
 /** `reuse`: the port and state directory of an earlier run, to restart it where it stopped. */

@@ -9,10 +9,14 @@ import { DatabaseSync } from "node:sqlite";
 
 const CLASSES = ["ChatDO", "RunnerDO", "TenantDO"];
 
+/** The event log is bounded per chat (SPEC §6: 24 h, the last 1000), not per job: counted apart. */
+const EVENT_TABLES = "name = 'events' OR name LIKE 'events\\_%' ESCAPE '\\'";
+
 function usedBytes(file) {
   const db = new DatabaseSync(file, { readOnly: true });
   try {
-    return Number(db.prepare("SELECT COALESCE(SUM(pgsize - unused), 0) AS used FROM dbstat").get().used);
+    const row = db.prepare(`SELECT COALESCE(SUM(pgsize - unused), 0) AS used, COALESCE(SUM(CASE WHEN ${EVENT_TABLES} THEN pgsize - unused END), 0) AS events FROM dbstat`).get();
+    return { bytes: Number(row.used), eventBytes: Number(row.events) };
   } finally {
     db.close();
   }
@@ -24,15 +28,18 @@ export function storageByClass(state) {
   for (const cls of CLASSES) {
     const dir = join(state, "v3/do", `fanout-${cls}`);
     const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
-    let bytes = 0;
+    const sum = { objects: files.length, bytes: 0, eventBytes: 0 };
     for (const f of files) {
       try {
-        bytes += usedBytes(join(dir, f));
+        const used = usedBytes(join(dir, f));
+        sum.bytes += used.bytes;
+        sum.eventBytes += used.eventBytes;
       } catch {} // an object deleted while we looked
     }
-    out[cls] = { objects: files.length, bytes };
+    out[cls] = sum;
   }
   return out;
 }
 
 export const totalBytes = (byClass) => Object.values(byClass).reduce((sum, c) => sum + c.bytes, 0);
+export const eventBytes = (byClass) => Object.values(byClass).reduce((sum, c) => sum + c.eventBytes, 0);

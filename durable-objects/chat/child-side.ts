@@ -187,7 +187,8 @@ export class ChildSide implements LoopHost {
         result = await runStep(this, turnId, Date.now());
         const started = this.#toStart;
         this.#toStart = [];
-        await this.d.start(started);
+        // The jobs are stored with their watchdog: a slow or stuck queue send must not hold up the turn.
+        this.d.ctx.waitUntil(this.d.start(started));
       } while (result === "again" || this.#wakes.has(turnId));
       this.d.timers.clear("agent", turnId);
     } catch (e) {

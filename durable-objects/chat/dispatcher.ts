@@ -31,9 +31,16 @@ export class Dispatcher {
     return { tenant: readMeta(this.d.sql, "tenant")!, chat_id: readMeta(this.d.sql, "chat_id")! };
   }
 
-  /** The queue copy first, then the fast path; if the copy could not be sent, the watchdog resends. */
+  /**
+   * The queue copy first, then the fast path; if the copy could not be sent, the watchdog resends.
+   * The built-in `wait` needs no runner: it is claimed here and ends by its durable timer, so a
+   * queue outage cannot hold it up.
+   */
   async start(jobIds: string[]): Promise<void> {
-    if (jobIds.length && (await this.send(jobIds, 1))) this.d.ctx.waitUntil(this.#fastStart(jobIds));
+    const jobs = this.d.jobs.many(jobIds);
+    for (const job of jobs) if (job.tool_name === "wait") await this.d.claimHere(job.job_id);
+    const toRun = jobs.filter((j) => j.tool_name !== "wait").map((j) => j.job_id);
+    if (toRun.length && (await this.send(toRun, 1))) this.d.ctx.waitUntil(this.#fastStart(toRun));
   }
 
   /** Sends the queue copies; false when the send failed. */

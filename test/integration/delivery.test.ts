@@ -186,7 +186,18 @@ describe("the fast path", () => {
     const { sent } = await degradeChat("d6", { queue: "drop" });
     const { body } = await parallel("d6", { tool_calls: [call("echo", { fast: 1 }), call("wait", { seconds: 0.01 })], timeout: 5 });
     expect(body.status).toBe("success");
-    expect(sent).toEqual(body.jobs.map((j: any) => ({ tenant: "acme", chat_id: "d6", job_id: j.job_id, attempt: 1 })));
+    // The built-in wait needs no runner, so it gets no queue copy.
+    expect(sent).toEqual([{ tenant: "acme", chat_id: "d6", job_id: body.jobs[0].job_id, attempt: 1 }]);
+  });
+
+  it("runs the built-in wait in the chat even while the queue hangs", async () => {
+    await parallel("d6", { tool_calls: [call("echo", { warm: 1 })] });
+    await degradeChat("d6", { queue: "hang" });
+    const { body } = await parallel("d6", { tool_calls: [call("wait", { seconds: 0.05 }), call("wait", { seconds: 0.01 })], timeout: 5 });
+    expect(body.jobs.map((j: any) => [j.state, j.result])).toEqual([
+      ["success", "Waited 0.05 seconds."],
+      ["success", "Waited 0.01 seconds."],
+    ]);
   });
 
   it("the queue copy alone still runs a job when the fast path fails", async () => {
