@@ -503,8 +503,7 @@ export class ChatDO extends DurableObject<Env> {
   /** The fast path claims a job for its runner; the watchdog stays until the runner confirms it has it. */
   async #claimForHandOver(jobId: string): Promise<ClaimResult> {
     const now = Date.now();
-    const claim = this.#machine.claim(jobId, 1, now);
-    if (claim.status === "claimed") this.#timers.set("dispatch", jobId, now + DISPATCH_WATCHDOG_MS);
+    const claim = this.#machine.claim(jobId, 1, now, "keep");
     await this.#timers.arm();
     return claim;
   }

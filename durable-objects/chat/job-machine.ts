@@ -39,8 +39,10 @@ export class JobMachine {
    * the same lease (a redelivered message reaches the same runner, which
    * ignores it); anything terminal is `finished`, so a late duplicate is dropped.
    * The built-in `wait` is claimed here and finished by the `wait_done` timer.
+   * `keep`: the claim travels to a runner that has yet to confirm it, so the
+   * dispatch watchdog set at admission stays until it does.
    */
-  claim(jobId: string, attempt: number, now: number): ClaimResult {
+  claim(jobId: string, attempt: number, now: number, watchdog: "clear" | "keep" = "clear"): ClaimResult {
     const job = this.jobs.get(jobId);
     if (!job || isTerminal(job.state)) return { status: "finished" };
     if (job.state === "pending") {
@@ -49,7 +51,7 @@ export class JobMachine {
         return { status: "finished" };
       }
       this.jobs.claim(jobId, attempt, crypto.randomUUID(), now);
-      this.timers.clear("dispatch", jobId);
+      if (watchdog === "clear" || job.tool_name === "wait") this.timers.clear("dispatch", jobId);
       this.hooks.claimed(job, now);
       if (job.tool_name === "wait") this.timers.set("wait_done", jobId, now + Math.ceil(waitSeconds(job) * 1000));
     }

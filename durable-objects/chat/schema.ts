@@ -3,7 +3,7 @@
  * chat that never existed leaves no storage behind (SPEC §2). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
-const SCHEMA_VERSION = 6;
+const SCHEMA_VERSION = 7;
 
 const MIGRATIONS: Record<number, string[]> = {
   1: [
@@ -76,19 +76,33 @@ const MIGRATIONS: Record<number, string[]> = {
     // A Telegram message waits for the webhook's first try at the hand-back it follows.
     `ALTER TABLE notifications ADD COLUMN after_seq INTEGER`,
   ],
+  7: [
+    // Keyed by its primary key alone (no rowid plus a separate key index): every timer set or
+    // cleared writes one row fewer, and timers are written several times per job (billed per row).
+    `CREATE TABLE timers_keyed (kind TEXT NOT NULL, ref TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (kind, ref)) WITHOUT ROWID`,
+    `INSERT INTO timers_keyed (kind, ref, at) SELECT kind, ref, at FROM timers`,
+    `DROP TABLE timers`,
+    `ALTER TABLE timers_keyed RENAME TO timers`,
+    `CREATE INDEX timers_by_time ON timers (at)`,
+    // Only events still waiting for delivery need finding by time; most are never pending (no
+    // webhook) or soon delivered, so a partial index skips an index row for each of them.
+    `DROP INDEX events_due`,
+    `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
+  ],
 };
 
 export function hasSchema(sql: SqlStorage): boolean {
   return sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'`).toArray().length > 0;
 }
 
-export function ensureSchema(sql: SqlStorage): void {
+/** Brings the chat's tables up to `upTo` (the current version; tests stop earlier to check an upgrade). */
+export function ensureSchema(sql: SqlStorage, upTo = SCHEMA_VERSION): void {
   let version = 0;
   if (hasSchema(sql)) {
     const row = sql.exec(`SELECT value FROM meta WHERE key = 'schema_version'`).toArray()[0];
     version = Number(row?.value ?? 0);
   }
-  for (let v = version + 1; v <= SCHEMA_VERSION; v++) {
+  for (let v = version + 1; v <= upTo; v++) {
     for (const statement of MIGRATIONS[v] ?? []) sql.exec(statement);
     sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`, String(v));
   }
@@ -99,6 +113,8 @@ export function readMeta(sql: SqlStorage, key: string): string | undefined {
   return row ? String(row.value) : undefined;
 }
 
+/** Writes only a changed value: most batches restate the same tenant, chat and limits, and rows written are billed. */
 export function writeMeta(sql: SqlStorage, key: string, value: string): void {
+  if (readMeta(sql, key) === value) return;
   sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)`, key, value);
 }

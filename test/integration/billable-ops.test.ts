@@ -1,0 +1,90 @@
+/**
+ * Billable operations per job, counted in the real runtime: Durable Object
+ * requests (public methods and alarms entered), queue messages, and SQLite
+ * rows written (each cursor's `rowsWritten`, plus key-value writes), for
+ * batches of 8 tool jobs through the fast path, including the queue copies
+ * that arrive afterwards as duplicates. The bounds guard against regressions;
+ * docs/benchmarks.md turns the figures into cost per million jobs.
+ */
+import { env, reset, runInDurableObject } from "cloudflare:test";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ChatDO } from "../../durable-objects/chat/ChatDO";
+import { RunnerDO } from "../../durable-objects/runner/RunnerDO";
+import { TenantDO } from "../../durable-objects/tenant/TenantDO";
+import worker from "../../src/index";
+import { call, chatObject, configure, eventually, parallel } from "../helpers";
+
+beforeEach(() => configure());
+afterEach(() => reset());
+
+type Cursor = SqlStorageCursor<Record<string, SqlStorageValue>>;
+type Counts = { requests: Record<string, number>; queueMessages: number; consumerBatches: number; kvWrites: number; statements: [string, Cursor][] };
+
+/** Wraps prototypes shared by every object in this isolate; `stop()` puts them back. */
+async function startMeter() {
+  const counts: Counts = { requests: {}, queueMessages: 0, consumerBatches: 0, kvWrites: 0, statements: [] };
+  const undo: (() => void)[] = [];
+  const wrap = <T extends object>(target: T, name: string, around: (orig: (...a: unknown[]) => unknown) => (...a: unknown[]) => unknown) => {
+    const orig = (target as Record<string, unknown>)[name] as (...a: unknown[]) => unknown;
+    (target as Record<string, unknown>)[name] = around(orig);
+    undo.push(() => ((target as Record<string, unknown>)[name] = orig));
+  };
+  for (const [label, cls] of [["ChatDO", ChatDO], ["RunnerDO", RunnerDO], ["TenantDO", TenantDO]] as const) {
+    for (const name of Object.getOwnPropertyNames(cls.prototype)) {
+      if (name === "constructor" || typeof Object.getOwnPropertyDescriptor(cls.prototype, name)?.value !== "function") continue;
+      wrap(cls.prototype, name, (orig) =>
+        function (this: unknown, ...a: unknown[]) {
+          counts.requests[`${label}.${name}`] = (counts.requests[`${label}.${name}`] ?? 0) + 1;
+          return orig.apply(this, a);
+        },
+      );
+    }
+  }
+  const { sql, kv } = await runInDurableObject(chatObject("meter-probe"), (_i, s) => ({ sql: Object.getPrototypeOf(s.storage.sql), kv: Object.getPrototypeOf(s.storage.kv) }));
+  wrap(sql, "exec", (orig) =>
+    function (this: unknown, ...a: unknown[]) {
+      const cursor = orig.apply(this, a) as Cursor;
+      counts.statements.push([String(a[0]).replace(/\s+/g, " ").slice(0, 80), cursor]);
+      return cursor;
+    },
+  );
+  for (const name of ["put", "delete"]) wrap(kv, name, (orig) => function (this: unknown, ...a: unknown[]) { counts.kvWrites++; return orig.apply(this, a); });
+  const queue = Object.getPrototypeOf(env.JOBS);
+  wrap(queue, "send", (orig) => function (this: unknown, ...a: unknown[]) { counts.queueMessages++; return orig.apply(this, a); });
+  wrap(queue, "sendBatch", (orig) => function (this: unknown, ...a: unknown[]) { counts.queueMessages += (a[0] as unknown[]).length; return orig.apply(this, a); });
+  wrap(worker, "queue", (orig) => function (this: unknown, ...a: unknown[]) { counts.consumerBatches++; return orig.apply(this, a); });
+  return { counts, stop: () => undo.reverse().forEach((f) => f()) };
+}
+
+describe("billable operations per job", () => {
+  it("stay within their measured bounds for batches of 8 tool jobs", async () => {
+    await parallel("meter", { tool_calls: [call("echo", { warm: 1 })] });
+    await new Promise((r) => setTimeout(r, 300)); // the warm-up's queue copy is consumed
+    const meter = await startMeter();
+    const batches = 10;
+    const jobs = batches * 8;
+    try {
+      for (let b = 0; b < batches; b++) {
+        const { body } = await parallel("meter", { tool_calls: Array.from({ length: 8 }, (_, i) => call("echo", { b, i })) });
+        expect(body.status).toBe("success");
+      }
+      // Every queue copy reaches its runner (as a duplicate) before counting stops.
+      await eventually(async () => (meter.counts.requests["RunnerDO.start"] ?? 0) >= 2 * jobs);
+    } finally {
+      meter.stop();
+    }
+    const { counts } = meter;
+    const requests = Object.values(counts.requests).reduce((a, b) => a + b, 0);
+    // Read once every cursor is done: rowsWritten counts index entries too, as billing does.
+    const rows = counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites;
+    const perJob = { doRequests: requests / jobs, queueMessages: counts.queueMessages / jobs, rowsWritten: rows / jobs, consumerBatches: counts.consumerBatches / jobs };
+    const byStatement = new Map<string, number>();
+    for (const [q, c] of counts.statements) byStatement.set(q, (byStatement.get(q) ?? 0) + c.rowsWritten);
+    const heaviest = [...byStatement].filter(([, n]) => n > 0).sort((x, y) => y[1] - x[1]);
+    console.log(heaviest.map(([q, n]) => `${(n / jobs).toFixed(2)} rows/job  ${q}`).join("\n"));
+    console.log("billable operations per job", JSON.stringify({ perJob, requests: counts.requests }));
+    expect(counts.queueMessages).toBe(jobs);
+    expect(perJob.doRequests).toBeLessThanOrEqual(4.5);
+    expect(perJob.rowsWritten).toBeLessThanOrEqual(31);
+  });
+});
