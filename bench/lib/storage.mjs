@@ -16,9 +16,18 @@ function usedBytes(file) {
   const db = new DatabaseSync(file, { readOnly: true });
   try {
     const row = db.prepare(`SELECT COALESCE(SUM(pgsize - unused), 0) AS used, COALESCE(SUM(CASE WHEN ${EVENT_TABLES} THEN pgsize - unused END), 0) AS events FROM dbstat`).get();
-    return { bytes: Number(row.used), eventBytes: Number(row.events) };
+    return { bytes: Number(row.used), eventBytes: Number(row.events), runRecords: runRecords(db) };
   } finally {
     db.close();
+  }
+}
+
+/** Jobs a runner still holds (its key-value records), 0 for any other object. */
+function runRecords(db) {
+  try {
+    return Number(db.prepare(`SELECT COUNT(*) AS n FROM _cf_KV WHERE key LIKE 'run/%'`).get().n);
+  } catch {
+    return 0; // no key-value table: not a runner
   }
 }
 
@@ -28,12 +37,13 @@ export function storageByClass(state) {
   for (const cls of CLASSES) {
     const dir = join(state, "v3/do", `fanout-${cls}`);
     const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
-    const sum = { objects: files.length, bytes: 0, eventBytes: 0 };
+    const sum = { objects: files.length, bytes: 0, eventBytes: 0, runRecords: 0 };
     for (const f of files) {
       try {
         const used = usedBytes(join(dir, f));
         sum.bytes += used.bytes;
         sum.eventBytes += used.eventBytes;
+        sum.runRecords += used.runRecords;
       } catch {} // an object deleted while we looked
     }
     out[cls] = sum;
