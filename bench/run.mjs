@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import { latencyChart } from "./lib/chart.mjs";
 import { workerdUsage } from "./lib/proc.mjs";
 import { OTHER_KEY, startFanout, startFloor } from "./lib/services.mjs";
-import { storageByClass, totalBytes } from "./lib/storage.mjs";
+import { storageByClass } from "./lib/storage.mjs";
 import { round, summary } from "./lib/stats.mjs";
 import { startToolServer } from "./lib/tool-server.mjs";
 import { clients, dispatch, fanOut, headOfLine, scale, storage, throughput, wakeLatency } from "./scenarios.mjs";
