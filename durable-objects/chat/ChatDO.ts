@@ -346,7 +346,7 @@ export class ChatDO extends DurableObject<Env> {
       this.#jobs.insert(job);
       this.#log.add(job.log_id, job, now);
       if (job.held || job.queued) continue; // its deadline starts when it is released
-      this.#timers.set("deadline", job.job_id, job.deadline_at);
+      this.#timers.setEarliest("deadline", "", job.deadline_at);
       this.#timers.set("dispatch", job.job_id, now + DISPATCH_WATCHDOG_MS);
       start.push(job.job_id);
     }
@@ -370,7 +370,7 @@ export class ChatDO extends DurableObject<Env> {
   /** A held or queued job starts now: its deadline (never past the running turn's) and the dispatch watchdog. */
   #armStarted(job: JobRow, now: number): number {
     const deadline = Math.min(now + job.timeout_seconds * 1000, this.#turns.running()?.deadline_at ?? Infinity);
-    this.#timers.set("deadline", job.job_id, deadline);
+    this.#timers.setEarliest("deadline", "", deadline);
     this.#timers.set("dispatch", job.job_id, now + DISPATCH_WATCHDOG_MS);
     return deadline;
   }
@@ -537,8 +537,12 @@ export class ChatDO extends DurableObject<Env> {
     for (const timer of this.#timers.due(now)) {
       switch (timer.kind) {
         case "deadline": {
-          const job = this.#jobs.get(timer.ref);
-          if (job) this.#machine.expire(job, now);
+          // One timer for the chat, at its earliest deadline (older chats may still hold one per job):
+          // every job past its deadline ends, then the timer moves to the next one.
+          for (const job of this.#jobs.pastDeadline(now)) this.#machine.expire(job, now);
+          const next = this.#jobs.nextDeadline();
+          if (next !== undefined && timer.ref === "") this.#timers.set("deadline", "", next);
+          else if (next !== undefined) this.#timers.setEarliest("deadline", "", next);
           break;
         }
         case "wait_done":

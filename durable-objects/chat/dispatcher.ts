@@ -49,7 +49,6 @@ export class Dispatcher {
     const messages = jobIds.map((job_id) => ({ body: { ...address, job_id, attempt } satisfies JobMessage }));
     try {
       await this.d.env().JOBS.sendBatch(messages);
-      this.d.jobs.markDispatched(jobIds, Date.now());
       return true;
     } catch (e) {
       console.warn("queue send failed; the watchdog will retry", (e as Error).message);

@@ -36,6 +36,8 @@ export interface Finish {
 
 const ACTIVE = `state IN ('pending', 'running')`;
 const QUEUED = `queue_seq IS NOT NULL AND state = 'pending'`;
+/** Active jobs whose deadline is running: held and queued jobs start theirs when they start. */
+const RUNNING_CLOCK = `${ACTIVE} AND held = 0 AND queue_seq IS NULL`;
 /** Every column, plus a queued job's place in the chat's queue (1 = next to start). */
 const COLUMNS = `*, CASE WHEN ${QUEUED} THEN
     (SELECT COUNT(*) FROM jobs q WHERE q.queue_seq IS NOT NULL AND q.state = 'pending' AND q.queue_seq <= jobs.queue_seq)
@@ -90,6 +92,16 @@ export class JobStore {
     return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} ORDER BY created_at, idx`).toArray();
   }
 
+  /** Started jobs (not held back, not queued) whose deadline has come. */
+  pastDeadline(now: number): JobRow[] {
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${RUNNING_CLOCK} AND deadline_at <= ?`, now).toArray();
+  }
+
+  /** The next deadline among started jobs, if any. */
+  nextDeadline(): number | undefined {
+    return this.sql.exec<{ at: number | null }>(`SELECT MIN(deadline_at) AS at FROM jobs WHERE ${RUNNING_CLOCK}`).one().at ?? undefined;
+  }
+
   activeCount(): number {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${ACTIVE}`).one().n;
   }
@@ -127,10 +139,6 @@ export class JobStore {
   /** Releases a held job: its deadline starts now. */
   release(jobId: string, deadlineAt: number): void {
     this.sql.exec(`UPDATE jobs SET held = 0, deadline_at = ? WHERE job_id = ?`, deadlineAt, jobId);
-  }
-
-  markDispatched(jobIds: string[], at: number): void {
-    for (const id of jobIds) this.sql.exec(`UPDATE jobs SET dispatched_at = ? WHERE job_id = ?`, at, id);
   }
 
   claim(jobId: string, attempt: number, lease: string, now: number): void {

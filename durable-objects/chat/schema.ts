@@ -15,7 +15,8 @@ const MIGRATIONS: Record<number, string[]> = {
        created_at INTEGER NOT NULL, started_at INTEGER, completed_at INTEGER,
        attempt INTEGER NOT NULL DEFAULT 0, lease TEXT, deadline_at INTEGER NOT NULL,
        result TEXT, result_truncated INTEGER NOT NULL DEFAULT 0, error TEXT,
-       context_id TEXT, usage TEXT, collected_at INTEGER, dispatched_at INTEGER)`,
+       context_id TEXT, usage TEXT, collected_at INTEGER,
+       dispatched_at INTEGER)`, // no longer written (nothing read it, and rows written are billed)
     `CREATE INDEX jobs_by_state ON jobs (state, created_at)`,
     `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
     // One alarm per object: every future duty is a row here, the alarm fires at the earliest.

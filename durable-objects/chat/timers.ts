@@ -22,6 +22,16 @@ export class Timers {
     this.sql.exec(`INSERT OR REPLACE INTO timers (kind, ref, at) VALUES (?, ?, ?)`, kind, ref, at);
   }
 
+  /** Sets the timer unless it is already due earlier: a shared timer only ever moves closer. */
+  setEarliest(kind: TimerKind, ref: string, at: number): void {
+    this.sql.exec(
+      `INSERT INTO timers (kind, ref, at) VALUES (?, ?, ?) ON CONFLICT (kind, ref) DO UPDATE SET at = excluded.at WHERE excluded.at < timers.at`,
+      kind,
+      ref,
+      at,
+    );
+  }
+
   clear(kind: TimerKind, ref: string): void {
     this.sql.exec(`DELETE FROM timers WHERE kind = ? AND ref = ?`, kind, ref);
   }

@@ -85,6 +85,6 @@ describe("billable operations per job", () => {
     console.log("billable operations per job", JSON.stringify({ perJob, requests: counts.requests }));
     expect(counts.queueMessages).toBe(jobs);
     expect(perJob.doRequests).toBeLessThanOrEqual(4.5);
-    expect(perJob.rowsWritten).toBeLessThanOrEqual(31);
+    expect(perJob.rowsWritten).toBeLessThanOrEqual(27);
   });
 });

@@ -3,7 +3,7 @@
  * alarms (SPEC §3.3): start and wait, background then await, await timeouts
  * that never cancel, collect, cancel, deadlines and purge.
  */
-import { reset } from "cloudflare:test";
+import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { advanceAndRunAlarm, api, call, chatObject, configure, eventually, json, jobRow, parallel, toolConfig, jobInState } from "../helpers";
 
@@ -214,6 +214,34 @@ describe("deadlines", () => {
     const id = s.body.jobs[0].job_id;
     await advanceAndRunAlarm("c1", 6_000);
     expect((await jobRow("c1", id))?.state).toBe("timeout");
+  });
+
+  it("one chat timer serves every deadline: each job ends at its own, the timer moving to the next", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const late = (await parallel("c9", { tool_calls: [call("hang")], job_timeout: 20, wait: false })).body.jobs[0].job_id;
+    const soon = (await parallel("c9", { tool_calls: [call("hang"), call("hang")], job_timeout: 5, wait: false })).body.jobs.map((j: any) => j.job_id);
+    const deadlineTimers = () =>
+      runInDurableObject(chatObject("c9"), (_i, s) => s.storage.sql.exec(`SELECT ref, at FROM timers WHERE kind = 'deadline'`).toArray());
+    for (const id of [late, ...soon]) await jobInState("c9", id, "running");
+    expect(await deadlineTimers()).toEqual([{ ref: "", at: (await jobRow("c9", soon[0]))!.deadline_at }]);
+    await advanceAndRunAlarm("c9", 6_000);
+    expect([(await jobRow("c9", soon[0]))?.state, (await jobRow("c9", soon[1]))?.state, (await jobRow("c9", late))?.state]).toEqual(["timeout", "timeout", "running"]);
+    expect(await deadlineTimers()).toEqual([{ ref: "", at: (await jobRow("c9", late))!.deadline_at }]);
+    await advanceAndRunAlarm("c9", 15_000);
+    expect((await jobRow("c9", late))?.state).toBe("timeout");
+    expect(await deadlineTimers()).toEqual([]);
+  });
+
+  it("a chat stored with one deadline timer per job (before they were merged) still ends its jobs on time", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const id = (await parallel("c10", { tool_calls: [call("hang")], job_timeout: 5, wait: false })).body.jobs[0].job_id;
+    await runInDurableObject(chatObject("c10"), (_i, s) => {
+      const at = s.storage.sql.exec(`SELECT at FROM timers WHERE kind = 'deadline'`).one().at;
+      s.storage.sql.exec(`UPDATE timers SET ref = ? WHERE kind = 'deadline'`, id);
+      return at;
+    });
+    await advanceAndRunAlarm("c10", 6_000);
+    expect((await jobRow("c10", id))?.state).toBe("timeout");
   });
 
   it("rejects job_timeout above max_job_timeout_seconds", async () => {
