@@ -26,6 +26,8 @@ afterEach(async () => {
   await reset();
 });
 
+// Awaits here wait 20 s at most, under vitest's 30 s: a stuck job fails its assertion with its state
+// instead of a bare test timeout.
 const sub = (message: string, more: Record<string, unknown> = {}) => call("call_subordinate", { message, reset: true, ...more });
 
 /** Waits until the child chat has a job of `tool` (in `state`, when given) and returns its id. */
@@ -254,7 +256,7 @@ describe("durability", () => {
     vi.setSystemTime(Date.now() + 151_000); // past the agent timer's safety margin
     expect(await runDurableObjectAlarm(chatObject(contextId))).toBe(true);
     vi.useRealTimers();
-    const { body } = await parallel("e1", { action: "await", job_ids: [jobId], timeout: 30 });
+    const { body } = await parallel("e1", { action: "await", job_ids: [jobId], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "(script finished)" });
     expect(await toolCalls(echoJob)).toHaveLength(1);
     expect(await llmRequests("m-evict")).toHaveLength(3);
@@ -297,7 +299,7 @@ describe("tiered execution in the agent loop", () => {
       },
       { content: "all four done" },
     ]);
-    const { body } = await parallel("t1", { tool_calls: [sub("Do four things.")], timeout: 30 });
+    const { body } = await parallel("t1", { tool_calls: [sub("Do four things.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "all four done" });
     const { max_in_flight } = await (await fetch(`${toolServer()}/__concurrency?group=loop`)).json() as { max_in_flight: number };
     expect(max_in_flight).toBe(2);
@@ -322,7 +324,7 @@ describe("levels", () => {
       { content: "grandchild answer" },
       { content: "child answer" },
     ]);
-    const { body } = await parallel("lv", { tool_calls: [sub("Delegate.")], timeout: 30 });
+    const { body } = await parallel("lv", { tool_calls: [sub("Delegate.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "child answer" });
     const child = await json(await api(`/v1/chats/${body.jobs[0].context_id}`));
     expect(child.level).toBe(1);
@@ -346,7 +348,7 @@ describe("spawn_task context", () => {
       { content: "fresh child answer" },
       { content: "done" },
     ]);
-    const { body } = await parallel("f1", { tool_calls: [sub("Delegate with context: the code word is PAPAYA.")], timeout: 30 });
+    const { body } = await parallel("f1", { tool_calls: [sub("Delegate with context: the code word is PAPAYA.")], timeout: 20 });
     expect(body.jobs[0].state).toBe("success");
     const firstUser = (r: { messages: any[] }) => r.messages.find((m: any) => m.role === "user").content as string;
     const [, a, b] = await llmRequests("m-fork");
@@ -406,7 +408,7 @@ describe("parallel inside a child", () => {
       { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "echo", tool_args: { a: 1 } }, { tool_name: "text", tool_args: {} }] } }] },
       { content: "combined" },
     ]);
-    const { body } = await parallel("pp", { tool_calls: [sub("Use parallel.")], timeout: 30 });
+    const { body } = await parallel("pp", { tool_calls: [sub("Use parallel.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "combined" });
     const second = (await llmRequests("m-par"))[1]!;
     const payload = JSON.parse(second.messages.find((m: any) => m.role === "tool").content);
@@ -421,7 +423,7 @@ describe("parallel inside a child", () => {
       { content: "started it" },
       { content: "final, after the sleep" },
     ]);
-    const { body } = await parallel("pp-bg", { tool_calls: [sub("Start a background sleep.")], timeout: 30 });
+    const { body } = await parallel("pp-bg", { tool_calls: [sub("Start a background sleep.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "final, after the sleep" });
     const requests = await llmRequests("m-par-bg");
     expect(requests).toHaveLength(3);
@@ -439,7 +441,7 @@ describe("parallel inside a child", () => {
       { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "parallel", tool_args: {} }] } }] },
       { content: "recovered" },
     ]);
-    const { body } = await parallel("pp2", { tool_calls: [sub("Nest.")], timeout: 30 });
+    const { body } = await parallel("pp2", { tool_calls: [sub("Nest.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "recovered" });
     const second = (await llmRequests("m-par2"))[1]!;
     expect(second.messages.find((m: any) => m.role === "tool").content).toBe("Error: `parallel` cannot be nested inside another `parallel` call.");
@@ -451,7 +453,7 @@ describe("parallel inside a child", () => {
       { content: "thinking", tool_calls: [{ name: "wait", arguments: { seconds: 0.01 } }] },
       { content: "still thinking", tool_calls: [{ name: "wait", arguments: { seconds: 0.01 } }] },
     ]);
-    const { body } = await parallel("ms", { tool_calls: [sub("Loop.")], timeout: 30 });
+    const { body } = await parallel("ms", { tool_calls: [sub("Loop.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "error", error: "Reached max_steps (2) without a final answer. Last text: still thinking" });
   });
 });
@@ -559,7 +561,7 @@ describe("usage and token budget", () => {
       { content: "grandchild" },
       { content: "child" },
     ]);
-    const { body } = await parallel("u1", { tool_calls: [sub("Delegate.")], timeout: 30 });
+    const { body } = await parallel("u1", { tool_calls: [sub("Delegate.")], timeout: 20 });
     // child: 2 LLM calls + 1 tool call; grandchild: 1 LLM call. 10 prompt + 5 completion tokens each.
     expect(body.jobs[0].usage).toEqual({ llm_calls: 3, prompt_tokens: 30, completion_tokens: 15, tool_calls: 1 });
   });
@@ -567,7 +569,7 @@ describe("usage and token budget", () => {
   it("ends the job `Token budget exhausted.` once max_tokens_per_job is crossed", async () => {
     await configure(agentConfig("m-budget", { limits: { max_tokens_per_job: 20 } }));
     await scriptLlm("m-budget", [{ tool_calls: [{ name: "wait", arguments: { seconds: 0.01 } }] }, { content: "too expensive" }]);
-    const { body } = await parallel("u2", { tool_calls: [sub("Spend.")], timeout: 30 });
+    const { body } = await parallel("u2", { tool_calls: [sub("Spend.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "error", error: "Token budget exhausted." });
     expect(body.jobs[0].usage.llm_calls).toBe(2);
   });
@@ -630,7 +632,7 @@ describe("per-tree subagent cap", () => {
       { content: "grandchild done" },
       { content: "child done" },
     ]);
-    const { body } = await parallel("tr2", { tool_calls: [sub("Fan out twice.")], timeout: 30 });
+    const { body } = await parallel("tr2", { tool_calls: [sub("Fan out twice.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "child done" });
     const requests = await llmRequests("m-tree-2");
     const toolMessages = requests[2]!.messages.filter((m: any) => m.role === "tool").map((m: any) => m.content);
@@ -724,7 +726,7 @@ describe("background subagents in a loop", () => {
       { content: "final, with the background result" },
     ]);
     await scriptLlm("m-bg-worker", [{ content: "background result", delay_ms: 500 }]);
-    const { body } = await parallel("bg1", { tool_calls: [sub("Start something in the background.")], timeout: 30 });
+    const { body } = await parallel("bg1", { tool_calls: [sub("Start something in the background.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "final, with the background result" });
     const requests = await llmRequests("m-bg");
     expect(requests).toHaveLength(3);
