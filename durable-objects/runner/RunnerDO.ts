@@ -28,6 +28,9 @@ import { recordKey, RECORD_PREFIX, recoveryStep, type RunRecord } from "./run-re
 /** How often a runner holding jobs checks that each still has a live execution. */
 export const RUNNER_HEARTBEAT_MS = 10_000;
 
+/** Where a runner from before the pool kept its one record. */
+const LEGACY_RECORD_KEY = "run";
+
 /** Enough to cover the queue copies still in flight for jobs the fast path already finished. */
 const RECENT_JOBS = 2_000;
 
@@ -63,7 +66,11 @@ export class RunnerDO extends DurableObject<Env> {
     if (this.#recent.has(jobId)) return "duplicate";
     const existing = this.#load(jobId);
     // A claim that never completed (its instance died mid-RPC) is driven again; anything else is a duplicate.
-    if (existing && (existing.claim || this.#busy.has(jobId))) return "duplicate";
+    if (existing && (existing.claim || this.#busy.has(jobId))) {
+      // A record no execution here holds (its instance died) must have a heartbeat to recover it.
+      if (!this.#busy.has(jobId)) await this.#heartbeat();
+      return "duplicate";
+    }
     if (!existing && claimed?.status === "claimed") {
       const record: RunRecord = { message, claim: claimed, attempt: claimed.attempt, sent: 0 };
       this.#save(record);
@@ -108,13 +115,33 @@ export class RunnerDO extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    this.#adoptLegacyRecord();
     const records = [...this.ctx.storage.kv.list<RunRecord>({ prefix: RECORD_PREFIX })].map(([, record]) => record);
-    await Promise.all(records.filter((r) => !this.#busy.has(r.message.job_id)).map((r) => this.#recover(r)));
-    // Recovery resumes calls in this invocation; production allows it 6 open connections, so a large
-    // recovery queues some of them, which only costs time after a crash.
+    // Each job recovers in an invocation of its own (a call to this same object), so a large recovery
+    // stays within production's 6 open connections per invocation and no queued call eats its deadline.
+    const self = this.env.RUNNER.get(this.ctx.id);
+    await Promise.all(records.filter((r) => !this.#busy.has(r.message.job_id)).map((r) => self.recoverJob(r.message.job_id)));
     if ([...this.ctx.storage.kv.list({ prefix: RECORD_PREFIX, limit: 1 })].length > 0) {
       await this.ctx.storage.setAlarm(Date.now() + RUNNER_HEARTBEAT_MS);
     }
+  }
+
+  /** The heartbeat's hand-off of one record: carried on here unless an execution already holds it. */
+  async recoverJob(jobId: string): Promise<void> {
+    const record = this.#load(jobId);
+    if (record && !this.#busy.has(jobId)) await this.#recover(record);
+  }
+
+  /**
+   * Runners were once one object per job (`job/<tenant>/<chat>/<job>`) holding a single record
+   * under `run`. Such an object still wakes on its heartbeat after an upgrade: its record moves to
+   * the per-job key and recovers like any other, in the object that holds it.
+   */
+  #adoptLegacyRecord(): void {
+    const legacy = this.ctx.storage.kv.get<RunRecord>(LEGACY_RECORD_KEY);
+    if (!legacy) return;
+    this.#save(legacy);
+    this.ctx.storage.kv.delete(LEGACY_RECORD_KEY);
   }
 
   /** A record no live execution holds: carry it on by the attempt rules. */

@@ -6,7 +6,9 @@ import { abortAllDurableObjects, env, reset, runDurableObjectAlarm, runInDurable
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RUNNER_POOL_SIZE, runnerName, runnerSlot } from "../../src/names";
 import { message, runRecord, startedJob, strandedJob, swapEnv } from "../faults";
-import { call, configure, eventually, jobRow, parallel, toolCalls } from "../helpers";
+import { RunnerDO } from "../../durable-objects/runner/RunnerDO";
+import { recordKey } from "../../durable-objects/runner/run-record";
+import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls } from "../helpers";
 
 beforeEach(() => configure());
 afterEach(() => reset());
@@ -32,13 +34,52 @@ describe("the runner pool", () => {
     await runner.start(message("rp1", write));
     await eventually(async () => (await toolCalls(read)).length === 1 && (await toolCalls(write)).length === 1);
     await abortAllDurableObjects(); // both calls die with the instance; both records stay
-    expect(await runDurableObjectAlarm(pooled())).toBe(true);
+    const recoveries: string[] = [];
+    const original = RunnerDO.prototype.recoverJob;
+    RunnerDO.prototype.recoverJob = function (jobId: string) {
+      recoveries.push(jobId);
+      return original.call(this, jobId);
+    };
+    try {
+      expect(await runDurableObjectAlarm(pooled())).toBe(true);
+    } finally {
+      RunnerDO.prototype.recoverJob = original;
+    }
+    // One invocation per recovered call, so production's per-invocation connection limit holds.
+    expect(recoveries.sort()).toEqual([read, write].sort());
     const { body } = await parallel("rp1", { action: "await", job_ids: [read, write], timeout: 10 });
     expect(body.jobs.map((j: { state: string }) => j.state)).toEqual(["success", "error"]);
     expect(body.jobs[1].error).toBe("Outcome unknown: the tool may have run; not retried.");
     expect((await toolCalls(read)).map((c) => JSON.parse(c.body).attempt)).toEqual([1, 2]);
     expect(await toolCalls(write)).toHaveLength(1);
     expect([await runRecord(read), await runRecord(write)]).toEqual([undefined, undefined]);
+  });
+
+  it("recovers a record left by a runner from before the pool, in the object that holds it", async () => {
+    const id = await strandedJob("rp4", call("echo", { legacy: 1 }));
+    const claim = await chatObject("rp4").claimJob(id, 1);
+    expect(claim.status).toBe("claimed");
+    const legacy = env.RUNNER.getByName(`job/acme/rp4/${id}`);
+    await runInDurableObject(legacy, async (_i, s) => {
+      s.storage.kv.put("run", { message: message("rp4", id), claim, attempt: 1, sent: 0 });
+      await s.storage.setAlarm(Date.now() + 60_000);
+    });
+    expect(await runDurableObjectAlarm(legacy)).toBe(true);
+    await eventually(async () => (await jobRow("rp4", id))?.state === "success");
+    expect(await toolCalls(id)).toHaveLength(1);
+    expect(await runInDurableObject(legacy, (_i, s) => [...s.storage.kv.list()].length)).toBe(0);
+  });
+
+  it("arms its heartbeat when a duplicate finds a record no execution holds (its instance died before arming)", async () => {
+    const id = await strandedJob("rp5", call("echo", { orphan: 1 }));
+    const claim = await chatObject("rp5").claimJob(id, 1);
+    const runner = pooled();
+    await runInDurableObject(runner, (_i, s) => s.storage.kv.put(recordKey(id), { message: message("rp5", id), claim, attempt: 1, sent: 0 }));
+    expect(await alarmOf(runner)).toBeNull();
+    expect(await runner.start(message("rp5", id))).toBe("duplicate");
+    expect(await alarmOf(runner)).not.toBeNull();
+    expect(await runDurableObjectAlarm(runner)).toBe(true);
+    await eventually(async () => (await jobRow("rp5", id))?.state === "success");
   });
 
   it("does not move its heartbeat later when more jobs arrive, so a stranded record is not postponed", async () => {
