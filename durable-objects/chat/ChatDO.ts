@@ -538,11 +538,10 @@ export class ChatDO extends DurableObject<Env> {
       switch (timer.kind) {
         case "deadline": {
           // One timer for the chat, at its earliest deadline (older chats may still hold one per job):
-          // every job past its deadline ends, then the timer moves to the next one.
+          // every job past its deadline ends, then the chat's timer moves to the next one.
           for (const job of this.#jobs.pastDeadline(now)) this.#machine.expire(job, now);
           const next = this.#jobs.nextDeadline();
-          if (next !== undefined && timer.ref === "") this.#timers.set("deadline", "", next);
-          else if (next !== undefined) this.#timers.setEarliest("deadline", "", next);
+          if (next !== undefined) this.#timers.set("deadline", "", next);
           break;
         }
         case "wait_done":
