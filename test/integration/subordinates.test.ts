@@ -276,6 +276,58 @@ describe("durability", () => {
   });
 });
 
+describe("hand-back of a failed subordinate", () => {
+  it("records subagent.finish with status error and the error text", async () => {
+    await configure(agentConfig("m-event-err"));
+    await scriptLlm("m-event-err", [{ status: 400 }]);
+    const { body } = await parallel("h1e", { tool_calls: [sub("x")], timeout: 20 });
+    expect(body.jobs[0].state).toBe("error");
+    const finish = await runInDurableObject(chatObject("h1e"), (_i, s) =>
+      s.storage.sql.exec("SELECT data FROM events WHERE type = 'subagent.finish'").toArray().map((r) => JSON.parse(r.data as string).data),
+    );
+    expect(finish).toHaveLength(1);
+    expect(finish[0]).toMatchObject({ job_id: body.jobs[0].job_id, context_id: body.jobs[0].context_id, agent: "default", status: "error" });
+    expect(finish[0].error).toContain("LLM provider error");
+    expect(finish[0].result).toBeUndefined();
+  });
+});
+
+describe("profiles inside the child", () => {
+  it("a profile's system_prompt, tools and model shape the child's loop", async () => {
+    await configure(
+      agentConfig("m-prof-base", {
+        agents: { researcher: { system_prompt: "You are a careful researcher.", tools: ["echo"], model: "m-prof-r" } },
+      }),
+    );
+    await scriptLlm("m-prof-r", [{ content: "researched" }]);
+    const { body } = await parallel("pr1", { tool_calls: [sub("Look it up.", { profile: "researcher" })], timeout: 20 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "researched" });
+    expect(await llmRequests("m-prof-base")).toHaveLength(0);
+    const [request] = await llmRequests("m-prof-r");
+    expect(request!.messages[0]).toMatchObject({ role: "system" });
+    expect(request!.messages[0].content).toContain("You are a careful researcher.");
+    const names = request!.tools!.map((t: any) => t.function.name);
+    expect(names).toContain("echo");
+    expect(names).not.toContain("text");
+    expect(names).not.toContain("sleep");
+  });
+
+  it("a child whose own profile denies a type is refused inside its loop, and carries on", async () => {
+    await configure(agentConfig("m-prof-deny", { agents: { solo: { permission: { task: [["*", "deny"]] } } } }));
+    await scriptLlm("m-prof-deny", [
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "Try anyway." } }] },
+      { content: "did it myself" },
+    ]);
+    const { body } = await parallel("pr2", { tool_calls: [sub("Work alone.", { profile: "solo" })], timeout: 20 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "did it myself" });
+    const [first, second] = await llmRequests("m-prof-deny");
+    expect((first!.tools ?? []).map((t: any) => t.function.name)).not.toContain("spawn_task");
+    expect(second!.messages.find((m: any) => m.role === "tool").content).toContain('Sub-agent type "default" is not allowed (permission.task).');
+    const child = await json(await api(`/v1/chats/${body.jobs[0].context_id}`));
+    expect(child.children).toEqual([]);
+  });
+});
+
 describe("tiered execution in the agent loop", () => {
   it("runs read-only calls together first, then side-effecting ones one at a time, answering in call order", async () => {
     const base = toolConfig();
@@ -383,6 +435,35 @@ describe("cancellation", () => {
   });
 });
 
+describe("cancellation down the tree", () => {
+  /** A0 → A1 → A2, with A2 hanging on a tool call; returns the parent job and the grandchild's hanging job. */
+  async function hangingGrandchild(chat: string, model: string) {
+    await configure(agentConfig(model));
+    await scriptLlm(model, [
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "Hang one level deeper.", wait: true } }] },
+      { tool_calls: [{ name: "hang", arguments: {} }] },
+    ]);
+    const started = await parallel(chat, { tool_calls: [sub("Delegate a hang.")], wait: false });
+    const { job_id, context_id } = started.body.jobs[0];
+    const grandchild = await eventually(async () => (await json(await api(`/v1/chats/${context_id}`))).children?.[0]?.chat_id as string | undefined);
+    const hangJob = await childJob(grandchild, "hang", "running");
+    return { job_id, grandchild, hangJob };
+  }
+
+  it("cancelling a parent job reaches the grandchild's running jobs", async () => {
+    const { job_id, grandchild, hangJob } = await hangingGrandchild("xr1", "m-cancel-deep");
+    await parallel("xr1", { action: "cancel", job_ids: [job_id] });
+    const cancelled = await jobInState(grandchild, hangJob, "cancelled");
+    expect(cancelled.error).toBe("Parallel job was cancelled.");
+  });
+
+  it("deleting the parent chat reaches the grandchild's running jobs", async () => {
+    const { grandchild, hangJob } = await hangingGrandchild("xr2", "m-delete-deep");
+    expect((await api("/v1/chats/xr2", { method: "DELETE" })).status).toBe(200);
+    await jobInState(grandchild, hangJob, "cancelled");
+  });
+});
+
 describe("retention of child chats", () => {
   it("a child chat is deleted retention_seconds after its last turn ended", async () => {
     await configure(agentConfig("m-purge", { limits: { retention_seconds: 60 } }));
@@ -433,6 +514,21 @@ describe("parallel inside a child", () => {
     const report = requests[2]!.messages.at(-1);
     expect(report.role).toBe("user");
     expect(report.content).toContain('"tool_name":"sleep","state":"success"');
+  });
+
+  it("a child may spawn a subordinate from inside its parallel", async () => {
+    await configure(agentConfig("m-par-spawn"));
+    await scriptLlm("m-par-spawn", [
+      { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "spawn_task", tool_args: { task: "Go deeper." } }] } }] },
+      { content: "deep answer" },
+      { content: "combined" },
+    ]);
+    const { body } = await parallel("pp-spawn", { tool_calls: [sub("Delegate through parallel.")], timeout: 20 });
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "combined" });
+    const payload = JSON.parse((await llmRequests("m-par-spawn"))[2]!.messages.find((m: any) => m.role === "tool").content);
+    expect(payload.jobs[0]).toMatchObject({ tool_name: "spawn_task", state: "success", result: "deep answer" });
+    const grandchild = await json(await api(`/v1/chats/${payload.jobs[0].context_id}`));
+    expect(grandchild).toMatchObject({ level: 2, parent_chat_id: body.jobs[0].context_id });
   });
 
   it("refuses a nested parallel inside the child's parallel with the usual error, and carries on", async () => {

@@ -4,7 +4,7 @@
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentConfig, api, configure, json, scriptLlm, toolConfig, toolServer } from "../helpers";
+import { agentConfig, api, configure, json, llmRequests, scriptLlm, toolConfig, toolServer } from "../helpers";
 
 afterEach(() => reset());
 
@@ -95,6 +95,72 @@ describe("tool-calls", () => {
     await configure(trackedConfig());
     expect((await post("tc5", { tool_calls: "nope" })).status).toBe(400);
     expect((await post("tc5", [])).body.error.message).toBe("`tool_calls` must contain at least one tool call.");
+  });
+});
+
+describe("tool-calls when a call fails while running", () => {
+  it("stops none of its siblings, in either tier", async () => {
+    await configure(trackedConfig());
+    const { body } = await post("tc8", {
+      tool_calls: [
+        openai("a", "tracked_write", { n: 1, ms: 50, fail: true }),
+        openai("b", "tracked_read", { n: 2, ms: 50, fail: true }),
+        openai("c", "tracked_write", { n: 3, ms: 50 }),
+        openai("d", "tracked_read", { n: 4, ms: 50 }),
+      ],
+      timeout: 20,
+    });
+    expect(body.status).toBe("partial");
+    expect(body.results.map((r: any) => [r.tool_call_id, r.state])).toEqual([
+      ["a", "error"],
+      ["b", "error"],
+      ["c", "success"],
+      ["d", "success"],
+    ]);
+    expect(body.results[0].content).toContain("tracked 1 failed");
+    expect(body.results[2].content).toBe("tracked 3");
+  });
+});
+
+describe("tool-calls with a subordinate", () => {
+  it("runs the subordinate in the concurrent tier, beside the reads; writes wait for both", async () => {
+    await configure(agentConfig("m-tc-tier", { tools: trackedConfig().tools }));
+    // The child's only step is a read in the same group, so overlap with the parent's read is observable.
+    await scriptLlm("m-tc-tier", [
+      { tool_calls: [{ name: "tracked_read", arguments: { n: 9, ms: 600, group: "tc-sub" } }] },
+      { content: "child done" },
+    ]);
+    const { body } = await post("tc9", {
+      tool_calls: [
+        openai("w", "tracked_write", { n: 1, ms: 50, group: "tc-sub" }),
+        openai("s", "spawn_task", { task: "Read something." }),
+        openai("r", "tracked_read", { n: 2, ms: 600, group: "tc-sub" }),
+      ],
+      timeout: 20,
+    });
+    expect(body.results.map((r: any) => [r.tool_call_id, r.state, r.content])).toEqual([
+      ["w", "success", "tracked 1"],
+      ["s", "success", "child done"],
+      ["r", "success", "tracked 2"],
+    ]);
+    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=tc-sub`)).json()) as { max_in_flight: number };
+    expect(max_in_flight).toBe(2);
+    const calls = (await (await fetch(`${toolServer()}/__calls`)).json()) as { path: string; body: string }[];
+    const order = calls.filter((c) => c.path === "/tracked" && JSON.parse(c.body).tool_args.group === "tc-sub").map((c) => JSON.parse(c.body).tool_args.n);
+    expect(order[2]).toBe(1);
+  });
+
+  it("answers a subordinate type the agent may not start as an error entry; the rest still run", async () => {
+    await configure(agentConfig("m-tc-deny", { agents: { boss: { permission: { task: [["*", "deny"]] } } } }));
+    const res = await api("/v1/chats/tc10/tool-calls?agent=boss", {
+      body: [openai("s", "spawn_task", { task: "not allowed" }), openai("e", "echo", { fine: true })],
+    });
+    const body = await json(res);
+    expect(res.status).toBe(200);
+    expect(body.results[0]).toMatchObject({ tool_call_id: "s", job_id: null, state: "error", error: { code: "agent_type_denied" } });
+    expect(body.results[0].content).toContain('Sub-agent type "default" is not allowed (permission.task).');
+    expect(body.results[1]).toMatchObject({ tool_call_id: "e", state: "success" });
+    expect(await llmRequests("m-tc-deny")).toHaveLength(0);
   });
 });
 

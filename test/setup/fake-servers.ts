@@ -135,7 +135,8 @@ export default async function setup(project: TestProject) {
         maxInFlight.set(group, Math.max(maxInFlight.get(group) ?? 0, now));
         return setTimeout(() => {
           inFlight.set(group, (inFlight.get(group) ?? 1) - 1);
-          json(200, { result: `tracked ${args.n}` });
+          if (args.fail) json(200, { error: `tracked ${args.n} failed` });
+          else json(200, { result: `tracked ${args.n}` });
         }, Number(args.ms ?? 150));
       }
       case "/hang":
