@@ -49,7 +49,7 @@ import { EVENT_TTL_MS, Events } from "./events";
 import { Announcer } from "./announcer";
 import { Notifications } from "./notifications";
 import { ChatStream } from "./chat-stream";
-import { parseCursor } from "../shared/live-stream";
+import { answerClose, parseCursor } from "../shared/live-stream";
 import { DELIVERY_SAFETY_MS, Outbox } from "./outbox";
 import { Turns } from "./turns";
 import { chatLimits } from "../../src/config/chat-limits";
@@ -634,7 +634,7 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    ws.close(code, reason);
+    answerClose(ws, code, reason);
   }
 
   /** The tenant stream has listeners again (or none): publish accordingly. */

@@ -54,6 +54,25 @@ export function broadcast(ctx: DurableObjectState, message: string): void {
   }
 }
 
+/**
+ * The code to answer a client's close with. 1005, 1006 and 1015 only describe
+ * a close (none given, connection dropped, TLS failure) and may never be sent:
+ * echoing them throws, so those are answered with a normal close.
+ */
+export function echoCloseCode(code: number): number {
+  const sendable = code === 1000 || (code >= 1001 && code <= 1014 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+  return sendable ? code : 1000;
+}
+
+/** Completes the close handshake a client started; a socket already gone needs nothing. */
+export function answerClose(ws: WebSocket, code: number, reason: string): void {
+  try {
+    ws.close(echoCloseCode(code), reason);
+  } catch {
+    // Already closed by the runtime.
+  }
+}
+
 /** `?after=` as a cursor: a non-negative integer, or null when absent. */
 export function parseCursor(raw: string | null): number | null | "invalid" {
   if (raw === null) return null;

@@ -14,7 +14,7 @@ import type { TelegramTarget } from "../../src/notify/telegram";
 import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-config";
 import { Tickets } from "./tickets";
 import { TenantStream } from "./tenant-stream";
-import { acceptStream, broadcast, parseCursor } from "../shared/live-stream";
+import { acceptStream, answerClose, broadcast, parseCursor } from "../shared/live-stream";
 import { chatName } from "../../src/names";
 
 export type PutConfigResult =
@@ -79,7 +79,7 @@ export class TenantDO extends DurableObject<Env> {
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     this.#stream.touch(Date.now());
-    ws.close(code, reason);
+    answerClose(ws, code, reason);
   }
 
   async #wakeChats(tenant: string, now: number): Promise<void> {

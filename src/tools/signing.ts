@@ -2,6 +2,11 @@
  * Standard Webhooks signatures (https://www.standardwebhooks.com): the
  * receiver recomputes `v1,<base64 HMAC-SHA256(id.timestamp.body)>` with the
  * base64-decoded part of its `whsec_…` secret. Used for tool calls and webhooks.
+ *
+ * WebCrypto rather than the `standardwebhooks` package: its HMAC is plain
+ * JavaScript, measured 3–4.5× slower than WebCrypto's (7.4 vs 1.6 ms for a
+ * 1 MB body) on the thread every job of a chat shares. The package is the
+ * reference the tests check these signatures against, in both directions.
  */
 const b64 = (bytes: ArrayBuffer) => btoa(String.fromCharCode(...new Uint8Array(bytes)));
 

@@ -17,6 +17,7 @@ const shots = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), "fanout-s
 let service: LocalService;
 let browser: Browser;
 let childId: string;
+let subordinateJobId: string;
 
 beforeAll(async () => {
   service = await startLocalService();
@@ -27,9 +28,10 @@ beforeAll(async () => {
     timeout: 60,
   });
   childId = done.jobs[0].context_id;
+  subordinateJobId = done.jobs[0].job_id;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"],
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"],
   });
 }, 180_000);
 
@@ -73,6 +75,9 @@ describe("the dashboard", () => {
 
     await pickParent.click();
     await page.locator("#chat-title", { hasText: "support-42" }).waitFor();
+    // The finished subordinate shows its usage and its log row.
+    await job(page, subordinateJobId).locator("dd", { hasText: "llm_calls 2 · prompt_tokens 40" }).waitFor();
+    await page.locator("#log li", { hasText: "Using tool 'call_subordinate'" }).waitFor();
 
     // A job started elsewhere shows up and finishes on screen without a reload.
     const quick = await service.api("/v1/chats/support-42/parallel", {

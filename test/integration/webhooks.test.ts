@@ -223,9 +223,20 @@ describe("webhook delivery", () => {
     });
     const gone = (await json(await api("/v1/chats/wh8/events?status=failed"))).events;
     expect(gone.some((e: { last_status: number }) => e.last_status === 410)).toBe(true);
+    // Disabled for the whole tenant: another chat's events fail without a request to the receiver.
+    const sent = (await received("w8")).length;
+    await parallel("wh8b", { tool_calls: [echo(2)] });
+    const refused = await eventually(async () => {
+      const rows = await outboxRows("wh8b");
+      return rows.length && rows.every((r) => r.status === "failed") ? rows : undefined;
+    });
+    expect(refused.map((r) => r.attempts)).toEqual(refused.map(() => 0));
+    const failed = (await json(await api("/v1/chats/wh8b/events?status=failed"))).events;
+    expect(failed[0].last_error).toBe("The webhook is disabled after a 410 Gone; PUT /v1/config to enable it again.");
+    expect((await received("w8")).length).toBe(sent);
     // A new PUT enables it again.
     await configure(webhookConfig(url));
-    await parallel("wh8", { tool_calls: [echo(2)] });
+    await parallel("wh8", { tool_calls: [echo(3)] });
     await eventually(async () => (await received("w8")).filter((d) => d.status === 200 && JSON.parse(d.body).type === "chat.idle").length >= 1);
   });
 

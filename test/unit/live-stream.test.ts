@@ -1,6 +1,6 @@
 /** Resuming a live stream (SPEC §6): from the cursor, or `cursor.expired` when something the client missed is gone. */
 import { describe, expect, it } from "vitest";
-import { REPLAY_LIMIT, resumeFrom, type StreamLog } from "../../durable-objects/shared/live-stream";
+import { echoCloseCode, REPLAY_LIMIT, resumeFrom, type StreamLog } from "../../durable-objects/shared/live-stream";
 
 const log = (oldest: number | undefined, latest: number): StreamLog => ({ oldest: () => oldest, latest: () => latest, after: () => [] });
 
@@ -25,5 +25,15 @@ describe("resumeFrom", () => {
 
   it("expires any cursor when messages may never have been stored", () => {
     expect(resumeFrom(9, log(1, 9), true)).toEqual({ expired: true, from: 9 });
+  });
+});
+
+describe("echoCloseCode", () => {
+  it("answers a close with the client's code when it may be sent", () => {
+    for (const code of [1000, 1001, 1008, 1011, 3000, 4999]) expect(echoCloseCode(code)).toBe(code);
+  });
+
+  it("answers codes that only describe a close (none given, dropped, TLS) with 1000", () => {
+    for (const code of [1005, 1006, 1015, 999, 2000, 5000]) expect(echoCloseCode(code)).toBe(1000);
   });
 });
