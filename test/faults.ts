@@ -6,15 +6,8 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
 import worker from "../src/index";
 import type { JobMessage } from "../src/jobs/messages";
-import { runnerName } from "../src/names";
-import { recordKey, type RunRecord } from "../durable-objects/runner/run-record";
 import { call, chatObject, parallel } from "./helpers";
 
-/** The pooled runner a job of tenant `acme` maps to (`chat` only documents which chat the job is in). */
-export const runnerObject = (_chat: string, jobId: string) => env.RUNNER.getByName(runnerName("acme", jobId));
-/** The record a runner keeps for a job while it holds it. */
-export const runRecord = (jobId: string) =>
-  runInDurableObject(runnerObject("", jobId), (_i, s) => s.storage.kv.get<RunRecord>(recordKey(jobId)));
 export const message = (chat: string, job_id: string, attempt = 1): JobMessage => ({ tenant: "acme", chat_id: chat, job_id, attempt });
 
 export async function deliver(queue: string, bodies: unknown[]) {
@@ -42,13 +35,13 @@ export async function swapEnv(stub: DurableObjectStub, overrides: (real: Env) =>
 
 /**
  * Degrades the chat's live instance. `queue`: `drop` loses every send, `record`
- * passes it on, `fail` throws, `hang` never settles. `runners`: `refuse` fails
- * the fast-path hand-off, `record` notes it and drops it. Returns what was
- * sent to the queue and handed to runners meanwhile.
+ * passes it on, `fail` throws, `hang` never settles. `fastPath`: `refuse` fails
+ * the chat's calls to itself (the fast path, the heartbeat), `record` notes
+ * them and drops them. Returns what was sent to the queue and started meanwhile.
  */
 export async function degradeChat(
   chat: string,
-  faults: { queue?: "drop" | "record" | "fail" | "hang"; runners?: "refuse" | "record" },
+  faults: { queue?: "drop" | "record" | "fail" | "hang"; fastPath?: "refuse" | "record" },
 ) {
   const sent: unknown[] = [];
   const started: unknown[] = [];
@@ -63,16 +56,17 @@ export async function degradeChat(
       send: (body: unknown) => send([body], () => real.JOBS.send(body)),
       sendBatch: (messages: { body: unknown }[]) => send(messages.map((m) => m.body), () => real.JOBS.sendBatch(messages)),
     };
-    const runners = {
-      getByName: () => ({
-        start: async (m: unknown) => {
-          if (faults.runners === "refuse") throw new Error("runner unreachable");
-          started.push(m);
+    // The chat reaches itself with `get(id)`; other chats (children, parents) by name, untouched.
+    const chats = {
+      get: () => ({
+        runJob: async (jobId: string) => {
+          if (faults.fastPath === "refuse") throw new Error("chat unreachable");
+          started.push(jobId);
         },
-        abort: async () => {},
       }),
+      getByName: (name: string) => real.CHAT.getByName(name),
     };
-    return { ...(faults.queue ? { JOBS: queue } : {}), ...(faults.runners ? { RUNNER: runners } : {}) };
+    return { ...(faults.queue ? { JOBS: queue } : {}), ...(faults.fastPath ? { CHAT: chats } : {}) };
   });
   return { sent, started };
 }
@@ -80,6 +74,6 @@ export async function degradeChat(
 /** A job nobody will start by itself: its queue copy is lost and the fast path refused. */
 export async function strandedJob(chat: string, tool: ReturnType<typeof call>) {
   await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
-  await degradeChat(chat, { queue: "drop", runners: "refuse" });
+  await degradeChat(chat, { queue: "drop", fastPath: "refuse" });
   return startedJob(chat, tool);
 }

@@ -41,6 +41,8 @@ import { ensureSchema, hasSchema, readMeta, writeMeta } from "./schema";
 import { Timers } from "./timers";
 import { Waiters } from "./waiters";
 import { Dispatcher } from "./dispatcher";
+import { EXEC_HEARTBEAT_MS, Executor, type RunAnswer } from "./executor";
+import type { RunTarget } from "../../src/tools/executors";
 import { TreeSlots, treeLimit } from "./tree-slots";
 import { TreeCap } from "./tree-cap";
 import { admitBatch } from "./subagent-cap";
@@ -86,8 +88,11 @@ export class ChatDO extends DurableObject<Env> {
     env: () => this.env,
     sql: this.#sql,
     jobs: this.#jobs,
-    claimHere: (jobId) => this.#claimForHandOver(jobId),
-    handedOver: (jobId) => this.#timers.clear("dispatch", jobId),
+    claimWait: (jobId) => {
+      this.#machine.claim(jobId, 1, Date.now());
+      return this.#timers.arm();
+    },
+    stopCall: (jobId) => this.#executor.abort(jobId),
   });
   readonly #turns = new Turns(this.#sql);
   readonly #events = new Events(this.#sql);
@@ -116,12 +121,22 @@ export class ChatDO extends DurableObject<Env> {
     maxResultChars: () => this.#limits().max_result_chars,
   });
   readonly #machine = new JobMachine(this.#jobs, this.#log, this.#timers, this.#waiters, {
-    stopRunner: (job) => this.ctx.waitUntil(this.#dispatcher.stopWork(job)),
+    stopWork: (job) => this.ctx.waitUntil(this.#dispatcher.stopWork(job)),
     claimed: (job, now) => {
       this.#announce.jobStarted(job, now);
       this.#child.progress(now);
     },
     ended: (job, now) => this.#onJobEnded(job, now),
+  });
+  readonly #executor = new Executor({
+    ctx: this.ctx,
+    env: () => this.env,
+    jobs: this.#jobs,
+    machine: () => this.#machine,
+    timers: this.#timers,
+    arm: () => this.#timers.arm(),
+    address: () => this.#dispatcher.address(),
+    maxStoredBytes: () => this.#limits().max_stored_result_bytes,
   });
   readonly #child = new ChildSide({
     ctx: this.ctx,
@@ -142,10 +157,12 @@ export class ChatDO extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    // Every duty lives in `timers`; make sure the one alarm points at the earliest, whatever
-    // interrupted the last instance between a write and its re-arm.
+    // An instance starts on the current schema (a deploy may have brought a new one). Every duty
+    // lives in `timers`; make sure the one alarm points at the earliest, whatever interrupted the
+    // last instance between a write and its re-arm.
     ctx.blockConcurrencyWhile(async () => {
       if (!hasSchema(this.#sql)) return;
+      ensureSchema(this.#sql);
       const due = this.#timers.next();
       const alarm = await ctx.storage.getAlarm();
       if (due !== undefined && (alarm === null || alarm > due)) await ctx.storage.setAlarm(due);
@@ -267,8 +284,8 @@ export class ChatDO extends DurableObject<Env> {
     // Issued before the first await, so it commits with the rows: a reset during the awaits below
     // cannot leave stored jobs without the alarm that re-dispatches and times them out.
     const armed = this.#timers.arm();
-    // The jobs are stored and the watchdog is armed: they leave once the answer has gone out, so the
-    // runners' claims (and their writes, which the output gate would make the answer wait for) come after it.
+    // The jobs are stored and the watchdog is armed: they start once the answer has gone out, so the
+    // claims (and their writes, which the output gate would make the answer wait for) come after it.
     this.ctx.waitUntil(new Promise<void>((resolve) => setTimeout(() => resolve(this.#dispatcher.start(toStart)), 0)));
     // Awaited (once per chat) so the index never lags a DELETE that follows at once.
     if (isNewChat) await this.#registerChat(target.tenant, target.chat_id, now);
@@ -347,7 +364,7 @@ export class ChatDO extends DurableObject<Env> {
       this.#log.add(job.log_id, job, now);
       if (job.held || job.queued) continue; // its deadline starts when it is released
       this.#timers.setEarliest("deadline", "", job.deadline_at);
-      this.#timers.set("dispatch", job.job_id, now + DISPATCH_WATCHDOG_MS);
+      this.#timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
       start.push(job.job_id);
     }
     for (const [index, plan] of plans) {
@@ -371,7 +388,7 @@ export class ChatDO extends DurableObject<Env> {
   #armStarted(job: JobRow, now: number): number {
     const deadline = Math.min(now + job.timeout_seconds * 1000, this.#turns.running()?.deadline_at ?? Infinity);
     this.#timers.setEarliest("deadline", "", deadline);
-    this.#timers.set("dispatch", job.job_id, now + DISPATCH_WATCHDOG_MS);
+    this.#timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
     return deadline;
   }
 
@@ -498,23 +515,20 @@ export class ChatDO extends DurableObject<Env> {
     await this.#timers.arm();
   }
 
-  // ---- what runners and the consumers call ----------------------------------
+  // ---- running jobs: the fast path, the queue consumer, the heartbeat, child chats ----
 
-  /** The fast path claims a job for its runner; the watchdog stays until the runner confirms it has it. */
-  async #claimForHandOver(jobId: string): Promise<ClaimResult> {
-    const now = Date.now();
-    const claim = this.#machine.claim(jobId, 1, now, "keep");
+  /**
+   * Runs a job in this invocation (see `./executor`): the fast path's call to this object, the queue
+   * consumer's, or the heartbeat's for a call lost with an earlier instance.
+   */
+  async runJob(jobId: string, target?: RunTarget): Promise<RunAnswer> {
+    if (!hasSchema(this.#sql)) return "finished";
+    const answer = await this.#executor.run(jobId, target);
     await this.#timers.arm();
-    return claim;
+    return answer;
   }
 
-  async claimJob(jobId: string, attempt: number): Promise<ClaimResult> {
-    if (!hasSchema(this.#sql)) return { status: "finished" };
-    const claim = this.#machine.claim(jobId, attempt, Date.now());
-    await this.#timers.arm();
-    return claim;
-  }
-
+  /** A child chat's report on the subordinate job it ran. */
   async completeJob(jobId: string, lease: string, outcome: JobOutcome): Promise<CompleteResult> {
     if (!hasSchema(this.#sql)) return { status: "stale" };
     const result = this.#machine.complete(jobId, lease, outcome, Date.now(), this.#limits().max_stored_result_bytes);
@@ -548,13 +562,20 @@ export class ChatDO extends DurableObject<Env> {
           this.#machine.finishWait(timer.ref, now);
           break;
         case "dispatch": {
-          const job = this.#jobs.get(timer.ref);
-          // Pending, or claimed for a runner that never confirmed the hand-over: the queue copy starts it
-          // (the job's own runner object absorbs it if the hand-over did arrive after all).
-          if (job?.state === "pending" || job?.state === "running") {
-            this.#timers.set("dispatch", job.job_id, Math.min(now + DISPATCH_WATCHDOG_MS, job.deadline_at));
-            await this.#dispatcher.send([job.job_id], job.attempt + 1);
+          // One watchdog for the chat (older chats may still hold one per job): every job that should
+          // have started and has not gets its queue copy again; one that did start absorbs it.
+          const stuck = this.#jobs.undispatched();
+          if (stuck.length) {
+            this.#timers.set("dispatch", "", now + DISPATCH_WATCHDOG_MS);
+            await this.#dispatcher.send(stuck.map((j) => ({ job_id: j.job_id, attempt: j.attempt + 1 })));
           }
+          break;
+        }
+        case "exec": {
+          // Calls lost with an earlier instance: each recovers in an invocation of its own.
+          const self = this.env.CHAT.get(this.ctx.id);
+          await Promise.allSettled(this.#executor.orphans(now).map((jobId) => self.runJob(jobId)));
+          if (this.#executor.watching(Date.now())) this.#timers.set("exec", "", Date.now() + EXEC_HEARTBEAT_MS);
           break;
         }
         case "agent":

@@ -75,7 +75,7 @@ export class ChildSide implements LoopHost {
     return this.d.jobs;
   }
 
-  /** Idempotent per parent job: a runner that delivers it twice starts one turn. */
+  /** Idempotent per parent job: a hand-over delivered twice starts one turn. */
   beginTurn(req: TurnRequest, now: number): "started" | "duplicate" | "expired" {
     // A stopped turn leaves its row behind, so a hand-off still in flight when the parent ended the job starts nothing.
     if (this.d.turns.get(req.parent_job_id)) return "duplicate";

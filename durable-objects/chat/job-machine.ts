@@ -12,11 +12,11 @@ import type { LogStore } from "./log-rows";
 import type { Timers } from "./timers";
 import type { Waiters } from "./waiters";
 
-export const UNDELIVERABLE_ERROR = "Job could not be dispatched to a runner; start it again.";
+export const UNDELIVERABLE_ERROR = "Job could not be dispatched; start it again.";
 
 export interface MachineHooks {
-  /** A job was ended without its runner (cancel, deadline, undeliverable): the runner (or child) should stop. */
-  stopRunner(job: JobRow): void;
+  /** A job was ended by the chat (cancel, deadline, undeliverable): its call (or child turn) should stop. */
+  stopWork(job: JobRow): void;
   /** A job was claimed. */
   claimed(job: JobRow, now: number): void;
   /** A job ended: retention may start counting, held jobs and waiting turns may move. */
@@ -35,14 +35,11 @@ export class JobMachine {
   ) {}
 
   /**
-   * A runner asks to run `jobId`. Claiming again with the same attempt returns
-   * the same lease (a redelivered message reaches the same runner, which
-   * ignores it); anything terminal is `finished`, so a late duplicate is dropped.
-   * The built-in `wait` is claimed here and finished by the `wait_done` timer.
-   * `keep`: the claim travels to a runner that has yet to confirm it, so the
-   * dispatch watchdog set at admission stays until it does.
+   * `jobId` is to run. Claiming a running job again returns the lease it has;
+   * anything terminal is `finished`, so a late duplicate is dropped. The
+   * built-in `wait` is finished by the `wait_done` timer.
    */
-  claim(jobId: string, attempt: number, now: number, watchdog: "clear" | "keep" = "clear"): ClaimResult {
+  claim(jobId: string, attempt: number, now: number): ClaimResult {
     const job = this.jobs.get(jobId);
     if (!job || isTerminal(job.state)) return { status: "finished" };
     if (job.state === "pending") {
@@ -51,7 +48,6 @@ export class JobMachine {
         return { status: "finished" };
       }
       this.jobs.claim(jobId, attempt, crypto.randomUUID(), now);
-      if (watchdog === "clear" || job.tool_name === "wait") this.timers.clear("dispatch", jobId);
       this.hooks.claimed(job, now);
       if (job.tool_name === "wait") this.timers.set("wait_done", jobId, now + Math.ceil(waitSeconds(job) * 1000));
     }
@@ -71,7 +67,7 @@ export class JobMachine {
     };
   }
 
-  /** A runner's report. Idempotent; anything at or after the deadline is discarded. */
+  /** A job's outcome (its call here, or its child chat). Idempotent; anything at or after the deadline is discarded. */
   complete(jobId: string, lease: string, outcome: JobOutcome, now: number, maxStoredBytes: number): CompleteResult {
     const job = this.jobs.get(jobId);
     if (!job || isTerminal(job.state) || job.lease !== lease) return { status: "stale" };
@@ -111,17 +107,16 @@ export class JobMachine {
   }
 
   /**
-   * Ends a job its runner did not report on. The runner is told to stop even
-   * when the job is still pending: its claim may be in flight, or it may hold a
-   * record from a claim that never completed.
+   * Ends a job without its outcome. Its work is told to stop even when the job
+   * is still pending: a subordinate's hand-over may be in flight.
    */
   #stop(job: JobRow, f: Finish, now: number): void {
     const wasActive = !isTerminal(job.state);
     this.finish(job, f, now);
-    if (wasActive && job.tool_name !== "wait") this.hooks.stopRunner(job);
+    if (wasActive && job.tool_name !== "wait") this.hooks.stopWork(job);
   }
 
-  /** Every move to a terminal state goes through here: row, timers, log row, runner, waiters. */
+  /** Every move to a terminal state goes through here: row, timers, log row, hooks, waiters. */
   finish(job: JobRow, f: Finish, now: number): void {
     if (!this.jobs.finish(job.job_id, f, now)) return;
     this.timers.clearRef(job.job_id);

@@ -141,11 +141,33 @@ export class JobStore {
     this.sql.exec(`UPDATE jobs SET held = 0, deadline_at = ? WHERE job_id = ?`, deadlineAt, jobId);
   }
 
+  /** A claimed tool call leaves at once: its attempt counts as sent from the claim on. */
   claim(jobId: string, attempt: number, lease: string, now: number): void {
     this.sql.exec(
-      `UPDATE jobs SET state = 'running', started_at = ?, attempt = ?, lease = ? WHERE job_id = ? AND state = 'pending'`,
-      now, attempt, lease, jobId,
+      `UPDATE jobs SET state = 'running', started_at = ?, attempt = ?, lease = ?,
+         sent = CASE WHEN kind = 'tool' THEN ? ELSE 0 END
+       WHERE job_id = ? AND state = 'pending'`,
+      now, attempt, lease, attempt, jobId,
     );
+  }
+
+  /** The next attempt, settled as not sent yet (a retry backing off). */
+  setAttempt(jobId: string, attempt: number): void {
+    this.sql.exec(`UPDATE jobs SET attempt = ? WHERE job_id = ? AND state = 'running'`, attempt, jobId);
+  }
+
+  /** `attempt` may have left (a tool), or the child chat has the turn (a subordinate). */
+  markSent(jobId: string, attempt: number): void {
+    this.sql.exec(`UPDATE jobs SET attempt = ?, sent = ? WHERE job_id = ? AND state = 'running'`, attempt, attempt, jobId);
+  }
+
+  running(): JobRow[] {
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE state = 'running' ORDER BY created_at, idx`).toArray();
+  }
+
+  /** Jobs that should have started (not held back, not queued) and are still pending. */
+  undispatched(): JobRow[] {
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE state = 'pending' AND held = 0 AND queue_seq IS NULL`).toArray();
   }
 
   /** Moves an active job to a terminal state; a job already terminal is left untouched. */

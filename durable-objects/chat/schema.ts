@@ -3,7 +3,7 @@
  * chat that never existed leaves no storage behind (SPEC §2). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
-const SCHEMA_VERSION = 7;
+const SCHEMA_VERSION = 8;
 
 const MIGRATIONS: Record<number, string[]> = {
   1: [
@@ -89,6 +89,16 @@ const MIGRATIONS: Record<number, string[]> = {
     // webhook) or soon delivered, so a partial index skips an index row for each of them.
     `DROP INDEX events_due`,
     `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
+  ],
+  8: [
+    // Jobs run in the chat itself: what an instance lost mid-call may already have sent (SPEC §4).
+    `ALTER TABLE jobs ADD COLUMN sent INTEGER NOT NULL DEFAULT 0`,
+    // Calls running in a runner object before this version may have left: none is re-sent blindly.
+    // A subordinate stays at 0: handing it to its child again is idempotent.
+    `UPDATE jobs SET sent = attempt WHERE state = 'running' AND kind = 'tool'`,
+    // Their runners are gone: the heartbeat recovers those calls at once.
+    `INSERT INTO timers (kind, ref, at) SELECT 'exec', '', 1 WHERE EXISTS (SELECT 1 FROM jobs WHERE state = 'running')
+       ON CONFLICT (kind, ref) DO NOTHING`,
   ],
 };
 

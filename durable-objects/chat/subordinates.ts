@@ -18,7 +18,7 @@ export type ChildRow = {
   name: string;
 };
 
-/** What a subordinate job stores (jobs.spec) and its runner hands to the child chat. */
+/** What a subordinate job stores (jobs.spec) and the chat hands to the child chat. */
 export interface SubordinatePlan {
   context_id: string;
   profile: string;

@@ -4,7 +4,7 @@
  * one row keyed by (kind, ref); setting a timer again moves it, so handlers can
  * be re-run after a crash without piling up duplicates.
  */
-export type TimerKind = "deadline" | "wait_done" | "dispatch" | "purge" | "agent" | "report" | "idle" | "queue" | "deliver";
+export type TimerKind = "deadline" | "wait_done" | "dispatch" | "exec" | "purge" | "agent" | "report" | "idle" | "queue" | "deliver";
 
 export type Timer = {
   kind: TimerKind;
@@ -18,8 +18,14 @@ export class Timers {
     private readonly storage: DurableObjectStorage,
   ) {}
 
+  /** Sets or moves the timer; setting it to the time it already has writes nothing (rows written are billed). */
   set(kind: TimerKind, ref: string, at: number): void {
-    this.sql.exec(`INSERT OR REPLACE INTO timers (kind, ref, at) VALUES (?, ?, ?)`, kind, ref, at);
+    this.sql.exec(
+      `INSERT INTO timers (kind, ref, at) VALUES (?, ?, ?) ON CONFLICT (kind, ref) DO UPDATE SET at = excluded.at WHERE excluded.at != timers.at`,
+      kind,
+      ref,
+      at,
+    );
   }
 
   /** Sets the timer unless it is already due earlier: a shared timer only ever moves closer. */

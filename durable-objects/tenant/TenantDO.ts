@@ -1,8 +1,8 @@
 /**
  * TenantDO: one per tenant (`tenant/<tenant>`). Holds the configuration
  * document with its secrets sealed under CONFIG_KEY, and the index of the
- * tenant's chats. Secrets leave this object only decrypted for the runner that
- * needs one, never in `GET /v1/config`, job records or errors.
+ * tenant's chats. Secrets leave this object only decrypted for the chat whose
+ * call needs one, never in `GET /v1/config`, job records or errors.
  */
 import { DurableObject } from "cloudflare:workers";
 import { defaultConfig, type TenantConfig } from "../../src/config/schema";
@@ -102,8 +102,8 @@ export class TenantDO extends DurableObject<Env> {
   }
 
   /**
-   * The configuration with its secrets decrypted, kept for the current version: every job's runner
-   * asks for its tool's secret, and decrypting the document each time would be work on the hot path.
+   * The configuration with its secrets decrypted, kept for the current version: every batch's chat
+   * asks for its tools' secrets, and decrypting the document each time would be work on the hot path.
    */
   #opened(): Promise<TenantConfig> {
     const { config, version } = this.#sealed();
@@ -142,8 +142,19 @@ export class TenantDO extends DurableObject<Env> {
     return { ok: true, config: this.#cached.config, version, generated_secrets: generated };
   }
 
-  /** What a runner needs to call `toolName`, with its secret decrypted. */
-  async runTarget(toolName: string): Promise<RunTarget> {
+  /** What the chat needs to call `toolName`, with its secret decrypted. */
+  runTarget(toolName: string): Promise<RunTarget> {
+    return this.#runTarget(toolName);
+  }
+
+  /** The targets of a batch's tools, in one call. */
+  async runTargets(toolNames: string[]): Promise<Record<string, RunTarget>> {
+    const targets: Record<string, RunTarget> = {};
+    for (const name of toolNames) targets[name] = await this.#runTarget(name);
+    return targets;
+  }
+
+  async #runTarget(toolName: string): Promise<RunTarget> {
     const { config } = this.#sealed();
     const max_response_bytes = config.limits.max_response_bytes;
     if (toolName === "http_request") {

@@ -1,11 +1,12 @@
 /**
  * The `jobs` queue consumer. It never runs a tool: it hands each message to
- * the job's runner Durable Object and acks as soon as the runner has taken it,
- * so one slow tool cannot hold up the batch (and, under `wrangler dev`, the
- * whole queue). The dead-letter consumer fails jobs the queue gave up on.
+ * the job's chat and acks as soon as the chat has taken it (the call goes on
+ * in the chat), so one slow tool cannot hold up the batch (and, under
+ * `wrangler dev`, the whole queue). The dead-letter consumer fails jobs the
+ * queue gave up on.
  */
 import { z } from "zod";
-import { chatName, runnerName } from "../names";
+import { chatName } from "../names";
 import type { JobMessage } from "../jobs/messages";
 
 export const jobMessageSchema = z.object({
@@ -36,10 +37,10 @@ async function handOff(message: Message<unknown>, env: Env): Promise<void> {
     return;
   }
   try {
-    await env.RUNNER.getByName(runnerName(body.tenant, body.job_id)).start(body);
+    await env.CHAT.getByName(chatName(body.tenant, body.chat_id)).runJob(body.job_id);
     message.ack();
   } catch (e) {
-    console.warn("runner hand-off failed; retrying", body.job_id, (e as Error).message);
+    console.warn("hand-off to the chat failed; retrying", body.job_id, (e as Error).message);
     message.retry({ delaySeconds: 1 });
   }
 }

@@ -34,6 +34,8 @@ export type JobRow = {
   usage: string | null;
   collected_at: number | null;
   dispatched_at: number | null;
+  /** A tool: the highest attempt whose request may have left. A subordinate: 1 once its child chat has the turn. */
+  sent: number;
   /** A subordinate job's request (JSON), else null. */
   spec: string | null;
   /** 1 while a sequential-tier job waits for the concurrent tier. */

@@ -1,6 +1,6 @@
 /**
  * What crosses the `jobs` queue and the RPC boundaries between the worker, the
- * ChatDO and a job's runner. Queue messages carry ids only (SPEC §1), never
+ * ChatDOs and the TenantDO. Queue messages carry ids only (SPEC §1), never
  * arguments or results, so a message leaks nothing and stays tiny.
  */
 import type { ErrorDetails, Refusal } from "../http/errors";
@@ -61,7 +61,7 @@ export interface BatchRequest {
 
 export type BatchAnswer = { ok: true; payload: ResultsPayload | StartedPayload } | Refusal;
 
-/** What a runner gets when it claims a job. */
+/** What a claim of a job yields: what its call (or hand-over to a child chat) needs. */
 export type ClaimResult =
   | {
       status: "claimed";
@@ -76,7 +76,7 @@ export type ClaimResult =
       context_id: string | null;
       spec: string | null;
     }
-  /** The ChatDO runs it itself (the built-in `wait`): the runner has nothing to do. */
+  /** The built-in `wait`: no call, its timer ends it. */
   | { status: "handled" }
   /** Already terminal (finished, cancelled, timed out) or purged: drop the message. */
   | { status: "finished" };

@@ -9,7 +9,6 @@
 import { env, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ChatDO } from "../../durable-objects/chat/ChatDO";
-import { RunnerDO } from "../../durable-objects/runner/RunnerDO";
 import { TenantDO } from "../../durable-objects/tenant/TenantDO";
 import worker from "../../src/index";
 import { call, chatObject, configure, eventually, parallel } from "../helpers";
@@ -29,7 +28,7 @@ async function startMeter() {
     (target as Record<string, unknown>)[name] = around(orig);
     undo.push(() => ((target as Record<string, unknown>)[name] = orig));
   };
-  for (const [label, cls] of [["ChatDO", ChatDO], ["RunnerDO", RunnerDO], ["TenantDO", TenantDO]] as const) {
+  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO]] as const) {
     for (const name of Object.getOwnPropertyNames(cls.prototype)) {
       if (name === "constructor" || typeof Object.getOwnPropertyDescriptor(cls.prototype, name)?.value !== "function") continue;
       wrap(cls.prototype, name, (orig) =>
@@ -68,8 +67,8 @@ describe("billable operations per job", () => {
         const { body } = await parallel("meter", { tool_calls: Array.from({ length: 8 }, (_, i) => call("echo", { b, i })) });
         expect(body.status).toBe("success");
       }
-      // Every queue copy reaches its runner (as a duplicate) before counting stops.
-      await eventually(async () => (meter.counts.requests["RunnerDO.start"] ?? 0) >= 2 * jobs);
+      // Every queue copy reaches its chat (as a duplicate) before counting stops.
+      await eventually(async () => (meter.counts.requests["ChatDO.runJob"] ?? 0) >= 2 * jobs);
     } finally {
       meter.stop();
     }
@@ -84,7 +83,7 @@ describe("billable operations per job", () => {
     console.log(heaviest.map(([q, n]) => `${(n / jobs).toFixed(2)} rows/job  ${q}`).join("\n"));
     console.log("billable operations per job", JSON.stringify({ perJob, requests: counts.requests }));
     expect(counts.queueMessages).toBe(jobs);
-    expect(perJob.doRequests).toBeLessThanOrEqual(4.5);
-    expect(perJob.rowsWritten).toBeLessThanOrEqual(27);
+    expect(perJob.doRequests).toBeLessThanOrEqual(2.5);
+    expect(perJob.rowsWritten).toBeLessThanOrEqual(18);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * At-least-once delivery and crashes (SPEC §1, §4): duplicated messages, a
- * consumer that fails mid-batch, runners and chats evicted mid-job, a lost
- * dispatch, the dead-letter queue. Nothing is lost and nothing runs twice.
+ * consumer that fails mid-batch, chats lost mid-call, a lost dispatch, the
+ * dead-letter queue. Nothing is lost and nothing runs twice.
  *
  * Faults are injected from the test only (the deploy bundle has none): by
  * delivering hand-made batches to the worker's queue handler, aborting
@@ -18,7 +18,8 @@ import {
 } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { degradeChat, deliver, message, runnerObject, runRecord, startedJob, swapEnv } from "../faults";
+import { degradeChat, deliver, message, startedJob } from "../faults";
+import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/executor";
 import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
 
 beforeEach(() => configure());
@@ -120,62 +121,71 @@ describe("a consumer failing mid-batch", () => {
   });
 });
 
-describe("objects lost mid-job", () => {
-  it("a read-only job whose runner died mid-call is retried by the runner's alarm with the next attempt", async () => {
+/** The chat's instance is gone mid-call (restart, deploy); its heartbeat alarm finds the call orphaned. */
+async function loseChatAndRunHeartbeat(chat: string) {
+  await abortAllDurableObjects(); // every live instance is gone; storage stays
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(Date.now() + EXEC_HEARTBEAT_MS + 1_000);
+  expect(await runDurableObjectAlarm(chatObject(chat))).toBe(true);
+  vi.useRealTimers();
+}
+
+describe("a chat lost mid-call", () => {
+  it("retries a read-only job with the next attempt", async () => {
     const id = await startedJob("d3", call("sleep", { ms: 1500 }));
     await eventually(async () => (await toolCalls(id)).length === 1);
-    await abortAllDurableObjects(); // the runner (and chat) instances are gone; storage stays
-    expect(await runDurableObjectAlarm(runnerObject("d3", id))).toBe(true);
+    await loseChatAndRunHeartbeat("d3");
     const { body } = await parallel("d3", { action: "await", job_ids: [id] });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "slept 1500" });
     const attempts = (await toolCalls(id)).map((c) => JSON.parse(c.body).attempt);
     expect(attempts).toEqual([1, 2]);
   });
 
-  it("a side-effecting job whose runner died mid-call ends `error` outcome unknown and is not re-sent", async () => {
+  it("ends a side-effecting job `error` outcome unknown and never re-sends it", async () => {
     const id = await startedJob("d3", call("hang_write"));
     await eventually(async () => (await toolCalls(id)).length === 1);
-    await abortAllDurableObjects();
-    await runDurableObjectAlarm(runnerObject("d3", id));
+    await loseChatAndRunHeartbeat("d3");
     const { body } = await parallel("d3", { action: "await", job_ids: [id] });
     expect(body.jobs[0]).toMatchObject({ state: "error", error: "Outcome unknown: the tool may have run; not retried." });
     expect(await toolCalls(id)).toHaveLength(1);
   });
 
-  it("a runner evicted with evictDurableObject finishes or recovers its job, never leaving it running", async () => {
-    const id = await startedJob("d3", call("sleep", { ms: 800 }));
+  it("recovers each of several calls by its own rules, one invocation each", async () => {
+    const a = await startedJob("d3", call("sleep", { ms: 300 }));
+    const b = await startedJob("d3", call("hang_write"));
+    const c = await startedJob("d3", call("sleep", { ms: 200 }));
+    await eventually(async () => (await Promise.all([a, b, c].map(toolCalls))).every((calls) => calls.length === 1));
+    await loseChatAndRunHeartbeat("d3");
+    const { body } = await parallel("d3", { action: "await", job_ids: [a, b, c] });
+    expect(body.jobs.map((j: { state: string }) => j.state)).toEqual(["success", "error", "success"]);
+    expect((await toolCalls(b)).length).toBe(1);
+    expect((await toolCalls(c)).map((x) => JSON.parse(x.body).attempt)).toEqual([1, 2]);
+  });
+
+  it("an evicted chat finishes or recovers its call, never leaving it running", async () => {
+    const id = await startedJob("d3", call("sleep", { ms: 600 }));
     await eventually(async () => (await jobRow("d3", id))?.state === "running");
-    await evictDurableObject(runnerObject("d3", id)).catch(() => {});
-    await runDurableObjectAlarm(runnerObject("d3", id));
+    await evictDurableObject(chatObject("d3")).catch(() => {});
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + EXEC_HEARTBEAT_MS + 1_000);
+    await runDurableObjectAlarm(chatObject("d3"));
+    vi.useRealTimers();
     const { body } = await parallel("d3", { action: "await", job_ids: [id] });
-    expect(body.jobs[0].state).toBe("success");
+    expect(body.jobs[0]).toMatchObject({ state: "success", result: "slept 600" });
     expect((await toolCalls(id)).length).toBeLessThanOrEqual(2);
   });
 
-  it("an evicted chat keeps every job: the runner reports to the new instance and await works", async () => {
-    const id = await startedJob("d3", call("sleep", { ms: 600 }));
-    await evictDurableObject(chatObject("d3")).catch(() => {});
-    const { body } = await parallel("d3", { action: "await", job_ids: [id] });
-    expect(body.jobs[0]).toMatchObject({ state: "success", result: "slept 600" });
-  });
-});
-
-describe("a failed report", () => {
-  it("is kept by the runner and re-sent by its heartbeat alarm; the tool is not called again", async () => {
-    const id = await startedJob("d5", call("sleep", { ms: 400 }));
+  it("the heartbeat leaves a live call alone and keeps watching it", async () => {
+    const id = await startedJob("d8", call("sleep", { ms: 1200 }));
     await eventually(async () => (await toolCalls(id)).length === 1);
-    const runner = runnerObject("d5", id);
-    let chats: Env["CHAT"] | undefined;
-    await swapEnv(runner, (real) => {
-      chats = real.CHAT;
-      return { CHAT: { getByName: () => ({ completeJob: () => Promise.reject(new Error("chat briefly unavailable")) }) } };
-    });
-    const stored = await eventually(async () => (await runRecord(id))?.outcome);
-    expect(stored).toMatchObject({ state: "success", result: "slept 400" });
-    expect((await jobRow("d5", id))?.state).toBe("running");
-    await swapEnv(runner, () => ({ CHAT: chats }));
-    expect(await runDurableObjectAlarm(runner)).toBe(true);
-    expect(await jobRow("d5", id)).toMatchObject({ state: "success", result: "slept 400" });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + EXEC_HEARTBEAT_MS + 1_000);
+    expect(await runDurableObjectAlarm(chatObject("d8"))).toBe(true);
+    const next = await runInDurableObject(chatObject("d8"), (_i, s) => s.storage.sql.exec("SELECT at FROM timers WHERE kind = 'exec'").toArray()[0]?.at);
+    expect(next).toBeGreaterThan(Date.now());
+    vi.useRealTimers();
+    const { body } = await parallel("d8", { action: "await", job_ids: [id] });
+    expect(body.jobs[0].state).toBe("success");
     expect(await toolCalls(id)).toHaveLength(1);
   });
 });
@@ -186,7 +196,7 @@ describe("the fast path", () => {
     const { sent } = await degradeChat("d6", { queue: "drop" });
     const { body } = await parallel("d6", { tool_calls: [call("echo", { fast: 1 }), call("wait", { seconds: 0.01 })], timeout: 5 });
     expect(body.status).toBe("success");
-    // The built-in wait needs no runner, so it gets no queue copy.
+    // The built-in wait makes no call, so it gets no queue copy.
     expect(sent).toEqual([{ tenant: "acme", chat_id: "d6", job_id: body.jobs[0].job_id, attempt: 1 }]);
   });
 
@@ -202,7 +212,7 @@ describe("the fast path", () => {
 
   it("the queue copy alone still runs a job when the fast path fails", async () => {
     await parallel("d6", { tool_calls: [call("echo", { warm: 1 })] });
-    const { sent } = await degradeChat("d6", { queue: "record", runners: "refuse" });
+    const { sent } = await degradeChat("d6", { queue: "record", fastPath: "refuse" });
     const { body } = await parallel("d6", { tool_calls: [call("echo", { queued: 1 })], timeout: 10 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: '{"queued":1}' });
     expect(sent).toHaveLength(1);
@@ -212,7 +222,7 @@ describe("the fast path", () => {
 describe("lost dispatch", () => {
   it("a job whose queue message was lost is sent again by the watchdog", async () => {
     await parallel("d4", { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
-    await degradeChat("d4", { queue: "drop", runners: "refuse" });
+    await degradeChat("d4", { queue: "drop", fastPath: "refuse" });
     const id = await startedJob("d4", call("echo", { lost: 1 }));
     expect((await jobRow("d4", id))?.state).toBe("pending");
     await evictDurableObject(chatObject("d4")).catch(() => abortAllDurableObjects()); // real queue binding back
@@ -227,13 +237,13 @@ describe("lost dispatch", () => {
 
   it("the dead-letter consumer fails a job the queue gave up on", async () => {
     await parallel("d4", { tool_calls: [call("echo")] });
-    await degradeChat("d4", { queue: "drop", runners: "refuse" });
+    await degradeChat("d4", { queue: "drop", fastPath: "refuse" });
     const id = await startedJob("d4", call("echo"));
     const result = await deliver("jobs-dlq", [message("d4", id)]);
     expect(result.explicitAcks).toEqual(["m0"]);
     expect(await jobRow("d4", id)).toMatchObject({
       state: "error",
-      error: "Job could not be dispatched to a runner; start it again.",
+      error: "Job could not be dispatched; start it again.",
     });
   });
 });

@@ -2,10 +2,10 @@
  * Chat schema upgrades run on live data: a chat stored by an older version
  * keeps its timers and undelivered events when it next wakes up.
  */
-import { reset, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureSchema } from "../../durable-objects/chat/schema";
-import { chatObject } from "../helpers";
+import { call, chatObject, configure, jobInState, parallel, toolCalls } from "../helpers";
 
 afterEach(() => reset());
 
@@ -27,7 +27,7 @@ describe("schema version 7", () => {
       };
     });
     expect(result).toEqual({
-      version: "7",
+      version: "8",
       timers: [
         { kind: "deadline", ref: "job-1", at: 1000 },
         { kind: "purge", ref: "", at: 2000 },
@@ -36,5 +36,36 @@ describe("schema version 7", () => {
       withoutRowid: true,
       indexes: ["events_pending", "timers_by_time"],
     });
+  });
+});
+
+describe("schema version 8", () => {
+  it("treats calls that were running in a runner object as maybe sent, and recovers them at once", async () => {
+    await configure();
+    const { body } = await parallel("schema-v7", { tool_calls: [call("echo", { done: 1 })] });
+    const seed = body.jobs[0];
+    // A version 7 chat: one read-only and one side-effecting call running in runners that are gone.
+    await runInDurableObject(chatObject("schema-v7"), (_i, state) => {
+      const sql = state.storage.sql;
+      sql.exec(`ALTER TABLE jobs DROP COLUMN sent`);
+      sql.exec(`UPDATE meta SET value = '7' WHERE key = 'schema_version'`);
+      sql.exec(`DELETE FROM timers`);
+      const copy = (id: string, tool: string, readOnly: number) =>
+        sql.exec(
+          `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_args, kind, state, read_only, timeout_seconds,
+             created_at, started_at, attempt, lease, deadline_at)
+           VALUES (?, 'schema-v7', 'b-old', ?, ?, '{}', 'tool', 'running', ?, 600, ?, ?, 1, 'lease-old', ?)`,
+          id, readOnly, tool, readOnly, Date.now(), Date.now(), Date.now() + 600_000,
+        );
+      copy("echo-oldreadonly01", "echo", 1);
+      copy("hangwrite-oldwrite001", "hang_write", 0);
+    });
+    await abortAllDurableObjects(); // the next instance starts on the new code
+    const read = await jobInState("schema-v7", "echo-oldreadonly01", "success");
+    expect(read.attempt).toBe(2);
+    const write = await jobInState("schema-v7", "hangwrite-oldwrite001", "error");
+    expect(write.error).toBe("Outcome unknown: the tool may have run; not retried.");
+    expect(await toolCalls("hangwrite-oldwrite001")).toHaveLength(0);
+    expect(seed.state).toBe("success");
   });
 });

@@ -21,6 +21,7 @@ export function job(over: Partial<JobRow> = {}): JobRow {
     started_at: null,
     completed_at: null,
     attempt: 0,
+    sent: 0,
     lease: null,
     deadline_at: T0 + 600_000,
     result: null,

@@ -1,46 +1,39 @@
 /**
  * Races found in review, each pinned by a test: the alarm written with the
- * jobs, a heartbeat firing while a claim is in flight, a cancel landing while
- * a granted claim travels back, a claim that never completed, the fast path
- * without a queue copy, and egress rules re-checked when a job runs.
+ * jobs, two invocations taking the same job, a cancel landing while a job's
+ * target is looked up, the fast path without a queue copy, and egress rules
+ * re-checked when a job runs.
  */
 import { chatLimits } from "../../src/config/chat-limits";
 import { defaultConfig } from "../../src/config/schema";
-import { abortAllDurableObjects, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { recordKey } from "../../durable-objects/runner/run-record";
-import { degradeChat, message, runnerObject, runRecord, strandedJob, swapEnv } from "../faults";
-import { api, call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
+import { degradeChat, strandedJob, swapEnv } from "../faults";
+import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
 
 beforeEach(() => configure());
 afterEach(() => reset());
 
-/** Makes the runner's claims wait for `release()`; `grant` decides whether the real claim runs first. */
-async function holdClaims(chat: string, jobId: string, grant: "before" | "after") {
+/** Makes the chat's tool-target lookups wait for `release()` (the await between reading a job and claiming it). */
+async function holdTargets(chat: string) {
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
-  let calls = 0;
-  await swapEnv(runnerObject(chat, jobId), (real) => ({
-    CHAT: {
+  let lookups = 0;
+  await swapEnv(chatObject(chat), (real) => ({
+    TENANT: {
       getByName: (name: string) => {
-        const stub = real.CHAT.getByName(name);
+        const stub = real.TENANT.getByName(name);
         return {
-          claimJob: async (id: string, attempt: number) => {
-            calls++;
-            if (grant === "before") {
-              const claim = await stub.claimJob(id, attempt);
-              await released;
-              return claim;
-            }
+          runTarget: async (tool: string) => {
+            lookups++;
             await released;
-            return stub.claimJob(id, attempt);
+            return stub.runTarget(tool);
           },
-          completeJob: (...a: Parameters<typeof stub.completeJob>) => stub.completeJob(...a),
         };
       },
     },
   }));
-  return { release, claims: () => calls };
+  return { release, lookups: () => lookups };
 }
 
 describe("the chat's alarm", () => {
@@ -67,48 +60,36 @@ describe("the chat's alarm", () => {
   });
 });
 
-describe("a runner's claim in flight", () => {
-  it("a heartbeat firing meanwhile does not claim and call the tool a second time", async () => {
+describe("two invocations taking the same job", () => {
+  it("a queue copy arriving while the fast path looks up its target: the tool is called once", async () => {
     const id = await strandedJob("r2", call("echo", { once: 1 }));
-    const hold = await holdClaims("r2", id, "before");
-    const started = runnerObject("r2", id).start(message("r2", id));
-    await eventually(async () => hold.claims() === 1);
-    await runDurableObjectAlarm(runnerObject("r2", id));
+    const hold = await holdTargets("r2");
+    const first = chatObject("r2").runJob(id);
+    const second = chatObject("r2").runJob(id);
+    await eventually(async () => hold.lookups() === 2);
     hold.release();
-    await started;
-    await eventually(async () => (await jobRow("r2", id))?.state === "success");
-    expect(hold.claims()).toBe(1);
+    expect([await first, await second].sort()).toEqual(["duplicate", "started"]);
+    await jobInState("r2", id, "success");
     expect(await toolCalls(id)).toHaveLength(1);
   });
 
-  it("a cancel landing while the granted claim travels back means the tool is never called", async () => {
+  it("a cancel landing while the target is looked up means the tool is never called", async () => {
     const id = await strandedJob("r2", call("echo", { never: 1 }));
-    const hold = await holdClaims("r2", id, "before");
-    const started = runnerObject("r2", id).start(message("r2", id));
-    await eventually(async () => (await jobRow("r2", id))?.state === "running");
-    await evictChatAndCancel("r2", id);
+    const hold = await holdTargets("r2");
+    const taking = chatObject("r2").runJob(id);
+    await eventually(async () => hold.lookups() === 1);
+    const res = await parallel("r2", { action: "cancel", job_ids: [id] });
+    expect(res.body.jobs[0].state).toBe("cancelled");
     hold.release();
-    expect(await started).toBe("finished");
+    expect(await taking).toBe("finished");
     expect(await toolCalls(id)).toHaveLength(0);
-    expect((await jobRow("r2", id))?.state).toBe("cancelled");
-  });
-
-  it("a claim that never completed is driven again by the next delivery", async () => {
-    const id = await strandedJob("r2", call("echo", { later: 1 }));
-    await runInDurableObject(runnerObject("r2", id), (_i, s) => {
-      s.storage.kv.put(recordKey(id), { message: message("r2", id), claim: null, attempt: 1, sent: 0 });
-    });
-    await abortAllDurableObjects(); // the instance that was claiming is gone; its record stays
-    expect(await runnerObject("r2", id).start(message("r2", id))).toBe("started");
-    await eventually(async () => (await jobRow("r2", id))?.state === "success");
-    expect(await toolCalls(id)).toHaveLength(1);
   });
 });
 
 describe("the fast path", () => {
   it("does not run when the queue copy could not be sent", async () => {
     await parallel("r3", { tool_calls: [call("echo")] });
-    const { started } = await degradeChat("r3", { queue: "fail", runners: "record" });
+    const { started } = await degradeChat("r3", { queue: "fail", fastPath: "record" });
     const res = await parallel("r3", { tool_calls: [call("echo")], wait: false });
     expect(res.status).toBe(200);
     expect(started).toEqual([]);
@@ -119,22 +100,13 @@ describe("the fast path", () => {
 describe("egress at run time", () => {
   it("a stored tool URL no longer allowed fails the job instead of being called", async () => {
     const id = await strandedJob("r4", call("echo", { blocked: 1 }));
-    await swapEnv(runnerObject("r4", id), () => ({ ALLOW_PRIVATE_EGRESS: "false" }));
-    await runnerObject("r4", id).start(message("r4", id));
+    await swapEnv(chatObject("r4"), () => ({ ALLOW_PRIVATE_EGRESS: "false" }));
+    await chatObject("r4").runJob(id);
     const row = await jobInState("r4", id, "error");
     expect(row.error).toMatch(/^The tool URL must use https:; outbound calls there are not allowed\.$/);
     expect(await toolCalls(id)).toHaveLength(0);
   });
 });
-
-async function evictChatAndCancel(chat: string, jobId: string) {
-  await evictDurableObject(chatObject(chat)); // a fresh instance, with its real runner binding back
-  const res = await parallel(chat, { action: "cancel", job_ids: [jobId] });
-  expect(res.body.jobs[0].state).toBe("cancelled");
-  // The cancel aborts the runner (best effort, in the chat's waitUntil): wait until its record is gone.
-  await eventually(async () => (await runRecord(jobId)) === undefined);
-  expect((await api(`/v1/chats/${chat}/jobs/${jobId}`)).status).toBe(200);
-}
 
 describe("a stop that arrives before the hand-off", () => {
   it("leaves a stopped turn that a late hand-off cannot start, and the chat is still purged", async () => {

@@ -1,0 +1,230 @@
+/**
+ * Runs a chat's jobs inside the chat, each in an invocation of its own: the
+ * fast path calls this object once per job, the queue consumer once per
+ * message, the heartbeat once per orphaned job. Every call is claimed (and its
+ * attempt recorded) before the request leaves, so an instance lost mid-call
+ * leaves a row the heartbeat recovers by the SPEC §4 attempt rules
+ * (`./recovery`). Running here instead of in a separate runner object saves
+ * the hand-over, the runner's own records and the report back: the outcome is
+ * one local write.
+ */
+import { egressProblem } from "../../src/config/egress";
+import { isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../src/jobs/job";
+import type { ClaimResult, JobOutcome } from "../../src/jobs/messages";
+import { chatName, tenantName } from "../../src/names";
+import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../../src/tools/executors";
+import type { AttemptResult } from "../../src/tools/http-call";
+import { backoffMs, isRetryable } from "../../src/tools/retry";
+import { boundedSignal, sleep } from "../../src/util/abort";
+import type { JobMachine } from "./job-machine";
+import type { JobStore } from "./job-store";
+import { recoveryStep } from "./recovery";
+import type { SubordinatePlan } from "./subordinates";
+import type { Timers } from "./timers";
+
+/** How often a chat with calls in flight checks that each still has a live execution. */
+export const EXEC_HEARTBEAT_MS = 10_000;
+
+type Claimed = Extract<ClaimResult, { status: "claimed" }>;
+type Callable = Exclude<RunTarget, { kind: "missing" }>;
+
+export type RunAnswer = "started" | "duplicate" | "handled" | "finished" | "held";
+
+export interface ExecutorDeps {
+  ctx: DurableObjectState;
+  /** Read at each use: the object's bindings (tests swap them to inject faults). */
+  env(): Env;
+  jobs: JobStore;
+  machine(): JobMachine;
+  timers: Timers;
+  /** Points the alarm at the earliest timer after a write made outside the alarm. */
+  arm(): Promise<void>;
+  address(): { tenant: string; chat_id: string };
+  maxStoredBytes(): number;
+}
+
+export class Executor {
+  /** The executions this instance holds; lost with the instance, which is what the heartbeat looks for. */
+  readonly #live = new Map<string, AbortController>();
+
+  constructor(private readonly d: ExecutorDeps) {}
+
+  /**
+   * Takes a job: claims a pending one and starts its call, or recovers a running one no live
+   * execution holds. Returns once that is decided; the call goes on in the calling invocation.
+   * `target` comes with the fast path (looked up once per batch); otherwise it is looked up here,
+   * before the claim, so a claimed call always leaves at once.
+   */
+  async run(jobId: string, target?: RunTarget): Promise<RunAnswer> {
+    let job = this.d.jobs.get(jobId);
+    if (!job || isTerminal(job.state)) return "finished";
+    if (this.#live.has(jobId)) return "duplicate";
+    if (job.kind === "tool" && job.tool_name !== "wait" && !target) {
+      target = await this.#tenant().runTarget(job.tool_name);
+      job = this.d.jobs.get(jobId); // another invocation may have taken it meanwhile
+      if (!job || isTerminal(job.state)) return "finished";
+      if (this.#live.has(jobId)) return "duplicate";
+    }
+    return this.#take(job, target, Date.now());
+  }
+
+  /** Cancellation or deadline: the call stops; nothing is reported (the chat already ended the job). */
+  abort(jobId: string): void {
+    this.#live.get(jobId)?.abort(new DOMException("job stopped", "AbortError"));
+    this.#live.delete(jobId);
+  }
+
+  /** Running jobs whose execution was lost with an earlier instance. */
+  orphans(now: number): string[] {
+    return this.d.jobs
+      .running()
+      .filter((j) => !this.#live.has(j.job_id) && recoveryStep(j, now).step !== "none")
+      .map((j) => j.job_id);
+  }
+
+  /** Whether any call may still need recovering: a live one could be lost with this instance. */
+  watching(now: number): boolean {
+    return this.#live.size > 0 || this.orphans(now).length > 0;
+  }
+
+  /** Synchronous from the state read to the call leaving, so no other invocation can take the job in between. */
+  #take(job: JobRow, target: RunTarget | undefined, now: number): RunAnswer {
+    const machine = this.d.machine();
+    if (job.state === "pending") {
+      if (job.held || job.queue_seq !== null) return "held";
+      const claim = machine.claim(job.job_id, 1, now);
+      if (claim.status !== "claimed") return claim.status;
+      this.#begin(claim, job, target, claim.attempt, now);
+      return "started";
+    }
+    const step = recoveryStep(job, now);
+    if (step.step === "none") return "duplicate";
+    const claim = machine.claim(job.job_id, job.attempt, now); // running: the lease it already has
+    if (claim.status !== "claimed") return claim.status;
+    if (step.step === "outcome_unknown") {
+      this.#complete(job, claim, { state: "error", error: OUTCOME_UNKNOWN_ERROR, attempt: job.attempt });
+      return "finished";
+    }
+    const attempt = step.step === "resume" ? step.attempt : job.attempt;
+    if (step.step === "resume") this.d.jobs.markSent(job.job_id, attempt);
+    this.#begin(claim, job, target, attempt, now);
+    return "started";
+  }
+
+  #begin(claim: Claimed, job: JobRow, target: RunTarget | undefined, attempt: number, now: number): void {
+    const controller = new AbortController();
+    this.#live.set(job.job_id, controller);
+    this.d.timers.setEarliest("exec", "", now + EXEC_HEARTBEAT_MS);
+    const work = claim.kind === "subordinate" ? this.#handToChild(claim, job) : this.#attempts(claim, job, target!, attempt, controller.signal);
+    this.d.ctx.waitUntil(
+      work
+        .catch((e) => {
+          // An RPC failed (the child chat, or the report of an outcome): the heartbeat recovers from the row.
+          if (!controller.signal.aborted) console.error("job execution interrupted; the heartbeat will recover it", job.job_id, e);
+        })
+        .finally(() => {
+          if (this.#live.get(job.job_id) === controller) this.#live.delete(job.job_id);
+        }),
+    );
+  }
+
+  async #attempts(claim: Claimed, job: JobRow, target: RunTarget, attempt: number, stop: AbortSignal): Promise<void> {
+    const args = JSON.parse(claim.tool_args) as Record<string, unknown>;
+    const refused = this.#refusal(target, args);
+    if (refused) return this.#report(job, claim, { state: "error", error: refused, attempt });
+    const callable = target as Callable;
+    for (;;) {
+      const remaining = claim.deadline_at - Date.now();
+      if (remaining <= 0 || stop.aborted) return; // the chat ends it `timeout`
+      const result = await this.#attempt(callable, claim, job, args, attempt, stop, remaining);
+      if (result === "stopped") return; // stopped or past the deadline: not an `error` (SPEC §4)
+      if (result.kind === "done") {
+        const outcome: JobOutcome =
+          result.state === "success" ? { state: "success", result: result.result, attempt } : { state: "error", error: result.error, attempt };
+        return this.#report(job, claim, outcome);
+      }
+      const retry = callable.kind === "http_tool" && isRetryable(result.failure, claim.read_only);
+      const delay = backoffMs(attempt, result.failure.kind === "status" ? result.failure.retryAfterMs : undefined);
+      if (!retry || Date.now() + delay >= claim.deadline_at) {
+        const ambiguous = result.failure.kind === "network" && !claim.read_only;
+        return this.#report(job, claim, { state: "error", error: ambiguous ? OUTCOME_UNKNOWN_ERROR : result.error, attempt });
+      }
+      // The failed attempt is settled: should the instance die while backing off, the next one is known unsent.
+      attempt += 1;
+      this.d.jobs.setAttempt(job.job_id, attempt);
+      await sleep(delay, stop);
+      if (stop.aborted) return;
+      this.d.jobs.markSent(job.job_id, attempt);
+    }
+  }
+
+  async #attempt(
+    target: Callable,
+    claim: Claimed,
+    job: JobRow,
+    args: Record<string, unknown>,
+    attempt: number,
+    stop: AbortSignal,
+    remaining: number,
+  ): Promise<AttemptResult | "stopped"> {
+    const bound = boundedSignal(stop, remaining);
+    const ctx: AttemptContext = { job_id: job.job_id, chat_id: job.chat_id, tool_name: claim.tool_name, tool_args: args, attempt, signal: bound.signal };
+    try {
+      return await (target.kind === "http_tool" ? callTenantTool(target, ctx) : callHttpRequest(target, ctx));
+    } catch (e) {
+      if (bound.signal.aborted) return "stopped";
+      throw e;
+    } finally {
+      bound.release();
+    }
+  }
+
+  /**
+   * A subordinate job runs in its child chat, which reports back itself; here it is only handed
+   * over (idempotent per parent job, so a recovered hand-over may be repeated).
+   */
+  async #handToChild(claim: Claimed, job: JobRow): Promise<void> {
+    const plan = JSON.parse(claim.spec!) as SubordinatePlan;
+    const { tenant, chat_id } = this.d.address();
+    await this.d.env().CHAT.getByName(chatName(tenant, plan.context_id)).beginTurn({
+      tenant,
+      chat_id: plan.context_id,
+      parent_chat_id: chat_id,
+      root_chat_id: plan.root_chat_id,
+      parent_job_id: job.job_id,
+      lease: claim.lease,
+      deadline_at: claim.deadline_at,
+      level: plan.level,
+      profile: plan.profile,
+      name: plan.name,
+      message: plan.request.message,
+      attachments: plan.request.attachments,
+      tools: plan.request.tools,
+      ...(plan.forked ? { forked: plan.forked } : {}),
+      limits: plan.limits,
+    });
+    this.d.jobs.markSent(job.job_id, claim.attempt);
+  }
+
+  /** Why this call must not be made at all, checked at run time (the configuration may have changed). */
+  #refusal(target: RunTarget, args: Record<string, unknown>): string | undefined {
+    if (target.kind === "missing") return target.message;
+    const url = target.kind === "http_tool" ? target.url : String(args.url);
+    const problem = egressProblem(url, this.d.env().ALLOW_PRIVATE_EGRESS === "true");
+    return problem ? `The tool URL ${problem}; outbound calls there are not allowed.` : undefined;
+  }
+
+  /** Records the outcome (the caller re-arms the alarm). */
+  #complete(job: JobRow, claim: Claimed, outcome: JobOutcome): void {
+    this.d.machine().complete(job.job_id, claim.lease, outcome, Date.now(), this.d.maxStoredBytes());
+  }
+
+  async #report(job: JobRow, claim: Claimed, outcome: JobOutcome): Promise<void> {
+    this.#complete(job, claim, outcome);
+    await this.d.arm();
+  }
+
+  #tenant() {
+    return this.d.env().TENANT.getByName(tenantName(this.d.address().tenant));
+  }
+}
