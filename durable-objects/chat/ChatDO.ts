@@ -38,6 +38,7 @@ import { JobStore } from "./job-store";
 import { LogStore } from "./log-rows";
 import { nextPurgeAt, purgeExpired } from "./retention";
 import { ensureSchema, hasSchema, readMeta, writeMeta } from "./schema";
+import { forgetCached, transact } from "./sql-cache";
 import { Timers } from "./timers";
 import { Waiters } from "./waiters";
 import { Dispatcher } from "./dispatcher";
@@ -267,7 +268,7 @@ export class ChatDO extends DurableObject<Env> {
     extra: () => void = () => {},
   ): Promise<void> {
     ensureSchema(this.#sql);
-    const { isNewChat, toStart } = this.ctx.storage.transactionSync(() => {
+    const { isNewChat, toStart } = transact(this.ctx.storage, this.#sql, () => {
       const created = readMeta(this.#sql, "chat_id") === undefined;
       writeMeta(this.#sql, "tenant", target.tenant);
       writeMeta(this.#sql, "chat_id", target.chat_id);
@@ -359,13 +360,17 @@ export class ChatDO extends DurableObject<Env> {
   /** Writes a batch's jobs, log rows, children and timers (inside the caller's transaction); returns the ids to start. */
   #insertBatch(batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number): string[] {
     const start: string[] = [];
+    let deadline = Infinity;
     for (const job of batch.jobs) {
       this.#jobs.insert(job);
       this.#log.add(job.log_id, job, now);
       if (job.held || job.queued) continue; // its deadline starts when it is released
-      this.#timers.setEarliest("deadline", "", job.deadline_at);
-      this.#timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
+      deadline = Math.min(deadline, job.deadline_at);
       start.push(job.job_id);
+    }
+    if (start.length) {
+      this.#timers.setEarliest("deadline", "", deadline);
+      this.#timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
     }
     for (const [index, plan] of plans) {
       const tool = batch.jobs.find((j) => j.idx === index)!.tool_name;
@@ -413,7 +418,7 @@ export class ChatDO extends DurableObject<Env> {
       if (allowance.grants(job.job_id, starting.length)) starting.push(job);
       else if (tree.remote) refused.push(job);
     }
-    this.ctx.storage.transactionSync(() => {
+    transact(this.ctx.storage, this.#sql, () => {
       for (const job of starting) this.#jobs.unqueue(job.job_id, this.#armStarted(job, now));
       this.#tree.settle(tree, starting.map((j) => j.job_id));
       const error = treeLimit(allowance.holders, 1, limits.max_subagents_per_tree).message;
@@ -478,7 +483,10 @@ export class ChatDO extends DurableObject<Env> {
     if (released) this.ctx.waitUntil(this.#dispatcher.start([released]));
     this.#child.progress(now);
     this.#child.wake(job.job_id, now);
-    this.#schedulePurge(now);
+    // The job that just ended, and the events it announced, expire from now on: the purge timer only
+    // moves closer for them (what came earlier is covered by the time it already has, or at worst
+    // by this one, one job duration late).
+    this.#timers.setEarliest("purge", "", now + Math.min(this.#retentionMs(), EVENT_TTL_MS));
   }
 
   /** A subagent slot freed (here, or in the tree at the root): the queue's next jobs may start. */
@@ -524,7 +532,7 @@ export class ChatDO extends DurableObject<Env> {
   async runJob(jobId: string, target?: RunTarget): Promise<RunAnswer> {
     if (!hasSchema(this.#sql)) return "finished";
     const answer = await this.#executor.run(jobId, target);
-    await this.#timers.arm();
+    if (answer !== "duplicate") await this.#timers.arm(); // a duplicate (most queue copies) changed nothing
     return answer;
   }
 
@@ -720,6 +728,7 @@ export class ChatDO extends DurableObject<Env> {
     const { tenant, chat_id } = this.#dispatcher.address();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
+    forgetCached(this.#sql);
     if (tenant && chat_id) await this.env.TENANT.getByName(tenantName(tenant)).forgetChat(chat_id);
   }
 

@@ -7,7 +7,7 @@
  * transaction of the change it announces.
  */
 import type { EventType } from "../../src/events/envelope";
-import { isTerminal, type JobRow } from "../../src/jobs/job";
+import type { JobRow } from "../../src/jobs/job";
 import { resultsPayload, snapshot } from "../../src/jobs/payloads";
 import { subagentSummary, telegramChatId } from "../../src/notify/telegram";
 import type { Events } from "./events";
@@ -76,9 +76,9 @@ export class Announcer {
       const seq = this.#record("subagent.finish", { ...subagent(job), status: job.state, ...ending, usage }, now, job.batch_id);
       this.#notify(job, now, seq);
     }
-    const batch = this.d.jobs.byBatch(job.batch_id);
-    if (batch.every((j) => isTerminal(j.state))) {
-      this.#record("batch.finished", { batch_id: job.batch_id, results: resultsPayload(batch, view) }, now, job.batch_id);
+    // The batch's rows (results and all) are read once, when its last job ends.
+    if (this.d.jobs.activeInBatch(job.batch_id) === 0) {
+      this.#record("batch.finished", { batch_id: job.batch_id, results: resultsPayload(this.d.jobs.byBatch(job.batch_id), view) }, now, job.batch_id);
     }
     if (this.d.jobs.activeCount() === 0) this.#record("chat.idle", {}, now);
   }

@@ -21,6 +21,7 @@ import type { SubordinatePlan, SubordinateState } from "./subordinates";
 import type { Timers } from "./timers";
 import type { Turn, Turns } from "./turns";
 import type { TreeReservation } from "./tree-slots";
+import { transact } from "./sql-cache";
 
 /** If a step's instance dies (an LLM call can take a while), the `agent` timer re-drives it after this. */
 export const AGENT_STEP_SAFETY_MS = 150_000;
@@ -80,7 +81,7 @@ export class ChildSide implements LoopHost {
     // A stopped turn leaves its row behind, so a hand-off still in flight when the parent ended the job starts nothing.
     if (this.d.turns.get(req.parent_job_id)) return "duplicate";
     if (now >= req.deadline_at) return "expired";
-    this.d.ctx.storage.transactionSync(() => {
+    transact(this.d.ctx.storage, this.d.sql, () => {
       writeMeta(this.d.sql, "tenant", req.tenant);
       writeMeta(this.d.sql, "chat_id", req.chat_id);
       writeMeta(this.d.sql, "parent_chat_id", req.parent_chat_id);
@@ -109,7 +110,7 @@ export class ChildSide implements LoopHost {
     const turn = this.d.turns.get(parent.parent_job_id);
     if (!turn) {
       // The hand-off has not arrived yet: leave a stopped turn so it never starts, purged like any chat.
-      this.d.ctx.storage.transactionSync(() => {
+      transact(this.d.ctx.storage, this.d.sql, () => {
         if (readMeta(this.d.sql, "tenant") === undefined) writeMeta(this.d.sql, "tenant", parent.tenant);
         if (readMeta(this.d.sql, "chat_id") === undefined) writeMeta(this.d.sql, "chat_id", parent.chat_id);
         this.d.turns.begin({ ...parent, lease: "", deadline_at: now }, now);
@@ -138,6 +139,7 @@ export class ChildSide implements LoopHost {
 
   /** An LLM reply or a job state change: the running turn is not idle (SPEC §5.2). */
   progress(now: number): void {
+    if (!this.#isChild()) return;
     const turns = this.d.turns.progress(now);
     if (turns.length === 0) return;
     const idleMs = this.#idleMs();
@@ -163,6 +165,11 @@ export class ChildSide implements LoopHost {
     await this.finish(turn, { state: "timeout", error, attempt: 1, usage: turn.usage });
   }
 
+  /** Only a child chat has turns; a top-level chat skips their bookkeeping on every job. */
+  #isChild(): boolean {
+    return readMeta(this.d.sql, "parent_chat_id") !== undefined;
+  }
+
   #idleMs(): number {
     const limits = JSON.parse(readMeta(this.d.sql, "limits") ?? "{}") as Partial<ChatLimits>;
     return (limits.subagent_idle_seconds ?? 300) * 1000;
@@ -170,6 +177,7 @@ export class ChildSide implements LoopHost {
 
   /** A job ended: a turn waiting on it takes its next step. */
   wake(jobId: string, now: number): void {
+    if (!this.#isChild()) return;
     for (const turnId of this.d.turns.awaitingAny([jobId])) {
       this.#wakes.add(turnId);
       this.d.timers.set("agent", turnId, now);
@@ -236,7 +244,7 @@ export class ChildSide implements LoopHost {
   }
 
   transaction<T>(fn: () => T): T {
-    return this.d.ctx.storage.transactionSync(fn);
+    return transact(this.d.ctx.storage, this.d.sql, fn);
   }
 
   reserveTree(specs: JobSpec[], now: number, config: TenantConfig): Promise<ChildTreeSlots> {
@@ -268,7 +276,7 @@ export class ChildSide implements LoopHost {
 
   async finish(turn: Turn, outcome: JobOutcome): Promise<void> {
     const now = Date.now();
-    this.d.ctx.storage.transactionSync(() => {
+    transact(this.d.ctx.storage, this.d.sql, () => {
       this.d.turns.update(turn.parent_job_id, { state: "done", outcome }, now);
       this.d.timers.clear("idle", turn.parent_job_id);
       this.d.timers.set("report", turn.parent_job_id, now);

@@ -9,6 +9,7 @@ import { nanoid } from "nanoid";
 import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType } from "../../src/events/envelope";
 import type { ChatLimits } from "../../src/jobs/messages";
 import { readMeta } from "./schema";
+import { cached, remember } from "./sql-cache";
 
 /** `none`: nowhere to deliver (no webhook for this chat); the live stream still carries it. */
 export type EventStatus = "none" | "pending" | "delivered" | "failed";
@@ -46,11 +47,12 @@ export class Events {
     const id = `evt_${nanoid(21)}`;
     let envelope = JSON.stringify(eventEnvelope(id, type, now, this.#source(), seq, data));
     if (envelope.length > EVENT_MAX_CHARS) envelope = JSON.stringify(eventEnvelope(id, type, now, this.#source(), seq, withoutResults(data)));
-    const deliver = this.#webhookOn() || (batchId !== null && this.callbackUrl(batchId) !== null);
+    const deliver = this.#webhookOn() || (batchId !== null && this.#hasCallbacks() && this.callbackUrl(batchId) !== null);
     this.sql.exec(
       `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       seq, id, type, envelope, now, batchId, deliver ? "pending" : "none", deliver ? now : null,
     );
+    remember(this.sql, "seq", seq);
     return { envelope, deliver, seq };
   }
 
@@ -75,6 +77,12 @@ export class Events {
   addBatch(batchId: string, callbackUrl: string | null, notify: string | null, now: number): void {
     if (callbackUrl === null && notify === null) return;
     this.sql.exec(`INSERT OR IGNORE INTO batches (batch_id, callback_url, notify, created_at) VALUES (?, ?, ?, ?)`, batchId, callbackUrl, notify, now);
+    if (callbackUrl !== null) remember(this.sql, "callbacks", true);
+  }
+
+  /** Whether any batch was started with a `callback_url` (most chats never use one): saves a lookup per event. */
+  #hasCallbacks(): boolean {
+    return cached(this.sql, "callbacks", () => this.sql.exec(`SELECT 1 FROM batches WHERE callback_url IS NOT NULL LIMIT 1`).toArray().length > 0);
   }
 
   callbackUrl(batchId: string): string | null {
@@ -142,7 +150,7 @@ export class Events {
 
   /** The last seq given out, purged or not (0 before the first event). */
   latestSeq(): number {
-    return this.sql.exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS n`).one().n;
+    return cached(this.sql, "seq", () => this.sql.exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS n`).one().n);
   }
 
   oldestSeq(): number | undefined {

@@ -92,14 +92,14 @@ export class Executor {
     const machine = this.d.machine();
     if (job.state === "pending") {
       if (job.held || job.queue_seq !== null) return "held";
-      const claim = machine.claim(job.job_id, 1, now);
+      const claim = machine.claim(job.job_id, 1, now, job);
       if (claim.status !== "claimed") return claim.status;
       this.#begin(claim, job, target, claim.attempt, now);
       return "started";
     }
     const step = recoveryStep(job, now);
     if (step.step === "none") return "duplicate";
-    const claim = machine.claim(job.job_id, job.attempt, now); // running: the lease it already has
+    const claim = machine.claim(job.job_id, job.attempt, now, job); // running: the lease it already has
     if (claim.status !== "claimed") return claim.status;
     if (step.step === "outcome_unknown") {
       this.#complete(job, claim, { state: "error", error: OUTCOME_UNKNOWN_ERROR, attempt: job.attempt });

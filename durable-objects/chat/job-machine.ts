@@ -39,19 +39,20 @@ export class JobMachine {
    * anything terminal is `finished`, so a late duplicate is dropped. The
    * built-in `wait` is finished by the `wait_done` timer.
    */
-  claim(jobId: string, attempt: number, now: number): ClaimResult {
-    const job = this.jobs.get(jobId);
+  claim(jobId: string, attempt: number, now: number, job: JobRow | undefined = this.jobs.get(jobId)): ClaimResult {
     if (!job || isTerminal(job.state)) return { status: "finished" };
+    let claimed = job;
     if (job.state === "pending") {
       if (now >= job.deadline_at) {
         this.expire(job, now);
         return { status: "finished" };
       }
-      this.jobs.claim(jobId, attempt, crypto.randomUUID(), now);
+      const lease = crypto.randomUUID();
+      this.jobs.claim(jobId, attempt, lease, now);
+      claimed = { ...job, state: "running", attempt, lease, started_at: now };
       this.hooks.claimed(job, now);
       if (job.tool_name === "wait") this.timers.set("wait_done", jobId, now + Math.ceil(waitSeconds(job) * 1000));
     }
-    const claimed = this.jobs.get(jobId)!;
     if (claimed.tool_name === "wait") return { status: "handled" };
     return {
       status: "claimed",

@@ -102,6 +102,10 @@ export class JobStore {
     return this.sql.exec<{ at: number | null }>(`SELECT MIN(deadline_at) AS at FROM jobs WHERE ${RUNNING_CLOCK}`).one().at ?? undefined;
   }
 
+  activeInBatch(batchId: string): number {
+    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE batch_id = ? AND ${ACTIVE}`, batchId).one().n;
+  }
+
   activeCount(): number {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${ACTIVE}`).one().n;
   }
@@ -172,16 +176,14 @@ export class JobStore {
 
   /** Moves an active job to a terminal state; a job already terminal is left untouched. */
   finish(jobId: string, f: Finish, now: number): boolean {
-    const job = this.get(jobId);
-    if (!job || isTerminal(job.state)) return false;
-    this.sql.exec(
+    const cursor = this.sql.exec(
       `UPDATE jobs SET state = ?, completed_at = ?, started_at = COALESCE(started_at, ?), result = ?,
          result_truncated = ?, error = ?, attempt = MAX(attempt, ?), usage = COALESCE(?, usage), lease = NULL
-       WHERE job_id = ?`,
+       WHERE job_id = ? AND ${ACTIVE}`,
       f.state, now, now, f.result ?? null, f.result_truncated ? 1 : 0, f.error ?? null, f.attempt ?? 0,
       f.usage === undefined ? null : JSON.stringify(f.usage), jobId,
     );
-    return true;
+    return cursor.rowsWritten > 0;
   }
 
   markCollected(jobs: JobRow[], now: number): void {

@@ -3,6 +3,8 @@
  * chat that never existed leaves no storage behind (SPEC §2). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
+import { cached, isRemembered, remember } from "./sql-cache";
+
 const SCHEMA_VERSION = 8;
 
 const MIGRATIONS: Record<number, string[]> = {
@@ -102,30 +104,88 @@ const MIGRATIONS: Record<number, string[]> = {
   ],
 };
 
+/** Whether the chat has tables (it has admitted something). Only a deletion makes it false again, and that drops the cache. */
+/**
+ * The tables as the migrations above leave them, created in one step: a new chat is the common case
+ * (a bot often opens one per conversation) and replaying every migration cost it about 40 statements.
+ * `schema.test.ts` checks this matches a chat migrated from version 1.
+ */
+const CURRENT: string[] = [
+  `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+  `CREATE TABLE jobs (
+     job_id TEXT PRIMARY KEY, chat_id TEXT NOT NULL, batch_id TEXT NOT NULL, idx INTEGER NOT NULL,
+     tool_name TEXT NOT NULL, tool_args TEXT NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL,
+     read_only INTEGER NOT NULL, timeout_seconds INTEGER NOT NULL,
+     created_at INTEGER NOT NULL, started_at INTEGER, completed_at INTEGER,
+     attempt INTEGER NOT NULL DEFAULT 0, lease TEXT, deadline_at INTEGER NOT NULL,
+     result TEXT, result_truncated INTEGER NOT NULL DEFAULT 0, error TEXT,
+     context_id TEXT, usage TEXT, collected_at INTEGER, dispatched_at INTEGER,
+     spec TEXT, held INTEGER NOT NULL DEFAULT 0, tree_slot TEXT, queue_seq INTEGER, sent INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE INDEX jobs_by_state ON jobs (state, created_at)`,
+  `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
+  `CREATE TABLE idempotency (route TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+     request TEXT NOT NULL, job_ids TEXT NOT NULL, created_at INTEGER NOT NULL, PRIMARY KEY (route, key))`,
+  `CREATE TABLE log (id TEXT PRIMARY KEY, job_id TEXT NOT NULL, type TEXT NOT NULL, heading TEXT NOT NULL,
+     kvps TEXT NOT NULL, content TEXT NOT NULL DEFAULT '', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+  `CREATE INDEX log_by_job ON log (job_id)`,
+  `CREATE TABLE children (context_id TEXT PRIMARY KEY, tool TEXT NOT NULL, profile TEXT NOT NULL,
+     name TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+  `CREATE TABLE turns (parent_job_id TEXT PRIMARY KEY, parent_chat_id TEXT NOT NULL, lease TEXT NOT NULL,
+     deadline_at INTEGER NOT NULL, state TEXT NOT NULL, steps INTEGER NOT NULL DEFAULT 0,
+     awaiting TEXT, usage TEXT NOT NULL, outcome TEXT, created_at INTEGER NOT NULL, ended_at INTEGER,
+     progress_at INTEGER NOT NULL, background TEXT)`,
+  `CREATE TABLE messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, turn TEXT NOT NULL, body TEXT NOT NULL,
+     created_at INTEGER NOT NULL)`,
+  `CREATE TABLE tree_slots (slot TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
+  `CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL,
+     created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
+     attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_status INTEGER, last_error TEXT, failed_at INTEGER)`,
+  `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
+  `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL)`,
+  `CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, telegram_chat_id TEXT NOT NULL, text TEXT NOT NULL,
+     status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_error TEXT,
+     created_at INTEGER NOT NULL, after_seq INTEGER)`,
+  `CREATE TABLE timers (kind TEXT NOT NULL, ref TEXT NOT NULL, at INTEGER NOT NULL, PRIMARY KEY (kind, ref)) WITHOUT ROWID`,
+  `CREATE INDEX timers_by_time ON timers (at)`,
+];
+
 export function hasSchema(sql: SqlStorage): boolean {
-  return sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'`).toArray().length > 0;
+  if (isRemembered(sql, "schema")) return true;
+  const exists = sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'`).toArray().length > 0;
+  if (exists) remember(sql, "schema", true);
+  return exists;
 }
 
 /** Brings the chat's tables up to `upTo` (the current version; tests stop earlier to check an upgrade). */
 export function ensureSchema(sql: SqlStorage, upTo = SCHEMA_VERSION): void {
+  if (upTo === SCHEMA_VERSION && isRemembered(sql, "schema_current")) return;
   let version = 0;
   if (hasSchema(sql)) {
     const row = sql.exec(`SELECT value FROM meta WHERE key = 'schema_version'`).toArray()[0];
     version = Number(row?.value ?? 0);
+  } else if (upTo === SCHEMA_VERSION) {
+    for (const statement of CURRENT) sql.exec(statement);
+    sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`, String(SCHEMA_VERSION));
+    remember(sql, "schema_current", true);
+    return;
   }
   for (let v = version + 1; v <= upTo; v++) {
     for (const statement of MIGRATIONS[v] ?? []) sql.exec(statement);
     sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`, String(v));
   }
+  if (upTo === SCHEMA_VERSION) remember(sql, "schema_current", true);
 }
 
 export function readMeta(sql: SqlStorage, key: string): string | undefined {
-  const row = sql.exec(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
-  return row ? String(row.value) : undefined;
+  return cached(sql, `meta:${key}`, () => {
+    const row = sql.exec(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
+    return row ? String(row.value) : undefined;
+  });
 }
 
 /** Writes only a changed value: most batches restate the same tenant, chat and limits, and rows written are billed. */
 export function writeMeta(sql: SqlStorage, key: string, value: string): void {
   if (readMeta(sql, key) === value) return;
   sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)`, key, value);
+  remember(sql, `meta:${key}`, value);
 }

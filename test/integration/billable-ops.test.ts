@@ -1,7 +1,8 @@
 /**
  * Billable operations per job, counted in the real runtime: Durable Object
  * requests (public methods and alarms entered), queue messages, and SQLite
- * rows written (each cursor's `rowsWritten`, plus key-value writes), for
+ * rows written (each cursor's `rowsWritten`, plus key-value writes), and the
+ * SQL statements run (not billed, but the chat's CPU per job), for
  * batches of 8 tool jobs through the fast path, including the queue copies
  * that arrive afterwards as duplicates. The bounds guard against regressions;
  * docs/benchmarks.md turns the figures into cost per million jobs.
@@ -76,7 +77,14 @@ describe("billable operations per job", () => {
     const requests = Object.values(counts.requests).reduce((a, b) => a + b, 0);
     // Read once every cursor is done: rowsWritten counts index entries too, as billing does.
     const rows = counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites;
-    const perJob = { doRequests: requests / jobs, queueMessages: counts.queueMessages / jobs, rowsWritten: rows / jobs, consumerBatches: counts.consumerBatches / jobs };
+    const perJob = {
+      doRequests: requests / jobs,
+      queueMessages: counts.queueMessages / jobs,
+      rowsWritten: rows / jobs,
+      consumerBatches: counts.consumerBatches / jobs,
+      // Not billed, but each is a trip into SQLite on the chat's one thread: the CPU a job costs locally.
+      statements: counts.statements.length / jobs,
+    };
     const byStatement = new Map<string, number>();
     for (const [q, c] of counts.statements) byStatement.set(q, (byStatement.get(q) ?? 0) + c.rowsWritten);
     const heaviest = [...byStatement].filter(([, n]) => n > 0).sort((x, y) => y[1] - x[1]);
@@ -85,5 +93,6 @@ describe("billable operations per job", () => {
     expect(counts.queueMessages).toBe(jobs);
     expect(perJob.doRequests).toBeLessThanOrEqual(2.5);
     expect(perJob.rowsWritten).toBeLessThanOrEqual(18);
+    expect(perJob.statements).toBeLessThanOrEqual(26);
   });
 });

@@ -4,7 +4,8 @@
  */
 import { abortAllDurableObjects, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureSchema } from "../../durable-objects/chat/schema";
+import { ensureSchema, readMeta, writeMeta } from "../../durable-objects/chat/schema";
+import { transact } from "../../durable-objects/chat/sql-cache";
 import { call, chatObject, configure, jobInState, parallel, toolCalls } from "../helpers";
 
 afterEach(() => reset());
@@ -67,5 +68,58 @@ describe("schema version 8", () => {
     expect(write.error).toBe("Outcome unknown: the tool may have run; not retried.");
     expect(await toolCalls("hangwrite-oldwrite001")).toHaveLength(0);
     expect(seed.state).toBe("success");
+  });
+});
+
+describe("a new chat's tables", () => {
+  it("are created in one step exactly as the migrations from version 1 leave them", async () => {
+    const layout = (sql: SqlStorage) =>
+      sql
+        .exec(`SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY type, name`)
+        .toArray()
+        .map((o) => ({
+          type: o.type,
+          name: o.name,
+          table: o.tbl_name,
+          // Tables: their columns (ALTER TABLE leaves other SQL text than one CREATE); indexes: their SQL.
+          shape:
+            o.type === "table"
+              ? {
+                  columns: sql.exec(`SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)`, o.name).toArray(),
+                  withoutRowid: /WITHOUT ROWID/i.test(String(o.sql)),
+                  autoincrement: /AUTOINCREMENT/i.test(String(o.sql)),
+                }
+              : String(o.sql).replace(/\s+/g, " "),
+        }));
+    const fresh = await runInDurableObject(chatObject("schema-fresh"), (_i, state) => {
+      ensureSchema(state.storage.sql);
+      return layout(state.storage.sql);
+    });
+    const migrated = await runInDurableObject(chatObject("schema-migrated"), (_i, state) => {
+      ensureSchema(state.storage.sql, 1);
+      ensureSchema(state.storage.sql);
+      return layout(state.storage.sql);
+    });
+    expect(fresh.length).toBeGreaterThan(15);
+    expect(fresh).toEqual(migrated);
+  });
+});
+
+describe("the in-memory copy of a chat's meta", () => {
+  it("is written through, and dropped when a transaction fails so its rolled-back writes are not served", async () => {
+    await runInDurableObject(chatObject("meta-cache"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql);
+      writeMeta(sql, "name", "before");
+      expect(readMeta(sql, "name")).toBe("before");
+      expect(() =>
+        transact(state.storage, sql, () => {
+          writeMeta(sql, "name", "after");
+          throw new Error("boom");
+        }),
+      ).toThrow("boom");
+      expect(readMeta(sql, "name")).toBe("before");
+      expect(sql.exec(`SELECT value FROM meta WHERE key = 'name'`).one().value).toBe("before");
+    });
   });
 });

@@ -1,0 +1,45 @@
+/**
+ * What a chat reads on nearly every call and seldom changes (its meta values,
+ * whether its tables exist, the last event seq), kept in memory beside its
+ * storage. A hot job path read `meta` 22 times per job before this. Writes go
+ * through to SQLite and the cache together; the cache is dropped whenever
+ * SQLite may hold something else: a failed transaction (its writes rolled
+ * back) and a deleted chat.
+ */
+const caches = new WeakMap<SqlStorage, Map<string, unknown>>();
+
+function cacheOf(sql: SqlStorage): Map<string, unknown> {
+  let cache = caches.get(sql);
+  if (!cache) caches.set(sql, (cache = new Map()));
+  return cache;
+}
+
+export function cached<T>(sql: SqlStorage, key: string, read: () => T): T {
+  const cache = cacheOf(sql);
+  if (cache.has(key)) return cache.get(key) as T;
+  const value = read();
+  cache.set(key, value);
+  return value;
+}
+
+export function isRemembered(sql: SqlStorage, key: string): boolean {
+  return cacheOf(sql).has(key);
+}
+
+export function remember(sql: SqlStorage, key: string, value: unknown): void {
+  cacheOf(sql).set(key, value);
+}
+
+export function forgetCached(sql: SqlStorage): void {
+  caches.delete(sql);
+}
+
+/** `transactionSync`, dropping the cache if it throws: the writes it made, cached ones included, are rolled back. */
+export function transact<T>(storage: DurableObjectStorage, sql: SqlStorage, fn: () => T): T {
+  try {
+    return storage.transactionSync(fn);
+  } catch (e) {
+    forgetCached(sql);
+    throw e;
+  }
+}
