@@ -20,7 +20,7 @@ async function post(url, body, headers = {}) {
 }
 
 /** `key`: whose tenant the fanout calls act as (the bench tenant unless given). */
-export function clients({ fanout, floor, tools }, key = BENCH_KEY) {
+export function clients({ fanout, floor, specFloor, tools }, key = BENCH_KEY) {
   const auth = { authorization: `Bearer ${key}` };
   return {
     fanout: (chatId, calls, extra = {}) =>
@@ -28,6 +28,8 @@ export function clients({ fanout, floor, tools }, key = BENCH_KEY) {
     fanoutJobs: async (chatId) => (await fetch(`${fanout.url}/v1/chats/${chatId}/jobs`, { headers: auth })).json(),
     floor: (chatId, calls, extra = {}) =>
       post(`${floor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), ...extra }),
+    specFloor: (chatId, calls, extra = {}) =>
+      post(`${specFloor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), ...extra }),
     direct: (jobId, tool, args) => post(`${tools.url}/${tool}`, { job_id: jobId, tool_args: args }),
     configure: (config) =>
       fetch(`${fanout.url}/v1/config`, { method: "PUT", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(config) }).then(async (r) => {
@@ -38,11 +40,15 @@ export function clients({ fanout, floor, tools }, key = BENCH_KEY) {
 
 const eight = (ms) => Array.from({ length: 8 }, () => ["slow", { ms }]);
 
-/** 1. A batch of 8 × 500 ms: fanout and the floor alternating; the sequential client now and then. */
+/**
+ * 1. A batch of 8 × 500 ms: fanout, the floor and the SPEC floor in rotating order; the sequential
+ * client now and then.
+ */
 export async function fanOut(c, reps) {
-  const out = { fanout: [], floor: [], sequential: [] };
+  const out = { fanout: [], floor: [], specFloor: [], sequential: [] };
+  const sides = ["fanout", "floor", "specFloor"];
   for (let i = 0; i < reps; i++) {
-    for (const side of i % 2 ? ["floor", "fanout"] : ["fanout", "floor"]) {
+    for (const side of [...sides.slice(i % 3), ...sides.slice(0, i % 3)]) {
       const t0 = now();
       const res = await c[side](chat(`fan-${side}`), eight(500));
       if (res.status !== "success") throw new Error(`${side} batch ended ${res.status}`);
@@ -81,9 +87,10 @@ export async function wakeLatency(c, tools, reps) {
 
 /** 3. `wait:false` start of 8 jobs (response time), and how long until each reaches the tool server. */
 export async function dispatch(c, tools, reps) {
-  const out = { fanout: [], floor: [], arrival: [] };
+  const out = { fanout: [], floor: [], specFloor: [], arrival: [] };
+  const sides = ["fanout", "floor", "specFloor"];
   for (let i = 0; i < reps; i++) {
-    for (const side of i % 2 ? ["floor", "fanout"] : ["fanout", "floor"]) {
+    for (const side of [...sides.slice(i % 3), ...sides.slice(0, i % 3)]) {
       const t0 = now();
       const res = await c[side](chat(`start-${side}`), eight(50), { wait: false });
       out[side].push(now() - t0);
@@ -179,7 +186,7 @@ export async function scale(c, usage, chats, rate, seconds) {
 }
 
 /**
- * 6. Storage: bytes each retained job adds across the chat, runner and tenant
+ * 6. Storage: bytes each retained job adds across the chat and tenant
  * objects (small results), and, when `purgeAfterMs` is given, whether a
  * tenant with `retention_seconds: 60` returns to its baseline once purged.
  */
@@ -196,7 +203,7 @@ export async function storage(c, measure, { chats, jobsPerChat, purgeAfterMs }) 
       }
     }),
   );
-  await sleep(500); // runners delete their records once the chat has the outcome
+  await sleep(500); // the queue copies arrive (as duplicates) and settle
   const retained = measure();
   const jobs = chats * (jobsPerChat - 1);
   const perJob = (bytes) => (bytes(retained) - bytes(withChats)) / jobs;

@@ -86,6 +86,11 @@ export function startFanout(reuse = {}) {
   );
 }
 
+/** The SPEC floor (bench/spec-floor): the platform floor plus the rules SPEC §1 fixes. */
+export function startSpecFloor() {
+  return wranglerDev(resolve(ROOT, "bench/spec-floor"), [], "spec-floor");
+}
+
 export async function startFloor() {
   const dir = mkdtempSync(join(tmpdir(), "floor-"));
   cpSync(resolve(ROOT, "../shared/floor"), dir, { recursive: true });

@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 
-const CLASSES = ["ChatDO", "RunnerDO", "TenantDO"];
+const CLASSES = ["ChatDO", "TenantDO"];
 
 /** The event log is bounded per chat (SPEC §6: 24 h, the last 1000), not per job: counted apart. */
 const EVENT_TABLES = "name = 'events' OR name LIKE 'events\\_%' ESCAPE '\\'";
@@ -16,18 +16,9 @@ function usedBytes(file) {
   const db = new DatabaseSync(file, { readOnly: true });
   try {
     const row = db.prepare(`SELECT COALESCE(SUM(pgsize - unused), 0) AS used, COALESCE(SUM(CASE WHEN ${EVENT_TABLES} THEN pgsize - unused END), 0) AS events FROM dbstat`).get();
-    return { bytes: Number(row.used), eventBytes: Number(row.events), runRecords: runRecords(db) };
+    return { bytes: Number(row.used), eventBytes: Number(row.events) };
   } finally {
     db.close();
-  }
-}
-
-/** Jobs a runner still holds (its key-value records), 0 for any other object. */
-function runRecords(db) {
-  try {
-    return Number(db.prepare(`SELECT COUNT(*) AS n FROM _cf_KV WHERE key LIKE 'run/%'`).get().n);
-  } catch {
-    return 0; // no key-value table: not a runner
   }
 }
 
@@ -37,13 +28,12 @@ export function storageByClass(state) {
   for (const cls of CLASSES) {
     const dir = join(state, "v3/do", `fanout-${cls}`);
     const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
-    const sum = { objects: files.length, bytes: 0, eventBytes: 0, runRecords: 0 };
+    const sum = { objects: files.length, bytes: 0, eventBytes: 0 };
     for (const f of files) {
       try {
         const used = usedBytes(join(dir, f));
         sum.bytes += used.bytes;
         sum.eventBytes += used.eventBytes;
-        sum.runRecords += used.runRecords;
       } catch {} // an object deleted while we looked
     }
     out[cls] = sum;

@@ -39,6 +39,7 @@ import { LogStore } from "./log-rows";
 import { nextPurgeAt, purgeExpired } from "./retention";
 import { ensureSchema, hasSchema, readMeta, writeMeta } from "./schema";
 import { forgetCached, transact } from "./sql-cache";
+import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
 import { Timers } from "./timers";
 import { Waiters } from "./waiters";
 import { Dispatcher } from "./dispatcher";
@@ -534,6 +535,26 @@ export class ChatDO extends DurableObject<Env> {
     const answer = await this.#executor.run(jobId, target);
     if (answer !== "duplicate") await this.#timers.arm(); // a duplicate (most queue copies) changed nothing
     return answer;
+  }
+
+  /**
+   * The queue consumer's hand-off of this chat's messages (SPEC §1's queue copies). Copies of jobs
+   * already taken, nearly all of them, end here; the others start as the fast path does, each in an
+   * invocation of its own: the first in this one, the rest in calls to this object.
+   */
+  async takeQueued(jobIds: string[]): Promise<RunAnswer[]> {
+    if (!hasSchema(this.#sql)) return jobIds.map(() => "finished");
+    const answers: RunAnswer[] = jobIds.map(() => "duplicate");
+    const [first, ...rest] = jobIds.flatMap((id, i) => (this.#executor.wouldRun(id, Date.now()) ? [i] : []));
+    if (first === undefined) return answers;
+    const self = this.env.CHAT.get(this.ctx.id);
+    await Promise.all([
+      this.runJob(jobIds[first]!).then((a) => (answers[first] = a)),
+      forEachLimited(rest, MAX_OPEN_CONNECTIONS - 1, async (i) => {
+        answers[i] = await self.runJob(jobIds[i]!);
+      }),
+    ]);
+    return answers;
   }
 
   /** A child chat's report on the subordinate job it ran. */

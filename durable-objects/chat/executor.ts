@@ -68,6 +68,13 @@ export class Executor {
     return this.#take(job, target, Date.now());
   }
 
+  /** Whether `run` would do anything for this job: a queue copy of a job already taken needs no invocation. */
+  wouldRun(jobId: string, now: number): boolean {
+    const job = this.d.jobs.get(jobId);
+    if (!job || isTerminal(job.state) || this.#live.has(jobId)) return false;
+    return job.state === "pending" || recoveryStep(job, now).step !== "none";
+  }
+
   /** Cancellation or deadline: the call stops; nothing is reported (the chat already ended the job). */
   abort(jobId: string): void {
     this.#live.get(jobId)?.abort(new DOMException("job stopped", "AbortError"));

@@ -78,6 +78,28 @@ describe("drill: every queue message duplicated", () => {
   });
 });
 
+describe("a consumer batch", () => {
+  it("makes one call per chat: copies of started jobs end there, the rest start one invocation each", async () => {
+    const done = await startedJob("d9", call("echo", { done: 1 }));
+    await jobInState("d9", done, "success");
+    // The chat's calls to itself are only noted, never run: a job runs only in the consumer's own call.
+    const { started } = await degradeChat("d9", { queue: "drop", fastPath: "record" });
+    const a = await startedJob("d9", call("echo", { a: 1 }));
+    const b = await startedJob("d9", call("echo", { b: 1 }));
+    await eventually(async () => started.length === 2); // both fast paths tried
+    const other = await startedJob("d10", call("echo", { other: 1 }));
+    const result = await deliver("jobs", [message("d9", done), message("d9", a), message("d9", b), message("d10", other)]);
+    expect(result.explicitAcks.sort()).toEqual(["m0", "m1", "m2", "m3"]);
+    expect(await jobInState("d9", a, "success")).toMatchObject({ result: '{"a":1}' });
+    // `a` ran in the consumer's call to the chat; `b` was handed to a call of its own (noted, so still pending).
+    expect(started.filter((id) => id === a)).toHaveLength(1);
+    expect(started.filter((id) => id === b)).toHaveLength(2);
+    expect((await jobRow("d9", b))?.state).toBe("pending");
+    await jobInState("d10", other, "success");
+    expect(await toolCalls(done)).toHaveLength(1);
+  });
+});
+
 describe("a consumer failing mid-batch", () => {
   it("retries only the message it could not read, and the redelivered batch runs nothing twice", async () => {
     const a = await startedJob("d2", call("echo", { a: 1 }));
