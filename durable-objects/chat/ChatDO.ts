@@ -85,6 +85,8 @@ export class ChatDO extends DurableObject<Env> {
     subordinateState: () => this.#subordinateState(),
   });
   readonly #waiters = new Waiters();
+  /** This chat's entry in the tenant's index while it is being written (see `#commit`). */
+  #registering: Promise<void> = Promise.resolve();
   readonly #dispatcher = new Dispatcher({
     ctx: this.ctx,
     env: () => this.env,
@@ -286,11 +288,11 @@ export class ChatDO extends DurableObject<Env> {
     // Issued before the first await, so it commits with the rows: a reset during the awaits below
     // cannot leave stored jobs without the alarm that re-dispatches and times them out.
     const armed = this.#timers.arm();
-    // The jobs are stored and the watchdog is armed: they start once the answer has gone out, so the
-    // claims (and their writes, which the output gate would make the answer wait for) come after it.
-    this.ctx.waitUntil(new Promise<void>((resolve) => setTimeout(() => resolve(this.#dispatcher.start(toStart)), 0)));
-    // Awaited (once per chat) so the index never lags a DELETE that follows at once.
-    if (isNewChat) await this.#registerChat(target.tenant, target.chat_id, now);
+    // The jobs are stored and the watchdog is armed: they start beside the answer.
+    this.ctx.waitUntil(this.#dispatcher.start(toStart));
+    // Beside the answer too (the tenant's index is a listing, not the chat's own state); a deletion
+    // waits for it, so the index never keeps a deleted chat.
+    if (isNewChat) this.ctx.waitUntil((this.#registering = this.#registerChat(target.tenant, target.chat_id, now)));
     await armed;
   }
 
@@ -746,6 +748,7 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   async #forget(): Promise<void> {
+    await this.#registering;
     const { tenant, chat_id } = this.#dispatcher.address();
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
