@@ -20,9 +20,24 @@ export function secretKeyBytes(secret: string): Uint8Array {
   }
 }
 
+/** Imported once per secret and isolate: every tool call of a tool signs with the same key. */
+const keys = new Map<string, Promise<CryptoKey>>();
+const KEYS_KEPT = 256;
+
+function signingKey(secret: string): Promise<CryptoKey> {
+  let key = keys.get(secret);
+  if (!key) {
+    if (keys.size >= KEYS_KEPT) keys.clear(); // rotated or removed secrets must not pile up
+    key = crypto.subtle.importKey("raw", secretKeyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    key.catch(() => keys.delete(secret));
+    keys.set(secret, key);
+  }
+  return key;
+}
+
 export async function signatureHeaders(secret: string, id: string, body: string, nowMs = Date.now()) {
   const timestamp = String(Math.floor(nowMs / 1000));
-  const key = await crypto.subtle.importKey("raw", secretKeyBytes(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const key = await signingKey(secret);
   const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
   return { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": `v1,${b64(mac)}` };
 }
