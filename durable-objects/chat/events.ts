@@ -1,7 +1,9 @@
 /**
  * The chat's events (SPEC §5.5, §6) and their webhook outbox. An event is
- * written in the same transaction as the change it announces, with its whole
- * envelope, so a retry sends the same body and a crash loses nothing. Each
+ * written in the same transaction as the change it announces, so a crash
+ * loses nothing. A row keeps what is particular to its event; the fields
+ * every envelope of the chat repeats (tenant, chat ids) are added back when
+ * it is read, the same way each time, so a retry sends the same body. Each
  * event is delivered on its own schedule: a failing one never holds back the
  * next, and `seq` lets the receiver order them.
  */
@@ -45,12 +47,16 @@ export class Events {
   record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): { envelope: string; deliver: boolean; seq: number } {
     const seq = this.latestSeq() + 1;
     const id = `evt_${nanoid(21)}`;
-    let envelope = JSON.stringify(eventEnvelope(id, type, now, this.#source(), seq, data));
-    if (envelope.length > EVENT_MAX_CHARS) envelope = JSON.stringify(eventEnvelope(id, type, now, this.#source(), seq, withoutResults(data)));
+    let stored = JSON.stringify(data);
+    let envelope = this.#envelope({ id, type, created_at: now, seq, data: stored });
+    if (envelope.length > EVENT_MAX_CHARS) {
+      stored = JSON.stringify(withoutResults(data));
+      envelope = this.#envelope({ id, type, created_at: now, seq, data: stored });
+    }
     const deliver = this.#webhookOn() || (batchId !== null && this.#hasCallbacks() && this.callbackUrl(batchId) !== null);
     this.sql.exec(
       `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      seq, id, type, envelope, now, batchId, deliver ? "pending" : "none", deliver ? now : null,
+      seq, id, type, stored, now, batchId, deliver ? "pending" : "none", deliver ? now : null,
     );
     remember(this.sql, "seq", seq);
     return { envelope, deliver, seq };
@@ -61,6 +67,11 @@ export class Events {
     const limits = JSON.parse(readMeta(this.sql, "limits") ?? "{}") as Partial<ChatLimits>;
     const child = Number(readMeta(this.sql, "level") ?? 0) > 0;
     return limits.webhooks === "all" || (limits.webhooks === "top-level" && !child);
+  }
+
+  /** The envelope of a stored event: its own fields, and the chat's, in the order every envelope has them. */
+  #envelope(row: { id: string; type: string; created_at: number; seq: number; data: string }): string {
+    return JSON.stringify(eventEnvelope(row.id, row.type as EventType, row.created_at, this.#source(), row.seq, JSON.parse(row.data) as Record<string, unknown>));
   }
 
   #source(): EventSource {
@@ -96,13 +107,14 @@ export class Events {
   /** Events due for an attempt, oldest first. */
   due(now: number, limit: number): OutboxEvent[] {
     return this.sql
-      .exec<OutboxEvent>(
-        `SELECT e.seq, e.id, e.type, e.data AS body, e.batch_id, e.attempts, b.callback_url
+      .exec<Omit<OutboxEvent, "body"> & { data: string; created_at: number }>(
+        `SELECT e.seq, e.id, e.type, e.data, e.created_at, e.batch_id, e.attempts, b.callback_url
          FROM events e LEFT JOIN batches b ON b.batch_id = e.batch_id
          WHERE e.status = 'pending' AND e.next_at <= ? ORDER BY e.seq LIMIT ?`,
         now, limit,
       )
-      .toArray();
+      .toArray()
+      .map(({ data, created_at, ...event }) => ({ ...event, body: this.#envelope({ ...event, created_at, data }) }));
   }
 
   nextDue(): number | undefined {
@@ -145,7 +157,14 @@ export class Events {
 
   /** Envelopes after `seq`, for the live stream. */
   after(seq: number, limit: number): { seq: number; body: string }[] {
-    return this.sql.exec<{ seq: number; body: string }>(`SELECT seq, data AS body FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, seq, limit).toArray();
+    return this.sql
+      .exec<{ seq: number; id: string; type: string; created_at: number; data: string }>(
+        `SELECT seq, id, type, created_at, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?`,
+        seq,
+        limit,
+      )
+      .toArray()
+      .map((row) => ({ seq: row.seq, body: this.#envelope(row) }));
   }
 
   /** The last seq given out, purged or not (0 before the first event). */

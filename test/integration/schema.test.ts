@@ -6,6 +6,7 @@ import { abortAllDurableObjects, reset, runInDurableObject } from "cloudflare:te
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureSchema, readMeta, writeMeta } from "../../durable-objects/chat/schema";
 import { transact } from "../../durable-objects/chat/sql-cache";
+import { Events } from "../../durable-objects/chat/events";
 import { call, chatObject, configure, jobInState, parallel, toolCalls } from "../helpers";
 
 afterEach(() => reset());
@@ -28,7 +29,7 @@ describe("schema version 7", () => {
       };
     });
     expect(result).toEqual({
-      version: "8",
+      version: "9",
       timers: [
         { kind: "deadline", ref: "job-1", at: 1000 },
         { kind: "purge", ref: "", at: 2000 },
@@ -120,6 +121,32 @@ describe("the in-memory copy of a chat's meta", () => {
       ).toThrow("boom");
       expect(readMeta(sql, "name")).toBe("before");
       expect(sql.exec(`SELECT value FROM meta WHERE key = 'name'`).one().value).toBe("before");
+    });
+  });
+});
+
+describe("schema version 9", () => {
+  it("keeps only each event's own data, and rebuilds byte for byte the envelope it was announced with", async () => {
+    await runInDurableObject(chatObject("schema-v8"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql, 8);
+      sql.exec(`INSERT INTO meta (key, value) VALUES ('tenant', 'acme'), ('chat_id', 'schema-v8')`);
+      const envelope = JSON.stringify({
+        id: "evt_old",
+        type: "job.finished",
+        timestamp: new Date(1000).toISOString(),
+        data: { tenant: "acme", chat_id: "schema-v8", parent_chat_id: null, root_chat_id: "schema-v8", seq: 1, job_id: "echo-1", result: "ok ü", usage: { n: 1.5 } },
+      });
+      sql.exec(`INSERT INTO events (seq, id, type, data, created_at, status, next_at) VALUES (1, 'evt_old', 'job.finished', ?, 1000, 'pending', 1000)`, envelope);
+      ensureSchema(sql);
+      expect(JSON.parse(String(sql.exec(`SELECT data FROM events`).one().data))).toEqual({ job_id: "echo-1", result: "ok ü", usage: { n: 1.5 } });
+      const events = new Events(sql);
+      expect(events.after(0, 10)[0]!.body).toBe(envelope);
+      expect(events.due(2000, 10)[0]!.body).toBe(envelope);
+      // A new event: its row holds its own data only; the stream and a retry read the envelope it was announced with.
+      const { envelope: announced, seq } = events.record("chat.idle", {}, 5000);
+      expect(String(sql.exec(`SELECT data FROM events WHERE seq = ?`, seq).one().data)).toBe("{}");
+      expect(events.after(1, 10)[0]!.body).toBe(announced);
     });
   });
 });

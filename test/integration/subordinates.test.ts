@@ -271,7 +271,7 @@ describe("durability", () => {
     );
     const handBack = events.filter((e) => String(e.type).startsWith("subagent."));
     expect(handBack.map((e) => e.type)).toEqual(["subagent.started", "subagent.finish"]);
-    expect(handBack[1]!.data.data).toMatchObject({ job_id: body.jobs[0].job_id, context_id: body.jobs[0].context_id, agent: "default", status: "success", result: "handed back" });
+    expect(handBack[1]!.data).toMatchObject({ job_id: body.jobs[0].job_id, context_id: body.jobs[0].context_id, agent: "default", status: "success", result: "handed back" });
     expect((await jobRow("h1", body.jobs[0].job_id))?.kind).toBe("subordinate");
   });
 });
@@ -283,7 +283,7 @@ describe("hand-back of a failed subordinate", () => {
     const { body } = await parallel("h1e", { tool_calls: [sub("x")], timeout: 20 });
     expect(body.jobs[0].state).toBe("error");
     const finish = await runInDurableObject(chatObject("h1e"), (_i, s) =>
-      s.storage.sql.exec("SELECT data FROM events WHERE type = 'subagent.finish'").toArray().map((r) => JSON.parse(r.data as string).data),
+      s.storage.sql.exec("SELECT data FROM events WHERE type = 'subagent.finish'").toArray().map((r) => JSON.parse(r.data as string)),
     );
     expect(finish).toHaveLength(1);
     expect(finish[0]).toMatchObject({ job_id: body.jobs[0].job_id, context_id: body.jobs[0].context_id, agent: "default", status: "error" });
@@ -695,7 +695,7 @@ describe("child chat events", () => {
     const contextId = first.body.jobs[0].context_id;
     await parallel("rn1", { tool_calls: [call("call_subordinate", { message: "Go on.", context_id: contextId, name: "Renamed" })], timeout: 20 });
     const types = await runInDurableObject(chatObject(contextId), (_i, s) =>
-      s.storage.sql.exec("SELECT type, data FROM events ORDER BY seq").toArray().map((r) => [r.type, JSON.parse(String(r.data)).data.name]),
+      s.storage.sql.exec("SELECT type, data FROM events ORDER BY seq").toArray().map((r) => [r.type, JSON.parse(String(r.data)).name]),
     );
     expect(types.filter(([type]) => String(type).startsWith("chat."))).toEqual([
       ["chat.created", "Start."],
