@@ -64,6 +64,9 @@ import type { StopTurn } from "./child-side";
 /** A pending job not claimed this long after dispatch is sent again (lost or delayed message). */
 export const DISPATCH_WATCHDOG_MS = 15_000;
 
+/** A new chat's entry in the tenant's index is written beside its first answer, and retried this often until it lands. */
+const REGISTER_RETRY_MS = 10_000;
+
 /** While subordinates are queued, the queue is looked at least this often. */
 const QUEUE_SAFETY_MS = 30_000;
 
@@ -86,7 +89,7 @@ export class ChatDO extends DurableObject<Env> {
   });
   readonly #waiters = new Waiters();
   /** This chat's entry in the tenant's index while it is being written (see `#commit`). */
-  #registering: Promise<void> = Promise.resolve();
+  #registering: Promise<unknown> = Promise.resolve();
   readonly #dispatcher = new Dispatcher({
     ctx: this.ctx,
     env: () => this.env,
@@ -279,6 +282,8 @@ export class ChatDO extends DurableObject<Env> {
       if (created) {
         writeMeta(this.#sql, "created_at", String(now));
         this.#announce.chatCreated(target.chat_id, 0, now);
+        // Cleared once the tenant's index has the chat; until then the alarm retries it.
+        this.#timers.set("register", "", now + REGISTER_RETRY_MS);
       }
       this.#events.addBatch(batch.batch_id, target.delivery.callback_url, target.delivery.notify, now);
       const ids = this.#insertBatch(batch, plans, now);
@@ -542,19 +547,26 @@ export class ChatDO extends DurableObject<Env> {
   /**
    * The queue consumer's hand-off of this chat's messages (SPEC §1's queue copies). Copies of jobs
    * already taken, nearly all of them, end here; the others start as the fast path does, each in an
-   * invocation of its own: the first in this one, the rest in calls to this object.
+   * invocation of its own: the first in this one, the rest in calls to this object. A job whose start
+   * failed answers `retry`, so the consumer redelivers its message alone.
    */
-  async takeQueued(jobIds: string[]): Promise<RunAnswer[]> {
+  async takeQueued(jobIds: string[]): Promise<(RunAnswer | "retry")[]> {
     if (!hasSchema(this.#sql)) return jobIds.map(() => "finished");
-    const answers: RunAnswer[] = jobIds.map(() => "duplicate");
+    const answers: (RunAnswer | "retry")[] = jobIds.map(() => "duplicate");
     const [first, ...rest] = jobIds.flatMap((id, i) => (this.#executor.wouldRun(id, Date.now()) ? [i] : []));
     if (first === undefined) return answers;
     const self = this.env.CHAT.get(this.ctx.id);
+    const start = async (i: number, run: (jobId: string) => Promise<RunAnswer>) => {
+      try {
+        answers[i] = await run(jobIds[i]!);
+      } catch (e) {
+        console.warn("starting a queued job failed; its message is retried", jobIds[i], (e as Error).message);
+        answers[i] = "retry";
+      }
+    };
     await Promise.all([
-      this.runJob(jobIds[first]!).then((a) => (answers[first] = a)),
-      forEachLimited(rest, MAX_OPEN_CONNECTIONS - 1, async (i) => {
-        answers[i] = await self.runJob(jobIds[i]!);
-      }),
+      start(first, (id) => this.runJob(id)),
+      forEachLimited(rest, MAX_OPEN_CONNECTIONS - 1, (i) => start(i, (id) => self.runJob(id))),
     ]);
     return answers;
   }
@@ -602,11 +614,25 @@ export class ChatDO extends DurableObject<Env> {
           }
           break;
         }
+        case "register": {
+          const { tenant, chat_id } = this.#dispatcher.address();
+          this.#timers.set("register", "", now + REGISTER_RETRY_MS); // until it lands
+          this.ctx.waitUntil((this.#registering = this.#registerChat(tenant, chat_id, Number(readMeta(this.#sql, "created_at") ?? now))));
+          break;
+        }
         case "exec": {
-          // Calls lost with an earlier instance: each recovers in an invocation of its own.
+          // Calls lost with an earlier instance: each recovers in an invocation of its own, at most 4
+          // open from this one, beside the alarm so the deadlines due with it are not held up.
           const self = this.env.CHAT.get(this.ctx.id);
-          await Promise.allSettled(this.#executor.orphans(now).map((jobId) => self.runJob(jobId)));
-          if (this.#executor.watching(Date.now())) this.#timers.set("exec", "", Date.now() + EXEC_HEARTBEAT_MS);
+          const recover = async (jobId: string) => {
+            try {
+              await self.runJob(jobId);
+            } catch (e) {
+              console.warn("recovering a call failed; the next heartbeat tries again", jobId, (e as Error).message);
+            }
+          };
+          this.ctx.waitUntil(forEachLimited(this.#executor.orphans(now), MAX_OPEN_CONNECTIONS, recover));
+          if (this.#executor.watching(now)) this.#timers.set("exec", "", now + EXEC_HEARTBEAT_MS);
           break;
         }
         case "agent":
@@ -760,12 +786,18 @@ export class ChatDO extends DurableObject<Env> {
     return this.env.TENANT.getByName(tenantName(this.#dispatcher.address().tenant));
   }
 
-  async #registerChat(tenant: string, chatId: string, now: number): Promise<void> {
+  /** Adds a new top-level chat to the tenant's index; false (and the `register` timer stays) if that failed. */
+  async #registerChat(tenant: string, chatId: string, now: number): Promise<boolean> {
     try {
       const { listening } = await this.env.TENANT.getByName(tenantName(tenant)).registerChat(chatId, now);
+      if (!hasSchema(this.#sql)) return true; // deleted meanwhile
       this.#stream.setListening(listening);
+      this.#timers.clear("register", "");
+      await this.#timers.arm();
+      return true;
     } catch (e) {
-      console.warn("chat index update failed", (e as Error).message);
+      console.warn("chat index update failed; the alarm retries it", (e as Error).message);
+      return false;
     }
   }
 }

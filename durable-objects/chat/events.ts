@@ -1,9 +1,10 @@
 /**
  * The chat's events (SPEC §5.5, §6) and their webhook outbox. An event is
  * written in the same transaction as the change it announces, so a crash
- * loses nothing. A row keeps what is particular to its event; the fields
- * every envelope of the chat repeats (tenant, chat ids) are added back when
- * it is read, the same way each time, so a retry sends the same body. Each
+ * loses nothing. A row keeps what is particular to its event, with the chat's
+ * parent and root as they were then (NULL when the chat is its own root); the
+ * tenant and chat id, the same in every row, are added back when it is read,
+ * the same way each time, so a retry sends the same body. Each
  * event is delivered on its own schedule: a failing one never holds back the
  * next, and `seq` lets the receiver order them.
  */
@@ -30,6 +31,9 @@ export type OutboxEvent = {
   callback_url: string | null;
 };
 
+/** What an event row keeps (see the module comment). */
+type StoredEvent = { id: string; type: string; created_at: number; seq: number; data: string; parent_chat_id: string | null; root_chat_id: string | null };
+
 export interface FailedEvent {
   id: string;
   type: string;
@@ -47,16 +51,20 @@ export class Events {
   record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): { envelope: string; deliver: boolean; seq: number } {
     const seq = this.latestSeq() + 1;
     const id = `evt_${nanoid(21)}`;
-    let stored = JSON.stringify(data);
-    let envelope = this.#envelope({ id, type, created_at: now, seq, data: stored });
+    const chatId = readMeta(this.sql, "chat_id")!;
+    const parent_chat_id = readMeta(this.sql, "parent_chat_id") ?? null;
+    const root = readMeta(this.sql, "root_chat_id");
+    const root_chat_id = root === undefined || root === chatId ? null : root;
+    const row = { id, type, created_at: now, seq, data: JSON.stringify(data), parent_chat_id, root_chat_id };
+    let envelope = this.#envelope(row);
     if (envelope.length > EVENT_MAX_CHARS) {
-      stored = JSON.stringify(withoutResults(data));
-      envelope = this.#envelope({ id, type, created_at: now, seq, data: stored });
+      row.data = JSON.stringify(withoutResults(data));
+      envelope = this.#envelope(row);
     }
     const deliver = this.#webhookOn() || (batchId !== null && this.#hasCallbacks() && this.callbackUrl(batchId) !== null);
     this.sql.exec(
-      `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      seq, id, type, stored, now, batchId, deliver ? "pending" : "none", deliver ? now : null,
+      `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at, parent_chat_id, root_chat_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      seq, id, type, row.data, now, batchId, deliver ? "pending" : "none", deliver ? now : null, parent_chat_id, root_chat_id,
     );
     remember(this.sql, "seq", seq);
     return { envelope, deliver, seq };
@@ -70,18 +78,10 @@ export class Events {
   }
 
   /** The envelope of a stored event: its own fields, and the chat's, in the order every envelope has them. */
-  #envelope(row: { id: string; type: string; created_at: number; seq: number; data: string }): string {
-    return JSON.stringify(eventEnvelope(row.id, row.type as EventType, row.created_at, this.#source(), row.seq, JSON.parse(row.data) as Record<string, unknown>));
-  }
-
-  #source(): EventSource {
+  #envelope(row: StoredEvent): string {
     const chat_id = readMeta(this.sql, "chat_id")!;
-    return {
-      tenant: readMeta(this.sql, "tenant")!,
-      chat_id,
-      parent_chat_id: readMeta(this.sql, "parent_chat_id") ?? null,
-      root_chat_id: readMeta(this.sql, "root_chat_id") ?? chat_id,
-    };
+    const source: EventSource = { tenant: readMeta(this.sql, "tenant")!, chat_id, parent_chat_id: row.parent_chat_id, root_chat_id: row.root_chat_id ?? chat_id };
+    return JSON.stringify(eventEnvelope(row.id, row.type as EventType, row.created_at, source, row.seq, JSON.parse(row.data) as Record<string, unknown>));
   }
 
   /** A request's delivery options, kept with its batch. */
@@ -107,14 +107,14 @@ export class Events {
   /** Events due for an attempt, oldest first. */
   due(now: number, limit: number): OutboxEvent[] {
     return this.sql
-      .exec<Omit<OutboxEvent, "body"> & { data: string; created_at: number }>(
-        `SELECT e.seq, e.id, e.type, e.data, e.created_at, e.batch_id, e.attempts, b.callback_url
+      .exec<StoredEvent & Omit<OutboxEvent, "body">>(
+        `SELECT e.seq, e.id, e.type, e.data, e.created_at, e.parent_chat_id, e.root_chat_id, e.batch_id, e.attempts, b.callback_url
          FROM events e LEFT JOIN batches b ON b.batch_id = e.batch_id
          WHERE e.status = 'pending' AND e.next_at <= ? ORDER BY e.seq LIMIT ?`,
         now, limit,
       )
       .toArray()
-      .map(({ data, created_at, ...event }) => ({ ...event, body: this.#envelope({ ...event, created_at, data }) }));
+      .map((row) => ({ seq: row.seq, id: row.id, type: row.type, batch_id: row.batch_id, attempts: row.attempts, callback_url: row.callback_url, body: this.#envelope(row) }));
   }
 
   nextDue(): number | undefined {
@@ -158,8 +158,8 @@ export class Events {
   /** Envelopes after `seq`, for the live stream. */
   after(seq: number, limit: number): { seq: number; body: string }[] {
     return this.sql
-      .exec<{ seq: number; id: string; type: string; created_at: number; data: string }>(
-        `SELECT seq, id, type, created_at, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?`,
+      .exec<StoredEvent>(
+        `SELECT seq, id, type, created_at, data, parent_chat_id, root_chat_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?`,
         seq,
         limit,
       )

@@ -103,8 +103,14 @@ const MIGRATIONS: Record<number, string[]> = {
        ON CONFLICT (kind, ref) DO NOTHING`,
   ],
   9: [
-    // An event row keeps only its own data; the chat's fields are added back when it is read
-    // (events.ts). Rows kept whole envelopes before: about a third of their bytes.
+    // An event row keeps only its own data and the chat's parent and root as they were (NULL: its own
+    // root); tenant and chat id are added back when it is read (events.ts). Rows kept whole envelopes
+    // before: about a third of their bytes.
+    `ALTER TABLE events ADD COLUMN parent_chat_id TEXT`,
+    `ALTER TABLE events ADD COLUMN root_chat_id TEXT`,
+    `UPDATE events SET parent_chat_id = json_extract(data, '$.data.parent_chat_id'),
+       root_chat_id = NULLIF(json_extract(data, '$.data.root_chat_id'), json_extract(data, '$.data.chat_id'))
+       WHERE json_valid(data) AND json_type(data, '$.data') = 'object'`,
     `UPDATE events SET data = json_remove(json_extract(data, '$.data'), '$.tenant', '$.chat_id', '$.parent_chat_id', '$.root_chat_id', '$.seq')
        WHERE json_valid(data) AND json_type(data, '$.data') = 'object'`,
   ],
@@ -145,7 +151,8 @@ const CURRENT: string[] = [
   `CREATE TABLE tree_slots (slot TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
   `CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL,
      created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
-     attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_status INTEGER, last_error TEXT, failed_at INTEGER)`,
+     attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_status INTEGER, last_error TEXT, failed_at INTEGER,
+     parent_chat_id TEXT, root_chat_id TEXT)`,
   `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
   `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL)`,
   `CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, telegram_chat_id TEXT NOT NULL, text TEXT NOT NULL,

@@ -32,8 +32,8 @@ export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promi
   await Promise.all(
     [...byChat.values()].map(async ({ tenant, chat_id, messages }) => {
       try {
-        await env.CHAT.getByName(chatName(tenant, chat_id)).takeQueued(messages.map((m) => m.body.job_id));
-        for (const { message } of messages) message.ack();
+        const answers = await env.CHAT.getByName(chatName(tenant, chat_id)).takeQueued(messages.map((m) => m.body.job_id));
+        messages.forEach(({ message }, i) => (answers[i] === "retry" ? message.retry({ delaySeconds: 1 }) : message.ack()));
       } catch (e) {
         console.warn("hand-off to the chat failed; retrying", chat_id, (e as Error).message);
         for (const { message } of messages) message.retry({ delaySeconds: 1 });

@@ -2,9 +2,10 @@
  * Companion routes (SPEC §3.5): jobs list and records, extras, log rows,
  * chat info and listing, deletion, and 404s that create nothing.
  */
-import { env, listDurableObjectIds, reset } from "cloudflare:test";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { api, call, configure, eventually, json, jobRow, parallel } from "../helpers";
+import { env, evictDurableObject, listDurableObjectIds, reset, runDurableObjectAlarm } from "cloudflare:test";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { swapEnv } from "../faults";
+import { api, call, chatObject, configure, eventually, json, jobRow, parallel } from "../helpers";
 
 beforeEach(() => configure());
 afterEach(() => reset());
@@ -98,6 +99,26 @@ describe("chats", () => {
     const next = await json(await api(`/v1/chats?limit=1&cursor=${list.next_cursor}`));
     expect(next.chats.map((c: any) => c.chat_id)).toEqual(["room-b"]);
     expect((await api("/v1/chats?limit=500")).status).toBe(400);
+  });
+
+  it("lists a new chat even when its first index write fails: the alarm writes it again", async () => {
+    await swapEnv(chatObject("late-index"), (real) => ({
+      TENANT: {
+        getByName: (name: string) => {
+          const stub = real.TENANT.getByName(name);
+          return { runTargets: (names: string[]) => stub.runTargets(names), registerChat: () => Promise.reject(new Error("tenant briefly unavailable")) };
+        },
+      },
+    }));
+    await parallel("late-index", { tool_calls: [call("echo")] });
+    const listed = async () => (await json(await api("/v1/chats"))).chats.some((c: any) => c.chat_id === "late-index");
+    expect(await listed()).toBe(false);
+    await evictDurableObject(chatObject("late-index")); // the real binding back
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 11_000);
+    expect(await runDurableObjectAlarm(chatObject("late-index"))).toBe(true);
+    vi.useRealTimers();
+    await eventually(listed);
   });
 
   it("DELETE cancels running jobs and removes the chat", async () => {

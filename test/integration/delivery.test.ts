@@ -100,6 +100,21 @@ describe("a consumer batch", () => {
   });
 });
 
+describe("a consumer batch with a job that cannot start", () => {
+  it("retries that job's message alone and acks the chat's others", async () => {
+    // The chat's calls to itself fail: only the job started in the consumer's own call can run.
+    await parallel("d11", { tool_calls: [call("echo", { warm: 1 })] });
+    await degradeChat("d11", { queue: "drop", fastPath: "refuse" });
+    const a = await startedJob("d11", call("echo", { a: 1 }));
+    const b = await startedJob("d11", call("echo", { b: 1 }));
+    const result = await deliver("jobs", [message("d11", a), message("d11", b)]);
+    expect(result.explicitAcks).toEqual(["m0"]);
+    expect(result.retryMessages.map((r) => r.msgId)).toEqual(["m1"]);
+    await jobInState("d11", a, "success");
+    expect((await jobRow("d11", b))?.state).toBe("pending");
+  });
+});
+
 describe("a consumer failing mid-batch", () => {
   it("retries only the message it could not read, and the redelivered batch runs nothing twice", async () => {
     const a = await startedJob("d2", call("echo", { a: 1 }));

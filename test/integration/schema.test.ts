@@ -2,7 +2,8 @@
  * Chat schema upgrades run on live data: a chat stored by an older version
  * keeps its timers and undelivered events when it next wakes up.
  */
-import { abortAllDurableObjects, reset, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, env, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { degradeChat, startedJob } from "../faults";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureSchema, readMeta, writeMeta } from "../../durable-objects/chat/schema";
 import { transact } from "../../durable-objects/chat/sql-cache";
@@ -50,6 +51,8 @@ describe("schema version 8", () => {
     await runInDurableObject(chatObject("schema-v7"), (_i, state) => {
       const sql = state.storage.sql;
       sql.exec(`ALTER TABLE jobs DROP COLUMN sent`);
+      sql.exec(`ALTER TABLE events DROP COLUMN parent_chat_id`);
+      sql.exec(`ALTER TABLE events DROP COLUMN root_chat_id`);
       sql.exec(`UPDATE meta SET value = '7' WHERE key = 'schema_version'`);
       sql.exec(`DELETE FROM timers`);
       const copy = (id: string, tool: string, readOnly: number) =>
@@ -135,7 +138,7 @@ describe("schema version 9", () => {
         id: "evt_old",
         type: "job.finished",
         timestamp: new Date(1000).toISOString(),
-        data: { tenant: "acme", chat_id: "schema-v8", parent_chat_id: null, root_chat_id: "schema-v8", seq: 1, job_id: "echo-1", result: "ok ü", usage: { n: 1.5 } },
+        data: { tenant: "acme", chat_id: "schema-v8", parent_chat_id: "p-1", root_chat_id: "r-1", seq: 1, job_id: "echo-1", result: "ok ü", usage: { n: 1.5 } },
       });
       sql.exec(`INSERT INTO events (seq, id, type, data, created_at, status, next_at) VALUES (1, 'evt_old', 'job.finished', ?, 1000, 'pending', 1000)`, envelope);
       ensureSchema(sql);
@@ -143,10 +146,41 @@ describe("schema version 9", () => {
       const events = new Events(sql);
       expect(events.after(0, 10)[0]!.body).toBe(envelope);
       expect(events.due(2000, 10)[0]!.body).toBe(envelope);
-      // A new event: its row holds its own data only; the stream and a retry read the envelope it was announced with.
+      // A new event: its row holds its own data only; the stream and a retry read the envelope it was announced with,
+      // also after the chat became somebody's child (a client may use a child's id before its turn arrives).
       const { envelope: announced, seq } = events.record("chat.idle", {}, 5000);
-      expect(String(sql.exec(`SELECT data FROM events WHERE seq = ?`, seq).one().data)).toBe("{}");
+      expect(sql.exec(`SELECT data, parent_chat_id, root_chat_id FROM events WHERE seq = ?`, seq).one()).toEqual({ data: "{}", parent_chat_id: null, root_chat_id: null });
+      writeMeta(sql, "parent_chat_id", "later-parent");
+      writeMeta(sql, "root_chat_id", "later-root");
       expect(events.after(1, 10)[0]!.body).toBe(announced);
+      expect(JSON.parse(announced).data).toMatchObject({ parent_chat_id: null, root_chat_id: "schema-v8" });
     });
+  });
+});
+
+describe("runners left from before jobs ran in their chats", () => {
+  it("hand each job they held back to its chat, which recovers it or records the outcome they kept", async () => {
+    await configure();
+    await parallel("drain", { tool_calls: [call("echo", { warm: 1 })] });
+    await degradeChat("drain", { queue: "drop", fastPath: "refuse" });
+    const held = await startedJob("drain", call("echo", { held: 1 }));
+    const reported = await startedJob("drain", call("echo", { reported: 1 }));
+    // As a runner left them: both claimed (maybe sent), one with its outcome kept but not yet reported.
+    await runInDurableObject(chatObject("drain"), (_i, state) => {
+      for (const id of [held, reported]) state.storage.sql.exec(`UPDATE jobs SET state = 'running', attempt = 1, sent = 1, lease = ? WHERE job_id = ?`, `lease-${id}`, id);
+    });
+    const runner = env.RUNNER.getByName("runner/acme/7");
+    await runInDurableObject(runner, async (_i, state) => {
+      const message = (job_id: string) => ({ tenant: "acme", chat_id: "drain", job_id, attempt: 1 });
+      state.storage.kv.put(`run/${held}`, { message: message(held), claim: { lease: `lease-${held}` }, attempt: 1, sent: 1 });
+      state.storage.kv.put(`run/${reported}`, { message: message(reported), claim: { lease: `lease-${reported}` }, attempt: 1, sent: 1, outcome: { state: "success", result: "kept by the runner", attempt: 1 } });
+      await state.storage.setAlarm(Date.now() + 60_000);
+    });
+    await evictDurableObject(chatObject("drain")); // no live execution; the chat comes back with its real bindings
+    expect(await runDurableObjectAlarm(runner)).toBe(true);
+    expect(await jobInState("drain", held, "success")).toMatchObject({ attempt: 2, result: '{"held":1}' });
+    expect(await jobInState("drain", reported, "success")).toMatchObject({ result: "kept by the runner" });
+    expect(await toolCalls(reported)).toHaveLength(0);
+    expect(await runInDurableObject(runner, (_i, state) => [...state.storage.kv.list()].length)).toBe(0);
   });
 });
