@@ -16,7 +16,6 @@ import type {
   BatchRequest,
   ChatInfo,
   ChatLimits,
-  ClaimResult,
   CompleteResult,
   JobOutcome,
   ToolCallEntry,
@@ -631,8 +630,10 @@ export class ChatDO extends DurableObject<Env> {
               console.warn("recovering a call failed; the next heartbeat tries again", jobId, (e as Error).message);
             }
           };
-          this.ctx.waitUntil(forEachLimited(this.#executor.orphans(now), MAX_OPEN_CONNECTIONS, recover));
-          if (this.#executor.watching(now)) this.#timers.set("exec", "", now + EXEC_HEARTBEAT_MS);
+          const orphans = this.#executor.orphans(now);
+          this.ctx.waitUntil(forEachLimited(orphans, MAX_OPEN_CONNECTIONS, recover));
+          // Recovered calls become live ones: keep watching while any call may still be lost.
+          if (orphans.length > 0 || this.#executor.hasLive()) this.#timers.set("exec", "", now + EXEC_HEARTBEAT_MS);
           break;
         }
         case "agent":

@@ -89,9 +89,9 @@ export class Executor {
       .map((j) => j.job_id);
   }
 
-  /** Whether any call may still need recovering: a live one could be lost with this instance. */
-  watching(now: number): boolean {
-    return this.#live.size > 0 || this.orphans(now).length > 0;
+  /** Whether this instance holds a call, which would need recovering if the instance were lost. */
+  hasLive(): boolean {
+    return this.#live.size > 0;
   }
 
   /** Synchronous from the state read to the call leaving, so no other invocation can take the job in between. */
