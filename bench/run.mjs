@@ -59,8 +59,9 @@ try {
   const tp = [];
   for (const chats of plan.tpChats) {
     console.log(`throughput with ${chats} chats…`);
-    // Alternate which side goes first between chat counts.
-    const order = tp.length % 2 ? ["floor", "fanout"] : ["fanout", "floor"];
+    // Rotate which side goes first between chat counts.
+    const sides = ["fanout", "floor", "specFloor"];
+    const order = [...sides.slice(tp.length % 3), ...sides.slice(0, tp.length % 3)];
     const runs = {};
     const before = workerdUsage(fanout.pid);
     for (const side of order) runs[side] = await throughput(c, side, chats, plan.tpSeconds);
@@ -89,6 +90,8 @@ try {
     startFloor: summary(start.floor),
     startSpecFloor: summary(start.specFloor),
     arrival: summary(start.arrival),
+    arrivalFloor: summary(start.arrivalFloor),
+    arrivalSpecFloor: summary(start.arrivalSpecFloor),
     hol: summary(hol.chatB),
     ...Object.fromEntries(scaled.map((x) => [`scale${x.chats}`, summary(x.latencies)])),
   };
@@ -140,6 +143,8 @@ try {
   console.log(
     `\nSPEC floor (bench/spec-floor: queue copy, one invocation per call, claim before the call): overhead ${round(figures.overheadSpecFloor)} ms = ${round(figures.specFloorRatio, 2)}× the floor; fanout = ${round(figures.overheadVsSpecFloor, 2)}× the SPEC floor`,
   );
+  console.log(`SPEC floor start of 8: ${round(s.startSpecFloor.p50)} ms; arrival p50 ${round(s.arrivalSpecFloor.p50)} ms (floor ${round(s.arrivalFloor.p50)} ms)`);
+  for (const t of tp) console.log(`SPEC floor throughput, ${t.chats} chats: ${round(t.specFloor.jobsPerSecond)} jobs/s = ${round(t.specFloor.jobsPerSecond / t.floor.jobsPerSecond, 2)}× the floor`);
 
   const dir = resolve(import.meta.dirname, "results");
   mkdirSync(dir, { recursive: true });

@@ -87,19 +87,18 @@ export async function wakeLatency(c, tools, reps) {
 
 /** 3. `wait:false` start of 8 jobs (response time), and how long until each reaches the tool server. */
 export async function dispatch(c, tools, reps) {
-  const out = { fanout: [], floor: [], specFloor: [], arrival: [] };
+  const out = { fanout: [], floor: [], specFloor: [], arrival: [], arrivalFloor: [], arrivalSpecFloor: [] };
+  const arrivals = { fanout: out.arrival, floor: out.arrivalFloor, specFloor: out.arrivalSpecFloor };
   const sides = ["fanout", "floor", "specFloor"];
   for (let i = 0; i < reps; i++) {
     for (const side of [...sides.slice(i % 3), ...sides.slice(0, i % 3)]) {
       const t0 = now();
       const res = await c[side](chat(`start-${side}`), eight(50), { wait: false });
       out[side].push(now() - t0);
-      if (side === "fanout") {
-        await sleep(300);
-        for (const job of res.jobs) {
-          const call = tools.call(job.job_id);
-          if (call) out.arrival.push(call.arrived - t0);
-        }
+      await sleep(300);
+      for (const job of res.jobs) {
+        const call = tools.call(job.job_id);
+        if (call) arrivals[side].push(call.arrived - t0);
       }
     }
   }
