@@ -36,7 +36,7 @@ import { JobMachine } from "./job-machine";
 import { JobStore } from "./job-store";
 import { LogStore } from "./log-rows";
 import { nextPurgeAt, purgeExpired } from "./retention";
-import { ensureSchema, hasSchema, readMeta, writeMeta } from "./schema";
+import { ensureSchema, hasSchema, readLimits, readMeta, writeMeta } from "./schema";
 import { forgetCached, transact } from "./sql-cache";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
 import { Timers } from "./timers";
@@ -671,8 +671,7 @@ export class ChatDO extends DurableObject<Env> {
 
   /** The limits the chat last admitted jobs under (the defaults for a chat that never admitted any). */
   #limits(): ChatLimits {
-    const stored = readMeta(this.#sql, "limits");
-    return stored ? (JSON.parse(stored) as ChatLimits) : chatLimits(defaultConfig());
+    return readLimits(this.#sql) ?? chatLimits(defaultConfig());
   }
 
   #retentionMs(): number {

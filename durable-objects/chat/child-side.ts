@@ -16,7 +16,7 @@ import { newJobRows, type AdmittedBatch, type InOrderAdmission } from "./admissi
 import { runStep, type ChildIdentity, type LoopHost } from "./agent-loop";
 import type { JobMachine } from "./job-machine";
 import type { JobStore } from "./job-store";
-import { readMeta, writeMeta } from "./schema";
+import { readLimits, readMeta, writeMeta } from "./schema";
 import type { SubordinatePlan, SubordinateState } from "./subordinates";
 import type { Timers } from "./timers";
 import type { Turn, Turns } from "./turns";
@@ -171,7 +171,7 @@ export class ChildSide implements LoopHost {
   }
 
   #idleMs(): number {
-    const limits = JSON.parse(readMeta(this.d.sql, "limits") ?? "{}") as Partial<ChatLimits>;
+    const limits: Partial<ChatLimits> = readLimits(this.d.sql) ?? {};
     return (limits.subagent_idle_seconds ?? 300) * 1000;
   }
 
@@ -265,7 +265,7 @@ export class ChildSide implements LoopHost {
   }
 
   #limits(): ChatLimits {
-    return JSON.parse(readMeta(this.d.sql, "limits")!) as ChatLimits;
+    return readLimits(this.d.sql)!;
   }
 
   /** The calling agent inside this child: its own profile and that profile's task rules. */

@@ -11,7 +11,7 @@
 import { nanoid } from "nanoid";
 import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType } from "../../src/events/envelope";
 import type { ChatLimits } from "../../src/jobs/messages";
-import { readMeta } from "./schema";
+import { readLimits, readMeta } from "./schema";
 import { cached, remember } from "./sql-cache";
 
 /** `none`: nowhere to deliver (no webhook for this chat); the live stream still carries it. */
@@ -72,7 +72,7 @@ export class Events {
 
   /** Top-level chats go to `webhook.url`; child chats only with `include_child_chats`. */
   #webhookOn(): boolean {
-    const limits = JSON.parse(readMeta(this.sql, "limits") ?? "{}") as Partial<ChatLimits>;
+    const limits: Partial<ChatLimits> = readLimits(this.sql) ?? {};
     const child = Number(readMeta(this.sql, "level") ?? 0) > 0;
     return limits.webhooks === "all" || (limits.webhooks === "top-level" && !child);
   }

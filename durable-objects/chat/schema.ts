@@ -3,6 +3,7 @@
  * chat that never existed leaves no storage behind (SPEC §2). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
+import type { ChatLimits } from "../../src/jobs/messages";
 import { cached, isRemembered, remember } from "./sql-cache";
 
 const SCHEMA_VERSION = 9;
@@ -194,6 +195,17 @@ export function readMeta(sql: SqlStorage, key: string): string | undefined {
     const row = sql.exec(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
     return row ? String(row.value) : undefined;
   });
+}
+
+/** The limits the chat last admitted jobs under, parsed once per stored value (several reads per job). Shared: do not mutate. */
+export function readLimits(sql: SqlStorage): ChatLimits | undefined {
+  const raw = readMeta(sql, "limits");
+  if (raw === undefined) return undefined;
+  const hit = cached(sql, "limits:parsed", () => ({ raw, limits: JSON.parse(raw) as ChatLimits }));
+  if (hit.raw === raw) return hit.limits;
+  const fresh = { raw, limits: JSON.parse(raw) as ChatLimits };
+  remember(sql, "limits:parsed", fresh);
+  return fresh.limits;
 }
 
 /** Writes only a changed value: most batches restate the same tenant, chat and limits, and rows written are billed. */

@@ -5,7 +5,7 @@
 import { abortAllDurableObjects, env, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { degradeChat, startedJob } from "../faults";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureSchema, readMeta, writeMeta } from "../../durable-objects/chat/schema";
+import { ensureSchema, readLimits, readMeta, writeMeta } from "../../durable-objects/chat/schema";
 import { transact } from "../../durable-objects/chat/sql-cache";
 import { Events } from "../../durable-objects/chat/events";
 import { call, chatObject, configure, jobInState, parallel, toolCalls } from "../helpers";
@@ -124,6 +124,11 @@ describe("the in-memory copy of a chat's meta", () => {
       ).toThrow("boom");
       expect(readMeta(sql, "name")).toBe("before");
       expect(sql.exec(`SELECT value FROM meta WHERE key = 'name'`).one().value).toBe("before");
+      // Parsed limits follow the stored value.
+      writeMeta(sql, "limits", JSON.stringify({ max_result_chars: 10 }));
+      expect(readLimits(sql)?.max_result_chars).toBe(10);
+      writeMeta(sql, "limits", JSON.stringify({ max_result_chars: 20 }));
+      expect(readLimits(sql)?.max_result_chars).toBe(20);
     });
   });
 });
