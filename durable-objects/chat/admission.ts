@@ -30,7 +30,8 @@ export function admissionProblem(requested: number, active: number, limits: Chat
 
 export interface AdmittedBatch {
   batch_id: string;
-  jobs: (NewJob & { log_id: string })[];
+  /** `mcp`: the job calls an MCP tool (its log row says so). */
+  jobs: (NewJob & { log_id: string; mcp: boolean })[];
 }
 
 /**
@@ -77,6 +78,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         held: o.tiered && !concurrentTier(spec),
         queued,
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
+        mcp: spec.kind === "tool" && spec.mcp === true,
       };
     }),
   };

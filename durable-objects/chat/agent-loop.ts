@@ -18,6 +18,7 @@ import type { JobOutcome, Usage } from "../../src/jobs/messages";
 import { InvalidToolCall, normalizeToolCall } from "../../src/parallel/normalize-call";
 import { cutChars, resultsPayload, startedPayload } from "../../src/jobs/payloads";
 import { toolsForAgent } from "../../src/tools/catalog";
+import type { McpListings } from "../../src/tools/mcp";
 import { withJobIds } from "./admission";
 import type { JobStore } from "./job-store";
 import type { AwaitedCall, Turn, Turns } from "./turns";
@@ -42,6 +43,8 @@ export interface LoopHost {
   identity(): ChildIdentity;
   config(): Promise<TenantConfig>;
   llm(): Promise<LlmTarget | null>;
+  /** The lists of the tenant's MCP servers (an unreachable one, never listed, is `unavailable`). */
+  mcp(config: TenantConfig): Promise<McpListings>;
   /**
    * Admits one model message's calls as a tiered batch, inside the caller's
    * transaction, in call order: a call refused by a cap, a permission or the
@@ -100,9 +103,9 @@ type StepCall = CallPlan | { kind: "error"; content: string };
  * Turns each tool call of a model reply into job specs (numbered in one
  * sequence for the whole step), or an error entry the model will read.
  */
-function planCalls(calls: { id: string; name: string; arguments: string }[], config: TenantConfig, who: ChildIdentity) {
-  const available = toolsForAgent(config, who.profile).filter((t) => !who.tools || t.kind === "wait" || who.tools.includes(t.name));
-  const ctx = { config, agent: who.profile, available };
+function planCalls(calls: { id: string; name: string; arguments: string }[], config: TenantConfig, who: ChildIdentity, mcp: McpListings) {
+  const available = toolsForAgent(config, who.profile, mcp).filter((t) => !who.tools || t.kind === "wait" || who.tools.includes(t.name));
+  const ctx = { config, agent: who.profile, available, mcp };
   const number = specNumbering();
   const plans = calls.map((call, callIndex): StepCall => {
     try {
@@ -152,6 +155,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
 
   // 2. Ask the model.
   const [config, llm] = await Promise.all([host.config(), host.llm()]);
+  const mcp = await host.mcp(config);
   if (!llm) return finishWith(host, turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
   const who = host.identity();
   const prof = profileOf(config, who.profile);
@@ -164,7 +168,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   const messages: ChatMessage[] = [{ role: "system", content: system }, ...history];
   let reply;
   try {
-    reply = await complete(llm, { model: prof.model, messages, tools: toolDefinitions(config, who.profile, who.level, who.tools) });
+    reply = await complete(llm, { model: prof.model, messages, tools: toolDefinitions(config, who.profile, who.level, who.tools, mcp) });
   } catch (e) {
     if (!(e instanceof LlmError)) throw e;
     return finishWith(host, turn, { state: "error", error: e.message, attempt: 1, usage: turn.usage });
@@ -191,7 +195,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     if (pending.length) return "again";
     return finishWith(host, { ...turn, usage }, { state: "success", result: reply.content, attempt: 1, usage });
   }
-  const { specs, plans } = planCalls(reply.tool_calls, config, who);
+  const { specs, plans } = planCalls(reply.tool_calls, config, who, mcp);
   const tree = await host.reserveTree(specs, after, config);
   if (host.turns.get(turnId)?.state !== "running") {
     host.releaseTree(tree);

@@ -8,6 +8,8 @@ import type { LlmTarget } from "../../src/agents/llm";
 import { isTerminal } from "../../src/jobs/job";
 import { orderedRules } from "../../src/agents/permission";
 import { profile as profileOf } from "../../src/agents/profiles";
+import { loadMcpListings } from "../../src/tools/mcp-listings";
+import type { McpListings } from "../../src/tools/mcp";
 import type { TenantConfig } from "../../src/config/schema";
 import type { JobSpec } from "../../src/jobs/job-spec";
 import type { Caller, ChatLimits, JobOutcome, TurnRequest } from "../../src/jobs/messages";
@@ -241,6 +243,10 @@ export class ChildSide implements LoopHost {
 
   llm(): Promise<LlmTarget | null> {
     return this.#tenant().llmTarget();
+  }
+
+  mcp(config: TenantConfig): Promise<McpListings> {
+    return loadMcpListings(this.#tenant(), config.mcp_servers.map((s) => s.name));
   }
 
   transaction<T>(fn: () => T): T {

@@ -14,6 +14,7 @@ import type { ClaimResult, JobOutcome } from "../../src/jobs/messages";
 import { chatName, tenantName } from "../../src/names";
 import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../../src/tools/executors";
 import type { AttemptResult } from "../../src/tools/http-call";
+import { callMcpTool } from "../../src/tools/mcp-client";
 import { backoffMs, isRetryable } from "../../src/tools/retry";
 import { boundedSignal, sleep } from "../../src/util/abort";
 import type { JobMachine } from "./job-machine";
@@ -150,7 +151,8 @@ export class Executor {
           result.state === "success" ? { state: "success", result: result.result, attempt } : { state: "error", error: result.error, attempt };
         return this.#report(job, claim, outcome);
       }
-      const retry = callable.kind === "http_tool" && isRetryable(result.failure, claim.read_only);
+      // `http_request` is never retried (SPEC §4).
+      const retry = callable.kind !== "http_request" && isRetryable(result.failure, claim.read_only);
       const delay = backoffMs(attempt, result.failure.kind === "status" ? result.failure.retryAfterMs : undefined);
       if (!retry || Date.now() + delay >= claim.deadline_at) {
         const ambiguous = result.failure.kind === "network" && !claim.read_only;
@@ -177,6 +179,7 @@ export class Executor {
     const bound = boundedSignal(stop, remaining);
     const ctx: AttemptContext = { job_id: job.job_id, chat_id: job.chat_id, tool_name: claim.tool_name, tool_args: args, attempt, signal: bound.signal };
     try {
+      if (target.kind === "mcp") return await callMcpTool(target.endpoint, target.tool, args, bound.signal, remaining);
       return await (target.kind === "http_tool" ? callTenantTool(target, ctx) : callHttpRequest(target, ctx));
     } catch (e) {
       if (bound.signal.aborted) return "stopped";
@@ -216,7 +219,7 @@ export class Executor {
   /** Why this call must not be made at all, checked at run time (the configuration may have changed). */
   #refusal(target: RunTarget, args: Record<string, unknown>): string | undefined {
     if (target.kind === "missing") return target.message;
-    const url = target.kind === "http_tool" ? target.url : String(args.url);
+    const url = target.kind === "http_tool" ? target.url : target.kind === "mcp" ? target.endpoint.url : String(args.url);
     const problem = egressProblem(url, this.d.env().ALLOW_PRIVATE_EGRESS === "true");
     return problem ? `The tool URL ${problem}; outbound calls there are not allowed.` : undefined;
   }

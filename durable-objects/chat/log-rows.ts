@@ -16,7 +16,21 @@ export interface LogRow {
   updated_at: string;
 }
 
-export const logType = (toolName: string) => (toolName === "wait" ? "progress" : "tool");
+interface LoggedJob {
+  job_id: string;
+  tool_name: string;
+  tool_args: string;
+  kind: "tool" | "subordinate";
+  /** The job calls an MCP tool. */
+  mcp?: boolean;
+}
+
+/** SPEC §3.5: `subagent` for subordinates, `progress` for `wait`, `mcp` for MCP tools, else `tool`. */
+export function logType(job: Pick<LoggedJob, "tool_name" | "kind" | "mcp">): string {
+  if (job.kind === "subordinate") return "subagent";
+  if (job.mcp) return "mcp";
+  return job.tool_name === "wait" ? "progress" : "tool";
+}
 
 export const logHeading = (toolName: string) => (toolName === "wait" ? "Waiting" : `Using tool '${toolName}'`);
 
@@ -29,10 +43,10 @@ export function logContent(job: Pick<JobRow, "state" | "result" | "error">): str
 export class LogStore {
   constructor(private readonly sql: SqlStorage) {}
 
-  add(id: string, job: { job_id: string; tool_name: string; tool_args: string }, now: number): void {
+  add(id: string, job: LoggedJob, now: number): void {
     this.sql.exec(
       `INSERT INTO log (id, job_id, type, heading, kvps, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '', ?, ?)`,
-      id, job.job_id, logType(job.tool_name), logHeading(job.tool_name), job.tool_args, now, now,
+      id, job.job_id, logType(job), logHeading(job.tool_name), job.tool_args, now, now,
     );
   }
 

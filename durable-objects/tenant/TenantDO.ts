@@ -16,6 +16,10 @@ import { Tickets } from "./tickets";
 import { TenantStream } from "./tenant-stream";
 import { acceptStream, answerClose, broadcast, parseCursor } from "../shared/live-stream";
 import { chatName } from "../../src/names";
+import { egressProblem } from "../../src/config/egress";
+import { splitMcpName, type McpListing } from "../../src/tools/mcp";
+import { listMcpTools, type McpEndpoint } from "../../src/tools/mcp-client";
+import { McpLists } from "./mcp-lists";
 
 export type PutConfigResult =
   | { ok: true; config: TenantConfig; version: number; generated_secrets: Record<string, string> }
@@ -29,6 +33,7 @@ export class TenantDO extends DurableObject<Env> {
   #openedCache: { version: number; opened: Promise<TenantConfig> } | undefined;
   readonly #tickets: Tickets;
   readonly #stream: TenantStream;
+  readonly #mcp: McpLists;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -41,6 +46,7 @@ export class TenantDO extends DurableObject<Env> {
     this.#sql.exec(`CREATE TABLE IF NOT EXISTS webhook_state (id INTEGER PRIMARY KEY CHECK (id = 1), disabled_version INTEGER NOT NULL)`);
     this.#tickets = new Tickets(this.#sql);
     this.#stream = new TenantStream(this.#sql);
+    this.#mcp = new McpLists(this.#sql, listMcpTools);
   }
 
   // ---- the live stream (SPEC §6) ------------------------------------------------
@@ -139,7 +145,38 @@ export class TenantDO extends DurableObject<Env> {
     const version = this.#sealed().version + 1;
     this.#sql.exec(`INSERT OR REPLACE INTO config (id, doc, version) VALUES (1, ?, ?)`, JSON.stringify(sealed), version);
     this.#cached = { config: maskSecrets(sealed), version };
+    this.#refreshMcpLists(sealed);
     return { ok: true, config: this.#cached.config, version, generated_secrets: generated };
+  }
+
+  // ---- MCP tool lists (SPEC §4) -------------------------------------------------
+
+  /**
+   * One server's tool list, from the 5-minute cache or the server. Asked once per server, so each
+   * listing runs in an invocation of its own (SPEC §1).
+   */
+  async mcpListing(server: string, refresh = false): Promise<McpListing> {
+    const sealed = this.#sealed().config.mcp_servers.find((s) => s.name === server);
+    if (!sealed) return { unavailable: `MCP server '${server}' is not configured.` };
+    // The config was checked when it was stored; ALLOW_PRIVATE_EGRESS may have changed since.
+    const refused = egressProblem(sealed.url, this.env.ALLOW_PRIVATE_EGRESS === "true");
+    if (refused) return { unavailable: `MCP server '${server}': its URL ${refused}` };
+    const endpoint = await this.#mcpEndpoint(server);
+    return this.#mcp.get(endpoint, JSON.stringify(sealed), Date.now(), refresh);
+  }
+
+  /** After a PUT: lists of removed servers go, every server is listed again in the background. */
+  #refreshMcpLists(config: TenantConfig): void {
+    this.#mcp.keepOnly(config.mcp_servers.map((s) => s.name));
+    const self = this.env.TENANT.get(this.ctx.id);
+    for (const { name } of config.mcp_servers) {
+      this.ctx.waitUntil(self.mcpListing(name, true).catch((e) => console.warn("MCP list refresh failed", name, (e as Error).message)));
+    }
+  }
+
+  async #mcpEndpoint(server: string): Promise<McpEndpoint> {
+    const opened = (await this.#opened()).mcp_servers.find((s) => s.name === server)!;
+    return { name: opened.name, url: opened.url, headers: opened.headers };
   }
 
   /** What the chat needs to call `toolName`, with its secret decrypted. */
@@ -161,6 +198,8 @@ export class TenantDO extends DurableObject<Env> {
       return { kind: "http_request", allowed_origins: config.builtins.http_request.allowed_origins, max_response_bytes };
     }
     const tool = config.tools.find((t) => t.name === toolName);
+    const mcp = tool ? undefined : splitMcpName(toolName, config);
+    if (mcp) return { kind: "mcp", endpoint: await this.#mcpEndpoint(mcp.server), tool: mcp.tool, max_response_bytes };
     if (!tool) return { kind: "missing", message: `Tool '${toolName}' was removed from the configuration before the job ran.` };
     const opened = await this.#opened();
     return { kind: "http_tool", url: tool.url, secret: opened.tools.find((t) => t.name === toolName)!.secret!, max_response_bytes };

@@ -9,6 +9,7 @@ import type { TenantConfig } from "../config/schema";
 import { CALL_SUBORDINATE_DESCRIPTION, callSubordinateArgs, SPAWN_TASK_DESCRIPTION, spawnTaskArgs } from "../subordinates/schemas";
 import { parallelArgs } from "../api/schemas";
 import { toolsForAgent } from "../tools/catalog";
+import type { McpListings } from "../tools/mcp";
 import type { ToolDefinition } from "./llm";
 import { permittedTypes } from "./permission";
 import { profile, profileNames } from "./profiles";
@@ -33,8 +34,9 @@ export function startableTypes(config: TenantConfig, agent: string, level: numbe
 const PARALLEL_DESCRIPTION =
   "Run independent tool calls at the same time and get all results together; also awaits background jobs by id.";
 
-export function toolDefinitions(config: TenantConfig, agent: string, level: number, only?: string[]): ToolDefinition[] {
-  const tools = toolsForAgent(config, agent).filter((t) => !only || t.kind === "wait" || only.includes(t.name));
+/** `only`: a spawn_task `tools` list narrowing the profile's; `mcp`: the MCP servers' lists to include. */
+export function toolDefinitions(config: TenantConfig, agent: string, level: number, only?: string[], mcp: McpListings = {}): ToolDefinition[] {
+  const tools = toolsForAgent(config, agent, mcp).filter((t) => !only || t.kind === "wait" || only.includes(t.name));
   const defs = [fn("parallel", PARALLEL_DESCRIPTION, schemaOf(parallelArgs)), ...tools.map((t) => fn(t.name, t.description, t.parameters))];
   const types = startableTypes(config, agent, level);
   if (types.length) {

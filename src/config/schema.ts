@@ -146,6 +146,10 @@ export function crossFieldProblems(config: TenantConfig): string[] {
   for (const s of config.mcp_servers) {
     if (seen.has(s.name)) problems.push(`mcp_servers: '${s.name}' clashes with another tool or server name`);
     seen.add(s.name);
+    // Models see MCP tools as `<server>__<tool>`: a tenant tool of that form would be ambiguous.
+    for (const t of config.tools) {
+      if (t.name.startsWith(`${s.name}__`)) problems.push(`tools: '${t.name}' looks like a tool of MCP server '${s.name}'; rename it`);
+    }
   }
   const l = config.limits;
   config.tools.forEach((t, i) => {

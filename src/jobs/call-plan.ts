@@ -23,7 +23,7 @@ export type CallPlan = { kind: "job"; spec: JobSpec } | ({ kind: "parallel" } & 
 /** Plans call `index` of a message; its specs are numbered by `number`, once for the whole message. Throws ApiError. */
 export function planToolCall(index: number, call: ToolCall, ctx: SpecContext, number: (spec: JobSpec) => JobSpec): CallPlan {
   if (!PARALLEL_NAMES.has(call.tool_name)) return { kind: "job", spec: number(jobSpec(index, call, ctx)) };
-  const command = parseParallel(call.tool_args, ctx.config, ctx.agent, ctx.available);
+  const command = parseParallel(call.tool_args, ctx.config, ctx.agent, ctx);
   return {
     kind: "parallel",
     specs: command.jobs.map((j) => number({ ...j, concurrent: true, group: index })),

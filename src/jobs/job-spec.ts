@@ -12,6 +12,7 @@ import type { ToolCall } from "../parallel/normalize-call";
 import { isSubordinateTool, parseSubordinate, type SubordinateRequest } from "../subordinates/args";
 import { PARALLEL_NAMES, SEQUENTIAL_ONLY_TOOLS } from "../tools/builtins";
 import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../tools/catalog";
+import { canonicalToolName, splitMcpName, type McpListings } from "../tools/mcp";
 
 interface SpecBase {
   index: number;
@@ -27,7 +28,7 @@ interface SpecBase {
   /** Calls of one `parallel` inside an agent loop are admitted together or not at all. */
   group?: number;
 }
-export type ToolJobSpec = SpecBase & { kind: "tool" };
+export type ToolJobSpec = SpecBase & { kind: "tool"; mcp?: true };
 export type SubordinateJobSpec = SpecBase & { kind: "subordinate"; sub: SubordinateRequest };
 export type JobSpec = ToolJobSpec | SubordinateJobSpec;
 
@@ -37,6 +38,8 @@ export interface SpecContext {
   agent: string;
   available: CatalogTool[];
   jobTimeout?: number;
+  /** The lists of the MCP servers the request names (`available` holds their tools). */
+  mcp?: McpListings;
 }
 
 export const invalidCall = (index: number, reason: string) =>
@@ -63,7 +66,8 @@ function subordinateSpec(index: number, call: ToolCall, ctx: SpecContext): Subor
   if (sub.profile) requireProfile(ctx.config, sub.profile);
   if (sub.tools) {
     const childProfile = sub.profile ?? "default";
-    const allowed = toolsForAgent(ctx.config, childProfile).map((t) => t.name);
+    sub.tools = sub.tools.map((t) => canonicalToolName(t, ctx.config));
+    const allowed = toolsForAgent(ctx.config, childProfile, ctx.mcp).map((t) => t.name);
     const extra = sub.tools.filter((t) => !allowed.includes(t));
     if (extra.length) {
       throw badRequest(
@@ -89,8 +93,16 @@ function subordinateSpec(index: number, call: ToolCall, ctx: SpecContext): Subor
   };
 }
 
+/** A call naming a tool of an MCP server that could not be listed: 502, the server is at fault. */
+function mcpUnavailable(name: string, ctx: SpecContext): ApiError | undefined {
+  const server = splitMcpName(name, ctx.config)?.server;
+  const listing = server === undefined ? undefined : ctx.mcp?.[server];
+  if (!listing || !("unavailable" in listing)) return undefined;
+  return new ApiError(502, "mcp_unavailable", `${listing.unavailable}. Its tools cannot be used until it answers; try again later.`, { server: server! });
+}
+
 export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpec {
-  const name = call.tool_name;
+  const name = canonicalToolName(call.tool_name, ctx.config);
   if (PARALLEL_NAMES.has(name)) {
     throw badRequest("nested_parallel", "`parallel` cannot be nested inside another `parallel` call.");
   }
@@ -100,6 +112,8 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
   if (isSubordinateTool(name)) return subordinateSpec(index, call, ctx);
   const tool = ctx.available.find((t) => t.name === name);
   if (!tool) {
+    const unavailable = mcpUnavailable(name, ctx);
+    if (unavailable) throw unavailable;
     const names = ctx.available.map((t) => t.name).join(", ");
     throw badRequest("unknown_tool", `tool_calls[${index}] uses unknown tool '${name}'. Available tools: ${names}.`);
   }
@@ -112,5 +126,6 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
     kind: "tool",
     read_only: tool.readOnly(call.tool_args),
     timeout_seconds: ctx.jobTimeout ?? defaultJobTimeout(tool, ctx.config.limits),
+    ...(tool.kind === "mcp" ? { mcp: true as const } : {}),
   };
 }

@@ -76,8 +76,16 @@ function parseJob(index: number, item: unknown, ctx: SpecContext): JobSpec {
   }
 }
 
-/** `available`: the calling agent's tools, when narrower than its profile's (a spawn_task `tools` list). */
-export function parseParallel(body: unknown, config: TenantConfig, agent: string, available = toolsForAgent(config, agent)): ParallelCommand {
+/**
+ * `tools`: the calling agent's tools with the MCP lists they came from; `available` is narrower
+ * than the profile's under a spawn_task `tools` list. Default: the profile's tools, no MCP.
+ */
+export function parseParallel(
+  body: unknown,
+  config: TenantConfig,
+  agent: string,
+  tools: Pick<SpecContext, "available" | "mcp"> = { available: toolsForAgent(config, agent) },
+): ParallelCommand {
   if (!isObject(body)) throw badRequest("invalid_json", "Request body must be a JSON object.");
   const args = unwrapEnvelope(body);
   if (!isObject(args)) throw badRequest("invalid_json", "Request body must be a JSON object.");
@@ -117,7 +125,7 @@ export function parseParallel(body: unknown, config: TenantConfig, agent: string
     if (items.length === 0) throw invalidCalls("`tool_calls` must contain at least one tool call.");
     if (items.length > limits.max_calls) throw invalidCalls(`\`tool_calls\` supports at most ${limits.max_calls} items.`);
   }
-  const ctx: SpecContext = { config, agent, available, jobTimeout };
+  const ctx: SpecContext = { config, agent, ...tools, jobTimeout };
   const jobs = (items ?? []).map((item, i) => parseJob(i, item, ctx));
   if (jobs.length === 0 && jobIds.length === 0) {
     throw badRequest(

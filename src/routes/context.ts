@@ -10,6 +10,10 @@ import { DEFAULT_PROFILE, requireProfile } from "../agents/profiles";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { chatName, isValidChatId, tenantName } from "../names";
+import type { SpecContext } from "../jobs/job-spec";
+import { toolsForAgent } from "../tools/catalog";
+import { serversNamedIn } from "../tools/mcp";
+import { loadMcpListings } from "../tools/mcp-listings";
 import { deliveryOptions } from "./delivery";
 
 type Ctx = Context<AppEnv>;
@@ -47,7 +51,9 @@ export const chatNotFound = (chatId: string) =>
 /**
  * What every job-starting route reads first, in the SPEC's order: the chat id,
  * the tenant config, the body (size and depth limits), the calling agent, and
- * the delivery options (request metadata, never model-written).
+ * the delivery options (request metadata, never model-written). Then the tools
+ * the calls may use: the lists of the MCP servers the body names are fetched
+ * here, since admission allows no await.
  */
 export async function jobRequest(c: Ctx) {
   const chatId = chatIdParam(c);
@@ -55,5 +61,7 @@ export async function jobRequest(c: Ctx) {
   const body = await readJsonBody(c.req.raw, config.limits.max_body_bytes);
   const agent = callerAgent(c, config);
   const delivery = deliveryOptions((k) => c.req.query(k), config);
-  return { chatId, config, body, agent, delivery };
+  const mcp = await loadMcpListings(tenantStub(c), serversNamedIn(body, config));
+  const spec: SpecContext = { config, agent, available: toolsForAgent(config, agent, mcp), mcp };
+  return { chatId, config, body, agent, delivery, spec };
 }

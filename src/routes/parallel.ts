@@ -35,8 +35,8 @@ export async function idempotency(key: string | undefined, fingerprintOf: unknow
 }
 
 export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel", async (c) => {
-  const { chatId, config, body, agent, delivery } = await jobRequest(c);
-  const command = parseParallel(body, config, agent);
+  const { chatId, config, body, agent, delivery, spec } = await jobRequest(c);
+  const command = parseParallel(body, config, agent, spec);
   const request: BatchRequest = {
     tenant: c.get("tenant"),
     chat_id: chatId,

@@ -11,16 +11,15 @@ import { respond } from "../http/respond";
 import { jobSpec } from "../jobs/job-spec";
 import { coerceBool } from "../parallel/coerce";
 import { cleanCopy, isObject, type JsonObject } from "../parallel/normalize-call";
-import { toolsForAgent } from "../tools/catalog";
 import { chatStub, jobRequest } from "./context";
 import { caller, idempotency } from "./parallel";
 import { chatLimits } from "../config/chat-limits";
 
 export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", async (c) => {
-  const { chatId, config, body, agent, delivery } = await jobRequest(c);
+  const { chatId, config, body, agent, delivery, spec: ctx } = await jobRequest(c);
   if (!isObject(body)) throw badRequest("invalid_json", "Request body must be a JSON object.");
   const args = cleanCopy(body) as JsonObject;
-  const spec = jobSpec(0, { tool_name: "spawn_task", tool_args: args }, { config, agent, available: toolsForAgent(config, agent) });
+  const spec = jobSpec(0, { tool_name: "spawn_task", tool_args: args }, ctx);
   const wait = coerceBool(args.wait, false);
   const answer = await chatStub(c, chatId).startBatch({
     tenant: c.get("tenant"),

@@ -15,7 +15,6 @@ import { invalidCall, type JobSpec, type SpecContext } from "../jobs/job-spec";
 import type { ToolCallEntry } from "../jobs/messages";
 import { coerceSeconds } from "../parallel/coerce";
 import { InvalidToolCall, isObject, normalizeToolCall } from "../parallel/normalize-call";
-import { toolsForAgent } from "../tools/catalog";
 import { chatStub, jobRequest } from "./context";
 import { caller, idempotency } from "./parallel";
 import { chatLimits } from "../config/chat-limits";
@@ -44,7 +43,7 @@ function entryFor(index: number, item: unknown, ctx: SpecContext, number: (spec:
 }
 
 export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-calls", async (c) => {
-  const { chatId, config, body, agent, delivery } = await jobRequest(c);
+  const { chatId, config, body, agent, delivery, spec: ctx } = await jobRequest(c);
   const items = Array.isArray(body) ? body : isObject(body) ? body.tool_calls : undefined;
   if (!Array.isArray(items)) throw badRequest("invalid_tool_calls", "`tool_calls` must be an array of normal tool-call objects.");
   if (items.length === 0) throw badRequest("invalid_tool_calls", "`tool_calls` must contain at least one tool call.");
@@ -52,7 +51,6 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     throw badRequest("invalid_tool_calls", `\`tool_calls\` supports at most ${config.limits.max_calls} items.`);
   }
   const timeout = coerceSeconds("timeout", isObject(body) ? body.timeout : undefined) ?? config.limits.default_timeout_seconds;
-  const ctx: SpecContext = { config, agent, available: toolsForAgent(config, agent) };
   const number = specNumbering();
   const answer = await chatStub(c, chatId).runToolCalls({
     tenant: c.get("tenant"),

@@ -1,6 +1,7 @@
 /**
  * `GET /v1/tools?agent=NAME` (SPEC §3.5): the function definitions and prompts
- * to give a model acting as that agent in a top-level chat (A0).
+ * to give a model acting as that agent in a top-level chat (A0), MCP tools
+ * included.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
@@ -8,7 +9,8 @@ import { renderPrompts } from "../agents/prompts";
 import { DEFAULT_PROFILE, profileNames } from "../agents/profiles";
 import { toolDefinitions } from "../agents/tool-definitions";
 import { ApiError } from "../http/errors";
-import { tenantConfig } from "./context";
+import { loadMcpListings } from "../tools/mcp-listings";
+import { tenantConfig, tenantStub } from "./context";
 
 export const toolsRoutes = new Hono<AppEnv>().get("/tools", async (c) => {
   const config = await tenantConfig(c);
@@ -17,8 +19,10 @@ export const toolsRoutes = new Hono<AppEnv>().get("/tools", async (c) => {
   if (!names.includes(agent)) {
     throw new ApiError(404, "unknown_profile", `Agent profile '${agent}' not found. Use one of the available profiles: ${names.join(", ")}.`);
   }
+  // A server that cannot be listed (and never was) leaves its tools out rather than failing the list.
+  const mcp = await loadMcpListings(tenantStub(c), config.mcp_servers.map((s) => s.name));
   return c.json({
-    tools: toolDefinitions(config, agent, 0),
+    tools: toolDefinitions(config, agent, 0, undefined, mcp),
     prompts: renderPrompts(config, agent, 0),
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The tools a calling agent may start as jobs: built-ins plus the tenant's HTTP
- * tools, filtered by the agent profile's `tools` globs. Resolves a name to what
+ * The tools a calling agent may start as jobs: built-ins, the tenant's HTTP
+ * tools and the listed tools of its MCP servers, filtered by the agent
+ * profile's `tools` globs. Resolves a name to what
  * admission needs: the JSON Schema to validate against, whether the tool is
  * read-only (safe to retry), and its default deadline.
  */
@@ -10,8 +11,9 @@ import type { Limits, TenantConfig } from "../config/schema";
 import type { JsonObject } from "../parallel/normalize-call";
 import { globMatch } from "./glob";
 import { HTTP_REQUEST_TOOL, WAIT_TOOL, type BuiltinTool } from "./builtins";
+import { exposedTools, mcpToolName, type McpListings } from "./mcp";
 
-export type ToolKind = "wait" | "http_request" | "http_tool";
+export type ToolKind = "wait" | "http_request" | "http_tool" | "mcp";
 
 export interface CatalogTool {
   name: string;
@@ -48,8 +50,25 @@ function builtins(config: TenantConfig): CatalogTool[] {
   return tools;
 }
 
-/** Every tool the agent may call, in a stable order: built-ins first, then the tenant's. */
-export function toolsForAgent(config: TenantConfig, agent: string): CatalogTool[] {
+function mcpTools(mcp: McpListings): CatalogTool[] {
+  return Object.entries(mcp).flatMap(([server, listing]) =>
+    "tools" in listing
+      ? exposedTools(server, listing.tools).map((t): CatalogTool => ({
+          name: mcpToolName(server, t.name),
+          kind: "mcp",
+          description: t.description,
+          parameters: t.parameters,
+          readOnly: () => t.read_only,
+        }))
+      : [],
+  );
+}
+
+/**
+ * Every tool the agent may call, in a stable order: built-ins, the tenant's, then MCP tools.
+ * `mcp`: the lists of the servers this use needs (none: no MCP tools).
+ */
+export function toolsForAgent(config: TenantConfig, agent: string, mcp: McpListings = {}): CatalogTool[] {
   const tenantTools: CatalogTool[] = config.tools.map((t) => ({
     name: t.name,
     kind: "http_tool",
@@ -60,7 +79,7 @@ export function toolsForAgent(config: TenantConfig, agent: string): CatalogTool[
   }));
   const globs = config.agents[agent]?.tools;
   // `wait` is always available; the profile's list governs the rest.
-  return [...builtins(config), ...tenantTools].filter(
+  return [...builtins(config), ...tenantTools, ...mcpTools(mcp)].filter(
     (t) => t.kind === "wait" || !globs || globs.some((g) => globMatch(g, t.name)),
   );
 }

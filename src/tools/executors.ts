@@ -1,15 +1,17 @@
 /**
  * The executors a chat's job uses: one HTTP attempt of a tenant tool or of the
- * built-in `http_request`. The chat's executor owns attempts, deadlines and outcomes;
+ * built-in `http_request` (an MCP tool's is in `./mcp-client`). The chat's executor owns attempts, deadlines and outcomes;
  * an executor only knows how to make and read one call.
  */
 import { attempt, interpretToolBody, type AttemptResult } from "./http-call";
+import type { McpEndpoint } from "./mcp-client";
 import { signatureHeaders } from "./signing";
 
 /** What the chat learns from the TenantDO about the tool it is about to call. */
 export type RunTarget =
   | { kind: "http_tool"; url: string; secret: string; max_response_bytes: number }
   | { kind: "http_request"; allowed_origins: string[]; max_response_bytes: number }
+  | { kind: "mcp"; endpoint: McpEndpoint; tool: string; max_response_bytes: number }
   | { kind: "missing"; message: string };
 
 export interface AttemptContext {

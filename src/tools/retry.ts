@@ -2,17 +2,21 @@
  * When a tool call may be tried again (SPEC §4). A read-only tool is retried
  * after 408/429/5xx and network errors; a side-effecting one only after a
  * 408/429/5xx response, because after a network error it may already have run.
+ * A failure before anything reached the tool (an MCP server that could not be
+ * connected to) is retried whatever the tool does.
  * Backoff: full jitter over 1 s·2^n, capped at 30 s, honouring Retry-After.
  */
 export type AttemptFailure =
   | { kind: "status"; status: number; retryAfterMs?: number }
-  | { kind: "network" };
+  | { kind: "network" }
+  | { kind: "unsent" };
 
 const RETRYABLE_STATUS = (s: number) => s === 408 || s === 429 || s >= 500;
 const BASE_MS = 1000;
 const CAP_MS = 30_000;
 
 export function isRetryable(failure: AttemptFailure, readOnly: boolean): boolean {
+  if (failure.kind === "unsent") return true;
   if (failure.kind === "network") return readOnly;
   return RETRYABLE_STATUS(failure.status);
 }

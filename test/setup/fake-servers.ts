@@ -26,10 +26,11 @@
  *   GET  /__llm/requests?model=…   → the chat-completions requests received for that model
  * When a model's script runs out, it answers "(script finished)".
  *
- * Webhook receivers and a fake Telegram Bot API: see fake-receiver.ts.
+ * Webhook receivers and a fake Telegram Bot API: see fake-receiver.ts. MCP servers: see fake-mcp.ts.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { TestProject } from "vitest/node";
+import { fakeMcp } from "./fake-mcp";
 import { fakeReceiver } from "./fake-receiver";
 
 interface Call {
@@ -63,6 +64,7 @@ export default async function setup(project: TestProject) {
   const inFlight = new Map<string, number>();
   const maxInFlight = new Map<string, number>();
   const receiver = fakeReceiver();
+  const mcp = fakeMcp();
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/__calls") {
@@ -73,6 +75,7 @@ export default async function setup(project: TestProject) {
     }
     const body = await readBody(req);
     if (receiver(url, req, res, body)) return;
+    if (mcp(url, req, res, body)) return;
     if (url.pathname === "/__llm/script") {
       const { model, replies } = JSON.parse(body) as { model: string; replies: ScriptedReply[] };
       scripts.set(model, [...replies]);

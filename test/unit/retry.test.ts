@@ -28,6 +28,11 @@ describe("isRetryable", () => {
   it("never retries a side-effecting tool after a network error (outcome unknown)", () => {
     expect(isRetryable(network, false)).toBe(false);
   });
+
+  it("retries any tool when nothing reached it (an MCP server that could not be connected to)", () => {
+    expect(isRetryable({ kind: "unsent" }, false)).toBe(true);
+    expect(isRetryable({ kind: "unsent" }, true)).toBe(true);
+  });
 });
 
 describe("backoffMs", () => {

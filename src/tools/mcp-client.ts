@@ -1,0 +1,96 @@
+/**
+ * Talking to an MCP server over Streamable HTTP with the official SDK client.
+ * Each use opens its own client (initialize, the request, close): a call runs
+ * in an invocation of its own (SPEC §1), and a client's connections cannot
+ * outlive the invocation that opened them. Output schemas are checked with the
+ * SDK's cfworker validator, because AJV compiles code, which Workers refuse.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import type { AttemptResult } from "./http-call";
+import { callOutcome, keptTool, type McpTool } from "./mcp";
+
+/** A server with its headers decrypted: what the TenantDO hands out for one use. */
+export interface McpEndpoint {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
+
+export const MCP_LIST_TIMEOUT_MS = 10_000;
+/** A server that keeps paging is cut off here; its first pages are kept. */
+const MAX_LIST_PAGES = 20;
+
+const CLIENT_INFO = { name: "fanout", version: "1.1.0" };
+
+async function connected(endpoint: McpEndpoint, signal: AbortSignal, timeout: number): Promise<Client> {
+  const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    requestInit: { headers: endpoint.headers, redirect: "manual" },
+  });
+  await client.connect(transport, { signal, timeout });
+  return client;
+}
+
+const reason = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** Every tool the server lists, following `nextCursor`. Throws when the server cannot be listed. */
+export async function listMcpTools(endpoint: McpEndpoint): Promise<McpTool[]> {
+  const signal = AbortSignal.timeout(MCP_LIST_TIMEOUT_MS);
+  const client = await connected(endpoint, signal, MCP_LIST_TIMEOUT_MS);
+  try {
+    const tools: McpTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page++) {
+      const listed = await client.listTools(cursor ? { cursor } : {}, { signal, timeout: MCP_LIST_TIMEOUT_MS });
+      tools.push(...listed.tools.map(keptTool));
+      cursor = listed.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+/** Why a list failed, in words a person can act on. */
+export const listFailure = (server: string, e: unknown) =>
+  `MCP server '${server}' could not be listed: ${e instanceof StreamableHTTPError ? `HTTP ${e.code}: ` : ""}${reason(e)}`;
+
+/**
+ * One `tools/call`. Nothing reached the tool while the client was still connecting, so a failure
+ * there may be retried whatever the tool does; after the call left, a network failure is ambiguous.
+ * An abort (cancel, deadline) is thrown: the caller stops without an outcome.
+ */
+export async function callMcpTool(endpoint: McpEndpoint, tool: string, args: Record<string, unknown>, signal: AbortSignal, remainingMs: number): Promise<AttemptResult> {
+  // The caller's signal ends the call at the deadline; the SDK's own timer must not fire first.
+  const timeout = remainingMs + 1_000;
+  let client: Client;
+  try {
+    client = await connected(endpoint, signal, timeout);
+  } catch (e) {
+    if (signal.aborted) throw e;
+    return failure(endpoint.name, e, "unsent");
+  }
+  try {
+    const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout });
+    return { kind: "done", ...callOutcome(result as Parameters<typeof callOutcome>[0]) };
+  } catch (e) {
+    if (signal.aborted) throw e;
+    return failure(endpoint.name, e, "network");
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+function failure(server: string, e: unknown, otherwise: "unsent" | "network"): AttemptResult {
+  if (e instanceof StreamableHTTPError && e.code !== undefined) {
+    return { kind: "failed", failure: { kind: "status", status: e.code }, error: `MCP server '${server}' answered HTTP ${e.code}: ${reason(e).slice(0, 500)}` };
+  }
+  // A JSON-RPC error is the server's answer (unknown tool, invalid arguments): final.
+  if (e instanceof McpError) return { kind: "done", state: "error", error: `MCP server '${server}': ${reason(e)}` };
+  const error = otherwise === "unsent" ? `MCP server '${server}' could not be reached: ${reason(e)}` : `Network error: ${reason(e)}`;
+  return { kind: "failed", failure: { kind: otherwise }, error };
+}

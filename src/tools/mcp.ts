@@ -1,0 +1,87 @@
+/**
+ * MCP servers as tool sources (SPEC §4), the parts that need no network: how
+ * an MCP tool is named to models and in `parallel`, which servers a request
+ * names, and how a `tools/call` result becomes a job's result or error.
+ */
+import type { TenantConfig } from "../config/schema";
+
+/** OpenAI function names allow no dots, so models see `<server>__<tool>`. */
+export const MCP_SEPARATOR = "__";
+const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** One tool of a server's `tools/list`, as fanout keeps it. */
+export interface McpTool {
+  /** The tool's name on its server. */
+  name: string;
+  description: string;
+  /** Its `inputSchema`, without `$schema`. */
+  parameters: Record<string, unknown>;
+  /** `annotations.readOnlyHint: true`; absent means the tool may have side effects. */
+  read_only: boolean;
+}
+
+/** A server's tool list, or why there is none (unreachable and never listed). */
+export type McpListing = { tools: McpTool[]; fetched_at: number } | { unavailable: string };
+export type McpListings = Record<string, McpListing>;
+
+export const mcpToolName = (server: string, tool: string) => `${server}${MCP_SEPARATOR}${tool}`;
+
+/**
+ * The configured server and tool a name refers to, in either spelling (`docs__search` or
+ * `docs.search`). Server names may contain `_`, so the longest configured name that fits wins.
+ */
+export function splitMcpName(name: string, config: TenantConfig): { server: string; tool: string } | undefined {
+  let best: { server: string; tool: string } | undefined;
+  for (const { name: server } of config.mcp_servers) {
+    for (const separator of [MCP_SEPARATOR, "."]) {
+      const prefix = server + separator;
+      if (name.length > prefix.length && name.startsWith(prefix) && (!best || server.length > best.server.length)) {
+        best = { server, tool: name.slice(prefix.length) };
+      }
+    }
+  }
+  return best;
+}
+
+/** The name a job stores and models see: `docs.search` becomes `docs__search`; other names stay. */
+export function canonicalToolName(name: string, config: TenantConfig): string {
+  const parts = splitMcpName(name, config);
+  return parts ? mcpToolName(parts.server, parts.tool) : name;
+}
+
+/**
+ * The servers a request body may name, to list only those before admission. A cheap scan of
+ * the JSON text: a false hit costs a cached lookup, and a server only fails a request when a
+ * call really names one of its tools.
+ */
+export function serversNamedIn(body: unknown, config: TenantConfig): string[] {
+  if (config.mcp_servers.length === 0) return [];
+  const text = JSON.stringify(body) ?? "";
+  return config.mcp_servers.map((s) => s.name).filter((s) => text.includes(`"${s}${MCP_SEPARATOR}`) || text.includes(`"${s}.`));
+}
+
+/** The listed tools models can call: names OpenAI accepts, each server's tools in their own order. */
+export function exposedTools(server: string, tools: McpTool[]): McpTool[] {
+  return tools.filter((t) => FUNCTION_NAME.test(mcpToolName(server, t.name)));
+}
+
+/** A `tools/list` entry as fanout keeps it; the SDK has already checked the shape. */
+export function keptTool(tool: { name: string; description?: string; inputSchema: Record<string, unknown>; annotations?: { readOnlyHint?: boolean } }): McpTool {
+  const { $schema: _ignored, ...parameters } = tool.inputSchema;
+  return { name: tool.name, description: tool.description ?? "", parameters, read_only: tool.annotations?.readOnlyHint === true };
+}
+
+interface CallToolResult {
+  content?: { type: string; text?: string }[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** A `tools/call` result as a job outcome: text blocks joined by lines, anything else as JSON. */
+export function callOutcome(result: CallToolResult): { state: "success"; result: string } | { state: "error"; error: string } {
+  const parts = (result.content ?? []).map((c) => (c.type === "text" && typeof c.text === "string" ? c.text : JSON.stringify(c)));
+  let text = parts.join("\n");
+  if (!text && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent);
+  if (result.isError) return { state: "error", error: text || "The MCP tool reported an error without a message." };
+  return { state: "success", result: text };
+}

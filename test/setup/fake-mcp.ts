@@ -1,0 +1,116 @@
+/**
+ * A real MCP server (the SDK's own McpServer over its Streamable HTTP server
+ * transport, stateless), served by the fake server (see fake-servers.ts).
+ * Test files run concurrently against one server, so each test names an
+ * instance of its own in the path; an instance's state is its own.
+ *
+ *   POST /mcp/<instance>                 → MCP (initialize, tools/list, tools/call, …)
+ *   POST /__mcp/state?instance=…         {"down"?: bool, "late"?: bool, "dropCalls"?: n}: down answers
+ *                                        503 to everything; late adds the tool `late` to the list;
+ *                                        dropCalls closes the socket of the next n tools/call requests
+ *   GET  /__mcp/calls?instance=…         → [{tool, args, authorization}] of tools/call received
+ *   GET  /__mcp/lists?instance=…         → how many tools/list requests arrived
+ *
+ * Tools: `search {query}` (readOnlyHint), `write_note {text}` (no hint), `refuse` (answers
+ * isError), `slow {ms}` (readOnlyHint), `multi` (two text blocks), `late` (only when enabled).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { z } from "zod";
+
+interface Instance {
+  down: boolean;
+  late: boolean;
+  dropCalls: number;
+  lists: number;
+  calls: { tool: string; args: unknown; authorization: string | undefined }[];
+}
+
+const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
+
+function mcpServer(state: Instance, authorization: string | undefined): McpServer {
+  const server = new McpServer({ name: "fake-mcp", version: "1.0.0" });
+  const seen = <T>(tool: string, run: (args: T) => unknown) => (args: T) => {
+    state.calls.push({ tool, args, authorization });
+    return run(args) as never;
+  };
+  server.registerTool(
+    "search",
+    { description: "Searches the fake docs", inputSchema: { query: z.string() }, annotations: { readOnlyHint: true } },
+    seen("search", ({ query }: { query: string }) => text(`found: ${query}`)),
+  );
+  server.registerTool(
+    "write_note",
+    { description: "Saves a note (a side effect)", inputSchema: { text: z.string() } },
+    seen("write_note", ({ text: note }: { text: string }) => text(`saved: ${note}`)),
+  );
+  server.registerTool(
+    "refuse",
+    { description: "Always fails", annotations: { readOnlyHint: true } },
+    seen("refuse", () => ({ ...text("the server refused"), isError: true })),
+  );
+  server.registerTool(
+    "slow",
+    { description: "Sleeps", inputSchema: { ms: z.number() }, annotations: { readOnlyHint: true } },
+    seen("slow", ({ ms }: { ms: number }) => new Promise((r) => setTimeout(() => r(text(`slept ${ms}`)), ms))),
+  );
+  server.registerTool(
+    "multi",
+    { description: "Answers in two parts", annotations: { readOnlyHint: true } },
+    seen("multi", () => ({ content: [{ type: "text", text: "part one" }, { type: "text", text: "part two" }] })),
+  );
+  if (state.late) server.registerTool("late", { description: "Added later" }, seen("late", () => text("late")));
+  return server;
+}
+
+export function fakeMcp() {
+  const instances = new Map<string, Instance>();
+  const instance = (name: string) => {
+    let state = instances.get(name);
+    if (!state) instances.set(name, (state = { down: false, late: false, dropCalls: 0, lists: 0, calls: [] }));
+    return state;
+  };
+  const json = (res: ServerResponse, status: number, value: unknown) =>
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+
+  /** Answers the request when it is one of these routes; false otherwise. */
+  return function handle(url: URL, req: IncomingMessage, res: ServerResponse, body: string): boolean {
+    const mcp = /^\/mcp\/([^/]+)$/.exec(url.pathname);
+    if (mcp) {
+      const state = instance(mcp[1]!);
+      if (state.down) {
+        res.writeHead(503, { "content-type": "text/plain" }).end("fake MCP server is down");
+        return true;
+      }
+      let parsed: unknown;
+      try {
+        parsed = body ? JSON.parse(body) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      const messages = Array.isArray(parsed) ? parsed : [parsed];
+      const method = (name: string) => messages.some((m) => (m as { method?: string } | undefined)?.method === name);
+      if (method("tools/list")) state.lists += 1;
+      if (method("tools/call") && state.dropCalls > 0) {
+        state.dropCalls -= 1;
+        req.socket.destroy(); // the call left; whether the tool ran is unknown to the client
+        return true;
+      }
+      const server = mcpServer(state, req.headers.authorization);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on("close", () => void transport.close().then(() => server.close()));
+      void server.connect(transport).then(() => transport.handleRequest(req, res, parsed));
+      return true;
+    }
+    const name = url.searchParams.get("instance") ?? "";
+    if (url.pathname === "/__mcp/state") {
+      Object.assign(instance(name), JSON.parse(body || "{}"));
+      res.writeHead(204).end();
+      return true;
+    }
+    if (url.pathname === "/__mcp/calls") return (json(res, 200, instance(name).calls), true);
+    if (url.pathname === "/__mcp/lists") return (json(res, 200, { lists: instance(name).lists }), true);
+    return false;
+  };
+}
