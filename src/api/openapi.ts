@@ -105,7 +105,24 @@ export function openApiDocument() {
   return {
     openapi: "3.1.0",
     info: { title: "fanout", version: "1.1.0", description: "Durable parallel tool calls and subagents for webhook-driven bots." },
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      // Not the answer of any route: what webhooks POST and live streams send.
+      schemas: {
+        Event: jsonSchema(s.eventEnvelope, "output"),
+        TenantStreamEvent: jsonSchema(s.tenantStreamEvent, "output"),
+        CursorExpired: jsonSchema(s.cursorExpired, "output"),
+      },
+    },
     paths,
+    webhooks: {
+      event: {
+        post: {
+          summary: "An event, POSTed to webhook.url (or a request's callback_url), signed with Standard Webhooks headers",
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Event" } } } },
+          responses: { "200": { description: "Any 2xx acknowledges the event; 408/429/5xx are retried; 410 disables the webhook" } },
+        },
+      },
+    },
   };
 }

@@ -1,16 +1,19 @@
 /**
- * The whole service under `wrangler dev` for browser tests, with a throwaway
- * state directory, a test key and the bundled fake LLM provider, on free ports.
+ * The whole service under `wrangler dev` for browser and client tests, with a
+ * throwaway state directory, a test key and the bundled fake LLM provider, on
+ * free ports. Runs from the repository root whatever the caller's directory.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 export const TENANT = "e2e";
 export const KEY = "e2e-local-test-key";
 const CONFIG_KEY = Buffer.alloc(32, 7).toString("base64");
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -44,7 +47,7 @@ export async function startLocalService(): Promise<LocalService> {
   const state = mkdtempSync(join(tmpdir(), "fanout-e2e-"));
   const env = { ...process.env, WRANGLER_SEND_METRICS: "false", FAKE_PROVIDER_PORT: String(providerPort) };
   const children: ChildProcess[] = [
-    spawn(process.execPath, ["scripts/fake-provider.mjs"], { env, stdio: "ignore" }),
+    spawn(process.execPath, ["scripts/fake-provider.mjs"], { cwd: ROOT, env, stdio: "ignore" }),
     spawn(
       "npx",
       [
@@ -52,7 +55,7 @@ export async function startLocalService(): Promise<LocalService> {
         "--persist-to", state, "--show-interactive-dev-session=false",
         "--var", `API_KEYS:${TENANT}:${KEY}`, "--var", `CONFIG_KEY:${CONFIG_KEY}`, "--var", "ALLOW_PRIVATE_EGRESS:true",
       ],
-      { env, stdio: ["ignore", "ignore", "inherit"], detached: true },
+      { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"], detached: true },
     ),
   ];
   const url = `http://127.0.0.1:${port}`;

@@ -7,7 +7,8 @@ import { evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } 
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentConfig, api, call, chatObject, configure, eventually, json, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
-import { verifyWebhook } from "../../src/webhooks/verify";
+import { verifyWebhook } from "../../packages/client/src/webhook";
+import { eventEnvelope } from "../../src/api/schemas";
 
 afterEach(async () => {
   vi.useRealTimers();
@@ -39,6 +40,22 @@ const deliveriesOf = (name: string, types: string[]) =>
     const seen = new Set(events(list).map((e) => e.type));
     return types.every((t) => seen.has(t)) ? list : undefined;
   });
+
+describe("the event schema in /openapi.json", () => {
+  it("describes every event a batch with a tool and a subordinate produces", async () => {
+    const url = await inbox("wire");
+    await configure(agentConfig("m-wire", { webhook: { url, secret: SECRET, include_child_chats: true } }));
+    await scriptLlm("m-wire", [{ content: "wired" }]);
+    await parallel("wire1", { tool_calls: [echo(1), call("call_subordinate", { message: "Go.", reset: true })], timeout: 20 });
+    const types = ["chat.created", "job.started", "job.finished", "batch.finished", "subagent.started", "subagent.finish", "chat.idle"];
+    const list = events(await deliveriesOf("wire", types));
+    for (const e of list) {
+      const parsed = eventEnvelope.safeParse(e);
+      expect(parsed.success ? [] : parsed.error.issues, `${e.type} ${JSON.stringify(e)}`).toEqual([]);
+    }
+    expect(new Set(list.map((e) => e.data.chat_id)).size).toBe(2); // the child chat's events too
+  });
+});
 
 /** Moves the chat's clock forward and runs its alarm (deliveries run beside it). */
 async function later(chat: string, ms: number) {

@@ -5,7 +5,7 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { signatureHeaders } from "../../src/tools/signing";
-import { verifyWebhook } from "../../src/webhooks/verify";
+import { verifyWebhook } from "../../packages/client/src/webhook";
 import { afterAttempt, RETRY_DELAYS_MS } from "../../src/webhooks/delivery-rules";
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";

@@ -1,11 +1,14 @@
 /**
  * Verifies a fanout webhook (Standard Webhooks) in a bot: Node 18+, Workers,
- * Deno or a browser; WebCrypto only, no imports, so it can be copied as is.
+ * Deno or a browser; WebCrypto only.
  *
- *   const ok = await verifyWebhook(process.env.FANOUT_WEBHOOK_SECRET, request.headers, await request.text());
+ *   const event = await readWebhook(env.FANOUT_WEBHOOK_SECRET, request.headers, await request.text());
+ *   if (!event) return new Response("bad signature", { status: 401 });
  *
  * Pass the raw body exactly as received (before any JSON parsing).
  */
+import type { FanoutEvent } from "./types.js";
+
 export interface VerifyOptions {
   /** Refuse timestamps further than this from now (seconds; default 300). 0 turns the check off. */
   toleranceSeconds?: number;
@@ -20,16 +23,16 @@ function header(headers: HeaderSource, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function base64ToBytes(text: string): Uint8Array {
+function base64ToBytes(text: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
 /** The HMAC key: the base64 part of `whsec_…`; a secret that is not base64 is used as its raw bytes (as fanout signs). */
-function secretBytes(secret: string): Uint8Array {
+function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
   try {
     return base64ToBytes(secret.startsWith("whsec_") ? secret.slice(6) : secret);
   } catch {
-    return new TextEncoder().encode(secret);
+    return new Uint8Array(new TextEncoder().encode(secret)); // a copy: typed as a plain ArrayBuffer everywhere
   }
 }
 
@@ -50,7 +53,7 @@ export async function verifyWebhook(secret: string, headers: HeaderSource, body:
   for (const entry of signatures.split(" ")) {
     const [version, signature] = entry.split(",");
     if (version !== "v1" || !signature) continue;
-    let mac: Uint8Array;
+    let mac: Uint8Array<ArrayBuffer>;
     try {
       mac = base64ToBytes(signature);
     } catch {
@@ -60,4 +63,10 @@ export async function verifyWebhook(secret: string, headers: HeaderSource, body:
     if (await crypto.subtle.verify("HMAC", key, mac, signed)) return true;
   }
   return false;
+}
+
+/** The event of a delivery whose signature holds, or null: answer null with a 401 and ignore it. */
+export async function readWebhook(secret: string, headers: HeaderSource, body: string, options: VerifyOptions = {}): Promise<FanoutEvent | null> {
+  if (!(await verifyWebhook(secret, headers, body, options))) return null;
+  return JSON.parse(body) as FanoutEvent;
 }

@@ -1,0 +1,9 @@
+/**
+ * @fanout/client: a typed client for fanout, the durable parallel-jobs service
+ * for webhook-driven LLM bots. See the repository's docs/client.md.
+ */
+export { Fanout, type AwaitOptions, type CallOptions, type FanoutOptions } from "./client.js";
+export { FanoutError } from "./errors.js";
+export { EventStream, type StreamMessage, type StreamOptions } from "./events.js";
+export { readWebhook, verifyWebhook, type VerifyOptions } from "./webhook.js";
+export type * from "./types.js";

@@ -1,0 +1,2179 @@
+// Generated from openapi.json by openapi-typescript (npm run openapi -w @fanout/client). Do not edit.
+
+export interface paths {
+    "/v1/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the tenant configuration (secrets shown as "***") */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @default [] */
+                            tools: {
+                                name: string;
+                                /** @default  */
+                                description: string;
+                                /**
+                                 * @default {
+                                 *       "type": "object"
+                                 *     }
+                                 */
+                                parameters: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uri */
+                                url: string;
+                                /**
+                                 * @description Safe to retry after an ambiguous failure.
+                                 * @default false
+                                 */
+                                read_only: boolean;
+                                timeout_seconds?: number;
+                                /** @description Signs tool requests (Standard Webhooks); generated when omitted. */
+                                secret?: string;
+                            }[];
+                            /** @default [] */
+                            mcp_servers: {
+                                name: string;
+                                /** Format: uri */
+                                url: string;
+                                /** @default {} */
+                                headers: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                            /** @default {} */
+                            agents: {
+                                [key: string]: {
+                                    /** @default  */
+                                    description: string;
+                                    system_prompt?: string;
+                                    /** @description Globs of tools this agent may call; omitted = all. */
+                                    tools?: string[];
+                                    model?: string;
+                                    /** @default 25 */
+                                    max_steps: number;
+                                    permission?: {
+                                        task?: [
+                                            string,
+                                            "allow" | "deny"
+                                        ][] | {
+                                            [key: string]: "allow" | "deny";
+                                        };
+                                    };
+                                };
+                            };
+                            /** @default null */
+                            llm: {
+                                /** Format: uri */
+                                base_url: string;
+                                model: string;
+                                api_key?: string;
+                            } | null;
+                            /** @default null */
+                            webhook: {
+                                /** Format: uri */
+                                url: string;
+                                secret?: string;
+                                /** @default [] */
+                                allowed_callback_origins: string[];
+                                /** @default false */
+                                include_child_chats: boolean;
+                            } | null;
+                            /** @default null */
+                            telegram: {
+                                bot_token: string;
+                                /**
+                                 * Format: uri
+                                 * @default https://api.telegram.org
+                                 */
+                                api_base_url: string;
+                            } | null;
+                            builtins: {
+                                http_request: {
+                                    /** @default [] */
+                                    allowed_origins: string[];
+                                };
+                            };
+                            limits: {
+                                /**
+                                 * @description Most tool calls one `parallel` request may start.
+                                 * @default 8
+                                 */
+                                max_calls: number;
+                                /** @default 5 */
+                                max_parallel_subagents: number;
+                                /** @default 20 */
+                                max_subagents_per_tree: number;
+                                /** @default 2 */
+                                max_depth: number;
+                                /**
+                                 * @default reject
+                                 * @enum {string}
+                                 */
+                                on_subagent_limit: "reject" | "queue";
+                                /** @default 20 */
+                                max_queued_subagents: number;
+                                /**
+                                 * @description Pending + running jobs one chat may hold.
+                                 * @default 64
+                                 */
+                                max_active_jobs_per_chat: number;
+                                /**
+                                 * @description Longest a request waits; below Cloudflare's 100 s idle cutoff.
+                                 * @default 90
+                                 */
+                                max_wait_seconds: number;
+                                /**
+                                 * @description How long an await waits when `timeout` is omitted.
+                                 * @default 300
+                                 */
+                                default_timeout_seconds: number;
+                                /** @default 600 */
+                                tool_job_timeout_seconds: number;
+                                /** @default 1800 */
+                                subordinate_job_timeout_seconds: number;
+                                /** @default 3600 */
+                                max_job_timeout_seconds: number;
+                                /** @default 300 */
+                                subagent_idle_seconds: number;
+                                /** @default null */
+                                max_tokens_per_job: number | null;
+                                /** @default 16000 */
+                                max_result_chars: number;
+                                /**
+                                 * @description Stays under SQLite's 2 MB row limit.
+                                 * @default 1048576
+                                 */
+                                max_stored_result_bytes: number;
+                                /** @default 1048576 */
+                                max_response_bytes: number;
+                                /** @default 262144 */
+                                max_body_bytes: number;
+                                /** @default 64 */
+                                max_job_ids: number;
+                                /** @default 604800 */
+                                retention_seconds: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Replace the tenant configuration */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @default [] */
+                        tools?: {
+                            name: string;
+                            /** @default  */
+                            description?: string;
+                            /**
+                             * @default {
+                             *       "type": "object"
+                             *     }
+                             */
+                            parameters?: {
+                                [key: string]: unknown;
+                            };
+                            /** Format: uri */
+                            url: string;
+                            /**
+                             * @description Safe to retry after an ambiguous failure.
+                             * @default false
+                             */
+                            read_only?: boolean;
+                            timeout_seconds?: number;
+                            /** @description Signs tool requests (Standard Webhooks); generated when omitted. */
+                            secret?: string;
+                        }[];
+                        /** @default [] */
+                        mcp_servers?: {
+                            name: string;
+                            /** Format: uri */
+                            url: string;
+                            /** @default {} */
+                            headers?: {
+                                [key: string]: string;
+                            };
+                        }[];
+                        /** @default {} */
+                        agents?: {
+                            [key: string]: {
+                                /** @default  */
+                                description?: string;
+                                system_prompt?: string;
+                                /** @description Globs of tools this agent may call; omitted = all. */
+                                tools?: string[];
+                                model?: string;
+                                /** @default 25 */
+                                max_steps?: number;
+                                permission?: {
+                                    task?: [
+                                        string,
+                                        "allow" | "deny"
+                                    ][] | {
+                                        [key: string]: "allow" | "deny";
+                                    };
+                                };
+                            };
+                        };
+                        /** @default null */
+                        llm?: {
+                            /** Format: uri */
+                            base_url: string;
+                            model: string;
+                            api_key?: string;
+                        } | null;
+                        /** @default null */
+                        webhook?: {
+                            /** Format: uri */
+                            url: string;
+                            secret?: string;
+                            /** @default [] */
+                            allowed_callback_origins?: string[];
+                            /** @default false */
+                            include_child_chats?: boolean;
+                        } | null;
+                        /** @default null */
+                        telegram?: {
+                            bot_token: string;
+                            /**
+                             * Format: uri
+                             * @default https://api.telegram.org
+                             */
+                            api_base_url?: string;
+                        } | null;
+                        /** @default {} */
+                        builtins?: {
+                            /** @default {} */
+                            http_request?: {
+                                /** @default [] */
+                                allowed_origins?: string[];
+                            };
+                        };
+                        /** @default {} */
+                        limits?: {
+                            /**
+                             * @description Most tool calls one `parallel` request may start.
+                             * @default 8
+                             */
+                            max_calls?: number;
+                            /** @default 5 */
+                            max_parallel_subagents?: number;
+                            /** @default 20 */
+                            max_subagents_per_tree?: number;
+                            /** @default 2 */
+                            max_depth?: number;
+                            /**
+                             * @default reject
+                             * @enum {string}
+                             */
+                            on_subagent_limit?: "reject" | "queue";
+                            /** @default 20 */
+                            max_queued_subagents?: number;
+                            /**
+                             * @description Pending + running jobs one chat may hold.
+                             * @default 64
+                             */
+                            max_active_jobs_per_chat?: number;
+                            /**
+                             * @description Longest a request waits; below Cloudflare's 100 s idle cutoff.
+                             * @default 90
+                             */
+                            max_wait_seconds?: number;
+                            /**
+                             * @description How long an await waits when `timeout` is omitted.
+                             * @default 300
+                             */
+                            default_timeout_seconds?: number;
+                            /** @default 600 */
+                            tool_job_timeout_seconds?: number;
+                            /** @default 1800 */
+                            subordinate_job_timeout_seconds?: number;
+                            /** @default 3600 */
+                            max_job_timeout_seconds?: number;
+                            /** @default 300 */
+                            subagent_idle_seconds?: number;
+                            /** @default null */
+                            max_tokens_per_job?: number | null;
+                            /** @default 16000 */
+                            max_result_chars?: number;
+                            /**
+                             * @description Stays under SQLite's 2 MB row limit.
+                             * @default 1048576
+                             */
+                            max_stored_result_bytes?: number;
+                            /** @default 1048576 */
+                            max_response_bytes?: number;
+                            /** @default 262144 */
+                            max_body_bytes?: number;
+                            /** @default 64 */
+                            max_job_ids?: number;
+                            /** @default 604800 */
+                            retention_seconds?: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @default [] */
+                            tools: {
+                                name: string;
+                                /** @default  */
+                                description: string;
+                                /**
+                                 * @default {
+                                 *       "type": "object"
+                                 *     }
+                                 */
+                                parameters: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uri */
+                                url: string;
+                                /**
+                                 * @description Safe to retry after an ambiguous failure.
+                                 * @default false
+                                 */
+                                read_only: boolean;
+                                timeout_seconds?: number;
+                                /** @description Signs tool requests (Standard Webhooks); generated when omitted. */
+                                secret?: string;
+                            }[];
+                            /** @default [] */
+                            mcp_servers: {
+                                name: string;
+                                /** Format: uri */
+                                url: string;
+                                /** @default {} */
+                                headers: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                            /** @default {} */
+                            agents: {
+                                [key: string]: {
+                                    /** @default  */
+                                    description: string;
+                                    system_prompt?: string;
+                                    /** @description Globs of tools this agent may call; omitted = all. */
+                                    tools?: string[];
+                                    model?: string;
+                                    /** @default 25 */
+                                    max_steps: number;
+                                    permission?: {
+                                        task?: [
+                                            string,
+                                            "allow" | "deny"
+                                        ][] | {
+                                            [key: string]: "allow" | "deny";
+                                        };
+                                    };
+                                };
+                            };
+                            /** @default null */
+                            llm: {
+                                /** Format: uri */
+                                base_url: string;
+                                model: string;
+                                api_key?: string;
+                            } | null;
+                            /** @default null */
+                            webhook: {
+                                /** Format: uri */
+                                url: string;
+                                secret?: string;
+                                /** @default [] */
+                                allowed_callback_origins: string[];
+                                /** @default false */
+                                include_child_chats: boolean;
+                            } | null;
+                            /** @default null */
+                            telegram: {
+                                bot_token: string;
+                                /**
+                                 * Format: uri
+                                 * @default https://api.telegram.org
+                                 */
+                                api_base_url: string;
+                            } | null;
+                            builtins: {
+                                http_request: {
+                                    /** @default [] */
+                                    allowed_origins: string[];
+                                };
+                            };
+                            limits: {
+                                /**
+                                 * @description Most tool calls one `parallel` request may start.
+                                 * @default 8
+                                 */
+                                max_calls: number;
+                                /** @default 5 */
+                                max_parallel_subagents: number;
+                                /** @default 20 */
+                                max_subagents_per_tree: number;
+                                /** @default 2 */
+                                max_depth: number;
+                                /**
+                                 * @default reject
+                                 * @enum {string}
+                                 */
+                                on_subagent_limit: "reject" | "queue";
+                                /** @default 20 */
+                                max_queued_subagents: number;
+                                /**
+                                 * @description Pending + running jobs one chat may hold.
+                                 * @default 64
+                                 */
+                                max_active_jobs_per_chat: number;
+                                /**
+                                 * @description Longest a request waits; below Cloudflare's 100 s idle cutoff.
+                                 * @default 90
+                                 */
+                                max_wait_seconds: number;
+                                /**
+                                 * @description How long an await waits when `timeout` is omitted.
+                                 * @default 300
+                                 */
+                                default_timeout_seconds: number;
+                                /** @default 600 */
+                                tool_job_timeout_seconds: number;
+                                /** @default 1800 */
+                                subordinate_job_timeout_seconds: number;
+                                /** @default 3600 */
+                                max_job_timeout_seconds: number;
+                                /** @default 300 */
+                                subagent_idle_seconds: number;
+                                /** @default null */
+                                max_tokens_per_job: number | null;
+                                /** @default 16000 */
+                                max_result_chars: number;
+                                /**
+                                 * @description Stays under SQLite's 2 MB row limit.
+                                 * @default 1048576
+                                 */
+                                max_stored_result_bytes: number;
+                                /** @default 1048576 */
+                                max_response_bytes: number;
+                                /** @default 262144 */
+                                max_body_bytes: number;
+                                /** @default 64 */
+                                max_job_ids: number;
+                                /** @default 604800 */
+                                retention_seconds: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/parallel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start, await, collect or cancel parallel jobs (Agent Zero `parallel` tool_args) */
+        post: {
+            parameters: {
+                query?: {
+                    agent?: string;
+                    callback_url?: string;
+                    notify?: string;
+                };
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Calls to start as jobs (aliases: calls, items); a JSON string of the array is accepted. */
+                        tool_calls?: {
+                            /** @description Tool to run; `tool:method` sets `tool_args.action`. */
+                            tool_name: string;
+                            tool_args: {
+                                [key: string]: unknown;
+                            };
+                        }[] | string;
+                        /** @description Existing jobs to await, collect or cancel. */
+                        job_ids?: string | string[];
+                        /** @enum {string} */
+                        action?: "start" | "background" | "await" | "wait" | "collect" | "cancel";
+                        /** @description Wait for the jobs; default true unless action is start, background or collect. */
+                        wait?: boolean | string;
+                        /** @description Seconds this call may wait (default 300, capped by max_wait_seconds). */
+                        timeout?: number | string;
+                        /** @description Hard deadline in seconds for each started job. */
+                        job_timeout?: number | string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
+                            jobs: {
+                                job_id: string;
+                                tool_name: string;
+                                /** @enum {string} */
+                                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                                duration_seconds: number;
+                                queue_position?: number;
+                                context_id?: string;
+                                result?: string;
+                                /** @constant */
+                                result_truncated?: true;
+                                error?: string;
+                                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                                usage?: {
+                                    [key: string]: number;
+                                };
+                                /** @constant */
+                                wait_timed_out?: true;
+                            }[];
+                            /** @constant */
+                            wait_timeout?: true;
+                            instruction?: string;
+                        } | {
+                            /** @constant */
+                            status: "started";
+                            jobs: {
+                                job_id: string;
+                                tool_name: string;
+                                /** @enum {string} */
+                                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                                duration_seconds: number;
+                                queue_position?: number;
+                                context_id?: string;
+                                result?: string;
+                                /** @constant */
+                                result_truncated?: true;
+                                error?: string;
+                                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                                usage?: {
+                                    [key: string]: number;
+                                };
+                                /** @constant */
+                                wait_timed_out?: true;
+                            }[];
+                            instruction: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/tool-calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run one assistant message's OpenAI tool_calls, tiered; answers in call order */
+        post: {
+            parameters: {
+                query?: {
+                    agent?: string;
+                    callback_url?: string;
+                    notify?: string;
+                };
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The tool calls of one assistant message. */
+                        tool_calls: {
+                            id: string;
+                            /** @constant */
+                            type?: "function";
+                            function: {
+                                name: string;
+                                /** @description JSON text of the arguments. */
+                                arguments: string;
+                            };
+                        }[];
+                        /** @description Seconds this request may wait (capped by max_wait_seconds). */
+                        timeout?: number | string;
+                    } | {
+                        id: string;
+                        /** @constant */
+                        type?: "function";
+                        function: {
+                            name: string;
+                            /** @description JSON text of the arguments. */
+                            arguments: string;
+                        };
+                    }[];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
+                            batch_id: string | null;
+                            /** @description One entry per call, in the original order. */
+                            results: {
+                                tool_call_id: string;
+                                name: string;
+                                job_id: string | null;
+                                /** @description A `parallel` call's jobs: the ones it named, then the ones it started. */
+                                job_ids?: string[];
+                                /** @enum {string} */
+                                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                                /** @description The result text, `Error: <message>`, or a `parallel` call's payload; absent while active. */
+                                content?: string;
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/spawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start one subagent (spawn_task arguments; wait defaults to false) */
+        post: {
+            parameters: {
+                query?: {
+                    agent?: string;
+                    callback_url?: string;
+                    notify?: string;
+                };
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What the subagent should do, with everything it needs to know. */
+                        task: string;
+                        /** @description Short label for progress messages (default: the task's first 30 characters). */
+                        label?: string;
+                        /** @description Subagent type (profile). */
+                        agent?: string;
+                        /** @description Wait for the result (honoured at /spawn and in agent loops). */
+                        wait?: boolean;
+                        /**
+                         * @description "fork" passes your recent conversation; "fresh" (default) nothing.
+                         * @enum {string}
+                         */
+                        context?: "fresh" | "fork";
+                        /** @description Restrict the subagent to these of its profile's tools. */
+                        tools?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
+                            jobs: {
+                                job_id: string;
+                                tool_name: string;
+                                /** @enum {string} */
+                                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                                duration_seconds: number;
+                                queue_position?: number;
+                                context_id?: string;
+                                result?: string;
+                                /** @constant */
+                                result_truncated?: true;
+                                error?: string;
+                                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                                usage?: {
+                                    [key: string]: number;
+                                };
+                                /** @constant */
+                                wait_timed_out?: true;
+                            }[];
+                            /** @constant */
+                            wait_timeout?: true;
+                            instruction?: string;
+                        } | {
+                            /** @constant */
+                            status: "started";
+                            jobs: {
+                                job_id: string;
+                                tool_name: string;
+                                /** @enum {string} */
+                                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                                duration_seconds: number;
+                                queue_position?: number;
+                                context_id?: string;
+                                result?: string;
+                                /** @constant */
+                                result_truncated?: true;
+                                error?: string;
+                                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                                usage?: {
+                                    [key: string]: number;
+                                };
+                                /** @constant */
+                                wait_timed_out?: true;
+                            }[];
+                            instruction: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Function definitions and prompts for an agent */
+        get: {
+            parameters: {
+                query?: {
+                    agent?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tools: ({
+                                /** @constant */
+                                type: "function";
+                                function: {
+                                    name: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            prompts: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** With ?status=failed: events whose webhook delivery gave up. With Upgrade: websocket: the chat's live stream (?after=<seq>) */
+        get: {
+            parameters: {
+                query?: {
+                    status?: string;
+                    after?: string;
+                    ticket?: string;
+                };
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            events: {
+                                id: string;
+                                type: string;
+                                seq: number;
+                                attempts: number;
+                                last_status: number | null;
+                                last_error: string | null;
+                                failed_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Upgrade: websocket only: every chat's events, each with a cursor (?after=<cursor>) */
+        get: {
+            parameters: {
+                query?: {
+                    after?: string;
+                    ticket?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ws-tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A single-use, 60 s ticket for opening a stream from a browser (?ticket=) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Limit the ticket to this chat's stream. */
+                        chat_id?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ticket: string;
+                            /** @constant */
+                            expires_in: 60;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List top-level chats */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            chats: {
+                                chat_id: string;
+                                parent_chat_id: string | null;
+                                level: number;
+                                name: string;
+                                created_at: string;
+                                last_activity: string;
+                                children: {
+                                    chat_id: string;
+                                    name: string;
+                                    level: number;
+                                    running_jobs: number;
+                                }[];
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Chat info */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            chat_id: string;
+                            parent_chat_id: string | null;
+                            level: number;
+                            name: string;
+                            children: {
+                                chat_id: string;
+                                name: string;
+                                level: number;
+                                running_jobs: number;
+                            }[];
+                            running_jobs: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Cancel everything in a chat and delete it */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Active and uncollected jobs */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            jobs: {
+                                job_id: string;
+                                tool_name: string;
+                                /** @enum {string} */
+                                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                                duration_seconds: number;
+                                queue_position?: number;
+                                context_id?: string;
+                                result?: string;
+                                /** @constant */
+                                result_truncated?: true;
+                                error?: string;
+                                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                                usage?: {
+                                    [key: string]: number;
+                                };
+                                /** @constant */
+                                wait_timed_out?: true;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A job's full record until purge */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                    job_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            job_id: string;
+                            chat_id: string;
+                            batch_id: string;
+                            index: number;
+                            tool_name: string;
+                            tool_args: {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            kind: "tool" | "subordinate";
+                            /** @enum {string} */
+                            state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                            created_at: string;
+                            started_at: string | null;
+                            completed_at: string | null;
+                            attempt: number;
+                            deadline_at: string;
+                            result: string | null;
+                            result_truncated: boolean;
+                            error: string | null;
+                            context_id: string | null;
+                            usage: {
+                                [key: string]: number;
+                            } | null;
+                            collected_at: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/extras": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reminder text of uncollected jobs for the model's context */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Log rows, one per job */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            rows: {
+                                id: string;
+                                job_id: string;
+                                type: string;
+                                heading: string;
+                                kvps: {
+                                    [key: string]: unknown;
+                                };
+                                content: string;
+                                created_at: string;
+                                updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An event, POSTed to webhook.url (or a request's callback_url), signed with Standard Webhooks headers */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx acknowledges the event; 408/429/5xx are retried; 410 disables the webhook */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: {
+        Event: {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "chat.created";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                name: string;
+                level: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "chat.updated";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                name: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.started";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                batch_id: string;
+                tool_name: string;
+                context_id?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.finished";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                batch_id: string;
+                job_id: string;
+                tool_name: string;
+                /** @enum {string} */
+                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                duration_seconds: number;
+                queue_position?: number;
+                context_id?: string;
+                result?: string;
+                /** @constant */
+                result_truncated?: true;
+                error?: string;
+                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                usage?: {
+                    [key: string]: number;
+                };
+                /** @constant */
+                wait_timed_out?: true;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "batch.finished";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                batch_id: string;
+                results: {
+                    /** @enum {string} */
+                    status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
+                    jobs: {
+                        job_id: string;
+                        tool_name: string;
+                        /** @enum {string} */
+                        state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                        duration_seconds: number;
+                        queue_position?: number;
+                        context_id?: string;
+                        result?: string;
+                        /** @constant */
+                        result_truncated?: true;
+                        error?: string;
+                        /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                        usage?: {
+                            [key: string]: number;
+                        };
+                        /** @constant */
+                        wait_timed_out?: true;
+                    }[];
+                    /** @constant */
+                    wait_timeout?: true;
+                    instruction?: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "subagent.started";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                context_id: string;
+                agent: string;
+                label: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "subagent.finish";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                context_id: string;
+                agent: string;
+                label: string;
+                /** @enum {string} */
+                status: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                result?: string | null;
+                /** @constant */
+                result_truncated?: true;
+                error?: string | null;
+                usage: {
+                    [key: string]: number;
+                } | null;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "chat.idle";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        TenantStreamEvent: {
+            cursor: number;
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "chat.created";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                name: string;
+                level: number;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            cursor: number;
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "chat.updated";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                name: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            cursor: number;
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.started";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                batch_id: string;
+                tool_name: string;
+                context_id?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            cursor: number;
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.finished";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                batch_id: string;
+                job_id: string;
+                tool_name: string;
+                /** @enum {string} */
+                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                duration_seconds: number;
+                queue_position?: number;
+                context_id?: string;
+                result?: string;
+                /** @constant */
+                result_truncated?: true;
+                error?: string;
+                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                usage?: {
+                    [key: string]: number;
+                };
+                /** @constant */
+                wait_timed_out?: true;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            cursor: number;
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "batch.finished";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                batch_id: string;
+                results: {
+                    /** @enum {string} */
+                    status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
+                    jobs: {
+                        job_id: string;
+                        tool_name: string;
+                        /** @enum {string} */
+                        state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                        duration_seconds: number;
+                        queue_position?: number;
+                        context_id?: string;
+                        result?: string;
+                        /** @constant */
+                        result_truncated?: true;
+                        error?: string;
+                        /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                        usage?: {
+                            [key: string]: number;
+                        };
+                        /** @constant */
+                        wait_timed_out?: true;
+                    }[];
+                    /** @constant */
+                    wait_timeout?: true;
+                    instruction?: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            cursor: number;
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "subagent.started";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                context_id: string;
+                agent: string;
+                label: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            cursor: number;
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "subagent.finish";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                context_id: string;
+                agent: string;
+                label: string;
+                /** @enum {string} */
+                status: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                result?: string | null;
+                /** @constant */
+                result_truncated?: true;
+                error?: string | null;
+                usage: {
+                    [key: string]: number;
+                } | null;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            cursor: number;
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "chat.idle";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        CursorExpired: {
+            /** @constant */
+            type: "cursor.expired";
+            oldest: number;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export type operations = Record<string, never>;

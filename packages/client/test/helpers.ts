@@ -1,0 +1,23 @@
+/** Shared by the client and CLI tests: the service's address and a tenant configured for them. */
+import { inject } from "vitest";
+import { Fanout, type FanoutOptions } from "../src/index.js";
+
+export const url = () => inject("fanoutUrl");
+export const key = () => inject("fanoutKey");
+
+export const client = (more: Partial<FanoutOptions> = {}) => new Fanout({ url: url(), apiKey: key(), ...more });
+
+/** Replaces the tenant's configuration (test files run one after another: see vitest.config.ts). */
+export async function configure(config: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${url()}/v1/config`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${key()}`, "content-type": "application/json" },
+    body: JSON.stringify(config),
+  });
+  if (!res.ok) throw new Error(`config: ${res.status} ${await res.text()}`);
+}
+
+export const wait = (seconds: number) => ({ tool_name: "wait", tool_args: { seconds } });
+
+/** A chat id of its own per test, so tests never see each other's jobs. */
+export const chat = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}`;
