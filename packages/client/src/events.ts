@@ -24,6 +24,8 @@ export class EventStream implements AsyncIterable<StreamMessage> {
   #after: number | undefined;
   #socket: WebSocket | undefined;
   #closed = false;
+  /** Whether a connection ever opened: until then every event is new to this stream. */
+  #opened = false;
   #failures = 0;
   readonly #queue: StreamMessage[] = [];
   #wake: (() => void) | undefined;
@@ -83,8 +85,9 @@ export class EventStream implements AsyncIterable<StreamMessage> {
     try {
       const url = new URL(this.url);
       url.searchParams.set("ticket", await this.ticket());
-      // Resume after the last event queued, handed out or not: those are not asked for twice.
-      const after = this.#lastQueued() ?? this.#after;
+      // Resume after the last event queued, handed out or not: those are not asked for twice. A
+      // chat that did not exist yet (its stream answers 404) is read from its start once it does.
+      const after = this.#lastQueued() ?? this.#after ?? (this.#failures > 0 && !this.#opened ? 0 : undefined);
       if (after !== undefined) url.searchParams.set("after", String(after));
       if (this.#closed) return;
       socket = new this.WebSocketClass(url);
@@ -95,17 +98,31 @@ export class EventStream implements AsyncIterable<StreamMessage> {
     }
     this.#socket = socket;
     const ping = setInterval(() => socket.readyState === socket.OPEN && socket.send("ping"), PING_MS);
-    socket.addEventListener("open", () => (this.#failures = 0));
+    socket.addEventListener("open", () => {
+      this.#opened = true;
+      this.#failures = 0;
+    });
     socket.addEventListener("message", (m) => {
       if (typeof m.data !== "string" || m.data === "pong") return;
       this.#queue.push(JSON.parse(m.data) as StreamMessage);
       this.#wake?.();
     });
-    socket.addEventListener("close", () => {
+    // A refused handshake fires only `error` in some runtimes (Node's), a dropped socket `close`, often both.
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
       clearInterval(ping);
+      try {
+        socket.close();
+      } catch {
+        // never opened
+      }
       if (this.#socket === socket) this.#socket = undefined;
       if (!this.#closed) void this.#retry();
-    });
+    };
+    socket.addEventListener("error", end);
+    socket.addEventListener("close", end);
   }
 
   #lastQueued(): number | undefined {

@@ -157,6 +157,17 @@ describe("event streams", () => {
     }
   });
 
+  it("a stream opened before its chat exists reads the chat from its start once it does", async () => {
+    const id = chat("early");
+    const fanout = client();
+    const stream = fanout.events(id); // the chat's stream answers 404 until its first job
+    await new Promise((r) => setTimeout(r, 300));
+    await fanout.parallel(id, { tool_calls: [wait(0.01)] });
+    const seen = await take(stream[Symbol.asyncIterator](), batchesDone(1));
+    stream.close();
+    expect(seen.map((m) => m.type)).toEqual(["chat.created", "job.started", "job.finished", "batch.finished"]);
+  });
+
   it("the tenant stream carries cursors", async () => {
     const fanout = client();
     const stream = fanout.events(null);

@@ -1,0 +1,65 @@
+/**
+ * What the CLI prints for people: job tables and the live progress block of
+ * `fanout watch`. Pure functions of the data and the clock, so they are tested
+ * without a terminal.
+ */
+import type { FanoutEvent, JobSnapshot } from "../types.js";
+
+const WIDTH = 60;
+
+/** The first line of a text, cut to fit a table cell. */
+export function cell(text: string, width = WIDTH): string {
+  const line = text.split("\n", 1)[0]!;
+  const more = line !== text || [...line].length > width;
+  return more ? `${[...line].slice(0, width - 1).join("")}…` : line;
+}
+
+const seconds = (s: number) => `${s.toFixed(1)}s`;
+
+/** Jobs as aligned columns: id, tool, state, duration, result or error. */
+export function jobTable(jobs: JobSnapshot[]): string {
+  if (jobs.length === 0) return "no jobs";
+  const rows = jobs.map((j) => [j.job_id, j.tool_name, j.state, seconds(j.duration_seconds), cell(j.error ? `Error: ${j.error}` : (j.result ?? ""))]);
+  const head = ["job", "tool", "state", "time", "result"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  return [line(head), ...rows.map(line)].join("\n");
+}
+
+/** A running job as `fanout watch` shows it. */
+export interface RunningJob {
+  chat_id: string;
+  job_id: string;
+  tool_name: string;
+  started_at: number;
+}
+
+const SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
+
+/** The progress block: one line per running job, with a spinner and the time it has run. */
+export function progressLines(running: RunningJob[], now: number): string[] {
+  const frame = SPINNER[Math.floor(now / 100) % SPINNER.length];
+  return running.map((j) => `${frame} ${j.chat_id}  ${j.job_id}  ${j.tool_name}  ${seconds(Math.max(0, now - j.started_at) / 1000)}`);
+}
+
+/** A line for an event worth a line of its own (a job or batch ending); undefined for the rest. */
+export function eventLine(event: FanoutEvent): string | undefined {
+  const where = event.data.chat_id;
+  if (event.type === "job.finished") {
+    const mark = event.data.state === "success" ? "✓" : "✗";
+    const outcome = event.data.error ? `Error: ${event.data.error}` : (event.data.result ?? "");
+    return `${mark} ${where}  ${event.data.job_id}  ${event.data.tool_name}  ${event.data.state}  ${seconds(event.data.duration_seconds)}  ${cell(outcome, 40)}`;
+  }
+  if (event.type === "batch.finished") return `■ ${where}  ${event.data.batch_id}  ${event.data.results.status} (${event.data.results.jobs.length} jobs)`;
+  return undefined;
+}
+
+/** The running set after an event. */
+export function track(running: RunningJob[], event: FanoutEvent): RunningJob[] {
+  if (event.type === "job.started") {
+    const started_at = Date.parse(event.timestamp);
+    return [...running.filter((j) => j.job_id !== event.data.job_id), { chat_id: event.data.chat_id, job_id: event.data.job_id, tool_name: event.data.tool_name, started_at }];
+  }
+  if (event.type === "job.finished") return running.filter((j) => j.job_id !== event.data.job_id);
+  return running;
+}

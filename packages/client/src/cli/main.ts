@@ -1,0 +1,154 @@
+/**
+ * `npx fanout`: the client from a terminal, for trying fanout and for scripts.
+ * Reads FANOUT_URL and FANOUT_API_KEY; `--json` prints the API's answers as
+ * they are (NDJSON for `watch`). Exit codes: 0 done, 1 fanout refused or
+ * failed, 2 the command line is wrong.
+ */
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { Fanout } from "../client.js";
+import { FanoutError } from "../errors.js";
+import type { ParallelArgs } from "../types.js";
+import { jobTable } from "./format.js";
+import { watch } from "./watch.js";
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown };
+  readStdin(): Promise<string>;
+  /** Ends `watch` (Ctrl-C in a terminal). */
+  signal?: AbortSignal;
+}
+
+export const USAGE = `Usage: fanout <command> [options]
+
+Commands:
+  parallel --chat <id> --calls <file|->   start tool calls (a JSON array of calls, or parallel arguments)
+           [--no-wait] [--timeout <s>] [--agent <name>]
+  jobs     --chat <id>                    the chat's active and uncollected jobs
+  await    --chat <id> [--timeout <s>] <job_id>...   wait for jobs (past the per-request cap)
+  cancel   --chat <id> <job_id>...        cancel jobs
+  watch    [--chat <id>]                  live events, with running jobs and their times
+
+Options: --json (the API's answers as they are), --help
+Environment: FANOUT_URL (e.g. http://127.0.0.1:8787), FANOUT_API_KEY
+`;
+
+class UsageError extends Error {}
+
+const OPTIONS = {
+  chat: { type: "string" },
+  calls: { type: "string" },
+  "no-wait": { type: "boolean" },
+  timeout: { type: "string" },
+  agent: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
+
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  try {
+    let parsed;
+    try {
+      parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const [command, ...rest] = parsed.positionals;
+    if (parsed.values.help || !command || command === "help") {
+      io.stdout.write(USAGE);
+      return command || parsed.values.help ? 0 : 2;
+    }
+    const fanout = connect(io.env);
+    return await dispatch(fanout, command, rest, parsed.values, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`fanout: ${e.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (e instanceof FanoutError) {
+      io.stderr.write(`fanout: ${e.code}: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+function connect(env: CliIo["env"]): Fanout {
+  const url = env.FANOUT_URL;
+  const apiKey = env.FANOUT_API_KEY;
+  if (!url || !apiKey) throw new UsageError("set FANOUT_URL (e.g. http://127.0.0.1:8787) and FANOUT_API_KEY first");
+  return new Fanout({ url, apiKey });
+}
+
+async function dispatch(fanout: Fanout, command: string, ids: string[], o: Options, io: CliIo): Promise<number> {
+  const print = (value: unknown, human: () => string) => io.stdout.write(`${o.json ? JSON.stringify(value) : human()}\n`);
+  switch (command) {
+    case "parallel": {
+      const args = await readCalls(need(o.calls, "--calls <file|->"), io);
+      if (o["no-wait"]) args.wait = false;
+      if (o.timeout) args.timeout = seconds(o.timeout);
+      const answer = await fanout.parallel(need(o.chat, "--chat <id>"), args, { agent: o.agent });
+      print(answer, () => `${answer.status}\n${jobTable(answer.jobs)}`);
+      return 0;
+    }
+    case "jobs": {
+      const jobs = await fanout.jobs(need(o.chat, "--chat <id>"));
+      print({ jobs }, () => jobTable(jobs));
+      return 0;
+    }
+    case "await": {
+      const answer = await fanout.awaitJobs(need(o.chat, "--chat <id>"), needIds(ids), { timeoutSeconds: o.timeout ? seconds(o.timeout) : 300 });
+      print(answer, () => `${answer.status}\n${jobTable(answer.jobs)}`);
+      return 0;
+    }
+    case "cancel": {
+      const answer = await fanout.cancel(need(o.chat, "--chat <id>"), needIds(ids));
+      print(answer, () => `${answer.status}\n${jobTable(answer.jobs)}`);
+      return 0;
+    }
+    case "watch":
+      await watch(fanout, o.chat ?? null, { json: o.json === true, out: io.stdout, signal: io.signal });
+      return 0;
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}
+
+/** The calls file: a JSON array of tool calls, or a whole `parallel` arguments object. */
+async function readCalls(source: string, io: CliIo): Promise<ParallelArgs> {
+  let text: string;
+  try {
+    text = source === "-" ? await io.readStdin() : await readFile(source, "utf8");
+  } catch (e) {
+    throw new UsageError(`cannot read ${source}: ${(e as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`${source} is not JSON: ${(e as Error).message}`);
+  }
+  if (Array.isArray(value)) return { tool_calls: value };
+  if (value && typeof value === "object") return value as ParallelArgs;
+  throw new UsageError(`${source} must hold a JSON array of tool calls or an object of parallel arguments`);
+}
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`this command needs ${what}`);
+  return value;
+}
+
+function needIds(ids: string[]): string[] {
+  if (ids.length === 0) throw new UsageError("name at least one job id");
+  return ids;
+}
+
+function seconds(raw: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--timeout must be a whole number of seconds >= 1, not '${raw}'`);
+  return n;
+}

@@ -1,0 +1,139 @@
+/**
+ * `npx fanout` against the service under `wrangler dev`: each command, its
+ * output for people and for scripts, and its errors and exit codes.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { beforeEach, describe, expect, it } from "vitest";
+import { run, USAGE, type CliIo } from "../src/cli/main.js";
+import { chat, configure, key, url, wait } from "./helpers.js";
+
+beforeEach(() => configure({ limits: { max_wait_seconds: 1 } }));
+
+/** Runs the CLI in-process and captures what it prints. */
+async function fanout(argv: string[], more: Partial<CliIo> = {}) {
+  let stdout = "";
+  let stderr = "";
+  const code = await run(argv, {
+    env: { FANOUT_URL: url(), FANOUT_API_KEY: key() },
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+    readStdin: async () => "",
+    ...more,
+  });
+  return { code, stdout, stderr };
+}
+
+async function callsFile(value: unknown) {
+  const file = join(await mkdtemp(join(tmpdir(), "fanout-cli-")), "calls.json");
+  await writeFile(file, JSON.stringify(value));
+  return file;
+}
+
+describe("fanout parallel, await, jobs, cancel", () => {
+  it("runs the calls of a file and prints a job table", async () => {
+    const { code, stdout } = await fanout(["parallel", "--chat", chat("cli"), "--calls", await callsFile([wait(0.01), wait(0.01)])]);
+    expect(code).toBe(0);
+    const [status, head, ...rows] = stdout.trim().split("\n");
+    expect(status).toBe("success");
+    expect(head).toMatch(/^job\s+tool\s+state\s+time\s+result$/);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(/^wait-\S+\s+wait\s+success\s+\d+\.\ds/);
+  });
+
+  it("starts without waiting, then awaits past the per-request cap (--json for scripts)", async () => {
+    const id = chat("cli-await");
+    const started = await fanout(["parallel", "--chat", id, "--calls", "-", "--no-wait", "--json"], { readStdin: async () => JSON.stringify({ tool_calls: [wait(2)] }) });
+    const answer = JSON.parse(started.stdout);
+    expect(answer.status).toBe("started");
+    const jobs = JSON.parse((await fanout(["jobs", "--chat", id, "--json"])).stdout).jobs;
+    expect(jobs.map((j: { job_id: string }) => j.job_id)).toEqual([answer.jobs[0].job_id]);
+    const awaited = await fanout(["await", "--chat", id, "--timeout", "20", "--json", answer.jobs[0].job_id]);
+    expect(JSON.parse(awaited.stdout)).toMatchObject({ status: "success", jobs: [{ state: "success" }] });
+  });
+
+  it("cancels jobs by id", async () => {
+    const id = chat("cli-cancel");
+    const started = JSON.parse((await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(30)]), "--no-wait", "--json"])).stdout);
+    const { code, stdout } = await fanout(["cancel", "--chat", id, started.jobs[0].job_id]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("cancelled");
+    expect(stdout).toContain("Error: Parallel job was cancelled.");
+  });
+});
+
+describe("fanout watch", () => {
+  it("prints each event of a chat as a JSON line until stopped", async () => {
+    const id = chat("cli-watch");
+    const stop = new AbortController();
+    const lines: string[] = [];
+    const watching = run(["watch", "--chat", id, "--json"], {
+      env: { FANOUT_URL: url(), FANOUT_API_KEY: key() },
+      stdout: { write: (t: string) => (lines.push(...t.trim().split("\n")), lines.some((l) => l.includes('"batch.finished"')) && stop.abort()) },
+      stderr: { write: () => {} },
+      readStdin: async () => "",
+      signal: stop.signal,
+    });
+    await new Promise((r) => setTimeout(r, 500)); // the stream is open before the batch starts
+    await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(0.01)])]);
+    expect(await watching).toBe(0);
+    expect(lines.map((l) => JSON.parse(l).type)).toEqual(["chat.created", "job.started", "job.finished", "batch.finished"]);
+  });
+
+  it("shows running jobs and a line per ended job and batch on a terminal", async () => {
+    const id = chat("cli-tty");
+    const stop = new AbortController();
+    let screen = "";
+    const watching = run(["watch", "--chat", id], {
+      env: { FANOUT_URL: url(), FANOUT_API_KEY: key() },
+      stdout: { isTTY: true, write: (t: string) => ((screen += t), screen.includes("■") && stop.abort()) },
+      stderr: { write: () => {} },
+      readStdin: async () => "",
+      signal: stop.signal,
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(1)])]);
+    expect(await watching).toBe(0);
+    expect(screen).toMatch(new RegExp(`[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] ${id}  wait-\\S+  wait  \\d\\.\\ds`)); // the progress block
+    expect(screen).toMatch(new RegExp(`✓ ${id}  wait-\\S+  wait  success`));
+    expect(screen).toMatch(new RegExp(`■ ${id}  batch-\\S+  success \\(1 jobs\\)`));
+  });
+});
+
+describe("errors", () => {
+  it("says what to set when the environment is missing (exit 2)", async () => {
+    const { code, stderr } = await fanout(["jobs", "--chat", "x"], { env: {} });
+    expect(code).toBe(2);
+    expect(stderr).toContain("set FANOUT_URL (e.g. http://127.0.0.1:8787) and FANOUT_API_KEY first");
+  });
+
+  it("prints usage for a wrong command line (exit 2) and for --help (exit 0)", async () => {
+    expect(await fanout(["frobnicate"])).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown command 'frobnicate'") });
+    expect(await fanout(["jobs"])).toMatchObject({ code: 2, stderr: expect.stringContaining("this command needs --chat <id>") });
+    expect(await fanout(["await", "--chat", "c"])).toMatchObject({ code: 2, stderr: expect.stringContaining("name at least one job id") });
+    expect(await fanout(["parallel", "--chat", "c", "--calls", "/nonexistent.json"])).toMatchObject({ code: 2, stderr: expect.stringContaining("cannot read /nonexistent.json") });
+    expect(await fanout(["--help"])).toMatchObject({ code: 0, stdout: USAGE });
+  });
+
+  it("prints fanout's refusal with its code (exit 1)", async () => {
+    const { code, stderr } = await fanout(["parallel", "--chat", chat("cli-bad"), "--calls", await callsFile([{ tool_name: "nope", tool_args: {} }])]);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^fanout: unknown_tool: tool_calls\[0\] uses unknown tool 'nope'/);
+  });
+});
+
+describe("npx fanout", () => {
+  it("runs the built CLI", async () => {
+    const bin = new URL("../bin/fanout.js", import.meta.url).pathname;
+    const { stdout } = await promisify(execFile)(process.execPath, [bin, "jobs", "--chat", chat("bin"), "--json"], {
+      env: { ...process.env, FANOUT_URL: url(), FANOUT_API_KEY: key() },
+    }).catch((e) => e);
+    expect(stdout).toBe("");
+    const failed = await promisify(execFile)(process.execPath, [bin, "jobs", "--chat", "none-such"], { env: { ...process.env, FANOUT_URL: url(), FANOUT_API_KEY: key() } }).catch((e) => e);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("fanout: chat_not_found");
+  });
+});
