@@ -2,7 +2,7 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { TEST_BINDINGS } from "./test/setup/bindings.ts";
 
-// Two projects, one `npm test`: the worker in workerd, and the client package in Node against `wrangler dev`.
+// One `npm test` for the worker (in workerd), the client package and the example bot (in Node, against `wrangler dev`).
 export default defineConfig({
   test: {
     projects: [
@@ -22,6 +22,7 @@ export default defineConfig({
         },
       },
       "packages/*",
+      "examples/*",
     ],
   },
 });

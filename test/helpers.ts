@@ -1,6 +1,7 @@
 /** Test helpers: calling the worker as a bot would, and configuring a tenant. */
 import { SELF, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { inject, vi } from "vitest";
+import { eventually } from "./eventually";
 import { TEST_KEYS } from "./setup/bindings";
 
 export const toolServer = () => inject("toolServer");
@@ -101,16 +102,7 @@ export async function advanceAndRunAlarm(chat: string, ms: number, tenant = "acm
   return runDurableObjectAlarm(chatObject(chat, tenant));
 }
 
-/** Polls a condition on real time; for waiting on background work, not for timing assertions. */
-export async function eventually<T>(probe: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-  const until = performance.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (performance.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { eventually };
 
 /** Scripts the fake LLM's replies for `model` (each test uses a model name of its own). */
 export async function scriptLlm(model: string, replies: unknown[]) {

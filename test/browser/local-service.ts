@@ -42,24 +42,63 @@ export interface LocalService {
   stop(): Promise<void>;
 }
 
-export async function startLocalService(): Promise<LocalService> {
-  const [port, inspector, providerPort] = await Promise.all([freePort(), freePort(), freePort()]);
-  const state = mkdtempSync(join(tmpdir(), "fanout-e2e-"));
-  const env = { ...process.env, WRANGLER_SEND_METRICS: "false", FAKE_PROVIDER_PORT: String(providerPort) };
-  const children: ChildProcess[] = [
-    spawn(process.execPath, ["scripts/fake-provider.mjs"], { cwd: ROOT, env, stdio: "ignore" }),
-    spawn(
-      "npx",
-      [
-        "wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector),
-        "--persist-to", state, "--show-interactive-dev-session=false",
-        "--var", `API_KEYS:${TENANT}:${KEY}`, "--var", `CONFIG_KEY:${CONFIG_KEY}`, "--var", "ALLOW_PRIVATE_EGRESS:true",
-      ],
-      { cwd: ROOT, env, stdio: ["ignore", "ignore", "inherit"], detached: true },
-    ),
-  ];
+export interface DevServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A Worker under `wrangler dev` in `cwd` with `vars`, a throwaway state directory and free ports;
+ * resolves once `healthPath` answers 2xx.
+ */
+export async function startWranglerDev(cwd: string, vars: Record<string, string>, healthPath = "/healthz"): Promise<DevServer> {
+  const [port, inspector] = await Promise.all([freePort(), freePort()]);
+  const state = mkdtempSync(join(tmpdir(), "fanout-dev-"));
+  const child = spawn(
+    "npx",
+    [
+      "wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector),
+      "--persist-to", state, "--show-interactive-dev-session=false",
+      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+    ],
+    { cwd, env: { ...process.env, WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "ignore", "inherit"], detached: true },
+  );
   const url = `http://127.0.0.1:${port}`;
-  const service: LocalService = {
+  const stop = async () => {
+    try {
+      // wrangler runs workerd under it: end the whole process group.
+      if (child.pid) process.kill(-child.pid, "SIGTERM");
+    } catch {
+      /* already gone */
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    rmSync(state, { recursive: true, force: true });
+  };
+  try {
+    await until(async () => (await fetch(`${url}${healthPath}`)).ok, 120_000, `wrangler dev in ${cwd}`);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { url, stop };
+}
+
+export async function startLocalService(): Promise<LocalService> {
+  const providerPort = await freePort();
+  const provider: ChildProcess = spawn(process.execPath, ["scripts/fake-provider.mjs"], {
+    cwd: ROOT,
+    env: { ...process.env, FAKE_PROVIDER_PORT: String(providerPort) },
+    stdio: "ignore",
+  });
+  let dev: DevServer;
+  try {
+    dev = await startWranglerDev(ROOT, { API_KEYS: `${TENANT}:${KEY}`, CONFIG_KEY, ALLOW_PRIVATE_EGRESS: "true" });
+  } catch (e) {
+    provider.kill("SIGTERM");
+    throw e;
+  }
+  const { url } = dev;
+  return {
     url,
     providerUrl: `http://127.0.0.1:${providerPort}/v1`,
     async api(path, body, method) {
@@ -73,24 +112,8 @@ export async function startLocalService(): Promise<LocalService> {
       return text ? JSON.parse(text) : null;
     },
     async stop() {
-      for (const child of children) {
-        try {
-          // wrangler runs workerd under it: end the whole process group.
-          if (child.pid && child.spawnargs.includes("dev")) process.kill(-child.pid, "SIGTERM");
-          else child.kill("SIGTERM");
-        } catch {
-          /* already gone */
-        }
-      }
-      await new Promise((r) => setTimeout(r, 500));
-      rmSync(state, { recursive: true, force: true });
+      provider.kill("SIGTERM");
+      await dev.stop();
     },
   };
-  try {
-    await until(async () => (await fetch(`${url}/healthz`)).ok, 120_000, "wrangler dev");
-  } catch (e) {
-    await service.stop();
-    throw e;
-  }
-  return service;
 }

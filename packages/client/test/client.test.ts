@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FanoutError, readWebhook, type FanoutEvent, type StreamMessage } from "../src/index.js";
 import { chat, client, configure, url, wait } from "./helpers.js";
+import { eventually } from "../../../test/eventually";
 import { cuttableProxy } from "./proxy.js";
 
 const SECRET = "whsec_dGVzdC1jbGllbnQtd2ViaG9vay1zZWNyZXQtMTIz";
@@ -194,9 +195,7 @@ describe("webhooks", () => {
       const hook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
       await configure({ webhook: { url: hook, secret: SECRET } });
       await client().parallel(chat("hook"), { tool_calls: [wait(0.01)] });
-      const until = Date.now() + 10_000;
-      while (!deliveries.some((d) => d.body.includes('"batch.finished"')) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-      const delivery = deliveries.find((d) => d.body.includes('"batch.finished"'))!;
+      const delivery = await eventually(async () => deliveries.find((d) => d.body.includes('"batch.finished"')));
       const headers = delivery.headers as Record<string, string>;
       const event = await readWebhook(SECRET, headers, delivery.body);
       expect(event?.type).toBe("batch.finished");

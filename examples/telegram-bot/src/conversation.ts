@@ -1,0 +1,142 @@
+/**
+ * One Telegram chat's agent (a Durable Object per chat). Every step of a turn
+ * runs from the alarm, after the update or the webhook that caused it has been
+ * written down and acknowledged: Telegram and fanout get their answer at once,
+ * and a step cut short by an eviction is simply run again. A repeated step
+ * cannot start its batch twice: the batch's Idempotency-Key is the model
+ * message it came from.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { Fanout, FanoutError, type ResultsPayload } from "@fanout/client";
+import OpenAI from "openai";
+import type { Env } from "./env";
+import { sendMessage } from "./telegram";
+import { batchFor, toolMessages, type Message, type Span } from "./turn";
+
+/** Model calls per user message, so a model that keeps calling tools cannot run forever. */
+const MAX_STEPS = 8;
+const SYSTEM_PROMPT = "You are a helpful assistant in a Telegram chat. Answer briefly.";
+
+interface Pending {
+  job_ids: string[];
+  spans: Span[];
+}
+
+export class Conversation extends DurableObject<Env> {
+  readonly #sql = this.ctx.storage.sql;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#sql.exec(`CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)`);
+    // Messages that arrive while a batch runs wait here: a tool call's answers must come right after it.
+    this.#sql.exec(`CREATE TABLE IF NOT EXISTS inbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL)`);
+    this.#sql.exec(`CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), chat_id INTEGER NOT NULL, pending TEXT, due INTEGER NOT NULL DEFAULT 0, steps INTEGER NOT NULL DEFAULT 0)`);
+  }
+
+  /** A user's message: written down now, answered from the alarm. */
+  async userMessage(chatId: number, text: string): Promise<void> {
+    const last = this.#messages().at(-1);
+    if (last?.role === "assistant" && last.tool_calls?.length) {
+      this.#sql.exec(`INSERT INTO inbox (text) VALUES (?)`, text);
+      return;
+    }
+    this.#append({ role: "user", content: text });
+    this.#sql.exec(`INSERT INTO state (id, chat_id, due, steps) VALUES (1, ?, 1, 0) ON CONFLICT (id) DO UPDATE SET due = 1, steps = 0`, chatId);
+    await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  /**
+   * fanout's `batch.finished`. Delivery is at least once: only the batch the turn waits for moves
+   * it on, so a repeated or late delivery finds nothing to do.
+   */
+  async batchFinished(results: ResultsPayload): Promise<void> {
+    const pending = this.#pending();
+    if (!pending || !results.jobs.some((j) => pending.job_ids.includes(j.job_id))) return;
+    await this.#answerCalls(toolMessages(pending.spans, results));
+  }
+
+  /** The tool calls' answers, then what the user wrote meanwhile; the next step runs from the alarm. */
+  async #answerCalls(answers: Message[]): Promise<void> {
+    this.ctx.storage.transactionSync(() => {
+      for (const message of answers) this.#append(message);
+      for (const { text } of this.#sql.exec<{ text: string }>(`SELECT text FROM inbox ORDER BY seq`).toArray()) this.#append({ role: "user", content: text });
+      this.#sql.exec(`DELETE FROM inbox`);
+      this.#sql.exec(`UPDATE state SET pending = NULL, due = 1`);
+    });
+    await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  override async alarm(): Promise<void> {
+    const state = this.#state();
+    if (!state?.due) return;
+    const chatId = state.chat_id;
+    let last = this.#messages().at(-1);
+    // A step cut short after the model answered: carry on from its answer instead of asking again.
+    if (!(last?.role === "assistant" && last.tool_calls?.length)) {
+      if (state.steps >= MAX_STEPS) return this.#reply(chatId, "I gave up on this one: too many tool rounds.");
+      this.#sql.exec(`UPDATE state SET steps = steps + 1`);
+      last = await this.#ask();
+      this.#append(last);
+    }
+    if (last.role === "assistant" && last.tool_calls?.length) return this.#startBatch(chatId, last.tool_calls);
+    return this.#reply(chatId, typeof last.content === "string" && last.content ? last.content : "(no answer)");
+  }
+
+  async #ask(): Promise<Message> {
+    const fanout = this.#fanout();
+    const { tools, prompts } = await fanout.tools();
+    const llm = new OpenAI({ baseURL: this.env.LLM_BASE_URL, apiKey: this.env.LLM_API_KEY });
+    const response = await llm.chat.completions.create({
+      model: this.env.LLM_MODEL,
+      messages: [{ role: "system", content: `${SYSTEM_PROMPT}\n\n${prompts.parallel ?? ""}` }, ...this.#messages()],
+      tools: tools as unknown as OpenAI.Chat.Completions.ChatCompletionTool[],
+    });
+    const message = response.choices[0]?.message;
+    if (!message) throw new Error("the model answered no choice");
+    return { role: "assistant", content: message.content ?? null, ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}) };
+  }
+
+  async #startBatch(chatId: number, calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[]): Promise<void> {
+    const { args, spans } = batchFor(calls);
+    const turnKey = `tg-${chatId}-${this.#lastSeq()}`;
+    try {
+      const started = await this.#fanout().parallel(`tg-${chatId}`, { ...args, wait: false }, { idempotencyKey: turnKey });
+      const pending: Pending = { job_ids: started.jobs.map((j) => j.job_id), spans };
+      this.#sql.exec(`UPDATE state SET pending = ?, due = 0`, JSON.stringify(pending));
+    } catch (e) {
+      if (!(e instanceof FanoutError) || e.retryable) throw e; // the alarm runs the step again
+      // A refusal (an unknown tool, bad arguments): the model reads why and tries something else.
+      await this.#answerCalls(calls.map((call) => ({ role: "tool", tool_call_id: call.id, content: `Error: ${e.message}` })));
+    }
+  }
+
+  async #reply(chatId: number, text: string): Promise<void> {
+    await sendMessage(this.env.TELEGRAM_API_BASE_URL, this.env.TELEGRAM_BOT_TOKEN, chatId, text);
+    this.#sql.exec(`UPDATE state SET due = 0`);
+  }
+
+  #fanout(): Fanout {
+    return new Fanout({ url: this.env.FANOUT_URL, apiKey: this.env.FANOUT_API_KEY });
+  }
+
+  #append(message: Message): void {
+    this.#sql.exec(`INSERT INTO messages (json) VALUES (?)`, JSON.stringify(message));
+  }
+
+  #messages(): Message[] {
+    return this.#sql.exec<{ json: string }>(`SELECT json FROM messages ORDER BY seq`).toArray().map((r) => JSON.parse(r.json) as Message);
+  }
+
+  #lastSeq(): number {
+    return this.#sql.exec<{ seq: number }>(`SELECT max(seq) AS seq FROM messages`).one().seq;
+  }
+
+  #state() {
+    return this.#sql.exec<{ chat_id: number; pending: string | null; due: number; steps: number }>(`SELECT chat_id, pending, due, steps FROM state`).toArray()[0];
+  }
+
+  #pending(): Pending | undefined {
+    const raw = this.#state()?.pending;
+    return raw ? (JSON.parse(raw) as Pending) : undefined;
+  }
+}

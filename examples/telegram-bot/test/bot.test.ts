@@ -1,0 +1,101 @@
+/**
+ * The example bot end to end: a Telegram update in, an agent turn whose tool
+ * calls run in fanout with `wait: false`, the turn continued by fanout's signed
+ * `batch.finished`, and the reply sent to the fake Telegram Bot API.
+ */
+import { Webhook } from "standardwebhooks";
+import { inject, describe, expect, it } from "vitest";
+import { eventually } from "../../../test/eventually";
+import { SECRETS } from "./setup";
+
+const bot = () => inject("botUrl");
+const fake = () => inject("fakeUrl");
+
+let updateId = 0;
+const telegramUpdate = (chatId: number, text: string, secret = SECRETS.telegramSecret) =>
+  fetch(`${bot()}/telegram`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
+    body: JSON.stringify({ update_id: ++updateId, message: { message_id: updateId, date: 0, chat: { id: chatId, type: "private" }, text } }),
+  });
+
+const script = (replies: unknown[]) => fetch(`${fake()}/__llm/script`, { method: "POST", body: JSON.stringify({ model: SECRETS.model, replies }) });
+const llmRequests = async () => (await (await fetch(`${fake()}/__llm/requests?model=${SECRETS.model}`)).json()) as { messages: { role: string; content: string | null }[] }[];
+const sent = async (chatId: number) => (await (await fetch(`${fake()}/__telegram/messages?chat_id=${chatId}`)).json()) as { text: string; token: string }[];
+
+const parallelCall = (...seconds: number[]) => ({
+  tool_calls: [{ name: "parallel", arguments: { tool_calls: seconds.map((s) => ({ tool_name: "wait", tool_args: { seconds: s } })) } }],
+});
+
+describe("the Telegram bot on fanout", () => {
+  it("acknowledges the update at once, runs the tool calls in fanout and replies when they are done", async () => {
+    await script([parallelCall(1, 1), { content: "Both waits are done." }]);
+    const started = Date.now();
+    const ack = await telegramUpdate(4201, "Wait twice, please.");
+    expect(ack.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(1000); // long before the 1 s jobs end
+    expect(await sent(4201)).toEqual([]);
+
+    const [reply] = await eventually(async () => {
+      const list = await sent(4201);
+      return list.length ? list : undefined;
+    });
+    expect(reply).toMatchObject({ text: "Both waits are done.", token: SECRETS.telegramToken });
+    const [first, second] = await llmRequests();
+    expect(first!.messages.at(-1)).toMatchObject({ role: "user", content: "Wait twice, please." });
+    const toolMessage = second!.messages.at(-1)!;
+    expect(toolMessage.role).toBe("tool");
+    const results = JSON.parse(toolMessage.content!);
+    expect(results.status).toBe("success");
+    expect(results.jobs.map((j: { tool_name: string; state: string }) => [j.tool_name, j.state])).toEqual([["wait", "success"], ["wait", "success"]]);
+  });
+
+  it("holds a message sent while its batch runs until the tool results are in", async () => {
+    await script([parallelCall(2), { content: "Done, and noted." }]);
+    await telegramUpdate(4202, "Wait two seconds.");
+    await eventually(async () => (await llmRequests()).length === 1, 20_000);
+    await new Promise((r) => setTimeout(r, 300));
+    await telegramUpdate(4202, "Also, remember milk.");
+    await eventually(async () => (await sent(4202)).length === 1);
+    const second = (await llmRequests())[1]!;
+    expect(second.messages.slice(1).map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
+    expect(second.messages.at(-1)!.content).toBe("Also, remember milk.");
+  });
+
+  it("continues a turn once however often fanout delivers its batch.finished", async () => {
+    await script([parallelCall(30), { content: "Once." }, { content: "Twice!" }]);
+    await telegramUpdate(4203, "Go.");
+    const fanoutApi = (path: string, body?: unknown) =>
+      fetch(`${inject("fanoutUrl")}${path}`, {
+        method: body ? "POST" : "GET",
+        headers: { authorization: `Bearer ${inject("fanoutKey")}`, "content-type": "application/json" },
+        body: body ? JSON.stringify(body) : undefined,
+      }).then((r) => r.json());
+    const [job] = await eventually(async () => (await fanoutApi("/v1/chats/tg-4203/jobs").catch(() => undefined))?.jobs);
+    // fanout delivers at least once: the same event, signed as fanout signs it, arrives twice.
+    const body = JSON.stringify({
+      id: "evt_twice", type: "batch.finished", timestamp: new Date().toISOString(),
+      data: { tenant: "e2e", chat_id: "tg-4203", parent_chat_id: null, root_chat_id: "tg-4203", seq: 9, batch_id: "batch-x",
+        results: { status: "success", jobs: [{ job_id: job.job_id, tool_name: "wait", state: "success", duration_seconds: 1, result: "ok" }] } },
+    });
+    const deliver = () => {
+      const now = new Date();
+      const signature = new Webhook(SECRETS.webhook).sign("evt_twice", now, body);
+      const headers = { "content-type": "application/json", "webhook-id": "evt_twice", "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": signature };
+      return fetch(`${bot()}/fanout`, { method: "POST", headers, body });
+    };
+    expect((await deliver()).status).toBe(204);
+    expect((await deliver()).status).toBe(204);
+    await eventually(async () => (await sent(4203)).length === 1);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await sent(4203)).map((m) => m.text)).toEqual(["Once."]);
+    expect(await llmRequests()).toHaveLength(2);
+    await fanoutApi("/v1/chats/tg-4203/parallel", { action: "cancel", job_ids: [job.job_id] });
+  });
+
+  it("refuses updates without Telegram's secret token and events without fanout's signature", async () => {
+    expect((await telegramUpdate(4204, "hi", "wrong")).status).toBe(401);
+    const unsigned = await fetch(`${bot()}/fanout`, { method: "POST", body: JSON.stringify({ id: "evt_x", type: "batch.finished", data: {} }) });
+    expect(unsigned.status).toBe(401);
+  });
+});
