@@ -108,6 +108,19 @@ describe("calling MCP tools", () => {
     expect(body.error.message).toContain("MCP server 'docs': its URL must use https:");
   });
 
+  it("runs a readOnlyHint tool in the concurrent tier of /tool-calls and a tool without it after", async () => {
+    await withDocs("tiers");
+    const openai = (id: string, name: string, args: unknown) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
+    const res = await api("/v1/chats/m12/tool-calls", {
+      body: { tool_calls: [openai("c1", "docs__write_note", { text: "after" }), openai("c2", "docs__slow", { ms: 400 })], timeout: 20 },
+    });
+    const { results } = await json(res);
+    expect(results.map((r: any) => [r.name, r.state])).toEqual([["docs__write_note", "success"], ["docs__slow", "success"]]);
+    const [write, read] = await Promise.all(results.map((r: any) => record("m12", r.job_id)));
+    // The side-effecting call, though first in the message, starts only once the read-only one has ended.
+    expect(Date.parse(write.started_at)).toBeGreaterThanOrEqual(Date.parse(read.completed_at));
+  });
+
   it("writes an `mcp` log row for an MCP tool", async () => {
     await withDocs("log");
     await parallel("m8", { tool_calls: [call("docs__search", { query: "row" }), call("echo")] });
