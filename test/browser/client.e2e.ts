@@ -1,0 +1,77 @@
+/**
+ * @fanout/client in a real headless Chromium against `wrangler dev`: the
+ * package is bundled as a browser app would bundle it (vite), loaded into a
+ * page served from fanout's origin, and used there: start a batch, stream the
+ * chat's events over a ticket (browsers cannot send an Authorization header on
+ * a WebSocket), await, and verify a webhook signature with WebCrypto.
+ */
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser } from "playwright-core";
+import { build } from "vite";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { KEY, startLocalService, type LocalService } from "./local-service";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ENTRY = fileURLToPath(new URL("../../packages/client/src/index.ts", import.meta.url));
+
+let service: LocalService;
+let browser: Browser;
+let bundle: string;
+
+beforeAll(async () => {
+  const [started, output] = await Promise.all([
+    startLocalService(),
+    build({ logLevel: "silent", configFile: false, build: { write: false, minify: false, lib: { entry: ENTRY, formats: ["iife"], name: "fanoutClient", fileName: "client" } } }),
+  ]);
+  service = started;
+  const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => ("output" in o ? o.output : []));
+  bundle = chunks.map((c) => ("code" in c ? c.code : "")).join("\n");
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+it("runs in a browser: a batch, its live events over a ticket, an await and a webhook check", async () => {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (e) => problems.push(e.message));
+  page.on("console", (m) => {
+    // The browser's own favicon request is not the client's doing.
+    if (m.type() === "error" && !m.location().url.endsWith("/favicon.ico")) problems.push(`${m.text()} (${m.location().url})`);
+  });
+  // A page of fanout's own origin, as a dashboard built on the client would be (/healthz: no CSP to
+  // refuse the injected bundle; a page faked by the test would not count as local to Chromium).
+  await page.goto(`${service.url}/healthz`);
+  await page.addScriptTag({ content: bundle });
+
+  const outcome = await page.evaluate(async (key) => {
+    const { Fanout, verifyWebhook } = (window as any).fanoutClient; // the bundle's global
+    const fanout = new Fanout({ url: location.origin, apiKey: key });
+    const chat = `browser-${Date.now()}`;
+    const started = await fanout.parallel(chat, { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.2 } }], wait: false });
+    const stream = fanout.events(chat, { after: 0 });
+    const done = await fanout.awaitJobs(chat, started.jobs.map((j: any) => j.job_id), { timeoutSeconds: 20 });
+    const types: string[] = [];
+    for await (const event of stream) {
+      types.push(event.type);
+      if (event.type === "batch.finished") break;
+    }
+    // A Standard Webhooks signature made here with WebCrypto, checked by the client's helper.
+    const secret = "whsec_" + btoa("browser-test-secret-0123456789ab");
+    const raw = Uint8Array.from(atob(secret.slice(6)), (c) => c.charCodeAt(0));
+    const hmac = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const ts = String(Math.floor(Date.now() / 1000));
+    const body = '{"id":"evt_1"}';
+    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", hmac, new TextEncoder().encode(`evt_1.${ts}.${body}`)));
+    const headers = { "webhook-id": "evt_1", "webhook-timestamp": ts, "webhook-signature": `v1,${btoa(String.fromCharCode(...mac))}` };
+    return { status: done.status, types, valid: await verifyWebhook(secret, headers, body), forged: await verifyWebhook(secret, headers, body + " ") };
+  }, KEY);
+
+  expect(problems).toEqual([]);
+  expect(outcome.status).toBe("success");
+  expect(outcome.types).toEqual(["chat.created", "job.started", "job.finished", "batch.finished"]);
+  expect(outcome).toMatchObject({ valid: true, forged: false });
+});
