@@ -71,15 +71,16 @@ export class Conversation extends DurableObject<Env> {
     if (!state?.due) return;
     const chatId = state.chat_id;
     let last = this.#messages().at(-1);
-    // A step cut short after the model answered: carry on from its answer instead of asking again.
-    if (!(last?.role === "assistant" && last.tool_calls?.length)) {
+    // A step cut short after the model answered (its batch or its reply not sent): carry on from
+    // that answer instead of asking again.
+    if (last?.role !== "assistant") {
       if (state.steps >= MAX_STEPS) return this.#reply(chatId, "I gave up on this one: too many tool rounds.");
       this.#sql.exec(`UPDATE state SET steps = steps + 1`);
       last = await this.#ask();
       this.#append(last);
     }
-    if (last.role === "assistant" && last.tool_calls?.length) return this.#startBatch(chatId, last.tool_calls);
-    return this.#reply(chatId, typeof last.content === "string" && last.content ? last.content : "(no answer)");
+    if (last?.role === "assistant" && last.tool_calls?.length) return this.#startBatch(chatId, last.tool_calls);
+    return this.#reply(chatId, typeof last?.content === "string" && last.content ? last.content : "(no answer)");
   }
 
   async #ask(): Promise<Message> {

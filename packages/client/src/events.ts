@@ -97,7 +97,7 @@ export class EventStream implements AsyncIterable<StreamMessage> {
       return this.#retry();
     }
     this.#socket = socket;
-    const ping = setInterval(() => socket.readyState === socket.OPEN && socket.send("ping"), PING_MS);
+    const ping = setInterval(() => socket.readyState === 1 /* open, in every runtime's numbering */ && socket.send("ping"), PING_MS);
     socket.addEventListener("open", () => {
       this.#opened = true;
       this.#failures = 0;
