@@ -10,7 +10,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
-import { isTerminal, jobRecord, type JobRecord, type JobRow } from "../../src/jobs/job";
+import { jobRecord, type JobRecord, type JobRow } from "../../src/jobs/job";
 import type {
   BatchAnswer,
   BatchRequest,
@@ -356,7 +356,7 @@ export class ChatDO extends DurableObject<Env> {
   /** Waits (≤ waitSeconds) for the calls' awaited jobs, then answers them in call order. */
   async #toolCallsAnswer(stored: StoredToolCalls, waitSeconds: number, limits: ChatLimits, collect: boolean): Promise<ToolCallsAnswer> {
     const awaited = deliveredJobIds(stored.calls);
-    const done = awaited.length === 0 || (await this.#waiters.until(() => this.#jobs.states(awaited).every(isTerminal), waitSeconds * 1000));
+    const done = awaited.length === 0 || (await this.#waiters.until(() => this.#jobs.allEnded(awaited), waitSeconds * 1000));
     const now = Date.now();
     const rows = new Map(this.#jobs.many(reportedJobIds(stored.calls)).map((r) => [r.job_id, r]));
     const results = stored.calls.map((call) => toolCallResult(call, rows, { now, maxResultChars: limits.max_result_chars }));
@@ -465,7 +465,7 @@ export class ChatDO extends DurableObject<Env> {
   async #respond(ids: string[], shape: ReplayShape, limits: ChatLimits): Promise<BatchAnswer> {
     let waitTimedOut = false;
     if (shape.wait) {
-      const done = () => this.#jobs.states(ids).every(isTerminal);
+      const done = () => this.#jobs.allEnded(ids);
       waitTimedOut = !(await this.#waiters.until(done, shape.wait_seconds * 1000));
     }
     const rows = this.#jobs.many(ids);

@@ -56,10 +56,11 @@ export class Events {
     const root = readMeta(this.sql, "root_chat_id");
     const root_chat_id = root === undefined || root === chatId ? null : root;
     const row = { id, type, created_at: now, seq, data: JSON.stringify(data), parent_chat_id, root_chat_id };
-    let envelope = this.#envelope(row);
+    let envelope = this.#envelope(row, data);
     if (envelope.length > EVENT_MAX_CHARS) {
-      row.data = JSON.stringify(withoutResults(data));
-      envelope = this.#envelope(row);
+      const cut = withoutResults(data);
+      row.data = JSON.stringify(cut);
+      envelope = this.#envelope(row, cut);
     }
     const deliver = this.#webhookOn() || (batchId !== null && this.#hasCallbacks() && this.callbackUrl(batchId) !== null);
     this.sql.exec(
@@ -77,11 +78,14 @@ export class Events {
     return limits.webhooks === "all" || (limits.webhooks === "top-level" && !child);
   }
 
-  /** The envelope of a stored event: its own fields, and the chat's, in the order every envelope has them. */
-  #envelope(row: StoredEvent): string {
+  /**
+   * The envelope of a stored event: its own fields, and the chat's, in the order every envelope has
+   * them. `data`: the row's data when the caller still has it as an object (spares a parse).
+   */
+  #envelope(row: StoredEvent, data = JSON.parse(row.data) as Record<string, unknown>): string {
     const chat_id = readMeta(this.sql, "chat_id")!;
     const source: EventSource = { tenant: readMeta(this.sql, "tenant")!, chat_id, parent_chat_id: row.parent_chat_id, root_chat_id: row.root_chat_id ?? chat_id };
-    return JSON.stringify(eventEnvelope(row.id, row.type as EventType, row.created_at, source, row.seq, JSON.parse(row.data) as Record<string, unknown>));
+    return JSON.stringify(eventEnvelope(row.id, row.type as EventType, row.created_at, source, row.seq, data));
   }
 
   /** A request's delivery options, kept with its batch. */

@@ -119,9 +119,9 @@ export class JobMachine {
 
   /** Every move to a terminal state goes through here: row, timers, log row, hooks, waiters. */
   finish(job: JobRow, f: Finish, now: number): void {
-    if (!this.jobs.finish(job.job_id, f, now)) return;
+    const ended = this.jobs.finish(job.job_id, f, now);
+    if (!ended) return;
     this.timers.clearRef(job.job_id);
-    const ended = this.jobs.get(job.job_id)!;
     this.log.complete(ended, now);
     this.hooks.ended(ended, now);
     this.waiters.notify();

@@ -3,7 +3,7 @@
  * (cursors are read fully before returning), so callers can compose them inside
  * one `transactionSync` with no `await` in between.
  */
-import { isTerminal, type JobRow, type JobState } from "../../src/jobs/job";
+import { isTerminal, type JobRow } from "../../src/jobs/job";
 
 export interface NewJob {
   job_id: string;
@@ -175,15 +175,18 @@ export class JobStore {
   }
 
   /** Moves an active job to a terminal state; a job already terminal is left untouched. */
-  finish(jobId: string, f: Finish, now: number): boolean {
-    const cursor = this.sql.exec(
-      `UPDATE jobs SET state = ?, completed_at = ?, started_at = COALESCE(started_at, ?), result = ?,
-         result_truncated = ?, error = ?, attempt = MAX(attempt, ?), usage = COALESCE(?, usage), lease = NULL
-       WHERE job_id = ? AND ${ACTIVE}`,
-      f.state, now, now, f.result ?? null, f.result_truncated ? 1 : 0, f.error ?? null, f.attempt ?? 0,
-      f.usage === undefined ? null : JSON.stringify(f.usage), jobId,
-    );
-    return cursor.rowsWritten > 0;
+  /** Ends an active job; its row as it is now, or undefined when it had ended already. */
+  finish(jobId: string, f: Finish, now: number): JobRow | undefined {
+    // A job that has ended is not queued: its queue_position is NULL without the subquery.
+    return this.sql
+      .exec<JobRow>(
+        `UPDATE jobs SET state = ?, completed_at = ?, started_at = COALESCE(started_at, ?), result = ?,
+           result_truncated = ?, error = ?, attempt = MAX(attempt, ?), usage = COALESCE(?, usage), lease = NULL
+         WHERE job_id = ? AND ${ACTIVE} RETURNING *, NULL AS queue_position`,
+        f.state, now, now, f.result ?? null, f.result_truncated ? 1 : 0, f.error ?? null, f.attempt ?? 0,
+        f.usage === undefined ? null : JSON.stringify(f.usage), jobId,
+      )
+      .toArray()[0];
   }
 
   markCollected(jobs: JobRow[], now: number): void {
@@ -216,7 +219,15 @@ export class JobStore {
     }
   }
 
-  states(ids: string[]): JobState[] {
-    return this.many(ids).map((j) => j.state);
+  /** Whether none of `ids` is still active (unknown ids count as ended): what a waiting request asks on every change. */
+  allEnded(ids: string[]): boolean {
+    for (let i = 0; i < ids.length; i += 90) {
+      const chunk = ids.slice(i, i + 90);
+      const row = this.sql
+        .exec<{ active: number }>(`SELECT COUNT(*) AS active FROM jobs WHERE job_id IN (${chunk.map(() => "?").join(",")}) AND ${ACTIVE}`, ...chunk)
+        .one();
+      if (row.active > 0) return false;
+    }
+    return true;
   }
 }
