@@ -94,6 +94,6 @@ describe("billable operations per job", () => {
     expect(counts.queueMessages).toBe(jobs);
     expect(perJob.doRequests).toBeLessThanOrEqual(1.6);
     expect(perJob.rowsWritten).toBeLessThanOrEqual(18);
-    expect(perJob.statements).toBeLessThanOrEqual(26);
+    expect(perJob.statements).toBeLessThanOrEqual(23);
   });
 });
