@@ -84,41 +84,20 @@ export class Fanout {
   parallel(chatId: string, args: ParallelArgs & { wait: false }, options?: CallOptions): Promise<StartedPayload>;
   parallel(chatId: string, args: ParallelArgs, options?: CallOptions): Promise<ParallelAnswer>;
   parallel(chatId: string, args: ParallelArgs, options: CallOptions = {}): Promise<ParallelAnswer> {
-    const key = options.idempotencyKey ?? crypto.randomUUID();
-    return this.#send(options.signal, () =>
-      this.#api.POST("/v1/chats/{chat_id}/parallel", {
-        params: { path: { chat_id: chatId }, query: query(options) },
-        headers: { "idempotency-key": key },
-        body: args,
-        signal: options.signal,
-      }),
-    );
+    const init = startInit(chatId, options);
+    return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/parallel", { ...init, body: args }));
   }
 
   /** Starts one subagent (`spawn_task` arguments; `wait` defaults to false). */
   spawn(chatId: string, args: SpawnArgs, options: CallOptions = {}): Promise<ParallelAnswer> {
-    const key = options.idempotencyKey ?? crypto.randomUUID();
-    return this.#send(options.signal, () =>
-      this.#api.POST("/v1/chats/{chat_id}/spawn", {
-        params: { path: { chat_id: chatId }, query: query(options) },
-        headers: { "idempotency-key": key },
-        body: args,
-        signal: options.signal,
-      }),
-    );
+    const init = startInit(chatId, options);
+    return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/spawn", { ...init, body: args }));
   }
 
   /** Runs one assistant message's OpenAI `tool_calls`; the answer lists them in call order. */
   toolCalls(chatId: string, body: ToolCallsBody, options: CallOptions = {}): Promise<ToolCallsAnswer> {
-    const key = options.idempotencyKey ?? crypto.randomUUID();
-    return this.#send(options.signal, () =>
-      this.#api.POST("/v1/chats/{chat_id}/tool-calls", {
-        params: { path: { chat_id: chatId }, query: query(options) },
-        headers: { "idempotency-key": key },
-        body,
-        signal: options.signal,
-      }),
-    );
+    const init = startInit(chatId, options);
+    return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/tool-calls", { ...init, body: body }));
   }
 
   /**
@@ -205,6 +184,18 @@ export class Fanout {
       await sleep(failure.retryAfterMs ?? BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2), signal);
     }
   }
+}
+
+/**
+ * What every job-starting call sends besides its body: the chat, the request metadata, and an
+ * Idempotency-Key made once per call, so each retry of it repeats the same request.
+ */
+function startInit(chatId: string, options: CallOptions) {
+  return {
+    params: { path: { chat_id: chatId }, query: query(options) },
+    headers: { "idempotency-key": options.idempotencyKey ?? crypto.randomUUID() },
+    signal: options.signal,
+  };
 }
 
 function query(options: CallOptions) {
