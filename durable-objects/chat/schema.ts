@@ -6,7 +6,7 @@
 import type { ChatLimits } from "../../src/jobs/messages";
 import { cached, isRemembered, remember } from "./sql-cache";
 
-const SCHEMA_VERSION = 9;
+const SCHEMA_VERSION = 10;
 
 const MIGRATIONS: Record<number, string[]> = {
   1: [
@@ -115,6 +115,17 @@ const MIGRATIONS: Record<number, string[]> = {
     `UPDATE events SET data = json_remove(json_extract(data, '$.data'), '$.tenant', '$.chat_id', '$.parent_chat_id', '$.root_chat_id', '$.seq')
        WHERE json_valid(data) AND json_type(data, '$.data') = 'object'`,
   ],
+  10: [
+    // The id the model gave the call (OpenAI/Anthropic `id`, AI SDK `toolCallId`): a bot hands each
+    // result back to its model without keeping a job → call map across requests.
+    `ALTER TABLE jobs ADD COLUMN tool_call_id TEXT`,
+    // The last progress a running MCP tool reported, as JSON; cleared when the job ends.
+    `ALTER TABLE jobs ADD COLUMN progress TEXT`,
+    // An MCP result's content parts as the server sent them; `result` holds the text a model reads.
+    `ALTER TABLE jobs ADD COLUMN content TEXT`,
+    // When a webhook delivery got its 2xx: the deliveries listing shows it.
+    `ALTER TABLE events ADD COLUMN delivered_at INTEGER`,
+  ],
 };
 
 /** Whether the chat has tables (it has admitted something). Only a deletion makes it false again, and that drops the cache. */
@@ -133,7 +144,8 @@ const CURRENT: string[] = [
      attempt INTEGER NOT NULL DEFAULT 0, lease TEXT, deadline_at INTEGER NOT NULL,
      result TEXT, result_truncated INTEGER NOT NULL DEFAULT 0, error TEXT,
      context_id TEXT, usage TEXT, collected_at INTEGER, dispatched_at INTEGER,
-     spec TEXT, held INTEGER NOT NULL DEFAULT 0, tree_slot TEXT, queue_seq INTEGER, sent INTEGER NOT NULL DEFAULT 0)`,
+     spec TEXT, held INTEGER NOT NULL DEFAULT 0, tree_slot TEXT, queue_seq INTEGER, sent INTEGER NOT NULL DEFAULT 0,
+     tool_call_id TEXT, progress TEXT, content TEXT)`,
   `CREATE INDEX jobs_by_state ON jobs (state, created_at)`,
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE TABLE idempotency (route TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
@@ -153,7 +165,7 @@ const CURRENT: string[] = [
   `CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL,
      created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
      attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_status INTEGER, last_error TEXT, failed_at INTEGER,
-     parent_chat_id TEXT, root_chat_id TEXT)`,
+     parent_chat_id TEXT, root_chat_id TEXT, delivered_at INTEGER)`,
   `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
   `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL)`,
   `CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, telegram_chat_id TEXT NOT NULL, text TEXT NOT NULL,

@@ -30,7 +30,7 @@ describe("schema version 7", () => {
       };
     });
     expect(result).toEqual({
-      version: "9",
+      version: "10",
       timers: [
         { kind: "deadline", ref: "job-1", at: 1000 },
         { kind: "purge", ref: "", at: 2000 },
@@ -53,6 +53,8 @@ describe("schema version 8", () => {
       sql.exec(`ALTER TABLE jobs DROP COLUMN sent`);
       sql.exec(`ALTER TABLE events DROP COLUMN parent_chat_id`);
       sql.exec(`ALTER TABLE events DROP COLUMN root_chat_id`);
+      for (const column of ["tool_call_id", "progress", "content"]) sql.exec(`ALTER TABLE jobs DROP COLUMN ${column}`);
+      sql.exec(`ALTER TABLE events DROP COLUMN delivered_at`);
       sql.exec(`UPDATE meta SET value = '7' WHERE key = 'schema_version'`);
       sql.exec(`DELETE FROM timers`);
       const copy = (id: string, tool: string, readOnly: number) =>
