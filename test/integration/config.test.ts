@@ -123,13 +123,19 @@ describe("secrets", () => {
   it("*** with nothing stored is refused", async () => {
     const res = await put({ tools: [{ name: "t", url: "https://t.example", secret: "***" }] });
     expect(res.status).toBe(400);
-    expect((await json(res)).error.message).toContain("tools[0].secret");
+    expect((await json(res)).error.message).toContain('tools.t.secret is "***" but no secret is stored for it');
   });
 
-  it("generates a tool's signing secret when omitted and shows it once in the PUT answer", async () => {
-    const res = await json(await put({ tools: [{ name: "t", url: "https://t.example" }] }));
-    expect(res.generated_secrets["tools[0].secret"]).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
-    expect(res.tools[0].secret).toBe("***");
+  it("generates omitted signing secrets and shows them once in the PUT answer, keyed by name", async () => {
+    const res = await json(
+      await put({
+        tools: [{ name: "given", url: "https://t.example", secret: "whsec_Z2l2ZW4=" }, { name: "t", url: "https://t.example" }],
+        webhook: { url: "https://bot.example/fanout" },
+      }),
+    );
+    expect(Object.keys(res.generated_secrets).sort()).toEqual(["tools.t.secret", "webhook.secret"]);
+    expect(res.generated_secrets["tools.t.secret"]).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
+    expect(res.tools[1].secret).toBe("***");
     const again = await json(await api("/v1/config"));
     expect(again.generated_secrets).toBeUndefined();
   });
