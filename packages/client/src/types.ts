@@ -25,6 +25,15 @@ export type ToolCallsAnswer = Ok<"/v1/chats/{chat_id}/tool-calls", "post">;
 export type ToolsAnswer = Ok<"/v1/tools", "get">;
 export type ChatInfo = Ok<"/v1/chats/{chat_id}", "get">;
 
+/** The tenant configuration as `GET /v1/config` shows it: every secret `"***"`. */
+export type TenantConfig = Ok<"/v1/config", "get">;
+/** A whole configuration for `putConfig`: every key left out takes its default. */
+export type ConfigDocument = Body<"/v1/config", "put">;
+/** A JSON Merge Patch for `patchConfig`: named keys change, `null` removes one, arrays replace whole. */
+export type ConfigPatch = components["schemas"]["ConfigPatch"];
+/** What a config write answers: the new document, plus the signing secrets it generated (by name, shown once). */
+export type ConfigAnswer = Ok<"/v1/config", "patch">;
+
 /** One event, as webhooks deliver it and the chat stream sends it. */
 export type FanoutEvent = components["schemas"]["Event"];
 export type EventType = FanoutEvent["type"];

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { Fanout } from "../client.js";
 import { FanoutError } from "../errors.js";
 import type { ParallelArgs } from "../types.js";
+import { CONFIG_USAGE, configCommand } from "./config.js";
 import { jobTable } from "./format.js";
 import { watch } from "./watch.js";
 
@@ -30,6 +31,7 @@ Commands:
   await    --chat <id> [--timeout <s>] <job_id>...   wait for jobs (past the per-request cap)
   cancel   --chat <id> <job_id>...        cancel jobs
   watch    [--chat <id>]                  live events, with running jobs and their times
+${CONFIG_USAGE}
 
 Options: --json (the API's answers as they are), --help
 Environment: FANOUT_URL (e.g. http://127.0.0.1:8787), FANOUT_API_KEY
@@ -113,6 +115,8 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
     case "watch":
       await watch(fanout, o.chat ?? null, { json: o.json === true, out: io.stdout, signal: io.signal });
       return 0;
+    case "config":
+      return configCommand(fanout, ids, { json: o.json === true }, io);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
