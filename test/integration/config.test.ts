@@ -193,6 +193,15 @@ describe("PATCH /v1/config", () => {
     expect(await llmTarget()).toMatchObject({ model: "m2", api_key: "sk-kept" });
   });
 
+  it("removing the webhook's secret with null rotates it: a new one is generated and shown once", async () => {
+    await full();
+    await patch({ webhook: { url: "https://bot.example/fanout", secret: "whsec_b2xkLXNlY3JldA==" } });
+    const res = await json(await patch({ webhook: { secret: null } }));
+    expect(res.webhook).toMatchObject({ url: "https://bot.example/fanout", secret: "***" });
+    expect(res.generated_secrets["webhook.secret"]).toMatch(/^whsec_/);
+    expect((await env.TENANT.getByName("tenant/acme").webhookTarget())!.secret).toBe(res.generated_secrets["webhook.secret"]);
+  });
+
   it("replaces arrays whole", async () => {
     await full();
     const res = await json(await patch({ tools: [tool("echo", "/echo")] }));
