@@ -29,7 +29,7 @@ const v1 = new Hono<AppEnv>()
         return allowed.includes(origin) ? origin : null;
       },
       allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key"],
-      allowMethods: ["GET", "POST", "PUT", "DELETE", "OPTIONS"],
+      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
       maxAge: 600,
     }),
   )

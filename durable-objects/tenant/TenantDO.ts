@@ -20,17 +20,21 @@ import { egressProblem } from "../../src/config/egress";
 import { splitMcpName, type McpListing } from "../../src/tools/mcp";
 import { listMcpTools, type McpEndpoint } from "../../src/tools/mcp-client";
 import { McpLists } from "./mcp-lists";
+import { applyConfigPatch, type ConfigPatch } from "../../src/config/patch";
+import { checkConfig, type CheckedConfig } from "../../src/config/validate";
 
-export type PutConfigResult =
+export type WriteConfigResult =
   | { ok: true; config: TenantConfig; version: number; generated_secrets: Record<string, string> }
-  | { ok: false; message: string };
+  | { ok: false; problems: string[] };
 
 export class TenantDO extends DurableObject<Env> {
   readonly #sql = this.ctx.storage.sql;
-  /** Every request reads the config: keep the parsed, masked form until the next PUT. */
+  /** Every request reads the config: keep the parsed, masked form until the next PUT or PATCH. */
   #cached: { config: TenantConfig; version: number } | undefined;
   #key: CryptoKey | undefined;
   #openedCache: { version: number; opened: Promise<TenantConfig> } | undefined;
+  /** Config writes, one after another: each starts from the document the previous one stored. */
+  #writes: Promise<unknown> = Promise.resolve();
   readonly #tickets: Tickets;
   readonly #stream: TenantStream;
   readonly #mcp: McpLists;
@@ -130,19 +134,38 @@ export class TenantDO extends DurableObject<Env> {
     return this.#cached;
   }
 
-  /** Replaces the document. `"***"` keeps the stored secret at the same place. */
-  async putConfig(next: TenantConfig): Promise<PutConfigResult> {
+  /** Replaces the document (`PUT`, validated by the worker). `"***"` keeps the stored secret of the same slot. */
+  putConfig(next: TenantConfig): Promise<WriteConfigResult> {
+    return this.#writeConfig(() => ({ ok: true, config: next }));
+  }
+
+  /**
+   * Applies a merge patch (`PATCH`) to the stored document here, where writes are serialised, not
+   * to a read the worker made earlier: concurrent patches all land. The result is checked like a `PUT`.
+   */
+  patchConfig(patch: ConfigPatch, allowPrivateEgress: boolean): Promise<WriteConfigResult> {
+    return this.#writeConfig((stored) => checkConfig(applyConfigPatch(maskSecrets(stored), patch), allowPrivateEgress));
+  }
+
+  #writeConfig(next: (stored: TenantConfig) => CheckedConfig): Promise<WriteConfigResult> {
+    const write = this.#writes.then(() => this.#storeConfig(next));
+    this.#writes = write.catch(() => undefined);
+    return write;
+  }
+
+  async #storeConfig(next: (stored: TenantConfig) => CheckedConfig): Promise<WriteConfigResult> {
     const previous = this.#sealed();
+    const checked = next(previous.config);
+    if (!checked.ok) return checked;
     let sealed: TenantConfig;
     let generated: Record<string, string>;
     try {
-      ({ sealed, generated } = await sealSecrets(next, previous.config, await this.#configKey()));
+      ({ sealed, generated } = await sealSecrets(checked.config, previous.config, await this.#configKey()));
     } catch (e) {
-      if (e instanceof SecretMissing) return { ok: false, message: e.message };
+      if (e instanceof SecretMissing) return { ok: false, problems: [e.message] };
       throw e;
     }
-    // Read again after the awaits above: a concurrent PUT may have landed meanwhile.
-    const version = this.#sealed().version + 1;
+    const version = previous.version + 1;
     this.#sql.exec(`INSERT OR REPLACE INTO config (id, doc, version) VALUES (1, ?, ?)`, JSON.stringify(sealed), version);
     this.#cached = { config: maskSecrets(sealed), version };
     this.#refreshMcpLists(sealed);
@@ -165,7 +188,7 @@ export class TenantDO extends DurableObject<Env> {
     return this.#mcp.get(endpoint, JSON.stringify(sealed), Date.now(), refresh);
   }
 
-  /** After a PUT: lists of removed servers go, every server is listed again in the background. */
+  /** After a PUT or PATCH: lists of removed servers go, every server is listed again in the background. */
   #refreshMcpLists(config: TenantConfig): void {
     this.#mcp.keepOnly(config.mcp_servers.map((s) => s.name));
     const self = this.env.TENANT.get(this.ctx.id);

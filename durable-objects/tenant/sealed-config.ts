@@ -1,8 +1,9 @@
 /**
  * Where the secrets of a configuration live, and sealing, masking and opening
- * them. Each secret has a stable slot id (by tool/server name, not array
- * index), so a `PUT` that reorders tools and sends `"***"` keeps each secret
- * with its own tool.
+ * them. Each secret has a stable slot id and path by tool/server name, not
+ * array index (`tools.search.secret`), so a `PUT` or `PATCH` that reorders
+ * tools and sends `"***"` keeps each secret with its own tool, and generated
+ * secrets are reported under a name that stays true.
  */
 import type { TenantConfig } from "../../src/config/schema";
 import { decryptSecret, encryptSecret, generateSigningSecret, MASK } from "../../src/config/secrets";
@@ -11,7 +12,7 @@ export class SecretMissing extends Error {}
 
 interface Slot {
   id: string;
-  /** Where a person finds it in the document, for error messages. */
+  /** Where a person finds it in the document, by name: `tools.search.secret`, `mcp_servers.docs.headers.Authorization`. */
   path: string;
   get(): string | undefined;
   set(value: string): void;
@@ -21,20 +22,20 @@ interface Slot {
 
 function slots(c: TenantConfig): Slot[] {
   const out: Slot[] = [];
-  c.tools.forEach((t, i) =>
-    out.push({ id: `tool:${t.name}`, path: `tools[${i}].secret`, get: () => t.secret, set: (v) => (t.secret = v), generated: true }),
-  );
-  c.mcp_servers.forEach((s, i) => {
+  for (const t of c.tools) {
+    out.push({ id: `tool:${t.name}`, path: `tools.${t.name}.secret`, get: () => t.secret, set: (v) => (t.secret = v), generated: true });
+  }
+  for (const s of c.mcp_servers) {
     for (const header of Object.keys(s.headers)) {
       out.push({
         id: `mcp:${s.name}:${header.toLowerCase()}`,
-        path: `mcp_servers[${i}].headers.${header}`,
+        path: `mcp_servers.${s.name}.headers.${header}`,
         get: () => s.headers[header],
         set: (v) => (s.headers[header] = v),
         generated: false,
       });
     }
-  });
+  }
   const { llm, webhook, telegram } = c;
   if (llm) out.push({ id: "llm", path: "llm.api_key", get: () => llm.api_key, set: (v) => (llm.api_key = v), generated: false });
   if (webhook) {
@@ -47,6 +48,29 @@ function slots(c: TenantConfig): Slot[] {
 }
 
 const copy = (c: TenantConfig) => structuredClone(c);
+
+/** What storing a document does with one of its secrets. */
+export type SecretOutcome =
+  | { kind: "keep"; sealed: string }
+  | { kind: "seal"; plain: string }
+  | { kind: "generate" }
+  | { kind: "none" }
+  | { kind: "refuse"; message: string };
+
+/**
+ * The one place that decides whether a stored secret is kept: `sent` is the slot's value in the
+ * new document (`"***"` where `GET` showed it, or where a `PATCH` left it out), `stored` the sealed
+ * value under the same slot id, if any.
+ */
+export function secretOutcome(slot: Pick<Slot, "path" | "generated">, sent: string | undefined, stored: string | undefined): SecretOutcome {
+  if (sent === MASK) {
+    return stored
+      ? { kind: "keep", sealed: stored }
+      : { kind: "refuse", message: `${slot.path} is "***" but no secret is stored for it; send the secret itself.` };
+  }
+  if (sent !== undefined) return { kind: "seal", plain: sent };
+  return slot.generated ? { kind: "generate" } : { kind: "none" };
+}
 
 /**
  * Seals `next`'s secrets, keeping stored ones where it says "***". Secrets
@@ -62,14 +86,11 @@ export async function sealSecrets(
   const sealed = copy(next);
   const generated: Record<string, string> = {};
   for (const slot of slots(sealed)) {
-    const value = slot.get();
-    if (value === MASK) {
-      const kept = stored.get(slot.id);
-      if (!kept) throw new SecretMissing(`${slot.path} is "***" but no secret is stored for it; send the secret itself.`);
-      slot.set(kept);
-    } else if (value !== undefined) {
-      slot.set(await encryptSecret(key, value));
-    } else if (slot.generated) {
+    const outcome = secretOutcome(slot, slot.get(), stored.get(slot.id));
+    if (outcome.kind === "refuse") throw new SecretMissing(outcome.message);
+    if (outcome.kind === "keep") slot.set(outcome.sealed);
+    if (outcome.kind === "seal") slot.set(await encryptSecret(key, outcome.plain));
+    if (outcome.kind === "generate") {
       const secret = generateSigningSecret();
       generated[slot.path] = secret;
       slot.set(await encryptSecret(key, secret));

@@ -7,12 +7,15 @@ import { z } from "zod";
 import { configSchema } from "../config/schema";
 import { spawnTaskArgs } from "../subordinates/schemas";
 import * as s from "./schemas";
+import { configAnswer, configPatch, PATCH_MEDIA_TYPES } from "./config";
 
 interface Operation {
-  method: "get" | "put" | "post" | "delete";
+  method: "get" | "put" | "patch" | "post" | "delete";
   path: string;
   summary: string;
   body?: z.ZodType;
+  /** The body's media types; default `application/json`. Several share one schema, under `components` by this name. */
+  bodyTypes?: { types: string[]; schemaName: string };
   response?: z.ZodType;
   /** The success status when it is not 200. */
   status?: 202;
@@ -22,7 +25,15 @@ interface Operation {
 
 const OPERATIONS: Operation[] = [
   { method: "get", path: "/v1/config", summary: "Read the tenant configuration (secrets shown as \"***\")", response: configSchema },
-  { method: "put", path: "/v1/config", summary: "Replace the tenant configuration", body: configSchema, response: configSchema },
+  { method: "put", path: "/v1/config", summary: "Replace the tenant configuration (omitted keys take defaults)", body: configSchema, response: configAnswer },
+  {
+    method: "patch",
+    path: "/v1/config",
+    summary: "Change the named keys of the tenant configuration (JSON Merge Patch, RFC 7396)",
+    body: configPatch,
+    bodyTypes: { types: PATCH_MEDIA_TYPES, schemaName: "ConfigPatch" },
+    response: configAnswer,
+  },
   {
     method: "post",
     path: "/v1/chats/{chat_id}/parallel",
@@ -91,6 +102,12 @@ const jsonSchema = (schema: z.ZodType, io: "input" | "output") => {
   return out;
 };
 
+const bodyContent = (op: Operation & { body: z.ZodType }) => {
+  if (!op.bodyTypes) return { "application/json": { schema: jsonSchema(op.body, "input") } };
+  const ref = { $ref: `#/components/schemas/${op.bodyTypes.schemaName}` };
+  return Object.fromEntries(op.bodyTypes.types.map((type) => [type, { schema: ref }]));
+};
+
 const pathParams = (path: string) =>
   [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
 
@@ -112,7 +129,7 @@ export function openApiDocument() {
         ...pathParams(op.path),
         ...(op.query ?? []).map((name) => ({ name, in: "query", required: false, schema: { type: "string" } })),
       ],
-      ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(op.body, "input") } } } } : {}),
+      ...(op.body ? { requestBody: { required: true, content: bodyContent({ ...op, body: op.body }) } } : {}),
       responses,
       security: [{ bearer: [] }],
     };
@@ -122,12 +139,13 @@ export function openApiDocument() {
     info: { title: "fanout", version: "1.1.0", description: "Durable parallel tool calls and subagents for webhook-driven bots." },
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-      // Not the answer of any route: what webhooks POST and live streams send.
+      // What webhooks POST and live streams send, and request bodies that several media types share.
       schemas: {
         Event: jsonSchema(s.eventEnvelope, "output"),
         TenantStreamEvent: jsonSchema(s.tenantStreamEvent, "output"),
         CursorExpired: jsonSchema(s.cursorExpired, "output"),
         WebhookTestEvent: jsonSchema(s.webhookTestEvent, "output"),
+        ...Object.fromEntries(OPERATIONS.flatMap((op) => (op.bodyTypes && op.body ? [[op.bodyTypes.schemaName, jsonSchema(op.body, "input")]] : []))),
       },
     },
     paths,

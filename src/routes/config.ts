@@ -1,16 +1,18 @@
 /**
- * `GET` / `PUT /v1/config` (SPEC §2.1). `PUT` replaces the whole document;
- * omitted keys take their defaults, unknown keys are a 400, secrets are
- * write-only.
+ * `GET` / `PUT` / `PATCH /v1/config` (SPEC §2.1). `PUT` replaces the whole
+ * document (omitted keys take their defaults); `PATCH` is a JSON Merge Patch,
+ * applied inside the TenantDO against the stored document so concurrent
+ * patches never undo each other. Unknown keys are a 400 either way, secrets
+ * are write-only, and both answer the new document as `GET` shows it.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
-import { configEgressProblems } from "../config/egress";
-import { configSchema, crossFieldProblems } from "../config/schema";
-import { badRequest } from "../http/errors";
+import { configPatchSchema, PATCH_MEDIA_TYPES, prototypeKeyPath, type ConfigPatch } from "../config/patch";
+import { checkConfig, issueLines } from "../config/validate";
+import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { tenantConfig, tenantStub } from "./context";
-import type { PutConfigResult } from "../../durable-objects/tenant/TenantDO";
+import type { WriteConfigResult } from "../../durable-objects/tenant/TenantDO";
 
 /** The largest configuration document accepted, whatever `max_body_bytes` says. */
 const MAX_CONFIG_BYTES = 1_048_576;
@@ -18,22 +20,41 @@ const MAX_CONFIG_BYTES = 1_048_576;
 const invalidConfig = (problems: string[]) =>
   badRequest("invalid_config", `Configuration rejected: ${problems.join("; ")}.`, { problems });
 
+function requireMergePatch(contentType: string | undefined): void {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (PATCH_MEDIA_TYPES.includes(type)) return;
+  throw new ApiError(
+    415,
+    "unsupported_media_type",
+    `PATCH /v1/config takes a JSON Merge Patch: send it with Content-Type: application/merge-patch+json (or application/json), not ${type || "no Content-Type"}.`,
+  );
+}
+
+function readPatch(body: unknown): ConfigPatch {
+  const parsed = configPatchSchema.safeParse(body);
+  if (!parsed.success) throw invalidConfig(issueLines(parsed.error));
+  const prototypeKey = prototypeKeyPath(body);
+  if (prototypeKey) throw invalidConfig([`${prototypeKey}: "__proto__" is not a configuration key; remove it`]);
+  return body as ConfigPatch;
+}
+
+const answer = (result: WriteConfigResult) => {
+  if (!result.ok) throw invalidConfig(result.problems);
+  return { ...result.config, generated_secrets: result.generated_secrets };
+};
+
 export const configRoutes = new Hono<AppEnv>()
   .get("/config", async (c) => c.json(await tenantConfig(c)))
   .put("/config", async (c) => {
-    const body = await readJsonBody(c.req.raw, MAX_CONFIG_BYTES);
-    const parsed = configSchema.safeParse(body);
-    if (!parsed.success) {
-      throw invalidConfig(parsed.error.issues.map((i) => `${i.path.join(".") || "(document)"}: ${i.message}`));
-    }
-    const problems = [
-      ...crossFieldProblems(parsed.data),
-      ...configEgressProblems(parsed.data, c.env.ALLOW_PRIVATE_EGRESS === "true"),
-    ];
-    if (problems.length) throw invalidConfig(problems);
+    const checked = checkConfig(await readJsonBody(c.req.raw, MAX_CONFIG_BYTES), c.env.ALLOW_PRIVATE_EGRESS === "true");
+    if (!checked.ok) throw invalidConfig(checked.problems);
     // The RPC type mapping cannot carry the schema's `unknown` fields; the value itself is plain JSON.
-    const result = (await tenantStub(c).putConfig(parsed.data)) as PutConfigResult;
-    if (!result.ok) throw invalidConfig([result.message]);
-    return c.json({ ...result.config, generated_secrets: result.generated_secrets });
+    return c.json(answer((await tenantStub(c).putConfig(checked.config)) as WriteConfigResult));
+  })
+  .patch("/config", async (c) => {
+    requireMergePatch(c.req.header("content-type"));
+    const patch = readPatch(await readJsonBody(c.req.raw, MAX_CONFIG_BYTES));
+    // The egress rule is the worker's setting: the object is told it rather than reading its own.
+    const result = await tenantStub(c).patchConfig(patch, c.env.ALLOW_PRIVATE_EGRESS === "true");
+    return c.json(answer(result as WriteConfigResult));
   });
-

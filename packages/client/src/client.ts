@@ -15,6 +15,9 @@ import type {
   ChatList,
   Delivery,
   DeliveryStatus,
+  ConfigAnswer,
+  ConfigDocument,
+  ConfigPatch,
   JobRecord,
   JobSnapshot,
   ParallelAnswer,
@@ -22,6 +25,7 @@ import type {
   ResultsPayload,
   SpawnArgs,
   StartedPayload,
+  TenantConfig,
   ToolCallsAnswer,
   ToolCallsBody,
   ToolsAnswer,
@@ -182,6 +186,30 @@ export class Fanout {
     return this.#send(options.signal, () => this.#api.GET("/v1/tools", { params: { query: agent ? { agent } : {} }, signal: options.signal }));
   }
 
+  // The config calls cast their answer: openapi-fetch's answer types widen `permission.task`'s
+  // [glob, action] tuples to string[][], while the generated types keep them.
+
+  /** The tenant configuration, secrets shown as `"***"`. */
+  config(options: { signal?: AbortSignal } = {}): Promise<TenantConfig> {
+    return this.#send(options.signal, () => this.#api.GET("/v1/config", { signal: options.signal })) as Promise<TenantConfig>;
+  }
+
+  /**
+   * Changes only the keys `patch` names (JSON Merge Patch: `null` removes a key, arrays replace
+   * whole); secrets it leaves out or sends as `"***"` are kept. Sent once, never repeated: a repeat
+   * after a lost answer would keep a secret the first one generated without showing it again.
+   */
+  patchConfig(patch: ConfigPatch, options: { signal?: AbortSignal } = {}): Promise<ConfigAnswer> {
+    const headers = { "content-type": "application/merge-patch+json" };
+    const send = () => this.#api.PATCH("/v1/config", { body: patch, headers, signal: options.signal });
+    return this.#send(options.signal, send, 1) as Promise<ConfigAnswer>;
+  }
+
+  /** Replaces the whole configuration: every key `doc` leaves out takes its default. */
+  putConfig(doc: ConfigDocument, options: { signal?: AbortSignal } = {}): Promise<ConfigAnswer> {
+    return this.#send(options.signal, () => this.#api.PUT("/v1/config", { body: doc, signal: options.signal })) as Promise<ConfigAnswer>;
+  }
+
   /**
    * Live events: one chat's (`chatId`), or every chat's of the tenant (`null`). Iterate it with
    * `for await`; it reconnects by itself and resumes after the last event it gave you.
@@ -202,7 +230,7 @@ export class Fanout {
   }
 
   /** One route call, repeated while fanout could not answer; refusals are thrown as FanoutError. */
-  async #send<T>(signal: AbortSignal | undefined, request: () => Promise<Result<T>>): Promise<T> {
+  async #send<T>(signal: AbortSignal | undefined, request: () => Promise<Result<T>>, attempts = this.#attempts): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let failure: FanoutError;
       try {
@@ -213,7 +241,7 @@ export class Fanout {
         if (signal?.aborted || (e as Error).name === "AbortError") throw e;
         failure = new FanoutError(0, "network_error", `fanout did not answer: ${(e as Error).message}`);
       }
-      if (!failure.retryable || attempt >= this.#attempts) throw failure;
+      if (!failure.retryable || attempt >= attempts) throw failure;
       await sleep(failure.retryAfterMs ?? BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2), signal);
     }
   }

@@ -195,7 +195,7 @@ export interface paths {
                 };
             };
         };
-        /** Replace the tenant configuration */
+        /** Replace the tenant configuration (omitted keys take defaults) */
         put: {
             parameters: {
                 query?: never;
@@ -514,6 +514,10 @@ export interface paths {
                                 /** @default 604800 */
                                 retention_seconds: number;
                             };
+                            /** @description Signing secrets fanout generated in this write, keyed by name (`tools.<name>.secret`, `webhook.secret`): shown only here, so store them. */
+                            generated_secrets: {
+                                [key: string]: string;
+                            };
                         };
                     };
                 };
@@ -541,7 +545,202 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change the named keys of the tenant configuration (JSON Merge Patch, RFC 7396) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/merge-patch+json": components["schemas"]["ConfigPatch"];
+                    "application/json": components["schemas"]["ConfigPatch"];
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @default [] */
+                            tools: {
+                                name: string;
+                                /** @default  */
+                                description: string;
+                                /**
+                                 * @default {
+                                 *       "type": "object"
+                                 *     }
+                                 */
+                                parameters: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uri */
+                                url: string;
+                                /**
+                                 * @description Safe to retry after an ambiguous failure.
+                                 * @default false
+                                 */
+                                read_only: boolean;
+                                timeout_seconds?: number;
+                                /** @description Signs tool requests (Standard Webhooks); generated when omitted. */
+                                secret?: string;
+                            }[];
+                            /** @default [] */
+                            mcp_servers: {
+                                name: string;
+                                /** Format: uri */
+                                url: string;
+                                /** @default {} */
+                                headers: {
+                                    [key: string]: string;
+                                };
+                            }[];
+                            /** @default {} */
+                            agents: {
+                                [key: string]: {
+                                    /** @default  */
+                                    description: string;
+                                    system_prompt?: string;
+                                    /** @description Globs of tools this agent may call; omitted = all. */
+                                    tools?: string[];
+                                    model?: string;
+                                    /** @default 25 */
+                                    max_steps: number;
+                                    permission?: {
+                                        task?: [
+                                            string,
+                                            "allow" | "deny"
+                                        ][] | {
+                                            [key: string]: "allow" | "deny";
+                                        };
+                                    };
+                                };
+                            };
+                            /** @default null */
+                            llm: {
+                                /** Format: uri */
+                                base_url: string;
+                                model: string;
+                                api_key?: string;
+                            } | null;
+                            /** @default null */
+                            webhook: {
+                                /** Format: uri */
+                                url: string;
+                                secret?: string;
+                                /** @default [] */
+                                allowed_callback_origins: string[];
+                                /** @default false */
+                                include_child_chats: boolean;
+                            } | null;
+                            /** @default null */
+                            telegram: {
+                                bot_token: string;
+                                /**
+                                 * Format: uri
+                                 * @default https://api.telegram.org
+                                 */
+                                api_base_url: string;
+                            } | null;
+                            builtins: {
+                                http_request: {
+                                    /** @default [] */
+                                    allowed_origins: string[];
+                                };
+                            };
+                            limits: {
+                                /**
+                                 * @description Most tool calls one `parallel` request may start.
+                                 * @default 8
+                                 */
+                                max_calls: number;
+                                /** @default 5 */
+                                max_parallel_subagents: number;
+                                /** @default 20 */
+                                max_subagents_per_tree: number;
+                                /** @default 2 */
+                                max_depth: number;
+                                /**
+                                 * @default reject
+                                 * @enum {string}
+                                 */
+                                on_subagent_limit: "reject" | "queue";
+                                /** @default 20 */
+                                max_queued_subagents: number;
+                                /**
+                                 * @description Pending + running jobs one chat may hold.
+                                 * @default 64
+                                 */
+                                max_active_jobs_per_chat: number;
+                                /**
+                                 * @description Longest a request waits; below Cloudflare's 100 s idle cutoff.
+                                 * @default 90
+                                 */
+                                max_wait_seconds: number;
+                                /**
+                                 * @description How long an await waits when `timeout` is omitted.
+                                 * @default 300
+                                 */
+                                default_timeout_seconds: number;
+                                /** @default 600 */
+                                tool_job_timeout_seconds: number;
+                                /** @default 1800 */
+                                subordinate_job_timeout_seconds: number;
+                                /** @default 3600 */
+                                max_job_timeout_seconds: number;
+                                /** @default 300 */
+                                subagent_idle_seconds: number;
+                                /** @default null */
+                                max_tokens_per_job: number | null;
+                                /** @default 16000 */
+                                max_result_chars: number;
+                                /**
+                                 * @description Stays under SQLite's 2 MB row limit.
+                                 * @default 1048576
+                                 */
+                                max_stored_result_bytes: number;
+                                /** @default 1048576 */
+                                max_response_bytes: number;
+                                /** @default 262144 */
+                                max_body_bytes: number;
+                                /** @default 64 */
+                                max_job_ids: number;
+                                /** @default 604800 */
+                                retention_seconds: number;
+                            };
+                            /** @description Signing secrets fanout generated in this write, keyed by name (`tools.<name>.secret`, `webhook.secret`): shown only here, so store them. */
+                            generated_secrets: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/chats/{chat_id}/parallel": {
@@ -2377,6 +2576,100 @@ export interface components {
             data: {
                 tenant: string;
             };
+        };
+        /** @description A JSON Merge Patch (RFC 7396) of the configuration: named keys change, null removes a key (it takes its default), arrays replace whole. */
+        ConfigPatch: {
+            tools?: {
+                name: string;
+                /** @default  */
+                description: string;
+                /**
+                 * @default {
+                 *       "type": "object"
+                 *     }
+                 */
+                parameters: {
+                    [key: string]: unknown;
+                };
+                /** Format: uri */
+                url: string;
+                /**
+                 * @description Safe to retry after an ambiguous failure.
+                 * @default false
+                 */
+                read_only: boolean;
+                timeout_seconds?: number;
+                /** @description Signs tool requests (Standard Webhooks); generated when omitted. */
+                secret?: string;
+            }[] | null;
+            mcp_servers?: {
+                name: string;
+                /** Format: uri */
+                url: string;
+                /** @default {} */
+                headers: {
+                    [key: string]: string;
+                };
+            }[] | null;
+            agents?: {
+                [key: string]: {
+                    description?: string | null;
+                    system_prompt?: string | null;
+                    tools?: string[] | null;
+                    model?: string | null;
+                    max_steps?: number | null;
+                    permission?: {
+                        task?: ([
+                            string,
+                            "allow" | "deny"
+                        ][] | {
+                            [key: string]: "allow" | "deny";
+                        }) | null;
+                    } | null;
+                } | null;
+            } | null;
+            llm?: {
+                base_url?: string | null;
+                model?: string | null;
+                api_key?: string | null;
+            } | null;
+            webhook?: {
+                url?: string | null;
+                secret?: string | null;
+                allowed_callback_origins?: string[] | null;
+                include_child_chats?: boolean | null;
+            } | null;
+            telegram?: {
+                bot_token?: string | null;
+                api_base_url?: string | null;
+            } | null;
+            builtins?: {
+                http_request?: {
+                    allowed_origins?: string[] | null;
+                } | null;
+            } | null;
+            limits?: {
+                max_calls?: number | null;
+                max_parallel_subagents?: number | null;
+                max_subagents_per_tree?: number | null;
+                max_depth?: number | null;
+                on_subagent_limit?: ("reject" | "queue") | null;
+                max_queued_subagents?: number | null;
+                max_active_jobs_per_chat?: number | null;
+                max_wait_seconds?: number | null;
+                default_timeout_seconds?: number | null;
+                tool_job_timeout_seconds?: number | null;
+                subordinate_job_timeout_seconds?: number | null;
+                max_job_timeout_seconds?: number | null;
+                subagent_idle_seconds?: number | null;
+                max_tokens_per_job?: number | null;
+                max_result_chars?: number | null;
+                max_stored_result_bytes?: number | null;
+                max_response_bytes?: number | null;
+                max_body_bytes?: number | null;
+                max_job_ids?: number | null;
+                retention_seconds?: number | null;
+            } | null;
         };
     };
     responses: never;

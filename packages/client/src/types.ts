@@ -33,6 +33,15 @@ export type DeliveryStatus = Delivery["status"];
 /** What `testWebhook()` found: the receiver's status (null: no answer), what is wrong, how long it took. */
 export type WebhookTestAnswer = Ok<"/v1/webhook/test", "post">;
 
+/** The tenant configuration as `GET /v1/config` shows it: every secret `"***"`. */
+export type TenantConfig = Ok<"/v1/config", "get">;
+/** A whole configuration for `putConfig`: every key left out takes its default. */
+export type ConfigDocument = Body<"/v1/config", "put">;
+/** A JSON Merge Patch for `patchConfig`: named keys change, `null` removes one, arrays replace whole. */
+export type ConfigPatch = components["schemas"]["ConfigPatch"];
+/** What a config write answers: the new document, plus the signing secrets it generated (by name, shown once). */
+export type ConfigAnswer = Ok<"/v1/config", "patch">;
+
 /** One event, as webhooks deliver it and the chat stream sends it. */
 export type FanoutEvent = components["schemas"]["Event"];
 export type EventType = FanoutEvent["type"];

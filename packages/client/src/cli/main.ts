@@ -10,6 +10,7 @@ import { Fanout } from "../client.js";
 import { FanoutError } from "../errors.js";
 import type { ParallelArgs } from "../types.js";
 import { DELIVERY_COMMANDS, DELIVERY_OPTIONS, DELIVERY_USAGE } from "./deliveries.js";
+import { CONFIG_USAGE, configCommand } from "./config.js";
 import { jobTable } from "./format.js";
 import { watch } from "./watch.js";
 
@@ -32,6 +33,7 @@ Commands:
   cancel   --chat <id> <job_id>...        cancel jobs
   watch    [--chat <id>]                  live events, with running jobs and their times
 ${DELIVERY_USAGE}
+${CONFIG_USAGE}
 
 Options: --json (the API's answers as they are), --help
 Environment: FANOUT_URL (e.g. http://127.0.0.1:8787), FANOUT_API_KEY
@@ -116,6 +118,8 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
     case "watch":
       await watch(fanout, o.chat ?? null, { json: o.json === true, out: io.stdout, signal: io.signal });
       return 0;
+    case "config":
+      return configCommand(fanout, ids, { json: o.json === true }, io);
     default:
       if (DELIVERY_COMMANDS[command]) return DELIVERY_COMMANDS[command]({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
       throw new UsageError(`unknown command '${command}'`);

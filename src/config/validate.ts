@@ -1,0 +1,22 @@
+/**
+ * The one check a configuration document passes before it is stored, whether
+ * it came whole (`PUT`) or as the result of a merge patch (`PATCH`), so both
+ * are validated exactly alike (SPEC §2.1): the schema, the cross-field rules,
+ * then the egress rules for every outbound URL.
+ */
+import type { z } from "zod";
+import { configEgressProblems } from "./egress";
+import { configSchema, crossFieldProblems, type TenantConfig } from "./schema";
+
+export type CheckedConfig = { ok: true; config: TenantConfig } | { ok: false; problems: string[] };
+
+/** zod's issues as `path: message` lines a person can act on. */
+export const issueLines = (error: z.ZodError): string[] =>
+  error.issues.map((i) => `${i.path.join(".") || "(document)"}: ${i.message}`);
+
+export function checkConfig(input: unknown, allowPrivateEgress: boolean): CheckedConfig {
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) return { ok: false, problems: issueLines(parsed.error) };
+  const problems = [...crossFieldProblems(parsed.data), ...configEgressProblems(parsed.data, allowPrivateEgress)];
+  return problems.length ? { ok: false, problems } : { ok: true, config: parsed.data };
+}
