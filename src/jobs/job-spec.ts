@@ -19,6 +19,8 @@ interface SpecBase {
   /** Set by the chat before admission (a subordinate's id names its tree slot). */
   job_id?: string;
   tool_name: string;
+  /** The call's own id (SPEC §3.1), kept on its job. */
+  tool_call_id?: string;
   /** JSON text: the arguments are null-prototype objects, which RPC cannot clone. */
   tool_args: string;
   read_only: boolean;
@@ -47,6 +49,8 @@ export const invalidCall = (index: number, reason: string) =>
 
 export const typeDenied = (type: string) =>
   new ApiError(403, "agent_type_denied", `Sub-agent type "${type}" is not allowed (permission.task).`, { agent: type });
+
+const ownId = (call: ToolCall) => (call.tool_call_id !== undefined ? { tool_call_id: call.tool_call_id } : {});
 
 function httpRequestProblem(tool: CatalogTool, args: ToolCall["tool_args"], config: TenantConfig): string | undefined {
   if (tool.kind !== "http_request" || typeof args.url !== "string") return undefined;
@@ -85,6 +89,7 @@ function subordinateSpec(index: number, call: ToolCall, ctx: SpecContext): Subor
   return {
     index,
     tool_name: tool,
+    ...ownId(call),
     tool_args: JSON.stringify(call.tool_args),
     kind: "subordinate",
     read_only: false,
@@ -122,6 +127,7 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
   return {
     index,
     tool_name: name,
+    ...ownId(call),
     tool_args: JSON.stringify(call.tool_args),
     kind: "tool",
     read_only: tool.readOnly(call.tool_args),

@@ -313,6 +313,35 @@ describe("parseParallel: cancel", () => {
   });
 });
 
+describe("parseParallel: each call's own id", () => {
+  it("keeps the id of every shape on its job, and leaves it out for a call without one", () => {
+    const cmd = parse({
+      tool_calls: [
+        { id: "call_openai", type: "function", function: { name: "echo", arguments: "{}" } },
+        { type: "tool_use", id: "toolu_anthropic", name: "echo", input: {} },
+        { type: "tool-call", toolCallId: "call_aisdk", toolName: "echo", input: {} },
+        { functionCall: { name: "echo", args: {}, id: "gemini_1" } },
+        { function_call: { name: "echo", args: {} } },
+        { tool_name: "echo", tool_args: {}, tool_call_id: "explicit" },
+        echoCall(),
+      ],
+    });
+    expect(cmd.jobs.map((j) => j.tool_call_id)).toEqual(["call_openai", "toolu_anthropic", "call_aisdk", "gemini_1", undefined, "explicit", undefined]);
+    expect(cmd.jobs.map((j) => j.tool_name)).toEqual(Array(7).fill("echo"));
+    expect("tool_call_id" in cmd.jobs[6]!).toBe(false);
+  });
+
+  it("keeps the id on a subordinate's job too", () => {
+    const cmd = parse({ tool_calls: [{ toolCallId: "call_sub", toolName: "spawn_task", input: { task: "look" } }] });
+    expect([cmd.jobs[0]!.kind, cmd.jobs[0]!.tool_call_id]).toEqual(["subordinate", "call_sub"]);
+  });
+
+  it("drops an id over 128 characters and still starts the call", () => {
+    const cmd = parse({ tool_calls: [{ type: "tool_use", id: "t".repeat(129), name: "echo", input: {} }] });
+    expect(cmd.jobs[0]!.tool_call_id).toBeUndefined();
+  });
+});
+
 describe("parseParallel: tool_calls", () => {
   it("turns each item into a job in index order", () => {
     const cmd = parse({ tool_calls: [echoCall({ a: 1 }), waitCall(2), { tool_name: "search", tool_args: { q: "x" } }] });

@@ -570,14 +570,62 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Calls to start as jobs (aliases: calls, items); a JSON string of the array is accepted. */
-                        tool_calls?: {
+                        /** @description Calls to start as jobs (aliases: calls, items), in any accepted shape (Agent Zero, OpenAI, Anthropic, AI SDK, Gemini); a JSON string of the array is accepted. */
+                        tool_calls?: ({
                             /** @description Tool to run; `tool:method` sets `tool_args.action`. */
                             tool_name: string;
                             tool_args: {
                                 [key: string]: unknown;
                             };
-                        }[] | string;
+                            /** @description Optional id of the call; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            tool_call_id?: string;
+                        } | {
+                            /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            id: string;
+                            /** @constant */
+                            type?: "function";
+                            function: {
+                                name: string;
+                                /** @description JSON text of the arguments. */
+                                arguments: string;
+                            };
+                        } | {
+                            /** @constant */
+                            type: "tool_use";
+                            /** @description The block's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            id: string;
+                            name: string;
+                            /** @description The arguments: an object, or JSON text of one. */
+                            input: unknown;
+                        } | {
+                            /** @constant */
+                            type?: "tool-call";
+                            /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            toolCallId: string;
+                            toolName: string;
+                            /** @description The arguments: an object, or JSON text of one. */
+                            input?: unknown;
+                            /** @description Older AI SDK versions' name for input. */
+                            args?: unknown;
+                        } | ({
+                            functionCall: {
+                                name: string;
+                                args?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                                id?: string;
+                            };
+                        } | {
+                            function_call: {
+                                name: string;
+                                args?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                                id?: string;
+                            };
+                        }))[] | string;
                         /** @description Existing jobs to await, collect or cancel. */
                         job_ids?: string | string[];
                         /** @enum {string} */
@@ -604,6 +652,8 @@ export interface paths {
                             jobs: {
                                 job_id: string;
                                 tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
@@ -629,6 +679,8 @@ export interface paths {
                             jobs: {
                                 job_id: string;
                                 tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
@@ -684,7 +736,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run one assistant message's OpenAI tool_calls, tiered; answers in call order */
+        /** Run one assistant message's tool calls (OpenAI, Anthropic, AI SDK, Gemini), tiered; answers in call order */
         post: {
             parameters: {
                 query?: {
@@ -701,8 +753,17 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The tool calls of one assistant message. */
-                        tool_calls: {
+                        /** @description The tool calls of one assistant message, each with its id. */
+                        tool_calls: ({
+                            /** @description Tool to run; `tool:method` sets `tool_args.action`. */
+                            tool_name: string;
+                            tool_args: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Optional id of the call; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            tool_call_id?: string;
+                        } | {
+                            /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
                             id: string;
                             /** @constant */
                             type?: "function";
@@ -711,10 +772,55 @@ export interface paths {
                                 /** @description JSON text of the arguments. */
                                 arguments: string;
                             };
-                        }[];
+                        } | {
+                            /** @constant */
+                            type: "tool_use";
+                            /** @description The block's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            id: string;
+                            name: string;
+                            /** @description The arguments: an object, or JSON text of one. */
+                            input: unknown;
+                        } | {
+                            /** @constant */
+                            type?: "tool-call";
+                            /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            toolCallId: string;
+                            toolName: string;
+                            /** @description The arguments: an object, or JSON text of one. */
+                            input?: unknown;
+                            /** @description Older AI SDK versions' name for input. */
+                            args?: unknown;
+                        } | ({
+                            functionCall: {
+                                name: string;
+                                args?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                                id?: string;
+                            };
+                        } | {
+                            function_call: {
+                                name: string;
+                                args?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                                id?: string;
+                            };
+                        }))[];
                         /** @description Seconds this request may wait (capped by max_wait_seconds). */
                         timeout?: number | string;
+                    } | ({
+                        /** @description Tool to run; `tool:method` sets `tool_args.action`. */
+                        tool_name: string;
+                        tool_args: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Optional id of the call; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                        tool_call_id?: string;
                     } | {
+                        /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
                         id: string;
                         /** @constant */
                         type?: "function";
@@ -723,7 +829,43 @@ export interface paths {
                             /** @description JSON text of the arguments. */
                             arguments: string;
                         };
-                    }[];
+                    } | {
+                        /** @constant */
+                        type: "tool_use";
+                        /** @description The block's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                        id: string;
+                        name: string;
+                        /** @description The arguments: an object, or JSON text of one. */
+                        input: unknown;
+                    } | {
+                        /** @constant */
+                        type?: "tool-call";
+                        /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                        toolCallId: string;
+                        toolName: string;
+                        /** @description The arguments: an object, or JSON text of one. */
+                        input?: unknown;
+                        /** @description Older AI SDK versions' name for input. */
+                        args?: unknown;
+                    } | ({
+                        functionCall: {
+                            name: string;
+                            args?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            id?: string;
+                        };
+                    } | {
+                        function_call: {
+                            name: string;
+                            args?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            id?: string;
+                        };
+                    }))[];
                 };
             };
             responses: {
@@ -841,6 +983,8 @@ export interface paths {
                             jobs: {
                                 job_id: string;
                                 tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
@@ -866,6 +1010,8 @@ export interface paths {
                             jobs: {
                                 job_id: string;
                                 tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
@@ -1381,6 +1527,8 @@ export interface paths {
                             jobs: {
                                 job_id: string;
                                 tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
@@ -1460,6 +1608,8 @@ export interface paths {
                             batch_id: string;
                             index: number;
                             tool_name: string;
+                            /** @description The id of the call this job answers; null when the call had none. */
+                            tool_call_id: string | null;
                             tool_args: {
                                 [key: string]: unknown;
                             };
@@ -1745,6 +1895,7 @@ export interface components {
                 job_id: string;
                 batch_id: string;
                 tool_name: string;
+                tool_call_id?: string;
                 context_id?: string;
             } & {
                 [key: string]: unknown;
@@ -1770,6 +1921,8 @@ export interface components {
                 batch_id: string;
                 job_id: string;
                 tool_name: string;
+                /** @description The id of the call this job answers, when the call had one. */
+                tool_call_id?: string;
                 /** @enum {string} */
                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                 duration_seconds: number;
@@ -1813,6 +1966,8 @@ export interface components {
                     jobs: {
                         job_id: string;
                         tool_name: string;
+                        /** @description The id of the call this job answers, when the call had one. */
+                        tool_call_id?: string;
                         /** @enum {string} */
                         state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                         duration_seconds: number;
@@ -1855,6 +2010,7 @@ export interface components {
                  */
                 truncated?: true;
                 job_id: string;
+                tool_call_id?: string;
                 context_id: string;
                 agent: string;
                 label: string;
@@ -1880,6 +2036,7 @@ export interface components {
                  */
                 truncated?: true;
                 job_id: string;
+                tool_call_id?: string;
                 context_id: string;
                 agent: string;
                 label: string;
@@ -1986,6 +2143,7 @@ export interface components {
                 job_id: string;
                 batch_id: string;
                 tool_name: string;
+                tool_call_id?: string;
                 context_id?: string;
             } & {
                 [key: string]: unknown;
@@ -2012,6 +2170,8 @@ export interface components {
                 batch_id: string;
                 job_id: string;
                 tool_name: string;
+                /** @description The id of the call this job answers, when the call had one. */
+                tool_call_id?: string;
                 /** @enum {string} */
                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                 duration_seconds: number;
@@ -2056,6 +2216,8 @@ export interface components {
                     jobs: {
                         job_id: string;
                         tool_name: string;
+                        /** @description The id of the call this job answers, when the call had one. */
+                        tool_call_id?: string;
                         /** @enum {string} */
                         state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                         duration_seconds: number;
@@ -2099,6 +2261,7 @@ export interface components {
                  */
                 truncated?: true;
                 job_id: string;
+                tool_call_id?: string;
                 context_id: string;
                 agent: string;
                 label: string;
@@ -2125,6 +2288,7 @@ export interface components {
                  */
                 truncated?: true;
                 job_id: string;
+                tool_call_id?: string;
                 context_id: string;
                 agent: string;
                 label: string;
