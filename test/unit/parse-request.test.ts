@@ -264,9 +264,22 @@ describe("parseParallel: action and wait", () => {
   });
 
   it("treats an unknown action like await", () => {
-    const cmd = parse({ action: "poll", job_ids: ["x"], wait: "no" });
-    expect(cmd.action).toBe("await");
-    expect(cmd.wait).toBe(true);
+    for (const body of [{ action: "poll", job_ids: ["x"] }, { action: "poll", job_ids: ["x"], wait: true }, { action: 7, job_ids: ["x"], wait: null }]) {
+      const cmd = parse(body);
+      expect(cmd.action).toBe("await");
+      expect(cmd.wait).toBe(true);
+    }
+  });
+
+  it.each([[false], ["no"], ["OFF"], [0]])("treats an unknown action with an explicit wait %j like collect: no wait", (wait) => {
+    const cmd = parse({ action: "poll", job_ids: ["x"], wait });
+    expect(cmd.action).toBe("collect");
+    expect(cmd.wait).toBe(false);
+  });
+
+  it("starts the calls of an unknown action with wait:false in the background", () => {
+    const cmd = parse({ action: "run_now", tool_calls: [echoCall()], wait: false });
+    expect([cmd.action, cmd.wait, cmd.jobs.length]).toEqual(["collect", false, 1]);
   });
 
   it("returns at once for collect unless wait:true is explicit", () => {
