@@ -6,6 +6,7 @@
  */
 import { mayStart } from "../agents/permission";
 import { profile, requireProfile } from "../agents/profiles";
+import { startableTypes } from "../agents/tool-definitions";
 import type { TenantConfig } from "../config/schema";
 import { ApiError, badRequest } from "../http/errors";
 import type { ToolCall } from "../parallel/normalize-call";
@@ -42,6 +43,10 @@ export interface SpecContext {
   jobTimeout?: number;
   /** The lists of the MCP servers the request names (`available` holds their tools). */
   mcp?: McpListings;
+  /** The calling agent's level (0: a top-level chat); subordinate tools end at `max_depth`. */
+  level?: number;
+  /** The call is a tool call of its own, not one inside `parallel`: `parallel` itself may be called. */
+  parallelCallable?: boolean;
 }
 
 export const invalidCall = (index: number, reason: string) =>
@@ -49,6 +54,12 @@ export const invalidCall = (index: number, reason: string) =>
 
 export const typeDenied = (type: string) =>
   new ApiError(403, "agent_type_denied", `Sub-agent type "${type}" is not allowed (permission.task).`, { agent: type });
+
+/** Every tool the calling agent may call here, in the order `/v1/tools` lists them: what an unknown-tool error offers. */
+export function callableToolNames(ctx: SpecContext): string[] {
+  const subordinates = startableTypes(ctx.config, ctx.agent, ctx.level ?? 0).length > 0 ? ["spawn_task", "call_subordinate"] : [];
+  return [...(ctx.parallelCallable ? ["parallel"] : []), ...ctx.available.map((t) => t.name), ...subordinates];
+}
 
 const ownId = (call: ToolCall) => (call.tool_call_id !== undefined ? { tool_call_id: call.tool_call_id } : {});
 
@@ -119,7 +130,7 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
   if (!tool) {
     const unavailable = mcpUnavailable(name, ctx);
     if (unavailable) throw unavailable;
-    const names = ctx.available.map((t) => t.name).join(", ");
+    const names = callableToolNames(ctx).join(", ");
     throw badRequest("unknown_tool", `tool_calls[${index}] uses unknown tool '${name}'. Available tools: ${names}.`);
   }
   const problem = schemaProblems(tool, call.tool_args)[0] ?? httpRequestProblem(tool, call.tool_args, ctx.config);

@@ -16,7 +16,7 @@ import { invalidCall, type JobSpec, type SpecContext } from "../jobs/job-spec";
 import type { ToolCallEntry } from "../jobs/messages";
 import { coerceSeconds } from "../parallel/coerce";
 import { callIdentity, InvalidToolCall, isObject, normalizeToolCall } from "../parallel/normalize-call";
-import { chatStub, jobRequest } from "./context";
+import { chatStub, jobRequest, withEveryServer } from "./context";
 import { caller, idempotency } from "./parallel";
 import { chatLimits } from "../config/chat-limits";
 
@@ -53,8 +53,15 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     throw badRequest("invalid_tool_calls", `\`tool_calls\` supports at most ${config.limits.max_calls} items.`);
   }
   const timeout = coerceSeconds("timeout", isObject(body) ? body.timeout : undefined) ?? config.limits.default_timeout_seconds;
-  const number = specNumbering();
-  const entries = items.map((item, i) => entryFor(i, item, ctx, number));
+  const plan = (spec: SpecContext) => {
+    const number = specNumbering();
+    return items.map((item, i) => entryFor(i, item, spec, number));
+  };
+  let entries = plan(ctx);
+  if (entries.some((e) => e.error?.code === "unknown_tool")) {
+    const every = await withEveryServer(c, ctx);
+    if (every) entries = plan(every); // an unknown-tool entry names the MCP tools too
+  }
   const answer = await chatStub(c, chatId).runToolCalls({
     tenant: c.get("tenant"),
     chat_id: chatId,

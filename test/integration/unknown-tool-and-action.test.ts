@@ -1,14 +1,47 @@
 /**
- * A wire rule a model acts on (SPEC §3.1): an unknown `action` with
- * `wait: false` returns at once, like `collect`.
+ * Two wire texts a model acts on (SPEC §3.1, §3.2): an unknown tool's error
+ * names every tool the calling agent may call there, MCP and subordinate tools
+ * included, and an unknown `action` with `wait: false` returns at once.
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, configure, parallel, toolServer } from "../helpers";
+import { api, call, configure, json, parallel, toolServer } from "../helpers";
 
 afterEach(() => reset());
 
 const echoTool = () => ({ name: "echo", url: `${toolServer()}/echo`, read_only: true, parameters: { type: "object" } });
+const docs = { name: "docs", url: `${toolServer()}/mcp/unknown-tool`, headers: { Authorization: "Bearer mcp-secret" } };
+const MCP_TOOLS = "docs__search, docs__write_note, docs__refuse, docs__slow, docs__multi";
+
+describe("an unknown tool's error", () => {
+  it("at /parallel lists the tenant's tools, the MCP tools and the subordinate tools, though the body names no MCP server", async () => {
+    await configure({ tools: [echoTool()], mcp_servers: [docs] });
+    const { status, body } = await parallel("u1", { tool_calls: [call("echo"), call("nope")] });
+    expect(status).toBe(400);
+    expect(body.error).toEqual({
+      code: "unknown_tool",
+      message: `tool_calls[1] uses unknown tool 'nope'. Available tools: wait, echo, ${MCP_TOOLS}, spawn_task, call_subordinate.`,
+    });
+    expect((await api("/v1/chats/u1/jobs")).status).toBe(404); // nothing started
+  });
+
+  it("leaves out the subordinate tools the calling agent may not start", async () => {
+    await configure({ tools: [echoTool()], mcp_servers: [docs], agents: { solo: { permission: { task: [["*", "deny"]] } } } });
+    const { body } = await parallel("u2", { tool_calls: [call("nope")] }, { query: "?agent=solo" });
+    expect(body.error.message).toBe(`tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, ${MCP_TOOLS}.`);
+  });
+
+  it("at /tool-calls is the call's error entry, and names parallel too", async () => {
+    await configure({ tools: [echoTool()], mcp_servers: [docs] });
+    const openai = (id: string, name: string) => ({ id, type: "function", function: { name, arguments: "{}" } });
+    const answer = await json(await api("/v1/chats/u3/tool-calls", { body: [openai("c1", "nope"), openai("c2", "echo")] }));
+    expect(answer.results[0]).toMatchObject({ tool_call_id: "c1", state: "error", error: { code: "unknown_tool" } });
+    expect(answer.results[0].content).toBe(
+      `Error: tool_calls[0] uses unknown tool 'nope'. Available tools: parallel, wait, echo, ${MCP_TOOLS}, spawn_task, call_subordinate.`,
+    );
+    expect(answer.results[1]).toMatchObject({ tool_call_id: "c2", state: "success" });
+  });
+});
 
 describe("an unknown action", () => {
   it("with wait:false returns at once like collect, leaving the named jobs running", async () => {

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { apiError } from "./fixtures";
 import { configSchema, type TenantConfig, type TenantConfigInput } from "../../src/config/schema";
 import { parseParallel, type ParallelCommand } from "../../src/parallel/parse-request";
+import { planToolCall, specNumbering } from "../../src/jobs/call-plan";
+import { jobSpec } from "../../src/jobs/job-spec";
+import { toolsForAgent } from "../../src/tools/catalog";
 
 function makeConfig(extra: Partial<TenantConfigInput> = {}): TenantConfig {
   return configSchema.parse({
@@ -515,14 +518,14 @@ describe("parseParallel: unknown tools", () => {
     expect(refusal({ tool_calls: [echoCall(), { tool_name: "nope", tool_args: {} }] })).toEqual({
       status: 400,
       code: "unknown_tool",
-      message: "tool_calls[1] uses unknown tool 'nope'. Available tools: wait, echo, search.",
+      message: "tool_calls[1] uses unknown tool 'nope'. Available tools: wait, echo, search, spawn_task, call_subordinate.",
     });
   });
 
   it("lists http_request when the tenant allows an origin for it", () => {
     const cfg = makeConfig({ builtins: { http_request: { allowed_origins: ["https://api.example"] } } });
     expect(refusal({ tool_calls: [{ tool_name: "nope", tool_args: {} }] }, cfg).message).toBe(
-      "tool_calls[0] uses unknown tool 'nope'. Available tools: wait, http_request, echo, search.",
+      "tool_calls[0] uses unknown tool 'nope'. Available tools: wait, http_request, echo, search, spawn_task, call_subordinate.",
     );
   });
 
@@ -536,8 +539,37 @@ describe("parseParallel: unknown tools", () => {
     expect(r).toEqual({
       status: 400,
       code: "unknown_tool",
-      message: "tool_calls[0] uses unknown tool 'echo'. Available tools: wait, search.",
+      message: "tool_calls[0] uses unknown tool 'echo'. Available tools: wait, search, spawn_task, call_subordinate.",
     });
+  });
+
+  it("lists the MCP tools of the servers it was given, after the tenant's", () => {
+    const cfg = makeConfig({ mcp_servers: [{ name: "docs", url: "https://mcp.example/docs" }] });
+    const mcp = { docs: { tools: [{ name: "lookup", description: "", parameters: { type: "object" }, read_only: true }], fetched_at: 0 } };
+    const e = apiError(() => parseParallel({ tool_calls: [{ tool_name: "nope", tool_args: {} }] }, cfg, "default", { available: toolsForAgent(cfg, "default", mcp), mcp }));
+    expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search, docs__lookup, spawn_task, call_subordinate.");
+  });
+
+  it("leaves the subordinate tools out when the calling agent may start no type", () => {
+    const cfg = makeConfig({ agents: { solo: { permission: { task: [["*", "deny"]] } } } });
+    expect(refusal({ tool_calls: [{ tool_name: "nope", tool_args: {} }] }, cfg, "solo").message).toBe(
+      "tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search.",
+    );
+  });
+
+  it("leaves the subordinate tools out at max_depth", () => {
+    const e = apiError(() =>
+      jobSpec(0, { tool_name: "nope", tool_args: {} }, { config, agent: "default", available: toolsForAgent(config, "default"), level: config.limits.max_depth }),
+    );
+    expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search.");
+  });
+
+  it("names parallel too where a call may be parallel itself (a tool call of its own, not one inside parallel)", () => {
+    const ctx = { config, agent: "default", available: toolsForAgent(config, "default") };
+    const e = apiError(() => planToolCall(0, { tool_name: "nope", tool_args: {} }, ctx, specNumbering()));
+    expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: parallel, wait, echo, search, spawn_task, call_subordinate.");
+    const inside = apiError(() => planToolCall(0, { tool_name: "parallel", tool_args: { tool_calls: [{ tool_name: "nope", tool_args: {} }] } }, ctx, specNumbering()));
+    expect(inside.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search, spawn_task, call_subordinate.");
   });
 
   it("lets the calling agent use its own tools and wait", () => {
