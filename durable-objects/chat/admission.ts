@@ -67,6 +67,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         batch_id,
         idx: spec.index,
         tool_name: spec.tool_name,
+        tool_call_id: spec.tool_call_id ?? null,
         tool_args: spec.tool_args,
         kind: spec.kind,
         read_only: spec.read_only,

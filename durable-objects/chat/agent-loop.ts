@@ -105,11 +105,13 @@ type StepCall = CallPlan | { kind: "error"; content: string };
  */
 function planCalls(calls: { id: string; name: string; arguments: string }[], config: TenantConfig, who: ChildIdentity, mcp: McpListings) {
   const available = toolsForAgent(config, who.profile, mcp).filter((t) => !who.tools || t.kind === "wait" || who.tools.includes(t.name));
-  const ctx = { config, agent: who.profile, available, mcp };
+  const ctx = { config, agent: who.profile, available, mcp, level: who.level };
   const number = specNumbering();
   const plans = calls.map((call, callIndex): StepCall => {
     try {
-      const plan = planToolCall(callIndex, normalizeToolCall({ name: call.name, arguments: call.arguments }), ctx, number);
+      // As the model sent it: its job keeps the call's id (SPEC §3.1).
+      const asSent = { id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } };
+      const plan = planToolCall(callIndex, normalizeToolCall(asSent), ctx, number);
       if (plan.kind === "parallel" && plan.cancel) {
         throw new InvalidToolCall("inside an agent loop, stop jobs by finishing without them; `cancel` is not available here");
       }

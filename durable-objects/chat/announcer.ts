@@ -52,7 +52,8 @@ export class Announcer {
 
   jobStarted(job: JobRow, now: number): void {
     const context = job.context_id ? { context_id: job.context_id } : {};
-    this.#record("job.started", { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, ...context }, now, job.batch_id);
+    const started = { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, ...callId(job), ...context };
+    this.#record("job.started", started, now, job.batch_id);
     if (job.kind === "subordinate") this.#record("subagent.started", subagent(job), now, job.batch_id);
   }
 
@@ -84,8 +85,11 @@ export class Announcer {
   }
 }
 
+/** The call's own id, when it had one: a bot answers the call from the event alone. */
+const callId = (job: JobRow) => (job.tool_call_id ? { tool_call_id: job.tool_call_id } : {});
+
 /** What subagent events say about a subordinate job. */
 function subagent(job: JobRow) {
   const plan = job.spec ? (JSON.parse(job.spec) as SubordinatePlan) : undefined;
-  return { job_id: job.job_id, context_id: job.context_id, agent: plan?.profile ?? "default", label: plan?.request.label ?? "" };
+  return { job_id: job.job_id, ...callId(job), context_id: job.context_id, agent: plan?.profile ?? "default", label: plan?.request.label ?? "" };
 }

@@ -11,6 +11,7 @@ export interface NewJob {
   batch_id: string;
   idx: number;
   tool_name: string;
+  tool_call_id: string | null;
   tool_args: string;
   kind: "tool" | "subordinate";
   read_only: boolean;
@@ -48,11 +49,11 @@ export class JobStore {
 
   insert(job: NewJob): void {
     this.sql.exec(
-      `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_args, kind, state, read_only,
+      `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only,
          timeout_seconds, created_at, deadline_at, context_id, spec, held, tree_slot, queue_seq)
-       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?,
          CASE WHEN ? THEN (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs) END)`,
-      job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_args, job.kind,
+      job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_call_id, job.tool_args, job.kind,
       job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.held ? 1 : 0,
       job.tree_slot ?? null, job.queued ? 1 : 0,
     );

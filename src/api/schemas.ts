@@ -8,6 +8,7 @@ import { z } from "zod";
 
 export const jobState = z.enum(["pending", "running", "success", "error", "cancelled", "timeout"]);
 
+/** What a model sees in the `parallel` tool's schema: the one shape it needs to write. */
 export const toolCallItem = z
   .object({
     tool_name: z.string().describe("Tool to run; `tool:method` sets `tool_args.action`."),
@@ -32,6 +33,7 @@ export const parallelArgs = z
 export const snapshot = z.object({
   job_id: z.string(),
   tool_name: z.string(),
+  tool_call_id: z.string().optional().describe("The id of the call this job answers, when the call had one."),
   state: jobState,
   duration_seconds: z.number(),
   queue_position: z.number().int().optional(),
@@ -67,6 +69,7 @@ export const jobRecord = z.object({
   batch_id: z.string(),
   index: z.number().int(),
   tool_name: z.string(),
+  tool_call_id: z.string().nullable().describe("The id of the call this job answers; null when the call had none."),
   tool_args: z.record(z.string(), z.unknown()),
   kind: z.enum(["tool", "subordinate"]),
   state: jobState,
@@ -124,18 +127,60 @@ export const chatList = z.object({
   next_cursor: z.string().nullable(),
 });
 
-const openaiToolCall = z.object({
-  id: z.string(),
-  type: z.literal("function").optional(),
-  function: z.object({ name: z.string(), arguments: z.string().describe("JSON text of the arguments.") }),
-});
+// The shapes of SPEC §3.1 a bot may post as they came from its SDK. Each call's own id (at most
+// 128 printable characters, else ignored) is kept as its job's `tool_call_id`.
+const callId = (what: string) => z.string().describe(`${what}; kept as the job's tool_call_id (at most 128 printable characters, else ignored).`);
+const objectArgs = z.record(z.string(), z.unknown());
+// As loose as the SDKs' own types (`input: unknown`), so their calls can be passed on as they are.
+const sdkArgs = z.unknown().describe("The arguments: an object, or JSON text of one.");
+
+const agentZeroToolCall = toolCallItem.extend({ tool_call_id: callId("Optional id of the call").optional() });
+
+const openaiToolCall = z
+  .object({
+    id: callId("The call's id"),
+    type: z.literal("function").optional(),
+    function: z.object({ name: z.string(), arguments: z.string().describe("JSON text of the arguments.") }),
+  })
+  .describe("OpenAI chat-completions tool call.");
+
+const anthropicToolUse = z
+  .object({ type: z.literal("tool_use"), id: callId("The block's id"), name: z.string(), input: sdkArgs })
+  .describe("Anthropic tool_use content block.");
+
+const aiSdkToolCall = z
+  .object({
+    type: z.literal("tool-call").optional(),
+    toolCallId: callId("The call's id"),
+    toolName: z.string(),
+    input: sdkArgs.optional(),
+    args: z.unknown().optional().describe("Older AI SDK versions' name for input."),
+  })
+  .describe("Vercel AI SDK tool call.");
+
+const geminiFunctionCall = z.object({ name: z.string(), args: objectArgs.optional(), id: callId("The call's id, when Gemini gives one").optional() });
+const geminiPart = z
+  .union([z.object({ functionCall: geminiFunctionCall }), z.object({ function_call: geminiFunctionCall })])
+  .describe("Gemini content part with a function call (function_call in the Python SDK).");
+
+export const anyToolCall = z.union([agentZeroToolCall, openaiToolCall, anthropicToolUse, aiSdkToolCall, geminiPart]);
+
+/** `/parallel`'s body as the API takes it: the `parallel` tool's arguments, with calls in any shape. */
+export const parallelBody = parallelArgs
+  .extend({
+    tool_calls: z
+      .union([z.array(anyToolCall), z.string()])
+      .optional()
+      .describe("Calls to start as jobs (aliases: calls, items), in any accepted shape (Agent Zero, OpenAI, Anthropic, AI SDK, Gemini); a JSON string of the array is accepted."),
+  })
+  .describe("The `tool_args` of a `parallel` call, or the whole {tool_name:'parallel', tool_args} envelope.");
 
 export const toolCallsBody = z.union([
   z.object({
-    tool_calls: z.array(openaiToolCall).describe("The tool calls of one assistant message."),
+    tool_calls: z.array(anyToolCall).describe("The tool calls of one assistant message, each with its id."),
     timeout: z.union([z.number().int().positive(), z.string()]).optional().describe("Seconds this request may wait (capped by max_wait_seconds)."),
   }),
-  z.array(openaiToolCall),
+  z.array(anyToolCall),
 ]);
 
 export const toolCallResult = z.object({
@@ -214,13 +259,19 @@ const event = <K extends string, T extends z.core.$ZodLooseShape>(type: K, own: 
     data: eventData(own),
   });
 
-const subagentFields = { job_id: z.string(), context_id: z.string(), agent: z.string(), label: z.string() };
+const subagentFields = { job_id: z.string(), tool_call_id: z.string().optional(), context_id: z.string(), agent: z.string(), label: z.string() };
 
 /** One event, as webhooks deliver it and live streams send it (docs/api.md, "Events and webhooks"). */
 export const eventEnvelope = z.discriminatedUnion("type", [
   event("chat.created", { name: z.string(), level: z.number().int() }),
   event("chat.updated", { name: z.string() }),
-  event("job.started", { job_id: z.string(), batch_id: z.string(), tool_name: z.string(), context_id: z.string().optional() }),
+  event("job.started", {
+    job_id: z.string(),
+    batch_id: z.string(),
+    tool_name: z.string(),
+    tool_call_id: z.string().optional(),
+    context_id: z.string().optional(),
+  }),
   event("job.finished", { batch_id: z.string(), ...snapshot.shape }),
   event("batch.finished", { batch_id: z.string(), results: resultsPayload }),
   event("subagent.started", subagentFields),

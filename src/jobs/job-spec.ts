@@ -6,6 +6,7 @@
  */
 import { mayStart } from "../agents/permission";
 import { profile, requireProfile } from "../agents/profiles";
+import { startableTypes } from "../agents/tool-definitions";
 import type { TenantConfig } from "../config/schema";
 import { ApiError, badRequest } from "../http/errors";
 import type { ToolCall } from "../parallel/normalize-call";
@@ -19,6 +20,8 @@ interface SpecBase {
   /** Set by the chat before admission (a subordinate's id names its tree slot). */
   job_id?: string;
   tool_name: string;
+  /** The call's own id (SPEC §3.1), kept on its job. */
+  tool_call_id?: string;
   /** JSON text: the arguments are null-prototype objects, which RPC cannot clone. */
   tool_args: string;
   read_only: boolean;
@@ -40,6 +43,10 @@ export interface SpecContext {
   jobTimeout?: number;
   /** The lists of the MCP servers the request names (`available` holds their tools). */
   mcp?: McpListings;
+  /** The calling agent's level (0: a top-level chat); subordinate tools end at `max_depth`. */
+  level?: number;
+  /** The call is a tool call of its own, not one inside `parallel`: `parallel` itself may be called. */
+  parallelCallable?: boolean;
 }
 
 export const invalidCall = (index: number, reason: string) =>
@@ -47,6 +54,14 @@ export const invalidCall = (index: number, reason: string) =>
 
 export const typeDenied = (type: string) =>
   new ApiError(403, "agent_type_denied", `Sub-agent type "${type}" is not allowed (permission.task).`, { agent: type });
+
+/** Every tool the calling agent may call here, in the order `/v1/tools` lists them: what an unknown-tool error offers. */
+export function callableToolNames(ctx: SpecContext): string[] {
+  const subordinates = startableTypes(ctx.config, ctx.agent, ctx.level ?? 0).length > 0 ? ["spawn_task", "call_subordinate"] : [];
+  return [...(ctx.parallelCallable ? ["parallel"] : []), ...ctx.available.map((t) => t.name), ...subordinates];
+}
+
+const ownId = (call: ToolCall) => (call.tool_call_id !== undefined ? { tool_call_id: call.tool_call_id } : {});
 
 function httpRequestProblem(tool: CatalogTool, args: ToolCall["tool_args"], config: TenantConfig): string | undefined {
   if (tool.kind !== "http_request" || typeof args.url !== "string") return undefined;
@@ -85,6 +100,7 @@ function subordinateSpec(index: number, call: ToolCall, ctx: SpecContext): Subor
   return {
     index,
     tool_name: tool,
+    ...ownId(call),
     tool_args: JSON.stringify(call.tool_args),
     kind: "subordinate",
     read_only: false,
@@ -114,7 +130,7 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
   if (!tool) {
     const unavailable = mcpUnavailable(name, ctx);
     if (unavailable) throw unavailable;
-    const names = ctx.available.map((t) => t.name).join(", ");
+    const names = callableToolNames(ctx).join(", ");
     throw badRequest("unknown_tool", `tool_calls[${index}] uses unknown tool '${name}'. Available tools: ${names}.`);
   }
   const problem = schemaProblems(tool, call.tool_args)[0] ?? httpRequestProblem(tool, call.tool_args, ctx.config);
@@ -122,6 +138,7 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
   return {
     index,
     tool_name: name,
+    ...ownId(call),
     tool_args: JSON.stringify(call.tool_args),
     kind: "tool",
     read_only: tool.readOnly(call.tool_args),

@@ -16,6 +16,8 @@ export type JobRow = {
   batch_id: string;
   idx: number;
   tool_name: string;
+  /** The call's own id (SPEC §3.1), null when it came without one. */
+  tool_call_id: string | null;
   tool_args: string;
   kind: "tool" | "subordinate";
   state: JobState;
@@ -69,7 +71,7 @@ export function durationSeconds(job: Pick<JobRow, "started_at" | "completed_at">
 
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** The full record of `GET …/jobs/{id}` (SPEC §3.3), field order as listed there. */
+/** The full record of `GET …/jobs/{id}` (SPEC §3.3), field order as listed there; `tool_call_id` sits after `tool_name` as on a snapshot. */
 export function jobRecord(job: JobRow) {
   return {
     job_id: job.job_id,
@@ -77,6 +79,7 @@ export function jobRecord(job: JobRow) {
     batch_id: job.batch_id,
     index: job.idx,
     tool_name: job.tool_name,
+    tool_call_id: job.tool_call_id,
     tool_args: JSON.parse(job.tool_args) as Record<string, unknown>,
     kind: job.kind,
     state: job.state,

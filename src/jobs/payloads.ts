@@ -29,6 +29,8 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
   const s: Snapshot = {
     job_id: job.job_id,
     tool_name: job.tool_name,
+    // The call's own id, when it had one, sits between tool_name and state (SPEC §3.4).
+    ...(job.tool_call_id ? { tool_call_id: job.tool_call_id } : {}),
     state: job.state,
     duration_seconds: durationSeconds(job, o.now),
   };

@@ -1,8 +1,16 @@
 /**
- * Turns one tool-call item, in any shape a model writes, into `{tool_name, tool_args}`
- * (SPEC §3.1). Accepted: Agent Zero `{tool_name, tool_args}` and `{tool, args}`,
- * `{type:"function", name, parameters}`, OpenAI `{type:"function", function:{name, arguments}}`,
- * `{name, arguments}`, and a one-call `actions` wrapper. Planning fields are ignored.
+ * Turns one tool-call item, in any shape a model or an SDK writes, into
+ * `{tool_name, tool_args, tool_call_id?}` (SPEC §3.1). Accepted: Agent Zero
+ * `{tool_name, tool_args}` and `{tool, args}`, `{type:"function", name, parameters}`,
+ * OpenAI `{type:"function", function:{name, arguments}}`, `{name, arguments}`,
+ * Anthropic `{type:"tool_use", id, name, input}`, the AI SDK's
+ * `{type?:"tool-call", toolCallId, toolName, input}` (also `args`), Gemini
+ * `{functionCall:{name, args}}` (also `function_call`), and a one-call `actions`
+ * wrapper. Planning fields are ignored.
+ *
+ * The call's own id is kept so a bot can hand each result back to its model
+ * without a job → call map of its own; an id no model could have meant (too
+ * long, not printable, not a string) is dropped rather than refused.
  *
  * Arguments are deep-copied into null-prototype objects, so a `__proto__` key a
  * model (or an attacker) writes stays plain data all the way to the tool.
@@ -16,6 +24,8 @@ export type JsonObject = { [key: string]: Json };
 export interface ToolCall {
   tool_name: string;
   tool_args: JsonObject;
+  /** The id the call came with (OpenAI/Anthropic `id`, AI SDK `toolCallId`, `tool_call_id`); absent when it had no usable one. */
+  tool_call_id?: string;
 }
 
 export class InvalidToolCall extends Error {}
@@ -36,6 +46,20 @@ export function cleanCopy(value: unknown): Json {
 
 const nonEmptyString = (v: unknown): v is string => typeof v === "string" && v.length > 0;
 
+export const MAX_TOOL_CALL_ID_CHARS = 128;
+/**
+ * Printable as Python's `str.isprintable()` has it: no control, format, private-use or unassigned
+ * characters, and no separator but the space.
+ */
+const PRINTABLE = /^(?:[^\p{C}\p{Z}]| )+$/u;
+
+/** `value` as a call id: a string of 1–128 printable characters (code points), else undefined. */
+export function usableCallId(value: unknown): string | undefined {
+  if (typeof value !== "string" || value.length === 0 || value.length > 2 * MAX_TOOL_CALL_ID_CHARS) return undefined;
+  if ([...value].length > MAX_TOOL_CALL_ID_CHARS || !PRINTABLE.test(value)) return undefined;
+  return value;
+}
+
 /** `arguments` as OpenAI sends it: an object, or a JSON string of one (`""` meaning `{}`). */
 function parseArguments(raw: unknown): Record<string, unknown> | undefined {
   if (isObject(raw)) return raw;
@@ -50,30 +74,95 @@ function parseArguments(raw: unknown): Record<string, unknown> | undefined {
   }
 }
 
+/** The call inside a one-call `actions` wrapper, or the item itself. */
+function unwrapActions(item: Record<string, unknown>): Record<string, unknown> {
+  if (item.tool_name || item.tool || !("actions" in item)) return item;
+  const actions = item.actions;
+  if (!Array.isArray(actions) || actions.length !== 1 || !isObject(actions[0])) {
+    throw new InvalidToolCall("Tool request actions wrapper must contain exactly one dictionary");
+  }
+  return actions[0];
+}
+
+/** Gemini's `functionCall` part (`function_call` in its Python SDK and in OpenAI's legacy messages). */
+const geminiCall = (req: Record<string, unknown>) =>
+  isObject(req.functionCall) ? req.functionCall : isObject(req.function_call) ? req.function_call : undefined;
+
+/**
+ * The tool name as the call wrote it, and whether it came in a provider's shape (OpenAI,
+ * Anthropic, AI SDK, Gemini), where `id` is the call's id; in Agent Zero's shapes it is a planning field.
+ */
+function writtenName(req: Record<string, unknown>): { name?: string; provider: boolean } {
+  if (nonEmptyString(req.tool_name)) return { name: req.tool_name, provider: false };
+  if (nonEmptyString(req.tool)) return { name: req.tool, provider: false };
+  const fn = isObject(req.function) ? req.function : undefined;
+  const candidates = [
+    req.type === "function" || req.type === "tool_use" ? req.name : undefined,
+    fn?.name,
+    req.toolName,
+    geminiCall(req)?.name,
+    "arguments" in req || "input" in req || "args" in req ? req.name : undefined,
+  ];
+  return { name: candidates.find(nonEmptyString), provider: true };
+}
+
+/** The first usable id the call carries; a wrapped call may carry it on its `actions` wrapper. */
+function ownId(item: Record<string, unknown>, req: Record<string, unknown>, provider: boolean): string | undefined {
+  const candidates = [
+    req.tool_call_id,
+    req.toolCallId,
+    // OpenAI's Responses API: `id` names the output item, `call_id` the call its output answers.
+    req.type === "function_call" ? req.call_id : undefined,
+    provider ? req.id : undefined,
+    geminiCall(req)?.id,
+    req === item ? undefined : item.tool_call_id,
+  ];
+  for (const c of candidates) {
+    const id = usableCallId(c);
+    if (id !== undefined) return id;
+  }
+  return undefined;
+}
+
+/**
+ * The call's own id and the name it was written with, read without judging the rest of the
+ * call: `/tool-calls` answers even a malformed call under its id and name.
+ */
+export function callIdentity(item: unknown): { tool_call_id?: string; name?: string } {
+  if (!isObject(item)) return {};
+  let req: Record<string, unknown>;
+  try {
+    req = unwrapActions(item);
+  } catch {
+    req = item;
+  }
+  const { name, provider } = writtenName(req);
+  const tool_call_id = ownId(item, req, provider);
+  return { ...(tool_call_id !== undefined ? { tool_call_id } : {}), ...(name !== undefined ? { name } : {}) };
+}
+
+function readArgs(req: Record<string, unknown>): Record<string, unknown> | undefined {
+  const fn = isObject(req.function) ? req.function : undefined;
+  const gemini = geminiCall(req);
+  if (isObject(req.tool_args)) return req.tool_args;
+  if (isObject(req.args)) return req.args;
+  if (req.type === "function" && isObject(req.parameters)) return req.parameters;
+  if (fn && "arguments" in fn) return parseArguments(fn.arguments);
+  if ("arguments" in req) return parseArguments(req.arguments);
+  // Anthropic and the AI SDK: `input` (a JSON string at the AI SDK's provider level); older AI SDKs: `args`.
+  if ("input" in req) return parseArguments(req.input);
+  if (nonEmptyString(req.toolName) && "args" in req) return parseArguments(req.args);
+  // Gemini leaves `args` out of a call to a function without parameters.
+  if (gemini) return "args" in gemini ? parseArguments(gemini.args) : "arguments" in gemini ? parseArguments(gemini.arguments) : {};
+  return undefined;
+}
+
 export function normalizeToolCall(item: unknown): ToolCall {
   if (!isObject(item)) throw new InvalidToolCall("Tool request must be a dictionary");
-  let req = item;
-  if (!req.tool_name && !req.tool && "actions" in req) {
-    const actions = req.actions;
-    if (!Array.isArray(actions) || actions.length !== 1 || !isObject(actions[0])) {
-      throw new InvalidToolCall("Tool request actions wrapper must contain exactly one dictionary");
-    }
-    req = actions[0];
-  }
-  const fn = isObject(req.function) ? req.function : undefined;
-
-  let name: unknown = req.tool_name;
-  if (!nonEmptyString(name)) name = req.tool;
-  if (!nonEmptyString(name) && req.type === "function") name = req.name;
-  if (!nonEmptyString(name) && fn) name = fn.name;
-  if (!nonEmptyString(name) && "arguments" in req) name = req.name;
-  if (!nonEmptyString(name)) throw new InvalidToolCall("Tool request must have a tool_name (type string) field");
-
-  let args: Record<string, unknown> | undefined = isObject(req.tool_args) ? req.tool_args : undefined;
-  if (!args && isObject(req.args)) args = req.args;
-  if (!args && req.type === "function" && isObject(req.parameters)) args = req.parameters;
-  if (!args && fn && "arguments" in fn) args = parseArguments(fn.arguments);
-  if (!args && "arguments" in req) args = parseArguments(req.arguments);
+  const req = unwrapActions(item);
+  const { name, provider } = writtenName(req);
+  if (name === undefined) throw new InvalidToolCall("Tool request must have a tool_name (type string) field");
+  const args = readArgs(req);
   if (!args) throw new InvalidToolCall("Tool request must have a tool_args (type dictionary) field");
 
   const toolArgs = cleanCopy(args) as JsonObject;
@@ -87,5 +176,6 @@ export function normalizeToolCall(item: unknown): ToolCall {
   }
   const method = toolArgs.method;
   if (!("action" in toolArgs) && nonEmptyString(method)) toolArgs.action = method;
-  return { tool_name: toolName, tool_args: toolArgs };
+  const tool_call_id = ownId(item, req, provider);
+  return { tool_name: toolName, tool_args: toolArgs, ...(tool_call_id !== undefined ? { tool_call_id } : {}) };
 }

@@ -40,12 +40,17 @@ export function unwrapEnvelope(body: Record<string, unknown>): Record<string, un
   return body;
 }
 
-/** The action, or `undefined` when the model gave none (then `wait` decides, defaulting to true). */
-function parseAction(raw: unknown): Action | undefined {
+/**
+ * The action, or `undefined` when the model gave none (then `wait` decides, defaulting to true).
+ * An unrecognised action waits like `await`, unless the call says `wait: false`: then, as in
+ * Agent Zero, it returns at once like `collect` (the model asked not to be held).
+ */
+function parseAction(raw: unknown, wait: unknown): Action | undefined {
   if (raw === undefined || raw === null) return undefined;
   const word = typeof raw === "string" ? raw.trim().toLowerCase() : "";
   if (word === "start" || word === "background" || word === "collect" || word === "cancel") return word;
-  return "await"; // `await`, its alias `wait`, and anything unrecognised.
+  if (word === "await" || word === "wait") return "await";
+  return coerceBool(wait, true) ? "await" : "collect";
 }
 
 function rawToolCalls(args: Record<string, unknown>): unknown[] | undefined {
@@ -110,7 +115,7 @@ export function parseParallel(
   if (jobIds.length > limits.max_job_ids) {
     throw badRequest("invalid_job_ids", `\`job_ids\` supports at most ${limits.max_job_ids} ids.`);
   }
-  const action = parseAction(args.action);
+  const action = parseAction(args.action, args.wait);
   const waitDefault = !(action === "start" || action === "background" || action === "collect");
   const wait = action === "await" ? true : coerceBool(args.wait, waitDefault);
   const base = { action, wait, wait_seconds: Math.min(timeout, limits.max_wait_seconds), job_ids: jobIds };

@@ -65,3 +65,17 @@ export async function jobRequest(c: Ctx) {
   const spec: SpecContext = { config, agent, available: toolsForAgent(config, agent, mcp), mcp };
   return { chatId, config, body, agent, delivery, spec };
 }
+
+export const isUnknownTool = (e: unknown) => e instanceof ApiError && e.code === "unknown_tool";
+
+/**
+ * `spec` with every MCP server of the tenant listed, or undefined when it had them all. A
+ * request lists only the servers its body names; an unknown-tool answer names every tool the
+ * agent may call, so the rest are listed then, on that error path only.
+ */
+export async function withEveryServer(c: Ctx, spec: SpecContext): Promise<SpecContext | undefined> {
+  const missing = spec.config.mcp_servers.map((s) => s.name).filter((name) => !(name in (spec.mcp ?? {})));
+  if (missing.length === 0) return undefined;
+  const mcp = { ...spec.mcp, ...(await loadMcpListings(tenantStub(c), missing)) };
+  return { ...spec, available: toolsForAgent(spec.config, spec.agent, mcp), mcp };
+}

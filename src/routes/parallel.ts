@@ -15,8 +15,8 @@ import type { BatchRequest, Caller } from "../jobs/messages";
 import { chatLimits } from "../config/chat-limits";
 import { orderedRules } from "../agents/permission";
 import { profile } from "../agents/profiles";
-import { parseParallel } from "../parallel/parse-request";
-import { chatStub, jobRequest } from "./context";
+import { parseParallel, type ParallelCommand } from "../parallel/parse-request";
+import { chatStub, isUnknownTool, jobRequest, withEveryServer } from "./context";
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
@@ -36,7 +36,14 @@ export async function idempotency(key: string | undefined, fingerprintOf: unknow
 
 export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel", async (c) => {
   const { chatId, config, body, agent, delivery, spec } = await jobRequest(c);
-  const command = parseParallel(body, config, agent, spec);
+  let command: ParallelCommand;
+  try {
+    command = parseParallel(body, config, agent, spec);
+  } catch (e) {
+    const every = isUnknownTool(e) ? await withEveryServer(c, spec) : undefined;
+    if (!every) throw e;
+    command = parseParallel(body, config, agent, every); // refuses again, naming the MCP tools too
+  }
   const request: BatchRequest = {
     tenant: c.get("tenant"),
     chat_id: chatId,

@@ -1,10 +1,11 @@
 /**
- * `POST /v1/chats/{chat_id}/tool-calls` (SPEC §5.4): a bot posts the OpenAI
- * `tool_calls` of one assistant message and gets one entry per call back, in
- * the original order. Calls run tiered: subordinates, `wait` and read-only
- * tools at once, the rest one at a time afterwards; a `parallel` call is a
- * group of jobs answered like the `parallel` tool. A bad call becomes an
- * error entry; only a body that is not a list of calls is a 400.
+ * `POST /v1/chats/{chat_id}/tool-calls` (SPEC §5.4): a bot posts the tool
+ * calls of one assistant message (in any shape of SPEC §3.1) and gets one entry
+ * per call back, in the original order, under each call's own id. Calls run
+ * tiered: subordinates, `wait` and read-only tools at once, the rest one at a
+ * time afterwards; a `parallel` call is a group of jobs answered like the
+ * `parallel` tool. A bad call becomes an error entry; only a body that is not
+ * a list of calls is a 400.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
@@ -14,16 +15,17 @@ import { planToolCall, specNumbering } from "../jobs/call-plan";
 import { invalidCall, type JobSpec, type SpecContext } from "../jobs/job-spec";
 import type { ToolCallEntry } from "../jobs/messages";
 import { coerceSeconds } from "../parallel/coerce";
-import { InvalidToolCall, isObject, normalizeToolCall } from "../parallel/normalize-call";
-import { chatStub, jobRequest } from "./context";
+import { callIdentity, InvalidToolCall, isObject, normalizeToolCall } from "../parallel/normalize-call";
+import { chatStub, jobRequest, withEveryServer } from "./context";
 import { caller, idempotency } from "./parallel";
 import { chatLimits } from "../config/chat-limits";
 
 function entryFor(index: number, item: unknown, ctx: SpecContext, number: (spec: JobSpec) => JobSpec): ToolCallEntry {
-  const raw = isObject(item) ? item : {};
-  const fn = isObject(raw.function) ? raw.function : {};
-  const tool_call_id = typeof raw.id === "string" ? raw.id : `call_${index}`;
-  const name = typeof fn.name === "string" ? fn.name : typeof raw.name === "string" ? raw.name : "";
+  // Read apart from the rest, so that even a malformed call is answered under its own id and name;
+  // an id is made up only for a call that came without one, since every entry must name its call.
+  const own = callIdentity(item);
+  const tool_call_id = own.tool_call_id ?? `call_${index}`;
+  const name = own.name ?? "";
   try {
     let call;
     try {
@@ -51,11 +53,19 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     throw badRequest("invalid_tool_calls", `\`tool_calls\` supports at most ${config.limits.max_calls} items.`);
   }
   const timeout = coerceSeconds("timeout", isObject(body) ? body.timeout : undefined) ?? config.limits.default_timeout_seconds;
-  const number = specNumbering();
+  const plan = (spec: SpecContext) => {
+    const number = specNumbering();
+    return items.map((item, i) => entryFor(i, item, spec, number));
+  };
+  let entries = plan(ctx);
+  if (entries.some((e) => e.error?.code === "unknown_tool")) {
+    const every = await withEveryServer(c, ctx);
+    if (every) entries = plan(every); // an unknown-tool entry names the MCP tools too
+  }
   const answer = await chatStub(c, chatId).runToolCalls({
     tenant: c.get("tenant"),
     chat_id: chatId,
-    entries: items.map((item, i) => entryFor(i, item, ctx, number)),
+    entries,
     limits: chatLimits(config),
     caller: caller(config, agent),
     delivery,

@@ -81,7 +81,7 @@ describe("bad input", () => {
     const res = await parallel("a1", { tool_calls: [call("text")] }, { query: "?agent=reader" });
     expect(res.body.error).toEqual({
       code: "unknown_tool",
-      message: "tool_calls[0] uses unknown tool 'text'. Available tools: wait, echo.",
+      message: "tool_calls[0] uses unknown tool 'text'. Available tools: wait, echo, spawn_task, call_subordinate.",
     });
   });
 });

@@ -603,7 +603,7 @@ describe("review findings", () => {
     const { body } = await parallel("m3a", { tool_calls: [call("spawn_task", { task: "x", tools: ["echo"] })], timeout: 20 });
     expect(body.jobs[0].state).toBe("success");
     const toolMessage = (await llmRequests("m-m3"))[1]!.messages.find((m: any) => m.role === "tool").content;
-    expect(toolMessage).toMatch(/^Error: tool_calls\[0\] uses unknown tool 'text'\. Available tools: wait, echo\.$/);
+    expect(toolMessage).toMatch(/^Error: tool_calls\[0\] uses unknown tool 'text'\. Available tools: wait, echo, spawn_task, call_subordinate\.$/);
   });
 
   it("refuses subordinate arguments of the wrong type instead of ignoring them", async () => {

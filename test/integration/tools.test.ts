@@ -128,7 +128,7 @@ describe("http_request", () => {
   it("is unknown while no origin is allowed", async () => {
     await configure({ tools: [] });
     const res = await parallel("t1", { tool_calls: [call("http_request", { url: `${toolServer()}/page` })] });
-    expect(res.body.error).toEqual({ code: "unknown_tool", message: "tool_calls[0] uses unknown tool 'http_request'. Available tools: wait." });
+    expect(res.body.error).toEqual({ code: "unknown_tool", message: "tool_calls[0] uses unknown tool 'http_request'. Available tools: wait, spawn_task, call_subordinate." });
   });
 
   it("is never retried", async () => {

@@ -12,6 +12,7 @@ export function job(over: Partial<JobRow> = {}): JobRow {
     batch_id: "batch-1",
     idx: 0,
     tool_name: "echo",
+    tool_call_id: null,
     tool_args: "{}",
     kind: "tool",
     state: "pending",

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { apiError } from "./fixtures";
 import { configSchema, type TenantConfig, type TenantConfigInput } from "../../src/config/schema";
 import { parseParallel, type ParallelCommand } from "../../src/parallel/parse-request";
+import { planToolCall, specNumbering } from "../../src/jobs/call-plan";
+import { jobSpec } from "../../src/jobs/job-spec";
+import { toolsForAgent } from "../../src/tools/catalog";
 
 function makeConfig(extra: Partial<TenantConfigInput> = {}): TenantConfig {
   return configSchema.parse({
@@ -264,9 +267,22 @@ describe("parseParallel: action and wait", () => {
   });
 
   it("treats an unknown action like await", () => {
-    const cmd = parse({ action: "poll", job_ids: ["x"], wait: "no" });
-    expect(cmd.action).toBe("await");
-    expect(cmd.wait).toBe(true);
+    for (const body of [{ action: "poll", job_ids: ["x"] }, { action: "poll", job_ids: ["x"], wait: true }, { action: 7, job_ids: ["x"], wait: null }]) {
+      const cmd = parse(body);
+      expect(cmd.action).toBe("await");
+      expect(cmd.wait).toBe(true);
+    }
+  });
+
+  it.each([[false], ["no"], ["OFF"], [0]])("treats an unknown action with an explicit wait %j like collect: no wait", (wait) => {
+    const cmd = parse({ action: "poll", job_ids: ["x"], wait });
+    expect(cmd.action).toBe("collect");
+    expect(cmd.wait).toBe(false);
+  });
+
+  it("starts the calls of an unknown action with wait:false in the background", () => {
+    const cmd = parse({ action: "run_now", tool_calls: [echoCall()], wait: false });
+    expect([cmd.action, cmd.wait, cmd.jobs.length]).toEqual(["collect", false, 1]);
   });
 
   it("returns at once for collect unless wait:true is explicit", () => {
@@ -310,6 +326,35 @@ describe("parseParallel: cancel", () => {
   it("checks timeout and job_ids before cancelling", () => {
     expect(refusal({ action: "cancel", timeout: "x", job_ids: ["a"] }).code).toBe("invalid_timeout");
     expect(refusal({ action: "cancel", job_ids: 5 }).code).toBe("invalid_job_ids");
+  });
+});
+
+describe("parseParallel: each call's own id", () => {
+  it("keeps the id of every shape on its job, and leaves it out for a call without one", () => {
+    const cmd = parse({
+      tool_calls: [
+        { id: "call_openai", type: "function", function: { name: "echo", arguments: "{}" } },
+        { type: "tool_use", id: "toolu_anthropic", name: "echo", input: {} },
+        { type: "tool-call", toolCallId: "call_aisdk", toolName: "echo", input: {} },
+        { functionCall: { name: "echo", args: {}, id: "gemini_1" } },
+        { function_call: { name: "echo", args: {} } },
+        { tool_name: "echo", tool_args: {}, tool_call_id: "explicit" },
+        echoCall(),
+      ],
+    });
+    expect(cmd.jobs.map((j) => j.tool_call_id)).toEqual(["call_openai", "toolu_anthropic", "call_aisdk", "gemini_1", undefined, "explicit", undefined]);
+    expect(cmd.jobs.map((j) => j.tool_name)).toEqual(Array(7).fill("echo"));
+    expect("tool_call_id" in cmd.jobs[6]!).toBe(false);
+  });
+
+  it("keeps the id on a subordinate's job too", () => {
+    const cmd = parse({ tool_calls: [{ toolCallId: "call_sub", toolName: "spawn_task", input: { task: "look" } }] });
+    expect([cmd.jobs[0]!.kind, cmd.jobs[0]!.tool_call_id]).toEqual(["subordinate", "call_sub"]);
+  });
+
+  it("drops an id over 128 characters and still starts the call", () => {
+    const cmd = parse({ tool_calls: [{ type: "tool_use", id: "t".repeat(129), name: "echo", input: {} }] });
+    expect(cmd.jobs[0]!.tool_call_id).toBeUndefined();
   });
 });
 
@@ -473,14 +518,14 @@ describe("parseParallel: unknown tools", () => {
     expect(refusal({ tool_calls: [echoCall(), { tool_name: "nope", tool_args: {} }] })).toEqual({
       status: 400,
       code: "unknown_tool",
-      message: "tool_calls[1] uses unknown tool 'nope'. Available tools: wait, echo, search.",
+      message: "tool_calls[1] uses unknown tool 'nope'. Available tools: wait, echo, search, spawn_task, call_subordinate.",
     });
   });
 
   it("lists http_request when the tenant allows an origin for it", () => {
     const cfg = makeConfig({ builtins: { http_request: { allowed_origins: ["https://api.example"] } } });
     expect(refusal({ tool_calls: [{ tool_name: "nope", tool_args: {} }] }, cfg).message).toBe(
-      "tool_calls[0] uses unknown tool 'nope'. Available tools: wait, http_request, echo, search.",
+      "tool_calls[0] uses unknown tool 'nope'. Available tools: wait, http_request, echo, search, spawn_task, call_subordinate.",
     );
   });
 
@@ -494,8 +539,37 @@ describe("parseParallel: unknown tools", () => {
     expect(r).toEqual({
       status: 400,
       code: "unknown_tool",
-      message: "tool_calls[0] uses unknown tool 'echo'. Available tools: wait, search.",
+      message: "tool_calls[0] uses unknown tool 'echo'. Available tools: wait, search, spawn_task, call_subordinate.",
     });
+  });
+
+  it("lists the MCP tools of the servers it was given, after the tenant's", () => {
+    const cfg = makeConfig({ mcp_servers: [{ name: "docs", url: "https://mcp.example/docs" }] });
+    const mcp = { docs: { tools: [{ name: "lookup", description: "", parameters: { type: "object" }, read_only: true }], fetched_at: 0 } };
+    const e = apiError(() => parseParallel({ tool_calls: [{ tool_name: "nope", tool_args: {} }] }, cfg, "default", { available: toolsForAgent(cfg, "default", mcp), mcp }));
+    expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search, docs__lookup, spawn_task, call_subordinate.");
+  });
+
+  it("leaves the subordinate tools out when the calling agent may start no type", () => {
+    const cfg = makeConfig({ agents: { solo: { permission: { task: [["*", "deny"]] } } } });
+    expect(refusal({ tool_calls: [{ tool_name: "nope", tool_args: {} }] }, cfg, "solo").message).toBe(
+      "tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search.",
+    );
+  });
+
+  it("leaves the subordinate tools out at max_depth", () => {
+    const e = apiError(() =>
+      jobSpec(0, { tool_name: "nope", tool_args: {} }, { config, agent: "default", available: toolsForAgent(config, "default"), level: config.limits.max_depth }),
+    );
+    expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search.");
+  });
+
+  it("names parallel too where a call may be parallel itself (a tool call of its own, not one inside parallel)", () => {
+    const ctx = { config, agent: "default", available: toolsForAgent(config, "default") };
+    const e = apiError(() => planToolCall(0, { tool_name: "nope", tool_args: {} }, ctx, specNumbering()));
+    expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: parallel, wait, echo, search, spawn_task, call_subordinate.");
+    const inside = apiError(() => planToolCall(0, { tool_name: "parallel", tool_args: { tool_calls: [{ tool_name: "nope", tool_args: {} }] } }, ctx, specNumbering()));
+    expect(inside.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search, spawn_task, call_subordinate.");
   });
 
   it("lets the calling agent use its own tools and wait", () => {

@@ -40,6 +40,28 @@ describe("snapshot", () => {
     ]);
   });
 
+  it("puts the call's own id right after tool_name, when the job has one", () => {
+    const s = snapshot(
+      done({ tool_call_id: "toolu_01", kind: "subordinate", context_id: "sub-abc", error: "boom", state: "error", usage: '{"llm_calls":1}' }),
+      { ...opts, includeResult: true },
+    );
+    expect(Object.keys(s)).toEqual(["job_id", "tool_name", "tool_call_id", "state", "duration_seconds", "context_id", "result", "error", "usage"]);
+    expect(s.tool_call_id).toBe("toolu_01");
+  });
+
+  it("carries the call's id on started snapshots and in the compact JSON", () => {
+    const started = startedPayload([job({ tool_call_id: "call_1" })], opts);
+    expect(JSON.stringify(started.jobs[0])).toBe('{"job_id":"echo-AAAAAAAAAAAA","tool_name":"echo","tool_call_id":"call_1","state":"pending","duration_seconds":0}');
+    const results = resultsPayload([done({ tool_call_id: "call_2", started_at: T0, completed_at: T0 + 250, result: "hi" })], opts);
+    expect(JSON.stringify(results)).toBe(
+      '{"status":"success","jobs":[{"job_id":"echo-AAAAAAAAAAAA","tool_name":"echo","tool_call_id":"call_2","state":"success","duration_seconds":0.25,"result":"hi"}]}',
+    );
+  });
+
+  it("leaves tool_call_id out for a job whose call had no id", () => {
+    expect("tool_call_id" in snapshot(done({ tool_call_id: null }), { ...opts, includeResult: true })).toBe(false);
+  });
+
   it("puts wait_timed_out last on an active job", () => {
     const s = snapshot(
       job({ state: "running", started_at: T0, context_id: "sub-abc", usage: '{"llm_calls":1}' }),

@@ -11,7 +11,7 @@ import { admittedCall, toolCallResult } from "../../src/jobs/tool-call-results";
 import { T0, job } from "./fixtures";
 
 const exact = <T extends z.ZodObject>(schema: T) => schema.strict();
-const finished = job({ state: "success", started_at: T0 + 10, completed_at: T0 + 510, result: "x".repeat(50), usage: '{"llm_calls":1}' });
+const finished = job({ state: "success", tool_call_id: "call_1", started_at: T0 + 10, completed_at: T0 + 510, result: "x".repeat(50), usage: '{"llm_calls":1}' });
 const running = job({ job_id: "sleep-BBBBBBBBBBBB", state: "running", started_at: T0 + 5 });
 
 describe("wire schemas", () => {
@@ -19,7 +19,8 @@ describe("wire schemas", () => {
     const payload = resultsPayload([finished, running], { now: T0 + 1000, maxResultChars: 10, waitTimedOut: true });
     const parsed = exact(schemas.resultsPayload).extend({ jobs: z.array(exact(schemas.snapshot)) }).parse(payload);
     expect(parsed).toEqual(payload);
-    expect(payload.jobs[0]).toMatchObject({ result_truncated: true, usage: { llm_calls: 1 } });
+    expect(payload.jobs[0]).toMatchObject({ tool_call_id: "call_1", result_truncated: true, usage: { llm_calls: 1 } });
+    expect(Object.keys(schemas.snapshot.shape).slice(0, 4)).toEqual(["job_id", "tool_name", "tool_call_id", "state"]);
   });
 
   it("describe the started payload exactly", () => {
@@ -31,6 +32,8 @@ describe("wire schemas", () => {
     const record = jobRecord(finished);
     expect(exact(schemas.jobRecord).parse(record)).toEqual(record);
     expect(Object.keys(record)).toEqual(Object.keys(schemas.jobRecord.shape));
+    expect(record.tool_call_id).toBe("call_1");
+    expect(jobRecord(job()).tool_call_id).toBeNull();
   });
 
   it("describe the tool-calls answer entries exactly: plain, parallel and refused", () => {

@@ -769,14 +769,62 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Calls to start as jobs (aliases: calls, items); a JSON string of the array is accepted. */
-                        tool_calls?: {
+                        /** @description Calls to start as jobs (aliases: calls, items), in any accepted shape (Agent Zero, OpenAI, Anthropic, AI SDK, Gemini); a JSON string of the array is accepted. */
+                        tool_calls?: ({
                             /** @description Tool to run; `tool:method` sets `tool_args.action`. */
                             tool_name: string;
                             tool_args: {
                                 [key: string]: unknown;
                             };
-                        }[] | string;
+                            /** @description Optional id of the call; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            tool_call_id?: string;
+                        } | {
+                            /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            id: string;
+                            /** @constant */
+                            type?: "function";
+                            function: {
+                                name: string;
+                                /** @description JSON text of the arguments. */
+                                arguments: string;
+                            };
+                        } | {
+                            /** @constant */
+                            type: "tool_use";
+                            /** @description The block's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            id: string;
+                            name: string;
+                            /** @description The arguments: an object, or JSON text of one. */
+                            input: unknown;
+                        } | {
+                            /** @constant */
+                            type?: "tool-call";
+                            /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            toolCallId: string;
+                            toolName: string;
+                            /** @description The arguments: an object, or JSON text of one. */
+                            input?: unknown;
+                            /** @description Older AI SDK versions' name for input. */
+                            args?: unknown;
+                        } | ({
+                            functionCall: {
+                                name: string;
+                                args?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                                id?: string;
+                            };
+                        } | {
+                            function_call: {
+                                name: string;
+                                args?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                                id?: string;
+                            };
+                        }))[] | string;
                         /** @description Existing jobs to await, collect or cancel. */
                         job_ids?: string | string[];
                         /** @enum {string} */
@@ -803,6 +851,8 @@ export interface paths {
                             jobs: {
                                 job_id: string;
                                 tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
@@ -828,6 +878,8 @@ export interface paths {
                             jobs: {
                                 job_id: string;
                                 tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
@@ -883,7 +935,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run one assistant message's OpenAI tool_calls, tiered; answers in call order */
+        /** Run one assistant message's tool calls (OpenAI, Anthropic, AI SDK, Gemini), tiered; answers in call order */
         post: {
             parameters: {
                 query?: {
@@ -900,8 +952,17 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The tool calls of one assistant message. */
-                        tool_calls: {
+                        /** @description The tool calls of one assistant message, each with its id. */
+                        tool_calls: ({
+                            /** @description Tool to run; `tool:method` sets `tool_args.action`. */
+                            tool_name: string;
+                            tool_args: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Optional id of the call; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            tool_call_id?: string;
+                        } | {
+                            /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
                             id: string;
                             /** @constant */
                             type?: "function";
@@ -910,10 +971,55 @@ export interface paths {
                                 /** @description JSON text of the arguments. */
                                 arguments: string;
                             };
-                        }[];
+                        } | {
+                            /** @constant */
+                            type: "tool_use";
+                            /** @description The block's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            id: string;
+                            name: string;
+                            /** @description The arguments: an object, or JSON text of one. */
+                            input: unknown;
+                        } | {
+                            /** @constant */
+                            type?: "tool-call";
+                            /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            toolCallId: string;
+                            toolName: string;
+                            /** @description The arguments: an object, or JSON text of one. */
+                            input?: unknown;
+                            /** @description Older AI SDK versions' name for input. */
+                            args?: unknown;
+                        } | ({
+                            functionCall: {
+                                name: string;
+                                args?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                                id?: string;
+                            };
+                        } | {
+                            function_call: {
+                                name: string;
+                                args?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                                id?: string;
+                            };
+                        }))[];
                         /** @description Seconds this request may wait (capped by max_wait_seconds). */
                         timeout?: number | string;
+                    } | ({
+                        /** @description Tool to run; `tool:method` sets `tool_args.action`. */
+                        tool_name: string;
+                        tool_args: {
+                            [key: string]: unknown;
+                        };
+                        /** @description Optional id of the call; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                        tool_call_id?: string;
                     } | {
+                        /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
                         id: string;
                         /** @constant */
                         type?: "function";
@@ -922,7 +1028,43 @@ export interface paths {
                             /** @description JSON text of the arguments. */
                             arguments: string;
                         };
-                    }[];
+                    } | {
+                        /** @constant */
+                        type: "tool_use";
+                        /** @description The block's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                        id: string;
+                        name: string;
+                        /** @description The arguments: an object, or JSON text of one. */
+                        input: unknown;
+                    } | {
+                        /** @constant */
+                        type?: "tool-call";
+                        /** @description The call's id; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                        toolCallId: string;
+                        toolName: string;
+                        /** @description The arguments: an object, or JSON text of one. */
+                        input?: unknown;
+                        /** @description Older AI SDK versions' name for input. */
+                        args?: unknown;
+                    } | ({
+                        functionCall: {
+                            name: string;
+                            args?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            id?: string;
+                        };
+                    } | {
+                        function_call: {
+                            name: string;
+                            args?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The call's id, when Gemini gives one; kept as the job's tool_call_id (at most 128 printable characters, else ignored). */
+                            id?: string;
+                        };
+                    }))[];
                 };
             };
             responses: {
@@ -1040,6 +1182,8 @@ export interface paths {
                             jobs: {
                                 job_id: string;
                                 tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
@@ -1065,6 +1209,8 @@ export interface paths {
                             jobs: {
                                 job_id: string;
                                 tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
@@ -1743,6 +1889,8 @@ export interface paths {
                             jobs: {
                                 job_id: string;
                                 tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
@@ -1822,6 +1970,8 @@ export interface paths {
                             batch_id: string;
                             index: number;
                             tool_name: string;
+                            /** @description The id of the call this job answers; null when the call had none. */
+                            tool_call_id: string | null;
                             tool_args: {
                                 [key: string]: unknown;
                             };
@@ -2145,6 +2295,7 @@ export interface components {
                 job_id: string;
                 batch_id: string;
                 tool_name: string;
+                tool_call_id?: string;
                 context_id?: string;
             } & {
                 [key: string]: unknown;
@@ -2170,6 +2321,8 @@ export interface components {
                 batch_id: string;
                 job_id: string;
                 tool_name: string;
+                /** @description The id of the call this job answers, when the call had one. */
+                tool_call_id?: string;
                 /** @enum {string} */
                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                 duration_seconds: number;
@@ -2213,6 +2366,8 @@ export interface components {
                     jobs: {
                         job_id: string;
                         tool_name: string;
+                        /** @description The id of the call this job answers, when the call had one. */
+                        tool_call_id?: string;
                         /** @enum {string} */
                         state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                         duration_seconds: number;
@@ -2255,6 +2410,7 @@ export interface components {
                  */
                 truncated?: true;
                 job_id: string;
+                tool_call_id?: string;
                 context_id: string;
                 agent: string;
                 label: string;
@@ -2280,6 +2436,7 @@ export interface components {
                  */
                 truncated?: true;
                 job_id: string;
+                tool_call_id?: string;
                 context_id: string;
                 agent: string;
                 label: string;
@@ -2386,6 +2543,7 @@ export interface components {
                 job_id: string;
                 batch_id: string;
                 tool_name: string;
+                tool_call_id?: string;
                 context_id?: string;
             } & {
                 [key: string]: unknown;
@@ -2412,6 +2570,8 @@ export interface components {
                 batch_id: string;
                 job_id: string;
                 tool_name: string;
+                /** @description The id of the call this job answers, when the call had one. */
+                tool_call_id?: string;
                 /** @enum {string} */
                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                 duration_seconds: number;
@@ -2456,6 +2616,8 @@ export interface components {
                     jobs: {
                         job_id: string;
                         tool_name: string;
+                        /** @description The id of the call this job answers, when the call had one. */
+                        tool_call_id?: string;
                         /** @enum {string} */
                         state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                         duration_seconds: number;
@@ -2499,6 +2661,7 @@ export interface components {
                  */
                 truncated?: true;
                 job_id: string;
+                tool_call_id?: string;
                 context_id: string;
                 agent: string;
                 label: string;
@@ -2525,6 +2688,7 @@ export interface components {
                  */
                 truncated?: true;
                 job_id: string;
+                tool_call_id?: string;
                 context_id: string;
                 agent: string;
                 label: string;
