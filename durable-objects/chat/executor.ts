@@ -147,8 +147,9 @@ export class Executor {
       const result = await this.#attempt(callable, claim, job, args, attempt, stop, remaining);
       if (result === "stopped") return; // stopped or past the deadline: not an `error` (SPEC §4)
       if (result.kind === "done") {
+        const content = result.content ? { content: result.content } : {};
         const outcome: JobOutcome =
-          result.state === "success" ? { state: "success", result: result.result, attempt } : { state: "error", error: result.error, attempt };
+          result.state === "success" ? { state: "success", result: result.result, attempt, ...content } : { state: "error", error: result.error, attempt, ...content };
         return this.#report(job, claim, outcome);
       }
       // `http_request` is never retried (SPEC §4).

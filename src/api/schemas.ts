@@ -77,6 +77,12 @@ export const jobRecord = z.object({
   deadline_at: z.string(),
   result: z.string().nullable(),
   result_truncated: z.boolean(),
+  content: z
+    .array(z.looseObject({ type: z.string() }))
+    .nullable()
+    .describe(
+      "An MCP job's result parts as the server sent them (images and audio with their base64 `data`), while `result` has text and placeholders. Bounded like `result`: a part that did not fit is cut or kept without its payload, marked `truncated: true`. Null for other jobs and until the job ends.",
+    ),
   error: z.string().nullable(),
   context_id: z.string().nullable(),
   usage: z.record(z.string(), z.number()).nullable(),

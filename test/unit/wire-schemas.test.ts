@@ -22,6 +22,14 @@ describe("wire schemas", () => {
     expect(payload.jobs[0]).toMatchObject({ result_truncated: true, usage: { llm_calls: 1 } });
   });
 
+  it("describe an MCP job's record with its content parts", () => {
+    const content = [{ type: "text", text: "a" }, { type: "image", data: "AAAA", mimeType: "image/png" }];
+    const record = jobRecord({ ...finished, content: JSON.stringify(content) });
+    expect(exact(schemas.jobRecord).parse(record)).toEqual(record);
+    expect(record.content).toEqual(content);
+    expect(jobRecord(finished).content).toBeNull();
+  });
+
   it("describe the started payload exactly", () => {
     const payload = startedPayload([job()], { now: T0, maxResultChars: 10 });
     expect(exact(schemas.startedPayload).extend({ jobs: z.array(exact(schemas.snapshot)) }).parse(payload)).toEqual(payload);

@@ -1474,6 +1474,12 @@ export interface paths {
                             deadline_at: string;
                             result: string | null;
                             result_truncated: boolean;
+                            /** @description An MCP job's result parts as the server sent them (images and audio with their base64 `data`), while `result` has text and placeholders. Bounded like `result`: a part that did not fit is cut or kept without its payload, marked `truncated: true`. Null for other jobs and until the job ends. */
+                            content: ({
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[] | null;
                             error: string | null;
                             context_id: string | null;
                             usage: {
