@@ -44,6 +44,8 @@ export type JobRow = {
   tree_slot: string | null;
   /** Set while the job waits for a subagent slot: its order in the chat's queue. */
   queue_seq: number | null;
+  /** The last progress a running MCP tool reported (JSON of `Progress`); NULL once the job ends. */
+  progress: string | null;
   /** An MCP result's content parts (JSON), bounded to fit the row beside `result`; else null. */
   content: string | null;
   /** Computed on read: the queued job's place (1 = next), else null. */

@@ -617,6 +617,13 @@ export interface paths {
                                 usage?: {
                                     [key: string]: number;
                                 };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
+                                };
                                 /** @constant */
                                 wait_timed_out?: true;
                             }[];
@@ -641,6 +648,13 @@ export interface paths {
                                 /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
                                 usage?: {
                                     [key: string]: number;
+                                };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
                                 };
                                 /** @constant */
                                 wait_timed_out?: true;
@@ -854,6 +868,13 @@ export interface paths {
                                 usage?: {
                                     [key: string]: number;
                                 };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
+                                };
                                 /** @constant */
                                 wait_timed_out?: true;
                             }[];
@@ -878,6 +899,13 @@ export interface paths {
                                 /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
                                 usage?: {
                                     [key: string]: number;
+                                };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
                                 };
                                 /** @constant */
                                 wait_timed_out?: true;
@@ -1394,6 +1422,13 @@ export interface paths {
                                 usage?: {
                                     [key: string]: number;
                                 };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
+                                };
                                 /** @constant */
                                 wait_timed_out?: true;
                             }[];
@@ -1789,8 +1824,45 @@ export interface components {
                 usage?: {
                     [key: string]: number;
                 };
+                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                progress?: {
+                    progress: number;
+                    total?: number;
+                    /** @description At most 500 characters. */
+                    message?: string;
+                };
                 /** @constant */
                 wait_timed_out?: true;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.progress";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                batch_id: string;
+                tool_name: string;
+                progress: {
+                    progress: number;
+                    total?: number;
+                    /** @description At most 500 characters. */
+                    message?: string;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -1831,6 +1903,13 @@ export interface components {
                         /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
                         usage?: {
                             [key: string]: number;
+                        };
+                        /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                        progress?: {
+                            progress: number;
+                            total?: number;
+                            /** @description At most 500 characters. */
+                            message?: string;
                         };
                         /** @constant */
                         wait_timed_out?: true;
@@ -1923,8 +2002,7 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        TenantStreamEvent: {
-            cursor: number;
+        TenantStreamEvent: ({
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -1948,7 +2026,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -1971,7 +2048,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -1997,7 +2073,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2031,13 +2106,49 @@ export interface components {
                 usage?: {
                     [key: string]: number;
                 };
+                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                progress?: {
+                    progress: number;
+                    total?: number;
+                    /** @description At most 500 characters. */
+                    message?: string;
+                };
                 /** @constant */
                 wait_timed_out?: true;
             } & {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.progress";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                batch_id: string;
+                tool_name: string;
+                progress: {
+                    progress: number;
+                    total?: number;
+                    /** @description At most 500 characters. */
+                    message?: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2075,6 +2186,13 @@ export interface components {
                         usage?: {
                             [key: string]: number;
                         };
+                        /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                        progress?: {
+                            progress: number;
+                            total?: number;
+                            /** @description At most 500 characters. */
+                            message?: string;
+                        };
                         /** @constant */
                         wait_timed_out?: true;
                     }[];
@@ -2086,7 +2204,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2112,7 +2229,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2147,7 +2263,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2168,6 +2283,8 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
+        }) & {
+            cursor: number;
         };
         CursorExpired: {
             /** @constant */
