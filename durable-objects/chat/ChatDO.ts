@@ -43,6 +43,7 @@ import { Timers } from "./timers";
 import { Waiters } from "./waiters";
 import { Dispatcher } from "./dispatcher";
 import { EXEC_HEARTBEAT_MS, Executor, type RunAnswer } from "./executor";
+import { JobProgress } from "./job-progress";
 import type { RunTarget } from "../../src/tools/executors";
 import { TreeSlots, treeLimit } from "./tree-slots";
 import { TreeCap } from "./tree-cap";
@@ -145,7 +146,9 @@ export class ChatDO extends DurableObject<Env> {
     arm: () => this.#timers.arm(),
     address: () => this.#dispatcher.address(),
     maxStoredBytes: () => this.#limits().max_stored_result_bytes,
+    progress: (job) => this.#progress.track(job),
   });
+  readonly #progress = new JobProgress({ jobs: this.#jobs, announce: (job, p, now) => this.#announce.jobProgress(job, p, now) });
   readonly #child = new ChildSide({
     ctx: this.ctx,
     env: () => this.env,

@@ -4,11 +4,13 @@
  * are terminal (with the payload an await would return, so a webhook-driven
  * bot can hand it straight to its model), `chat.idle` once the chat has no
  * active job left, and the chat's creation and renames. Called inside the
- * transaction of the change it announces.
+ * transaction of the change it announces. A running MCP tool's progress goes
+ * to the live streams alone.
  */
 import type { EventType } from "../../src/events/envelope";
 import type { JobRow } from "../../src/jobs/job";
 import { resultsPayload, snapshot } from "../../src/jobs/payloads";
+import type { Progress } from "../../src/jobs/progress";
 import { subagentSummary, telegramChatId } from "../../src/notify/telegram";
 import type { Events } from "./events";
 import type { Notifications } from "./notifications";
@@ -55,6 +57,16 @@ export class Announcer {
     const started = { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, ...callId(job), ...context };
     this.#record("job.started", started, now, job.batch_id);
     if (job.kind === "subordinate") this.#record("subagent.started", subagent(job), now, job.batch_id);
+  }
+
+  /** A running MCP tool's progress, to the live streams only (see `./job-progress` for why). */
+  jobProgress(job: JobRow, progress: Progress, now: number): void {
+    try {
+      const data = { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, progress };
+      this.d.stream.publishLive(this.d.events.live("job.progress", data, now));
+    } catch (e) {
+      console.error("could not announce progress", job.job_id, e);
+    }
   }
 
   /** A batch started with `?notify=` gets a short Telegram message per subordinate that ends (SPEC §5.5). */

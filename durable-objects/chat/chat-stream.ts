@@ -4,20 +4,21 @@
  * that has listeners. Whether it does is remembered in the chat's meta: the
  * tenant says so when a chat registers, when a dashboard connects, and in
  * every publish answer; a chat that believes nobody listens still probes
- * once per 30 s, so it never stays silent for long by mistake.
+ * once per 30 s, so it never stays silent for long by mistake. Live-only
+ * events (`job.progress`) are sent the same way but kept nowhere.
  */
-import { acceptStream, broadcast, type StreamLog } from "../shared/live-stream";
+import { acceptStream, broadcast, type StreamLog, type StreamMessage } from "../shared/live-stream";
 import type { Events } from "./events";
 import { readMeta, writeMeta } from "./schema";
 
 const PROBE_MS = 30_000;
 
 interface TenantPublisher {
-  publish(envelopes: string[]): Promise<{ listening: boolean }>;
+  publish(messages: StreamMessage[]): Promise<{ listening: boolean }>;
 }
 
 export class ChatStream implements StreamLog {
-  #unsent: string[] = [];
+  #unsent: StreamMessage[] = [];
   #sending = false;
 
   constructor(
@@ -48,6 +49,17 @@ export class ChatStream implements StreamLog {
       writeMeta(this.d.sql, "tenant_probe_at", String(now));
     }
     this.#unsent.push(envelope);
+    if (!this.#sending) this.d.ctx.waitUntil(this.#send());
+  }
+
+  /**
+   * A live-only event (`job.progress`): to this chat's sockets, and to the tenant stream only
+   * while it is known to listen. It never probes: that writes a row, and the next kept event will.
+   */
+  publishLive(envelope: string): void {
+    broadcast(this.d.ctx, envelope);
+    if (readMeta(this.d.sql, "tenant_listening") !== "1") return;
+    this.#unsent.push({ live: envelope });
     if (!this.#sending) this.d.ctx.waitUntil(this.#send());
   }
 

@@ -9,7 +9,7 @@
  * next, and `seq` lets the receiver order them.
  */
 import { nanoid } from "nanoid";
-import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType } from "../../src/events/envelope";
+import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type LiveEventType } from "../../src/events/envelope";
 import type { ChatLimits } from "../../src/jobs/messages";
 import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../src/webhooks/deliveries";
 import { readLimits, readMeta } from "./schema";
@@ -62,6 +62,22 @@ export class Events {
     );
     remember(this.sql, "seq", seq);
     return { envelope, deliver, seq };
+  }
+
+  /** The envelope of a live-only event (see `LIVE_EVENT_TYPES`): nothing is written. */
+  live(type: LiveEventType, data: Record<string, unknown>, now: number): string {
+    const chatId = readMeta(this.sql, "chat_id")!;
+    const root = readMeta(this.sql, "root_chat_id");
+    const row = {
+      id: `evt_${nanoid(21)}`,
+      type,
+      created_at: now,
+      seq: this.latestSeq(),
+      data: "",
+      parent_chat_id: readMeta(this.sql, "parent_chat_id") ?? null,
+      root_chat_id: root === undefined || root === chatId ? null : root,
+    };
+    return this.#envelope(row, data);
   }
 
   /** Top-level chats go to `webhook.url`; child chats only with `include_child_chats`. */

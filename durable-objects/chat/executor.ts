@@ -19,6 +19,7 @@ import { backoffMs, isRetryable } from "../../src/tools/retry";
 import { boundedSignal, sleep } from "../../src/util/abort";
 import type { JobMachine } from "./job-machine";
 import type { JobStore } from "./job-store";
+import type { ProgressFeed } from "./job-progress";
 import { recoveryStep } from "./recovery";
 import type { SubordinatePlan } from "./subordinates";
 import type { Timers } from "./timers";
@@ -42,6 +43,8 @@ export interface ExecutorDeps {
   arm(): Promise<void>;
   address(): { tenant: string; chat_id: string };
   maxStoredBytes(): number;
+  /** Where a running MCP call's progress notifications go (`./job-progress`). */
+  progress(job: JobRow): ProgressFeed;
 }
 
 export class Executor {
@@ -141,14 +144,34 @@ export class Executor {
     const refused = this.#refusal(target, args);
     if (refused) return this.#report(job, claim, { state: "error", error: refused, attempt });
     const callable = target as Callable;
+    // One feed across the job's attempts, so a retry cannot write progress sooner than the interval allows.
+    const progress = callable.kind === "mcp" ? this.d.progress(job) : undefined;
+    try {
+      return await this.#attemptLoop(callable, claim, job, args, attempt, stop, progress);
+    } finally {
+      progress?.stop();
+    }
+  }
+
+  async #attemptLoop(
+    callable: Callable,
+    claim: Claimed,
+    job: JobRow,
+    args: Record<string, unknown>,
+    attempt: number,
+    stop: AbortSignal,
+    progress: ProgressFeed | undefined,
+  ): Promise<void> {
     for (;;) {
       const remaining = claim.deadline_at - Date.now();
       if (remaining <= 0 || stop.aborted) return; // the chat ends it `timeout`
-      const result = await this.#attempt(callable, claim, job, args, attempt, stop, remaining);
+      const result = await this.#attempt(callable, claim, job, args, attempt, stop, remaining, progress);
       if (result === "stopped") return; // stopped or past the deadline: not an `error` (SPEC §4)
       if (result.kind === "done") {
+        const content = result.content ? { content: result.content } : {};
         const outcome: JobOutcome =
-          result.state === "success" ? { state: "success", result: result.result, attempt } : { state: "error", error: result.error, attempt };
+          result.state === "success" ? { state: "success", result: result.result, attempt, ...content } : { state: "error", error: result.error, attempt, ...content };
+        progress?.stop(); // hidden once the job ends: a value still waiting would only cost a write
         return this.#report(job, claim, outcome);
       }
       // `http_request` is never retried (SPEC §4).
@@ -175,11 +198,12 @@ export class Executor {
     attempt: number,
     stop: AbortSignal,
     remaining: number,
+    progress: ProgressFeed | undefined,
   ): Promise<AttemptResult | "stopped"> {
     const bound = boundedSignal(stop, remaining);
     const ctx: AttemptContext = { job_id: job.job_id, chat_id: job.chat_id, tool_name: claim.tool_name, tool_args: args, attempt, signal: bound.signal };
     try {
-      if (target.kind === "mcp") return await callMcpTool(target.endpoint, target.tool, args, bound.signal, remaining);
+      if (target.kind === "mcp") return await callMcpTool(target.endpoint, target.tool, args, bound.signal, remaining, progress?.report);
       return await (target.kind === "http_tool" ? callTenantTool(target, ctx) : callHttpRequest(target, ctx));
     } catch (e) {
       if (bound.signal.aborted) return "stopped";

@@ -5,6 +5,7 @@
  * half a transition. The ChatDO re-arms its alarm after calling in.
  */
 import { cutStoredResult } from "../../src/jobs/results";
+import { contentBudget, storedContent } from "../../src/tools/mcp-content";
 import { CANCELLED_ERROR, deadlineError, isTerminal, type JobRow } from "../../src/jobs/job";
 import type { ClaimResult, CompleteResult, JobOutcome } from "../../src/jobs/messages";
 import type { Finish, JobStore } from "./job-store";
@@ -76,13 +77,12 @@ export class JobMachine {
       this.expire(job, now);
       return { status: "late" };
     }
-    this.finish(
-      job,
+    const f: Finish =
       outcome.state === "success"
         ? { state: "success", ...cutStoredResult(outcome.result, maxStoredBytes), attempt: outcome.attempt, usage: outcome.usage }
-        : { state: outcome.state, error: outcome.error, attempt: outcome.attempt, usage: outcome.usage },
-      now,
-    );
+        : { state: outcome.state, error: outcome.error, attempt: outcome.attempt, usage: outcome.usage };
+    if (outcome.state !== "timeout" && outcome.content) f.content = storedContent(outcome.content, contentBudget(f.result ?? f.error ?? null, maxStoredBytes));
+    this.finish(job, f, now);
     return { status: "recorded" };
   }
 

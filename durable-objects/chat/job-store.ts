@@ -33,6 +33,8 @@ export interface Finish {
   error?: string | null;
   attempt?: number;
   usage?: unknown;
+  /** An MCP result's parts, as stored (JSON, already bounded). */
+  content?: string | null;
 }
 
 const ACTIVE = `state IN ('pending', 'running')`;
@@ -175,19 +177,27 @@ export class JobStore {
     return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE state = 'pending' AND held = 0 AND queue_seq IS NULL`).toArray();
   }
 
-  /** Moves an active job to a terminal state; a job already terminal is left untouched. */
-  /** Ends an active job; its row as it is now, or undefined when it had ended already. */
+  /**
+   * Ends an active job; its row as it is now, or undefined when it had ended already. A job
+   * already terminal is left untouched. Its progress goes in the same write: shown only while active.
+   */
   finish(jobId: string, f: Finish, now: number): JobRow | undefined {
     // A job that has ended is not queued: its queue_position is NULL without the subquery.
     return this.sql
       .exec<JobRow>(
         `UPDATE jobs SET state = ?, completed_at = ?, started_at = COALESCE(started_at, ?), result = ?,
-           result_truncated = ?, error = ?, attempt = MAX(attempt, ?), usage = COALESCE(?, usage), lease = NULL
+           result_truncated = ?, error = ?, attempt = MAX(attempt, ?), usage = COALESCE(?, usage), lease = NULL,
+           progress = NULL, content = ?
          WHERE job_id = ? AND ${ACTIVE} RETURNING *, NULL AS queue_position`,
         f.state, now, now, f.result ?? null, f.result_truncated ? 1 : 0, f.error ?? null, f.attempt ?? 0,
-        f.usage === undefined ? null : JSON.stringify(f.usage), jobId,
+        f.usage === undefined ? null : JSON.stringify(f.usage), f.content ?? null, jobId,
       )
       .toArray()[0];
+  }
+
+  /** A running job's latest progress (JSON); false when the job is no longer running (nothing written). */
+  setProgress(jobId: string, progress: string): boolean {
+    return this.sql.exec(`UPDATE jobs SET progress = ? WHERE job_id = ? AND state = 'running'`, progress, jobId).rowsWritten > 0;
   }
 
   markCollected(jobs: JobRow[], now: number): void {

@@ -17,6 +17,9 @@ export interface StreamLog {
 
 export const REPLAY_LIMIT = 1000;
 
+/** What a chat hands the tenant stream: an envelope to keep, or a live-only one (`{live}`) to send and forget. */
+export type StreamMessage = string | { live: string };
+
 /**
  * Where a resuming client can pick up: after its cursor, unless messages it
  * has not seen are gone (purged, never stored, or more than one replay holds);

@@ -14,7 +14,7 @@ import type { TelegramTarget } from "../../src/notify/telegram";
 import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-config";
 import { Tickets } from "./tickets";
 import { TenantStream } from "./tenant-stream";
-import { acceptStream, answerClose, broadcast, parseCursor } from "../shared/live-stream";
+import { acceptStream, answerClose, broadcast, parseCursor, type StreamMessage } from "../shared/live-stream";
 import { chatName } from "../../src/names";
 import { egressProblem } from "../../src/config/egress";
 import { splitMcpName, type McpListing } from "../../src/tools/mcp";
@@ -78,12 +78,12 @@ export class TenantDO extends DurableObject<Env> {
     return response;
   }
 
-  /** Chats' events, while someone listens; the answer tells a chat whether to keep publishing. */
-  publish(envelopes: string[]): { listening: boolean } {
+  /** Chats' events, while someone listens; the answer tells a chat whether to keep publishing. Live-only ones are not kept. */
+  publish(messages: StreamMessage[]): { listening: boolean } {
     const now = Date.now();
     if (!this.#stream.listening(this.ctx.getWebSockets().length, now)) return { listening: false };
-    for (const envelope of envelopes) broadcast(this.ctx, this.#stream.append(envelope, now));
-    this.#stream.purge(now);
+    for (const m of messages) broadcast(this.ctx, typeof m === "string" ? this.#stream.append(m, now) : this.#stream.live(m.live));
+    if (messages.some((m) => typeof m === "string")) this.#stream.purge(now);
     return { listening: true };
   }
 

@@ -26,6 +26,11 @@ export class TenantStream implements StreamLog {
     return message;
   }
 
+  /** A live-only envelope as a stream message: the cursor of the latest kept one, nothing stored. */
+  live(envelope: string): string {
+    return `{"cursor":${this.latest()},${envelope.slice(1)}`;
+  }
+
   latest(): number {
     return this.sql.exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'stream'), 0) AS n`).one().n;
   }

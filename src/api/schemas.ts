@@ -30,6 +30,13 @@ export const parallelArgs = z
   })
   .describe("The `tool_args` of a `parallel` call, or the whole {tool_name:'parallel', tool_args} envelope.");
 
+/** An MCP tool's `notifications/progress`, as a job keeps it. */
+export const progress = z.object({
+  progress: z.number(),
+  total: z.number().optional(),
+  message: z.string().optional().describe("At most 500 characters."),
+});
+
 export const snapshot = z.object({
   job_id: z.string(),
   tool_name: z.string(),
@@ -42,6 +49,7 @@ export const snapshot = z.object({
   result_truncated: z.literal(true).optional(),
   error: z.string().optional(),
   usage: z.record(z.string(), z.number()).optional().describe("LLM calls, tokens and tool calls of a subordinate's subtree."),
+  progress: progress.optional().describe("The last progress a running MCP tool reported (written at most once a second); absent once the job ends."),
   wait_timed_out: z.literal(true).optional(),
 });
 
@@ -80,6 +88,12 @@ export const jobRecord = z.object({
   deadline_at: z.string(),
   result: z.string().nullable(),
   result_truncated: z.boolean(),
+  content: z
+    .array(z.looseObject({ type: z.string() }))
+    .nullable()
+    .describe(
+      "An MCP job's result parts as the server sent them (images and audio with their base64 `data`), while `result` has text and placeholders. Bounded like `result`: a part that did not fit is cut or kept without its payload, marked `truncated: true`. Null for other jobs and until the job ends.",
+    ),
   error: z.string().nullable(),
   context_id: z.string().nullable(),
   usage: z.record(z.string(), z.number()).nullable(),
@@ -273,6 +287,9 @@ export const eventEnvelope = z.discriminatedUnion("type", [
     context_id: z.string().optional(),
   }),
   event("job.finished", { batch_id: z.string(), ...snapshot.shape }),
+  event("job.progress", { job_id: z.string(), batch_id: z.string(), tool_name: z.string(), progress }).describe(
+    "Live streams only: never kept, replayed or sent to webhooks; its `seq` is that of the chat's latest kept event.",
+  ),
   event("batch.finished", { batch_id: z.string(), results: resultsPayload }),
   event("subagent.started", subagentFields),
   event("subagent.finish", {

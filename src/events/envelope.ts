@@ -15,6 +15,14 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/**
+ * Events sent only to live streams: never kept as event rows, never replayed on resume, never
+ * delivered to webhooks. Their `seq` is that of the chat's latest kept event, so a client that
+ * resumes after it misses nothing kept.
+ */
+export const LIVE_EVENT_TYPES = ["job.progress"] as const;
+export type LiveEventType = (typeof LIVE_EVENT_TYPES)[number];
+
 /** Where an event comes from: in every event's `data`. */
 export interface EventSource {
   tenant: string;
@@ -25,12 +33,12 @@ export interface EventSource {
 
 export interface EventEnvelope {
   id: string;
-  type: EventType;
+  type: EventType | LiveEventType;
   timestamp: string;
   data: EventSource & { seq: number } & Record<string, unknown>;
 }
 
-export function eventEnvelope(id: string, type: EventType, now: number, source: EventSource, seq: number, data: Record<string, unknown>): EventEnvelope {
+export function eventEnvelope(id: string, type: EventType | LiveEventType, now: number, source: EventSource, seq: number, data: Record<string, unknown>): EventEnvelope {
   return { id, type, timestamp: new Date(now).toISOString(), data: { ...source, seq, ...data } };
 }
 

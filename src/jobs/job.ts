@@ -46,6 +46,10 @@ export type JobRow = {
   tree_slot: string | null;
   /** Set while the job waits for a subagent slot: its order in the chat's queue. */
   queue_seq: number | null;
+  /** The last progress a running MCP tool reported (JSON of `Progress`); NULL once the job ends. */
+  progress: string | null;
+  /** An MCP result's content parts (JSON), bounded to fit the row beside `result`; else null. */
+  content: string | null;
   /** Computed on read: the queued job's place (1 = next), else null. */
   queue_position?: number | null;
 };
@@ -90,6 +94,7 @@ export function jobRecord(job: JobRow) {
     deadline_at: iso(job.deadline_at)!,
     result: job.result,
     result_truncated: job.result_truncated === 1,
+    content: job.content === null ? null : (JSON.parse(job.content) as Record<string, unknown>[]),
     error: job.error,
     context_id: job.context_id,
     usage: job.usage === null ? null : (JSON.parse(job.usage) as Record<string, number>),

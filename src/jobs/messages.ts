@@ -10,6 +10,7 @@ import type { JobState } from "./job";
 import type { ParallelCommand } from "../parallel/parse-request";
 import type { Limits } from "../config/schema";
 import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
+import type { ContentPart } from "../tools/mcp-content";
 
 export interface JobMessage {
   tenant: string;
@@ -89,9 +90,10 @@ export interface Usage {
   tool_calls: number;
 }
 
+/** `content`: an MCP result's parts as the server sent them (the job keeps them, bounded, beside the text). */
 export type JobOutcome =
-  | { state: "success"; result: string; attempt: number; usage?: Usage }
-  | { state: "error"; error: string; attempt: number; usage?: Usage }
+  | { state: "success"; result: string; attempt: number; usage?: Usage; content?: ContentPart[] }
+  | { state: "error"; error: string; attempt: number; usage?: Usage; content?: ContentPart[] }
   /** A child that made no progress for `subagent_idle_seconds`. */
   | { state: "timeout"; error: string; attempt: number; usage?: Usage };
 

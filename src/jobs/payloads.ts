@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import type * as schemas from "../api/schemas";
 import { durationSeconds, isTerminal, type JobRow, type JobState } from "./job";
+import type { Progress } from "./progress";
 
 /** Wire types come from the zod schemas that also generate /openapi.json. */
 export type Snapshot = z.infer<typeof schemas.snapshot>;
@@ -45,6 +46,8 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
     if (job.error !== null) s.error = job.error;
     if (job.usage !== null) s.usage = JSON.parse(job.usage) as Usage;
   }
+  // Only while active: the row clears it when the job ends, and an older row may still hold one.
+  if (job.progress && !isTerminal(job.state)) s.progress = JSON.parse(job.progress) as Progress;
   if (o.waitTimedOut && !isTerminal(job.state)) s.wait_timed_out = true;
   return s;
 }

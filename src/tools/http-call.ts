@@ -4,12 +4,14 @@
  * followed (a redirect could leave the origin the tenant configured), and
  * bodies are read only up to `maxBytes`.
  */
+import type { ContentPart } from "./mcp-content";
 import type { AttemptFailure } from "./retry";
 import { parseRetryAfter } from "./retry";
 
+/** `content`: an MCP result's parts, which the job keeps beside the text a model reads. */
 export type AttemptResult =
-  | { kind: "done"; state: "success"; result: string }
-  | { kind: "done"; state: "error"; error: string }
+  | { kind: "done"; state: "success"; result: string; content?: ContentPart[] }
+  | { kind: "done"; state: "error"; error: string; content?: ContentPart[] }
   | { kind: "failed"; failure: AttemptFailure; error: string };
 
 export async function readCapped(response: Response, maxBytes: number): Promise<string> {

@@ -7,7 +7,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, type Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { AttemptResult } from "./http-call";
 import { callOutcome, keptTool, type McpTool } from "./mcp";
@@ -62,9 +62,17 @@ export const listFailure = (server: string, e: unknown) =>
 /**
  * One `tools/call`. Nothing reached the tool while the client was still connecting, so a failure
  * there may be retried whatever the tool does; after the call left, a network failure is ambiguous.
- * An abort (cancel, deadline) is thrown: the caller stops without an outcome.
+ * An abort (cancel, deadline) is thrown: the caller stops without an outcome. `onProgress` makes
+ * the SDK send a progress token and hands over each `notifications/progress` for the call.
  */
-export async function callMcpTool(endpoint: McpEndpoint, tool: string, args: Record<string, unknown>, signal: AbortSignal, remainingMs: number): Promise<AttemptResult> {
+export async function callMcpTool(
+  endpoint: McpEndpoint,
+  tool: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  remainingMs: number,
+  onProgress?: (progress: ProgressParams) => void,
+): Promise<AttemptResult> {
   // The caller's signal ends the call at the deadline; the SDK's own timer must not fire first.
   const timeout = remainingMs + 1_000;
   let client: Client;
@@ -75,7 +83,7 @@ export async function callMcpTool(endpoint: McpEndpoint, tool: string, args: Rec
     return failure(endpoint.name, e, "unsent");
   }
   try {
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout });
+    const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout, ...(onProgress ? { onprogress: onProgress } : {}) });
     return { kind: "done", ...callOutcome(result as Parameters<typeof callOutcome>[0]) };
   } catch (e) {
     if (signal.aborted) throw e;

@@ -4,6 +4,7 @@
  * names, and how a `tools/call` result becomes a job's result or error.
  */
 import type { TenantConfig } from "../config/schema";
+import { resultText, type ContentPart, type ToolCallContent } from "./mcp-content";
 
 /** OpenAI function names allow no dots, so models see `<server>__<tool>`. */
 export const MCP_SEPARATOR = "__";
@@ -71,17 +72,10 @@ export function keptTool(tool: { name: string; description?: string; inputSchema
   return { name: tool.name, description: tool.description ?? "", parameters, read_only: tool.annotations?.readOnlyHint === true };
 }
 
-interface CallToolResult {
-  content?: { type: string; text?: string }[];
-  structuredContent?: unknown;
-  isError?: boolean;
-}
-
-/** A `tools/call` result as a job outcome: text blocks joined by lines, anything else as JSON. */
-export function callOutcome(result: CallToolResult): { state: "success"; result: string } | { state: "error"; error: string } {
-  const parts = (result.content ?? []).map((c) => (c.type === "text" && typeof c.text === "string" ? c.text : JSON.stringify(c)));
-  let text = parts.join("\n");
-  if (!text && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent);
-  if (result.isError) return { state: "error", error: text || "The MCP tool reported an error without a message." };
-  return { state: "success", result: text };
+/** A `tools/call` result as a job outcome: the text a model reads (see `./mcp-content`), and the parts as sent. */
+export function callOutcome(result: ToolCallContent & { isError?: boolean }): { state: "success"; result: string; content: ContentPart[] } | { state: "error"; error: string; content: ContentPart[] } {
+  const text = resultText(result);
+  const content = result.content ?? [];
+  if (result.isError) return { state: "error", error: text || "The MCP tool reported an error without a message.", content };
+  return { state: "success", result: text, content };
 }

@@ -1,7 +1,8 @@
 /**
  * The dashboard (SPEC §7) in a real headless Chromium against `wrangler dev`:
  * sign in, see a chat and its child in the tree, expand it, watch a job go
- * from running to success without reloading, cancel a job. Screenshots go to
+ * from running to success without reloading, cancel a job, see an MCP tool's
+ * progress while it runs. Screenshots go to
  * SCREENSHOT_DIR (`npm run screenshots` points it at docs/screenshots).
  */
 import { mkdirSync, mkdtempSync } from "node:fs";
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEverythingMcp } from "../setup/everything-mcp";
 import { KEY, startLocalService, type LocalService } from "./local-service";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -108,6 +110,32 @@ describe("the dashboard", () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 120_000);
+
+  it("shows a running MCP tool's progress on its job, and none once it has finished", async () => {
+    const everything = await startEverythingMcp();
+    try {
+      await service.api(
+        "/v1/config",
+        { llm: { base_url: service.providerUrl, model: "fake", api_key: "sk-local" }, mcp_servers: [{ name: "everything", url: everything.url, headers: {} }] },
+        "PUT",
+      );
+      const { page, problems } = await signedIn({ width: 1280, height: 800 });
+      const started = await service.api("/v1/chats/reports-7/parallel", {
+        tool_calls: [{ tool_name: "everything__trigger-long-running-operation", tool_args: { duration: 6, steps: 6 } }],
+        wait: false,
+      });
+      const jobId = started.jobs[0].job_id;
+      await page.locator('li[data-chat="reports-7"] > .node > .pick').click({ timeout: 15_000 });
+      const progress = job(page, jobId).locator("dd.progress");
+      await progress.filter({ hasText: /^\d \/ 6$/ }).waitFor({ timeout: 15_000 });
+      await job(page, jobId).locator('.state[data-state="success"]').waitFor({ timeout: 20_000 });
+      expect(await progress.count()).toBe(0);
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await everything.stop();
+    }
+  }, 60_000);
 
   it("is usable on a phone-sized screen", async () => {
     const { page, problems } = await signedIn({ width: 390, height: 844 });

@@ -26,10 +26,13 @@
  *   GET  /__llm/requests?model=…   → the chat-completions requests received for that model
  * When a model's script runs out, it answers "(script finished)".
  *
- * Webhook receivers and a fake Telegram Bot API: see fake-receiver.ts. MCP servers: see fake-mcp.ts.
+ * Webhook receivers and a fake Telegram Bot API: see fake-receiver.ts. MCP servers: see fake-mcp.ts,
+ * and the reference server `@modelcontextprotocol/server-everything` (everything-mcp.ts), whose URL
+ * tests get through `inject("everythingMcp")`.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { TestProject } from "vitest/node";
+import { startEverythingMcp } from "./everything-mcp";
 import { fakeMcp } from "./fake-mcp";
 import { fakeReceiver } from "./fake-receiver";
 
@@ -169,5 +172,10 @@ export default async function setup(project: TestProject) {
   const address = server.address();
   if (!address || typeof address === "string") throw new Error("fake tool server has no port");
   project.provide("toolServer", `http://127.0.0.1:${address.port}`);
-  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+  const everything = await startEverythingMcp();
+  project.provide("everythingMcp", everything.url);
+  return async () => {
+    await everything.stop();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
 }

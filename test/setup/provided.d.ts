@@ -4,5 +4,7 @@ import "vitest";
 declare module "vitest" {
   export interface ProvidedContext {
     toolServer: string;
+    /** `@modelcontextprotocol/server-everything` over Streamable HTTP (its `/mcp` URL). */
+    everythingMcp: string;
   }
 }

@@ -36,6 +36,8 @@ export function job(over: Partial<JobRow> = {}): JobRow {
     held: 0,
     tree_slot: null,
     queue_seq: null,
+    progress: null,
+    content: null,
     ...over,
   };
 }

@@ -62,22 +62,21 @@ describe("a tools/list entry", () => {
 });
 
 describe("a tools/call result", () => {
-  it("joins text blocks by lines and writes other blocks as JSON", () => {
-    const image = { type: "image", data: "AAA", mimeType: "image/png" };
-    expect(callOutcome({ content: [{ type: "text", text: "a" }, image, { type: "text", text: "b" }] })).toEqual({
-      state: "success",
-      result: `a\n${JSON.stringify(image)}\nb`,
-    });
+  it("reads as text with placeholders, and keeps its parts as sent", () => {
+    const image = { type: "image", data: "AAAA", mimeType: "image/png" };
+    const content = [{ type: "text", text: "a" }, image, { type: "text", text: "b" }];
+    expect(callOutcome({ content })).toEqual({ state: "success", result: "a\n[image image/png, 3 B]\nb", content });
   });
 
   it("falls back to structuredContent, then to an empty result", () => {
-    expect(callOutcome({ content: [], structuredContent: { n: 1 } })).toEqual({ state: "success", result: '{"n":1}' });
-    expect(callOutcome({})).toEqual({ state: "success", result: "" });
+    expect(callOutcome({ content: [], structuredContent: { n: 1 } })).toEqual({ state: "success", result: '{"n":1}', content: [] });
+    expect(callOutcome({})).toEqual({ state: "success", result: "", content: [] });
   });
 
   it("is an error when isError is set, with the server's text or a plain explanation", () => {
-    expect(callOutcome({ content: [{ type: "text", text: "quota exceeded" }], isError: true })).toEqual({ state: "error", error: "quota exceeded" });
-    expect(callOutcome({ isError: true })).toEqual({ state: "error", error: "The MCP tool reported an error without a message." });
+    const content = [{ type: "text", text: "quota exceeded" }];
+    expect(callOutcome({ content, isError: true })).toEqual({ state: "error", error: "quota exceeded", content });
+    expect(callOutcome({ isError: true })).toEqual({ state: "error", error: "The MCP tool reported an error without a message.", content: [] });
   });
 });
 

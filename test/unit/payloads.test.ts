@@ -71,6 +71,19 @@ describe("snapshot", () => {
     expect(s.wait_timed_out).toBe(true);
   });
 
+  it("puts an active MCP job's progress after usage and before wait_timed_out", () => {
+    const progress = '{"progress":2,"total":5,"message":"step 2"}';
+    const s = snapshot(job({ state: "running", started_at: T0, usage: '{"llm_calls":1}', progress }), { ...opts, includeResult: true, waitTimedOut: true });
+    expect(Object.keys(s)).toEqual(["job_id", "tool_name", "state", "duration_seconds", "usage", "progress", "wait_timed_out"]);
+    expect(s.progress).toEqual({ progress: 2, total: 5, message: "step 2" });
+    expect(snapshot(job({ state: "running", started_at: T0, progress }), { ...opts, includeResult: false }).progress).toEqual({ progress: 2, total: 5, message: "step 2" });
+  });
+
+  it("leaves progress out once the job is terminal, even if the row still holds one", () => {
+    const s = snapshot(done({ progress: '{"progress":5,"total":5}' }), { ...opts, includeResult: true });
+    expect(s).not.toHaveProperty("progress");
+  });
+
   it("keeps only the four required keys for a plain pending job", () => {
     const s = snapshot(job(), { ...opts, includeResult: true, waitTimedOut: false });
     expect(s).toEqual({ job_id: "echo-AAAAAAAAAAAA", tool_name: "echo", state: "pending", duration_seconds: 0 });

@@ -23,6 +23,28 @@ describe("wire schemas", () => {
     expect(Object.keys(schemas.snapshot.shape).slice(0, 4)).toEqual(["job_id", "tool_name", "tool_call_id", "state"]);
   });
 
+  it("describe a running MCP job's progress exactly", () => {
+    const mcp = job({ job_id: "docssearch-CCCCCCCCCCCC", tool_name: "docs__search", state: "running", started_at: T0, progress: '{"progress":1,"total":3,"message":"m"}' });
+    const payload = resultsPayload([mcp], { now: T0 + 1000, maxResultChars: 10 });
+    expect(exact(schemas.resultsPayload).extend({ jobs: z.array(exact(schemas.snapshot)) }).parse(payload)).toEqual(payload);
+    expect(payload.jobs[0]!.progress).toEqual({ progress: 1, total: 3, message: "m" });
+  });
+
+  it("describe an MCP job's record with its content parts", () => {
+    const content = [{ type: "text", text: "a" }, { type: "image", data: "AAAA", mimeType: "image/png" }];
+    const record = jobRecord({ ...finished, content: JSON.stringify(content) });
+    expect(exact(schemas.jobRecord).parse(record)).toEqual(record);
+    expect(record.content).toEqual(content);
+    expect(jobRecord(finished).content).toBeNull();
+  });
+
+  it("describe the live-only job.progress event", () => {
+    const data = { tenant: "acme", chat_id: "c", parent_chat_id: null, root_chat_id: "c", seq: 3 };
+    const event = { id: "evt_x", type: "job.progress", timestamp: new Date(T0).toISOString(), data: { ...data, job_id: "j", batch_id: "b", tool_name: "t", progress: { progress: 1 } } };
+    expect(schemas.eventEnvelope.parse(event)).toEqual(event);
+    expect(schemas.eventEnvelope.safeParse({ ...event, data: { ...event.data, progress: { total: 1 } } }).success).toBe(false);
+  });
+
   it("describe the started payload exactly", () => {
     const payload = startedPayload([job()], { now: T0, maxResultChars: 10 });
     expect(exact(schemas.startedPayload).extend({ jobs: z.array(exact(schemas.snapshot)) }).parse(payload)).toEqual(payload);

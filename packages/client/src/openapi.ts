@@ -866,6 +866,13 @@ export interface paths {
                                 usage?: {
                                     [key: string]: number;
                                 };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
+                                };
                                 /** @constant */
                                 wait_timed_out?: true;
                             }[];
@@ -892,6 +899,13 @@ export interface paths {
                                 /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
                                 usage?: {
                                     [key: string]: number;
+                                };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
                                 };
                                 /** @constant */
                                 wait_timed_out?: true;
@@ -1197,6 +1211,13 @@ export interface paths {
                                 usage?: {
                                     [key: string]: number;
                                 };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
+                                };
                                 /** @constant */
                                 wait_timed_out?: true;
                             }[];
@@ -1223,6 +1244,13 @@ export interface paths {
                                 /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
                                 usage?: {
                                     [key: string]: number;
+                                };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
                                 };
                                 /** @constant */
                                 wait_timed_out?: true;
@@ -1904,6 +1932,13 @@ export interface paths {
                                 usage?: {
                                     [key: string]: number;
                                 };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
+                                };
                                 /** @constant */
                                 wait_timed_out?: true;
                             }[];
@@ -1986,6 +2021,12 @@ export interface paths {
                             deadline_at: string;
                             result: string | null;
                             result_truncated: boolean;
+                            /** @description An MCP job's result parts as the server sent them (images and audio with their base64 `data`), while `result` has text and placeholders. Bounded like `result`: a part that did not fit is cut or kept without its payload, marked `truncated: true`. Null for other jobs and until the job ends. */
+                            content: ({
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[] | null;
                             error: string | null;
                             context_id: string | null;
                             usage: {
@@ -2336,8 +2377,45 @@ export interface components {
                 usage?: {
                     [key: string]: number;
                 };
+                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                progress?: {
+                    progress: number;
+                    total?: number;
+                    /** @description At most 500 characters. */
+                    message?: string;
+                };
                 /** @constant */
                 wait_timed_out?: true;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.progress";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                batch_id: string;
+                tool_name: string;
+                progress: {
+                    progress: number;
+                    total?: number;
+                    /** @description At most 500 characters. */
+                    message?: string;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -2380,6 +2458,13 @@ export interface components {
                         /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
                         usage?: {
                             [key: string]: number;
+                        };
+                        /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                        progress?: {
+                            progress: number;
+                            total?: number;
+                            /** @description At most 500 characters. */
+                            message?: string;
                         };
                         /** @constant */
                         wait_timed_out?: true;
@@ -2474,8 +2559,7 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        TenantStreamEvent: {
-            cursor: number;
+        TenantStreamEvent: ({
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2499,7 +2583,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2522,7 +2605,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2549,7 +2631,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2585,13 +2666,49 @@ export interface components {
                 usage?: {
                     [key: string]: number;
                 };
+                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                progress?: {
+                    progress: number;
+                    total?: number;
+                    /** @description At most 500 characters. */
+                    message?: string;
+                };
                 /** @constant */
                 wait_timed_out?: true;
             } & {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.progress";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                batch_id: string;
+                tool_name: string;
+                progress: {
+                    progress: number;
+                    total?: number;
+                    /** @description At most 500 characters. */
+                    message?: string;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2631,6 +2748,13 @@ export interface components {
                         usage?: {
                             [key: string]: number;
                         };
+                        /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                        progress?: {
+                            progress: number;
+                            total?: number;
+                            /** @description At most 500 characters. */
+                            message?: string;
+                        };
                         /** @constant */
                         wait_timed_out?: true;
                     }[];
@@ -2642,7 +2766,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2669,7 +2792,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2705,7 +2827,6 @@ export interface components {
                 [key: string]: unknown;
             };
         } | {
-            cursor: number;
             /** @description evt_…; also the webhook-id header of a delivery. */
             id: string;
             /** @constant */
@@ -2726,6 +2847,8 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
+        }) & {
+            cursor: number;
         };
         CursorExpired: {
             /** @constant */

@@ -155,6 +155,9 @@ function duration(job) {
   return `${((end - Date.parse(job.started_at)) / 1000).toFixed(1)} s`;
 }
 
+/** `3 / 6 · copying files`: a running MCP tool's last report. */
+const progressText = ({ progress, total, message }) => [total === undefined ? String(progress) : `${progress} / ${total}`, message].filter(Boolean).join(" · ");
+
 function jobCard(chatId, job) {
   const active = job.state === "pending" || job.state === "running";
   const outcome = job.state === "success" ? job.result ?? "(no text)" : job.error;
@@ -178,6 +181,7 @@ function jobCard(chatId, job) {
       h("dd", {}, h("pre", {}, JSON.stringify(job.tool_args, null, 2))),
       outcome !== null && outcome !== undefined ? [h("dt", {}, job.state === "success" ? "result" : "error"), h("dd", {}, h("pre", {}, outcome))] : null,
       job.usage ? [h("dt", {}, "usage"), h("dd", {}, Object.entries(job.usage).map(([k, v]) => `${k} ${v}`).join(" · "))] : null,
+      active && job.progress ? [h("dt", {}, "progress"), h("dd", { class: "progress" }, progressText(job.progress))] : null,
       job.context_id
         ? [h("dt", {}, "child"), h("dd", {}, h("button", { type: "button", onclick: () => select(job.context_id) }, job.context_id))]
         : null,
@@ -226,6 +230,13 @@ function soon(chatId, parentId) {
 function onEvent(event) {
   if (typeof event.cursor === "number") state.cursor = event.cursor;
   const { chat_id: chatId, parent_chat_id: parentId } = event.data;
+  // Up to one a second per running MCP tool: shown on its card as it is, without reloading the chat.
+  if (event.type === "job.progress") {
+    const job = chatId === state.selected && state.jobs.find((j) => j.job_id === event.data.job_id);
+    if (job) job.progress = event.data.progress;
+    if (job) renderSelected();
+    return;
+  }
   if (event.type === "chat.created" && !parentId && !state.roots.includes(chatId)) state.roots.unshift(chatId);
   soon(chatId, parentId);
 }

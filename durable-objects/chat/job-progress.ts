@@ -1,0 +1,53 @@
+/**
+ * Progress of the chat's running MCP calls (SPEC §3.4, §6). Each job's latest
+ * `notifications/progress` is written to its row at most once a second (rows
+ * written are billed; a tool may report far more often) and sent live as
+ * `job.progress`. That event is no event row: nothing would read it later
+ * (the job's snapshot has the latest value, and a finished job shows none),
+ * so keeping it would bill a row and an outbox entry per second per job for a
+ * webhook that must not get it anyway.
+ */
+import type { Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
+import type { JobRow } from "../../src/jobs/job";
+import { keptProgress, LatestEvery, PROGRESS_INTERVAL_MS, realClock, type Clock, type Progress } from "../../src/jobs/progress";
+import type { JobStore } from "./job-store";
+
+/** What a running call reports into; `report` can be handed on unbound. */
+export interface ProgressFeed {
+  report(progress: ProgressParams): void;
+  /** The call ended: a value still waiting for its interval is dropped. */
+  stop(): void;
+}
+
+export interface JobProgressDeps {
+  jobs: JobStore;
+  /** Sends `job.progress` to the live streams. */
+  announce(job: JobRow, progress: Progress, now: number): void;
+  clock?: Clock;
+}
+
+export class JobProgress {
+  constructor(private readonly d: JobProgressDeps) {}
+
+  track(job: JobRow): ProgressFeed {
+    const writes = new LatestEvery<Progress>(PROGRESS_INTERVAL_MS, (p) => this.#write(job, p), this.d.clock ?? realClock);
+    return {
+      report: (raw) => {
+        const kept = keptProgress(raw);
+        if (kept) writes.offer(kept);
+      },
+      stop: () => writes.stop(),
+    };
+  }
+
+  #write(job: JobRow, progress: Progress): void {
+    try {
+      // A job that ended meanwhile keeps no progress and announces none.
+      if (!this.d.jobs.setProgress(job.job_id, JSON.stringify(progress))) return;
+      this.d.announce(job, progress, Date.now());
+    } catch (e) {
+      // Progress is a courtesy: the call and its outcome go on without it.
+      console.warn("could not record MCP progress", job.job_id, (e as Error).message);
+    }
+  }
+}
