@@ -4,12 +4,14 @@
  * itself: retries of requests fanout could not answer (job-starting ones under
  * an Idempotency-Key, so a retry never starts a job twice), awaits that run
  * past the per-request wait cap, and event streams that reconnect.
- * Standard APIs only (fetch, WebSocket, WebCrypto): Node 22, Workers, browsers.
+ * Standard APIs only (fetch, WebSocket, WebCrypto): Node 20 and later (with the
+ * `ws` package for WebSockets on Node 20), Workers, Deno, browsers.
  */
 import createClient from "openapi-fetch";
 import { FanoutError } from "./errors.js";
 import { EventStream, type StreamOptions } from "./events.js";
 import type { paths } from "./openapi.js";
+import { webSocketClass } from "./websocket.js";
 import type {
   ChatInfo,
   JobRecord,
@@ -32,7 +34,7 @@ export interface FanoutOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** How many times a request fanout could not answer (503, or no answer) is tried; default 3, at least 1. */
   attempts?: number;
-  /** The WebSocket class for event streams; default the global one. */
+  /** The WebSocket class for event streams; default the runtime's own, else the `ws` package (Node 20). */
   WebSocket?: typeof WebSocket;
 }
 
@@ -157,9 +159,7 @@ export class Fanout {
     const path = chatId === null ? "/v1/events" : `/v1/chats/${encodeURIComponent(chatId)}/events`;
     const base = new URL(this.#url.pathname.replace(/\/$/, "") + path, this.#url);
     base.protocol = base.protocol === "https:" ? "wss:" : "ws:";
-    const WebSocketClass = this.#WebSocket ?? globalThis.WebSocket;
-    if (!WebSocketClass) throw new TypeError("Fanout: no WebSocket here; pass one as `WebSocket` in the options");
-    return new EventStream(base, chatId === null ? "cursor" : "seq", () => this.#ticket(chatId), WebSocketClass, options);
+    return new EventStream(base, chatId === null ? "cursor" : "seq", () => this.#ticket(chatId), () => webSocketClass(this.#WebSocket), options);
   }
 
   /** A single-use ticket for one stream (browsers cannot send an Authorization header there). */

@@ -36,7 +36,8 @@ export class EventStream implements AsyncIterable<StreamMessage> {
     /** Where the resume position is read: `data.seq` (chat stream) or `cursor` (tenant stream). */
     private readonly position: "seq" | "cursor",
     private readonly ticket: () => Promise<string>,
-    private readonly WebSocketClass: typeof WebSocket,
+    /** The WebSocket to open connections with: found once, when the first one opens. */
+    private readonly WebSocketClass: () => Promise<typeof WebSocket>,
     options: StreamOptions,
   ) {
     this.#after = options.after;
@@ -82,6 +83,12 @@ export class EventStream implements AsyncIterable<StreamMessage> {
 
   async #connect(): Promise<void> {
     let socket: WebSocket;
+    let WebSocketClass: typeof WebSocket;
+    try {
+      WebSocketClass = await this.WebSocketClass();
+    } catch (e) {
+      return this.#fail(e); // no WebSocket at all: retrying will not make one
+    }
     try {
       const url = new URL(this.url);
       url.searchParams.set("ticket", await this.ticket());
@@ -90,7 +97,7 @@ export class EventStream implements AsyncIterable<StreamMessage> {
       const after = this.#lastQueued() ?? this.#after ?? (this.#failures > 0 && !this.#opened ? 0 : undefined);
       if (after !== undefined) url.searchParams.set("after", String(after));
       if (this.#closed) return;
-      socket = new this.WebSocketClass(url);
+      socket = new WebSocketClass(url);
     } catch (e) {
       // A refusal (a revoked key, a deleted tenant) will not mend by retrying.
       if ((e as { retryable?: boolean }).retryable === false) return this.#fail(e);
