@@ -152,14 +152,35 @@ export class Fanout {
   }
 
   /**
-   * Live events: one chat's (`chatId`), or every chat's of the tenant (`null`). Iterate it with
-   * `for await`; it reconnects by itself and resumes after the last event it gave you.
+   * Live events: one chat's (`chatId`), or every chat's of the tenant (`null`). Resolves once the
+   * stream is subscribed, so every event that happens after it resolves comes (a chat that does not
+   * exist yet is read from its start); with `after`, it resumes after that `seq` or `cursor`.
+   * Iterate it with `for await`; it reconnects by itself and resumes after the last event it gave you.
    */
-  events(chatId: string | null, options: StreamOptions = {}): EventStream {
+  async events(chatId: string | null, options: StreamOptions = {}): Promise<EventStream> {
     const path = chatId === null ? "/v1/events" : `/v1/chats/${encodeURIComponent(chatId)}/events`;
-    const base = new URL(this.#url.pathname.replace(/\/$/, "") + path, this.#url);
-    base.protocol = base.protocol === "https:" ? "wss:" : "ws:";
-    return new EventStream(base, chatId === null ? "cursor" : "seq", () => this.#ticket(chatId), () => webSocketClass(this.#WebSocket), options);
+    const url = new URL(this.#url.pathname.replace(/\/$/, "") + path, this.#url);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    return EventStream.open(
+      {
+        url,
+        position: chatId === null ? "cursor" : "seq",
+        ticket: () => this.#ticket(chatId),
+        WebSocket: await webSocketClass(this.#WebSocket),
+        ...(chatId === null ? {} : { chatExists: () => this.#chatExists(chatId) }),
+        attempts: this.#attempts,
+      },
+      options,
+    );
+  }
+
+  async #chatExists(chatId: string): Promise<boolean | undefined> {
+    try {
+      await this.chat(chatId);
+      return true;
+    } catch (e) {
+      return e instanceof FanoutError && e.code === "chat_not_found" ? false : undefined;
+    }
   }
 
   /** A single-use ticket for one stream (browsers cannot send an Authorization header there). */

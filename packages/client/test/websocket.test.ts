@@ -29,7 +29,7 @@ describe("the WebSocket an event stream opens", () => {
     const fanout = client({ WebSocket: WsWebSocket as unknown as typeof WebSocket });
     await fanout.parallel(id, { tool_calls: [wait(0.01)] });
     const types: string[] = [];
-    for await (const event of fanout.events(id, { after: 0 })) {
+    for await (const event of await fanout.events(id, { after: 0 })) {
       types.push(event.type);
       if (event.type === "batch.finished") break;
     }
