@@ -58,6 +58,8 @@ export interface AwaitOptions {
 }
 
 type Result<T> = { data?: T; error?: unknown; response: Response };
+/** The request body the wire schema describes for a POST route. */
+type Body<P extends keyof paths> = paths[P] extends { post: { requestBody: { content: { "application/json": infer B } } } } ? B : never;
 
 const BACKOFF_MS = 250;
 
@@ -87,7 +89,9 @@ export class Fanout {
   parallel(chatId: string, args: ParallelArgs, options?: CallOptions): Promise<ParallelAnswer>;
   parallel(chatId: string, args: ParallelArgs, options: CallOptions = {}): Promise<ParallelAnswer> {
     const init = startInit(chatId, options);
-    return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/parallel", { ...init, body: args }));
+    // The SDKs' call shapes are wider than the wire schema's plainest one: fanout reads them all.
+    const body = args as Body<"/v1/chats/{chat_id}/parallel">;
+    return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/parallel", { ...init, body }));
   }
 
   /** Starts one subagent (`spawn_task` arguments; `wait` defaults to false). */
@@ -96,10 +100,14 @@ export class Fanout {
     return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/spawn", { ...init, body: args }));
   }
 
-  /** Runs one assistant message's OpenAI `tool_calls`; the answer lists them in call order. */
-  toolCalls(chatId: string, body: ToolCallsBody, options: CallOptions = {}): Promise<ToolCallsAnswer> {
+  /**
+   * Runs one assistant message's tool calls (OpenAI `tool_calls`, Anthropic `tool_use` blocks, the
+   * AI SDK's `toolCalls`, …); the answer lists them in call order, each with its `tool_call_id`.
+   */
+  toolCalls(chatId: string, calls: ToolCallsBody, options: CallOptions = {}): Promise<ToolCallsAnswer> {
     const init = startInit(chatId, options);
-    return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/tool-calls", { ...init, body: body }));
+    const body = calls as Body<"/v1/chats/{chat_id}/tool-calls">;
+    return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/tool-calls", { ...init, body }));
   }
 
   /**
