@@ -11,6 +11,7 @@ import { FanoutError } from "../errors.js";
 import { LOCAL_URL } from "../local.js";
 import type { ParallelArgs } from "../types.js";
 import { serviceFrom } from "./connection.js";
+import { DELIVERY_COMMANDS, DELIVERY_OPTIONS, DELIVERY_USAGE } from "./deliveries.js";
 import { jobTable, toolTable } from "./format.js";
 import { watch } from "./watch.js";
 
@@ -33,6 +34,7 @@ Commands:
   cancel   --chat <id> <job_id>...        cancel jobs
   watch    [--chat <id>]                  live events, with running jobs and their times
   tools    [--agent <name>]               the tools and prompts to give a model
+${DELIVERY_USAGE}
 
 Options: --json (the API's answers as they are), --help
 Environment: FANOUT_URL (e.g. https://fanout.example.workers.dev), FANOUT_API_KEY;
@@ -49,6 +51,7 @@ const OPTIONS = {
   agent: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
+  ...DELIVERY_OPTIONS,
 } as const;
 
 type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
@@ -123,6 +126,7 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
       return 0;
     }
     default:
+      if (DELIVERY_COMMANDS[command]) return DELIVERY_COMMANDS[command]({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
       throw new UsageError(`unknown command '${command}'`);
   }
 }
