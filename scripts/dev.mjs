@@ -5,10 +5,12 @@
  * this command line; wrangler.toml gives a deployed worker no key at all.
  */
 import { spawn } from "node:child_process";
+// Shared with the CLI, which talks to this service when FANOUT_URL is unset (Node 22 strips the types).
+import { LOCAL_KEY, LOCAL_PORT, LOCAL_TENANT } from "../packages/client/src/local.ts";
 
-const PORT = process.env.PORT ?? "8787";
-export const DEV_TENANT = "dev";
-export const DEV_KEY = "fanout-local-dev-key";
+const PORT = process.env.PORT ?? String(LOCAL_PORT);
+export const DEV_TENANT = LOCAL_TENANT;
+export const DEV_KEY = LOCAL_KEY;
 // 32 bytes of "fanout-local-dev-config-key-0001", base64: local only.
 const DEV_CONFIG_KEY = Buffer.from("fanout-local-dev-config-key-0001").toString("base64");
 

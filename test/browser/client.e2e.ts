@@ -1,9 +1,10 @@
 /**
  * @fanout/client in a real headless Chromium against `wrangler dev`: the
  * package is bundled as a browser app would bundle it (vite), loaded into a
- * page served from fanout's origin, and used there: start a batch, stream the
- * chat's events over a ticket (browsers cannot send an Authorization header on
- * a WebSocket), await, and verify a webhook signature with WebCrypto.
+ * page served from fanout's origin, and used there: open the chat's event stream
+ * over a ticket (browsers cannot send an Authorization header on a WebSocket),
+ * start a batch at once and see every event of it, await, and verify a webhook
+ * signature with WebCrypto.
  */
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
@@ -34,13 +35,20 @@ afterAll(async () => {
   await service?.stop();
 });
 
-it("runs in a browser: a batch, its live events over a ticket, an await and a webhook check", async () => {
+it("runs in a browser: a stream opened before a batch sees all of it, over a ticket; an await; a webhook check", async () => {
   const page = await browser.newPage();
   const problems: string[] = [];
   page.on("pageerror", (e) => problems.push(e.message));
+  const refusedHandshakes: string[] = [];
   page.on("console", (m) => {
     // The browser's own favicon request is not the client's doing.
-    if (m.type() === "error" && !m.location().url.endsWith("/favicon.ico")) problems.push(`${m.text()} (${m.location().url})`);
+    if (m.type() !== "error" || m.location().url.endsWith("/favicon.ico")) return;
+    // A chat's stream answers 404 until its first job: the client asks whether the chat exists and tries
+    // again, and the browser logs each 404 it gets on the way.
+    const refused = /^WebSocket connection to '.*\/events\?ticket=.*' failed: .*Unexpected response code: 404/.test(m.text());
+    const probed = m.text().startsWith("Failed to load resource: the server responded with a status of 404") && /\/v1\/chats\/browser-\d+$/.test(m.location().url);
+    if (refused || probed) refusedHandshakes.push(m.text());
+    else problems.push(`${m.text()} (${m.location().url})`);
   });
   // A page of fanout's own origin, as a dashboard built on the client would be (/healthz: no CSP to
   // refuse the injected bundle; a page faked by the test would not count as local to Chromium).
@@ -51,12 +59,16 @@ it("runs in a browser: a batch, its live events over a ticket, an await and a we
     const { Fanout, verifyWebhook } = (window as any).fanoutClient; // the bundle's global
     const fanout = new Fanout({ url: location.origin, apiKey: key });
     const chat = `browser-${Date.now()}`;
-    const started = await fanout.parallel(chat, { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.2 } }], wait: false });
-    const stream = fanout.events(chat, { after: 0 });
+    // Opened first, with no cursor: once it resolves, the batch started right after is seen whole.
+    const stream = await fanout.events(chat);
+    const call = { tool_name: "wait", tool_args: { seconds: 0.2 } };
+    const started = await fanout.parallel(chat, { tool_calls: [call, call], wait: false });
     const done = await fanout.awaitJobs(chat, started.jobs.map((j: any) => j.job_id), { timeoutSeconds: 20 });
     const types: string[] = [];
+    const seqs: number[] = [];
     for await (const event of stream) {
       types.push(event.type);
+      seqs.push(event.data.seq);
       if (event.type === "batch.finished") break;
     }
     // A Standard Webhooks signature made here with WebCrypto, checked by the client's helper.
@@ -67,11 +79,14 @@ it("runs in a browser: a batch, its live events over a ticket, an await and a we
     const body = '{"id":"evt_1"}';
     const mac = new Uint8Array(await crypto.subtle.sign("HMAC", hmac, new TextEncoder().encode(`evt_1.${ts}.${body}`)));
     const headers = { "webhook-id": "evt_1", "webhook-timestamp": ts, "webhook-signature": `v1,${btoa(String.fromCharCode(...mac))}` };
-    return { status: done.status, types, valid: await verifyWebhook(secret, headers, body), forged: await verifyWebhook(secret, headers, body + " ") };
+    return { status: done.status, types, seqs, valid: await verifyWebhook(secret, headers, body), forged: await verifyWebhook(secret, headers, body + " ") };
   }, KEY);
 
   expect(problems).toEqual([]);
+  expect(refusedHandshakes.length).toBeLessThanOrEqual(4); // the open and its probe, perhaps a retry before the first job
   expect(outcome.status).toBe("success");
-  expect(outcome.types).toEqual(["chat.created", "job.started", "job.finished", "batch.finished"]);
+  expect(outcome.types[0]).toBe("chat.created");
+  expect([...outcome.types].sort()).toEqual(["batch.finished", "chat.created", "job.finished", "job.finished", "job.started", "job.started"]);
+  expect(outcome.seqs).toEqual([1, 2, 3, 4, 5, 6]);
   expect(outcome).toMatchObject({ valid: true, forged: false });
 });

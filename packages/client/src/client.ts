@@ -4,12 +4,14 @@
  * itself: retries of requests fanout could not answer (job-starting ones under
  * an Idempotency-Key, so a retry never starts a job twice), awaits that run
  * past the per-request wait cap, and event streams that reconnect.
- * Standard APIs only (fetch, WebSocket, WebCrypto): Node 22, Workers, browsers.
+ * Standard APIs only (fetch, WebSocket, WebCrypto): Node 20 and later (with the
+ * `ws` package for WebSockets on Node 20), Workers, Deno, browsers.
  */
 import createClient from "openapi-fetch";
 import { FanoutError } from "./errors.js";
 import { EventStream, type StreamOptions } from "./events.js";
 import type { paths } from "./openapi.js";
+import { webSocketClass } from "./websocket.js";
 import type {
   ChatInfo,
   ChatList,
@@ -40,7 +42,7 @@ export interface FanoutOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** How many times a request fanout could not answer (503, or no answer) is tried; default 3, at least 1. */
   attempts?: number;
-  /** The WebSocket class for event streams; default the global one. */
+  /** The WebSocket class for event streams; default the runtime's own, else the `ws` package (Node 20). */
   WebSocket?: typeof WebSocket;
 }
 
@@ -64,6 +66,8 @@ export interface AwaitOptions {
 }
 
 type Result<T> = { data?: T; error?: unknown; response: Response };
+/** The request body the wire schema describes for a POST route. */
+type Body<P extends keyof paths> = paths[P] extends { post: { requestBody: { content: { "application/json": infer B } } } } ? B : never;
 
 const BACKOFF_MS = 250;
 
@@ -93,7 +97,9 @@ export class Fanout {
   parallel(chatId: string, args: ParallelArgs, options?: CallOptions): Promise<ParallelAnswer>;
   parallel(chatId: string, args: ParallelArgs, options: CallOptions = {}): Promise<ParallelAnswer> {
     const init = startInit(chatId, options);
-    return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/parallel", { ...init, body: args }));
+    // The SDKs' call shapes are wider than the wire schema's plainest one: fanout reads them all.
+    const body = args as Body<"/v1/chats/{chat_id}/parallel">;
+    return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/parallel", { ...init, body }));
   }
 
   /** Starts one subagent (`spawn_task` arguments; `wait` defaults to false). */
@@ -102,10 +108,14 @@ export class Fanout {
     return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/spawn", { ...init, body: args }));
   }
 
-  /** Runs one assistant message's OpenAI `tool_calls`; the answer lists them in call order. */
-  toolCalls(chatId: string, body: ToolCallsBody, options: CallOptions = {}): Promise<ToolCallsAnswer> {
+  /**
+   * Runs one assistant message's tool calls (OpenAI `tool_calls`, Anthropic `tool_use` blocks, the
+   * AI SDK's `toolCalls`, …); the answer lists them in call order, each with its `tool_call_id`.
+   */
+  toolCalls(chatId: string, calls: ToolCallsBody, options: CallOptions = {}): Promise<ToolCallsAnswer> {
     const init = startInit(chatId, options);
-    return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/tool-calls", { ...init, body: body }));
+    const body = calls as Body<"/v1/chats/{chat_id}/tool-calls">;
+    return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/tool-calls", { ...init, body }));
   }
 
   /**
@@ -211,16 +221,35 @@ export class Fanout {
   }
 
   /**
-   * Live events: one chat's (`chatId`), or every chat's of the tenant (`null`). Iterate it with
-   * `for await`; it reconnects by itself and resumes after the last event it gave you.
+   * Live events: one chat's (`chatId`), or every chat's of the tenant (`null`). Resolves once the
+   * stream is subscribed, so every event that happens after it resolves comes (a chat that does not
+   * exist yet is read from its start); with `after`, it resumes after that `seq` or `cursor`.
+   * Iterate it with `for await`; it reconnects by itself and resumes after the last event it gave you.
    */
-  events(chatId: string | null, options: StreamOptions = {}): EventStream {
+  async events(chatId: string | null, options: StreamOptions = {}): Promise<EventStream> {
     const path = chatId === null ? "/v1/events" : `/v1/chats/${encodeURIComponent(chatId)}/events`;
-    const base = new URL(this.#url.pathname.replace(/\/$/, "") + path, this.#url);
-    base.protocol = base.protocol === "https:" ? "wss:" : "ws:";
-    const WebSocketClass = this.#WebSocket ?? globalThis.WebSocket;
-    if (!WebSocketClass) throw new TypeError("Fanout: no WebSocket here; pass one as `WebSocket` in the options");
-    return new EventStream(base, chatId === null ? "cursor" : "seq", () => this.#ticket(chatId), WebSocketClass, options);
+    const url = new URL(this.#url.pathname.replace(/\/$/, "") + path, this.#url);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    return EventStream.open(
+      {
+        url,
+        position: chatId === null ? "cursor" : "seq",
+        ticket: () => this.#ticket(chatId),
+        WebSocket: await webSocketClass(this.#WebSocket),
+        ...(chatId === null ? {} : { chatExists: () => this.#chatExists(chatId) }),
+        attempts: this.#attempts,
+      },
+      options,
+    );
+  }
+
+  async #chatExists(chatId: string): Promise<boolean | undefined> {
+    try {
+      await this.chat(chatId);
+      return true;
+    } catch (e) {
+      return e instanceof FanoutError && e.code === "chat_not_found" ? false : undefined;
+    }
   }
 
   /** A single-use ticket for one stream (browsers cannot send an Authorization header there). */

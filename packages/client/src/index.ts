@@ -6,4 +6,14 @@ export { Fanout, type AwaitOptions, type CallOptions, type FanoutOptions } from 
 export { FanoutError } from "./errors.js";
 export { EventStream, type StreamMessage, type StreamOptions } from "./events.js";
 export { readWebhook, verifyWebhook, type VerifyOptions } from "./webhook.js";
+export {
+  toAiSdkToolResults,
+  toAnthropicToolResults,
+  toOpenAIToolMessages,
+  type AiSdkToolResult,
+  type AnthropicToolResult,
+  type OpenAIToolMessage,
+  type ResultsSource,
+} from "./sdk-results.js";
+export type { ToolCallInput, ToolCallList } from "./call-shapes.js";
 export type * from "./types.js";

@@ -103,11 +103,30 @@ describe("fanout watch", () => {
   });
 });
 
+describe("fanout tools", () => {
+  it("lists the tools to give a model, and the prompts there are", async () => {
+    const { code, stdout } = await fanout(["tools"]);
+    expect(code).toBe(0);
+    const [head, ...rows] = stdout.trim().split("\n");
+    expect(head).toMatch(/^tool\s+description$/);
+    expect(rows.find((r) => r.startsWith("parallel "))).toMatch(/^parallel\s+\S/); // with its description
+    expect(rows.some((r) => /^wait\s/.test(r))).toBe(true);
+    expect(rows.at(-1)).toBe("prompts: parallel, spawn_task, call_subordinate, orchestration (--json prints them)");
+  });
+
+  it("prints the API's answer with --json, for an agent's view with --agent", async () => {
+    const answer = JSON.parse((await fanout(["tools", "--json"])).stdout);
+    expect(answer.tools[0]).toMatchObject({ type: "function", function: { name: expect.any(String) } });
+    expect(Object.keys(answer.prompts)).toEqual(["parallel", "spawn_task", "call_subordinate", "orchestration"]);
+    expect(await fanout(["tools", "--agent", "nobody"])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^fanout: unknown_profile: /) });
+  });
+});
+
 describe("errors", () => {
-  it("says what to set when the environment is missing (exit 2)", async () => {
-    const { code, stderr } = await fanout(["jobs", "--chat", "x"], { env: {} });
+  it("says what to set when FANOUT_URL has no key (exit 2)", async () => {
+    const { code, stderr } = await fanout(["jobs", "--chat", "x"], { env: { FANOUT_URL: url() } });
     expect(code).toBe(2);
-    expect(stderr).toContain("set FANOUT_URL (e.g. http://127.0.0.1:8787) and FANOUT_API_KEY first");
+    expect(stderr).toContain(`fanout: set FANOUT_API_KEY to a key of the service at ${url()} (one from its API_KEYS secret)`);
   });
 
   it("prints usage for a wrong command line (exit 2) and for --help (exit 0)", async () => {

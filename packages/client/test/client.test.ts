@@ -129,7 +129,7 @@ describe("event streams", () => {
     const id = chat("stream");
     const fanout = client();
     await fanout.parallel(id, { tool_calls: [wait(0.01)] });
-    const stream = fanout.events(id, { after: 0 });
+    const stream = await fanout.events(id, { after: 0 });
     const events = (await take(stream[Symbol.asyncIterator](), batchesDone(1))) as FanoutEvent[];
     stream.close();
     expect(events.map((e) => e.type)).toEqual(["chat.created", "job.started", "job.finished", "batch.finished", "chat.idle"].slice(0, events.length));
@@ -141,7 +141,7 @@ describe("event streams", () => {
     try {
       const id = chat("resume");
       const fanout = client({ url: proxy.url });
-      const stream = fanout.events(id, { after: 0 });
+      const stream = await fanout.events(id, { after: 0 });
       const messages = stream[Symbol.asyncIterator]();
       await fanout.parallel(id, { tool_calls: [wait(0.01)] });
       const seen = await take(messages, batchesDone(1));
@@ -158,27 +158,63 @@ describe("event streams", () => {
     }
   });
 
-  it("a stream opened before its chat exists reads the chat from its start once it does", async () => {
+  it("a stream opened before its chat exists, then a batch at once: every event of it, from the chat's start", async () => {
     const id = chat("early");
     const fanout = client();
-    const stream = fanout.events(id); // the chat's stream answers 404 until its first job
-    await new Promise((r) => setTimeout(r, 300));
-    await fanout.parallel(id, { tool_calls: [wait(0.01)] });
-    const seen = await take(stream[Symbol.asyncIterator](), batchesDone(1));
+    const stream = await fanout.events(id); // the chat's stream answers 404 until its first job
+    await fanout.parallel(id, { tool_calls: [wait(0.01), wait(0.01)] });
+    const seen = (await take(stream[Symbol.asyncIterator](), batchesDone(1))) as FanoutEvent[];
     stream.close();
-    expect(seen.map((m) => m.type)).toEqual(["chat.created", "job.started", "job.finished", "batch.finished"]);
+    expect(seen[0]!.type).toBe("chat.created");
+    expect(seen.map((m) => m.type).sort()).toEqual(["batch.finished", "chat.created", "job.finished", "job.finished", "job.started", "job.started"]);
+    expect(seen.map((e) => e.data.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("a stream opened on a chat, then a batch at once: every event of that batch and none from before", async () => {
+    const id = chat("at-once");
+    const fanout = client();
+    await fanout.parallel(id, { tool_calls: [wait(0.01)] });
+    for (let round = 0; round < 3; round++) {
+      const stream = await fanout.events(id);
+      const started = await fanout.parallel(id, { tool_calls: [wait(0.01), wait(0.01)], wait: false });
+      const seen = (await take(stream[Symbol.asyncIterator](), batchesDone(1))) as FanoutEvent[];
+      stream.close();
+      const ours = started.jobs.map((j) => j.job_id).sort();
+      const jobs = (type: string) => seen.filter((e) => e.type === type).map((e) => (e.data as { job_id: string }).job_id).sort();
+      expect(jobs("job.started")).toEqual(ours);
+      expect(jobs("job.finished")).toEqual(ours);
+      // Besides them only the batch's end, and perhaps the chat.idle of the round before.
+      expect(seen.filter((e) => !["job.started", "job.finished", "chat.idle"].includes(e.type)).map((e) => e.type)).toEqual(["batch.finished"]);
+      const seqs = seen.map((e) => e.data.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i)); // nothing in between was missed
+    }
   });
 
   it("the tenant stream carries cursors", async () => {
     const fanout = client();
-    const stream = fanout.events(null);
-    await new Promise((r) => setTimeout(r, 500)); // connected before the batch
+    const stream = await fanout.events(null);
     await fanout.parallel(chat("tenant"), { tool_calls: [wait(0.01)] });
     const seen = await take(stream[Symbol.asyncIterator](), batchesDone(1));
     stream.close();
     const cursors = seen.map((m) => (m as { cursor?: number }).cursor);
     expect(cursors.every((c) => typeof c === "number")).toBe(true);
     expect(stream.after).toBe(cursors.at(-1));
+  });
+
+  it("opening says why it cannot: a refused key, no service", async () => {
+    await expect(client({ apiKey: "wrong" }).events(chat("refused"))).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+    const down = await client({ url: "http://127.0.0.1:9", attempts: 2 }).events(null).catch((e) => e);
+    expect(down).toBeInstanceOf(FanoutError);
+    expect(down).toMatchObject({ code: "network_error", message: expect.stringContaining("fanout's event stream did not open after 2 tries") });
+  });
+
+  it("an open ended by its signal first gives a stream that has ended", async () => {
+    const stop = new AbortController();
+    const opening = client().events(chat("aborted"), { signal: stop.signal });
+    stop.abort();
+    const stream = await opening;
+    const next = await stream[Symbol.asyncIterator]().next();
+    expect(next.done).toBe(true);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cell, eventLine, jobTable, progressLines, track, type RunningJob } from "../src/cli/format.js";
+import { cell, eventLine, jobTable, progressLines, toolTable, track, type RunningJob } from "../src/cli/format.js";
 import type { FanoutEvent } from "../src/types.js";
 
 const source = { tenant: "t", chat_id: "c1", parent_chat_id: null, root_chat_id: "c1" };
@@ -23,6 +23,23 @@ describe("job tables", () => {
   it("cut long cells by characters, not bytes", () => {
     expect(cell("é".repeat(70), 10)).toBe(`${"é".repeat(9)}…`);
     expect(cell("short", 10)).toBe("short");
+  });
+});
+
+describe("tool lists", () => {
+  it("align names and show the first line of each description, then the prompts", () => {
+    const tools = [
+      { type: "function" as const, function: { name: "parallel", description: "Run calls at once.\nMore." } },
+      { type: "function" as const, function: { name: "wait" } },
+    ];
+    expect(toolTable({ tools, prompts: { parallel: "…" } }).split("\n")).toEqual([
+      "tool      description",
+      "parallel  Run calls at once.…",
+      "wait",
+      "",
+      "prompts: parallel (--json prints them)",
+    ]);
+    expect(toolTable({ tools: [], prompts: {} })).toBe("tool  description");
   });
 });
 

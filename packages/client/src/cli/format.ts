@@ -3,7 +3,7 @@
  * `fanout watch`. Pure functions of the data and the clock, so they are tested
  * without a terminal.
  */
-import type { FanoutEvent, JobSnapshot } from "../types.js";
+import type { FanoutEvent, JobSnapshot, ToolsAnswer } from "../types.js";
 
 const WIDTH = 60;
 
@@ -24,6 +24,16 @@ export function jobTable(jobs: JobSnapshot[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
   return [line(head), ...rows.map(line)].join("\n");
+}
+
+/** `fanout tools`: each tool's name and the first line of its description, then the prompts there are. */
+export function toolTable(answer: ToolsAnswer): string {
+  const rows = answer.tools.map((t) => [t.function.name, cell(typeof t.function.description === "string" ? t.function.description : "", 70)]);
+  const width = Math.max(4, ...rows.map((r) => r[0]!.length));
+  const lines = [["tool", "description"], ...rows].map(([name, description]) => `${name!.padEnd(width)}  ${description}`.trimEnd());
+  const prompts = Object.keys(answer.prompts);
+  if (prompts.length) lines.push("", `prompts: ${prompts.join(", ")} (--json prints them)`);
+  return lines.join("\n");
 }
 
 /** A running job as `fanout watch` shows it. */

@@ -1,17 +1,19 @@
 /**
  * `npx fanout`: the client from a terminal, for trying fanout and for scripts.
- * Reads FANOUT_URL and FANOUT_API_KEY; `--json` prints the API's answers as
- * they are (NDJSON for `watch`). Exit codes: 0 done, 1 fanout refused or
+ * Reads FANOUT_URL and FANOUT_API_KEY (without them: the local `npm start`
+ * service); `--json` prints the API's answers as they are (NDJSON for `watch`). Exit codes: 0 done, 1 fanout refused or
  * failed, 2 the command line is wrong.
  */
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { Fanout } from "../client.js";
 import { FanoutError } from "../errors.js";
+import { LOCAL_URL } from "../local.js";
 import type { ParallelArgs } from "../types.js";
+import { serviceFrom } from "./connection.js";
 import { DELIVERY_COMMANDS, DELIVERY_OPTIONS, DELIVERY_USAGE } from "./deliveries.js";
 import { CONFIG_USAGE, configCommand } from "./config.js";
-import { jobTable } from "./format.js";
+import { jobTable, toolTable } from "./format.js";
 import { watch } from "./watch.js";
 
 export interface CliIo {
@@ -32,11 +34,13 @@ Commands:
   await    --chat <id> [--timeout <s>] <job_id>...   wait for jobs (past the per-request cap)
   cancel   --chat <id> <job_id>...        cancel jobs
   watch    [--chat <id>]                  live events, with running jobs and their times
+  tools    [--agent <name>]               the tools and prompts to give a model
 ${DELIVERY_USAGE}
 ${CONFIG_USAGE}
 
 Options: --json (the API's answers as they are), --help
-Environment: FANOUT_URL (e.g. http://127.0.0.1:8787), FANOUT_API_KEY
+Environment: FANOUT_URL (e.g. https://fanout.example.workers.dev), FANOUT_API_KEY;
+             without FANOUT_URL, the local service of \`npm start\` (${LOCAL_URL}) and its dev key
 `;
 
 class UsageError extends Error {}
@@ -67,7 +71,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(USAGE);
       return command || parsed.values.help ? 0 : 2;
     }
-    const fanout = connect(io.env);
+    const fanout = connect(io);
     return await dispatch(fanout, command, rest, parsed.values, io);
   } catch (e) {
     if (e instanceof UsageError) {
@@ -82,11 +86,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-function connect(env: CliIo["env"]): Fanout {
-  const url = env.FANOUT_URL;
-  const apiKey = env.FANOUT_API_KEY;
-  if (!url || !apiKey) throw new UsageError("set FANOUT_URL (e.g. http://127.0.0.1:8787) and FANOUT_API_KEY first");
-  return new Fanout({ url, apiKey });
+function connect(io: CliIo): Fanout {
+  const service = serviceFrom(io.env);
+  if ("missing" in service) throw new UsageError(service.missing);
+  if (service.note) io.stderr.write(`fanout: ${service.note}\n`);
+  return new Fanout(service);
 }
 
 async function dispatch(fanout: Fanout, command: string, ids: string[], o: Options, io: CliIo): Promise<number> {
@@ -120,6 +124,11 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
       return 0;
     case "config":
       return configCommand(fanout, ids, { json: o.json === true }, io);
+    case "tools": {
+      const answer = await fanout.tools(o.agent);
+      print(answer, () => toolTable(answer));
+      return 0;
+    }
     default:
       if (DELIVERY_COMMANDS[command]) return DELIVERY_COMMANDS[command]({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
       throw new UsageError(`unknown command '${command}'`);

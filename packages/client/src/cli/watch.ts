@@ -18,7 +18,7 @@ export interface WatchOptions {
 const REDRAW_MS = 100;
 
 export async function watch(fanout: Fanout, chatId: string | null, o: WatchOptions): Promise<void> {
-  const stream = fanout.events(chatId, { signal: o.signal });
+  const stream = await fanout.events(chatId, { signal: o.signal });
   const tty = o.out.isTTY === true && !o.json;
   let running: RunningJob[] = [];
   let drawn = 0;

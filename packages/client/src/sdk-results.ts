@@ -1,0 +1,95 @@
+/**
+ * Results handed back to a model in its SDK's own types, so a bot's turn ends
+ * in one line: OpenAI tool messages, Anthropic `tool_result` blocks, AI SDK
+ * `tool-result` parts. Each reads what fanout answers: a results payload
+ * (await, collect, a waited `parallel`), a `batch.finished` event (webhook or
+ * stream), or a `/tool-calls` answer. Each result goes to the call it answers
+ * by the call's own id (`tool_call_id`), in call order.
+ */
+import type { FanoutEvent, JobSnapshot, ResultsPayload, ToolCallsAnswer } from "./types.js";
+
+type BatchFinished = Extract<FanoutEvent, { type: "batch.finished" }>;
+
+/** What the helpers read. */
+export type ResultsSource = ResultsPayload | ToolCallsAnswer | Pick<BatchFinished, "type" | "data">;
+
+export interface OpenAIToolMessage {
+  role: "tool";
+  tool_call_id: string;
+  content: string;
+}
+
+export interface AnthropicToolResult {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string;
+  is_error?: true;
+}
+
+export interface AiSdkToolResult {
+  type: "tool-result";
+  toolCallId: string;
+  toolName: string;
+  output: { type: "text"; value: string } | { type: "error-text"; value: string };
+}
+
+/** One call's outcome, the same for every SDK. */
+interface Outcome {
+  id: string;
+  name: string;
+  failed: boolean;
+  content: string;
+}
+
+const FAILED = new Set(["error", "timeout", "cancelled"]);
+const ACTIVE = new Set(["pending", "running"]);
+
+/** `{"role":"tool","tool_call_id","content"}` per call, to push onto the chat-completions messages. */
+export function toOpenAIToolMessages(source: ResultsSource): OpenAIToolMessage[] {
+  return outcomes(source).map((o) => ({ role: "tool", tool_call_id: o.id, content: o.content }));
+}
+
+/** `tool_result` blocks, `is_error` on failures: the content of the next `user` message. */
+export function toAnthropicToolResults(source: ResultsSource): AnthropicToolResult[] {
+  return outcomes(source).map((o) => ({ type: "tool_result", tool_use_id: o.id, content: o.content, ...(o.failed ? { is_error: true as const } : {}) }));
+}
+
+/** `tool-result` parts (`error-text` output on failures): the content of the next `tool` message. */
+export function toAiSdkToolResults(source: ResultsSource): AiSdkToolResult[] {
+  return outcomes(source).map((o) => ({
+    type: "tool-result",
+    toolCallId: o.id,
+    toolName: o.name,
+    output: { type: o.failed ? "error-text" : "text", value: o.content },
+  }));
+}
+
+function outcomes(source: ResultsSource): Outcome[] {
+  if ("results" in source && Array.isArray(source.results)) {
+    // A /tool-calls answer: the content is written already (a result, `Error: …`, a `parallel` payload).
+    return source.results.map(({ content, ...entry }) => ({
+      id: entry.tool_call_id,
+      name: entry.name,
+      failed: FAILED.has(entry.state),
+      content: content ?? JSON.stringify(entry), // still active: its job id and state, to await
+    }));
+  }
+  const payload = "data" in source ? source.data.results : (source as ResultsPayload);
+  if (!payload || !Array.isArray(payload.jobs)) {
+    throw new TypeError("Expected a results payload ({status, jobs}), a batch.finished event or a /tool-calls answer ({status, batch_id, results}).");
+  }
+  return payload.jobs.map((job) => fromSnapshot(job as JobSnapshot & { tool_call_id?: string }));
+}
+
+/** A job's content as `/tool-calls` writes it (SPEC §5.4): its result, or `Error: <message>`. */
+function fromSnapshot(job: JobSnapshot & { tool_call_id?: string }): Outcome {
+  if (!job.tool_call_id) {
+    throw new TypeError(
+      `Job ${job.job_id} has no tool_call_id: start calls with their own ids (OpenAI \`id\`, Anthropic \`id\`, AI SDK \`toolCallId\`), ` +
+        "or hand a `parallel` call's whole payload back as that call's result.",
+    );
+  }
+  const failed = FAILED.has(job.state);
+  const content = ACTIVE.has(job.state) ? JSON.stringify(job) : failed ? `Error: ${job.error ?? `the job ended ${job.state}`}` : (job.result ?? "");
+  return { id: job.tool_call_id, name: job.tool_name, failed, content };
+}
