@@ -19,6 +19,7 @@ import { toolCallsRoutes } from "./routes/tool-calls";
 import { toolsRoutes } from "./routes/tools";
 import { spawnRoutes } from "./routes/spawn";
 import { eventRoutes } from "./routes/events";
+import { deliveryRoutes } from "./routes/deliveries";
 
 const v1 = new Hono<AppEnv>()
   .use(
@@ -39,7 +40,8 @@ const v1 = new Hono<AppEnv>()
   .route("/", toolsRoutes)
   .route("/", spawnRoutes)
   .route("/", chatRoutes)
-  .route("/", eventRoutes);
+  .route("/", eventRoutes)
+  .route("/", deliveryRoutes);
 
 export const app = new Hono<AppEnv>()
   .route("/", publicRoutes)

@@ -8,7 +8,7 @@
  * `./retention`, payloads in `src/jobs/`; storage in `./job-store`, `./timers`.
  */
 import { DurableObject } from "cloudflare:workers";
-import { ApiError, refusal } from "../../src/http/errors";
+import { ApiError, refusal, type Refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
 import { jobRecord, type JobRecord, type JobRow } from "../../src/jobs/job";
 import type {
@@ -54,6 +54,7 @@ import { Notifications } from "./notifications";
 import { ChatStream } from "./chat-stream";
 import { answerClose, parseCursor } from "../shared/live-stream";
 import { DELIVERY_SAFETY_MS, Outbox } from "./outbox";
+import { deliveryEntry, redeliveryRefusal, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../src/webhooks/deliveries";
 import { Turns } from "./turns";
 import { chatLimits } from "../../src/config/chat-limits";
 import { defaultConfig } from "../../src/config/schema";
@@ -110,6 +111,7 @@ export class ChatDO extends DurableObject<Env> {
     timers: this.#timers,
     webhook: () => this.#tenant().webhookTarget(),
     telegram: () => this.#tenant().telegramTarget(),
+    allowPrivateEgress: () => this.env.ALLOW_PRIVATE_EGRESS === "true",
     disableWebhook: (version) => this.#tenant().disableWebhook(version),
     ranDry: (now) => this.#schedulePurge(now),
     delivered: (event, now) => {
@@ -720,9 +722,22 @@ export class ChatDO extends DurableObject<Env> {
     if (hasSchema(this.#sql)) this.#stream.setListening(listening);
   }
 
-  failedEvents() {
+  deliveries(status: DeliveryStatus): { events: DeliveryEntry[] } | null {
     if (!hasSchema(this.#sql)) return null;
-    return { events: this.#events.failedList() };
+    return { events: this.#events.deliveries(status) };
+  }
+
+  /** Sends a settled event again (SPEC §6): back in the outbox, due now, driven by the alarm like any other. */
+  async redeliver(eventId: string, webhookConfigured: boolean): Promise<{ ok: true; delivery: DeliveryEntry } | Refusal | null> {
+    if (!hasSchema(this.#sql)) return null;
+    const row = this.#events.delivery(eventId);
+    const refused = redeliveryRefusal(row, this.#dispatcher.address().chat_id, eventId, webhookConfigured);
+    if (refused) return refusal(refused);
+    const now = Date.now();
+    this.#events.redeliver(row!.seq, now);
+    this.#outbox.wake(now);
+    await this.#timers.arm();
+    return { ok: true, delivery: deliveryEntry(this.#events.delivery(eventId) as DeliveryRow & { status: "pending" }) };
   }
 
   logRows() {

@@ -11,6 +11,7 @@
 import { nanoid } from "nanoid";
 import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType } from "../../src/events/envelope";
 import type { ChatLimits } from "../../src/jobs/messages";
+import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../src/webhooks/deliveries";
 import { readLimits, readMeta } from "./schema";
 import { cached, remember } from "./sql-cache";
 
@@ -34,15 +35,7 @@ export type OutboxEvent = {
 /** What an event row keeps (see the module comment). */
 type StoredEvent = { id: string; type: string; created_at: number; seq: number; data: string; parent_chat_id: string | null; root_chat_id: string | null };
 
-export interface FailedEvent {
-  id: string;
-  type: string;
-  seq: number;
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  failed_at: string;
-}
+const DELIVERY_COLUMNS = "id, type, seq, status, attempts, last_status, last_error, next_at, delivered_at, failed_at";
 
 export class Events {
   constructor(private readonly sql: SqlStorage) {}
@@ -129,8 +122,11 @@ export class Events {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM events WHERE status = 'pending'`).one().n;
   }
 
-  delivered(seq: number, status: number): void {
-    this.sql.exec(`UPDATE events SET status = 'delivered', attempts = attempts + 1, last_status = ?, next_at = NULL WHERE seq = ?`, status, seq);
+  delivered(seq: number, status: number, now: number): void {
+    this.sql.exec(
+      `UPDATE events SET status = 'delivered', attempts = attempts + 1, last_status = ?, next_at = NULL, delivered_at = ? WHERE seq = ?`,
+      status, now, seq,
+    );
   }
 
   retry(seq: number, status: number | null, error: string, at: number): void {
@@ -150,13 +146,29 @@ export class Events {
     this.sql.exec(`UPDATE events SET status = 'none', next_at = NULL WHERE seq = ?`, seq);
   }
 
-  failedList(): FailedEvent[] {
+  /** Kept events with a webhook target in one delivery state, oldest first (SPEC §6). */
+  deliveries(status: DeliveryStatus): DeliveryEntry[] {
     return this.sql
-      .exec<Omit<FailedEvent, "failed_at"> & { failed_at: number }>(
-        `SELECT id, type, seq, attempts, last_status, last_error, failed_at FROM events WHERE status = 'failed' ORDER BY seq`,
-      )
+      .exec<DeliveryRow & { status: DeliveryStatus }>(`SELECT ${DELIVERY_COLUMNS} FROM events WHERE status = ? ORDER BY seq`, status)
       .toArray()
-      .map((e) => ({ ...e, failed_at: new Date(e.failed_at).toISOString() }));
+      .map(deliveryEntry);
+  }
+
+  /** The delivery state of the event with this id (events are few per chat: no index needed). */
+  delivery(id: string): DeliveryRow | undefined {
+    return this.sql.exec<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM events WHERE id = ?`, id).toArray()[0];
+  }
+
+  /**
+   * Puts a settled event back in the outbox as if it had just happened: same id, seq and body, a
+   * fresh attempt schedule (the retry delays count from the first again), due now.
+   */
+  redeliver(seq: number, now: number): void {
+    this.sql.exec(
+      `UPDATE events SET status = 'pending', attempts = 0, next_at = ?, last_status = NULL, last_error = NULL, delivered_at = NULL, failed_at = NULL
+       WHERE seq = ?`,
+      now, seq,
+    );
   }
 
   /** Envelopes after `seq`, for the live stream. */
@@ -191,10 +203,10 @@ export class Events {
       `DELETE FROM events WHERE status != 'pending' AND seq <= (SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
       EVENTS_KEPT,
     );
-    // A batch's callback_url outlives its jobs while its events still wait for delivery.
+    // A batch's callback_url outlives its jobs while its events are kept: a redelivery goes there too.
     this.sql.exec(
       `DELETE FROM batches WHERE batch_id NOT IN (SELECT batch_id FROM jobs)
-         AND batch_id NOT IN (SELECT batch_id FROM events WHERE status = 'pending' AND batch_id IS NOT NULL)`,
+         AND batch_id NOT IN (SELECT batch_id FROM events WHERE status != 'none' AND batch_id IS NOT NULL)`,
     );
   }
 }

@@ -29,6 +29,8 @@ export interface OutboxDeps {
   timers: Timers;
   webhook(): Promise<WebhookTarget | null>;
   telegram(): Promise<TelegramTarget | null>;
+  /** ALLOW_PRIVATE_EGRESS, read at each send: the egress rules apply to every attempt. */
+  allowPrivateEgress(): boolean;
   disableWebhook(version: number): Promise<void>;
   /** An event reached its receiver (a delivered `batch.finished` collects its jobs). */
   delivered(event: OutboxEvent, now: number): void;
@@ -108,13 +110,15 @@ export class Outbox {
     if (webhook.disabled && !event.callback_url) {
       return this.d.events.failed(event.seq, 410, "The webhook is disabled after a 410 Gone; PUT /v1/config to enable it again.", Date.now(), false);
     }
-    const { status, error } = await sendWebhook(url, webhook.secret, event, new AbortController().signal);
+    const { status, error, refused } = await sendWebhook(url, webhook.secret, event, new AbortController().signal, this.d.allowPrivateEgress());
     const now = Date.now();
+    // Not sent, and sending again cannot help until the configuration changes: fail it, uncounted.
+    if (refused) return this.d.events.failed(event.seq, null, error, now, false);
     const outcome = afterAttempt(status, event.attempts + 1, now);
     switch (outcome.kind) {
       case "delivered":
         this.d.ctx.storage.transactionSync(() => {
-          this.d.events.delivered(event.seq, status!);
+          this.d.events.delivered(event.seq, status!, now);
           this.d.delivered(event, now);
         });
         return;

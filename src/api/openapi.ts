@@ -14,6 +14,8 @@ interface Operation {
   summary: string;
   body?: z.ZodType;
   response?: z.ZodType;
+  /** The success status when it is not 200. */
+  status?: 202;
   text?: boolean;
   query?: string[];
 }
@@ -49,9 +51,22 @@ const OPERATIONS: Operation[] = [
   {
     method: "get",
     path: "/v1/chats/{chat_id}/events",
-    summary: "With ?status=failed: events whose webhook delivery gave up. With Upgrade: websocket: the chat's live stream (?after=<seq>)",
-    response: s.failedEvents,
+    summary: "With ?status=pending|delivered|failed: the chat's kept events with a webhook target in that state. With Upgrade: websocket: the chat's live stream (?after=<seq>)",
+    response: s.deliveryList,
     query: ["status", "after", "ticket"],
+  },
+  {
+    method: "post",
+    path: "/v1/chats/{chat_id}/events/{event_id}/redeliver",
+    summary: "Send a delivered or failed event again to its own target: same id, a fresh attempt schedule (409 while it is still pending)",
+    response: s.delivery,
+    status: 202,
+  },
+  {
+    method: "post",
+    path: "/v1/webhook/test",
+    summary: "Send a signed webhook.test event to webhook.url once, now, and answer what the receiver said",
+    response: s.webhookTestAnswer,
   },
   { method: "get", path: "/v1/events", summary: "Upgrade: websocket only: every chat's events, each with a cursor (?after=<cursor>)", query: ["after", "ticket"] },
   {
@@ -86,8 +101,8 @@ export function openApiDocument() {
       default: { description: "Error", content: { "application/json": { schema: jsonSchema(s.errorBody, "output") } } },
     };
     if (op.text) responses["200"] = { description: "OK", content: { "text/plain": { schema: { type: "string" } } } };
-    else responses["200"] = {
-      description: "OK",
+    else responses[String(op.status ?? 200)] = {
+      description: op.status === 202 ? "Accepted" : "OK",
       ...(op.response ? { content: { "application/json": { schema: jsonSchema(op.response, "output") } } } : {}),
     };
     paths[op.path] ??= {};
@@ -112,6 +127,7 @@ export function openApiDocument() {
         Event: jsonSchema(s.eventEnvelope, "output"),
         TenantStreamEvent: jsonSchema(s.tenantStreamEvent, "output"),
         CursorExpired: jsonSchema(s.cursorExpired, "output"),
+        WebhookTestEvent: jsonSchema(s.webhookTestEvent, "output"),
       },
     },
     paths,
@@ -121,6 +137,13 @@ export function openApiDocument() {
           summary: "An event, POSTed to webhook.url (or a request's callback_url), signed with Standard Webhooks headers",
           requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Event" } } } },
           responses: { "200": { description: "Any 2xx acknowledges the event; 408/429/5xx are retried; 410 disables the webhook" } },
+        },
+      },
+      test: {
+        post: {
+          summary: "A webhook.test event, POSTed to webhook.url once by POST /v1/webhook/test, signed like every event",
+          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookTestEvent" } } } },
+          responses: { "200": { description: "Any 2xx: the receiver works; the answer's status is shown to the caller" } },
         },
       },
     },

@@ -1,7 +1,7 @@
 /**
  * Events (SPEC §6): the live streams over WebSockets (a chat's, and the
- * tenant-wide one the dashboard watches), the tickets browsers open them
- * with, and the list of events whose webhook delivery gave up.
+ * tenant-wide one the dashboard watches), and the tickets browsers open them
+ * with. A chat's events path without an upgrade lists its webhook deliveries.
  */
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../app-env";
@@ -10,7 +10,8 @@ import { TICKET_TTL_SECONDS } from "../auth/tickets";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { isValidChatId } from "../names";
-import { chatIdParam, chatNotFound, chatStub, tenantStub } from "./context";
+import { chatIdParam, chatStub, tenantStub } from "./context";
+import { listDeliveries } from "./deliveries";
 
 const isUpgrade = (c: Context<AppEnv>) => c.req.header("upgrade")?.toLowerCase() === "websocket";
 
@@ -48,14 +49,7 @@ export const eventRoutes = new Hono<AppEnv>()
   })
   .get("/chats/:chat_id/events", async (c) => {
     const chatId = chatIdParam(c);
-    if (!isUpgrade(c)) {
-      if (c.req.query("status") !== "failed") {
-        throw badRequest("invalid_status", "Use `?status=failed` to list undelivered events, or open a WebSocket for the live stream.");
-      }
-      const answer = await chatStub(c, chatId).failedEvents();
-      if (answer === null) throw chatNotFound(chatId);
-      return c.json(answer);
-    }
+    if (!isUpgrade(c)) return listDeliveries(c, chatId);
     const scope = c.get("ticket");
     if (scope && scope.chat_id !== null && scope.chat_id !== chatId) throw new ApiError(403, "forbidden", `This ticket is for chat '${scope.chat_id}' only.`);
     checkCursor(c);

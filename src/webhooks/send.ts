@@ -1,8 +1,10 @@
 /**
  * One webhook attempt: the event's stored body, signed (Standard Webhooks)
  * with `webhook-id` = the event id so a retry is recognisably the same event,
- * bounded to 10 s, redirects not followed.
+ * bounded to 10 s, redirects not followed, and only to a URL the egress rules
+ * still allow (SPEC §2.1: checked again at send time, whatever was accepted).
  */
+import { egressProblem } from "../config/egress";
 import { signatureHeaders } from "../tools/signing";
 import { boundedSignal } from "../util/abort";
 import { ATTEMPT_TIMEOUT_MS } from "./delivery-rules";
@@ -19,9 +21,19 @@ export interface AttemptResult {
   /** null: no answer (network error or timeout). */
   status: number | null;
   error: string;
+  /** No request was made: the egress rules refuse the URL, so trying again cannot help. */
+  refused?: true;
 }
 
-export async function sendWebhook(url: string, secret: string, event: { id: string; body: string }, stop: AbortSignal): Promise<AttemptResult> {
+export async function sendWebhook(
+  url: string,
+  secret: string,
+  event: { id: string; body: string },
+  stop: AbortSignal,
+  allowPrivateEgress: boolean,
+): Promise<AttemptResult> {
+  const problem = egressProblem(url, allowPrivateEgress);
+  if (problem) return { status: null, error: `The webhook URL ${problem}; outbound requests there are not allowed.`, refused: true };
   const bounded = boundedSignal(stop, ATTEMPT_TIMEOUT_MS);
   try {
     const headers = await signatureHeaders(secret, event.id, event.body);

@@ -30,6 +30,7 @@ export default {
     if (pathname === "/fanout") {
       const event = await readWebhook(env.FANOUT_WEBHOOK_SECRET, request.headers, await request.text());
       if (!event) return new Response("bad signature", { status: 401 });
+      if (event.type === "webhook.test") return new Response(null, { status: 204 }); // `fanout webhook test`: belongs to no chat
       const chat = FANOUT_CHAT.exec(event.data.chat_id);
       if (event.type === "batch.finished" && chat) await conversation(env, Number(chat[1])).batchFinished(event.data.results);
       return new Response(null, { status: 204 });

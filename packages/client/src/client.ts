@@ -12,6 +12,9 @@ import { EventStream, type StreamOptions } from "./events.js";
 import type { paths } from "./openapi.js";
 import type {
   ChatInfo,
+  ChatList,
+  Delivery,
+  DeliveryStatus,
   JobRecord,
   JobSnapshot,
   ParallelAnswer,
@@ -22,6 +25,7 @@ import type {
   ToolCallsAnswer,
   ToolCallsBody,
   ToolsAnswer,
+  WebhookTestAnswer,
 } from "./types.js";
 
 export interface FanoutOptions {
@@ -142,6 +146,35 @@ export class Fanout {
 
   chat(chatId: string, options: { signal?: AbortSignal } = {}): Promise<ChatInfo> {
     return this.#send(options.signal, () => this.#api.GET("/v1/chats/{chat_id}", { params: { path: { chat_id: chatId } }, signal: options.signal }));
+  }
+
+  /** A page of the tenant's top-level chats; pass `next_cursor` back as `cursor` for the next. */
+  chats(options: { cursor?: string; limit?: number; signal?: AbortSignal } = {}): Promise<ChatList> {
+    const query = { ...(options.cursor ? { cursor: options.cursor } : {}), ...(options.limit ? { limit: String(options.limit) } : {}) };
+    return this.#send(options.signal, () => this.#api.GET("/v1/chats", { params: { query }, signal: options.signal }));
+  }
+
+  /** The chat's kept events that have a webhook target and are `status`, oldest first. */
+  async deliveries(chatId: string, status: DeliveryStatus, options: { signal?: AbortSignal } = {}): Promise<Delivery[]> {
+    const answer = await this.#send(options.signal, () =>
+      this.#api.GET("/v1/chats/{chat_id}/events", { params: { path: { chat_id: chatId }, query: { status } }, signal: options.signal }),
+    );
+    return answer.events;
+  }
+
+  /**
+   * Sends a delivered or failed event again to its own target (same id, a fresh attempt schedule);
+   * answers it as now `pending`. A FanoutError `delivery_pending` (409) means it is still under way.
+   */
+  redeliver(chatId: string, eventId: string, options: { signal?: AbortSignal } = {}): Promise<Delivery> {
+    return this.#send(options.signal, () =>
+      this.#api.POST("/v1/chats/{chat_id}/events/{event_id}/redeliver", { params: { path: { chat_id: chatId, event_id: eventId } }, signal: options.signal }),
+    );
+  }
+
+  /** Sends one signed `webhook.test` event to `webhook.url` now, and tells what the receiver answered. */
+  testWebhook(options: { signal?: AbortSignal } = {}): Promise<WebhookTestAnswer> {
+    return this.#send(options.signal, () => this.#api.POST("/v1/webhook/test", { signal: options.signal }));
   }
 
   /** The function definitions and prompts to give a model acting as `agent`. */

@@ -990,7 +990,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** With ?status=failed: events whose webhook delivery gave up. With Upgrade: websocket: the chat's live stream (?after=<seq>) */
+        /** With ?status=pending|delivered|failed: the chat's kept events with a webhook target in that state. With Upgrade: websocket: the chat's live stream (?after=<seq>) */
         get: {
             parameters: {
                 query?: {
@@ -1014,13 +1014,32 @@ export interface paths {
                     content: {
                         "application/json": {
                             events: {
+                                /** @description The event id: the webhook-id of every attempt, a redelivery's too. */
                                 id: string;
                                 type: string;
                                 seq: number;
+                                /** @enum {string} */
+                                status: "pending" | "delivered" | "failed";
+                                /** @description Attempts in the current schedule (a redelivery starts a fresh one). */
                                 attempts: number;
+                                /** @description The receiver's HTTP status at the last attempt; null: no answer, or no attempt yet. */
                                 last_status: number | null;
                                 last_error: string | null;
-                                failed_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Pending: when the next attempt is due.
+                                 */
+                                next_attempt_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Delivered: when the receiver answered 2xx.
+                                 */
+                                delivered_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Failed: when delivery gave up.
+                                 */
+                                failed_at?: string;
                             }[];
                         };
                     };
@@ -1047,6 +1066,150 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/events/{event_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivered or failed event again to its own target: same id, a fresh attempt schedule (409 while it is still pending) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                    event_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Accepted */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The event id: the webhook-id of every attempt, a redelivery's too. */
+                            id: string;
+                            type: string;
+                            seq: number;
+                            /** @enum {string} */
+                            status: "pending" | "delivered" | "failed";
+                            /** @description Attempts in the current schedule (a redelivery starts a fresh one). */
+                            attempts: number;
+                            /** @description The receiver's HTTP status at the last attempt; null: no answer, or no attempt yet. */
+                            last_status: number | null;
+                            last_error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description Pending: when the next attempt is due.
+                             */
+                            next_attempt_at?: string;
+                            /**
+                             * Format: date-time
+                             * @description Delivered: when the receiver answered 2xx.
+                             */
+                            delivered_at?: string;
+                            /**
+                             * Format: date-time
+                             * @description Failed: when delivery gave up.
+                             */
+                            failed_at?: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a signed webhook.test event to webhook.url once, now, and answer what the receiver said */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The receiver's HTTP status; null when none came (no answer in 10 s, a network error, a URL egress refuses). */
+                            status: number | null;
+                            /** @description What went wrong, as what the same answer would do to real events; absent on a plain 2xx. */
+                            error?: string;
+                            duration_ms: number;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1676,6 +1839,44 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A webhook.test event, POSTed to webhook.url once by POST /v1/webhook/test, signed like every event */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookTestEvent"];
+                };
+            };
+            responses: {
+                /** @description Any 2xx: the receiver works; the answer's status is shown to the caller */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -2167,6 +2368,15 @@ export interface components {
             /** @constant */
             type: "cursor.expired";
             oldest: number;
+        };
+        WebhookTestEvent: {
+            id: string;
+            /** @constant */
+            type: "webhook.test";
+            timestamp: string;
+            data: {
+                tenant: string;
+            };
         };
     };
     responses: never;

@@ -24,10 +24,22 @@ export type ToolCallsBody = Body<"/v1/chats/{chat_id}/tool-calls", "post">;
 export type ToolCallsAnswer = Ok<"/v1/chats/{chat_id}/tool-calls", "post">;
 export type ToolsAnswer = Ok<"/v1/tools", "get">;
 export type ChatInfo = Ok<"/v1/chats/{chat_id}", "get">;
+/** A page of the tenant's top-level chats. */
+export type ChatList = Ok<"/v1/chats", "get">;
+
+/** One kept event's webhook delivery, as `deliveries()` lists it and `redeliver()` answers it. */
+export type Delivery = Ok<"/v1/chats/{chat_id}/events", "get">["events"][number];
+export type DeliveryStatus = Delivery["status"];
+/** What `testWebhook()` found: the receiver's status (null: no answer), what is wrong, how long it took. */
+export type WebhookTestAnswer = Ok<"/v1/webhook/test", "post">;
 
 /** One event, as webhooks deliver it and the chat stream sends it. */
 export type FanoutEvent = components["schemas"]["Event"];
 export type EventType = FanoutEvent["type"];
+/** What `testWebhook()` sends: signed like every event, with only the tenant in `data`. */
+export type WebhookTestEvent = components["schemas"]["WebhookTestEvent"];
+/** What a webhook receiver gets: an event, or a test event. */
+export type WebhookEvent = FanoutEvent | WebhookTestEvent;
 /** A tenant-stream message: the event plus its `cursor`. */
 export type TenantStreamEvent = components["schemas"]["TenantStreamEvent"];
 /** First on a resumed stream when messages it missed are gone: reload state from the REST routes. */

@@ -4,10 +4,11 @@
  *
  *   const event = await readWebhook(env.FANOUT_WEBHOOK_SECRET, request.headers, await request.text());
  *   if (!event) return new Response("bad signature", { status: 401 });
+ *   if (event.type === "webhook.test") return new Response(null, { status: 204 }); // from testWebhook()
  *
  * Pass the raw body exactly as received (before any JSON parsing).
  */
-import type { FanoutEvent } from "./types.js";
+import type { WebhookEvent } from "./types.js";
 
 export interface VerifyOptions {
   /** Refuse timestamps further than this from now (seconds; default 300). 0 turns the check off. */
@@ -65,8 +66,11 @@ export async function verifyWebhook(secret: string, headers: HeaderSource, body:
   return false;
 }
 
-/** The event of a delivery whose signature holds, or null: answer null with a 401 and ignore it. */
-export async function readWebhook(secret: string, headers: HeaderSource, body: string, options: VerifyOptions = {}): Promise<FanoutEvent | null> {
+/**
+ * The event of a delivery whose signature holds, or null: answer null with a 401 and ignore it. A
+ * `webhook.test` event (sent by `testWebhook()`) belongs to no chat: acknowledge it and stop there.
+ */
+export async function readWebhook(secret: string, headers: HeaderSource, body: string, options: VerifyOptions = {}): Promise<WebhookEvent | null> {
   if (!(await verifyWebhook(secret, headers, body, options))) return null;
-  return JSON.parse(body) as FanoutEvent;
+  return JSON.parse(body) as WebhookEvent;
 }

@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { Fanout } from "../client.js";
 import { FanoutError } from "../errors.js";
 import type { ParallelArgs } from "../types.js";
+import { DELIVERY_COMMANDS, DELIVERY_OPTIONS, DELIVERY_USAGE } from "./deliveries.js";
 import { jobTable } from "./format.js";
 import { watch } from "./watch.js";
 
@@ -30,6 +31,7 @@ Commands:
   await    --chat <id> [--timeout <s>] <job_id>...   wait for jobs (past the per-request cap)
   cancel   --chat <id> <job_id>...        cancel jobs
   watch    [--chat <id>]                  live events, with running jobs and their times
+${DELIVERY_USAGE}
 
 Options: --json (the API's answers as they are), --help
 Environment: FANOUT_URL (e.g. http://127.0.0.1:8787), FANOUT_API_KEY
@@ -45,6 +47,7 @@ const OPTIONS = {
   agent: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
+  ...DELIVERY_OPTIONS,
 } as const;
 
 type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
@@ -114,6 +117,7 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
       await watch(fanout, o.chat ?? null, { json: o.json === true, out: io.stdout, signal: io.signal });
       return 0;
     default:
+      if (DELIVERY_COMMANDS[command]) return DELIVERY_COMMANDS[command]({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
       throw new UsageError(`unknown command '${command}'`);
   }
 }

@@ -1,0 +1,48 @@
+/**
+ * Webhook deliveries (SPEC §6 v1.2): a chat's kept events by delivery state,
+ * sending one of them again, and a test event that shows at once what the
+ * receiver answers. The listing shares its path with the chat's live stream,
+ * so `./events` hands non-upgrade requests to `listDeliveries`.
+ */
+import { Hono, type Context } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../app-env";
+import { badRequest, fromRefusal } from "../http/errors";
+import { DELIVERY_STATUSES } from "../webhooks/deliveries";
+import { sendTestEvent } from "../webhooks/test-event";
+import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "./context";
+
+const statusQuery = z.enum(DELIVERY_STATUSES);
+/** Event ids are `evt_` and a nanoid; anything else cannot name one. */
+const eventIdParam = z.string().regex(/^evt_[A-Za-z0-9_-]{1,64}$/);
+
+const noWebhook = () => badRequest("no_webhook", "No webhook is configured: set webhook.url with PUT /v1/config first.");
+
+/** `GET /v1/chats/{chat}/events?status=pending|delivered|failed`. */
+export async function listDeliveries(c: Context<AppEnv>, chatId: string): Promise<Response> {
+  const status = statusQuery.safeParse(c.req.query("status"));
+  if (!status.success) {
+    throw badRequest("invalid_status", "Use `?status=pending`, `delivered` or `failed` to list webhook deliveries, or open a WebSocket for the live stream.");
+  }
+  const answer = await chatStub(c, chatId).deliveries(status.data);
+  if (answer === null) throw chatNotFound(chatId);
+  return c.json(answer);
+}
+
+export const deliveryRoutes = new Hono<AppEnv>()
+  .post("/chats/:chat_id/events/:event_id/redeliver", async (c) => {
+    const chatId = chatIdParam(c);
+    const eventId = eventIdParam.safeParse(c.req.param("event_id"));
+    if (!eventId.success) throw badRequest("invalid_event_id", "An event id looks like `evt_…`: the `id` of an event, and the webhook-id header of its deliveries.");
+    const config = await tenantConfig(c);
+    const answer = await chatStub(c, chatId).redeliver(eventId.data, config.webhook !== null);
+    if (answer === null) throw chatNotFound(chatId);
+    if (!answer.ok) throw fromRefusal(answer);
+    return c.json(answer.delivery, 202);
+  })
+  .post("/webhook/test", async (c) => {
+    const tenant = c.get("tenant");
+    const target = await tenantStub(c).webhookTarget();
+    if (!target) throw noWebhook();
+    return c.json(await sendTestEvent(target, tenant, c.env.ALLOW_PRIVATE_EGRESS === "true"));
+  });

@@ -1,0 +1,78 @@
+/**
+ * Webhook deliveries as the API shows them (SPEC §6 v1.2): a kept event's
+ * delivery state in the listing's shape, and whether it may be sent again.
+ * Pure, so the rules are tested apart from the chat's storage.
+ */
+import { ApiError } from "../http/errors";
+
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** An events row as the outbox keeps it (times in ms; `none`: the event had no webhook target). */
+export type DeliveryRow = {
+  id: string;
+  type: string;
+  seq: number;
+  status: DeliveryStatus | "none";
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_at: number | null;
+  delivered_at: number | null;
+  failed_at: number | null;
+};
+
+/** One entry of `GET /v1/chats/{chat}/events?status=…`, keys in the SPEC's order. */
+export interface DeliveryEntry {
+  id: string;
+  type: string;
+  seq: number;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  next_attempt_at?: string;
+  delivered_at?: string;
+  failed_at?: string;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Each status carries its own time: when the next attempt is due, or when the event settled. */
+export function deliveryEntry(row: DeliveryRow & { status: DeliveryStatus }): DeliveryEntry {
+  const entry: DeliveryEntry = {
+    id: row.id,
+    type: row.type,
+    seq: row.seq,
+    status: row.status,
+    attempts: row.attempts,
+    last_status: row.last_status,
+    last_error: row.last_error,
+  };
+  if (row.status === "pending" && row.next_at !== null) entry.next_attempt_at = iso(row.next_at);
+  // Events delivered before the chat kept delivery times have none to show.
+  if (row.status === "delivered" && row.delivered_at !== null) entry.delivered_at = iso(row.delivered_at);
+  if (row.status === "failed" && row.failed_at !== null) entry.failed_at = iso(row.failed_at);
+  return entry;
+}
+
+/**
+ * Why `row` cannot be sent again now, or undefined when it can. A pending event is still on its
+ * own schedule: sending it beside that would deliver it twice at once.
+ */
+export function redeliveryRefusal(row: DeliveryRow | undefined, chatId: string, eventId: string, webhookConfigured: boolean): ApiError | undefined {
+  if (!row) {
+    return new ApiError(404, "event_not_found", `Event '${eventId}' not found in chat '${chatId}': it never happened there, or it was purged (events are kept 24 h, the last 1000 per chat).`);
+  }
+  if (row.status === "none") {
+    return new ApiError(404, "event_not_found", `Event '${eventId}' of chat '${chatId}' had no webhook to go to when it happened, so there is no delivery to repeat.`);
+  }
+  if (row.status === "pending") {
+    const next = row.next_at === null ? "" : ` (next attempt at ${iso(row.next_at)})`;
+    return new ApiError(409, "delivery_pending", `Event '${eventId}' is still being delivered${next}; redeliver it once it is delivered or failed.`);
+  }
+  if (!webhookConfigured) {
+    return new ApiError(400, "no_webhook", "No webhook is configured: set webhook.url with PUT /v1/config, then redeliver the event.");
+  }
+  return undefined;
+}
