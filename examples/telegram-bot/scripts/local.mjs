@@ -21,7 +21,7 @@ import { DEMO_MODEL } from "../../../scripts/fakes/llm.mjs";
 import { startFakes } from "../../../scripts/fakes/server.mjs";
 import { weatherTool } from "../../../scripts/fakes/weather.mjs";
 import { startWranglerDev, stopGroups, stopOnSignals, waitUntilUp } from "../../../scripts/wrangler-dev.mjs";
-import { pointFanoutAtBot } from "./wiring.mjs";
+import { pointFanoutAtBot, testWebhook } from "./wiring.mjs";
 
 const BOT_DIR = fileURLToPath(new URL("..", import.meta.url));
 /** Local-only values a person types into the curl; the fake Telegram accepts any token. */
@@ -108,6 +108,11 @@ try {
   children.push(bot);
   exitWhenGone(bot, "bot");
   await waitUntilUp(`${botUrl}/healthz`, UP_WITHIN_MS, bot);
+  const tested = await testWebhook(fanoutUrl, DEV_KEY);
+  if (tested && tested.status !== 204) {
+    throw new Error(`fanout's test event to ${botUrl}/fanout got ${tested.status ?? tested.error}, not 204: the bot cannot check fanout's signature`);
+  }
+  if (tested) console.log(`webhook test: fanout's signed test event reached the bot, which answered 204`);
 } catch (e) {
   console.error(`could not start: ${e instanceof Error ? e.message : e}`);
   await stop("start failed");

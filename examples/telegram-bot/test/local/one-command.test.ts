@@ -35,6 +35,7 @@ describe("npm run bot", () => {
     run = startScript("npm", ["run", "bot"], { cwd: ROOT, env: { ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), LOCAL_STATE_DIR: state } });
     const ready = await within(240_000, () => run!.output().includes("The example bot is ready") || run!.child.exitCode !== null);
     expect(ready && run.child.exitCode === null, run.output()).toBe(true);
+    expect(run.output()).toContain("webhook test: fanout's signed test event reached the bot, which answered 204");
 
     // The update exactly as the command printed it, with fetch instead of curl.
     const bot = `http://127.0.0.1:${ports.BOT_PORT}`;
