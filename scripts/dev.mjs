@@ -41,9 +41,11 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
 ${tryIt(url)}
 `);
   const wrangler = startWranglerDev({ cwd: ROOT, port, inspectorPort, persistTo: process.env.PERSIST_TO, vars: DEV_VARS });
-  stopOnSignals([wrangler], () => stopGroups([wrangler]));
+  let stopping = false;
+  stopOnSignals([wrangler], () => ((stopping = true), stopGroups([wrangler])));
   wrangler.on("exit", (code, signal) => {
-    // wrangler itself is gone: make sure nothing of its group is left holding the port.
+    if (stopping) return;
+    // wrangler ended by itself: make sure nothing of its group is left holding the port.
     void stopGroups([wrangler]).then(() => process.exit(code ?? (signal ? 1 : 0)));
   });
 }
