@@ -2,7 +2,7 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { TEST_BINDINGS } from "./test/setup/bindings.ts";
 
-// One `npm test` for the worker (in workerd), the client package and the example bot (in Node, against `wrangler dev`).
+// One `npm test` for the worker (in workerd), the client package, the example bot and our scripts (in Node, against `wrangler dev`).
 export default defineConfig({
   test: {
     projects: [
@@ -23,6 +23,7 @@ export default defineConfig({
       },
       "packages/*",
       "examples/*",
+      "scripts",
     ],
   },
 });

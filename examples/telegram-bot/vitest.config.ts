@@ -1,13 +1,31 @@
 import { defineConfig } from "vitest/config";
 
-// End to end in Node: fake Telegram and LLM servers, fanout and this bot, each under `wrangler dev` (test/setup.ts).
+// Two projects in Node: "telegram-bot (e2e)", the bot end to end against fake Telegram and LLM servers
+// and fanout, each started by test/setup.ts; "telegram-bot (local)", `npm run bot` itself, which starts
+// all of that on its own (test/local/), so it has no global setup.
 export default defineConfig({
   test: {
     name: "telegram-bot",
-    include: ["test/**/*.test.ts"],
-    globalSetup: ["./test/setup.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 180_000,
-    fileParallelism: false,
+    projects: [
+      {
+        test: {
+          name: "e2e",
+          include: ["test/*.test.ts"],
+          globalSetup: ["./test/setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: "local",
+          include: ["test/local/*.test.ts"],
+          testTimeout: 360_000,
+          hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+    ],
   },
 });

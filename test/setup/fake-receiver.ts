@@ -1,14 +1,12 @@
 /**
- * A webhook receiver and a Telegram Bot API stand-in, served by the fake
- * server (see fake-servers.ts). Tests use an inbox name of their own, since
- * test files run concurrently against one server.
+ * A webhook receiver, served by the fake server (see fake-servers.ts; the
+ * Telegram Bot API stand-in is scripts/fakes/telegram.mjs). Tests use an inbox
+ * name of their own, since test files run concurrently against one server.
  *
  *   POST /hooks/<inbox>              → records the delivery; answers the next scripted status (then 200);
  *                                      a scripted 0 never answers
  *   POST /__hooks/script             {"inbox", "statuses":[500, 200, …]}
  *   GET  /__hooks/received?inbox=…   → [{headers, body, status, at}]
- *   POST /telegram/bot<token>/sendMessage → records {token, chat_id, text, at}; answers {"ok":true}
- *   GET  /__telegram/messages?chat_id=…
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 
@@ -22,7 +20,6 @@ interface Delivery {
 export function fakeReceiver() {
   const scripts = new Map<string, number[]>();
   const received = new Map<string, Delivery[]>();
-  const telegram: { token: string; chat_id: unknown; text: string; at: number }[] = [];
   const json = (res: ServerResponse, status: number, value: unknown) =>
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
 
@@ -46,18 +43,6 @@ export function fakeReceiver() {
     }
     if (url.pathname === "/__hooks/received") {
       json(res, 200, received.get(url.searchParams.get("inbox") ?? "") ?? []);
-      return true;
-    }
-    const send = /^\/telegram\/bot([^/]+)\/sendMessage$/.exec(url.pathname);
-    if (send) {
-      const message = JSON.parse(body) as { chat_id: unknown; text: string };
-      telegram.push({ token: send[1]!, chat_id: message.chat_id, text: message.text, at: Date.now() });
-      json(res, 200, { ok: true, result: { message_id: telegram.length } });
-      return true;
-    }
-    if (url.pathname === "/__telegram/messages") {
-      const chat = url.searchParams.get("chat_id");
-      json(res, 200, telegram.filter((m) => String(m.chat_id) === chat));
       return true;
     }
     return false;

@@ -20,18 +20,18 @@
  *   POST /tracked             → "tracked <n>" after tool_args.ms; GET /__concurrency?group=… → the most
  *                               calls of that tool_args.group in flight at once (test files run concurrently)
  *
- * A fake OpenAI-compatible LLM lives under /llm/v1 (use it as `llm.base_url`).
- * Each test scripts its own replies under a model name of its own:
- *   POST /__llm/script {"model", "replies":[{content?, tool_calls?:[{name, arguments}], status?, delay_ms?}]}
- *   GET  /__llm/requests?model=…   → the chat-completions requests received for that model
- * When a model's script runs out, it answers "(script finished)".
+ * A fake OpenAI-compatible LLM lives under /llm/v1 (use it as `llm.base_url`); each test scripts its
+ * own replies under a model name of its own (scripts/fakes/llm.mjs, shared with `npm run bot`).
+ * A fake Telegram Bot API lives under /telegram (scripts/fakes/telegram.mjs).
  *
- * Webhook receivers and a fake Telegram Bot API: see fake-receiver.ts. MCP servers: see fake-mcp.ts,
- * and the reference server `@modelcontextprotocol/server-everything` (everything-mcp.ts), whose URL
- * tests get through `inject("everythingMcp")`.
+ * Webhook receivers: see fake-receiver.ts. MCP servers: see fake-mcp.ts, and the reference server
+ * `@modelcontextprotocol/server-everything` (everything-mcp.ts), whose URL tests get through
+ * `inject("everythingMcp")`.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { TestProject } from "vitest/node";
+import { fakeLlm } from "../../scripts/fakes/llm.mjs";
+import { fakeTelegram } from "../../scripts/fakes/telegram.mjs";
 import { startEverythingMcp } from "./everything-mcp";
 import { fakeMcp } from "./fake-mcp";
 import { fakeReceiver } from "./fake-receiver";
@@ -51,23 +51,15 @@ const readBody = (req: IncomingMessage) =>
     req.on("end", () => resolve(data));
   });
 
-interface ScriptedReply {
-  content?: string;
-  tool_calls?: { name: string; arguments: unknown }[];
-  status?: number;
-  delay_ms?: number;
-}
-
 export default async function setup(project: TestProject) {
   const calls: Call[] = [];
-  const scripts = new Map<string, ScriptedReply[]>();
-  const llmRequests = new Map<string, unknown[]>();
-  let callSeq = 0;
   // Test files run concurrently against this one server: overlap is counted per `group`.
   const inFlight = new Map<string, number>();
   const maxInFlight = new Map<string, number>();
   const receiver = fakeReceiver();
   const mcp = fakeMcp();
+  const llm = fakeLlm();
+  const telegram = fakeTelegram();
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/__calls") {
@@ -79,42 +71,11 @@ export default async function setup(project: TestProject) {
     const body = await readBody(req);
     if (receiver(url, req, res, body)) return;
     if (mcp(url, req, res, body)) return;
-    if (url.pathname === "/__llm/script") {
-      const { model, replies } = JSON.parse(body) as { model: string; replies: ScriptedReply[] };
-      scripts.set(model, [...replies]);
-      llmRequests.set(model, []);
-      return res.writeHead(204).end();
-    }
-    if (url.pathname === "/__llm/requests") {
-      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(llmRequests.get(url.searchParams.get("model") ?? "") ?? []));
-    }
+    if (llm(url, req, res, body)) return;
+    if (telegram(url, req, res, body)) return;
     if (url.pathname === "/__concurrency") {
       const group = url.searchParams.get("group") ?? "";
       return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ max_in_flight: maxInFlight.get(group) ?? 0 }));
-    }
-    if (url.pathname === "/llm/v1/chat/completions") {
-      const request = JSON.parse(body) as { model: string };
-      llmRequests.set(request.model, [...(llmRequests.get(request.model) ?? []), request]);
-      const reply = scripts.get(request.model)?.shift() ?? { content: "(script finished)" };
-      const send = () => {
-        if (reply.status) return res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `scripted ${reply.status}` } }));
-        const tool_calls = reply.tool_calls?.map((c) => ({
-          id: `call_${++callSeq}`,
-          type: "function",
-          function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
-        }));
-        res.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({
-            id: `chatcmpl-${callSeq}`,
-            object: "chat.completion",
-            created: Math.floor(Date.now() / 1000),
-            model: request.model,
-            choices: [{ index: 0, finish_reason: tool_calls ? "tool_calls" : "stop", message: { role: "assistant", content: reply.content ?? null, ...(tool_calls ? { tool_calls } : {}) } }],
-            usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
-          }),
-        );
-      };
-      return reply.delay_ms ? setTimeout(send, reply.delay_ms) : send();
     }
     calls.push({ method: req.method ?? "", path: url.pathname, headers: req.headers, body, at: Date.now() });
     let parsed: { tool_args?: Record<string, unknown>; job_id?: string; attempt?: number } = {};

@@ -7,9 +7,10 @@
  * message it came from.
  */
 import { DurableObject } from "cloudflare:workers";
-import { Fanout, FanoutError, type ResultsPayload } from "@fanout/client";
+import { FanoutError, type Fanout, type ResultsPayload } from "@fanout/client";
 import OpenAI from "openai";
 import type { Env } from "./env";
+import { fanoutClient } from "./fanout";
 import { sendMessage } from "./telegram";
 import { batchFor, toolMessages, type Message, type Span } from "./turn";
 
@@ -117,7 +118,7 @@ export class Conversation extends DurableObject<Env> {
   }
 
   #fanout(): Fanout {
-    return new Fanout({ url: this.env.FANOUT_URL, apiKey: this.env.FANOUT_API_KEY });
+    return fanoutClient(this.env);
   }
 
   #append(message: Message): void {

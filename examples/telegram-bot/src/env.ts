@@ -3,7 +3,10 @@ import type { Conversation } from "./conversation";
 
 export interface Env {
   CONVERSATION: DurableObjectNamespace<Conversation>;
-  FANOUT_URL: string;
+  /** fanout on the same account, as a service binding (wrangler.toml `[[services]]`): no public fetch between the two. */
+  FANOUT?: Fetcher;
+  /** fanout's URL, for a bot that cannot bind it (another account) and for local runs; it wins over the binding. */
+  FANOUT_URL?: string;
   FANOUT_API_KEY: string;
   /** fanout's `webhook.secret` (whsec_…): its deliveries are signed with it. */
   FANOUT_WEBHOOK_SECRET: string;

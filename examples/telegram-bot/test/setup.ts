@@ -1,13 +1,15 @@
 /**
- * Everything the bot talks to, on local ports: the repository's fake servers
- * (an OpenAI-compatible LLM and Telegram's Bot API, test/setup/fake-servers.ts),
+ * Everything the bot talks to, on local ports: the fakes `npm run bot` uses
+ * too (Telegram's Bot API and an OpenAI-compatible LLM, scripts/fakes/),
  * fanout under `wrangler dev` with its webhook pointed at the bot, and the bot
- * itself under `wrangler dev`.
+ * itself under `wrangler dev`, reaching fanout by URL (test/local/ covers the
+ * service binding).
  */
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
-import startFakeServers from "../../../test/setup/fake-servers";
+import { startFakes } from "../../../scripts/fakes/server.mjs";
 import { KEY, startLocalService, startWranglerDev } from "../../../test/browser/local-service";
+import { pointFanoutAtBot } from "../scripts/wiring.mjs";
 
 export const SECRETS = {
   webhook: "whsec_dGVsZWdyYW0tYm90LWV4YW1wbGUtc2VjcmV0LTE=",
@@ -26,9 +28,7 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
-  const provided: Record<string, string> = {};
-  const stopFakes = await startFakeServers({ provide: (key: string, value: string) => (provided[key] = value) } as unknown as TestProject);
-  const fake = provided.toolServer!;
+  const fakes = await startFakes();
   const fanout = await startLocalService();
   const bot = await startWranglerDev(fileURLToPath(new URL("..", import.meta.url)), {
     FANOUT_URL: fanout.url,
@@ -36,18 +36,18 @@ export default async function setup(project: TestProject) {
     FANOUT_WEBHOOK_SECRET: SECRETS.webhook,
     TELEGRAM_BOT_TOKEN: SECRETS.telegramToken,
     TELEGRAM_SECRET_TOKEN: SECRETS.telegramSecret,
-    TELEGRAM_API_BASE_URL: `${fake}/telegram`,
-    LLM_BASE_URL: `${fake}/llm/v1`,
+    TELEGRAM_API_BASE_URL: `${fakes.url}/telegram`,
+    LLM_BASE_URL: `${fakes.url}/llm/v1`,
     LLM_MODEL: SECRETS.model,
     LLM_API_KEY: "sk-test",
   });
-  await fanout.api("/v1/config", { webhook: { url: `${bot.url}/fanout`, secret: SECRETS.webhook } }, "PUT");
+  await pointFanoutAtBot(fanout.url, KEY, { webhookUrl: `${bot.url}/fanout`, webhookSecret: SECRETS.webhook });
   project.provide("botUrl", bot.url);
-  project.provide("fakeUrl", fake);
+  project.provide("fakeUrl", fakes.url);
   project.provide("fanoutUrl", fanout.url);
   project.provide("fanoutKey", KEY);
   return async () => {
     await Promise.all([bot.stop(), fanout.stop()]);
-    await stopFakes?.();
+    await fakes.close();
   };
 }

@@ -1,0 +1,64 @@
+// @ts-check
+/**
+ * Points a fanout tenant at the bot: its webhook at the bot's /fanout, signed
+ * with the secret the bot checks, and the bot's tools in its config, keeping
+ * everything else the tenant had. Shared by `npm run bot` and the bot's tests.
+ */
+
+/**
+ * @typedef {{ name: string, [key: string]: unknown }} ToolConfig
+ * @typedef {{ webhookUrl: string, webhookSecret: string, tools?: ToolConfig[] }} BotWiring
+ */
+
+/**
+ * The tenant's tools with the bot's in place of any of the same name. Stored secrets come back from
+ * `GET` as "***", which keeps them (SPEC §2.1) as long as a tool's URL stays on the same origin.
+ * @param {ToolConfig[]} current @param {ToolConfig[]} mine
+ */
+export function withTools(current, mine) {
+  return [...current.filter((t) => !mine.some((m) => m.name === t.name)), ...mine];
+}
+
+/**
+ * @param {string} fanoutUrl @param {string} apiKey @param {BotWiring} wiring
+ * @returns {Promise<Record<string, unknown>>} the config as fanout answered it
+ */
+export async function pointFanoutAtBot(fanoutUrl, apiKey, { webhookUrl, webhookSecret, tools = [] }) {
+  /** @param {string} method @param {unknown} [body] @param {string} [type] */
+  const call = (method, body, type = "application/json") =>
+    fetch(`${fanoutUrl}/v1/config`, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { "content-type": type }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  /** @param {Response} res @param {string} what */
+  const answer = async (res, what) => {
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${what} /v1/config answered ${res.status}: ${text.slice(0, 500)}`);
+    return /** @type {Record<string, unknown>} */ (JSON.parse(text));
+  };
+
+  const current = await answer(await call("GET"), "GET");
+  const merged = withTools(/** @type {ToolConfig[]} */ (current.tools ?? []), tools);
+  const webhook = { url: webhookUrl, secret: webhookSecret };
+  // A merge patch changes only these two keys (arrays replace whole, hence the merged tool list).
+  const patched = await call("PATCH", { webhook, tools: merged }, "application/merge-patch+json");
+  if (patched.status !== 404 && patched.status !== 405) return answer(patched, "PATCH");
+  // A fanout from before PATCH (SPEC v1.2): the same change as a PUT of the whole document.
+  await patched.body?.cancel();
+  const put = { ...current, webhook: { .../** @type {object} */ (current.webhook ?? {}), ...webhook }, tools: merged };
+  return answer(await call("PUT", put), "PUT");
+}
+
+/**
+ * Has fanout send its signed `webhook.test` event to the bot now (SPEC §6), so a wrong URL or secret
+ * shows before the first Telegram update: the bot answers 204 only to a signature it could check.
+ * @param {string} fanoutUrl @param {string} apiKey
+ * @returns {Promise<{ status: number | null, error?: string } | undefined>} undefined from a fanout without the route
+ */
+export async function testWebhook(fanoutUrl, apiKey) {
+  const res = await fetch(`${fanoutUrl}/v1/webhook/test`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` } });
+  if (res.status === 404) return void (await res.body?.cancel());
+  if (!res.ok) throw new Error(`POST /v1/webhook/test answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
+  return /** @type {{ status: number | null, error?: string }} */ (await res.json());
+}

@@ -1,0 +1,102 @@
+// @ts-check
+/**
+ * A stand-in OpenAI-compatible chat-completions endpoint, shared by the tests
+ * (test/setup/fake-servers.ts, the example bot's) and by `npm run bot`, so the
+ * model a person tries by hand is the one the tests drive.
+ *
+ *   POST <prefix>/chat/completions → the next scripted reply for the request's `model`
+ *   POST /__llm/script  {"model", "replies":[{content?, tool_calls?:[{name, arguments}], status?, delay_ms?}]}
+ *   GET  /__llm/requests?model=…  → the chat-completions requests received for that model
+ *
+ * A model with no script answers by its built-in behaviour (`DEMO_MODEL`: two
+ * `weather` calls at once, then an answer from their results); any other
+ * model whose script is missing or used up answers "(script finished)".
+ */
+
+/** The example bot's model under `npm run bot`: it needs no script. */
+export const DEMO_MODEL = "fanout-demo";
+/** The cities the demo model asks about, one `weather` call each, in one message. */
+export const DEMO_CITIES = ["Oslo", "Lisbon"];
+
+/**
+ * @typedef {{ content?: string, tool_calls?: { name: string, arguments: unknown }[], status?: number, delay_ms?: number }} ScriptedReply
+ * @typedef {{ role: string, content?: string | null, tool_calls?: { id: string, function: { name: string, arguments: string } }[], tool_call_id?: string }} ChatMessage
+ * @typedef {{ model: string, messages: ChatMessage[] }} ChatRequest
+ * @typedef {import("node:http").ServerResponse} ServerResponse
+ */
+
+/**
+ * The demo model: asked about a user's message, it calls `weather` for each of `DEMO_CITIES` in one
+ * message (so the bot hands fanout two calls at once); given their results, it answers with them.
+ * @param {ChatMessage[]} messages
+ * @returns {ScriptedReply}
+ */
+export function demoReply(messages) {
+  const last = messages.at(-1);
+  if (last?.role !== "tool") return { tool_calls: DEMO_CITIES.map((city) => ({ name: "weather", arguments: { city } })) };
+  const asked = messages.findLastIndex((m) => m.role === "assistant" && m.tool_calls?.length);
+  const answers = messages.slice(asked + 1).filter((m) => m.role === "tool").map((m) => m.content ?? "");
+  const question = messages.slice(0, asked).findLast((m) => m.role === "user")?.content ?? "";
+  return { content: `You asked: ${question}\n${answers.join("\n")}\n(${answers.length} tool calls, run at the same time by fanout)` };
+}
+
+/** @param {ServerResponse} res @param {number} status @param {unknown} value */
+const json = (res, status, value) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+
+/**
+ * The fake's routes, as a handler that answers a request when it is one of them.
+ * @param {{ prefix?: string }} [options] where the OpenAI-compatible API lives (its `base_url`)
+ * @returns {(url: URL, req: import("node:http").IncomingMessage, res: ServerResponse, body: string) => boolean}
+ */
+export function fakeLlm({ prefix = "/llm/v1" } = {}) {
+  /** @type {Map<string, ScriptedReply[]>} */
+  const scripts = new Map();
+  /** @type {Map<string, unknown[]>} */
+  const requests = new Map();
+  let seq = 0;
+
+  return function handle(url, req, res, body) {
+    if (url.pathname === "/__llm/script") {
+      const { model, replies } = /** @type {{ model: string, replies: ScriptedReply[] }} */ (JSON.parse(body));
+      scripts.set(model, [...replies]);
+      requests.set(model, []);
+      res.writeHead(204).end();
+      return true;
+    }
+    if (url.pathname === "/__llm/requests") {
+      json(res, 200, requests.get(url.searchParams.get("model") ?? "") ?? []);
+      return true;
+    }
+    if (url.pathname !== `${prefix}/chat/completions`) return false;
+    if (req.method !== "POST") return json(res, 405, { error: { message: "POST a chat-completions request" } }), true;
+    /** @type {ChatRequest} */
+    let request;
+    try {
+      request = JSON.parse(body);
+    } catch {
+      return json(res, 400, { error: { message: "the body is not JSON" } }), true;
+    }
+    requests.set(request.model, [...(requests.get(request.model) ?? []), request]);
+    const script = scripts.get(request.model);
+    const reply = script?.shift() ?? (!script && request.model === DEMO_MODEL ? demoReply(request.messages ?? []) : { content: "(script finished)" });
+    const send = () => {
+      if (reply.status) return json(res, reply.status, { error: { message: `scripted ${reply.status}` } });
+      const tool_calls = reply.tool_calls?.map((c) => ({
+        id: `call_${++seq}`,
+        type: "function",
+        function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
+      }));
+      json(res, 200, {
+        id: `chatcmpl-${++seq}`,
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model: request.model,
+        choices: [{ index: 0, finish_reason: tool_calls ? "tool_calls" : "stop", message: { role: "assistant", content: reply.content ?? null, ...(tool_calls ? { tool_calls } : {}) } }],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      });
+    };
+    if (reply.delay_ms) setTimeout(send, reply.delay_ms);
+    else send();
+    return true;
+  };
+}
