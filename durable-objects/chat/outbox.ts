@@ -108,7 +108,7 @@ export class Outbox {
     // A callback_url is only accepted while a webhook is configured; its secret signs both.
     if (!url || !webhook) return this.d.events.undeliverable(event.seq);
     if (webhook.disabled && !event.callback_url) {
-      return this.d.events.failed(event.seq, 410, "The webhook is disabled after a 410 Gone; PUT /v1/config to enable it again.", Date.now(), false);
+      return this.d.events.failed(event.seq, 410, "The webhook is disabled after a 410 Gone; PUT or PATCH /v1/config to enable it again.", Date.now(), false);
     }
     const { status, error, refused } = await sendWebhook(url, webhook.secret, event, new AbortController().signal, this.d.allowPrivateEgress());
     const now = Date.now();

@@ -8,7 +8,7 @@ import { Hono, type Context } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app-env";
 import { badRequest, fromRefusal } from "../http/errors";
-import { DELIVERY_STATUSES } from "../webhooks/deliveries";
+import { DELIVERY_STATUSES, noWebhook } from "../webhooks/deliveries";
 import { sendTestEvent } from "../webhooks/test-event";
 import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "./context";
 
@@ -16,7 +16,6 @@ const statusQuery = z.enum(DELIVERY_STATUSES);
 /** Event ids are `evt_` and a nanoid; anything else cannot name one. */
 const eventIdParam = z.string().regex(/^evt_[A-Za-z0-9_-]{1,64}$/);
 
-const noWebhook = () => badRequest("no_webhook", "No webhook is configured: set webhook.url with PUT /v1/config first.");
 
 /** `GET /v1/chats/{chat}/events?status=pending|delivered|failed`. */
 export async function listDeliveries(c: Context<AppEnv>, chatId: string): Promise<Response> {
@@ -43,6 +42,6 @@ export const deliveryRoutes = new Hono<AppEnv>()
   .post("/webhook/test", async (c) => {
     const tenant = c.get("tenant");
     const target = await tenantStub(c).webhookTarget();
-    if (!target) throw noWebhook();
+    if (!target) throw noWebhook("then send the test event");
     return c.json(await sendTestEvent(target, tenant, c.env.ALLOW_PRIVATE_EGRESS === "true"));
   });

@@ -19,7 +19,7 @@ export function deliveryOptions(query: (k: string) => string | undefined, config
     if (!allowed.includes(origin)) {
       throw badRequest(
         "invalid_callback_url",
-        `callback_url origin ${origin} is not allowed; add it to webhook.allowed_callback_origins with PUT /v1/config.`,
+        `callback_url origin ${origin} is not allowed; add it to webhook.allowed_callback_origins with PATCH /v1/config.`,
       );
     }
   }
@@ -42,6 +42,6 @@ function checkNotify(notify: string, config: TenantConfig): void {
   const valid = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && (Number.isSafeInteger(chat) || (typeof chat === "string" && chat.length > 0));
   if (!valid) throw badRequest("invalid_notify", NOTIFY_EXAMPLE);
   if (!config.telegram) {
-    throw badRequest("invalid_notify", "`notify` needs a Telegram bot: set telegram.bot_token with PUT /v1/config first.");
+    throw badRequest("invalid_notify", "`notify` needs a Telegram bot: set telegram.bot_token with PATCH /v1/config first.");
   }
 }

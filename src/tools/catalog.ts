@@ -91,7 +91,7 @@ export function schemaProblems(tool: CatalogTool, args: JsonObject): string[] {
     result = new Validator(tool.parameters as Schema, "2020-12", false).validate(args);
   } catch {
     // PUT /v1/config refuses schemas that cannot validate; this guards documents stored before that check.
-    return [`/ tool '${tool.name}' has a parameters schema fanout cannot apply; fix it with PUT /v1/config`];
+    return [`/ tool '${tool.name}' has a parameters schema fanout cannot apply; fix it with PATCH /v1/config`];
   }
   if (result.valid) return [];
   // cfworker reports the enclosing keyword failures too; the deepest location is the useful one.

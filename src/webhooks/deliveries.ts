@@ -60,6 +60,10 @@ export function deliveryEntry(row: DeliveryRow & { status: DeliveryStatus }): De
  * Why `row` cannot be sent again now, or undefined when it can. A pending event is still on its
  * own schedule: sending it beside that would deliver it twice at once.
  */
+/** 400 `no_webhook`, saying what to do once the webhook is set. */
+export const noWebhook = (then: string) =>
+  new ApiError(400, "no_webhook", `No webhook is configured: set webhook.url with PATCH /v1/config, ${then}.`);
+
 export function redeliveryRefusal(row: DeliveryRow | undefined, chatId: string, eventId: string, webhookConfigured: boolean): ApiError | undefined {
   if (!row) {
     return new ApiError(404, "event_not_found", `Event '${eventId}' not found in chat '${chatId}': it never happened there, or it was purged (events are kept 24 h, the last 1000 per chat).`);
@@ -72,7 +76,7 @@ export function redeliveryRefusal(row: DeliveryRow | undefined, chatId: string, 
     return new ApiError(409, "delivery_pending", `Event '${eventId}' is still being delivered${next}; redeliver it once it is delivered or failed.`);
   }
   if (!webhookConfigured) {
-    return new ApiError(400, "no_webhook", "No webhook is configured: set webhook.url with PUT /v1/config, then redeliver the event.");
+    return noWebhook("then redeliver the event");
   }
   return undefined;
 }

@@ -31,11 +31,11 @@ function testError({ status, error }: AttemptResult, disabled: boolean): string 
   const outcome = afterAttempt(status, 1, 0);
   switch (outcome.kind) {
     case "delivered":
-      return disabled ? `The receiver answered ${status}, but the webhook is disabled after a 410 Gone: no event is sent until the next PUT /v1/config.` : undefined;
+      return disabled ? `The receiver answered ${status}, but the webhook is disabled after a 410 Gone: no event is sent until the next PUT or PATCH of /v1/config.` : undefined;
     case "retry":
       return `The receiver answered ${status}: events answered so are retried for about 27 h, then fail. Answer 2xx within 10 s.`;
     case "disable":
-      return "The receiver answered 410 Gone: an event answered so disables the webhook until the next PUT /v1/config.";
+      return "The receiver answered 410 Gone: an event answered so disables the webhook until the next PUT or PATCH of /v1/config.";
     case "failed":
       return `The receiver answered ${status}: events answered so fail at once. Answer 2xx within 10 s.`;
   }

@@ -232,7 +232,7 @@ describe("redelivery", () => {
     await configure(toolConfig());
     const res = await redeliver("rd6", failed.id);
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: "no_webhook", message: "No webhook is configured: set webhook.url with PUT /v1/config, then redeliver the event." });
+    expect(res.body.error).toEqual({ code: "no_webhook", message: "No webhook is configured: set webhook.url with PATCH /v1/config, then redeliver the event." });
     expect((await listing("rd6", "failed")).body.events.map((e: { id: string }) => e.id)).toEqual([failed.id]);
   });
 

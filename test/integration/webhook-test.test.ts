@@ -55,7 +55,7 @@ describe("POST /v1/webhook/test", () => {
     await configure(toolConfig(), TEST_KEYS.globex);
     expect(await test(TEST_KEYS.globex)).toEqual({
       status: 400,
-      body: { status: "error", error: { code: "no_webhook", message: "No webhook is configured: set webhook.url with PUT /v1/config first." } },
+      body: { status: "error", error: { code: "no_webhook", message: "No webhook is configured: set webhook.url with PATCH /v1/config, then send the test event." } },
     });
     expect(await received("wt4")).toEqual([]);
   });

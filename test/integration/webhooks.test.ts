@@ -250,7 +250,7 @@ describe("webhook delivery", () => {
     });
     expect(refused.map((r) => r.attempts)).toEqual(refused.map(() => 0));
     const failed = (await json(await api("/v1/chats/wh8b/events?status=failed"))).events;
-    expect(failed[0].last_error).toBe("The webhook is disabled after a 410 Gone; PUT /v1/config to enable it again.");
+    expect(failed[0].last_error).toBe("The webhook is disabled after a 410 Gone; PUT or PATCH /v1/config to enable it again.");
     expect((await received("w8")).length).toBe(sent);
     // A new PUT enables it again.
     await configure(webhookConfig(url));
@@ -333,7 +333,7 @@ describe("Telegram notifications (?notify)", () => {
     const noBot = await parallel("tg2", { tool_calls: [echo(1)] }, { query: `?notify=${encodeURIComponent('{"telegram_chat_id":1}')}` });
     expect(noBot.body.error).toEqual({
       code: "invalid_notify",
-      message: "`notify` needs a Telegram bot: set telegram.bot_token with PUT /v1/config first.",
+      message: "`notify` needs a Telegram bot: set telegram.bot_token with PATCH /v1/config first.",
     });
     await configure(telegramConfig("m-tg2"));
     const noChat = await parallel("tg2", { tool_calls: [echo(1)] }, { query: `?notify=${encodeURIComponent("{}")}` });

@@ -61,7 +61,7 @@ describe("whether an event may be sent again", () => {
   it("a failed or delivered event may, while a webhook is configured", () => {
     expect(refusal(row())).toBeUndefined();
     expect(refusal(row({ status: "delivered" }))).toBeUndefined();
-    expect(refusal(row(), false)).toEqual({ status: 400, code: "no_webhook", message: "No webhook is configured: set webhook.url with PUT /v1/config, then redeliver the event." });
+    expect(refusal(row(), false)).toEqual({ status: 400, code: "no_webhook", message: "No webhook is configured: set webhook.url with PATCH /v1/config, then redeliver the event." });
   });
 
   it("an unknown or purged event is 404 event_not_found, and so is one that never had a webhook target", () => {
@@ -100,10 +100,10 @@ describe("the test event", () => {
     ];
     expect(answers).toEqual([
       { status: 204, duration_ms: 12 },
-      { status: 204, error: "The receiver answered 204, but the webhook is disabled after a 410 Gone: no event is sent until the next PUT /v1/config.", duration_ms: 12 },
+      { status: 204, error: "The receiver answered 204, but the webhook is disabled after a 410 Gone: no event is sent until the next PUT or PATCH of /v1/config.", duration_ms: 12 },
       { status: 503, error: "The receiver answered 503: events answered so are retried for about 27 h, then fail. Answer 2xx within 10 s.", duration_ms: 3 },
       { status: 400, error: "The receiver answered 400: events answered so fail at once. Answer 2xx within 10 s.", duration_ms: 3 },
-      { status: 410, error: "The receiver answered 410 Gone: an event answered so disables the webhook until the next PUT /v1/config.", duration_ms: 3 },
+      { status: 410, error: "The receiver answered 410 Gone: an event answered so disables the webhook until the next PUT or PATCH of /v1/config.", duration_ms: 3 },
       { status: null, error: "No answer within 10 s.", duration_ms: 10_000 },
     ]);
     expect(Object.keys(answers[1]!)).toEqual(["status", "error", "duration_ms"]);

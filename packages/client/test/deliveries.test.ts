@@ -6,9 +6,9 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "../../../test/eventually";
-import { run, USAGE, type CliIo } from "../src/cli/main.js";
+import { USAGE } from "../src/cli/main.js";
 import { FanoutError, readWebhook } from "../src/index.js";
-import { chat, client, configure, key, url, wait } from "./helpers.js";
+import { chat, client, configure, runCli, wait } from "./helpers.js";
 
 const SECRET = "whsec_dGVzdC1jbGllbnQtZGVsaXZlcmllcy1zZWNyZXQ=";
 
@@ -57,19 +57,7 @@ beforeEach(async () => {
   await configure({ webhook: { url: receiver.url, secret: SECRET } });
 });
 
-/** Runs the CLI in-process and captures what it prints. */
-async function fanout(argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const io: CliIo = {
-    env: { FANOUT_URL: url(), FANOUT_API_KEY: key() },
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-    readStdin: async () => "",
-  };
-  const code = await run(argv, io);
-  return { code, stdout, stderr };
-}
+const fanout = (argv: string[]) => runCli(argv);
 
 /** A chat one of whose events the receiver refused with a 400; the others were delivered. */
 async function chatWithAFailedEvent(name: string) {
@@ -167,7 +155,7 @@ describe("the CLI", () => {
     await configure({});
     expect(await fanout(["webhook", "test"])).toMatchObject({
       code: 1,
-      stderr: "fanout: no_webhook: No webhook is configured: set webhook.url with PUT /v1/config first.\n",
+      stderr: "fanout: no_webhook: No webhook is configured: set webhook.url with PATCH /v1/config, then send the test event.\n",
     });
   });
 
