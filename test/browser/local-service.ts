@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { freePort } from "../../scripts/test/processes";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,16 +15,6 @@ export const KEY = "e2e-local-test-key";
 const CONFIG_KEY = Buffer.alloc(32, 7).toString("base64");
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function until(probe: () => Promise<boolean>, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;

@@ -8,24 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeEach, describe, expect, it } from "vitest";
-import { run, USAGE, type CliIo } from "../src/cli/main.js";
-import { chat, configure, key, url, wait } from "./helpers.js";
+import { run, USAGE } from "../src/cli/main.js";
+import { chat, configure, key, runCli, url, wait } from "./helpers.js";
 
 beforeEach(() => configure({ limits: { max_wait_seconds: 1 } }));
 
-/** Runs the CLI in-process and captures what it prints. */
-async function fanout(argv: string[], more: Partial<CliIo> = {}) {
-  let stdout = "";
-  let stderr = "";
-  const code = await run(argv, {
-    env: { FANOUT_URL: url(), FANOUT_API_KEY: key() },
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-    readStdin: async () => "",
-    ...more,
-  });
-  return { code, stdout, stderr };
-}
+const fanout = runCli;
 
 async function callsFile(value: unknown) {
   const file = join(await mkdtemp(join(tmpdir(), "fanout-cli-")), "calls.json");

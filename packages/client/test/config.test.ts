@@ -7,10 +7,10 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { run, USAGE, type CliIo } from "../src/cli/main.js";
+import { USAGE } from "../src/cli/main.js";
 import { CONFIG_USAGE } from "../src/cli/config.js";
 import { FanoutError } from "../src/index.js";
-import { client, configure, key, url } from "./helpers.js";
+import { client, configure, runCli } from "./helpers.js";
 
 const LLM = { base_url: "https://llm.example/v1", model: "m", api_key: "sk-client-test" };
 const TOOL = { name: "search", url: "https://tools.example/search", secret: "whsec_c2VhcmNoLXNlY3JldA==" };
@@ -70,18 +70,7 @@ describe("client", () => {
   });
 });
 
-async function fanout(argv: string[], stdin = "") {
-  let stdout = "";
-  let stderr = "";
-  const io: CliIo = {
-    env: { FANOUT_URL: url(), FANOUT_API_KEY: key() },
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-    readStdin: async () => stdin,
-  };
-  const code = await run(argv, io);
-  return { code, stdout, stderr };
-}
+const fanout = (argv: string[], stdin = "") => runCli(argv, { readStdin: async () => stdin });
 
 async function file(value: unknown) {
   const path = join(await mkdtemp(join(tmpdir(), "fanout-config-")), "config.json");

@@ -1,5 +1,6 @@
 /** Shared by the client and CLI tests: the service's address and a tenant configured for them. */
 import { inject } from "vitest";
+import { run, type CliIo } from "../src/cli/main.js";
 import { Fanout, type FanoutOptions } from "../src/index.js";
 
 export const url = () => inject("fanoutUrl");
@@ -21,3 +22,17 @@ export const wait = (seconds: number) => ({ tool_name: "wait", tool_args: { seco
 
 /** A chat id of its own per test, so tests never see each other's jobs. */
 export const chat = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}`;
+
+/** Runs the CLI in-process against the test service and captures what it prints. */
+export async function runCli(argv: string[], more: Partial<CliIo> = {}) {
+  let stdout = "";
+  let stderr = "";
+  const code = await run(argv, {
+    env: { FANOUT_URL: url(), FANOUT_API_KEY: key() },
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+    readStdin: async () => "",
+    ...more,
+  });
+  return { code, stdout, stderr };
+}
