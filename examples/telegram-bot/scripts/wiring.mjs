@@ -42,23 +42,17 @@ export async function pointFanoutAtBot(fanoutUrl, apiKey, { webhookUrl, webhookS
   const merged = withTools(/** @type {ToolConfig[]} */ (current.tools ?? []), tools);
   const webhook = { url: webhookUrl, secret: webhookSecret };
   // A merge patch changes only these two keys (arrays replace whole, hence the merged tool list).
-  const patched = await call("PATCH", { webhook, tools: merged }, "application/merge-patch+json");
-  if (patched.status !== 404 && patched.status !== 405) return answer(patched, "PATCH");
-  // A fanout from before PATCH (SPEC v1.2): the same change as a PUT of the whole document.
-  await patched.body?.cancel();
-  const put = { ...current, webhook: { .../** @type {object} */ (current.webhook ?? {}), ...webhook }, tools: merged };
-  return answer(await call("PUT", put), "PUT");
+  return answer(await call("PATCH", { webhook, tools: merged }, "application/merge-patch+json"), "PATCH");
 }
 
 /**
  * Has fanout send its signed `webhook.test` event to the bot now (SPEC §6), so a wrong URL or secret
  * shows before the first Telegram update: the bot answers 204 only to a signature it could check.
  * @param {string} fanoutUrl @param {string} apiKey
- * @returns {Promise<{ status: number | null, error?: string } | undefined>} undefined from a fanout without the route
+ * @returns {Promise<{ status: number | null, error?: string }>}
  */
 export async function testWebhook(fanoutUrl, apiKey) {
   const res = await fetch(`${fanoutUrl}/v1/webhook/test`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` } });
-  if (res.status === 404) return void (await res.body?.cancel());
   if (!res.ok) throw new Error(`POST /v1/webhook/test answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
   return /** @type {{ status: number | null, error?: string }} */ (await res.json());
 }
