@@ -700,7 +700,7 @@ export class ChatDO extends DurableObject<Env> {
 
   getJob(jobId: string): { record: JobRecord | null } | null {
     if (!hasSchema(this.#sql)) return null;
-    const job = this.#jobs.get(jobId);
+    const job = this.#jobs.withContent(jobId);
     return { record: job ? jobRecord(job) : null };
   }
 

@@ -81,7 +81,7 @@ export class JobMachine {
       outcome.state === "success"
         ? { state: "success", ...cutStoredResult(outcome.result, maxStoredBytes), attempt: outcome.attempt, usage: outcome.usage }
         : { state: outcome.state, error: outcome.error, attempt: outcome.attempt, usage: outcome.usage };
-    if (outcome.state !== "timeout" && outcome.content) f.content = storedContent(outcome.content, contentBudget(f.result ?? f.error ?? null, maxStoredBytes));
+    if (outcome.state !== "timeout" && outcome.content) f.content = storedContent(outcome.content, contentBudget([f.result ?? f.error ?? null, job.tool_args, job.spec], maxStoredBytes));
     this.finish(job, f, now);
     return { status: "recorded" };
   }

@@ -41,8 +41,15 @@ const ACTIVE = `state IN ('pending', 'running')`;
 const QUEUED = `queue_seq IS NOT NULL AND state = 'pending'`;
 /** Active jobs whose deadline is running: held and queued jobs start theirs when they start. */
 const RUNNING_CLOCK = `${ACTIVE} AND held = 0 AND queue_seq IS NULL`;
-/** Every column, plus a queued job's place in the chat's queue (1 = next to start). */
-const COLUMNS = `*, CASE WHEN ${QUEUED} THEN
+/**
+ * The columns a job is read with: all but `content`, an MCP result's parts (up to a megabyte of
+ * base64), which only the full record shows; every await, batch and finish would carry it otherwise.
+ */
+const ROW = `job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only, timeout_seconds,
+  created_at, started_at, completed_at, attempt, lease, deadline_at, result, result_truncated, error, context_id, usage,
+  collected_at, dispatched_at, sent, spec, held, tree_slot, queue_seq, progress`;
+/** A job's columns, plus a queued job's place in the chat's queue (1 = next to start). */
+const COLUMNS = `${ROW}, CASE WHEN ${QUEUED} THEN
     (SELECT COUNT(*) FROM jobs q WHERE q.queue_seq IS NOT NULL AND q.state = 'pending' AND q.queue_seq <= jobs.queue_seq)
   END AS queue_position`;
 
@@ -63,6 +70,11 @@ export class JobStore {
 
   get(jobId: string): JobRow | undefined {
     return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE job_id = ?`, jobId).toArray()[0];
+  }
+
+  /** A job with its MCP content parts, for the full record. */
+  withContent(jobId: string): (JobRow & { content: string | null }) | undefined {
+    return this.sql.exec<JobRow & { content: string | null }>(`SELECT ${COLUMNS}, content FROM jobs WHERE job_id = ?`, jobId).toArray()[0];
   }
 
   /** Rows for `ids`, in the order given; unknown ids are absent. */
@@ -188,7 +200,7 @@ export class JobStore {
         `UPDATE jobs SET state = ?, completed_at = ?, started_at = COALESCE(started_at, ?), result = ?,
            result_truncated = ?, error = ?, attempt = MAX(attempt, ?), usage = COALESCE(?, usage), lease = NULL,
            progress = NULL, content = ?
-         WHERE job_id = ? AND ${ACTIVE} RETURNING *, NULL AS queue_position`,
+         WHERE job_id = ? AND ${ACTIVE} RETURNING ${ROW}, NULL AS queue_position`,
         f.state, now, now, f.result ?? null, f.result_truncated ? 1 : 0, f.error ?? null, f.attempt ?? 0,
         f.usage === undefined ? null : JSON.stringify(f.usage), f.content ?? null, jobId,
       )

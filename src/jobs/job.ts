@@ -48,8 +48,6 @@ export type JobRow = {
   queue_seq: number | null;
   /** The last progress a running MCP tool reported (JSON of `Progress`); NULL once the job ends. */
   progress: string | null;
-  /** An MCP result's content parts (JSON), bounded to fit the row beside `result`; else null. */
-  content: string | null;
   /** Computed on read: the queued job's place (1 = next), else null. */
   queue_position?: number | null;
 };
@@ -76,7 +74,7 @@ export function durationSeconds(job: Pick<JobRow, "started_at" | "completed_at">
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The full record of `GET …/jobs/{id}` (SPEC §3.3), field order as listed there; `tool_call_id` sits after `tool_name` as on a snapshot. */
-export function jobRecord(job: JobRow) {
+export function jobRecord(job: JobRow & { content: string | null }) {
   return {
     job_id: job.job_id,
     chat_id: job.chat_id,

@@ -153,7 +153,11 @@ export function storedContent(parts: ContentPart[], maxBytes: number): string {
   return JSON.stringify(kept);
 }
 
-/** Room for the parts beside a stored result (or error text): both share one row, which SQLite caps at 2 MB. */
-export function contentBudget(storedResult: string | null, maxStoredBytes: number): number {
-  return Math.max(2, Math.min(maxStoredBytes, STORED_ROW_BYTES - (storedResult === null ? 0 : utf8(storedResult))));
+/**
+ * Room for the parts beside what else the job's row holds (its stored result or error text, its
+ * arguments, a subordinate's request): all share one row, which SQLite caps at 2 MB.
+ */
+export function contentBudget(beside: (string | null)[], maxStoredBytes: number): number {
+  const used = beside.reduce((n, text) => n + (text === null ? 0 : utf8(text)), 0);
+  return Math.max(2, Math.min(maxStoredBytes, STORED_ROW_BYTES - used));
 }

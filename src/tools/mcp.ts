@@ -72,10 +72,17 @@ export function keptTool(tool: { name: string; description?: string; inputSchema
   return { name: tool.name, description: tool.description ?? "", parameters, read_only: tool.annotations?.readOnlyHint === true };
 }
 
-/** A `tools/call` result as a job outcome: the text a model reads (see `./mcp-content`), and the parts as sent. */
-export function callOutcome(result: ToolCallContent & { isError?: boolean }): { state: "success"; result: string; content: ContentPart[] } | { state: "error"; error: string; content: ContentPart[] } {
+/**
+ * A `tools/call` result as a job outcome: the text a model reads (see `./mcp-content`), and the parts
+ * as sent when that text stands in for some of them (an image, a resource). Parts that are all text
+ * are the result already: storing them again would double the row.
+ */
+export function callOutcome(
+  result: ToolCallContent & { isError?: boolean },
+): { state: "success"; result: string; content?: ContentPart[] } | { state: "error"; error: string; content?: ContentPart[] } {
   const text = resultText(result);
-  const content = result.content ?? [];
-  if (result.isError) return { state: "error", error: text || "The MCP tool reported an error without a message.", content };
-  return { state: "success", result: text, content };
+  const parts = result.content ?? [];
+  const content = parts.some((p) => p.type !== "text") ? { content: parts } : {};
+  if (result.isError) return { state: "error", error: text || "The MCP tool reported an error without a message.", ...content };
+  return { state: "success", result: text, ...content };
 }

@@ -5,7 +5,7 @@ import type { JobRow } from "../../src/jobs/job";
 export const T0 = Date.parse("2026-11-01T10:00:00.000Z");
 
 /** A job row as the ChatDO stores it, pending by default. */
-export function job(over: Partial<JobRow> = {}): JobRow {
+export function job(over: Partial<JobRow & { content: string | null }> = {}): JobRow & { content: string | null } {
   return {
     job_id: "echo-AAAAAAAAAAAA",
     chat_id: "chat-1",

@@ -93,9 +93,10 @@ describe("the content parts a job keeps", () => {
     expect(storedContent([image], 2)).toBe("[]");
   });
 
-  it("share the row with the stored result: together at most STORED_ROW_BYTES, each at most max_stored_result_bytes", () => {
-    expect(contentBudget(null, 1_048_576)).toBe(1_048_576);
-    expect(contentBudget("x".repeat(1_500_000), 1_048_576)).toBe(STORED_ROW_BYTES - 1_500_000);
-    expect(contentBudget("é".repeat(1_000_000), 2_000_000)).toBe(2); // room for an empty list, nothing more
+  it("share the row with the stored result and the arguments: together at most STORED_ROW_BYTES, each at most max_stored_result_bytes", () => {
+    expect(contentBudget([null], 1_048_576)).toBe(1_048_576);
+    expect(contentBudget(["x".repeat(1_500_000)], 1_048_576)).toBe(STORED_ROW_BYTES - 1_500_000);
+    expect(contentBudget(["x".repeat(1_000_000), "a".repeat(250_000), null], 1_048_576)).toBe(STORED_ROW_BYTES - 1_250_000);
+    expect(contentBudget(["é".repeat(1_000_000)], 2_000_000)).toBe(2); // room for an empty list, nothing more
   });
 });

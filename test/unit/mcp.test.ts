@@ -62,6 +62,10 @@ describe("a tools/list entry", () => {
 });
 
 describe("a tools/call result", () => {
+  it("keeps no parts when they are all text: the result is their text", () => {
+    expect(callOutcome({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })).toEqual({ state: "success", result: "a\nb" });
+  });
+
   it("reads as text with placeholders, and keeps its parts as sent", () => {
     const image = { type: "image", data: "AAAA", mimeType: "image/png" };
     const content = [{ type: "text", text: "a" }, image, { type: "text", text: "b" }];
@@ -69,14 +73,14 @@ describe("a tools/call result", () => {
   });
 
   it("falls back to structuredContent, then to an empty result", () => {
-    expect(callOutcome({ content: [], structuredContent: { n: 1 } })).toEqual({ state: "success", result: '{"n":1}', content: [] });
-    expect(callOutcome({})).toEqual({ state: "success", result: "", content: [] });
+    expect(callOutcome({ content: [], structuredContent: { n: 1 } })).toEqual({ state: "success", result: '{"n":1}' });
+    expect(callOutcome({})).toEqual({ state: "success", result: "" });
   });
 
   it("is an error when isError is set, with the server's text or a plain explanation", () => {
     const content = [{ type: "text", text: "quota exceeded" }];
-    expect(callOutcome({ content, isError: true })).toEqual({ state: "error", error: "quota exceeded", content });
-    expect(callOutcome({ isError: true })).toEqual({ state: "error", error: "The MCP tool reported an error without a message.", content: [] });
+    expect(callOutcome({ content, isError: true })).toEqual({ state: "error", error: "quota exceeded" });
+    expect(callOutcome({ isError: true })).toEqual({ state: "error", error: "The MCP tool reported an error without a message." });
   });
 });
 
