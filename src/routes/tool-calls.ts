@@ -20,11 +20,18 @@ import { chatStub, jobRequest, withEveryServer } from "./context";
 import { caller, idempotency } from "./parallel";
 import { chatLimits } from "../config/chat-limits";
 
+/** The call's id as written, whatever its length: what `/tool-calls` answers it under. */
+function writtenId(item: unknown): string | undefined {
+  if (!isObject(item)) return undefined;
+  return [item.tool_call_id, item.toolCallId, item.id].find((v): v is string => typeof v === "string" && v.length > 0);
+}
+
 function entryFor(index: number, item: unknown, ctx: SpecContext, number: (spec: JobSpec) => JobSpec): ToolCallEntry {
-  // Read apart from the rest, so that even a malformed call is answered under its own id and name;
-  // an id is made up only for a call that came without one, since every entry must name its call.
+  // Read apart from the rest, so that even a malformed call is answered under its own id and name.
+  // An id too long or odd to keep on the job is still echoed: the bot's tool message must name the
+  // call its model made. An id is made up only for a call that came without one.
   const own = callIdentity(item);
-  const tool_call_id = own.tool_call_id ?? `call_${index}`;
+  const tool_call_id = own.tool_call_id ?? writtenId(item) ?? `call_${index}`;
   const name = own.name ?? "";
   try {
     let call;

@@ -13,10 +13,10 @@ import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ToolCallsBody } from "../../packages/client/src/types";
 import { agentConfig, api, call, chatObject, configure, eventually, json, llmRequests, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
+import { inbox, received as deliveries, SECRET } from "../webhook-inbox";
 
 afterEach(() => reset());
 
-const SECRET = "whsec_dGVzdC13ZWJob29rLXNlY3JldC0xMjM0NTY3OA==";
 
 /** The tool calls the AI SDK hands a bot for a model reply that calls `echo` with each of `args`. */
 async function aiSdkCalls(model: string, args: Record<string, unknown>[]) {
@@ -100,12 +100,7 @@ describe("a /parallel batch of every SDK's tool calls", () => {
 });
 
 describe("events carry the call's id", () => {
-  async function inbox(name: string) {
-    await fetch(`${toolServer()}/__hooks/script`, { method: "POST", body: JSON.stringify({ inbox: name, statuses: [] }) });
-    return `${toolServer()}/hooks/${name}`;
-  }
-  const received = async (name: string) =>
-    ((await (await fetch(`${toolServer()}/__hooks/received?inbox=${name}`)).json()) as { body: string }[]).map((d) => JSON.parse(d.body));
+  const received = async (name: string) => (await deliveries(name)).map((d) => JSON.parse(d.body));
 
   it("in batch.finished results, job.started, job.finished and the subagent events, as delivered to the webhook", async () => {
     const url = await inbox("ids-events");
@@ -182,6 +177,15 @@ describe("/tool-calls answers every call under its own id", () => {
       ["call_4", "echo", "success"],
     ]);
     expect(answer.results[1].error.code).toBe("invalid_tool_calls");
+  });
+
+  it("echoes an id too long to keep on the job, so the bot's tool message still names its call", async () => {
+    await configure(toolConfig());
+    const long = `call_${"x".repeat(200)}`;
+    const answer = await post("ids7", { tool_calls: [openaiCall(long, { a: 1 })] });
+    expect(answer.results[0]).toMatchObject({ tool_call_id: long, state: "success" });
+    const record = await json(await api(`/v1/chats/ids7/jobs/${answer.results[0].job_id}`));
+    expect(record.tool_call_id).toBeNull();
   });
 });
 
