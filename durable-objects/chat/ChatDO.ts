@@ -738,9 +738,11 @@ export class ChatDO extends DurableObject<Env> {
     if (refused) return refusal(refused);
     const now = Date.now();
     this.#events.redeliver(row!.seq, now);
+    // Read before the await: by the time the alarm is armed, the outbox may have sent it already.
+    const delivery = deliveryEntry(this.#events.delivery(eventId) as DeliveryRow & { status: "pending" });
     this.#outbox.wake(now);
     await this.#timers.arm();
-    return { ok: true, delivery: deliveryEntry(this.#events.delivery(eventId) as DeliveryRow & { status: "pending" }) };
+    return { ok: true, delivery };
   }
 
   logRows() {
