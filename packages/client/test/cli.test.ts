@@ -119,6 +119,7 @@ describe("errors", () => {
 
   it("prints usage for a wrong command line (exit 2) and for --help (exit 0)", async () => {
     expect(await fanout(["frobnicate"])).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown command 'frobnicate'") });
+    expect(await fanout(["constructor"])).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown command 'constructor'") });
     expect(await fanout(["jobs"])).toMatchObject({ code: 2, stderr: expect.stringContaining("this command needs --chat <id>") });
     expect(await fanout(["await", "--chat", "c"])).toMatchObject({ code: 2, stderr: expect.stringContaining("name at least one job id") });
     expect(await fanout(["parallel", "--chat", "c", "--calls", "/nonexistent.json"])).toMatchObject({ code: 2, stderr: expect.stringContaining("cannot read /nonexistent.json") });

@@ -130,7 +130,9 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
       return 0;
     }
     default:
-      if (DELIVERY_COMMANDS[command]) return DELIVERY_COMMANDS[command]({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
+      // Own keys only: `constructor` or `toString` is no command.
+      const deliveryCommand = Object.hasOwn(DELIVERY_COMMANDS, command) ? DELIVERY_COMMANDS[command] : undefined;
+      if (deliveryCommand) return deliveryCommand({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
       throw new UsageError(`unknown command '${command}'`);
   }
 }
