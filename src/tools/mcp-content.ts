@@ -6,7 +6,8 @@
  * placeholder (`[image image/png, 3.9 KB]`, `[resource <uri>]`), and the parts
  * themselves stay on the job's record (`GET …/jobs/{id}`, `content`).
  */
-import { STORED_ROW_BYTES } from "../jobs/results";
+import { cutStoredResult, STORED_ROW_BYTES } from "../jobs/results";
+import { isObject } from "../parallel/normalize-call";
 
 /** One block of a `tools/call` result's `content`, as the server sent it (the SDK checked its shape). */
 export type ContentPart = { type: string } & Record<string, unknown>;
@@ -21,7 +22,6 @@ export interface ToolCallContent {
 
 const TYPE_SHOWN_CHARS = 40;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 
 /** `512 B`, `3.9 KB`, `12 KB`, `1.5 MB`: one decimal under ten units, whole units above. */
@@ -92,13 +92,6 @@ export function resultText(result: ToolCallContent): string {
 
 const utf8 = (text: string) => new TextEncoder().encode(text).length;
 
-/** The first bytes of `text` (at most `maxBytes` of UTF-8), never half a character. */
-function cutUtf8(text: string, maxBytes: number): string {
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= maxBytes) return text;
-  return new TextDecoder().decode(bytes.slice(0, Math.max(0, maxBytes))).replace(/\uFFFD+$/, "");
-}
-
 /** A part too big to keep: what it was, without its payload, marked `truncated`. */
 function stub(part: ContentPart): ContentPart {
   const out: ContentPart = { type: part.type };
@@ -120,7 +113,7 @@ function cutText(part: ContentPart, room: number): ContentPart | undefined {
   // JSON escaping can make text longer than its UTF-8 (`"` doubles, control characters take six):
   // shrink in proportion until the escaped text fits.
   for (let i = 0; i < 16 && allowed > 0; i++) {
-    const cut = cutUtf8(text, allowed);
+    const cut = cutStoredResult(text, Math.max(0, allowed)).result;
     const escaped = utf8(JSON.stringify(cut)) - 2;
     if (escaped <= target) return { ...part, text: cut, truncated: true };
     allowed = Math.floor((allowed * target) / escaped);

@@ -7,7 +7,8 @@
  */
 import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { api, call, chatObject, configure, eventually, json, jobRow, parallel, toolConfig, toolServer } from "../helpers";
+import { api, call, chatObject, configure, eventually, json, jobRow, parallel, toolConfig } from "../helpers";
+import { inbox, received as deliveries } from "../webhook-inbox";
 
 afterEach(() => reset());
 
@@ -83,12 +84,7 @@ async function listen(path: string): Promise<Socket> {
   return { messages, close: () => ws.close(1000, "done") };
 }
 
-async function inbox(name: string) {
-  await fetch(`${toolServer()}/__hooks/script`, { method: "POST", body: JSON.stringify({ inbox: name, statuses: [] }) });
-  return `${toolServer()}/hooks/${name}`;
-}
-const received = async (name: string) =>
-  ((await (await fetch(`${toolServer()}/__hooks/received?inbox=${name}`)).json()) as { body: string }[]).map((d) => JSON.parse(d.body));
+const received = async (name: string) => (await deliveries(name)).map((d) => JSON.parse(d.body));
 
 describe("MCP progress from server-everything", () => {
   it("trigger-long-running-operation: progress on the job and on the live streams, never in webhooks, gone once it ends", { timeout: 40_000 }, async () => {

@@ -78,11 +78,11 @@ function outcomes(source: ResultsSource): Outcome[] {
   if (!payload || !Array.isArray(payload.jobs)) {
     throw new TypeError("Expected a results payload ({status, jobs}), a batch.finished event or a /tool-calls answer ({status, batch_id, results}).");
   }
-  return payload.jobs.map((job) => fromSnapshot(job as JobSnapshot & { tool_call_id?: string }));
+  return payload.jobs.map((job) => fromSnapshot(job));
 }
 
 /** A job's content as `/tool-calls` writes it (SPEC §5.4): its result, or `Error: <message>`. */
-function fromSnapshot(job: JobSnapshot & { tool_call_id?: string }): Outcome {
+function fromSnapshot(job: JobSnapshot): Outcome {
   if (!job.tool_call_id) {
     throw new TypeError(
       `Job ${job.job_id} has no tool_call_id: start calls with their own ids (OpenAI \`id\`, Anthropic \`id\`, AI SDK \`toolCallId\`), ` +

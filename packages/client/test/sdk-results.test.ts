@@ -14,8 +14,7 @@ const answer: ToolCallsAnswer = {
   ],
 };
 
-/** Job snapshots carry the call's own id (SPEC §3.4 v1.2), which the generated types may not know yet. */
-const snapshot = (job: JobSnapshot & { tool_call_id?: string }): JobSnapshot => job;
+const snapshot = (job: JobSnapshot): JobSnapshot => job;
 
 const results: ResultsPayload = {
   status: "partial",
