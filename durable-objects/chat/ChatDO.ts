@@ -8,7 +8,7 @@
  * `./retention`, payloads in `src/jobs/`; storage in `./job-store`, `./timers`.
  */
 import { DurableObject } from "cloudflare:workers";
-import { ApiError, refusal, type Refusal } from "../../src/http/errors";
+import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
 import { jobRecord, type JobRecord, type JobRow } from "../../src/jobs/job";
 import type {
@@ -54,8 +54,8 @@ import { Announcer } from "./announcer";
 import { Notifications } from "./notifications";
 import { ChatStream } from "./chat-stream";
 import { answerClose, parseCursor } from "../shared/live-stream";
-import { DELIVERY_SAFETY_MS, Outbox } from "./outbox";
-import { deliveryEntry, redeliveryRefusal, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../src/webhooks/deliveries";
+import { DELIVERY_SAFETY_MS, Outbox, type Redelivery } from "./outbox";
+import type { DeliveryEntry, DeliveryStatus } from "../../src/webhooks/deliveries";
 import { Turns } from "./turns";
 import { chatLimits } from "../../src/config/chat-limits";
 import { defaultConfig } from "../../src/config/schema";
@@ -730,19 +730,9 @@ export class ChatDO extends DurableObject<Env> {
     return { events: this.#events.deliveries(status) };
   }
 
-  /** Sends a settled event again (SPEC §6): back in the outbox, due now, driven by the alarm like any other. */
-  async redeliver(eventId: string, webhookConfigured: boolean): Promise<{ ok: true; delivery: DeliveryEntry } | Refusal | null> {
+  async redeliver(eventId: string, webhookConfigured: boolean): Promise<Redelivery | null> {
     if (!hasSchema(this.#sql)) return null;
-    const row = this.#events.delivery(eventId);
-    const refused = redeliveryRefusal(row, this.#dispatcher.address().chat_id, eventId, webhookConfigured);
-    if (refused) return refusal(refused);
-    const now = Date.now();
-    this.#events.redeliver(row!.seq, now);
-    // Read before the await: by the time the alarm is armed, the outbox may have sent it already.
-    const delivery = deliveryEntry(this.#events.delivery(eventId) as DeliveryRow & { status: "pending" });
-    this.#outbox.wake(now);
-    await this.#timers.arm();
-    return { ok: true, delivery };
+    return this.#outbox.redeliver(eventId, this.#dispatcher.address().chat_id, webhookConfigured);
   }
 
   logRows() {

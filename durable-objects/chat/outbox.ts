@@ -7,6 +7,8 @@
  * events behind it. The alarm pushes the timer out first, so an instance lost
  * mid-run is simply driven again.
  */
+import { refusal, type Refusal } from "../../src/http/errors";
+import { deliveryEntry, redeliveryRefusal, type DeliveryEntry, type DeliveryRow } from "../../src/webhooks/deliveries";
 import { afterAttempt } from "../../src/webhooks/delivery-rules";
 import { sendWebhook, type WebhookTarget } from "../../src/webhooks/send";
 import { sendTelegram, type TelegramTarget } from "../../src/notify/telegram";
@@ -38,6 +40,8 @@ export interface OutboxDeps {
   ranDry(now: number): void;
 }
 
+export type Redelivery = { ok: true; delivery: DeliveryEntry } | Refusal;
+
 type Targets = { at: number; webhook: Promise<WebhookTarget | null>; telegram: Promise<TelegramTarget | null> };
 
 export class Outbox {
@@ -50,6 +54,20 @@ export class Outbox {
   /** An event was recorded for delivery: the alarm picks it up at once. */
   wake(now: number): void {
     this.d.timers.set("deliver", "", now);
+  }
+
+  /** Sends a settled event again (SPEC §6): back in the outbox, due now, driven by the alarm like any other. */
+  async redeliver(eventId: string, chatId: string, webhookConfigured: boolean): Promise<Redelivery> {
+    const row = this.d.events.delivery(eventId);
+    const refused = redeliveryRefusal(row, chatId, eventId, webhookConfigured);
+    if (refused) return refusal(refused);
+    const now = Date.now();
+    this.d.events.redeliver(row!.seq, now);
+    // Read before the await: by the time the alarm is armed, the outbox may have sent it already.
+    const delivery = deliveryEntry(this.d.events.delivery(eventId) as DeliveryRow & { status: "pending" });
+    this.wake(now);
+    await this.d.timers.arm();
+    return { ok: true, delivery };
   }
 
   /** Starts attempts for what is due, up to the lanes free; resolves when those (and what they start) end. */
