@@ -3,23 +3,16 @@
  * output for people and for scripts, and its errors and exit codes.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeEach, describe, expect, it } from "vitest";
 import { run, USAGE } from "../src/cli/main.js";
-import { chat, configure, key, runCli, url, wait } from "./helpers.js";
+import { chat, configure, jsonFile, key, runCli, url, wait } from "./helpers.js";
 
 beforeEach(() => configure({ limits: { max_wait_seconds: 1 } }));
 
 const fanout = runCli;
 
-async function callsFile(value: unknown) {
-  const file = join(await mkdtemp(join(tmpdir(), "fanout-cli-")), "calls.json");
-  await writeFile(file, JSON.stringify(value));
-  return file;
-}
+const callsFile = (value: unknown) => jsonFile(value, "calls.json");
 
 describe("fanout parallel, await, jobs, cancel", () => {
   it("runs the calls of a file and prints a job table", async () => {

@@ -3,14 +3,11 @@
  * and the CLI (`fanout config get|patch|put`), against the service under
  * `wrangler dev`.
  */
-import { mkdtemp, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { USAGE } from "../src/cli/main.js";
 import { CONFIG_USAGE } from "../src/cli/config.js";
 import { FanoutError } from "../src/index.js";
-import { client, configure, runCli } from "./helpers.js";
+import { client, configure, jsonFile, runCli } from "./helpers.js";
 
 const LLM = { base_url: "https://llm.example/v1", model: "m", api_key: "sk-client-test" };
 const TOOL = { name: "search", url: "https://tools.example/search", secret: "whsec_c2VhcmNoLXNlY3JldA==" };
@@ -72,11 +69,7 @@ describe("client", () => {
 
 const fanout = (argv: string[], stdin = "") => runCli(argv, { readStdin: async () => stdin });
 
-async function file(value: unknown) {
-  const path = join(await mkdtemp(join(tmpdir(), "fanout-config-")), "config.json");
-  await writeFile(path, JSON.stringify(value));
-  return path;
-}
+const file = (value: unknown) => jsonFile(value, "config.json");
 
 describe("fanout config", () => {
   it("get prints the document, indented for people and as one line with --json", async () => {

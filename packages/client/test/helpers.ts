@@ -1,4 +1,7 @@
 /** Shared by the client and CLI tests: the service's address and a tenant configured for them. */
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { inject } from "vitest";
 import { run, type CliIo } from "../src/cli/main.js";
 import { Fanout, type FanoutOptions } from "../src/index.js";
@@ -35,4 +38,11 @@ export async function runCli(argv: string[], more: Partial<CliIo> = {}) {
     ...more,
   });
   return { code, stdout, stderr };
+}
+
+/** `value` as a JSON file in a fresh temp folder, for commands that read a file. */
+export async function jsonFile(value: unknown, name = "input.json"): Promise<string> {
+  const path = join(await mkdtemp(join(tmpdir(), "fanout-test-")), name);
+  await writeFile(path, JSON.stringify(value));
+  return path;
 }
