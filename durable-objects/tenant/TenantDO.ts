@@ -25,7 +25,7 @@ import { checkConfig, type CheckedConfig } from "../../src/config/validate";
 
 export type WriteConfigResult =
   | { ok: true; config: TenantConfig; version: number; generated_secrets: Record<string, string> }
-  | { ok: false; problems: string[] };
+  | { ok: false; problems: string[]; code?: "secret_required" };
 
 export class TenantDO extends DurableObject<Env> {
   readonly #sql = this.ctx.storage.sql;
@@ -162,7 +162,7 @@ export class TenantDO extends DurableObject<Env> {
     try {
       ({ sealed, generated } = await sealSecrets(checked.config, previous.config, await this.#configKey()));
     } catch (e) {
-      if (e instanceof SecretMissing) return { ok: false, problems: [e.message] };
+      if (e instanceof SecretMissing) return { ok: false, problems: [e.message], ...(e.code === "secret_required" ? { code: e.code } : {}) };
       throw e;
     }
     const version = previous.version + 1;

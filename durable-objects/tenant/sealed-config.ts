@@ -8,7 +8,25 @@
 import type { TenantConfig } from "../../src/config/schema";
 import { decryptSecret, encryptSecret, generateSigningSecret, MASK } from "../../src/config/secrets";
 
-export class SecretMissing extends Error {}
+/** A secret the document must send itself; `code` is the API error it answers. */
+export class SecretMissing extends Error {
+  constructor(
+    message: string,
+    readonly code: "invalid_config" | "secret_required",
+  ) {
+    super(message);
+  }
+}
+
+/** `scheme://host[:port]`, as the SPEC writes an origin; undefined for no URL. */
+function originOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
 
 interface Slot {
   id: string;
@@ -18,12 +36,17 @@ interface Slot {
   set(value: string): void;
   /** Signing secrets are generated when omitted. */
   generated: boolean;
+  /**
+   * Where the secret goes (or signs requests to): a kept secret stays bound to this URL's origin.
+   * Undefined for `webhook.secret`, which only signs what fanout sends and is never sent itself.
+   */
+  destination?: string;
 }
 
 function slots(c: TenantConfig): Slot[] {
   const out: Slot[] = [];
   for (const t of c.tools) {
-    out.push({ id: `tool:${t.name}`, path: `tools.${t.name}.secret`, get: () => t.secret, set: (v) => (t.secret = v), generated: true });
+    out.push({ id: `tool:${t.name}`, path: `tools.${t.name}.secret`, get: () => t.secret, set: (v) => (t.secret = v), generated: true, destination: t.url });
   }
   for (const s of c.mcp_servers) {
     for (const header of Object.keys(s.headers)) {
@@ -33,16 +56,26 @@ function slots(c: TenantConfig): Slot[] {
         get: () => s.headers[header],
         set: (v) => (s.headers[header] = v),
         generated: false,
+        destination: s.url,
       });
     }
   }
   const { llm, webhook, telegram } = c;
-  if (llm) out.push({ id: "llm", path: "llm.api_key", get: () => llm.api_key, set: (v) => (llm.api_key = v), generated: false });
+  if (llm) {
+    out.push({ id: "llm", path: "llm.api_key", get: () => llm.api_key, set: (v) => (llm.api_key = v), generated: false, destination: llm.base_url });
+  }
   if (webhook) {
     out.push({ id: "webhook", path: "webhook.secret", get: () => webhook.secret, set: (v) => (webhook.secret = v), generated: true });
   }
   if (telegram) {
-    out.push({ id: "telegram", path: "telegram.bot_token", get: () => telegram.bot_token, set: (v) => (telegram.bot_token = v), generated: false });
+    out.push({
+      id: "telegram",
+      path: "telegram.bot_token",
+      get: () => telegram.bot_token,
+      set: (v) => (telegram.bot_token = v),
+      generated: false,
+      destination: telegram.api_base_url,
+    });
   }
   return out;
 }
@@ -55,18 +88,33 @@ export type SecretOutcome =
   | { kind: "seal"; plain: string }
   | { kind: "generate" }
   | { kind: "none" }
-  | { kind: "refuse"; message: string };
+  | { kind: "refuse"; code: "invalid_config" | "secret_required"; message: string };
+
+/** A sealed secret as stored, with the destination it was stored for. */
+export type StoredSecret = { sealed: string; destination?: string };
 
 /**
  * The one place that decides whether a stored secret is kept: `sent` is the slot's value in the
  * new document (`"***"` where `GET` showed it, or where a `PATCH` left it out), `stored` the sealed
- * value under the same slot id, if any.
+ * value under the same slot id, if any. A secret is kept only while it would still go to the origin
+ * it was stored for (SPEC §2.1): a key that may change the configuration must not be able to send a
+ * stored secret to a host of its choosing.
  */
-export function secretOutcome(slot: Pick<Slot, "path" | "generated">, sent: string | undefined, stored: string | undefined): SecretOutcome {
+export function secretOutcome(
+  slot: Pick<Slot, "path" | "generated" | "destination">,
+  sent: string | undefined,
+  stored: StoredSecret | undefined,
+): SecretOutcome {
   if (sent === MASK) {
-    return stored
-      ? { kind: "keep", sealed: stored }
-      : { kind: "refuse", message: `${slot.path} is "***" but no secret is stored for it; send the secret itself.` };
+    if (!stored) {
+      return { kind: "refuse", code: "invalid_config", message: `${slot.path} is "***" but no secret is stored for it; send the secret itself.` };
+    }
+    const from = originOf(stored.destination);
+    const to = originOf(slot.destination);
+    if (from !== to) {
+      return { kind: "refuse", code: "secret_required", message: `${slot.path} must be sent again: its destination changed from ${from} to ${to}.` };
+    }
+    return { kind: "keep", sealed: stored.sealed };
   }
   if (sent !== undefined) return { kind: "seal", plain: sent };
   return slot.generated ? { kind: "generate" } : { kind: "none" };
@@ -82,12 +130,16 @@ export async function sealSecrets(
   previous: TenantConfig,
   key: CryptoKey,
 ): Promise<{ sealed: TenantConfig; generated: Record<string, string> }> {
-  const stored = new Map(slots(copy(previous)).map((s) => [s.id, s.get()]));
+  const stored = new Map<string, StoredSecret>();
+  for (const slot of slots(copy(previous))) {
+    const sealed = slot.get();
+    if (sealed !== undefined) stored.set(slot.id, { sealed, destination: slot.destination });
+  }
   const sealed = copy(next);
   const generated: Record<string, string> = {};
   for (const slot of slots(sealed)) {
     const outcome = secretOutcome(slot, slot.get(), stored.get(slot.id));
-    if (outcome.kind === "refuse") throw new SecretMissing(outcome.message);
+    if (outcome.kind === "refuse") throw new SecretMissing(outcome.message, outcome.code);
     if (outcome.kind === "keep") slot.set(outcome.sealed);
     if (outcome.kind === "seal") slot.set(await encryptSecret(key, outcome.plain));
     if (outcome.kind === "generate") {

@@ -39,6 +39,8 @@ function readPatch(body: unknown): ConfigPatch {
 }
 
 const answer = (result: WriteConfigResult) => {
+  // A stored secret whose destination changed: the text says which one to send again, and why.
+  if (!result.ok && result.code === "secret_required") throw badRequest("secret_required", result.problems[0]!);
   if (!result.ok) throw invalidConfig(result.problems);
   return { ...result.config, generated_secrets: result.generated_secrets };
 };

@@ -8,27 +8,45 @@ const doc = (input: unknown) => configSchema.parse(input);
 const tool = (name: string, secret?: string) => ({ name, url: `https://tools.example/${name}`, ...(secret ? { secret } : {}) });
 
 describe("secretOutcome: whether a stored secret is kept", () => {
-  const signing = { path: "tools.search.secret", generated: true };
-  const apiKey = { path: "llm.api_key", generated: false };
+  const signing = { path: "tools.search.secret", generated: true, destination: "https://tools.example/search" };
+  const apiKey = { path: "llm.api_key", generated: false, destination: "https://llm.example/v1" };
+  const webhookSecret = { path: "webhook.secret", generated: true };
+  const stored = (destination?: string) => ({ sealed: "enc:v1:a:b", destination });
 
-  it('keeps the stored secret for "***"', () => {
-    expect(secretOutcome(signing, "***", "enc:v1:a:b")).toEqual({ kind: "keep", sealed: "enc:v1:a:b" });
+  it('keeps the stored secret for "***" while it goes to the same origin', () => {
+    expect(secretOutcome(signing, "***", stored("https://tools.example/other-path"))).toEqual({ kind: "keep", sealed: "enc:v1:a:b" });
+    expect(secretOutcome(apiKey, "***", stored("https://LLM.example:443/v2"))).toEqual({ kind: "keep", sealed: "enc:v1:a:b" });
+  });
+
+  it('refuses "***" when the destination origin changed: host, scheme or port', () => {
+    expect(secretOutcome(apiKey, "***", stored("https://old.example/v1"))).toEqual({
+      kind: "refuse",
+      code: "secret_required",
+      message: "llm.api_key must be sent again: its destination changed from https://old.example to https://llm.example.",
+    });
+    expect(secretOutcome(signing, "***", stored("https://tools.example:8443/search"))).toMatchObject({ code: "secret_required" });
+    expect(secretOutcome(signing, "***", stored("http://tools.example/search"))).toMatchObject({ code: "secret_required" });
+  });
+
+  it("keeps the webhook's signing secret wherever the webhook points: it is never sent", () => {
+    expect(secretOutcome(webhookSecret, "***", stored())).toEqual({ kind: "keep", sealed: "enc:v1:a:b" });
   });
 
   it('refuses "***" when nothing is stored, naming the field by its path', () => {
     expect(secretOutcome(apiKey, "***", undefined)).toEqual({
       kind: "refuse",
+      code: "invalid_config",
       message: 'llm.api_key is "***" but no secret is stored for it; send the secret itself.',
     });
   });
 
-  it("seals a value that was sent, whatever is stored", () => {
-    expect(secretOutcome(signing, "whsec_bmV3", "enc:v1:a:b")).toEqual({ kind: "seal", plain: "whsec_bmV3" });
+  it("seals a value that was sent, whatever is stored and wherever it goes", () => {
+    expect(secretOutcome(signing, "whsec_bmV3", stored("https://elsewhere.example"))).toEqual({ kind: "seal", plain: "whsec_bmV3" });
   });
 
   it("generates an omitted signing secret and leaves other omitted secrets out", () => {
-    expect(secretOutcome(signing, undefined, "enc:v1:a:b")).toEqual({ kind: "generate" });
-    expect(secretOutcome(apiKey, undefined, "enc:v1:a:b")).toEqual({ kind: "none" });
+    expect(secretOutcome(signing, undefined, stored("https://tools.example"))).toEqual({ kind: "generate" });
+    expect(secretOutcome(apiKey, undefined, stored("https://llm.example"))).toEqual({ kind: "none" });
   });
 });
 
