@@ -12,6 +12,13 @@ export type Timer = {
   at: number;
 };
 
+/**
+ * The latest time the alarm is pointed at. `setAlarm` refuses dates workerd cannot hold (after 2189),
+ * and a refused alarm would stop every timer of the chat; the input bounds keep real timers within
+ * a year, so a row past this one is left unarmed rather than allowed to stop the others.
+ */
+export const LATEST_ALARM_AT = Date.UTC(2100, 0, 1);
+
 export class Timers {
   constructor(
     private readonly sql: SqlStorage,
@@ -56,8 +63,9 @@ export class Timers {
     this.sql.exec(`DELETE FROM timers WHERE kind = ? AND ref = ? AND at = ?`, timer.kind, timer.ref, timer.at);
   }
 
+  /** The earliest timer the alarm can be set for (see LATEST_ALARM_AT). */
   next(): number | undefined {
-    const row = this.sql.exec<{ at: number | null }>(`SELECT MIN(at) AS at FROM timers`).one();
+    const row = this.sql.exec<{ at: number | null }>(`SELECT MIN(at) AS at FROM timers WHERE at <= ?`, LATEST_ALARM_AT).one();
     return row.at ?? undefined;
   }
 

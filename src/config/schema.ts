@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { unusableSchema } from "../tools/catalog";
+import { MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS } from "./bounds";
 
 export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;
 
@@ -47,18 +48,18 @@ export const limitsSchema = z
     max_queued_subagents: int(0, 1000).default(20),
     max_active_jobs_per_chat: int(1, 10_000).default(64).describe("Pending + running jobs one chat may hold."),
     max_wait_seconds: int(1, 95).default(90).describe("Longest a request waits; below Cloudflare's 100 s idle cutoff."),
-    default_timeout_seconds: int(1).default(300).describe("How long an await waits when `timeout` is omitted."),
-    tool_job_timeout_seconds: int(1).default(600),
-    subordinate_job_timeout_seconds: int(1).default(1800),
-    max_job_timeout_seconds: int(1).default(3600),
-    subagent_idle_seconds: int(1).default(300),
+    default_timeout_seconds: int(1, MAX_SECONDS).default(300).describe("How long an await waits when `timeout` is omitted."),
+    tool_job_timeout_seconds: int(1, MAX_SECONDS).default(600),
+    subordinate_job_timeout_seconds: int(1, MAX_SECONDS).default(1800),
+    max_job_timeout_seconds: int(1, MAX_SECONDS).default(3600),
+    subagent_idle_seconds: int(1, MAX_SECONDS).default(300),
     max_tokens_per_job: int(1).nullable().default(null),
     max_result_chars: int(1).default(16_000),
     max_stored_result_bytes: int(1, 2_000_000).default(1_048_576).describe("Stays under SQLite's 2 MB row limit."),
-    max_response_bytes: int(1).default(1_048_576),
+    max_response_bytes: int(1, MAX_RESPONSE_BYTES).default(1_048_576),
     max_body_bytes: int(1, 10_485_760).default(262_144),
     max_job_ids: int(1, 1000).default(64),
-    retention_seconds: int(60).default(604_800),
+    retention_seconds: int(60, MAX_RETENTION_SECONDS).default(604_800),
   })
   .prefault({});
 
@@ -68,7 +69,7 @@ export const toolSchema = z.strictObject({
   parameters: z.record(z.string(), z.unknown()).default({ type: "object" }),
   url: z.string().url(),
   read_only: z.boolean().default(false).describe("Safe to retry after an ambiguous failure."),
-  timeout_seconds: int(1).optional(),
+  timeout_seconds: int(1, MAX_SECONDS).optional(),
   secret: z.string().min(1).optional().describe("Signs tool requests (Standard Webhooks); generated when omitted."),
 });
 

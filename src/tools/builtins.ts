@@ -3,9 +3,10 @@
  * the JSON Schema a model sees and the validation fanout applies are one object.
  */
 import { z } from "zod";
+import { MAX_SECONDS } from "../config/bounds";
 
 export const waitArgs = z.looseObject({
-  seconds: z.number().positive().describe("How long to wait, in seconds."),
+  seconds: z.number().positive().max(MAX_SECONDS).describe("How long to wait, in seconds (at most 30 days)."),
 });
 
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;

@@ -199,6 +199,18 @@ describe("parseParallel: timeouts", () => {
   });
 });
 
+describe("parseParallel: wait.seconds bounds", () => {
+  it("refuses a wait longer than 30 days, naming the bound, and accepts one of exactly 30 days", () => {
+    expect(parse({ tool_calls: [waitCall(2_592_000)], job_timeout: 3600 }).jobs).toHaveLength(1);
+    for (const seconds of [2_592_001, 1e308]) {
+      const r = refusal({ tool_calls: [waitCall(seconds)] });
+      expect(r).toMatchObject({ status: 400, code: "invalid_tool_calls" });
+      expect(r.message).toContain("tool_calls[0] is not a valid tool call: /seconds");
+      expect(r.message).toContain("2592000");
+    }
+  });
+});
+
 describe("parseParallel: job_ids", () => {
   it("takes a string as one id", () => {
     expect(parse({ job_ids: "echo-aaa,echo-bbb" }).job_ids).toEqual(["echo-aaa,echo-bbb"]);

@@ -182,8 +182,30 @@ describe("configSchema limit bounds", () => {
     ["on_subagent_limit", "drop", false],
     ["max_tokens_per_job", null, true],
     ["max_tokens_per_job", 1000, true],
+    ["retention_seconds", 31_536_000, true],
+    ["retention_seconds", 31_536_001, false],
+    ["max_response_bytes", 4_194_304, true],
+    ["max_response_bytes", 4_194_305, false],
+    ...["default_timeout_seconds", "tool_job_timeout_seconds", "subordinate_job_timeout_seconds", "max_job_timeout_seconds", "subagent_idle_seconds"].flatMap(
+      (key) => [
+        [key, 2_592_000, true],
+        [key, 2_592_001, false],
+        [key, Number.MAX_SAFE_INTEGER, false],
+      ],
+    ),
   ])("%s = %j is accepted: %s", (key, value, accepted) => {
     expect(limit(key, value)).toBe(accepted);
+  });
+
+  it("names the bound a number passed, so the 400 says what to send", () => {
+    const parsed = configSchema.safeParse({ limits: { max_job_timeout_seconds: Number.MAX_SAFE_INTEGER } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues[0]).toMatchObject({ path: ["limits", "max_job_timeout_seconds"], maximum: 2_592_000 });
+  });
+
+  it("bounds a tool's timeout_seconds at 30 days", () => {
+    expect(ok({ tools: [tool({ timeout_seconds: 2_592_000 })] })).toBe(true);
+    expect(ok({ tools: [tool({ timeout_seconds: 2_592_001 })] })).toBe(false);
   });
 });
 

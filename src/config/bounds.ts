@@ -1,0 +1,15 @@
+/**
+ * Upper bounds on the numbers a tenant or a model may set (SPEC §2.1 v1.2). Without them a limit of
+ * 9007199254740991 s made a deadline no Date can hold: job records answered 503 and every later alarm
+ * of the chat threw, stopping its deadlines and webhooks. Imported by the config schema and the
+ * built-in tools' arguments, so one number holds everywhere.
+ */
+
+/** Every time limit, a tool's `timeout_seconds`, `job_timeout` and `wait.seconds`: 30 days. */
+export const MAX_SECONDS = 2_592_000;
+
+/** `limits.retention_seconds`: a year. */
+export const MAX_RETENTION_SECONDS = 31_536_000;
+
+/** `limits.max_response_bytes`: a tool's answer is read into an isolate of 128 MB (SPEC §1). */
+export const MAX_RESPONSE_BYTES = 4_194_304;
