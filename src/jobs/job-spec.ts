@@ -75,6 +75,13 @@ function httpRequestProblem(tool: CatalogTool, args: ToolCall["tool_args"], conf
   return allowed.includes(origin) ? undefined : `/url origin ${origin} is not in builtins.http_request.allowed_origins`;
 }
 
+/** A wait that could only end by its deadline is a mistake the caller can fix now (SPEC §2.1 bounds). */
+function waitProblem(tool: CatalogTool, args: ToolCall["tool_args"], timeout: number, ctx: SpecContext): string | undefined {
+  if (tool.kind !== "wait" || typeof args.seconds !== "number" || args.seconds <= timeout) return undefined;
+  const source = ctx.jobTimeout === undefined ? "limits.tool_job_timeout_seconds" : "job_timeout";
+  return `/seconds must be at most the job's deadline of ${timeout} s (${source}); wait less or raise ${source}`;
+}
+
 function subordinateSpec(index: number, call: ToolCall, ctx: SpecContext): SubordinateJobSpec {
   const tool = call.tool_name as "call_subordinate" | "spawn_task";
   const sub = parseSubordinate(tool, call.tool_args);
@@ -133,7 +140,9 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
     const names = callableToolNames(ctx).join(", ");
     throw badRequest("unknown_tool", `tool_calls[${index}] uses unknown tool '${name}'. Available tools: ${names}.`);
   }
-  const problem = schemaProblems(tool, call.tool_args)[0] ?? httpRequestProblem(tool, call.tool_args, ctx.config);
+  const timeout = ctx.jobTimeout ?? defaultJobTimeout(tool, ctx.config.limits);
+  const problem =
+    schemaProblems(tool, call.tool_args)[0] ?? httpRequestProblem(tool, call.tool_args, ctx.config) ?? waitProblem(tool, call.tool_args, timeout, ctx);
   if (problem) throw invalidCall(index, problem);
   return {
     index,
@@ -142,7 +151,7 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
     tool_args: JSON.stringify(call.tool_args),
     kind: "tool",
     read_only: tool.readOnly(call.tool_args),
-    timeout_seconds: ctx.jobTimeout ?? defaultJobTimeout(tool, ctx.config.limits),
+    timeout_seconds: timeout,
     ...(tool.kind === "mcp" ? { mcp: true as const } : {}),
   };
 }

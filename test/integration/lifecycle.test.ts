@@ -208,12 +208,16 @@ describe("deadlines", () => {
     expect(await jobRow("c1", id)).toMatchObject({ state: "timeout", result: null });
   });
 
-  it("a wait longer than its job_timeout ends timeout at the deadline", async () => {
-    vi.useFakeTimers({ toFake: ["Date"] });
-    const s = await parallel("c1", { tool_calls: [call("wait", { seconds: 100 })], job_timeout: 5, wait: false });
-    const id = s.body.jobs[0].job_id;
-    await advanceAndRunAlarm("c1", 6_000);
-    expect((await jobRow("c1", id))?.state).toBe("timeout");
+  it("a wait longer than its deadline is refused at once, naming the deadline, and starts nothing", async () => {
+    const s = await parallel("c1w", { tool_calls: [call("echo"), call("wait", { seconds: 100 })], job_timeout: 5, wait: false });
+    expect(s.status).toBe(400);
+    expect(s.body.error).toEqual({
+      code: "invalid_tool_calls",
+      message: "tool_calls[1] is not a valid tool call: /seconds must be at most the job's deadline of 5 s (job_timeout); wait less or raise job_timeout",
+    });
+    const fallback = await parallel("c1w", { tool_calls: [call("wait", { seconds: 601 })], wait: false });
+    expect(fallback.body.error.message).toContain("/seconds must be at most the job's deadline of 600 s (limits.tool_job_timeout_seconds)");
+    expect((await api("/v1/chats/c1w")).status).toBe(404);
   });
 
   it("one chat timer serves every deadline: each job ends at its own, the timer moving to the next", async () => {

@@ -201,13 +201,27 @@ describe("parseParallel: timeouts", () => {
 
 describe("parseParallel: wait.seconds bounds", () => {
   it("refuses a wait longer than 30 days, naming the bound, and accepts one of exactly 30 days", () => {
-    expect(parse({ tool_calls: [waitCall(2_592_000)], job_timeout: 3600 }).jobs).toHaveLength(1);
+    const month = makeConfig({ limits: { max_job_timeout_seconds: 2_592_000 } });
+    expect(parse({ tool_calls: [waitCall(2_592_000)], job_timeout: 2_592_000 }, month).jobs).toHaveLength(1);
     for (const seconds of [2_592_001, 1e308]) {
       const r = refusal({ tool_calls: [waitCall(seconds)] });
       expect(r).toMatchObject({ status: 400, code: "invalid_tool_calls" });
       expect(r.message).toContain("tool_calls[0] is not a valid tool call: /seconds");
       expect(r.message).toContain("2592000");
     }
+  });
+});
+
+describe("parseParallel: a wait within its job's deadline", () => {
+  it("refuses a wait past the deadline, naming where the deadline comes from", () => {
+    expect(refusal({ tool_calls: [waitCall(6)], job_timeout: 5 }).message).toBe(
+      "tool_calls[0] is not a valid tool call: /seconds must be at most the job's deadline of 5 s (job_timeout); wait less or raise job_timeout",
+    );
+    expect(refusal({ tool_calls: [waitCall(600.5)] }).message).toContain("deadline of 600 s (limits.tool_job_timeout_seconds)");
+  });
+
+  it("accepts a wait of exactly its deadline", () => {
+    expect(parse({ tool_calls: [waitCall(5)], job_timeout: 5 }).jobs[0]).toMatchObject({ tool_name: "wait", timeout_seconds: 5 });
   });
 });
 

@@ -187,7 +187,7 @@ describe("configSchema limit bounds", () => {
     ["max_response_bytes", 4_194_304, true],
     ["max_response_bytes", 4_194_305, false],
     ...["default_timeout_seconds", "tool_job_timeout_seconds", "subordinate_job_timeout_seconds", "max_job_timeout_seconds", "subagent_idle_seconds"].flatMap(
-      (key) => [
+      (key): [string, unknown, boolean][] => [
         [key, 2_592_000, true],
         [key, 2_592_001, false],
         [key, Number.MAX_SAFE_INTEGER, false],
