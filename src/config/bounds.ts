@@ -13,3 +13,9 @@ export const MAX_RETENTION_SECONDS = 31_536_000;
 
 /** `limits.max_response_bytes`: a tool's answer is read into an isolate of 128 MB (SPEC §1). */
 export const MAX_RESPONSE_BYTES = 4_194_304;
+
+/** A glob of `agents.*.tools` or `permission.task`: matching costs up to |name| × |glob| steps. */
+export const MAX_GLOB_CHARS = 128;
+
+/** Entries of `agents.*.tools` and of `permission.task`: each one is matched against every name. */
+export const MAX_GLOBS = 64;

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { unusableSchema } from "../tools/catalog";
-import { MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS } from "./bounds";
+import { MAX_GLOB_CHARS, MAX_GLOBS, MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS } from "./bounds";
 
 export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;
 
@@ -79,19 +79,26 @@ export const mcpServerSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).default({}),
 });
 
+const glob = z.string().min(1).max(MAX_GLOB_CHARS, `globs are at most ${MAX_GLOB_CHARS} characters`);
+
 const taskRules = z.union([
-  z.array(z.tuple([z.string().min(1), z.enum(["allow", "deny"])])),
+  z.array(z.tuple([glob, z.enum(["allow", "deny"])])).max(MAX_GLOBS, `permission.task has at most ${MAX_GLOBS} rules`),
   z
-    .record(z.string().min(1), z.enum(["allow", "deny"]))
+    .record(glob, z.enum(["allow", "deny"]))
     .refine((o) => Object.keys(o).every((k) => !/^\d+$/.test(k)), {
       message: "object form of permission.task cannot have integer-like keys (their order is lost); use [[glob, action], …]",
-    }),
+    })
+    .refine((o) => Object.keys(o).length <= MAX_GLOBS, { message: `permission.task has at most ${MAX_GLOBS} rules` }),
 ]);
 
 export const agentSchema = z.strictObject({
   description: z.string().max(4096).default(""),
   system_prompt: z.string().max(65_536).optional(),
-  tools: z.array(z.string().min(1)).optional().describe("Globs of tools this agent may call; omitted = all."),
+  tools: z
+    .array(glob)
+    .max(MAX_GLOBS, `an agent's tools list has at most ${MAX_GLOBS} globs`)
+    .optional()
+    .describe("Globs of tools this agent may call; omitted = all."),
   model: z.string().min(1).optional(),
   max_steps: int(1, 1000).default(25),
   permission: z.strictObject({ task: taskRules.optional() }).optional(),

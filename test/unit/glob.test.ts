@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { globMatch } from "../../src/tools/glob";
+import fc from "fast-check";
+import { globMatch, matchGlob } from "../../src/tools/glob";
 
 describe("globMatch", () => {
   it("matches a plain name exactly", () => {
@@ -50,5 +51,46 @@ describe("globMatch", () => {
   it("matches names with a newline in them as a whole", () => {
     expect(globMatch("a*", "a\nb")).toBe(true);
     expect(globMatch("a", "a\nb")).toBe(false);
+  });
+});
+
+/** The matcher this one replaced, kept as the reference: a regular expression, correct but able to backtrack. */
+function regexGlob(glob: string, name: string): boolean {
+  const pattern = [...glob].map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&"))).join("");
+  return new RegExp(`^${pattern}$`, "is").test(name);
+}
+
+describe("globMatch against the regular-expression reference", () => {
+  // Few distinct characters make matches (and near-misses) common; `K` and `\u212a` (Kelvin) and
+  // `ß` probe case folding; `\n` probes that `?` and `*` span any character.
+  const globChar = fc.constantFrom("a", "A", "b", "*", "?", ".", "K", "\u212a", "ß", "\n");
+  const nameChar = fc.constantFrom("a", "A", "b", "B", ".", "k", "\u212a", "ß", "\n");
+  const glob = fc.array(globChar, { maxLength: 12 }).map((cs) => cs.join(""));
+  const name = fc.array(nameChar, { maxLength: 20 }).map((cs) => cs.join(""));
+
+  it("agrees with the reference on random globs and names", () => {
+    fc.assert(fc.property(glob, name, (g, n) => globMatch(g, n) === regexGlob(g, n)), { numRuns: 20_000 });
+  });
+
+  it("never makes more than (|name| + 1) × (|glob| + 1) comparisons", () => {
+    const longName = fc.array(nameChar, { maxLength: 300 }).map((cs) => cs.join(""));
+    fc.assert(
+      fc.property(glob, longName, (g, n) => matchGlob(g, n).comparisons <= (n.length + 1) * (g.length + 1)),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it("answers the glob that stalled the regex matcher at once, within the bound", () => {
+    const stall = "*a*a*a*a*a*a*a*b";
+    const names = ["a".repeat(48), "a".repeat(47) + "c", "ab".repeat(24)];
+    for (const n of names) {
+      const { matched, comparisons } = matchGlob(stall, n);
+      expect(matched).toBe(n.endsWith("b"));
+      expect(comparisons).toBeLessThanOrEqual((n.length + 1) * (stall.length + 1));
+    }
+    // The worst a 128-character glob can do against a 10,000-character name stays in the bound too.
+    const worst = matchGlob(`*${"a".repeat(63)}*${"a".repeat(62)}b`, "a".repeat(10_000));
+    expect(worst.matched).toBe(false);
+    expect(worst.comparisons).toBeLessThanOrEqual(10_001 * 129);
   });
 });

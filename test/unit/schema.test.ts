@@ -259,3 +259,39 @@ describe("crossFieldProblems", () => {
     expect(crossFieldProblems(c)).toHaveLength(1);
   });
 });
+
+describe("configSchema glob bounds", () => {
+  const g128 = "*".repeat(1) + "a".repeat(127);
+  const rules = (n: number) => Array.from({ length: n }, (_, i): [string, "allow"] => [`t${i}`, "allow"]);
+
+  it("accepts globs of 128 characters and 64 entries", () => {
+    expect(ok({ agents: { a: { tools: [g128, ...Array.from({ length: 63 }, (_, i) => `t${i}`)] } } })).toBe(true);
+    expect(ok({ agents: { a: { permission: { task: [[g128, "allow"], ...rules(63)] } } } })).toBe(true);
+    expect(ok({ agents: { a: { permission: { task: Object.fromEntries(rules(64)) } } } })).toBe(true);
+  });
+
+  it("refuses a glob of 129 characters, naming the bound", () => {
+    const long = g128 + "b";
+    for (const input of [
+      { agents: { a: { tools: [long] } } },
+      { agents: { a: { permission: { task: [[long, "deny"]] } } } },
+      { agents: { a: { permission: { task: { [long]: "deny" } } } } },
+    ]) {
+      const result = configSchema.safeParse(input);
+      expect(result.success).toBe(false);
+      expect(JSON.stringify(result.error?.issues)).toContain("at most 128 characters");
+    }
+  });
+
+  it("refuses a 65th glob or rule, naming the bound", () => {
+    for (const input of [
+      { agents: { a: { tools: Array.from({ length: 65 }, (_, i) => `t${i}`) } } },
+      { agents: { a: { permission: { task: rules(65) } } } },
+      { agents: { a: { permission: { task: Object.fromEntries(rules(65)) } } } },
+    ]) {
+      const result = configSchema.safeParse(input);
+      expect(result.success).toBe(false);
+      expect(JSON.stringify(result.error?.issues)).toContain("at most 64");
+    }
+  });
+});
