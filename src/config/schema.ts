@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { unusableSchema } from "../tools/catalog";
+import { backtrackingPatterns } from "../tools/schema-patterns";
 import { MAX_GLOB_CHARS, MAX_GLOBS, MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS } from "./bounds";
 
 export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;
@@ -163,6 +164,9 @@ export function crossFieldProblems(config: TenantConfig): string[] {
   config.tools.forEach((t, i) => {
     const problem = unusableSchema(t.parameters);
     if (problem) problems.push(`tools[${i}].parameters is not a usable JSON Schema (${problem})`);
+    for (const p of backtrackingPatterns(t.parameters)) {
+      problems.push(`tools[${i}].parameters${p.pointer} ${JSON.stringify(p.pattern)} ${p.reason}: a pattern that can backtrack could stall the service`);
+    }
   });
   for (const t of config.tools) {
     if (t.timeout_seconds !== undefined && t.timeout_seconds > l.max_job_timeout_seconds) {

@@ -12,6 +12,7 @@ import type { JsonObject } from "../parallel/normalize-call";
 import { globMatch } from "./glob";
 import { HTTP_REQUEST_TOOL, WAIT_TOOL, type BuiltinTool } from "./builtins";
 import { exposedTools, mcpToolName, type McpListings } from "./mcp";
+import { MAX_PATTERN_INPUT_CHARS, overlongString, schemaPatterns } from "./schema-patterns";
 
 export type ToolKind = "wait" | "http_request" | "http_tool" | "mcp";
 
@@ -86,6 +87,10 @@ export function toolsForAgent(config: TenantConfig, agent: string, mcp: McpListi
 
 /** Problems of `args` against the tool's schema as `<json pointer> <violation>`, empty when valid. */
 export function schemaProblems(tool: CatalogTool, args: JsonObject): string[] {
+  const overlong = schemaPatterns(tool.parameters).length > 0 ? overlongString(args) : undefined;
+  if (overlong) {
+    return [`${overlong} is longer than ${MAX_PATTERN_INPUT_CHARS} characters, the most fanout checks against this tool's schema patterns; send a shorter value`];
+  }
   let result;
   try {
     result = new Validator(tool.parameters as Schema, "2020-12", false).validate(args);

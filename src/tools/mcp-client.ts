@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { McpError, type Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { AttemptResult } from "./http-call";
-import { callOutcome, keptTool, type McpTool } from "./mcp";
+import { callOutcome, keptTools, type McpTool } from "./mcp";
 
 /** A server with its headers decrypted: what the TenantDO hands out for one use. */
 export interface McpEndpoint {
@@ -45,7 +45,9 @@ export async function listMcpTools(endpoint: McpEndpoint): Promise<McpTool[]> {
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
       const listed = await client.listTools(cursor ? { cursor } : {}, { signal, timeout: MCP_LIST_TIMEOUT_MS });
-      tools.push(...listed.tools.map(keptTool));
+      const kept = keptTools(endpoint.name, listed.tools);
+      for (const line of kept.leftOut) console.warn(line);
+      tools.push(...kept.tools);
       cursor = listed.nextCursor;
       if (!cursor) break;
     }

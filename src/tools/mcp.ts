@@ -5,6 +5,7 @@
  */
 import type { TenantConfig } from "../config/schema";
 import { resultText, type ContentPart, type ToolCallContent } from "./mcp-content";
+import { backtrackingPatterns } from "./schema-patterns";
 
 /** OpenAI function names allow no dots, so models see `<server>__<tool>`. */
 export const MCP_SEPARATOR = "__";
@@ -66,10 +67,34 @@ export function exposedTools(server: string, tools: McpTool[]): McpTool[] {
   return tools.filter((t) => FUNCTION_NAME.test(mcpToolName(server, t.name)));
 }
 
+type ListedTool = {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean };
+};
+
 /** A `tools/list` entry as fanout keeps it; the SDK has already checked the shape. */
-export function keptTool(tool: { name: string; description?: string; inputSchema: Record<string, unknown>; annotations?: { readOnlyHint?: boolean } }): McpTool {
+export function keptTool(tool: ListedTool): McpTool {
   const { $schema: _ignored, ...parameters } = tool.inputSchema;
   return { name: tool.name, description: tool.description ?? "", parameters, read_only: tool.annotations?.readOnlyHint === true };
+}
+
+/**
+ * The tools of one `tools/list` page fanout can run, and a log line for each it leaves out: a
+ * schema pattern that can backtrack (arguments are checked against `inputSchema`, the SDK checks
+ * results against `outputSchema`) would let the server or a model stall the isolate.
+ */
+export function keptTools(server: string, listed: ListedTool[]): { tools: McpTool[]; leftOut: string[] } {
+  const tools: McpTool[] = [];
+  const leftOut: string[] = [];
+  for (const tool of listed) {
+    const [first] = [...backtrackingPatterns(tool.inputSchema), ...backtrackingPatterns(tool.outputSchema)];
+    if (first) leftOut.push(`MCP server '${server}': tool '${tool.name}' left out: its schema's pattern ${JSON.stringify(first.pattern)} ${first.reason}.`);
+    else tools.push(keptTool(tool));
+  }
+  return { tools, leftOut };
 }
 
 /**

@@ -5,8 +5,8 @@
  * instance of its own in the path; an instance's state is its own.
  *
  *   POST /mcp/<instance>                 → MCP (initialize, tools/list, tools/call, …)
- *   POST /__mcp/state?instance=…         {"down"?: bool, "late"?: bool, "dropCalls"?: n}: down answers
- *                                        503 to everything; late adds the tool `late` to the list;
+ *   POST /__mcp/state?instance=…         {"down"?: bool, "late"?: bool, "stall"?: bool, "dropCalls"?: n}: down answers
+ *                                        503 to everything; late adds the tool `late` to the list, stall the tool `stall`;
  *                                        dropCalls closes the socket of the next n tools/call requests
  *   GET  /__mcp/calls?instance=…         → [{tool, args, authorization}] of tools/call received
  *   GET  /__mcp/lists?instance=…         → how many tools/list requests arrived
@@ -22,6 +22,8 @@ import { z } from "zod";
 interface Instance {
   down: boolean;
   late: boolean;
+  /** Adds `stall`, whose input schema has a pattern that backtracks. */
+  stall?: boolean;
   dropCalls: number;
   lists: number;
   calls: { tool: string; args: unknown; authorization: string | undefined }[];
@@ -61,6 +63,13 @@ function mcpServer(state: Instance, authorization: string | undefined): McpServe
     seen("multi", () => ({ content: [{ type: "text", text: "part one" }, { type: "text", text: "part two" }] })),
   );
   if (state.late) server.registerTool("late", { description: "Added later" }, seen("late", () => text("late")));
+  if (state.stall) {
+    server.registerTool(
+      "stall",
+      { description: "Has a pattern that backtracks", inputSchema: { word: z.string().regex(/^(a+)+$/) } },
+      seen("stall", () => text("stalled")),
+    );
+  }
   return server;
 }
 

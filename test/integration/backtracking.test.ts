@@ -1,0 +1,118 @@
+/**
+ * No glob, schema pattern or argument holds the isolate (SPEC §2.1): a tenant's pathological glob
+ * answers at once and leaves another tenant's requests alone, a pattern that can backtrack is
+ * refused at PUT/PATCH and left out of an MCP server's list, and the patterns that remain only
+ * ever see strings of at most 10,000 characters.
+ */
+import { reset } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { TEST_KEYS } from "../setup/bindings";
+import { api, call, configure, json, parallel, toolConfig, toolServer } from "../helpers";
+
+afterEach(async () => {
+  await reset();
+});
+
+/** The glob that took 4.5 s as a regex against 48-character names; none of these names ends in b. */
+const STALL_GLOB = "*a*a*a*a*a*a*a*b";
+const longNames = Array.from({ length: 200 }, (_, i) => `${"a".repeat(44)}c${String(i).padStart(3, "0")}`);
+
+const patterned = (pattern: string) => ({
+  type: "object",
+  properties: { word: { type: "string", pattern } },
+  required: ["word"],
+});
+
+describe("globs", () => {
+  it("a pathological glob answers at once, and another tenant's request is not held up by it", async () => {
+    const base = toolServer();
+    await configure({
+      tools: longNames.map((name) => ({ name, url: `${base}/echo`, read_only: true })),
+      agents: { picky: { tools: [STALL_GLOB], permission: { task: [[STALL_GLOB, "allow"]] } } },
+    });
+    await configure(toolConfig(), TEST_KEYS.globex);
+
+    const started = Date.now();
+    const [picky, tools, other] = await Promise.all([
+      parallel("globs", { tool_calls: [call(longNames[0]!)] }, { query: "?agent=picky" }),
+      api("/v1/tools?agent=picky"),
+      (async () => {
+        // Sent while the picky tenant's requests are being matched.
+        await new Promise((r) => setTimeout(r, 5));
+        const at = Date.now();
+        const res = await api("/v1/config", { key: TEST_KEYS.globex });
+        return { status: res.status, ms: Date.now() - at };
+      })(),
+    ]);
+    const elapsed = Date.now() - started;
+    console.log(`pathological glob: both requests ${elapsed} ms; the other tenant's GET /v1/config ${other.ms} ms`);
+
+    // The glob matches none of the names: the call is an unknown tool; the list has only the built-ins.
+    expect(picky.status).toBe(400);
+    expect(picky.body.error.code).toBe("unknown_tool");
+    expect(((await json(tools)).tools as any[]).map((t) => t.function.name)).toEqual(["parallel", "wait"]);
+    expect(other.status).toBe(200);
+    // The regex matcher took seconds here; generous bounds, so a loaded machine does not fail them.
+    expect(other.ms).toBeLessThan(1500);
+    expect(elapsed).toBeLessThan(3000);
+  });
+});
+
+describe("schema patterns", () => {
+  it("refuses a pattern that can backtrack at PUT and at PATCH, naming where it is, and stores nothing", async () => {
+    await configure();
+    const before = await json(await api("/v1/config"));
+    const tool = { name: "stall", url: `${toolServer()}/echo`, parameters: patterned("^(a+)+$") };
+
+    const put = await api("/v1/config", { method: "PUT", body: { ...toolConfig(), tools: [tool] } });
+    expect(put.status).toBe(400);
+    const putError = (await json(put)).error;
+    expect(putError.message).toContain(`tools[0].parameters/properties/word/pattern "^(a+)+$" repeats a part that itself repeats`);
+
+    const patch = await api("/v1/config", {
+      method: "PATCH",
+      headers: { "content-type": "application/merge-patch+json" },
+      body: { tools: [...(before.tools as any[]).map((t) => ({ ...t, secret: undefined })), tool] },
+    });
+    expect(patch.status).toBe(400);
+    expect((await json(patch)).error.message).toContain("repeats a part that itself repeats");
+
+    const patternProperties = await api("/v1/config", {
+      method: "PUT",
+      body: { tools: [{ ...tool, parameters: { type: "object", patternProperties: { "^\\d+\\d+x$": {} } } }] },
+    });
+    expect(patternProperties.status).toBe(400);
+    expect((await json(patternProperties)).error.message).toContain("two unbounded repetitions");
+
+    expect(await json(await api("/v1/config"))).toEqual(before);
+  });
+
+  it("checks a pattern only against strings of at most 10,000 characters", async () => {
+    await configure({ tools: [{ name: "word", url: `${toolServer()}/echo`, read_only: true, parameters: patterned("^[a-z]+$") }] });
+    const fits = await parallel("patterns", { tool_calls: [call("word", { word: "a".repeat(10_000) })] });
+    expect(fits.status).toBe(200);
+    expect(fits.body.jobs[0].state).toBe("success");
+
+    const long = await parallel("patterns", { tool_calls: [call("word", { word: "a".repeat(10_001) })] });
+    expect(long.status).toBe(400);
+    expect(long.body.error.code).toBe("invalid_tool_calls");
+    expect(long.body.error.message).toBe(
+      "tool_calls[0] is not a valid tool call: /word is longer than 10000 characters, the most fanout checks against this tool's schema patterns; send a shorter value",
+    );
+    // A tool whose schema has no pattern takes long strings as before.
+    const plain = await parallel("patterns", { tool_calls: [call("wait", { seconds: 1 })] });
+    expect(plain.status).toBe(200);
+  });
+
+  it("leaves an MCP tool whose schema pattern can backtrack out of the list, and keeps the rest", async () => {
+    const instance = "stall";
+    await fetch(`${toolServer()}/__mcp/state?instance=${instance}`, { method: "POST", body: JSON.stringify({ stall: true }) });
+    await configure(toolConfig({ mcp_servers: [{ name: "docs", url: `${toolServer()}/mcp/${instance}` }] }));
+    const names = ((await json(await api("/v1/tools"))).tools as any[]).map((t) => t.function.name);
+    expect(names).toContain("docs__search");
+    expect(names).not.toContain("docs__stall");
+    const { status, body } = await parallel("mcp-stall", { tool_calls: [call("docs__stall", { word: "aaaa" })] });
+    expect(status).toBe(400);
+    expect(body.error.code).toBe("unknown_tool");
+  });
+});
