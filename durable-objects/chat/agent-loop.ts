@@ -105,7 +105,7 @@ type StepCall = CallPlan | { kind: "error"; content: string };
  */
 function planCalls(calls: { id: string; name: string; arguments: string }[], config: TenantConfig, who: ChildIdentity, mcp: McpListings) {
   const available = toolsForAgent(config, who.profile, mcp).filter((t) => !who.tools || t.kind === "wait" || who.tools.includes(t.name));
-  const ctx = { config, agent: who.profile, available, mcp, level: who.level };
+  const ctx = { config, agent: who.profile, available, mcp, level: who.level, toolBound: who.tools };
   const number = specNumbering();
   const plans = calls.map((call, callIndex): StepCall => {
     try {

@@ -47,6 +47,11 @@ export interface SpecContext {
   level?: number;
   /** The call is a tool call of its own, not one inside `parallel`: `parallel` itself may be called. */
   parallelCallable?: boolean;
+  /**
+   * The tools the calling chat was restricted to by a `spawn_task` `tools` subset (its own or an
+   * ancestor's): every subordinate it starts is bound by them too (SPEC §5.1).
+   */
+  toolBound?: string[];
 }
 
 export const invalidCall = (index: number, reason: string) =>
@@ -86,18 +91,7 @@ function subordinateSpec(index: number, call: ToolCall, ctx: SpecContext): Subor
   const tool = call.tool_name as "call_subordinate" | "spawn_task";
   const sub = parseSubordinate(tool, call.tool_args);
   if (sub.profile) requireProfile(ctx.config, sub.profile);
-  if (sub.tools) {
-    const childProfile = sub.profile ?? "default";
-    sub.tools = sub.tools.map((t) => canonicalToolName(t, ctx.config));
-    const allowed = toolsForAgent(ctx.config, childProfile, ctx.mcp).map((t) => t.name);
-    const extra = sub.tools.filter((t) => !allowed.includes(t));
-    if (extra.length) {
-      throw badRequest(
-        "invalid_subordinate_call",
-        `\`tools\` must be a subset of the '${childProfile}' profile's tools (${allowed.join(", ")}); not allowed: ${extra.join(", ")}.`,
-      );
-    }
-  }
+  sub.tools = childTools(sub, ctx);
   // A continuation without a profile takes the child's own, known only to the chat: checked there.
   if (sub.mode === "fresh" || sub.profile) {
     const type = sub.profile ?? "default";
@@ -114,6 +108,27 @@ function subordinateSpec(index: number, call: ToolCall, ctx: SpecContext): Subor
     timeout_seconds: ctx.jobTimeout ?? Math.min(limits.subordinate_job_timeout_seconds, limits.max_job_timeout_seconds),
     sub,
   };
+}
+
+/**
+ * The tools a subordinate may use: its `tools` subset, checked against what its profile allows
+ * and what binds the calling chat; with no subset, the calling chat's bound (the child keeps to
+ * its own profile's tools within it, whichever profile a continued child has).
+ */
+function childTools(sub: SubordinateRequest, ctx: SpecContext): string[] | undefined {
+  const bound = ctx.toolBound;
+  if (!sub.tools) return bound;
+  const childProfile = sub.profile ?? "default";
+  const allowed = toolsForAgent(ctx.config, childProfile, ctx.mcp)
+    .map((t) => t.name)
+    .filter((name) => !bound || bound.includes(name));
+  const requested = sub.tools.map((t) => canonicalToolName(t, ctx.config));
+  const extra = requested.filter((t) => !allowed.includes(t));
+  if (extra.length) {
+    const whose = bound ? `the '${childProfile}' profile's tools within this agent's own (${allowed.join(", ")})` : `the '${childProfile}' profile's tools (${allowed.join(", ")})`;
+    throw badRequest("invalid_subordinate_call", `\`tools\` must be a subset of ${whose}; not allowed: ${extra.join(", ")}.`);
+  }
+  return requested;
 }
 
 /** A call naming a tool of an MCP server that could not be listed: 502, the server is at fault. */

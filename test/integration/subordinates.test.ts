@@ -606,6 +606,33 @@ describe("review findings", () => {
     expect(toolMessage).toMatch(/^Error: tool_calls\[0\] uses unknown tool 'text'\. Available tools: wait, echo, spawn_task, call_subordinate\.$/);
   });
 
+  it("a spawn_task tools subset binds the whole subtree: a grandchild gets no tool its parent could not use", async () => {
+    await configure(agentConfig("m-b5-grand", { agents: { worker: { description: "w", model: "m-b5-child" } } }));
+    await scriptLlm("m-b5-child", [
+      {
+        tool_calls: [
+          { name: "spawn_task", arguments: { task: "deeper" } },
+          { name: "spawn_task", arguments: { task: "wider", tools: ["echo", "text"] } },
+        ],
+      },
+    ]);
+    await scriptLlm("m-b5-grand", [{ tool_calls: [{ name: "text", arguments: {} }] }, { content: "grand done" }]);
+    const { body } = await parallel("b5a", { tool_calls: [call("spawn_task", { task: "x", agent: "worker", tools: ["echo"] })], timeout: 20 });
+    expect(body.jobs[0].state).toBe("success");
+
+    const grand = await llmRequests("m-b5-grand");
+    const offered = grand[0]!.tools!.map((t: any) => t.function.name);
+    expect(offered).toContain("echo");
+    expect(offered).not.toContain("text");
+    expect(offered).not.toContain("sleep");
+    expect(grand[1]!.messages.find((m: any) => m.role === "tool").content).toMatch(/^Error: tool_calls\[0\] uses unknown tool 'text'\./);
+
+    const childResults = (await llmRequests("m-b5-child"))[1]!.messages.filter((m: any) => m.role === "tool").map((m: any) => m.content);
+    expect(childResults[1]).toBe(
+      "Error: `tools` must be a subset of the 'default' profile's tools within this agent's own (echo); not allowed: text.",
+    );
+  });
+
   it("refuses subordinate arguments of the wrong type instead of ignoring them", async () => {
     await configure(agentConfig("m-l4"));
     const res = await parallel("l4a", { tool_calls: [call("call_subordinate", { message: "x", profile: 5 })] });

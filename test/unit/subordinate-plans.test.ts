@@ -59,3 +59,32 @@ describe("planning subordinate calls", () => {
     );
   });
 });
+
+describe("the tools a subordinate may use", () => {
+  const tooled = configSchema.parse({
+    tools: ["search", "fetch", "write"].map((name) => ({ name, url: `https://tools.example/${name}` })),
+    agents: { researcher: { tools: ["search", "fetch"] } },
+  });
+  const bounded = (tool_args: Record<string, unknown>, toolBound?: string[], tool_name = "spawn_task") =>
+    jobSpec(0, { tool_name, tool_args: tool_args as never }, { config: tooled, agent: "default", available: [], toolBound }) as SubordinateJobSpec;
+
+  it("are the profile's own when nothing binds the caller", () => {
+    expect(bounded({ task: "t" }).sub.tools).toBeUndefined();
+    expect(bounded({ task: "t", tools: ["write"] }).sub.tools).toEqual(["write"]);
+  });
+
+  it("inherit the caller's bound when the call names none, for spawn_task and call_subordinate alike", () => {
+    expect(bounded({ task: "t" }, ["search"]).sub.tools).toEqual(["search"]);
+    expect(bounded({ message: "m", reset: true }, ["search"], "call_subordinate").sub.tools).toEqual(["search"]);
+  });
+
+  it("refuse a subset wider than the caller's bound or the child's profile", () => {
+    expect(apiError(() => bounded({ task: "t", tools: ["fetch"] }, ["search"])).message).toBe(
+      "`tools` must be a subset of the 'default' profile's tools within this agent's own (search); not allowed: fetch.",
+    );
+    expect(apiError(() => bounded({ task: "t", agent: "researcher", tools: ["write"] }, ["search", "write"])).message).toBe(
+      "`tools` must be a subset of the 'researcher' profile's tools within this agent's own (search); not allowed: write.",
+    );
+    expect(bounded({ task: "t", agent: "researcher", tools: ["search"] }, ["search", "write"]).sub.tools).toEqual(["search"]);
+  });
+});
