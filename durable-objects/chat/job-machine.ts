@@ -4,7 +4,7 @@
  * few SQL statements with no `await`, so no other request can interleave with
  * half a transition. The ChatDO re-arms its alarm after calling in.
  */
-import { cutStoredResult } from "../../src/jobs/results";
+import { cutStoredResult, rowRoom } from "../../src/jobs/results";
 import { contentBudget, storedContent } from "../../src/tools/mcp-content";
 import { CANCELLED_ERROR, deadlineError, isTerminal, type JobRow } from "../../src/jobs/job";
 import type { ClaimResult, CompleteResult, JobOutcome } from "../../src/jobs/messages";
@@ -77,10 +77,11 @@ export class JobMachine {
       this.expire(job, now);
       return { status: "late" };
     }
+    const room = rowRoom([job.tool_args, job.spec], maxStoredBytes);
     const f: Finish =
       outcome.state === "success"
-        ? { state: "success", ...cutStoredResult(outcome.result, maxStoredBytes), attempt: outcome.attempt, usage: outcome.usage }
-        : { state: outcome.state, error: outcome.error, attempt: outcome.attempt, usage: outcome.usage };
+        ? { state: "success", ...cutStoredResult(outcome.result, room), attempt: outcome.attempt, usage: outcome.usage }
+        : { state: outcome.state, error: cutStoredResult(outcome.error, room).result, attempt: outcome.attempt, usage: outcome.usage };
     if (outcome.state !== "timeout" && outcome.content) f.content = storedContent(outcome.content, contentBudget([f.result ?? f.error ?? null, job.tool_args, job.spec], maxStoredBytes));
     this.finish(job, f, now);
     return { status: "recorded" };

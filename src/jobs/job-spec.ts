@@ -14,6 +14,7 @@ import { isSubordinateTool, parseSubordinate, type SubordinateRequest } from "..
 import { PARALLEL_NAMES, SEQUENTIAL_ONLY_TOOLS } from "../tools/builtins";
 import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../tools/catalog";
 import { canonicalToolName, splitMcpName, type McpListings } from "../tools/mcp";
+import { MAX_CALL_ARGS_BYTES, utf8Length } from "./results";
 
 interface SpecBase {
   index: number;
@@ -146,6 +147,10 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
   }
   if (SEQUENTIAL_ONLY_TOOLS.has(name)) {
     throw badRequest("tool_not_allowed_in_parallel", `\`${name}\` cannot be used inside \`parallel\`; call it sequentially.`);
+  }
+  const argsBytes = utf8Length(JSON.stringify(call.tool_args));
+  if (argsBytes > MAX_CALL_ARGS_BYTES) {
+    throw invalidCall(index, `its arguments take ${argsBytes} bytes as JSON; one call takes at most ${MAX_CALL_ARGS_BYTES}`);
   }
   if (isSubordinateTool(name)) return subordinateSpec(index, call, ctx);
   const tool = ctx.available.find((t) => t.name === name);

@@ -11,6 +11,25 @@
  */
 export const STORED_ROW_BYTES = 2_000_000;
 
+/**
+ * The most one call's arguments may take, as JSON: they are stored in the job's row and again as
+ * the log row's `kvps`, beside the result. Without it a `max_body_bytes` of 10 MiB let one call's
+ * row pass SQLite's 2 MB, which local workerd accepts and production refuses.
+ */
+export const MAX_CALL_ARGS_BYTES = 524_288;
+
+export const utf8Length = (text: string) => new TextEncoder().encode(text).length;
+
+/**
+ * Room for a job's result or error text beside what its row already holds (its arguments, a
+ * subordinate's request), within `max_stored_result_bytes`: the job row, and the log row that
+ * repeats the arguments beside the same text, both stay under 2 MB.
+ */
+export function rowRoom(beside: (string | null)[], maxStoredBytes: number): number {
+  const used = beside.reduce((n, text) => n + (text === null ? 0 : utf8Length(text)), 0);
+  return Math.max(0, Math.min(maxStoredBytes, STORED_ROW_BYTES - used));
+}
+
 export function cutStoredResult(result: string, maxBytes: number): { result: string; result_truncated: boolean } {
   const bytes = new TextEncoder().encode(result);
   if (bytes.length <= maxBytes) return { result, result_truncated: false };

@@ -6,7 +6,7 @@
  * placeholder (`[image image/png, 3.9 KB]`, `[resource <uri>]`), and the parts
  * themselves stay on the job's record (`GET …/jobs/{id}`, `content`).
  */
-import { cutStoredResult, STORED_ROW_BYTES } from "../jobs/results";
+import { cutStoredResult, rowRoom, utf8Length } from "../jobs/results";
 import { isObject } from "../parallel/normalize-call";
 
 /** One block of a `tools/call` result's `content`, as the server sent it (the SDK checked its shape). */
@@ -90,7 +90,7 @@ export function resultText(result: ToolCallContent): string {
   return lines.join("\n");
 }
 
-const utf8 = (text: string) => new TextEncoder().encode(text).length;
+const utf8 = utf8Length;
 
 /** A part too big to keep: what it was, without its payload, marked `truncated`. */
 function stub(part: ContentPart): ContentPart {
@@ -151,6 +151,5 @@ export function storedContent(parts: ContentPart[], maxBytes: number): string {
  * arguments, a subordinate's request): all share one row, which SQLite caps at 2 MB.
  */
 export function contentBudget(beside: (string | null)[], maxStoredBytes: number): number {
-  const used = beside.reduce((n, text) => n + (text === null ? 0 : utf8(text)), 0);
-  return Math.max(2, Math.min(maxStoredBytes, STORED_ROW_BYTES - used));
+  return Math.max(2, rowRoom(beside, maxStoredBytes));
 }

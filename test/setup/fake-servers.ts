@@ -10,7 +10,7 @@
  *   POST /hang                → never answers
  *   POST /status/<code>       → that status, text body "status <code>"
  *   POST /flaky               → 503 (Retry-After: 0) for the first tool_args.failures attempts of a job, then success
- *   POST /error               → {"error": "tool says no"}
+ *   POST /error               → {"error": "tool says no"}, or tool_args.bytes of "n" as the error
  *   POST /text                → plain text "plain answer"
  *   POST /json-other          → {"other": 1}
  *   POST /big                 → tool_args.bytes of "x"
@@ -112,7 +112,7 @@ export default async function setup(project: TestProject) {
         if ((parsed.attempt ?? 1) <= Number(args.failures ?? 1)) return json(503, { error: "busy" }, { "retry-after": "0" });
         return json(200, { result: `ok on attempt ${parsed.attempt}` });
       case "/error":
-        return json(200, { error: "tool says no" });
+        return json(200, { error: args.bytes ? "n".repeat(Number(args.bytes)) : "tool says no" });
       case "/text":
         return res.writeHead(200, { "content-type": "text/plain" }).end("plain answer");
       case "/json-other":
