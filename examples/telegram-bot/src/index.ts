@@ -6,7 +6,7 @@
  */
 import { readWebhook } from "@fanout/client";
 import type { Env } from "./env";
-import { textMessage } from "./telegram";
+import { hasSecretToken, textMessage } from "./telegram";
 
 export { Conversation } from "./conversation";
 
@@ -21,7 +21,8 @@ export default {
     if (request.method !== "POST") return new Response("not found", { status: 404 });
 
     if (pathname === "/telegram") {
-      if (request.headers.get("x-telegram-bot-api-secret-token") !== env.TELEGRAM_SECRET_TOKEN) return new Response("unauthorized", { status: 401 });
+      const token = request.headers.get("x-telegram-bot-api-secret-token");
+      if (!(await hasSecretToken(token, env.TELEGRAM_SECRET_TOKEN))) return new Response("unauthorized", { status: 401 });
       const message = textMessage(await request.json().catch(() => null));
       if (message) await conversation(env, message.chat_id).userMessage(message.chat_id, message.text);
       return new Response("ok"); // Telegram resends an update until it gets a 2xx

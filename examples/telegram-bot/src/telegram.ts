@@ -12,6 +12,21 @@ export function textMessage(update: unknown): TextMessage | undefined {
   return { chat_id: message.chat.id, text: message.text };
 }
 
+/**
+ * Whether an update carries the `secret_token` given to setWebhook. Compared as SHA-256 digests,
+ * every byte of them, so the time taken says nothing about how much of a guess was right (a `!==`
+ * stops at the first differing character) and nothing about the token's length.
+ */
+export async function hasSecretToken(header: string | null, secretToken: string): Promise<boolean> {
+  if (header === null || secretToken === "") return false;
+  const [got, want] = await Promise.all([header, secretToken].map((s) => crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))));
+  const a = new Uint8Array(got!);
+  const b = new Uint8Array(want!);
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[i]!;
+  return difference === 0;
+}
+
 /** Telegram refuses longer texts. */
 const MAX_TEXT = 4096;
 
