@@ -76,11 +76,12 @@ async function wranglerDev(cwd, extra, name, reuse = {}) {
 }
 
 /** `reuse`: the port and state directory of an earlier run, to restart it where it stopped. */
-export function startFanout(reuse = {}) {
+/** `privateEgress: false` runs fanout as deployed: only public https hosts may be called. */
+export function startFanout(reuse = {}, { privateEgress = true } = {}) {
   const configKey = Buffer.alloc(32, 9).toString("base64");
   return wranglerDev(
     ROOT,
-    ["--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:${OTHER_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
+    ["--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:${OTHER_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", `ALLOW_PRIVATE_EGRESS:${privateEgress}`],
     "fanout",
     reuse,
   );
