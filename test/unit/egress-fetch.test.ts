@@ -3,7 +3,8 @@
  * send time, and no request follows a redirect. The underlying fetch is a fake that records what
  * it was asked, so "not contacted" means exactly that.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { complete, LlmError } from "../../src/agents/llm";
 import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../../src/http/egress-fetch";
 import { serverFetch } from "../../src/tools/mcp-client";
 
@@ -93,5 +94,19 @@ describe("serverFetch (an MCP server's transport)", () => {
     const { seen, send } = recording();
     await expect(serverFetch("http://127.0.0.1:9/mcp", false, send)("http://127.0.0.1:9/mcp")).rejects.toBeInstanceOf(EgressRefused);
     expect(seen).toEqual([]);
+  });
+});
+
+describe("send-time refusals of a URL stored while allowed", () => {
+  const server = () => inject("toolServer");
+
+  it("the LLM: no request leaves, the error says why", async () => {
+    const model = `m-unit-refused-${crypto.randomUUID()}`;
+    const target = { base_url: `${server()}/llm/v1`, model, api_key: "sk-test" };
+    const refused = await complete(target, { messages: [{ role: "user", content: "hi" }], tools: [] }, false).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LlmError);
+    expect((refused as Error).message).toBe("The LLM base_url must use https:; outbound requests there are not allowed.");
+    const asked = (await (await fetch(`${server()}/__llm/requests?model=${model}`)).json()) as unknown[];
+    expect(asked).toEqual([]);
   });
 });
