@@ -1,13 +1,13 @@
 /**
  * The egress rules at send time (SPEC §2.1 v1.2): no outbound request follows a redirect, and a URL
  * accepted when the config was stored is checked again before every request. Here for the LLM a
- * child chat calls and MCP servers; tool and webhook sends have theirs beside their other tests
- * (tools, executor-races, deliveries), and the fetch itself in unit/egress-fetch.
+ * child chat calls, MCP servers and Telegram; tool and webhook sends have theirs beside their other
+ * tests (tools, executor-races, deliveries), and the fetch itself in unit/egress-fetch.
  */
-import { reset } from "cloudflare:test";
+import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { swapEnv } from "../faults";
-import { agentConfig, call, chatObject, configure, llmRequests, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
+import { agentConfig, call, chatObject, configure, eventually, llmRequests, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
 
 afterEach(() => reset());
 
@@ -60,5 +60,26 @@ describe("the MCP client", () => {
     expect(body.error).toMatchObject({ code: "mcp_unavailable", server: "docs" });
     expect(body.error.message).toContain("HTTP 307");
     expect(await requestsTo(`/landed/${token}/`)).toEqual([]);
+  });
+});
+
+describe("Telegram notifications", () => {
+  it("are not sent to an api_base_url stored while allowed once the rules refuse it: failed at once, not retried", async () => {
+    const model = "m-tg-refused";
+    await configure(agentConfig(model, { telegram: { bot_token: "123:refused", api_base_url: `${toolServer()}/telegram` } }));
+    await scriptLlm(model, [{ content: "done" }]);
+    // The chat that sends the note runs without ALLOW_PRIVATE_EGRESS from its first request on.
+    await swapEnv(chatObject("tr1"), () => ({ ALLOW_PRIVATE_EGRESS: "false" }));
+    const notify = encodeURIComponent(JSON.stringify({ telegram_chat_id: 5151 }));
+    const { body } = await parallel("tr1", { tool_calls: [call("spawn_task", { task: "Anything", wait: true })], timeout: 20 }, { query: `?notify=${notify}` });
+    expect(body.jobs[0].state).toBe("success");
+    const note = await eventually(() =>
+      runInDurableObject(chatObject("tr1"), (_i, state) => {
+        const row = state.storage.sql.exec("SELECT status, attempts, last_error FROM notifications").toArray()[0];
+        return row?.status === "failed" ? row : undefined;
+      }),
+    );
+    expect(note).toEqual({ status: "failed", attempts: 1, last_error: "The Telegram api_base_url must use https:; outbound requests there are not allowed." });
+    expect(await (await fetch(`${toolServer()}/__telegram/messages?chat_id=5151`)).json()).toEqual([]);
   });
 });

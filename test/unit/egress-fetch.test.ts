@@ -6,6 +6,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { complete, LlmError } from "../../src/agents/llm";
 import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../../src/http/egress-fetch";
+import { sendTelegram } from "../../src/notify/telegram";
 import { serverFetch } from "../../src/tools/mcp-client";
 
 /** A fetch that answers `answer` and records each request it was handed. */
@@ -108,5 +109,17 @@ describe("send-time refusals of a URL stored while allowed", () => {
     expect((refused as Error).message).toBe("The LLM base_url must use https:; outbound requests there are not allowed.");
     const asked = (await (await fetch(`${server()}/__llm/requests?model=${model}`)).json()) as unknown[];
     expect(asked).toEqual([]);
+  });
+
+  it("Telegram: no request leaves, the attempt is marked refused so it is not retried", async () => {
+    const chatId = `unit-refused-${crypto.randomUUID()}`;
+    const target = { api_base_url: `${server()}/telegram`, bot_token: "123:unit" };
+    const result = await sendTelegram(target, chatId, "hello", new AbortController().signal, false);
+    expect(result).toEqual({ status: null, error: "The Telegram api_base_url must use https:; outbound requests there are not allowed.", refused: true });
+    const sent = (await (await fetch(`${server()}/__telegram/messages?chat_id=${chatId}`)).json()) as unknown[];
+    expect(sent).toEqual([]);
+    // The same send with private egress allowed does arrive: the refusal above is the rule, not the fake.
+    expect((await sendTelegram(target, chatId, "hello", new AbortController().signal, true)).status).toBe(200);
+    expect(await (await fetch(`${server()}/__telegram/messages?chat_id=${chatId}`)).json()).toHaveLength(1);
   });
 });
