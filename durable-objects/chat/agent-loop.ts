@@ -47,6 +47,8 @@ export interface LoopHost {
   identity(): ChildIdentity;
   config(): Promise<TenantConfig>;
   llm(): Promise<LlmTarget | null>;
+  /** ALLOW_PRIVATE_EGRESS, read at each model call: the egress rules apply to every send. */
+  allowPrivateEgress(): boolean;
   /** The lists of the tenant's MCP servers (an unreachable one, never listed, is `unavailable`). */
   mcp(config: TenantConfig): Promise<McpListings>;
   /**
@@ -174,7 +176,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   const messages: ChatMessage[] = [{ role: "system", content: system }, ...history];
   let reply;
   try {
-    reply = await complete(llm, { model: prof.model, messages, tools: toolDefinitions(config, who.profile, who.level, who.tools, mcp) });
+    reply = await complete(llm, { model: prof.model, messages, tools: toolDefinitions(config, who.profile, who.level, who.tools, mcp) }, host.allowPrivateEgress());
   } catch (e) {
     if (!(e instanceof LlmError)) throw e;
     return finishWith(host, turn, { state: "error", error: e.message, attempt: 1, usage: turn.usage });

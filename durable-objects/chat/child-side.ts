@@ -245,6 +245,10 @@ export class ChildSide implements LoopHost {
     return this.#tenant().llmTarget();
   }
 
+  allowPrivateEgress(): boolean {
+    return this.d.env().ALLOW_PRIVATE_EGRESS === "true";
+  }
+
   mcp(config: TenantConfig): Promise<McpListings> {
     return loadMcpListings(this.#tenant(), config.mcp_servers.map((s) => s.name));
   }

@@ -13,7 +13,7 @@ import { isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../src/jobs/j
 import type { ClaimResult, JobOutcome } from "../../src/jobs/messages";
 import { chatName, tenantName } from "../../src/names";
 import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../../src/tools/executors";
-import type { AttemptResult } from "../../src/tools/http-call";
+import { toolUrlRefused, type AttemptResult } from "../../src/tools/http-call";
 import { callMcpTool } from "../../src/tools/mcp-client";
 import { backoffMs, isRetryable } from "../../src/tools/retry";
 import { boundedSignal, sleep } from "../../src/util/abort";
@@ -201,9 +201,10 @@ export class Executor {
     progress: ProgressFeed | undefined,
   ): Promise<AttemptResult | "stopped"> {
     const bound = boundedSignal(stop, remaining);
-    const ctx: AttemptContext = { job_id: job.job_id, chat_id: job.chat_id, tool_name: claim.tool_name, tool_args: args, attempt, signal: bound.signal };
+    const allowPrivateEgress = this.#allowPrivateEgress();
+    const ctx: AttemptContext = { job_id: job.job_id, chat_id: job.chat_id, tool_name: claim.tool_name, tool_args: args, attempt, signal: bound.signal, allowPrivateEgress };
     try {
-      if (target.kind === "mcp") return await callMcpTool(target.endpoint, target.tool, args, bound.signal, remaining, progress?.report);
+      if (target.kind === "mcp") return await callMcpTool(target.endpoint, target.tool, args, bound.signal, remaining, allowPrivateEgress, progress?.report);
       return await (target.kind === "http_tool" ? callTenantTool(target, ctx) : callHttpRequest(target, ctx));
     } catch (e) {
       if (bound.signal.aborted) return "stopped";
@@ -244,8 +245,13 @@ export class Executor {
   #refusal(target: RunTarget, args: Record<string, unknown>): string | undefined {
     if (target.kind === "missing") return target.message;
     const url = target.kind === "http_tool" ? target.url : target.kind === "mcp" ? target.endpoint.url : String(args.url);
-    const problem = egressProblem(url, this.d.env().ALLOW_PRIVATE_EGRESS === "true");
-    return problem ? `The tool URL ${problem}; outbound calls there are not allowed.` : undefined;
+    const problem = egressProblem(url, this.#allowPrivateEgress());
+    return problem ? toolUrlRefused(problem) : undefined;
+  }
+
+  /** Read at each use: the bindings may change under a live object, and every send obeys the rules in force. */
+  #allowPrivateEgress(): boolean {
+    return this.d.env().ALLOW_PRIVATE_EGRESS === "true";
   }
 
   /** Records the outcome (the caller re-arms the alarm). */

@@ -154,7 +154,9 @@ export class Outbox {
   async #notify(note: Notification, telegram: TelegramTarget | null): Promise<void> {
     if (!telegram) return this.d.notifications.settle(note.id, { failed: "Telegram is no longer configured (telegram.bot_token)." });
     const chatId = JSON.parse(note.telegram_chat_id) as string | number;
-    const { status, error } = await sendTelegram(telegram, chatId, note.text, new AbortController().signal);
+    const { status, error, refused } = await sendTelegram(telegram, chatId, note.text, new AbortController().signal, this.d.allowPrivateEgress());
+    // Not sent, and sending again cannot help until the configuration changes.
+    if (refused) return this.d.notifications.settle(note.id, { failed: error });
     const outcome = afterAttempt(status, note.attempts + 1, Date.now());
     if (outcome.kind === "delivered") return this.d.notifications.settle(note.id, { sent: true });
     if (outcome.kind === "retry") return this.d.notifications.settle(note.id, { retryAt: outcome.at, error });

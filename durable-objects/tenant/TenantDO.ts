@@ -50,7 +50,7 @@ export class TenantDO extends DurableObject<Env> {
     this.#sql.exec(`CREATE TABLE IF NOT EXISTS webhook_state (id INTEGER PRIMARY KEY CHECK (id = 1), disabled_version INTEGER NOT NULL)`);
     this.#tickets = new Tickets(this.#sql);
     this.#stream = new TenantStream(this.#sql);
-    this.#mcp = new McpLists(this.#sql, listMcpTools);
+    this.#mcp = new McpLists(this.#sql, listMcpTools, () => this.env.ALLOW_PRIVATE_EGRESS === "true");
   }
 
   // ---- the live stream (SPEC §6) ------------------------------------------------

@@ -22,7 +22,9 @@ export class McpLists {
 
   constructor(
     private readonly sql: SqlStorage,
-    private readonly list: (endpoint: McpEndpoint) => Promise<McpTool[]>,
+    private readonly list: (endpoint: McpEndpoint, allowPrivateEgress: boolean) => Promise<McpTool[]>,
+    /** ALLOW_PRIVATE_EGRESS, read at each listing: the egress rules apply to every send. */
+    private readonly allowPrivateEgress: () => boolean,
   ) {
     sql.exec(`CREATE TABLE IF NOT EXISTS mcp_lists (server TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, tools TEXT NOT NULL, fetched_at INTEGER NOT NULL)`);
   }
@@ -50,7 +52,7 @@ export class McpLists {
 
   async #fetch(endpoint: McpEndpoint, fingerprint: string): Promise<McpListing> {
     try {
-      const tools = await this.list(endpoint);
+      const tools = await this.list(endpoint, this.allowPrivateEgress());
       const fetched_at = Date.now();
       this.sql.exec(
         `INSERT OR REPLACE INTO mcp_lists (server, fingerprint, tools, fetched_at) VALUES (?, ?, ?, ?)`,

@@ -3,9 +3,13 @@
  * the retry rule of SPEC §5.2: 429/5xx and network errors are retried up to 3
  * times (1 s, 2 s, 4 s; a Retry-After up to 30 s is honoured), then the call
  * fails with the provider's message. The official `openai` client speaks the
- * protocol; its own retries are off so this rule is the only one.
+ * protocol; its own retries are off so this rule is the only one. It sends
+ * through the egress fetch (SPEC §2.1): `base_url` is checked again at every
+ * call, and a redirect is the provider's final answer, never followed.
  */
 import OpenAI from "openai";
+import { egressProblem } from "../config/egress";
+import { egressFetch, egressRefusal } from "../http/egress-fetch";
 
 export interface LlmTarget {
   base_url: string;
@@ -39,16 +43,38 @@ function retryDelay(error: unknown, attempt: number): number | undefined {
   return RETRY_DELAYS_MS[attempt];
 }
 
+const refusedText = (problem: string) => `The LLM base_url ${problem}; outbound requests there are not allowed.`;
+
+/** A 3xx is final: following it would send the API key to a URL nobody checked. */
+function redirectText(error: InstanceType<typeof OpenAI.APIError>, baseUrl: string): string {
+  let to = "";
+  const location = error.headers?.get?.("location");
+  if (location) {
+    try {
+      const target = new URL(location, `${baseUrl.replace(/\/+$/, "")}/chat/completions`);
+      // Query and fragment may carry tokens; the rest says where to point base_url.
+      to = ` to ${target.origin}${target.pathname}`;
+    } catch {
+      /* an unusable Location: say only that it redirected */
+    }
+  }
+  return `LLM provider error: HTTP ${error.status}: the provider redirected${to}, and redirects are not followed; set llm.base_url to the final URL.`;
+}
+
 export async function complete(
   target: LlmTarget,
   request: { model?: string; messages: ChatMessage[]; tools: ToolDefinition[] },
+  allowPrivateEgress: boolean,
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
 ): Promise<LlmReply> {
+  const problem = egressProblem(target.base_url, allowPrivateEgress);
+  if (problem) throw new LlmError(refusedText(problem));
   const client = new OpenAI({
     baseURL: target.base_url,
     apiKey: target.api_key ?? "none",
     maxRetries: 0,
     timeout: LLM_CALL_TIMEOUT_MS,
+    fetch: egressFetch(allowPrivateEgress),
   });
   for (let attempt = 0; ; attempt++) {
     try {
@@ -69,6 +95,9 @@ export async function complete(
         },
       };
     } catch (e) {
+      const refused = egressRefusal(e);
+      if (refused) throw new LlmError(refusedText(refused.problem));
+      if (e instanceof OpenAI.APIError && e.status !== undefined && e.status >= 300 && e.status < 400) throw new LlmError(redirectText(e, target.base_url));
       const delay = retryDelay(e, attempt);
       if (delay === undefined) throw new LlmError(`LLM provider error: ${(e as Error).message}`);
       await sleep(delay);

@@ -3,6 +3,8 @@
  * `?notify={"telegram_chat_id":…}` ends, a short summary goes to that chat
  * through the Bot API, in addition to (never instead of) the hand-back.
  */
+import { egressProblem } from "../config/egress";
+import { egressFetch } from "../http/egress-fetch";
 import { boundedSignal } from "../util/abort";
 import { ATTEMPT_TIMEOUT_MS } from "../webhooks/delivery-rules";
 import type { AttemptResult } from "../webhooks/send";
@@ -28,15 +30,23 @@ export function telegramChatId(notify: string | null): string | number | undefin
   return parsed.telegram_chat_id;
 }
 
-export async function sendTelegram(target: TelegramTarget, chatId: string | number, text: string, stop: AbortSignal): Promise<AttemptResult> {
+export async function sendTelegram(
+  target: TelegramTarget,
+  chatId: string | number,
+  text: string,
+  stop: AbortSignal,
+  allowPrivateEgress: boolean,
+): Promise<AttemptResult> {
+  // Checked at every send (SPEC §2.1): the config may have been stored under other rules.
+  const problem = egressProblem(target.api_base_url, allowPrivateEgress);
+  if (problem) return { status: null, error: `The Telegram api_base_url ${problem}; outbound requests there are not allowed.`, refused: true };
   const bounded = boundedSignal(stop, ATTEMPT_TIMEOUT_MS);
   const base = target.api_base_url.replace(/\/+$/, "");
   try {
-    const res = await fetch(`${base}/bot${target.bot_token}/sendMessage`, {
+    const res = await egressFetch(allowPrivateEgress)(`${base}/bot${target.bot_token}/sendMessage`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ chat_id: chatId, text }),
-      redirect: "manual",
       signal: bounded.signal,
     });
     const answer = await res.text();

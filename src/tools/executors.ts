@@ -3,6 +3,7 @@
  * built-in `http_request` (an MCP tool's is in `./mcp-client`). The chat's executor owns attempts, deadlines and outcomes;
  * an executor only knows how to make and read one call.
  */
+import { egressFetch } from "../http/egress-fetch";
 import { attempt, interpretToolBody, type AttemptResult } from "./http-call";
 import type { McpEndpoint } from "./mcp-client";
 import { signatureHeaders } from "./signing";
@@ -21,6 +22,8 @@ export interface AttemptContext {
   tool_args: Record<string, unknown>;
   attempt: number;
   signal: AbortSignal;
+  /** ALLOW_PRIVATE_EGRESS as the chat reads it for this attempt: the egress rules apply to every send. */
+  allowPrivateEgress: boolean;
 }
 
 export async function callTenantTool(
@@ -37,11 +40,10 @@ export async function callTenantTool(
   const signed = await signatureHeaders(target.secret, `${ctx.job_id}.${ctx.attempt}`, body);
   return attempt(
     () =>
-      fetch(target.url, {
+      egressFetch(ctx.allowPrivateEgress)(target.url, {
         method: "POST",
         headers: { "content-type": "application/json", "idempotency-key": ctx.job_id, ...signed },
         body,
-        redirect: "manual",
         signal: ctx.signal,
       }),
     (_response, text) => interpretToolBody(text),
@@ -61,11 +63,10 @@ export async function callHttpRequest(
   const method = (args.method ?? "GET").toUpperCase();
   return attempt(
     () =>
-      fetch(args.url, {
+      egressFetch(ctx.allowPrivateEgress)(args.url, {
         method,
         headers: args.headers ?? {},
         body: method === "GET" || method === "HEAD" ? undefined : (args.body ?? undefined),
-        redirect: "manual",
         signal: ctx.signal,
       }),
     (_response, text) => ({ kind: "done", state: "success", result: text }),

@@ -1,9 +1,11 @@
 /**
  * Performing one HTTP attempt for a job and reading its answer, shared by
- * tenant HTTP tools and the built-in `http_request`. Redirects are never
- * followed (a redirect could leave the origin the tenant configured), and
- * bodies are read only up to `maxBytes`.
+ * tenant HTTP tools and the built-in `http_request`. Requests go through the
+ * egress fetch, so redirects are never followed (a redirect could leave the
+ * origin the tenant configured) and a URL the egress rules refuse is never
+ * called; bodies are read only up to `maxBytes`.
  */
+import { egressRefusal } from "../http/egress-fetch";
 import type { ContentPart } from "./mcp-content";
 import type { AttemptFailure } from "./retry";
 import { parseRetryAfter } from "./retry";
@@ -34,6 +36,8 @@ export async function readCapped(response: Response, maxBytes: number): Promise<
   }
   return new TextDecoder().decode(bytes);
 }
+
+export const toolUrlRefused = (problem: string) => `The tool URL ${problem}; outbound calls there are not allowed.`;
 
 export const httpError = (status: number, text: string) => `HTTP ${status}: ${text.slice(0, 500)}`;
 
@@ -75,6 +79,9 @@ export async function attempt(
     response = await request();
   } catch (e) {
     if ((e as Error).name === "AbortError" || (e as Error).name === "TimeoutError") throw e;
+    // Nothing was sent, and sending again cannot help: final, never retried.
+    const refused = egressRefusal(e);
+    if (refused) return { kind: "done", state: "error", error: toolUrlRefused(refused.problem) };
     return { kind: "failed", failure: { kind: "network" }, error: `Network error: ${(e as Error).message}` };
   }
   let text: string;

@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../http/egress-fetch";
 import type { AttemptResult } from "./http-call";
 import { callOutcome, keptTools, type McpTool } from "./mcp";
 
@@ -25,10 +26,28 @@ const MAX_LIST_PAGES = 20;
 
 const CLIENT_INFO = { name: "fanout", version: "1.1.0" };
 
-async function connected(endpoint: McpEndpoint, signal: AbortSignal, timeout: number): Promise<Client> {
+/**
+ * The transport's fetch: the egress fetch, to the server's own URL only. The SDK follows a
+ * same-origin redirect of its SSE stream by itself, with a second request to the redirect's
+ * target; fanout follows no redirect (SPEC §2.1), so that request is refused here and the
+ * redirect stays the answer.
+ */
+export function serverFetch(url: string, allowPrivateEgress: boolean, send?: Fetch): Fetch {
+  const guarded = egressFetch(allowPrivateEgress, send);
+  const own = new URL(url).href;
+  return async (input, init) => {
+    const target = input instanceof Request ? input.url : String(input);
+    if (new URL(target).href !== own) throw new EgressRefused("is the target of a redirect, and redirects are not followed");
+    return guarded(input, init);
+  };
+}
+
+async function connected(endpoint: McpEndpoint, signal: AbortSignal, timeout: number, allowPrivateEgress: boolean): Promise<Client> {
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    // `redirect: "manual"` here too: with it the SDK's POSTs leave a redirect alone rather than try to follow it.
     requestInit: { headers: endpoint.headers, redirect: "manual" },
+    fetch: serverFetch(endpoint.url, allowPrivateEgress),
   });
   await client.connect(transport, { signal, timeout });
   return client;
@@ -37,9 +56,9 @@ async function connected(endpoint: McpEndpoint, signal: AbortSignal, timeout: nu
 const reason = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Every tool the server lists, following `nextCursor`. Throws when the server cannot be listed. */
-export async function listMcpTools(endpoint: McpEndpoint): Promise<McpTool[]> {
+export async function listMcpTools(endpoint: McpEndpoint, allowPrivateEgress: boolean): Promise<McpTool[]> {
   const signal = AbortSignal.timeout(MCP_LIST_TIMEOUT_MS);
-  const client = await connected(endpoint, signal, MCP_LIST_TIMEOUT_MS);
+  const client = await connected(endpoint, signal, MCP_LIST_TIMEOUT_MS, allowPrivateEgress);
   try {
     const tools: McpTool[] = [];
     let cursor: string | undefined;
@@ -73,13 +92,14 @@ export async function callMcpTool(
   args: Record<string, unknown>,
   signal: AbortSignal,
   remainingMs: number,
+  allowPrivateEgress: boolean,
   onProgress?: (progress: ProgressParams) => void,
 ): Promise<AttemptResult> {
   // The caller's signal ends the call at the deadline; the SDK's own timer must not fire first.
   const timeout = remainingMs + 1_000;
   let client: Client;
   try {
-    client = await connected(endpoint, signal, timeout);
+    client = await connected(endpoint, signal, timeout, allowPrivateEgress);
   } catch (e) {
     if (signal.aborted) throw e;
     return failure(endpoint.name, e, "unsent");
@@ -96,6 +116,9 @@ export async function callMcpTool(
 }
 
 function failure(server: string, e: unknown, otherwise: "unsent" | "network"): AttemptResult {
+  // Nothing was sent, and sending again cannot help: final, never retried.
+  const refused = egressRefusal(e);
+  if (refused) return { kind: "done", state: "error", error: `MCP server '${server}': its URL ${refused.problem}; outbound calls there are not allowed.` };
   if (e instanceof StreamableHTTPError && e.code !== undefined) {
     return { kind: "failed", failure: { kind: "status", status: e.code }, error: `MCP server '${server}' answered HTTP ${e.code}: ${reason(e).slice(0, 500)}` };
   }

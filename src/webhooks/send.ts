@@ -5,6 +5,7 @@
  * still allow (SPEC §2.1: checked again at send time, whatever was accepted).
  */
 import { egressProblem } from "../config/egress";
+import { egressFetch } from "../http/egress-fetch";
 import { signatureHeaders } from "../tools/signing";
 import { boundedSignal } from "../util/abort";
 import { ATTEMPT_TIMEOUT_MS } from "./delivery-rules";
@@ -37,11 +38,10 @@ export async function sendWebhook(
   const bounded = boundedSignal(stop, ATTEMPT_TIMEOUT_MS);
   try {
     const headers = await signatureHeaders(secret, event.id, event.body);
-    const res = await fetch(url, {
+    const res = await egressFetch(allowPrivateEgress)(url, {
       method: "POST",
       headers: { "content-type": "application/json", "user-agent": "fanout-webhooks", ...headers },
       body: event.body,
-      redirect: "manual",
       signal: bounded.signal,
     });
     // Drain the body so the connection is released; its content is not needed.

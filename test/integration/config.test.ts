@@ -107,6 +107,85 @@ describe("configuration", () => {
   });
 });
 
+/** A config request under ALLOW_PRIVATE_EGRESS=false, as a deployed worker runs. */
+const strictly = (method: "PUT" | "PATCH", body: unknown) =>
+  worker.fetch(
+    new Request("https://fanout.test/v1/config", {
+      method,
+      headers: { authorization: `Bearer ${TEST_KEYS.acme}`, "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json" },
+      body: JSON.stringify(body),
+    }),
+    { ...env, ALLOW_PRIVATE_EGRESS: "false" } as Env,
+    createExecutionContext(),
+  );
+
+/** SPEC §2.1 v1.2: hosts that are not public, in the spellings the rules used to let through. */
+const NOT_PUBLIC = [
+  "https://localhost./x",
+  "https://localhost.:8443/x",
+  "https://foo.localhost./x",
+  "https://tools.example./x",
+  "https://[fec0::1]/x",
+  "https://198.18.0.1/x",
+  "https://192.0.0.1/x",
+  "https://224.0.0.1/x",
+  "https://240.0.0.1/x",
+  "https://255.255.255.255/x",
+  "https://[ff02::1]/x",
+  "https://[2002:7f00:1::]/x",
+  "https://[64:ff9b::a9fe:a9fe]/x",
+];
+
+/** Each outbound field of a config, set to `url`: its path in the error, and the document (PUT) or patch (PATCH) that sets it. */
+const FIELDS: [path: string, set: (url: string) => Record<string, unknown>][] = [
+  ["tools[0].url", (url) => ({ tools: [{ name: "t", url }] })],
+  ["mcp_servers[0].url", (url) => ({ mcp_servers: [{ name: "docs", url }] })],
+  ["llm.base_url", (url) => ({ llm: { base_url: url, model: "m" } })],
+  ["webhook.url", (url) => ({ webhook: { url } })],
+  ["telegram.api_base_url", (url) => ({ telegram: { bot_token: "123:t", api_base_url: url } })],
+  ["builtins.http_request.allowed_origins[0]", (url) => ({ builtins: { http_request: { allowed_origins: [new URL(url).origin] } } })],
+  ["webhook.allowed_callback_origins[0]", (url) => ({ webhook: { url: "https://bot.example/hook", allowed_callback_origins: [new URL(url).origin] } })],
+];
+
+describe("egress rules at PUT and PATCH (ALLOW_PRIVATE_EGRESS=false)", () => {
+  const stored = { tools: [{ name: "t", url: "https://tools.example/x" }], llm: { base_url: "https://llm.example/v1", model: "m" } };
+
+  it.for(NOT_PUBLIC)("PUT refuses %s in every outbound field with 400, nothing stored", async (url) => {
+    expect((await strictly("PUT", stored)).status).toBe(200);
+    const before = await shown();
+    for (const [path, set] of FIELDS) {
+      const res = await strictly("PUT", { ...stored, ...set(url) });
+      expect(res.status, `${path} = ${url}`).toBe(400);
+      const { error } = await json(res);
+      expect(error.code).toBe("invalid_config");
+      expect(error.message, url).toMatch(new RegExp(`${path.replace(/[[\].]/g, "\\$&")} (points at|has a host name ending in a dot)`));
+    }
+    expect(await shown()).toEqual(before);
+  });
+
+  it.for(NOT_PUBLIC)("PATCH refuses %s in every outbound field with 400, nothing stored", async (url) => {
+    expect((await strictly("PUT", stored)).status).toBe(200);
+    const before = await shown();
+    for (const [path, set] of FIELDS) {
+      const res = await strictly("PATCH", set(url));
+      expect(res.status, `${path} = ${url}`).toBe(400);
+      const { error } = await json(res);
+      expect(error.code).toBe("invalid_config");
+      expect(error.message, url).toContain(path);
+    }
+    expect(await shown()).toEqual(before);
+  });
+
+  it.for(["https://8.8.8.8/x", "https://192.0.1.1/x", "https://198.20.0.1/x", "https://[2606:4700::1111]/x", "https://[2002:808:808::]/x"])(
+    "accepts the public address in %s",
+    async (url) => {
+      const res = await strictly("PUT", { tools: [{ name: "t", url }] });
+      expect(res.status, url).toBe(200);
+      expect((await shown()).tools[0].url).toBe(url);
+    },
+  );
+});
+
 describe("secrets", () => {
   it("are write-only: GET shows *** and the stored form is encrypted", async () => {
     await put(toolConfig({ llm: { base_url: "https://llm.example/v1", model: "m", api_key: "sk-very-secret" } }));

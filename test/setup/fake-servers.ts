@@ -16,6 +16,8 @@
  *   POST /big                 → tool_args.bytes of "x"
  *   POST /drop                → closes the socket without answering (network error)
  *   POST /redirect            → 302 to /echo
+ *   any  /moved/<code>/<rest> → <code> with Location /landed/<rest> (an llm.base_url or MCP URL that redirects)
+ *   any  /landed/<rest>       → 404, recorded: a request here means a redirect was followed
  *   any  /page                → "page body" (for http_request)
  *   POST /tracked             → "tracked <n>" after tool_args.ms; GET /__concurrency?group=… → the most
  *                               calls of that tool_args.group in flight at once (test files run concurrently)
@@ -87,6 +89,8 @@ export default async function setup(project: TestProject) {
     const args = parsed.tool_args ?? {};
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
       res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(value));
+    const moved = /^\/moved\/(\d{3})(\/.*)$/.exec(url.pathname);
+    if (moved) return res.writeHead(Number(moved[1]), { location: `/landed${moved[2]}` }).end();
     const status = /^\/status\/(\d{3})$/.exec(url.pathname);
     if (status) return res.writeHead(Number(status[1]), { "content-type": "text/plain" }).end(`status ${status[1]}`);
     switch (url.pathname) {

@@ -116,6 +116,6 @@ describe("a webhook send", () => {
     const result = await sendWebhook("http://127.0.0.1:1/hook", "whsec_c2VjcmV0", { id: "evt_1", body: "{}" }, new AbortController().signal, false);
     expect(result).toEqual({ status: null, error: "The webhook URL must use https:; outbound requests there are not allowed.", refused: true });
     const https = await sendWebhook("https://127.0.0.1:1/hook", "whsec_c2VjcmV0", { id: "evt_1", body: "{}" }, new AbortController().signal, false);
-    expect(https.error).toBe("The webhook URL points at a loopback, private or link-local address; outbound requests there are not allowed.");
+    expect(https.error).toBe("The webhook URL points at a non-public address (loopback); outbound requests there are not allowed.");
   });
 });
