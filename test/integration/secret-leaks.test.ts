@@ -1,0 +1,71 @@
+/**
+ * Stored secrets never come back out (SPEC §2.1): a tenant's LLM key, MCP headers, bot token and
+ * tool secrets appear in no response, job record, log row, event or webhook body, also when the
+ * calls that carry them fail. Each secret here is a canary string searched for in everything a key
+ * holder can read.
+ */
+import { reset } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { agentConfig, api, call, configure, eventually, parallel, scriptLlm, toolServer } from "../helpers";
+import { inbox, received } from "../webhook-inbox";
+
+afterEach(async () => {
+  await reset();
+});
+
+const CANARIES = {
+  llm: "sk-canary-llm-key-5f2a",
+  mcp: "canary-mcp-token-91c3",
+  telegram: "4242:canary-bot-token-77de",
+  tool: "whsec_Y2FuYXJ5LXRvb2wtc2VjcmV0LXZhbHVl",
+  webhook: "whsec_Y2FuYXJ5LXdlYmhvb2stc2VjcmV0LTEyMw==",
+};
+
+describe("stored secrets", () => {
+  it("appear in no answer, record, log row, event or webhook body, when their calls succeed or fail", async () => {
+    const hook = await inbox("leaks");
+    const base = agentConfig("m-leaks");
+    await configure({
+      ...base,
+      tools: (base.tools as any[]).map((t) => ({ ...t, secret: CANARIES.tool })),
+      llm: { base_url: `${toolServer()}/llm/v1`, model: "m-leaks", api_key: CANARIES.llm },
+      mcp_servers: [{ name: "docs", url: `${toolServer()}/mcp/leaks`, headers: { Authorization: `Bearer ${CANARIES.mcp}` } }],
+      telegram: { bot_token: CANARIES.telegram, api_base_url: `${toolServer()}/telegram` },
+      webhook: { url: hook, secret: CANARIES.webhook },
+    });
+    await scriptLlm("m-leaks", [{ status: 401 }]);
+
+    const notify = encodeURIComponent(JSON.stringify({ telegram_chat_id: 7 }));
+    const batch = await parallel(
+      "leaks",
+      {
+        tool_calls: [call("spawn_task", { task: "fail at the provider" }), call("docs__refuse"), call("docs__search", { query: "q" }), call("fail404"), call("echo", { x: 1 })],
+        timeout: 20,
+      },
+      { query: `?notify=${notify}` },
+    );
+    expect(batch.status).toBe(200);
+    expect(batch.body.jobs.map((j: any) => j.state)).toEqual(["error", "error", "success", "error", "success"]);
+    await eventually(async () => (await received("leaks")).some((r) => r.body.includes('"batch.finished"')));
+
+    const reads = [
+      JSON.stringify(batch.body),
+      ...(await Promise.all(batch.body.jobs.map((j: any) => api(`/v1/chats/leaks/jobs/${j.job_id}`).then((r) => r.text())))),
+      await (await api(`/v1/chats/${batch.body.jobs[0].context_id}/jobs`)).text(),
+      await (await api("/v1/chats/leaks/log")).text(),
+      await (await api("/v1/chats/leaks")).text(),
+      await (await api("/v1/chats")).text(),
+      await (await api("/v1/chats/leaks/events?status=delivered")).text(),
+      await (await api("/v1/config")).text(),
+      await (await api("/v1/tools")).text(),
+      ...(await received("leaks")).map((r) => r.body),
+    ].join("\n");
+    for (const [field, canary] of Object.entries(CANARIES)) {
+      expect(reads.includes(canary), `${field} secret found in what a key holder can read`).toBe(false);
+    }
+    // The checks above saw real content: the failures' texts and the events are there.
+    expect(reads).toContain("LLM provider error");
+    expect(reads).toContain("HTTP 404");
+    expect(reads).toContain("subagent.finish");
+  });
+});
