@@ -2,7 +2,7 @@
  * Hostile configuration documents for `npm run drill`: numbers past every bound, globs and schema
  * patterns that would backtrack, and every spelling of a non-public egress target. Each is sent as
  * a PUT or a PATCH by a tenant holding a valid key; a deployed fanout (ALLOW_PRIVATE_EGRESS=false)
- * must refuse every one with a 4xx, store nothing, and keep answering other tenants at once.
+ * must refuse every one with a 400, store nothing, and keep answering other tenants at once.
  */
 
 const LIMITS = [
@@ -13,6 +13,7 @@ const LIMITS = [
 ];
 const HUGE = [1e308, Number.MAX_SAFE_INTEGER, 2 ** 53 + 2, 1e21, -1, 0.5, 2_592_001, 31_536_001];
 
+/** The first is valid (and, matched in linear time, harmless); the others are past the 128-character bound. */
 const STALL_GLOBS = ["*a*a*a*a*a*a*a*b", "*".repeat(128) + "b", "?".repeat(129), "a".repeat(129)];
 const STALL_PATTERNS = ["^(a+)+$", "^a*a*a*b$", "(a|ab)*c", "^(\\w+\\s?)*$", "\\d+\\d+x", "^(a)\\1$", "^.*@.*x$", "(", "a".repeat(1025)];
 
@@ -33,25 +34,30 @@ export const PRIVATE_URLS = [
 const base = { tools: [], limits: {} };
 const tool = (over) => ({ name: "t", url: "https://tools.example/t", ...over });
 
-/** The i-th hostile request: `{method, body}` for /v1/config. */
+/** The i-th hostile request for /v1/config: `{method, body, refuse}`, `refuse` false for the one valid glob. */
 export function hostileConfig(i) {
   const method = i % 2 === 0 ? "PUT" : "PATCH";
   const pick = Math.floor(i / 2) % 6;
   const n = Math.floor(i / 12);
   switch (pick) {
-    case 0: return { method, body: { ...base, limits: { [LIMITS[n % LIMITS.length]]: HUGE[n % HUGE.length] } } };
-    case 1: return { method, body: { tools: [tool({ timeout_seconds: HUGE[n % HUGE.length] })] } };
+    case 0: {
+      const limit = LIMITS[n % LIMITS.length];
+      // 30 days is within retention's bound of a year: give it one past the year instead.
+      const value = limit === "retention_seconds" && HUGE[n % HUGE.length] === 2_592_001 ? 31_536_001 : HUGE[n % HUGE.length];
+      return { method, body: { ...base, limits: { [limit]: value } }, refuse: true };
+    }
+    case 1: return { method, body: { tools: [tool({ timeout_seconds: HUGE[n % HUGE.length] })] }, refuse: true };
     case 2: {
       const glob = STALL_GLOBS[n % STALL_GLOBS.length];
       const agents = n % 3 === 0
         ? { a: { tools: Array.from({ length: 65 }, (_, k) => `t${k}`) } }
         : { a: { tools: [glob], permission: { task: [[glob, "allow"]] } } };
-      return { method, body: { agents } };
+      return { method, body: { agents }, refuse: n % 3 === 0 || glob !== STALL_GLOBS[0] };
     }
     case 3: {
       const pattern = STALL_PATTERNS[n % STALL_PATTERNS.length];
       const parameters = n % 2 ? { type: "object", patternProperties: { [pattern]: {} } } : { type: "object", properties: { q: { type: "string", pattern } } };
-      return { method, body: { tools: [tool({ parameters })] } };
+      return { method, body: { tools: [tool({ parameters })] }, refuse: true };
     }
     case 4: {
       const url = PRIVATE_URLS[n % PRIVATE_URLS.length];
@@ -62,9 +68,9 @@ export function hostileConfig(i) {
         : where === 2 ? { llm: { base_url: url, model: "x", api_key: "k" } }
         : where === 3 ? { webhook: { url } }
         : { telegram: { bot_token: "x", api_base_url: url } };
-      return { method, body };
+      return { method, body, refuse: true };
     }
     default:
-      return { method, body: { builtins: { http_request: { allowed_origins: [PRIVATE_URLS[n % PRIVATE_URLS.length]] } } } };
+      return { method, body: { builtins: { http_request: { allowed_origins: [PRIVATE_URLS[n % PRIVATE_URLS.length]] } } }, refuse: true };
   }
 }
