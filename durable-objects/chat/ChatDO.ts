@@ -514,17 +514,13 @@ export class ChatDO extends DurableObject<Env> {
     const isNewChat = readMeta(this.#sql, "chat_id") === undefined;
     const previousName = readMeta(this.#sql, "name");
     const result = this.#child.beginTurn(req, now);
-    if (result === "started" && isNewChat) this.#announce.chatCreated(req.name, req.level, now);
-    else if (result === "started" && previousName !== req.name) this.#announce.chatUpdated(req.name, now);
+    if (result === "started" && isNewChat) {
+      this.#announce.chatCreated(req.name, req.level, now);
+      // Cleared once the tenant's index lists the child under its parent; until then the alarm retries it.
+      this.#timers.set("register", "", now + REGISTER_RETRY_MS);
+    } else if (result === "started" && previousName !== req.name) this.#announce.chatUpdated(req.name, now);
     const armed = this.#timers.arm();
-    if (isNewChat) {
-      try {
-        const { listening } = await this.env.TENANT.getByName(tenantName(req.tenant)).registerChat(req.chat_id, now, req.parent_chat_id, req.level, req.name);
-        this.#stream.setListening(listening);
-      } catch (e) {
-        console.warn("chat index update failed", (e as Error).message);
-      }
-    }
+    if (result === "started" && isNewChat) await (this.#registering = this.#registerChat(req.tenant, req.chat_id, now));
     await armed;
     return result;
   }
@@ -796,10 +792,13 @@ export class ChatDO extends DurableObject<Env> {
     return this.env.TENANT.getByName(tenantName(this.#dispatcher.address().tenant));
   }
 
-  /** Adds a new top-level chat to the tenant's index; false (and the `register` timer stays) if that failed. */
+  /** Adds a new chat to the tenant's index (a child under its parent); false (and the `register` timer stays) if that failed. */
   async #registerChat(tenant: string, chatId: string, now: number): Promise<boolean> {
+    const parent = readMeta(this.#sql, "parent_chat_id") ?? null;
+    const level = Number(readMeta(this.#sql, "level") ?? 0);
+    const name = readMeta(this.#sql, "name") ?? chatId;
     try {
-      const { listening } = await this.env.TENANT.getByName(tenantName(tenant)).registerChat(chatId, now);
+      const { listening } = await this.env.TENANT.getByName(tenantName(tenant)).registerChat(chatId, now, parent, level, name);
       if (!hasSchema(this.#sql)) return true; // deleted meanwhile
       this.#stream.setListening(listening);
       this.#timers.clear("register", "");
