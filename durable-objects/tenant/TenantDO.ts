@@ -277,6 +277,15 @@ export class TenantDO extends DurableObject<Env> {
     this.#sql.exec(`DELETE FROM chats WHERE chat_id = ?`, chatId);
   }
 
+  /** A chat being deleted leaves the index with every descendant at once, by the parent links (UNION stops at any cycle). */
+  forgetSubtree(chatId: string): void {
+    this.#sql.exec(
+      `WITH RECURSIVE subtree(chat_id) AS (SELECT ? UNION SELECT c.chat_id FROM chats c JOIN subtree s ON c.parent_chat_id = s.chat_id)
+       DELETE FROM chats WHERE chat_id IN (SELECT chat_id FROM subtree)`,
+      chatId,
+    );
+  }
+
   /** A page of top-level chats, each with its descendants nested (see `src/chats/chat-tree` for the bounds). */
   listChats(cursor: string | null, limit: number): { chats: ListedChat[]; next_cursor: string | null } {
     const rows = this.#sql

@@ -1,10 +1,13 @@
 /**
  * A chat's subtree as the API shows it (SPEC §3.5): `GET /v1/chats` lists each
- * top-level chat with its descendants nested.
+ * top-level chat with its descendants nested, and `DELETE /v1/chats/{chat}`
+ * removes the whole subtree, durably, even when a part of it cannot be reached
+ * at first.
  */
-import { reset } from "cloudflare:test";
+import { reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm } from "../helpers";
+import { swapEnv } from "../faults";
+import { agentConfig, api, call, chatObject, configure, eventually, json, llmRequests, parallel, scriptLlm } from "../helpers";
 
 afterEach(() => reset());
 
@@ -38,6 +41,24 @@ async function treeWithLoopingGrandchild(root: string, tag: string) {
   return { lead: lead!, two: two!, three: three!, grandchild, loopModel };
 }
 
+const tables = (chat: string) =>
+  runInDurableObject(chatObject(chat), (_i, s) => s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf%'").toArray());
+
+async function expectGone(chat: string) {
+  for (const path of ["", "/jobs", "/log", "/extras"]) {
+    const res = await api(`/v1/chats/${chat}${path}`);
+    expect(res.status, `${chat}${path}`).toBe(404);
+    expect((await json(res)).error.code).toBe("chat_not_found");
+  }
+}
+
+const listedIds = async () => {
+  const ids: string[] = [];
+  const walk = (nodes: { chat_id: string; children: any[] }[]) => nodes.forEach((n) => (ids.push(n.chat_id), walk(n.children)));
+  walk((await json(await api("/v1/chats?limit=200"))).chats);
+  return ids;
+};
+
 describe("GET /v1/chats", () => {
   it("nests each top-level chat's children and grandchildren under it", async () => {
     const { lead, two, three, grandchild } = await treeWithLoopingGrandchild("tree-list", "tree-list");
@@ -62,5 +83,90 @@ describe("GET /v1/chats", () => {
     expect(shape(first.chats)).toEqual([{ "tree-list": expect.any(Array) }]);
     expect(first.next_cursor).toBe("tree-list");
     await api("/v1/chats/tree-list", { method: "DELETE" });
+  });
+});
+
+describe("DELETE /v1/chats/{chat}", () => {
+  it("removes every descendant with the chat before it answers, and stops their agent loops", async () => {
+    const { lead, two, three, grandchild, loopModel } = await treeWithLoopingGrandchild("tree-del", "tree-del");
+    await eventually(async () => (await listedIds()).includes(grandchild));
+
+    const res = await api("/v1/chats/tree-del", { method: "DELETE" });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual({ status: "deleted", chat_id: "tree-del" });
+    const callsAtDelete = (await llmRequests(loopModel)).length;
+
+    for (const chat of ["tree-del", lead, two, three, grandchild]) {
+      await expectGone(chat);
+      expect(await tables(chat), chat).toEqual([]);
+    }
+    expect(await listedIds()).toEqual([]);
+    // The grandchild's loop took no further step: the model hears nothing more from it.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await llmRequests(loopModel)).length).toBe(callsAtDelete);
+    expect(await tables(grandchild)).toEqual([]);
+    // Gone is gone: deleting it again finds nothing.
+    expect((await api("/v1/chats/tree-del", { method: "DELETE" })).status).toBe(404);
+  });
+
+  it("answers 503 while a child cannot be reached; the alarm retries until the whole subtree is gone", async () => {
+    await configure(agentConfig("m-tree-503"));
+    await scriptLlm("m-tree-503", [{ tool_calls: [{ name: "hang", arguments: {} }] }]);
+    const started = await parallel("tree-503", { tool_calls: [sub("Hang.")], wait: false });
+    const { job_id, context_id: child } = started.body.jobs[0];
+    await eventually(async () => (await listedIds()).includes(child));
+
+    // The root's calls to delete its child fail until the child is reachable again.
+    const fault = { reachable: false, refused: 0 };
+    await swapEnv(chatObject("tree-503"), (real) => ({
+      CHAT: {
+        get: (id: DurableObjectId) => real.CHAT.get(id),
+        getByName: (name: string) => {
+          const stub = real.CHAT.getByName(name) as any;
+          if (name !== `chat/acme/${child}`) return stub;
+          return new Proxy(
+            {},
+            {
+              get: (_target, method: string) =>
+                method === "deleteChat" && !fault.reachable
+                  ? () => (fault.refused++, Promise.reject(new Error("child chat unreachable")))
+                  : (...args: unknown[]) => stub[method](...args),
+            },
+          );
+        },
+      },
+    }));
+
+    const res = await api("/v1/chats/tree-503", { method: "DELETE" });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("1");
+    expect((await json(res)).error.code).toBe("unavailable");
+    expect(fault.refused).toBeGreaterThanOrEqual(2); // retried within the request first
+
+    // Pending: the chat reads as gone, nothing of the tree is listed, and nothing new joins it.
+    await expectGone("tree-503");
+    expect(await listedIds()).toEqual([]);
+    expect((await api("/v1/chats/tree-503", { method: "DELETE" })).status).toBe(503);
+    const refused = await api("/v1/chats/tree-503/parallel", { body: { tool_calls: [call("echo")] } });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect(await parallel("tree-503", { action: "await", job_ids: [job_id] })).toMatchObject({ status: 503 });
+    const jobs = await runInDurableObject(chatObject("tree-503"), (_i, s) => s.storage.sql.exec("SELECT job_id, state FROM jobs").toArray());
+    expect(jobs).toEqual([{ job_id, state: "cancelled" }]);
+
+    // Still unreachable: the alarm tries, fails and keeps its next try.
+    const before = fault.refused;
+    expect(await runDurableObjectAlarm(chatObject("tree-503"))).toBe(true);
+    expect(fault.refused).toBeGreaterThan(before);
+    await expectGone("tree-503");
+
+    fault.reachable = true;
+    expect(await runDurableObjectAlarm(chatObject("tree-503"))).toBe(true);
+    for (const chat of ["tree-503", child]) {
+      await expectGone(chat);
+      expect(await tables(chat), chat).toEqual([]);
+    }
+    expect((await api("/v1/chats/tree-503", { method: "DELETE" })).status).toBe(404);
+    expect(await listedIds()).toEqual([]);
   });
 });

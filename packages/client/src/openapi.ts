@@ -1898,7 +1898,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Cancel everything in a chat and delete it */
+        /** Delete a chat and its whole subtree (503 while a part of it cannot be reached yet; the deletion goes on) */
         delete: {
             parameters: {
                 query?: never;
