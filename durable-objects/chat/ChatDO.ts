@@ -26,7 +26,7 @@ import type {
   Delivery,
 } from "../../src/jobs/messages";
 import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
-import { chatName, tenantName } from "../../src/names";
+import { tenantName } from "../../src/names";
 import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
 import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./admission";
 import { admittedCall, deliveredJobIds, reportedJobIds, toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
@@ -57,9 +57,11 @@ import { answerClose, parseCursor } from "../shared/live-stream";
 import { DELIVERY_SAFETY_MS, Outbox, type Redelivery } from "./outbox";
 import type { DeliveryEntry, DeliveryStatus } from "../../src/webhooks/deliveries";
 import { Turns } from "./turns";
+import { beingDeleted, Deletion, type DeletedBy, type DeletionAnswer } from "./deletion";
 import { chatLimits } from "../../src/config/chat-limits";
 import { defaultConfig } from "../../src/config/schema";
 import type { StopTurn } from "./child-side";
+import type { Usage } from "../../src/jobs/messages";
 
 
 /** A pending job not claimed this long after dispatch is sent again (lost or delayed message). */
@@ -130,7 +132,8 @@ export class ChatDO extends DurableObject<Env> {
     maxResultChars: () => this.#limits().max_result_chars,
   });
   readonly #machine = new JobMachine(this.#jobs, this.#log, this.#timers, this.#waiters, {
-    stopWork: (job) => this.ctx.waitUntil(this.#dispatcher.stopWork(job)),
+    // A chat being deleted deletes its child chats itself: a stop sent to one already wiped would give it storage again.
+    stopWork: (job) => (this.#deletion.pending() ? this.#executor.abort(job.job_id) : this.ctx.waitUntil(this.#dispatcher.stopWork(job))),
     claimed: (job, now) => {
       this.#announce.jobStarted(job, now);
       this.#child.progress(now);
@@ -164,6 +167,20 @@ export class ChatDO extends DurableObject<Env> {
     reserveTiered: (specs, limits, caller, now) => this.#tree.reserveTiered({ ...this.#dispatcher.address(), limits }, specs, caller, now),
     admitTiered: (specs, limits, caller, tree, now) => this.#tree.admitTiered(this.#dispatcher.address().chat_id, specs, limits, caller, tree, now),
     releaseTree: (tree) => this.#tree.release(tree),
+    live: () => this.#readable(),
+  });
+  readonly #deletion = new Deletion({
+    ctx: this.ctx,
+    env: () => this.env,
+    sql: this.#sql,
+    jobs: this.#jobs,
+    turns: this.#turns,
+    timers: this.#timers,
+    machine: this.#machine,
+    children: this.#children,
+    address: () => this.#dispatcher.address(),
+    registering: () => this.#registering,
+    wipe: () => this.#wipe(),
   });
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -194,6 +211,7 @@ export class ChatDO extends DurableObject<Env> {
   async #startBatch(req: BatchRequest): Promise<BatchAnswer> {
     const { command } = req;
     const now = Date.now();
+    if (this.#deletion.pending()) throw beingDeleted(req.chat_id);
     const exists = hasSchema(this.#sql);
 
     if (req.idempotency && exists) {
@@ -221,6 +239,8 @@ export class ChatDO extends DurableObject<Env> {
     const subordinates = jobs.filter((j): j is SubordinateJobSpec => j.kind === "subordinate");
     const tree = await this.#tree.reserve(req, subordinates, now);
     try {
+      // A deletion may have begun during that await: nothing joins a chat about to be wiped.
+      if (this.#deletion.pending()) throw beingDeleted(req.chat_id);
       // A request with the same key may have been admitted during that await.
       const replay = req.idempotency && hasSchema(this.#sql) ? this.#idempotency.find(req.route, req.idempotency) : undefined;
       if (replay) {
@@ -255,12 +275,13 @@ export class ChatDO extends DurableObject<Env> {
 
   /** Called by the tree's descendants before their admission. */
   async reserveTreeSlots(req: { job_ids: string[]; limit: number; expires_at: number }): Promise<{ slots: string[]; holders: string[] }> {
-    ensureSchema(this.#sql);
+    // A root that is gone, or going, grants nothing (and a late ask must not give it storage again).
+    if (!this.#readable()) return { slots: [], holders: [] };
     return this.#treeSlots.grant(req.job_ids, req.limit, req.expires_at, Date.now());
   }
 
   async releaseTreeSlots(slots: string[]): Promise<void> {
-    if (!hasSchema(this.#sql)) return;
+    if (!this.#readable()) return;
     this.#treeSlots.release(slots);
     this.#queueMayMove(Date.now());
     await this.#timers.arm();
@@ -318,6 +339,7 @@ export class ChatDO extends DurableObject<Env> {
 
   async #runToolCalls(req: ToolCallsRequest): Promise<ToolCallsAnswer> {
     const now = Date.now();
+    if (this.#deletion.pending()) throw beingDeleted(req.chat_id);
     if (req.idempotency && hasSchema(this.#sql)) {
       // A retried request gets the same jobs back: nothing runs again.
       const replay = this.#idempotency.find("tool-calls", req.idempotency)?.tool_calls;
@@ -326,6 +348,10 @@ export class ChatDO extends DurableObject<Env> {
     const entries = req.entries.map((e) => this.#withKnownJobs(e));
     const specs = withJobIds(entries.flatMap((e) => (e.spec ? [e.spec] : (e.parallel?.specs ?? []))));
     const tree = await this.#tree.reserveTiered(req, specs, req.caller, now);
+    if (this.#deletion.pending()) {
+      this.#tree.release(tree); // the deletion began during that await
+      throw beingDeleted(req.chat_id);
+    }
     const { admitted, plans, refusals, queued } = this.#tree.admitTiered(req.chat_id, specs, req.limits, req.caller, tree, now);
     const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans, queued });
     const jobIds = new Map(batch.jobs.map((j) => [j.idx, j.job_id]));
@@ -510,26 +536,25 @@ export class ChatDO extends DurableObject<Env> {
 
   async beginTurn(req: TurnRequest): Promise<"started" | "duplicate" | "expired"> {
     const now = Date.now();
+    // A chat being deleted starts nothing; its parent's job ends "child chat deleted".
+    if (this.#deletion.pending()) return "duplicate";
     ensureSchema(this.#sql);
     const isNewChat = readMeta(this.#sql, "chat_id") === undefined;
     const previousName = readMeta(this.#sql, "name");
     const result = this.#child.beginTurn(req, now);
-    if (result === "started" && isNewChat) this.#announce.chatCreated(req.name, req.level, now);
-    else if (result === "started" && previousName !== req.name) this.#announce.chatUpdated(req.name, now);
+    if (result === "started" && isNewChat) {
+      this.#announce.chatCreated(req.name, req.level, now);
+      // Cleared once the tenant's index lists the child under its parent; until then the alarm retries it.
+      this.#timers.set("register", "", now + REGISTER_RETRY_MS);
+    } else if (result === "started" && previousName !== req.name) this.#announce.chatUpdated(req.name, now);
     const armed = this.#timers.arm();
-    if (isNewChat) {
-      try {
-        const { listening } = await this.env.TENANT.getByName(tenantName(req.tenant)).registerChat(req.chat_id, now, req.parent_chat_id, req.level, req.name);
-        this.#stream.setListening(listening);
-      } catch (e) {
-        console.warn("chat index update failed", (e as Error).message);
-      }
-    }
+    if (result === "started" && isNewChat) await (this.#registering = this.#registerChat(req.tenant, req.chat_id, now));
     await armed;
     return result;
   }
 
   async stopTurn(parent: StopTurn): Promise<void> {
+    if (this.#deletion.pending()) return; // its turns are stopped already
     ensureSchema(this.#sql);
     this.#child.stopTurn(parent, Date.now());
     await this.#timers.arm();
@@ -594,6 +619,7 @@ export class ChatDO extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     if (!hasSchema(this.#sql)) return;
+    if (this.#deletion.pending()) return this.#deletion.alarm();
     const now = Date.now();
     for (const timer of this.#timers.due(now)) {
       switch (timer.kind) {
@@ -694,24 +720,24 @@ export class ChatDO extends DurableObject<Env> {
   // ---- reads and deletion ----------------------------------------------------
 
   listJobs(limits: ChatLimits): { jobs: Snapshot[] } | null {
-    if (!hasSchema(this.#sql)) return null;
+    if (!this.#readable()) return null;
     return { jobs: resultsPayload(this.#jobs.visible(), { now: Date.now(), maxResultChars: limits.max_result_chars }).jobs };
   }
 
   getJob(jobId: string): { record: JobRecord | null } | null {
-    if (!hasSchema(this.#sql)) return null;
+    if (!this.#readable()) return null;
     const job = this.#jobs.withContent(jobId);
     return { record: job ? jobRecord(job) : null };
   }
 
   extras(): { text: string | null } | null {
-    if (!hasSchema(this.#sql)) return null;
+    if (!this.#readable()) return null;
     return { text: extrasText(this.#jobs.visible(), Date.now()) };
   }
 
   /** The chat's live stream: the worker forwards the authenticated upgrade here. */
   override async fetch(request: Request): Promise<Response> {
-    if (!hasSchema(this.#sql)) return Response.json({ status: "error", error: { code: "chat_not_found", message: "No such chat." } }, { status: 404 });
+    if (!this.#readable()) return Response.json({ status: "error", error: { code: "chat_not_found", message: "No such chat." } }, { status: 404 });
     const after = parseCursor(new URL(request.url).searchParams.get("after"));
     return this.#stream.accept(after === "invalid" ? null : after);
   }
@@ -726,22 +752,22 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   deliveries(status: DeliveryStatus): { events: DeliveryEntry[] } | null {
-    if (!hasSchema(this.#sql)) return null;
+    if (!this.#readable()) return null;
     return { events: this.#events.deliveries(status) };
   }
 
   async redeliver(eventId: string, webhookConfigured: boolean): Promise<Redelivery | null> {
-    if (!hasSchema(this.#sql)) return null;
+    if (!this.#readable()) return null;
     return this.#outbox.redeliver(eventId, this.#dispatcher.address().chat_id, webhookConfigured);
   }
 
   logRows() {
-    if (!hasSchema(this.#sql)) return null;
+    if (!this.#readable()) return null;
     return { rows: this.#log.all() };
   }
 
   info(): ChatInfo | null {
-    if (!hasSchema(this.#sql)) return null;
+    if (!this.#readable()) return null;
     const { chat_id } = this.#dispatcher.address();
     const running = this.#jobs.activeSubordinates();
     const level = Number(readMeta(this.#sql, "level") ?? 0);
@@ -760,46 +786,46 @@ export class ChatDO extends DurableObject<Env> {
     };
   }
 
-  /** Cancels everything, ends the parent's job for a running turn, then deletes the chat's state. */
-  async deleteChat(): Promise<boolean> {
-    if (!hasSchema(this.#sql)) return false;
-    const now = Date.now();
-    for (const job of this.#jobs.active()) this.#machine.cancel(job.job_id, now);
-    const { tenant } = this.#dispatcher.address();
-    for (const turn of this.#child.runningTurns()) {
-      try {
-        await this.env.CHAT.getByName(chatName(tenant, turn.parent_chat_id)).completeJob(turn.parent_job_id, turn.lease, {
-          state: "error",
-          error: "child chat deleted",
-          attempt: 1,
-          usage: turn.usage,
-        });
-      } catch (e) {
-        // The parent's own deadline still ends the job; the deletion goes on.
-        console.warn("could not end the parent's job for a deleted child", turn.parent_job_id, (e as Error).message);
-      }
-    }
-    await this.#forget();
-    return true;
+  /** A chat that exists and is not being deleted: anything else reads as 404. */
+  #readable(): boolean {
+    return hasSchema(this.#sql) && !this.#deletion.pending();
   }
 
+  /** The chat and its whole subtree (see `./deletion`): `pending` while a part of it could not be reached yet. */
+  deleteChat(by: DeletedBy = "request"): Promise<DeletionAnswer> {
+    return this.#deletion.delete(by);
+  }
+
+  /** A child chat of this one was deleted by its own DELETE. */
+  childDeleted(childId: string, usage: Record<string, Usage>): Promise<void> {
+    return this.#deletion.childDeleted(childId, usage);
+  }
+
+  /** Retention found the chat empty: it returns to no storage and leaves the index. */
   async #forget(): Promise<void> {
-    await this.#registering;
     const { tenant, chat_id } = this.#dispatcher.address();
+    await this.#wipe();
+    if (tenant && chat_id) await this.env.TENANT.getByName(tenantName(tenant)).forgetChat(chat_id);
+  }
+
+  async #wipe(): Promise<void> {
+    await this.#registering; // so the index never keeps a chat that is gone
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     forgetCached(this.#sql);
-    if (tenant && chat_id) await this.env.TENANT.getByName(tenantName(tenant)).forgetChat(chat_id);
   }
 
   #tenant() {
     return this.env.TENANT.getByName(tenantName(this.#dispatcher.address().tenant));
   }
 
-  /** Adds a new top-level chat to the tenant's index; false (and the `register` timer stays) if that failed. */
+  /** Adds a new chat to the tenant's index (a child under its parent); false (and the `register` timer stays) if that failed. */
   async #registerChat(tenant: string, chatId: string, now: number): Promise<boolean> {
+    const parent = readMeta(this.#sql, "parent_chat_id") ?? null;
+    const level = Number(readMeta(this.#sql, "level") ?? 0);
+    const name = readMeta(this.#sql, "name") ?? chatId;
     try {
-      const { listening } = await this.env.TENANT.getByName(tenantName(tenant)).registerChat(chatId, now);
+      const { listening } = await this.env.TENANT.getByName(tenantName(tenant)).registerChat(chatId, now, parent, level, name);
       if (!hasSchema(this.#sql)) return true; // deleted meanwhile
       this.#stream.setListening(listening);
       this.#timers.clear("register", "");

@@ -67,6 +67,8 @@ export interface LoopHost {
   reserveTree(specs: JobSpec[], now: number, config: TenantConfig): Promise<ChildTreeSlots>;
   releaseTree(tree: ChildTreeSlots): void;
   transaction<T>(fn: () => T): T;
+  /** Whether the turn may take its next action: it is still running and its chat is not being deleted. */
+  running(turnId: string): boolean;
   /** The model replied: progress for the idle rule. */
   progress(now: number): void;
   /** Ends the turn and hands the outcome back to the parent. */
@@ -164,6 +166,8 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   // 2. Ask the model.
   const [config, llm] = await Promise.all([host.config(), host.llm()]);
   const mcp = await host.mcp(config);
+  // Stopped or deleted during those lookups: no model call may start after that.
+  if (!host.running(turnId)) return "finished";
   if (!llm) return finishWith(host, turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
   const who = host.identity();
   const prof = profileOf(config, who.profile);
@@ -188,8 +192,8 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     return finishWith(host, turn, { state: "error", error, attempt: 1, usage });
   }
   const after = Date.now();
+  if (!host.running(turnId)) return "finished"; // stopped while the model was thinking
   host.progress(after);
-  if (host.turns.get(turnId)?.state !== "running") return "finished"; // stopped while the model was thinking
   const budget = config.limits.max_tokens_per_job;
   if (budget !== null && usage.prompt_tokens + usage.completion_tokens > budget) {
     host.turns.update(turnId, { usage });
@@ -210,7 +214,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   }
   const { specs, plans } = planCalls(reply.tool_calls, config, who, mcp);
   const tree = await host.reserveTree(specs, after, config);
-  if (host.turns.get(turnId)?.state !== "running") {
+  if (!host.running(turnId)) {
     host.releaseTree(tree);
     return "finished";
   }

@@ -51,6 +51,8 @@ export interface ChildDeps {
   /** Admits a step's calls in call order (sync, inside the step's transaction). */
   admitTiered(specs: JobSpec[], limits: ChatLimits, caller: Caller, tree: ChildTreeSlots, now: number): InOrderAdmission;
   releaseTree(tree: ChildTreeSlots): void;
+  /** False once the chat is being deleted (or gone): its turns take no further step. */
+  live(): boolean;
 }
 
 /** Who asks a child to stop a turn: its parent job, and the child chat's own address. */
@@ -133,12 +135,6 @@ export class ChildSide implements LoopHost {
     this.d.turnEnded(now);
   }
 
-  /** The parent jobs of turns still running, for a child chat being deleted. */
-  runningTurns(): Turn[] {
-    const turn = this.d.turns.running();
-    return turn ? [turn] : [];
-  }
-
   /** An LLM reply or a job state change: the running turn is not idle (SPEC §5.2). */
   progress(now: number): void {
     if (!this.#isChild()) return;
@@ -199,14 +195,16 @@ export class ChildSide implements LoopHost {
         this.#toStart = [];
         // The jobs are stored with their watchdog: a slow or stuck queue send must not hold up the turn.
         this.d.ctx.waitUntil(this.d.start(started));
-      } while (result === "again" || this.#wakes.has(turnId));
-      this.d.timers.clear("agent", turnId);
+      } while ((result === "again" || this.#wakes.has(turnId)) && this.d.live());
+      if (this.d.live()) this.d.timers.clear("agent", turnId);
     } catch (e) {
+      // A step cut short by the chat's deletion is not retried: the chat is going away.
+      if (!this.d.live()) return;
       console.error("agent step failed; retrying", turnId, e);
       this.d.timers.set("agent", turnId, Date.now() + REPORT_RETRY_MS);
     } finally {
       this.#driving.delete(turnId);
-      await this.d.timers.arm();
+      if (this.d.live()) await this.d.timers.arm();
     }
   }
 
@@ -226,6 +224,10 @@ export class ChildSide implements LoopHost {
   }
 
   // ---- LoopHost ----------------------------------------------------------------
+
+  running(turnId: string): boolean {
+    return this.d.live() && this.d.turns.get(turnId)?.state === "running";
+  }
 
   identity(): ChildIdentity {
     const tools = JSON.parse(readMeta(this.d.sql, "tools") ?? "null") as string[] | null;
@@ -285,6 +287,8 @@ export class ChildSide implements LoopHost {
   }
 
   async finish(turn: Turn, outcome: JobOutcome): Promise<void> {
+    // A turn stopped meanwhile (its job ended, its chat is being deleted) has no outcome to hand back.
+    if (!this.running(turn.parent_job_id)) return;
     const now = Date.now();
     transact(this.d.ctx.storage, this.d.sql, () => {
       this.d.turns.update(turn.parent_job_id, { state: "done", outcome }, now);

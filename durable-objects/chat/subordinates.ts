@@ -56,6 +56,11 @@ export class Children {
     );
   }
 
+  /** The child chat was deleted: it is no longer one to continue. */
+  remove(contextId: string): void {
+    this.sql.exec(`DELETE FROM children WHERE context_id = ?`, contextId);
+  }
+
   all(): ChildRow[] {
     return this.sql.exec<ChildRow>(`SELECT context_id, tool, profile, name FROM children ORDER BY created_at, rowid`).toArray();
   }

@@ -22,6 +22,7 @@ import { listMcpTools, type McpEndpoint } from "../../src/tools/mcp-client";
 import { McpLists } from "./mcp-lists";
 import { applyConfigPatch, type ConfigPatch } from "../../src/config/patch";
 import { checkConfig, type CheckedConfig } from "../../src/config/validate";
+import { chatTree, MAX_LISTED_CHILDREN, type IndexRow, type ListedChat } from "../../src/chats/chat-tree";
 
 export type WriteConfigResult =
   | { ok: true; config: TenantConfig; version: number; generated_secrets: Record<string, string> }
@@ -46,6 +47,8 @@ export class TenantDO extends DurableObject<Env> {
       `CREATE TABLE IF NOT EXISTS chats (chat_id TEXT PRIMARY KEY, parent_chat_id TEXT, level INTEGER NOT NULL DEFAULT 0,
          name TEXT NOT NULL, created_at INTEGER NOT NULL, last_activity INTEGER NOT NULL)`,
     );
+    // Serves both the page of top-level chats (parent NULL, by id) and each chat's children.
+    this.#sql.exec(`CREATE INDEX IF NOT EXISTS chats_by_parent ON chats (parent_chat_id, chat_id)`);
     // A 410 from the webhook disables it for the config version it was sent under.
     this.#sql.exec(`CREATE TABLE IF NOT EXISTS webhook_state (id INTEGER PRIMARY KEY CHECK (id = 1), disabled_version INTEGER NOT NULL)`);
     this.#tickets = new Tickets(this.#sql);
@@ -274,26 +277,45 @@ export class TenantDO extends DurableObject<Env> {
     this.#sql.exec(`DELETE FROM chats WHERE chat_id = ?`, chatId);
   }
 
-  listChats(cursor: string | null, limit: number) {
+  /** A chat being deleted leaves the index with every descendant at once, by the parent links (UNION stops at any cycle). */
+  forgetSubtree(chatId: string): void {
+    this.#sql.exec(
+      `WITH RECURSIVE subtree(chat_id) AS (SELECT ? UNION SELECT c.chat_id FROM chats c JOIN subtree s ON c.parent_chat_id = s.chat_id)
+       DELETE FROM chats WHERE chat_id IN (SELECT chat_id FROM subtree)`,
+      chatId,
+    );
+  }
+
+  /** A page of top-level chats, each with its descendants nested (see `src/chats/chat-tree` for the bounds). */
+  listChats(cursor: string | null, limit: number): { chats: ListedChat[]; next_cursor: string | null } {
     const rows = this.#sql
-      .exec<{ chat_id: string; parent_chat_id: string | null; level: number; name: string; created_at: number; last_activity: number }>(
-        `SELECT * FROM chats WHERE parent_chat_id IS NULL AND chat_id > ? ORDER BY chat_id LIMIT ?`,
+      .exec<IndexRow>(
+        `SELECT chat_id, parent_chat_id, level, name, created_at, last_activity FROM chats
+         WHERE parent_chat_id IS NULL AND chat_id > ? ORDER BY chat_id LIMIT ?`,
         cursor ?? "",
         limit + 1,
       )
       .toArray();
     const page = rows.slice(0, limit);
     return {
-      chats: page.map((r) => ({
-        chat_id: r.chat_id,
-        parent_chat_id: r.parent_chat_id,
-        level: r.level,
-        name: r.name,
-        created_at: new Date(r.created_at).toISOString(),
-        last_activity: new Date(r.last_activity).toISOString(),
-        children: [],
-      })),
+      chats: chatTree(page, (parents) => this.#childrenOf(parents)),
       next_cursor: rows.length > limit ? page[page.length - 1]!.chat_id : null,
     };
+  }
+
+  /** One level of the tree in one statement: each parent's newest children, and how many it has. */
+  #childrenOf(parents: string[]): { rows: IndexRow[]; counts: Map<string, number> } {
+    const rows = this.#sql
+      .exec<IndexRow & { n: number }>(
+        `SELECT chat_id, parent_chat_id, level, name, created_at, last_activity, n FROM (
+           SELECT *, ROW_NUMBER() OVER (PARTITION BY parent_chat_id ORDER BY created_at DESC, chat_id DESC) AS rn,
+                  COUNT(*) OVER (PARTITION BY parent_chat_id) AS n
+           FROM chats WHERE parent_chat_id IN (SELECT value FROM json_each(?)))
+         WHERE rn <= ?`,
+        JSON.stringify(parents), // a list, not one bound parameter each (SQLite allows 100)
+        MAX_LISTED_CHILDREN,
+      )
+      .toArray();
+    return { rows, counts: new Map(rows.map((r) => [r.parent_chat_id!, r.n])) };
   }
 }

@@ -89,7 +89,7 @@ const OPERATIONS: Operation[] = [
   },
   { method: "get", path: "/v1/chats", summary: "List top-level chats", response: s.chatList, query: ["cursor", "limit"] },
   { method: "get", path: "/v1/chats/{chat_id}", summary: "Chat info", response: s.chatInfo },
-  { method: "delete", path: "/v1/chats/{chat_id}", summary: "Cancel everything in a chat and delete it" },
+  { method: "delete", path: "/v1/chats/{chat_id}", summary: "Delete a chat and its whole subtree (503 while a part of it cannot be reached yet; the deletion goes on)" },
   { method: "get", path: "/v1/chats/{chat_id}/jobs", summary: "Active and uncollected jobs", response: z.object({ jobs: z.array(s.snapshot) }) },
   { method: "get", path: "/v1/chats/{chat_id}/jobs/{job_id}", summary: "A job's full record until purge", response: s.jobRecord },
   { method: "get", path: "/v1/chats/{chat_id}/extras", summary: "Reminder text of uncollected jobs for the model's context", text: true },

@@ -48,7 +48,9 @@ export const refusal = (e: ApiError): Refusal => ({
   details: e.details,
 });
 
-export const fromRefusal = (r: Refusal): ApiError => new ApiError(r.status, r.code, r.message, r.details ?? {});
+/** A 503 from an object is the platform-failure answer of SPEC §1, so it says when to retry like any other. */
+export const fromRefusal = (r: Refusal): ApiError =>
+  new ApiError(r.status, r.code, r.message, r.details ?? {}, r.status === 503 ? { "Retry-After": "1" } : {});
 
 
 export const badRequest = (code: string, message: string, details?: ErrorDetails) =>

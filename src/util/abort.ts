@@ -34,3 +34,12 @@ export function sleep(ms: number, stop: AbortSignal): Promise<void> {
     stop.addEventListener("abort", onStop);
   });
 }
+
+/** `work`, or a rejection naming `what` once `ms` have passed without it settling; the timer never outlives it. */
+export function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}

@@ -1736,6 +1736,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description Top-level chats in id order, each with its descendants nested. */
                             chats: {
                                 chat_id: string;
                                 parent_chat_id: string | null;
@@ -1743,12 +1744,65 @@ export interface paths {
                                 name: string;
                                 created_at: string;
                                 last_activity: string;
+                                /** @description Oldest first: a chat's newest 20 children at most, and 50 descendants per top-level chat. */
                                 children: {
                                     chat_id: string;
-                                    name: string;
+                                    parent_chat_id: string | null;
                                     level: number;
-                                    running_jobs: number;
+                                    name: string;
+                                    created_at: string;
+                                    last_activity: string;
+                                    /** @description Oldest first: a chat's newest 20 children at most, and 50 descendants per top-level chat. */
+                                    children: {
+                                        chat_id: string;
+                                        parent_chat_id: string | null;
+                                        level: number;
+                                        name: string;
+                                        created_at: string;
+                                        last_activity: string;
+                                        /** @description Oldest first: a chat's newest 20 children at most, and 50 descendants per top-level chat. */
+                                        children: {
+                                            chat_id: string;
+                                            parent_chat_id: string | null;
+                                            level: number;
+                                            name: string;
+                                            created_at: string;
+                                            last_activity: string;
+                                            /** @description Oldest first: a chat's newest 20 children at most, and 50 descendants per top-level chat. */
+                                            children: {
+                                                chat_id: string;
+                                                parent_chat_id: string | null;
+                                                level: number;
+                                                name: string;
+                                                created_at: string;
+                                                last_activity: string;
+                                                /** @description Oldest first: a chat's newest 20 children at most, and 50 descendants per top-level chat. */
+                                                children: {
+                                                    chat_id: string;
+                                                    parent_chat_id: string | null;
+                                                    level: number;
+                                                    name: string;
+                                                    created_at: string;
+                                                    last_activity: string;
+                                                    /** @description Oldest first: a chat's newest 20 children at most, and 50 descendants per top-level chat. */
+                                                    children: unknown[];
+                                                    /** @description How many children were left out of `children`; GET /v1/chats/{chat_id} lists them all. */
+                                                    more_children?: number;
+                                                }[];
+                                                /** @description How many children were left out of `children`; GET /v1/chats/{chat_id} lists them all. */
+                                                more_children?: number;
+                                            }[];
+                                            /** @description How many children were left out of `children`; GET /v1/chats/{chat_id} lists them all. */
+                                            more_children?: number;
+                                        }[];
+                                        /** @description How many children were left out of `children`; GET /v1/chats/{chat_id} lists them all. */
+                                        more_children?: number;
+                                    }[];
+                                    /** @description How many children were left out of `children`; GET /v1/chats/{chat_id} lists them all. */
+                                    more_children?: number;
                                 }[];
+                                /** @description How many children were left out of `children`; GET /v1/chats/{chat_id} lists them all. */
+                                more_children?: number;
                             }[];
                             next_cursor: string | null;
                         };
@@ -1844,7 +1898,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Cancel everything in a chat and delete it */
+        /** Delete a chat and its whole subtree (503 while a part of it cannot be reached yet; the deletion goes on) */
         delete: {
             parameters: {
                 query?: never;
