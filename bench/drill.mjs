@@ -6,6 +6,7 @@
  */
 import { BENCH_KEY, OTHER_KEY, startFanout } from "./lib/services.mjs";
 import { hostileConfig } from "./lib/hostile-config.mjs";
+import { fuzzPatterns } from "./regex-fuzz.mjs";
 import { startToolServer } from "./lib/tool-server.mjs";
 
 const TERMINAL = new Set(["success", "error", "cancelled", "timeout"]);
@@ -77,6 +78,11 @@ const configure = () =>
 
 try {
   await configure();
+
+  // ---- schema patterns the shape check accepts, timed in V8 ------------------------------
+  console.log("drill: 6 000 random patterns; every one the shape check accepts is timed on 10 000-character strings…");
+  const patterns = await fuzzPatterns(6000);
+  report("accepted patterns", { patterns: patterns.runs, accepted: patterns.accepted, slowest: `${patterns.worstMs} ms (${patterns.worstPattern})` }, patterns.ok);
 
   // ---- restart mid-run --------------------------------------------------------
   console.log("drill: restart wrangler dev (same --persist-to) in the middle of 100 running batches…");

@@ -11,7 +11,17 @@ const LIMITS = [
   "subordinate_job_timeout_seconds", "max_job_timeout_seconds", "subagent_idle_seconds", "max_tokens_per_job",
   "max_result_chars", "max_stored_result_bytes", "max_response_bytes", "max_body_bytes", "max_job_ids", "retention_seconds",
 ];
-const HUGE = [1e308, Number.MAX_SAFE_INTEGER, 2 ** 53 + 2, 1e21, -1, 0.5, 2_592_001, 31_536_001];
+/** Past every bound of every limit (not integers, negative, or beyond 2^53). */
+const HUGE = [1e308, 2 ** 53 + 2, 1e21, -1, 0.5];
+/** Past the bound of one kind of limit only. */
+const PAST = { seconds: [2_592_001, Number.MAX_SAFE_INTEGER], retention_seconds: [31_536_001, Number.MAX_SAFE_INTEGER] };
+
+/** The n-th value past `limit`'s bound. */
+function pastBound(limit, n) {
+  const own = limit === "retention_seconds" ? PAST.retention_seconds : limit.endsWith("_seconds") ? PAST.seconds : [];
+  const values = [...HUGE, ...own];
+  return values[n % values.length];
+}
 
 /** The first is valid (and, matched in linear time, harmless); the others are past the 128-character bound. */
 const STALL_GLOBS = ["*a*a*a*a*a*a*a*b", "*".repeat(128) + "b", "?".repeat(129), "a".repeat(129)];
@@ -42,11 +52,9 @@ export function hostileConfig(i) {
   switch (pick) {
     case 0: {
       const limit = LIMITS[n % LIMITS.length];
-      // 30 days is within retention's bound of a year: give it one past the year instead.
-      const value = limit === "retention_seconds" && HUGE[n % HUGE.length] === 2_592_001 ? 31_536_001 : HUGE[n % HUGE.length];
-      return { method, body: { ...base, limits: { [limit]: value } }, refuse: true };
+      return { method, body: { ...base, limits: { [limit]: pastBound(limit, Math.floor(n / LIMITS.length)) } }, refuse: true };
     }
-    case 1: return { method, body: { tools: [tool({ timeout_seconds: HUGE[n % HUGE.length] })] }, refuse: true };
+    case 1: return { method, body: { tools: [tool({ timeout_seconds: pastBound("timeout_seconds", n) })] }, refuse: true };
     case 2: {
       const glob = STALL_GLOBS[n % STALL_GLOBS.length];
       const agents = n % 3 === 0

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { unusableSchema } from "../tools/catalog";
-import { backtrackingPatterns } from "../tools/schema-patterns";
+import { MAX_PATTERN_TEXT_CHARS, schemaHazards, schemaPatterns } from "../tools/schema-safety";
 import { MAX_GLOB_CHARS, MAX_GLOBS, MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS } from "./bounds";
 
 export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;
@@ -161,13 +161,18 @@ export function crossFieldProblems(config: TenantConfig): string[] {
     }
   }
   const l = config.limits;
+  let patternText = 0;
   config.tools.forEach((t, i) => {
-    const problem = unusableSchema(t.parameters);
+    // Hazards first: trying a schema that fans out is itself the stall they guard against.
+    const hazards = schemaHazards(t.parameters);
+    for (const hazard of hazards) problems.push(`tools[${i}].parameters${hazard}`);
+    const problem = hazards.length ? undefined : unusableSchema(t.parameters);
     if (problem) problems.push(`tools[${i}].parameters is not a usable JSON Schema (${problem})`);
-    for (const p of backtrackingPatterns(t.parameters)) {
-      problems.push(`tools[${i}].parameters${p.pointer} ${JSON.stringify(p.pattern)} ${p.reason}: a pattern that can backtrack could stall the service`);
-    }
+    patternText += schemaPatterns(t.parameters).reduce((n, p) => n + p.pattern.length, 0);
   });
+  if (patternText > MAX_PATTERN_TEXT_CHARS * 4) {
+    problems.push(`tools: ${patternText} characters of schema patterns in all; at most ${MAX_PATTERN_TEXT_CHARS * 4} are checked`);
+  }
   for (const t of config.tools) {
     if (t.timeout_seconds !== undefined && t.timeout_seconds > l.max_job_timeout_seconds) {
       problems.push(`tools['${t.name}'].timeout_seconds must be <= limits.max_job_timeout_seconds (${l.max_job_timeout_seconds})`);

@@ -12,7 +12,7 @@ import type { JsonObject } from "../parallel/normalize-call";
 import { globMatch } from "./glob";
 import { HTTP_REQUEST_TOOL, WAIT_TOOL, type BuiltinTool } from "./builtins";
 import { exposedTools, mcpToolName, type McpListings } from "./mcp";
-import { MAX_PATTERN_INPUT_CHARS, overlongString, schemaPatterns } from "./schema-patterns";
+import { MAX_CHECKED_STRING_CHARS, overlongString, runnableSchema } from "./schema-safety";
 
 export type ToolKind = "wait" | "http_request" | "http_tool" | "mcp";
 
@@ -87,13 +87,14 @@ export function toolsForAgent(config: TenantConfig, agent: string, mcp: McpListi
 
 /** Problems of `args` against the tool's schema as `<json pointer> <violation>`, empty when valid. */
 export function schemaProblems(tool: CatalogTool, args: JsonObject): string[] {
-  const overlong = schemaPatterns(tool.parameters).length > 0 ? overlongString(args) : undefined;
+  const { schema, checksStrings } = runnableSchema(tool.parameters);
+  const overlong = checksStrings ? overlongString(args) : undefined;
   if (overlong) {
-    return [`${overlong} is longer than ${MAX_PATTERN_INPUT_CHARS} characters, the most fanout checks against this tool's schema patterns; send a shorter value`];
+    return [`${overlong} is longer than ${MAX_CHECKED_STRING_CHARS} characters, the most fanout checks against this tool's schema patterns and formats; send a shorter value`];
   }
   let result;
   try {
-    result = new Validator(tool.parameters as Schema, "2020-12", false).validate(args);
+    result = new Validator(schema as Schema, "2020-12", false).validate(args);
   } catch {
     // PUT /v1/config refuses schemas that cannot validate; this guards documents stored before that check.
     return [`/ tool '${tool.name}' has a parameters schema fanout cannot apply; fix it with PATCH /v1/config`];
@@ -107,7 +108,7 @@ export function schemaProblems(tool: CatalogTool, args: JsonObject): string[] {
 /** Why a tenant tool's `parameters` cannot serve as a JSON Schema, or undefined when it can. */
 export function unusableSchema(parameters: Record<string, unknown>): string | undefined {
   try {
-    new Validator(parameters as Schema, "2020-12", false).validate({});
+    new Validator(runnableSchema(parameters).schema as Schema, "2020-12", false).validate({});
     return undefined;
   } catch (e) {
     return (e as Error).message;

@@ -60,17 +60,17 @@ export async function listMcpTools(endpoint: McpEndpoint, allowPrivateEgress: bo
   const signal = AbortSignal.timeout(MCP_LIST_TIMEOUT_MS);
   const client = await connected(endpoint, signal, MCP_LIST_TIMEOUT_MS, allowPrivateEgress);
   try {
-    const tools: McpTool[] = [];
+    const listed: Parameters<typeof keptTools>[1] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const listed = await client.listTools(cursor ? { cursor } : {}, { signal, timeout: MCP_LIST_TIMEOUT_MS });
-      const kept = keptTools(endpoint.name, listed.tools);
-      for (const line of kept.leftOut) console.warn(line);
-      tools.push(...kept.tools);
-      cursor = listed.nextCursor;
+      const answer = await client.listTools(cursor ? { cursor } : {}, { signal, timeout: MCP_LIST_TIMEOUT_MS });
+      listed.push(...answer.tools);
+      cursor = answer.nextCursor;
       if (!cursor) break;
     }
-    return tools;
+    const kept = keptTools(endpoint.name, listed);
+    for (const line of kept.leftOut) console.warn(line);
+    return kept.tools;
   } finally {
     await client.close().catch(() => {});
   }

@@ -5,7 +5,7 @@
  */
 import type { TenantConfig } from "../config/schema";
 import { resultText, type ContentPart, type ToolCallContent } from "./mcp-content";
-import { backtrackingPatterns } from "./schema-patterns";
+import { schemaHazards } from "./schema-safety";
 
 /** OpenAI function names allow no dots, so models see `<server>__<tool>`. */
 export const MCP_SEPARATOR = "__";
@@ -71,7 +71,6 @@ type ListedTool = {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean };
 };
 
@@ -81,17 +80,25 @@ export function keptTool(tool: ListedTool): McpTool {
   return { name: tool.name, description: tool.description ?? "", parameters, read_only: tool.annotations?.readOnlyHint === true };
 }
 
+/** Tools kept from one server's list: each is checked, so a server cannot make the listing itself a stall. */
+export const MAX_MCP_TOOLS = 256;
+
 /**
- * The tools of one `tools/list` page fanout can run, and a log line for each it leaves out: a
- * schema pattern that can backtrack (arguments are checked against `inputSchema`, the SDK checks
- * results against `outputSchema`) would let the server or a model stall the isolate.
+ * The tools of a server's list fanout can run, and a log line for each it leaves out: checking
+ * arguments against an `inputSchema` with a hazard (see ./schema-safety) would let the server or a
+ * model stall the isolate. Results are never checked against `outputSchema`: fanout does not list
+ * tools on the client that calls them, so the SDK has none to check.
  */
 export function keptTools(server: string, listed: ListedTool[]): { tools: McpTool[]; leftOut: string[] } {
   const tools: McpTool[] = [];
   const leftOut: string[] = [];
   for (const tool of listed) {
-    const [first] = [...backtrackingPatterns(tool.inputSchema), ...backtrackingPatterns(tool.outputSchema)];
-    if (first) leftOut.push(`MCP server '${server}': tool '${tool.name}' left out: its schema's pattern ${JSON.stringify(first.pattern)} ${first.reason}.`);
+    if (tools.length >= MAX_MCP_TOOLS) {
+      leftOut.push(`MCP server '${server}': tool '${tool.name}' left out: fanout keeps at most ${MAX_MCP_TOOLS} tools of a server.`);
+      continue;
+    }
+    const [hazard] = schemaHazards(tool.inputSchema);
+    if (hazard) leftOut.push(`MCP server '${server}': tool '${tool.name}' left out: its inputSchema${hazard}.`);
     else tools.push(keptTool(tool));
   }
   return { tools, leftOut };

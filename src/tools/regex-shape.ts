@@ -7,15 +7,18 @@
  * lets one piece of text be matched in more than one way, which is what
  * backtracking explores:
  * - a backreference;
- * - a repeated part that itself contains a repetition of variable length (`(a+)+`);
- * - a repeated part with alternatives that can start with the same character, or be empty (`(a|ab)*`);
- * - two wide repetitions that can take the same characters with only such characters
- *   between them (`a*a*`, `\S+@\S+`), counting the scan of an unanchored pattern as one
- *   (`\d+x` tries every start: quadratic, 98 ms on 10,000 digits).
- * The first two are the SPEC's list; the last is what polynomial (not only exponential)
- * backtracking needs, and the 50 ms CPU budget rules that out too. The check is
- * conservative (some safe patterns are refused; the message says how to rewrite) and
- * runs in time linear in the pattern times the repetitions open at once.
+ * - a repeated part that itself contains a repetition of variable count (`(a+)+`);
+ * - alternatives that can start with the same character (`(a|ab)*`, and anywhere else:
+ *   24 `(?:a|[ab])` in a row double per group);
+ * - two repetitions of variable count (`a*`, `a{0,16}`, `(a|)`) that can take the same
+ *   characters with only such characters between them (`a*a*`, `\S+@\S+`), counting the
+ *   scan of an unanchored pattern as one (`\d+x` tries every start: 98 ms on 10,000 digits);
+ * - a lookbehind of variable length (matched backwards from every position).
+ * The first two are the SPEC's list; the others are what polynomial backtracking needs,
+ * and the 50 ms CPU budget rules that out too. The check is conservative (some safe
+ * patterns are refused; each message says how to rewrite) and runs in time linear in the
+ * pattern times the repetitions open at once. `bench/regex-fuzz.mjs` times the patterns it
+ * accepts against adversarial strings.
  */
 import { parse, type AstNode as AnyNode, type CharacterClassBody, type RootNode as AnyRoot } from "regjsparser";
 
@@ -26,9 +29,6 @@ type RootNode = AnyRoot<typeof FEATURES>;
 
 /** Longer patterns are refused before parsing, so the check itself stays cheap. */
 export const MAX_PATTERN_CHARS = 1024;
-
-/** A repetition whose count can vary by more than this is treated as unbounded. */
-const WIDE_SPAN = 16;
 
 type Ranges = readonly (readonly [number, number])[];
 
@@ -103,6 +103,8 @@ interface OpenRepetition {
   between: Ranges[];
   /** The implicit scan of an unanchored pattern over every start position. */
   scan?: true;
+  /** Seen from inside a lookaround: the pattern goes on after it, and that may fail. */
+  tailFails?: true;
 }
 
 class Backtracks extends Error {}
@@ -136,7 +138,10 @@ class ShapeCheck {
 
   /** Checks each alternative of `node` as a sequence that starts with the given open repetitions. */
   alternatives(node: RootNode, open: OpenRepetition[]): void {
-    if (node.type === "disjunction") for (const alt of node.body) this.alternatives(alt, open);
+    if (node.type === "disjunction") {
+      this.#distinct(node);
+      for (const alt of node.body) this.alternatives(alt, open);
+    }
     else this.sequence(node.type === "alternative" ? node.body : [node], open);
   }
 
@@ -157,7 +162,7 @@ class ShapeCheck {
         o.between.every((b) => overlap(b, shape.chars)) &&
         // The scan from every start only costs when something after the repetition can fail
         // (inside a group, something after it may: counted as such).
-        (!o.scan || item.type === "group" || this.#canFail(items.slice(index + 1)));
+        (!o.scan || o.tailFails || item.type === "group" || this.#canFail(items.slice(index + 1)));
       if (shape.wide && open.some(ambiguous)) {
         throw new Backtracks(`has two unbounded repetitions that can match the same characters (at ${quote(item.raw)}); separate them with a character neither can match, or anchor the pattern with ^`);
       }
@@ -179,9 +184,14 @@ class ShapeCheck {
       case "reference":
         throw new Backtracks(`uses a backreference (${quote(node.raw)})`);
       case "group":
+        // A lookbehind of variable length is matched backwards from every position it is tried at.
+        if ((node.behavior === "lookbehind" || node.behavior === "negativeLookbehind") && this.shape(node).variable) {
+          throw new Backtracks(`has a lookbehind of variable length (${quote(node.raw)}); give it a fixed length`);
+        }
         // A lookaround runs where it stands, so what is open there is open inside it.
         if (node.behavior === "normal" || node.behavior === "ignore") this.#group(node.body, []);
-        else this.#group(node.body, open);
+        // What follows the lookaround may fail, so the scan costs inside it whatever comes after.
+        else this.#group(node.body, open.map((o) => (o.scan ? { ...o, tailFails: true as const } : o)));
         return;
       case "quantifier": {
         const [body] = node.body;
@@ -207,18 +217,18 @@ class ShapeCheck {
     if (this.shape(body).variable) {
       throw new Backtracks(`repeats a part that itself repeats a variable number of times (${quote(node.raw)}); repeat one of them only`);
     }
-    for (const choice of this.#disjunctions(body)) {
-      const shapes = choice.body.map((alt) => this.shape(alt));
-      const clash = shapes.some((a, i) => a.nullable || shapes.slice(i + 1).some((b) => overlap(a.first, b.first)));
-      if (clash) {
-        throw new Backtracks(`repeats alternatives that can start with the same character or match nothing (${quote(node.raw)}); make each alternative start differently`);
-      }
-    }
   }
 
-  *#disjunctions(node: AstNode): Generator<Extract<AstNode, { type: "disjunction" }>> {
-    if (node.type === "disjunction") yield node;
-    if ("body" in node && Array.isArray(node.body)) for (const child of node.body) yield* this.#disjunctions(child as AstNode);
+  /**
+   * Alternatives that can start with the same character are tried one after the other on the
+   * same text: under a repetition that doubles per character, and even in a plain sequence
+   * (`(?:a|[ab])` 24 times doubled per group), so they are refused wherever they are.
+   */
+  #distinct(choice: Extract<AstNode, { type: "disjunction" }>): void {
+    const shapes = choice.body.map((alt) => this.shape(alt));
+    if (shapes.some((a, i) => shapes.slice(i + 1).some((b) => overlap(a.first, b.first)))) {
+      throw new Backtracks(`has alternatives that can start with the same character (${quote(choice.raw)}); make each alternative start differently`);
+    }
   }
 
   shape(node: AstNode): Shape {
@@ -241,6 +251,8 @@ class ShapeCheck {
       case "unicodePropertyEscape":
         return single(ALL);
       case "characterClass": {
+        // A property escape's members are not listed here: the class may hold anything, negated or not.
+        if (node.body.some((part) => part.type === "unicodePropertyEscape")) return single(ALL);
         const chars = node.body.reduce<Ranges>((acc, part) => union(acc, classPart(part)), NONE);
         return single(node.negative ? complement(chars) : chars);
       }
@@ -258,23 +270,26 @@ class ShapeCheck {
         return this.#sequenceShape(node.body);
       case "disjunction": {
         const shapes = node.body.map((alt) => this.shape(alt));
+        // A choice that may match nothing is a `?` in another spelling.
+        const optional = shapes.some((s) => s.nullable);
         return {
-          nullable: shapes.some((s) => s.nullable),
+          nullable: optional,
           first: shapes.reduce<Ranges>((acc, s) => union(acc, s.first), NONE),
           chars: shapes.reduce<Ranges>((acc, s) => union(acc, s.chars), NONE),
-          wide: shapes.some((s) => s.wide),
-          variable: shapes.some((s) => s.variable),
+          wide: optional || shapes.some((s) => s.wide),
+          variable: optional || shapes.some((s) => s.variable),
         };
       }
       case "quantifier": {
         const body = this.shape(node.body[0]);
-        const wide = node.max === undefined || node.max - node.min > WIDE_SPAN;
+        // Any count that can vary: eight `a{0,16}` in a row took 104 s on 100 characters.
+        const variable = node.max !== node.min;
         return {
           nullable: node.min === 0 || body.nullable,
           first: body.first,
           chars: body.chars,
-          wide: wide || body.wide,
-          variable: node.max !== node.min || body.variable,
+          wide: variable || body.wide,
+          variable: variable || body.variable,
         };
       }
     }

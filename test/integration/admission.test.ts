@@ -120,11 +120,13 @@ describe("waiting", () => {
     expect(["waiting", "success"]).toContain(later.body.status);
   });
 
-  it("a tool schema that cannot be applied is a clear 400, not a fault", async () => {
-    await configure({ tools: [{ name: "picky", url: "https://t.example", parameters: { type: "object", properties: { s: { type: "string", pattern: "(" } } } }] });
-    const res = await parallel("w1", { tool_calls: [call("picky", { s: "x" })] });
+  it("a tool schema that cannot be applied is a clear 400 when it is stored, not a fault when it is used", async () => {
+    const res = await api("/v1/config", {
+      method: "PUT",
+      body: { tools: [{ name: "picky", url: "https://t.example", parameters: { type: "object", properties: { s: { type: "string", pattern: "(" } } } }] },
+    });
     expect(res.status).toBe(400);
-    expect(res.body.error.message).toContain("has a parameters schema fanout cannot apply");
+    expect((await json(res)).error.message).toContain('tools[0].parameters/properties/s/pattern "(" is not a valid regular expression');
   });
 });
 

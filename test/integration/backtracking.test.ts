@@ -97,7 +97,7 @@ describe("schema patterns", () => {
     expect(long.status).toBe(400);
     expect(long.body.error.code).toBe("invalid_tool_calls");
     expect(long.body.error.message).toBe(
-      "tool_calls[0] is not a valid tool call: /word is longer than 10000 characters, the most fanout checks against this tool's schema patterns; send a shorter value",
+      "tool_calls[0] is not a valid tool call: /word is longer than 10000 characters, the most fanout checks against this tool's schema patterns and formats; send a shorter value",
     );
     // A tool whose schema has no pattern takes long strings as before.
     const plain = await parallel("patterns", { tool_calls: [call("wait", { seconds: 1 })] });

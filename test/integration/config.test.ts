@@ -80,7 +80,7 @@ describe("configuration", () => {
   it("refuses a tool whose parameters cannot serve as a JSON Schema", async () => {
     const res = await put({ tools: [{ name: "t", url: "https://t.example", parameters: { $ref: "#/missing" } }] });
     expect(res.status).toBe(400);
-    expect((await json(res)).error.message).toContain("tools[0].parameters is not a usable JSON Schema");
+    expect((await json(res)).error.message).toContain('tools[0].parameters/$ref "#/missing" is not a local reference (#/…) to a part of this schema');
   });
 
   it("refuses http_request origins that break the egress rules", async () => {

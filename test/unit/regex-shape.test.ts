@@ -10,7 +10,15 @@ describe("backtrackingReason", () => {
     ["^(?:a{1,3}){2,}$", "repeats a part that itself repeats"],
     ["^(a|ab)*c$", "alternatives that can start with the same character"],
     ["^(a|a)+$", "alternatives that can start with the same character"],
-    ["^(a|)+$", "or match nothing"],
+    ["^(a|)+$", "repeats a part that itself repeats"],
+    ["^(?:a|[ab])(?:a|[ab])x$", "alternatives that can start with the same character"],
+    ["^(foo|foobar)$", "alternatives that can start with the same character"],
+    ["^[^\\p{L}]*[^\\p{L}]*x$", "two unbounded repetitions"],
+    ["^a{0,16}a{0,16}x$", "two unbounded repetitions"],
+    ["^(?:a|)(?:a|)x$", "two unbounded repetitions"],
+    ["(?<=a*)b", "lookbehind of variable length"],
+    ["(?=\\s*\\w{0,16})a{2,}", "two unbounded repetitions"],
+    ["(?<!a+)b", "lookbehind of variable length"],
     ["^(?:x|[a-z])+$", "alternatives that can start with the same character"],
     ["^(a)\\1$", "backreference"],
     ["^(?<x>a)\\k<x>$", "backreference"],
@@ -52,6 +60,9 @@ describe("backtrackingReason", () => {
     "^(\\d{3})+$",
     "^a+ba+$",
     "^(\\d+)-(\\d+)$",
+    "(?<=ab)c",
+    "^\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}$",
+    "^(?:Mr|Dr|Prof)\\.? [A-Z][a-z]+$",
   ])("accepts %j", (pattern) => {
     expect(backtrackingReason(pattern)).toBeUndefined();
   });
