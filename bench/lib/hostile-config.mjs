@@ -41,6 +41,13 @@ export const PRIVATE_URLS = [
   "https://[2001:db8::1]/", "https://[100::1]/",
 ];
 
+/** `$defs.a0 = {anyOf: [{$ref: a1}, {$ref: a1}]}`, `depth` deep: validating anything takes 2^depth steps. */
+function fanOut(depth) {
+  const $defs = { [`a${depth}`]: { type: "string" } };
+  for (let i = 0; i < depth; i++) $defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
+  return { type: "object", properties: { q: { $ref: "#/$defs/a0" } }, $defs };
+}
+
 const base = { tools: [], limits: {} };
 const tool = (over) => ({ name: "t", url: "https://tools.example/t", ...over });
 
@@ -64,7 +71,14 @@ export function hostileConfig(i) {
     }
     case 3: {
       const pattern = STALL_PATTERNS[n % STALL_PATTERNS.length];
-      const parameters = n % 2 ? { type: "object", patternProperties: { [pattern]: {} } } : { type: "object", properties: { q: { type: "string", pattern } } };
+      const shapes = [
+        { type: "object", properties: { q: { type: "string", pattern } } },
+        { type: "object", patternProperties: { [pattern]: {} } },
+        // Behind a reference to a member no keyword names: the validator still reaches it.
+        { type: "object", properties: { q: { $ref: "#/hidden" } }, hidden: { type: "string", pattern } },
+        fanOut(20),
+      ];
+      const parameters = shapes[n % shapes.length];
       return { method, body: { tools: [tool({ parameters })] }, refuse: true };
     }
     case 4: {

@@ -87,6 +87,27 @@ describe("schema patterns", () => {
     expect(await json(await api("/v1/config"))).toEqual(before);
   });
 
+  it("refuses a pattern hidden behind a $ref, and references that fan out, without validating anything against them", async () => {
+    const hidden = { type: "object", properties: { q: { $ref: "#/x" } }, x: { type: "string", pattern: "^(a+)+$" } };
+    const $defs: Record<string, unknown> = { a22: { type: "string" } };
+    for (let i = 0; i < 22; i++) $defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
+    const fanOut = { type: "object", properties: { q: { $ref: "#/$defs/a0" } }, $defs };
+
+    const started = Date.now();
+    const res = await api("/v1/config", {
+      method: "PUT",
+      body: { tools: [{ name: "hidden", url: `${toolServer()}/echo`, parameters: hidden }, { name: "fans", url: `${toolServer()}/echo`, parameters: fanOut }] },
+    });
+    expect(res.status).toBe(400);
+    const { problems } = (await json(res)).error;
+    expect(problems).toEqual([
+      expect.stringMatching(/^tools\[0\]\.parameters\/x\/pattern "\^\(a\+\)\+\$" repeats a part/),
+      "tools[1].parameters/ expands to more than 1000 subschemas through its $refs; reference each definition from fewer places",
+    ]);
+    // Validating {} against the second took seconds (2^22 branches) when the PUT tried it.
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it("checks a pattern only against strings of at most 10,000 characters", async () => {
     await configure({ tools: [{ name: "word", url: `${toolServer()}/echo`, read_only: true, parameters: patterned("^[a-z]+$") }] });
     const fits = await parallel("patterns", { tool_calls: [call("word", { word: "a".repeat(10_000) })] });
