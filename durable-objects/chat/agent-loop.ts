@@ -14,7 +14,7 @@ import { ApiError } from "../../src/http/errors";
 import type { JobSpec } from "../../src/jobs/job-spec";
 import { planToolCall, specNumbering, type CallPlan } from "../../src/jobs/call-plan";
 import { isTerminal } from "../../src/jobs/job";
-import { utf8Length } from "../../src/jobs/results";
+import { MAX_MESSAGE_BYTES, utf8Length } from "../../src/jobs/results";
 import type { JobOutcome, Usage } from "../../src/jobs/messages";
 import { InvalidToolCall, normalizeToolCall } from "../../src/parallel/normalize-call";
 import { cutChars, resultsPayload, startedPayload } from "../../src/jobs/payloads";
@@ -24,9 +24,6 @@ import { withJobIds } from "./admission";
 import type { JobStore } from "./job-store";
 import type { AwaitedCall, Turn, Turns } from "./turns";
 import type { ChildTreeSlots } from "./child-side";
-
-/** One stored message of the loop stays well under SQLite's 2 MB row (a provider's reply is not bounded). */
-const MAX_REPLY_BYTES = 1_000_000;
 
 /** Results a child's model reads are cut like a top-level response's default. */
 const MAX_RESULT_CHARS_IN_LOOP = 16_000;
@@ -186,9 +183,10 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     return finishWith(host, turn, { state: "error", error: e.message, attempt: 1, usage: turn.usage });
   }
   const usage = addUsage(turn.usage, { llm_calls: 1, ...reply.usage, tool_calls: reply.tool_calls.length });
-  const replyBytes = utf8Length(reply.content) + reply.tool_calls.reduce((n, c) => n + utf8Length(c.arguments), 0);
-  if (replyBytes > MAX_REPLY_BYTES) {
-    const error = `The model's reply took ${replyBytes} bytes; fanout keeps at most ${MAX_REPLY_BYTES} per message.`;
+  // Measured as it would be stored (JSON-escaped): it is one message row, and later the outcome's.
+  const replyBytes = utf8Length(JSON.stringify(reply.content)) + reply.tool_calls.reduce((n, c) => n + utf8Length(JSON.stringify(c.arguments)), 0);
+  if (replyBytes > MAX_MESSAGE_BYTES) {
+    const error = `The model's reply took ${replyBytes} bytes; fanout keeps at most ${MAX_MESSAGE_BYTES} per message.`;
     return finishWith(host, turn, { state: "error", error, attempt: 1, usage });
   }
   const after = Date.now();

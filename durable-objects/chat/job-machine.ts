@@ -81,7 +81,8 @@ export class JobMachine {
     const f: Finish =
       outcome.state === "success"
         ? { state: "success", ...cutStoredResult(outcome.result, room), attempt: outcome.attempt, usage: outcome.usage }
-        : { state: outcome.state, error: cutStoredResult(outcome.error, room).result, attempt: outcome.attempt, usage: outcome.usage };
+        : // The log row shows it as `Error: <text>` beside the arguments: room for that prefix too.
+          { state: outcome.state, error: cutStoredResult(outcome.error, Math.max(0, room - "Error: ".length)).result, attempt: outcome.attempt, usage: outcome.usage };
     if (outcome.state !== "timeout" && outcome.content) f.content = storedContent(outcome.content, contentBudget([f.result ?? f.error ?? null, job.tool_args, job.spec], maxStoredBytes));
     this.finish(job, f, now);
     return { status: "recorded" };

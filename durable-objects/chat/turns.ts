@@ -6,6 +6,9 @@
  */
 import type { ChatMessage } from "../../src/agents/llm";
 import type { JobOutcome, Usage } from "../../src/jobs/messages";
+import { cutForJson, MAX_MESSAGE_BYTES, utf8Length } from "../../src/jobs/results";
+
+const MESSAGE_CUT_NOTE = `\n[cut: fanout keeps at most ${MAX_MESSAGE_BYTES} bytes of one message]`;
 
 export type TurnState = "running" | "done" | "stopped";
 
@@ -132,8 +135,17 @@ export class Turns {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM turns WHERE state = 'running'`).one().n > 0;
   }
 
+  /**
+   * One row per message, which production caps at 2 MB: a tool message listing many results (an
+   * await of 64 jobs) could pass it once JSON-escaped, so its content is cut to fit.
+   */
   append(turnId: string, message: ChatMessage, now: number): void {
-    this.sql.exec(`INSERT INTO messages (turn, body, created_at) VALUES (?, ?, ?)`, turnId, JSON.stringify(message), now);
+    let body = JSON.stringify(message);
+    if (utf8Length(body) > MAX_MESSAGE_BYTES && typeof message.content === "string") {
+      const beside = utf8Length(JSON.stringify({ ...message, content: "" })) + utf8Length(MESSAGE_CUT_NOTE);
+      body = JSON.stringify({ ...message, content: cutForJson(message.content, beside, MAX_MESSAGE_BYTES).text + MESSAGE_CUT_NOTE });
+    }
+    this.sql.exec(`INSERT INTO messages (turn, body, created_at) VALUES (?, ?, ?)`, turnId, body, now);
   }
 
   /**

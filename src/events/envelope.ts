@@ -52,18 +52,27 @@ const RESULT_KEPT_CHARS = 1000;
 
 type ResultsLike = { jobs: Record<string, unknown>[] } & Record<string, unknown>;
 
-/** The same event without its result texts, marked `truncated`. */
+const firstChars = (text: string) => [...text].slice(0, RESULT_KEPT_CHARS).join("");
+
+/**
+ * The same event without its result texts, marked `truncated`. Error texts are cut to their first
+ * 1,000 characters: a tool's error is as long as it makes it, and 32 of them share one row.
+ */
 export function withoutResults(data: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...data, truncated: true };
   if (typeof data.result === "string" && data.result.length > RESULT_KEPT_CHARS) {
-    out.result = [...data.result].slice(0, RESULT_KEPT_CHARS).join("");
+    out.result = firstChars(data.result);
     out.result_truncated = true;
   }
+  if (typeof data.error === "string" && data.error.length > RESULT_KEPT_CHARS) out.error = firstChars(data.error);
   const results = data.results as ResultsLike | undefined;
   if (results && Array.isArray(results.jobs)) {
     out.results = {
       ...results,
-      jobs: results.jobs.map(({ result, ...job }) => (result === undefined ? job : { ...job, result_truncated: true })),
+      jobs: results.jobs.map(({ result, ...job }) => {
+        const kept = typeof job.error === "string" && job.error.length > RESULT_KEPT_CHARS ? { ...job, error: firstChars(job.error) } : job;
+        return result === undefined ? kept : { ...kept, result_truncated: true };
+      }),
     };
   }
   return out;

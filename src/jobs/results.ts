@@ -20,6 +20,9 @@ export const MAX_CALL_ARGS_BYTES = 524_288;
 
 export const utf8Length = (text: string) => new TextEncoder().encode(text).length;
 
+/** One stored message of an agent loop, JSON as written: well under SQLite's 2 MB row. */
+export const MAX_MESSAGE_BYTES = 1_000_000;
+
 /**
  * Room for a job's result or error text beside what its row already holds (its arguments, a
  * subordinate's request), within `max_stored_result_bytes`: the job row, and the log row that
@@ -36,4 +39,23 @@ export function cutStoredResult(result: string, maxBytes: number): { result: str
   // Decoding a cut UTF-8 sequence yields U+FFFD at the end; drop it rather than store a broken character.
   const cut = new TextDecoder().decode(bytes.slice(0, maxBytes)).replace(/\uFFFD+$/, "");
   return { result: cut, result_truncated: true };
+}
+
+/**
+ * `text` cut so that, written as a JSON string beside `besideBytes` of other JSON, it takes at
+ * most `maxBytes`. JSON escaping can make a character take 6 bytes: each try shrinks the cut by
+ * how much the last one overshot, which fits within a few tries.
+ */
+export function cutForJson(text: string, besideBytes: number, maxBytes: number): { text: string; cut: boolean } {
+  const room = Math.max(0, maxBytes - besideBytes);
+  let size = utf8Length(JSON.stringify(text));
+  if (size <= room) return { text, cut: false };
+  let budget = room;
+  for (let tries = 0; tries < 16 && budget > 0; tries++) {
+    const candidate = cutStoredResult(text, budget).result;
+    size = utf8Length(JSON.stringify(candidate));
+    if (size <= room) return { text: candidate, cut: true };
+    budget = Math.floor((budget * room) / size) - 8;
+  }
+  return { text: "", cut: true };
 }

@@ -5,7 +5,9 @@
  */
 import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { MAX_CALL_ARGS_BYTES, STORED_ROW_BYTES } from "../../src/jobs/results";
+import { ensureSchema } from "../../durable-objects/chat/schema";
+import { Turns } from "../../durable-objects/chat/turns";
+import { MAX_CALL_ARGS_BYTES, MAX_MESSAGE_BYTES, STORED_ROW_BYTES } from "../../src/jobs/results";
 import { agentConfig, call, chatObject, configure, parallel, scriptLlm, toolConfig } from "../helpers";
 
 afterEach(async () => {
@@ -68,16 +70,31 @@ describe("rows under 2 MB", () => {
     expect(body.jobs[0].state).toBe("error");
     const bytes = await rowBytes("rows-c", body.jobs[0].job_id);
     expect(bytes.job).toBeLessThanOrEqual(STORED_ROW_BYTES);
-    expect(bytes.log).toBeLessThanOrEqual(STORED_ROW_BYTES + "Error: ".length);
+    expect(bytes.log).toBeLessThanOrEqual(STORED_ROW_BYTES);
   });
 
   it("ends a subordinate's job with an error when its model replies with more than a row can keep", async () => {
     await configure(agentConfig("m-rows-big"));
+    // 1,000,001 characters and the two quotes of its JSON string.
     await scriptLlm("m-rows-big", [{ content: "y".repeat(1_000_001) }]);
     const { body } = await parallel("rows-d", { tool_calls: [call("spawn_task", { task: "write a lot" })], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({
       state: "error",
-      error: "The model's reply took 1000001 bytes; fanout keeps at most 1000000 per message.",
+      error: "The model's reply took 1000003 bytes; fanout keeps at most 1000000 per message.",
     });
+  });
+
+  it("cuts a loop message that JSON escaping would take past the bound, and says so", async () => {
+    const stored = await runInDurableObject(chatObject("rows-e"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql);
+      // 64 results of 16,000 quotes: 2 MB once escaped.
+      const content = Array.from({ length: 64 }, () => '"'.repeat(16_000)).join("\n");
+      new Turns(sql).append("turn-1", { role: "tool", tool_call_id: "c1", content }, Date.now());
+      return sql.exec<{ n: number; body: string }>(`SELECT length(CAST(body AS BLOB)) AS n, body FROM messages`).one();
+    });
+    expect(stored.n).toBeLessThanOrEqual(MAX_MESSAGE_BYTES);
+    expect(stored.n).toBeGreaterThan(MAX_MESSAGE_BYTES * 0.95);
+    expect(JSON.parse(stored.body).content).toMatch(/\[cut: fanout keeps at most 1000000 bytes of one message\]$/);
   });
 });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cutStoredResult } from "../../src/jobs/results";
+import { cutForJson, cutStoredResult } from "../../src/jobs/results";
 
 const bytes = (s: string) => new TextEncoder().encode(s).length;
 
@@ -52,5 +52,22 @@ describe("cutStoredResult", () => {
         expect(bytes(r.result + next)).toBeGreaterThan(max);
       }),
     );
+  });
+});
+
+describe("cutForJson", () => {
+  it("leaves text that fits as it is", () => {
+    expect(cutForJson("hello", 10, 100)).toEqual({ text: "hello", cut: false });
+  });
+
+  it("cuts text whose JSON escaping makes it too long, so the escaped form fits", () => {
+    const quotes = '"'.repeat(1000); // 2 bytes each once escaped
+    const { text, cut } = cutForJson(quotes, 100, 1100);
+    expect(cut).toBe(true);
+    expect(new TextEncoder().encode(JSON.stringify(text)).length).toBeLessThanOrEqual(1000);
+    const control = "\u0001".repeat(1000); // 6 bytes each once escaped
+    const fitted = cutForJson(control, 0, 2000).text;
+    expect(new TextEncoder().encode(JSON.stringify(fitted)).length).toBeLessThanOrEqual(2000);
+    expect(fitted.length).toBeGreaterThan(100);
   });
 });

@@ -85,4 +85,13 @@ describe("an event too big for one row", () => {
       ],
     });
   });
+
+  it("cuts error texts to their first 1,000 characters, in the event and in each job of a batch", async () => {
+    const { withoutResults } = await import("../../src/events/envelope");
+    const long = "e".repeat(300_000);
+    const slim = withoutResults({ job_id: "j", error: long, results: { status: "error", jobs: Array.from({ length: 32 }, (_, i) => ({ job_id: `j${i}`, state: "error", error: long })) } });
+    expect(slim.error).toBe("e".repeat(1000));
+    expect((slim.results as { jobs: { error: string }[] }).jobs.every((j) => j.error === "e".repeat(1000))).toBe(true);
+    expect(JSON.stringify(slim).length).toBeLessThan(64 * 1024);
+  });
 });
