@@ -10,6 +10,7 @@
 import OpenAI from "openai";
 import { egressProblem } from "../config/egress";
 import { egressFetch, egressRefusal } from "../http/egress-fetch";
+import { redact } from "../util/redact";
 
 export interface LlmTarget {
   base_url: string;
@@ -99,7 +100,7 @@ export async function complete(
       if (refused) throw new LlmError(refusedText(refused.problem));
       if (e instanceof OpenAI.APIError && e.status !== undefined && e.status >= 300 && e.status < 400) throw new LlmError(redirectText(e, target.base_url));
       const delay = retryDelay(e, attempt);
-      if (delay === undefined) throw new LlmError(`LLM provider error: ${(e as Error).message}`);
+      if (delay === undefined) throw new LlmError(redact(`LLM provider error: ${(e as Error).message}`, [target.api_key]));
       await sleep(delay);
     }
   }

@@ -6,6 +6,7 @@
 import { egressProblem } from "../config/egress";
 import { egressFetch } from "../http/egress-fetch";
 import { boundedSignal } from "../util/abort";
+import { redact } from "../util/redact";
 import { ATTEMPT_TIMEOUT_MS } from "../webhooks/delivery-rules";
 import type { AttemptResult } from "../webhooks/send";
 
@@ -51,7 +52,7 @@ export async function sendTelegram(
     });
     const answer = await res.text();
     // The token is part of the URL: never echo the URL into an error.
-    return { status: res.status, error: res.ok ? "" : `Telegram answered ${res.status}: ${answer.slice(0, 200)}` };
+    return { status: res.status, error: res.ok ? "" : `Telegram answered ${res.status}: ${redact(answer, [target.bot_token]).slice(0, 200)}` };
   } catch (e) {
     const timedOut = bounded.signal.reason?.name === "TimeoutError";
     return { status: null, error: timedOut ? `Telegram gave no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.` : "Network error reaching Telegram." };

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { McpError, type Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../http/egress-fetch";
+import { redact } from "../util/redact";
 import type { AttemptResult } from "./http-call";
 import { callOutcome, keptTools, type McpTool } from "./mcp";
 
@@ -102,17 +103,26 @@ export async function callMcpTool(
     client = await connected(endpoint, signal, timeout, allowPrivateEgress);
   } catch (e) {
     if (signal.aborted) throw e;
-    return failure(endpoint.name, e, "unsent");
+    return redactedAttempt(failure(endpoint.name, e, "unsent"), Object.values(endpoint.headers));
   }
+  const secrets = Object.values(endpoint.headers);
   try {
     const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout, ...(onProgress ? { onprogress: onProgress } : {}) });
-    return { kind: "done", ...callOutcome(result as Parameters<typeof callOutcome>[0]) };
+    return redactedAttempt({ kind: "done", ...callOutcome(result as Parameters<typeof callOutcome>[0]) }, secrets);
   } catch (e) {
     if (signal.aborted) throw e;
-    return failure(endpoint.name, e, "network");
+    return redactedAttempt(failure(endpoint.name, e, "network"), secrets);
   } finally {
     await client.close().catch(() => {});
   }
+}
+
+/** The attempt with the server's configured header values taken out of its texts. */
+export function redactedAttempt(attempt: AttemptResult, secrets: string[]): AttemptResult {
+  const out = { ...attempt };
+  if ("error" in out && typeof out.error === "string") out.error = redact(out.error, secrets);
+  if ("result" in out && typeof out.result === "string") out.result = redact(out.result, secrets);
+  return out;
 }
 
 function failure(server: string, e: unknown, otherwise: "unsent" | "network"): AttemptResult {
