@@ -90,8 +90,6 @@ export function resultText(result: ToolCallContent): string {
   return lines.join("\n");
 }
 
-const utf8 = utf8Length;
-
 /** A part too big to keep: what it was, without its payload, marked `truncated`. */
 function stub(part: ContentPart): ContentPart {
   const out: ContentPart = { type: part.type };
@@ -106,7 +104,7 @@ function stub(part: ContentPart): ContentPart {
 /** A text part cut to fit `room` bytes of JSON, or undefined when not even an empty one fits. */
 function cutText(part: ContentPart, room: number): ContentPart | undefined {
   const empty: ContentPart = { ...part, text: "", truncated: true };
-  const target = room - utf8(JSON.stringify(empty));
+  const target = room - utf8Length(JSON.stringify(empty));
   if (target < 0) return undefined;
   const text = str(part.text) ?? "";
   let allowed = target;
@@ -114,7 +112,7 @@ function cutText(part: ContentPart, room: number): ContentPart | undefined {
   // shrink in proportion until the escaped text fits.
   for (let i = 0; i < 16 && allowed > 0; i++) {
     const cut = cutStoredResult(text, Math.max(0, allowed)).result;
-    const escaped = utf8(JSON.stringify(cut)) - 2;
+    const escaped = utf8Length(JSON.stringify(cut)) - 2;
     if (escaped <= target) return { ...part, text: cut, truncated: true };
     allowed = Math.floor((allowed * target) / escaped);
   }
@@ -129,16 +127,16 @@ function cutText(part: ContentPart, room: number): ContentPart | undefined {
  */
 export function storedContent(parts: ContentPart[], maxBytes: number): string {
   const whole = JSON.stringify(parts);
-  if (utf8(whole) <= maxBytes) return whole;
+  if (utf8Length(whole) <= maxBytes) return whole;
   const kept: ContentPart[] = [];
   let used = 2; // the brackets
   for (const part of parts) {
     const comma = kept.length > 0 ? 1 : 0;
     const room = maxBytes - used - comma;
-    const size = utf8(JSON.stringify(part));
+    const size = utf8Length(JSON.stringify(part));
     const fitted = size <= room ? part : part.type === "text" ? cutText(part, room) : stub(part);
     if (!fitted) break;
-    const fittedSize = fitted === part ? size : utf8(JSON.stringify(fitted));
+    const fittedSize = fitted === part ? size : utf8Length(JSON.stringify(fitted));
     if (fittedSize > room) break;
     kept.push(fitted);
     used += comma + fittedSize;
