@@ -28,6 +28,7 @@ import type {
 import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
 import { tenantName } from "../../src/names";
 import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
+import { withinToolBound } from "../../src/jobs/tool-bound";
 import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./admission";
 import { admittedCall, deliveredJobIds, reportedJobIds, toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
 import { Children, NEW_CHAT_STATE, planSubordinates, type SubordinatePlan, type SubordinateState } from "./subordinates";
@@ -235,7 +236,7 @@ export class ChatDO extends DurableObject<Env> {
     if (command.jobs.length === 0) return this.#respond(command.job_ids, shape, req.limits);
 
     // A child reserves its tree's slots from the root first: the only await before admission.
-    const jobs = withJobIds(command.jobs);
+    const jobs = withJobIds(withinToolBound(command.jobs, this.#toolBound()));
     const subordinates = jobs.filter((j): j is SubordinateJobSpec => j.kind === "subordinate");
     const tree = await this.#tree.reserve(req, subordinates, now);
     try {
@@ -345,7 +346,8 @@ export class ChatDO extends DurableObject<Env> {
       const replay = this.#idempotency.find("tool-calls", req.idempotency)?.tool_calls;
       if (replay) return this.#toolCallsAnswer(replay, req.wait_seconds, req.limits, false);
     }
-    const entries = req.entries.map((e) => this.#withKnownJobs(e));
+    const bound = this.#toolBound();
+    const entries = req.entries.map((e) => this.#withinBound(this.#withKnownJobs(e), bound));
     const specs = withJobIds(entries.flatMap((e) => (e.spec ? [e.spec] : (e.parallel?.specs ?? []))));
     const tree = await this.#tree.reserveTiered(req, specs, req.caller, now);
     if (this.#deletion.pending()) {
@@ -370,6 +372,23 @@ export class ChatDO extends DurableObject<Env> {
       await this.#timers.arm();
     }
     return this.#toolCallsAnswer(stored, req.wait_seconds, req.limits, true);
+  }
+
+  /** The `spawn_task` `tools` subset this chat was started with, if any. */
+  #toolBound(): string[] | null {
+    return hasSchema(this.#sql) ? (JSON.parse(readMeta(this.#sql, "tools") ?? "null") as string[] | null) : null;
+  }
+
+  /** A call outside the chat's tools is its own error entry; a `parallel` call with one is refused whole. */
+  #withinBound(entry: ToolCallEntry, bound: string[] | null): ToolCallEntry {
+    try {
+      if (entry.spec) return { ...entry, spec: withinToolBound([entry.spec], bound)[0] };
+      if (entry.parallel) return { ...entry, parallel: { ...entry.parallel, specs: withinToolBound(entry.parallel.specs, bound) } };
+      return entry;
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      return { index: entry.index, tool_call_id: entry.tool_call_id, name: entry.name, error: { code: e.code, message: e.message, ...e.details } };
+    }
   }
 
   /** A `parallel` call naming jobs this chat does not have is refused whole, as on the `parallel` route. */

@@ -639,6 +639,36 @@ describe("review findings", () => {
     );
   });
 
+  it("a restricted child chat keeps to its tools for calls a key holder sends it directly", async () => {
+    await configure(agentConfig("m-b7"));
+    await scriptLlm("m-b7", [{ content: "done" }]);
+    const { body } = await parallel("b7a", { tool_calls: [call("spawn_task", { task: "x", tools: ["echo"] })], timeout: 20 });
+    const child = body.jobs[0].context_id;
+
+    const outside = await parallel(child, { tool_calls: [call("text")] });
+    expect(outside.status).toBe(400);
+    expect(outside.body.error).toEqual({
+      code: "unknown_tool",
+      message: "tool_calls[0] uses tool 'text', which this chat may not use: it was started with the tools echo.",
+    });
+    const inside = await parallel(child, { tool_calls: [call("echo", { a: 1 })] });
+    expect(inside.body.jobs[0]).toMatchObject({ state: "success" });
+
+    const wider = await api(`/v1/chats/${child}/spawn`, { body: { task: "y", tools: ["text"] } });
+    expect(wider.status).toBe(400);
+    expect((await json(wider)).error.code).toBe("invalid_subordinate_call");
+
+    const tiered = await json(
+      await api(`/v1/chats/${child}/tool-calls`, {
+        body: { tool_calls: [{ id: "a", name: "text", arguments: "{}" }, { id: "b", name: "echo", arguments: '{"b":2}' }], timeout: 10 },
+      }),
+    );
+    expect(tiered.results.map((r: any) => [r.tool_call_id, r.content])).toEqual([
+      ["a", "Error: tool_calls[0] uses tool 'text', which this chat may not use: it was started with the tools echo."],
+      ["b", '{"b":2}'],
+    ]);
+  });
+
   it("refuses subordinate arguments of the wrong type instead of ignoring them", async () => {
     await configure(agentConfig("m-l4"));
     const res = await parallel("l4a", { tool_calls: [call("call_subordinate", { message: "x", profile: 5 })] });
