@@ -26,7 +26,7 @@ import type {
   Delivery,
 } from "../../src/jobs/messages";
 import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
-import { tenantName } from "../../src/names";
+import { chatName, tenantName } from "../../src/names";
 import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
 import { withinToolBound } from "../../src/jobs/tool-bound";
 import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./admission";
@@ -94,6 +94,8 @@ export class ChatDO extends DurableObject<Env> {
   readonly #waiters = new Waiters();
   /** This chat's entry in the tenant's index while it is being written (see `#commit`). */
   #registering: Promise<unknown> = Promise.resolve();
+  /** Hand-overs from the parent waiting on its answer: a deletion waits for them (see `beginTurn`). */
+  readonly #handovers = new Set<Promise<unknown>>();
   readonly #dispatcher = new Dispatcher({
     ctx: this.ctx,
     env: () => this.env,
@@ -554,9 +556,25 @@ export class ChatDO extends DurableObject<Env> {
   // ---- a child's side: turns handed over by the parent's subordinate jobs ----
 
   async beginTurn(req: TurnRequest): Promise<"started" | "duplicate" | "expired"> {
-    const now = Date.now();
+    const handover = this.#handOver(req);
+    this.#handovers.add(handover);
+    try {
+      return await handover;
+    } finally {
+      this.#handovers.delete(handover);
+    }
+  }
+
+  async #handOver(req: TurnRequest): Promise<"started" | "duplicate" | "expired"> {
     // A chat being deleted starts nothing; its parent's job ends "child chat deleted".
     if (this.#deletion.pending()) return "duplicate";
+    // A hand-over still in flight when its parent ended the job (cancelled it, or was deleted and
+    // already asked this chat to go) must not give a deleted subtree storage and a running loop
+    // again: only the claim that holds the job may start a turn.
+    const parent = this.env.CHAT.getByName(chatName(req.tenant, req.parent_chat_id));
+    if (!(await parent.holdsJob(req.parent_job_id, req.lease))) return "duplicate";
+    if (this.#deletion.pending()) return "duplicate";
+    const now = Date.now();
     ensureSchema(this.#sql);
     const isNewChat = readMeta(this.#sql, "chat_id") === undefined;
     const previousName = readMeta(this.#sql, "name");
@@ -811,8 +829,17 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   /** The chat and its whole subtree (see `./deletion`): `pending` while a part of it could not be reached yet. */
-  deleteChat(by: DeletedBy = "request"): Promise<DeletionAnswer> {
+  async deleteChat(by: DeletedBy = "request"): Promise<DeletionAnswer> {
+    // A hand-over under way may be about to give this chat storage: let it land (or not) first.
+    await Promise.allSettled(this.#handovers);
     return this.#deletion.delete(by);
+  }
+
+  /** Whether `lease` still holds the running job `jobId` here: a child asks before it starts a turn. */
+  holdsJob(jobId: string, lease: string): boolean {
+    if (!this.#readable()) return false;
+    const job = this.#jobs.get(jobId);
+    return job?.state === "running" && job.lease === lease;
   }
 
   /** A child chat of this one was deleted by its own DELETE. */

@@ -108,6 +108,29 @@ describe("egress at run time", () => {
   });
 });
 
+describe("a hand-off its parent no longer holds", () => {
+  const handOff = (chat: string, parent: string, lease: string) => ({
+    tenant: "acme", chat_id: chat, parent_chat_id: parent, root_chat_id: parent, parent_job_id: "spawntask-gone",
+    lease, deadline_at: Date.now() + 60_000, level: 1, profile: "default", name: "n", message: "m", attachments: [],
+    limits: chatLimits(defaultConfig()),
+  });
+  const tablesOf = (stub: ReturnType<typeof chatObject>) =>
+    runInDurableObject(stub, (_i, s) => s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf%'").toArray());
+
+  it("starts nothing and gives the child no storage when the parent is gone (deleted meanwhile)", async () => {
+    const child = chatObject("sub-orphan");
+    expect(await child.beginTurn(handOff("sub-orphan", "no-such-parent", "l"))).toBe("duplicate");
+    expect(await tablesOf(child)).toEqual([]);
+  });
+
+  it("starts nothing when the parent's job is not held by that claim", async () => {
+    await parallel("holder", { tool_calls: [call("hang")], wait: false });
+    const child = chatObject("sub-stale");
+    expect(await child.beginTurn(handOff("sub-stale", "holder", "not-the-lease"))).toBe("duplicate");
+    expect(await tablesOf(child)).toEqual([]);
+  });
+});
+
 describe("a stop that arrives before the hand-off", () => {
   it("leaves a stopped turn that a late hand-off cannot start, and the chat is still purged", async () => {
     const child = chatObject("sub-tombstone");

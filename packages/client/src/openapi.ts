@@ -156,7 +156,10 @@ export interface paths {
                                 subagent_idle_seconds: number;
                                 /** @default null */
                                 max_tokens_per_job: number | null;
-                                /** @default 16000 */
+                                /**
+                                 * @description No stored result is longer than 2,000,000 bytes.
+                                 * @default 16000
+                                 */
                                 max_result_chars: number;
                                 /**
                                  * @description Stays under SQLite's 2 MB row limit.
@@ -340,7 +343,10 @@ export interface paths {
                             subagent_idle_seconds?: number;
                             /** @default null */
                             max_tokens_per_job?: number | null;
-                            /** @default 16000 */
+                            /**
+                             * @description No stored result is longer than 2,000,000 bytes.
+                             * @default 16000
+                             */
                             max_result_chars?: number;
                             /**
                              * @description Stays under SQLite's 2 MB row limit.
@@ -498,7 +504,10 @@ export interface paths {
                                 subagent_idle_seconds: number;
                                 /** @default null */
                                 max_tokens_per_job: number | null;
-                                /** @default 16000 */
+                                /**
+                                 * @description No stored result is longer than 2,000,000 bytes.
+                                 * @default 16000
+                                 */
                                 max_result_chars: number;
                                 /**
                                  * @description Stays under SQLite's 2 MB row limit.
@@ -698,7 +707,10 @@ export interface paths {
                                 subagent_idle_seconds: number;
                                 /** @default null */
                                 max_tokens_per_job: number | null;
-                                /** @default 16000 */
+                                /**
+                                 * @description No stored result is longer than 2,000,000 bytes.
+                                 * @default 16000
+                                 */
                                 max_result_chars: number;
                                 /**
                                  * @description Stays under SQLite's 2 MB row limit.
