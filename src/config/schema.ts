@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { unusableSchema } from "../tools/catalog";
-import { MAX_PATTERN_TEXT_CHARS, schemaHazards, schemaPatterns } from "../tools/schema-safety";
+import { MAX_CONFIG_PATTERN_CHARS, schemaHazards, schemaPatterns } from "../tools/schema-safety";
 import { MAX_GLOB_CHARS, MAX_GLOBS, MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS } from "./bounds";
 
 export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;
@@ -170,8 +170,8 @@ export function crossFieldProblems(config: TenantConfig): string[] {
     if (problem) problems.push(`tools[${i}].parameters is not a usable JSON Schema (${problem})`);
     patternText += schemaPatterns(t.parameters).reduce((n, p) => n + p.pattern.length, 0);
   });
-  if (patternText > MAX_PATTERN_TEXT_CHARS * 4) {
-    problems.push(`tools: ${patternText} characters of schema patterns in all; at most ${MAX_PATTERN_TEXT_CHARS * 4} are checked`);
+  if (patternText > MAX_CONFIG_PATTERN_CHARS) {
+    problems.push(`tools: ${patternText} characters of schema patterns in all; at most ${MAX_CONFIG_PATTERN_CHARS} are checked`);
   }
   for (const t of config.tools) {
     if (t.timeout_seconds !== undefined && t.timeout_seconds > l.max_job_timeout_seconds) {

@@ -5,7 +5,7 @@
  */
 import type { TenantConfig } from "../config/schema";
 import { resultText, type ContentPart, type ToolCallContent } from "./mcp-content";
-import { schemaHazards } from "./schema-safety";
+import { MAX_CONFIG_PATTERN_CHARS, schemaHazards, schemaPatterns } from "./schema-safety";
 
 /** OpenAI function names allow no dots, so models see `<server>__<tool>`. */
 export const MCP_SEPARATOR = "__";
@@ -92,9 +92,16 @@ export const MAX_MCP_TOOLS = 256;
 export function keptTools(server: string, listed: ListedTool[]): { tools: McpTool[]; leftOut: string[] } {
   const tools: McpTool[] = [];
   const leftOut: string[] = [];
+  let patternText = 0;
   for (const tool of listed) {
     if (tools.length >= MAX_MCP_TOOLS) {
       leftOut.push(`MCP server '${server}': tool '${tool.name}' left out: fanout keeps at most ${MAX_MCP_TOOLS} tools of a server.`);
+      continue;
+    }
+    // Checking patterns costs time in proportion to their text: a server's list gets what a configuration gets.
+    patternText += schemaPatterns(tool.inputSchema).reduce((n, p) => n + p.pattern.length, 0);
+    if (patternText > MAX_CONFIG_PATTERN_CHARS) {
+      leftOut.push(`MCP server '${server}': tool '${tool.name}' left out: the server's schemas hold more than ${MAX_CONFIG_PATTERN_CHARS} characters of patterns.`);
       continue;
     }
     const [hazard] = schemaHazards(tool.inputSchema);

@@ -28,6 +28,9 @@ export const MAX_EXPANDED_SUBSCHEMAS = 1_000;
 /** Pattern text in one schema: each pattern costs a parse and a shape check. */
 export const MAX_PATTERN_TEXT_CHARS = 16_384;
 
+/** Pattern text in a whole configuration, or in one MCP server's list. */
+export const MAX_CONFIG_PATTERN_CHARS = 65_536;
+
 /** Members that hold values, not subschemas: the validator never looks for a schema there. */
 const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples"]);
 

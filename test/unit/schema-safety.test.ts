@@ -130,6 +130,18 @@ describe("keptTools", () => {
     ]);
   });
 
+  it("keeps at most 65,536 characters of patterns from one server's list", () => {
+    // 16 patterns of 1,000 characters a tool: four tools fit, the fifth and sixth do not.
+    const properties = Object.fromEntries(Array.from({ length: 16 }, (_, k) => [`p${k}`, { type: "string", pattern: `^${"a".repeat(998)}$` }]));
+    const listed = Array.from({ length: 6 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object", properties } }));
+    const { tools, leftOut } = keptTools("docs", listed);
+    expect(tools).toHaveLength(4);
+    expect(leftOut).toEqual([
+      "MCP server 'docs': tool 't4' left out: the server's schemas hold more than 65536 characters of patterns.",
+      "MCP server 'docs': tool 't5' left out: the server's schemas hold more than 65536 characters of patterns.",
+    ]);
+  });
+
   it(`keeps at most ${MAX_MCP_TOOLS} tools of a server`, () => {
     const listed = Array.from({ length: MAX_MCP_TOOLS + 2 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object" } }));
     const { tools, leftOut } = keptTools("docs", listed);
