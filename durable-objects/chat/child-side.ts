@@ -12,6 +12,7 @@ import { loadMcpListings } from "../../src/tools/mcp-listings";
 import type { McpListings } from "../../src/tools/mcp";
 import type { TenantConfig } from "../../src/config/schema";
 import type { JobSpec } from "../../src/jobs/job-spec";
+import { narrowestTools } from "../../src/jobs/tool-bound";
 import type { Caller, ChatLimits, JobOutcome, TurnRequest } from "../../src/jobs/messages";
 import { chatName, tenantName } from "../../src/names";
 import { newJobRows, type AdmittedBatch, type InOrderAdmission } from "./admission";
@@ -94,7 +95,8 @@ export class ChildSide implements LoopHost {
       writeMeta(this.d.sql, "profile", req.profile);
       writeMeta(this.d.sql, "name", req.name);
       writeMeta(this.d.sql, "limits", JSON.stringify(req.limits));
-      writeMeta(this.d.sql, "tools", JSON.stringify(req.tools ?? null));
+      // A continued child keeps the subset it was started with: a continuation narrows it, never widens it.
+      writeMeta(this.d.sql, "tools", JSON.stringify(narrowestTools(JSON.parse(readMeta(this.d.sql, "tools") ?? "null"), req.tools)));
       if (readMeta(this.d.sql, "created_at") === undefined) writeMeta(this.d.sql, "created_at", String(now));
       this.d.turns.begin(req, now);
       const lines = [

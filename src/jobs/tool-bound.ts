@@ -26,3 +26,9 @@ export function withinToolBound(specs: JobSpec[], bound: string[] | null): JobSp
     return { ...spec, sub: { ...spec.sub, tools: spec.sub.tools ?? bound } };
   });
 }
+
+/** The tools a continued child may use: within what it had and what the continuation allows. */
+export function narrowestTools(had: string[] | null, allowed: string[] | undefined): string[] | null {
+  if (!had) return allowed ?? null;
+  return allowed ? had.filter((t) => allowed.includes(t)) : had;
+}

@@ -669,6 +669,18 @@ describe("review findings", () => {
     ]);
   });
 
+  it("a child started with a tools subset keeps it when call_subordinate continues it", async () => {
+    await configure(agentConfig("m-b8"));
+    await scriptLlm("m-b8", [{ content: "first" }, { content: "second" }]);
+    const first = await parallel("b8a", { tool_calls: [call("spawn_task", { task: "x", tools: ["echo"] })], timeout: 20 });
+    const child = first.body.jobs[0].context_id;
+    const again = await parallel("b8a", { tool_calls: [call("call_subordinate", { message: "go on", context_id: child })], timeout: 20 });
+    expect(again.body.jobs[0]).toMatchObject({ state: "success", result: "second" });
+    const offered = (await llmRequests("m-b8"))[1]!.tools!.map((t: any) => t.function.name);
+    expect(offered).toContain("echo");
+    expect(offered).not.toContain("text");
+  });
+
   it("refuses subordinate arguments of the wrong type instead of ignoring them", async () => {
     await configure(agentConfig("m-l4"));
     const res = await parallel("l4a", { tool_calls: [call("call_subordinate", { message: "x", profile: 5 })] });

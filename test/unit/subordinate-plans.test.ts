@@ -88,3 +88,13 @@ describe("the tools a subordinate may use", () => {
     expect(bounded({ task: "t", agent: "researcher", tools: ["search"] }, ["search", "write"]).sub.tools).toEqual(["search"]);
   });
 });
+
+describe("a continued child's tools", () => {
+  it("stay within what it had and what the continuation allows", async () => {
+    const { narrowestTools } = await import("../../src/jobs/tool-bound");
+    expect(narrowestTools(null, undefined)).toBeNull();
+    expect(narrowestTools(null, ["a"])).toEqual(["a"]);
+    expect(narrowestTools(["a", "b"], undefined)).toEqual(["a", "b"]);
+    expect(narrowestTools(["a", "b"], ["b", "c"])).toEqual(["b"]);
+  });
+});
