@@ -40,7 +40,7 @@ import { nextPurgeAt, purgeExpired } from "./retention";
 import { ensureSchema, hasSchema, readLimits, readMeta, writeMeta } from "./schema";
 import { forgetCached, transact } from "./sql-cache";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
-import { Timers } from "./timers";
+import { Timers, type Timer } from "./timers";
 import { Waiters } from "./waiters";
 import { Dispatcher } from "./dispatcher";
 import { EXEC_HEARTBEAT_MS, Executor, type RunAnswer } from "./executor";
@@ -73,6 +73,9 @@ const REGISTER_RETRY_MS = 10_000;
 
 /** While subordinates are queued, the queue is looked at least this often. */
 const QUEUE_SAFETY_MS = 30_000;
+
+/** A timer whose handler threw runs again this much later (production drops an alarm after 6 failed retries). */
+const FAILED_TIMER_RETRY_MS = 10_000;
 
 
 export class ChatDO extends DurableObject<Env> {
@@ -658,83 +661,100 @@ export class ChatDO extends DurableObject<Env> {
     if (!hasSchema(this.#sql)) return;
     if (this.#deletion.pending()) return this.#deletion.alarm();
     const now = Date.now();
-    for (const timer of this.#timers.due(now)) {
-      switch (timer.kind) {
-        case "deadline": {
-          // One timer for the chat, at its earliest deadline (older chats may still hold one per job):
-          // every job past its deadline ends, then the chat's timer moves to the next one.
-          for (const job of this.#jobs.pastDeadline(now)) this.#machine.expire(job, now);
-          const next = this.#jobs.nextDeadline();
-          if (next !== undefined) this.#timers.set("deadline", "", next);
-          break;
+    try {
+      for (const timer of this.#timers.due(now)) {
+        try {
+          if ((await this.#runTimer(timer, now)) === "forgotten") return;
+          this.#timers.done(timer);
+        } catch (e) {
+          // Production retries a throwing alarm 6 times, then drops it: one failing handler (an RPC
+          // that keeps failing) must not stop the chat's deadlines and deliveries behind it.
+          console.warn("a timer failed; it runs again later", timer.kind, timer.ref, (e as Error).message);
+          this.#timers.postpone(timer, now + FAILED_TIMER_RETRY_MS);
         }
-        case "wait_done":
-          this.#machine.finishWait(timer.ref, now);
-          break;
-        case "dispatch": {
-          // One watchdog for the chat (older chats may still hold one per job): every job that should
-          // have started and has not gets its queue copy again; one that did start absorbs it.
-          const stuck = this.#jobs.undispatched();
-          if (stuck.length) {
-            this.#timers.set("dispatch", "", now + DISPATCH_WATCHDOG_MS);
-            await this.#dispatcher.send(stuck.map((j) => ({ job_id: j.job_id, attempt: j.attempt + 1 })));
-          }
-          break;
-        }
-        case "register": {
-          const { tenant, chat_id } = this.#dispatcher.address();
-          this.#timers.set("register", "", now + REGISTER_RETRY_MS); // until it lands
-          this.ctx.waitUntil((this.#registering = this.#registerChat(tenant, chat_id, Number(readMeta(this.#sql, "created_at") ?? now))));
-          break;
-        }
-        case "exec": {
-          // Calls lost with an earlier instance: each recovers in an invocation of its own, at most 4
-          // open from this one, beside the alarm so the deadlines due with it are not held up.
-          const self = this.env.CHAT.get(this.ctx.id);
-          const recover = async (jobId: string) => {
-            try {
-              await self.runJob(jobId);
-            } catch (e) {
-              console.warn("recovering a call failed; the next heartbeat tries again", jobId, (e as Error).message);
-            }
-          };
-          const orphans = this.#executor.orphans(now);
-          this.ctx.waitUntil(forEachLimited(orphans, MAX_OPEN_CONNECTIONS, recover));
-          // Recovered calls become live ones: keep watching while any call may still be lost.
-          if (orphans.length > 0 || this.#executor.hasLive()) this.#timers.set("exec", "", now + EXEC_HEARTBEAT_MS);
-          break;
-        }
-        case "agent":
-          this.#timers.set("agent", timer.ref, now + AGENT_STEP_SAFETY_MS);
-          this.ctx.waitUntil(this.#child.drive(timer.ref));
-          break;
-        case "report":
-          await this.#child.report(timer.ref);
-          break;
-        case "idle":
-          await this.#child.checkIdle(timer.ref, now);
-          break;
-        case "queue":
-          await this.#startQueued(now);
-          break;
-        case "deliver":
-          this.#timers.set("deliver", "", now + DELIVERY_SAFETY_MS);
-          this.ctx.waitUntil(this.#outbox.drive());
-          break;
-        case "purge":
-          this.#events.purge(now);
-          this.#notifications.purge(now);
-          // Events and messages still waiting for delivery keep the chat until they settle.
-          const undelivered = this.#events.pendingCount() + this.#notifications.pendingCount();
-          if (purgeExpired(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now) === "empty" && !undelivered) {
-            return this.#forget();
-          }
-          this.#schedulePurge(now);
-          break;
       }
-      this.#timers.done(timer);
+    } finally {
+      if (hasSchema(this.#sql)) await this.#timers.arm();
     }
-    await this.#timers.arm();
+  }
+
+  /** One due timer's handler; "forgotten" when retention found the chat empty and it is gone. */
+  async #runTimer(timer: Timer, now: number): Promise<"done" | "forgotten"> {
+    switch (timer.kind) {
+      case "deadline": {
+        // One timer for the chat, at its earliest deadline (older chats may still hold one per job):
+        // every job past its deadline ends, then the chat's timer moves to the next one.
+        for (const job of this.#jobs.pastDeadline(now)) this.#machine.expire(job, now);
+        const next = this.#jobs.nextDeadline();
+        if (next !== undefined) this.#timers.set("deadline", "", next);
+        break;
+      }
+      case "wait_done":
+        this.#machine.finishWait(timer.ref, now);
+        break;
+      case "dispatch": {
+        // One watchdog for the chat (older chats may still hold one per job): every job that should
+        // have started and has not gets its queue copy again; one that did start absorbs it.
+        const stuck = this.#jobs.undispatched();
+        if (stuck.length) {
+          this.#timers.set("dispatch", "", now + DISPATCH_WATCHDOG_MS);
+          await this.#dispatcher.send(stuck.map((j) => ({ job_id: j.job_id, attempt: j.attempt + 1 })));
+        }
+        break;
+      }
+      case "register": {
+        const { tenant, chat_id } = this.#dispatcher.address();
+        this.#timers.set("register", "", now + REGISTER_RETRY_MS); // until it lands
+        this.ctx.waitUntil((this.#registering = this.#registerChat(tenant, chat_id, Number(readMeta(this.#sql, "created_at") ?? now))));
+        break;
+      }
+      case "exec": {
+        // Calls lost with an earlier instance: each recovers in an invocation of its own, at most 4
+        // open from this one, beside the alarm so the deadlines due with it are not held up.
+        const self = this.env.CHAT.get(this.ctx.id);
+        const recover = async (jobId: string) => {
+          try {
+            await self.runJob(jobId);
+          } catch (e) {
+            console.warn("recovering a call failed; the next heartbeat tries again", jobId, (e as Error).message);
+          }
+        };
+        const orphans = this.#executor.orphans(now);
+        this.ctx.waitUntil(forEachLimited(orphans, MAX_OPEN_CONNECTIONS, recover));
+        // Recovered calls become live ones: keep watching while any call may still be lost.
+        if (orphans.length > 0 || this.#executor.hasLive()) this.#timers.set("exec", "", now + EXEC_HEARTBEAT_MS);
+        break;
+      }
+      case "agent":
+        this.#timers.set("agent", timer.ref, now + AGENT_STEP_SAFETY_MS);
+        this.ctx.waitUntil(this.#child.drive(timer.ref));
+        break;
+      case "report":
+        await this.#child.report(timer.ref);
+        break;
+      case "idle":
+        await this.#child.checkIdle(timer.ref, now);
+        break;
+      case "queue":
+        await this.#startQueued(now);
+        break;
+      case "deliver":
+        this.#timers.set("deliver", "", now + DELIVERY_SAFETY_MS);
+        this.ctx.waitUntil(this.#outbox.drive());
+        break;
+      case "purge":
+        this.#events.purge(now);
+        this.#notifications.purge(now);
+        // Events and messages still waiting for delivery keep the chat until they settle.
+        const undelivered = this.#events.pendingCount() + this.#notifications.pendingCount();
+        if (purgeExpired(this.#jobs, this.#idempotency, this.#turns, this.#retentionMs(), now) === "empty" && !undelivered) {
+          await this.#forget();
+            return "forgotten";
+        }
+        this.#schedulePurge(now);
+        break;
+    }
+    return "done";
   }
 
   /** The limits the chat last admitted jobs under (the defaults for a chat that never admitted any). */

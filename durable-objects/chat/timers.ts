@@ -58,6 +58,11 @@ export class Timers {
     return this.sql.exec<Timer>(`SELECT kind, ref, at FROM timers WHERE at <= ? ORDER BY at`, now).toArray();
   }
 
+  /** Moves a timer whose handler failed to `at`, unless the handler had already moved it. */
+  postpone(timer: Timer, at: number): void {
+    this.sql.exec(`UPDATE timers SET at = ? WHERE kind = ? AND ref = ? AND at = ?`, at, timer.kind, timer.ref, timer.at);
+  }
+
   /** Removes a handled timer, unless its handler moved it to a new time. */
   done(timer: Timer): void {
     this.sql.exec(`DELETE FROM timers WHERE kind = ? AND ref = ? AND at = ?`, timer.kind, timer.ref, timer.at);

@@ -60,6 +60,38 @@ describe("the chat's alarm", () => {
   });
 });
 
+describe("a timer whose handler throws on every run", () => {
+  it("leaves the chat's other timers working: the deadline behind it still ends its job", async () => {
+    const { vi } = await import("vitest");
+    const id = await strandedJob("r9", call("echo"));
+    // A turn whose stored state cannot be read: its idle check throws every time it runs, and it is
+    // due before everything else.
+    await runInDurableObject(chatObject("r9"), (_i, st) => {
+      st.storage.sql.exec(
+        `INSERT INTO turns (parent_job_id, parent_chat_id, lease, deadline_at, state, steps, awaiting, usage, outcome, created_at, progress_at)
+         VALUES ('broken', 'p', 'l', ?, 'running', 0, '{not json', '{}', NULL, 0, 0)`,
+        Date.now() + 10_000_000,
+      );
+      st.storage.sql.exec(`INSERT INTO timers (kind, ref, at) VALUES ('idle', 'broken', 1)`);
+    });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 601_000); // past the job's 600 s deadline
+      await runDurableObjectAlarm(chatObject("r9")).catch(() => {});
+      expect((await jobRow("r9", id))!.state).toBe("timeout");
+      // The failing timer was put off, not dropped, and the alarm is armed for it.
+      const { timers, alarm } = await runInDurableObject(chatObject("r9"), async (_i, st) => ({
+        timers: st.storage.sql.exec<{ kind: string; ref: string; at: number }>("SELECT kind, ref, at FROM timers").toArray(),
+        alarm: await st.storage.getAlarm(),
+      }));
+      expect(timers.find((t) => t.kind === "idle" && t.ref === "broken")!.at).toBeGreaterThan(Date.now());
+      expect(alarm).not.toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe("two invocations taking the same job", () => {
   it("a queue copy arriving while the fast path looks up its target: the tool is called once", async () => {
     const id = await strandedJob("r2", call("echo", { once: 1 }));
