@@ -7,7 +7,6 @@ import { consumeDeadLetters, consumeJobs } from "./consumer";
 
 export { ChatDO } from "../durable-objects/chat/ChatDO";
 export { TenantDO } from "../durable-objects/tenant/TenantDO";
-export { RunnerDO } from "../durable-objects/runner/RunnerDO";
 
 export default {
   fetch: app.fetch,

@@ -2,8 +2,7 @@
  * Chat schema upgrades run on live data: a chat stored by an older version
  * keeps its timers and undelivered events when it next wakes up.
  */
-import { abortAllDurableObjects, env, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { degradeChat, startedJob } from "../faults";
+import { abortAllDurableObjects, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureSchema, readLimits, readMeta, writeMeta } from "../../durable-objects/chat/schema";
 import { transact } from "../../durable-objects/chat/sql-cache";
@@ -162,32 +161,5 @@ describe("schema version 9", () => {
       expect(events.after(1, 10)[0]!.body).toBe(announced);
       expect(JSON.parse(announced).data).toMatchObject({ parent_chat_id: null, root_chat_id: "schema-v8" });
     });
-  });
-});
-
-describe("runners left from before jobs ran in their chats", () => {
-  it("hand each job they held back to its chat, which recovers it or records the outcome they kept", async () => {
-    await configure();
-    await parallel("drain", { tool_calls: [call("echo", { warm: 1 })] });
-    await degradeChat("drain", { queue: "drop", fastPath: "refuse" });
-    const held = await startedJob("drain", call("echo", { held: 1 }));
-    const reported = await startedJob("drain", call("echo", { reported: 1 }));
-    // As a runner left them: both claimed (maybe sent), one with its outcome kept but not yet reported.
-    await runInDurableObject(chatObject("drain"), (_i, state) => {
-      for (const id of [held, reported]) state.storage.sql.exec(`UPDATE jobs SET state = 'running', attempt = 1, sent = 1, lease = ? WHERE job_id = ?`, `lease-${id}`, id);
-    });
-    const runner = env.RUNNER.getByName("runner/acme/7");
-    await runInDurableObject(runner, async (_i, state) => {
-      const message = (job_id: string) => ({ tenant: "acme", chat_id: "drain", job_id, attempt: 1 });
-      state.storage.kv.put(`run/${held}`, { message: message(held), claim: { lease: `lease-${held}` }, attempt: 1, sent: 1 });
-      state.storage.kv.put(`run/${reported}`, { message: message(reported), claim: { lease: `lease-${reported}` }, attempt: 1, sent: 1, outcome: { state: "success", result: "kept by the runner", attempt: 1 } });
-      await state.storage.setAlarm(Date.now() + 60_000);
-    });
-    await evictDurableObject(chatObject("drain")); // no live execution; the chat comes back with its real bindings
-    expect(await runDurableObjectAlarm(runner)).toBe(true);
-    expect(await jobInState("drain", held, "success")).toMatchObject({ attempt: 2, result: '{"held":1}' });
-    expect(await jobInState("drain", reported, "success")).toMatchObject({ result: "kept by the runner" });
-    expect(await toolCalls(reported)).toHaveLength(0);
-    expect(await runInDurableObject(runner, (_i, state) => [...state.storage.kv.list()].length)).toBe(0);
   });
 });
