@@ -42,7 +42,6 @@ type Step = "index" | "parent";
 
 export interface DeletionState {
   by: DeletedBy;
-  since: number;
   left: Step[];
   /** Usage of the turns that were running, by parent job: the parent's job ends with it. */
   usage: Record<string, Usage>;
@@ -62,8 +61,8 @@ const RETRY_MAX_MS = 60_000;
 const META_KEY = "deletion";
 
 /** A child deleted by its parent's own deletion leaves the parent alone: that parent ended its jobs before asking. */
-export function startingState(by: DeletedBy, isChild: boolean, usage: Record<string, Usage>, now: number): DeletionState {
-  return { by, since: now, left: by === "request" && isChild ? ["index", "parent"] : ["index"], usage, retries: 0 };
+export function startingState(by: DeletedBy, isChild: boolean, usage: Record<string, Usage>): DeletionState {
+  return { by, left: by === "request" && isChild ? ["index", "parent"] : ["index"], usage, retries: 0 };
 }
 
 /** When the alarm tries again after `retries` passes: 1 s, doubling, at most a minute. */
@@ -152,7 +151,7 @@ export class Deletion {
       }
       // Written before the cancels: their hooks see it and leave the child chats to this deletion
       // (a stop sent to a child already wiped would give it storage again).
-      this.#save(startingState(by, readMeta(this.d.sql, "parent_chat_id") !== undefined, usage, now));
+      this.#save(startingState(by, readMeta(this.d.sql, "parent_chat_id") !== undefined, usage));
       for (const job of this.d.jobs.active()) this.d.machine.cancel(job.job_id, now);
       // The cancels moved timers (purge, queue, deliveries, turns): none of them is to run now.
       this.d.sql.exec(`DELETE FROM timers`);

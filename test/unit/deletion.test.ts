@@ -1,15 +1,14 @@
 /** The plan of a chat's deletion (SPEC §3.5): what is left to do, and when the alarm tries again. */
 import { describe, expect, it } from "vitest";
 import { retryDelayMs, startingState } from "../../durable-objects/chat/deletion";
-import { T0 } from "./fixtures";
 
 describe("a chat's deletion", () => {
   it("tells the parent only when the chat was deleted on its own; the index always forgets the subtree", () => {
     const usage = { "callsubordin-x": { llm_calls: 2, prompt_tokens: 20, completion_tokens: 10, tool_calls: 1 } };
-    expect(startingState("request", true, usage, T0)).toEqual({ by: "request", since: T0, left: ["index", "parent"], usage, retries: 0 });
-    expect(startingState("request", false, {}, T0).left).toEqual(["index"]);
+    expect(startingState("request", true, usage)).toEqual({ by: "request", left: ["index", "parent"], usage, retries: 0 });
+    expect(startingState("request", false, {}).left).toEqual(["index"]);
     // Deleted by its parent's own deletion: that parent ended its jobs before asking.
-    expect(startingState("parent", true, usage, T0).left).toEqual(["index"]);
+    expect(startingState("parent", true, usage).left).toEqual(["index"]);
   });
 
   it("tries again after 1 s, doubling, at most once a minute", () => {
