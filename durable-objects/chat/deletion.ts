@@ -18,13 +18,9 @@ import type { Usage } from "../../src/jobs/messages";
 import { chatName, tenantName } from "../../src/names";
 import { within } from "../../src/util/abort";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
-import type { JobMachine } from "./job-machine";
-import type { JobStore } from "./job-store";
-import { hasSchema, readMeta, writeMeta } from "./schema";
-import { transact } from "./sql-cache";
-import type { Children } from "./subordinates";
-import type { Timers } from "./timers";
-import type { Turns } from "./turns";
+import type { JobMachine } from "./jobs/job-machine";
+import type { Registration } from "./registration";
+import { DELETION_META_KEY, type ChatStore } from "./storage/chat-store";
 
 /** The error the parent's job for a deleted child chat ends with. */
 export const CHILD_DELETED_ERROR = "child chat deleted";
@@ -58,7 +54,6 @@ const CALL_TIMEOUT_MS = 5_000;
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
 
-const META_KEY = "deletion";
 
 /** A child deleted by its parent's own deletion leaves the parent alone: that parent ended its jobs before asking. */
 export function startingState(by: DeletedBy, isChild: boolean, usage: Record<string, Usage>): DeletionState {
@@ -70,40 +65,27 @@ export function retryDelayMs(retries: number): number {
   return Math.min(RETRY_FIRST_MS * 2 ** Math.max(0, retries), RETRY_MAX_MS);
 }
 
-export interface DeletionDeps {
-  ctx: DurableObjectState;
-  /** Read at each use: the object's bindings (tests swap them to inject faults). */
-  env(): Env;
-  sql: SqlStorage;
-  jobs: JobStore;
-  turns: Turns;
-  timers: Timers;
-  machine: JobMachine;
-  children: Children;
-  address(): { tenant: string; chat_id: string };
-  /** The chat's own index entry while it is being written: dropping the subtree waits for it. */
-  registering(): Promise<unknown>;
-  /** The last step: the chat's storage and alarm go. */
-  wipe(): Promise<void>;
-}
-
 export class Deletion {
   /** The pass in progress: passes never overlap, a second asker waits for the same one. */
   #pass: Promise<boolean> | undefined;
 
-  constructor(private readonly d: DeletionDeps) {}
+  constructor(
+    private readonly store: ChatStore,
+    private readonly machine: JobMachine,
+    private readonly registration: Registration,
+  ) {}
 
   /** Whether the chat is being deleted: it is no longer readable and admits nothing. */
   pending(): boolean {
-    return hasSchema(this.d.sql) && readMeta(this.d.sql, META_KEY) !== undefined;
+    return this.store.beingDeleted();
   }
 
   /** Starts the deletion (or joins the one under way) and runs passes: a request a few, a parent one. */
   async delete(by: DeletedBy): Promise<DeletionAnswer> {
-    if (!hasSchema(this.d.sql)) return "not_found";
+    if (!this.store.exists()) return "not_found";
     if (!this.pending()) {
       this.#begin(by, Date.now());
-      await this.d.timers.arm();
+      await this.store.timers.arm();
     }
     return this.#drive(by === "request" ? REQUEST_PAUSES_MS : []);
   }
@@ -114,8 +96,8 @@ export class Deletion {
     if (!state) return;
     const retries = state.retries + 1;
     this.#save({ ...state, retries });
-    this.d.timers.set("delete", "", Date.now() + retryDelayMs(retries));
-    await this.d.timers.arm();
+    this.store.timers.set("delete", "", Date.now() + retryDelayMs(retries));
+    await this.store.timers.arm();
     try {
       await this.#drive([]);
     } catch (e) {
@@ -129,40 +111,40 @@ export class Deletion {
    * own pass still has to see that child gone.
    */
   async childDeleted(childId: string, usage: Record<string, Usage>): Promise<void> {
-    if (!hasSchema(this.d.sql)) return;
+    if (!this.store.exists()) return;
     const now = Date.now();
-    transact(this.d.ctx.storage, this.d.sql, () => {
-      for (const job of this.d.jobs.activeSubordinates()) {
+    this.store.transaction(() => {
+      for (const job of this.store.jobs.activeSubordinates()) {
         if (job.context_id !== childId) continue;
-        this.d.machine.finish(job, { state: "error", error: CHILD_DELETED_ERROR, usage: usage[job.job_id] }, now);
+        this.machine.finish(job, { state: "error", error: CHILD_DELETED_ERROR, usage: usage[job.job_id] }, now);
       }
-      if (!this.pending()) this.d.children.remove(childId);
+      if (!this.pending()) this.store.children.remove(childId);
     });
-    await this.d.timers.arm();
+    await this.store.timers.arm();
   }
 
   /** One transaction: from its commit on the chat is unreadable, admits nothing and runs nothing. */
   #begin(by: DeletedBy, now: number): void {
-    transact(this.d.ctx.storage, this.d.sql, () => {
+    this.store.transaction(() => {
       const usage: Record<string, Usage> = {};
-      for (let turn = this.d.turns.running(); turn; turn = this.d.turns.running()) {
+      for (let turn = this.store.turns.running(); turn; turn = this.store.turns.running()) {
         usage[turn.parent_job_id] = turn.usage;
-        this.d.turns.update(turn.parent_job_id, { state: "stopped", awaiting: null }, now);
+        this.store.turns.update(turn.parent_job_id, { state: "stopped", awaiting: null }, now);
       }
       // Written before the cancels: their hooks see it and leave the child chats to this deletion
       // (a stop sent to a child already wiped would give it storage again).
-      this.#save(startingState(by, readMeta(this.d.sql, "parent_chat_id") !== undefined, usage));
-      for (const job of this.d.jobs.active()) this.d.machine.cancel(job.job_id, now);
+      this.#save(startingState(by, this.store.meta("parent_chat_id") !== undefined, usage));
+      for (const job of this.store.jobs.active()) this.machine.cancel(job.job_id, now);
       // The cancels moved timers (purge, queue, deliveries, turns): none of them is to run now.
-      this.d.sql.exec(`DELETE FROM timers`);
-      this.d.timers.set("delete", "", now + retryDelayMs(0));
+      this.store.sql.exec(`DELETE FROM timers`);
+      this.store.timers.set("delete", "", now + retryDelayMs(0));
     });
   }
 
   async #drive(pauses: number[]): Promise<"deleted" | "pending"> {
     const until = Date.now() + REQUEST_BUDGET_MS;
     for (let i = 0; ; i++) {
-      if (!hasSchema(this.d.sql) || (await this.#onePass())) return "deleted";
+      if (!this.store.exists() || (await this.#onePass())) return "deleted";
       const pause = pauses[i];
       if (pause === undefined || Date.now() + pause > until) return "pending";
       await new Promise((resolve) => setTimeout(resolve, pause));
@@ -177,17 +159,17 @@ export class Deletion {
   /** True once everything is done and the chat is wiped. */
   async #runPass(): Promise<boolean> {
     const state = this.#state();
-    if (!state) return !hasSchema(this.d.sql);
-    const { tenant, chat_id } = this.d.address();
+    if (!state) return !this.store.exists();
+    const { tenant, chat_id } = this.store.address();
     const done = await Promise.all(state.left.map((step) => this.#try(step, tenant, chat_id, state)));
     const childrenLeft = await this.#deleteChildren(tenant);
     const left = state.left.filter((_, i) => !done[i]);
     // Re-read: the alarm may have counted a retry meanwhile.
     this.#save({ ...this.#state()!, left });
     if (left.length || childrenLeft) return false;
-    await this.d.wipe();
+    await this.registration.wipe();
     // The index dropped the subtree in the first pass; this covers a registration that landed after it.
-    await this.d.env().TENANT.getByName(tenantName(tenant)).forgetChat(chat_id).catch((e: Error) => console.warn("chat index update failed", e.message));
+    await this.store.env().TENANT.getByName(tenantName(tenant)).forgetChat(chat_id).catch((e: Error) => console.warn("chat index update failed", e.message));
     return true;
   }
 
@@ -195,11 +177,11 @@ export class Deletion {
     try {
       if (step === "index") {
         // The whole subtree at once, by the index's parent links: nothing of it is listed from now on.
-        await this.d.registering();
-        await within(this.d.env().TENANT.getByName(tenantName(tenant)).forgetSubtree(chatId), CALL_TIMEOUT_MS, "the tenant's chat index");
+        await this.registration.settled();
+        await within(this.store.env().TENANT.getByName(tenantName(tenant)).forgetSubtree(chatId), CALL_TIMEOUT_MS, "the tenant's chat index");
       } else {
-        const parent = readMeta(this.d.sql, "parent_chat_id")!;
-        await within(this.d.env().CHAT.getByName(chatName(tenant, parent)).childDeleted(chatId, state.usage), CALL_TIMEOUT_MS, `parent chat '${parent}'`);
+        const parent = this.store.meta("parent_chat_id")!;
+        await within(this.store.env().CHAT.getByName(chatName(tenant, parent)).childDeleted(chatId, state.usage), CALL_TIMEOUT_MS, `parent chat '${parent}'`);
       }
       return true;
     } catch (e) {
@@ -210,26 +192,26 @@ export class Deletion {
 
   /** Asks each child still listed to delete itself (at most 4 calls open); returns how many are left. */
   async #deleteChildren(tenant: string): Promise<number> {
-    const ids = this.d.children.all().map((c) => c.context_id);
+    const ids = this.store.children.all().map((c) => c.context_id);
     const gone: string[] = [];
     await forEachLimited(ids, MAX_OPEN_CONNECTIONS, async (id) => {
       try {
-        const answer = await within(this.d.env().CHAT.getByName(chatName(tenant, id)).deleteChat("parent"), CALL_TIMEOUT_MS, `child chat '${id}'`);
+        const answer = await within(this.store.env().CHAT.getByName(chatName(tenant, id)).deleteChat("parent"), CALL_TIMEOUT_MS, `child chat '${id}'`);
         if (answer !== "pending") gone.push(id);
       } catch (e) {
         console.warn("deleting a child chat failed; retried", id, (e as Error).message);
       }
     });
-    for (const id of gone) this.d.children.remove(id);
+    for (const id of gone) this.store.children.remove(id);
     return ids.length - gone.length;
   }
 
   #state(): DeletionState | undefined {
-    const raw = hasSchema(this.d.sql) ? readMeta(this.d.sql, META_KEY) : undefined;
+    const raw = this.store.exists() ? this.store.meta(DELETION_META_KEY) : undefined;
     return raw === undefined ? undefined : (JSON.parse(raw) as DeletionState);
   }
 
   #save(state: DeletionState): void {
-    writeMeta(this.d.sql, META_KEY, JSON.stringify(state));
+    this.store.setMeta(DELETION_META_KEY, JSON.stringify(state));
   }
 }

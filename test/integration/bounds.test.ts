@@ -5,7 +5,7 @@
  */
 import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { Timers } from "../../durable-objects/chat/timers";
+import { Timers } from "../../durable-objects/chat/storage/timers";
 import { api, call, chatObject, configure, json, parallel } from "../helpers";
 
 afterEach(() => reset());

@@ -19,7 +19,7 @@ import {
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { degradeChat, deliver, message, startedJob } from "../faults";
-import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/executor";
+import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/jobs/executor";
 import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
 
 beforeEach(() => configure());

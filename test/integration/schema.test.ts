@@ -4,9 +4,9 @@
  */
 import { abortAllDurableObjects, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureSchema, readLimits, readMeta, writeMeta } from "../../durable-objects/chat/schema";
-import { transact } from "../../durable-objects/chat/sql-cache";
-import { Events } from "../../durable-objects/chat/events";
+import { ensureSchema, readLimits, readMeta, writeMeta } from "../../durable-objects/chat/storage/schema";
+import { transact } from "../../durable-objects/chat/storage/sql-cache";
+import { Events } from "../../durable-objects/chat/storage/events";
 import { call, chatObject, configure, jobInState, parallel, toolCalls } from "../helpers";
 
 afterEach(() => reset());

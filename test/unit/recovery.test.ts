@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recoveryStep } from "../../durable-objects/chat/recovery";
+import { recoveryStep } from "../../durable-objects/chat/jobs/recovery";
 
 const NOW = Date.parse("2026-11-01T10:00:00.000Z");
 type Job = Parameters<typeof recoveryStep>[0];

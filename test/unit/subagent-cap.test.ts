@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { chatLimits } from "../../src/config/chat-limits";
 import { defaultConfig } from "../../src/config/schema";
 import type { ChatLimits } from "../../src/jobs/messages";
-import { admitBatch, SubagentCap, type CapState } from "../../durable-objects/chat/subagent-cap";
-import { treeAllowance, UNLIMITED_TREE } from "../../durable-objects/chat/tree-slots";
+import { admitBatch, SubagentCap, type CapState } from "../../durable-objects/chat/subagents/subagent-cap";
+import { treeAllowance, UNLIMITED_TREE } from "../../durable-objects/chat/storage/tree-slots";
 import { apiError } from "./fixtures";
 
 const limits = (over: Partial<ChatLimits> = {}): ChatLimits => ({ ...chatLimits(defaultConfig()), max_parallel_subagents: 2, ...over });

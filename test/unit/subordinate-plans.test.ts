@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { planSubordinates, type ChildRow, type SubordinateState } from "../../durable-objects/chat/subordinates";
+import type { ChildRow } from "../../durable-objects/chat/storage/children";
+import { planSubordinates, type SubordinateState } from "../../durable-objects/chat/subagents/subordinates";
 import { configSchema } from "../../src/config/schema";
 import { jobSpec, type SubordinateJobSpec } from "../../src/jobs/job-spec";
 import type { ChatLimits } from "../../src/jobs/messages";

@@ -8,7 +8,7 @@
  * expires at its job's deadline, so a release that never arrives cannot hold
  * a slot forever.
  */
-import { ApiError } from "../../src/http/errors";
+import { ApiError } from "../../../src/http/errors";
 
 export class TreeSlots {
   constructor(private readonly sql: SqlStorage) {}

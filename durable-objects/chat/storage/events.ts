@@ -9,9 +9,9 @@
  * next, and `seq` lets the receiver order them.
  */
 import { nanoid } from "nanoid";
-import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type LiveEventType } from "../../src/events/envelope";
-import type { ChatLimits } from "../../src/jobs/messages";
-import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../src/webhooks/deliveries";
+import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type LiveEventType } from "../../../src/events/envelope";
+import type { ChatLimits } from "../../../src/jobs/messages";
+import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../../src/webhooks/deliveries";
 import { readLimits, readMeta } from "./schema";
 import { cached, remember } from "./sql-cache";
 

@@ -5,25 +5,25 @@
  * text. Every step is written before the next begins; the ChatDO's `agent`
  * timer drives steps, so an evicted child simply runs the pending step again.
  */
-import { complete, LlmError, type ChatMessage, type LlmTarget } from "../../src/agents/llm";
-import { DEFAULT_SYSTEM_PROMPT, profile as profileOf } from "../../src/agents/profiles";
-import { toolDefinitions } from "../../src/agents/tool-definitions";
-import { PROMPT_SOURCES } from "../../src/agents/prompts";
-import type { TenantConfig } from "../../src/config/schema";
-import { ApiError } from "../../src/http/errors";
-import type { JobSpec } from "../../src/jobs/job-spec";
-import { planToolCall, specNumbering, type CallPlan } from "../../src/jobs/call-plan";
-import { isTerminal } from "../../src/jobs/job";
-import { MAX_MESSAGE_BYTES, utf8Length } from "../../src/jobs/results";
-import type { JobOutcome, Usage } from "../../src/jobs/messages";
-import { InvalidToolCall, normalizeToolCall } from "../../src/parallel/normalize-call";
-import { cutChars, resultsPayload, startedPayload } from "../../src/jobs/payloads";
-import { toolsForAgent } from "../../src/tools/catalog";
-import type { McpListings } from "../../src/tools/mcp";
-import { withJobIds } from "./admission";
-import type { JobStore } from "./job-store";
-import type { AwaitedCall, Turn, Turns } from "./turns";
-import type { ChildTreeSlots } from "./child-side";
+import { complete, LlmError, type ChatMessage, type LlmTarget } from "../../../src/agents/llm";
+import { DEFAULT_SYSTEM_PROMPT, profile as profileOf } from "../../../src/agents/profiles";
+import { toolDefinitions } from "../../../src/agents/tool-definitions";
+import { PROMPT_SOURCES } from "../../../src/agents/prompts";
+import type { TenantConfig } from "../../../src/config/schema";
+import { ApiError } from "../../../src/http/errors";
+import type { JobSpec } from "../../../src/jobs/job-spec";
+import { planToolCall, specNumbering, type CallPlan } from "../../../src/jobs/call-plan";
+import { isTerminal } from "../../../src/jobs/job";
+import { MAX_MESSAGE_BYTES, utf8Length } from "../../../src/jobs/results";
+import type { JobOutcome, Usage } from "../../../src/jobs/messages";
+import { InvalidToolCall, normalizeToolCall } from "../../../src/parallel/normalize-call";
+import { cutChars, resultsPayload, startedPayload } from "../../../src/jobs/payloads";
+import { toolsForAgent } from "../../../src/tools/catalog";
+import type { McpListings } from "../../../src/tools/mcp";
+import { withJobIds } from "../jobs/admission";
+import type { JobStore } from "../storage/job-store";
+import type { AwaitedCall, Turn, Turns } from "../storage/turns";
+import type { TreeReservation } from "../storage/tree-slots";
 
 /** Results a child's model reads are cut like a top-level response's default. */
 const MAX_RESULT_CHARS_IN_LOOP = 16_000;
@@ -58,11 +58,11 @@ export interface LoopHost {
     specs: JobSpec[],
     now: number,
     config: TenantConfig,
-    tree: ChildTreeSlots,
+    tree: TreeReservation,
   ): { jobIds: Map<number, string>; errors: Map<number, string> };
   /** Reserves per-tree cap slots for the step's subordinates (an RPC to the root, before the transaction). */
-  reserveTree(specs: JobSpec[], now: number, config: TenantConfig): Promise<ChildTreeSlots>;
-  releaseTree(tree: ChildTreeSlots): void;
+  reserveTree(specs: JobSpec[], now: number, config: TenantConfig): Promise<TreeReservation>;
+  releaseTree(tree: TreeReservation): void;
   transaction<T>(fn: () => T): T;
   /** Whether the turn may take its next action: it is still running and its chat is not being deleted. */
   running(turnId: string): boolean;

@@ -8,21 +8,20 @@
  * the hand-over, the runner's own records and the report back: the outcome is
  * one local write.
  */
-import { egressProblem } from "../../src/config/egress";
-import { isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../src/jobs/job";
-import type { ClaimResult, JobOutcome } from "../../src/jobs/messages";
-import { chatName, tenantName } from "../../src/names";
-import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../../src/tools/executors";
-import { toolUrlRefused, type AttemptResult } from "../../src/tools/http-call";
-import { callMcpTool } from "../../src/tools/mcp-client";
-import { backoffMs, isRetryable } from "../../src/tools/retry";
-import { boundedSignal, sleep } from "../../src/util/abort";
+import { egressProblem } from "../../../src/config/egress";
+import { isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../../src/jobs/job";
+import type { ClaimResult, JobOutcome } from "../../../src/jobs/messages";
+import { chatName } from "../../../src/names";
+import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../../../src/tools/executors";
+import { toolUrlRefused, type AttemptResult } from "../../../src/tools/http-call";
+import { callMcpTool } from "../../../src/tools/mcp-client";
+import { backoffMs, isRetryable } from "../../../src/tools/retry";
+import { boundedSignal, sleep } from "../../../src/util/abort";
 import type { JobMachine } from "./job-machine";
-import type { JobStore } from "./job-store";
-import type { ProgressFeed } from "./job-progress";
+import type { JobProgress, ProgressFeed } from "../events/job-progress";
+import type { ChatStore } from "../storage/chat-store";
 import { recoveryStep } from "./recovery";
-import type { SubordinatePlan } from "./subordinates";
-import type { Timers } from "./timers";
+import type { SubordinatePlan } from "../storage/children";
 
 /** How often a chat with calls in flight checks that each still has a live execution. */
 export const EXEC_HEARTBEAT_MS = 10_000;
@@ -32,26 +31,16 @@ type Callable = Exclude<RunTarget, { kind: "missing" }>;
 
 export type RunAnswer = "started" | "duplicate" | "handled" | "finished" | "held";
 
-export interface ExecutorDeps {
-  ctx: DurableObjectState;
-  /** Read at each use: the object's bindings (tests swap them to inject faults). */
-  env(): Env;
-  jobs: JobStore;
-  machine(): JobMachine;
-  timers: Timers;
-  /** Points the alarm at the earliest timer after a write made outside the alarm. */
-  arm(): Promise<void>;
-  address(): { tenant: string; chat_id: string };
-  maxStoredBytes(): number;
-  /** Where a running MCP call's progress notifications go (`./job-progress`). */
-  progress(job: JobRow): ProgressFeed;
-}
-
 export class Executor {
   /** The executions this instance holds; lost with the instance, which is what the heartbeat looks for. */
   readonly #live = new Map<string, AbortController>();
 
-  constructor(private readonly d: ExecutorDeps) {}
+  constructor(
+    private readonly store: ChatStore,
+    private readonly machine: JobMachine,
+    /** Where a running MCP call's progress notifications go. */
+    private readonly progress: JobProgress,
+  ) {}
 
   /**
    * Takes a job: claims a pending one and starts its call, or recovers a running one no live
@@ -60,12 +49,12 @@ export class Executor {
    * before the claim, so a claimed call always leaves at once.
    */
   async run(jobId: string, target?: RunTarget): Promise<RunAnswer> {
-    let job = this.d.jobs.get(jobId);
+    let job = this.store.jobs.get(jobId);
     if (!job || isTerminal(job.state)) return "finished";
     if (this.#live.has(jobId)) return "duplicate";
     if (job.kind === "tool" && job.tool_name !== "wait" && !target) {
       target = await this.#tenant().runTarget(job.tool_name);
-      job = this.d.jobs.get(jobId); // another invocation may have taken it meanwhile
+      job = this.store.jobs.get(jobId); // another invocation may have taken it meanwhile
       if (!job || isTerminal(job.state)) return "finished";
       if (this.#live.has(jobId)) return "duplicate";
     }
@@ -74,7 +63,7 @@ export class Executor {
 
   /** Whether `run` would do anything for this job: a queue copy of a job already taken needs no invocation. */
   wouldRun(jobId: string, now: number): boolean {
-    const job = this.d.jobs.get(jobId);
+    const job = this.store.jobs.get(jobId);
     if (!job || isTerminal(job.state) || this.#live.has(jobId)) return false;
     return job.state === "pending" || recoveryStep(job, now).step !== "none";
   }
@@ -87,7 +76,7 @@ export class Executor {
 
   /** Running jobs whose execution was lost with an earlier instance. */
   orphans(now: number): string[] {
-    return this.d.jobs
+    return this.store.jobs
       .running()
       .filter((j) => !this.#live.has(j.job_id) && recoveryStep(j, now).step !== "none")
       .map((j) => j.job_id);
@@ -100,7 +89,7 @@ export class Executor {
 
   /** Synchronous from the state read to the call leaving, so no other invocation can take the job in between. */
   #take(job: JobRow, target: RunTarget | undefined, now: number): RunAnswer {
-    const machine = this.d.machine();
+    const machine = this.machine;
     if (job.state === "pending") {
       if (job.held || job.queue_seq !== null) return "held";
       const claim = machine.claim(job.job_id, 1, now, job);
@@ -117,7 +106,7 @@ export class Executor {
       return "finished";
     }
     const attempt = step.step === "resume" ? step.attempt : job.attempt;
-    if (step.step === "resume") this.d.jobs.markSent(job.job_id, attempt);
+    if (step.step === "resume") this.store.jobs.markSent(job.job_id, attempt);
     this.#begin(claim, job, target, attempt, now);
     return "started";
   }
@@ -125,9 +114,9 @@ export class Executor {
   #begin(claim: Claimed, job: JobRow, target: RunTarget | undefined, attempt: number, now: number): void {
     const controller = new AbortController();
     this.#live.set(job.job_id, controller);
-    this.d.timers.setEarliest("exec", "", now + EXEC_HEARTBEAT_MS);
+    this.store.timers.setEarliest("exec", "", now + EXEC_HEARTBEAT_MS);
     const work = claim.kind === "subordinate" ? this.#handToChild(claim, job) : this.#attempts(claim, job, target!, attempt, controller.signal);
-    this.d.ctx.waitUntil(
+    this.store.ctx.waitUntil(
       work
         .catch((e) => {
           // An RPC failed (the child chat, or the report of an outcome): the heartbeat recovers from the row.
@@ -145,7 +134,7 @@ export class Executor {
     if (refused) return this.#report(job, claim, { state: "error", error: refused, attempt });
     const callable = target as Callable;
     // One feed across the job's attempts, so a retry cannot write progress sooner than the interval allows.
-    const progress = callable.kind === "mcp" ? this.d.progress(job) : undefined;
+    const progress = callable.kind === "mcp" ? this.progress.track(job) : undefined;
     try {
       return await this.#attemptLoop(callable, claim, job, args, attempt, stop, progress);
     } finally {
@@ -183,10 +172,10 @@ export class Executor {
       }
       // The failed attempt is settled: should the instance die while backing off, the next one is known unsent.
       attempt += 1;
-      this.d.jobs.setAttempt(job.job_id, attempt);
+      this.store.jobs.setAttempt(job.job_id, attempt);
       await sleep(delay, stop);
       if (stop.aborted) return;
-      this.d.jobs.markSent(job.job_id, attempt);
+      this.store.jobs.markSent(job.job_id, attempt);
     }
   }
 
@@ -220,8 +209,8 @@ export class Executor {
    */
   async #handToChild(claim: Claimed, job: JobRow): Promise<void> {
     const plan = JSON.parse(claim.spec!) as SubordinatePlan;
-    const { tenant, chat_id } = this.d.address();
-    await this.d.env().CHAT.getByName(chatName(tenant, plan.context_id)).beginTurn({
+    const { tenant, chat_id } = this.store.address();
+    await this.store.env().CHAT.getByName(chatName(tenant, plan.context_id)).beginTurn({
       tenant,
       chat_id: plan.context_id,
       parent_chat_id: chat_id,
@@ -238,7 +227,7 @@ export class Executor {
       ...(plan.forked ? { forked: plan.forked } : {}),
       limits: plan.limits,
     });
-    this.d.jobs.markSent(job.job_id, claim.attempt);
+    this.store.jobs.markSent(job.job_id, claim.attempt);
   }
 
   /** Why this call must not be made at all, checked at run time (the configuration may have changed). */
@@ -251,20 +240,20 @@ export class Executor {
 
   /** Read at each use: the bindings may change under a live object, and every send obeys the rules in force. */
   #allowPrivateEgress(): boolean {
-    return this.d.env().ALLOW_PRIVATE_EGRESS === "true";
+    return this.store.env().ALLOW_PRIVATE_EGRESS === "true";
   }
 
   /** Records the outcome (the caller re-arms the alarm). */
   #complete(job: JobRow, claim: Claimed, outcome: JobOutcome): void {
-    this.d.machine().complete(job.job_id, claim.lease, outcome, Date.now(), this.d.maxStoredBytes());
+    this.machine.complete(job.job_id, claim.lease, outcome, Date.now(), this.store.limits().max_stored_result_bytes);
   }
 
   async #report(job: JobRow, claim: Claimed, outcome: JobOutcome): Promise<void> {
     this.#complete(job, claim, outcome);
-    await this.d.arm();
+    await this.store.timers.arm();
   }
 
   #tenant() {
-    return this.d.env().TENANT.getByName(tenantName(this.d.address().tenant));
+    return this.store.tenant();
   }
 }

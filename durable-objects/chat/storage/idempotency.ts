@@ -4,8 +4,8 @@
  * same response shape and starts and collects nothing; a different fingerprint
  * is a 409.
  */
-import { ApiError } from "../../src/http/errors";
-import type { AdmittedToolCall } from "../../src/jobs/messages";
+import { ApiError } from "../../../src/http/errors";
+import type { AdmittedToolCall } from "../../../src/jobs/messages";
 
 export interface ReplayShape {
   wait: boolean;

@@ -3,7 +3,7 @@
  * (cursors are read fully before returning), so callers can compose them inside
  * one `transactionSync` with no `await` in between.
  */
-import { isTerminal, type JobRow } from "../../src/jobs/job";
+import { isTerminal, type JobRow } from "../../../src/jobs/job";
 
 export interface NewJob {
   job_id: string;

@@ -3,7 +3,7 @@
  * chat that never existed leaves no storage behind (SPEC §2). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
-import type { ChatLimits } from "../../src/jobs/messages";
+import type { ChatLimits } from "../../../src/jobs/messages";
 import { cached, isRemembered, remember } from "./sql-cache";
 
 const SCHEMA_VERSION = 10;

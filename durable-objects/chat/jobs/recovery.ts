@@ -4,7 +4,7 @@
  * eviction) mid-call. SPEC §4 attempt rules; pure, so every rule is
  * unit-tested without a Durable Object.
  */
-import type { JobRow } from "../../src/jobs/job";
+import type { JobRow } from "../../../src/jobs/job";
 
 export type Recovery =
   /** Nothing to do here: not running, past its deadline (the sweep ends it), or owned by its child chat. */

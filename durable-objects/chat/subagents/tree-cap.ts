@@ -4,33 +4,24 @@
  * admission (at the root, locally; in a child, one RPC to the root), settling
  * them after it, and giving them back when subordinates end.
  */
-import type { JobSpec } from "../../src/jobs/job-spec";
-import type { Caller, ChatLimits } from "../../src/jobs/messages";
-import { chatName } from "../../src/names";
-import { admitInOrder, type InOrderAdmission } from "./admission";
-import type { JobStore } from "./job-store";
-import { ensureSchema, hasSchema, readMeta } from "./schema";
+import type { JobSpec } from "../../../src/jobs/job-spec";
+import type { Caller, ChatLimits } from "../../../src/jobs/messages";
+import { chatName } from "../../../src/names";
+import { admitInOrder, type InOrderAdmission } from "./admit-in-order";
+import type { ChatStore } from "../storage/chat-store";
 import type { CapState } from "./subagent-cap";
 import { NEW_CHAT_STATE, type SubordinateState } from "./subordinates";
-import { treeAllowance, UNLIMITED_TREE, type TreeAllowance, type TreeReservation, type TreeSlots } from "./tree-slots";
-
-export interface TreeCapDeps {
-  ctx: DurableObjectState;
-  env(): Env;
-  sql: SqlStorage;
-  jobs: JobStore;
-  slots: TreeSlots;
-  subordinateState(): SubordinateState;
-}
+import { rootOf, subordinateState } from "./subordinate-state";
+import { treeAllowance, UNLIMITED_TREE, type TreeAllowance, type TreeReservation } from "../storage/tree-slots";
 
 type Target = { tenant: string; chat_id: string; limits: ChatLimits };
 
 export class TreeCap {
-  constructor(private readonly d: TreeCapDeps) {}
+  constructor(private readonly store: ChatStore) {}
 
   /** This chat's tree root: itself, unless it is a child. */
   rootOf(chatId: string): string {
-    return (hasSchema(this.d.sql) ? readMeta(this.d.sql, "root_chat_id") : undefined) ?? chatId;
+    return rootOf(this.store, chatId);
   }
 
   /**
@@ -41,7 +32,7 @@ export class TreeCap {
     const expiresAt = now + Math.max(0, ...specs.map((s) => s.timeout_seconds)) * 1000;
     const root = this.rootOf(target.chat_id);
     if (specs.length === 0 || root === target.chat_id) return { remote: false, slots: [], holders: [], expiresAt, root, tenant: target.tenant };
-    const granted = await this.d.env().CHAT.getByName(chatName(target.tenant, root)).reserveTreeSlots({
+    const granted = await this.store.env().CHAT.getByName(chatName(target.tenant, root)).reserveTreeSlots({
       job_ids: specs.map((s) => s.job_id!),
       limit: target.limits.max_subagents_per_tree,
       expires_at: expiresAt,
@@ -67,14 +58,14 @@ export class TreeCap {
   }
 
   #admitInOrder(chatId: string, specs: JobSpec[], limits: ChatLimits, caller: Caller, tree: TreeAllowance): InOrderAdmission {
-    const live = hasSchema(this.d.sql);
-    const state = live ? this.d.subordinateState() : NEW_CHAT_STATE(chatId);
-    return admitInOrder(specs, state, live ? this.d.jobs.activeCount() : 0, limits, caller, tree);
+    const live = this.store.exists();
+    const state = live ? subordinateState(this.store) : NEW_CHAT_STATE(chatId);
+    return admitInOrder(specs, state, live ? this.store.jobs.activeCount() : 0, limits, caller, tree);
   }
 
   /** What a reservation allows (sync, inside admission): a child's grants, or the root's own free slots. */
   allowance(tree: TreeReservation, limits: ChatLimits, now: number): TreeAllowance {
-    return treeAllowance(tree, limits.max_subagents_per_tree, () => (hasSchema(this.d.sql) ? this.d.slots.holders(now) : []));
+    return treeAllowance(tree, limits.max_subagents_per_tree, () => (this.store.exists() ? this.store.treeSlots.holders(now) : []));
   }
 
   /** What the subagent caps see for a whole batch. */
@@ -88,8 +79,8 @@ export class TreeCap {
       const kept = new Set(started);
       this.release({ ...tree, slots: tree.slots.filter((id) => !kept.has(id)) });
     } else if (started.length) {
-      ensureSchema(this.d.sql);
-      this.d.slots.insert(started, tree.expiresAt);
+      this.store.ensure();
+      this.store.treeSlots.insert(started, tree.expiresAt);
     }
   }
 
@@ -97,11 +88,11 @@ export class TreeCap {
   release(tree: { remote: boolean; slots: string[]; root: string; tenant: string }): void {
     if (tree.slots.length === 0) return;
     if (!tree.remote) {
-      if (hasSchema(this.d.sql)) this.d.slots.release(tree.slots);
+      if (this.store.exists()) this.store.treeSlots.release(tree.slots);
       return;
     }
-    this.d.ctx.waitUntil(
-      this.d.env().CHAT.getByName(chatName(tree.tenant, tree.root))
+    this.store.ctx.waitUntil(
+      this.store.env().CHAT.getByName(chatName(tree.tenant, tree.root))
         .releaseTreeSlots(tree.slots)
         .catch((e: Error) => console.warn("tree slot release failed; it expires at its deadline", e.message)),
     );

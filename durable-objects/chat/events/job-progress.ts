@@ -8,9 +8,10 @@
  * webhook that must not get it anyway.
  */
 import type { Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
-import type { JobRow } from "../../src/jobs/job";
-import { keptProgress, LatestEvery, PROGRESS_INTERVAL_MS, realClock, type Clock, type Progress } from "../../src/jobs/progress";
-import type { JobStore } from "./job-store";
+import type { JobRow } from "../../../src/jobs/job";
+import { keptProgress, LatestEvery, PROGRESS_INTERVAL_MS, realClock, type Clock, type Progress } from "../../../src/jobs/progress";
+import type { ChatStore } from "../storage/chat-store";
+import type { Announcer } from "./announcer";
 
 /** What a running call reports into; `report` can be handed on unbound. */
 export interface ProgressFeed {
@@ -19,18 +20,15 @@ export interface ProgressFeed {
   stop(): void;
 }
 
-export interface JobProgressDeps {
-  jobs: JobStore;
-  /** Sends `job.progress` to the live streams. */
-  announce(job: JobRow, progress: Progress, now: number): void;
-  clock?: Clock;
-}
-
 export class JobProgress {
-  constructor(private readonly d: JobProgressDeps) {}
+  constructor(
+    private readonly store: ChatStore,
+    private readonly announce: Announcer,
+    private readonly clock: Clock = realClock,
+  ) {}
 
   track(job: JobRow): ProgressFeed {
-    const writes = new LatestEvery<Progress>(PROGRESS_INTERVAL_MS, (p) => this.#write(job, p), this.d.clock ?? realClock);
+    const writes = new LatestEvery<Progress>(PROGRESS_INTERVAL_MS, (p) => this.#write(job, p), this.clock);
     return {
       report: (raw) => {
         const kept = keptProgress(raw);
@@ -43,8 +41,8 @@ export class JobProgress {
   #write(job: JobRow, progress: Progress): void {
     try {
       // A job that ended meanwhile keeps no progress and announces none.
-      if (!this.d.jobs.setProgress(job.job_id, JSON.stringify(progress))) return;
-      this.d.announce(job, progress, Date.now());
+      if (!this.store.jobs.setProgress(job.job_id, JSON.stringify(progress))) return;
+      this.announce.jobProgress(job, progress, Date.now());
     } catch (e) {
       // Progress is a courtesy: the call and its outcome go on without it.
       console.warn("could not record MCP progress", job.job_id, (e as Error).message);

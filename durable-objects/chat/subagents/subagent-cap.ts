@@ -4,9 +4,9 @@
  * and the 429 otherwise. Pure and synchronous: the ChatDO runs it in the same
  * step as the inserts, so two concurrent requests can never both pass.
  */
-import { ApiError } from "../../src/http/errors";
-import type { ChatLimits } from "../../src/jobs/messages";
-import { treeLimit, type TreeAllowance } from "./tree-slots";
+import { ApiError } from "../../../src/http/errors";
+import type { ChatLimits } from "../../../src/jobs/messages";
+import { treeLimit, type TreeAllowance } from "../storage/tree-slots";
 
 export interface CapState {
   /** This chat's subordinate jobs holding a slot (active and not queued). */

@@ -4,13 +4,12 @@
  * few SQL statements with no `await`, so no other request can interleave with
  * half a transition. The ChatDO re-arms its alarm after calling in.
  */
-import { cutStoredResult, rowRoom } from "../../src/jobs/results";
-import { contentBudget, storedContent } from "../../src/tools/mcp-content";
-import { CANCELLED_ERROR, deadlineError, isTerminal, type JobRow } from "../../src/jobs/job";
-import type { ClaimResult, CompleteResult, JobOutcome } from "../../src/jobs/messages";
-import type { Finish, JobStore } from "./job-store";
-import type { LogStore } from "./log-rows";
-import type { Timers } from "./timers";
+import { cutStoredResult, rowRoom } from "../../../src/jobs/results";
+import { contentBudget, storedContent } from "../../../src/tools/mcp-content";
+import { CANCELLED_ERROR, deadlineError, isTerminal, type JobRow } from "../../../src/jobs/job";
+import type { ClaimResult, CompleteResult, JobOutcome } from "../../../src/jobs/messages";
+import type { Finish, JobStore } from "../storage/job-store";
+import type { ChatStore } from "../storage/chat-store";
 import type { Waiters } from "./waiters";
 
 export const UNDELIVERABLE_ERROR = "Job could not be dispatched; start it again.";
@@ -27,13 +26,16 @@ export interface MachineHooks {
 const waitSeconds = (job: JobRow) => Number((JSON.parse(job.tool_args) as { seconds: number }).seconds);
 
 export class JobMachine {
+  private readonly jobs: JobStore;
+
   constructor(
-    private readonly jobs: JobStore,
-    private readonly log: LogStore,
-    private readonly timers: Timers,
+    private readonly store: ChatStore,
     private readonly waiters: Waiters,
+    /** What follows a transition in the rest of the chat (the composition root, `../chat`). */
     private readonly hooks: MachineHooks,
-  ) {}
+  ) {
+    this.jobs = store.jobs;
+  }
 
   /**
    * `jobId` is to run. Claiming a running job again returns the lease it has;
@@ -52,7 +54,7 @@ export class JobMachine {
       this.jobs.claim(jobId, attempt, lease, now);
       claimed = { ...job, state: "running", attempt, lease, started_at: now };
       this.hooks.claimed(job, now);
-      if (job.tool_name === "wait") this.timers.set("wait_done", jobId, now + Math.ceil(waitSeconds(job) * 1000));
+      if (job.tool_name === "wait") this.store.timers.set("wait_done", jobId, now + Math.ceil(waitSeconds(job) * 1000));
     }
     if (claimed.tool_name === "wait") return { status: "handled" };
     return {
@@ -123,8 +125,8 @@ export class JobMachine {
   finish(job: JobRow, f: Finish, now: number): void {
     const ended = this.jobs.finish(job.job_id, f, now);
     if (!ended) return;
-    this.timers.clearRef(job.job_id);
-    this.log.complete(ended, now);
+    this.store.timers.clearRef(job.job_id);
+    this.store.log.complete(ended, now);
     this.hooks.ended(ended, now);
     this.waiters.notify();
   }

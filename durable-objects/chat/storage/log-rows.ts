@@ -3,7 +3,7 @@
  * Zero's log items have. One row per job, written when the job is accepted and
  * filled in when it ends.
  */
-import type { JobRow } from "../../src/jobs/job";
+import type { JobRow } from "../../../src/jobs/job";
 
 export interface LogRow {
   id: string;

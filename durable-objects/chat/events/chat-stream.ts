@@ -7,49 +7,43 @@
  * once per 30 s, so it never stays silent for long by mistake. Live-only
  * events (`job.progress`) are sent the same way but kept nowhere.
  */
-import { acceptStream, broadcast, type StreamLog, type StreamMessage } from "../shared/live-stream";
-import type { Events } from "./events";
-import { readMeta, writeMeta } from "./schema";
+import { acceptStream, broadcast, type StreamLog, type StreamMessage } from "../../shared/live-stream";
+import type { ChatStore } from "../storage/chat-store";
+import { readMeta, writeMeta } from "../storage/schema";
 
 const PROBE_MS = 30_000;
-
-interface TenantPublisher {
-  publish(messages: StreamMessage[]): Promise<{ listening: boolean }>;
-}
 
 export class ChatStream implements StreamLog {
   #unsent: StreamMessage[] = [];
   #sending = false;
 
-  constructor(
-    private readonly d: { ctx: DurableObjectState; sql: SqlStorage; events: Events; tenant(): TenantPublisher },
-  ) {}
+  constructor(private readonly store: ChatStore) {}
 
   accept(after: number | null): Response {
-    return acceptStream(this.d.ctx, after, this);
+    return acceptStream(this.store.ctx, after, this);
   }
 
   oldest(): number | undefined {
-    return this.d.events.oldestSeq();
+    return this.store.events.oldestSeq();
   }
 
   latest(): number {
-    return this.d.events.latestSeq();
+    return this.store.events.latestSeq();
   }
 
   after(cursor: number, limit: number): string[] {
-    return this.d.events.after(cursor, limit).map((e) => e.body);
+    return this.store.events.after(cursor, limit).map((e) => e.body);
   }
 
   /** An event was recorded: to this chat's sockets now, to the tenant stream if anyone may listen. */
   publish(envelope: string, now: number): void {
-    broadcast(this.d.ctx, envelope);
-    if (readMeta(this.d.sql, "tenant_listening") !== "1") {
-      if (now - Number(readMeta(this.d.sql, "tenant_probe_at") ?? 0) < PROBE_MS) return;
-      writeMeta(this.d.sql, "tenant_probe_at", String(now));
+    broadcast(this.store.ctx, envelope);
+    if (readMeta(this.store.sql, "tenant_listening") !== "1") {
+      if (now - Number(readMeta(this.store.sql, "tenant_probe_at") ?? 0) < PROBE_MS) return;
+      writeMeta(this.store.sql, "tenant_probe_at", String(now));
     }
     this.#unsent.push(envelope);
-    if (!this.#sending) this.d.ctx.waitUntil(this.#send());
+    if (!this.#sending) this.store.ctx.waitUntil(this.#send());
   }
 
   /**
@@ -57,14 +51,14 @@ export class ChatStream implements StreamLog {
    * while it is known to listen. It never probes: that writes a row, and the next kept event will.
    */
   publishLive(envelope: string): void {
-    broadcast(this.d.ctx, envelope);
-    if (readMeta(this.d.sql, "tenant_listening") !== "1") return;
+    broadcast(this.store.ctx, envelope);
+    if (readMeta(this.store.sql, "tenant_listening") !== "1") return;
     this.#unsent.push({ live: envelope });
-    if (!this.#sending) this.d.ctx.waitUntil(this.#send());
+    if (!this.#sending) this.store.ctx.waitUntil(this.#send());
   }
 
   setListening(listening: boolean): void {
-    writeMeta(this.d.sql, "tenant_listening", listening ? "1" : "0");
+    writeMeta(this.store.sql, "tenant_listening", listening ? "1" : "0");
   }
 
   /** One RPC at a time, in order; events recorded meanwhile go in the next. */
@@ -74,7 +68,7 @@ export class ChatStream implements StreamLog {
       while (this.#unsent.length) {
         const batch = this.#unsent.splice(0, this.#unsent.length);
         try {
-          const { listening } = await this.d.tenant().publish(batch);
+          const { listening } = await this.store.tenant().publish(batch);
           this.setListening(listening);
         } catch (e) {
           // The live view is best effort: a dashboard reloads state when it reconnects.

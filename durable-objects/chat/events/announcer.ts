@@ -7,35 +7,28 @@
  * transaction of the change it announces. A running MCP tool's progress goes
  * to the live streams alone.
  */
-import type { EventType } from "../../src/events/envelope";
-import type { JobRow } from "../../src/jobs/job";
-import { resultsPayload, snapshot } from "../../src/jobs/payloads";
-import type { Progress } from "../../src/jobs/progress";
-import { subagentSummary, telegramChatId } from "../../src/notify/telegram";
-import type { Events } from "./events";
-import type { Notifications } from "./notifications";
-import type { JobStore } from "./job-store";
+import type { EventType } from "../../../src/events/envelope";
+import type { JobRow } from "../../../src/jobs/job";
+import { resultsPayload, snapshot } from "../../../src/jobs/payloads";
+import type { Progress } from "../../../src/jobs/progress";
+import { subagentSummary, telegramChatId } from "../../../src/notify/telegram";
+import type { ChatStore } from "../storage/chat-store";
 import type { Outbox } from "./outbox";
 import type { ChatStream } from "./chat-stream";
-import type { SubordinatePlan } from "./subordinates";
-
-export interface AnnouncerDeps {
-  events: Events;
-  notifications: Notifications;
-  jobs: JobStore;
-  outbox: Outbox;
-  stream: ChatStream;
-  maxResultChars(): number;
-}
+import type { SubordinatePlan } from "../storage/children";
 
 export class Announcer {
-  constructor(private readonly d: AnnouncerDeps) {}
+  constructor(
+    private readonly store: ChatStore,
+    private readonly outbox: Outbox,
+    private readonly stream: ChatStream,
+  ) {}
 
   #record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): number | undefined {
     try {
-      const { envelope, deliver, seq } = this.d.events.record(type, data, now, batchId);
-      if (deliver) this.d.outbox.wake(now);
-      this.d.stream.publish(envelope, now);
+      const { envelope, deliver, seq } = this.store.events.record(type, data, now, batchId);
+      if (deliver) this.outbox.wake(now);
+      this.stream.publish(envelope, now);
       return seq;
     } catch (e) {
       // The change it announces has happened already: never let the announcement undo the rest of it.
@@ -63,7 +56,7 @@ export class Announcer {
   jobProgress(job: JobRow, progress: Progress, now: number): void {
     try {
       const data = { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, progress };
-      this.d.stream.publishLive(this.d.events.live("job.progress", data, now));
+      this.stream.publishLive(this.store.events.live("job.progress", data, now));
     } catch (e) {
       console.error("could not announce progress", job.job_id, e);
     }
@@ -71,15 +64,15 @@ export class Announcer {
 
   /** A batch started with `?notify=` gets a short Telegram message per subordinate that ends (SPEC §5.5). */
   #notify(job: JobRow, now: number, afterSeq: number | undefined): void {
-    const chatId = telegramChatId(this.d.events.notify(job.batch_id));
+    const chatId = telegramChatId(this.store.events.notify(job.batch_id));
     if (chatId === undefined) return;
     const text = subagentSummary(subagent(job).label, job.state === "success", job.state === "success" ? job.result : job.error);
-    this.d.notifications.add(chatId, text, now, afterSeq);
-    this.d.outbox.wake(now);
+    this.store.notifications.add(chatId, text, now, afterSeq);
+    this.outbox.wake(now);
   }
 
   jobEnded(job: JobRow, now: number): void {
-    const view = { now, maxResultChars: this.d.maxResultChars() };
+    const view = { now, maxResultChars: this.store.limits().max_result_chars };
     this.#record("job.finished", { batch_id: job.batch_id, ...snapshot(job, { ...view, includeResult: true }) }, now, job.batch_id);
     if (job.kind === "subordinate") {
       // The result as a response would show it: cut at max_result_chars (the job keeps all of it).
@@ -90,10 +83,10 @@ export class Announcer {
       this.#notify(job, now, seq);
     }
     // The batch's rows (results and all) are read once, when its last job ends.
-    if (this.d.jobs.activeInBatch(job.batch_id) === 0) {
-      this.#record("batch.finished", { batch_id: job.batch_id, results: resultsPayload(this.d.jobs.byBatch(job.batch_id), view) }, now, job.batch_id);
+    if (this.store.jobs.activeInBatch(job.batch_id) === 0) {
+      this.#record("batch.finished", { batch_id: job.batch_id, results: resultsPayload(this.store.jobs.byBatch(job.batch_id), view) }, now, job.batch_id);
     }
-    if (this.d.jobs.activeCount() === 0) this.#record("chat.idle", {}, now);
+    if (this.store.jobs.activeCount() === 0) this.#record("chat.idle", {}, now);
   }
 }
 

@@ -4,9 +4,9 @@
  * Each step is written before the next one starts, so an evicted child
  * resumes exactly where it stopped and never repeats a finished tool call.
  */
-import type { ChatMessage } from "../../src/agents/llm";
-import type { JobOutcome, Usage } from "../../src/jobs/messages";
-import { cutForJson, MAX_MESSAGE_BYTES, utf8Length } from "../../src/jobs/results";
+import type { ChatMessage } from "../../../src/agents/llm";
+import type { JobOutcome, Usage } from "../../../src/jobs/messages";
+import { cutForJson, MAX_MESSAGE_BYTES, utf8Length } from "../../../src/jobs/results";
 
 const MESSAGE_CUT_NOTE = `\n[cut: fanout keeps at most ${MAX_MESSAGE_BYTES} bytes of one message]`;
 

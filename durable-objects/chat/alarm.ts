@@ -1,0 +1,63 @@
+/**
+ * The chat's one alarm (docs/architecture.md#timers): every duty is a row in
+ * `timers`, and each kind maps to the handler its room exports. Handlers run
+ * one by one, each on its own: one that throws is logged and put off, the
+ * others still run, and the alarm is re-armed whatever happened. Production
+ * drops an alarm that throws 6 times in a row, which would stop every
+ * deadline and delivery of the chat behind one failing handler.
+ */
+import type { Chat } from "./chat";
+import { expirePastDeadline, recoverLostCalls, redispatchStuck } from "./jobs/job-timers";
+import type { Timer, TimerKind } from "./storage/timers";
+import { REGISTER_RETRY_MS } from "./registration";
+import { startQueued } from "./subagents/queue";
+
+/** A timer whose handler threw runs again this much later. */
+export const FAILED_TIMER_RETRY_MS = 10_000;
+
+/** "forgotten": the chat was found empty and wiped; nothing of it may be touched after. */
+type TimerHandler = (chat: Chat, timer: Timer, now: number) => void | "forgotten" | Promise<void | "forgotten">;
+
+const HANDLERS: Record<TimerKind, TimerHandler> = {
+  deadline: ({ store, machine }, _t, now) => expirePastDeadline(store, machine, now),
+  wait_done: ({ machine }, t, now) => machine.finishWait(t.ref, now),
+  dispatch: ({ store, dispatcher }, _t, now) => redispatchStuck(store, dispatcher, now),
+  exec: ({ store, executor }, _t, now) => recoverLostCalls(store, executor, now),
+  queue: ({ store, tree, machine, dispatcher }, _t, now) => startQueued(store, tree, machine, dispatcher, now),
+  agent: ({ child }, t, now) => child.onAgentTimer(t.ref, now),
+  report: ({ child }, t) => child.report(t.ref),
+  idle: ({ child }, t, now) => child.checkIdle(t.ref, now),
+  deliver: ({ outbox }, _t, now) => outbox.onDeliverTimer(now),
+  register: ({ store, registration }, _t, now) => {
+    store.timers.set("register", "", now + REGISTER_RETRY_MS); // until it lands
+    store.ctx.waitUntil(registration.register(Number(store.meta("created_at") ?? now)));
+  },
+  purge: async ({ store, registration }, _t, now) => {
+    if (store.purge(now) === "kept") return;
+    await registration.forget();
+    return "forgotten";
+  },
+  // Set only while a deletion runs, and that alarm goes to the deletion (below): a stray one is dropped.
+  delete: () => {},
+};
+
+export async function runAlarm(chat: Chat): Promise<void> {
+  const { store } = chat;
+  if (!store.exists()) return;
+  // A chat being deleted runs nothing but its deletion.
+  if (store.beingDeleted()) return chat.deletion.alarm();
+  const now = Date.now();
+  try {
+    for (const timer of store.timers.due(now)) {
+      try {
+        if ((await HANDLERS[timer.kind](chat, timer, now)) === "forgotten") return;
+        store.timers.done(timer);
+      } catch (e) {
+        console.warn("a timer failed; it runs again later", timer.kind, timer.ref, (e as Error).message);
+        store.timers.postpone(timer, now + FAILED_TIMER_RETRY_MS);
+      }
+    }
+  } finally {
+    if (store.exists()) await store.timers.arm();
+  }
+}

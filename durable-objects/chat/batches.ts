@@ -1,0 +1,150 @@
+/**
+ * The `parallel` route's side of a chat: start a batch (admitted whole or
+ * refused whole), await, collect or cancel earlier jobs, and answer with the
+ * started or the results payload (docs/api.md#parallel). `commit` is shared with
+ * the `tool-calls` route: it stores an admitted batch and starts it.
+ */
+import { ApiError } from "../../src/http/errors";
+import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
+import type { BatchAnswer, BatchRequest, ChatLimits, Delivery } from "../../src/jobs/messages";
+import { resultsPayload, startedPayload } from "../../src/jobs/payloads";
+import { withinToolBound } from "../../src/jobs/tool-bound";
+import type { Chat } from "./chat";
+import { beingDeleted } from "./deletion";
+import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./jobs/admission";
+import { insertBatch } from "./jobs/batch-rows";
+import type { SubordinatePlan } from "./storage/children";
+import type { ReplayShape } from "./storage/idempotency";
+import { admitBatch } from "./subagents/subagent-cap";
+import { subordinateState } from "./subagents/subordinate-state";
+import { NEW_CHAT_STATE, planSubordinates } from "./subagents/subordinates";
+
+export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAnswer> {
+  const { store, tree } = chat;
+  const { command } = req;
+  const now = Date.now();
+  if (store.beingDeleted()) throw beingDeleted(req.chat_id);
+  const exists = store.exists();
+
+  if (req.idempotency && exists) {
+    const replay = store.idempotency.find(req.route, req.idempotency);
+    if (replay) return respond(chat, replay.job_ids, replay.shape, req.limits);
+  }
+
+  requireKnown(chat, command.job_ids);
+  if (command.action === "cancel") {
+    for (const id of command.job_ids) chat.machine.cancel(id, now);
+    await store.timers.arm();
+    return respond(chat, command.job_ids, { wait: false, wait_seconds: 0, started_only: false, collect: true }, req.limits);
+  }
+
+  const shape: ReplayShape = {
+    wait: command.wait,
+    wait_seconds: command.wait_seconds,
+    started_only: !command.wait && command.job_ids.length === 0,
+    collect: true,
+  };
+  if (command.jobs.length === 0) return respond(chat, command.job_ids, shape, req.limits);
+
+  // A child reserves its tree's slots from the root first: the only await before admission.
+  const jobs = withJobIds(withinToolBound(command.jobs, store.toolBound()));
+  const subordinates = jobs.filter((j): j is SubordinateJobSpec => j.kind === "subordinate");
+  const reservation = await tree.reserve(req, subordinates, now);
+  try {
+    // A deletion may have begun during that await: nothing joins a chat about to be wiped.
+    if (store.beingDeleted()) throw beingDeleted(req.chat_id);
+    // A request with the same key may have been admitted during that await.
+    const replay = req.idempotency && store.exists() ? store.idempotency.find(req.route, req.idempotency) : undefined;
+    if (replay) {
+      tree.release(reservation);
+      return respond(chat, replay.job_ids, replay.shape, req.limits);
+    }
+    // From here to the end of the transaction nothing awaits: the cap checks and the inserts are one step.
+    // A refused batch must leave a new chat without storage, so the checks read nothing that isn't there.
+    const live = store.exists();
+    const problem = admissionProblem(command.jobs.length, live ? store.jobs.activeCount() : 0, req.limits);
+    if (problem) throw problem;
+    const state = live ? subordinateState(store) : NEW_CHAT_STATE(req.chat_id);
+    const plans = planSubordinates(subordinates, state, req.limits, req.caller);
+    const ids = subordinates.map((j) => j.job_id!);
+    const queued = admitBatch(ids, tree.capState(state, req.limits, reservation, now));
+    const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans, queued });
+    const jobIds = batch.jobs.map((j) => j.job_id);
+    await commit(chat, req, batch, plans, now, () => {
+      tree.settle(reservation, ids.filter((id) => !queued.has(id)));
+      if (!req.idempotency) return;
+      store.idempotency.record(req.route, req.idempotency, { job_ids: [...command.job_ids, ...jobIds], shape }, now);
+      store.schedulePurge(now);
+    });
+    return respond(chat, [...command.job_ids, ...jobIds], shape, req.limits);
+  } catch (e) {
+    tree.release(reservation);
+    throw e;
+  }
+}
+
+/**
+ * Stores an admitted batch in one transaction (plus `extra` writes), arms the
+ * alarm in the same write batch, then dispatches what is not held back.
+ */
+export async function commit(
+  chat: Chat,
+  target: { tenant: string; chat_id: string; limits: ChatLimits; delivery: Delivery },
+  batch: AdmittedBatch,
+  plans: Map<number, SubordinatePlan>,
+  now: number,
+  extra: () => void = () => {},
+): Promise<void> {
+  const { store } = chat;
+  store.ensure();
+  const { isNewChat, toStart } = store.transaction(() => {
+    const created = store.meta("chat_id") === undefined;
+    store.setMeta("tenant", target.tenant);
+    store.setMeta("chat_id", target.chat_id);
+    store.setMeta("limits", JSON.stringify(target.limits));
+    if (created) {
+      store.setMeta("created_at", String(now));
+      chat.announce.chatCreated(target.chat_id, 0, now);
+      chat.registration.owed(now);
+    }
+    store.events.addBatch(batch.batch_id, target.delivery.callback_url, target.delivery.notify, now);
+    const ids = insertBatch(store, batch, plans, now);
+    extra();
+    return { isNewChat: created, toStart: ids };
+  });
+  // Issued before the first await, so it commits with the rows: a reset during the awaits below
+  // cannot leave stored jobs without the alarm that re-dispatches and times them out.
+  const armed = store.timers.arm();
+  // The jobs are stored and the watchdog is armed: they start beside the answer.
+  store.ctx.waitUntil(chat.dispatcher.start(toStart));
+  // Beside the answer too (the tenant's index is a listing, not the chat's own state); a deletion
+  // waits for it, so the index never keeps a deleted chat.
+  if (isNewChat) store.ctx.waitUntil(chat.registration.register(now));
+  await armed;
+}
+
+/** Unknown ids are reported all together, before anything changes (docs/api.md#parallel). */
+export function requireKnown(chat: Chat, ids: string[]): void {
+  const known = new Set(chat.store.exists() ? chat.store.jobs.many(ids).map((j) => j.job_id) : []);
+  const unknown = ids.filter((id) => !known.has(id));
+  if (unknown.length) {
+    throw new ApiError(400, "unknown_job_ids", `Unknown parallel job id(s): ${unknown.join(", ")}`, {
+      job_ids: unknown,
+    });
+  }
+}
+
+/** Waits (if asked) and builds the payload; a response that carries a final snapshot collects it. */
+async function respond(chat: Chat, ids: string[], shape: ReplayShape, limits: ChatLimits): Promise<BatchAnswer> {
+  const { jobs } = chat.store;
+  let waitTimedOut = false;
+  if (shape.wait) waitTimedOut = !(await chat.waiters.until(() => jobs.allEnded(ids), shape.wait_seconds * 1000));
+  const rows = jobs.many(ids);
+  const now = Date.now();
+  const view = { now, maxResultChars: limits.max_result_chars };
+  // Always the started shape, even if a job already finished: it carries no result, so nothing is collected.
+  if (shape.started_only) return { ok: true, payload: startedPayload(rows, view) };
+  const payload = resultsPayload(rows, { ...view, waitTimedOut });
+  if (shape.collect) jobs.markCollected(rows, now);
+  return { ok: true, payload };
+}

@@ -1,0 +1,84 @@
+/**
+ * One chat's parts, built once per instance and wired here, in one place:
+ * storage at the bottom, then events, jobs, subagents. It is also what
+ * follows a job's transitions in the rest of the chat (`MachineHooks`): the
+ * job machine knows nothing of events, subagents or tiers, and this is the
+ * only code that ties them together.
+ */
+import type { JobRow } from "../../src/jobs/job";
+import { Deletion } from "./deletion";
+import { Announcer } from "./events/announcer";
+import { ChatStream } from "./events/chat-stream";
+import { JobProgress } from "./events/job-progress";
+import { Outbox } from "./events/outbox";
+import { releaseNext } from "./jobs/batch-rows";
+import { Dispatcher } from "./jobs/dispatcher";
+import { Executor } from "./jobs/executor";
+import { JobMachine, type MachineHooks } from "./jobs/job-machine";
+import { Waiters } from "./jobs/waiters";
+import { Registration } from "./registration";
+import { ChatStore } from "./storage/chat-store";
+import { EVENT_TTL_MS } from "./storage/events";
+import { ChildTurns } from "./subagents/child-turns";
+import { queueMayMove } from "./subagents/queue";
+import { TreeCap } from "./subagents/tree-cap";
+
+export class Chat implements MachineHooks {
+  readonly store: ChatStore;
+  readonly waiters = new Waiters();
+  readonly stream: ChatStream;
+  readonly outbox: Outbox;
+  readonly announce: Announcer;
+  readonly machine: JobMachine;
+  readonly executor: Executor;
+  readonly dispatcher: Dispatcher;
+  readonly tree: TreeCap;
+  readonly child: ChildTurns;
+  readonly registration: Registration;
+  readonly deletion: Deletion;
+
+  constructor(ctx: DurableObjectState, env: () => Env) {
+    this.store = new ChatStore(ctx, env);
+    this.stream = new ChatStream(this.store);
+    this.outbox = new Outbox(this.store);
+    this.announce = new Announcer(this.store, this.outbox, this.stream);
+    this.machine = new JobMachine(this.store, this.waiters, this);
+    this.executor = new Executor(this.store, this.machine, new JobProgress(this.store, this.announce));
+    this.dispatcher = new Dispatcher(this.store, this.machine, this.executor);
+    this.tree = new TreeCap(this.store);
+    this.child = new ChildTurns(this.store, this.machine, this.dispatcher, this.tree);
+    this.registration = new Registration(this.store, this.stream);
+    this.deletion = new Deletion(this.store, this.machine, this.registration);
+  }
+
+  // ---- MachineHooks: what follows a job's transitions ---------------------------
+
+  stopWork(job: JobRow): void {
+    // A chat being deleted deletes its child chats itself: a stop sent to one already wiped would give it storage again.
+    if (this.store.beingDeleted()) this.executor.abort(job.job_id);
+    else this.store.ctx.waitUntil(this.dispatcher.stopWork(job));
+  }
+
+  claimed(job: JobRow, now: number): void {
+    this.announce.jobStarted(job, now);
+    this.child.progress(now);
+  }
+
+  /** After any job ends: its events, the next held or queued jobs, a turn waiting on it, retention. */
+  ended(job: JobRow, now: number): void {
+    this.announce.jobEnded(job, now);
+    if (job.tree_slot) {
+      const { tenant, chat_id } = this.store.address();
+      this.tree.jobEnded(job.tree_slot, tenant, chat_id);
+    }
+    if (job.kind === "subordinate" && job.queue_seq === null) queueMayMove(this.store, now);
+    const released = job.held === 0 ? releaseNext(this.store, job.batch_id, now) : undefined;
+    if (released) this.store.ctx.waitUntil(this.dispatcher.start([released]));
+    this.child.progress(now);
+    this.child.wake(job.job_id, now);
+    // The job that just ended, and the events it announced, expire from now on: the purge timer only
+    // moves closer for them (what came earlier is covered by the time it already has, or at worst
+    // by this one, one job duration late).
+    this.store.timers.setEarliest("purge", "", now + Math.min(this.store.limits().retention_seconds * 1000, EVENT_TTL_MS));
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Admission rules for a batch (SPEC §3.2–3.3): the chat-wide active job cap,
+ * job ids, deadlines. Pure: the ChatDO calls these inside its one
+ * `transactionSync`, with no `await` between the check and the insert.
+ */
+import { nanoid } from "nanoid";
+import { ApiError } from "../../../src/http/errors";
+import { jobIdPrefix } from "../../../src/jobs/job";
+import type { JobSpec } from "../../../src/jobs/job-spec";
+import type { ChatLimits } from "../../../src/jobs/messages";
+import type { NewJob } from "../storage/job-store";
+import type { SubordinatePlan } from "../storage/children";
+
+const newJobId = (toolName: string) => `${jobIdPrefix(toolName)}-${nanoid(12)}`;
+
+/** Job ids are chosen before admission: a subordinate's id also names its tree slot. */
+export const withJobIds = <S extends JobSpec>(specs: S[]): S[] => specs.map((s) => (s.job_id ? s : { ...s, job_id: newJobId(s.tool_name) }));
+
+export function admissionProblem(requested: number, active: number, limits: ChatLimits): ApiError | undefined {
+  const limit = limits.max_active_jobs_per_chat;
+  if (active + requested <= limit) return undefined;
+  return new ApiError(429, "job_limit", `Chat already has ${active} active jobs (limit ${limit}); await or cancel some first.`, {
+    running: active,
+    requested,
+    limit,
+  });
+}
+
+export interface AdmittedBatch {
+  batch_id: string;
+  /** `mcp`: the job calls an MCP tool (its log row says so). */
+  jobs: (NewJob & { log_id: string; mcp: boolean })[];
+}
+
+/**
+ * The concurrent tier of a tiered batch (SPEC §5.4): subordinates, `wait` and
+ * read-only tools. Everything else runs afterwards, one at a time in call order.
+ */
+export const concurrentTier = (spec: JobSpec) =>
+  spec.concurrent === true || spec.kind === "subordinate" || spec.tool_name === "wait" || spec.read_only;
+
+export interface RowOptions {
+  chat_id: string;
+  /** Hold back the sequential tier (tool-calls, agent loops); `parallel` starts everything at once. */
+  tiered: boolean;
+  /** No job may outlive this (a child's jobs end with its parent's job). */
+  deadlineCap?: number;
+  plans: Map<number, SubordinatePlan>;
+  /** Subordinates that wait for a slot (`on_subagent_limit: "queue"`): no timers, no tree slot yet. */
+  queued?: Set<string>;
+}
+
+export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): AdmittedBatch {
+  const batch_id = `batch-${nanoid(12)}`;
+  return {
+    batch_id,
+    jobs: specs.map((spec) => {
+      const plan = o.plans.get(spec.index);
+      const job_id = spec.job_id ?? newJobId(spec.tool_name);
+      const queued = o.queued?.has(job_id) ?? false;
+      return {
+        job_id,
+        log_id: `log-${nanoid(12)}`,
+        chat_id: o.chat_id,
+        batch_id,
+        idx: spec.index,
+        tool_name: spec.tool_name,
+        tool_call_id: spec.tool_call_id ?? null,
+        tool_args: spec.tool_args,
+        kind: spec.kind,
+        read_only: spec.read_only,
+        timeout_seconds: spec.timeout_seconds,
+        created_at: now,
+        deadline_at: Math.min(now + spec.timeout_seconds * 1000, o.deadlineCap ?? Infinity),
+        context_id: plan?.context_id ?? null,
+        spec: plan ? JSON.stringify(plan) : null,
+        held: o.tiered && !concurrentTier(spec),
+        queued,
+        tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
+        mcp: spec.kind === "tool" && spec.mcp === true,
+      };
+    }),
+  };
+}

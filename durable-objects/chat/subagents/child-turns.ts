@@ -1,0 +1,289 @@
+/**
+ * A chat's life as a child (SPEC §5.1–5.2): it receives a turn from its
+ * parent's subordinate job, runs the agent loop step by step (driven by the
+ * `agent` timer, so eviction only repeats the step in progress), and hands the
+ * outcome back to the parent job, retrying the hand-back until it lands.
+ */
+import type { LlmTarget } from "../../../src/agents/llm";
+import { isTerminal } from "../../../src/jobs/job";
+import { orderedRules } from "../../../src/agents/permission";
+import { profile as profileOf } from "../../../src/agents/profiles";
+import { loadMcpListings } from "../../../src/tools/mcp-listings";
+import type { McpListings } from "../../../src/tools/mcp";
+import type { TenantConfig } from "../../../src/config/schema";
+import type { JobSpec } from "../../../src/jobs/job-spec";
+import { narrowestTools } from "../../../src/jobs/tool-bound";
+import type { Caller, ChatLimits, JobOutcome, TurnRequest } from "../../../src/jobs/messages";
+import { newJobRows } from "../jobs/admission";
+import { insertBatch } from "../jobs/batch-rows";
+import type { Dispatcher } from "../jobs/dispatcher";
+import type { JobMachine } from "../jobs/job-machine";
+import type { ChatStore } from "../storage/chat-store";
+import type { JobStore } from "../storage/job-store";
+import { readLimits, readMeta, writeMeta } from "../storage/schema";
+import type { Turn, Turns } from "../storage/turns";
+import type { TreeReservation } from "../storage/tree-slots";
+import { runStep, type ChildIdentity, type LoopHost } from "./agent-loop";
+import type { TreeCap } from "./tree-cap";
+
+/** If a step's instance dies (an LLM call can take a while), the `agent` timer re-drives it after this. */
+export const AGENT_STEP_SAFETY_MS = 150_000;
+/** A hand-back the parent did not take is retried after this. */
+export const REPORT_RETRY_MS = 5_000;
+
+/** Who asks a child to stop a turn: its parent job, and the child chat's own address. */
+export interface StopTurn {
+  tenant: string;
+  chat_id: string;
+  parent_job_id: string;
+  parent_chat_id: string;
+}
+
+
+export class ChildTurns implements LoopHost {
+  readonly #driving = new Set<string>();
+  readonly #wakes = new Set<string>();
+  #toStart: string[] = [];
+
+  readonly turns: Turns;
+  readonly jobs: JobStore;
+
+  constructor(
+    private readonly store: ChatStore,
+    private readonly machine: JobMachine,
+    private readonly dispatcher: Dispatcher,
+    private readonly tree: TreeCap,
+  ) {
+    this.turns = store.turns;
+    this.jobs = store.jobs;
+  }
+
+  /** Idempotent per parent job: a hand-over delivered twice starts one turn. */
+  beginTurn(req: TurnRequest, now: number): "started" | "duplicate" | "expired" {
+    // A stopped turn leaves its row behind, so a hand-off still in flight when the parent ended the job starts nothing.
+    if (this.store.turns.get(req.parent_job_id)) return "duplicate";
+    if (now >= req.deadline_at) return "expired";
+    this.store.transaction(() => {
+      writeMeta(this.store.sql, "tenant", req.tenant);
+      writeMeta(this.store.sql, "chat_id", req.chat_id);
+      writeMeta(this.store.sql, "parent_chat_id", req.parent_chat_id);
+      writeMeta(this.store.sql, "root_chat_id", req.root_chat_id);
+      writeMeta(this.store.sql, "level", String(req.level));
+      writeMeta(this.store.sql, "profile", req.profile);
+      writeMeta(this.store.sql, "name", req.name);
+      writeMeta(this.store.sql, "limits", JSON.stringify(req.limits));
+      // A continued child keeps the subset it was started with: a continuation narrows it, never widens it.
+      writeMeta(this.store.sql, "tools", JSON.stringify(narrowestTools(JSON.parse(readMeta(this.store.sql, "tools") ?? "null"), req.tools)));
+      if (readMeta(this.store.sql, "created_at") === undefined) writeMeta(this.store.sql, "created_at", String(now));
+      this.store.turns.begin(req, now);
+      const lines = [
+        ...(req.forked ? [`Context from the agent that started you:\n${req.forked}\n`] : []),
+        req.message,
+        ...req.attachments.map((url) => `Attachment: ${url}`),
+      ];
+      this.store.turns.append(req.parent_job_id, { role: "user", content: lines.join("\n") }, now);
+      this.store.timers.set("agent", req.parent_job_id, now);
+      this.store.timers.set("idle", req.parent_job_id, now + req.limits.subagent_idle_seconds * 1000);
+    });
+    return "started";
+  }
+
+  /** The parent ended the job (cancel, deadline, deletion): stop the turn and everything it started. */
+  stopTurn(parent: StopTurn, now: number): void {
+    const turn = this.store.turns.get(parent.parent_job_id);
+    if (!turn) {
+      // The hand-off has not arrived yet: leave a stopped turn so it never starts, purged like any chat.
+      this.store.transaction(() => {
+        if (readMeta(this.store.sql, "tenant") === undefined) writeMeta(this.store.sql, "tenant", parent.tenant);
+        if (readMeta(this.store.sql, "chat_id") === undefined) writeMeta(this.store.sql, "chat_id", parent.chat_id);
+        this.store.turns.begin({ ...parent, lease: "", deadline_at: now }, now);
+        this.store.turns.update(parent.parent_job_id, { state: "stopped" }, now);
+        this.store.schedulePurge(now);
+      });
+      return;
+    }
+    if (turn.state !== "running") return;
+    for (const job of this.store.jobs.active()) this.machine.cancel(job.job_id, now);
+    // Answer every call still awaited, so a continued conversation stays valid for the provider.
+    for (const call of turn.awaiting ?? []) {
+      this.store.turns.append(parent.parent_job_id, { role: "tool", tool_call_id: call.tool_call_id, content: "Error: the task was stopped before this call finished." }, now);
+    }
+    this.store.turns.update(parent.parent_job_id, { state: "stopped", awaiting: null }, now);
+    this.store.timers.clear("agent", parent.parent_job_id);
+    this.store.timers.clear("idle", parent.parent_job_id);
+    this.store.schedulePurge(now);
+  }
+
+  /** An LLM reply or a job state change: the running turn is not idle (SPEC §5.2). */
+  progress(now: number): void {
+    if (!this.#isChild()) return;
+    const turns = this.store.turns.progress(now);
+    if (turns.length === 0) return;
+    const idleMs = this.#idleMs();
+    for (const turnId of turns) this.store.timers.set("idle", turnId, now + idleMs);
+  }
+
+  /**
+   * The idle timer fired. Time spent awaiting the turn's own running jobs is
+   * not idle; otherwise no progress for `subagent_idle_seconds` ends the job `timeout`.
+   */
+  async checkIdle(turnId: string, now: number): Promise<void> {
+    const turn = this.store.turns.get(turnId);
+    if (!turn || turn.state !== "running") return;
+    const idleMs = this.#idleMs();
+    const awaited = (turn.awaiting ?? []).flatMap((c) => c.job_ids ?? (c.job_id ? [c.job_id] : []));
+    const busy = this.store.jobs.many(awaited).some((j) => !isTerminal(j.state));
+    if (busy || now < turn.progress_at + idleMs) {
+      this.store.timers.set("idle", turnId, Math.max(now, turn.progress_at) + idleMs);
+      return;
+    }
+    const error = `No progress for ${idleMs / 1000} s (limits.subagent_idle_seconds); the subagent was stopped.`;
+    this.store.timers.clear("agent", turnId);
+    await this.finish(turn, { state: "timeout", error, attempt: 1, usage: turn.usage });
+  }
+
+  /** Only a child chat has turns; a top-level chat skips their bookkeeping on every job. */
+  #isChild(): boolean {
+    return this.store.isChild();
+  }
+
+  #idleMs(): number {
+    const limits: Partial<ChatLimits> = readLimits(this.store.sql) ?? {};
+    return (limits.subagent_idle_seconds ?? 300) * 1000;
+  }
+
+  /** A job ended: a turn waiting on it takes its next step. */
+  wake(jobId: string, now: number): void {
+    if (!this.#isChild()) return;
+    for (const turnId of this.store.turns.awaitingAny([jobId])) {
+      this.#wakes.add(turnId);
+      this.store.timers.set("agent", turnId, now);
+    }
+  }
+
+  /** The `agent` timer: drive the turn beside the alarm; if this instance dies mid-step, the timer fires again. */
+  onAgentTimer(turnId: string, now: number): void {
+    this.store.timers.set("agent", turnId, now + AGENT_STEP_SAFETY_MS);
+    this.store.ctx.waitUntil(this.drive(turnId));
+  }
+
+  /** Runs steps until the turn waits or ends; the `agent` timer covers an instance lost meanwhile. */
+  async drive(turnId: string): Promise<void> {
+    if (this.#driving.has(turnId)) return;
+    this.#driving.add(turnId);
+    try {
+      let result;
+      do {
+        this.#wakes.delete(turnId);
+        result = await runStep(this, turnId, Date.now());
+        const started = this.#toStart;
+        this.#toStart = [];
+        // The jobs are stored with their watchdog: a slow or stuck queue send must not hold up the turn.
+        this.store.ctx.waitUntil(this.dispatcher.start(started));
+      } while ((result === "again" || this.#wakes.has(turnId)) && this.store.readable());
+      if (this.store.readable()) this.store.timers.clear("agent", turnId);
+    } catch (e) {
+      // A step cut short by the chat's deletion is not retried: the chat is going away.
+      if (!this.store.readable()) return;
+      console.error("agent step failed; retrying", turnId, e);
+      this.store.timers.set("agent", turnId, Date.now() + REPORT_RETRY_MS);
+    } finally {
+      this.#driving.delete(turnId);
+      if (this.store.readable()) await this.store.timers.arm();
+    }
+  }
+
+  /** Sends (or re-sends) a finished turn's outcome to the parent job. */
+  async report(turnId: string): Promise<void> {
+    const turn = this.store.turns.get(turnId);
+    if (!turn?.outcome) return;
+    try {
+      await this.store.chat(turn.parent_chat_id).completeJob(turn.parent_job_id, turn.lease, turn.outcome);
+      this.store.timers.clear("report", turnId);
+    } catch (e) {
+      console.warn("hand-back to the parent failed; retrying", turnId, (e as Error).message);
+      this.store.timers.set("report", turnId, Date.now() + REPORT_RETRY_MS);
+    }
+    await this.store.timers.arm();
+  }
+
+  // ---- LoopHost ----------------------------------------------------------------
+
+  running(turnId: string): boolean {
+    return this.store.readable() && this.store.turns.get(turnId)?.state === "running";
+  }
+
+  identity(): ChildIdentity {
+    const tools = JSON.parse(readMeta(this.store.sql, "tools") ?? "null") as string[] | null;
+    return {
+      level: Number(readMeta(this.store.sql, "level") ?? 0),
+      profile: readMeta(this.store.sql, "profile") ?? "default",
+      ...(tools ? { tools } : {}),
+    };
+  }
+
+  async config(): Promise<TenantConfig> {
+    // The RPC type mapping cannot carry the schema's open JSON fields; the value is plain JSON.
+    return ((await this.#tenant().getConfig()) as { config: TenantConfig }).config;
+  }
+
+  llm(): Promise<LlmTarget | null> {
+    return this.#tenant().llmTarget();
+  }
+
+  allowPrivateEgress(): boolean {
+    return this.store.env().ALLOW_PRIVATE_EGRESS === "true";
+  }
+
+  mcp(config: TenantConfig): Promise<McpListings> {
+    return loadMcpListings(this.#tenant(), config.mcp_servers.map((s) => s.name));
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.store.transaction(fn);
+  }
+
+  reserveTree(specs: JobSpec[], now: number, config: TenantConfig): Promise<TreeReservation> {
+    return this.tree.reserveTiered({ ...this.store.address(), limits: this.#limits() }, specs, this.#caller(config), now);
+  }
+
+  releaseTree(tree: TreeReservation): void {
+    this.tree.release(tree);
+  }
+
+  admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig, tree: TreeReservation) {
+    const { admitted, plans, refusals, queued } = this.tree.admitTiered(this.store.address().chat_id, specs, this.#limits(), this.#caller(config), tree, now);
+    const chat_id = readMeta(this.store.sql, "chat_id")!;
+    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued });
+    this.#toStart.push(...insertBatch(this.store, batch, plans, now));
+    const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));
+    return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };
+  }
+
+  #limits(): ChatLimits {
+    return readLimits(this.store.sql)!;
+  }
+
+  /** The calling agent inside this child: its own profile and that profile's task rules. */
+  #caller(config: TenantConfig): Caller {
+    const agent = this.identity().profile;
+    return { agent, task_rules: orderedRules(profileOf(config, agent).permission?.task) };
+  }
+
+  async finish(turn: Turn, outcome: JobOutcome): Promise<void> {
+    // A turn stopped meanwhile (its job ended, its chat is being deleted) has no outcome to hand back.
+    if (!this.running(turn.parent_job_id)) return;
+    const now = Date.now();
+    this.store.transaction(() => {
+      this.store.turns.update(turn.parent_job_id, { state: "done", outcome }, now);
+      this.store.timers.clear("idle", turn.parent_job_id);
+      this.store.timers.set("report", turn.parent_job_id, now);
+      this.store.schedulePurge(now);
+    });
+    await this.report(turn.parent_job_id);
+  }
+
+  #tenant() {
+    return this.store.tenant();
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The `tool-calls` route's side of a chat: one assistant message's calls,
+ * admitted call by call in tiers (read-only calls, subordinates and `wait`
+ * together, side-effecting calls one at a time after them), answered in call
+ * order with one result per call (docs/api.md#tool-calls).
+ */
+import { ApiError } from "../../src/http/errors";
+import type { ChatLimits, ToolCallEntry, ToolCallsAnswer, ToolCallsRequest } from "../../src/jobs/messages";
+import { withinToolBound } from "../../src/jobs/tool-bound";
+import { admittedCall, deliveredJobIds, reportedJobIds, toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
+import { commit, requireKnown } from "./batches";
+import type { Chat } from "./chat";
+import { beingDeleted } from "./deletion";
+import { newJobRows, withJobIds } from "./jobs/admission";
+import type { StoredToolCalls } from "./storage/idempotency";
+
+export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<ToolCallsAnswer> {
+  const { store, tree } = chat;
+  const now = Date.now();
+  if (store.beingDeleted()) throw beingDeleted(req.chat_id);
+  if (req.idempotency && store.exists()) {
+    // A retried request gets the same jobs back: nothing runs again.
+    const replay = store.idempotency.find("tool-calls", req.idempotency)?.tool_calls;
+    if (replay) return answer(chat, replay, req.wait_seconds, req.limits, false);
+  }
+  const bound = store.toolBound();
+  const entries = req.entries.map((e) => withinBound(withKnownJobs(chat, e), bound));
+  const specs = withJobIds(entries.flatMap((e) => (e.spec ? [e.spec] : (e.parallel?.specs ?? []))));
+  const reservation = await tree.reserveTiered(req, specs, req.caller, now);
+  if (store.beingDeleted()) {
+    tree.release(reservation); // the deletion began during that await
+    throw beingDeleted(req.chat_id);
+  }
+  const { admitted, plans, refusals, queued } = tree.admitTiered(req.chat_id, specs, req.limits, req.caller, reservation, now);
+  const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans, queued });
+  const jobIds = new Map(batch.jobs.map((j) => [j.idx, j.job_id]));
+  const stored: StoredToolCalls = { batch_id: admitted.length ? batch.batch_id : "", calls: entries.map((e) => admittedCall(e, refusals, jobIds)) };
+  if (admitted.length) {
+    await commit(chat, req, batch, plans, now, () => {
+      if (!req.idempotency) return;
+      const shape = { wait: true, wait_seconds: req.wait_seconds, started_only: false, collect: false };
+      store.idempotency.record("tool-calls", req.idempotency, { job_ids: batch.jobs.map((j) => j.job_id), shape, tool_calls: stored }, now);
+      store.schedulePurge(now);
+    });
+  }
+  const cancels = stored.calls.flatMap((c) => (c.parallel?.cancel ? c.parallel.job_ids : []));
+  if (cancels.length) {
+    for (const id of cancels) chat.machine.cancel(id, now);
+    await store.timers.arm();
+  }
+  return answer(chat, stored, req.wait_seconds, req.limits, true);
+}
+
+/** A refusal of one call becomes that call's own error entry. */
+function asErrorEntry(entry: ToolCallEntry, e: unknown): ToolCallEntry {
+  if (!(e instanceof ApiError)) throw e;
+  return { index: entry.index, tool_call_id: entry.tool_call_id, name: entry.name, error: { code: e.code, message: e.message, ...e.details } };
+}
+
+/** A call outside the chat's tools is its own error entry; a `parallel` call with one is refused whole. */
+function withinBound(entry: ToolCallEntry, bound: string[] | null): ToolCallEntry {
+  try {
+    if (entry.spec) return { ...entry, spec: withinToolBound([entry.spec], bound)[0] };
+    if (entry.parallel) return { ...entry, parallel: { ...entry.parallel, specs: withinToolBound(entry.parallel.specs, bound) } };
+    return entry;
+  } catch (e) {
+    return asErrorEntry(entry, e);
+  }
+}
+
+/** A `parallel` call naming jobs this chat does not have is refused whole, as on the `parallel` route. */
+function withKnownJobs(chat: Chat, entry: ToolCallEntry): ToolCallEntry {
+  if (!entry.parallel?.job_ids.length) return entry;
+  try {
+    requireKnown(chat, entry.parallel.job_ids);
+    return entry;
+  } catch (e) {
+    return asErrorEntry(entry, e);
+  }
+}
+
+/** Waits (≤ waitSeconds) for the calls' awaited jobs, then answers them in call order. */
+async function answer(chat: Chat, stored: StoredToolCalls, waitSeconds: number, limits: ChatLimits, collect: boolean): Promise<ToolCallsAnswer> {
+  const { jobs } = chat.store;
+  const awaited = deliveredJobIds(stored.calls);
+  const done = awaited.length === 0 || (await chat.waiters.until(() => jobs.allEnded(awaited), waitSeconds * 1000));
+  const now = Date.now();
+  const rows = new Map(jobs.many(reportedJobIds(stored.calls)).map((r) => [r.job_id, r]));
+  const results = stored.calls.map((call) => toolCallResult(call, rows, { now, maxResultChars: limits.max_result_chars }));
+  if (collect && awaited.length) jobs.markCollected(awaited.flatMap((id) => rows.get(id) ?? []), now);
+  return { status: toolCallsStatus(results, !done), batch_id: stored.batch_id || null, results };
+}
