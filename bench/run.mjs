@@ -101,7 +101,7 @@ try {
     overheadFanout: overhead(s.fanout.p50),
     overheadFloor: overhead(s.floor.p50),
     overheadRatio: overhead(s.fanout.p50) / overhead(s.floor.p50),
-    // Informational: what the rules SPEC §1 fixes cost on their own, and fanout against that.
+    // Informational: what the rules every design must keep (docs/architecture.md#platform-rules) cost on their own, and fanout against that.
     overheadSpecFloor: overhead(s.specFloor.p50),
     specFloorRatio: overhead(s.specFloor.p50) / overhead(s.floor.p50),
     overheadVsSpecFloor: overhead(s.fanout.p50) / overhead(s.specFloor.p50),
@@ -141,10 +141,10 @@ try {
   console.log("\ntargets");
   for (const [name, ok, value] of targets) console.log(`${ok ? "PASS" : "MISS"}  ${name}: ${value}`);
   console.log(
-    `\nSPEC floor (bench/spec-floor: queue copy, one invocation per call, claim before the call): overhead ${round(figures.overheadSpecFloor)} ms = ${round(figures.specFloorRatio, 2)}× the floor; fanout = ${round(figures.overheadVsSpecFloor, 2)}× the SPEC floor`,
+    `\nContract floor (bench/spec-floor: queue copy, one invocation per call, claim before the call): overhead ${round(figures.overheadSpecFloor)} ms = ${round(figures.specFloorRatio, 2)}× the floor; fanout = ${round(figures.overheadVsSpecFloor, 2)}× the contract floor`,
   );
-  console.log(`SPEC floor start of 8: ${round(s.startSpecFloor.p50)} ms; arrival p50 ${round(s.arrivalSpecFloor.p50)} ms (floor ${round(s.arrivalFloor.p50)} ms)`);
-  for (const t of tp) console.log(`SPEC floor throughput, ${t.chats} chats: ${round(t.specFloor.jobsPerSecond)} jobs/s = ${round(t.specFloor.jobsPerSecond / t.floor.jobsPerSecond, 2)}× the floor`);
+  console.log(`Contract floor start of 8: ${round(s.startSpecFloor.p50)} ms; arrival p50 ${round(s.arrivalSpecFloor.p50)} ms (floor ${round(s.arrivalFloor.p50)} ms)`);
+  for (const t of tp) console.log(`Contract floor throughput, ${t.chats} chats: ${round(t.specFloor.jobsPerSecond)} jobs/s = ${round(t.specFloor.jobsPerSecond / t.floor.jobsPerSecond, 2)}× the floor`);
 
   const dir = resolve(import.meta.dirname, "results");
   mkdirSync(dir, { recursive: true });
@@ -154,7 +154,7 @@ try {
   writeFileSync(
     resolve(dir, "latency.svg"),
     latencyChart([
-      { title: "8×500 ms batch", series: [{ label: "fanout", values: fan.fanout }, { label: "floor", values: fan.floor, color: "#1f8a4c" }, { label: "SPEC floor", values: fan.specFloor, color: "#6b46c1" }] },
+      { title: "8×500 ms batch", series: [{ label: "fanout", values: fan.fanout }, { label: "floor", values: fan.floor, color: "#1f8a4c" }, { label: "contract floor", values: fan.specFloor, color: "#6b46c1" }] },
       { title: "wake", series: [{ label: "await", values: wake.await }, { label: "polling 500 ms", values: wake.polling, color: "#b7791f" }] },
       { title: "wait:false start of 8", series: [{ label: "fanout", values: start.fanout }, { label: "floor", values: start.floor, color: "#1f8a4c" }] },
       { title: "head-of-line", series: [{ label: "chat B 8×100 ms", values: hol.chatB }] },

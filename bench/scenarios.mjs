@@ -41,7 +41,7 @@ export function clients({ fanout, floor, specFloor, tools }, key = BENCH_KEY) {
 const eight = (ms) => Array.from({ length: 8 }, () => ["slow", { ms }]);
 
 /**
- * 1. A batch of 8 × 500 ms: fanout, the floor and the SPEC floor in rotating order; the sequential
+ * 1. A batch of 8 × 500 ms: fanout, the floor and the contract floor in rotating order; the sequential
  * client now and then.
  */
 export async function fanOut(c, reps) {

@@ -1,11 +1,11 @@
 /**
- * Durable Object names (SPEC §2). Each carries a separator (`/`) that tenant,
+ * Durable Object names (docs/api.md#authentication-tenants-and-chats). Each carries a separator (`/`) that tenant,
  * chat and job ids cannot contain, so no id can be crafted to reach another
  * tenant's object.
  */
 export const chatName = (tenant: string, chatId: string) => `chat/${tenant}/${chatId}`;
 export const tenantName = (tenant: string) => `tenant/${tenant}`;
 
-/** `chat_id`: 1–128 of `[A-Za-z0-9._:@!-]`, not made only of dots (SPEC §2). */
+/** `chat_id`: 1–128 of `[A-Za-z0-9._:@!-]`, not made only of dots (docs/api.md#authentication-tenants-and-chats). */
 export const CHAT_ID_PATTERN = /^[A-Za-z0-9._:@!-]{1,128}$/;
 export const isValidChatId = (id: string) => CHAT_ID_PATTERN.test(id) && !/^\.+$/.test(id);

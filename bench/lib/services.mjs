@@ -87,7 +87,7 @@ export function startFanout(reuse = {}, { privateEgress = true } = {}) {
   );
 }
 
-/** The SPEC floor (bench/spec-floor): the platform floor plus the rules SPEC §1 fixes. */
+/** The contract floor (bench/spec-floor): the platform floor plus the rules every design must keep (docs/architecture.md#platform-rules). */
 export function startSpecFloor() {
   return wranglerDev(resolve(ROOT, "bench/spec-floor"), [], "spec-floor");
 }

@@ -1,5 +1,5 @@
 /**
- * A live event stream over hibernatable WebSockets (SPEC §6), for the chat
+ * A live event stream over hibernatable WebSockets (docs/api.md#live-streams), for the chat
  * stream and the tenant-wide one: the object accepts the socket, replays what
  * the client missed since its cursor, then broadcasts as events happen. Pings
  * are answered by the runtime's auto-response, without waking the object.

@@ -56,7 +56,7 @@ export class TenantDO extends DurableObject<Env> {
     this.#mcp = new McpLists(this.#sql, listMcpTools, () => this.env.ALLOW_PRIVATE_EGRESS === "true");
   }
 
-  // ---- the live stream (SPEC §6) ------------------------------------------------
+  // ---- the live stream (docs/api.md#live-streams) -------------------------------
 
   issueTicket(tenant: string, chatId: string | null): Promise<string> {
     return this.#tickets.issue(tenant, chatId, Date.now());
@@ -175,11 +175,11 @@ export class TenantDO extends DurableObject<Env> {
     return { ok: true, config: this.#cached.config, version, generated_secrets: generated };
   }
 
-  // ---- MCP tool lists (SPEC §4) -------------------------------------------------
+  // ---- MCP tool lists (docs/api.md#mcp-servers) ---------------------------------
 
   /**
    * One server's tool list, from the 5-minute cache or the server. Asked once per server, so each
-   * listing runs in an invocation of its own (SPEC §1).
+   * listing runs in an invocation of its own (docs/architecture.md#platform-rules).
    */
   async mcpListing(server: string, refresh = false): Promise<McpListing> {
     const sealed = this.#sealed().config.mcp_servers.find((s) => s.name === server);

@@ -1,5 +1,5 @@
 /**
- * The tenant's MCP tool lists (SPEC §4): kept for 5 minutes, refreshed on
+ * The tenant's MCP tool lists (docs/api.md#mcp-servers): kept for 5 minutes, refreshed on
  * `PUT /v1/config`. A list belongs to the server definition it was fetched
  * with (URL and sealed headers): a changed definition is listed again. When
  * a refresh fails, the last list is served rather than failing every batch;

@@ -18,7 +18,7 @@ export class SecretMissing extends Error {
   }
 }
 
-/** `scheme://host[:port]`, as the SPEC writes an origin; undefined for no URL. */
+/** `scheme://host[:port]`, as docs/api.md#secrets writes an origin; undefined for no URL. */
 function originOf(url: string | undefined): string | undefined {
   if (url === undefined) return undefined;
   try {
@@ -97,7 +97,7 @@ export type StoredSecret = { sealed: string; destination?: string };
  * The one place that decides whether a stored secret is kept: `sent` is the slot's value in the
  * new document (`"***"` where `GET` showed it, or where a `PATCH` left it out), `stored` the sealed
  * value under the same slot id, if any. A secret is kept only while it would still go to the origin
- * it was stored for (SPEC §2.1): a key that may change the configuration must not be able to send a
+ * it was stored for (docs/api.md#secrets): a key that may change the configuration must not be able to send a
  * stored secret to a host of its choosing.
  */
 export function secretOutcome(

@@ -1,5 +1,5 @@
 /**
- * The tenant-wide live stream (SPEC §6, for the dashboard): chats publish
+ * The tenant-wide live stream (docs/api.md#live-streams, for the dashboard): chats publish
  * their events here while someone listens; each message is the event
  * envelope plus a tenant-wide `cursor` to resume with. Kept 24 h, at most
  * 1000 messages. While nobody has listened for a few minutes, chats are

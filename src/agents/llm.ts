@@ -1,10 +1,10 @@
 /**
  * One chat-completions call to the tenant's OpenAI-compatible provider, with
- * the retry rule of SPEC §5.2: 429/5xx and network errors are retried up to 3
+ * the retry rule of docs/api.md#the-agent-loop: 429/5xx and network errors are retried up to 3
  * times (1 s, 2 s, 4 s; a Retry-After up to 30 s is honoured), then the call
  * fails with the provider's message. The official `openai` client speaks the
  * protocol; its own retries are off so this rule is the only one. It sends
- * through the egress fetch (SPEC §2.1): `base_url` is checked again at every
+ * through the egress fetch (docs/api.md#outbound-urls): `base_url` is checked again at every
  * call, and a redirect is the provider's final answer, never followed.
  */
 import OpenAI from "openai";

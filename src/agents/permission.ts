@@ -1,5 +1,5 @@
 /**
- * `permission.task` (SPEC §5.3, Zhin ADR 0030): which subordinate types a
+ * `permission.task` (docs/api.md#caps-permissions-and-depth, Zhin ADR 0030): which subordinate types a
  * calling agent may start. Rules are `[glob, "allow" | "deny"]` in order; the
  * last matching rule wins; no rules at all allows everything; rules with no
  * match deny. An omitted type is `default` and is checked like any other.

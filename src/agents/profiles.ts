@@ -1,5 +1,5 @@
 /**
- * Agent profiles (SPEC §2.1 `agents`): the calling agent's policy and a child's
+ * Agent profiles (`agents` in docs/api.md#names-and-agent-profiles): the calling agent's policy and a child's
  * behaviour. A missing `default` profile means all tools, no task rules, 25
  * steps and a built-in system prompt.
  */

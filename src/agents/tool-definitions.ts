@@ -1,6 +1,6 @@
 /**
  * The tools an agent loop offers its model, in OpenAI function-calling form
- * (SPEC §5.2): the profile's tools, `wait`, and `spawn_task` /
+ * (docs/api.md#the-agent-loop): the profile's tools, `wait`, and `spawn_task` /
  * `call_subordinate` only while the agent's level is below `max_depth` and
  * some subordinate type is permitted (left out of the list, not just refused).
  */

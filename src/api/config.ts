@@ -1,6 +1,6 @@
 /**
  * The wire shapes of `PUT` / `PATCH /v1/config` beyond the document itself
- * (SPEC §2.1), for `/openapi.json`: what a write answers, and the patch.
+ * (docs/api.md#configuration), for `/openapi.json`: what a write answers, and the patch.
  */
 import { z } from "zod";
 import { configSchema } from "../config/schema";

@@ -1,5 +1,5 @@
 /**
- * Wire schemas of the API, the source of `/openapi.json` (SPEC §3.5). Requests
+ * Wire schemas of the API, the source of `/openapi.json` (docs/api.md#companion-routes). Requests
  * are validated by the lenient parsers in `src/parallel` (models write loose
  * JSON), so these schemas describe what a well-formed call looks like and what
  * every answer contains.
@@ -153,8 +153,8 @@ export const chatList = z.object({
   next_cursor: z.string().nullable(),
 });
 
-// The shapes of SPEC §3.1 a bot may post as they came from its SDK. Each call's own id (at most
-// 128 printable characters, else ignored) is kept as its job's `tool_call_id`.
+// The call shapes a bot may post as they came from its SDK (docs/api.md#arguments-and-call-shapes). Each call's
+// own id (at most 128 printable characters, else ignored) is kept as its job's `tool_call_id`.
 const callId = (what: string) => z.string().describe(`${what}; kept as the job's tool_call_id (at most 128 printable characters, else ignored).`);
 const objectArgs = z.record(z.string(), z.unknown());
 // As loose as the SDKs' own types (`input: unknown`), so their calls can be passed on as they are.
@@ -232,7 +232,7 @@ export const toolsAnswer = z.object({
 
 const rfc3339 = z.iso.datetime({ precision: 3 });
 
-/** One kept event's webhook delivery (SPEC §6 v1.2); each status carries its own time. */
+/** One kept event's webhook delivery (docs/api.md#deliveries-redelivery-and-a-test-event); each status carries its own time. */
 export const delivery = z.object({
   id: z.string().describe("The event id: the webhook-id of every attempt, a redelivery's too."),
   type: z.string(),
@@ -265,7 +265,7 @@ export const webhookTestEvent = z.object({
 export const ticketRequest = z.object({ chat_id: z.string().optional().describe("Limit the ticket to this chat's stream.") });
 export const ticketAnswer = z.object({ ticket: z.string(), expires_in: z.literal(60) });
 
-/** What every event's `data` starts with; `truncated` when result texts were left out (SPEC §6). */
+/** What every event's `data` starts with; `truncated` when result texts were left out (docs/api.md#events-and-webhooks). */
 const eventData = <T extends z.core.$ZodLooseShape>(own: T) =>
   z.looseObject({
     tenant: z.string(),

@@ -1,5 +1,5 @@
 /**
- * The `API_KEYS` secret: comma-separated `tenant:key` pairs (SPEC §2). A tenant
+ * The `API_KEYS` secret: comma-separated `tenant:key` pairs (docs/api.md#authentication-tenants-and-chats). A tenant
  * may list several keys so keys can be rotated without downtime. Keys are kept
  * only as SHA-256 digests and compared in constant time, so neither timing nor
  * a heap dump reveals which prefix of a key was right.

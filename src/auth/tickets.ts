@@ -1,5 +1,5 @@
 /**
- * WebSocket tickets (SPEC §6): browsers cannot set headers on a WebSocket and
+ * WebSocket tickets (docs/api.md#live-streams): browsers cannot set headers on a WebSocket and
  * API keys are never accepted in URLs, so a client trades its key for a
  * single-use ticket valid 60 s, passed as `?ticket=`. A ticket names its
  * tenant (`<tenant>.<32 random characters>`) so the worker knows which

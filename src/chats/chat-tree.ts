@@ -1,5 +1,5 @@
 /**
- * `GET /v1/chats` as a tree (SPEC §3.5): each top-level chat of the page with
+ * `GET /v1/chats` as a tree (docs/api.md#chat-info-and-the-chat-list): each top-level chat of the page with
  * its descendants nested under it, read level by level from the index's
  * parent links. Depth is bounded by `max_depth` (≤ 5), but a tree keeps its
  * finished children until retention, so a page is bounded here: a chat lists

@@ -1,5 +1,5 @@
 /**
- * Upper bounds on the numbers a tenant or a model may set (SPEC §2.1 v1.2). Without them a limit of
+ * Upper bounds on the numbers a tenant or a model may set (docs/api.md#limits-and-bounds). Without them a limit of
  * 9007199254740991 s made a deadline no Date can hold: job records answered 503 and every later alarm
  * of the chat threw, stopping its deadlines and webhooks. Imported by the config schema and the
  * built-in tools' arguments, so one number holds everywhere.
@@ -11,7 +11,7 @@ export const MAX_SECONDS = 2_592_000;
 /** `limits.retention_seconds`: a year. */
 export const MAX_RETENTION_SECONDS = 31_536_000;
 
-/** `limits.max_response_bytes`: a tool's answer is read into an isolate of 128 MB (SPEC §1). */
+/** `limits.max_response_bytes`: a tool's answer is read into an isolate of 128 MB (docs/architecture.md#platform-rules). */
 export const MAX_RESPONSE_BYTES = 4_194_304;
 
 /** A glob of `agents.*.tools` or `permission.task`: matching costs up to |name| × |glob| steps. */

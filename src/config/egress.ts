@@ -1,5 +1,5 @@
 /**
- * Outbound URL policy (SPEC §2.1): every URL fanout will call must be https
+ * Outbound URL policy (docs/api.md#outbound-urls): every URL fanout will call must be https
  * and must name a public host, unless the operator set
  * ALLOW_PRIVATE_EGRESS=true (local runs and tests only). Host names are not
  * resolved here; Cloudflare's egress does not reach private networks anyway,

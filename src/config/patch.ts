@@ -1,5 +1,5 @@
 /**
- * `PATCH /v1/config` as pure functions (SPEC §2.1): the schema of a patch,
+ * `PATCH /v1/config` as pure functions (docs/api.md#configuration): the schema of a patch,
  * derived from the document's own schema so the two cannot drift, and applying
  * one (RFC 7396 JSON Merge Patch) to the stored document as `GET` shows it.
  * Where a secret is `"***"` after the merge, the stored one is kept; that

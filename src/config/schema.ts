@@ -1,5 +1,5 @@
 /**
- * The tenant configuration document of `PUT` / `PATCH /v1/config` (SPEC §2.1).
+ * The tenant configuration document of `PUT` / `PATCH /v1/config` (docs/api.md#configuration).
  *
  * One zod schema is the single source for validation, defaults, the inferred
  * TypeScript types and the OpenAPI document. Every object is strict: an unknown

@@ -1,5 +1,5 @@
 /**
- * Tenant secrets at rest (SPEC §2.1): AES-GCM under the CONFIG_KEY Worker
+ * Tenant secrets at rest (docs/api.md#secrets): AES-GCM under the CONFIG_KEY Worker
  * secret, so a copy of a TenantDO's storage alone reveals no API key, tool
  * secret or bot token. Values are stored as `enc:v1:<iv b64>:<ciphertext b64>`.
  */

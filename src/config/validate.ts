@@ -1,7 +1,7 @@
 /**
  * The one check a configuration document passes before it is stored, whether
  * it came whole (`PUT`) or as the result of a merge patch (`PATCH`), so both
- * are validated exactly alike (SPEC §2.1): the schema, the cross-field rules,
+ * are validated exactly alike (docs/api.md#configuration): the schema, the cross-field rules,
  * then the egress rules for every outbound URL.
  */
 import type { z } from "zod";

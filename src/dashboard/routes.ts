@@ -1,5 +1,5 @@
 /**
- * `GET /`: the dashboard (SPEC §7), three static files served by the worker
+ * `GET /`: the dashboard (docs/api.md#dashboard), three static files served by the worker
  * with a strict Content-Security-Policy: no inline script or style, nothing
  * from other origins, connections (fetch and WebSocket) to this origin only.
  */

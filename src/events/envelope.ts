@@ -1,5 +1,5 @@
 /**
- * Events (SPEC §6): what a chat announces, in one envelope for webhooks and
+ * Events (docs/api.md#events-and-webhooks): what a chat announces, in one envelope for webhooks and
  * the live stream. `seq` increases per chat, so a receiver can order events
  * that arrive out of order (a retried one never holds back the next).
  */

@@ -1,5 +1,5 @@
 /**
- * The fetch behind every outbound request fanout makes (SPEC §2.1): tenant
+ * The fetch behind every outbound request fanout makes (docs/api.md#outbound-urls): tenant
  * tools, `http_request`, MCP calls and listings, the LLM, webhooks, Telegram.
  *
  * The URL is checked against the egress rules again at send time: the config

@@ -1,5 +1,5 @@
 /**
- * The one error shape every non-2xx answer uses (SPEC §3.2):
+ * The one error shape every non-2xx answer uses (docs/api.md#validation-order-and-errors):
  * `{"status":"error","error":{"code","message",…details}}`.
  *
  * Expected refusals are values of `ApiError`, thrown from pure validation and
@@ -48,7 +48,7 @@ export const refusal = (e: ApiError): Refusal => ({
   details: e.details,
 });
 
-/** A 503 from an object is the platform-failure answer of SPEC §1, so it says when to retry like any other. */
+/** A 503 from an object is the platform-failure answer of docs/architecture.md#platform-rules, so it says when to retry like any other. */
 export const fromRefusal = (r: Refusal): ApiError =>
   new ApiError(r.status, r.code, r.message, r.details ?? {}, r.status === 503 ? { "Retry-After": "1" } : {});
 

@@ -1,6 +1,6 @@
 /**
  * Answers in the representation the caller asked for: JSON by default, or
- * with `Accept: text/plain` the text a model should see (SPEC §3): the compact
+ * with `Accept: text/plain` the text a model should see (docs/api.md#the-parallel-route): the compact
  * JSON, or `Error: <message>`, with the same status.
  */
 import type { Context } from "hono";

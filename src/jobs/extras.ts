@@ -1,6 +1,6 @@
 /**
  * The "extras" text a bot appends to its model's context each turn, so the
- * model remembers background jobs it has not collected (SPEC §3.5). Running
+ * model remembers background jobs it has not collected (docs/api.md#extras). Running
  * jobs first, then the oldest uncollected finished ones; cancelled and
  * timed-out jobs are left out; at most 20 job lines.
  */

@@ -1,6 +1,6 @@
 /**
- * One normalised tool call turned into the job it will become (SPEC §3.2 item
- * checks, in order: nesting, disallowed, unknown tool, schema, profile,
+ * One normalised tool call turned into the job it will become (the item checks of
+ * docs/api.md#validation-order-and-errors, in order: nesting, disallowed, unknown tool, schema, profile,
  * permission). Shared by `parallel`, `/tool-calls` and agent loops; the first
  * answers a refusal with 400/403, the others turn it into an error entry.
  */
@@ -21,7 +21,7 @@ interface SpecBase {
   /** Set by the chat before admission (a subordinate's id names its tree slot). */
   job_id?: string;
   tool_name: string;
-  /** The call's own id (SPEC §3.1), kept on its job. */
+  /** The call's own id (docs/api.md#arguments-and-call-shapes), kept on its job. */
   tool_call_id?: string;
   /** JSON text: the arguments are null-prototype objects, which RPC cannot clone. */
   tool_args: string;
@@ -50,7 +50,7 @@ export interface SpecContext {
   parallelCallable?: boolean;
   /**
    * The tools the calling chat was restricted to by a `spawn_task` `tools` subset (its own or an
-   * ancestor's): every subordinate it starts is bound by them too (SPEC §5.1).
+   * ancestor's): every subordinate it starts is bound by them too (docs/api.md#child-chats).
    */
   toolBound?: string[];
 }
@@ -81,7 +81,7 @@ function httpRequestProblem(tool: CatalogTool, args: ToolCall["tool_args"], conf
   return allowed.includes(origin) ? undefined : `/url origin ${origin} is not in builtins.http_request.allowed_origins`;
 }
 
-/** A wait that could only end by its deadline is a mistake the caller can fix now (SPEC §2.1 bounds). */
+/** A wait that could only end by its deadline is a mistake the caller can fix now (the bounds of docs/api.md#limits-and-bounds). */
 function waitProblem(tool: CatalogTool, args: ToolCall["tool_args"], timeout: number, ctx: SpecContext): string | undefined {
   if (tool.kind !== "wait" || typeof args.seconds !== "number" || args.seconds <= timeout) return undefined;
   const source = ctx.jobTimeout === undefined ? "limits.tool_job_timeout_seconds" : "job_timeout";

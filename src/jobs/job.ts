@@ -1,6 +1,6 @@
 /**
  * A job as the ChatDO stores it, and the state rules every path shares
- * (SPEC §3.3): pending → running → success | error | cancelled | timeout.
+ * (docs/api.md#jobs-and-their-lifecycle): pending → running → success | error | cancelled | timeout.
  */
 export const TERMINAL_STATES = ["success", "error", "cancelled", "timeout"] as const;
 export type TerminalState = (typeof TERMINAL_STATES)[number];
@@ -16,7 +16,7 @@ export type JobRow = {
   batch_id: string;
   idx: number;
   tool_name: string;
-  /** The call's own id (SPEC §3.1), null when it came without one. */
+  /** The call's own id (docs/api.md#arguments-and-call-shapes), null when it came without one. */
   tool_call_id: string | null;
   tool_args: string;
   kind: "tool" | "subordinate";
@@ -73,7 +73,7 @@ export function durationSeconds(job: Pick<JobRow, "started_at" | "completed_at">
 
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** The full record of `GET …/jobs/{id}` (SPEC §3.3), field order as listed there; `tool_call_id` sits after `tool_name` as on a snapshot. */
+/** The full record of `GET …/jobs/{id}` (docs/api.md#jobs-and-their-lifecycle), field order as listed there; `tool_call_id` sits after `tool_name` as on a snapshot. */
 export function jobRecord(job: JobRow & { content: string | null }) {
   return {
     job_id: job.job_id,

@@ -1,6 +1,6 @@
 /**
  * What crosses the `jobs` queue and the RPC boundaries between the worker, the
- * ChatDOs and the TenantDO. Queue messages carry ids only (SPEC §1), never
+ * ChatDOs and the TenantDO. Queue messages carry ids only (docs/architecture.md#platform-rules), never
  * arguments or results, so a message leaks nothing and stays tiny.
  */
 import type { ErrorDetails, Refusal } from "../http/errors";
@@ -32,11 +32,11 @@ export type ChatLimits = Pick<
   | "subagent_idle_seconds"
   | "max_depth"
 > & {
-  /** Which chats' events go to `webhook.url` (SPEC §6); travels with the limits down to child chats. */
+  /** Which chats' events go to `webhook.url` (docs/api.md#events-and-webhooks); travels with the limits down to child chats. */
   webhooks: "none" | "top-level" | "all";
 };
 
-/** A request's delivery options (query parameters, SPEC §3): where its events go besides the webhook. */
+/** A request's delivery options (query parameters, docs/api.md#the-parallel-route): where its events go besides the webhook. */
 export interface Delivery {
   callback_url: string | null;
   /** `?notify=` as given (JSON text), e.g. {"telegram_chat_id": 123}. */
@@ -82,7 +82,7 @@ export type ClaimResult =
   /** Already terminal (finished, cancelled, timed out) or purged: drop the message. */
   | { status: "finished" };
 
-/** Token and call counts of a subordinate's subtree (SPEC §5.2). */
+/** Token and call counts of a subordinate's subtree (docs/api.md#the-agent-loop). */
 export interface Usage {
   llm_calls: number;
   prompt_tokens: number;

@@ -1,5 +1,5 @@
 /**
- * The wire payloads of SPEC §3.4, built from job rows. Key order is part of the
+ * The wire payloads of docs/api.md#payloads, built from job rows. Key order is part of the
  * contract (models and Agent Zero clients read the compact JSON), so each
  * object is assembled field by field in the listed order.
  */
@@ -30,7 +30,7 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
   const s: Snapshot = {
     job_id: job.job_id,
     tool_name: job.tool_name,
-    // The call's own id, when it had one, sits between tool_name and state (SPEC §3.4).
+    // The call's own id, when it had one, sits between tool_name and state (docs/api.md#payloads).
     ...(job.tool_call_id ? { tool_call_id: job.tool_call_id } : {}),
     state: job.state,
     duration_seconds: durationSeconds(job, o.now),
@@ -65,7 +65,7 @@ export function cutChars(text: string, max: number): string {
   return text.slice(0, end);
 }
 
-/** The status rule of SPEC §3.4, in its precedence order. */
+/** The status rule of docs/api.md#payloads, in its precedence order. */
 export function batchStatus(states: JobState[], waitTimedOut: boolean): BatchStatus {
   if (states.some((s) => !isTerminal(s))) return waitTimedOut ? "waiting" : "running";
   if (states.length > 0 && states.every((s) => s === "success")) return "success";

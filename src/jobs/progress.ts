@@ -1,5 +1,5 @@
 /**
- * A running MCP tool's progress (SPEC §3.4 `progress`): what is kept of one
+ * A running MCP tool's progress (`progress` in docs/api.md#payloads): what is kept of one
  * `notifications/progress`, and how often it is written. A tool may report many
  * times a second, and every write of the job's row is billed, so the chat keeps
  * at most one a second per job, always the latest (`LatestEvery`).
@@ -12,7 +12,7 @@ export interface Progress {
   message?: string;
 }
 
-/** At most one write of a job's progress per this interval (SPEC §3.4). */
+/** At most one write of a job's progress per this interval (docs/api.md#payloads). */
 export const PROGRESS_INTERVAL_MS = 1_000;
 /** A status line, not a log: longer messages are cut. */
 export const PROGRESS_MESSAGE_MAX_CHARS = 500;

@@ -1,6 +1,6 @@
 /**
  * A child chat started with a `spawn_task` `tools` subset keeps to it for every job it admits
- * (SPEC §5.1: a descendant's tools are always within its ancestors'), including jobs a key
+ * (docs/api.md#child-chats: a descendant's tools are always within its ancestors'), including jobs a key
  * holder sends to the child chat directly through `/parallel`, `/spawn` or `/tool-calls`, whose
  * checks know the calling agent's profile but not the chat's subset. The agent loop applies the
  * same bound when it plans its calls (`SpecContext.toolBound`).

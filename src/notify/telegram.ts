@@ -1,5 +1,5 @@
 /**
- * Direct IM delivery (SPEC §5.5): when a subordinate of a batch started with
+ * Direct IM delivery (docs/api.md#hand-back-and-im-delivery): when a subordinate of a batch started with
  * `?notify={"telegram_chat_id":…}` ends, a short summary goes to that chat
  * through the Bot API, in addition to (never instead of) the hand-back.
  */
@@ -38,7 +38,7 @@ export async function sendTelegram(
   stop: AbortSignal,
   allowPrivateEgress: boolean,
 ): Promise<AttemptResult> {
-  // Checked at every send (SPEC §2.1): the config may have been stored under other rules.
+  // Checked at every send (docs/api.md#outbound-urls): the config may have been stored under other rules.
   const problem = egressProblem(target.api_base_url, allowPrivateEgress);
   if (problem) return { status: null, error: `The Telegram api_base_url ${problem}; outbound requests there are not allowed.`, refused: true };
   const bounded = boundedSignal(stop, ATTEMPT_TIMEOUT_MS);

@@ -1,6 +1,6 @@
 /**
  * Lenient argument coercion, matching how Agent Zero's `parallel` tool reads
- * what a model wrote (SPEC §3.1): models emit "true", "30", 30.7 and null for
+ * what a model wrote (docs/api.md#arguments-and-call-shapes): models emit "true", "30", 30.7 and null for
  * the same intent, and a strict schema would bounce most of them.
  */
 import { badRequest } from "../http/errors";

@@ -1,6 +1,6 @@
 /**
  * Turns one tool-call item, in any shape a model or an SDK writes, into
- * `{tool_name, tool_args, tool_call_id?}` (SPEC §3.1). Accepted: Agent Zero
+ * `{tool_name, tool_args, tool_call_id?}` (docs/api.md#arguments-and-call-shapes). Accepted: Agent Zero
  * `{tool_name, tool_args}` and `{tool, args}`, `{type:"function", name, parameters}`,
  * OpenAI `{type:"function", function:{name, arguments}}`, `{name, arguments}`,
  * Anthropic `{type:"tool_use", id, name, input}`, the AI SDK's

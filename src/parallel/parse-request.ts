@@ -1,6 +1,6 @@
 /**
  * Reads a `parallel` tool call into a command, in the validation order of
- * SPEC §3.2: body → timeout → job_timeout → job_ids → tool_calls items. Pure:
+ * docs/api.md#validation-order-and-errors: body → timeout → job_timeout → job_ids → tool_calls items. Pure:
  * everything that needs the chat's state (unknown ids, caps) is checked by the
  * ChatDO afterwards, in the same atomic admission.
  */

@@ -1,5 +1,5 @@
 /**
- * Companion read routes of a chat (SPEC §3.5) and its deletion. A chat that
+ * Companion read routes of a chat (docs/api.md#companion-routes) and its deletion. A chat that
  * does not exist is a 404 and these routes never create it.
  */
 import { Hono } from "hono";

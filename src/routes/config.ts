@@ -1,5 +1,5 @@
 /**
- * `GET` / `PUT` / `PATCH /v1/config` (SPEC §2.1). `PUT` replaces the whole
+ * `GET` / `PUT` / `PATCH /v1/config` (docs/api.md#configuration). `PUT` replaces the whole
  * document (omitted keys take their defaults); `PATCH` is a JSON Merge Patch,
  * applied inside the TenantDO against the stored document so concurrent
  * patches never undo each other. Unknown keys are a 400 either way, secrets

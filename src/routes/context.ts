@@ -49,7 +49,8 @@ export const chatNotFound = (chatId: string) =>
   new ApiError(404, "chat_not_found", `Chat '${chatId}' not found: it has no jobs yet, or it was deleted or purged.`);
 
 /**
- * What every job-starting route reads first, in the SPEC's order: the chat id,
+ * What every job-starting route reads first, in the documented order
+ * (docs/api.md#validation-order-and-errors): the chat id,
  * the tenant config, the body (size and depth limits), the calling agent, and
  * the delivery options (request metadata, never model-written). Then the tools
  * the calls may use: the lists of the MCP servers the body names are fetched

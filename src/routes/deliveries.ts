@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries (SPEC §6 v1.2): a chat's kept events by delivery state,
+ * Webhook deliveries (docs/api.md#deliveries-redelivery-and-a-test-event): a chat's kept events by delivery state,
  * sending one of them again, and a test event that shows at once what the
  * receiver answers. The listing shares its path with the chat's live stream,
  * so `./events` hands non-upgrade requests to `listDeliveries`.

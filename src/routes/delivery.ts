@@ -1,4 +1,4 @@
-/** Batch-level delivery options (SPEC §3): query parameters, validated against the tenant's webhook config. */
+/** Batch-level delivery options (docs/api.md#the-parallel-route): query parameters, validated against the tenant's webhook config. */
 import type { TenantConfig } from "../config/schema";
 import { badRequest } from "../http/errors";
 

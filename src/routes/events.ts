@@ -1,5 +1,5 @@
 /**
- * Events (SPEC §6): the live streams over WebSockets (a chat's, and the
+ * Events (docs/api.md#live-streams): the live streams over WebSockets (a chat's, and the
  * tenant-wide one the dashboard watches), and the tickets browsers open them
  * with. A chat's events path without an upgrade lists its webhook deliveries.
  */

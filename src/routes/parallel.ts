@@ -1,5 +1,5 @@
 /**
- * `POST /v1/chats/{chat_id}/parallel` (SPEC §3): the body is the `tool_args`
+ * `POST /v1/chats/{chat_id}/parallel` (docs/api.md#the-parallel-route): the body is the `tool_args`
  * a model wrote for the `parallel` tool. Everything that can be checked
  * without the chat's state is checked here; the ChatDO does the rest in one
  * atomic admission and answers with the payload.

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/chats/{chat_id}/spawn` (SPEC §5.1): one `spawn_task` on its own.
+ * `POST /v1/chats/{chat_id}/spawn` (docs/api.md#the-spawn-route): one `spawn_task` on its own.
  * The body is the spawn_task arguments; `wait` defaults to false (the started
  * payload), `wait: true` waits like an await (≤ max_wait_seconds) and answers
  * the results payload of that job.

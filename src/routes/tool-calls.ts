@@ -1,6 +1,6 @@
 /**
- * `POST /v1/chats/{chat_id}/tool-calls` (SPEC §5.4): a bot posts the tool
- * calls of one assistant message (in any shape of SPEC §3.1) and gets one entry
+ * `POST /v1/chats/{chat_id}/tool-calls` (docs/api.md#tiered-execution-and-the-tool-calls-route): a bot posts the tool
+ * calls of one assistant message (in any shape of docs/api.md#arguments-and-call-shapes) and gets one entry
  * per call back, in the original order, under each call's own id. Calls run
  * tiered: subordinates, `wait` and read-only tools at once, the rest one at a
  * time afterwards; a `parallel` call is a group of jobs answered like the

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/tools?agent=NAME` (SPEC §3.5): the function definitions and prompts
+ * `GET /v1/tools?agent=NAME` (docs/api.md#tool-definitions-for-an-agent): the function definitions and prompts
  * to give a model acting as that agent in a top-level chat (A0), MCP tools
  * included.
  */

@@ -1,6 +1,6 @@
 /**
  * Reading `call_subordinate` (Agent Zero) and `spawn_task` (Zhin) arguments
- * into one request for a child chat (SPEC §5.1). Only what needs no chat state
+ * into one request for a child chat (docs/api.md#child-chats). Only what needs no chat state
  * is decided here; whether a `context_id` is this chat's child, still running
  * or of another profile is checked by the ChatDO at admission.
  */

@@ -1,5 +1,5 @@
 /**
- * Built-in tools every chat has (SPEC §4). Their argument schemas are zod, so
+ * Built-in tools every chat has (docs/api.md#built-in-tools). Their argument schemas are zod, so
  * the JSON Schema a model sees and the validation fanout applies are one object.
  */
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * Name globs of agent `tools` lists and `permission.task` (SPEC §2.1):
+ * Name globs of agent `tools` lists and `permission.task` (docs/api.md#names-and-agent-profiles):
  * `*` any run, `?` one character, case-insensitive, whole-name match.
  *
  * No regular expression is built from a glob: `*a*a*a*a*a*a*a*b` as a

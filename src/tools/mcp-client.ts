@@ -1,7 +1,7 @@
 /**
  * Talking to an MCP server over Streamable HTTP with the official SDK client.
  * Each use opens its own client (initialize, the request, close): a call runs
- * in an invocation of its own (SPEC §1), and a client's connections cannot
+ * in an invocation of its own (docs/architecture.md#platform-rules), and a client's connections cannot
  * outlive the invocation that opened them. Output schemas are checked with the
  * SDK's cfworker validator, because AJV compiles code, which Workers refuse.
  */
@@ -30,7 +30,7 @@ const CLIENT_INFO = { name: "fanout", version: "1.1.0" };
 /**
  * The transport's fetch: the egress fetch, to the server's own URL only. The SDK follows a
  * same-origin redirect of its SSE stream by itself, with a second request to the redirect's
- * target; fanout follows no redirect (SPEC §2.1), so that request is refused here and the
+ * target; fanout follows no redirect (docs/api.md#outbound-urls), so that request is refused here and the
  * redirect stays the answer.
  */
 export function serverFetch(url: string, allowPrivateEgress: boolean, send?: Fetch): Fetch {

@@ -1,6 +1,6 @@
 /**
  * What a model reads of an MCP tool's result, and what the job keeps of it
- * (SPEC §4). A model needs the text: an image's base64 in its context costs
+ * (docs/api.md#mcp-servers). A model needs the text: an image's base64 in its context costs
  * thousands of tokens and says nothing (a 4 KB PNG reached results as 5 KB of
  * JSON). So text parts are joined by lines, every other part becomes a short
  * placeholder (`[image image/png, 3.9 KB]`, `[resource <uri>]`), and the parts

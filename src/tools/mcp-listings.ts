@@ -1,5 +1,5 @@
 /**
- * Gathers MCP tool lists from the TenantDO before admission (SPEC §1: every
+ * Gathers MCP tool lists from the TenantDO before admission (docs/architecture.md#platform-rules: every
  * await happens before the admission transaction). One RPC per server, so
  * each server that has to be listed is listed in an invocation of its own.
  */

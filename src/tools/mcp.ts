@@ -1,5 +1,5 @@
 /**
- * MCP servers as tool sources (SPEC §4), the parts that need no network: how
+ * MCP servers as tool sources (docs/api.md#mcp-servers), the parts that need no network: how
  * an MCP tool is named to models and in `parallel`, which servers a request
  * names, and how a `tools/call` result becomes a job's result or error.
  */

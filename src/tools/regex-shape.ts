@@ -1,6 +1,6 @@
 /**
  * Whether a JSON Schema `pattern` can make the isolate's backtracking regex
- * engine run for long (SPEC §2.1). Tool schemas come from tenants and MCP
+ * engine run for long (docs/api.md#tool-schema-safety). Tool schemas come from tenants and MCP
  * servers, strings from models: `^(a+)+$` doubles its work per character, and
  * `^a*a*a*b$` took 3 minutes on 10,000 characters in V8 (measured in Node 20),
  * stalling every tenant of the isolate. A pattern is refused when its shape
@@ -14,8 +14,8 @@
  *   characters with only such characters between them (`a*a*`, `\S+@\S+`), counting the
  *   scan of an unanchored pattern as one (`\d+x` tries every start: 98 ms on 10,000 digits);
  * - a lookbehind of variable length (matched backwards from every position).
- * The first two are the SPEC's list; the others are what polynomial backtracking needs,
- * and the 50 ms CPU budget rules that out too. The check is conservative (some safe
+ * The first two make backtracking exponential; the others are what polynomial backtracking
+ * needs, and the 50 ms CPU budget (docs/architecture.md#platform-rules) rules that out too. The check is conservative (some safe
  * patterns are refused; each message says how to rewrite) and runs in time linear in the
  * pattern times the repetitions open at once. `bench/regex-fuzz.mjs` times the patterns it
  * accepts against adversarial strings.

@@ -1,5 +1,5 @@
 /**
- * When a tool call may be tried again (SPEC §4). A read-only tool is retried
+ * When a tool call may be tried again (docs/api.md#attempts-and-retries). A read-only tool is retried
  * after 408/429/5xx and network errors; a side-effecting one only after a
  * 408/429/5xx response, because after a network error it may already have run.
  * A failure before anything reached the tool (an MCP server that could not be

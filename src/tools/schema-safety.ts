@@ -1,5 +1,5 @@
 /**
- * What a tool's JSON Schema may ask of the validator (SPEC §2.1). Tool schemas
+ * What a tool's JSON Schema may ask of the validator (docs/api.md#tool-schema-safety). Tool schemas
  * come from tenants and MCP servers, arguments from models, and they meet in an
  * isolate other tenants share, so a schema is refused (at `PUT`/`PATCH`, or left
  * out of an MCP list) when checking arguments against it could run away:

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries as the API shows them (SPEC §6 v1.2): a kept event's
+ * Webhook deliveries as the API shows them (docs/api.md#deliveries-redelivery-and-a-test-event): a kept event's
  * delivery state in the listing's shape, and whether it may be sent again.
  * Pure, so the rules are tested apart from the chat's storage.
  */
@@ -22,7 +22,7 @@ export type DeliveryRow = {
   failed_at: number | null;
 };
 
-/** One entry of `GET /v1/chats/{chat}/events?status=…`, keys in the SPEC's order. */
+/** One entry of `GET /v1/chats/{chat}/events?status=…`, keys in the order docs/api.md#deliveries-redelivery-and-a-test-event lists them. */
 export interface DeliveryEntry {
   id: string;
   type: string;

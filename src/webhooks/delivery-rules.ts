@@ -1,5 +1,5 @@
 /**
- * What one webhook attempt's answer means (SPEC §6): 2xx delivered; 410
+ * What one webhook attempt's answer means (docs/api.md#events-and-webhooks): 2xx delivered; 410
  * disables the webhook; 408, 429, 5xx and network errors are retried on a
  * fixed schedule (≈ 27 h in all), then the event fails; any other answer
  * fails it at once, since sending the same request again cannot help.

@@ -2,7 +2,7 @@
  * One webhook attempt: the event's stored body, signed (Standard Webhooks)
  * with `webhook-id` = the event id so a retry is recognisably the same event,
  * bounded to 10 s, redirects not followed, and only to a URL the egress rules
- * still allow (SPEC §2.1: checked again at send time, whatever was accepted).
+ * still allow (docs/api.md#outbound-urls: checked again at send time, whatever was accepted).
  */
 import { egressProblem } from "../config/egress";
 import { egressFetch } from "../http/egress-fetch";

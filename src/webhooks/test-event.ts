@@ -1,5 +1,5 @@
 /**
- * `POST /v1/webhook/test` (SPEC §6 v1.2): one signed `webhook.test` event sent
+ * `POST /v1/webhook/test` (docs/api.md#deliveries-redelivery-and-a-test-event): one signed `webhook.test` event sent
  * to `webhook.url` now, outside the outbox (nothing is stored or retried), so
  * whoever sets up a receiver sees at once what it answers and what that answer
  * would do to real events.

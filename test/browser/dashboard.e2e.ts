@@ -1,5 +1,5 @@
 /**
- * The dashboard (SPEC §7) in a real headless Chromium against `wrangler dev`:
+ * The dashboard (docs/api.md#dashboard) in a real headless Chromium against `wrangler dev`:
  * sign in, see a chat and its child in the tree, expand it, watch a job go
  * from running to success without reloading, cancel a job, see an MCP tool's
  * progress while it runs. Screenshots go to

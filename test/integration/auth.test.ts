@@ -1,5 +1,5 @@
 /**
- * Authentication, tenants and chat ids (SPEC §2): keys, rotation, tenant
+ * Authentication, tenants and chat ids (docs/api.md#authentication-tenants-and-chats): keys, rotation, tenant
  * isolation, misconfiguration, public routes, CORS.
  */
 import { createExecutionContext, env, reset } from "cloudflare:test";

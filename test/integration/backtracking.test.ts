@@ -1,5 +1,5 @@
 /**
- * No glob, schema pattern or argument holds the isolate (SPEC §2.1): a tenant's pathological glob
+ * No glob, schema pattern or argument holds the isolate (docs/api.md#configuration): a tenant's pathological glob
  * answers at once and leaves another tenant's requests alone, a pattern that can backtrack is
  * refused at PUT/PATCH and left out of an MCP server's list, and the patterns that remain only
  * ever see strings of at most 10,000 characters.

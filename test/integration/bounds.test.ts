@@ -1,5 +1,5 @@
 /**
- * Numbers past their bounds (SPEC §2.1 v1.2) are a 400 that names the bound and stores nothing, never
+ * Numbers past their bounds (docs/api.md#limits-and-bounds) are a 400 that names the bound and stores nothing, never
  * a deadline no Date can hold: that made job records answer 503 and every later alarm of the chat throw.
  * And no single timer row, whatever time it holds, can stop a chat's alarm.
  */

@@ -1,5 +1,5 @@
 /**
- * A chat's subtree as the API shows it (SPEC §3.5): `GET /v1/chats` lists each
+ * A chat's subtree as the API shows it (docs/api.md#companion-routes): `GET /v1/chats` lists each
  * top-level chat with its descendants nested, and `DELETE /v1/chats/{chat}`
  * removes the whole subtree, durably, even when a part of it cannot be reached
  * at first.

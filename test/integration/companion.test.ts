@@ -1,5 +1,5 @@
 /**
- * Companion routes (SPEC §3.5): jobs list and records, extras, log rows,
+ * Companion routes (docs/api.md#companion-routes): jobs list and records, extras, log rows,
  * chat info and listing, deletion, and 404s that create nothing.
  */
 import { env, evictDurableObject, listDurableObjectIds, reset, runDurableObjectAlarm } from "cloudflare:test";

@@ -1,5 +1,5 @@
 /**
- * Hostile configuration documents from a valid key (SPEC §2.1 bounds, egress rules, linear globs and
+ * Hostile configuration documents from a valid key (docs/api.md#configuration: bounds, egress rules, linear globs and
  * patterns), sent the way a deployed worker sees them (ALLOW_PRIVATE_EGRESS=false): never a 5xx, and
  * a refused document stores nothing. The same documents drive `npm run drill`'s larger run.
  */

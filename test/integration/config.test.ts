@@ -1,5 +1,5 @@
 /**
- * `GET` / `PUT` / `PATCH /v1/config` (SPEC §2.1): defaults, strict validation,
+ * `GET` / `PUT` / `PATCH /v1/config` (docs/api.md#configuration): defaults, strict validation,
  * egress rules, write-only secrets sealed under CONFIG_KEY and kept by name,
  * JSON Merge Patch applied against the stored document.
  */
@@ -119,7 +119,7 @@ const strictly = (method: "PUT" | "PATCH", body: unknown) =>
     createExecutionContext(),
   );
 
-/** SPEC §2.1 v1.2: hosts that are not public, in the spellings the rules used to let through. */
+/** docs/api.md#outbound-urls: hosts that are not public, in the spellings the rules used to let through. */
 const NOT_PUBLIC = [
   "https://localhost./x",
   "https://localhost.:8443/x",

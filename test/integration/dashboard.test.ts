@@ -1,4 +1,4 @@
-/** The dashboard's files (SPEC §7): served without a key, under a strict CSP. */
+/** The dashboard's files (docs/api.md#dashboard): served without a key, under a strict CSP. */
 import { describe, expect, it } from "vitest";
 import { api } from "../helpers";
 

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries (SPEC §6 v1.2) against the real local receiver
+ * Webhook deliveries (docs/api.md#deliveries-redelivery-and-a-test-event) against the real local receiver
  * (test/setup/fake-receiver.ts): the listing per status, and redelivery (same
  * id and body, signed as the reference implementation `standardwebhooks`
  * checks, a fresh schedule kept in the chat's storage, its own target) with

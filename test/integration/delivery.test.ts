@@ -1,5 +1,5 @@
 /**
- * At-least-once delivery and crashes (SPEC §1, §4): duplicated messages, a
+ * At-least-once delivery and crashes (docs/architecture.md#platform-rules, docs/api.md#attempts-and-retries): duplicated messages, a
  * consumer that fails mid-batch, chats lost mid-call, a lost dispatch, the
  * dead-letter queue. Nothing is lost and nothing runs twice.
  *
@@ -73,7 +73,7 @@ describe("drill: every queue message duplicated", () => {
     const { body } = await parallel("d7", { action: "await", job_ids: ids, timeout: 15 });
     expect(body.jobs.map((j: { state: string }) => j.state)).toEqual(["success", "success", "success", "success", "cancelled", "success", "success", "success"]);
     const attempts = await Promise.all(ids.map(async (id) => (await toolCalls(id)).map((c) => JSON.parse(c.body).attempt)));
-    // Only the two flaky tools see a second attempt, after a 503 (SPEC §4 allows it for both); nothing runs an attempt twice.
+    // Only the two flaky tools see a second attempt, after a 503 (docs/api.md#attempts-and-retries allows it for both); nothing runs an attempt twice.
     expect(attempts).toEqual([[1], [1], [1, 2], [1, 2], [1], [1], [1], [1]]);
   });
 });

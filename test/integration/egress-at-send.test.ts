@@ -1,5 +1,5 @@
 /**
- * The egress rules at send time (SPEC §2.1 v1.2): no outbound request follows a redirect, and a URL
+ * The egress rules at send time (docs/api.md#outbound-urls): no outbound request follows a redirect, and a URL
  * accepted when the config was stored is checked again before every request. Here for the LLM a
  * child chat calls, MCP servers and Telegram; tool and webhook sends have theirs beside their other
  * tests (tools, executor-races, deliveries), and the fetch itself in unit/egress-fetch.

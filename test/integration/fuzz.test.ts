@@ -1,6 +1,6 @@
 /**
- * Property-based fuzzing of the `parallel` body (SPEC §1: input never causes a
- * 5xx; §3.2: a rejected request starts nothing). Bodies mix well-formed
+ * Property-based fuzzing of the `parallel` body (docs/architecture.md#platform-rules: input never causes a
+ * 5xx; docs/api.md#validation-order-and-errors: a rejected request starts nothing). Bodies mix well-formed
  * pieces with arbitrary JSON so both the happy path and every refusal are hit.
  */
 import { reset } from "cloudflare:test";

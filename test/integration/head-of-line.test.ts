@@ -1,5 +1,5 @@
 /**
- * No head-of-line blocking (SPEC §4): the consumer only hands jobs to their
+ * No head-of-line blocking (docs/api.md#tools-a-job-can-run): the consumer only hands jobs to their
  * runners, so a long job in one chat never holds up another chat's jobs, even
  * with one consumer batch in flight per queue as under `wrangler dev`.
  */

@@ -1,6 +1,6 @@
 /**
  * The job lifecycle through the real worker, ChatDO, local queue, runners and
- * alarms (SPEC §3.3): start and wait, background then await, await timeouts
+ * alarms (docs/api.md#jobs-and-their-lifecycle): start and wait, background then await, await timeouts
  * that never cancel, collect, cancel, deadlines and purge.
  */
 import { reset, runInDurableObject } from "cloudflare:test";

@@ -1,5 +1,5 @@
 /**
- * Live event streams (SPEC §6): WebSockets on the hibernation API, opened by
+ * Live event streams (docs/api.md#live-streams): WebSockets on the hibernation API, opened by
  * browsers with single-use tickets, resumable with `?after=`.
  */
 import { reset } from "cloudflare:test";

@@ -1,5 +1,5 @@
 /**
- * MCP servers as tool sources (SPEC §4), against the SDK's own Streamable HTTP
+ * MCP servers as tool sources (docs/api.md#mcp-servers), against the SDK's own Streamable HTTP
  * server (test/setup/fake-mcp.ts): naming, calls and their errors, the
  * read-only hint's retry rules, the 5-minute list cache, and MCP tools in
  * /v1/tools, in log rows and in a subordinate's loop.

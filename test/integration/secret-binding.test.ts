@@ -1,5 +1,5 @@
 /**
- * Stored secrets stay bound to the origin they were stored for (SPEC §2.1): a key that may change the
+ * Stored secrets stay bound to the origin they were stored for (docs/api.md#secrets): a key that may change the
  * configuration cannot point a URL elsewhere and have fanout send the stored secret there, by `PUT`
  * with `"***"` or by a `PATCH` that leaves the secret out. Refused whole, nothing stored.
  */

@@ -1,5 +1,5 @@
 /**
- * Stored secrets never come back out (SPEC §2.1): a tenant's LLM key, MCP headers, bot token and
+ * Stored secrets never come back out (docs/api.md#secrets): a tenant's LLM key, MCP headers, bot token and
  * tool secrets appear in no response, job record, log row, event or webhook body, also when the
  * calls that carry them fail. Each secret here is a canary string searched for in everything a key
  * holder can read.

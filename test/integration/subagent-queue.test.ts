@@ -1,5 +1,5 @@
 /**
- * `limits.on_subagent_limit: "queue"` (SPEC §5.3): subordinates over the cap
+ * `limits.on_subagent_limit: "queue"` (docs/api.md#caps-permissions-and-depth): subordinates over the cap
  * wait `pending` with a `queue_position`, start in order as slots free, and
  * their deadline starts when they start.
  */

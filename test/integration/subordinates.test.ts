@@ -1,5 +1,5 @@
 /**
- * Subordinate agents (SPEC §5): child chats running a durable agent loop
+ * Subordinate agents (docs/api.md#subordinates): child chats running a durable agent loop
  * against a scripted OpenAI-compatible provider (a real local HTTP server).
  */
 import { abortAllDurableObjects, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";

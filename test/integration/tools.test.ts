@@ -1,5 +1,5 @@
 /**
- * Tools a job can run (SPEC §4), against a real local HTTP server: the signed
+ * Tools a job can run (docs/api.md#tools-a-job-can-run), against a real local HTTP server: the signed
  * request a tenant tool receives, how its answer becomes a result, the retry
  * rules, and the built-in `http_request`.
  */

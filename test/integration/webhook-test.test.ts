@@ -1,5 +1,5 @@
 /**
- * `POST /v1/webhook/test` (SPEC §6 v1.2) against the real local receiver: one
+ * `POST /v1/webhook/test` (docs/api.md#deliveries-redelivery-and-a-test-event) against the real local receiver: one
  * signed `webhook.test` event, checked with the reference implementation
  * (`standardwebhooks`), and the receiver's answer passed on as it came.
  */

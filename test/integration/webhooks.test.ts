@@ -1,5 +1,5 @@
 /**
- * Webhooks (SPEC §6) against a real local receiver: Standard Webhooks
+ * Webhooks (docs/api.md#events-and-webhooks) against a real local receiver: Standard Webhooks
  * signatures checked with the reference implementation, retries on the fixed
  * schedule (fake Date + runDurableObjectAlarm), failures, eviction, 410.
  */

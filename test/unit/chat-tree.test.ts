@@ -1,5 +1,5 @@
 /**
- * `GET /v1/chats` as a tree (SPEC §3.5): descendants nested under their
+ * `GET /v1/chats` as a tree (docs/api.md#chat-info-and-the-chat-list): descendants nested under their
  * top-level chat, and a page bounded however many children a tree kept.
  */
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-/** The plan of a chat's deletion (SPEC §3.5): what is left to do, and when the alarm tries again. */
+/** The plan of a chat's deletion (docs/api.md#deleting-a-chat): what is left to do, and when the alarm tries again. */
 import { describe, expect, it } from "vitest";
 import { retryDelayMs, startingState } from "../../durable-objects/chat/deletion";
 

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries (SPEC §6 v1.2): the listing's entries, when an event may
+ * Webhook deliveries (docs/api.md#deliveries-redelivery-and-a-test-event): the listing's entries, when an event may
  * be sent again, what a test send answers, and the send-time egress check.
  * Entries and answers must parse under the /openapi.json schemas exactly.
  */
@@ -26,7 +26,7 @@ const row = (more: Partial<DeliveryRow> = {}): DeliveryRow => ({
 const COMMON = ["id", "type", "seq", "status", "attempts", "last_status", "last_error"];
 
 describe("a delivery entry", () => {
-  it("a failed event: the common fields in the SPEC's order, then failed_at in RFC 3339 with milliseconds", () => {
+  it("a failed event: the common fields in the documented order, then failed_at in RFC 3339 with milliseconds", () => {
     const entry = deliveryEntry(row() as DeliveryRow & { status: "failed" });
     expect(Object.keys(entry)).toEqual([...COMMON, "failed_at"]);
     expect(entry).toMatchObject({ status: "failed", attempts: 1, last_status: 400, failed_at: "2026-11-30T10:00:00.123Z" });

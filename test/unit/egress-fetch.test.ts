@@ -1,5 +1,5 @@
 /**
- * The fetch every outbound request goes through (SPEC §2.1 v1.2): the egress rules are checked at
+ * The fetch every outbound request goes through (docs/api.md#outbound-urls): the egress rules are checked at
  * send time, and no request follows a redirect. The underlying fetch is a fake that records what
  * it was asked, so "not contacted" means exactly that.
  */

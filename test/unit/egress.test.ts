@@ -128,7 +128,7 @@ describe("IPv6 spellings of IPv4 hosts", () => {
 });
 
 /**
- * SPEC §2.1 v1.2: an IP literal passes only when it is public unicast, whatever its spelling;
+ * docs/api.md#outbound-urls: an IP literal passes only when it is public unicast, whatever its spelling;
  * localhost names and host names ending in a dot never pass. Each row goes through `new URL`
  * (as config and sends do) and, as a bare host, through `isPrivateHost`.
  */

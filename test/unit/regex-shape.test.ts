@@ -34,7 +34,7 @@ describe("backtrackingReason", () => {
     ["(?=.*\\d)", "two unbounded repetitions"],
     ["^(a+)[ab](a+)$", "two unbounded repetitions"],
     ["^[ab]+ab[ab]+$", "two unbounded repetitions"],
-    // Safe in fact (the dash separates), but a repeated part holding a repetition is the SPEC's shape.
+    // Safe in fact (the dash separates), but a repeated part holding a repetition is a refused shape (docs/api.md#tool-schema-safety).
     ["^(?:[a-z]+-)*[a-z]+$", "repeats a part that itself repeats"],
     ["(", "is not a valid regular expression"],
     ["a".repeat(MAX_PATTERN_CHARS + 1), `longer than ${MAX_PATTERN_CHARS}`],

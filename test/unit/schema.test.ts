@@ -69,7 +69,7 @@ describe("configSchema defaults", () => {
     expect(configSchema.parse({ telegram: { bot_token: "t" } }).telegram?.api_base_url).toBe("https://api.telegram.org");
   });
 
-  it("accepts the normative example of SPEC 2.1", () => {
+  it("accepts the whole example document of docs/api.md#configuration", () => {
     const example = {
       tools: [
         {
@@ -149,7 +149,7 @@ describe("configSchema names", () => {
     expect(ok({ mcp_servers: [{ name, url: "https://mcp.example" }] })).toBe(false);
   });
 
-  it("reserves exactly the built-in and Agent Zero names of SPEC 2.1", () => {
+  it("reserves exactly the built-in and Agent Zero names of docs/api.md#names-and-agent-profiles", () => {
     expect([...RESERVED_NAMES].sort()).toEqual(
       ["parallel", "wait", "http_request", "spawn_task", "call_subordinate", "response", "document_query", "goal", "input", "input_remote"].sort(),
     );

@@ -1,4 +1,4 @@
-/** The subagent caps at admission (SPEC §5.3): start, queue (opt-in) or refuse. */
+/** The subagent caps at admission (docs/api.md#caps-permissions-and-depth): start, queue (opt-in) or refuse. */
 import { describe, expect, it } from "vitest";
 import { chatLimits } from "../../src/config/chat-limits";
 import { defaultConfig } from "../../src/config/schema";

@@ -1,4 +1,4 @@
-/** The Telegram summary of a finished subordinate (SPEC §5.5). */
+/** The Telegram summary of a finished subordinate (docs/api.md#hand-back-and-im-delivery). */
 import { describe, expect, it } from "vitest";
 import { subagentSummary, telegramChatId } from "../../src/notify/telegram";
 

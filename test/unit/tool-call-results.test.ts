@@ -1,4 +1,4 @@
-/** `/tool-calls` answers (SPEC §5.4): admission outcomes and the entry for each call. */
+/** `/tool-calls` answers (docs/api.md#tiered-execution-and-the-tool-calls-route): admission outcomes and the entry for each call. */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors";
 import type { JobSpec } from "../../src/jobs/job-spec";

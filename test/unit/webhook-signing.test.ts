@@ -1,5 +1,5 @@
 /**
- * Webhook signatures (SPEC §6, Standard Webhooks), checked against the
+ * Webhook signatures (docs/api.md#events-and-webhooks, Standard Webhooks), checked against the
  * reference implementation (`standardwebhooks`) in both directions.
  */
 import { Webhook } from "standardwebhooks";

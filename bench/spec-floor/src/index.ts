@@ -1,5 +1,5 @@
 /**
- * The SPEC floor (see wrangler.toml): per job one row written before the answer, one queue
+ * The contract floor (see wrangler.toml): per job one row written before the answer, one queue
  * message, one invocation of the chat that claims the row and makes the call, one write of
  * the outcome. Same wire shape as the platform floor (`POST /chats/{chat}/run`).
  */

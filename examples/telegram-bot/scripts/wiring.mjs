@@ -12,7 +12,7 @@
 
 /**
  * The tenant's tools with the bot's in place of any of the same name. Stored secrets come back from
- * `GET` as "***", which keeps them (SPEC §2.1) as long as a tool's URL stays on the same origin.
+ * `GET` as "***", which keeps them (docs/api.md#secrets) as long as a tool's URL stays on the same origin.
  * @param {ToolConfig[]} current @param {ToolConfig[]} mine
  */
 export function withTools(current, mine) {
@@ -46,7 +46,7 @@ export async function pointFanoutAtBot(fanoutUrl, apiKey, { webhookUrl, webhookS
 }
 
 /**
- * Has fanout send its signed `webhook.test` event to the bot now (SPEC §6), so a wrong URL or secret
+ * Has fanout send its signed `webhook.test` event to the bot now (docs/api.md#deliveries-redelivery-and-a-test-event), so a wrong URL or secret
  * shows before the first Telegram update: the bot answers 204 only to a signature it could check.
  * @param {string} fanoutUrl @param {string} apiKey
  * @returns {Promise<{ status: number | null, error?: string }>}

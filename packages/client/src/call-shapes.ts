@@ -1,5 +1,5 @@
 /**
- * The tool-call shapes fanout reads (SPEC §3.1), written out so that what a
+ * The tool-call shapes fanout reads (docs/api.md#arguments-and-call-shapes), written out so that what a
  * model SDK hands a bot type-checks as it is: OpenAI's `message.tool_calls`
  * (possibly undefined, custom tool calls among them), Anthropic's `tool_use`
  * blocks, the AI SDK's `toolCalls`, Gemini's `functionCall` parts. The wire

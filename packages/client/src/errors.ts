@@ -1,5 +1,5 @@
 /**
- * A refusal or failure from fanout, carrying its stable `code` (SPEC §3.2) so
+ * A refusal or failure from fanout, carrying its stable `code` (docs/api.md#validation-order-and-errors) so
  * callers can branch on it, and the message written for a person or a model.
  */
 import type { ErrorBody } from "./types.js";

@@ -1,4 +1,4 @@
-// The fanout dashboard (SPEC §7): plain browser JavaScript, served as is by
+// The fanout dashboard (docs/api.md#dashboard): plain browser JavaScript, served as is by
 // the worker, no build step. Everything that comes from the API is put in the
 // page as text (DOM nodes, never HTML), and the API key lives only in this
 // tab's sessionStorage.
