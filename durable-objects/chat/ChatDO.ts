@@ -6,7 +6,7 @@
  * This file is the RPC surface and the "does the chat exist" guard, nothing
  * more. The parts are wired in `./chat`; the routes' sides are `./batches` and
  * `./tool-calls`; the alarm's table is `./alarm`; the rooms are `./storage`,
- * `./events`, `./jobs` and `./subagents` (docs/architecture.md#the-chat-object).
+ * `./events`, `./jobs` and `./subagents` (docs/architecture.md#the-chat-object-room-by-room).
  */
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";

@@ -1,5 +1,5 @@
 /**
- * The chat's one alarm (docs/architecture.md#timers): every duty is a row in
+ * The chat's one alarm (docs/architecture.md#the-alarm-and-its-timers): every duty is a row in
  * `timers`, and each kind maps to the handler its room exports. Handlers run
  * one by one, each on its own: one that throws is logged and put off, the
  * others still run, and the alarm is re-armed whatever happened. Production

@@ -1,7 +1,7 @@
 /**
  * The `parallel` route's side of a chat: start a batch (admitted whole or
  * refused whole), await, collect or cancel earlier jobs, and answer with the
- * started or the results payload (docs/api.md#parallel). `commit` is shared with
+ * started or the results payload (docs/api.md#the-parallel-route). `commit` is shared with
  * the `tool-calls` route: it stores an admitted batch and starts it.
  */
 import { ApiError } from "../../src/http/errors";
@@ -123,7 +123,7 @@ export async function commit(
   await armed;
 }
 
-/** Unknown ids are reported all together, before anything changes (docs/api.md#parallel). */
+/** Unknown ids are reported all together, before anything changes (docs/api.md#the-parallel-route). */
 export function requireKnown(chat: Chat, ids: string[]): void {
   const known = new Set(chat.store.exists() ? chat.store.jobs.many(ids).map((j) => j.job_id) : []);
   const unknown = ids.filter((id) => !known.has(id));

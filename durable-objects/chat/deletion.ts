@@ -1,5 +1,5 @@
 /**
- * Deleting a chat with its whole subtree (SPEC §3.5), durably.
+ * Deleting a chat with its whole subtree (docs/api.md#deleting-a-chat), durably.
  *
  * The first step is one local transaction: the chat records that it is being
  * deleted (from then on every read of it answers 404 and nothing new is
@@ -45,7 +45,7 @@ export interface DeletionState {
   retries: number;
 }
 
-/** Pauses between the passes a DELETE request makes itself before answering 503 (SPEC §1). */
+/** Pauses between the passes a DELETE request makes itself before answering 503 (docs/architecture.md#platform-rules). */
 const REQUEST_PAUSES_MS = [100, 400];
 /** A DELETE request starts no further pass after this long: the alarm goes on instead. */
 const REQUEST_BUDGET_MS = 8_000;

@@ -2,7 +2,7 @@
  * The `tool-calls` route's side of a chat: one assistant message's calls,
  * admitted call by call in tiers (read-only calls, subordinates and `wait`
  * together, side-effecting calls one at a time after them), answered in call
- * order with one result per call (docs/api.md#tool-calls).
+ * order with one result per call (docs/api.md#tiered-execution-and-the-tool-calls-route).
  */
 import { ApiError } from "../../src/http/errors";
 import type { ChatLimits, ToolCallEntry, ToolCallsAnswer, ToolCallsRequest } from "../../src/jobs/messages";

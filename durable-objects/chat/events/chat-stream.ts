@@ -1,5 +1,5 @@
 /**
- * Where a chat's events go live (SPEC §6): its own WebSocket clients (the
+ * Where a chat's events go live (docs/api.md#live-streams): its own WebSocket clients (the
  * chat stream, resumable by `data.seq`), and the tenant-wide stream while
  * that has listeners. Whether it does is remembered in the chat's meta: the
  * tenant says so when a chat registers, when a dashboard connects, and in

@@ -1,5 +1,5 @@
 /**
- * Progress of the chat's running MCP calls (SPEC §3.4, §6). Each job's latest
+ * Progress of the chat's running MCP calls (docs/api.md#payloads, docs/api.md#events-and-webhooks). Each job's latest
  * `notifications/progress` is written to its row at most once a second (rows
  * written are billed; a tool may report far more often) and sent live as
  * `job.progress`. That event is no event row: nothing would read it later

@@ -1,6 +1,6 @@
 /**
- * Delivers the chat's pending events to their webhook (SPEC §6), and its
- * Telegram notifications (SPEC §5.5), at least once. Driven by the `deliver`
+ * Delivers the chat's pending events to their webhook (docs/api.md#events-and-webhooks), and its
+ * Telegram notifications (docs/api.md#hand-back-and-im-delivery), at least once. Driven by the `deliver`
  * timer and run beside the alarm (an attempt may take 10 s; deadlines must
  * not wait for it). At most four attempts are in flight; each one that ends
  * starts the next due item, so a receiver that hangs holds one lane, never the
@@ -40,7 +40,7 @@ export class Outbox {
     this.store.timers.set("deliver", "", now);
   }
 
-  /** Sends a settled event again (SPEC §6): back in the outbox, due now, driven by the alarm like any other. */
+  /** Sends a settled event again (docs/api.md#deliveries-redelivery-and-a-test-event): back in the outbox, due now, driven by the alarm like any other. */
   async redeliver(eventId: string, chatId: string, webhookConfigured: boolean): Promise<Redelivery> {
     const row = this.store.events.delivery(eventId);
     const refused = redeliveryRefusal(row, chatId, eventId, webhookConfigured);

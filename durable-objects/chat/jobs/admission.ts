@@ -1,5 +1,5 @@
 /**
- * Admission rules for a batch (SPEC §3.2–3.3): the chat-wide active job cap,
+ * Admission rules for a batch (docs/api.md#validation-order-and-errors, docs/api.md#jobs-and-their-lifecycle): the chat-wide active job cap,
  * job ids, deadlines. Pure: the ChatDO calls these inside its one
  * `transactionSync`, with no `await` between the check and the insert.
  */
@@ -33,7 +33,7 @@ export interface AdmittedBatch {
 }
 
 /**
- * The concurrent tier of a tiered batch (SPEC §5.4): subordinates, `wait` and
+ * The concurrent tier of a tiered batch (docs/api.md#tiered-execution-and-the-tool-calls-route): subordinates, `wait` and
  * read-only tools. Everything else runs afterwards, one at a time in call order.
  */
 export const concurrentTier = (spec: JobSpec) =>

@@ -1,7 +1,7 @@
 /**
- * How a chat's jobs get going: the queue copy every job gets (SPEC §1), then
+ * How a chat's jobs get going: the queue copy every job gets (docs/architecture.md#platform-rules), then
  * the fast path, which calls this same object once per job so each call runs
- * in an invocation of its own (SPEC §1: 6 connections per invocation). Every
+ * in an invocation of its own (docs/architecture.md#platform-rules: 6 connections per invocation). Every
  * step is best effort on top of durable state: the dispatch watchdog re-sends
  * what never started, the heartbeat recovers what was lost mid-call,
  * deadlines end what does not stop.

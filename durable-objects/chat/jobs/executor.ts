@@ -3,7 +3,7 @@
  * fast path calls this object once per job, the queue consumer once per
  * message, the heartbeat once per orphaned job. Every call is claimed (and its
  * attempt recorded) before the request leaves, so an instance lost mid-call
- * leaves a row the heartbeat recovers by the SPEC §4 attempt rules
+ * leaves a row the heartbeat recovers by the attempt rules of docs/api.md#attempts-and-retries
  * (`./recovery`). Running here instead of in a separate runner object saves
  * the hand-over, the runner's own records and the report back: the outcome is
  * one local write.
@@ -155,7 +155,7 @@ export class Executor {
       const remaining = claim.deadline_at - Date.now();
       if (remaining <= 0 || stop.aborted) return; // the chat ends it `timeout`
       const result = await this.#attempt(callable, claim, job, args, attempt, stop, remaining, progress);
-      if (result === "stopped") return; // stopped or past the deadline: not an `error` (SPEC §4)
+      if (result === "stopped") return; // stopped or past the deadline: not an `error` (docs/api.md#attempts-and-retries)
       if (result.kind === "done") {
         const content = result.content ? { content: result.content } : {};
         const outcome: JobOutcome =
@@ -163,7 +163,7 @@ export class Executor {
         progress?.stop(); // hidden once the job ends: a value still waiting would only cost a write
         return this.#report(job, claim, outcome);
       }
-      // `http_request` is never retried (SPEC §4).
+      // `http_request` is never retried (docs/api.md#attempts-and-retries).
       const retry = callable.kind !== "http_request" && isRetryable(result.failure, claim.read_only);
       const delay = backoffMs(attempt, result.failure.kind === "status" ? result.failure.retryAfterMs : undefined);
       if (!retry || Date.now() + delay >= claim.deadline_at) {

@@ -1,5 +1,5 @@
 /**
- * The job state machine of one chat (SPEC §3.3): claim, completion, cancel,
+ * The job state machine of one chat (docs/api.md#jobs-and-their-lifecycle): claim, completion, cancel,
  * deadline, the built-in `wait`. Synchronous on purpose: every transition is a
  * few SQL statements with no `await`, so no other request can interleave with
  * half a transition. The ChatDO re-arms its alarm after calling in.

@@ -1,7 +1,7 @@
 /**
  * What the chat does with a running job that no live execution in this
  * instance holds: the instance that claimed it was lost (restart, deploy,
- * eviction) mid-call. SPEC §4 attempt rules; pure, so every rule is
+ * eviction) mid-call. The attempt rules of docs/api.md#attempts-and-retries; pure, so every rule is
  * unit-tested without a Durable Object.
  */
 import type { JobRow } from "../../../src/jobs/job";
@@ -20,7 +20,7 @@ export function recoveryStep(job: Pick<JobRow, "state" | "kind" | "tool_name" | 
   if (job.state !== "running" || job.tool_name === "wait" || now >= job.deadline_at) return { step: "none" };
   if (job.kind === "subordinate") return job.sent > 0 ? { step: "none" } : { step: "hand" };
   if (job.sent < job.attempt) return { step: "resume", attempt: job.attempt };
-  // `http_request` is never retried (SPEC §4), even a GET.
+  // `http_request` is never retried (docs/api.md#attempts-and-retries), even a GET.
   if (job.read_only === 1 && job.tool_name !== "http_request") return { step: "resume", attempt: job.attempt + 1 };
   return { step: "outcome_unknown" };
 }

@@ -1,5 +1,5 @@
 /**
- * In-memory wake-ups for requests waiting on jobs (SPEC §3.3: completion wakes
+ * In-memory wake-ups for requests waiting on jobs (docs/api.md#waiting-and-collecting: completion wakes
  * a waiting request at once, no polling). Only a live request waits here, so
  * losing this on eviction loses nothing durable: the request fails with 503 and
  * the jobs stay awaitable.

@@ -1,5 +1,5 @@
 /**
- * The chat's events (SPEC §5.5, §6) and their webhook outbox. An event is
+ * The chat's events (docs/api.md#hand-back-and-im-delivery, docs/api.md#events-and-webhooks) and their webhook outbox. An event is
  * written in the same transaction as the change it announces, so a crash
  * loses nothing. A row keeps what is particular to its event, with the chat's
  * parent and root as they were then (NULL when the chat is its own root); the
@@ -18,7 +18,7 @@ import { cached, remember } from "./sql-cache";
 /** `none`: nowhere to deliver (no webhook for this chat); the live stream still carries it. */
 export type EventStatus = "none" | "pending" | "delivered" | "failed";
 
-/** Events are kept 24 h, and at most the last 1000 per chat (SPEC §6); undelivered ones until they settle. */
+/** Events are kept 24 h, and at most the last 1000 per chat (docs/api.md#events-and-webhooks); undelivered ones until they settle. */
 export const EVENT_TTL_MS = 24 * 3600_000;
 const EVENTS_KEPT = 1000;
 
@@ -162,7 +162,7 @@ export class Events {
     this.sql.exec(`UPDATE events SET status = 'none', next_at = NULL WHERE seq = ?`, seq);
   }
 
-  /** Kept events with a webhook target in one delivery state, oldest first (SPEC §6). */
+  /** Kept events with a webhook target in one delivery state, oldest first (docs/api.md#deliveries-redelivery-and-a-test-event). */
   deliveries(status: DeliveryStatus): DeliveryEntry[] {
     return this.sql
       .exec<DeliveryRow & { status: DeliveryStatus }>(`SELECT ${DELIVERY_COLUMNS} FROM events WHERE status = ? ORDER BY seq`, status)

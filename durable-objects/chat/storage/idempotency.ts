@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key records (SPEC §3.6). Only requests that create jobs are
+ * Idempotency-Key records (docs/api.md#idempotency). Only requests that create jobs are
  * recorded; a replay with the same fingerprint gets the same job ids in the
  * same response shape and starts and collects nothing; a different fingerprint
  * is a 409.

@@ -21,7 +21,7 @@ export interface NewJob {
   context_id: string | null;
   spec: string | null;
   held: boolean;
-  /** Waits for a subagent slot (SPEC §5.3 `on_subagent_limit: "queue"`). */
+  /** Waits for a subagent slot (`on_subagent_limit: "queue"` in docs/api.md#caps-permissions-and-depth). */
   queued?: boolean;
   tree_slot?: string | null;
 }
@@ -80,7 +80,7 @@ export class JobStore {
   /** Rows for `ids`, in the order given; unknown ids are absent. */
   many(ids: string[]): JobRow[] {
     const found = new Map<string, JobRow>();
-    // ≤ 100 bound parameters per statement (SPEC §1).
+    // ≤ 100 bound parameters per statement (docs/architecture.md#platform-rules).
     for (let i = 0; i < ids.length; i += 90) {
       const chunk = ids.slice(i, i + 90);
       const rows = this.sql

@@ -1,5 +1,5 @@
 /**
- * Log rows: the per-job lines a chat UI shows (SPEC §3.5), in the shape Agent
+ * Log rows: the per-job lines a chat UI shows (docs/api.md#log-rows), in the shape Agent
  * Zero's log items have. One row per job, written when the job is accepted and
  * filled in when it ends.
  */
@@ -25,7 +25,7 @@ interface LoggedJob {
   mcp?: boolean;
 }
 
-/** SPEC §3.5: `subagent` for subordinates, `progress` for `wait`, `mcp` for MCP tools, else `tool`. */
+/** docs/api.md#log-rows: `subagent` for subordinates, `progress` for `wait`, `mcp` for MCP tools, else `tool`. */
 export function logType(job: Pick<LoggedJob, "tool_name" | "kind" | "mcp">): string {
   if (job.kind === "subordinate") return "subagent";
   if (job.mcp) return "mcp";

@@ -1,5 +1,5 @@
 /**
- * Telegram messages waiting to be sent (SPEC §5.5), written with the job end
+ * Telegram messages waiting to be sent (docs/api.md#hand-back-and-im-delivery), written with the job end
  * they report and sent by the outbox on the webhook retry schedule.
  */
 import { EVENT_TTL_MS } from "./events";
@@ -9,7 +9,7 @@ export type Notification = { id: number; telegram_chat_id: string; text: string;
 export class Notifications {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** `afterSeq`: the `subagent.finish` event this message follows (SPEC §5.5: results reach the agent first). */
+  /** `afterSeq`: the `subagent.finish` event this message follows (docs/api.md#hand-back-and-im-delivery: results reach the agent first). */
   add(telegramChatId: string | number, text: string, now: number, afterSeq?: number): void {
     this.sql.exec(
       `INSERT INTO notifications (telegram_chat_id, text, next_at, created_at, after_seq) VALUES (?, ?, ?, ?, ?)`,

@@ -1,6 +1,6 @@
 /**
  * ChatDO storage layout. Created lazily on the first write, so a read of a
- * chat that never existed leaves no storage behind (SPEC §2). The version lives
+ * chat that never existed leaves no storage behind (docs/api.md#authentication-tenants-and-chats). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
 import type { ChatLimits } from "../../../src/jobs/messages";
@@ -45,10 +45,10 @@ const MIGRATIONS: Record<number, string[]> = {
        progress_at INTEGER NOT NULL, background TEXT)`,
     `CREATE TABLE messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, turn TEXT NOT NULL, body TEXT NOT NULL,
        created_at INTEGER NOT NULL)`,
-    // The per-tree subagent cap (SPEC §5.3) is counted in the tree's root chat: one slot per active subordinate.
+    // The per-tree subagent cap (docs/api.md#caps-permissions-and-depth) is counted in the tree's root chat: one slot per active subordinate.
     `ALTER TABLE jobs ADD COLUMN tree_slot TEXT`,
     `CREATE TABLE tree_slots (slot TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
-    // Hand-back records (SPEC §5.5); delivered as webhooks once events land.
+    // Hand-back records (docs/api.md#hand-back-and-im-delivery); delivered as webhooks once events land.
     `CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL,
        created_at INTEGER NOT NULL)`,
   ],
@@ -57,7 +57,7 @@ const MIGRATIONS: Record<number, string[]> = {
     `ALTER TABLE jobs ADD COLUMN queue_seq INTEGER`,
   ],
   4: [
-    // Events become an outbox (SPEC §6): `data` holds the whole envelope as delivered, so every retry sends the same body.
+    // Events become an outbox (docs/api.md#events-and-webhooks): `data` holds the whole envelope as delivered, so every retry sends the same body.
     `ALTER TABLE events ADD COLUMN id TEXT`,
     `ALTER TABLE events ADD COLUMN batch_id TEXT`,
     `ALTER TABLE events ADD COLUMN status TEXT NOT NULL DEFAULT 'none'`,
@@ -71,7 +71,7 @@ const MIGRATIONS: Record<number, string[]> = {
     `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL)`,
   ],
   5: [
-    // Direct IM messages (SPEC §5.5) waiting to be sent, retried like webhooks.
+    // Direct IM messages (docs/api.md#hand-back-and-im-delivery) waiting to be sent, retried like webhooks.
     `CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, telegram_chat_id TEXT NOT NULL, text TEXT NOT NULL,
        status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_error TEXT,
        created_at INTEGER NOT NULL)`,
@@ -94,7 +94,7 @@ const MIGRATIONS: Record<number, string[]> = {
     `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
   ],
   8: [
-    // Jobs run in the chat itself: what an instance lost mid-call may already have sent (SPEC §4).
+    // Jobs run in the chat itself: what an instance lost mid-call may already have sent (docs/api.md#attempts-and-retries).
     `ALTER TABLE jobs ADD COLUMN sent INTEGER NOT NULL DEFAULT 0`,
     // Calls running in a runner object before this version may have left: none is re-sent blindly.
     // A subordinate stays at 0: handing it to its child again is idempotent.

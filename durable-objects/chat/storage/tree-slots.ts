@@ -1,5 +1,5 @@
 /**
- * The per-tree subagent cap (SPEC §5.3): a top-level chat and all its
+ * The per-tree subagent cap (docs/api.md#caps-permissions-and-depth): a top-level chat and all its
  * descendants together run at most `max_subagents_per_tree` subordinates. The
  * count lives in the tree's root chat as one slot per active subordinate job,
  * named by that job's id (allocated before the reservation), so a refusal can
@@ -8,7 +8,6 @@
  * expires at its job's deadline, so a release that never arrives cannot hold
  * a slot forever.
  */
-import { ApiError } from "../../../src/http/errors";
 
 export class TreeSlots {
   constructor(private readonly sql: SqlStorage) {}
@@ -72,14 +71,4 @@ export function treeAllowance(tree: TreeReservation, limit: number, rootHolders:
   const holders = rootHolders();
   const free = limit - holders.length;
   return { grants: (_id, before) => before < free, holders, limit };
-}
-
-export function treeLimit(holders: string[], requested: number, limit: number): ApiError {
-  const running = holders.length;
-  return new ApiError(
-    429,
-    "subagent_limit",
-    `Subagent limit reached (${running} running + ${requested} requested > ${limit}); wait for running subagents or split the batch.`,
-    { scope: "tree", running, limit, requested, running_job_ids: holders },
-  );
 }

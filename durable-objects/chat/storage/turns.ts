@@ -35,7 +35,7 @@ export type TurnRow = {
   outcome: string | null;
   created_at: number;
   ended_at: number | null;
-  /** The last LLM reply or job state change of this turn (SPEC §5.2 idle rule). */
+  /** The last LLM reply or job state change of this turn (the idle rule of docs/api.md#the-agent-loop). */
   progress_at: number;
   /** Background jobs the model started whose results it has not seen yet (JSON array). */
   background: string | null;
@@ -149,7 +149,7 @@ export class Turns {
   }
 
   /**
-   * What `spawn_task` with `context: "fork"` passes on (SPEC §5.1): the last 20
+   * What `spawn_task` with `context: "fork"` passes on (docs/api.md#child-chats): the last 20
    * messages as text, at most 4096 characters, newest kept.
    */
   forkContext(maxMessages = 20, maxChars = 4096): string {

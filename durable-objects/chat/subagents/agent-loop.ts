@@ -1,5 +1,5 @@
 /**
- * One step of a child chat's agent loop (SPEC §5.2): collect the results of
+ * One step of a child chat's agent loop (docs/api.md#the-agent-loop): collect the results of
  * the previous step's tool calls, ask the model, persist its reply, and start
  * its tool calls as durable jobs of this chat, or finish the turn with its
  * text. Every step is written before the next begins; the ChatDO's `agent`
@@ -84,7 +84,7 @@ function toolContent(call: AwaitedCall, jobs: JobStore, now: number): string {
   return `Error: ${job.error ?? job.state}`;
 }
 
-/** The one user message that hands the model the background jobs it started (SPEC §5.2). */
+/** The one user message that hands the model the background jobs it started (docs/api.md#the-agent-loop). */
 function backgroundReport(jobIds: string[], jobs: JobStore, now: number): ChatMessage {
   const payload = resultsPayload(jobs.many(jobIds), { now, maxResultChars: MAX_RESULT_CHARS_IN_LOOP });
   return {
@@ -114,7 +114,7 @@ function planCalls(calls: { id: string; name: string; arguments: string }[], con
   const number = specNumbering();
   const plans = calls.map((call, callIndex): StepCall => {
     try {
-      // As the model sent it: its job keeps the call's id (SPEC §3.1).
+      // As the model sent it: its job keeps the call's id (docs/api.md#arguments-and-call-shapes).
       const asSent = { id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } };
       const plan = planToolCall(callIndex, normalizeToolCall(asSent), ctx, number);
       if (plan.kind === "parallel" && plan.cancel) {
@@ -145,7 +145,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   if (turn.awaiting) {
     const ids = turn.awaiting.flatMap((c) => c.job_ids ?? (c.job_id ? [c.job_id] : []));
     if (host.jobs.many(ids).some((j) => !isTerminal(j.state))) return "waiting";
-    // Usage is summed over the subtree (SPEC §5.2): subordinates report theirs with their result.
+    // Usage is summed over the subtree (docs/api.md#the-agent-loop): subordinates report theirs with their result.
     const usage = addUsage(turn.usage, ...host.jobs.many(ids).flatMap((j) => (j.usage ? [JSON.parse(j.usage) as Usage] : [])));
     host.transaction(() => {
       for (const call of turn.awaiting!) {
@@ -200,7 +200,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
 
   // 3. Persist the reply; its tool calls become jobs in the same step.
   if (reply.tool_calls.length === 0) {
-    // Background jobs the model started must reach it before it may finish (SPEC §5.2).
+    // Background jobs the model started must reach it before it may finish (docs/api.md#the-agent-loop).
     const pending = turn.background;
     host.transaction(() => {
       host.turns.append(turnId, { role: "assistant", content: reply.content }, after);

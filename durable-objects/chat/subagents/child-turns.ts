@@ -1,5 +1,5 @@
 /**
- * A chat's life as a child (SPEC §5.1–5.2): it receives a turn from its
+ * A chat's life as a child (docs/api.md#child-chats, docs/api.md#the-agent-loop): it receives a turn from its
  * parent's subordinate job, runs the agent loop step by step (driven by the
  * `agent` timer, so eviction only repeats the step in progress), and hands the
  * outcome back to the parent job, retrying the hand-back until it lands.
@@ -114,7 +114,7 @@ export class ChildTurns implements LoopHost {
     this.store.schedulePurge(now);
   }
 
-  /** An LLM reply or a job state change: the running turn is not idle (SPEC §5.2). */
+  /** An LLM reply or a job state change: the running turn is not idle (docs/api.md#the-agent-loop). */
   progress(now: number): void {
     if (!this.#isChild()) return;
     const turns = this.store.turns.progress(now);

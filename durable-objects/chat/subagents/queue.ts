@@ -10,7 +10,7 @@ import { armStarted } from "../jobs/batch-rows";
 import type { Dispatcher } from "../jobs/dispatcher";
 import type { JobMachine } from "../jobs/job-machine";
 import type { ChatStore } from "../storage/chat-store";
-import { treeLimit } from "../storage/tree-slots";
+import { subagentLimit } from "./subagent-cap";
 import { subordinateState } from "./subordinate-state";
 import type { TreeCap } from "./tree-cap";
 
@@ -40,7 +40,7 @@ export async function startQueued(store: ChatStore, tree: TreeCap, machine: JobM
   store.transaction(() => {
     for (const job of starting) store.jobs.unqueue(job.job_id, armStarted(store, job, now));
     tree.settle(reservation, starting.map((j) => j.job_id));
-    const error = treeLimit(allowance.holders, 1, limits.max_subagents_per_tree).message;
+    const error = subagentLimit("tree", allowance.holders, 1, limits.max_subagents_per_tree).message;
     for (const job of refused) machine.finish(job, { state: "error", error }, now);
     // Releases move the queue (ref ""); this covers a tree slot that expired instead of being released.
     if (store.jobs.queued().length) store.timers.set("queue", "safety", now + QUEUE_SAFETY_MS);

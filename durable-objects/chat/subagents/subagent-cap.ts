@@ -1,12 +1,12 @@
 /**
- * The subagent caps at admission (SPEC §5.3): which new subordinates start
+ * The subagent caps at admission (docs/api.md#caps-permissions-and-depth): which new subordinates start
  * now, which wait in the chat's queue (opt-in `on_subagent_limit: "queue"`),
  * and the 429 otherwise. Pure and synchronous: the ChatDO runs it in the same
  * step as the inserts, so two concurrent requests can never both pass.
  */
 import { ApiError } from "../../../src/http/errors";
 import type { ChatLimits } from "../../../src/jobs/messages";
-import { treeLimit, type TreeAllowance } from "../storage/tree-slots";
+import type { TreeAllowance } from "../storage/tree-slots";
 
 export interface CapState {
   /** This chat's subordinate jobs holding a slot (active and not queued). */
@@ -23,22 +23,23 @@ export interface CapState {
   queueOnTree: boolean;
 }
 
-export function chatLimit(running: string[], requested: number, limit: number): ApiError {
-  return new ApiError(
-    429,
-    "subagent_limit",
-    `Subagent limit reached (${running.length} running + ${requested} requested > ${limit}); wait for running subagents or split the batch.`,
-    { scope: "chat", running: running.length, limit, requested, running_job_ids: running },
-  );
-}
+type LimitScope = "chat" | "tree" | "queue";
 
-export function queueFull(queued: number, requested: number, limit: number, running: string[]): ApiError {
-  return new ApiError(
-    429,
-    "subagent_limit",
-    `Subagent queue is full (${queued} queued + ${requested} requested > ${limit}, limits.max_queued_subagents); wait for running subagents or split the batch.`,
-    { scope: "queue", running: running.length, queued, limit, requested, running_job_ids: running },
-  );
+/**
+ * The one 429 `subagent_limit`: `running` are the jobs holding the slots of `scope` (this chat's,
+ * or the tree's), `queued` the subordinates already waiting when the queue is what is full.
+ */
+export function subagentLimit(scope: LimitScope, running: string[], requested: number, limit: number, queued = 0): ApiError {
+  const count = scope === "queue" ? `${queued} queued + ${requested} requested > ${limit}, limits.max_queued_subagents` : `${running.length} running + ${requested} requested > ${limit}`;
+  const what = scope === "queue" ? "Subagent queue is full" : "Subagent limit reached";
+  return new ApiError(429, "subagent_limit", `${what} (${count}); wait for running subagents or split the batch.`, {
+    scope,
+    running: running.length,
+    ...(scope === "queue" ? { queued } : {}),
+    limit,
+    requested,
+    running_job_ids: running,
+  });
 }
 
 const queueing = (s: CapState) => s.limits.on_subagent_limit === "queue";
@@ -54,11 +55,11 @@ export function admitBatch(jobIds: string[], s: CapState): Set<string> {
   if (start === n) return new Set();
   const treeFull = start < chatFree;
   if (!queueing(s) || (treeFull && !s.queueOnTree)) {
-    if (s.running.length + n > limit) throw chatLimit(s.running, n, limit);
-    throw treeLimit(s.tree.holders, n, s.tree.limit);
+    if (s.running.length + n > limit) throw subagentLimit("chat", s.running, n, limit);
+    throw subagentLimit("tree", s.tree.holders, n, s.tree.limit);
   }
   const waiting = jobIds.slice(start);
-  if (s.queued + waiting.length > s.limits.max_queued_subagents) throw queueFull(s.queued, waiting.length, s.limits.max_queued_subagents, s.running);
+  if (s.queued + waiting.length > s.limits.max_queued_subagents) throw subagentLimit("queue", s.running, waiting.length, s.limits.max_queued_subagents, s.queued);
   return new Set(waiting);
 }
 
@@ -79,11 +80,11 @@ export class SubagentCap {
         this.#started.push(jobId);
         return "start";
       }
-      if (!queueing(this.s) || !this.s.queueOnTree) throw treeLimit([...tree.holders, ...this.#started], 1, tree.limit);
+      if (!queueing(this.s) || !this.s.queueOnTree) throw subagentLimit("tree", [...tree.holders, ...this.#started], 1, tree.limit);
     } else if (!queueing(this.s)) {
-      throw chatLimit([...running, ...this.#started], 1, limits.max_parallel_subagents);
+      throw subagentLimit("chat", [...running, ...this.#started], 1, limits.max_parallel_subagents);
     }
-    if (queued >= limits.max_queued_subagents) throw queueFull(queued, 1, limits.max_queued_subagents, [...running, ...this.#started]);
+    if (queued >= limits.max_queued_subagents) throw subagentLimit("queue", [...running, ...this.#started], 1, limits.max_queued_subagents, queued);
     this.#queued++;
     return "queue";
   }

@@ -1,5 +1,5 @@
 /**
- * The ChatDO's side of the per-tree subagent cap (SPEC §5.3), around the
+ * The ChatDO's side of the per-tree subagent cap (docs/api.md#caps-permissions-and-depth), around the
  * pure rules of `./tree-slots` and `./subagent-cap`: reserving slots before
  * admission (at the root, locally; in a child, one RPC to the root), settling
  * them after it, and giving them back when subordinates end.
