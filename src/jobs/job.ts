@@ -100,3 +100,9 @@ export function jobRecord(job: JobRow & { content: string | null }) {
   };
 }
 export type JobRecord = ReturnType<typeof jobRecord>;
+
+/**
+ * A job its own durable timer finishes (`wait_done`): the built-in `wait`. It has no call to run,
+ * stop or recover, and takes no worker while it runs; every rule that treats it apart asks this.
+ */
+export const endsByTimer = (job: { tool_name: string }): boolean => job.tool_name === "wait";

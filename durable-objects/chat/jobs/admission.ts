@@ -5,7 +5,7 @@
  */
 import { nanoid } from "nanoid";
 import { ApiError } from "../../../src/http/errors";
-import { jobIdPrefix } from "../../../src/jobs/job";
+import { endsByTimer, jobIdPrefix } from "../../../src/jobs/job";
 import type { JobSpec } from "../../../src/jobs/job-spec";
 import type { ChatLimits } from "../../../src/jobs/messages";
 import type { NewJob } from "../storage/job-store";
@@ -37,7 +37,7 @@ export interface AdmittedBatch {
  * read-only tools. Everything else runs afterwards, one at a time in call order.
  */
 export const concurrentTier = (spec: JobSpec) =>
-  spec.concurrent === true || spec.kind === "subordinate" || spec.tool_name === "wait" || spec.read_only;
+  spec.concurrent === true || spec.kind === "subordinate" || endsByTimer(spec) || spec.read_only;
 
 export interface RowOptions {
   chat_id: string;

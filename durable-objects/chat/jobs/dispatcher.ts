@@ -6,7 +6,7 @@
  * what never started, the heartbeat recovers what was lost mid-call,
  * deadlines end what does not stop.
  */
-import type { JobRow } from "../../../src/jobs/job";
+import { endsByTimer, type JobRow } from "../../../src/jobs/job";
 import type { JobMessage } from "../../../src/jobs/messages";
 import type { RunTarget } from "../../../src/tools/executors";
 import type { ChatStore } from "../storage/chat-store";
@@ -29,10 +29,10 @@ export class Dispatcher {
   async start(jobIds: string[]): Promise<void> {
     const jobs = this.store.jobs.many(jobIds);
     // A built-in `wait` needs no call: it is claimed here and its durable timer ends it.
-    const waits = jobs.filter((j) => j.tool_name === "wait");
+    const waits = jobs.filter(endsByTimer);
     for (const job of waits) this.machine.claim(job.job_id, 1, Date.now());
     if (waits.length) await this.store.timers.arm();
-    const toRun = jobs.filter((j) => j.tool_name !== "wait");
+    const toRun = jobs.filter((j) => !endsByTimer(j));
     if (toRun.length === 0) return;
     const [sent, targets] = await Promise.all([this.send(toRun.map((j) => ({ job_id: j.job_id, attempt: 1 }))), this.#targets(toRun)]);
     if (sent) this.store.ctx.waitUntil(this.#fastStart(toRun, targets));

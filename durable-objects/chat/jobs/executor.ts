@@ -9,7 +9,7 @@
  * one local write.
  */
 import { egressProblem } from "../../../src/config/egress";
-import { isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../../src/jobs/job";
+import { endsByTimer, isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../../src/jobs/job";
 import type { ClaimResult, JobOutcome } from "../../../src/jobs/messages";
 import { chatName } from "../../../src/names";
 import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../../../src/tools/executors";
@@ -52,7 +52,7 @@ export class Executor {
     let job = this.store.jobs.get(jobId);
     if (!job || isTerminal(job.state)) return "finished";
     if (this.#live.has(jobId)) return "duplicate";
-    if (job.kind === "tool" && job.tool_name !== "wait" && !target) {
+    if (job.kind === "tool" && !endsByTimer(job) && !target) {
       target = await this.#tenant().runTarget(job.tool_name);
       job = this.store.jobs.get(jobId); // another invocation may have taken it meanwhile
       if (!job || isTerminal(job.state)) return "finished";

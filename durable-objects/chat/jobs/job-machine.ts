@@ -6,7 +6,7 @@
  */
 import { cutStoredResult, rowRoom } from "../../../src/jobs/results";
 import { contentBudget, storedContent } from "../../../src/tools/mcp-content";
-import { CANCELLED_ERROR, deadlineError, isTerminal, type JobRow } from "../../../src/jobs/job";
+import { CANCELLED_ERROR, deadlineError, endsByTimer, isTerminal, type JobRow } from "../../../src/jobs/job";
 import type { ClaimResult, CompleteResult, JobOutcome } from "../../../src/jobs/messages";
 import type { Finish, JobStore } from "../storage/job-store";
 import type { ChatStore } from "../storage/chat-store";
@@ -54,9 +54,9 @@ export class JobMachine {
       this.jobs.claim(jobId, attempt, lease, now);
       claimed = { ...job, state: "running", attempt, lease, started_at: now };
       this.hooks.claimed(job, now);
-      if (job.tool_name === "wait") this.store.timers.set("wait_done", jobId, now + Math.ceil(waitSeconds(job) * 1000));
+      if (endsByTimer(job)) this.store.timers.set("wait_done", jobId, now + Math.ceil(waitSeconds(job) * 1000));
     }
-    if (claimed.tool_name === "wait") return { status: "handled" };
+    if (endsByTimer(claimed)) return { status: "handled" };
     return {
       status: "claimed",
       lease: claimed.lease!,
@@ -118,7 +118,7 @@ export class JobMachine {
   #stop(job: JobRow, f: Finish, now: number): void {
     const wasActive = !isTerminal(job.state);
     this.finish(job, f, now);
-    if (wasActive && job.tool_name !== "wait") this.hooks.stopWork(job);
+    if (wasActive && !endsByTimer(job)) this.hooks.stopWork(job);
   }
 
   /** Every move to a terminal state goes through here: row, timers, log row, hooks, waiters. */

@@ -4,7 +4,7 @@
  * eviction) mid-call. The attempt rules of docs/api.md#attempts-and-retries; pure, so every rule is
  * unit-tested without a Durable Object.
  */
-import type { JobRow } from "../../../src/jobs/job";
+import { endsByTimer, type JobRow } from "../../../src/jobs/job";
 
 export type Recovery =
   /** Nothing to do here: not running, past its deadline (the sweep ends it), or owned by its child chat. */
@@ -17,7 +17,7 @@ export type Recovery =
   | { step: "outcome_unknown" };
 
 export function recoveryStep(job: Pick<JobRow, "state" | "kind" | "tool_name" | "read_only" | "attempt" | "sent" | "deadline_at">, now: number): Recovery {
-  if (job.state !== "running" || job.tool_name === "wait" || now >= job.deadline_at) return { step: "none" };
+  if (job.state !== "running" || endsByTimer(job) || now >= job.deadline_at) return { step: "none" };
   if (job.kind === "subordinate") return job.sent > 0 ? { step: "none" } : { step: "hand" };
   if (job.sent < job.attempt) return { step: "resume", attempt: job.attempt };
   // `http_request` is never retried (docs/api.md#attempts-and-retries), even a GET.
