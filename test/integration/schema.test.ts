@@ -1,112 +1,165 @@
 /**
- * Chat schema upgrades run on live data: a chat stored by an older version
- * keeps its timers and undelivered events when it next wakes up.
+ * A chat's tables: one base schema at version 1, created on the first write and
+ * never rebuilt, its version kept in `meta` so a later change can add a
+ * migration; and the path such a migration takes, on live data.
  */
-import { abortAllDurableObjects, reset, runInDurableObject } from "cloudflare:test";
+import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureSchema, readLimits, readMeta, writeMeta } from "../../durable-objects/chat/storage/schema";
-import { transact } from "../../durable-objects/chat/storage/sql-cache";
+import { ensureSchema, hasSchema, readLimits, readMeta, writeMeta } from "../../durable-objects/chat/storage/schema";
+import { forgetCached, transact } from "../../durable-objects/chat/storage/sql-cache";
 import { Events } from "../../durable-objects/chat/storage/events";
-import { call, chatObject, configure, jobInState, parallel, toolCalls } from "../helpers";
+import { chatObject } from "../helpers";
 
 afterEach(() => reset());
 
-describe("schema version 7", () => {
-  it("keeps a version 6 chat's timers and pending events, now behind the leaner indexes", async () => {
-    const result = await runInDurableObject(chatObject("schema-v6"), (_i, state) => {
+const version = (sql: SqlStorage) => sql.exec(`SELECT value FROM meta WHERE key = 'schema_version'`).one().value;
+
+/**
+ * The same storage seen as a new instance would see it (the in-memory cache is keyed by the
+ * `SqlStorage` object, so this one starts empty), recording every statement it is given.
+ */
+function freshView(sql: SqlStorage): { sql: SqlStorage; statements: string[] } {
+  const statements: string[] = [];
+  const view = {
+    exec: (query: string, ...bindings: unknown[]) => {
+      statements.push(query.replace(/\s+/g, " ").trim());
+      return sql.exec(query, ...bindings);
+    },
+  };
+  return { sql: view as unknown as SqlStorage, statements };
+}
+
+const addJob = (sql: SqlStorage, id: string) =>
+  sql.exec(
+    `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_args, kind, state, read_only, timeout_seconds, created_at, deadline_at)
+     VALUES (?, 'c', 'b', 0, 'echo', '{}', 'tool', 'pending', 1, 600, 1, 600001)`,
+    id,
+  );
+
+describe("a new chat's tables", () => {
+  it("do not exist before the first write, then are all created at version 1", async () => {
+    const result = await runInDurableObject(chatObject("schema-fresh"), (_i, state) => {
       const sql = state.storage.sql;
-      ensureSchema(sql, 6);
-      sql.exec(`INSERT INTO timers (kind, ref, at) VALUES ('deadline', 'job-1', 1000), ('purge', '', 2000)`);
-      sql.exec(`INSERT INTO events (id, type, data, created_at, status, next_at) VALUES ('e1', 'job.finished', '{}', 1, 'pending', 500), ('e2', 'job.started', '{}', 1, 'none', NULL)`);
+      // A read of a chat that never existed leaves no storage behind (docs/api.md#authentication-tenants-and-chats).
+      const before = hasSchema(sql);
+      const tablesBefore = sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'jobs'`).one().n;
       ensureSchema(sql);
-      const indexes = sql.exec(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('timers', 'events') AND sql IS NOT NULL ORDER BY name`).toArray().map((r) => r.name);
+      const names = (type: string) =>
+        sql
+          .exec(`SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name`, type)
+          .toArray()
+          .map((r) => r.name);
+      const definition = (name: string) => String(sql.exec(`SELECT sql FROM sqlite_master WHERE name = ?`, name).one().sql);
       return {
-        version: sql.exec(`SELECT value FROM meta WHERE key = 'schema_version'`).one().value,
-        timers: sql.exec(`SELECT kind, ref, at FROM timers ORDER BY at`).toArray(),
-        due: sql.exec(`SELECT id FROM events WHERE status = 'pending' AND next_at <= 600`).toArray().map((r) => r.id),
-        withoutRowid: /WITHOUT ROWID/i.test(String(sql.exec(`SELECT sql FROM sqlite_master WHERE name = 'timers'`).one().sql)),
-        indexes,
+        before,
+        tablesBefore,
+        after: hasSchema(sql),
+        version: version(sql),
+        tables: names("table"),
+        indexes: names("index"),
+        timersWithoutRowid: /WITHOUT ROWID/i.test(definition("timers")),
+        pendingOnly: /WHERE status = 'pending'/.test(definition("events_pending")),
       };
     });
     expect(result).toEqual({
-      version: "10",
-      timers: [
-        { kind: "deadline", ref: "job-1", at: 1000 },
-        { kind: "purge", ref: "", at: 2000 },
-      ],
-      due: ["e1"],
-      withoutRowid: true,
-      indexes: ["events_pending", "timers_by_time"],
+      before: false,
+      tablesBefore: 0,
+      after: true,
+      version: "1",
+      tables: ["batches", "children", "events", "idempotency", "jobs", "log", "messages", "meta", "notifications", "timers", "tree_slots", "turns"],
+      indexes: ["events_pending", "jobs_by_batch", "jobs_by_state", "log_by_job", "timers_by_time"],
+      // Timers are written several times per job: no rowid plus a key index (rows written are billed).
+      timersWithoutRowid: true,
+      // Most events never wait for delivery: they get no index row.
+      pendingOnly: true,
     });
   });
 });
 
-describe("schema version 8", () => {
-  it("treats calls that were running in a runner object as maybe sent, and recovers them at once", async () => {
-    await configure();
-    const { body } = await parallel("schema-v7", { tool_calls: [call("echo", { done: 1 })] });
-    const seed = body.jobs[0];
-    // A version 7 chat: one read-only and one side-effecting call running in runners that are gone.
-    await runInDurableObject(chatObject("schema-v7"), (_i, state) => {
+describe("ensureSchema on a chat that has its tables", () => {
+  it("is idempotent and keeps the chat's data, also when a new instance runs it", async () => {
+    await runInDurableObject(chatObject("schema-idempotent"), (_i, state) => {
       const sql = state.storage.sql;
-      sql.exec(`ALTER TABLE jobs DROP COLUMN sent`);
-      sql.exec(`ALTER TABLE events DROP COLUMN parent_chat_id`);
-      sql.exec(`ALTER TABLE events DROP COLUMN root_chat_id`);
-      for (const column of ["tool_call_id", "progress", "content"]) sql.exec(`ALTER TABLE jobs DROP COLUMN ${column}`);
-      sql.exec(`ALTER TABLE events DROP COLUMN delivered_at`);
-      sql.exec(`UPDATE meta SET value = '7' WHERE key = 'schema_version'`);
-      sql.exec(`DELETE FROM timers`);
-      const copy = (id: string, tool: string, readOnly: number) =>
-        sql.exec(
-          `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_args, kind, state, read_only, timeout_seconds,
-             created_at, started_at, attempt, lease, deadline_at)
-           VALUES (?, 'schema-v7', 'b-old', ?, ?, '{}', 'tool', 'running', ?, 600, ?, ?, 1, 'lease-old', ?)`,
-          id, readOnly, tool, readOnly, Date.now(), Date.now(), Date.now() + 600_000,
-        );
-      copy("echo-oldreadonly01", "echo", 1);
-      copy("hangwrite-oldwrite001", "hang_write", 0);
+      ensureSchema(sql);
+      addJob(sql, "echo-kept");
+      sql.exec(`INSERT INTO timers (kind, ref, at) VALUES ('deadline', 'echo-kept', 600001)`);
+      writeMeta(sql, "tenant", "acme");
+      ensureSchema(sql);
+      forgetCached(sql); // as after an eviction: nothing remembered, only what SQLite holds
+      ensureSchema(sql);
+      expect(version(sql)).toBe("1");
+      expect(sql.exec(`SELECT job_id FROM jobs`).toArray()).toEqual([{ job_id: "echo-kept" }]);
+      expect(sql.exec(`SELECT kind, ref, at FROM timers`).toArray()).toEqual([{ kind: "deadline", ref: "echo-kept", at: 600001 }]);
+      expect(readMeta(sql, "tenant")).toBe("acme");
     });
-    await abortAllDurableObjects(); // the next instance starts on the new code
-    const read = await jobInState("schema-v7", "echo-oldreadonly01", "success");
-    expect(read.attempt).toBe(2);
-    const write = await jobInState("schema-v7", "hangwrite-oldwrite001", "error");
-    expect(write.error).toBe("Outcome unknown: the tool may have run; not retried.");
-    expect(await toolCalls("hangwrite-oldwrite001")).toHaveLength(0);
-    expect(seed.state).toBe("success");
+  });
+
+  it("does not rebuild a chat at the current version: a new instance reads its version once, then nothing", async () => {
+    const statements = await runInDurableObject(chatObject("schema-current"), (_i, state) => {
+      ensureSchema(state.storage.sql);
+      // ensureSchema runs on every write path: once it knows, it must cost no statement at all.
+      const view = freshView(state.storage.sql);
+      ensureSchema(view.sql);
+      const first = [...view.statements];
+      ensureSchema(view.sql);
+      return { first, second: view.statements.slice(first.length) };
+    });
+    expect(statements.first.length).toBeGreaterThan(0);
+    expect(statements.first.every((s) => s.startsWith("SELECT"))).toBe(true);
+    expect(statements.second).toEqual([]);
   });
 });
 
-describe("a new chat's tables", () => {
-  it("are created in one step exactly as the migrations from version 1 leave them", async () => {
-    const layout = (sql: SqlStorage) =>
-      sql
-        .exec(`SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY type, name`)
-        .toArray()
-        .map((o) => ({
-          type: o.type,
-          name: o.name,
-          table: o.tbl_name,
-          // Tables: their columns (ALTER TABLE leaves other SQL text than one CREATE); indexes: their SQL.
-          shape:
-            o.type === "table"
-              ? {
-                  columns: sql.exec(`SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)`, o.name).toArray(),
-                  withoutRowid: /WITHOUT ROWID/i.test(String(o.sql)),
-                  autoincrement: /AUTOINCREMENT/i.test(String(o.sql)),
-                }
-              : String(o.sql).replace(/\s+/g, " "),
-        }));
-    const fresh = await runInDurableObject(chatObject("schema-fresh"), (_i, state) => {
-      ensureSchema(state.storage.sql);
-      return layout(state.storage.sql);
+describe("a later migration", () => {
+  // Nothing needs one yet: these steps exist only here, to show the path the next schema change takes.
+  const addNote = ["ALTER TABLE jobs ADD COLUMN note TEXT", "UPDATE jobs SET note = 'from ' || job_id"];
+  const indexNote = ["CREATE INDEX jobs_by_note ON jobs (note)"];
+
+  it("runs once on a chat stored at the version before it, keeping and moving its data", async () => {
+    await runInDurableObject(chatObject("schema-step"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql);
+      addJob(sql, "echo-old");
+      ensureSchema(sql, [addNote]);
+      expect(version(sql)).toBe("2");
+      addJob(sql, "echo-new");
+      // A new instance on the same code: the step ran already and must not run again (its UPDATE
+      // would overwrite the new row's NULL, and its ALTER would fail on the existing column).
+      const view = freshView(sql);
+      ensureSchema(view.sql, [addNote]);
+      expect(view.statements.filter((s) => !s.startsWith("SELECT"))).toEqual([]);
+      expect(sql.exec(`SELECT job_id, note FROM jobs ORDER BY job_id`).toArray()).toEqual([
+        { job_id: "echo-new", note: null },
+        { job_id: "echo-old", note: "from echo-old" },
+      ]);
     });
-    const migrated = await runInDurableObject(chatObject("schema-migrated"), (_i, state) => {
-      ensureSchema(state.storage.sql, 1);
-      ensureSchema(state.storage.sql);
-      return layout(state.storage.sql);
+  });
+
+  it("runs only the steps after a stored chat's version, in order, recording each", async () => {
+    const ran = await runInDurableObject(chatObject("schema-steps"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql, [addNote]);
+      const view = freshView(sql);
+      ensureSchema(view.sql, [addNote, indexNote]);
+      return { version: version(sql), written: view.statements.filter((s) => !s.startsWith("SELECT")) };
     });
-    expect(fresh.length).toBeGreaterThan(15);
-    expect(fresh).toEqual(migrated);
+    expect(ran).toEqual({
+      version: "3",
+      written: ["CREATE INDEX jobs_by_note ON jobs (note)", "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)"],
+    });
+  });
+
+  it("gives a new chat the base schema and then every step, in order", async () => {
+    const result = await runInDurableObject(chatObject("schema-new-steps"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql, [addNote, indexNote]); // the index needs the column the first step adds
+      return {
+        version: version(sql),
+        note: sql.exec(`SELECT COUNT(*) AS n FROM pragma_table_info('jobs') WHERE name = 'note'`).one().n,
+        index: sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'jobs_by_note'`).one().n,
+      };
+    });
+    expect(result).toEqual({ version: "3", note: 1, index: 1 });
   });
 });
 
@@ -134,32 +187,22 @@ describe("the in-memory copy of a chat's meta", () => {
   });
 });
 
-describe("schema version 9", () => {
-  it("keeps only each event's own data, and rebuilds byte for byte the envelope it was announced with", async () => {
-    await runInDurableObject(chatObject("schema-v8"), (_i, state) => {
+describe("an event row", () => {
+  it("keeps only its own data, and is read back as the envelope it was announced with", async () => {
+    await runInDurableObject(chatObject("event-row"), (_i, state) => {
       const sql = state.storage.sql;
-      ensureSchema(sql, 8);
-      sql.exec(`INSERT INTO meta (key, value) VALUES ('tenant', 'acme'), ('chat_id', 'schema-v8')`);
-      const envelope = JSON.stringify({
-        id: "evt_old",
-        type: "job.finished",
-        timestamp: new Date(1000).toISOString(),
-        data: { tenant: "acme", chat_id: "schema-v8", parent_chat_id: "p-1", root_chat_id: "r-1", seq: 1, job_id: "echo-1", result: "ok ü", usage: { n: 1.5 } },
-      });
-      sql.exec(`INSERT INTO events (seq, id, type, data, created_at, status, next_at) VALUES (1, 'evt_old', 'job.finished', ?, 1000, 'pending', 1000)`, envelope);
       ensureSchema(sql);
-      expect(JSON.parse(String(sql.exec(`SELECT data FROM events`).one().data))).toEqual({ job_id: "echo-1", result: "ok ü", usage: { n: 1.5 } });
+      writeMeta(sql, "tenant", "acme");
+      writeMeta(sql, "chat_id", "event-row");
       const events = new Events(sql);
-      expect(events.after(0, 10)[0]!.body).toBe(envelope);
-      expect(events.due(2000, 10)[0]!.body).toBe(envelope);
-      // A new event: its row holds its own data only; the stream and a retry read the envelope it was announced with,
-      // also after the chat became somebody's child (a client may use a child's id before its turn arrives).
       const { envelope: announced, seq } = events.record("chat.idle", {}, 5000);
       expect(sql.exec(`SELECT data, parent_chat_id, root_chat_id FROM events WHERE seq = ?`, seq).one()).toEqual({ data: "{}", parent_chat_id: null, root_chat_id: null });
+      // The stream and a retry read the envelope it was announced with, also after the chat became
+      // somebody's child (a client may use a child's id before its turn arrives).
       writeMeta(sql, "parent_chat_id", "later-parent");
       writeMeta(sql, "root_chat_id", "later-root");
-      expect(events.after(1, 10)[0]!.body).toBe(announced);
-      expect(JSON.parse(announced).data).toMatchObject({ parent_chat_id: null, root_chat_id: "schema-v8" });
+      expect(events.after(seq - 1, 10)[0]!.body).toBe(announced);
+      expect(JSON.parse(announced).data).toMatchObject({ tenant: "acme", chat_id: "event-row", parent_chat_id: null, root_chat_id: "event-row" });
     });
   });
 });
