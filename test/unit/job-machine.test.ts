@@ -1,0 +1,268 @@
+/** The job state machine (docs/api.md#jobs-and-their-lifecycle) on a chat's real tables: claim, completion, cancel, deadline, `wait`, and the hooks each transition calls exactly once. */
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { JobMachine, UNDELIVERABLE_ERROR, type MachineHooks } from "../../durable-objects/chat/jobs/job-machine";
+import { Waiters } from "../../durable-objects/chat/jobs/waiters";
+import { ChatStore } from "../../durable-objects/chat/storage/chat-store";
+import type { Finish, JobStore, NewJob } from "../../durable-objects/chat/storage/job-store";
+import type { LogStore } from "../../durable-objects/chat/storage/log-rows";
+import type { Timers } from "../../durable-objects/chat/storage/timers";
+import { CANCELLED_ERROR, deadlineError } from "../../src/jobs/job";
+import { chatObject } from "../helpers";
+import { T0 } from "./fixtures";
+
+const DEADLINE = T0 + 600_000;
+const BIG = 1_000_000;
+
+interface Rig {
+  sql: SqlStorage;
+  jobs: JobStore;
+  log: LogStore;
+  timers: Timers;
+  waiters: Waiters;
+  machine: JobMachine;
+  /** Every hook call, in order: `hook job_id state-of-the-row-it-got`. */
+  hooks: string[];
+  add(jobId: string, over?: Partial<NewJob>): void;
+  row(jobId: string): Record<string, unknown>;
+  timersOf(jobId: string): { kind: string; at: number }[];
+}
+
+/** A fresh chat's tables, the machine over them, and hooks that only record. */
+function rig<T>(name: string, test: (r: Rig) => T | Promise<T>): Promise<T> {
+  return runInDurableObject(chatObject(`job-machine-${name}`), (_i, state) => {
+    const store = new ChatStore(state, () => env as Env);
+    store.ensure();
+    const { sql, jobs, log, timers } = store;
+    const waiters = new Waiters();
+    const calls: string[] = [];
+    const hooks: MachineHooks = {
+      stopWork: (job) => calls.push(`stopWork ${job.job_id} ${job.state}`),
+      claimed: (job, now) => calls.push(`claimed ${job.job_id} ${now - T0}`),
+      ended: (job, now) => calls.push(`ended ${job.job_id} ${job.state} ${now - T0}`),
+    };
+    return test({
+      sql,
+      jobs,
+      log,
+      timers,
+      waiters,
+      machine: new JobMachine(store, waiters, hooks),
+      hooks: calls,
+      add(jobId, over = {}) {
+        const job: NewJob = {
+          job_id: jobId, chat_id: "chat-1", batch_id: "batch-1", idx: 0, tool_name: "echo", tool_call_id: null, tool_args: "{}",
+          kind: "tool", read_only: true, timeout_seconds: 600, created_at: T0, deadline_at: DEADLINE, context_id: null, spec: null,
+          held: false, ...over,
+        };
+        jobs.insert(job);
+        log.add(`log-${jobId}`, job, T0);
+      },
+      row: (jobId) => sql.exec(`SELECT * FROM jobs WHERE job_id = ?`, jobId).one(),
+      timersOf: (jobId) => sql.exec<{ kind: string; at: number }>(`SELECT kind, at FROM timers WHERE ref = ? ORDER BY kind`, jobId).toArray(),
+    });
+  });
+}
+
+const logContent = (r: Rig, jobId: string) => r.sql.exec(`SELECT content FROM log WHERE job_id = ?`, jobId).one().content;
+
+describe("claim", () => {
+  it("moves a pending job to running under a new lease, and tells the claimed hook once", () =>
+    rig("claim", (r) => {
+      r.add("echo-1", { tool_args: '{"q":1}' });
+      const claim = r.machine.claim("echo-1", 1, T0 + 5);
+      expect(claim).toEqual({
+        status: "claimed",
+        lease: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        attempt: 1,
+        tool_name: "echo",
+        tool_args: '{"q":1}',
+        read_only: true,
+        deadline_at: DEADLINE,
+        kind: "tool",
+        context_id: null,
+        spec: null,
+      });
+      expect(r.row("echo-1")).toMatchObject({ state: "running", started_at: T0 + 5, attempt: 1, lease: claim.status === "claimed" && claim.lease, sent: 1 });
+      expect(r.hooks).toEqual(["claimed echo-1 5"]);
+    }));
+
+  it("of a running job returns the lease and attempt it has, without claiming it again", () =>
+    rig("reclaim", (r) => {
+      r.add("echo-1");
+      const first = r.machine.claim("echo-1", 1, T0);
+      const again = r.machine.claim("echo-1", 2, T0 + 1000);
+      expect(again).toEqual(first);
+      expect(r.row("echo-1")).toMatchObject({ attempt: 1, started_at: T0 });
+      expect(r.hooks).toEqual(["claimed echo-1 0"]);
+    }));
+
+  it("of a finished or unknown job is `finished`: a late duplicate is dropped", () =>
+    rig("claim-finished", (r) => {
+      r.add("echo-1");
+      r.machine.cancel("echo-1", T0);
+      r.hooks.length = 0;
+      expect(r.machine.claim("echo-1", 1, T0 + 1)).toEqual({ status: "finished" });
+      expect(r.machine.claim("nobody-1", 1, T0 + 1)).toEqual({ status: "finished" });
+      expect(r.row("echo-1")).toMatchObject({ state: "cancelled", lease: null });
+      expect(r.hooks).toEqual([]);
+    }));
+
+  it("at or past the deadline expires the job instead: timeout, its work stopped, ended once", () =>
+    rig("claim-late", (r) => {
+      r.add("echo-1");
+      r.timers.set("deadline", "echo-1", DEADLINE);
+      expect(r.machine.claim("echo-1", 1, DEADLINE)).toEqual({ status: "finished" });
+      expect(r.row("echo-1")).toMatchObject({ state: "timeout", error: deadlineError(600), completed_at: DEADLINE, lease: null });
+      expect(r.hooks).toEqual(["ended echo-1 timeout 600000", "stopWork echo-1 pending"]);
+      expect(r.timersOf("echo-1")).toEqual([]);
+      expect(logContent(r, "echo-1")).toBe(`Error: ${deadlineError(600)}`);
+    }));
+});
+
+describe("complete", () => {
+  it("records the outcome under the job's lease: row, log row, timers cleared, waiters woken, ended once", () =>
+    rig("complete", async (r) => {
+      r.add("echo-1");
+      const claim = r.machine.claim("echo-1", 1, T0);
+      r.timers.set("deadline", "echo-1", DEADLINE);
+      const woken = r.waiters.until(() => r.jobs.allEnded(["echo-1"]), 1000);
+      const usage = { llm_calls: 1, prompt_tokens: 2, completion_tokens: 3, tool_calls: 0 };
+      const lease = claim.status === "claimed" ? claim.lease : "";
+      expect(r.machine.complete("echo-1", lease, { state: "success", result: "sunny", attempt: 1, usage }, T0 + 50, BIG)).toEqual({ status: "recorded" });
+      expect(r.row("echo-1")).toMatchObject({ state: "success", result: "sunny", result_truncated: 0, error: null, completed_at: T0 + 50, lease: null, usage: JSON.stringify(usage) });
+      expect(logContent(r, "echo-1")).toBe("sunny");
+      expect(r.timersOf("echo-1")).toEqual([]);
+      expect(r.waiters.size).toBe(0); // woken by the completion itself, not by its 1 s timeout
+      expect(await woken).toBe(true);
+      expect(r.hooks).toEqual(["claimed echo-1 0", "ended echo-1 success 50"]);
+    }));
+
+  it("under another lease is stale and changes nothing", () =>
+    rig("stale", (r) => {
+      r.add("echo-1");
+      r.machine.claim("echo-1", 1, T0);
+      const before = r.row("echo-1");
+      expect(r.machine.complete("echo-1", "not-the-lease", { state: "success", result: "x", attempt: 1 }, T0 + 1, BIG)).toEqual({ status: "stale" });
+      expect(r.machine.complete("nobody-1", "not-the-lease", { state: "success", result: "x", attempt: 1 }, T0 + 1, BIG)).toEqual({ status: "stale" });
+      expect(r.row("echo-1")).toEqual(before);
+      expect(r.hooks).toEqual(["claimed echo-1 0"]);
+    }));
+
+  it("a second time is stale: the first outcome stays", () =>
+    rig("twice", (r) => {
+      r.add("echo-1");
+      const claim = r.machine.claim("echo-1", 1, T0);
+      const lease = claim.status === "claimed" ? claim.lease : "";
+      r.machine.complete("echo-1", lease, { state: "success", result: "first", attempt: 1 }, T0 + 1, BIG);
+      expect(r.machine.complete("echo-1", lease, { state: "error", error: "second", attempt: 1 }, T0 + 2, BIG)).toEqual({ status: "stale" });
+      expect(r.row("echo-1")).toMatchObject({ state: "success", result: "first", completed_at: T0 + 1 });
+    }));
+
+  it("at or after the deadline is late: the result is discarded and the job times out", () =>
+    rig("late", (r) => {
+      r.add("echo-1");
+      const claim = r.machine.claim("echo-1", 1, T0);
+      const lease = claim.status === "claimed" ? claim.lease : "";
+      expect(r.machine.complete("echo-1", lease, { state: "success", result: "too late", attempt: 1 }, DEADLINE, BIG)).toEqual({ status: "late" });
+      expect(r.row("echo-1")).toMatchObject({ state: "timeout", result: null, error: deadlineError(600) });
+      expect(r.hooks).toEqual(["claimed echo-1 0", "ended echo-1 timeout 600000", "stopWork echo-1 running"]);
+    }));
+
+  it("cuts a result to the stored-bytes budget, and an error to leave room for its `Error: ` prefix", () =>
+    rig("cut", (r) => {
+      for (const id of ["ok-1", "bad-1"]) r.add(id);
+      const lease = (id: string) => {
+        const c = r.machine.claim(id, 1, T0);
+        return c.status === "claimed" ? c.lease : "";
+      };
+      r.machine.complete("ok-1", lease("ok-1"), { state: "success", result: "abcdefghijklmnop", attempt: 1 }, T0 + 1, 10);
+      r.machine.complete("bad-1", lease("bad-1"), { state: "error", error: "abcdefghijklmnop", attempt: 1 }, T0 + 1, 10);
+      expect(r.row("ok-1")).toMatchObject({ result: "abcdefghij", result_truncated: 1 });
+      expect(r.row("bad-1")).toMatchObject({ state: "error", error: "abc" });
+    }));
+});
+
+describe("cancel", () => {
+  it("ends a running job cancelled, stops its work once and calls ended once, however often it is asked", () =>
+    rig("cancel", (r) => {
+      r.add("echo-1");
+      r.machine.claim("echo-1", 1, T0);
+      r.machine.cancel("echo-1", T0 + 10);
+      r.machine.cancel("echo-1", T0 + 20);
+      expect(r.row("echo-1")).toMatchObject({ state: "cancelled", error: CANCELLED_ERROR, completed_at: T0 + 10 });
+      expect(r.hooks).toEqual(["claimed echo-1 0", "ended echo-1 cancelled 10", "stopWork echo-1 running"]);
+    }));
+
+  it("stops the work of a job still pending too: a subordinate's hand-over may be in flight", () =>
+    rig("cancel-pending", (r) => {
+      r.add("sub-1", { kind: "subordinate", tool_name: "spawn_task" });
+      r.machine.cancel("sub-1", T0 + 1);
+      expect(r.row("sub-1")).toMatchObject({ state: "cancelled", started_at: T0 + 1 });
+      expect(r.hooks).toEqual(["ended sub-1 cancelled 1", "stopWork sub-1 pending"]);
+    }));
+});
+
+describe("finish", () => {
+  it("is idempotent: a second finish changes nothing and calls no hook", () =>
+    rig("finish", (r) => {
+      r.add("echo-1");
+      const f = (result: string): Finish => ({ state: "success", result });
+      r.machine.finish(r.jobs.get("echo-1")!, f("first"), T0 + 1);
+      const after = r.row("echo-1");
+      r.machine.finish(r.jobs.get("echo-1")!, f("second"), T0 + 2);
+      expect(r.row("echo-1")).toEqual(after);
+      expect(after).toMatchObject({ state: "success", result: "first", completed_at: T0 + 1 });
+      expect(logContent(r, "echo-1")).toBe("first");
+      expect(r.hooks).toEqual(["ended echo-1 success 1"]);
+    }));
+});
+
+describe("the built-in wait", () => {
+  it("is handled by the chat: its claim sets the wait_done timer, finishWait ends it with the text a model reads", () =>
+    rig("wait", (r) => {
+      r.add("wait-1", { tool_name: "wait", tool_args: '{"seconds":2.5}' });
+      expect(r.machine.claim("wait-1", 1, T0)).toEqual({ status: "handled" });
+      expect(r.machine.claim("wait-1", 1, T0 + 1)).toEqual({ status: "handled" });
+      expect(r.timersOf("wait-1")).toEqual([{ kind: "wait_done", at: T0 + 2500 }]);
+      r.machine.finishWait("wait-1", T0 + 2500);
+      expect(r.row("wait-1")).toMatchObject({ state: "success", result: "Waited 2.5 seconds." });
+      expect(r.timersOf("wait-1")).toEqual([]);
+      expect(r.hooks).toEqual(["claimed wait-1 0", "ended wait-1 success 2500"]);
+    }));
+
+  it("finishWait leaves a wait that is not running alone", () =>
+    rig("wait-pending", (r) => {
+      r.add("wait-1", { tool_name: "wait", tool_args: '{"seconds":1}' });
+      r.machine.finishWait("wait-1", T0);
+      expect(r.row("wait-1")).toMatchObject({ state: "pending" });
+      expect(r.hooks).toEqual([]);
+    }));
+
+  it("cancelled, has no work to stop", () =>
+    rig("wait-cancel", (r) => {
+      r.add("wait-1", { tool_name: "wait", tool_args: '{"seconds":1}' });
+      r.machine.claim("wait-1", 1, T0);
+      r.machine.cancel("wait-1", T0 + 1);
+      expect(r.hooks).toEqual(["claimed wait-1 0", "ended wait-1 cancelled 1"]);
+    }));
+});
+
+describe("failUndeliverable", () => {
+  it("ends a job nobody claimed with an error to start it again", () =>
+    rig("undeliverable", (r) => {
+      r.add("echo-1");
+      r.machine.failUndeliverable("echo-1", T0 + 1);
+      expect(r.row("echo-1")).toMatchObject({ state: "error", error: UNDELIVERABLE_ERROR });
+      expect(r.hooks).toEqual(["ended echo-1 error 1", "stopWork echo-1 pending"]);
+    }));
+
+  it("leaves a claimed job alone: its call is under way", () =>
+    rig("undeliverable-running", (r) => {
+      r.add("echo-1");
+      r.machine.claim("echo-1", 1, T0);
+      r.machine.failUndeliverable("echo-1", T0 + 1);
+      expect(r.row("echo-1")).toMatchObject({ state: "running" });
+      expect(r.hooks).toEqual(["claimed echo-1 0"]);
+    }));
+});
