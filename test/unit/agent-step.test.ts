@@ -1,0 +1,286 @@
+/** One step of a child's agent loop (runStep) against a fake host: what it asks the model, what it persists, what it admits or awaits, and how it ends the turn. */
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { NO_LLM_ERROR, runStep, type LoopHost } from "../../durable-objects/chat/subagents/agent-loop";
+import { JobStore } from "../../durable-objects/chat/storage/job-store";
+import { ensureSchema } from "../../durable-objects/chat/storage/schema";
+import type { TreeReservation } from "../../durable-objects/chat/storage/tree-slots";
+import { Turns } from "../../durable-objects/chat/storage/turns";
+import { configSchema, type TenantConfig } from "../../src/config/schema";
+import type { JobSpec } from "../../src/jobs/job-spec";
+import type { JobOutcome } from "../../src/jobs/messages";
+import { chatObject, llmRequests, scriptLlm, toolServer } from "../helpers";
+
+const TURN = "parent-job-1";
+
+const baseConfig = (over: Record<string, unknown> = {}) =>
+  configSchema.parse({
+    tools: [{ name: "echo", url: "https://tools.example/echo", read_only: true }],
+    agents: { brief: { max_steps: 1 } },
+    ...over,
+  });
+
+interface Fake {
+  host: LoopHost;
+  turns: Turns;
+  jobs: JobStore;
+  /** What the step asked of the host, in order (model calls are seen by the fake LLM). */
+  calls: string[];
+  admitted: JobSpec[][];
+  finished: JobOutcome[];
+}
+
+interface FakeOptions {
+  model: string;
+  config?: TenantConfig;
+  profile?: string;
+  noLlm?: boolean;
+  /** Tool names the chat refuses at admission (as a cap would), with this message. */
+  refuse?: Record<string, string>;
+  /** Whether the turn may still act; defaults to its stored state. */
+  running?: () => boolean;
+}
+
+/**
+ * A host over a chat's real turn and job tables: admission inserts a pending job per
+ * admitted spec, finishing marks the turn done. Config, LLM target and tree slots are
+ * plain values; every call is recorded.
+ */
+function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions): Fake {
+  const turns = new Turns(sql);
+  const jobs = new JobStore(sql);
+  const calls: string[] = [];
+  const admitted: JobSpec[][] = [];
+  const finished: JobOutcome[] = [];
+  const config = o.config ?? baseConfig();
+  const tree: TreeReservation = { remote: true, slots: [], holders: [], expiresAt: 0, root: "root", tenant: "acme" };
+  const host: LoopHost = {
+    turns,
+    jobs,
+    identity: () => ({ level: 1, profile: o.profile ?? "default" }),
+    config: async () => config,
+    llm: async () => (o.noLlm ? null : { base_url: `${toolServer()}/llm/v1`, model: o.model, api_key: "sk-test" }),
+    allowPrivateEgress: () => true, // the fake LLM listens on 127.0.0.1
+    mcp: async () => ({}),
+    admitCalls(turn, specs, now) {
+      calls.push(`admitCalls ${specs.length}`);
+      admitted.push(specs);
+      const jobIds = new Map<number, string>();
+      const errors = new Map<number, string>();
+      for (const spec of specs) {
+        const refusal = o.refuse?.[spec.tool_name];
+        if (refusal) {
+          errors.set(spec.index, refusal);
+          continue;
+        }
+        jobs.insert({
+          job_id: spec.job_id!, chat_id: "child", batch_id: "batch-1", idx: spec.index, tool_name: spec.tool_name,
+          tool_call_id: spec.tool_call_id ?? null, tool_args: spec.tool_args, kind: spec.kind, read_only: spec.read_only,
+          timeout_seconds: spec.timeout_seconds, created_at: now, deadline_at: turn.deadline_at, context_id: null, spec: null, held: false,
+        });
+        jobIds.set(spec.index, spec.job_id!);
+      }
+      return { jobIds, errors };
+    },
+    reserveTree: async (specs) => {
+      calls.push(`reserveTree ${specs.length}`);
+      return tree;
+    },
+    releaseTree: () => calls.push("releaseTree"),
+    transaction: (fn) => storage.transactionSync(fn),
+    running: (turnId) => (o.running ? o.running() : turns.get(turnId)?.state === "running"),
+    progress: () => calls.push("progress"),
+    finish: async (turn, outcome) => {
+      calls.push("finish");
+      finished.push(outcome);
+      turns.update(turn.parent_job_id, { state: "done", outcome });
+    },
+  };
+  return { host, turns, jobs, calls, admitted, finished };
+}
+
+/** A fresh child chat with one running turn that was asked `message`. */
+function step<T>(name: string, o: FakeOptions, test: (f: Fake) => Promise<T>, deadlineIn = 600_000): Promise<T> {
+  return runInDurableObject(chatObject(`agent-step-${name}`), async (_i, state) => {
+    const sql = state.storage.sql;
+    ensureSchema(sql);
+    const f = fakeHost(sql, state.storage, o);
+    const now = Date.now();
+    f.turns.begin({ parent_job_id: TURN, parent_chat_id: "parent", lease: "lease-1", deadline_at: now + deadlineIn }, now);
+    f.turns.append(TURN, { role: "user", content: "What is the weather?" }, now);
+    return test(f);
+  });
+}
+
+const usage = (llm_calls: number, tool_calls: number) => ({ llm_calls, prompt_tokens: 10 * llm_calls, completion_tokens: 5 * llm_calls, tool_calls });
+
+describe("a model reply with text only", () => {
+  it("finishes the turn with that text, the reply kept in the conversation", async () => {
+    const model = "m-step-text";
+    await scriptLlm(model, [{ content: "Sunny, 21 °C." }]);
+    await step("text", { model }, async (f) => {
+      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(f.finished).toEqual([{ state: "success", result: "Sunny, 21 °C.", attempt: 1, usage: usage(1, 0) }]);
+      expect(f.calls).toEqual(["progress", "finish"]);
+      expect(f.turns.messages().map((m) => [m.role, m.content])).toEqual([
+        ["user", "What is the weather?"],
+        ["assistant", "Sunny, 21 °C."],
+      ]);
+      expect(f.turns.get(TURN)).toMatchObject({ steps: 1, awaiting: null, state: "done" });
+    });
+    const [request] = await llmRequests(model);
+    expect(request!.messages.map((m: { role: string }) => m.role)).toEqual(["system", "user"]);
+    expect(request!.tools!.map((t: { function: { name: string } }) => t.function.name)).toContain("echo");
+  });
+
+  it("while background jobs it started are unreported, hands their results over first instead of finishing", async () => {
+    const model = "m-step-background";
+    await scriptLlm(model, [{ content: "Done already?" }, { content: "Now with the results." }]);
+    await step("background", { model }, async (f) => {
+      f.jobs.insert({
+        job_id: "echo-bg", chat_id: "child", batch_id: "b0", idx: 0, tool_name: "echo", tool_call_id: null, tool_args: "{}", kind: "tool",
+        read_only: true, timeout_seconds: 600, created_at: Date.now(), deadline_at: Date.now() + 600_000, context_id: null, spec: null, held: false,
+      });
+      f.turns.update(TURN, { background: ["echo-bg"] });
+      expect(await runStep(f.host, TURN, Date.now())).toBe("again");
+      expect(f.finished).toEqual([]);
+      expect(f.turns.get(TURN)!.awaiting).toEqual([{ tool_call_id: "", job_id: null, job_ids: ["echo-bg"], report: true }]);
+      // Still running: the step waits for it without asking the model.
+      expect(await runStep(f.host, TURN, Date.now())).toBe("waiting");
+      f.jobs.finish("echo-bg", { state: "success", result: "background result" }, Date.now());
+      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(f.finished).toMatchObject([{ state: "success", result: "Now with the results." }]);
+      expect(f.turns.get(TURN)!.background).toEqual([]);
+    });
+    const requests = await llmRequests(model);
+    expect(requests).toHaveLength(2);
+    const report = requests[1]!.messages.at(-1);
+    expect(report.role).toBe("user");
+    expect(report.content).toMatch(/^Background jobs you started have finished\./);
+    expect(report.content).toContain("background result");
+  });
+});
+
+describe("a model reply with tool calls", () => {
+  it("admits them as jobs the turn awaits; once they end, their results go back to the model", async () => {
+    const model = "m-step-tools";
+    await scriptLlm(model, [{ tool_calls: [{ name: "echo", arguments: { q: "weather" } }] }, { content: "Sunny." }]);
+    await step("tools", { model }, async (f) => {
+      expect(await runStep(f.host, TURN, Date.now())).toBe("waiting");
+      expect(f.calls).toEqual(["progress", "reserveTree 1", "admitCalls 1"]);
+      const [spec] = f.admitted[0]!;
+      expect(spec).toMatchObject({ index: 0, tool_name: "echo", tool_args: '{"q":"weather"}', kind: "tool" });
+      const callId = spec!.tool_call_id!;
+      expect(f.turns.get(TURN)).toMatchObject({ steps: 1, usage: usage(1, 1), awaiting: [{ tool_call_id: callId, job_id: spec!.job_id }] });
+      expect(f.turns.messages().at(-1)).toMatchObject({ role: "assistant", tool_calls: [{ id: callId, function: { name: "echo" } }] });
+
+      // The job still runs: nothing new for the model.
+      expect(await runStep(f.host, TURN, Date.now())).toBe("waiting");
+      f.jobs.finish(spec!.job_id!, { state: "success", result: "sunny" }, Date.now());
+      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(f.finished).toEqual([{ state: "success", result: "Sunny.", attempt: 1, usage: usage(2, 1) }]);
+    });
+    const requests = await llmRequests(model);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]!.messages.at(-1)).toMatchObject({ role: "tool", content: "sunny" });
+  });
+
+  it("awaits every job of a parallel call as one call", async () => {
+    const model = "m-step-parallel";
+    const echo = (q: string) => ({ tool_name: "echo", tool_args: { q } });
+    await scriptLlm(model, [{ tool_calls: [{ name: "parallel", arguments: { tool_calls: [echo("a"), echo("b")] } }] }]);
+    await step("parallel", { model }, async (f) => {
+      expect(await runStep(f.host, TURN, Date.now())).toBe("waiting");
+      const specs = f.admitted[0]!;
+      expect(specs.map((s) => [s.index, s.group, s.concurrent])).toEqual([
+        [0, 0, true],
+        [1, 0, true],
+      ]);
+      const [awaited] = f.turns.get(TURN)!.awaiting!;
+      expect(awaited).toMatchObject({ job_id: null, job_ids: specs.map((s) => s.job_id) });
+    });
+  });
+
+  it("answers a call it cannot plan, or one the chat refuses, with its error, and goes on without waiting", async () => {
+    const model = "m-step-refused";
+    await scriptLlm(model, [{ tool_calls: [{ name: "nope", arguments: {} }, { name: "echo", arguments: {} }] }]);
+    await step("refused", { model, refuse: { echo: "Chat already has 64 active jobs (limit 64); await or cancel some first." } }, async (f) => {
+      expect(await runStep(f.host, TURN, Date.now())).toBe("again");
+      // The unknown tool never reaches admission; the echo call is numbered first.
+      expect(f.admitted[0]!.map((s) => [s.index, s.tool_name])).toEqual([[0, "echo"]]);
+      const awaiting = f.turns.get(TURN)!.awaiting!;
+      expect(awaiting.map((a) => [a.job_id, a.content])).toEqual([
+        [null, expect.stringMatching(/^Error: tool_calls\[0\] uses unknown tool 'nope'\./)],
+        [null, "Error: Chat already has 64 active jobs (limit 64); await or cancel some first."],
+      ]);
+      expect(f.jobs.count()).toBe(0);
+    });
+  });
+
+  it("starts nothing when the turn was stopped while the model was thinking", async () => {
+    const model = "m-step-stopped";
+    await scriptLlm(model, [{ tool_calls: [{ name: "echo", arguments: {} }] }]);
+    let checks = 0;
+    // Running for the check before the model call, stopped at the check after it.
+    await step("stopped", { model, running: () => ++checks < 2 }, async (f) => {
+      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(f.calls).toEqual([]);
+      expect(f.turns.messages()).toHaveLength(1);
+    });
+  });
+});
+
+describe("a turn that cannot go on", () => {
+  it("past the parent job's deadline ends with an error, without asking the model", async () => {
+    const model = "m-step-deadline";
+    await scriptLlm(model, [{ content: "never asked" }]);
+    await step(
+      "deadline",
+      { model },
+      async (f) => {
+        expect(await runStep(f.host, TURN, Date.now() + 1000)).toBe("finished");
+        expect(f.finished).toEqual([{ state: "error", error: "The parent job's deadline passed.", attempt: 1, usage: usage(0, 0) }]);
+      },
+      1000,
+    );
+    expect(await llmRequests(model)).toHaveLength(0);
+  });
+
+  it("without an LLM ends with the error that says how to set one", async () => {
+    await step("no-llm", { model: "m-step-none", noLlm: true }, async (f) => {
+      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(f.finished).toMatchObject([{ state: "error", error: NO_LLM_ERROR }]);
+    });
+  });
+
+  it("at its profile's max_steps ends with an error quoting the last text", async () => {
+    const model = "m-step-max";
+    await scriptLlm(model, [{ content: "never asked" }]);
+    await step("max-steps", { model, profile: "brief" }, async (f) => {
+      f.turns.append(TURN, { role: "assistant", content: "Still looking." }, Date.now());
+      f.turns.update(TURN, { steps: 1 });
+      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(f.finished).toMatchObject([{ state: "error", error: "Reached max_steps (1) without a final answer. Last text: Still looking." }]);
+    });
+    expect(await llmRequests(model)).toHaveLength(0);
+  });
+
+  it("over max_tokens_per_job ends with the budget error, counting the reply that went over", async () => {
+    const model = "m-step-budget";
+    await scriptLlm(model, [{ content: "A long answer." }]);
+    await step("budget", { model, config: baseConfig({ limits: { max_tokens_per_job: 14 } }) }, async (f) => {
+      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(f.finished).toEqual([{ state: "error", error: "Token budget exhausted.", attempt: 1, usage: usage(1, 0) }]);
+      expect(f.turns.messages()).toHaveLength(1);
+    });
+  });
+
+  it("ends with the provider's error when the model call fails", async () => {
+    const model = "m-step-fail";
+    await scriptLlm(model, [{ status: 400 }]);
+    await step("fail", { model }, async (f) => {
+      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(f.finished).toMatchObject([{ state: "error", error: expect.stringContaining("LLM provider error") }]);
+    });
+  });
+});
