@@ -8,7 +8,7 @@
  * the hand-over, the runner's own records and the report back: the outcome is
  * one local write.
  */
-import { egressProblem } from "../../src/config/egress";
+import { egressProblem } from "../../src/egress/policy";
 import { isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../src/jobs/job";
 import type { ClaimResult, JobOutcome } from "../../src/jobs/messages";
 import { chatName, tenantName } from "../../src/names";

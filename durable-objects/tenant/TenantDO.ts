@@ -16,7 +16,7 @@ import { Tickets } from "./tickets";
 import { TenantStream } from "./tenant-stream";
 import { acceptStream, answerClose, broadcast, parseCursor, type StreamMessage } from "../shared/live-stream";
 import { chatName } from "../../src/names";
-import { egressProblem } from "../../src/config/egress";
+import { egressProblem } from "../../src/egress/policy";
 import { splitMcpName, type McpListing } from "../../src/tools/mcp";
 import { listMcpTools, type McpEndpoint } from "../../src/tools/mcp-client";
 import { McpLists } from "./mcp-lists";
