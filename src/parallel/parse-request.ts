@@ -11,7 +11,8 @@ import { invalidCall, jobSpec, type JobSpec, type SpecContext } from "../jobs/jo
 import { PARALLEL_NAMES } from "../tools/builtins";
 import { toolsForAgent } from "../tools/catalog";
 import { coerceBool, coerceSeconds, normalizeJobIds } from "./coerce";
-import { InvalidToolCall, isObject, normalizeToolCall } from "./normalize-call";
+import { InvalidToolCall, normalizeToolCall } from "./normalize-call";
+import { isObject } from "../util/json";
 
 export type { JobSpec };
 

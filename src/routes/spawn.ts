@@ -10,7 +10,7 @@ import { badRequest, fromRefusal } from "../http/errors";
 import { respond } from "../http/respond";
 import { jobSpec } from "../jobs/job-spec";
 import { coerceBool } from "../parallel/coerce";
-import { cleanCopy, isObject, type JsonObject } from "../parallel/normalize-call";
+import { cleanCopy, isObject, type JsonObject } from "../util/json";
 import { chatStub, jobRequest } from "./context";
 import { caller, idempotency } from "./parallel";
 import { chatLimits } from "../config/chat-limits";

@@ -5,7 +5,7 @@
  * or of another profile is checked by the ChatDO at admission.
  */
 import { badRequest } from "../http/errors";
-import type { JsonObject } from "../parallel/normalize-call";
+import type { JsonObject } from "../util/json";
 import { coerceBool } from "../parallel/coerce";
 
 export const SUBORDINATE_TOOLS = ["call_subordinate", "spawn_task"] as const;

@@ -8,7 +8,7 @@
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { z } from "zod";
 import type { Limits, TenantConfig } from "../config/schema";
-import type { JsonObject } from "../parallel/normalize-call";
+import type { JsonObject } from "../util/json";
 import { globMatch } from "./glob";
 import { HTTP_REQUEST_TOOL, WAIT_TOOL, type BuiltinTool } from "./builtins";
 import { exposedTools, mcpToolName, type McpListings } from "./mcp";

@@ -7,7 +7,7 @@
  * themselves stay on the job's record (`GET …/jobs/{id}`, `content`).
  */
 import { cutStoredResult, rowRoom, utf8Length } from "../jobs/results";
-import { isObject } from "../parallel/normalize-call";
+import { isObject } from "../util/json";
 
 /** One block of a `tools/call` result's `content`, as the server sent it (the SDK checked its shape). */
 export type ContentPart = { type: string } & Record<string, unknown>;

@@ -16,7 +16,7 @@
  * annotate, as JSON Schema 2020-12 makes every format by default. Strings checked
  * against a pattern or a format are at most 10,000 characters.
  */
-import { isObject } from "../parallel/normalize-call";
+import { isObject } from "../util/json";
 import { backtrackingReason } from "./regex-shape";
 
 /** Longest string (or property name) checked against a schema's patterns or formats. */
