@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { chatLimits } from "../../src/config/chat-limits";
 import { defaultConfig } from "../../src/config/schema";
-import type { ChatLimits } from "../../src/jobs/messages";
+import type { ChatLimits } from "../../src/config/chat-limits";
 import { admitBatch, SubagentCap, type CapState } from "../../durable-objects/chat/subagent-cap";
 import { treeAllowance, UNLIMITED_TREE } from "../../durable-objects/chat/tree-slots";
 import { apiError } from "./fixtures";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { planSubordinates, type ChildRow, type SubordinateState } from "../../durable-objects/chat/subordinates";
 import { configSchema } from "../../src/config/schema";
 import { jobSpec, type SubordinateJobSpec } from "../../src/jobs/job-spec";
-import type { ChatLimits } from "../../src/jobs/messages";
+import type { ChatLimits } from "../../src/config/chat-limits";
 import { apiError } from "./fixtures";
 
 const config = configSchema.parse({ agents: { researcher: {} } });
