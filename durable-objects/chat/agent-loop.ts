@@ -14,7 +14,7 @@ import { ApiError } from "../../src/http/errors";
 import type { JobSpec } from "../../src/jobs/job-spec";
 import { planToolCall, specNumbering, type CallPlan } from "../../src/jobs/call-plan";
 import { isTerminal } from "../../src/jobs/job";
-import { MAX_MESSAGE_BYTES, utf8Length } from "../../src/jobs/results";
+import { MAX_MESSAGE_BYTES, utf8Length } from "../../src/storage/row-bounds";
 import type { JobOutcome, Usage } from "../../src/jobs/messages";
 import { InvalidToolCall, normalizeToolCall } from "../../src/parallel/normalize-call";
 import { cutChars, resultsPayload, startedPayload } from "../../src/jobs/payloads";

@@ -14,7 +14,7 @@ import { isSubordinateTool, parseSubordinate, type SubordinateRequest } from "..
 import { PARALLEL_NAMES, SEQUENTIAL_ONLY_TOOLS } from "../tools/builtins";
 import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../tools/catalog";
 import { canonicalToolName, splitMcpName, type McpListings } from "../tools/mcp";
-import { MAX_CALL_ARGS_BYTES, utf8Length } from "./results";
+import { MAX_CALL_ARGS_BYTES, utf8Length } from "../storage/row-bounds";
 
 interface SpecBase {
   index: number;
