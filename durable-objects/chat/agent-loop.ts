@@ -16,7 +16,7 @@ import { planToolCall, specNumbering, type CallPlan } from "../../src/jobs/call-
 import { isTerminal } from "../../src/jobs/job";
 import { MAX_MESSAGE_BYTES, utf8Length } from "../../src/storage/row-bounds";
 import type { JobOutcome, Usage } from "../../src/jobs/messages";
-import { InvalidToolCall, normalizeToolCall } from "../../src/parallel/normalize-call";
+import { InvalidToolCall, normalizeToolCall } from "../../src/calls/normalize-call";
 import { cutChars, resultsPayload, startedPayload } from "../../src/jobs/payloads";
 import { toolsForAgent } from "../../src/tools/catalog";
 import type { McpListings } from "../../src/tools/mcp";

@@ -1,7 +1,7 @@
 /**
  * Wire schemas of the API, the source of `/openapi.json` (SPEC §3.5). Requests
- * are validated by the lenient parsers in `src/parallel` (models write loose
- * JSON), so these schemas describe what a well-formed call looks like and what
+ * are validated by the lenient parsers in `src/calls` and `src/jobs` (models
+ * write loose JSON), so these schemas describe what a well-formed call looks like and what
  * every answer contains.
  */
 import { z } from "zod";

@@ -9,7 +9,7 @@ import { profile, requireProfile } from "../agents/profiles";
 import { startableTypes } from "../agents/tool-definitions";
 import type { TenantConfig } from "../config/schema";
 import { ApiError, badRequest } from "../http/errors";
-import type { ToolCall } from "../parallel/normalize-call";
+import type { ToolCall } from "../calls/normalize-call";
 import { isSubordinateTool, parseSubordinate, type SubordinateRequest } from "../subordinates/args";
 import { PARALLEL_NAMES, SEQUENTIAL_ONLY_TOOLS } from "../tools/builtins";
 import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../tools/catalog";

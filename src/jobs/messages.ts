@@ -7,7 +7,7 @@ import type { ErrorDetails, Refusal } from "../http/errors";
 import type { JobSpec } from "./job-spec";
 import type { ParallelCall } from "./call-plan";
 import type { JobState } from "./job";
-import type { ParallelCommand } from "../parallel/parse-request";
+import type { ParallelCommand } from "./parallel-command";
 import type { ChatLimits } from "../config/chat-limits";
 import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
 import type { ContentPart } from "../tools/mcp-content";

@@ -15,7 +15,7 @@ import type { BatchRequest, Caller } from "../jobs/messages";
 import { chatLimits } from "../config/chat-limits";
 import { orderedRules } from "../agents/permission";
 import { profile } from "../agents/profiles";
-import { parseParallel, type ParallelCommand } from "../parallel/parse-request";
+import { parseParallel, type ParallelCommand } from "../jobs/parallel-command";
 import { chatStub, isUnknownTool, jobRequest, withEveryServer } from "./context";
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;

@@ -9,7 +9,7 @@ import type { AppEnv } from "../app-env";
 import { badRequest, fromRefusal } from "../http/errors";
 import { respond } from "../http/respond";
 import { jobSpec } from "../jobs/job-spec";
-import { coerceBool } from "../parallel/coerce";
+import { coerceBool } from "../calls/coerce";
 import { cleanCopy, isObject, type JsonObject } from "../util/json";
 import { chatStub, jobRequest } from "./context";
 import { caller, idempotency } from "./parallel";

@@ -6,7 +6,7 @@
  */
 import { badRequest } from "../http/errors";
 import type { JsonObject } from "../util/json";
-import { coerceBool } from "../parallel/coerce";
+import { coerceBool } from "../calls/coerce";
 
 export const SUBORDINATE_TOOLS = ["call_subordinate", "spawn_task"] as const;
 export type SubordinateTool = (typeof SUBORDINATE_TOOLS)[number];

@@ -9,7 +9,7 @@ import parallelPrompt from "../../prompts/parallel.md";
 import spawnTaskPrompt from "../../prompts/spawn_task.md";
 import { callSubordinateArgs, spawnTaskArgs } from "../../src/subordinates/schemas";
 import { configSchema } from "../../src/config/schema";
-import { parseParallel } from "../../src/parallel/parse-request";
+import { parseParallel } from "../../src/jobs/parallel-command";
 import * as api from "../../src/api/schemas";
 
 const config = configSchema.parse({ tools: [{ name: "search", url: "https://tools.example/search" }] });
