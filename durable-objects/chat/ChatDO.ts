@@ -26,7 +26,7 @@ import type {
   Delivery,
 } from "../../src/jobs/messages";
 import { resultsPayload, startedPayload, type Snapshot } from "../../src/jobs/payloads";
-import { chatName, tenantName } from "../../src/names";
+import { chatName, tenantName } from "../../src/objects/names";
 import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
 import { withinToolBound } from "../../src/jobs/tool-bound";
 import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./admission";

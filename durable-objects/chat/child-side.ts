@@ -14,7 +14,7 @@ import type { TenantConfig } from "../../src/config/schema";
 import type { JobSpec } from "../../src/jobs/job-spec";
 import { narrowestTools } from "../../src/jobs/tool-bound";
 import type { Caller, ChatLimits, JobOutcome, TurnRequest } from "../../src/jobs/messages";
-import { chatName, tenantName } from "../../src/names";
+import { chatName, tenantName } from "../../src/objects/names";
 import { newJobRows, type AdmittedBatch, type InOrderAdmission } from "./admission";
 import { runStep, type ChildIdentity, type LoopHost } from "./agent-loop";
 import type { JobMachine } from "./job-machine";

@@ -8,7 +8,7 @@
  */
 import type { JobRow } from "../../src/jobs/job";
 import type { JobMessage } from "../../src/jobs/messages";
-import { chatName, tenantName } from "../../src/names";
+import { chatName, tenantName } from "../../src/objects/names";
 import type { RunTarget } from "../../src/tools/executors";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
 import type { JobStore } from "./job-store";

@@ -11,7 +11,7 @@
 import { egressProblem } from "../../src/egress/policy";
 import { isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../src/jobs/job";
 import type { ClaimResult, JobOutcome } from "../../src/jobs/messages";
-import { chatName, tenantName } from "../../src/names";
+import { chatName, tenantName } from "../../src/objects/names";
 import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../../src/tools/executors";
 import { toolUrlRefused, type AttemptResult } from "../../src/tools/http-call";
 import { callMcpTool } from "../../src/tools/mcp-client";

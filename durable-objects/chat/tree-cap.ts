@@ -6,7 +6,7 @@
  */
 import type { JobSpec } from "../../src/jobs/job-spec";
 import type { Caller, ChatLimits } from "../../src/jobs/messages";
-import { chatName } from "../../src/names";
+import { chatName } from "../../src/objects/names";
 import { admitInOrder, type InOrderAdmission } from "./admission";
 import type { JobStore } from "./job-store";
 import { ensureSchema, hasSchema, readMeta } from "./schema";

@@ -15,7 +15,7 @@ import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-c
 import { Tickets } from "./tickets";
 import { TenantStream } from "./tenant-stream";
 import { acceptStream, answerClose, broadcast, parseCursor, type StreamMessage } from "../shared/live-stream";
-import { chatName } from "../../src/names";
+import { chatName } from "../../src/objects/names";
 import { egressProblem } from "../../src/egress/policy";
 import { splitMcpName, type McpListing } from "../../src/tools/mcp";
 import { listMcpTools, type McpEndpoint } from "../../src/tools/mcp-client";

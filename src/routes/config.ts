@@ -6,7 +6,7 @@
  * are write-only, and both answer the new document as `GET` shows it.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { configPatchSchema, PATCH_MEDIA_TYPES, prototypeKeyPath, type ConfigPatch } from "../config/patch";
 import { checkConfig, issueLines } from "../config/validate";
 import { ApiError, badRequest } from "../http/errors";

@@ -4,12 +4,12 @@
  * a request talks to.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import type { TenantConfig } from "../config/schema";
 import { DEFAULT_PROFILE, requireProfile } from "../agents/profiles";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
-import { chatName, isValidChatId, tenantName } from "../names";
+import { chatName, isValidChatId, tenantName } from "../objects/names";
 import type { SpecContext } from "../jobs/job-spec";
 import { toolsForAgent } from "../tools/catalog";
 import { serversNamedIn } from "../tools/mcp";

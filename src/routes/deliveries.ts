@@ -6,7 +6,7 @@
  */
 import { Hono, type Context } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { badRequest, fromRefusal } from "../http/errors";
 import { DELIVERY_STATUSES, noWebhook } from "../webhooks/deliveries";
 import { sendTestEvent } from "../webhooks/test-event";

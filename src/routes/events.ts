@@ -4,12 +4,12 @@
  * with. A chat's events path without an upgrade lists its webhook deliveries.
  */
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { ticketRequest } from "../api/schemas";
 import { TICKET_TTL_SECONDS } from "../auth/tickets";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
-import { isValidChatId } from "../names";
+import { isValidChatId } from "../objects/names";
 import { chatIdParam, chatStub, tenantStub } from "./context";
 import { listDeliveries } from "./deliveries";
 

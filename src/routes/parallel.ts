@@ -5,7 +5,7 @@
  * atomic admission and answers with the payload.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { sha256 } from "../auth/api-keys";
 import type { TenantConfig } from "../config/schema";
 import { badRequest, fromRefusal } from "../http/errors";

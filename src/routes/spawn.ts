@@ -5,7 +5,7 @@
  * the results payload of that job.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { badRequest, fromRefusal } from "../http/errors";
 import { respond } from "../http/respond";
 import { jobSpec } from "../jobs/job-spec";

@@ -8,7 +8,7 @@
  * a list of calls is a 400.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { ApiError, badRequest, fromRefusal } from "../http/errors";
 import { respond } from "../http/respond";
 import { planToolCall, specNumbering } from "../jobs/call-plan";

@@ -4,7 +4,7 @@
  * included.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { renderPrompts } from "../agents/prompts";
 import { DEFAULT_PROFILE, profileNames } from "../agents/profiles";
 import { toolDefinitions } from "../agents/tool-definitions";
