@@ -7,7 +7,7 @@ import type { AppEnv } from "../auth/app-env";
 import { ApiError, badRequest, unavailable } from "../http/errors";
 import type { JobRecord } from "../jobs/job";
 import { chatLimits } from "../config/chat-limits";
-import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "./context";
+import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "../requests/context";
 
 const deletionPending = (chatId: string) =>
   unavailable(

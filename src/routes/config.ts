@@ -11,7 +11,7 @@ import { configPatchSchema, PATCH_MEDIA_TYPES, prototypeKeyPath, type ConfigPatc
 import { checkConfig, issueLines } from "../config/validate";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
-import { tenantConfig, tenantStub } from "./context";
+import { tenantConfig, tenantStub } from "../requests/context";
 import type { WriteConfigResult } from "../../durable-objects/tenant/TenantDO";
 
 /** The largest configuration document accepted, whatever `max_body_bytes` says. */

@@ -11,8 +11,8 @@ import { respond } from "../http/respond";
 import { jobSpec } from "../jobs/job-spec";
 import { coerceBool } from "../calls/coerce";
 import { cleanCopy, isObject, type JsonObject } from "../util/json";
-import { chatStub, jobRequest } from "./context";
-import { caller, idempotency } from "./parallel";
+import { caller, chatStub, jobRequest } from "../requests/context";
+import { idempotency } from "../requests/idempotency";
 import { chatLimits } from "../config/chat-limits";
 
 export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", async (c) => {

@@ -17,8 +17,8 @@ import type { ToolCallEntry } from "../jobs/messages";
 import { coerceSeconds } from "../calls/coerce";
 import { callIdentity, InvalidToolCall, normalizeToolCall } from "../calls/normalize-call";
 import { isObject } from "../util/json";
-import { chatStub, jobRequest, withEveryServer } from "./context";
-import { caller, idempotency } from "./parallel";
+import { caller, chatStub, jobRequest, withEveryServer } from "../requests/context";
+import { idempotency } from "../requests/idempotency";
 import { chatLimits } from "../config/chat-limits";
 
 /** The call's id as written, whatever its length: what `/tool-calls` answers it under. */
