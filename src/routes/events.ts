@@ -6,7 +6,7 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../auth/app-env";
-import { ticketRequest } from "../api/schemas";
+import { ticketRequest } from "../api/events";
 import { TICKET_TTL_SECONDS } from "../auth/tickets";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
