@@ -12,7 +12,7 @@ import { checkConfig, issueLines } from "../config/validate";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { tenantConfig, tenantStub } from "../requests/context";
-import type { WriteConfigResult } from "../../durable-objects/tenant/TenantDO";
+import type { WriteConfigResult } from "../../durable-objects/tenant/config-store";
 
 /** The largest configuration document accepted, whatever `max_body_bytes` says. */
 const MAX_CONFIG_BYTES = 1_048_576;
