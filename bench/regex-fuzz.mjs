@@ -3,7 +3,7 @@
  * `node bench/regex-fuzz.mjs [runs]` (also the first drill of `npm run drill`): random patterns
  * built from the shapes that backtrack (nested and adjacent repetitions, bounded counts, choices,
  * negated and property classes, lookarounds), each one the shape check in
- * src/tools/regex-shape.ts accepts then timed in V8 against adversarial strings of 10,000
+ * src/json-schema/regex-shape.ts accepts then timed in V8 against adversarial strings of 10,000
  * characters. Fails when an accepted pattern takes more than 50 ms on any of them.
  */
 import { build } from "esbuild";
@@ -20,7 +20,7 @@ const LENGTH = 10_000;
 async function loadShapeCheck() {
   const dir = mkdtempSync(join(tmpdir(), "regex-shape-"));
   const out = join(dir, "regex-shape.mjs");
-  await build({ entryPoints: [join(ROOT, "src/tools/regex-shape.ts")], bundle: true, format: "esm", platform: "node", outfile: out, logLevel: "silent" });
+  await build({ entryPoints: [join(ROOT, "src/json-schema/regex-shape.ts")], bundle: true, format: "esm", platform: "node", outfile: out, logLevel: "silent" });
   const module = await import(pathToFileURL(out).href);
   rmSync(dir, { recursive: true, force: true });
   return module.backtrackingReason;

@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
-import type { AppEnv } from "./app-env";
+import type { AppEnv } from "./auth/app-env";
 import { requireTenant } from "./auth/middleware";
 import { ApiError, unavailable } from "./http/errors";
 import { respondError } from "./http/respond";

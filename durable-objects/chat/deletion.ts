@@ -15,7 +15,7 @@
  */
 import { unavailable } from "../../src/http/errors";
 import type { Usage } from "../../src/jobs/messages";
-import { chatName, tenantName } from "../../src/names";
+import { chatName, tenantName } from "../../src/objects/names";
 import { within } from "../../src/util/abort";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
 import type { JobMachine } from "./jobs/job-machine";

@@ -6,7 +6,7 @@
  * child announces itself and joins the tenant's index under its parent.
  */
 import type { TurnRequest } from "../../src/jobs/messages";
-import { chatName } from "../../src/names";
+import { chatName } from "../../src/objects/names";
 import type { Chat } from "./chat";
 
 export async function handOver(chat: Chat, req: TurnRequest): Promise<"started" | "duplicate" | "expired"> {

@@ -8,8 +8,8 @@
  * call, and a redirect is the provider's final answer, never followed.
  */
 import OpenAI from "openai";
-import { egressProblem } from "../config/egress";
-import { egressFetch, egressRefusal } from "../http/egress-fetch";
+import { egressProblem } from "../egress/policy";
+import { egressFetch, egressRefusal } from "../egress/fetch";
 import { redact } from "../util/redact";
 
 export interface LlmTarget {

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { TenantConfig } from "../config/schema";
 import { CALL_SUBORDINATE_DESCRIPTION, callSubordinateArgs, SPAWN_TASK_DESCRIPTION, spawnTaskArgs } from "../subordinates/schemas";
-import { parallelArgs } from "../api/schemas";
+import { parallelArgs } from "../api/calls";
 import { toolsForAgent } from "../tools/catalog";
 import type { McpListings } from "../tools/mcp";
 import type { ToolDefinition } from "./llm";

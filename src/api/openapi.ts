@@ -6,7 +6,12 @@
 import { z } from "zod";
 import { configSchema } from "../config/schema";
 import { spawnTaskArgs } from "../subordinates/schemas";
-import * as s from "./schemas";
+import { parallelBody, toolCallsAnswer, toolCallsBody, toolsAnswer } from "./calls";
+import { chatInfo, chatList } from "./chats";
+import { delivery, deliveryList, webhookTestAnswer, webhookTestEvent } from "./deliveries";
+import { errorBody } from "./errors";
+import { cursorExpired, eventEnvelope, tenantStreamEvent, ticketAnswer, ticketRequest } from "./events";
+import { jobRecord, logRows, resultsPayload, snapshot, startedPayload } from "./jobs";
 import { configAnswer, configPatch, PATCH_MEDIA_TYPES } from "./config";
 
 interface Operation {
@@ -38,16 +43,16 @@ const OPERATIONS: Operation[] = [
     method: "post",
     path: "/v1/chats/{chat_id}/parallel",
     summary: "Start, await, collect or cancel parallel jobs (Agent Zero `parallel` tool_args)",
-    body: s.parallelBody,
-    response: z.union([s.resultsPayload, s.startedPayload]),
+    body: parallelBody,
+    response: z.union([resultsPayload, startedPayload]),
     query: ["agent", "callback_url", "notify"],
   },
   {
     method: "post",
     path: "/v1/chats/{chat_id}/tool-calls",
     summary: "Run one assistant message's tool calls (OpenAI, Anthropic, AI SDK, Gemini), tiered; answers in call order",
-    body: s.toolCallsBody,
-    response: s.toolCallsAnswer,
+    body: toolCallsBody,
+    response: toolCallsAnswer,
     query: ["agent", "callback_url", "notify"],
   },
   {
@@ -55,45 +60,45 @@ const OPERATIONS: Operation[] = [
     path: "/v1/chats/{chat_id}/spawn",
     summary: "Start one subagent (spawn_task arguments; wait defaults to false)",
     body: spawnTaskArgs(["default"]).extend({ agent: z.string().optional().describe("Subagent type (profile).") }),
-    response: z.union([s.resultsPayload, s.startedPayload]),
+    response: z.union([resultsPayload, startedPayload]),
     query: ["agent", "callback_url", "notify"],
   },
-  { method: "get", path: "/v1/tools", summary: "Function definitions and prompts for an agent", response: s.toolsAnswer, query: ["agent"] },
+  { method: "get", path: "/v1/tools", summary: "Function definitions and prompts for an agent", response: toolsAnswer, query: ["agent"] },
   {
     method: "get",
     path: "/v1/chats/{chat_id}/events",
     summary: "With ?status=pending|delivered|failed: the chat's kept events with a webhook target in that state. With Upgrade: websocket: the chat's live stream (?after=<seq>)",
-    response: s.deliveryList,
+    response: deliveryList,
     query: ["status", "after", "ticket"],
   },
   {
     method: "post",
     path: "/v1/chats/{chat_id}/events/{event_id}/redeliver",
     summary: "Send a delivered or failed event again to its own target: same id, a fresh attempt schedule (409 while it is still pending)",
-    response: s.delivery,
+    response: delivery,
     status: 202,
   },
   {
     method: "post",
     path: "/v1/webhook/test",
     summary: "Send a signed webhook.test event to webhook.url once, now, and answer what the receiver said",
-    response: s.webhookTestAnswer,
+    response: webhookTestAnswer,
   },
   { method: "get", path: "/v1/events", summary: "Upgrade: websocket only: every chat's events, each with a cursor (?after=<cursor>)", query: ["after", "ticket"] },
   {
     method: "post",
     path: "/v1/ws-tickets",
     summary: "A single-use, 60 s ticket for opening a stream from a browser (?ticket=)",
-    body: s.ticketRequest,
-    response: s.ticketAnswer,
+    body: ticketRequest,
+    response: ticketAnswer,
   },
-  { method: "get", path: "/v1/chats", summary: "List top-level chats", response: s.chatList, query: ["cursor", "limit"] },
-  { method: "get", path: "/v1/chats/{chat_id}", summary: "Chat info", response: s.chatInfo },
+  { method: "get", path: "/v1/chats", summary: "List top-level chats", response: chatList, query: ["cursor", "limit"] },
+  { method: "get", path: "/v1/chats/{chat_id}", summary: "Chat info", response: chatInfo },
   { method: "delete", path: "/v1/chats/{chat_id}", summary: "Delete a chat and its whole subtree (503 while a part of it cannot be reached yet; the deletion goes on)" },
-  { method: "get", path: "/v1/chats/{chat_id}/jobs", summary: "Active and uncollected jobs", response: z.object({ jobs: z.array(s.snapshot) }) },
-  { method: "get", path: "/v1/chats/{chat_id}/jobs/{job_id}", summary: "A job's full record until purge", response: s.jobRecord },
+  { method: "get", path: "/v1/chats/{chat_id}/jobs", summary: "Active and uncollected jobs", response: z.object({ jobs: z.array(snapshot) }) },
+  { method: "get", path: "/v1/chats/{chat_id}/jobs/{job_id}", summary: "A job's full record until purge", response: jobRecord },
   { method: "get", path: "/v1/chats/{chat_id}/extras", summary: "Reminder text of uncollected jobs for the model's context", text: true },
-  { method: "get", path: "/v1/chats/{chat_id}/log", summary: "Log rows, one per job", response: s.logRows },
+  { method: "get", path: "/v1/chats/{chat_id}/log", summary: "Log rows, one per job", response: logRows },
 ];
 
 const jsonSchema = (schema: z.ZodType, io: "input" | "output") => {
@@ -115,7 +120,7 @@ export function openApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
     const responses: Record<string, unknown> = {
-      default: { description: "Error", content: { "application/json": { schema: jsonSchema(s.errorBody, "output") } } },
+      default: { description: "Error", content: { "application/json": { schema: jsonSchema(errorBody, "output") } } },
     };
     if (op.text) responses["200"] = { description: "OK", content: { "text/plain": { schema: { type: "string" } } } };
     else responses[String(op.status ?? 200)] = {
@@ -141,10 +146,10 @@ export function openApiDocument() {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
       // What webhooks POST and live streams send, and request bodies that several media types share.
       schemas: {
-        Event: jsonSchema(s.eventEnvelope, "output"),
-        TenantStreamEvent: jsonSchema(s.tenantStreamEvent, "output"),
-        CursorExpired: jsonSchema(s.cursorExpired, "output"),
-        WebhookTestEvent: jsonSchema(s.webhookTestEvent, "output"),
+        Event: jsonSchema(eventEnvelope, "output"),
+        TenantStreamEvent: jsonSchema(tenantStreamEvent, "output"),
+        CursorExpired: jsonSchema(cursorExpired, "output"),
+        WebhookTestEvent: jsonSchema(webhookTestEvent, "output"),
         ...Object.fromEntries(OPERATIONS.flatMap((op) => (op.bodyTypes && op.body ? [[op.bodyTypes.schemaName, jsonSchema(op.body, "input")]] : []))),
       },
     },

@@ -8,10 +8,10 @@ import type { MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../http/errors";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "./app-env";
 import { parseApiKeys, tenantForToken, type KeyTable } from "./api-keys";
 import { importConfigKey } from "../config/secrets";
-import { tenantName } from "../names";
+import { tenantName } from "../objects/names";
 import { ticketTenant } from "./tickets";
 
 const UNAUTHORIZED = () =>

@@ -1,6 +1,22 @@
 /** The limits (and event policy) a ChatDO applies itself, taken from the tenant config per request. */
-import type { ChatLimits } from "../jobs/messages";
-import type { TenantConfig } from "./schema";
+import type { Limits, TenantConfig } from "./schema";
+
+export type ChatLimits = Pick<
+  Limits,
+  | "max_active_jobs_per_chat"
+  | "max_result_chars"
+  | "retention_seconds"
+  | "max_stored_result_bytes"
+  | "max_parallel_subagents"
+  | "max_subagents_per_tree"
+  | "on_subagent_limit"
+  | "max_queued_subagents"
+  | "subagent_idle_seconds"
+  | "max_depth"
+> & {
+  /** Which chats' events go to `webhook.url` (docs/api.md#events-and-webhooks); travels with the limits down to child chats. */
+  webhooks: "none" | "top-level" | "all";
+};
 
 export const chatLimits = ({ limits, webhook }: TenantConfig): ChatLimits => ({
   webhooks: !webhook ? "none" : webhook.include_child_chats ? "all" : "top-level",

@@ -6,8 +6,7 @@
  * key is a 400, so a typo never silently falls back to a default.
  */
 import { z } from "zod";
-import { unusableSchema } from "../tools/catalog";
-import { MAX_CONFIG_PATTERN_CHARS, schemaHazards, schemaPatterns } from "../tools/schema-safety";
+import { MAX_CONFIG_PATTERN_CHARS, schemaHazards, schemaPatterns, unusableSchema } from "../json-schema/schema-safety";
 import { MAX_GLOB_CHARS, MAX_GLOBS, MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS } from "./bounds";
 
 export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;

@@ -5,7 +5,7 @@
  * then the egress rules for every outbound URL.
  */
 import type { z } from "zod";
-import { configEgressProblems } from "./egress";
+import { configEgressProblems } from "../egress/policy";
 import { configSchema, crossFieldProblems, type TenantConfig } from "./schema";
 
 export type CheckedConfig = { ok: true; config: TenantConfig } | { ok: false; problems: string[] };

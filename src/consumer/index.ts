@@ -8,7 +8,7 @@
  * consumer's work. The dead-letter consumer fails jobs the queue gave up on.
  */
 import { z } from "zod";
-import { chatName } from "../names";
+import { chatName } from "../objects/names";
 import type { JobMessage } from "../jobs/messages";
 
 export const jobMessageSchema = z.object({

@@ -4,7 +4,7 @@
  * from other origins, connections (fetch and WebSocket) to this origin only.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 // wrangler's bundler (esbuild) claims .js and .css files whatever the Text rule says; the import
 // attribute makes them text there, and the wrangler.toml rule does the same under vitest.
 import page from "./assets/index.html" with { type: "text" };

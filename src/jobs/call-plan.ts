@@ -4,8 +4,8 @@
  * call is a group of jobs in the concurrent tier, admitted together or not at
  * all, plus the earlier jobs it awaits, collects or cancels.
  */
-import type { ToolCall } from "../parallel/normalize-call";
-import { parseParallel } from "../parallel/parse-request";
+import type { ToolCall } from "../calls/normalize-call";
+import { parseParallel } from "./parallel-command";
 import { PARALLEL_NAMES } from "../tools/builtins";
 import { jobSpec, type JobSpec, type SpecContext } from "./job-spec";
 

@@ -9,12 +9,12 @@ import { profile, requireProfile } from "../agents/profiles";
 import { startableTypes } from "../agents/tool-definitions";
 import type { TenantConfig } from "../config/schema";
 import { ApiError, badRequest } from "../http/errors";
-import type { ToolCall } from "../parallel/normalize-call";
+import type { ToolCall } from "../calls/normalize-call";
 import { isSubordinateTool, parseSubordinate, type SubordinateRequest } from "../subordinates/args";
 import { PARALLEL_NAMES, SEQUENTIAL_ONLY_TOOLS } from "../tools/builtins";
 import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../tools/catalog";
 import { canonicalToolName, splitMcpName, type McpListings } from "../tools/mcp";
-import { MAX_CALL_ARGS_BYTES, utf8Length } from "./results";
+import { MAX_CALL_ARGS_BYTES, utf8Length } from "../storage/row-bounds";
 
 interface SpecBase {
   index: number;

@@ -7,8 +7,8 @@ import type { ErrorDetails, Refusal } from "../http/errors";
 import type { JobSpec } from "./job-spec";
 import type { ParallelCall } from "./call-plan";
 import type { JobState } from "./job";
-import type { ParallelCommand } from "../parallel/parse-request";
-import type { Limits } from "../config/schema";
+import type { ParallelCommand } from "./parallel-command";
+import type { ChatLimits } from "../config/chat-limits";
 import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
 import type { ContentPart } from "../tools/mcp-content";
 
@@ -19,22 +19,8 @@ export interface JobMessage {
   attempt: number;
 }
 
-export type ChatLimits = Pick<
-  Limits,
-  | "max_active_jobs_per_chat"
-  | "max_result_chars"
-  | "retention_seconds"
-  | "max_stored_result_bytes"
-  | "max_parallel_subagents"
-  | "max_subagents_per_tree"
-  | "on_subagent_limit"
-  | "max_queued_subagents"
-  | "subagent_idle_seconds"
-  | "max_depth"
-> & {
-  /** Which chats' events go to `webhook.url` (docs/api.md#events-and-webhooks); travels with the limits down to child chats. */
-  webhooks: "none" | "top-level" | "all";
-};
+/** The limits travel with every request to a chat and down to its children; the config owns their shape. */
+export type { ChatLimits } from "../config/chat-limits";
 
 /** A request's delivery options (query parameters, docs/api.md#the-parallel-route): where its events go besides the webhook. */
 export interface Delivery {

@@ -4,7 +4,7 @@
  * object is assembled field by field in the listed order.
  */
 import type { z } from "zod";
-import type * as schemas from "../api/schemas";
+import type * as schemas from "../api/jobs";
 import { durationSeconds, isTerminal, type JobRow, type JobState } from "./job";
 import type { Progress } from "./progress";
 

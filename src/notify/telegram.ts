@@ -3,8 +3,8 @@
  * `?notify={"telegram_chat_id":…}` ends, a short summary goes to that chat
  * through the Bot API, in addition to (never instead of) the hand-back.
  */
-import { egressProblem } from "../config/egress";
-import { egressFetch } from "../http/egress-fetch";
+import { egressProblem } from "../egress/policy";
+import { egressFetch } from "../egress/fetch";
 import { boundedSignal } from "../util/abort";
 import { redact } from "../util/redact";
 import { ATTEMPT_TIMEOUT_MS } from "../webhooks/delivery-rules";

@@ -3,11 +3,11 @@
  * does not exist is a 404 and these routes never create it.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { ApiError, badRequest, unavailable } from "../http/errors";
 import type { JobRecord } from "../jobs/job";
 import { chatLimits } from "../config/chat-limits";
-import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "./context";
+import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "../requests/context";
 
 const deletionPending = (chatId: string) =>
   unavailable(

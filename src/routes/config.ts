@@ -6,13 +6,13 @@
  * are write-only, and both answer the new document as `GET` shows it.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { configPatchSchema, PATCH_MEDIA_TYPES, prototypeKeyPath, type ConfigPatch } from "../config/patch";
 import { checkConfig, issueLines } from "../config/validate";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
-import { tenantConfig, tenantStub } from "./context";
-import type { WriteConfigResult } from "../../durable-objects/tenant/TenantDO";
+import { tenantConfig, tenantStub } from "../requests/context";
+import type { WriteConfigResult } from "../../durable-objects/tenant/config-store";
 
 /** The largest configuration document accepted, whatever `max_body_bytes` says. */
 const MAX_CONFIG_BYTES = 1_048_576;

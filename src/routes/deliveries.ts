@@ -1,32 +1,19 @@
 /**
- * Webhook deliveries (docs/api.md#deliveries-redelivery-and-a-test-event): a chat's kept events by delivery state,
- * sending one of them again, and a test event that shows at once what the
- * receiver answers. The listing shares its path with the chat's live stream,
- * so `./events` hands non-upgrade requests to `listDeliveries`.
+ * Webhook deliveries (docs/api.md#deliveries-redelivery-and-a-test-event): sending a kept event again, and a test
+ * event that shows at once what the receiver answers. Listing a chat's kept
+ * events by delivery state shares its path with the chat's live stream, so
+ * `./events` serves it.
  */
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { badRequest, fromRefusal } from "../http/errors";
-import { DELIVERY_STATUSES, noWebhook } from "../webhooks/deliveries";
+import { noWebhook } from "../webhooks/deliveries";
 import { sendTestEvent } from "../webhooks/test-event";
-import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "./context";
+import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "../requests/context";
 
-const statusQuery = z.enum(DELIVERY_STATUSES);
 /** Event ids are `evt_` and a nanoid; anything else cannot name one. */
 const eventIdParam = z.string().regex(/^evt_[A-Za-z0-9_-]{1,64}$/);
-
-
-/** `GET /v1/chats/{chat}/events?status=pending|delivered|failed`. */
-export async function listDeliveries(c: Context<AppEnv>, chatId: string): Promise<Response> {
-  const status = statusQuery.safeParse(c.req.query("status"));
-  if (!status.success) {
-    throw badRequest("invalid_status", "Use `?status=pending`, `delivered` or `failed` to list webhook deliveries, or open a WebSocket for the live stream.");
-  }
-  const answer = await chatStub(c, chatId).deliveries(status.data);
-  if (answer === null) throw chatNotFound(chatId);
-  return c.json(answer);
-}
 
 export const deliveryRoutes = new Hono<AppEnv>()
   .post("/chats/:chat_id/events/:event_id/redeliver", async (c) => {

@@ -4,14 +4,15 @@
  * with. A chat's events path without an upgrade lists its webhook deliveries.
  */
 import { Hono, type Context } from "hono";
-import type { AppEnv } from "../app-env";
-import { ticketRequest } from "../api/schemas";
+import { z } from "zod";
+import type { AppEnv } from "../auth/app-env";
+import { ticketRequest } from "../api/events";
 import { TICKET_TTL_SECONDS } from "../auth/tickets";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
-import { isValidChatId } from "../names";
-import { chatIdParam, chatStub, tenantStub } from "./context";
-import { listDeliveries } from "./deliveries";
+import { isValidChatId } from "../objects/names";
+import { chatIdParam, chatNotFound, chatStub, tenantStub } from "../requests/context";
+import { DELIVERY_STATUSES } from "../webhooks/deliveries";
 
 const isUpgrade = (c: Context<AppEnv>) => c.req.header("upgrade")?.toLowerCase() === "websocket";
 
@@ -24,6 +25,18 @@ function checkCursor(c: Context<AppEnv>): void {
   if (after !== undefined && !/^\d{1,15}$/.test(after)) throw badRequest("invalid_cursor", "`after` must be a non-negative integer: the last `seq` (chat stream) or `cursor` (tenant stream) you received.");
 }
 
+const statusQuery = z.enum(DELIVERY_STATUSES);
+
+/** `GET /v1/chats/{chat}/events?status=pending|delivered|failed`: the chat's kept events with a webhook target in that state. */
+async function listDeliveries(c: Context<AppEnv>, chatId: string): Promise<Response> {
+  const status = statusQuery.safeParse(c.req.query("status"));
+  if (!status.success) {
+    throw badRequest("invalid_status", "Use `?status=pending`, `delivered` or `failed` to list webhook deliveries, or open a WebSocket for the live stream.");
+  }
+  const answer = await chatStub(c, chatId).deliveries(status.data);
+  if (answer === null) throw chatNotFound(chatId);
+  return c.json(answer);
+}
 
 export const eventRoutes = new Hono<AppEnv>()
   .post("/ws-tickets", async (c) => {

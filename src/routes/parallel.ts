@@ -5,34 +5,14 @@
  * atomic admission and answers with the payload.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
-import { sha256 } from "../auth/api-keys";
-import type { TenantConfig } from "../config/schema";
-import { badRequest, fromRefusal } from "../http/errors";
-import { canonicalJson } from "../http/json-body";
+import type { AppEnv } from "../auth/app-env";
+import { fromRefusal } from "../http/errors";
 import { respond } from "../http/respond";
-import type { BatchRequest, Caller } from "../jobs/messages";
+import type { BatchRequest } from "../jobs/messages";
 import { chatLimits } from "../config/chat-limits";
-import { orderedRules } from "../agents/permission";
-import { profile } from "../agents/profiles";
-import { parseParallel, type ParallelCommand } from "../parallel/parse-request";
-import { chatStub, isUnknownTool, jobRequest, withEveryServer } from "./context";
-
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
-
-export const caller = (config: TenantConfig, agent: string): Caller => ({
-  agent,
-  task_rules: orderedRules(profile(config, agent).permission?.task),
-});
-
-export async function idempotency(key: string | undefined, fingerprintOf: unknown) {
-  if (key === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw badRequest("invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters.");
-  }
-  const digest = await sha256(canonicalJson(fingerprintOf));
-  return { key, fingerprint: [...digest].map((b) => b.toString(16).padStart(2, "0")).join("") };
-}
+import { parseParallel, type ParallelCommand } from "../jobs/parallel-command";
+import { caller, chatStub, isUnknownTool, jobRequest, withEveryServer } from "../requests/context";
+import { idempotency } from "../requests/idempotency";
 
 export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel", async (c) => {
   const { chatId, config, body, agent, delivery, spec } = await jobRequest(c);

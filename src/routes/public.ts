@@ -1,6 +1,6 @@
 /** Routes without authentication: they reveal no tenant data. */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { openApiDocument } from "../api/openapi";
 import { dashboardRoutes } from "../dashboard/routes";
 

@@ -5,14 +5,14 @@
  * the results payload of that job.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { badRequest, fromRefusal } from "../http/errors";
 import { respond } from "../http/respond";
 import { jobSpec } from "../jobs/job-spec";
-import { coerceBool } from "../parallel/coerce";
-import { cleanCopy, isObject, type JsonObject } from "../parallel/normalize-call";
-import { chatStub, jobRequest } from "./context";
-import { caller, idempotency } from "./parallel";
+import { coerceBool } from "../calls/coerce";
+import { cleanCopy, isObject, type JsonObject } from "../util/json";
+import { caller, chatStub, jobRequest } from "../requests/context";
+import { idempotency } from "../requests/idempotency";
 import { chatLimits } from "../config/chat-limits";
 
 export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", async (c) => {

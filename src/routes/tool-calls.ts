@@ -8,16 +8,17 @@
  * a list of calls is a 400.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { ApiError, badRequest, fromRefusal } from "../http/errors";
 import { respond } from "../http/respond";
 import { planToolCall, specNumbering } from "../jobs/call-plan";
 import { invalidCall, type JobSpec, type SpecContext } from "../jobs/job-spec";
 import type { ToolCallEntry } from "../jobs/messages";
-import { coerceSeconds } from "../parallel/coerce";
-import { callIdentity, InvalidToolCall, isObject, normalizeToolCall } from "../parallel/normalize-call";
-import { chatStub, jobRequest, withEveryServer } from "./context";
-import { caller, idempotency } from "./parallel";
+import { coerceSeconds } from "../calls/coerce";
+import { callIdentity, InvalidToolCall, normalizeToolCall } from "../calls/normalize-call";
+import { isObject } from "../util/json";
+import { caller, chatStub, jobRequest, withEveryServer } from "../requests/context";
+import { idempotency } from "../requests/idempotency";
 import { chatLimits } from "../config/chat-limits";
 
 /** The call's id as written, whatever its length: what `/tool-calls` answers it under. */

@@ -4,13 +4,13 @@
  * included.
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import { renderPrompts } from "../agents/prompts";
 import { DEFAULT_PROFILE, profileNames } from "../agents/profiles";
 import { toolDefinitions } from "../agents/tool-definitions";
 import { ApiError } from "../http/errors";
 import { loadMcpListings } from "../tools/mcp-listings";
-import { tenantConfig, tenantStub } from "./context";
+import { tenantConfig, tenantStub } from "../requests/context";
 
 export const toolsRoutes = new Hono<AppEnv>().get("/tools", async (c) => {
   const config = await tenantConfig(c);

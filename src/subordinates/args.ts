@@ -5,8 +5,8 @@
  * or of another profile is checked by the ChatDO at admission.
  */
 import { badRequest } from "../http/errors";
-import type { JsonObject } from "../parallel/normalize-call";
-import { coerceBool } from "../parallel/coerce";
+import type { JsonObject } from "../util/json";
+import { coerceBool } from "../calls/coerce";
 
 export const SUBORDINATE_TOOLS = ["call_subordinate", "spawn_task"] as const;
 export type SubordinateTool = (typeof SUBORDINATE_TOOLS)[number];

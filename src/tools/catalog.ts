@@ -8,11 +8,11 @@
 import { Validator, type Schema } from "@cfworker/json-schema";
 import { z } from "zod";
 import type { Limits, TenantConfig } from "../config/schema";
-import type { JsonObject } from "../parallel/normalize-call";
+import type { JsonObject } from "../util/json";
 import { globMatch } from "./glob";
 import { HTTP_REQUEST_TOOL, WAIT_TOOL, type BuiltinTool } from "./builtins";
 import { exposedTools, mcpToolName, type McpListings } from "./mcp";
-import { MAX_CHECKED_STRING_CHARS, overlongString, runnableSchema } from "./schema-safety";
+import { MAX_CHECKED_STRING_CHARS, overlongString, runnableSchema } from "../json-schema/schema-safety";
 
 export type ToolKind = "wait" | "http_request" | "http_tool" | "mcp";
 
@@ -103,16 +103,6 @@ export function schemaProblems(tool: CatalogTool, args: JsonObject): string[] {
   // cfworker reports the enclosing keyword failures too; the deepest location is the useful one.
   const deepest = [...result.errors].sort((a, b) => b.instanceLocation.length - a.instanceLocation.length);
   return deepest.map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"} ${e.error}`);
-}
-
-/** Why a tenant tool's `parameters` cannot serve as a JSON Schema, or undefined when it can. */
-export function unusableSchema(parameters: Record<string, unknown>): string | undefined {
-  try {
-    new Validator(runnableSchema(parameters).schema as Schema, "2020-12", false).validate({});
-    return undefined;
-  } catch (e) {
-    return (e as Error).message;
-  }
 }
 
 export function defaultJobTimeout(tool: CatalogTool, limits: Limits): number {

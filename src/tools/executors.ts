@@ -3,7 +3,7 @@
  * built-in `http_request` (an MCP tool's is in `./mcp-client`). The chat's executor owns attempts, deadlines and outcomes;
  * an executor only knows how to make and read one call.
  */
-import { egressFetch } from "../http/egress-fetch";
+import { egressFetch } from "../egress/fetch";
 import { attempt, interpretToolBody, type AttemptResult } from "./http-call";
 import type { McpEndpoint } from "./mcp-client";
 import { signatureHeaders } from "./signing";

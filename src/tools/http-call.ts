@@ -5,7 +5,7 @@
  * origin the tenant configured) and a URL the egress rules refuse is never
  * called; bodies are read only up to `maxBytes`.
  */
-import { egressRefusal } from "../http/egress-fetch";
+import { egressRefusal } from "../egress/fetch";
 import type { ContentPart } from "./mcp-content";
 import type { AttemptFailure } from "./retry";
 import { parseRetryAfter } from "./retry";

@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
-import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../http/egress-fetch";
+import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../egress/fetch";
 import { redact } from "../util/redact";
 import type { AttemptResult } from "./http-call";
 import { callOutcome, keptTools, type McpTool } from "./mcp";

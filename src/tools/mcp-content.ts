@@ -6,8 +6,8 @@
  * placeholder (`[image image/png, 3.9 KB]`, `[resource <uri>]`), and the parts
  * themselves stay on the job's record (`GET …/jobs/{id}`, `content`).
  */
-import { cutStoredResult, rowRoom, utf8Length } from "../jobs/results";
-import { isObject } from "../parallel/normalize-call";
+import { cutStoredResult, rowRoom, utf8Length } from "../storage/row-bounds";
+import { isObject } from "../util/json";
 
 /** One block of a `tools/call` result's `content`, as the server sent it (the SDK checked its shape). */
 export type ContentPart = { type: string } & Record<string, unknown>;

@@ -5,7 +5,7 @@
  */
 import type { TenantConfig } from "../config/schema";
 import { resultText, type ContentPart, type ToolCallContent } from "./mcp-content";
-import { MAX_CONFIG_PATTERN_CHARS, schemaHazards, schemaPatterns } from "./schema-safety";
+import { MAX_CONFIG_PATTERN_CHARS, schemaHazards, schemaPatterns } from "../json-schema/schema-safety";
 
 /** OpenAI function names allow no dots, so models see `<server>__<tool>`. */
 export const MCP_SEPARATOR = "__";
@@ -85,7 +85,7 @@ export const MAX_MCP_TOOLS = 256;
 
 /**
  * The tools of a server's list fanout can run, and a log line for each it leaves out: checking
- * arguments against an `inputSchema` with a hazard (see ./schema-safety) would let the server or a
+ * arguments against an `inputSchema` with a hazard (see ../json-schema/schema-safety) would let the server or a
  * model stall the isolate. Results are never checked against `outputSchema`: fanout does not list
  * tools on the client that calls them, so the SDK has none to check.
  */

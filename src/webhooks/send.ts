@@ -4,8 +4,8 @@
  * bounded to 10 s, redirects not followed, and only to a URL the egress rules
  * still allow (docs/api.md#outbound-urls: checked again at send time, whatever was accepted).
  */
-import { egressProblem } from "../config/egress";
-import { egressFetch } from "../http/egress-fetch";
+import { egressProblem } from "../egress/policy";
+import { egressFetch } from "../egress/fetch";
 import { signatureHeaders } from "../tools/signing";
 import { boundedSignal } from "../util/abort";
 import { ATTEMPT_TIMEOUT_MS } from "./delivery-rules";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { planToolCall, specNumbering, type CallPlan } from "../../src/jobs/call-plan";
 import { configSchema } from "../../src/config/schema";
 import type { JobSpec, SpecContext } from "../../src/jobs/job-spec";
-import type { ToolCall } from "../../src/parallel/normalize-call";
+import type { ToolCall } from "../../src/calls/normalize-call";
 import { toolsForAgent } from "../../src/tools/catalog";
 import { apiError } from "./fixtures";
 

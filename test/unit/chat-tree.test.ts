@@ -3,7 +3,7 @@
  * top-level chat, and a page bounded however many children a tree kept.
  */
 import { describe, expect, it } from "vitest";
-import { chatList } from "../../src/api/schemas";
+import { chatList } from "../../src/api/chats";
 import { chatTree, MAX_LISTED_CHILDREN, MAX_LISTED_DESCENDANTS, type ChildrenOf, type IndexRow } from "../../src/chats/chat-tree";
 import { T0 } from "./fixtures";
 

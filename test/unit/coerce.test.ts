@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiError } from "./fixtures";
-import { coerceBool, coerceSeconds, normalizeJobIds, pyRepr, truthy } from "../../src/parallel/coerce";
+import { coerceBool, coerceSeconds, normalizeJobIds, pyRepr, truthy } from "../../src/calls/coerce";
 
 
 describe("pyRepr", () => {

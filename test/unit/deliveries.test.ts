@@ -4,7 +4,7 @@
  * Entries and answers must parse under the /openapi.json schemas exactly.
  */
 import { describe, expect, it } from "vitest";
-import * as schemas from "../../src/api/schemas";
+import * as schemas from "../../src/api/deliveries";
 import { deliveryEntry, redeliveryRefusal, type DeliveryRow } from "../../src/webhooks/deliveries";
 import { sendWebhook } from "../../src/webhooks/send";
 import { testAnswer, testEventBody } from "../../src/webhooks/test-event";

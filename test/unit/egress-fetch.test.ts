@@ -5,7 +5,7 @@
  */
 import { describe, expect, inject, it } from "vitest";
 import { complete, LlmError } from "../../src/agents/llm";
-import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../../src/http/egress-fetch";
+import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../../src/egress/fetch";
 import { sendTelegram } from "../../src/notify/telegram";
 import { serverFetch } from "../../src/tools/mcp-client";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { STORED_ROW_BYTES } from "../../src/jobs/results";
+import { STORED_ROW_BYTES } from "../../src/storage/row-bounds";
 import { byteSize, contentBudget, decodedBytes, placeholder, resultText, storedContent, type ContentPart } from "../../src/tools/mcp-content";
 
 const bytes = (text: string) => new TextEncoder().encode(text).length;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { apiError } from "./fixtures";
 import { configSchema, type TenantConfig, type TenantConfigInput } from "../../src/config/schema";
-import { parseParallel, type ParallelCommand } from "../../src/parallel/parse-request";
+import { parseParallel, type ParallelCommand } from "../../src/jobs/parallel-command";
 import { planToolCall, specNumbering } from "../../src/jobs/call-plan";
 import { jobSpec } from "../../src/jobs/job-spec";
 import { toolsForAgent } from "../../src/tools/catalog";

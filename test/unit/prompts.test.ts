@@ -9,8 +9,8 @@ import parallelPrompt from "../../prompts/parallel.md";
 import spawnTaskPrompt from "../../prompts/spawn_task.md";
 import { callSubordinateArgs, spawnTaskArgs } from "../../src/subordinates/schemas";
 import { configSchema } from "../../src/config/schema";
-import { parseParallel } from "../../src/parallel/parse-request";
-import * as api from "../../src/api/schemas";
+import { parseParallel } from "../../src/jobs/parallel-command";
+import * as api from "../../src/api/calls";
 
 const config = configSchema.parse({ tools: [{ name: "search", url: "https://tools.example/search" }] });
 const jsonBlocks = (md: string) => [...md.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backtrackingReason, MAX_PATTERN_CHARS } from "../../src/tools/regex-shape";
+import { backtrackingReason, MAX_PATTERN_CHARS } from "../../src/json-schema/regex-shape";
 
 describe("backtrackingReason", () => {
   it.each([

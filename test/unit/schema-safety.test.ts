@@ -8,7 +8,7 @@ import {
   runnableSchema,
   schemaHazards,
   schemaPatterns,
-} from "../../src/tools/schema-safety";
+} from "../../src/json-schema/schema-safety";
 
 /** `$defs.a0 = {anyOf: [{$ref: a1}, {$ref: a1}]}`, `depth` deep: a few KB that validate in 2^depth steps. */
 function fanOut(depth: number) {

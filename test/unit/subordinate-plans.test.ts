@@ -3,7 +3,7 @@ import type { ChildRow } from "../../durable-objects/chat/storage/children";
 import { planSubordinates, type SubordinateState } from "../../durable-objects/chat/subagents/subordinates";
 import { configSchema } from "../../src/config/schema";
 import { jobSpec, type SubordinateJobSpec } from "../../src/jobs/job-spec";
-import type { ChatLimits } from "../../src/jobs/messages";
+import type { ChatLimits } from "../../src/config/chat-limits";
 import { apiError } from "./fixtures";
 
 const config = configSchema.parse({ agents: { researcher: {} } });

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import * as schemas from "../../src/api/schemas";
+import * as calls from "../../src/api/calls";
+import { eventEnvelope } from "../../src/api/events";
+import * as schemas from "../../src/api/jobs";
 import { jobRecord } from "../../src/jobs/job";
 import { resultsPayload, startedPayload } from "../../src/jobs/payloads";
 import { admittedCall, toolCallResult } from "../../src/jobs/tool-call-results";
@@ -41,8 +43,8 @@ describe("wire schemas", () => {
   it("describe the live-only job.progress event", () => {
     const data = { tenant: "acme", chat_id: "c", parent_chat_id: null, root_chat_id: "c", seq: 3 };
     const event = { id: "evt_x", type: "job.progress", timestamp: new Date(T0).toISOString(), data: { ...data, job_id: "j", batch_id: "b", tool_name: "t", progress: { progress: 1 } } };
-    expect(schemas.eventEnvelope.parse(event)).toEqual(event);
-    expect(schemas.eventEnvelope.safeParse({ ...event, data: { ...event.data, progress: { total: 1 } } }).success).toBe(false);
+    expect(eventEnvelope.parse(event)).toEqual(event);
+    expect(eventEnvelope.safeParse({ ...event, data: { ...event.data, progress: { total: 1 } } }).success).toBe(false);
   });
 
   it("describe the started payload exactly", () => {
@@ -69,6 +71,6 @@ describe("wire schemas", () => {
       toolCallResult(admittedCall({ ...base, parallel: { specs: [spec], job_ids: [], wait: true, cancel: false } }, new Map(), ids), rows, view),
       toolCallResult(admittedCall({ ...base, error: { code: "unknown_tool", message: "no" } }, new Map(), ids), rows, view),
     ];
-    for (const entry of entries) expect(exact(schemas.toolCallResult).parse(entry)).toEqual(entry);
+    for (const entry of entries) expect(exact(calls.toolCallResult).parse(entry)).toEqual(entry);
   });
 });

@@ -8,10 +8,10 @@
  * the hand-over, the runner's own records and the report back: the outcome is
  * one local write.
  */
-import { egressProblem } from "../../../src/config/egress";
+import { egressProblem } from "../../../src/egress/policy";
 import { endsByTimer, isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../../src/jobs/job";
 import type { ClaimResult, JobOutcome } from "../../../src/jobs/messages";
-import { chatName } from "../../../src/names";
+import { chatName } from "../../../src/objects/names";
 import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../../../src/tools/executors";
 import { toolUrlRefused, type AttemptResult } from "../../../src/tools/http-call";
 import { callMcpTool } from "../../../src/tools/mcp-client";

@@ -4,7 +4,7 @@
  * few SQL statements with no `await`, so no other request can interleave with
  * half a transition. The ChatDO re-arms its alarm after calling in.
  */
-import { cutStoredResult, rowRoom } from "../../../src/jobs/results";
+import { cutStoredResult, rowRoom } from "../../../src/storage/row-bounds";
 import { contentBudget, storedContent } from "../../../src/tools/mcp-content";
 import { CANCELLED_ERROR, deadlineError, endsByTimer, isTerminal, type JobRow } from "../../../src/jobs/job";
 import type { ClaimResult, CompleteResult, JobOutcome } from "../../../src/jobs/messages";

@@ -7,7 +7,7 @@
 import { chatLimits } from "../../../src/config/chat-limits";
 import { defaultConfig } from "../../../src/config/schema";
 import type { ChatLimits } from "../../../src/jobs/messages";
-import { chatName, tenantName } from "../../../src/names";
+import { chatName, tenantName } from "../../../src/objects/names";
 import { Children } from "./children";
 import { EVENT_TTL_MS, Events } from "./events";
 import { Idempotency } from "./idempotency";

@@ -6,7 +6,7 @@
  */
 import type { ChatMessage } from "../../../src/agents/llm";
 import type { JobOutcome, Usage } from "../../../src/jobs/messages";
-import { cutForJson, MAX_MESSAGE_BYTES, utf8Length } from "../../../src/jobs/results";
+import { cutForJson, MAX_MESSAGE_BYTES, utf8Length } from "../../../src/storage/row-bounds";
 
 const MESSAGE_CUT_NOTE = `\n[cut: fanout keeps at most ${MAX_MESSAGE_BYTES} bytes of one message]`;
 

@@ -6,7 +6,7 @@
  */
 import type { JobSpec } from "../../../src/jobs/job-spec";
 import type { Caller, ChatLimits } from "../../../src/jobs/messages";
-import { chatName } from "../../../src/names";
+import { chatName } from "../../../src/objects/names";
 import { admitInOrder, type InOrderAdmission } from "./admit-in-order";
 import type { ChatStore } from "../storage/chat-store";
 import type { CapState } from "./subagent-cap";

@@ -3,7 +3,8 @@
  * `./openapi.ts` by openapi-fetch. It adds what each bot would otherwise write
  * itself: retries of requests fanout could not answer (job-starting ones under
  * an Idempotency-Key, so a retry never starts a job twice), awaits that run
- * past the per-request wait cap, and event streams that reconnect.
+ * past the per-request wait cap, and event streams that reconnect. How a
+ * call goes over the wire (its metadata, the retry rule) is in ./requests.ts.
  * Standard APIs only (fetch, WebSocket, WebCrypto): Node 20 and later (with the
  * `ws` package for WebSockets on Node 20), Workers, Deno, browsers.
  */
@@ -11,6 +12,7 @@ import createClient from "openapi-fetch";
 import { FanoutError } from "./errors.js";
 import { EventStream, type StreamOptions } from "./events.js";
 import type { paths } from "./openapi.js";
+import { send, startInit, type CallOptions, type Result } from "./requests.js";
 import { webSocketClass } from "./websocket.js";
 import type {
   ChatInfo,
@@ -46,18 +48,6 @@ export interface FanoutOptions {
   WebSocket?: typeof WebSocket;
 }
 
-/** Request metadata (query parameters and headers, never model-written arguments). */
-export interface CallOptions {
-  /** The calling agent's profile; default `default`. */
-  agent?: string;
-  /** Where this batch's events go instead of the tenant webhook. */
-  callbackUrl?: string;
-  notify?: { telegram_chat_id: string | number };
-  /** Makes a job-starting request safe to repeat; one is made up per call when omitted. */
-  idempotencyKey?: string;
-  signal?: AbortSignal;
-}
-
 export interface AwaitOptions {
   /** How long to wait in all, across as many requests as the per-request cap needs; default 300. */
   timeoutSeconds?: number;
@@ -65,11 +55,8 @@ export interface AwaitOptions {
   signal?: AbortSignal;
 }
 
-type Result<T> = { data?: T; error?: unknown; response: Response };
 /** The request body the wire schema describes for a POST route. */
 type Body<P extends keyof paths> = paths[P] extends { post: { requestBody: { content: { "application/json": infer B } } } } ? B : never;
-
-const BACKOFF_MS = 250;
 
 export class Fanout {
   readonly #api: ReturnType<typeof createClient<paths>>;
@@ -259,47 +246,7 @@ export class Fanout {
   }
 
   /** One route call, repeated while fanout could not answer; refusals are thrown as FanoutError. */
-  async #send<T>(signal: AbortSignal | undefined, request: () => Promise<Result<T>>, attempts = this.#attempts): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      let failure: FanoutError;
-      try {
-        const { data, error, response } = await request();
-        if (response.ok) return data as T;
-        failure = await FanoutError.from(response, error);
-      } catch (e) {
-        if (signal?.aborted || (e as Error).name === "AbortError") throw e;
-        failure = new FanoutError(0, "network_error", `fanout did not answer: ${(e as Error).message}`);
-      }
-      if (!failure.retryable || attempt >= attempts) throw failure;
-      await sleep(failure.retryAfterMs ?? BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2), signal);
-    }
+  #send<T>(signal: AbortSignal | undefined, request: () => Promise<Result<T>>, attempts = this.#attempts): Promise<T> {
+    return send(signal, request, attempts);
   }
-}
-
-/**
- * What every job-starting call sends besides its body: the chat, the request metadata, and an
- * Idempotency-Key made once per call, so each retry of it repeats the same request.
- */
-function startInit(chatId: string, options: CallOptions) {
-  return {
-    params: { path: { chat_id: chatId }, query: query(options) },
-    headers: { "idempotency-key": options.idempotencyKey ?? crypto.randomUUID() },
-    signal: options.signal,
-  };
-}
-
-function query(options: CallOptions) {
-  return {
-    ...(options.agent ? { agent: options.agent } : {}),
-    ...(options.callbackUrl ? { callback_url: options.callbackUrl } : {}),
-    ...(options.notify ? { notify: JSON.stringify(options.notify) } : {}),
-  };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
 }

@@ -2,7 +2,8 @@
  * @fanout/client: a typed client for fanout, the durable parallel-jobs service
  * for webhook-driven LLM bots. See the repository's docs/client.md.
  */
-export { Fanout, type AwaitOptions, type CallOptions, type FanoutOptions } from "./client.js";
+export { Fanout, type AwaitOptions, type FanoutOptions } from "./client.js";
+export type { CallOptions } from "./requests.js";
 export { FanoutError } from "./errors.js";
 export { EventStream, type StreamMessage, type StreamOptions } from "./events.js";
 export { readWebhook, verifyWebhook, type VerifyOptions } from "./webhook.js";

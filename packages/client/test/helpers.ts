@@ -3,7 +3,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inject } from "vitest";
-import { run, type CliIo } from "../src/cli/main.js";
+import type { CliIo } from "../src/cli/io.js";
+import { run } from "../src/cli/main.js";
 import { Fanout, type FanoutOptions } from "../src/index.js";
 
 export const url = () => inject("fanoutUrl");

@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import type { Fanout } from "../client.js";
 import type { ConfigAnswer, ConfigDocument, ConfigPatch } from "../types.js";
-import type { CliIo } from "./main.js";
+import type { CliIo } from "./io.js";
 
 export const CONFIG_USAGE = `  config   get                             the configuration (secrets shown as "***")
   config   patch <file|-|json>             change only the keys a JSON Merge Patch names (null removes one)

@@ -6,7 +6,7 @@
  */
 import type { Fanout } from "../client.js";
 import type { Delivery, WebhookTestAnswer } from "../types.js";
-import type { CliIo } from "./main.js";
+import type { CliIo } from "./io.js";
 import { cell } from "./format.js";
 
 export const DELIVERY_USAGE = `  events   --failed|--pending|--delivered [--chat <id>]   webhook deliveries (every chat without --chat)

@@ -13,17 +13,9 @@ import type { ParallelArgs } from "../types.js";
 import { serviceFrom } from "./connection.js";
 import { DELIVERY_COMMANDS, DELIVERY_OPTIONS, DELIVERY_USAGE } from "./deliveries.js";
 import { CONFIG_USAGE, configCommand } from "./config.js";
+import type { CliIo } from "./io.js";
 import { jobTable, toolTable } from "./format.js";
 import { watch } from "./watch.js";
-
-export interface CliIo {
-  env: Record<string, string | undefined>;
-  stdout: { write(text: string): unknown; isTTY?: boolean };
-  stderr: { write(text: string): unknown };
-  readStdin(): Promise<string>;
-  /** Ends `watch` (Ctrl-C in a terminal). */
-  signal?: AbortSignal;
-}
 
 export const USAGE = `Usage: fanout <command> [options]
 

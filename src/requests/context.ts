@@ -1,20 +1,22 @@
 /**
  * Per-request helpers shared by the `/v1` routes: the chat id from the path,
- * the tenant's configuration, the calling agent, and the stubs of the objects
- * a request talks to.
+ * the tenant's configuration, the calling agent and its policy, and the stubs
+ * of the objects a request talks to. Routes import these, never each other.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../auth/app-env";
 import type { TenantConfig } from "../config/schema";
-import { DEFAULT_PROFILE, requireProfile } from "../agents/profiles";
+import { orderedRules } from "../agents/permission";
+import { DEFAULT_PROFILE, profile, requireProfile } from "../agents/profiles";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
-import { chatName, isValidChatId, tenantName } from "../names";
+import { chatName, isValidChatId, tenantName } from "../objects/names";
 import type { SpecContext } from "../jobs/job-spec";
+import type { Caller } from "../jobs/messages";
 import { toolsForAgent } from "../tools/catalog";
 import { serversNamedIn } from "../tools/mcp";
 import { loadMcpListings } from "../tools/mcp-listings";
-import { deliveryOptions } from "./delivery";
+import { deliveryOptions } from "./delivery-options";
 
 type Ctx = Context<AppEnv>;
 
@@ -44,6 +46,12 @@ export async function tenantConfig(c: Ctx): Promise<TenantConfig> {
 /** The profile named by `?agent=` (default `default`); unknown names are a 400 on every route. */
 export const callerAgent = (c: Ctx, config: TenantConfig): string =>
   requireProfile(config, c.req.query("agent") ?? DEFAULT_PROFILE);
+
+/** The calling agent's policy, handed to the chat for the checks that need its state. */
+export const caller = (config: TenantConfig, agent: string): Caller => ({
+  agent,
+  task_rules: orderedRules(profile(config, agent).permission?.task),
+});
 
 export const chatNotFound = (chatId: string) =>
   new ApiError(404, "chat_not_found", `Chat '${chatId}' not found: it has no jobs yet, or it was deleted or purged.`);

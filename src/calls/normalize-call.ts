@@ -17,9 +17,7 @@
  */
 
 import { jsonDepth, MAX_JSON_DEPTH } from "../http/json-body";
-
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
+import { cleanCopy, isObject, type JsonObject } from "../util/json";
 
 export interface ToolCall {
   tool_name: string;
@@ -29,20 +27,6 @@ export interface ToolCall {
 }
 
 export class InvalidToolCall extends Error {}
-
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** Deep copy of parsed JSON into null-prototype objects. */
-export function cleanCopy(value: unknown): Json {
-  if (Array.isArray(value)) return value.map(cleanCopy);
-  if (isObject(value)) {
-    const out: JsonObject = Object.create(null);
-    for (const key of Object.keys(value)) out[key] = cleanCopy(value[key]);
-    return out;
-  }
-  return value as Json;
-}
 
 const nonEmptyString = (v: unknown): v is string => typeof v === "string" && v.length > 0;
 

@@ -8,7 +8,7 @@
  * the answer: its target was never checked, and a secret bound to one origin
  * must not travel on to another.
  */
-import { egressProblem } from "../config/egress";
+import { egressProblem } from "./policy";
 
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 

@@ -1,7 +1,9 @@
 /**
- * Result sizes. A stored result is cut to `max_stored_result_bytes` (SQLite
- * rows stop at 2 MB); what a response shows is cut further to
- * `max_result_chars` at read time (see payloads), so the limit applies per request.
+ * What fits in one SQLite row (rows stop at 2 MB): a job's stored result, its
+ * arguments, MCP content parts, an agent-loop message. A stored result is cut
+ * to `max_stored_result_bytes`; what a response shows is cut further to
+ * `max_result_chars` at read time (see `src/jobs/payloads.ts`), so the limit
+ * applies per request. Below jobs and tools, which both cut to these bounds.
  */
 
 /**

@@ -16,7 +16,8 @@
  * annotate, as JSON Schema 2020-12 makes every format by default. Strings checked
  * against a pattern or a format are at most 10,000 characters.
  */
-import { isObject } from "../parallel/normalize-call";
+import { Validator, type Schema } from "@cfworker/json-schema";
+import { isObject } from "../util/json";
 import { backtrackingReason } from "./regex-shape";
 
 /** Longest string (or property name) checked against a schema's patterns or formats. */
@@ -178,6 +179,16 @@ export function runnableSchema(schema: Record<string, unknown>): RunnableSchema 
     runnable.set(schema, found);
   }
   return found;
+}
+
+/** Why a tenant tool's `parameters` cannot serve as a JSON Schema, or undefined when it can. */
+export function unusableSchema(parameters: Record<string, unknown>): string | undefined {
+  try {
+    new Validator(runnableSchema(parameters).schema as Schema, "2020-12", false).validate({});
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
 }
 
 /** The JSON pointer of the first string or property name in `value` longer than `limit`, if any. */

@@ -7,11 +7,12 @@
 import { badRequest } from "../http/errors";
 import { jsonDepth, MAX_JSON_DEPTH } from "../http/json-body";
 import type { Limits, TenantConfig } from "../config/schema";
-import { invalidCall, jobSpec, type JobSpec, type SpecContext } from "../jobs/job-spec";
+import { invalidCall, jobSpec, type JobSpec, type SpecContext } from "./job-spec";
 import { PARALLEL_NAMES } from "../tools/builtins";
 import { toolsForAgent } from "../tools/catalog";
-import { coerceBool, coerceSeconds, normalizeJobIds } from "./coerce";
-import { InvalidToolCall, isObject, normalizeToolCall } from "./normalize-call";
+import { coerceBool, coerceSeconds, normalizeJobIds } from "../calls/coerce";
+import { InvalidToolCall, normalizeToolCall } from "../calls/normalize-call";
+import { isObject } from "../util/json";
 
 export type { JobSpec };
 

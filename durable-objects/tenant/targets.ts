@@ -1,0 +1,74 @@
+/**
+ * Where a tenant's outbound calls go, with the secret each needs opened: a
+ * tool's URL and signing secret, an MCP server's endpoint and headers, the
+ * LLM provider, the webhook, the Telegram bot. A secret leaves the TenantDO
+ * only this way, decrypted for the chat whose call needs it, never in
+ * `GET /v1/config`, job records or errors.
+ */
+import type { LlmTarget } from "../../src/agents/llm";
+import type { TelegramTarget } from "../../src/notify/telegram";
+import type { RunTarget } from "../../src/tools/executors";
+import { splitMcpName } from "../../src/tools/mcp";
+import type { McpEndpoint } from "../../src/tools/mcp-client";
+import type { WebhookTarget } from "../../src/webhooks/send";
+import type { ConfigStore } from "./config-store";
+
+export class Targets {
+  constructor(
+    private readonly sql: SqlStorage,
+    private readonly config: ConfigStore,
+  ) {
+    // A 410 from the webhook disables it for the config version it was sent under.
+    sql.exec(`CREATE TABLE IF NOT EXISTS webhook_state (id INTEGER PRIMARY KEY CHECK (id = 1), disabled_version INTEGER NOT NULL)`);
+  }
+
+  async mcpEndpoint(server: string): Promise<McpEndpoint> {
+    const opened = (await this.config.opened()).mcp_servers.find((s) => s.name === server)!;
+    return { name: opened.name, url: opened.url, headers: opened.headers };
+  }
+
+  /** What the chat needs to call `toolName`, with its secret decrypted. */
+  async run(toolName: string): Promise<RunTarget> {
+    const { config } = this.config.sealed();
+    const max_response_bytes = config.limits.max_response_bytes;
+    if (toolName === "http_request") {
+      return { kind: "http_request", allowed_origins: config.builtins.http_request.allowed_origins, max_response_bytes };
+    }
+    const tool = config.tools.find((t) => t.name === toolName);
+    const mcp = tool ? undefined : splitMcpName(toolName, config);
+    if (mcp) return { kind: "mcp", endpoint: await this.mcpEndpoint(mcp.server), tool: mcp.tool, max_response_bytes };
+    if (!tool) return { kind: "missing", message: `Tool '${toolName}' was removed from the configuration before the job ran.` };
+    const opened = await this.config.opened();
+    return { kind: "http_tool", url: tool.url, secret: opened.tools.find((t) => t.name === toolName)!.secret!, max_response_bytes };
+  }
+
+  /** The LLM provider for agent loops, with its key decrypted; null when none is configured. */
+  async llm(): Promise<LlmTarget | null> {
+    const { config } = this.config.sealed();
+    if (!config.llm) return null;
+    const opened = await this.config.opened();
+    return { base_url: opened.llm!.base_url, model: opened.llm!.model, ...(opened.llm!.api_key ? { api_key: opened.llm!.api_key } : {}) };
+  }
+
+  /** Where events go, with the signing secret decrypted; null when no webhook is configured. */
+  async webhook(): Promise<WebhookTarget | null> {
+    const { config, version } = this.config.sealed();
+    if (!config.webhook) return null;
+    const opened = await this.config.opened();
+    const disabled = this.sql.exec<{ v: number }>(`SELECT disabled_version AS v FROM webhook_state WHERE id = 1`).toArray()[0]?.v;
+    return { url: config.webhook.url, secret: opened.webhook!.secret!, disabled: disabled === version, version };
+  }
+
+  /** The Telegram bot for `?notify=` messages, with its token decrypted; null when none is configured. */
+  async telegram(): Promise<TelegramTarget | null> {
+    const { config } = this.config.sealed();
+    if (!config.telegram) return null;
+    const opened = await this.config.opened();
+    return { api_base_url: config.telegram.api_base_url, bot_token: opened.telegram!.bot_token };
+  }
+
+  /** The receiver answered 410 Gone: stop sending until the configuration is replaced. */
+  disableWebhook(version: number): void {
+    this.sql.exec(`INSERT OR REPLACE INTO webhook_state (id, disabled_version) VALUES (1, ?)`, version);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * How a route call of the client goes over the wire: the request metadata a
+ * job-starting call sends (query parameters, and an Idempotency-Key made once
+ * per call, so each retry of it repeats the same request), and the rule for
+ * repeating a request fanout could not answer (503, or no answer at all),
+ * backing off in between. `Fanout` in ./client.ts builds every call on these.
+ */
+import { FanoutError } from "./errors.js";
+
+/** Request metadata (query parameters and headers, never model-written arguments). */
+export interface CallOptions {
+  /** The calling agent's profile; default `default`. */
+  agent?: string;
+  /** Where this batch's events go instead of the tenant webhook. */
+  callbackUrl?: string;
+  notify?: { telegram_chat_id: string | number };
+  /** Makes a job-starting request safe to repeat; one is made up per call when omitted. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+/** What openapi-fetch answers for one route call. */
+export type Result<T> = { data?: T; error?: unknown; response: Response };
+
+const BACKOFF_MS = 250;
+
+/** One route call, repeated while fanout could not answer; refusals are thrown as FanoutError. */
+export async function send<T>(signal: AbortSignal | undefined, request: () => Promise<Result<T>>, attempts: number): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    let failure: FanoutError;
+    try {
+      const { data, error, response } = await request();
+      if (response.ok) return data as T;
+      failure = await FanoutError.from(response, error);
+    } catch (e) {
+      if (signal?.aborted || (e as Error).name === "AbortError") throw e;
+      failure = new FanoutError(0, "network_error", `fanout did not answer: ${(e as Error).message}`);
+    }
+    if (!failure.retryable || attempt >= attempts) throw failure;
+    await sleep(failure.retryAfterMs ?? BACKOFF_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2), signal);
+  }
+}
+
+/**
+ * What every job-starting call sends besides its body: the chat, the request metadata, and an
+ * Idempotency-Key made once per call, so each retry of it repeats the same request.
+ */
+export function startInit(chatId: string, options: CallOptions) {
+  return {
+    params: { path: { chat_id: chatId }, query: query(options) },
+    headers: { "idempotency-key": options.idempotencyKey ?? crypto.randomUUID() },
+    signal: options.signal,
+  };
+}
+
+function query(options: CallOptions) {
+  return {
+    ...(options.agent ? { agent: options.agent } : {}),
+    ...(options.callbackUrl ? { callback_url: options.callbackUrl } : {}),
+    ...(options.notify ? { notify: JSON.stringify(options.notify) } : {}),
+  };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+}

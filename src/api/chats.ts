@@ -1,0 +1,44 @@
+/**
+ * Wire schemas of chats (docs/api.md#companion-routes), for `/openapi.json`: one chat's info, and
+ * the page of top-level chats with their descendants nested, bounded as
+ * `src/chats/chat-tree.ts` bounds the listing.
+ */
+import { z } from "zod";
+import { MAX_LISTED_CHILDREN, MAX_LISTED_DESCENDANTS } from "../chats/chat-tree";
+
+const childChat = z.object({ chat_id: z.string(), name: z.string(), level: z.number().int(), running_jobs: z.number().int() });
+
+export const chatInfo = z.object({
+  chat_id: z.string(),
+  parent_chat_id: z.string().nullable(),
+  level: z.number().int(),
+  name: z.string(),
+  children: z.array(childChat),
+  running_jobs: z.number().int(),
+});
+
+/**
+ * A listed chat and, nested, its descendants: every node has the same shape. Written out level by
+ * level (max_depth is at most 5): a recursive schema would need a `$ref` that an inline OpenAPI
+ * schema cannot resolve.
+ */
+const listedChat = (below: z.ZodType) =>
+  z.object({
+    chat_id: z.string(),
+    parent_chat_id: z.string().nullable(),
+    level: z.number().int(),
+    name: z.string(),
+    created_at: z.string(),
+    last_activity: z.string(),
+    children: z
+      .array(below)
+      .describe(`Oldest first: a chat's newest ${MAX_LISTED_CHILDREN} children at most, and ${MAX_LISTED_DESCENDANTS} descendants per top-level chat.`),
+    more_children: z.number().int().optional().describe("How many children were left out of `children`; GET /v1/chats/{chat_id} lists them all."),
+  });
+let listedTree: z.ZodType = z.never(); // below level 5 there is nothing
+for (let level = 5; level >= 0; level--) listedTree = listedChat(listedTree);
+
+export const chatList = z.object({
+  chats: z.array(listedTree).describe("Top-level chats in id order, each with its descendants nested."),
+  next_cursor: z.string().nullable(),
+});

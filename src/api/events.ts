@@ -1,0 +1,66 @@
+/**
+ * Wire schemas of events (docs/api.md#events-and-webhooks), for `/openapi.json`: the envelope webhooks
+ * deliver and live streams send, the tenant stream's messages, and the tickets
+ * a browser opens a stream with.
+ */
+import { z } from "zod";
+import { jobState, progress, resultsPayload, snapshot } from "./jobs";
+
+export const ticketRequest = z.object({ chat_id: z.string().optional().describe("Limit the ticket to this chat's stream.") });
+export const ticketAnswer = z.object({ ticket: z.string(), expires_in: z.literal(60) });
+
+/** What every event's `data` starts with; `truncated` when result texts were left out (docs/api.md#events-and-webhooks). */
+const eventData = <T extends z.core.$ZodLooseShape>(own: T) =>
+  z.looseObject({
+    tenant: z.string(),
+    chat_id: z.string(),
+    parent_chat_id: z.string().nullable(),
+    root_chat_id: z.string(),
+    seq: z.number().int().describe("Increases per chat: order events by it, since retries can reorder deliveries."),
+    truncated: z.literal(true).optional().describe("Result texts were left out to keep the event under 256 KiB: await or read the jobs."),
+    ...own,
+  });
+
+const event = <K extends string, T extends z.core.$ZodLooseShape>(type: K, own: T) =>
+  z.object({
+    id: z.string().describe("evt_…; also the webhook-id header of a delivery."),
+    type: z.literal(type),
+    timestamp: z.string(),
+    data: eventData(own),
+  });
+
+const subagentFields = { job_id: z.string(), tool_call_id: z.string().optional(), context_id: z.string(), agent: z.string(), label: z.string() };
+
+/** One event, as webhooks deliver it and live streams send it (docs/api.md, "Events and webhooks"). */
+export const eventEnvelope = z.discriminatedUnion("type", [
+  event("chat.created", { name: z.string(), level: z.number().int() }),
+  event("chat.updated", { name: z.string() }),
+  event("job.started", {
+    job_id: z.string(),
+    batch_id: z.string(),
+    tool_name: z.string(),
+    tool_call_id: z.string().optional(),
+    context_id: z.string().optional(),
+  }),
+  event("job.finished", { batch_id: z.string(), ...snapshot.shape }),
+  event("job.progress", { job_id: z.string(), batch_id: z.string(), tool_name: z.string(), progress }).describe(
+    "Live streams only: never kept, replayed or sent to webhooks; its `seq` is that of the chat's latest kept event.",
+  ),
+  event("batch.finished", { batch_id: z.string(), results: resultsPayload }),
+  event("subagent.started", subagentFields),
+  event("subagent.finish", {
+    ...subagentFields,
+    status: jobState,
+    result: z.string().nullable().optional(),
+    result_truncated: z.literal(true).optional(),
+    error: z.string().nullable().optional(),
+    usage: z.record(z.string(), z.number()).nullable(),
+  }),
+  event("chat.idle", {}),
+]);
+
+/** A message of the tenant-wide stream: the event plus the cursor to resume after. */
+export const tenantStreamEvent = z.intersection(eventEnvelope, z.object({ cursor: z.number().int() }));
+
+/** Sent first on a resumed stream when some missed messages are gone: reload state, then carry on. */
+export const cursorExpired = z.object({ type: z.literal("cursor.expired"), oldest: z.number().int() });

@@ -1,0 +1,89 @@
+/**
+ * Wire schemas of jobs (docs/api.md#payloads), for `/openapi.json`: a job's state and
+ * progress, the snapshot every payload lists, the results and started
+ * payloads, a job's full record and the chat's log rows. `src/jobs/payloads.ts`
+ * builds these objects and takes its types from here.
+ */
+import { z } from "zod";
+
+export const jobState = z.enum(["pending", "running", "success", "error", "cancelled", "timeout"]);
+
+/** An MCP tool's `notifications/progress`, as a job keeps it. */
+export const progress = z.object({
+  progress: z.number(),
+  total: z.number().optional(),
+  message: z.string().optional().describe("At most 500 characters."),
+});
+
+export const snapshot = z.object({
+  job_id: z.string(),
+  tool_name: z.string(),
+  tool_call_id: z.string().optional().describe("The id of the call this job answers, when the call had one."),
+  state: jobState,
+  duration_seconds: z.number(),
+  queue_position: z.number().int().optional(),
+  context_id: z.string().optional(),
+  result: z.string().optional(),
+  result_truncated: z.literal(true).optional(),
+  error: z.string().optional(),
+  usage: z.record(z.string(), z.number()).optional().describe("LLM calls, tokens and tool calls of a subordinate's subtree."),
+  progress: progress.optional().describe("The last progress a running MCP tool reported (written at most once a second); absent once the job ends."),
+  wait_timed_out: z.literal(true).optional(),
+});
+
+export const resultsPayload = z.object({
+  status: z.enum(["success", "partial", "error", "cancelled", "running", "waiting"]),
+  jobs: z.array(snapshot),
+  wait_timeout: z.literal(true).optional(),
+  instruction: z.string().optional(),
+});
+
+export const startedPayload = z.object({
+  status: z.literal("started"),
+  jobs: z.array(snapshot),
+  instruction: z.string(),
+});
+
+export const jobRecord = z.object({
+  job_id: z.string(),
+  chat_id: z.string(),
+  batch_id: z.string(),
+  index: z.number().int(),
+  tool_name: z.string(),
+  tool_call_id: z.string().nullable().describe("The id of the call this job answers; null when the call had none."),
+  tool_args: z.record(z.string(), z.unknown()),
+  kind: z.enum(["tool", "subordinate"]),
+  state: jobState,
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  attempt: z.number().int(),
+  deadline_at: z.string(),
+  result: z.string().nullable(),
+  result_truncated: z.boolean(),
+  content: z
+    .array(z.looseObject({ type: z.string() }))
+    .nullable()
+    .describe(
+      "An MCP job's result parts as the server sent them (images and audio with their base64 `data`), while `result` has text and placeholders. Bounded like `result`: a part that did not fit is cut or kept without its payload, marked `truncated: true`. Null for other jobs and until the job ends.",
+    ),
+  error: z.string().nullable(),
+  context_id: z.string().nullable(),
+  usage: z.record(z.string(), z.number()).nullable(),
+  collected_at: z.string().nullable(),
+});
+
+export const logRows = z.object({
+  rows: z.array(
+    z.object({
+      id: z.string(),
+      job_id: z.string(),
+      type: z.string(),
+      heading: z.string(),
+      kvps: z.record(z.string(), z.unknown()),
+      content: z.string(),
+      created_at: z.string(),
+      updated_at: z.string(),
+    }),
+  ),
+});

@@ -1,0 +1,17 @@
+/**
+ * Hono's typing of this worker: its bindings, and what a request carries once
+ * the bearer middleware here has authenticated it (the tenant, a ticket's
+ * scope) plus the tenant config the request helpers cache on it. Every route
+ * and the middleware are typed by it, so it sits with the middleware.
+ */
+import type { TenantConfig } from "../config/schema";
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    tenant: string;
+    config?: TenantConfig;
+    /** Set when a WebSocket upgrade authenticated with a ticket: the chat it is limited to, or null for any. */
+    ticket?: { chat_id: string | null };
+  };
+}
