@@ -7,6 +7,7 @@ describe("GET /", () => {
     for (const [path, type] of [
       ["/", "text/html"],
       ["/dashboard.js", "text/javascript"],
+      ["/view.js", "text/javascript"],
       ["/dashboard.css", "text/css"],
     ]) {
       const res = await api(path!, { key: null });
@@ -24,8 +25,9 @@ describe("GET /", () => {
     expect(page).not.toContain("style=");
   });
 
-  it("renders API data as text only: the script never writes HTML", async () => {
-    const script = await (await api("/dashboard.js", { key: null })).text();
+  it("renders API data as text only: the scripts never write HTML", async () => {
+    const script = (await Promise.all(["/dashboard.js", "/view.js"].map(async (path) => (await api(path, { key: null })).text()))).join("\n");
+    expect(script).toContain('from "/view.js"');
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
     expect(script).toContain("sessionStorage");
     expect(script).not.toContain("localStorage");

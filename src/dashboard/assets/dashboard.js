@@ -3,9 +3,10 @@
 // page as text (DOM nodes, never HTML), and the API key lives only in this
 // tab's sessionStorage.
 
+import { $, duration, h, progressText } from "/view.js";
+
 const KEY = "fanout.apiKey";
 const MAX_JOBS_SHOWN = 50;
-const $ = (id) => document.getElementById(id);
 const enc = encodeURIComponent;
 
 const state = {
@@ -19,24 +20,6 @@ const state = {
   socket: null,
   retryMs: 1000,
 };
-
-// ---- DOM --------------------------------------------------------------------
-
-/** Builds an element; strings become text nodes, so API data can never become markup. */
-function h(tag, attrs = {}, ...children) {
-  const el = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith("on")) el.addEventListener(name.slice(2), value);
-    else if (name === "class") el.className = value;
-    else el.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : String(child));
-  }
-  return el;
-}
 
 function setStatus(mode) {
   const el = $("status");
@@ -148,15 +131,6 @@ async function loadSelected() {
   state.jobs = records.filter(Boolean);
   renderSelected();
 }
-
-function duration(job) {
-  if (!job.started_at) return "0 s";
-  const end = job.completed_at ? Date.parse(job.completed_at) : Date.now();
-  return `${((end - Date.parse(job.started_at)) / 1000).toFixed(1)} s`;
-}
-
-/** `3 / 6 · copying files`: a running MCP tool's last report. */
-const progressText = ({ progress, total, message }) => [total === undefined ? String(progress) : `${progress} / ${total}`, message].filter(Boolean).join(" · ");
 
 function jobCard(chatId, job) {
   const active = job.state === "pending" || job.state === "running";

@@ -1,0 +1,30 @@
+// Building the dashboard from API data (docs/api.md#dashboard): elements whose
+// strings are always text nodes, so nothing the API returns can become markup,
+// and the formats a job is shown in. Served as is, beside dashboard.js.
+
+export const $ = (id) => document.getElementById(id);
+
+/** Builds an element; strings become text nodes, so API data can never become markup. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) el.addEventListener(name.slice(2), value);
+    else if (name === "class") el.className = value;
+    else el.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+export function duration(job) {
+  if (!job.started_at) return "0 s";
+  const end = job.completed_at ? Date.parse(job.completed_at) : Date.now();
+  return `${((end - Date.parse(job.started_at)) / 1000).toFixed(1)} s`;
+}
+
+/** `3 / 6 · copying files`: a running MCP tool's last report. */
+export const progressText = ({ progress, total, message }) => [total === undefined ? String(progress) : `${progress} / ${total}`, message].filter(Boolean).join(" · ");
