@@ -18,9 +18,10 @@ import {
 } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { degradeChat, deliver, message, startedJob } from "../faults";
+import { degradeChat, deliver, message, startedJob, swapEnv } from "../faults";
+import { UNDELIVERABLE_AFTER_MS } from "../../durable-objects/chat/jobs/job-machine";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/jobs/executor";
-import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
+import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, toolConfig, jobInState } from "../helpers";
 
 beforeEach(() => configure());
 afterEach(async () => {
@@ -272,15 +273,63 @@ describe("lost dispatch", () => {
     expect(await toolCalls(id)).toHaveLength(1);
   });
 
-  it("the dead-letter consumer fails a job the queue gave up on", async () => {
+  it("the dead-letter consumer fails a job nobody could start for three watchdog periods", async () => {
     await parallel("d4", { tool_calls: [call("echo")] });
     await degradeChat("d4", { queue: "drop", fastPath: "refuse" });
     const id = await startedJob("d4", call("echo"));
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + UNDELIVERABLE_AFTER_MS);
     const result = await deliver("jobs-dlq", [message("d4", id)]);
     expect(result.explicitAcks).toEqual(["m0"]);
     expect(await jobRow("d4", id)).toMatchObject({
       state: "error",
       error: "Job could not be dispatched; start it again.",
     });
+  });
+
+  it("a job dead-lettered while its chat was unreachable for seconds (a deploy) is left to the watchdog, which starts it", async () => {
+    await parallel("d8", { tool_calls: [call("echo", { warm: 1 })] });
+    await degradeChat("d8", { queue: "drop", fastPath: "refuse" });
+    const id = await startedJob("d8", call("echo", { late: 1 }));
+    // The queue's 5 retries, 1 s apart, all failed: the message is dead-lettered 6 s after the job was accepted.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 6_000);
+    await deliver("jobs-dlq", [message("d8", id)]);
+    expect((await jobRow("d8", id))?.state).toBe("pending");
+    await evictDurableObject(chatObject("d8")).catch(() => abortAllDurableObjects()); // the chat is back
+    vi.setSystemTime(Date.now() + 16_000);
+    expect(await runDurableObjectAlarm(chatObject("d8"))).toBe(true);
+    vi.useRealTimers();
+    expect((await jobInState("d8", id, "success")).result).toBe('{"late":1}');
+    expect(await toolCalls(id)).toHaveLength(1);
+  });
+
+  it("the watchdog re-sends over 100 stuck jobs in sends of at most 100 (production refuses more)", async () => {
+    await configure(toolConfig({ limits: { max_active_jobs_per_chat: 200, max_calls: 32 } }));
+    await parallel("d9", { tool_calls: [call("echo", { warm: 1 })] });
+    const { sent } = await degradeChat("d9", { queue: "drop", fastPath: "refuse" });
+    const ids: string[] = [];
+    for (let b = 0; b < 4; b++) {
+      const { body } = await parallel("d9", { tool_calls: Array.from({ length: 30 }, (_, i) => call("echo", { b, i })), wait: false });
+      ids.push(...body.jobs.map((j: { job_id: string }) => j.job_id));
+    }
+    sent.length = 0;
+    const sizes: number[] = [];
+    await swapEnv(chatObject("d9"), (real) => ({
+      JOBS: {
+        ...real.JOBS,
+        sendBatch: async (messages: { body: { job_id: string } }[]) => {
+          sizes.push(messages.length);
+          if (messages.length > 100) throw new Error("sendBatch takes at most 100 messages");
+          sent.push(...messages.map((m) => m.body));
+        },
+      },
+    }));
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 16_000);
+    expect(await runDurableObjectAlarm(chatObject("d9"))).toBe(true);
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(100);
+    expect(new Set(sent.map((m) => (m as { job_id: string }).job_id))).toEqual(new Set(ids));
   });
 });

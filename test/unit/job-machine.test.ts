@@ -1,7 +1,7 @@
 /** The job state machine (docs/api.md#jobs-and-their-lifecycle) on a chat's real tables: claim, completion, cancel, deadline, `wait`, and the hooks each transition calls exactly once. */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { JobMachine, UNDELIVERABLE_ERROR, type MachineHooks } from "../../durable-objects/chat/jobs/job-machine";
+import { JobMachine, UNDELIVERABLE_AFTER_MS, UNDELIVERABLE_ERROR, type MachineHooks } from "../../durable-objects/chat/jobs/job-machine";
 import { Waiters } from "../../durable-objects/chat/jobs/waiters";
 import { ChatStore } from "../../durable-objects/chat/storage/chat-store";
 import type { Finish, JobStore, NewJob } from "../../durable-objects/chat/storage/job-store";
@@ -249,19 +249,36 @@ describe("the built-in wait", () => {
 });
 
 describe("failUndeliverable", () => {
-  it("ends a job nobody claimed with an error to start it again", () =>
+  it("ends a job nobody claimed for three watchdog periods with an error to start it again", () =>
     rig("undeliverable", (r) => {
       r.add("echo-1");
-      r.machine.failUndeliverable("echo-1", T0 + 1);
+      expect(r.machine.failUndeliverable("echo-1", T0 + UNDELIVERABLE_AFTER_MS)).toBe("failed");
       expect(r.row("echo-1")).toMatchObject({ state: "error", error: UNDELIVERABLE_ERROR });
-      expect(r.hooks).toEqual(["ended echo-1 error 1", "stopWork echo-1 pending"]);
+      expect(r.hooks).toEqual([`ended echo-1 error ${UNDELIVERABLE_AFTER_MS}`, "stopWork echo-1 pending"]);
+    }));
+
+  it("leaves a job the watchdog can still start to the watchdog (a chat unreachable for seconds, during a deploy)", () =>
+    rig("undeliverable-early", (r) => {
+      r.add("echo-1");
+      expect(r.machine.failUndeliverable("echo-1", T0 + 6_000)).toBe("kept");
+      expect(r.row("echo-1")).toMatchObject({ state: "pending" });
+      expect(r.hooks).toEqual([]);
+      expect(r.sql.exec(`SELECT at FROM timers WHERE kind = 'dispatch'`).one().at).toBe(T0 + 6_000 + 15_000);
+    }));
+
+  it("counts the wait of a held job from its release, not its admission", () =>
+    rig("undeliverable-released", (r) => {
+      // Admitted at T0, released (its deadline starts) 100 s later.
+      r.add("echo-1", { deadline_at: T0 + 100_000 + 600_000 });
+      expect(r.machine.failUndeliverable("echo-1", T0 + 100_000 + 6_000)).toBe("kept");
+      expect(r.row("echo-1")).toMatchObject({ state: "pending" });
     }));
 
   it("leaves a claimed job alone: its call is under way", () =>
     rig("undeliverable-running", (r) => {
       r.add("echo-1");
       r.machine.claim("echo-1", 1, T0);
-      r.machine.failUndeliverable("echo-1", T0 + 1);
+      expect(r.machine.failUndeliverable("echo-1", T0 + UNDELIVERABLE_AFTER_MS)).toBe("ignored");
       expect(r.row("echo-1")).toMatchObject({ state: "running" });
       expect(r.hooks).toEqual(["claimed echo-1 0"]);
     }));

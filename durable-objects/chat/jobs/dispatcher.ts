@@ -14,6 +14,9 @@ import type { Executor } from "./executor";
 import type { JobMachine } from "./job-machine";
 import { runOnSelf } from "./self-calls";
 
+/** Production's most messages in one `sendBatch` (docs/architecture.md#platform-rules); local queues take any number. */
+export const MAX_SEND_BATCH = 100;
+
 export class Dispatcher {
   constructor(
     private readonly store: ChatStore,
@@ -38,12 +41,12 @@ export class Dispatcher {
     if (sent) this.store.ctx.waitUntil(this.#fastStart(toRun, targets));
   }
 
-  /** Sends the queue copies; false when the send failed. */
+  /** Sends the queue copies, at most 100 to a `sendBatch` (production refuses more); false when a send failed. */
   async send(jobs: { job_id: string; attempt: number }[]): Promise<boolean> {
     const address = this.store.address();
     const messages = jobs.map(({ job_id, attempt }) => ({ body: { ...address, job_id, attempt } satisfies JobMessage }));
     try {
-      await this.store.env().JOBS.sendBatch(messages);
+      for (let i = 0; i < messages.length; i += MAX_SEND_BATCH) await this.store.env().JOBS.sendBatch(messages.slice(i, i + MAX_SEND_BATCH));
       return true;
     } catch (e) {
       console.warn("queue send failed; the watchdog will retry", (e as Error).message);

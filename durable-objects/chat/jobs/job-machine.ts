@@ -10,9 +10,16 @@ import { CANCELLED_ERROR, deadlineError, endsByTimer, isTerminal, type JobRow } 
 import type { ClaimResult, CompleteResult, JobOutcome } from "../../../src/jobs/messages";
 import type { Finish, JobStore } from "../storage/job-store";
 import type { ChatStore } from "../storage/chat-store";
+import { DISPATCH_WATCHDOG_MS } from "./batch-rows";
 import type { Waiters } from "./waiters";
 
 export const UNDELIVERABLE_ERROR = "Job could not be dispatched; start it again.";
+
+/** A dead-lettered job is failed only after waiting this long: three dispatch watchdog periods. */
+export const UNDELIVERABLE_AFTER_MS = 3 * DISPATCH_WATCHDOG_MS;
+
+/** When a job began waiting for its start: its admission, or its release from the tier or queue that held it. */
+const pendingSince = (job: JobRow) => Math.max(job.created_at, job.deadline_at - job.timeout_seconds * 1000);
 
 export interface MachineHooks {
   /** A job was ended by the chat (cancel, deadline, undeliverable): its call (or child turn) should stop. */
@@ -105,10 +112,20 @@ export class JobMachine {
     if (job?.state === "running") this.finish(job, { state: "success", result: `Waited ${waitSeconds(job)} seconds.` }, now);
   }
 
-  /** The queue gave up delivering a job nobody claimed. */
-  failUndeliverable(jobId: string, now: number): void {
+  /**
+   * The queue gave up delivering a job nobody claimed. The queue gives up after 5 retries 1 s apart,
+   * so a chat unreachable for a few seconds (a deploy) would lose jobs its watchdog can still start:
+   * a job is failed only once it has waited `UNDELIVERABLE_AFTER_MS`, after the watchdog's re-sends.
+   */
+  failUndeliverable(jobId: string, now: number): "failed" | "kept" | "ignored" {
     const job = this.jobs.get(jobId);
-    if (job?.state === "pending") this.#stop(job, { state: "error", error: UNDELIVERABLE_ERROR }, now);
+    if (job?.state !== "pending") return "ignored";
+    if (now - pendingSince(job) < UNDELIVERABLE_AFTER_MS) {
+      this.store.timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
+      return "kept";
+    }
+    this.#stop(job, { state: "error", error: UNDELIVERABLE_ERROR }, now);
+    return "failed";
   }
 
   /**
