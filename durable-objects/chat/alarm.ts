@@ -22,6 +22,7 @@ const HANDLERS: Record<TimerKind, TimerHandler> = {
   deadline: ({ store, machine }, _t, now) => expirePastDeadline(store, machine, now),
   wait_done: ({ machine }, t, now) => machine.finishWait(t.ref, now),
   dispatch: ({ store, dispatcher }, _t, now) => redispatchStuck(store, dispatcher, now),
+  start: ({ dispatcher }, t) => dispatcher.start([t.ref]),
   exec: ({ store, executor }, _t, now) => recoverLostCalls(store, executor, now),
   queue: ({ store, tree, machine, dispatcher }, _t, now) => startQueued(store, tree, machine, dispatcher, now),
   agent: ({ child }, t, now) => child.onAgentTimer(t.ref, now),

@@ -72,8 +72,11 @@ export class Chat implements MachineHooks {
       this.tree.jobEnded(job.tree_slot, tenant, chat_id);
     }
     if (job.kind === "subordinate" && job.queue_seq === null) queueMayMove(this.store, now);
+    // The next call of a sequential tier starts from the alarm, a fresh invocation: started from this
+    // one, the continuation of the call that just ended, a tier of calls would chain each call under
+    // the one before, and production refuses a chain past 16 (docs/architecture.md#platform-rules).
     const released = job.held === 0 ? releaseNext(this.store, job.batch_id, now) : undefined;
-    if (released) this.store.ctx.waitUntil(this.dispatcher.start([released]));
+    if (released) this.store.timers.set("start", released, now);
     this.child.progress(now);
     this.child.wake(job.job_id, now);
     // The job that just ended, and the events it announced, expire from now on: the purge timer only

@@ -2,11 +2,14 @@
  * `POST /v1/chats/{chat}/tool-calls` (docs/api.md#tiered-execution-and-the-tool-calls-route): the OpenAI tool_calls of one
  * assistant message run tiered, and come back in the original order.
  */
-import { reset } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
-import { agentConfig, api, configure, json, llmRequests, scriptLlm, toolConfig, toolServer } from "../helpers";
+import { reset, runDurableObjectAlarm } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { agentConfig, api, chatObject, configure, jobInState, jobRow, json, llmRequests, scriptLlm, toolConfig, toolServer } from "../helpers";
 
-afterEach(() => reset());
+afterEach(async () => {
+  vi.useRealTimers();
+  await reset();
+});
 
 const openai = (id: string, name: string, args: unknown) => ({
   id,
@@ -175,6 +178,22 @@ describe("tool-calls with side-effecting calls only", () => {
     expect(body.results.map((r: any) => r.content)).toEqual(["tracked 1", "tracked 2"]);
     const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=writes-only`)).json()) as { max_in_flight: number };
     expect(max_in_flight).toBe(1);
+  });
+});
+
+describe("tool-calls: the next call of a sequential tier", () => {
+  it("starts from the chat's alarm, never from the invocation of the call that just ended (production caps a chain of calls at 16)", async () => {
+    await configure(trackedConfig());
+    // An hour ahead, the chat's alarm is an hour away for the runtime: it fires only when the test runs it.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 3_600_000);
+    const calls = [openai("a", "tracked_write", { n: 1, ms: 10, group: "chain" }), openai("b", "tracked_write", { n: 2, ms: 10, group: "chain" })];
+    const { body } = await post("tc11", { tool_calls: calls, timeout: 1 });
+    expect(body.results[0]).toMatchObject({ tool_call_id: "a", state: "success" });
+    const second = body.results[1].job_id as string;
+    expect((await jobRow("tc11", second))?.state).toBe("pending");
+    expect(await runDurableObjectAlarm(chatObject("tc11"))).toBe(true);
+    expect((await jobInState("tc11", second, "success")).result).toBe("tracked 2");
   });
 });
 

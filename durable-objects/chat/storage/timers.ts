@@ -4,7 +4,7 @@
  * one row keyed by (kind, ref); setting a timer again moves it, so handlers can
  * be re-run after a crash without piling up duplicates.
  */
-export type TimerKind = "deadline" | "wait_done" | "dispatch" | "exec" | "register" | "purge" | "agent" | "report" | "idle" | "queue" | "deliver" | "delete";
+export type TimerKind = "deadline" | "wait_done" | "dispatch" | "exec" | "register" | "purge" | "agent" | "report" | "idle" | "queue" | "deliver" | "delete" | "start";
 
 export type Timer = {
   kind: TimerKind;
