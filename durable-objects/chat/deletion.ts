@@ -15,7 +15,7 @@
  */
 import { unavailable } from "../../src/http/errors";
 import type { Usage } from "../../src/jobs/messages";
-import { chatName, tenantName } from "../../src/objects/names";
+import { tenantName } from "../../src/objects/names";
 import { within } from "../../src/util/abort";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
 import type { JobMachine } from "./jobs/job-machine";
@@ -161,27 +161,28 @@ export class Deletion {
     const state = this.#state();
     if (!state) return !this.store.exists();
     const { tenant, chat_id } = this.store.address();
-    const done = await Promise.all(state.left.map((step) => this.#try(step, tenant, chat_id, state)));
-    const childrenLeft = await this.#deleteChildren(tenant);
+    const done = await Promise.all(state.left.map((step) => this.#try(step, chat_id, state)));
+    const childrenLeft = await this.#deleteChildren();
     const left = state.left.filter((_, i) => !done[i]);
     // Re-read: the alarm may have counted a retry meanwhile.
     this.#save({ ...this.#state()!, left });
     if (left.length || childrenLeft) return false;
     await this.registration.wipe();
     // The index dropped the subtree in the first pass; this covers a registration that landed after it.
+    // The chat has no address any more: the tenant read before the wipe names the index.
     await this.store.env().TENANT.getByName(tenantName(tenant)).forgetChat(chat_id).catch((e: Error) => console.warn("chat index update failed", e.message));
     return true;
   }
 
-  async #try(step: Step, tenant: string, chatId: string, state: DeletionState): Promise<boolean> {
+  async #try(step: Step, chatId: string, state: DeletionState): Promise<boolean> {
     try {
       if (step === "index") {
         // The whole subtree at once, by the index's parent links: nothing of it is listed from now on.
         await this.registration.settled();
-        await within(this.store.env().TENANT.getByName(tenantName(tenant)).forgetSubtree(chatId), CALL_TIMEOUT_MS, "the tenant's chat index");
+        await within(this.store.tenant().forgetSubtree(chatId), CALL_TIMEOUT_MS, "the tenant's chat index");
       } else {
         const parent = this.store.meta("parent_chat_id")!;
-        await within(this.store.env().CHAT.getByName(chatName(tenant, parent)).childDeleted(chatId, state.usage), CALL_TIMEOUT_MS, `parent chat '${parent}'`);
+        await within(this.store.chat(parent).childDeleted(chatId, state.usage), CALL_TIMEOUT_MS, `parent chat '${parent}'`);
       }
       return true;
     } catch (e) {
@@ -191,12 +192,12 @@ export class Deletion {
   }
 
   /** Asks each child still listed to delete itself (at most 4 calls open); returns how many are left. */
-  async #deleteChildren(tenant: string): Promise<number> {
+  async #deleteChildren(): Promise<number> {
     const ids = this.store.children.all().map((c) => c.context_id);
     const gone: string[] = [];
     await forEachLimited(ids, MAX_OPEN_CONNECTIONS, async (id) => {
       try {
-        const answer = await within(this.store.env().CHAT.getByName(chatName(tenant, id)).deleteChat("parent"), CALL_TIMEOUT_MS, `child chat '${id}'`);
+        const answer = await within(this.store.chat(id).deleteChat("parent"), CALL_TIMEOUT_MS, `child chat '${id}'`);
         if (answer !== "pending") gone.push(id);
       } catch (e) {
         console.warn("deleting a child chat failed; retried", id, (e as Error).message);

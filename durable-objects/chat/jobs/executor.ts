@@ -11,7 +11,6 @@
 import { egressProblem } from "../../../src/egress/policy";
 import { endsByTimer, isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../../src/jobs/job";
 import type { ClaimResult, JobOutcome } from "../../../src/jobs/messages";
-import { chatName } from "../../../src/objects/names";
 import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../../../src/tools/executors";
 import { toolUrlRefused, type AttemptResult } from "../../../src/tools/http-call";
 import { callMcpTool } from "../../../src/tools/mcp-client";
@@ -210,7 +209,7 @@ export class Executor {
   async #handToChild(claim: Claimed, job: JobRow): Promise<void> {
     const plan = JSON.parse(claim.spec!) as SubordinatePlan;
     const { tenant, chat_id } = this.store.address();
-    await this.store.env().CHAT.getByName(chatName(tenant, plan.context_id)).beginTurn({
+    await this.store.chat(plan.context_id).beginTurn({
       tenant,
       chat_id: plan.context_id,
       parent_chat_id: chat_id,

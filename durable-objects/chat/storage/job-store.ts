@@ -5,26 +5,17 @@
  */
 import { isTerminal, type JobRow } from "../../../src/jobs/job";
 
-export interface NewJob {
-  job_id: string;
-  chat_id: string;
-  batch_id: string;
-  idx: number;
-  tool_name: string;
-  tool_call_id: string | null;
-  tool_args: string;
-  kind: "tool" | "subordinate";
+/** A job as admission builds it: the row's identity and limits, with SQLite's 0/1 flags as booleans. */
+export type NewJob = Pick<
+  JobRow,
+  "job_id" | "chat_id" | "batch_id" | "idx" | "tool_name" | "tool_call_id" | "tool_args" | "kind" | "timeout_seconds" | "created_at" | "deadline_at" | "context_id" | "spec"
+> & {
   read_only: boolean;
-  timeout_seconds: number;
-  created_at: number;
-  deadline_at: number;
-  context_id: string | null;
-  spec: string | null;
   held: boolean;
   /** Waits for a subagent slot (`on_subagent_limit: "queue"` in docs/api.md#caps-permissions-and-depth). */
   queued?: boolean;
   tree_slot?: string | null;
-}
+};
 
 export interface Finish {
   state: "success" | "error" | "cancelled" | "timeout";
