@@ -59,9 +59,10 @@ export async function degradeChat(
     // The chat reaches itself with `get(id)`; other chats (children, parents) by name, untouched.
     const chats = {
       get: () => ({
-        runJob: async (jobId: string) => {
+        runJobs: async (jobIds: string[]) => {
           if (faults.fastPath === "refuse") throw new Error("chat unreachable");
-          started.push(jobId);
+          started.push(...jobIds);
+          return jobIds.map(() => "started");
         },
       }),
       getByName: (name: string) => real.CHAT.getByName(name),

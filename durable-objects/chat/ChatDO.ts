@@ -34,8 +34,7 @@ import { Chat } from "./chat";
 import type { DeletedBy, DeletionAnswer } from "./deletion";
 import type { Redelivery } from "./events/outbox";
 import type { RunAnswer } from "./jobs/executor";
-import { runOnSelf } from "./jobs/self-calls";
-import { MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
+import type { Progress } from "../../src/jobs/progress";
 import type { StopTurn } from "./subagents/child-turns";
 import { queueMayMove } from "./subagents/queue";
 import { runToolCalls } from "./tool-calls";
@@ -44,6 +43,8 @@ import { handOver } from "./handover";
 export class ChatDO extends DurableObject<Env> {
   readonly #chat = new Chat(this.ctx, () => this.env);
   readonly #store = this.#chat.store;
+  /** What this chat's own calls had waiting for headers, measured (tests hold it to the budget). */
+  readonly callMeter = this.#chat.executor.meter;
   /** Hand-overs from the parent waiting on its answer: a deletion waits for them (see `beginTurn`). */
   readonly #handovers = new Set<Promise<unknown>>();
 
@@ -129,34 +130,56 @@ export class ChatDO extends DurableObject<Env> {
     return answer;
   }
 
+  /** The chat's own share of a group of calls (at most 4), started together in this invocation. */
+  async runJobs(jobIds: string[], targets: Record<string, RunTarget>): Promise<RunAnswer[]> {
+    if (!this.#store.exists()) return jobIds.map(() => "finished");
+    const executor = this.#chat.executor;
+    const answers = await Promise.all(
+      jobIds.map((id) => {
+        const job = this.#store.jobs.get(id);
+        return executor.run(id, job?.kind === "tool" ? targets[job.tool_name] : undefined);
+      }),
+    );
+    if (answers.some((a) => a !== "duplicate")) await this.#store.timers.arm();
+    return answers;
+  }
+
   /**
-   * The queue consumer's hand-off of this chat's messages (each job's queue copy). Copies of jobs
-   * already taken, nearly all of them, end here; the others start as the fast path does, each in an
-   * invocation of its own: the first in this one, the rest in calls to this object. A job whose start
-   * failed answers `retry`, so the consumer redelivers its message alone.
+   * The queue consumer's hand-off of this chat's messages (each batch's queue copy). Copies of
+   * jobs already taken, nearly all of them, end here; the others start as the fast path does, in
+   * the chat or its lanes. A job whose start failed answers `retry`, so its message is redelivered.
    */
   async takeQueued(jobIds: string[]): Promise<(RunAnswer | "retry")[]> {
     if (!this.#store.exists()) return jobIds.map(() => "finished");
-    const [first, ...rest] = jobIds.filter((id) => this.#chat.executor.wouldRun(id, Date.now()));
-    if (first === undefined) return jobIds.map(() => "duplicate");
-    const onFailure = "starting a queued job failed; its message is retried";
-    const [here, others] = await Promise.all([
-      this.runJob(first).catch((e: Error) => (console.warn(onFailure, first, e.message), "failed" as const)),
-      runOnSelf(this.#store, rest.map((job_id) => ({ job_id })), { limit: MAX_OPEN_CONNECTIONS - 1, onFailure }),
-    ]);
-    others.set(first, here);
+    const now = Date.now();
+    const toStart = this.#store.jobs.many(jobIds.filter((id) => this.#chat.executor.wouldRun(id, now)));
+    if (toStart.length === 0) return jobIds.map(() => "duplicate");
+    const answers = await this.#chat.dispatcher.launch(toStart, "starting a queued job failed; its message is retried", true);
+    await this.#store.timers.arm();
     return jobIds.map((id) => {
-      const answer = others.get(id) ?? "duplicate";
+      const answer = answers.get(id) ?? "duplicate";
       return answer === "failed" ? "retry" : answer;
     });
   }
 
-  /** A child chat's report on the subordinate job it ran. */
+  /** A report on a job run elsewhere: a child chat's subordinate turn, or a call lane's call. */
   async completeJob(jobId: string, lease: string, outcome: JobOutcome): Promise<CompleteResult> {
     if (!this.#store.exists()) return { status: "stale" };
+    this.#chat.executor.laneEnded(jobId);
     const result = this.#chat.machine.complete(jobId, lease, outcome, Date.now(), this.#store.limits().max_stored_result_bytes);
     await this.#store.timers.arm();
     return result;
+  }
+
+  /** A call lane's record of a retry (see `src/jobs/run-call`); false tells the lane the job is over. */
+  laneAttempt(jobId: string, lease: string, next: number, phase: "settled" | "sending"): boolean {
+    if (!this.#store.exists()) return false;
+    return this.#chat.executor.laneAttempt(jobId, lease, next, phase);
+  }
+
+  /** A call lane's MCP call reported progress (kept to one a second by the lane). */
+  laneProgress(jobId: string, lease: string, progress: Progress): void {
+    if (this.#store.exists()) this.#chat.executor.laneProgress(jobId, lease, progress);
   }
 
   /** The dead-letter consumer: the queue gave up delivering this job. */

@@ -55,8 +55,7 @@ export class Chat implements MachineHooks {
 
   stopWork(job: JobRow): void {
     // A chat being deleted deletes its child chats itself: a stop sent to one already wiped would give it storage again.
-    if (this.store.beingDeleted()) this.executor.abort(job.job_id);
-    else this.store.ctx.waitUntil(this.dispatcher.stopWork(job));
+    this.store.ctx.waitUntil(this.store.beingDeleted() ? this.dispatcher.stopCall(job) : this.dispatcher.stopWork(job));
   }
 
   claimed(job: JobRow, now: number): void {

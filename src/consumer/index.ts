@@ -1,25 +1,26 @@
 /**
  * The `jobs` queue consumer. It never runs a tool: it hands each chat's
  * messages to that chat in one call and acks them once the chat has taken
- * them (a call goes on in the chat, in an invocation of its own), so one slow
- * tool cannot hold up the batch (and, under `wrangler dev`, the whole queue).
- * Nearly every message is the queue copy of a job the fast path already
- * started, so one call per chat instead of one per message saves most of the
- * consumer's work. The dead-letter consumer fails jobs the queue gave up on.
+ * them (the calls go on in the chat and its lanes), so one slow tool cannot
+ * hold up the batch (and, under `wrangler dev`, the whole queue). Nearly every
+ * message is the queue copy of a batch the fast path already started, so one
+ * call per chat instead of one per message saves most of the consumer's work.
+ * The dead-letter consumer fails jobs the queue gave up on.
  */
 import { z } from "zod";
 import { chatName } from "../objects/names";
-import type { JobMessage } from "../jobs/messages";
+import type { JobsMessage } from "../jobs/messages";
 
-export const jobMessageSchema = z.object({
-  tenant: z.string().min(1),
-  chat_id: z.string().min(1),
-  job_id: z.string().min(1),
-  attempt: z.number().int().min(1),
-});
+const jobRef = z.object({ job_id: z.string().min(1), attempt: z.number().int().min(1) });
+
+/** A batch's message, or the one-job message of earlier versions (a deploy can leave some queued). */
+export const jobsMessageSchema = z.union([
+  z.object({ tenant: z.string().min(1), chat_id: z.string().min(1), jobs: z.array(jobRef).min(1) }),
+  z.object({ tenant: z.string().min(1), chat_id: z.string().min(1), ...jobRef.shape }).transform(({ tenant, chat_id, job_id, attempt }) => ({ tenant, chat_id, jobs: [{ job_id, attempt }] })),
+]);
 
 export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-  const byChat = new Map<string, { tenant: string; chat_id: string; messages: { message: Message<unknown>; body: JobMessage }[] }>();
+  const byChat = new Map<string, { tenant: string; chat_id: string; messages: { message: Message<unknown>; body: JobsMessage }[] }>();
   for (const message of batch.messages) {
     const body = readMessage(message);
     if (!body) continue;
@@ -32,8 +33,14 @@ export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promi
   await Promise.all(
     [...byChat.values()].map(async ({ tenant, chat_id, messages }) => {
       try {
-        const answers = await env.CHAT.getByName(chatName(tenant, chat_id)).takeQueued(messages.map((m) => m.body.job_id));
-        messages.forEach(({ message }, i) => (answers[i] === "retry" ? message.retry({ delaySeconds: 1 }) : message.ack()));
+        const ids = [...new Set(messages.flatMap((m) => m.body.jobs.map((j) => j.job_id)))];
+        const answers = await env.CHAT.getByName(chatName(tenant, chat_id)).takeQueued(ids);
+        const retry = new Set(ids.filter((_, i) => answers[i] === "retry"));
+        // A message is redelivered whole when any job it names could not start; the others end at their claim then.
+        for (const { message, body } of messages) {
+          if (body.jobs.some((j) => retry.has(j.job_id))) message.retry({ delaySeconds: 1 });
+          else message.ack();
+        }
       } catch (e) {
         console.warn("hand-off to the chat failed; retrying", chat_id, (e as Error).message);
         for (const { message } of messages) message.retry({ delaySeconds: 1 });
@@ -43,9 +50,9 @@ export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promi
 }
 
 /** The message's body, or undefined once the message is settled (a poison message is acked, an unreadable one retried). */
-function readMessage(message: Message<unknown>): JobMessage | undefined {
+function readMessage(message: Message<unknown>): JobsMessage | undefined {
   try {
-    const parsed = jobMessageSchema.safeParse(message.body);
+    const parsed = jobsMessageSchema.safeParse(message.body);
     if (parsed.success) return parsed.data;
     console.error("dropping malformed job message", message.id);
     message.ack(); // a poison message would only be redelivered forever
@@ -58,10 +65,11 @@ function readMessage(message: Message<unknown>): JobMessage | undefined {
 
 export async function consumeDeadLetters(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   for (const message of batch.messages) {
-    const parsed = jobMessageSchema.safeParse(message.body);
+    const parsed = jobsMessageSchema.safeParse(message.body);
     if (parsed.success) {
-      const { tenant, chat_id, job_id } = parsed.data;
-      await env.CHAT.getByName(chatName(tenant, chat_id)).failDispatch(job_id);
+      const { tenant, chat_id, jobs } = parsed.data;
+      const chat = env.CHAT.getByName(chatName(tenant, chat_id));
+      for (const { job_id } of jobs) await chat.failDispatch(job_id);
     }
     message.ack();
   }

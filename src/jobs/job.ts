@@ -48,6 +48,8 @@ export type JobRow = {
   queue_seq: number | null;
   /** The last progress a running MCP tool reported (JSON of `Progress`); NULL once the job ends. */
   progress: string | null;
+  /** The call lane a running call was handed to; null when it runs in the chat. */
+  lane: number | null;
   /** Computed on read: the queued job's place (1 = next), else null. */
   queue_position?: number | null;
 };

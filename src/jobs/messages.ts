@@ -11,7 +11,16 @@ import type { ParallelCommand } from "./parallel-command";
 import type { ChatLimits } from "../config/chat-limits";
 import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
 import type { ContentPart } from "../tools/mcp-content";
+import type { RunTarget } from "../tools/executors";
 
+/** A batch's queue copy: one message per batch and chat (docs/architecture.md#platform-rules). */
+export interface JobsMessage {
+  tenant: string;
+  chat_id: string;
+  jobs: { job_id: string; attempt: number }[];
+}
+
+/** The one-job message of earlier versions: still read, since a deploy can leave some in the queue. */
 export interface JobMessage {
   tenant: string;
   chat_id: string;
@@ -67,6 +76,32 @@ export type ClaimResult =
   | { status: "handled" }
   /** Already terminal (finished, cancelled, timed out) or purged: drop the message. */
   | { status: "finished" };
+
+/** What a claimed tool job's call needs; the chat claimed it, so `attempt` is the one it recorded as sent. */
+export interface ClaimedCall {
+  job_id: string;
+  chat_id: string;
+  tool_name: string;
+  /** The arguments as stored (JSON). */
+  tool_args: string;
+  read_only: boolean;
+  deadline_at: number;
+  attempt: number;
+}
+
+/**
+ * A call the chat claimed and hands to one of its call lanes (docs/architecture.md#call-lanes). The
+ * lane reports the outcome, and any retry before it leaves, to the chat under `lease`.
+ */
+export interface LaneCall {
+  tenant: string;
+  chat_id: string;
+  lease: string;
+  call: ClaimedCall;
+  target: RunTarget;
+  /** What the call counts against the lane's budget: an MCP call holds 2 connections. */
+  weight: number;
+}
 
 /** Token and call counts of a subordinate's subtree (docs/api.md#the-agent-loop). */
 export interface Usage {

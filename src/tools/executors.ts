@@ -3,7 +3,7 @@
  * built-in `http_request` (an MCP tool's is in `./mcp-client`). The chat's executor owns attempts, deadlines and outcomes;
  * an executor only knows how to make and read one call.
  */
-import { egressFetch } from "../egress/fetch";
+import { egressFetch, type Fetch } from "../egress/fetch";
 import { attempt, interpretToolBody, type AttemptResult } from "./http-call";
 import type { McpEndpoint } from "./mcp-client";
 import { signatureHeaders } from "./signing";
@@ -24,6 +24,8 @@ export interface AttemptContext {
   signal: AbortSignal;
   /** ALLOW_PRIVATE_EGRESS as the chat reads it for this attempt: the egress rules apply to every send. */
   allowPrivateEgress: boolean;
+  /** What sends the request (the object's call meter); the platform's fetch when absent. */
+  send?: Fetch;
 }
 
 export async function callTenantTool(
@@ -40,7 +42,7 @@ export async function callTenantTool(
   const signed = await signatureHeaders(target.secret, `${ctx.job_id}.${ctx.attempt}`, body);
   return attempt(
     () =>
-      egressFetch(ctx.allowPrivateEgress)(target.url, {
+      egressFetch(ctx.allowPrivateEgress, ctx.send)(target.url, {
         method: "POST",
         headers: { "content-type": "application/json", "idempotency-key": ctx.job_id, ...signed },
         body,
@@ -63,7 +65,7 @@ export async function callHttpRequest(
   const method = (args.method ?? "GET").toUpperCase();
   return attempt(
     () =>
-      egressFetch(ctx.allowPrivateEgress)(args.url, {
+      egressFetch(ctx.allowPrivateEgress, ctx.send)(args.url, {
         method,
         headers: args.headers ?? {},
         body: method === "GET" || method === "HEAD" ? undefined : (args.body ?? undefined),

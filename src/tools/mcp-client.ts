@@ -91,16 +91,14 @@ export async function callMcpTool(
   endpoint: McpEndpoint,
   tool: string,
   args: Record<string, unknown>,
-  signal: AbortSignal,
-  remainingMs: number,
-  allowPrivateEgress: boolean,
-  onProgress?: (progress: ProgressParams) => void,
+  call: { signal: AbortSignal; remainingMs: number; allowPrivateEgress: boolean; onProgress?: (progress: ProgressParams) => void },
 ): Promise<AttemptResult> {
+  const { signal, remainingMs, onProgress } = call;
   // The caller's signal ends the call at the deadline; the SDK's own timer must not fire first.
   const timeout = remainingMs + 1_000;
   let client: Client;
   try {
-    client = await connected(endpoint, signal, timeout, allowPrivateEgress);
+    client = await connected(endpoint, signal, timeout, call.allowPrivateEgress);
   } catch (e) {
     if (signal.aborted) throw e;
     return redactedAttempt(failure(endpoint.name, e, "unsent"), Object.values(endpoint.headers));

@@ -1,11 +1,11 @@
 /**
  * A chat's tables: one base schema at version 1, created on the first write and
- * never rebuilt, its version kept in `meta` so a later change can add a
- * migration; and the path such a migration takes, on live data.
+ * never rebuilt, its version kept in `meta`, then each migration once; and the
+ * path such a migration takes, on live data.
  */
 import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureSchema, hasSchema, readLimits, readMeta, writeMeta } from "../../durable-objects/chat/storage/schema";
+import { ensureSchema, hasSchema, MIGRATIONS, readLimits, readMeta, SCHEMA_VERSION, writeMeta } from "../../durable-objects/chat/storage/schema";
 import { forgetCached, transact } from "../../durable-objects/chat/storage/sql-cache";
 import { Events } from "../../durable-objects/chat/storage/events";
 import { chatObject } from "../helpers";
@@ -37,7 +37,7 @@ const addJob = (sql: SqlStorage, id: string) =>
   );
 
 describe("a new chat's tables", () => {
-  it("do not exist before the first write, then are all created at version 1", async () => {
+  it("do not exist before the first write, then are all created at the latest version", async () => {
     const result = await runInDurableObject(chatObject("schema-fresh"), (_i, state) => {
       const sql = state.storage.sql;
       // A read of a chat that never existed leaves no storage behind (docs/api.md#authentication-tenants-and-chats).
@@ -59,19 +59,22 @@ describe("a new chat's tables", () => {
         indexes: names("index"),
         timersWithoutRowid: /WITHOUT ROWID/i.test(definition("timers")),
         pendingOnly: /WHERE status = 'pending'/.test(definition("events_pending")),
+        laneColumn: sql.exec(`SELECT COUNT(*) AS n FROM pragma_table_info('jobs') WHERE name = 'lane'`).one().n,
       };
     });
     expect(result).toEqual({
       before: false,
       tablesBefore: 0,
       after: true,
-      version: "1",
+      version: String(SCHEMA_VERSION),
       tables: ["batches", "children", "events", "idempotency", "jobs", "log", "messages", "meta", "notifications", "timers", "tree_slots", "turns"],
       indexes: ["events_pending", "jobs_by_batch", "jobs_by_state", "log_by_job", "timers_by_time"],
       // Timers are written several times per job: no rowid plus a key index (rows written are billed).
       timersWithoutRowid: true,
       // Most events never wait for delivery: they get no index row.
       pendingOnly: true,
+      // v2: the call lane a running call was handed to.
+      laneColumn: 1,
     });
   });
 });
@@ -87,7 +90,7 @@ describe("ensureSchema on a chat that has its tables", () => {
       ensureSchema(sql);
       forgetCached(sql); // as after an eviction: nothing remembered, only what SQLite holds
       ensureSchema(sql);
-      expect(version(sql)).toBe("1");
+      expect(version(sql)).toBe(String(SCHEMA_VERSION));
       expect(sql.exec(`SELECT job_id FROM jobs`).toArray()).toEqual([{ job_id: "echo-kept" }]);
       expect(sql.exec(`SELECT kind, ref, at FROM timers`).toArray()).toEqual([{ kind: "deadline", ref: "echo-kept", at: 600001 }]);
       expect(readMeta(sql, "tenant")).toBe("acme");
@@ -110,23 +113,39 @@ describe("ensureSchema on a chat that has its tables", () => {
   });
 });
 
+describe("the step to v2 (call lanes)", () => {
+  it("gives a chat stored at v1 the `lane` column, its jobs running in the chat", async () => {
+    await runInDurableObject(chatObject("schema-v2"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql, []); // a chat stored by the version before call lanes
+      addJob(sql, "echo-v1");
+      expect(sql.exec(`SELECT COUNT(*) AS n FROM pragma_table_info('jobs') WHERE name = 'lane'`).one().n).toBe(0);
+      forgetCached(sql);
+      ensureSchema(sql);
+      expect(version(sql)).toBe("2");
+      expect(sql.exec(`SELECT job_id, lane FROM jobs`).toArray()).toEqual([{ job_id: "echo-v1", lane: null }]);
+    });
+  });
+});
+
 describe("a later migration", () => {
-  // Nothing needs one yet: these steps exist only here, to show the path the next schema change takes.
-  const addNote = ["ALTER TABLE jobs ADD COLUMN note TEXT", "UPDATE jobs SET note = 'from ' || job_id"];
+  // These steps exist only here, after the real ones, to show the path the next schema change takes.
+  const addNote = [...MIGRATIONS, ["ALTER TABLE jobs ADD COLUMN note TEXT", "UPDATE jobs SET note = 'from ' || job_id"]];
   const indexNote = ["CREATE INDEX jobs_by_note ON jobs (note)"];
+  const after = (n: number) => String(SCHEMA_VERSION + n);
 
   it("runs once on a chat stored at the version before it, keeping and moving its data", async () => {
     await runInDurableObject(chatObject("schema-step"), (_i, state) => {
       const sql = state.storage.sql;
       ensureSchema(sql);
       addJob(sql, "echo-old");
-      ensureSchema(sql, [addNote]);
-      expect(version(sql)).toBe("2");
+      ensureSchema(sql, addNote);
+      expect(version(sql)).toBe(after(1));
       addJob(sql, "echo-new");
       // A new instance on the same code: the step ran already and must not run again (its UPDATE
       // would overwrite the new row's NULL, and its ALTER would fail on the existing column).
       const view = freshView(sql);
-      ensureSchema(view.sql, [addNote]);
+      ensureSchema(view.sql, addNote);
       expect(view.statements.filter((s) => !s.startsWith("SELECT"))).toEqual([]);
       expect(sql.exec(`SELECT job_id, note FROM jobs ORDER BY job_id`).toArray()).toEqual([
         { job_id: "echo-new", note: null },
@@ -138,13 +157,13 @@ describe("a later migration", () => {
   it("runs only the steps after a stored chat's version, in order, recording each", async () => {
     const ran = await runInDurableObject(chatObject("schema-steps"), (_i, state) => {
       const sql = state.storage.sql;
-      ensureSchema(sql, [addNote]);
+      ensureSchema(sql, addNote);
       const view = freshView(sql);
-      ensureSchema(view.sql, [addNote, indexNote]);
+      ensureSchema(view.sql, [...addNote, indexNote]);
       return { version: version(sql), written: view.statements.filter((s) => !s.startsWith("SELECT")) };
     });
     expect(ran).toEqual({
-      version: "3",
+      version: after(2),
       written: ["CREATE INDEX jobs_by_note ON jobs (note)", "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)"],
     });
   });
@@ -152,14 +171,14 @@ describe("a later migration", () => {
   it("gives a new chat the base schema and then every step, in order", async () => {
     const result = await runInDurableObject(chatObject("schema-new-steps"), (_i, state) => {
       const sql = state.storage.sql;
-      ensureSchema(sql, [addNote, indexNote]); // the index needs the column the first step adds
+      ensureSchema(sql, [...addNote, indexNote]); // the index needs the column the step before adds
       return {
         version: version(sql),
         note: sql.exec(`SELECT COUNT(*) AS n FROM pragma_table_info('jobs') WHERE name = 'note'`).one().n,
         index: sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'jobs_by_note'`).one().n,
       };
     });
-    expect(result).toEqual({ version: "3", note: 1, index: 1 });
+    expect(result).toEqual({ version: after(2), note: 1, index: 1 });
   });
 });
 

@@ -37,6 +37,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     tree_slot: null,
     queue_seq: null,
     progress: null,
+    lane: null,
     content: null,
     ...over,
   };

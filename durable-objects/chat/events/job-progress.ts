@@ -38,6 +38,11 @@ export class JobProgress {
     };
   }
 
+  /** A value a call lane already kept to the interval: written as it comes. */
+  record(job: JobRow, progress: Progress): void {
+    this.#write(job, progress);
+  }
+
   #write(job: JobRow, progress: Progress): void {
     try {
       // A job that ended meanwhile keeps no progress and announces none.

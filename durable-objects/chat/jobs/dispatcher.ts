@@ -1,21 +1,25 @@
 /**
- * How a chat's jobs get going: the queue copy every job gets (docs/architecture.md#platform-rules), then
- * the fast path, which calls this same object once per job so each call runs
- * in an invocation of its own (docs/architecture.md#platform-rules: 6 connections per invocation). Every
- * step is best effort on top of durable state: the dispatch watchdog re-sends
- * what never started, the heartbeat recovers what was lost mid-call,
- * deadlines end what does not stop.
+ * How a chat's jobs get going (docs/architecture.md#call-lanes): the calls are placed at once, up to
+ * 4 in the chat (each in an invocation of its own) and the rest in the chat's call lanes; then the
+ * batch's one queue copy goes. Every step is best effort on top of durable state: the dispatch
+ * watchdog re-sends what never started, the heartbeat recovers what was lost mid-call (here or in
+ * a lane), deadlines end what does not stop.
  */
 import { endsByTimer, type JobRow } from "../../../src/jobs/job";
-import type { JobMessage } from "../../../src/jobs/messages";
+import type { JobsMessage, LaneCall } from "../../../src/jobs/messages";
 import type { RunTarget } from "../../../src/tools/executors";
 import type { ChatStore } from "../storage/chat-store";
-import type { Executor } from "./executor";
+import { callWeight, placeCalls } from "./call-placement";
+import type { Executor, RunAnswer } from "./executor";
 import type { JobMachine } from "./job-machine";
 import { runOnSelf } from "./self-calls";
 
 /** Production's most messages in one `sendBatch` (docs/architecture.md#platform-rules); local queues take any number. */
 export const MAX_SEND_BATCH = 100;
+/** Jobs named in one queue message: one message per batch, and the watchdog's re-send stays far below 128 KB. */
+export const JOBS_PER_MESSAGE = 100;
+
+export type LaunchAnswer = RunAnswer | "failed";
 
 export class Dispatcher {
   constructor(
@@ -25,9 +29,9 @@ export class Dispatcher {
   ) {}
 
   /**
-   * The queue copies first, then the fast path; if the copies could not be sent, the watchdog
-   * re-sends them and the consumer starts the jobs. The tools' targets are looked up once for the
-   * batch, beside the send.
+   * An admitted batch's jobs: the calls start first, then the queue copy goes (before the
+   * watchdog would re-send it, docs/architecture.md#platform-rules), so the queue is off the path
+   * of every call. If a start fails, the queue copy or the watchdog starts the job.
    */
   async start(jobIds: string[]): Promise<void> {
     const jobs = this.store.jobs.many(jobIds);
@@ -37,14 +41,94 @@ export class Dispatcher {
     if (waits.length) await this.store.timers.arm();
     const toRun = jobs.filter((j) => !endsByTimer(j));
     if (toRun.length === 0) return;
-    const [sent, targets] = await Promise.all([this.send(toRun.map((j) => ({ job_id: j.job_id, attempt: 1 }))), this.#targets(toRun)]);
-    if (sent) this.store.ctx.waitUntil(this.#fastStart(toRun, targets));
+    await this.launch(toRun, "fast start failed; the queue copy will start the job");
+    this.store.ctx.waitUntil(this.send(toRun.map((j) => ({ job_id: j.job_id, attempt: 1 }))));
   }
 
-  /** Sends the queue copies, at most 100 to a `sendBatch` (production refuses more); false when a send failed. */
+  /**
+   * Starts or recovers jobs (the fast path, the queue consumer, the heartbeat): their targets in
+   * one lookup, then each placed in the chat or a lane. The chat's share runs each in an invocation
+   * of its own; with `firstHere` the first of it runs in the calling invocation (the consumer's, so
+   * a job can start even when the chat cannot reach itself; the caller re-arms the alarm). A job whose start failed answers `failed`.
+   */
+  async launch(jobs: JobRow[], onFailure: string, firstHere = false): Promise<Map<string, LaunchAnswer>> {
+    const targets = await this.#targets(jobs);
+    const targetOf = (job: JobRow) => (job.kind === "tool" ? targets[job.tool_name] : undefined);
+    // A subordinate's hand-over is an RPC to its child chat, not a call: it always stays here.
+    const calls = jobs.map((job) => ({ job_id: job.job_id, weight: job.kind === "tool" ? callWeight(targetOf(job)) : 0 }));
+    const placement = placeCalls(calls, this.executor.hereLoad(), this.executor.laneLoads());
+    const byId = new Map(jobs.map((j) => [j.job_id, j]));
+    const answers = new Map<string, LaunchAnswer>();
+    const handed: Promise<void>[] = [];
+    const now = Date.now();
+    for (const [lane, ids] of placement.lanes) {
+      const toHand: LaneCall[] = [];
+      for (const id of ids) {
+        const job = byId.get(id)!;
+        const target = targetOf(job);
+        // Without its target a call cannot leave from a lane; the queue copy starts it later.
+        if (!target) {
+          answers.set(id, "failed");
+          continue;
+        }
+        const taken = this.executor.claimForLane(job, target, lane, now);
+        if (typeof taken === "string") answers.set(id, taken);
+        else {
+          toHand.push(taken);
+          answers.set(id, "started");
+        }
+      }
+      if (toHand.length) handed.push(this.#hand(lane, toHand));
+    }
+    if (handed.length) await this.store.timers.arm(); // the claims set the heartbeat
+    const weights = new Map(calls.map((c) => [c.job_id, c.weight]));
+    for (const id of placement.here) this.executor.reserve(id, weights.get(id)!);
+    const [first, ...rest] = placement.here.map((id) => byId.get(id)!);
+    const direct = firstHere && first ? first : undefined;
+    const viaSelf = direct ? rest : placement.here.map((id) => byId.get(id)!);
+    const inThisOne = direct
+      ? this.executor.run(direct.job_id, targetOf(direct)).catch((e: Error): LaunchAnswer => (console.warn(onFailure, direct.job_id, e.message), "failed"))
+      : undefined;
+    const here = runOnSelf(this.store, viaSelf, { targets, onFailure }).finally(() => placement.here.forEach((id) => this.executor.unreserve(id)));
+    const [ran, own] = await Promise.all([here, inThisOne, ...handed]);
+    for (const [id, answer] of ran) answers.set(id, answer);
+    if (direct && own) answers.set(direct.job_id, own);
+    return answers;
+  }
+
+  /**
+   * A lane's calls in one RPC. They are claimed with the lane on their rows, so if the hand-over
+   * is lost the heartbeat finds out from the lane and recovers them by the attempt rules.
+   */
+  async #hand(lane: number, calls: LaneCall[]): Promise<void> {
+    try {
+      await this.store.lane(lane).run(calls);
+    } catch (e) {
+      console.warn("handing calls to a lane failed; the heartbeat will recover them", lane, (e as Error).message);
+    }
+  }
+
+  /**
+   * The heartbeat's question to each lane that should hold calls: those it does not hold (lost
+   * with a deploy, or a hand-over that never arrived) become the chat's to recover.
+   */
+  async checkLanes(now: number): Promise<void> {
+    const asks = [...this.executor.inLanes(now)].map(async ([lane, ids]) => {
+      try {
+        const held = new Set(await this.store.lane(lane).holding(ids));
+        this.executor.lostFromLane(ids.filter((id) => !held.has(id)));
+      } catch (e) {
+        console.warn("a lane did not answer; asked again at the next heartbeat", lane, (e as Error).message);
+      }
+    });
+    await Promise.all(asks);
+  }
+
+  /** The queue copies: one message per batch (up to `JOBS_PER_MESSAGE` jobs), at most 100 messages per send; false when a send failed. */
   async send(jobs: { job_id: string; attempt: number }[]): Promise<boolean> {
     const address = this.store.address();
-    const messages = jobs.map(({ job_id, attempt }) => ({ body: { ...address, job_id, attempt } satisfies JobMessage }));
+    const messages: { body: JobsMessage }[] = [];
+    for (let i = 0; i < jobs.length; i += JOBS_PER_MESSAGE) messages.push({ body: { ...address, jobs: jobs.slice(i, i + JOBS_PER_MESSAGE) } });
     try {
       for (let i = 0; i < messages.length; i += MAX_SEND_BATCH) await this.store.env().JOBS.sendBatch(messages.slice(i, i + MAX_SEND_BATCH));
       return true;
@@ -54,14 +138,9 @@ export class Dispatcher {
     }
   }
 
-  /** One call to this object per job; a job the queue copy reached first is a duplicate there. */
-  async #fastStart(jobs: JobRow[], targets: Record<string, RunTarget>): Promise<void> {
-    await runOnSelf(this.store, jobs, { targets, onFailure: "fast start failed; the queue copy will start the job" });
-  }
-
-  /** The batch's tool targets in one call; on failure each job looks its own up. */
+  /** The jobs' tool targets in one call; on failure each job run here looks its own up. */
   async #targets(jobs: JobRow[]): Promise<Record<string, RunTarget>> {
-    const names = [...new Set(jobs.filter((j) => j.kind === "tool").map((j) => j.tool_name))];
+    const names = [...new Set(jobs.filter((j) => j.kind === "tool" && !endsByTimer(j)).map((j) => j.tool_name))];
     if (names.length === 0) return {};
     try {
       return await this.store.tenant().runTargets(names);
@@ -71,15 +150,26 @@ export class Dispatcher {
     }
   }
 
-  /** Stops what works on a job the chat ended itself: its call here, and a subordinate's child turn. */
+  /** Stops what works on a job the chat ended itself: its call (here or in its lane), and a subordinate's child turn. */
   async stopWork(job: JobRow): Promise<void> {
-    this.executor.abort(job.job_id);
+    await this.stopCall(job);
     if (job.kind !== "subordinate" || !job.context_id) return;
     const { tenant, chat_id } = this.store.address();
     try {
       await this.store.chat(job.context_id).stopTurn({ tenant, chat_id: job.context_id, parent_job_id: job.job_id, parent_chat_id: chat_id });
     } catch (e) {
       console.warn("stopping a child's turn failed (best effort)", job.job_id, (e as Error).message);
+    }
+  }
+
+  /** Stops a job's call, here or in the lane its row names; a lane that cannot be told finishes the call and its report is discarded. */
+  async stopCall(job: JobRow): Promise<void> {
+    this.executor.abort(job.job_id);
+    if (job.lane === null) return;
+    try {
+      await this.store.lane(job.lane).abort(job.job_id);
+    } catch (e) {
+      console.warn("stopping a lane's call failed (best effort: its outcome is discarded)", job.job_id, (e as Error).message);
     }
   }
 }

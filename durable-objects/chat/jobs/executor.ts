@@ -1,38 +1,41 @@
 /**
- * Runs a chat's jobs inside the chat, each in an invocation of its own: the
- * fast path calls this object once per job, the queue consumer once per
- * message, the heartbeat once per orphaned job. Every call is claimed (and its
- * attempt recorded) before the request leaves, so an instance lost mid-call
+ * Runs a chat's calls (docs/architecture.md#call-lanes): the ones placed in the chat, each in an
+ * invocation of its own, and the claims of the ones handed to its call lanes. Every call is claimed
+ * (and its attempt recorded) before the request leaves, so an instance or lane lost mid-call
  * leaves a row the heartbeat recovers by the attempt rules of docs/api.md#attempts-and-retries
- * (`./recovery`). Running here instead of in a separate runner object saves
- * the hand-over, the runner's own records and the report back: the outcome is
- * one local write.
+ * (`./recovery`). A call run here reports its outcome with one local write.
  */
-import { egressProblem } from "../../../src/egress/policy";
 import { endsByTimer, isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../../src/jobs/job";
-import type { ClaimResult, JobOutcome } from "../../../src/jobs/messages";
-import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../../../src/tools/executors";
-import { toolUrlRefused, type AttemptResult } from "../../../src/tools/http-call";
-import { callMcpTool } from "../../../src/tools/mcp-client";
-import { backoffMs, isRetryable } from "../../../src/tools/retry";
-import { boundedSignal, sleep } from "../../../src/util/abort";
+import type { ClaimResult, JobOutcome, LaneCall } from "../../../src/jobs/messages";
+import type { Progress } from "../../../src/jobs/progress";
+import { CallMeter } from "../../../src/tools/call-meter";
+import type { RunTarget } from "../../../src/tools/executors";
+import { runCall } from "../../../src/jobs/run-call";
 import type { JobMachine } from "./job-machine";
-import type { JobProgress, ProgressFeed } from "../events/job-progress";
+import type { JobProgress } from "../events/job-progress";
 import type { ChatStore } from "../storage/chat-store";
+import { callWeight } from "./call-placement";
 import { recoveryStep } from "./recovery";
 import type { SubordinatePlan } from "../storage/children";
 
 /** How often a chat with calls in flight checks that each still has a live execution. */
 export const EXEC_HEARTBEAT_MS = 10_000;
+/** A lane that says it does not hold a call handed to it this recently may not have received it yet. */
+export const LANE_HANDOVER_GRACE_MS = 5_000;
 
 type Claimed = Extract<ClaimResult, { status: "claimed" }>;
-type Callable = Exclude<RunTarget, { kind: "missing" }>;
 
 export type RunAnswer = "started" | "duplicate" | "handled" | "finished" | "held";
 
 export class Executor {
-  /** The executions this instance holds; lost with the instance, which is what the heartbeat looks for. */
-  readonly #live = new Map<string, AbortController>();
+  /** The calls this instance runs; lost with the instance, which is what the heartbeat looks for. */
+  readonly #live = new Map<string, { stop: AbortController; weight: number }>();
+  /** Calls placed here whose invocation has not begun them yet: they count against the chat's budget already. */
+  readonly #reserved = new Map<string, number>();
+  /** Calls this instance handed to lanes and has not heard the end of. */
+  readonly #inLanes = new Map<string, { lane: number; weight: number; at: number }>();
+  /** What the calls run here have waiting for headers, measured (tests hold it to the budget). */
+  readonly meter = new CallMeter();
 
   constructor(
     private readonly store: ChatStore,
@@ -44,58 +47,153 @@ export class Executor {
   /**
    * Takes a job: claims a pending one and starts its call, or recovers a running one no live
    * execution holds. Returns once that is decided; the call goes on in the calling invocation.
-   * `target` comes with the fast path (looked up once per batch); otherwise it is looked up here,
-   * before the claim, so a claimed call always leaves at once.
+   * `target` comes with the dispatcher (looked up once per group of jobs); otherwise it is looked
+   * up here, before the claim, so a claimed call always leaves at once.
    */
   async run(jobId: string, target?: RunTarget): Promise<RunAnswer> {
     let job = this.store.jobs.get(jobId);
     if (!job || isTerminal(job.state)) return "finished";
     if (this.#live.has(jobId)) return "duplicate";
     if (job.kind === "tool" && !endsByTimer(job) && !target) {
-      target = await this.#tenant().runTarget(job.tool_name);
+      target = await this.store.tenant().runTarget(job.tool_name);
       job = this.store.jobs.get(jobId); // another invocation may have taken it meanwhile
       if (!job || isTerminal(job.state)) return "finished";
       if (this.#live.has(jobId)) return "duplicate";
     }
-    return this.#take(job, target, Date.now());
+    const taken = this.#claim(job, Date.now(), null);
+    if (typeof taken === "string") return taken;
+    this.#begin(taken.claim, job, target, taken.attempt, Date.now());
+    return "started";
+  }
+
+  /**
+   * Claims a job for call lane `lane` (synchronously, so nothing can take it in between): what the
+   * lane is handed, or why nothing is to be handed. The lane is recorded on the row with the claim.
+   */
+  claimForLane(job: JobRow, target: RunTarget, lane: number, now: number): LaneCall | RunAnswer {
+    if (this.#live.has(job.job_id) || this.#inLanes.has(job.job_id)) return "duplicate";
+    const taken = this.#claim(job, now, lane);
+    if (typeof taken === "string") return taken;
+    const weight = callWeight(target);
+    this.#inLanes.set(job.job_id, { lane, weight, at: now });
+    this.store.timers.setEarliest("exec", "", now + EXEC_HEARTBEAT_MS);
+    const { tenant, chat_id } = this.store.address();
+    const { claim } = taken;
+    return {
+      tenant,
+      chat_id,
+      lease: claim.lease,
+      weight,
+      target,
+      call: { job_id: job.job_id, chat_id: job.chat_id, tool_name: claim.tool_name, tool_args: claim.tool_args, read_only: claim.read_only, deadline_at: claim.deadline_at, attempt: taken.attempt },
+    };
   }
 
   /** Whether `run` would do anything for this job: a queue copy of a job already taken needs no invocation. */
   wouldRun(jobId: string, now: number): boolean {
     const job = this.store.jobs.get(jobId);
-    if (!job || isTerminal(job.state) || this.#live.has(jobId)) return false;
-    return job.state === "pending" || recoveryStep(job, now).step !== "none";
+    if (!job || isTerminal(job.state) || this.#live.has(jobId) || this.#inLanes.has(jobId)) return false;
+    return job.state === "pending" || (job.lane === null && recoveryStep(job, now).step !== "none");
   }
 
-  /** Cancellation or deadline: the call stops; nothing is reported (the chat already ended the job). */
+  /** Cancellation or deadline: the call here stops; nothing is reported (the chat already ended the job). A lane's call is stopped by the dispatcher. */
   abort(jobId: string): void {
-    this.#live.get(jobId)?.abort(new DOMException("job stopped", "AbortError"));
+    this.#live.get(jobId)?.stop.abort(new DOMException("job stopped", "AbortError"));
     this.#live.delete(jobId);
+    this.#inLanes.delete(jobId);
   }
 
-  /** Running jobs whose execution was lost with an earlier instance. */
+  /** Running jobs no live execution holds: lost with an earlier instance, or with a lane that said so. */
   orphans(now: number): string[] {
     return this.store.jobs
       .running()
-      .filter((j) => !this.#live.has(j.job_id) && recoveryStep(j, now).step !== "none")
+      .filter((j) => j.lane === null && !this.#live.has(j.job_id) && recoveryStep(j, now).step !== "none")
       .map((j) => j.job_id);
   }
 
-  /** Whether this instance holds a call, which would need recovering if the instance were lost. */
-  hasLive(): boolean {
-    return this.#live.size > 0;
+  /** Running calls the rows say a lane holds, by lane, leaving out hand-overs too recent to have arrived. */
+  inLanes(now: number): Map<number, string[]> {
+    const byLane = new Map<number, string[]>();
+    for (const job of this.store.jobs.running()) {
+      if (job.lane === null) continue;
+      const handed = this.#inLanes.get(job.job_id);
+      if (handed && now - handed.at < LANE_HANDOVER_GRACE_MS) continue;
+      byLane.set(job.lane, [...(byLane.get(job.lane) ?? []), job.job_id]);
+    }
+    return byLane;
   }
 
-  /** Synchronous from the state read to the call leaving, so no other invocation can take the job in between. */
-  #take(job: JobRow, target: RunTarget | undefined, now: number): RunAnswer {
+  /** A lane does not hold these calls (any more): they are the chat's to recover. */
+  lostFromLane(jobIds: string[]): void {
+    for (const id of jobIds) {
+      this.#inLanes.delete(id);
+      this.store.jobs.setLane(id, null);
+    }
+  }
+
+  /** A lane reported the call's end (or it ended otherwise): its room in the lane is free. */
+  laneEnded(jobId: string): void {
+    this.#inLanes.delete(jobId);
+  }
+
+  /** The chat's own load: calls running here and calls placed here that are about to. */
+  hereLoad(): number {
+    let load = 0;
+    for (const { weight } of this.#live.values()) load += weight;
+    for (const [id, weight] of this.#reserved) if (!this.#live.has(id)) load += weight;
+    return load;
+  }
+
+  /** What this instance handed each lane and has not heard back about (the lane itself enforces its budget). */
+  laneLoads(): number[] {
+    const loads: number[] = [];
+    for (const { lane, weight } of this.#inLanes.values()) loads[lane] = (loads[lane] ?? 0) + weight;
+    return loads;
+  }
+
+  /** Room kept here for calls on their way to an invocation of their own; released once they began or did not. */
+  reserve(jobId: string, weight: number): void {
+    this.#reserved.set(jobId, weight);
+  }
+
+  unreserve(jobId: string): void {
+    this.#reserved.delete(jobId);
+  }
+
+  /** Whether this instance holds a call, which would need recovering if the instance or its lane were lost. */
+  hasLive(): boolean {
+    return this.#live.size > 0 || this.#inLanes.size > 0;
+  }
+
+  /** A lane's record of a retry (see `runCall`): false when the job is no longer this lease's, so the lane stops. */
+  laneAttempt(jobId: string, lease: string, next: number, phase: "settled" | "sending"): boolean {
+    const job = this.store.jobs.get(jobId);
+    if (job?.state !== "running" || job.lease !== lease) return false;
+    if (phase === "settled") this.store.jobs.setAttempt(jobId, next);
+    else this.store.jobs.markSent(jobId, next);
+    return true;
+  }
+
+  /** A lane's call reported MCP progress. */
+  laneProgress(jobId: string, lease: string, progress: Progress): void {
+    const job = this.store.jobs.get(jobId);
+    if (job?.state === "running" && job.lease === lease) this.progress.record(job, progress);
+  }
+
+  /**
+   * The claim step, synchronous from the state read to the claim, so no other invocation can take
+   * the job in between. A running call the row says a lane holds is that lane's until the
+   * heartbeat hears otherwise.
+   */
+  #claim(job: JobRow, now: number, lane: number | null): { claim: Claimed; attempt: number } | RunAnswer {
     const machine = this.machine;
     if (job.state === "pending") {
       if (job.held || job.queue_seq !== null) return "held";
-      const claim = machine.claim(job.job_id, 1, now, job);
+      const claim = machine.claim(job.job_id, 1, now, job, lane);
       if (claim.status !== "claimed") return claim.status;
-      this.#begin(claim, job, target, claim.attempt, now);
-      return "started";
+      return { claim, attempt: claim.attempt };
     }
+    if (job.lane !== null) return "duplicate";
     const step = recoveryStep(job, now);
     if (step.step === "none") return "duplicate";
     const claim = machine.claim(job.job_id, job.attempt, now, job); // running: the lease it already has
@@ -106,99 +204,45 @@ export class Executor {
     }
     const attempt = step.step === "resume" ? step.attempt : job.attempt;
     if (step.step === "resume") this.store.jobs.markSent(job.job_id, attempt);
-    this.#begin(claim, job, target, attempt, now);
-    return "started";
+    if (lane !== null) this.store.jobs.setLane(job.job_id, lane);
+    return { claim, attempt };
   }
 
   #begin(claim: Claimed, job: JobRow, target: RunTarget | undefined, attempt: number, now: number): void {
-    const controller = new AbortController();
-    this.#live.set(job.job_id, controller);
+    const stop = new AbortController();
+    this.#live.set(job.job_id, { stop, weight: claim.kind === "tool" ? callWeight(target) : 0 });
+    this.#reserved.delete(job.job_id);
     this.store.timers.setEarliest("exec", "", now + EXEC_HEARTBEAT_MS);
-    const work = claim.kind === "subordinate" ? this.#handToChild(claim, job) : this.#attempts(claim, job, target!, attempt, controller.signal);
+    const work = claim.kind === "subordinate" ? this.#handToChild(claim, job) : this.#call(claim, job, target!, attempt, stop.signal);
     this.store.ctx.waitUntil(
       work
         .catch((e) => {
           // An RPC failed (the child chat, or the report of an outcome): the heartbeat recovers from the row.
-          if (!controller.signal.aborted) console.error("job execution interrupted; the heartbeat will recover it", job.job_id, e);
+          if (!stop.signal.aborted) console.error("job execution interrupted; the heartbeat will recover it", job.job_id, e);
         })
         .finally(() => {
-          if (this.#live.get(job.job_id) === controller) this.#live.delete(job.job_id);
+          if (this.#live.get(job.job_id)?.stop === stop) this.#live.delete(job.job_id);
         }),
     );
   }
 
-  async #attempts(claim: Claimed, job: JobRow, target: RunTarget, attempt: number, stop: AbortSignal): Promise<void> {
-    const args = JSON.parse(claim.tool_args) as Record<string, unknown>;
-    const refused = this.#refusal(target, args);
-    if (refused) return this.#report(job, claim, { state: "error", error: refused, attempt });
-    const callable = target as Callable;
+  async #call(claim: Claimed, job: JobRow, target: RunTarget, attempt: number, stop: AbortSignal): Promise<void> {
     // One feed across the job's attempts, so a retry cannot write progress sooner than the interval allows.
-    const progress = callable.kind === "mcp" ? this.progress.track(job) : undefined;
+    const progress = target.kind === "mcp" ? this.progress.track(job) : undefined;
     try {
-      return await this.#attemptLoop(callable, claim, job, args, attempt, stop, progress);
+      const call = { job_id: job.job_id, chat_id: job.chat_id, tool_name: claim.tool_name, tool_args: claim.tool_args, read_only: claim.read_only, deadline_at: claim.deadline_at, attempt };
+      const outcome = await runCall(call, target, stop, {
+        settled: (next) => this.store.jobs.setAttempt(job.job_id, next),
+        sending: (next) => this.store.jobs.markSent(job.job_id, next),
+        progress: progress?.report,
+        meter: this.meter,
+        // Read at each call: the bindings may change under a live object, and every send obeys the rules in force.
+        allowPrivateEgress: this.store.env().ALLOW_PRIVATE_EGRESS === "true",
+      });
+      progress?.stop(); // hidden once the job ends: a value still waiting would only cost a write
+      if (outcome) await this.#report(job, claim, outcome);
     } finally {
       progress?.stop();
-    }
-  }
-
-  async #attemptLoop(
-    callable: Callable,
-    claim: Claimed,
-    job: JobRow,
-    args: Record<string, unknown>,
-    attempt: number,
-    stop: AbortSignal,
-    progress: ProgressFeed | undefined,
-  ): Promise<void> {
-    for (;;) {
-      const remaining = claim.deadline_at - Date.now();
-      if (remaining <= 0 || stop.aborted) return; // the chat ends it `timeout`
-      const result = await this.#attempt(callable, claim, job, args, attempt, stop, remaining, progress);
-      if (result === "stopped") return; // stopped or past the deadline: not an `error` (docs/api.md#attempts-and-retries)
-      if (result.kind === "done") {
-        const content = result.content ? { content: result.content } : {};
-        const outcome: JobOutcome =
-          result.state === "success" ? { state: "success", result: result.result, attempt, ...content } : { state: "error", error: result.error, attempt, ...content };
-        progress?.stop(); // hidden once the job ends: a value still waiting would only cost a write
-        return this.#report(job, claim, outcome);
-      }
-      // `http_request` is never retried (docs/api.md#attempts-and-retries).
-      const retry = callable.kind !== "http_request" && isRetryable(result.failure, claim.read_only);
-      const delay = backoffMs(attempt, result.failure.kind === "status" ? result.failure.retryAfterMs : undefined);
-      if (!retry || Date.now() + delay >= claim.deadline_at) {
-        const ambiguous = result.failure.kind === "network" && !claim.read_only;
-        return this.#report(job, claim, { state: "error", error: ambiguous ? OUTCOME_UNKNOWN_ERROR : result.error, attempt });
-      }
-      // The failed attempt is settled: should the instance die while backing off, the next one is known unsent.
-      attempt += 1;
-      this.store.jobs.setAttempt(job.job_id, attempt);
-      await sleep(delay, stop);
-      if (stop.aborted) return;
-      this.store.jobs.markSent(job.job_id, attempt);
-    }
-  }
-
-  async #attempt(
-    target: Callable,
-    claim: Claimed,
-    job: JobRow,
-    args: Record<string, unknown>,
-    attempt: number,
-    stop: AbortSignal,
-    remaining: number,
-    progress: ProgressFeed | undefined,
-  ): Promise<AttemptResult | "stopped"> {
-    const bound = boundedSignal(stop, remaining);
-    const allowPrivateEgress = this.#allowPrivateEgress();
-    const ctx: AttemptContext = { job_id: job.job_id, chat_id: job.chat_id, tool_name: claim.tool_name, tool_args: args, attempt, signal: bound.signal, allowPrivateEgress };
-    try {
-      if (target.kind === "mcp") return await callMcpTool(target.endpoint, target.tool, args, bound.signal, remaining, allowPrivateEgress, progress?.report);
-      return await (target.kind === "http_tool" ? callTenantTool(target, ctx) : callHttpRequest(target, ctx));
-    } catch (e) {
-      if (bound.signal.aborted) return "stopped";
-      throw e;
-    } finally {
-      bound.release();
     }
   }
 
@@ -229,19 +273,6 @@ export class Executor {
     this.store.jobs.markSent(job.job_id, claim.attempt);
   }
 
-  /** Why this call must not be made at all, checked at run time (the configuration may have changed). */
-  #refusal(target: RunTarget, args: Record<string, unknown>): string | undefined {
-    if (target.kind === "missing") return target.message;
-    const url = target.kind === "http_tool" ? target.url : target.kind === "mcp" ? target.endpoint.url : String(args.url);
-    const problem = egressProblem(url, this.#allowPrivateEgress());
-    return problem ? toolUrlRefused(problem) : undefined;
-  }
-
-  /** Read at each use: the bindings may change under a live object, and every send obeys the rules in force. */
-  #allowPrivateEgress(): boolean {
-    return this.store.env().ALLOW_PRIVATE_EGRESS === "true";
-  }
-
   /** Records the outcome (the caller re-arms the alarm). */
   #complete(job: JobRow, claim: Claimed, outcome: JobOutcome): void {
     this.machine.complete(job.job_id, claim.lease, outcome, Date.now(), this.store.limits().max_stored_result_bytes);
@@ -250,9 +281,5 @@ export class Executor {
   async #report(job: JobRow, claim: Claimed, outcome: JobOutcome): Promise<void> {
     this.#complete(job, claim, outcome);
     await this.store.timers.arm();
-  }
-
-  #tenant() {
-    return this.store.tenant();
   }
 }

@@ -49,7 +49,7 @@ export class JobMachine {
    * anything terminal is `finished`, so a late duplicate is dropped. The
    * built-in `wait` is finished by the `wait_done` timer.
    */
-  claim(jobId: string, attempt: number, now: number, job: JobRow | undefined = this.jobs.get(jobId)): ClaimResult {
+  claim(jobId: string, attempt: number, now: number, job: JobRow | undefined = this.jobs.get(jobId), lane: number | null = null): ClaimResult {
     if (!job || isTerminal(job.state)) return { status: "finished" };
     let claimed = job;
     if (job.state === "pending") {
@@ -58,8 +58,8 @@ export class JobMachine {
         return { status: "finished" };
       }
       const lease = crypto.randomUUID();
-      this.jobs.claim(jobId, attempt, lease, now);
-      claimed = { ...job, state: "running", attempt, lease, started_at: now };
+      this.jobs.claim(jobId, attempt, lease, now, lane);
+      claimed = { ...job, state: "running", attempt, lease, started_at: now, lane };
       this.hooks.claimed(job, now);
       if (endsByTimer(job)) this.store.timers.set("wait_done", jobId, now + Math.ceil(waitSeconds(job) * 1000));
     }

@@ -9,7 +9,6 @@ import { DISPATCH_WATCHDOG_MS } from "./batch-rows";
 import type { Dispatcher } from "./dispatcher";
 import { EXEC_HEARTBEAT_MS, type Executor } from "./executor";
 import type { JobMachine } from "./job-machine";
-import { runOnSelf } from "./self-calls";
 
 /** One timer for the chat, at its earliest deadline: every job past its deadline ends, then the timer moves to the next. */
 export function expirePastDeadline(store: ChatStore, machine: JobMachine, now: number): void {
@@ -27,13 +26,14 @@ export async function redispatchStuck(store: ChatStore, dispatcher: Dispatcher, 
 }
 
 /**
- * Calls lost with an earlier instance: each recovers in an invocation of its own, beside the
- * alarm so the deadlines due with it are not held up. Recovered calls become live ones: the
- * heartbeat keeps watching while any call may still be lost.
+ * Calls lost with an earlier instance, or with a lane (the lanes are asked first): each is placed
+ * again like a new call, beside the alarm so the deadlines due with it are not held up. Recovered
+ * calls become live ones: the heartbeat keeps watching while any call may still be lost.
  */
-export function recoverLostCalls(store: ChatStore, executor: Executor, now: number): void {
+export async function recoverLostCalls(store: ChatStore, executor: Executor, dispatcher: Dispatcher, now: number): Promise<void> {
+  await dispatcher.checkLanes(now);
   const orphans = executor.orphans(now);
-  const onFailure = "recovering a call failed; the next heartbeat tries again";
-  store.ctx.waitUntil(runOnSelf(store, orphans.map((job_id) => ({ job_id })), { onFailure }));
-  if (orphans.length > 0 || executor.hasLive()) store.timers.set("exec", "", now + EXEC_HEARTBEAT_MS);
+  if (orphans.length > 0) store.ctx.waitUntil(dispatcher.launch(store.jobs.many(orphans), "recovering a call failed; the next heartbeat tries again"));
+  const inLanes = store.jobs.running().some((j) => j.lane !== null); // a lane may hold them, whatever this instance knows
+  if (orphans.length > 0 || executor.hasLive() || inLanes) store.timers.set("exec", "", now + EXEC_HEARTBEAT_MS);
 }

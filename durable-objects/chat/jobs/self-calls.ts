@@ -1,34 +1,32 @@
 /**
- * Runs jobs each in an invocation of its own: one call to this same object per
- * job, so a slow call never holds up the others and each call's I/O counts
- * against its own invocation. At most `MAX_OPEN_CONNECTIONS` calls are open
- * from one invocation (production's limit, see docs/operations.md).
+ * The chat's own share of calls starts in one call to this same object: an invocation of its
+ * own, so the calls do not hang off the request that admitted them (or the alarm that recovered
+ * them), and at most `CALLS_PER_OBJECT` of them, so one invocation's connection budget holds them
+ * (docs/architecture.md#call-lanes).
  */
 import type { RunTarget } from "../../../src/tools/executors";
-import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../../src/util/limited";
 import type { ChatStore } from "../storage/chat-store";
 import type { RunAnswer } from "./executor";
 
 export interface SelfCalls {
-  /** The tool targets looked up for the batch (the fast path), if any. */
+  /** The tool targets looked up for these jobs, if any. */
   targets?: Record<string, RunTarget>;
-  /** Calls open at once; fewer when the calling invocation runs one job itself. */
-  limit?: number;
-  /** Logged with the job id when a call fails, saying what happens instead. */
+  /** Logged with the job ids when the call fails, saying what happens instead. */
   onFailure: string;
 }
 
-/** Each job's answer, or `failed` when its call threw (the caller says what retries it). */
+/** Each job's answer, or `failed` for all of them when the call threw (the caller says what retries them). */
 export async function runOnSelf(store: ChatStore, jobs: { job_id: string; tool_name?: string }[], o: SelfCalls): Promise<Map<string, RunAnswer | "failed">> {
-  const self = store.self();
   const answers = new Map<string, RunAnswer | "failed">();
-  await forEachLimited(jobs, o.limit ?? MAX_OPEN_CONNECTIONS, async (job) => {
-    try {
-      answers.set(job.job_id, await self.runJob(job.job_id, job.tool_name ? o.targets?.[job.tool_name] : undefined));
-    } catch (e) {
-      console.warn(o.onFailure, job.job_id, (e as Error).message);
-      answers.set(job.job_id, "failed");
-    }
-  });
+  if (jobs.length === 0) return answers;
+  const targets: Record<string, RunTarget> = {};
+  for (const job of jobs) if (job.tool_name && o.targets?.[job.tool_name]) targets[job.tool_name] = o.targets[job.tool_name]!;
+  try {
+    const ran = await store.self().runJobs(jobs.map((j) => j.job_id), targets);
+    jobs.forEach((job, i) => answers.set(job.job_id, ran[i]!));
+  } catch (e) {
+    console.warn(o.onFailure, jobs.map((j) => j.job_id).join(","), (e as Error).message);
+    for (const job of jobs) answers.set(job.job_id, "failed");
+  }
   return answers;
 }

@@ -7,7 +7,7 @@
 import { chatLimits } from "../../../src/config/chat-limits";
 import { defaultConfig } from "../../../src/config/schema";
 import type { ChatLimits } from "../../../src/jobs/messages";
-import { chatName, tenantName } from "../../../src/objects/names";
+import { chatName, laneName, tenantName } from "../../../src/objects/names";
 import { Children } from "./children";
 import { EVENT_TTL_MS, Events } from "./events";
 import { Idempotency } from "./idempotency";
@@ -140,5 +140,11 @@ export class ChatStore {
 
   tenant() {
     return this.env().TENANT.getByName(tenantName(this.address().tenant));
+  }
+
+  /** The chat's call lane `index` (docs/architecture.md#call-lanes). */
+  lane(index: number) {
+    const { tenant, chat_id } = this.address();
+    return this.env().LANE.getByName(laneName(tenant, chat_id, index));
   }
 }

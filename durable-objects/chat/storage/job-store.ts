@@ -38,7 +38,7 @@ const RUNNING_CLOCK = `${ACTIVE} AND held = 0 AND queue_seq IS NULL`;
  */
 const ROW = `job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only, timeout_seconds,
   created_at, started_at, completed_at, attempt, lease, deadline_at, result, result_truncated, error, context_id, usage,
-  collected_at, dispatched_at, sent, spec, held, tree_slot, queue_seq, progress`;
+  collected_at, dispatched_at, sent, spec, held, tree_slot, queue_seq, progress, lane`;
 /** A job's columns, plus a queued job's place in the chat's queue (1 = next to start). */
 const COLUMNS = `${ROW}, CASE WHEN ${QUEUED} THEN
     (SELECT COUNT(*) FROM jobs q WHERE q.queue_seq IS NOT NULL AND q.state = 'pending' AND q.queue_seq <= jobs.queue_seq)
@@ -151,13 +151,13 @@ export class JobStore {
     this.sql.exec(`UPDATE jobs SET held = 0, deadline_at = ? WHERE job_id = ?`, deadlineAt, jobId);
   }
 
-  /** A claimed tool call leaves at once: its attempt counts as sent from the claim on. */
-  claim(jobId: string, attempt: number, lease: string, now: number): void {
+  /** A claimed tool call leaves at once (here, or from call lane `lane`): its attempt counts as sent from the claim on. */
+  claim(jobId: string, attempt: number, lease: string, now: number, lane: number | null = null): void {
     this.sql.exec(
       `UPDATE jobs SET state = 'running', started_at = ?, attempt = ?, lease = ?,
-         sent = CASE WHEN kind = 'tool' THEN ? ELSE 0 END
+         sent = CASE WHEN kind = 'tool' THEN ? ELSE 0 END, lane = ?
        WHERE job_id = ? AND state = 'pending'`,
-      now, attempt, lease, attempt, jobId,
+      now, attempt, lease, attempt, lane, jobId,
     );
   }
 
@@ -169,6 +169,11 @@ export class JobStore {
   /** `attempt` may have left (a tool), or the child chat has the turn (a subordinate). */
   markSent(jobId: string, attempt: number): void {
     this.sql.exec(`UPDATE jobs SET attempt = ?, sent = ? WHERE job_id = ? AND state = 'running'`, attempt, attempt, jobId);
+  }
+
+  /** A recovered call goes on in call lane `lane`, or in the chat (null): which one the heartbeat asks. */
+  setLane(jobId: string, lane: number | null): void {
+    this.sql.exec(`UPDATE jobs SET lane = ? WHERE job_id = ? AND state = 'running'`, lane, jobId);
   }
 
   running(): JobRow[] {

@@ -83,7 +83,14 @@ export type Migration = readonly string[];
  * step here (ALTER TABLE …, data moved with it) and leave `SCHEMA` and the earlier steps as they
  * are: a stored chat runs the steps after its version, a new chat `SCHEMA` and then every step.
  */
-const MIGRATIONS: readonly Migration[] = [];
+export const MIGRATIONS: readonly Migration[] = [
+  // v2 `lane`: the call lane a running call was handed to (docs/architecture.md#call-lanes), NULL when
+  // it runs in the chat. The chat recovers such a call only once that lane says it no longer holds it.
+  [`ALTER TABLE jobs ADD COLUMN lane INTEGER`],
+];
+
+/** The version a chat is at once `ensureSchema` ran. */
+export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
 
 /** Whether the chat has tables (it has admitted something). Only a deletion makes it false again, and that drops the cache. */
 export function hasSchema(sql: SqlStorage): boolean {

@@ -1,0 +1,98 @@
+/**
+ * One job's call, attempt after attempt, wherever it runs: in its chat or in
+ * a call lane. The attempt rules (docs/api.md#attempts-and-retries) live here
+ * once; where the attempts are recorded (the chat's row, or a report to the
+ * chat) is the caller's `CallRecord`. Before a retry leaves, the record says it
+ * may have: a call lost after that point is never blindly sent again.
+ */
+import type { Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
+import { egressProblem } from "../egress/policy";
+import type { CallMeter } from "../tools/call-meter";
+import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } from "../tools/executors";
+import { toolUrlRefused, type AttemptResult } from "../tools/http-call";
+import { callMcpTool } from "../tools/mcp-client";
+import { backoffMs, isRetryable } from "../tools/retry";
+import { boundedSignal, sleep } from "../util/abort";
+import { OUTCOME_UNKNOWN_ERROR } from "./job";
+import type { ClaimedCall, JobOutcome } from "./messages";
+
+/** Where the call's attempts are recorded. */
+export interface CallRecord {
+  /** The attempt before `next` failed and is settled: a loss while backing off leaves `next` known unsent. */
+  settled(next: number): void | Promise<void>;
+  /** `next` is about to leave. */
+  sending(next: number): void | Promise<void>;
+  /** An MCP tool's `notifications/progress`. */
+  progress?(progress: ProgressParams): void;
+  /** The object's count of calls waiting for headers. */
+  meter?: CallMeter;
+  /** ALLOW_PRIVATE_EGRESS as read for this call: the egress rules apply to every send. */
+  allowPrivateEgress: boolean;
+}
+
+type Callable = Exclude<RunTarget, { kind: "missing" }>;
+
+/** The call's outcome, or undefined when it was stopped (cancelled, or its deadline passed: the chat ends it `timeout`). */
+export async function runCall(call: ClaimedCall, target: RunTarget, stop: AbortSignal, record: CallRecord): Promise<JobOutcome | undefined> {
+  const args = JSON.parse(call.tool_args) as Record<string, unknown>;
+  const refused = refusal(target, args, record.allowPrivateEgress);
+  if (refused) return { state: "error", error: refused, attempt: call.attempt };
+  const callable = target as Callable;
+  for (let attempt = call.attempt; ; ) {
+    const remaining = call.deadline_at - Date.now();
+    if (remaining <= 0 || stop.aborted) return undefined;
+    const result = await attemptOnce(callable, call, args, attempt, stop, remaining, record);
+    if (result === "stopped") return undefined; // stopped or past the deadline: not an `error` (docs/api.md#attempts-and-retries)
+    if (result.kind === "done") {
+      const content = result.content ? { content: result.content } : {};
+      return result.state === "success" ? { state: "success", result: result.result, attempt, ...content } : { state: "error", error: result.error, attempt, ...content };
+    }
+    // `http_request` is never retried (docs/api.md#attempts-and-retries).
+    const retry = callable.kind !== "http_request" && isRetryable(result.failure, call.read_only);
+    const delay = backoffMs(attempt, result.failure.kind === "status" ? result.failure.retryAfterMs : undefined);
+    if (!retry || Date.now() + delay >= call.deadline_at) {
+      const ambiguous = result.failure.kind === "network" && !call.read_only;
+      return { state: "error", error: ambiguous ? OUTCOME_UNKNOWN_ERROR : result.error, attempt };
+    }
+    attempt += 1;
+    await record.settled(attempt);
+    await sleep(delay, stop);
+    if (stop.aborted) return undefined;
+    await record.sending(attempt);
+  }
+}
+
+async function attemptOnce(
+  target: Callable,
+  call: ClaimedCall,
+  args: Record<string, unknown>,
+  attempt: number,
+  stop: AbortSignal,
+  remaining: number,
+  record: CallRecord,
+): Promise<AttemptResult | "stopped"> {
+  const bound = boundedSignal(stop, remaining);
+  const { allowPrivateEgress, meter } = record;
+  try {
+    if (target.kind === "mcp") {
+      const mcpCall = () => callMcpTool(target.endpoint, target.tool, args, { signal: bound.signal, remainingMs: remaining, allowPrivateEgress, onProgress: record.progress });
+      return await (meter ? meter.during(2, mcpCall) : mcpCall());
+    }
+    const send = meter?.wrap();
+    const ctx: AttemptContext = { job_id: call.job_id, chat_id: call.chat_id, tool_name: call.tool_name, tool_args: args, attempt, signal: bound.signal, allowPrivateEgress, send };
+    return await (target.kind === "http_tool" ? callTenantTool(target, ctx) : callHttpRequest(target, ctx));
+  } catch (e) {
+    if (bound.signal.aborted) return "stopped";
+    throw e;
+  } finally {
+    bound.release();
+  }
+}
+
+/** Why this call must not be made at all, checked at run time (the configuration may have changed). */
+function refusal(target: RunTarget, args: Record<string, unknown>, allowPrivateEgress: boolean): string | undefined {
+  if (target.kind === "missing") return target.message;
+  const url = target.kind === "http_tool" ? target.url : target.kind === "mcp" ? target.endpoint.url : String(args.url);
+  const problem = egressProblem(url, allowPrivateEgress);
+  return problem ? toolUrlRefused(problem) : undefined;
+}

@@ -1,0 +1,117 @@
+/**
+ * Call lanes (docs/architecture.md#call-lanes): no object ever has more than 4 calls waiting for
+ * headers (an MCP call counts 2), yet every call of a batch runs at once; a lane lost mid-call is
+ * recovered by the attempt rules, and a cancel reaches the lane.
+ *
+ * Each object's `callMeter` counts what it really had waiting; the tool server counts how many
+ * calls overlapped. Local workerd enforces no limit, so these counts are the only guard.
+ */
+import { abortAllDurableObjects, env, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MAX_LANES } from "../../durable-objects/chat/jobs/call-placement";
+import { EXEC_HEARTBEAT_MS, LANE_HANDOVER_GRACE_MS } from "../../durable-objects/chat/jobs/executor";
+import { OUTCOME_UNKNOWN_ERROR } from "../../src/jobs/job";
+import { laneName } from "../../src/objects/names";
+import { CALLS_PER_OBJECT } from "../../src/tools/call-meter";
+import { call, chatObject, configure, eventually, jobInState, jobRow, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await reset();
+});
+
+const tracked = { name: "tracked", description: "held, counted", url: `${toolServer()}/tracked`, read_only: true, parameters: { type: "object" } };
+const docs = (instance: string) => ({ name: "docs", url: `${toolServer()}/mcp/${instance}`, headers: {} });
+const lane = (chat: string, index: number) => env.LANE.getByName(laneName("acme", chat, index));
+const overlap = async (group: string) => ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number }).max_in_flight;
+
+/** The most calls each object had waiting at once: the chat first, then its lanes in order. */
+async function peaks(chat: string): Promise<{ chat: number; lanes: number[] }> {
+  const own = await runInDurableObject(chatObject(chat), (o) => (o as unknown as { callMeter: { peak: number } }).callMeter.peak);
+  const lanes = await Promise.all(
+    Array.from({ length: MAX_LANES }, (_, i) => runInDurableObject(lane(chat, i), (o) => (o as unknown as { callMeter: { peak: number } }).callMeter.peak)),
+  );
+  return { chat: own, lanes };
+}
+
+describe("a batch bigger than one object's budget", () => {
+  it.each([8, 16, 32])("runs all %i calls at once with at most 4 waiting in any object", async (n) => {
+    await configure(toolConfig({ tools: [tracked], limits: { max_calls: 32 } }));
+    const chat = `lanes-${n}`;
+    const { body } = await parallel(chat, {
+      tool_calls: Array.from({ length: n }, (_, i) => call("tracked", { n: i, ms: 600, group: chat })),
+      timeout: 20,
+    });
+    expect(body.status).toBe("success");
+    expect(body.jobs.map((j: { result: string }) => j.result)).toEqual(Array.from({ length: n }, (_, i) => `tracked ${i}`));
+    expect(await overlap(chat)).toBe(n); // nothing waited for a slot
+    const p = await peaks(chat);
+    expect(p.chat).toBe(CALLS_PER_OBJECT);
+    expect(Math.max(...p.lanes)).toBeLessThanOrEqual(CALLS_PER_OBJECT);
+    expect(p.chat + p.lanes.reduce((a, b) => a + b, 0)).toBe(n); // every call was counted where it ran
+  });
+
+  it("counts an MCP call as 2: mixed with plain calls, no object holds more than 4", async () => {
+    await configure(toolConfig({ tools: [tracked], mcp_servers: [docs("lanes")], limits: { max_calls: 32 } }));
+    const chat = "lanes-mcp";
+    const calls = Array.from({ length: 16 }, (_, i) => (i % 2 ? call("tracked", { n: i, ms: 600, group: chat }) : call("docs__slow", { ms: 600 })));
+    const { body } = await parallel(chat, { tool_calls: calls, timeout: 20 });
+    expect(body.status).toBe("success");
+    const p = await peaks(chat);
+    expect(Math.max(p.chat, ...p.lanes)).toBeLessThanOrEqual(CALLS_PER_OBJECT);
+    // 8 MCP calls count 16 and 8 plain ones 8: all 24 were placed and counted at once.
+    expect(p.chat + p.lanes.reduce((a, b) => a + b, 0)).toBe(24);
+    expect(await overlap(chat)).toBe(8);
+  });
+});
+
+describe("a call in a lane", () => {
+  /** Four calls fill the chat's own budget; the ones after them go to lane 0. */
+  const fillers = Array.from({ length: 4 }, (_, i) => call("sleep", { ms: 100 + i }));
+
+  it("is recovered by the attempt rules when its lane is lost (a deploy): a side-effecting call ends outcome unknown, a read-only one is sent again", async () => {
+    await configure();
+    const chat = "lane-lost";
+    const { body } = await parallel(chat, { tool_calls: [...fillers, call("hang_write"), call("hang")], wait: false, job_timeout: 60 });
+    const [write, read] = body.jobs.slice(4).map((j: { job_id: string }) => j.job_id);
+    await eventually(async () => (await toolCalls(write)).length === 1 && (await toolCalls(read)).length === 1);
+    expect((await jobRow(chat, write))?.lane).toBe(0);
+    await abortAllDurableObjects(); // a deploy: the lane and its calls are gone, and the chat forgot what it handed out
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + EXEC_HEARTBEAT_MS + LANE_HANDOVER_GRACE_MS);
+    expect(await runDurableObjectAlarm(chatObject(chat))).toBe(true);
+    vi.useRealTimers();
+    expect(await jobInState(chat, write, "error")).toMatchObject({ error: OUTCOME_UNKNOWN_ERROR });
+    await eventually(async () => (await toolCalls(read)).length === 2);
+    expect((await toolCalls(read)).map((c) => JSON.parse(c.body).attempt)).toEqual([1, 2]);
+    expect(await toolCalls(write)).toHaveLength(1);
+    await parallel(chat, { action: "cancel", job_ids: [read] });
+  });
+
+  it("is left alone while its lane still holds it, however the chat fared", async () => {
+    await configure();
+    const chat = "lane-kept";
+    const { body } = await parallel(chat, { tool_calls: [...fillers, call("sleep", { ms: 1500 })], wait: false });
+    const id = body.jobs[4].job_id;
+    await eventually(async () => (await toolCalls(id)).length === 1);
+    await evictDurableObject(chatObject(chat)).catch(() => {}); // the chat forgets what it handed out
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + EXEC_HEARTBEAT_MS + LANE_HANDOVER_GRACE_MS);
+    expect(await runDurableObjectAlarm(chatObject(chat))).toBe(true);
+    vi.useRealTimers();
+    expect((await jobInState(chat, id, "success")).result).toBe("slept 1500");
+    expect(await toolCalls(id)).toHaveLength(1);
+  });
+
+  it("stops when the chat cancels its job", async () => {
+    await configure();
+    const chat = "lane-cancel";
+    const { body } = await parallel(chat, { tool_calls: [...fillers, call("hang")], wait: false });
+    const id = body.jobs[4].job_id;
+    await eventually(async () => (await toolCalls(id)).length === 1);
+    expect(await lane(chat, 0).holding([id])).toEqual([id]);
+    await parallel(chat, { action: "cancel", job_ids: [id] });
+    await eventually(async () => (await lane(chat, 0).holding([id])).length === 0);
+    expect((await jobRow(chat, id))?.state).toBe("cancelled");
+  });
+});
