@@ -16,6 +16,7 @@ export default defineConfig({
         test: {
           name: "worker",
           globalSetup: ["./test/setup/fake-servers.ts"],
+          setupFiles: ["./test/isolate-setup.ts"],
           include: ["test/**/*.test.ts"],
           testTimeout: 30_000,
           hookTimeout: 30_000,

@@ -139,16 +139,12 @@ export class TenantDO extends DurableObject<Env> {
 
   // ---- targets, with their secrets opened ---------------------------------------------
 
-  /** What the chat needs to call `toolName`, with its secret decrypted. */
-  runTarget(toolName: string): Promise<RunTarget> {
-    return this.#targets.run(toolName);
-  }
-
-  /** The targets of a batch's tools, in one call. */
-  async runTargets(toolNames: string[]): Promise<Record<string, RunTarget>> {
+  /** The targets of a batch's tools, in one call, with the config version they were opened from (the isolate cache keys on it). */
+  async runTargets(toolNames: string[]): Promise<{ version: number; targets: Record<string, RunTarget> }> {
+    const { version } = this.#config.masked();
     const targets: Record<string, RunTarget> = {};
     for (const name of toolNames) targets[name] = await this.#targets.run(name);
-    return targets;
+    return { version, targets };
   }
 
   llmTarget(): Promise<LlmTarget | null> {

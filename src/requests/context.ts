@@ -11,6 +11,7 @@ import { DEFAULT_PROFILE, profile, requireProfile } from "../agents/profiles";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { chatName, isValidChatId, tenantName } from "../objects/names";
+import { tenantConfigOf, type TenantReads } from "../objects/tenant-cache";
 import type { SpecContext } from "../jobs/job-spec";
 import type { Caller } from "../jobs/messages";
 import { toolsForAgent } from "../tools/catalog";
@@ -34,11 +35,12 @@ export function chatIdParam(c: Ctx): string {
 export const tenantStub = (c: Ctx) => c.env.TENANT.getByName(tenantName(c.get("tenant")));
 export const chatStub = (c: Ctx, chatId: string) => c.env.CHAT.getByName(chatName(c.get("tenant"), chatId));
 
-/** The tenant's configuration, read once per request so a `PUT` is visible to every later request. */
+/** The tenant's configuration, the same for a whole request; from the isolate's copy, checked every 5 s (`../objects/tenant-cache`). */
 export async function tenantConfig(c: Ctx): Promise<TenantConfig> {
   const cached = c.get("config");
   if (cached) return cached;
-  const { config } = await tenantStub(c).getConfig();
+  // The RPC type mapping cannot carry the schema's open JSON fields; the values are plain JSON.
+  const config = await tenantConfigOf(c.get("tenant"), () => tenantStub(c) as unknown as TenantReads);
   c.set("config", config);
   return config;
 }

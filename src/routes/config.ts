@@ -12,6 +12,7 @@ import { checkConfig, issueLines } from "../config/validate";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { tenantConfig, tenantStub } from "../requests/context";
+import { rememberConfig } from "../objects/tenant-cache";
 import type { WriteConfigResult } from "../../durable-objects/tenant/config-store";
 
 /** The largest configuration document accepted, whatever `max_body_bytes` says. */
@@ -38,10 +39,12 @@ function readPatch(body: unknown): ConfigPatch {
   return body as ConfigPatch;
 }
 
-const answer = (result: WriteConfigResult) => {
+/** The stored document as `GET` shows it; this isolate's copy is it from now on (read-your-writes). */
+const answer = (tenant: string, result: WriteConfigResult) => {
   // A stored secret whose destination changed: the text says which one to send again, and why.
   if (!result.ok && result.code === "secret_required") throw badRequest("secret_required", result.problems[0]!);
   if (!result.ok) throw invalidConfig(result.problems);
+  rememberConfig(tenant, result.config, result.version);
   return { ...result.config, generated_secrets: result.generated_secrets };
 };
 
@@ -51,12 +54,12 @@ export const configRoutes = new Hono<AppEnv>()
     const checked = checkConfig(await readJsonBody(c.req.raw, MAX_CONFIG_BYTES), c.env.ALLOW_PRIVATE_EGRESS === "true");
     if (!checked.ok) throw invalidConfig(checked.problems);
     // The RPC type mapping cannot carry the schema's `unknown` fields; the value itself is plain JSON.
-    return c.json(answer((await tenantStub(c).putConfig(checked.config)) as WriteConfigResult));
+    return c.json(answer(c.get("tenant"), (await tenantStub(c).putConfig(checked.config)) as WriteConfigResult));
   })
   .patch("/config", async (c) => {
     requireMergePatch(c.req.header("content-type"));
     const patch = readPatch(await readJsonBody(c.req.raw, MAX_CONFIG_BYTES));
     // The egress rule is the worker's setting: the object is told it rather than reading its own.
     const result = await tenantStub(c).patchConfig(patch, c.env.ALLOW_PRIVATE_EGRESS === "true");
-    return c.json(answer(result as WriteConfigResult));
+    return c.json(answer(c.get("tenant"), result as WriteConfigResult));
   });

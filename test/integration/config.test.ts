@@ -4,7 +4,9 @@
  * JSON Merge Patch applied against the stored document.
  */
 import { createExecutionContext, env, reset, runInDurableObject } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { TENANT_RECHECK_MS } from "../../src/objects/tenant-cache";
+import { checkConfig } from "../../src/config/validate";
 import worker from "../../src/index";
 import { TEST_KEYS } from "../setup/bindings";
 import { api, call, configure, json, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
@@ -103,6 +105,21 @@ describe("configuration", () => {
     expect((await parallel("cfg", { tool_calls: [call("echo")] })).status).toBe(200);
     await configure({ tools: [] });
     const res = await parallel("cfg", { tool_calls: [call("echo")] });
+    expect(res.body.error.code).toBe("unknown_tool");
+  });
+
+  it("written by another isolate, is seen here within 5 s, not on every request", async () => {
+    await configure();
+    expect((await parallel("cfg-5s", { tool_calls: [call("echo")] })).status).toBe(200);
+    // Another isolate's PUT: straight to the TenantDO, so this isolate's copy knows nothing of it.
+    const checked = checkConfig({ ...toolConfig(), tools: [] }, true);
+    if (!checked.ok) throw new Error(checked.problems.join("; "));
+    expect(((await env.TENANT.getByName("tenant/acme").putConfig(checked.config as never)) as { ok: boolean }).ok).toBe(true);
+    expect((await parallel("cfg-5s", { tool_calls: [call("echo")] })).status).toBe(200);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + TENANT_RECHECK_MS);
+    const res = await parallel("cfg-5s", { tool_calls: [call("echo")] });
+    vi.useRealTimers();
     expect(res.body.error.code).toBe("unknown_tool");
   });
 });

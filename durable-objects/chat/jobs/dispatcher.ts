@@ -143,7 +143,7 @@ export class Dispatcher {
     const names = [...new Set(jobs.filter((j) => j.kind === "tool" && !endsByTimer(j)).map((j) => j.tool_name))];
     if (names.length === 0) return {};
     try {
-      return await this.store.tenant().runTargets(names);
+      return await this.store.runTargets(names);
     } catch (e) {
       console.warn("tool targets lookup failed; each job looks its own up", (e as Error).message);
       return {};

@@ -55,7 +55,7 @@ export class Executor {
     if (!job || isTerminal(job.state)) return "finished";
     if (this.#live.has(jobId)) return "duplicate";
     if (job.kind === "tool" && !endsByTimer(job) && !target) {
-      target = await this.store.tenant().runTarget(job.tool_name);
+      target = (await this.store.runTargets([job.tool_name]))[job.tool_name];
       job = this.store.jobs.get(jobId); // another invocation may have taken it meanwhile
       if (!job || isTerminal(job.state)) return "finished";
       if (this.#live.has(jobId)) return "duplicate";

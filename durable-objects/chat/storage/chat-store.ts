@@ -8,6 +8,9 @@ import { chatLimits } from "../../../src/config/chat-limits";
 import { defaultConfig } from "../../../src/config/schema";
 import type { ChatLimits } from "../../../src/jobs/messages";
 import { chatName, laneName, tenantName } from "../../../src/objects/names";
+import { runTargetsOf, tenantConfigOf, type TenantReads } from "../../../src/objects/tenant-cache";
+import type { TenantConfig } from "../../../src/config/schema";
+import type { RunTarget } from "../../../src/tools/executors";
 import { Children } from "./children";
 import { EVENT_TTL_MS, Events } from "./events";
 import { Idempotency } from "./idempotency";
@@ -140,6 +143,20 @@ export class ChatStore {
 
   tenant() {
     return this.env().TENANT.getByName(tenantName(this.address().tenant));
+  }
+
+  /** The tenant's config and tool targets from the isolate's copy, checked every 5 s (`src/objects/tenant-cache`). */
+  tenantConfig(): Promise<TenantConfig> {
+    return tenantConfigOf(this.address().tenant, () => this.#tenantReads());
+  }
+
+  runTargets(toolNames: string[]): Promise<Record<string, RunTarget>> {
+    return runTargetsOf(this.address().tenant, toolNames, () => this.#tenantReads());
+  }
+
+  /** The RPC type mapping cannot carry the config schema's open JSON fields; the values are plain JSON. */
+  #tenantReads(): TenantReads {
+    return this.tenant() as unknown as TenantReads;
   }
 
   /** The chat's call lane `index` (docs/architecture.md#call-lanes). */

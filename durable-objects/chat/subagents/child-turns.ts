@@ -222,9 +222,8 @@ export class ChildTurns implements LoopHost {
     };
   }
 
-  async config(): Promise<TenantConfig> {
-    // The RPC type mapping cannot carry the schema's open JSON fields; the value is plain JSON.
-    return ((await this.#tenant().getConfig()) as { config: TenantConfig }).config;
+  config(): Promise<TenantConfig> {
+    return this.store.tenantConfig();
   }
 
   llm(): Promise<LlmTarget | null> {

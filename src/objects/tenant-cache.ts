@@ -1,0 +1,77 @@
+/**
+ * The tenant's configuration and tool targets, kept in the isolate
+ * (docs/api.md#configuration). A tenant may have millions of chats and one
+ * object takes about 1,000 requests a second, so neither a request nor a batch
+ * asks the TenantDO each time: an isolate asks at most once every
+ * `TENANT_RECHECK_MS` per tenant. A `PUT` or `PATCH` is seen at once by the
+ * isolate that answered it (read-your-writes) and by every other within 5 s.
+ */
+import type { TenantConfig } from "../config/schema";
+import type { RunTarget } from "../tools/executors";
+
+export const TENANT_RECHECK_MS = 5_000;
+/** Tenants kept per isolate; the least recently stored go first. */
+const MAX_TENANTS = 1_000;
+
+/** The part of the TenantDO the cache reads. */
+export interface TenantReads {
+  getConfig(): Promise<{ config: TenantConfig; version: number }>;
+  runTargets(toolNames: string[]): Promise<{ version: number; targets: Record<string, RunTarget> }>;
+}
+
+interface Config {
+  config: TenantConfig;
+  version: number;
+  checkedAt: number;
+}
+
+interface Targets {
+  version: number;
+  checkedAt: number;
+  byName: Map<string, RunTarget>;
+}
+
+const configs = new Map<string, Config>();
+const targets = new Map<string, Targets>();
+
+function keep<T>(map: Map<string, T>, tenant: string, value: T): void {
+  map.delete(tenant); // re-inserted last: the map's order is the order of use
+  map.set(tenant, value);
+  if (map.size > MAX_TENANTS) map.delete(map.keys().next().value!);
+}
+
+/** The configuration (secrets masked), asked for only when this isolate has not checked it for 5 s. */
+export async function tenantConfigOf(tenant: string, reads: () => TenantReads, now = Date.now()): Promise<TenantConfig> {
+  const kept = configs.get(tenant);
+  if (kept && now - kept.checkedAt < TENANT_RECHECK_MS) return kept.config;
+  const { config, version } = await reads().getConfig();
+  rememberConfig(tenant, config, version, now, kept?.version);
+  return config;
+}
+
+/** The document a `PUT` or `PATCH` stored, as its answer shows it: this isolate sees it at once. */
+export function rememberConfig(tenant: string, config: TenantConfig, version: number, now = Date.now(), previous = configs.get(tenant)?.version): void {
+  keep(configs, tenant, { config, version, checkedAt: now });
+  // Targets read under another version may name a URL, secret or tool that changed.
+  if (previous !== version || (targets.get(tenant)?.version ?? version) !== version) targets.delete(tenant);
+}
+
+/** The tools' targets (secrets opened), asked for only when one is missing or this isolate has not checked them for 5 s. */
+export async function runTargetsOf(tenant: string, toolNames: string[], reads: () => TenantReads, now = Date.now()): Promise<Record<string, RunTarget>> {
+  const kept = targets.get(tenant);
+  const fresh = kept && now - kept.checkedAt < TENANT_RECHECK_MS;
+  if (fresh && toolNames.every((n) => kept.byName.has(n))) return pick(kept.byName, toolNames);
+  const answer = await reads().runTargets(toolNames);
+  const entry: Targets = fresh && kept.version === answer.version ? kept : { version: answer.version, checkedAt: now, byName: new Map() };
+  for (const [name, target] of Object.entries(answer.targets)) entry.byName.set(name, target);
+  keep(targets, tenant, entry);
+  return pick(entry.byName, toolNames);
+}
+
+const pick = (byName: Map<string, RunTarget>, names: string[]) => Object.fromEntries(names.map((n) => [n, byName.get(n)!]));
+
+/** Drops everything kept (tests: storage wiped between them, this isolate's memory not). */
+export function forgetTenants(): void {
+  configs.clear();
+  targets.clear();
+}

@@ -1,0 +1,88 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { TenantConfig } from "../../src/config/schema";
+import { forgetTenants, rememberConfig, runTargetsOf, TENANT_RECHECK_MS, tenantConfigOf, type TenantReads } from "../../src/objects/tenant-cache";
+import type { RunTarget } from "../../src/tools/executors";
+
+afterEach(() => forgetTenants());
+
+/** A TenantDO stand-in that counts what it is asked; `version` and `url` change as a write would. */
+function tenantDo() {
+  const state = { version: 1, url: "https://tools.example/a", configReads: 0, targetReads: [] as string[][] };
+  const reads: TenantReads = {
+    getConfig: async () => (state.configReads++, { config: { name: `v${state.version}` } as unknown as TenantConfig, version: state.version }),
+    runTargets: async (names) => {
+      state.targetReads.push(names);
+      const targets: Record<string, RunTarget> = {};
+      for (const n of names) targets[n] = { kind: "http_tool", url: `${state.url}/${n}`, secret: "s", max_response_bytes: 1 };
+      return { version: state.version, targets };
+    },
+  };
+  return { state, reads: () => reads };
+}
+
+const url = (t: RunTarget | undefined) => (t?.kind === "http_tool" ? t.url : undefined);
+
+describe("the isolate's copy of a tenant", () => {
+  it("asks the TenantDO for the config at most once every 5 s", async () => {
+    const t = tenantDo();
+    expect(await tenantConfigOf("acme", t.reads, 0)).toEqual({ name: "v1" });
+    t.state.version = 2;
+    expect(await tenantConfigOf("acme", t.reads, TENANT_RECHECK_MS - 1)).toEqual({ name: "v1" });
+    expect(t.state.configReads).toBe(1);
+    expect(await tenantConfigOf("acme", t.reads, TENANT_RECHECK_MS)).toEqual({ name: "v2" });
+    expect(t.state.configReads).toBe(2);
+  });
+
+  it("keeps tenants apart", async () => {
+    const a = tenantDo();
+    const b = tenantDo();
+    b.state.version = 7;
+    await tenantConfigOf("a", a.reads, 0);
+    expect(await tenantConfigOf("b", b.reads, 0)).toEqual({ name: "v7" });
+    expect(await runTargetsOf("b", ["x"], b.reads, 0)).toBeDefined();
+    expect(a.state.targetReads).toEqual([]);
+  });
+
+  it("asks for targets only for a tool it lacks, or once 5 s have passed", async () => {
+    const t = tenantDo();
+    await runTargetsOf("acme", ["x", "y"], t.reads, 0);
+    await runTargetsOf("acme", ["y"], t.reads, 100);
+    await runTargetsOf("acme", ["z"], t.reads, 200);
+    expect(t.state.targetReads).toEqual([["x", "y"], ["z"]]);
+    t.state.url = "https://tools.example/moved";
+    expect(url((await runTargetsOf("acme", ["x"], t.reads, 4_000)).x)).toBe("https://tools.example/a/x");
+    expect(url((await runTargetsOf("acme", ["x"], t.reads, TENANT_RECHECK_MS + 1)).x)).toBe("https://tools.example/moved/x");
+  });
+
+  it("drops every target kept under an older version when a newer one is read", async () => {
+    const t = tenantDo();
+    await runTargetsOf("acme", ["x", "y"], t.reads, 0);
+    t.state.version = 2;
+    t.state.url = "https://tools.example/v2";
+    await runTargetsOf("acme", ["x"], t.reads, TENANT_RECHECK_MS + 1);
+    // `y` was opened under version 1: it is asked for again rather than served stale.
+    expect(url((await runTargetsOf("acme", ["y"], t.reads, TENANT_RECHECK_MS + 2)).y)).toBe("https://tools.example/v2/y");
+  });
+
+  it("sees a write it answered at once (read-your-writes), targets included", async () => {
+    const t = tenantDo();
+    await tenantConfigOf("acme", t.reads, 0);
+    await runTargetsOf("acme", ["x"], t.reads, 0);
+    t.state.version = 2;
+    t.state.url = "https://tools.example/new";
+    rememberConfig("acme", { name: "v2" } as unknown as TenantConfig, 2, 10);
+    expect(await tenantConfigOf("acme", t.reads, 20)).toEqual({ name: "v2" });
+    expect(url((await runTargetsOf("acme", ["x"], t.reads, 20)).x)).toBe("https://tools.example/new/x");
+    expect(t.state.configReads).toBe(1);
+  });
+
+  it("keeps at most 1000 tenants, forgetting the least recently stored", async () => {
+    const t = tenantDo();
+    for (let i = 0; i <= 1000; i++) await tenantConfigOf(`t${i}`, t.reads, 0);
+    expect(t.state.configReads).toBe(1001);
+    await tenantConfigOf("t1000", t.reads, 1);
+    expect(t.state.configReads).toBe(1001);
+    await tenantConfigOf("t0", t.reads, 1);
+    expect(t.state.configReads).toBe(1002);
+  });
+});
