@@ -10,18 +10,19 @@ import { cpus, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { latencyChart } from "./lib/chart.mjs";
 import { workerdUsage } from "./lib/proc.mjs";
-import { OTHER_KEY, startFanout, startFloor, startSpecFloor } from "./lib/services.mjs";
+import { OTHER_KEY, startFanout, startFanoutWithSlowQueue, startFloor, startSpecFloor } from "./lib/services.mjs";
 import { storageByClass } from "./lib/storage.mjs";
 import { round, summary } from "./lib/stats.mjs";
 import { startToolServer } from "./lib/tool-server.mjs";
-import { clients, dispatch, fanOut, headOfLine, scale, storage, throughput, wakeLatency } from "./scenarios.mjs";
+import { clients, dispatch, fanOut, headOfLine, queueDelay, rotated, scale, storage, throughput, wakeLatency } from "./scenarios.mjs";
 
 const quick = process.argv.includes("--quick");
 const check = process.argv.includes("--check");
 const plan = quick
-  ? { fanOut: 20, wake: 30, dispatch: 20, hol: 10, holMs: 5_000, tpSeconds: 5, tpChats: [20], scaleSeconds: 5, store: { chats: 10, jobsPerChat: 41 } }
+  ? { fanOut: 20, queueDelay: 15, wake: 30, dispatch: 20, hol: 10, holMs: 5_000, tpSeconds: 5, tpChats: [20], scaleSeconds: 5, store: { chats: 10, jobsPerChat: 41 } }
   : {
       fanOut: 100,
+      queueDelay: 60,
       wake: 300,
       dispatch: 100,
       hol: 60,
@@ -46,10 +47,21 @@ try {
   const tool = (name) => ({ name, description: name, url: `${tools.url}/${name}`, read_only: true, parameters: { type: "object" } });
   await c.configure({ tools: [tool("slow"), tool("noop")], limits: { max_wait_seconds: 95 } });
   // Warm both sides (first requests compile code and create objects).
-  for (let i = 0; i < 5; i++) await Promise.all([c.fanout(`warm-${i}`, [["noop", {}]]), c.floor(`warm-${i}`, [["noop", {}]]), c.specFloor(`warm-${i}`, [["noop", {}]])]);
+  for (let i = 0; i < 5; i++) await Promise.all(rotated(0).map((side) => c[side](`warm-${i}`, Array.from({ length: 8 }, () => ["noop", {}]))));
 
   console.log(`bench (${quick ? "quick" : "full"}): fan-out…`);
   const fan = await fanOut(c, plan.fanOut);
+  console.log("queue sends 60 ms slower…");
+  const slowFanout = await startFanoutWithSlowQueue();
+  let delayed;
+  try {
+    const slow = clients({ fanout: slowFanout, floor, specFloor, tools });
+    await slow.configure({ tools: [tool("slow"), tool("noop")], limits: { max_wait_seconds: 95 } });
+    for (let i = 0; i < 5; i++) await slow.fanout(`warm-${i}`, Array.from({ length: 8 }, () => ["noop", {}]));
+    delayed = await queueDelay(c, slow, plan.queueDelay);
+  } finally {
+    await slowFanout.stop();
+  }
   console.log("wake latency…");
   const wake = await wakeLatency(c, tools, plan.wake);
   console.log("dispatch…");
@@ -60,8 +72,7 @@ try {
   for (const chats of plan.tpChats) {
     console.log(`throughput with ${chats} chats…`);
     // Rotate which side goes first between chat counts.
-    const sides = ["fanout", "floor", "specFloor"];
-    const order = [...sides.slice(tp.length % 3), ...sides.slice(0, tp.length % 3)];
+    const order = rotated(tp.length);
     const runs = {};
     const before = workerdUsage(fanout.pid);
     for (const side of order) runs[side] = await throughput(c, side, chats, plan.tpSeconds);
@@ -82,15 +93,20 @@ try {
   const s = {
     fanout: summary(fan.fanout),
     floor: summary(fan.floor),
+    prodFloor: summary(fan.prodFloor),
     specFloor: summary(fan.specFloor),
     sequential: summary(fan.sequential),
+    queueNormal: summary(delayed.fanout),
+    queueSlow: summary(delayed.slowQueue),
     wakeAwait: summary(wake.await),
     wakePolling: summary(wake.polling),
     startFanout: summary(start.fanout),
     startFloor: summary(start.floor),
+    startProdFloor: summary(start.prodFloor),
     startSpecFloor: summary(start.specFloor),
     arrival: summary(start.arrival),
     arrivalFloor: summary(start.arrivalFloor),
+    arrivalProdFloor: summary(start.arrivalProdFloor),
     arrivalSpecFloor: summary(start.arrivalSpecFloor),
     hol: summary(hol.chatB),
     ...Object.fromEntries(scaled.map((x) => [`scale${x.chats}`, summary(x.latencies)])),
@@ -101,12 +117,18 @@ try {
     overheadFanout: overhead(s.fanout.p50),
     overheadFloor: overhead(s.floor.p50),
     overheadRatio: overhead(s.fanout.p50) / overhead(s.floor.p50),
+    // The latency targets are against the production floor: the platform floor's work with at most 4 calls waiting per object.
+    overheadProdFloor: overhead(s.prodFloor.p50),
+    overheadVsProdFloor: overhead(s.fanout.p50) / overhead(s.prodFloor.p50),
+    prodFloorRatio: overhead(s.prodFloor.p50) / overhead(s.floor.p50),
     // Informational: what the rules every design must keep (docs/architecture.md#platform-rules) cost on their own, and fanout against that.
     overheadSpecFloor: overhead(s.specFloor.p50),
     specFloorRatio: overhead(s.specFloor.p50) / overhead(s.floor.p50),
     overheadVsSpecFloor: overhead(s.fanout.p50) / overhead(s.specFloor.p50),
     wakeRatio: s.wakePolling.p50 / s.wakeAwait.p50,
+    queueDelayGrowth: s.queueSlow.p50 - s.queueNormal.p50,
     startRatio: s.startFanout.p50 / s.startFloor.p50,
+    startVsProdFloor: s.startFanout.p50 / s.startProdFloor.p50,
     scaleLatencyRatio: s.scale1000.p50 / s.scale10.p50,
     scaleCpuRatio: scaled.at(-1).cpuSecondsPer1000Jobs / scaled[0].cpuSecondsPer1000Jobs,
     bytesPerJob: stored.bytesPerJob,
@@ -115,15 +137,32 @@ try {
   const purgedToBaseline = stored.purged && stored.purged.ChatDO.bytes <= stored.baseline.ChatDO.bytes + 256 * stored.chats;
   const targets = [
     ["fan-out speedup over the sequential client ≥ 7× (p50)", figures.speedup >= 7, `${round(figures.speedup)}×`],
-    ["fan-out overhead ≤ 1.5× the floor's (p50)", figures.overheadRatio <= 1.5, `${round(figures.overheadFanout)} ms vs ${round(figures.overheadFloor)} ms = ${round(figures.overheadRatio, 2)}×`],
-    ["wake latency p50 ≤ 10 ms", s.wakeAwait.p50 <= 10, `${round(s.wakeAwait.p50)} ms`],
-    ["wake latency p99 ≤ 50 ms", s.wakeAwait.p99 <= 50, `${round(s.wakeAwait.p99)} ms`],
+    [
+      "fan-out overhead ≤ 1.5× the production floor's (p50)",
+      figures.overheadVsProdFloor <= 1.5,
+      `${round(figures.overheadFanout)} ms vs ${round(figures.overheadProdFloor)} ms = ${round(figures.overheadVsProdFloor, 2)}× (platform floor ${round(figures.overheadFloor)} ms: ${round(figures.overheadRatio, 2)}×)`,
+    ],
+    [
+      "queue sends 60 ms slower: overhead grows ≤ 5 ms (p50)",
+      figures.queueDelayGrowth <= 5,
+      `${round(s.queueSlow.p50 - 500)} vs ${round(s.queueNormal.p50 - 500)} ms = +${round(figures.queueDelayGrowth)} ms`,
+    ],
+    ["wake latency p50 ≤ 8 ms", s.wakeAwait.p50 <= 8, `${round(s.wakeAwait.p50)} ms`],
+    ["wake latency p99 ≤ 30 ms", s.wakeAwait.p99 <= 30, `${round(s.wakeAwait.p99)} ms`],
     ["wake ≥ 10× lower than polling (p50)", figures.wakeRatio >= 10, `${round(figures.wakeRatio)}×`],
-    ["wait:false start ≤ 1.5× the floor's (p50)", figures.startRatio <= 1.5, `${round(s.startFanout.p50)} vs ${round(s.startFloor.p50)} ms = ${round(figures.startRatio, 2)}×`],
-    ["job created → tool arrival p50 ≤ 30 ms", s.arrival.p50 <= 30, `${round(s.arrival.p50)} ms`],
+    [
+      "wait:false start ≤ 1.5× the production floor's (p50)",
+      figures.startVsProdFloor <= 1.5,
+      `${round(s.startFanout.p50)} vs ${round(s.startProdFloor.p50)} ms = ${round(figures.startVsProdFloor, 2)}× (platform floor ${round(s.startFloor.p50)} ms)`,
+    ],
+    ["job created → tool arrival p50 ≤ 25 ms", s.arrival.p50 <= 25, `${round(s.arrival.p50)} ms (production floor ${round(s.arrivalProdFloor.p50)} ms)`],
     [`chat B's 8×100 ms batch behind a ${plan.holMs / 1000} s job ≤ 300 ms (p50)`, s.hol.p50 <= 300, `${round(s.hol.p50)} ms`],
     ...tp.flatMap((t) => [
-      [`throughput, ${t.chats} chats ≥ 0.5× the floor`, t.fanout.jobsPerSecond >= 0.5 * t.floor.jobsPerSecond, `${round(t.fanout.jobsPerSecond)} vs ${round(t.floor.jobsPerSecond)} jobs/s`],
+      [
+        `throughput, ${t.chats} chats ≥ 0.6× the platform floor`,
+        t.fanout.jobsPerSecond >= 0.6 * t.floor.jobsPerSecond,
+        `${round(t.fanout.jobsPerSecond)} vs ${round(t.floor.jobsPerSecond)} jobs/s = ${round(t.fanout.jobsPerSecond / t.floor.jobsPerSecond, 2)}× (production floor ${round(t.prodFloor.jobsPerSecond)})`,
+      ],
       [`throughput, ${t.chats} chats: 0 errors, 0 unfinished`, t.fanout.errors === 0 && t.fanout.unfinished === 0, `${t.fanout.errors} errors, ${t.fanout.unfinished} unfinished; workerd RSS ${t.rssMiB.before} → ${t.rssMiB.after} MiB`],
     ]),
     ["scale: p50 latency at 1000 chats ≤ 1.5× at 10", figures.scaleLatencyRatio <= 1.5, `${round(s.scale1000.p50)} vs ${round(s.scale10.p50)} ms = ${round(figures.scaleLatencyRatio, 2)}×`],
@@ -141,7 +180,10 @@ try {
   console.log("\ntargets");
   for (const [name, ok, value] of targets) console.log(`${ok ? "PASS" : "MISS"}  ${name}: ${value}`);
   console.log(
-    `\nContract floor (bench/spec-floor: queue copy, one invocation per call, claim before the call): overhead ${round(figures.overheadSpecFloor)} ms = ${round(figures.specFloorRatio, 2)}× the floor; fanout = ${round(figures.overheadVsSpecFloor, 2)}× the contract floor`,
+    `\nProduction floor (the platform floor, at most 4 calls per object): overhead ${round(figures.overheadProdFloor)} ms = ${round(figures.prodFloorRatio, 2)}× the platform floor; start of 8 ${round(s.startProdFloor.p50)} ms`,
+  );
+  console.log(
+    `Contract floor (bench/spec-floor v1.2: a queue copy per batch, at most 4 calls per object, claim before the call): overhead ${round(figures.overheadSpecFloor)} ms = ${round(figures.specFloorRatio, 2)}× the floor; fanout = ${round(figures.overheadVsSpecFloor, 2)}× the contract floor`,
   );
   console.log(`Contract floor start of 8: ${round(s.startSpecFloor.p50)} ms; arrival p50 ${round(s.arrivalSpecFloor.p50)} ms (floor ${round(s.arrivalFloor.p50)} ms)`);
   for (const t of tp) console.log(`Contract floor throughput, ${t.chats} chats: ${round(t.specFloor.jobsPerSecond)} jobs/s = ${round(t.specFloor.jobsPerSecond / t.floor.jobsPerSecond, 2)}× the floor`);
@@ -154,7 +196,15 @@ try {
   writeFileSync(
     resolve(dir, "latency.svg"),
     latencyChart([
-      { title: "8×500 ms batch", series: [{ label: "fanout", values: fan.fanout }, { label: "floor", values: fan.floor, color: "#1f8a4c" }, { label: "contract floor", values: fan.specFloor, color: "#6b46c1" }] },
+      {
+        title: "8×500 ms batch",
+        series: [
+          { label: "fanout", values: fan.fanout },
+          { label: "floor", values: fan.floor, color: "#1f8a4c" },
+          { label: "production floor", values: fan.prodFloor, color: "#2b6cb0" },
+          { label: "contract floor", values: fan.specFloor, color: "#6b46c1" },
+        ],
+      },
       { title: "wake", series: [{ label: "await", values: wake.await }, { label: "polling 500 ms", values: wake.polling, color: "#b7791f" }] },
       { title: "wait:false start of 8", series: [{ label: "fanout", values: start.fanout }, { label: "floor", values: start.floor, color: "#1f8a4c" }] },
       { title: "head-of-line", series: [{ label: "chat B 8×100 ms", values: hol.chatB }] },

@@ -28,6 +28,9 @@ export function clients({ fanout, floor, specFloor, tools }, key = BENCH_KEY) {
     fanoutJobs: async (chatId) => (await fetch(`${fanout.url}/v1/chats/${chatId}/jobs`, { headers: auth })).json(),
     floor: (chatId, calls, extra = {}) =>
       post(`${floor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), ...extra }),
+    // The production floor: the platform floor's work with at most 4 calls waiting per object (the rest in lanes).
+    prodFloor: (chatId, calls, extra = {}) =>
+      post(`${floor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), lanes: 4, ...extra }),
     specFloor: (chatId, calls, extra = {}) =>
       post(`${specFloor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), ...extra }),
     direct: (jobId, tool, args) => post(`${tools.url}/${tool}`, { job_id: jobId, tool_args: args }),
@@ -40,15 +43,18 @@ export function clients({ fanout, floor, specFloor, tools }, key = BENCH_KEY) {
 
 const eight = (ms) => Array.from({ length: 8 }, () => ["slow", { ms }]);
 
+/** The sides every comparison runs, in an order that rotates with `i` so none always goes first. */
+export const SIDES = ["fanout", "floor", "prodFloor", "specFloor"];
+export const rotated = (i) => [...SIDES.slice(i % SIDES.length), ...SIDES.slice(0, i % SIDES.length)];
+
 /**
- * 1. A batch of 8 × 500 ms: fanout, the floor and the contract floor in rotating order; the sequential
- * client now and then.
+ * 1. A batch of 8 × 500 ms: fanout, the platform floor, the production floor and the contract floor
+ * in rotating order; the sequential client now and then.
  */
 export async function fanOut(c, reps) {
-  const out = { fanout: [], floor: [], specFloor: [], sequential: [] };
-  const sides = ["fanout", "floor", "specFloor"];
+  const out = { fanout: [], floor: [], prodFloor: [], specFloor: [], sequential: [] };
   for (let i = 0; i < reps; i++) {
-    for (const side of [...sides.slice(i % 3), ...sides.slice(0, i % 3)]) {
+    for (const side of rotated(i)) {
       const t0 = now();
       const res = await c[side](chat(`fan-${side}`), eight(500));
       if (res.status !== "success") throw new Error(`${side} batch ended ${res.status}`);
@@ -58,6 +64,23 @@ export async function fanOut(c, reps) {
       const t0 = now();
       for (let k = 0; k < 8; k++) await c.direct(`seq-${i}-${k}`, "slow", { ms: 500 });
       out.sequential.push(now() - t0);
+    }
+  }
+  return out;
+}
+
+/**
+ * 1b. The queue off the calls' path: 8 × 500 ms batches on fanout and on the build whose queue sends
+ * take 60 ms longer (`slow`), alternating.
+ */
+export async function queueDelay(c, slow, reps) {
+  const out = { fanout: [], slowQueue: [] };
+  for (let i = 0; i < reps; i++) {
+    for (const [side, client] of i % 2 ? [["slowQueue", slow], ["fanout", c]] : [["fanout", c], ["slowQueue", slow]]) {
+      const t0 = now();
+      const res = await client.fanout(chat(`qd-${side}`), eight(500));
+      if (res.status !== "success") throw new Error(`${side} batch ended ${res.status}`);
+      out[side].push(now() - t0);
     }
   }
   return out;
@@ -87,11 +110,10 @@ export async function wakeLatency(c, tools, reps) {
 
 /** 3. `wait:false` start of 8 jobs (response time), and how long until each reaches the tool server. */
 export async function dispatch(c, tools, reps) {
-  const out = { fanout: [], floor: [], specFloor: [], arrival: [], arrivalFloor: [], arrivalSpecFloor: [] };
-  const arrivals = { fanout: out.arrival, floor: out.arrivalFloor, specFloor: out.arrivalSpecFloor };
-  const sides = ["fanout", "floor", "specFloor"];
+  const out = { fanout: [], floor: [], prodFloor: [], specFloor: [], arrival: [], arrivalFloor: [], arrivalProdFloor: [], arrivalSpecFloor: [] };
+  const arrivals = { fanout: out.arrival, floor: out.arrivalFloor, prodFloor: out.arrivalProdFloor, specFloor: out.arrivalSpecFloor };
   for (let i = 0; i < reps; i++) {
-    for (const side of [...sides.slice(i % 3), ...sides.slice(0, i % 3)]) {
+    for (const side of rotated(i)) {
       const t0 = now();
       const res = await c[side](chat(`start-${side}`), eight(50), { wait: false });
       out[side].push(now() - t0);

@@ -5,7 +5,7 @@
  * same version the floor pins), so nothing is downloaded.
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -85,6 +85,24 @@ export function startFanout(reuse = {}, { privateEgress = true } = {}) {
     "fanout",
     reuse,
   );
+}
+
+/**
+ * fanout as `startFanout` runs it, from the bench-only entry `bench/queue-delay/index.ts`: every
+ * queue send takes 60 ms longer. Its config is wrangler.toml with only `main` changed, written
+ * beside it for the run (paths in it are relative to that folder) and removed by `stop`.
+ */
+export async function startFanoutWithSlowQueue() {
+  const config = join(ROOT, "wrangler.queue-delay.toml");
+  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8").replace(/^main = ".*"$/m, 'main = "bench/queue-delay/index.ts"');
+  writeFileSync(config, toml);
+  const configKey = Buffer.alloc(32, 9).toString("base64");
+  const fanout = await wranglerDev(
+    ROOT,
+    ["--config", config, "--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
+    "fanout-slow-queue",
+  );
+  return { ...fanout, stop: async () => (await fanout.stop(), rmSync(config, { force: true })) };
 }
 
 /** The contract floor (bench/spec-floor): the platform floor plus the rules every design must keep (docs/architecture.md#platform-rules). */

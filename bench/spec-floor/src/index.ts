@@ -1,19 +1,29 @@
 /**
- * The contract floor (see wrangler.toml): per job one row written before the answer, one queue
- * message, one invocation of the chat that claims the row and makes the call, one write of
- * the outcome. Same wire shape as the platform floor (`POST /chats/{chat}/run`).
+ * The contract floor, v1.2 (see wrangler.toml): per job one row written before the answer and
+ * claimed before its call leaves; at most 4 calls from the chat, the rest handed 4 at a time to
+ * lane objects that report each outcome back; one queue message per batch, sent once the calls
+ * started; one write of each outcome. Same wire shape as the platform floor (`POST /chats/{chat}/run`).
  */
 import { DurableObject } from "cloudflare:workers";
 
 interface Env {
   CHAT: DurableObjectNamespace<SpecFloorChat>;
-  JOBS: Queue<{ chat: string; id: string }>;
+  LANE: DurableObjectNamespace<SpecFloorLane>;
+  JOBS: Queue<{ chat: string; ids: string[] }>;
 }
 interface Call {
   url: string;
   tool_args: Record<string, unknown>;
 }
 type Job = { job_id: string; state: string; result: string | null };
+type Outcome = { state: string; result: string };
+
+const PER_OBJECT = 4;
+
+async function callTool(url: string, id: string, args: string): Promise<Outcome> {
+  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ job_id: id, tool_args: JSON.parse(args) }) });
+  return { state: r.ok ? "success" : "error", result: await r.text() };
+}
 
 export class SpecFloorChat extends DurableObject<Env> {
   #waiters: (() => void)[] = [];
@@ -26,30 +36,33 @@ export class SpecFloorChat extends DurableObject<Env> {
   async run(chat: string, calls: Call[], wait: boolean) {
     const ids = calls.map(() => crypto.randomUUID());
     ids.forEach((id, i) => this.ctx.storage.sql.exec("INSERT INTO jobs VALUES(?, ?, ?, 'pending', NULL)", id, calls[i]!.url, JSON.stringify(calls[i]!.tool_args)));
-    const dispatch = async () => {
-      await this.env.JOBS.sendBatch(ids.map((id) => ({ body: { chat, id } })));
-      const self = this.env.CHAT.get(this.ctx.id);
-      await Promise.all(ids.map((id) => self.runJob(id)));
-    };
-    this.ctx.waitUntil(dispatch());
+    this.ctx.waitUntil(this.#start(chat, ids).then(() => this.env.JOBS.send({ chat, ids })));
     if (!wait) return { status: "started", jobs: ids.map((job_id) => ({ job_id })) };
     while (this.#jobs(ids).some((j) => j.state !== "success" && j.state !== "error")) await new Promise<void>((r) => this.#waiters.push(r));
     return { status: "success", jobs: this.#jobs(ids) };
   }
 
-  /** One invocation per call: claim, call, record. A queue copy finds the job taken. */
-  async runJob(id: string) {
-    const claimed = this.ctx.storage.sql.exec<{ url: string; args: string }>("UPDATE jobs SET state = 'running' WHERE id = ? AND state = 'pending' RETURNING url, args", id).toArray()[0];
-    if (!claimed) return "duplicate";
-    this.ctx.waitUntil(
-      (async () => {
-        const r = await fetch(claimed.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ job_id: id, tool_args: JSON.parse(claimed.args) }) });
-        const text = await r.text();
-        this.ctx.storage.sql.exec("UPDATE jobs SET state = ?, result = ? WHERE id = ?", r.ok ? "success" : "error", text, id);
-        this.#waiters.splice(0).forEach((w) => w());
-      })(),
-    );
-    return "started";
+  /** Claims every pending job: the first 4 are called from here, the rest go to lanes, 4 each. */
+  async #start(chat: string, ids: string[]) {
+    const claimed = ids.map((id) => this.#claim(id)).filter((c) => c !== undefined);
+    const lanes: (typeof claimed)[] = [];
+    for (let i = PER_OBJECT; i < claimed.length; i += PER_OBJECT) lanes.push(claimed.slice(i, i + PER_OBJECT));
+    for (const c of claimed.slice(0, PER_OBJECT)) this.ctx.waitUntil(callTool(c.url, c.id, c.args).then((o) => this.report(c.id, o)));
+    await Promise.all(lanes.map((group, n) => this.env.LANE.getByName(`${chat}/${n}`).run(chat, group)));
+  }
+
+  #claim(id: string) {
+    return this.ctx.storage.sql.exec<{ url: string; args: string }>("UPDATE jobs SET state = 'running' WHERE id = ? AND state = 'pending' RETURNING url, args", id).toArray().map((r) => ({ id, ...r }))[0];
+  }
+
+  report(id: string, o: Outcome) {
+    this.ctx.storage.sql.exec("UPDATE jobs SET state = ?, result = ? WHERE id = ?", o.state, o.result, id);
+    this.#waiters.splice(0).forEach((w) => w());
+  }
+
+  /** The queue copy: anything still pending starts now (normally nothing is). */
+  async takeQueued(chat: string, ids: string[]) {
+    await this.#start(chat, ids);
   }
 
   #jobs(ids: string[]): Job[] {
@@ -57,6 +70,14 @@ export class SpecFloorChat extends DurableObject<Env> {
       const row = this.ctx.storage.sql.exec<{ state: string; result: string | null }>("SELECT state, result FROM jobs WHERE id = ?", id).one();
       return { job_id: id, state: row.state, result: row.result };
     });
+  }
+}
+
+/** A call lane: runs what it is handed and reports each outcome to its chat. */
+export class SpecFloorLane extends DurableObject<Env> {
+  run(chat: string, calls: { id: string; url: string; args: string }[]) {
+    const stub = this.env.CHAT.getByName(chat);
+    for (const c of calls) this.ctx.waitUntil(callTool(c.url, c.id, c.args).then((o) => stub.report(c.id, o)));
   }
 }
 
@@ -69,7 +90,7 @@ export default {
     const body = (await req.json()) as { calls: Call[]; wait?: boolean };
     return Response.json(await env.CHAT.getByName(m[1]!).run(m[1]!, body.calls, body.wait !== false));
   },
-  async queue(batch: MessageBatch<{ chat: string; id: string }>, env: Env) {
-    await Promise.all(batch.messages.map(async (m) => (await env.CHAT.getByName(m.body.chat).runJob(m.body.id), m.ack())));
+  async queue(batch: MessageBatch<{ chat: string; ids: string[] }>, env: Env) {
+    await Promise.all(batch.messages.map(async (m) => (await env.CHAT.getByName(m.body.chat).takeQueued(m.body.chat, m.body.ids), m.ack())));
   },
 } satisfies ExportedHandler<Env>;
