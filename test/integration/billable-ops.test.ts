@@ -100,7 +100,7 @@ describe("billable operations per job", () => {
     // The tenant's config and tool targets come from the isolate's copy, checked at most every 5 s.
     const tenantRequests = Object.entries(counts.requests).filter(([name]) => name.startsWith("TenantDO.")).reduce((a, [, n]) => a + n, 0);
     expect(tenantRequests / batches).toBeLessThanOrEqual(0.1);
-    expect(perJob.rowsWritten).toBeLessThanOrEqual(18);
-    expect(perJob.statements).toBeLessThanOrEqual(23);
+    expect(perJob.rowsWritten).toBeLessThanOrEqual(9.25);
+    expect(perJob.statements).toBeLessThanOrEqual(19);
   });
 });

@@ -34,10 +34,8 @@ async function rowBytes(chat: string, jobId: string) {
         jobId,
       )
       .one().n;
-    const log = sql
-      .exec<{ n: number }>(`SELECT length(CAST(kvps AS BLOB)) + length(CAST(content AS BLOB)) AS n FROM log WHERE job_id = ?`, jobId)
-      .one().n;
-    return { job, log };
+    // A job's log row is read off this row (docs/api.md#log-rows): it has no stored row of its own to bound.
+    return { job };
   });
 }
 
@@ -61,7 +59,6 @@ describe("rows under 2 MB", () => {
     const bytes = await rowBytes("rows-b", body.jobs[0].job_id);
     expect(bytes.job).toBeLessThanOrEqual(STORED_ROW_BYTES);
     expect(bytes.job).toBeGreaterThan(STORED_ROW_BYTES - 100);
-    expect(bytes.log).toBeLessThanOrEqual(STORED_ROW_BYTES);
   });
 
   it("cuts a large error text the same way", async () => {
@@ -70,7 +67,6 @@ describe("rows under 2 MB", () => {
     expect(body.jobs[0].state).toBe("error");
     const bytes = await rowBytes("rows-c", body.jobs[0].job_id);
     expect(bytes.job).toBeLessThanOrEqual(STORED_ROW_BYTES);
-    expect(bytes.log).toBeLessThanOrEqual(STORED_ROW_BYTES);
   });
 
   it("ends a subordinate's job with an error when its model replies with more than a row can keep", async () => {

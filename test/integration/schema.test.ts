@@ -7,7 +7,8 @@ import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureSchema, hasSchema, MIGRATIONS, readLimits, readMeta, SCHEMA_VERSION, writeMeta } from "../../durable-objects/chat/storage/schema";
 import { forgetCached, transact } from "../../durable-objects/chat/storage/sql-cache";
-import { Events } from "../../durable-objects/chat/storage/events";
+import { Events, EVENT_TTL_MS } from "../../durable-objects/chat/storage/events";
+import { LogStore } from "../../durable-objects/chat/storage/log-rows";
 import { chatObject } from "../helpers";
 
 afterEach(() => reset());
@@ -67,8 +68,9 @@ describe("a new chat's tables", () => {
       tablesBefore: 0,
       after: true,
       version: String(SCHEMA_VERSION),
-      tables: ["batches", "children", "events", "idempotency", "jobs", "log", "messages", "meta", "notifications", "timers", "tree_slots", "turns"],
-      indexes: ["events_pending", "jobs_by_batch", "jobs_by_state", "log_by_job", "timers_by_time"],
+      tables: ["batches", "children", "events", "idempotency", "jobs", "messages", "meta", "notifications", "timers", "tree_slots", "turns"],
+      // v3: only active jobs are indexed by time; log rows are read off the jobs.
+      indexes: ["events_pending", "jobs_active", "jobs_by_batch", "timers_by_time"],
       // Timers are written several times per job: no rowid plus a key index (rows written are billed).
       timersWithoutRowid: true,
       // Most events never wait for delivery: they get no index row.
@@ -121,9 +123,36 @@ describe("the step to v2 (call lanes)", () => {
       addJob(sql, "echo-v1");
       expect(sql.exec(`SELECT COUNT(*) AS n FROM pragma_table_info('jobs') WHERE name = 'lane'`).one().n).toBe(0);
       forgetCached(sql);
-      ensureSchema(sql);
+      ensureSchema(sql, MIGRATIONS.slice(0, 1));
       expect(version(sql)).toBe("2");
       expect(sql.exec(`SELECT job_id, lane FROM jobs`).toArray()).toEqual([{ job_id: "echo-v1", lane: null }]);
+    });
+  });
+});
+
+describe("the step to v3 (log rows read off the jobs)", () => {
+  it("moves each stored log row's id and type onto its job and drops the table, so the log reads the same", async () => {
+    await runInDurableObject(chatObject("schema-v3"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql, MIGRATIONS.slice(0, 1)); // a chat stored at v2
+      addJob(sql, "echo-v2");
+      sql.exec(
+        `INSERT INTO log (id, job_id, type, heading, kvps, content, created_at, updated_at) VALUES ('log-abc', 'echo-v2', 'mcp', ?, '{}', '', 1, 1)`,
+        "Using tool 'echo'",
+      );
+      // Two events given out, the newest purged: the next must still be 3.
+      for (const seq of [1, 2]) sql.exec(`INSERT INTO events (seq, type, data, created_at) VALUES (?, 'chat.idle', '{}', 1)`, seq);
+      sql.exec(`DELETE FROM events WHERE seq = 2`);
+      forgetCached(sql);
+      ensureSchema(sql);
+      expect(version(sql)).toBe("3");
+      expect(new Events(sql).latestSeq()).toBe(2);
+      expect(sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'events' AND sql LIKE '%AUTOINCREMENT%'`).one().n).toBe(0);
+      expect(sql.exec(`SELECT log_id, log_type FROM jobs`).toArray()).toEqual([{ log_id: "log-abc", log_type: "mcp" }]);
+      expect(sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('log', 'jobs_by_state')`).one().n).toBe(0);
+      expect(new LogStore(sql).all()).toEqual([
+        { id: "log-abc", job_id: "echo-v2", type: "mcp", heading: "Using tool 'echo'", kvps: {}, content: "", created_at: new Date(1).toISOString(), updated_at: new Date(1).toISOString() },
+      ]);
     });
   });
 });
@@ -224,4 +253,20 @@ describe("an event row", () => {
       expect(JSON.parse(announced).data).toMatchObject({ tenant: "acme", chat_id: "event-row", parent_chat_id: null, root_chat_id: "event-row" });
     });
   });
+  it("keeps counting after every event is purged: the next one carries on from the newest seq given out", async () => {
+    await runInDurableObject(chatObject("event-seq"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql);
+      writeMeta(sql, "tenant", "acme");
+      writeMeta(sql, "chat_id", "event-seq");
+      const events = new Events(sql);
+      events.record("chat.idle", {}, 1000);
+      const { seq } = events.record("chat.idle", {}, 1000);
+      events.purge(1000 + EVENT_TTL_MS + 1);
+      expect(sql.exec(`SELECT COUNT(*) AS n FROM events`).one().n).toBe(0);
+      forgetCached(sql); // a new instance: only what SQLite holds
+      expect(new Events(sql).record("chat.idle", {}, 2000 + EVENT_TTL_MS).seq).toBe(seq + 1);
+    });
+  });
+
 });

@@ -53,10 +53,9 @@ function rig<T>(name: string, test: (r: Rig) => T | Promise<T>): Promise<T> {
         const job: NewJob = {
           job_id: jobId, chat_id: "chat-1", batch_id: "batch-1", idx: 0, tool_name: "echo", tool_call_id: null, tool_args: "{}",
           kind: "tool", read_only: true, timeout_seconds: 600, created_at: T0, deadline_at: DEADLINE, context_id: null, spec: null,
-          held: false, ...over,
+          held: false, log_id: `log-${jobId}`, log_type: "tool", ...over,
         };
         jobs.insert(job);
-        log.add(`log-${jobId}`, job, T0);
       },
       row: (jobId) => sql.exec(`SELECT * FROM jobs WHERE job_id = ?`, jobId).one(),
       timersOf: (jobId) => sql.exec<{ kind: string; at: number }>(`SELECT kind, at FROM timers WHERE ref = ? ORDER BY kind`, jobId).toArray(),
@@ -64,7 +63,7 @@ function rig<T>(name: string, test: (r: Rig) => T | Promise<T>): Promise<T> {
   });
 }
 
-const logContent = (r: Rig, jobId: string) => r.sql.exec(`SELECT content FROM log WHERE job_id = ?`, jobId).one().content;
+const logContent = (r: Rig, jobId: string) => r.log.all().find((row) => row.job_id === jobId)!.content;
 
 describe("claim", () => {
   it("moves a pending job to running under a new lease, and tells the claimed hook once", () =>

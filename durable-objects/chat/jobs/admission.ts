@@ -3,6 +3,7 @@
  * job ids, deadlines. Pure: the ChatDO calls these inside its one
  * `transactionSync`, with no `await` between the check and the insert.
  */
+import { logType } from "../storage/log-rows";
 import { nanoid } from "nanoid";
 import { ApiError } from "../../../src/http/errors";
 import { endsByTimer, jobIdPrefix } from "../../../src/jobs/job";
@@ -28,8 +29,7 @@ export function admissionProblem(requested: number, active: number, limits: Chat
 
 export interface AdmittedBatch {
   batch_id: string;
-  /** `mcp`: the job calls an MCP tool (its log row says so). */
-  jobs: (NewJob & { log_id: string; mcp: boolean })[];
+  jobs: NewJob[];
 }
 
 /**
@@ -77,7 +77,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         held: o.tiered && !concurrentTier(spec),
         queued,
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
-        mcp: spec.kind === "tool" && spec.mcp === true,
+        log_type: logType({ tool_name: spec.tool_name, kind: spec.kind, mcp: spec.kind === "tool" && spec.mcp === true }),
       };
     }),
   };

@@ -17,7 +17,6 @@ export function insertBatch(store: ChatStore, batch: AdmittedBatch, plans: Map<n
   let deadline = Infinity;
   for (const job of batch.jobs) {
     store.jobs.insert(job);
-    store.log.add(job.log_id, job, now);
     if (job.held || job.queued) continue; // its deadline starts when it is released
     deadline = Math.min(deadline, job.deadline_at);
     start.push(job.job_id);

@@ -143,7 +143,6 @@ export class JobMachine {
     const ended = this.jobs.finish(job.job_id, f, now);
     if (!ended) return;
     this.store.timers.clearRef(job.job_id);
-    this.store.log.complete(ended, now);
     this.hooks.ended(ended, now);
     this.waiters.notify();
   }

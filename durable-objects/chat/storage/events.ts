@@ -12,7 +12,7 @@ import { nanoid } from "nanoid";
 import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type LiveEventType } from "../../../src/events/envelope";
 import type { ChatLimits } from "../../../src/jobs/messages";
 import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../../src/webhooks/deliveries";
-import { readLimits, readMeta } from "./schema";
+import { readLimits, readMeta, writeMeta } from "./schema";
 import { cached, remember } from "./sql-cache";
 
 /** `none`: nowhere to deliver (no webhook for this chat); the live stream still carries it. */
@@ -199,9 +199,11 @@ export class Events {
       .map((row) => ({ seq: row.seq, body: this.#envelope(row) }));
   }
 
-  /** The last seq given out, purged or not (0 before the first event). */
+  /** The last seq given out, purged or not (0 before the first event): the newest row's, or what a purge kept in `meta`. */
   latestSeq(): number {
-    return cached(this.sql, "seq", () => this.sql.exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0) AS n`).one().n);
+    return cached(this.sql, "seq", () =>
+      Math.max(this.sql.exec<{ n: number | null }>(`SELECT MAX(seq) AS n FROM events`).one().n ?? 0, Number(readMeta(this.sql, "events_seq") ?? 0)),
+    );
   }
 
   oldestSeq(): number | undefined {
@@ -214,6 +216,8 @@ export class Events {
 
   /** Drops settled events past the TTL or beyond the last 1000, and batches whose jobs are gone. */
   purge(now: number): void {
+    // The newest event may go: a cursor past it must still mean "after it", so its seq stays known.
+    writeMeta(this.sql, "events_seq", String(this.latestSeq()));
     this.sql.exec(`DELETE FROM events WHERE status != 'pending' AND created_at <= ?`, now - EVENT_TTL_MS);
     this.sql.exec(
       `DELETE FROM events WHERE status != 'pending' AND seq <= (SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?)`,

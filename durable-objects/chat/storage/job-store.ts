@@ -1,5 +1,5 @@
 /**
- * SQL access to a chat's jobs and their log rows. Every method is synchronous
+ * SQL access to a chat's jobs (their log rows are read off them, `./log-rows`). Every method is synchronous
  * (cursors are read fully before returning), so callers can compose them inside
  * one `transactionSync` with no `await` in between.
  */
@@ -15,6 +15,9 @@ export type NewJob = Pick<
   /** Waits for a subagent slot (`on_subagent_limit: "queue"` in docs/api.md#caps-permissions-and-depth). */
   queued?: boolean;
   tree_slot?: string | null;
+  /** Its log row's id and type (docs/api.md#log-rows), stored with the job. */
+  log_id: string;
+  log_type: string;
 };
 
 export interface Finish {
@@ -28,7 +31,8 @@ export interface Finish {
   content?: string | null;
 }
 
-const ACTIVE = `state IN ('pending', 'running')`;
+/** Active: not ended. `completed_at IS NULL` (set by every end) lets SQLite use the `jobs_active` index; the state says it. */
+const ACTIVE = `completed_at IS NULL AND state IN ('pending', 'running')`;
 const QUEUED = `queue_seq IS NOT NULL AND state = 'pending'`;
 /** Active jobs whose deadline is running: held and queued jobs start theirs when they start. */
 const RUNNING_CLOCK = `${ACTIVE} AND held = 0 AND queue_seq IS NULL`;
@@ -50,12 +54,12 @@ export class JobStore {
   insert(job: NewJob): void {
     this.sql.exec(
       `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only,
-         timeout_seconds, created_at, deadline_at, context_id, spec, held, tree_slot, queue_seq)
+         timeout_seconds, created_at, deadline_at, context_id, spec, held, tree_slot, queue_seq, log_id, log_type)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?,
-         CASE WHEN ? THEN (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs) END)`,
+         CASE WHEN ? THEN (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs) END, ?, ?)`,
       job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_call_id, job.tool_args, job.kind,
       job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.held ? 1 : 0,
-      job.tree_slot ?? null, job.queued ? 1 : 0,
+      job.tree_slot ?? null, job.queued ? 1 : 0, job.log_id, job.log_type,
     );
   }
 
@@ -177,12 +181,12 @@ export class JobStore {
   }
 
   running(): JobRow[] {
-    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE state = 'running' ORDER BY created_at, idx`).toArray();
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} AND state = 'running' ORDER BY created_at, idx`).toArray();
   }
 
   /** Jobs that should have started (not held back, not queued) and are still pending. */
   undispatched(): JobRow[] {
-    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE state = 'pending' AND held = 0 AND queue_seq IS NULL`).toArray();
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} AND state = 'pending' AND held = 0 AND queue_seq IS NULL`).toArray();
   }
 
   /**
@@ -234,7 +238,6 @@ export class JobStore {
   delete(jobIds: string[]): void {
     for (const id of jobIds) {
       this.sql.exec(`DELETE FROM jobs WHERE job_id = ?`, id);
-      this.sql.exec(`DELETE FROM log WHERE job_id = ?`, id);
     }
   }
 

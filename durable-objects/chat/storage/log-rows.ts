@@ -1,9 +1,10 @@
 /**
- * Log rows: the per-job lines a chat UI shows (docs/api.md#log-rows), in the shape Agent
- * Zero's log items have. One row per job, written when the job is accepted and
- * filled in when it ends.
+ * Log rows: the per-job lines a chat UI shows (docs/api.md#log-rows), in the shape Agent Zero's log
+ * items have. Each is read off its job's row: the job stores the row's id and type when it is
+ * accepted, and everything else (heading, arguments, content once it ends) is the job's own. A
+ * table of their own cost four rows written per job (billed) and said nothing the job did not.
  */
-import type { JobRow } from "../../../src/jobs/job";
+import { isTerminal, type JobRow } from "../../../src/jobs/job";
 
 export interface LogRow {
   id: string;
@@ -16,17 +17,8 @@ export interface LogRow {
   updated_at: string;
 }
 
-interface LoggedJob {
-  job_id: string;
-  tool_name: string;
-  tool_args: string;
-  kind: "tool" | "subordinate";
-  /** The job calls an MCP tool. */
-  mcp?: boolean;
-}
-
 /** docs/api.md#log-rows: `subagent` for subordinates, `progress` for `wait`, `mcp` for MCP tools, else `tool`. */
-export function logType(job: Pick<LoggedJob, "tool_name" | "kind" | "mcp">): string {
+export function logType(job: { tool_name: string; kind: "tool" | "subordinate"; mcp?: boolean }): string {
   if (job.kind === "subordinate") return "subagent";
   if (job.mcp) return "mcp";
   return job.tool_name === "wait" ? "progress" : "tool";
@@ -34,45 +26,42 @@ export function logType(job: Pick<LoggedJob, "tool_name" | "kind" | "mcp">): str
 
 export const logHeading = (toolName: string) => (toolName === "wait" ? "Waiting" : `Using tool '${toolName}'`);
 
-/** What a finished job's row shows. */
+/** What a finished job's row shows; empty while it is active. */
 export function logContent(job: Pick<JobRow, "state" | "result" | "error">): string {
+  if (!isTerminal(job.state)) return "";
   if (job.state === "success") return job.result ? job.result : "(completed without textual output)";
   return `Error: ${job.error ?? job.state}`;
+}
+
+type LoggedJob = Pick<JobRow, "job_id" | "tool_name" | "tool_args" | "kind" | "state" | "result" | "error" | "created_at" | "completed_at"> & {
+  log_id: string | null;
+  log_type: string | null;
+};
+
+export function logRow(job: LoggedJob): LogRow {
+  return {
+    id: job.log_id ?? `log-${job.job_id}`,
+    job_id: job.job_id,
+    type: job.log_type ?? logType(job),
+    heading: logHeading(job.tool_name),
+    kvps: JSON.parse(job.tool_args) as Record<string, unknown>,
+    content: logContent(job),
+    created_at: new Date(job.created_at).toISOString(),
+    updated_at: new Date(job.completed_at ?? job.created_at).toISOString(),
+  };
 }
 
 export class LogStore {
   constructor(private readonly sql: SqlStorage) {}
 
-  add(id: string, job: LoggedJob, now: number): void {
-    this.sql.exec(
-      `INSERT INTO log (id, job_id, type, heading, kvps, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '', ?, ?)`,
-      id, job.job_id, logType(job), logHeading(job.tool_name), job.tool_args, now, now,
-    );
-  }
-
-  /** Fills the row of a finished job, unless something already wrote its content. */
-  complete(job: JobRow, now: number): void {
-    this.sql.exec(
-      `UPDATE log SET content = ?, updated_at = ? WHERE job_id = ? AND content = ''`,
-      logContent(job), now, job.job_id,
-    );
-  }
-
+  /** Every job's row, oldest first (accepted together: in call order). */
   all(): LogRow[] {
     return this.sql
-      .exec<{ id: string; job_id: string; type: string; heading: string; kvps: string; content: string; created_at: number; updated_at: number }>(
-        `SELECT * FROM log ORDER BY created_at, rowid`,
+      .exec<LoggedJob>(
+        `SELECT job_id, tool_name, tool_args, kind, state, result, error, created_at, completed_at, log_id, log_type
+         FROM jobs ORDER BY created_at, rowid`,
       )
       .toArray()
-      .map((r) => ({
-        id: r.id,
-        job_id: r.job_id,
-        type: r.type,
-        heading: r.heading,
-        kvps: JSON.parse(r.kvps),
-        content: r.content,
-        created_at: new Date(r.created_at).toISOString(),
-        updated_at: new Date(r.updated_at).toISOString(),
-      }));
+      .map(logRow);
   }
 }

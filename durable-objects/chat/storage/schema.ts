@@ -87,6 +87,30 @@ export const MIGRATIONS: readonly Migration[] = [
   // v2 `lane`: the call lane a running call was handed to (docs/architecture.md#call-lanes), NULL when
   // it runs in the chat. The chat recovers such a call only once that lane says it no longer holds it.
   [`ALTER TABLE jobs ADD COLUMN lane INTEGER`],
+  // v3, fewer rows written per job (they are billed): a job's log row is read off the job row (its
+  // id and type move there, written with the job), and only active jobs are indexed by time. The
+  // index's condition is `completed_at IS NULL`, which a claim leaves alone (a condition on `state`
+  // would rewrite the entry on every claim); a job leaves the index once, when it ends. Events lose
+  // AUTOINCREMENT, which wrote `sqlite_sequence` with every event: `seq` is given out by the chat
+  // anyway, and the newest one given out is kept in `meta` before a purge could delete it.
+  [
+    `ALTER TABLE jobs ADD COLUMN log_id TEXT`,
+    `ALTER TABLE jobs ADD COLUMN log_type TEXT`,
+    `UPDATE jobs SET log_id = (SELECT id FROM log WHERE log.job_id = jobs.job_id), log_type = (SELECT type FROM log WHERE log.job_id = jobs.job_id)`,
+    `DROP TABLE log`,
+    `DROP INDEX jobs_by_state`,
+    `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
+    `INSERT OR REPLACE INTO meta (key, value) SELECT 'events_seq', CAST(seq AS TEXT) FROM sqlite_sequence WHERE name = 'events'`,
+    `CREATE TABLE events_v3 (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
+       created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
+       attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_status INTEGER, last_error TEXT, failed_at INTEGER,
+       parent_chat_id TEXT, root_chat_id TEXT, delivered_at INTEGER)`,
+    `INSERT INTO events_v3 (seq, type, data, created_at, id, batch_id, status, attempts, next_at, last_status, last_error, failed_at, parent_chat_id, root_chat_id, delivered_at)
+       SELECT seq, type, data, created_at, id, batch_id, status, attempts, next_at, last_status, last_error, failed_at, parent_chat_id, root_chat_id, delivered_at FROM events`,
+    `DROP TABLE events`,
+    `ALTER TABLE events_v3 RENAME TO events`,
+    `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
+  ],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
