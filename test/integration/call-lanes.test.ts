@@ -51,6 +51,18 @@ describe("a batch bigger than one object's budget", () => {
     expect(p.chat + p.lanes.reduce((a, b) => a + b, 0)).toBe(n); // every call was counted where it ran
   });
 
+  it("holds for batches started at the same moment in one chat", async () => {
+    await configure(toolConfig({ tools: [tracked], limits: { max_calls: 32 } }));
+    const chat = "lanes-together";
+    const batch = (b: number) => parallel(chat, { tool_calls: Array.from({ length: 8 }, (_, i) => call("tracked", { n: b * 10 + i, ms: 600, group: chat })), timeout: 20 });
+    const answers = await Promise.all([batch(1), batch(2), batch(3)]);
+    expect(answers.map((a) => a.body.status)).toEqual(["success", "success", "success"]);
+    expect(await overlap(chat)).toBe(24);
+    const p = await peaks(chat);
+    expect(Math.max(p.chat, ...p.lanes)).toBeLessThanOrEqual(CALLS_PER_OBJECT);
+    expect(p.chat + p.lanes.reduce((a, b) => a + b, 0)).toBe(24);
+  });
+
   it("counts an MCP call as 2: mixed with plain calls, no object holds more than 4", async () => {
     await configure(toolConfig({ tools: [tracked], mcp_servers: [docs("lanes")], limits: { max_calls: 32 } }));
     const chat = "lanes-mcp";

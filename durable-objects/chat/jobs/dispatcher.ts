@@ -54,46 +54,49 @@ export class Dispatcher {
   async launch(jobs: JobRow[], onFailure: string, firstHere = false): Promise<Map<string, LaunchAnswer>> {
     const targets = await this.#targets(jobs);
     const targetOf = (job: JobRow) => (job.kind === "tool" ? targets[job.tool_name] : undefined);
+    // From the placement to the last claim nothing is awaited: a launch running beside this one
+    // sees the room it takes in the chat (reserved) and in the lanes (claimed).
     // A subordinate's hand-over is an RPC to its child chat, not a call: it always stays here.
     const calls = jobs.map((job) => ({ job_id: job.job_id, weight: job.kind === "tool" ? callWeight(targetOf(job)) : 0 }));
     const placement = placeCalls(calls, this.executor.hereLoad(), this.executor.laneLoads());
     const byId = new Map(jobs.map((j) => [j.job_id, j]));
-    const answers = new Map<string, LaunchAnswer>();
-    const handed: Promise<void>[] = [];
-    const now = Date.now();
-    for (const [lane, ids] of placement.lanes) {
-      const toHand: LaneCall[] = [];
-      for (const id of ids) {
-        const job = byId.get(id)!;
-        const target = targetOf(job);
-        // Without its target a call cannot leave from a lane; the queue copy starts it later.
-        if (!target) {
-          answers.set(id, "failed");
-          continue;
-        }
-        const taken = this.executor.claimForLane(job, target, lane, now);
-        if (typeof taken === "string") answers.set(id, taken);
-        else {
-          toHand.push(taken);
-          answers.set(id, "started");
-        }
-      }
-      if (toHand.length) handed.push(this.#hand(lane, toHand));
-    }
-    if (handed.length) await this.store.timers.arm(); // the claims set the heartbeat
     const weights = new Map(calls.map((c) => [c.job_id, c.weight]));
     for (const id of placement.here) this.executor.reserve(id, weights.get(id)!);
+    const answers = new Map<string, LaunchAnswer>();
+    const toLanes = [...placement.lanes].map(([lane, ids]) => ({ lane, calls: this.#claimForLane(lane, ids.map((id) => byId.get(id)!), targetOf, answers) }));
+
     const [first, ...rest] = placement.here.map((id) => byId.get(id)!);
-    const direct = firstHere && first ? first : undefined;
-    const viaSelf = direct ? rest : placement.here.map((id) => byId.get(id)!);
+    const direct = firstHere ? first : undefined;
     const inThisOne = direct
       ? this.executor.run(direct.job_id, targetOf(direct)).catch((e: Error): LaunchAnswer => (console.warn(onFailure, direct.job_id, e.message), "failed"))
       : undefined;
-    const here = runOnSelf(this.store, viaSelf, { targets, onFailure }).finally(() => placement.here.forEach((id) => this.executor.unreserve(id)));
-    const [ran, own] = await Promise.all([here, inThisOne, ...handed]);
-    for (const [id, answer] of ran) answers.set(id, answer);
-    if (direct && own) answers.set(direct.job_id, own);
-    return answers;
+    const viaSelf = runOnSelf(this.store, direct ? rest : placement.here.map((id) => byId.get(id)!), { targets, onFailure });
+    const handed = toLanes.filter((l) => l.calls.length > 0).map((l) => this.#hand(l.lane, l.calls));
+    if (handed.length) await this.store.timers.arm(); // the lane claims set the heartbeat
+    try {
+      const [ran, own] = await Promise.all([viaSelf, inThisOne, ...handed]);
+      for (const [id, answer] of ran) answers.set(id, answer);
+      if (direct && own) answers.set(direct.job_id, own);
+      return answers;
+    } finally {
+      for (const id of placement.here) this.executor.unreserve(id);
+    }
+  }
+
+  /** Claims a lane's share; a call without its target cannot leave from a lane and is left to the queue copy. */
+  #claimForLane(lane: number, jobs: JobRow[], targetOf: (job: JobRow) => RunTarget | undefined, answers: Map<string, LaunchAnswer>): LaneCall[] {
+    const now = Date.now();
+    const claimed: LaneCall[] = [];
+    for (const job of jobs) {
+      const target = targetOf(job);
+      const taken = target ? this.executor.claimForLane(job, target, lane, now) : "failed";
+      if (typeof taken === "string") answers.set(job.job_id, taken);
+      else {
+        claimed.push(taken);
+        answers.set(job.job_id, "started");
+      }
+    }
+    return claimed;
   }
 
   /**
