@@ -165,7 +165,7 @@ export class ChatDO extends DurableObject<Env> {
   /** A report on a job run elsewhere: a child chat's subordinate turn, or a call lane's call. */
   async completeJob(jobId: string, lease: string, outcome: JobOutcome): Promise<CompleteResult> {
     if (!this.#store.exists()) return { status: "stale" };
-    this.#chat.executor.laneEnded(jobId);
+    this.#chat.executor.room.laneEnded(jobId);
     const result = this.#chat.machine.complete(jobId, lease, outcome, Date.now(), this.#store.limits().max_stored_result_bytes);
     await this.#store.timers.arm();
     return result;

@@ -58,10 +58,10 @@ export class Dispatcher {
     // sees the room it takes in the chat (reserved) and in the lanes (claimed).
     // A subordinate's hand-over is an RPC to its child chat, not a call: it always stays here.
     const calls = jobs.map((job) => ({ job_id: job.job_id, weight: job.kind === "tool" ? callWeight(targetOf(job)) : 0 }));
-    const placement = placeCalls(calls, this.executor.hereLoad(), this.executor.laneLoads());
+    const placement = placeCalls(calls, this.executor.room.hereLoad(), this.executor.room.laneLoads());
     const byId = new Map(jobs.map((j) => [j.job_id, j]));
     const weights = new Map(calls.map((c) => [c.job_id, c.weight]));
-    for (const id of placement.here) this.executor.reserve(id, weights.get(id)!);
+    for (const id of placement.here) this.executor.room.reserve(id, weights.get(id)!);
     const answers = new Map<string, LaunchAnswer>();
     const toLanes = [...placement.lanes].map(([lane, ids]) => ({ lane, calls: this.#claimForLane(lane, ids.map((id) => byId.get(id)!), targetOf, answers) }));
 
@@ -79,7 +79,7 @@ export class Dispatcher {
       if (direct && own) answers.set(direct.job_id, own);
       return answers;
     } finally {
-      for (const id of placement.here) this.executor.unreserve(id);
+      for (const id of placement.here) this.executor.room.unreserve(id);
     }
   }
 

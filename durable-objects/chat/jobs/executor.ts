@@ -15,6 +15,7 @@ import type { JobMachine } from "./job-machine";
 import type { JobProgress } from "../events/job-progress";
 import type { ChatStore } from "../storage/chat-store";
 import { callWeight } from "./call-placement";
+import { CallRoom } from "./call-room";
 import { recoveryStep } from "./recovery";
 import type { SubordinatePlan } from "../storage/children";
 
@@ -28,12 +29,8 @@ type Claimed = Extract<ClaimResult, { status: "claimed" }>;
 export type RunAnswer = "started" | "duplicate" | "handled" | "finished" | "held";
 
 export class Executor {
-  /** The calls this instance runs; lost with the instance, which is what the heartbeat looks for. */
-  readonly #live = new Map<string, { stop: AbortController; weight: number }>();
-  /** Calls placed here whose invocation has not begun them yet: they count against the chat's budget already. */
-  readonly #reserved = new Map<string, number>();
-  /** Calls this instance handed to lanes and has not heard the end of. */
-  readonly #inLanes = new Map<string, { lane: number; weight: number; at: number }>();
+  /** Where this instance's calls run, and the room they take (the dispatcher places by it). */
+  readonly room = new CallRoom();
   /** What the calls run here have waiting for headers, measured (tests hold it to the budget). */
   readonly meter = new CallMeter();
 
@@ -53,12 +50,12 @@ export class Executor {
   async run(jobId: string, target?: RunTarget): Promise<RunAnswer> {
     let job = this.store.jobs.get(jobId);
     if (!job || isTerminal(job.state)) return "finished";
-    if (this.#live.has(jobId)) return "duplicate";
+    if (this.room.isRunningHere(jobId)) return "duplicate";
     if (job.kind === "tool" && !endsByTimer(job) && !target) {
       target = (await this.store.runTargets([job.tool_name]))[job.tool_name];
       job = this.store.jobs.get(jobId); // another invocation may have taken it meanwhile
       if (!job || isTerminal(job.state)) return "finished";
-      if (this.#live.has(jobId)) return "duplicate";
+      if (this.room.isRunningHere(jobId)) return "duplicate";
     }
     const taken = this.#claim(job, Date.now(), null);
     if (typeof taken === "string") return taken;
@@ -71,11 +68,11 @@ export class Executor {
    * lane is handed, or why nothing is to be handed. The lane is recorded on the row with the claim.
    */
   claimForLane(job: JobRow, target: RunTarget, lane: number, now: number): LaneCall | RunAnswer {
-    if (this.#live.has(job.job_id) || this.#inLanes.has(job.job_id)) return "duplicate";
+    if (this.room.isRunningHere(job.job_id) || this.room.handedAt(job.job_id) !== undefined) return "duplicate";
     const taken = this.#claim(job, now, lane);
     if (typeof taken === "string") return taken;
     const weight = callWeight(target);
-    this.#inLanes.set(job.job_id, { lane, weight, at: now });
+    this.room.handed(job.job_id, lane, weight, now);
     this.store.timers.setEarliest("exec", "", now + EXEC_HEARTBEAT_MS);
     const { tenant, chat_id } = this.store.address();
     const { claim } = taken;
@@ -92,22 +89,20 @@ export class Executor {
   /** Whether `run` would do anything for this job: a queue copy of a job already taken needs no invocation. */
   wouldRun(jobId: string, now: number): boolean {
     const job = this.store.jobs.get(jobId);
-    if (!job || isTerminal(job.state) || this.#live.has(jobId) || this.#inLanes.has(jobId)) return false;
+    if (!job || isTerminal(job.state) || this.room.isRunningHere(jobId) || this.room.handedAt(jobId) !== undefined) return false;
     return job.state === "pending" || (job.lane === null && recoveryStep(job, now).step !== "none");
   }
 
   /** Cancellation or deadline: the call here stops; nothing is reported (the chat already ended the job). A lane's call is stopped by the dispatcher. */
   abort(jobId: string): void {
-    this.#live.get(jobId)?.stop.abort(new DOMException("job stopped", "AbortError"));
-    this.#live.delete(jobId);
-    this.#inLanes.delete(jobId);
+    this.room.stop(jobId);
   }
 
   /** Running jobs no live execution holds: lost with an earlier instance, or with a lane that said so. */
   orphans(now: number): string[] {
     return this.store.jobs
       .running()
-      .filter((j) => j.lane === null && !this.#live.has(j.job_id) && recoveryStep(j, now).step !== "none")
+      .filter((j) => j.lane === null && !this.room.isRunningHere(j.job_id) && recoveryStep(j, now).step !== "none")
       .map((j) => j.job_id);
   }
 
@@ -116,8 +111,8 @@ export class Executor {
     const byLane = new Map<number, string[]>();
     for (const job of this.store.jobs.running()) {
       if (job.lane === null) continue;
-      const handed = this.#inLanes.get(job.job_id);
-      if (handed && now - handed.at < LANE_HANDOVER_GRACE_MS) continue;
+      const handedAt = this.room.handedAt(job.job_id);
+      if (handedAt !== undefined && now - handedAt < LANE_HANDOVER_GRACE_MS) continue;
       byLane.set(job.lane, [...(byLane.get(job.lane) ?? []), job.job_id]);
     }
     return byLane;
@@ -126,43 +121,14 @@ export class Executor {
   /** A lane does not hold these calls (any more): they are the chat's to recover. */
   lostFromLane(jobIds: string[]): void {
     for (const id of jobIds) {
-      this.#inLanes.delete(id);
+      this.room.laneEnded(id);
       this.store.jobs.setLane(id, null);
     }
   }
 
-  /** A lane reported the call's end (or it ended otherwise): its room in the lane is free. */
-  laneEnded(jobId: string): void {
-    this.#inLanes.delete(jobId);
-  }
-
-  /** The chat's own load: calls running here and calls placed here that are about to. */
-  hereLoad(): number {
-    let load = 0;
-    for (const { weight } of this.#live.values()) load += weight;
-    for (const [id, weight] of this.#reserved) if (!this.#live.has(id)) load += weight;
-    return load;
-  }
-
-  /** What this instance handed each lane and has not heard back about (the lane itself enforces its budget). */
-  laneLoads(): number[] {
-    const loads: number[] = [];
-    for (const { lane, weight } of this.#inLanes.values()) loads[lane] = (loads[lane] ?? 0) + weight;
-    return loads;
-  }
-
-  /** Room kept here for calls on their way to an invocation of their own; released once they began or did not. */
-  reserve(jobId: string, weight: number): void {
-    this.#reserved.set(jobId, weight);
-  }
-
-  unreserve(jobId: string): void {
-    this.#reserved.delete(jobId);
-  }
-
   /** Whether this instance holds a call, which would need recovering if the instance or its lane were lost. */
   hasLive(): boolean {
-    return this.#live.size > 0 || this.#inLanes.size > 0;
+    return this.room.holdsAny();
   }
 
   /** A lane's record of a retry (see `runCall`): false when the job is no longer this lease's, so the lane stops. */
@@ -209,9 +175,7 @@ export class Executor {
   }
 
   #begin(claim: Claimed, job: JobRow, target: RunTarget | undefined, attempt: number, now: number): void {
-    const stop = new AbortController();
-    this.#live.set(job.job_id, { stop, weight: claim.kind === "tool" ? callWeight(target) : 0 });
-    this.#reserved.delete(job.job_id);
+    const stop = this.room.begin(job.job_id, claim.kind === "tool" ? callWeight(target) : 0);
     this.store.timers.setEarliest("exec", "", now + EXEC_HEARTBEAT_MS);
     const work = claim.kind === "subordinate" ? this.#handToChild(claim, job) : this.#call(claim, job, target!, attempt, stop.signal);
     this.store.ctx.waitUntil(
@@ -221,7 +185,7 @@ export class Executor {
           if (!stop.signal.aborted) console.error("job execution interrupted; the heartbeat will recover it", job.job_id, e);
         })
         .finally(() => {
-          if (this.#live.get(job.job_id)?.stop === stop) this.#live.delete(job.job_id);
+          this.room.ended(job.job_id, stop);
         }),
     );
   }
