@@ -13,7 +13,13 @@ import { afterAttempt } from "../../../src/webhooks/delivery-rules";
 import { sendWebhook, type WebhookTarget } from "../../../src/webhooks/send";
 import { sendTelegram, type TelegramTarget } from "../../../src/notify/telegram";
 import type { Notification, Notifications } from "../storage/notifications";
-import { MAX_OPEN_CONNECTIONS } from "../../../src/util/limited";
+import { CALLS_PER_OBJECT } from "../../../src/tools/call-meter";
+
+/**
+ * Deliveries waiting at once. Production lets an object wait on 6 connections; the chat's own tool
+ * calls take up to `CALLS_PER_OBJECT` of them (docs/architecture.md#call-lanes), deliveries the rest.
+ */
+export const DELIVERIES_AT_ONCE = 6 - CALLS_PER_OBJECT;
 import type { Events, OutboxEvent } from "../storage/events";
 import type { ChatStore } from "../storage/chat-store";
 
@@ -60,13 +66,13 @@ export class Outbox {
     this.store.ctx.waitUntil(this.drive());
   }
 
-  /** Starts attempts for what is due, up to the lanes free; resolves when those (and what they start) end. */
+  /** Starts attempts for what is due, as many as there is room for; resolves when those (and what they start) end. */
   async drive(): Promise<void> {
     const now = Date.now();
     if (now < this.#pausedUntil) return this.#settled();
-    const room = MAX_OPEN_CONNECTIONS - this.#inFlight.size;
-    const events = room > 0 ? this.store.events.due(now, MAX_OPEN_CONNECTIONS * 2).filter((e) => !this.#inFlight.has(`e${e.seq}`)) : [];
-    const notes = room > 0 ? this.store.notifications.due(now, MAX_OPEN_CONNECTIONS * 2).filter((n) => !this.#inFlight.has(`n${n.id}`)) : [];
+    const room = DELIVERIES_AT_ONCE - this.#inFlight.size;
+    const events = room > 0 ? this.store.events.due(now, DELIVERIES_AT_ONCE * 4).filter((e) => !this.#inFlight.has(`e${e.seq}`)) : [];
+    const notes = room > 0 ? this.store.notifications.due(now, DELIVERIES_AT_ONCE * 4).filter((n) => !this.#inFlight.has(`n${n.id}`)) : [];
     const work: [string, (t: Targets) => Promise<void>][] = [
       ...events.map((e): [string, (t: Targets) => Promise<void>] => [`e${e.seq}`, async (t) => this.#attempt(e, await t.webhook)]),
       ...notes.map((n): [string, (t: Targets) => Promise<void>] => [`n${n.id}`, async (t) => this.#notify(n, await t.telegram)]),
