@@ -10,16 +10,16 @@ import { cpus, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { latencyChart } from "./lib/chart.mjs";
 import { workerdUsage } from "./lib/proc.mjs";
-import { OTHER_KEY, startFanout, startFanoutWithSlowQueue, startFloor, startSpecFloor } from "./lib/services.mjs";
+import { manyTenants, OTHER_KEY, startFanout, startFanoutWithSlowQueue, startFanoutWithTenants, startFloor, startSpecFloor } from "./lib/services.mjs";
 import { storageByClass } from "./lib/storage.mjs";
 import { round, summary } from "./lib/stats.mjs";
 import { startToolServer } from "./lib/tool-server.mjs";
-import { clients, dispatch, fanOut, headOfLine, queueDelay, rotated, scale, storage, throughput, wakeLatency } from "./scenarios.mjs";
+import { clients, dispatch, fanOut, headOfLine, queueDelay, rotated, scale, storage, tenantSpread, throughput, wakeLatency } from "./scenarios.mjs";
 
 const quick = process.argv.includes("--quick");
 const check = process.argv.includes("--check");
 const plan = quick
-  ? { fanOut: 20, queueDelay: 15, wake: 30, dispatch: 20, hol: 10, holMs: 5_000, tpSeconds: 5, tpChats: [20], scaleSeconds: 5, store: { chats: 10, jobsPerChat: 41 } }
+  ? { fanOut: 20, queueDelay: 15, wake: 30, dispatch: 20, hol: 10, holMs: 5_000, tpSeconds: 5, tpChats: [20], scaleSeconds: 5, spread: 200, store: { chats: 10, jobsPerChat: 41 } }
   : {
       fanOut: 100,
       queueDelay: 60,
@@ -30,6 +30,7 @@ const plan = quick
       tpSeconds: 20,
       tpChats: [20, 50],
       scaleSeconds: 20,
+      spread: 1000,
       // Purged 60 s (retention) after the last job, by the chat's next alarm.
       store: { chats: 10, jobsPerChat: 201, purgeAfterMs: 75_000 },
     };
@@ -84,6 +85,23 @@ try {
     console.log(`scale: ${SCALE_RATE} jobs/s over ${chats} chats…`);
     scaled.push(await scale(c, () => workerdUsage(fanout.pid), chats, SCALE_RATE, plan.scaleSeconds));
   }
+  console.log(`one tenant with ${plan.spread} chats, then ${plan.spread} tenants with a chat each (${SCALE_RATE} jobs/s)…`);
+  const spreadFanout = await startFanoutWithTenants(plan.spread);
+  let spread;
+  try {
+    const side = { fanout: spreadFanout, floor, specFloor, tools };
+    const config = { tools: [tool("slow"), tool("noop")], limits: { max_wait_seconds: 95 } };
+    const one = clients(side);
+    const many = manyTenants(plan.spread).map(({ key }) => clients(side, key));
+    await one.configure(config);
+    for (let k = 0; k < many.length; k += 16) await Promise.all(many.slice(k, k + 16).map((m) => m.configure(config)));
+    spread = {
+      oneTenant: await tenantSpread(() => one, plan.spread, SCALE_RATE, plan.scaleSeconds),
+      manyTenants: await tenantSpread((k) => many[k], plan.spread, SCALE_RATE, plan.scaleSeconds),
+    };
+  } finally {
+    await spreadFanout.stop();
+  }
   console.log(`storage${plan.store.purgeAfterMs ? " and purge (about 2 min)" : ""}…`);
   // Its own tenant, so the 60 s retention under test touches no other scenario's chats.
   const other = clients({ fanout, floor, tools }, OTHER_KEY);
@@ -110,6 +128,8 @@ try {
     arrivalSpecFloor: summary(start.arrivalSpecFloor),
     hol: summary(hol.chatB),
     ...Object.fromEntries(scaled.map((x) => [`scale${x.chats}`, summary(x.latencies)])),
+    spreadOneTenant: summary(spread.oneTenant.latencies),
+    spreadManyTenants: summary(spread.manyTenants.latencies),
   };
   const overhead = (x) => x - 500;
   const figures = {
@@ -132,6 +152,7 @@ try {
     scaleLatencyRatio: s.scale1000.p50 / s.scale10.p50,
     scaleCpuRatio: scaled.at(-1).cpuSecondsPer1000Jobs / scaled[0].cpuSecondsPer1000Jobs,
     bytesPerJob: stored.bytesPerJob,
+    tenantSpreadRatio: s.spreadManyTenants.p50 / s.spreadOneTenant.p50,
   };
   // A purged chat leaves only an empty database's bookkeeping (~100 B).
   const purgedToBaseline = stored.purged && stored.purged.ChatDO.bytes <= stored.baseline.ChatDO.bytes + 256 * stored.chats;
@@ -167,6 +188,13 @@ try {
     ]),
     ["scale: p50 latency at 1000 chats ≤ 1.5× at 10", figures.scaleLatencyRatio <= 1.5, `${round(s.scale1000.p50)} vs ${round(s.scale10.p50)} ms = ${round(figures.scaleLatencyRatio, 2)}×`],
     ["scale: workerd CPU per 1000 jobs at 1000 chats ≤ 1.3× at 10", figures.scaleCpuRatio <= 1.3, `${scaled.map((x) => `${x.chats}: ${round(x.cpuSecondsPer1000Jobs)} s`).join(", ")} = ${round(figures.scaleCpuRatio, 2)}×`],
+    [
+      `tenants: ${plan.spread} chats of one tenant vs one chat in each of ${plan.spread} tenants: same throughput, p50 within 1.2×`,
+      Math.max(figures.tenantSpreadRatio, 1 / figures.tenantSpreadRatio) <= 1.2 &&
+        spread.manyTenants.jobsPerSecond >= 0.95 * spread.oneTenant.jobsPerSecond &&
+        spread.oneTenant.errors + spread.manyTenants.errors === 0,
+      `p50 ${round(s.spreadOneTenant.p50)} vs ${round(s.spreadManyTenants.p50)} ms = ${round(figures.tenantSpreadRatio, 2)}×; ${round(spread.oneTenant.jobsPerSecond)} vs ${round(spread.manyTenants.jobsPerSecond)} jobs/s; errors ${spread.oneTenant.errors} + ${spread.manyTenants.errors}`,
+    ],
     ["scale: 0 errors", scaled.every((x) => x.errors === 0), scaled.map((x) => `${x.chats} chats: ${x.errors}`).join(", ")],
     ["storage: bytes per retained job ≤ 1 KB", stored.bytesPerJob <= 1024, `${round(stored.bytesPerJob, 0)} B over ${stored.jobs} jobs, of which ${round(stored.eventBytesPerJob, 0)} B events (capped at 1000 per chat)`],
     ...(stored.purged
@@ -191,7 +219,19 @@ try {
   const dir = resolve(import.meta.dirname, "results");
   mkdirSync(dir, { recursive: true });
   const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
-  const result = { date: new Date().toISOString(), mode: quick ? "quick" : "full", machine, summaries: s, figures, throughput: tp, scale: scaled.map(({ latencies, ...x }) => x), storage: stored, targets: targets.map(([name, ok, value]) => ({ name, ok, value })), seconds: (Date.now() - started) / 1000 };
+  const result = {
+    date: new Date().toISOString(),
+    mode: quick ? "quick" : "full",
+    machine,
+    summaries: s,
+    figures,
+    throughput: tp,
+    scale: scaled.map(({ latencies, ...x }) => x),
+    tenantSpread: Object.fromEntries(Object.entries(spread).map(([k, { latencies, ...x }]) => [k, x])),
+    storage: stored,
+    targets: targets.map(([name, ok, value]) => ({ name, ok, value })),
+    seconds: (Date.now() - started) / 1000,
+  };
   writeFileSync(resolve(dir, "latest.json"), `${JSON.stringify(result, null, 2)}\n`);
   writeFileSync(
     resolve(dir, "latency.svg"),

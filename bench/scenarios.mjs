@@ -207,6 +207,42 @@ export async function scale(c, usage, chats, rate, seconds) {
 }
 
 /**
+ * 5c. No per-tenant hot object: `rate` jobs/s as batches of 8 no-op jobs over `chats` chats, once
+ * all in one tenant and once one chat in each of `chats` tenants (`clientOf(k)` is chat k's
+ * tenant). Every chat and tenant exists and is configured before the clock starts.
+ */
+export async function tenantSpread(clientOf, chats, rate, seconds) {
+  const perBatch = 8;
+  const ids = Array.from({ length: chats }, (_, k) => chat(`spread-${k}`));
+  for (let k = 0; k < chats; k += 16) await Promise.all(ids.slice(k, k + 16).map((id, j) => clientOf(k + j).fanout(id, [["noop", {}]])));
+  const latencies = [];
+  let jobs = 0;
+  let errors = 0;
+  const t0 = now();
+  const pending = [];
+  const batches = Math.round((rate * seconds) / perBatch);
+  for (let i = 0; i < batches; i++) {
+    const due = t0 + (i * perBatch * 1000) / rate;
+    if (due > now()) await sleep(due - now());
+    const sent = now();
+    const k = i % chats;
+    pending.push(
+      clientOf(k).fanout(ids[k], Array.from({ length: perBatch }, () => ["noop", {}])).then(
+        (res) => {
+          const ok = res.jobs.filter((j) => j.state === "success").length;
+          jobs += ok;
+          errors += res.jobs.length - ok;
+          latencies.push(now() - sent);
+        },
+        () => (errors += perBatch),
+      ),
+    );
+  }
+  await Promise.all(pending);
+  return { chats, latencies, jobs, errors, jobsPerSecond: jobs / ((now() - t0) / 1000) };
+}
+
+/**
  * 6. Storage: bytes each retained job adds across the chat and tenant
  * objects (small results), and, when `purgeAfterMs` is given, whether a
  * tenant with `retention_seconds: 60` returns to its baseline once purged.

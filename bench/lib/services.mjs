@@ -105,6 +105,20 @@ export async function startFanoutWithSlowQueue() {
   return { ...fanout, stop: async () => (await fanout.stop(), rmSync(config, { force: true })) };
 }
 
+/** `count` tenants `many-<k>` with keys `many-key-<k>`: the scenario that spreads chats over tenants. */
+export const manyTenants = (count) => Array.from({ length: count }, (_, k) => ({ tenant: `many-${k}`, key: `many-key-${k}` }));
+
+/**
+ * fanout as `startFanout` runs it, with `count` more tenants in `API_KEYS` (a deployment holds
+ * about 50 in its 5 KB secret; locally any number fits). Its own instance, so the long key list
+ * does not weigh on the other scenarios.
+ */
+export function startFanoutWithTenants(count) {
+  const configKey = Buffer.alloc(32, 9).toString("base64");
+  const keys = [`${BENCH_TENANT}:${BENCH_KEY}`, ...manyTenants(count).map(({ tenant, key }) => `${tenant}:${key}`)].join(",");
+  return wranglerDev(ROOT, ["--var", `API_KEYS:${keys}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"], "fanout-tenants");
+}
+
 /** The contract floor (bench/spec-floor): the platform floor plus the rules every design must keep (docs/architecture.md#platform-rules). */
 export function startSpecFloor() {
   return wranglerDev(resolve(ROOT, "bench/spec-floor"), [], "spec-floor");
