@@ -127,3 +127,28 @@ describe("a call in a lane", () => {
     expect((await jobRow(chat, id))?.state).toBe("cancelled");
   });
 });
+
+describe("a lane handed more than its budget", () => {
+  it("runs 4 at a time and the rest in order as calls end, whatever the chat believed of its load", async () => {
+    const group = "lane-queue";
+    const hand = Array.from({ length: 6 }, (_, i) => ({
+      tenant: "acme",
+      chat_id: group,
+      lease: `lease-${i}`,
+      weight: 1,
+      target: { kind: "http_tool" as const, url: `${toolServer()}/tracked`, secret: "whsec_dGVzdC1zZWNyZXQtZm9yLXRvb2xz", max_response_bytes: 65_536 },
+      call: { job_id: `tracked-q${i}`, chat_id: group, tool_name: "tracked", tool_args: JSON.stringify({ n: i, ms: 400, group }), read_only: true, deadline_at: Date.now() + 20_000, attempt: 1 },
+    }));
+    const laneStub = lane(group, 0);
+    await laneStub.run(hand);
+    expect(await laneStub.holding(hand.map((h) => h.call.job_id))).toHaveLength(6);
+    // Each call's outcome goes to a chat that never claimed it (stale), so the lane lets it go.
+    await eventually(async () => (await laneStub.holding(hand.map((h) => h.call.job_id))).length === 0, 10_000);
+    expect(await overlap(group)).toBe(CALLS_PER_OBJECT);
+    expect(await runInDurableObject(laneStub, (o) => (o as unknown as { callMeter: { peak: number } }).callMeter.peak)).toBe(CALLS_PER_OBJECT);
+    // The two over the budget left only once the first four had ended (each is held 400 ms).
+    const arrived = await Promise.all(hand.map(async (h) => ((await toolCalls(h.call.job_id))[0] as unknown as { at: number }).at));
+    expect(Math.min(...arrived.slice(4))).toBeGreaterThanOrEqual(Math.max(...arrived.slice(0, 4)) + 300);
+  });
+});
+
