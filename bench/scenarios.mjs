@@ -167,21 +167,18 @@ export async function throughput(c, side, chats, seconds) {
 }
 
 /**
- * 5b. Scale: a fixed offered load of `rate` jobs per second, as batches of 8
- * no-op jobs with `wait:true` (like the throughput runs), spread round-robin
- * over `chats` chats that already exist. `usage()` reads workerd's CPU time, so the cost per job
- * is the runtime's, not the client's.
+ * A fixed offered load: `rate` jobs/s as batches of 8 no-op jobs with `wait:true`, round-robin over
+ * chats `ids` (`clientOf(k)` sends chat k's), each of which exists before the clock starts: this
+ * measures how many chats there are, not creating them (a new chat costs about 14 ms more than a
+ * warm one; docs/benchmarks.md).
  */
-export async function scale(c, usage, chats, rate, seconds) {
+async function offeredLoad(clientOf, ids, rate, seconds, onStart = () => {}) {
   const perBatch = 8;
-  const ids = Array.from({ length: chats }, (_, k) => chat(`scale${chats}-${k}`));
-  // Every chat exists before the clock starts: this measures how many chats there are, not creating
-  // them (a new chat costs about 14 ms more than a warm one; docs/benchmarks.md).
-  for (let k = 0; k < ids.length; k += 16) await Promise.all(ids.slice(k, k + 16).map((id) => c.fanout(id, [["noop", {}]])));
+  for (let k = 0; k < ids.length; k += 16) await Promise.all(ids.slice(k, k + 16).map((id, j) => clientOf(k + j).fanout(id, [["noop", {}]])));
   const latencies = [];
   let errors = 0;
   let jobs = 0;
-  const before = usage();
+  onStart();
   const t0 = now();
   const pending = [];
   const batches = Math.round((rate * seconds) / perBatch);
@@ -189,43 +186,7 @@ export async function scale(c, usage, chats, rate, seconds) {
     const due = t0 + (i * perBatch * 1000) / rate;
     if (due > now()) await sleep(due - now());
     const sent = now();
-    pending.push(
-      c.fanout(ids[i % chats], Array.from({ length: perBatch }, () => ["noop", {}])).then(
-        (res) => {
-          const ok = res.jobs.filter((j) => j.state === "success").length;
-          jobs += ok;
-          errors += res.jobs.length - ok;
-          latencies.push(now() - sent);
-        },
-        () => (errors += perBatch),
-      ),
-    );
-  }
-  await Promise.all(pending);
-  const cpuSeconds = usage().cpuSeconds - before.cpuSeconds;
-  return { chats, latencies, errors, jobs, cpuSecondsPer1000Jobs: (cpuSeconds / Math.max(1, jobs)) * 1000 };
-}
-
-/**
- * 5c. No per-tenant hot object: `rate` jobs/s as batches of 8 no-op jobs over `chats` chats, once
- * all in one tenant and once one chat in each of `chats` tenants (`clientOf(k)` is chat k's
- * tenant). Every chat and tenant exists and is configured before the clock starts.
- */
-export async function tenantSpread(clientOf, chats, rate, seconds) {
-  const perBatch = 8;
-  const ids = Array.from({ length: chats }, (_, k) => chat(`spread-${k}`));
-  for (let k = 0; k < chats; k += 16) await Promise.all(ids.slice(k, k + 16).map((id, j) => clientOf(k + j).fanout(id, [["noop", {}]])));
-  const latencies = [];
-  let jobs = 0;
-  let errors = 0;
-  const t0 = now();
-  const pending = [];
-  const batches = Math.round((rate * seconds) / perBatch);
-  for (let i = 0; i < batches; i++) {
-    const due = t0 + (i * perBatch * 1000) / rate;
-    if (due > now()) await sleep(due - now());
-    const sent = now();
-    const k = i % chats;
+    const k = i % ids.length;
     pending.push(
       clientOf(k).fanout(ids[k], Array.from({ length: perBatch }, () => ["noop", {}])).then(
         (res) => {
@@ -239,7 +200,28 @@ export async function tenantSpread(clientOf, chats, rate, seconds) {
     );
   }
   await Promise.all(pending);
-  return { chats, latencies, jobs, errors, jobsPerSecond: jobs / ((now() - t0) / 1000) };
+  return { latencies, errors, jobs, jobsPerSecond: jobs / ((now() - t0) / 1000) };
+}
+
+/**
+ * 5b. Scale: a fixed offered load of `rate` jobs per second over `chats` chats. `usage()` reads
+ * workerd's CPU time, so the cost per job is the runtime's, not the client's.
+ */
+export async function scale(c, usage, chats, rate, seconds) {
+  const ids = Array.from({ length: chats }, (_, k) => chat(`scale${chats}-${k}`));
+  let before;
+  const load = await offeredLoad(() => c, ids, rate, seconds, () => (before = usage()));
+  const cpuSeconds = usage().cpuSeconds - before.cpuSeconds;
+  return { chats, latencies: load.latencies, errors: load.errors, jobs: load.jobs, cpuSecondsPer1000Jobs: (cpuSeconds / Math.max(1, load.jobs)) * 1000 };
+}
+
+/**
+ * 5c. No per-tenant hot object: the same offered load over `chats` chats, once all in one tenant
+ * and once one chat in each of `chats` tenants (`clientOf(k)` is chat k's tenant).
+ */
+export async function tenantSpread(clientOf, chats, rate, seconds) {
+  const ids = Array.from({ length: chats }, (_, k) => chat(`spread-${k}`));
+  return { chats, ...(await offeredLoad(clientOf, ids, rate, seconds)) };
 }
 
 /**
