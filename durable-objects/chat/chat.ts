@@ -18,7 +18,7 @@ import { JobMachine, type MachineHooks } from "./jobs/job-machine";
 import { Waiters } from "./jobs/waiters";
 import { Registration } from "./registration";
 import { ChatStore } from "./storage/chat-store";
-import { EVENT_TTL_MS } from "./storage/events";
+import { EVENT_TTL_MS, type JobEvent } from "./storage/events";
 import { ChildTurns } from "./subagents/child-turns";
 import { queueMayMove } from "./subagents/queue";
 import { TreeCap } from "./subagents/tree-cap";
@@ -58,14 +58,14 @@ export class Chat implements MachineHooks {
     this.store.ctx.waitUntil(this.store.beingDeleted() ? this.dispatcher.stopCall(job) : this.dispatcher.stopWork(job));
   }
 
-  claimed(job: JobRow, now: number): void {
-    this.announce.jobStarted(job, now);
+  claimed(job: JobRow, now: number, started?: JobEvent): void {
+    this.announce.jobStarted(job, now, started);
     this.child.progress(now);
   }
 
   /** After any job ends: its events, the next held or queued jobs, a turn waiting on it, retention. */
-  ended(job: JobRow, now: number): void {
-    this.announce.jobEnded(job, now);
+  ended(job: JobRow, now: number, finished?: JobEvent): void {
+    this.announce.jobEnded(job, now, finished);
     if (job.tree_slot) {
       const { tenant, chat_id } = this.store.address();
       this.tree.jobEnded(job.tree_slot, tenant, chat_id);

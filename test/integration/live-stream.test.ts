@@ -2,9 +2,9 @@
  * Live event streams (docs/api.md#live-streams): WebSockets on the hibernation API, opened by
  * browsers with single-use tickets, resumable with `?after=`.
  */
-import { reset } from "cloudflare:test";
+import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { api, configure, eventually, json, parallel, toolConfig } from "../helpers";
+import { api, call, chatObject, configure, eventually, json, parallel, toolConfig } from "../helpers";
 
 afterEach(() => reset());
 
@@ -81,12 +81,40 @@ describe("the chat stream", () => {
     expect((await api("/v1/chats/ls2")).status).toBe(200);
   });
 
+  it("replays every event as it was sent live; a job's start and end with no webhook waiting write no event row", async () => {
+    await configure(toolConfig({ limits: { max_result_chars: 50 } }));
+    await parallel("ls5", { tool_calls: [echo(0)] });
+    const live = await connect("/v1/chats/ls5/events", await ticket("ls5"));
+    await parallel("ls5", { tool_calls: [echo(1), call("big", { bytes: 200 }), call("fail404")] });
+    await until(live, "chat.idle");
+    live.close();
+    const sent = live.messages.filter((m) => m.type !== "job.progress");
+    expect(sent.map((m) => m.type).filter((t) => t.startsWith("job."))).toHaveLength(6);
+    const cut = sent.find((m) => m.type === "job.finished" && m.data.tool_name === "big");
+    expect(cut.data).toMatchObject({ result_truncated: true });
+    expect(cut.data.result).toHaveLength(50);
+
+    // Read back later, under another max_result_chars: the same envelopes, in the same order.
+    await configure(toolConfig({ limits: { max_result_chars: 10 } }));
+    const replay = await connect("/v1/chats/ls5/events", await ticket("ls5"), sent[0].data.seq - 1);
+    await eventually(async () => replay.messages.length >= sent.length);
+    replay.close();
+    expect(replay.messages.slice(0, sent.length)).toEqual(sent);
+
+    const rows = await runInDurableObject(chatObject("ls5"), (_i, s) =>
+      s.storage.sql.exec<{ type: string }>("SELECT type FROM events ORDER BY seq").toArray().map((r) => r.type),
+    );
+    expect(rows).toEqual(["chat.created", "batch.finished", "chat.idle", "batch.finished", "chat.idle"]);
+  });
+
   it("tells a client whose cursor is older than what is kept", async () => {
     await configure(toolConfig());
     await parallel("ls3", { tool_calls: [echo(0)] });
-    const { runInDurableObject } = await import("cloudflare:test");
-    const { chatObject } = await import("../helpers");
-    await runInDurableObject(chatObject("ls3"), (_i, s) => s.storage.sql.exec("DELETE FROM events WHERE seq <= 2"));
+    // As a purge would leave it: the first two events gone, event rows and those kept on job rows alike.
+    await runInDurableObject(chatObject("ls3"), (_i, s) => {
+      s.storage.sql.exec("DELETE FROM events WHERE seq <= 2");
+      s.storage.sql.exec("UPDATE jobs SET started_seq = NULL WHERE started_seq <= 2");
+    });
     const socket = await connect("/v1/chats/ls3/events", await ticket("ls3"), 0);
     const expired = await until(socket, "cursor.expired");
     expect(expired).toEqual({ type: "cursor.expired", oldest: 3 });
@@ -133,8 +161,6 @@ describe("the tenant stream", () => {
   it("a dashboard that connects later still hears chats that had found nobody listening", async () => {
     await configure(toolConfig());
     await parallel("ts3", { tool_calls: [echo(1)] }); // publishes once, learns nobody listens, goes quiet
-    const { runInDurableObject } = await import("cloudflare:test");
-    const { chatObject } = await import("../helpers");
     const hint = () => runInDurableObject(chatObject("ts3"), (_i, s) => s.storage.sql.exec("SELECT value FROM meta WHERE key = 'tenant_listening'").one().value);
     await eventually(async () => (await hint()) === "0");
     const socket = await connect("/v1/events", await ticket());

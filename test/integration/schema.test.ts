@@ -144,15 +144,35 @@ describe("the step to v3 (log rows read off the jobs)", () => {
       for (const seq of [1, 2]) sql.exec(`INSERT INTO events (seq, type, data, created_at) VALUES (?, 'chat.idle', '{}', 1)`, seq);
       sql.exec(`DELETE FROM events WHERE seq = 2`);
       forgetCached(sql);
-      ensureSchema(sql);
+      ensureSchema(sql, MIGRATIONS.slice(0, 2));
       expect(version(sql)).toBe("3");
-      expect(new Events(sql).latestSeq()).toBe(2);
+      expect(readMeta(sql, "events_seq")).toBe("2");
       expect(sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'events' AND sql LIKE '%AUTOINCREMENT%'`).one().n).toBe(0);
       expect(sql.exec(`SELECT log_id, log_type FROM jobs`).toArray()).toEqual([{ log_id: "log-abc", log_type: "mcp" }]);
       expect(sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('log', 'jobs_by_state')`).one().n).toBe(0);
       expect(new LogStore(sql).all()).toEqual([
         { id: "log-abc", job_id: "echo-v2", type: "mcp", heading: "Using tool 'echo'", kvps: {}, content: "", created_at: new Date(1).toISOString(), updated_at: new Date(1).toISOString() },
       ]);
+    });
+  });
+});
+
+describe("the step to v4 (jobs keyed by job_id alone, job events on the job row)", () => {
+  it("moves every job as it is into a table without rowid, with its two indexes and no other", async () => {
+    await runInDurableObject(chatObject("schema-v4"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql, MIGRATIONS.slice(0, 2)); // a chat stored at v3
+      addJob(sql, "echo-v3");
+      sql.exec(`UPDATE jobs SET state = 'success', completed_at = 9, result = ?, lane = 2, log_id = 'log-x', log_type = 'tool' WHERE job_id = 'echo-v3'`, "r".repeat(20_000));
+      const stored = sql.exec(`SELECT * FROM jobs`).one();
+      forgetCached(sql);
+      ensureSchema(sql);
+      expect(version(sql)).toBe("4");
+      expect(sql.exec(`SELECT sql FROM sqlite_master WHERE name = 'jobs'`).one().sql).toMatch(/WITHOUT ROWID$/);
+      const indexes = sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' ORDER BY name`).toArray();
+      expect(indexes.map((i) => i.name)).toEqual(["jobs_active", "jobs_by_batch"]);
+      const moved = sql.exec(`SELECT * FROM jobs`).one();
+      expect(moved).toEqual({ ...stored, started_seq: null, started_event: null, finished_seq: null, finished_event: null, finished_cut: null });
     });
   });
 });
@@ -249,7 +269,7 @@ describe("an event row", () => {
       // somebody's child (a client may use a child's id before its turn arrives).
       writeMeta(sql, "parent_chat_id", "later-parent");
       writeMeta(sql, "root_chat_id", "later-root");
-      expect(events.after(seq - 1, 10)[0]!.body).toBe(announced);
+      expect(events.after(seq - 1, 10, 5000)[0]!.body).toBe(announced);
       expect(JSON.parse(announced).data).toMatchObject({ tenant: "acme", chat_id: "event-row", parent_chat_id: null, root_chat_id: "event-row" });
     });
   });

@@ -8,11 +8,13 @@
  * to the live streams alone.
  */
 import type { EventType } from "../../../src/events/envelope";
+import { callId, jobFinishedData, jobStartedData } from "../../../src/events/job-events";
 import type { JobRow } from "../../../src/jobs/job";
 import { resultsPayload, snapshot } from "../../../src/jobs/payloads";
 import type { Progress } from "../../../src/jobs/progress";
 import { subagentSummary, telegramChatId } from "../../../src/notify/telegram";
 import type { ChatStore } from "../storage/chat-store";
+import type { JobEvent, JobEventType } from "../storage/events";
 import type { Outbox } from "./outbox";
 import type { ChatStream } from "./chat-stream";
 import type { SubordinatePlan } from "../storage/children";
@@ -24,8 +26,13 @@ export class Announcer {
     private readonly stream: ChatStream,
   ) {}
 
-  #record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): number | undefined {
+  /** `kept`: a job event already kept on its job row, which only needs publishing. */
+  #record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null, kept?: JobEvent): number | undefined {
     try {
+      if (kept) {
+        this.stream.publish(this.store.events.envelopeOnJob(kept, type as JobEventType, data, now), now);
+        return kept.seq;
+      }
       const { envelope, deliver, seq } = this.store.events.record(type, data, now, batchId);
       if (deliver) this.outbox.wake(now);
       this.stream.publish(envelope, now);
@@ -45,10 +52,9 @@ export class Announcer {
     this.#record("chat.updated", { name }, now);
   }
 
-  jobStarted(job: JobRow, now: number): void {
-    const context = job.context_id ? { context_id: job.context_id } : {};
-    const started = { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, ...callId(job), ...context };
-    this.#record("job.started", started, now, job.batch_id);
+  /** `started`: the event's seq and id when it is kept on the job row. */
+  jobStarted(job: JobRow, now: number, started?: JobEvent): void {
+    this.#record("job.started", jobStartedData(job), now, job.batch_id, started);
     if (job.kind === "subordinate") this.#record("subagent.started", subagent(job), now, job.batch_id);
   }
 
@@ -71,9 +77,10 @@ export class Announcer {
     this.outbox.wake(now);
   }
 
-  jobEnded(job: JobRow, now: number): void {
+  /** `finished`: the event's seq and id when it is kept on the job row. */
+  jobEnded(job: JobRow, now: number, finished?: JobEvent): void {
     const view = { now, maxResultChars: this.store.limits().max_result_chars };
-    this.#record("job.finished", { batch_id: job.batch_id, ...snapshot(job, { ...view, includeResult: true }) }, now, job.batch_id);
+    this.#record("job.finished", jobFinishedData(job, view.maxResultChars), now, job.batch_id, finished);
     if (job.kind === "subordinate") {
       // The result as a response would show it: cut at max_result_chars (the job keeps all of it).
       const shown = snapshot(job, { ...view, includeResult: true });
@@ -89,9 +96,6 @@ export class Announcer {
     if (this.store.jobs.activeCount() === 0) this.#record("chat.idle", {}, now);
   }
 }
-
-/** The call's own id, when it had one: a bot answers the call from the event alone. */
-const callId = (job: JobRow) => (job.tool_call_id ? { tool_call_id: job.tool_call_id } : {});
 
 /** What subagent events say about a subordinate job. */
 function subagent(job: JobRow) {

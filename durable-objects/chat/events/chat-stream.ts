@@ -24,7 +24,7 @@ export class ChatStream implements StreamLog {
   }
 
   oldest(): number | undefined {
-    return this.store.events.oldestSeq();
+    return this.store.events.oldestSeq(Date.now());
   }
 
   latest(): number {
@@ -32,7 +32,7 @@ export class ChatStream implements StreamLog {
   }
 
   after(cursor: number, limit: number): string[] {
-    return this.store.events.after(cursor, limit).map((e) => e.body);
+    return this.store.events.after(cursor, limit, Date.now()).map((e) => e.body);
   }
 
   /** An event was recorded: to this chat's sockets now, to the tenant stream if anyone may listen. */

@@ -8,6 +8,7 @@ import { cutStoredResult, rowRoom } from "../../../src/storage/row-bounds";
 import { contentBudget, storedContent } from "../../../src/tools/mcp-content";
 import { CANCELLED_ERROR, deadlineError, endsByTimer, isTerminal, type JobRow } from "../../../src/jobs/job";
 import type { ClaimResult, CompleteResult, JobOutcome } from "../../../src/jobs/messages";
+import type { JobEvent } from "../storage/events";
 import type { Finish, JobStore } from "../storage/job-store";
 import type { ChatStore } from "../storage/chat-store";
 import { DISPATCH_WATCHDOG_MS } from "./batch-rows";
@@ -24,10 +25,13 @@ const pendingSince = (job: JobRow) => Math.max(job.created_at, job.deadline_at -
 export interface MachineHooks {
   /** A job was ended by the chat (cancel, deadline, undeliverable): its call (or child turn) should stop. */
   stopWork(job: JobRow): void;
-  /** A job was claimed. */
-  claimed(job: JobRow, now: number): void;
-  /** A job ended: retention may start counting, held jobs and waiting turns may move. */
-  ended(job: JobRow, now: number): void;
+  /** A job was claimed. `started`: its job.started event, kept on the job row (else it still needs recording). */
+  claimed(job: JobRow, now: number, started?: JobEvent): void;
+  /**
+   * A job ended: retention may start counting, held jobs and waiting turns may move. `finished`: its
+   * job.finished event, kept on the job row (else it still needs recording).
+   */
+  ended(job: JobRow, now: number, finished?: JobEvent): void;
 }
 
 const waitSeconds = (job: JobRow) => Number((JSON.parse(job.tool_args) as { seconds: number }).seconds);
@@ -58,9 +62,10 @@ export class JobMachine {
         return { status: "finished" };
       }
       const lease = crypto.randomUUID();
-      this.jobs.claim(jobId, attempt, lease, now, lane);
+      const started = this.store.events.onJobRow(job.batch_id);
+      this.jobs.claim(jobId, attempt, lease, now, lane, started);
       claimed = { ...job, state: "running", attempt, lease, started_at: now, lane };
-      this.hooks.claimed(job, now);
+      this.hooks.claimed(job, now, started);
       if (endsByTimer(job)) this.store.timers.set("wait_done", jobId, now + Math.ceil(waitSeconds(job) * 1000));
     }
     if (endsByTimer(claimed)) return { status: "handled" };
@@ -140,10 +145,15 @@ export class JobMachine {
 
   /** Every move to a terminal state goes through here: row, timers, log row, hooks, waiters. */
   finish(job: JobRow, f: Finish, now: number): void {
-    const ended = this.jobs.finish(job.job_id, f, now);
-    if (!ended) return;
+    const event = this.store.events.onJobRow(job.batch_id);
+    const finished = event && { ...event, cut: this.store.limits().max_result_chars };
+    const ended = this.jobs.finish(job.job_id, f, now, finished);
+    if (!ended) {
+      if (event) this.store.events.unused(event);
+      return;
+    }
     this.store.timers.clearRef(job.job_id);
-    this.hooks.ended(ended, now);
+    this.hooks.ended(ended, now, event);
     this.waiters.notify();
   }
 }

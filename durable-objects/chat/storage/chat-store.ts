@@ -127,7 +127,8 @@ export class ChatStore {
     this.events.purge(now);
     this.notifications.purge(now);
     const undelivered = this.events.pendingCount() + this.notifications.pendingCount();
-    if (purgeExpired(this.jobs, this.idempotency, this.turns, this.limits().retention_seconds * 1000, now) === "empty" && !undelivered) return "empty";
+    const keepEvents = (jobIds: string[]) => this.events.keepFromJobs(jobIds, now);
+    if (purgeExpired(this.jobs, this.idempotency, this.turns, this.limits().retention_seconds * 1000, now, keepEvents) === "empty" && !undelivered) return "empty";
     this.schedulePurge(now);
     return "kept";
   }

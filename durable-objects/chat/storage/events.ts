@@ -7,9 +7,16 @@
  * the same way each time, so a retry sends the same body. Each
  * event is delivered on its own schedule: a failing one never holds back the
  * next, and `seq` lets the receiver order them.
+ *
+ * A job's start and end with nowhere to deliver them (no webhook, no callback: most chats) write no
+ * event row: their seq and id go on the job row, in the update that starts or ends the job, and
+ * the event is built from the row when read, the same way it was when announced. Jobs purged
+ * before their events would be hand them to the events table first (`keepFromJobs`).
  */
 import { nanoid } from "nanoid";
 import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type LiveEventType } from "../../../src/events/envelope";
+import { jobFinishedData, jobStartedData } from "../../../src/events/job-events";
+import type { JobRow } from "../../../src/jobs/job";
 import type { ChatLimits } from "../../../src/jobs/messages";
 import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../../src/webhooks/deliveries";
 import { readLimits, readMeta, writeMeta } from "./schema";
@@ -35,6 +42,16 @@ export type OutboxEvent = {
 /** What an event row keeps (see the module comment). */
 type StoredEvent = { id: string; type: string; created_at: number; seq: number; data: string; parent_chat_id: string | null; root_chat_id: string | null };
 
+/** A job's start or end event kept on its job row (see `Events.onJobRow`). */
+export type JobEvent = { seq: number; id: string };
+export type JobEventType = Extract<EventType, "job.started" | "job.finished">;
+
+const newEventId = () => `evt_${nanoid(21)}`;
+
+/** What `jobStartedData` and `jobFinishedData` read off a job (an ended job is never queued). */
+const EVENT_JOB_COLUMNS = `job_id, batch_id, tool_name, tool_call_id, context_id, state, created_at, started_at, completed_at,
+  result, result_truncated, error, usage, progress, NULL AS queue_position`;
+
 const DELIVERY_COLUMNS = "id, type, seq, status, attempts, last_status, last_error, next_at, delivered_at, failed_at";
 
 export class Events {
@@ -43,41 +60,67 @@ export class Events {
   /** Records an event (inside the caller's transaction): its envelope, and whether it waits for delivery. */
   record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): { envelope: string; deliver: boolean; seq: number } {
     const seq = this.latestSeq() + 1;
-    const id = `evt_${nanoid(21)}`;
-    const chatId = readMeta(this.sql, "chat_id")!;
-    const parent_chat_id = readMeta(this.sql, "parent_chat_id") ?? null;
-    const root = readMeta(this.sql, "root_chat_id");
-    const root_chat_id = root === undefined || root === chatId ? null : root;
-    const row = { id, type, created_at: now, seq, data: JSON.stringify(data), parent_chat_id, root_chat_id };
+    const { row, envelope } = this.#kept({ seq, id: newEventId() }, type, data, now);
+    const deliver = this.#deliverable(batchId);
+    this.sql.exec(
+      `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at, parent_chat_id, root_chat_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      seq, row.id, type, row.data, now, batchId, deliver ? "pending" : "none", deliver ? now : null, row.parent_chat_id, row.root_chat_id,
+    );
+    remember(this.sql, "seq", seq);
+    return { envelope, deliver, seq };
+  }
+
+  /**
+   * The seq and id of a job's start or end event that nothing waits to deliver: the caller writes
+   * them on the job row in the update that starts or ends it, and no event row is written (rows
+   * written are billed; the event is read back off the job). Undefined when a webhook or the
+   * batch's callback waits for it: then `record` writes its row.
+   */
+  onJobRow(batchId: string): JobEvent | undefined {
+    if (this.#deliverable(batchId)) return undefined;
+    const seq = this.latestSeq() + 1;
+    remember(this.sql, "seq", seq);
+    return { seq, id: newEventId() };
+  }
+
+  /** Hands back what `onJobRow` gave out for an update that changed nothing: seq stays without a gap. */
+  unused(event: JobEvent): void {
+    if (this.latestSeq() === event.seq) remember(this.sql, "seq", event.seq - 1);
+  }
+
+  /** The envelope of an event kept on its job row (see `onJobRow`); nothing is written here. */
+  envelopeOnJob(event: JobEvent, type: JobEventType, data: Record<string, unknown>, now: number): string {
+    return this.#kept(event, type, data, now).envelope;
+  }
+
+  /** An event as it is kept, and its envelope: past `EVENT_MAX_CHARS` its result texts are left out. */
+  #kept(event: JobEvent, type: EventType, data: Record<string, unknown>, now: number): { row: StoredEvent; envelope: string } {
+    const { parent_chat_id, root_chat_id } = this.#lineage();
+    const row = { id: event.id, type, created_at: now, seq: event.seq, data: JSON.stringify(data), parent_chat_id, root_chat_id };
     let envelope = this.#envelope(row, data);
     if (envelope.length > EVENT_MAX_CHARS) {
       const cut = withoutResults(data);
       row.data = JSON.stringify(cut);
       envelope = this.#envelope(row, cut);
     }
-    const deliver = this.#webhookOn() || (batchId !== null && this.#hasCallbacks() && this.callbackUrl(batchId) !== null);
-    this.sql.exec(
-      `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at, parent_chat_id, root_chat_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      seq, id, type, row.data, now, batchId, deliver ? "pending" : "none", deliver ? now : null, parent_chat_id, root_chat_id,
-    );
-    remember(this.sql, "seq", seq);
-    return { envelope, deliver, seq };
+    return { row, envelope };
+  }
+
+  /** The chat's parent and root as they are now (root NULL when the chat is its own). */
+  #lineage(): { parent_chat_id: string | null; root_chat_id: string | null } {
+    const chatId = readMeta(this.sql, "chat_id")!;
+    const root = readMeta(this.sql, "root_chat_id");
+    return { parent_chat_id: readMeta(this.sql, "parent_chat_id") ?? null, root_chat_id: root === undefined || root === chatId ? null : root };
+  }
+
+  /** Whether an event waits for delivery: a webhook for this chat, or its batch's callback. */
+  #deliverable(batchId: string | null): boolean {
+    return this.#webhookOn() || (batchId !== null && this.#hasCallbacks() && this.callbackUrl(batchId) !== null);
   }
 
   /** The envelope of a live-only event (see `LIVE_EVENT_TYPES`): nothing is written. */
   live(type: LiveEventType, data: Record<string, unknown>, now: number): string {
-    const chatId = readMeta(this.sql, "chat_id")!;
-    const root = readMeta(this.sql, "root_chat_id");
-    const row = {
-      id: `evt_${nanoid(21)}`,
-      type,
-      created_at: now,
-      seq: this.latestSeq(),
-      data: "",
-      parent_chat_id: readMeta(this.sql, "parent_chat_id") ?? null,
-      root_chat_id: root === undefined || root === chatId ? null : root,
-    };
-    return this.#envelope(row, data);
+    return this.#envelope({ id: newEventId(), type, created_at: now, seq: this.latestSeq(), data: "", ...this.#lineage() }, data);
   }
 
   /** Top-level chats go to `webhook.url`; child chats only with `include_child_chats`. */
@@ -170,9 +213,20 @@ export class Events {
       .map(deliveryEntry);
   }
 
-  /** The delivery state of the event with this id (events are few per chat: no index needed). */
+  /** The delivery state of the event with this id (events are few per chat: no index needed). One kept on its job row has none. */
   delivery(id: string): DeliveryRow | undefined {
-    return this.sql.exec<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM events WHERE id = ?`, id).toArray()[0];
+    const row = this.sql.exec<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM events WHERE id = ?`, id).toArray()[0];
+    if (row) return row;
+    const onJob = this.sql
+      .exec<{ started: string | null; started_seq: number; finished_seq: number }>(
+        `SELECT started_event AS started, started_seq, finished_seq FROM jobs WHERE started_event = ? OR finished_event = ?`,
+        id, id,
+      )
+      .toArray()[0];
+    if (!onJob) return undefined;
+    const started = onJob.started === id;
+    const none = { attempts: 0, last_status: null, last_error: null, next_at: null, delivered_at: null, failed_at: null };
+    return { id, type: started ? "job.started" : "job.finished", seq: started ? onJob.started_seq : onJob.finished_seq, status: "none", ...none };
   }
 
   /**
@@ -187,27 +241,89 @@ export class Events {
     );
   }
 
-  /** Envelopes after `seq`, for the live stream. */
-  after(seq: number, limit: number): { seq: number; body: string }[] {
-    return this.sql
+  /** Envelopes after `seq`, for the live stream: event rows and the events kept on job rows, in seq order. */
+  after(seq: number, limit: number, now: number): { seq: number; body: string }[] {
+    const rows = this.sql
       .exec<StoredEvent>(
         `SELECT seq, id, type, created_at, data, parent_chat_id, root_chat_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?`,
         seq,
         limit,
       )
-      .toArray()
+      .toArray();
+    const stored = new Set(rows.map((row) => row.seq));
+    return [...rows, ...this.#onJobs(seq, limit, now).filter((e) => !stored.has(e.seq))]
+      .sort((a, b) => a.seq - b.seq)
+      .slice(0, limit)
       .map((row) => ({ seq: row.seq, body: this.#envelope(row) }));
   }
 
-  /** The last seq given out, purged or not (0 before the first event): the newest row's, or what a purge kept in `meta`. */
-  latestSeq(): number {
-    return cached(this.sql, "seq", () =>
-      Math.max(this.sql.exec<{ n: number | null }>(`SELECT MAX(seq) AS n FROM events`).one().n ?? 0, Number(readMeta(this.sql, "events_seq") ?? 0)),
+  /**
+   * Events kept on job rows after `seq` (at most `limit` of each kind), as rows of `events` would
+   * hold them. Only what an event row would still be kept for: the last day, the last 1000 seqs.
+   */
+  #onJobs(seq: number, limit: number, now: number, only?: string[]): StoredEvent[] {
+    const after = Math.max(seq, this.latestSeq() - EVENTS_KEPT);
+    const since = now - EVENT_TTL_MS;
+    const ids = only ? ` AND job_id IN (${only.map(() => "?").join(",")})` : "";
+    const read = (kind: "started" | "finished", at: "started_at" | "completed_at") =>
+      this.sql
+        .exec<JobRow & { event_seq: number; event_id: string; cut: number | null }>(
+          `SELECT ${EVENT_JOB_COLUMNS}, ${kind}_seq AS event_seq, ${kind}_event AS event_id, finished_cut AS cut
+           FROM jobs WHERE ${kind}_seq > ? AND ${at} > ?${ids} ORDER BY ${kind}_seq LIMIT ?`,
+          after, since, ...(only ?? []), limit,
+        )
+        .toArray();
+    const started = read("started", "started_at").map((job) =>
+      this.#kept({ seq: job.event_seq, id: job.event_id }, "job.started", jobStartedData(job), job.started_at!).row,
     );
+    const finished = read("finished", "completed_at").map((job) =>
+      this.#kept({ seq: job.event_seq, id: job.event_id }, "job.finished", jobFinishedData(job, job.cut ?? 0), job.completed_at!).row,
+    );
+    return [...started, ...finished];
   }
 
-  oldestSeq(): number | undefined {
-    return this.sql.exec<{ s: number | null }>(`SELECT MIN(seq) AS s FROM events`).one().s ?? undefined;
+  /**
+   * Jobs about to be purged (their retention can be shorter than a day) hand the events kept on
+   * their rows to the events table, which keeps them as long as any other.
+   */
+  keepFromJobs(jobIds: string[], now: number): void {
+    for (let i = 0; i < jobIds.length; i += 90) this.#toRows(this.#onJobs(0, 2 * EVENTS_KEPT, now, jobIds.slice(i, i + 90)));
+  }
+
+  /**
+   * The chat's parent and root are about to change (a top-level chat becomes somebody's child):
+   * events kept on job rows, which are read with the chat's lineage as it is, become event rows
+   * first, with the lineage they were announced with. Rare: once in a chat's life at most.
+   */
+  beforeLineageChange(now: number): void {
+    this.#toRows(this.#onJobs(0, 2 * EVENTS_KEPT, now));
+  }
+
+  /** Event rows for events kept on job rows; the job rows keep theirs, and a read prefers the event row (`after`). */
+  #toRows(events: StoredEvent[]): void {
+    for (const row of events) {
+      this.sql.exec(
+        `INSERT OR IGNORE INTO events (seq, id, type, data, created_at, status, parent_chat_id, root_chat_id) VALUES (?, ?, ?, ?, ?, 'none', ?, ?)`,
+        row.seq, row.id, row.type, row.data, row.created_at, row.parent_chat_id, row.root_chat_id,
+      );
+    }
+  }
+
+  /** The last seq given out, purged or not (0 before the first event): the newest row's or job's, or what a purge kept in `meta`. */
+  latestSeq(): number {
+    return cached(this.sql, "seq", () => {
+      const rows = this.sql.exec<{ n: number | null }>(`SELECT MAX(seq) AS n FROM events`).one().n ?? 0;
+      const jobs = this.sql.exec<{ s: number | null; f: number | null }>(`SELECT MAX(started_seq) AS s, MAX(finished_seq) AS f FROM jobs`).one();
+      return Math.max(rows, jobs.s ?? 0, jobs.f ?? 0, Number(readMeta(this.sql, "events_seq") ?? 0));
+    });
+  }
+
+  /** The oldest seq still kept, if any: an event row's, or one kept on a job row. */
+  oldestSeq(now: number): number | undefined {
+    const row = this.sql.exec<{ s: number | null }>(`SELECT MIN(seq) AS s FROM events`).one().s ?? Infinity;
+    const onJob = this.#onJobs(0, 1, now).reduce((min, e) => Math.min(min, e.seq), Infinity);
+    const oldest = Math.min(row, onJob);
+    return Number.isFinite(oldest) ? oldest : undefined;
   }
 
   oldestSettled(): number | undefined {
@@ -219,10 +335,8 @@ export class Events {
     // The newest event may go: a cursor past it must still mean "after it", so its seq stays known.
     writeMeta(this.sql, "events_seq", String(this.latestSeq()));
     this.sql.exec(`DELETE FROM events WHERE status != 'pending' AND created_at <= ?`, now - EVENT_TTL_MS);
-    this.sql.exec(
-      `DELETE FROM events WHERE status != 'pending' AND seq <= (SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
-      EVENTS_KEPT,
-    );
+    // The last 1000 by seq: events kept on job rows count too.
+    this.sql.exec(`DELETE FROM events WHERE status != 'pending' AND seq <= ?`, this.latestSeq() - EVENTS_KEPT);
     // A batch's callback_url outlives its jobs while its events are kept: a redelivery goes there too.
     this.sql.exec(
       `DELETE FROM batches WHERE batch_id NOT IN (SELECT batch_id FROM jobs)

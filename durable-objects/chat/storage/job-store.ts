@@ -4,6 +4,7 @@
  * one `transactionSync` with no `await` in between.
  */
 import { isTerminal, type JobRow } from "../../../src/jobs/job";
+import type { JobEvent } from "./events";
 
 /** A job as admission builds it: the row's identity and limits, with SQLite's 0/1 flags as booleans. */
 export type NewJob = Pick<
@@ -155,13 +156,16 @@ export class JobStore {
     this.sql.exec(`UPDATE jobs SET held = 0, deadline_at = ? WHERE job_id = ?`, deadlineAt, jobId);
   }
 
-  /** A claimed tool call leaves at once (here, or from call lane `lane`): its attempt counts as sent from the claim on. */
-  claim(jobId: string, attempt: number, lease: string, now: number, lane: number | null = null): void {
+  /**
+   * A claimed tool call leaves at once (here, or from call lane `lane`): its attempt counts as sent
+   * from the claim on. `started`: its job.started event, when it is kept on this row.
+   */
+  claim(jobId: string, attempt: number, lease: string, now: number, lane: number | null = null, started?: JobEvent): void {
     this.sql.exec(
       `UPDATE jobs SET state = 'running', started_at = ?, attempt = ?, lease = ?,
-         sent = CASE WHEN kind = 'tool' THEN ? ELSE 0 END, lane = ?
+         sent = CASE WHEN kind = 'tool' THEN ? ELSE 0 END, lane = ?, started_seq = ?, started_event = ?
        WHERE job_id = ? AND state = 'pending'`,
-      now, attempt, lease, attempt, lane, jobId,
+      now, attempt, lease, attempt, lane, started?.seq ?? null, started?.id ?? null, jobId,
     );
   }
 
@@ -192,17 +196,19 @@ export class JobStore {
   /**
    * Ends an active job; its row as it is now, or undefined when it had ended already. A job
    * already terminal is left untouched. Its progress goes in the same write: shown only while active.
+   * `finished`: its job.finished event, when it is kept on this row, with the `max_result_chars` it is cut at.
    */
-  finish(jobId: string, f: Finish, now: number): JobRow | undefined {
+  finish(jobId: string, f: Finish, now: number, finished?: JobEvent & { cut: number }): JobRow | undefined {
     // A job that has ended is not queued: its queue_position is NULL without the subquery.
     return this.sql
       .exec<JobRow>(
         `UPDATE jobs SET state = ?, completed_at = ?, started_at = COALESCE(started_at, ?), result = ?,
            result_truncated = ?, error = ?, attempt = MAX(attempt, ?), usage = COALESCE(?, usage), lease = NULL,
-           progress = NULL, content = ?
+           progress = NULL, content = ?, finished_seq = ?, finished_event = ?, finished_cut = ?
          WHERE job_id = ? AND ${ACTIVE} RETURNING ${ROW}, NULL AS queue_position`,
         f.state, now, now, f.result ?? null, f.result_truncated ? 1 : 0, f.error ?? null, f.attempt ?? 0,
-        f.usage === undefined ? null : JSON.stringify(f.usage), f.content ?? null, jobId,
+        f.usage === undefined ? null : JSON.stringify(f.usage), f.content ?? null,
+        finished?.seq ?? null, finished?.id ?? null, finished?.cut ?? null, jobId,
       )
       .toArray()[0];
   }

@@ -54,12 +54,12 @@ export function logRow(job: LoggedJob): LogRow {
 export class LogStore {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Every job's row, oldest first (accepted together: in call order). */
+  /** Every job's row, oldest first (accepted together: in call order; batches accepted in the same millisecond, by batch id). */
   all(): LogRow[] {
     return this.sql
       .exec<LoggedJob>(
         `SELECT job_id, tool_name, tool_args, kind, state, result, error, created_at, completed_at, log_id, log_type
-         FROM jobs ORDER BY created_at, rowid`,
+         FROM jobs ORDER BY created_at, batch_id, idx`,
       )
       .toArray()
       .map(logRow);

@@ -21,9 +21,21 @@ export function nextPurgeAt(jobs: JobStore, idempotency: Idempotency, turns: Tur
   return Number.isFinite(at) ? Math.max(at, now) : undefined;
 }
 
-/** Deletes what expired; `empty` when the chat holds nothing any more. */
-export function purgeExpired(jobs: JobStore, idempotency: Idempotency, turns: Turns, retentionMs: number, now: number): "empty" | "kept" {
-  jobs.delete(jobs.finishedBefore(now - retentionMs));
+/**
+ * Deletes what expired; `empty` when the chat holds nothing any more. `outlive` is handed the jobs
+ * about to go first: what they hold that is kept longer than they are (their events).
+ */
+export function purgeExpired(
+  jobs: JobStore,
+  idempotency: Idempotency,
+  turns: Turns,
+  retentionMs: number,
+  now: number,
+  outlive: (jobIds: string[]) => void = () => {},
+): "empty" | "kept" {
+  const expired = jobs.finishedBefore(now - retentionMs);
+  outlive(expired);
+  jobs.delete(expired);
   idempotency.purge(now - IDEMPOTENCY_TTL_MS, (ids) => jobs.many(ids).length === 0);
   if (jobs.count() > 0 || idempotency.count() > 0 || turns.hasRunning()) return "kept";
   const idle = turns.idleSince();

@@ -74,6 +74,11 @@ const SCHEMA: readonly string[] = [
   `CREATE INDEX timers_by_time ON timers (at)`,
 ];
 
+/** The jobs table's columns at v3, which v4 moves to its new table as they are. */
+const JOB_COLUMNS_V3 = `job_id, chat_id, batch_id, idx, tool_name, tool_args, kind, state, read_only, timeout_seconds,
+  created_at, started_at, completed_at, attempt, lease, deadline_at, result, result_truncated, error, context_id, usage,
+  collected_at, dispatched_at, spec, held, tree_slot, queue_seq, sent, tool_call_id, progress, content, lane, log_id, log_type`;
+
 /** One change to the schema: statements run in order, in the same step as the version they lead to. */
 export type Migration = readonly string[];
 
@@ -110,6 +115,32 @@ export const MIGRATIONS: readonly Migration[] = [
     `DROP TABLE events`,
     `ALTER TABLE events_v3 RENAME TO events`,
     `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
+  ],
+  // v4, fewer rows written per job again. The jobs table is keyed by `job_id` alone (WITHOUT ROWID):
+  // a rowid table keeps a separate index for a TEXT primary key, one more row with every job. A
+  // job's start and end events live on its row when nothing waits to deliver them (no webhook, no
+  // callback): their seq and id go in the claim and end updates, which write the row anyway, and the
+  // events are read back off the job (events.ts). `finished_cut`: the `max_result_chars` its
+  // job.finished was cut at, so the event reads the same after the limit changes.
+  [
+    // The two seqs come first: the newest is read by scanning the table, and a column after a long
+    // result would be read from its overflow pages.
+    `CREATE TABLE jobs_v4 (
+       job_id TEXT PRIMARY KEY, started_seq INTEGER, finished_seq INTEGER, chat_id TEXT NOT NULL, batch_id TEXT NOT NULL, idx INTEGER NOT NULL,
+       tool_name TEXT NOT NULL, tool_args TEXT NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL,
+       read_only INTEGER NOT NULL, timeout_seconds INTEGER NOT NULL,
+       created_at INTEGER NOT NULL, started_at INTEGER, completed_at INTEGER,
+       attempt INTEGER NOT NULL DEFAULT 0, lease TEXT, deadline_at INTEGER NOT NULL,
+       result TEXT, result_truncated INTEGER NOT NULL DEFAULT 0, error TEXT,
+       context_id TEXT, usage TEXT, collected_at INTEGER, dispatched_at INTEGER,
+       spec TEXT, held INTEGER NOT NULL DEFAULT 0, tree_slot TEXT, queue_seq INTEGER, sent INTEGER NOT NULL DEFAULT 0,
+       tool_call_id TEXT, progress TEXT, content TEXT, lane INTEGER, log_id TEXT, log_type TEXT,
+       started_event TEXT, finished_event TEXT, finished_cut INTEGER) WITHOUT ROWID`,
+    `INSERT INTO jobs_v4 (${JOB_COLUMNS_V3}) SELECT ${JOB_COLUMNS_V3} FROM jobs`,
+    `DROP TABLE jobs`,
+    `ALTER TABLE jobs_v4 RENAME TO jobs`,
+    `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
+    `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   ],
 ];
 

@@ -66,6 +66,9 @@ export class ChildTurns implements LoopHost {
     this.store.transaction(() => {
       writeMeta(this.store.sql, "tenant", req.tenant);
       writeMeta(this.store.sql, "chat_id", req.chat_id);
+      if (this.store.meta("parent_chat_id") !== req.parent_chat_id || this.store.meta("root_chat_id") !== req.root_chat_id) {
+        this.store.events.beforeLineageChange(now);
+      }
       writeMeta(this.store.sql, "parent_chat_id", req.parent_chat_id);
       writeMeta(this.store.sql, "root_chat_id", req.root_chat_id);
       writeMeta(this.store.sql, "level", String(req.level));

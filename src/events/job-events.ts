@@ -1,0 +1,22 @@
+/**
+ * What `job.started` and `job.finished` say about a job (docs/api.md#events-and-webhooks). Built from
+ * the job's row alone, so an event kept on its job row (no webhook waits for it) reads back the same
+ * as when it was announced.
+ */
+import type { JobRow } from "../jobs/job";
+import { snapshot } from "../jobs/payloads";
+
+/** The call's own id, when it had one: a bot answers the call from the event alone. */
+export const callId = (job: Pick<JobRow, "tool_call_id">) => (job.tool_call_id ? { tool_call_id: job.tool_call_id } : {});
+
+export function jobStartedData(job: JobRow): Record<string, unknown> {
+  const context = job.context_id ? { context_id: job.context_id } : {};
+  return { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, ...callId(job), ...context };
+}
+
+/** An ended job, its result cut at `maxResultChars` as a response would show it. */
+export function jobFinishedData(job: JobRow, maxResultChars: number): Record<string, unknown> {
+  // A terminal job's duration ends at completed_at: `now` is never read.
+  const now = job.completed_at ?? job.started_at ?? job.created_at;
+  return { batch_id: job.batch_id, ...snapshot(job, { now, maxResultChars, includeResult: true }) };
+}
