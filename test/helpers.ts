@@ -58,6 +58,7 @@ export function toolConfig(extra: Record<string, unknown> = {}) {
       tool("text", "/text", { read_only: true }),
       tool("other", "/json-other", { read_only: true }),
       tool("big", "/big", { read_only: true }),
+      tool("gzip", "/gzip", { read_only: true }),
       tool("drop_read", "/drop", { read_only: true }),
       tool("drop_write", "/drop"),
       tool("redirect", "/redirect", { read_only: true }),

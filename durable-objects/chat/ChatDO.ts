@@ -152,7 +152,8 @@ export class ChatDO extends DurableObject<Env> {
   async takeQueued(jobIds: string[]): Promise<(RunAnswer | "retry")[]> {
     if (!this.#store.exists()) return jobIds.map(() => "finished");
     const now = Date.now();
-    const toStart = this.#store.jobs.many(jobIds.filter((id) => this.#chat.executor.wouldRun(id, now)));
+    // One read for the whole message: by the time its copy arrives, the batch has usually ended.
+    const toStart = this.#store.jobs.many(jobIds).filter((job) => this.#chat.executor.wouldRun(job, now));
     if (toStart.length === 0) return jobIds.map(() => "duplicate");
     const answers = await this.#chat.dispatcher.launch(toStart, "starting a queued job failed; its message is retried", true);
     await this.#store.timers.arm();

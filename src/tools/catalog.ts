@@ -26,11 +26,27 @@ export interface CatalogTool {
   readOnly: (args: JsonObject) => boolean;
 }
 
+/** Each built-in's JSON Schema, generated once per isolate (every request lists the built-ins). */
+const builtinSchemas = new Map<BuiltinTool, Record<string, unknown>>();
+
 const builtinParameters = (tool: BuiltinTool) => {
-  const schema = z.toJSONSchema(tool.args, { io: "input" }) as Record<string, unknown>;
-  delete schema.$schema;
+  let schema = builtinSchemas.get(tool);
+  if (!schema) {
+    schema = z.toJSONSchema(tool.args, { io: "input" }) as Record<string, unknown>;
+    delete schema.$schema;
+    builtinSchemas.set(tool, deepFreeze(schema));
+  }
   return schema;
 };
+
+/** Shared between requests: a caller that changed it would change every later request's. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object") {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
 
 function builtins(config: TenantConfig): CatalogTool[] {
   const tools: CatalogTool[] = [

@@ -75,6 +75,15 @@ describe("tenant HTTP tools", () => {
     const record = await json(await api(`/v1/chats/t1/jobs/${body.jobs[0].job_id}`));
     expect(record.result).toHaveLength(1000);
   });
+
+  it("cuts a compressed body by its decoded size, whatever length it declared", async () => {
+    await configure(toolConfig({ limits: { max_response_bytes: 1000 } }));
+    const { body } = await parallel("t1", { tool_calls: [call("gzip", { bytes: 50_000 })] });
+    expect(body.jobs[0].state).toBe("success");
+    const { api, json } = await import("../helpers");
+    const record = await json(await api(`/v1/chats/t1/jobs/${body.jobs[0].job_id}`));
+    expect(record.result).toBe("x".repeat(1000));
+  });
 });
 
 describe("retries", () => {

@@ -14,6 +14,7 @@
  *   POST /text                → plain text "plain answer"
  *   POST /json-other          → {"other": 1}
  *   POST /big                 → tool_args.bytes of "x"
+ *   POST /gzip                → tool_args.bytes of "x", gzip-encoded with its (small) length declared
  *   POST /drop                → closes the socket without answering (network error)
  *   POST /redirect            → 302 to /echo
  *   any  /moved/<code>/<rest> → <code> with Location /landed/<rest> (an llm.base_url or MCP URL that redirects)
@@ -31,6 +32,7 @@
  * `inject("everythingMcp")`.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { gzipSync } from "node:zlib";
 import type { TestProject } from "vitest/node";
 import { fakeLlm } from "../../scripts/fakes/llm.mjs";
 import { fakeTelegram } from "../../scripts/fakes/telegram.mjs";
@@ -123,6 +125,11 @@ export default async function setup(project: TestProject) {
         return json(200, { other: 1 });
       case "/big":
         return res.writeHead(200, { "content-type": "text/plain" }).end("x".repeat(Number(args.bytes ?? 0)));
+      case "/gzip": {
+        // Small on the wire, tool_args.bytes once decoded: the declared length says nothing of the answer.
+        const packed = gzipSync("x".repeat(Number(args.bytes ?? 0)));
+        return res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip", "content-length": String(packed.length) }).end(packed);
+      }
       case "/drop":
         return req.socket.destroy();
       case "/redirect":

@@ -87,9 +87,8 @@ export class Executor {
   }
 
   /** Whether `run` would do anything for this job: a queue copy of a job already taken needs no invocation. */
-  wouldRun(jobId: string, now: number): boolean {
-    const job = this.store.jobs.get(jobId);
-    if (!job || isTerminal(job.state) || this.room.isRunningHere(jobId) || this.room.handedAt(jobId) !== undefined) return false;
+  wouldRun(job: JobRow, now: number): boolean {
+    if (isTerminal(job.state) || this.room.isRunningHere(job.job_id) || this.room.handedAt(job.job_id) !== undefined) return false;
     return job.state === "pending" || (job.lane === null && recoveryStep(job, now).step !== "none");
   }
 
