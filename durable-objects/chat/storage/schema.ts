@@ -6,10 +6,10 @@
 import type { ChatLimits } from "../../../src/jobs/messages";
 import { cached, isRemembered, remember } from "./sql-cache";
 
-/** The version `SCHEMA` is: a new chat starts there. */
+/** The version `SCHEMA` is: the first chats were stored at it. */
 const BASE_VERSION = 1;
 
-/** A new chat's tables, created in one step (a bot often opens one chat per conversation). */
+/** The tables as the first chats were stored (v1); `CURRENT_SCHEMA` is what a new chat gets. */
 const SCHEMA: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
   // `spec`: a subordinate job's request. `held`: the sequential tier of a tiered batch, held back until
@@ -74,6 +74,28 @@ const SCHEMA: readonly string[] = [
   `CREATE INDEX timers_by_time ON timers (at)`,
 ];
 
+/**
+ * The jobs table from v4 on. Its two seqs come first: the newest is read by scanning the table,
+ * and a column after a long result would be read from its overflow pages.
+ */
+const jobsV4 = (name: string) => `CREATE TABLE ${name} (
+  job_id TEXT PRIMARY KEY, started_seq INTEGER, finished_seq INTEGER, chat_id TEXT NOT NULL, batch_id TEXT NOT NULL, idx INTEGER NOT NULL,
+  tool_name TEXT NOT NULL, tool_args TEXT NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL,
+  read_only INTEGER NOT NULL, timeout_seconds INTEGER NOT NULL,
+  created_at INTEGER NOT NULL, started_at INTEGER, completed_at INTEGER,
+  attempt INTEGER NOT NULL DEFAULT 0, lease TEXT, deadline_at INTEGER NOT NULL,
+  result TEXT, result_truncated INTEGER NOT NULL DEFAULT 0, error TEXT,
+  context_id TEXT, usage TEXT, collected_at INTEGER, dispatched_at INTEGER,
+  spec TEXT, held INTEGER NOT NULL DEFAULT 0, tree_slot TEXT, queue_seq INTEGER, sent INTEGER NOT NULL DEFAULT 0,
+  tool_call_id TEXT, progress TEXT, content TEXT, lane INTEGER, log_id TEXT, log_type TEXT,
+  started_event TEXT, finished_event TEXT, finished_cut INTEGER) WITHOUT ROWID`;
+
+/** The events table from v3 on (no AUTOINCREMENT). */
+const eventsV3 = (name: string) => `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
+  created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
+  attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_status INTEGER, last_error TEXT, failed_at INTEGER,
+  parent_chat_id TEXT, root_chat_id TEXT, delivered_at INTEGER)`;
+
 /** The jobs table's columns at v3, which v4 moves to its new table as they are. */
 const JOB_COLUMNS_V3 = `job_id, chat_id, batch_id, idx, tool_name, tool_args, kind, state, read_only, timeout_seconds,
   created_at, started_at, completed_at, attempt, lease, deadline_at, result, result_truncated, error, context_id, usage,
@@ -106,10 +128,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `DROP INDEX jobs_by_state`,
     `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
     `INSERT OR REPLACE INTO meta (key, value) SELECT 'events_seq', CAST(seq AS TEXT) FROM sqlite_sequence WHERE name = 'events'`,
-    `CREATE TABLE events_v3 (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
-       created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
-       attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_status INTEGER, last_error TEXT, failed_at INTEGER,
-       parent_chat_id TEXT, root_chat_id TEXT, delivered_at INTEGER)`,
+    eventsV3("events_v3"),
     `INSERT INTO events_v3 (seq, type, data, created_at, id, batch_id, status, attempts, next_at, last_status, last_error, failed_at, parent_chat_id, root_chat_id, delivered_at)
        SELECT seq, type, data, created_at, id, batch_id, status, attempts, next_at, last_status, last_error, failed_at, parent_chat_id, root_chat_id, delivered_at FROM events`,
     `DROP TABLE events`,
@@ -123,19 +142,7 @@ export const MIGRATIONS: readonly Migration[] = [
   // events are read back off the job (events.ts). `finished_cut`: the `max_result_chars` its
   // job.finished was cut at, so the event reads the same after the limit changes.
   [
-    // The two seqs come first: the newest is read by scanning the table, and a column after a long
-    // result would be read from its overflow pages.
-    `CREATE TABLE jobs_v4 (
-       job_id TEXT PRIMARY KEY, started_seq INTEGER, finished_seq INTEGER, chat_id TEXT NOT NULL, batch_id TEXT NOT NULL, idx INTEGER NOT NULL,
-       tool_name TEXT NOT NULL, tool_args TEXT NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL,
-       read_only INTEGER NOT NULL, timeout_seconds INTEGER NOT NULL,
-       created_at INTEGER NOT NULL, started_at INTEGER, completed_at INTEGER,
-       attempt INTEGER NOT NULL DEFAULT 0, lease TEXT, deadline_at INTEGER NOT NULL,
-       result TEXT, result_truncated INTEGER NOT NULL DEFAULT 0, error TEXT,
-       context_id TEXT, usage TEXT, collected_at INTEGER, dispatched_at INTEGER,
-       spec TEXT, held INTEGER NOT NULL DEFAULT 0, tree_slot TEXT, queue_seq INTEGER, sent INTEGER NOT NULL DEFAULT 0,
-       tool_call_id TEXT, progress TEXT, content TEXT, lane INTEGER, log_id TEXT, log_type TEXT,
-       started_event TEXT, finished_event TEXT, finished_cut INTEGER) WITHOUT ROWID`,
+    jobsV4("jobs_v4"),
     `INSERT INTO jobs_v4 (${JOB_COLUMNS_V3}) SELECT ${JOB_COLUMNS_V3} FROM jobs`,
     `DROP TABLE jobs`,
     `ALTER TABLE jobs_v4 RENAME TO jobs`,
@@ -147,6 +154,23 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The version a chat is at once `ensureSchema` ran. */
 export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
 
+/**
+ * A new chat's tables at `SCHEMA_VERSION`, made in one step: the base schema and every step
+ * after it would build the same tables (a test compares the two), at ten times the DDL, and a bot
+ * often opens a chat per conversation. A schema change appends its step to `MIGRATIONS` and
+ * changes this to match.
+ */
+const CURRENT_SCHEMA: readonly string[] = [
+  SCHEMA[0]!, // meta
+  jobsV4("jobs"),
+  `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
+  `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
+  ...SCHEMA.filter((statement) => /^CREATE TABLE (idempotency|children|turns|messages|tree_slots|batches|notifications|timers) /.test(statement)),
+  eventsV3("events"),
+  `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
+  `CREATE INDEX timers_by_time ON timers (at)`,
+];
+
 /** Whether the chat has tables (it has admitted something). Only a deletion makes it false again, and that drops the cache. */
 export function hasSchema(sql: SqlStorage): boolean {
   if (isRemembered(sql, "schema")) return true;
@@ -156,9 +180,10 @@ export function hasSchema(sql: SqlStorage): boolean {
 }
 
 /**
- * Brings the chat's tables to the latest version: a new chat gets `SCHEMA`, and then the steps after
- * the version it is at run once each, in order. Once done, the object remembers it and later calls
- * read nothing. `steps` is for tests of the migration path; the chat always runs `MIGRATIONS`.
+ * Brings the chat's tables to the latest version: a new chat gets `CURRENT_SCHEMA`, a stored one
+ * runs the steps after the version it is at, once each, in order. Once done, the object remembers
+ * it and later calls read nothing. `steps` is for tests of the migration path (a new chat given
+ * fewer or other steps than `MIGRATIONS` starts from the base schema); the chat always runs `MIGRATIONS`.
  */
 export function ensureSchema(sql: SqlStorage, steps: readonly Migration[] = MIGRATIONS): void {
   const latest = BASE_VERSION + steps.length;
@@ -167,6 +192,10 @@ export function ensureSchema(sql: SqlStorage, steps: readonly Migration[] = MIGR
   let version: number;
   if (hasSchema(sql)) {
     version = Number(sql.exec(`SELECT value FROM meta WHERE key = 'schema_version'`).one().value);
+  } else if (MIGRATIONS.every((step, i) => steps[i] === step)) {
+    for (const statement of CURRENT_SCHEMA) sql.exec(statement);
+    version = SCHEMA_VERSION;
+    setVersion(sql, version);
   } else {
     for (const statement of SCHEMA) sql.exec(statement);
     version = BASE_VERSION;
