@@ -18,12 +18,28 @@ export const FAILED_TIMER_RETRY_MS = 10_000;
 /** "forgotten": the chat was found empty and wiped; nothing of it may be touched after. */
 type TimerHandler = (chat: Chat, timer: Timer, now: number) => void | "forgotten" | Promise<void | "forgotten">;
 
+/** The timers that watch active jobs: the deadlines, the dispatch watchdog, the heartbeat. */
+const JOB_WATCH: readonly TimerKind[] = ["deadline", "dispatch", "exec"];
+
+/**
+ * A job watch that fires in a chat with no active job has nothing to watch, and neither have the
+ * other two: all three go, so an idle chat is woken once, not three times (an alarm is a billed
+ * request). They are not cleared when the last job ends, as a chat busy with batch after batch
+ * would write them all again with each (rows written are billed too); the next job sets them.
+ */
+const whileActive =
+  (handler: TimerHandler): TimerHandler =>
+  (chat, timer, now) => {
+    if (chat.store.jobs.activeCount() > 0) return handler(chat, timer, now);
+    for (const kind of JOB_WATCH) chat.store.timers.clear(kind, "");
+  };
+
 const HANDLERS: Record<TimerKind, TimerHandler> = {
-  deadline: ({ store, machine }, _t, now) => expirePastDeadline(store, machine, now),
+  deadline: whileActive(({ store, machine }, _t, now) => expirePastDeadline(store, machine, now)),
   wait_done: ({ machine }, t, now) => machine.finishWait(t.ref, now),
-  dispatch: ({ store, dispatcher }, _t, now) => redispatchStuck(store, dispatcher, now),
+  dispatch: whileActive(({ store, dispatcher }, _t, now) => redispatchStuck(store, dispatcher, now)),
   start: ({ dispatcher }, t) => dispatcher.start([t.ref]),
-  exec: ({ store, executor, dispatcher }, _t, now) => recoverLostCalls(store, executor, dispatcher, now),
+  exec: whileActive(({ store, executor, dispatcher }, _t, now) => recoverLostCalls(store, executor, dispatcher, now)),
   queue: ({ store, tree, machine, dispatcher }, _t, now) => startQueued(store, tree, machine, dispatcher, now),
   agent: ({ child }, t, now) => child.onAgentTimer(t.ref, now),
   report: ({ child }, t) => child.report(t.ref),

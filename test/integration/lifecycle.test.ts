@@ -255,6 +255,34 @@ describe("deadlines", () => {
   });
 });
 
+describe("the timers that watch jobs", () => {
+  const timers = (chat: string) =>
+    runInDurableObject(chatObject(chat), async (_i, st) => ({
+      kinds: st.storage.sql.exec<{ kind: string }>("SELECT kind FROM timers ORDER BY kind").toArray().map((t) => t.kind),
+      alarm: await st.storage.getAlarm(),
+      purge: st.storage.sql.exec<{ at: number }>("SELECT at FROM timers WHERE kind = 'purge'").toArray()[0]?.at,
+    }));
+
+  it("wake a chat with no job left once, and all go; the next batch sets them again", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const s = await parallel("tw1", { tool_calls: [call("echo"), call("echo")] });
+    expect(s.body.status).toBe("success");
+    expect((await timers("tw1")).kinds).toEqual(["deadline", "dispatch", "exec", "purge"]);
+    expect(await advanceAndRunAlarm("tw1", 11_000)).toBe(true); // the first of them: the heartbeat
+    const after = await timers("tw1");
+    expect(after.kinds).toEqual(["purge"]);
+    expect(after.alarm).toBe(after.purge);
+
+    // A later batch is watched as before: its deadline still fires.
+    const next = await parallel("tw1", { tool_calls: [call("hang")], job_timeout: 30, wait: false });
+    await jobInState("tw1", next.body.jobs[0].job_id, "running");
+    expect((await timers("tw1")).kinds).toEqual(["deadline", "dispatch", "exec", "purge"]);
+    vi.setSystemTime(Date.now() + 31_000);
+    for (let i = 0; i < 3 && (await jobRow("tw1", next.body.jobs[0].job_id))?.state !== "timeout"; i++) await advanceAndRunAlarm("tw1", 0);
+    expect((await jobRow("tw1", next.body.jobs[0].job_id))?.state).toBe("timeout");
+  });
+});
+
 describe("wait tool", () => {
   it("is finished by the chat's alarm", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
