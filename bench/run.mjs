@@ -59,7 +59,7 @@ try {
     const slow = clients({ fanout: slowFanout, floor, specFloor, tools });
     await slow.configure({ tools: [tool("slow"), tool("noop")], limits: { max_wait_seconds: 95 } });
     for (let i = 0; i < 5; i++) await slow.fanout(`warm-${i}`, Array.from({ length: 8 }, () => ["noop", {}]));
-    delayed = await queueDelay(c, slow, plan.queueDelay);
+    delayed = await queueDelay(slow, plan.queueDelay);
   } finally {
     await slowFanout.stop();
   }

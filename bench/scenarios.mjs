@@ -70,15 +70,17 @@ export async function fanOut(c, reps) {
 }
 
 /**
- * 1b. The queue off the calls' path: 8 × 500 ms batches on fanout and on the build whose queue sends
- * take 60 ms longer (`slow`), alternating.
+ * 1b. The queue off the calls' path: 8 × 500 ms batches on the build whose queue sends take 60 ms
+ * longer in chats named `slowq-…` (`slow`), alternating such chats with other chats of the same
+ * instance, so only the delay differs.
  */
-export async function queueDelay(c, slow, reps) {
+export async function queueDelay(slow, reps) {
   const out = { fanout: [], slowQueue: [] };
+  const prefix = { fanout: "qd", slowQueue: "slowq" };
   for (let i = 0; i < reps; i++) {
-    for (const [side, client] of i % 2 ? [["slowQueue", slow], ["fanout", c]] : [["fanout", c], ["slowQueue", slow]]) {
+    for (const side of i % 2 ? ["slowQueue", "fanout"] : ["fanout", "slowQueue"]) {
       const t0 = now();
-      const res = await client.fanout(chat(`qd-${side}`), eight(500));
+      const res = await slow.fanout(chat(prefix[side]), eight(500));
       if (res.status !== "success") throw new Error(`${side} batch ended ${res.status}`);
       out[side].push(now() - t0);
     }

@@ -1,22 +1,32 @@
 /**
- * A bench-only build of fanout whose every queue send takes 60 ms longer (Cloudflare's published
- * median for a send), to show the queue is off the calls' path: `npm run bench` measures the
- * fan-out overhead of this build beside the real one. It wraps the deployed entry and classes and
- * changes nothing in them; `wrangler deploy` never sees this file (bench/run.mjs points a
- * generated config at it).
+ * A bench-only build of fanout whose queue sends for chats named `slowq-…` take 60 ms longer
+ * (Cloudflare's published median for a send), to show the queue is off the calls' path: `npm run
+ * bench` alternates batches in such chats with batches in other chats of the same instance, so the
+ * two sides differ in the delay alone (two instances differ by more than the 5 ms the target
+ * allows). It wraps the deployed entry and classes and changes nothing in them; `wrangler deploy`
+ * never sees this file (bench/run.mjs points a generated config at it).
  */
 import worker, { ChatDO as RealChatDO, LaneDO, TenantDO } from "../../src/index";
 
 // Not exported: every export of a Worker entry must be a handler or a class.
 const QUEUE_SEND_DELAY_MS = 60;
 
-const later = <T>(send: () => Promise<T>) => new Promise<void>((r) => setTimeout(r, QUEUE_SEND_DELAY_MS)).then(send);
+const SLOW_CHAT_PREFIX = "slowq-";
+
+/** A queue message names its chat: `{tenant, chat_id, jobs}`. */
+const slowChat = (body: unknown) => String((body as { chat_id?: unknown } | null)?.chat_id ?? "").startsWith(SLOW_CHAT_PREFIX);
+
+const later = <T>(slow: boolean, send: () => Promise<T>) =>
+  slow ? new Promise<void>((r) => setTimeout(r, QUEUE_SEND_DELAY_MS)).then(send) : send();
 
 function slowQueue(env: Env): Env {
   const jobs = env.JOBS;
   const slow = {
-    send: (body: unknown, options?: QueueSendOptions) => later(() => jobs.send(body, options)),
-    sendBatch: (messages: Iterable<MessageSendRequest>, options?: QueueSendBatchOptions) => later(() => jobs.sendBatch(messages, options)),
+    send: (body: unknown, options?: QueueSendOptions) => later(slowChat(body), () => jobs.send(body, options)),
+    sendBatch: (messages: Iterable<MessageSendRequest>, options?: QueueSendBatchOptions) => {
+      const list = [...messages];
+      return later(list.some((m) => slowChat(m.body)), () => jobs.sendBatch(list, options));
+    },
   };
   return { ...env, JOBS: slow as unknown as Env["JOBS"] };
 }
