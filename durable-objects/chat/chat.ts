@@ -65,7 +65,8 @@ export class Chat implements MachineHooks {
 
   /** After any job ends: its events, the next held or queued jobs, a turn waiting on it, retention. */
   ended(job: JobRow, now: number, finished?: JobEvent): void {
-    this.announce.jobEnded(job, now, finished);
+    const active = this.store.jobs.activeAround(job.batch_id);
+    this.announce.jobEnded(job, now, active, finished);
     if (job.tree_slot) {
       const { tenant, chat_id } = this.store.address();
       this.tree.jobEnded(job.tree_slot, tenant, chat_id);
@@ -74,7 +75,7 @@ export class Chat implements MachineHooks {
     // The next call of a sequential tier starts from the alarm, a fresh invocation: started from this
     // one, the continuation of the call that just ended, a tier of calls would chain each call under
     // the one before, and production refuses a chain past 16 (docs/architecture.md#platform-rules).
-    const released = job.held === 0 ? releaseNext(this.store, job.batch_id, now) : undefined;
+    const released = job.held === 0 && active.released === 0 && active.held > 0 ? releaseNext(this.store, job.batch_id, now) : undefined;
     if (released) this.store.timers.set("start", released, now);
     this.child.progress(now);
     this.child.wake(job.job_id, now);

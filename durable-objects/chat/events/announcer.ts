@@ -14,6 +14,7 @@ import { resultsPayload, snapshot } from "../../../src/jobs/payloads";
 import type { Progress } from "../../../src/jobs/progress";
 import { subagentSummary, telegramChatId } from "../../../src/notify/telegram";
 import type { ChatStore } from "../storage/chat-store";
+import type { ActiveCounts } from "../storage/job-store";
 import type { JobEvent, JobEventType } from "../storage/events";
 import type { Outbox } from "./outbox";
 import type { ChatStream } from "./chat-stream";
@@ -77,8 +78,8 @@ export class Announcer {
     this.outbox.wake(now);
   }
 
-  /** `finished`: the event's seq and id when it is kept on the job row. */
-  jobEnded(job: JobRow, now: number, finished?: JobEvent): void {
+  /** `active`: what is still active now; `finished`: the event's seq and id when it is kept on the job row. */
+  jobEnded(job: JobRow, now: number, active: ActiveCounts, finished?: JobEvent): void {
     const view = { now, maxResultChars: this.store.limits().max_result_chars };
     this.#record("job.finished", jobFinishedData(job, view.maxResultChars), now, job.batch_id, finished);
     if (job.kind === "subordinate") {
@@ -90,10 +91,10 @@ export class Announcer {
       this.#notify(job, now, seq);
     }
     // The batch's rows (results and all) are read once, when its last job ends.
-    if (this.store.jobs.activeInBatch(job.batch_id) === 0) {
+    if (active.batch === 0) {
       this.#record("batch.finished", { batch_id: job.batch_id, results: resultsPayload(this.store.jobs.byBatch(job.batch_id), view) }, now, job.batch_id);
     }
-    if (this.store.jobs.activeCount() === 0) this.#record("chat.idle", {}, now);
+    if (active.chat === 0) this.#record("chat.idle", {}, now);
   }
 }
 

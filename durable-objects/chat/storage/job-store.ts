@@ -21,6 +21,9 @@ export type NewJob = Pick<
   log_type: string;
 };
 
+/** Active jobs after a job's end (see `JobStore.activeAround`). */
+export type ActiveCounts = { chat: number; batch: number; released: number; held: number };
+
 export interface Finish {
   state: "success" | "error" | "cancelled" | "timeout";
   result?: string | null;
@@ -113,8 +116,20 @@ export class JobStore {
     return this.sql.exec<{ at: number | null }>(`SELECT MIN(deadline_at) AS at FROM jobs WHERE ${RUNNING_CLOCK}`).one().at ?? undefined;
   }
 
-  activeInBatch(batchId: string): number {
-    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE batch_id = ? AND ${ACTIVE}`, batchId).one().n;
+  /**
+   * What is still active once a job of `batchId` ended, in one read (every job's end asks): the
+   * chat's jobs, the batch's, the batch's released ones, and its held ones still waiting.
+   */
+  activeAround(batchId: string): ActiveCounts {
+    const row = this.sql
+      .exec<ActiveCounts>(
+        `SELECT COUNT(*) AS chat, COALESCE(SUM(batch_id = ?1), 0) AS batch, COALESCE(SUM(batch_id = ?1 AND held = 0), 0) AS released,
+           COALESCE(SUM(batch_id = ?1 AND held = 1 AND state = 'pending'), 0) AS held
+         FROM jobs WHERE ${ACTIVE}`,
+        batchId,
+      )
+      .one();
+    return { chat: row.chat, batch: row.batch, released: row.released, held: row.held };
   }
 
   activeCount(): number {
