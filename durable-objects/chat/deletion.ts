@@ -136,7 +136,7 @@ export class Deletion {
       this.#save(startingState(by, this.store.meta("parent_chat_id") !== undefined, usage));
       for (const job of this.store.jobs.active()) this.machine.cancel(job.job_id, now);
       // The cancels moved timers (purge, queue, deliveries, turns): none of them is to run now.
-      this.store.sql.exec(`DELETE FROM timers`);
+      this.store.timers.clearAll();
       this.store.timers.set("delete", "", now + retryDelayMs(0));
     });
   }

@@ -30,6 +30,16 @@ export function remember(sql: SqlStorage, key: string, value: unknown): void {
   cacheOf(sql).set(key, value);
 }
 
+/** The cached value, if any; reads nothing. */
+export function peek<T>(sql: SqlStorage, key: string): T | undefined {
+  return cacheOf(sql).get(key) as T | undefined;
+}
+
+/** Drops one cached value: SQLite may hold something else now. */
+export function forget(sql: SqlStorage, key: string): void {
+  cacheOf(sql).delete(key);
+}
+
 export function forgetCached(sql: SqlStorage): void {
   caches.delete(sql);
 }

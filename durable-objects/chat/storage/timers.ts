@@ -4,7 +4,16 @@
  * one row keyed by (kind, ref); setting a timer again moves it, so handlers can
  * be re-run after a crash without piling up duplicates.
  */
-export type TimerKind = "deadline" | "wait_done" | "dispatch" | "exec" | "register" | "purge" | "agent" | "report" | "idle" | "queue" | "deliver" | "delete" | "start";
+import { forget, peek, remember } from "./sql-cache";
+const TIMER_KINDS = ["deadline", "wait_done", "dispatch", "exec", "register", "purge", "agent", "report", "idle", "queue", "deliver", "delete", "start"] as const;
+export type TimerKind = (typeof TIMER_KINDS)[number];
+
+/**
+ * The in-memory note of a shared timer (ref ""): a time it is known to be due by, kept beside the
+ * storage (`./sql-cache`, dropped with a failed transaction). Every write of the timer keeps it
+ * true or drops it.
+ */
+const dueBy = (kind: TimerKind) => `timer:${kind}`;
 
 export type Timer = {
   kind: TimerKind;
@@ -33,20 +42,36 @@ export class Timers {
       ref,
       at,
     );
+    if (ref === "") remember(this.sql, dueBy(kind), at);
   }
 
-  /** Sets the timer unless it is already due earlier: a shared timer only ever moves closer. */
+  /**
+   * Sets the timer unless it is already due earlier: a shared timer only ever moves closer. A
+   * shared timer (ref "") known to be due by `at` costs no statement: every job's claim and end
+   * asks this of the chat's heartbeat and purge timers, and they are nearly always set already.
+   */
   setEarliest(kind: TimerKind, ref: string, at: number): void {
+    const known = ref === "" ? peek<number>(this.sql, dueBy(kind)) : undefined;
+    if (known !== undefined && known <= at) return;
     this.sql.exec(
       `INSERT INTO timers (kind, ref, at) VALUES (?, ?, ?) ON CONFLICT (kind, ref) DO UPDATE SET at = excluded.at WHERE excluded.at < timers.at`,
       kind,
       ref,
       at,
     );
+    // Whether it wrote or found an earlier time, the timer is now due by `at`.
+    if (ref === "") remember(this.sql, dueBy(kind), at);
   }
 
   clear(kind: TimerKind, ref: string): void {
     this.sql.exec(`DELETE FROM timers WHERE kind = ? AND ref = ?`, kind, ref);
+    if (ref === "") forget(this.sql, dueBy(kind));
+  }
+
+  /** Every timer goes (a chat being deleted): nothing is known of them any more. */
+  clearAll(): void {
+    this.sql.exec(`DELETE FROM timers`);
+    for (const kind of TIMER_KINDS) forget(this.sql, dueBy(kind));
   }
 
   clearRef(ref: string): void {
@@ -61,11 +86,13 @@ export class Timers {
   /** Moves a timer whose handler failed to `at`, unless the handler had already moved it. */
   postpone(timer: Timer, at: number): void {
     this.sql.exec(`UPDATE timers SET at = ? WHERE kind = ? AND ref = ? AND at = ?`, at, timer.kind, timer.ref, timer.at);
+    if (timer.ref === "") forget(this.sql, dueBy(timer.kind));
   }
 
   /** Removes a handled timer, unless its handler moved it to a new time. */
   done(timer: Timer): void {
     this.sql.exec(`DELETE FROM timers WHERE kind = ? AND ref = ? AND at = ?`, timer.kind, timer.ref, timer.at);
+    if (timer.ref === "") forget(this.sql, dueBy(timer.kind));
   }
 
   /** The earliest timer the alarm can be set for (see LATEST_ALARM_AT). */
