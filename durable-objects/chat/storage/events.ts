@@ -16,9 +16,9 @@
 import { nanoid } from "nanoid";
 import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type LiveEventType } from "../../../src/events/envelope";
 import { jobFinishedData, jobStartedData } from "../../../src/events/job-events";
-import type { JobRow } from "../../../src/jobs/job";
 import type { ChatLimits } from "../../../src/jobs/messages";
 import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../../src/webhooks/deliveries";
+import { jobRowDelivery, jobRowEvents, newestJobRowSeq, type JobEvent } from "./job-row-events";
 import { readLimits, readMeta, writeMeta } from "./schema";
 import { cached, remember } from "./sql-cache";
 
@@ -42,15 +42,10 @@ export type OutboxEvent = {
 /** What an event row keeps (see the module comment). */
 type StoredEvent = { id: string; type: string; created_at: number; seq: number; data: string; parent_chat_id: string | null; root_chat_id: string | null };
 
-/** A job's start or end event kept on its job row (see `Events.onJobRow`). */
-export type JobEvent = { seq: number; id: string };
+export type { JobEvent } from "./job-row-events";
 export type JobEventType = Extract<EventType, "job.started" | "job.finished">;
 
 const newEventId = () => `evt_${nanoid(21)}`;
-
-/** What `jobStartedData` and `jobFinishedData` read off a job (an ended job is never queued). */
-const EVENT_JOB_COLUMNS = `job_id, batch_id, tool_name, tool_call_id, context_id, state, created_at, started_at, completed_at,
-  result, result_truncated, error, usage, progress, NULL AS queue_position`;
 
 const DELIVERY_COLUMNS = "id, type, seq, status, attempts, last_status, last_error, next_at, delivered_at, failed_at";
 
@@ -216,17 +211,7 @@ export class Events {
   /** The delivery state of the event with this id (events are few per chat: no index needed). One kept on its job row has none. */
   delivery(id: string): DeliveryRow | undefined {
     const row = this.sql.exec<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM events WHERE id = ?`, id).toArray()[0];
-    if (row) return row;
-    const onJob = this.sql
-      .exec<{ started: string | null; started_seq: number; finished_seq: number }>(
-        `SELECT started_event AS started, started_seq, finished_seq FROM jobs WHERE started_event = ? OR finished_event = ?`,
-        id, id,
-      )
-      .toArray()[0];
-    if (!onJob) return undefined;
-    const started = onJob.started === id;
-    const none = { attempts: 0, last_status: null, last_error: null, next_at: null, delivered_at: null, failed_at: null };
-    return { id, type: started ? "job.started" : "job.finished", seq: started ? onJob.started_seq : onJob.finished_seq, status: "none", ...none };
+    return row ?? jobRowDelivery(this.sql, id);
   }
 
   /**
@@ -263,23 +248,10 @@ export class Events {
    */
   #onJobs(seq: number, limit: number, now: number, only?: string[]): StoredEvent[] {
     const after = Math.max(seq, this.latestSeq() - EVENTS_KEPT);
-    const since = now - EVENT_TTL_MS;
-    const ids = only ? ` AND job_id IN (${only.map(() => "?").join(",")})` : "";
-    const read = (kind: "started" | "finished", at: "started_at" | "completed_at") =>
-      this.sql
-        .exec<JobRow & { event_seq: number; event_id: string; cut: number | null }>(
-          `SELECT ${EVENT_JOB_COLUMNS}, ${kind}_seq AS event_seq, ${kind}_event AS event_id, finished_cut AS cut
-           FROM jobs WHERE ${kind}_seq > ? AND ${at} > ?${ids} ORDER BY ${kind}_seq LIMIT ?`,
-          after, since, ...(only ?? []), limit,
-        )
-        .toArray();
-    const started = read("started", "started_at").map((job) =>
-      this.#kept({ seq: job.event_seq, id: job.event_id }, "job.started", jobStartedData(job), job.started_at!).row,
-    );
-    const finished = read("finished", "completed_at").map((job) =>
-      this.#kept({ seq: job.event_seq, id: job.event_id }, "job.finished", jobFinishedData(job, job.cut ?? 0), job.completed_at!).row,
-    );
-    return [...started, ...finished];
+    return jobRowEvents(this.sql, after, now - EVENT_TTL_MS, limit, only).map((e) => {
+      const data = e.type === "job.started" ? jobStartedData(e.job) : jobFinishedData(e.job, e.cut);
+      return this.#kept(e, e.type, data, e.at).row;
+    });
   }
 
   /**
@@ -313,8 +285,7 @@ export class Events {
   latestSeq(): number {
     return cached(this.sql, "seq", () => {
       const rows = this.sql.exec<{ n: number | null }>(`SELECT MAX(seq) AS n FROM events`).one().n ?? 0;
-      const jobs = this.sql.exec<{ s: number | null; f: number | null }>(`SELECT MAX(started_seq) AS s, MAX(finished_seq) AS f FROM jobs`).one();
-      return Math.max(rows, jobs.s ?? 0, jobs.f ?? 0, Number(readMeta(this.sql, "events_seq") ?? 0));
+      return Math.max(rows, newestJobRowSeq(this.sql), Number(readMeta(this.sql, "events_seq") ?? 0));
     });
   }
 
