@@ -123,9 +123,9 @@ export class ChatDO extends DurableObject<Env> {
    * Runs a job in this invocation (see `./jobs/executor`): the fast path's call to this object, the
    * queue consumer's, or the heartbeat's for a call lost with an earlier instance.
    */
-  async runJob(jobId: string, target?: RunTarget): Promise<RunAnswer> {
+  async runJob(jobId: string, targets?: Record<string, RunTarget>): Promise<RunAnswer> {
     if (!this.#store.exists()) return "finished";
-    const answer = await this.#chat.executor.run(jobId, target);
+    const answer = await this.#chat.executor.run(jobId, targets);
     if (answer !== "duplicate") await this.#store.timers.arm(); // a duplicate (most queue copies) changed nothing
     return answer;
   }
@@ -134,12 +134,7 @@ export class ChatDO extends DurableObject<Env> {
   async runJobs(jobIds: string[], targets: Record<string, RunTarget>): Promise<RunAnswer[]> {
     if (!this.#store.exists()) return jobIds.map(() => "finished");
     const executor = this.#chat.executor;
-    const answers = await Promise.all(
-      jobIds.map((id) => {
-        const job = this.#store.jobs.get(id);
-        return executor.run(id, job?.kind === "tool" ? targets[job.tool_name] : undefined);
-      }),
-    );
+    const answers = await Promise.all(jobIds.map((id) => executor.run(id, targets)));
     if (answers.some((a) => a !== "duplicate")) await this.#store.timers.arm();
     return answers;
   }

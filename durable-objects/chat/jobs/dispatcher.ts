@@ -68,7 +68,7 @@ export class Dispatcher {
     const [first, ...rest] = placement.here.map((id) => byId.get(id)!);
     const direct = firstHere ? first : undefined;
     const inThisOne = direct
-      ? this.executor.run(direct.job_id, targetOf(direct)).catch((e: Error): LaunchAnswer => (console.warn(onFailure, direct.job_id, e.message), "failed"))
+      ? this.executor.run(direct.job_id, targets).catch((e: Error): LaunchAnswer => (console.warn(onFailure, direct.job_id, e.message), "failed"))
       : undefined;
     const viaSelf = runOnSelf(this.store, direct ? rest : placement.here.map((id) => byId.get(id)!), { targets, onFailure });
     const handed = toLanes.filter((l) => l.calls.length > 0).map((l) => this.#hand(l.lane, l.calls));

@@ -44,13 +44,14 @@ export class Executor {
   /**
    * Takes a job: claims a pending one and starts its call, or recovers a running one no live
    * execution holds. Returns once that is decided; the call goes on in the calling invocation.
-   * `target` comes with the dispatcher (looked up once per group of jobs); otherwise it is looked
-   * up here, before the claim, so a claimed call always leaves at once.
+   * `targets` (by tool name) come with the dispatcher, looked up once per group of jobs; a target
+   * missing there is looked up here, before the claim, so a claimed call always leaves at once.
    */
-  async run(jobId: string, target?: RunTarget): Promise<RunAnswer> {
+  async run(jobId: string, targets: Record<string, RunTarget> = {}): Promise<RunAnswer> {
     let job = this.store.jobs.get(jobId);
     if (!job || isTerminal(job.state)) return "finished";
     if (this.room.isRunningHere(jobId)) return "duplicate";
+    let target = job.kind === "tool" ? targets[job.tool_name] : undefined;
     if (job.kind === "tool" && !endsByTimer(job) && !target) {
       target = (await this.store.runTargets([job.tool_name]))[job.tool_name];
       job = this.store.jobs.get(jobId); // another invocation may have taken it meanwhile

@@ -85,10 +85,10 @@ export class JobMachine {
 
   /** A job's outcome (its call here, or its child chat). Idempotent; anything at or after the deadline is discarded. */
   complete(jobId: string, lease: string, outcome: JobOutcome, now: number, maxStoredBytes: number): CompleteResult {
-    const job = this.jobs.get(jobId);
+    const job = this.jobs.toEnd(jobId);
     if (!job || isTerminal(job.state) || job.lease !== lease) return { status: "stale" };
     if (now >= job.deadline_at) {
-      this.expire(job, now);
+      this.expire(this.jobs.get(jobId)!, now);
       return { status: "late" };
     }
     const room = rowRoom([job.tool_args, job.spec], maxStoredBytes);
@@ -144,7 +144,7 @@ export class JobMachine {
   }
 
   /** Every move to a terminal state goes through here: row, timers, log row, hooks, waiters. */
-  finish(job: JobRow, f: Finish, now: number): void {
+  finish(job: Pick<JobRow, "job_id" | "batch_id">, f: Finish, now: number): void {
     const event = this.store.events.onJobRow(job.batch_id);
     const finished = event && { ...event, cut: this.store.limits().max_result_chars };
     const ended = this.jobs.finish(job.job_id, f, now, finished);

@@ -52,6 +52,8 @@ const COLUMNS = `${ROW}, CASE WHEN ${QUEUED} THEN
     (SELECT COUNT(*) FROM jobs q WHERE q.queue_seq IS NOT NULL AND q.state = 'pending' AND q.queue_seq <= jobs.queue_seq)
   END AS queue_position`;
 
+export type JobToEnd = Pick<JobRow, "job_id" | "batch_id" | "state" | "lease" | "deadline_at" | "tool_args" | "spec">;
+
 export class JobStore {
   constructor(private readonly sql: SqlStorage) {}
 
@@ -69,6 +71,15 @@ export class JobStore {
 
   get(jobId: string): JobRow | undefined {
     return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE job_id = ?`, jobId).toArray()[0];
+  }
+
+  /**
+   * What a reported outcome is checked against (and the sizes its stored result must leave room
+   * for). The rest of the row comes back from the update that ends the job: a report reads no
+   * more than it needs, since every call ends with one.
+   */
+  toEnd(jobId: string): JobToEnd | undefined {
+    return this.sql.exec<JobToEnd>(`SELECT job_id, batch_id, state, lease, deadline_at, tool_args, spec FROM jobs WHERE job_id = ?`, jobId).toArray()[0];
   }
 
   /** A job with its MCP content parts, for the full record. */
