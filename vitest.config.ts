@@ -18,10 +18,13 @@ export default defineConfig({
           globalSetup: ["./test/setup/fake-servers.ts"],
           setupFiles: ["./test/isolate-setup.ts"],
           include: ["test/**/*.test.ts"],
+          exclude: ["test/dashboard/**"],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
       },
+      // The dashboard's page modules are plain browser JavaScript: tested in Node, as the page loads them.
+      { test: { name: "dashboard", include: ["test/dashboard/**/*.test.ts"], environment: "node" } },
       "packages/*",
       "examples/*",
       "scripts",

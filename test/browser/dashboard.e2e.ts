@@ -105,11 +105,78 @@ describe("the dashboard", () => {
     const state = await service.api(`/v1/chats/support-42/jobs/${slowId}`);
     expect(state.state).toBe("cancelled");
 
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it("draws a batch's timeline: a bar per job in call order, as long as its run", async () => {
+    // Four calls side by side, each a different length, ended by the chat's own timers.
+    const seconds = [0.4, 1.2, 0.8, 1.6];
+    const batch = await service.api("/v1/chats/timeline-1/parallel", {
+      tool_calls: seconds.map((s) => ({ tool_name: "wait", tool_args: { seconds: s } })),
+      timeout: 30,
+    });
+    expect(batch.status).toBe("success");
+    const ids: string[] = batch.jobs.map((j: { job_id: string }) => j.job_id);
+    const records = await Promise.all(ids.map((id) => service.api(`/v1/chats/timeline-1/jobs/${id}`)));
+    const t = (iso: string) => Date.parse(iso);
+    const acceptedAt = Math.min(...records.map((r) => t(r.created_at)));
+    const wall = Math.max(...records.map((r) => t(r.completed_at))) - acceptedAt;
+
+    const { page, problems } = await signedIn({ width: 1280, height: 800 });
+    await page.locator('li[data-chat="timeline-1"] > .node > .pick').click({ timeout: 15_000 });
+    const section = page.locator(`section.batch[data-batch="${records[0].batch_id}"]`);
+    await section.waitFor();
+    expect(await section.locator(".summary").textContent()).toMatch(/^4 success · wall [\d.]+ s · sum [\d.]+ s · [\d.]+× one by one$/);
+    const rows = section.locator(".tl-row[data-job]");
+    expect(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-job")))).toEqual(ids);
+    // Each bar spans its job's claim to its end on the batch's axis (accepted → last end), to 0.5 %.
+    for (const [i, record] of records.entries()) {
+      const run = rows.nth(i).locator("rect.run");
+      const [x, width] = await Promise.all([run.getAttribute("x"), run.getAttribute("width")]);
+      expect(parseFloat(x!)).toBeCloseTo(((t(record.started_at) - acceptedAt) / wall) * 100, 0);
+      expect(parseFloat(width!)).toBeCloseTo(((t(record.completed_at) - t(record.started_at)) / wall) * 100, 0);
+    }
+    // Their lengths keep the calls' order of length: 0.4 < 0.8 < 1.2 < 1.6 s.
+    const widths = await rows.locator("rect.run").evaluateAll((els) => els.map((el) => parseFloat(el.getAttribute("width")!)));
+    expect([widths[0]!, widths[2]!, widths[1]!, widths[3]!]).toEqual([...widths].sort((a, b) => a - b));
+
     mkdirSync(shots, { recursive: true });
     await page.screenshot({ path: join(shots, "dashboard-desktop.png") });
     expect(problems).toEqual([]);
     await page.close();
-  }, 120_000);
+  }, 60_000);
+
+  it("filters a chat's jobs by state and tool, and searches chats", async () => {
+    const { page, problems } = await signedIn({ width: 1280, height: 800 });
+    await page.locator('li[data-chat="support-42"] > .node > .pick').click({ timeout: 15_000 });
+    await job(page, subordinateJobId).waitFor();
+    const cards = page.locator("#jobs article.job");
+    const all = await cards.count();
+    expect(all).toBeGreaterThanOrEqual(3); // the subordinate, the finished wait, the cancelled wait
+
+    await page.selectOption("#filter-tool", "call_subordinate");
+    expect(await cards.evaluateAll((els) => els.map((el) => el.getAttribute("data-job")))).toEqual([subordinateJobId]);
+    await page.selectOption("#filter-tool", "");
+    await page.selectOption("#filter-state", "cancelled");
+    await expect.poll(() => cards.locator(".state").allTextContents()).toEqual(["cancelled"]);
+    await page.selectOption("#filter-state", "timeout");
+    await page.locator("#jobs p", { hasText: "No jobs match these filters." }).waitFor();
+    await page.selectOption("#filter-state", "");
+    expect(await cards.count()).toBe(all);
+
+    const roots = () => page.locator("#tree > li").evaluateAll((els) => els.map((el) => el.getAttribute("data-chat")));
+    expect(await roots()).toEqual(expect.arrayContaining(["support-42", "timeline-1"]));
+    await page.fill("#chat-search", "TIMELINE");
+    expect(await roots()).toEqual(["timeline-1"]);
+    await page.fill("#chat-search", "no such chat");
+    await page.locator("#no-match").waitFor();
+    expect(await roots()).toEqual([]);
+    await page.fill("#chat-search", "");
+    expect(await roots()).toEqual(expect.arrayContaining(["support-42", "timeline-1"]));
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
 
   it("shows a running MCP tool's progress on its job, and none once it has finished", async () => {
     const everything = await startEverythingMcp();

@@ -3,7 +3,8 @@
 // page as text (DOM nodes, never HTML), and the API key lives only in this
 // tab's sessionStorage.
 
-import { $, duration, h, progressText } from "/view.js";
+import { batchSummary, filterJobs, formatMs, groupBatches, matchChats, timelineBars } from "/batches.js";
+import { $, clock, duration, h, progressText, svg } from "/view.js";
 
 const KEY = "fanout.apiKey";
 const MAX_JOBS_SHOWN = 50;
@@ -15,6 +16,8 @@ const state = {
   expanded: new Set(),
   selected: null,
   jobs: [], // job records of the selected chat, newest first
+  filter: { state: "", tool: "" }, // what the selected chat's jobs are narrowed to ("" = any)
+  search: "", // the chat list's search text
   log: [],
   cursor: null, // last tenant-stream cursor seen
   socket: null,
@@ -97,8 +100,11 @@ function chatNode(id, summary) {
 }
 
 function renderTree() {
-  $("tree").replaceChildren(...state.roots.map((id) => chatNode(id)));
+  const roots = state.roots.map((id) => state.chats.get(id) ?? { chat_id: id, name: id });
+  const shown = matchChats(roots, state.search);
+  $("tree").replaceChildren(...shown.map((c) => chatNode(c.chat_id)));
   $("no-chats").hidden = state.roots.length > 0;
+  $("no-match").hidden = state.roots.length === 0 || shown.length > 0;
 }
 
 async function toggle(id) {
@@ -163,6 +169,60 @@ function jobCard(chatId, job) {
   );
 }
 
+/** One row per job on the batch's time axis: waiting for its claim, then running, in its state's colour. */
+function timeline(batch, jobs, now) {
+  const shown = new Set(jobs.map((j) => j.job_id));
+  const rows = timelineBars(batch, now)
+    .filter((bar) => shown.has(bar.job.job_id))
+    .map(({ job, wait, run }) => {
+      const times = [`accepted ${clock(Date.parse(job.created_at))}`];
+      if (job.started_at) times.push(`claimed +${formatMs(Date.parse(job.started_at) - batch.acceptedAt)}`);
+      if (job.completed_at) times.push(`ended +${formatMs(Date.parse(job.completed_at) - batch.acceptedAt)}`);
+      const label = `#${job.index} ${job.tool_name} · ${job.state} · ${times.join(" · ")}`;
+      const opensChild = job.context_id ? () => select(job.context_id) : undefined;
+      // A bar at least a pixel or so wide, so an instant job still shows.
+      const rect = (seg, cls) => svg("rect", { class: cls, "data-state": job.state, x: `${seg.from}%`, width: `${Math.max(seg.to - seg.from, 0.4)}%`, y: 2, height: 12, rx: 2 });
+      return h(
+        "div",
+        { class: opensChild ? "tl-row opens" : "tl-row", "data-job": job.job_id, title: label, onclick: opensChild },
+        h("span", { class: "tl-label" }, `#${job.index} ${job.tool_name}`),
+        svg("svg", { class: "tl-bar", role: "img", "aria-label": label }, svg("title", {}, label), rect(wait, "wait"), run ? rect(run, "run") : null),
+        h("span", { class: "tl-time" }, job.started_at ? formatMs(Date.parse(job.completed_at ?? new Date(now).toISOString()) - Date.parse(job.started_at)) : "–"),
+      );
+    });
+  const ends = h("div", { class: "tl-ticks" }, h("span", {}, clock(batch.acceptedAt)), h("span", {}, batch.running ? "now" : `+${formatMs(batch.wallMs)}`));
+  const axis = h("div", { class: "tl-row tl-axis" }, h("span"), ends, h("span"));
+  return h("div", { class: "timeline" }, rows, axis);
+}
+
+function batchSection(chatId, batch, now) {
+  const jobs = filterJobs(batch.jobs, state.filter);
+  if (jobs.length === 0) return null;
+  const worst = batch.running ? "running" : batch.states.find(([s]) => s !== "success")?.[0] ?? "success";
+  return h(
+    "section",
+    { class: "batch", "data-batch": batch.batchId },
+    h(
+      "div",
+      { class: "batch-head" },
+      h("span", { class: "state", "data-state": worst }, batch.running ? "running" : "done"),
+      h("span", { class: "summary" }, batchSummary(batch)),
+      h("span", { class: "grow" }),
+      h("span", { class: "muted when" }, clock(batch.acceptedAt)),
+    ),
+    timeline(batch, jobs, now),
+    h("div", { class: "jobs" }, jobs.map((j) => jobCard(chatId, j))),
+  );
+}
+
+/** The tool filter offers the tools this chat's jobs used; a choice no longer there is kept until changed. */
+function renderFilters() {
+  const tools = [...new Set(state.jobs.map((j) => j.tool_name))].sort();
+  if (state.filter.tool && !tools.includes(state.filter.tool)) tools.push(state.filter.tool);
+  $("filter-tool").replaceChildren(h("option", { value: "" }, "any tool"), ...tools.map((t) => h("option", { value: t, selected: t === state.filter.tool }, t)));
+  $("filter-state").value = state.filter.state;
+}
+
 function renderSelected() {
   const info = state.chats.get(state.selected);
   $("pick").hidden = true;
@@ -170,7 +230,11 @@ function renderSelected() {
   $("chat-title").textContent = info.name;
   const parent = info.parent_chat_id ? ` · child of ${info.parent_chat_id}` : "";
   $("chat-meta").textContent = `${info.chat_id} · level A${info.level}${parent} · ${info.running_jobs} running`;
-  $("jobs").replaceChildren(...(state.jobs.length ? state.jobs.map((j) => jobCard(info.chat_id, j)) : [h("p", { class: "muted" }, "No jobs kept.")]));
+  renderFilters();
+  const now = Date.now();
+  const sections = groupBatches(state.jobs, now).map((batch) => batchSection(info.chat_id, batch, now)).filter(Boolean);
+  const empty = state.jobs.length ? "No jobs match these filters." : "No jobs kept.";
+  $("jobs").replaceChildren(...(sections.length ? sections : [h("p", { class: "muted" }, empty)]));
   $("log").replaceChildren(...state.log.map((row) => h("li", {}, h("strong", {}, row.heading), " ", row.content || "…")));
 }
 
@@ -292,6 +356,16 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   });
   $("sign-out").addEventListener("click", () => signOut());
+  $("chat-search").addEventListener("input", (e) => {
+    state.search = e.target.value;
+    renderTree();
+  });
+  for (const [id, key] of [["filter-state", "state"], ["filter-tool", "tool"]]) {
+    $(id).addEventListener("change", (e) => {
+      state.filter[key] = e.target.value;
+      if (state.selected) renderSelected();
+    });
+  }
   if (sessionStorage.getItem(KEY)) start().catch(() => signOut());
   else signOut();
 });

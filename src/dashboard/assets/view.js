@@ -20,6 +20,27 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/** An SVG element: like `h`, in the SVG namespace (attributes only, text children as text nodes). */
+export function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) el.addEventListener(name.slice(2), value);
+    else el.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+/** `10:42:07.315`: a time of day, to the millisecond, in the viewer's zone. */
+export const clock = (ms) => {
+  const d = new Date(ms);
+  return `${d.toLocaleTimeString([], { hour12: false })}.${String(d.getMilliseconds()).padStart(3, "0")}`;
+};
+
 export function duration(job) {
   if (!job.started_at) return "0 s";
   const end = job.completed_at ? Date.parse(job.completed_at) : Date.now();

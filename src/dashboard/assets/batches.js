@@ -1,0 +1,94 @@
+// A chat's jobs as batches, each with its timeline (docs/api.md#dashboard). Pure: it reads job
+// records as `GET /v1/chats/{chat}/jobs/{job}` returns them and touches no DOM, so the same file
+// runs in the page and in the tests. Served as is, beside dashboard.js.
+
+const at = (iso) => (iso ? Date.parse(iso) : null);
+const isActive = (job) => job.state === "pending" || job.state === "running";
+
+/** From its claim to its end (or to `now` while it runs); a job never claimed took no time. */
+export function runMs(job, now) {
+  const started = at(job.started_at);
+  if (started === null) return 0;
+  return Math.max(0, (at(job.completed_at) ?? now) - started);
+}
+
+/**
+ * The batches these jobs belong to, newest first, each with its jobs in call order, its wall time
+ * (accepted → last job ended, or now) and the sum of its jobs' run times: their ratio is how much
+ * faster the batch was than the same calls one after another.
+ */
+export function groupBatches(jobs, now = Date.now()) {
+  const byBatch = new Map();
+  for (const job of jobs) {
+    const list = byBatch.get(job.batch_id);
+    if (list) list.push(job);
+    else byBatch.set(job.batch_id, [job]);
+  }
+  const batches = [...byBatch].map(([batchId, list]) => summarize(batchId, list.sort((a, b) => a.index - b.index), now));
+  return batches.sort((a, b) => b.acceptedAt - a.acceptedAt || (a.batchId < b.batchId ? 1 : -1));
+}
+
+function summarize(batchId, jobs, now) {
+  const acceptedAt = Math.min(...jobs.map((j) => at(j.created_at)));
+  const running = jobs.some(isActive);
+  const endedAt = running ? null : Math.max(...jobs.map((j) => at(j.completed_at) ?? at(j.created_at)));
+  const wallMs = Math.max(0, (endedAt ?? now) - acceptedAt);
+  const sumMs = jobs.reduce((sum, j) => sum + runMs(j, now), 0);
+  return { batchId, jobs, acceptedAt, endedAt, running, wallMs, sumMs, states: countStates(jobs) };
+}
+
+/** `[["success", 3], ["error", 1]]`, the states in a fixed order so batches read alike. */
+const STATE_ORDER = ["running", "pending", "success", "error", "timeout", "cancelled"];
+function countStates(jobs) {
+  const counts = new Map();
+  for (const job of jobs) counts.set(job.state, (counts.get(job.state) ?? 0) + 1);
+  return STATE_ORDER.filter((s) => counts.has(s)).map((s) => [s, counts.get(s)]);
+}
+
+/**
+ * One bar per job on the batch's shared axis (accepted → ended, or now), as percentages of it:
+ * `wait` from the job's acceptance to its claim (or to its end, if it never ran), `run` from its
+ * claim to its end. A job still running reaches the axis' end.
+ */
+export function timelineBars(batch, now = Date.now()) {
+  const start = batch.acceptedAt;
+  const span = Math.max(1, (batch.endedAt ?? now) - start);
+  const pct = (t) => Math.min(100, Math.max(0, ((t - start) / span) * 100));
+  return batch.jobs.map((job) => {
+    const created = at(job.created_at);
+    const started = at(job.started_at);
+    const ended = at(job.completed_at) ?? now;
+    return {
+      job,
+      wait: { from: pct(created), to: pct(started ?? ended) },
+      run: started === null ? null : { from: pct(started), to: pct(ended) },
+    };
+  });
+}
+
+/** `1.2 s`, `850 ms`, `2 min 5 s`: a duration as a person reads it. */
+export function formatMs(ms) {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/** What a batch's header says about it: with several jobs, its speed-up over running them one by one. */
+export function batchSummary(batch) {
+  const states = batch.states.map(([state, n]) => `${n} ${state}`).join(", ");
+  const faster = batch.jobs.length > 1 && batch.sumMs > 0 && batch.wallMs > 0 ? ` · ${(batch.sumMs / batch.wallMs).toFixed(1)}× one by one` : "";
+  return `${states} · wall ${formatMs(batch.wallMs)} · sum ${formatMs(batch.sumMs)}${faster}`;
+}
+
+/** The jobs a filter keeps: `state` and `tool` are "" for any. */
+export function filterJobs(jobs, { state = "", tool = "" } = {}) {
+  return jobs.filter((j) => (!state || j.state === state) && (!tool || j.tool_name === tool));
+}
+
+/** Chats whose id or name contains `query` (any case); all of them for an empty query. */
+export function matchChats(chats, query) {
+  const q = query.trim().toLowerCase();
+  if (!q) return chats;
+  return chats.filter((c) => c.chat_id.toLowerCase().includes(q) || (c.name ?? "").toLowerCase().includes(q));
+}

@@ -1,0 +1,139 @@
+/**
+ * The dashboard's batches and timelines (src/dashboard/assets/batches.js), in Node: the module is
+ * plain browser JavaScript with no DOM, loaded here as the page loads it.
+ */
+import { describe, expect, it } from "vitest";
+
+interface Job {
+  job_id: string;
+  batch_id: string;
+  index: number;
+  tool_name: string;
+  state: string;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+interface Batch {
+  batchId: string;
+  jobs: Job[];
+  acceptedAt: number;
+  endedAt: number | null;
+  running: boolean;
+  wallMs: number;
+  sumMs: number;
+  states: [string, number][];
+}
+interface Bar {
+  job: Job;
+  wait: { from: number; to: number };
+  run: { from: number; to: number } | null;
+}
+interface Batches {
+  groupBatches(jobs: Job[], now?: number): Batch[];
+  timelineBars(batch: Batch, now?: number): Bar[];
+  batchSummary(batch: Batch): string;
+  formatMs(ms: number): string;
+  filterJobs(jobs: Job[], filter: { state?: string; tool?: string }): Job[];
+  matchChats<T extends { chat_id: string; name?: string }>(chats: T[], query: string): T[];
+}
+
+// The worker bundles this file as text; Node runs it as the module the page loads.
+const modulePath = new URL("../../src/dashboard/assets/batches.js", import.meta.url).href;
+const b = (await import(modulePath)) as Batches;
+
+const T0 = Date.parse("2026-12-02T10:00:00.000Z");
+const iso = (ms: number | null) => (ms === null ? null : new Date(T0 + ms).toISOString());
+function job(batch: string, index: number, state: string, created: number, started: number | null, ended: number | null, tool = "search"): Job {
+  return { job_id: `${batch}-${index}`, batch_id: batch, index, tool_name: tool, state, created_at: iso(created)!, started_at: iso(started), completed_at: iso(ended) };
+}
+
+// An older batch of 4 run side by side (400, 1200, 800 and 1600 ms), given out of call order,
+// and a newer one still running.
+const older = [
+  job("b1", 2, "success", 0, 20, 820),
+  job("b1", 0, "success", 0, 10, 410),
+  job("b1", 3, "error", 0, 30, 1630, "fetch"),
+  job("b1", 1, "success", 0, 15, 1215),
+];
+const newer = [job("b2", 0, "running", 5_000, 5_010, null), job("b2", 1, "pending", 5_000, null, null)];
+
+describe("a chat's batches", () => {
+  it("are grouped newest first, with their jobs in call order", () => {
+    const batches = b.groupBatches([...older, ...newer], T0 + 6_000);
+    expect(batches.map((x) => x.batchId)).toEqual(["b2", "b1"]);
+    expect(batches[1]!.jobs.map((j) => j.index)).toEqual([0, 1, 2, 3]);
+    expect(batches[0]!.running).toBe(true);
+    expect(batches[1]!.states).toEqual([
+      ["success", 3],
+      ["error", 1],
+    ]);
+  });
+
+  it("report their wall time against the sum of their jobs' run times", () => {
+    const [batch] = b.groupBatches(older, T0 + 10_000);
+    expect(batch!.wallMs).toBe(1630);
+    expect(batch!.sumMs).toBe(400 + 1200 + 800 + 1600);
+    expect(b.batchSummary(batch!)).toBe("3 success, 1 error · wall 1.6 s · sum 4.0 s · 2.5× one by one");
+  });
+
+  it("claim no speed-up for a batch of one job", () => {
+    const [batch] = b.groupBatches([job("b3", 0, "success", 0, 5, 905)], T0 + 2_000);
+    expect(b.batchSummary(batch!)).toBe("1 success · wall 905 ms · sum 900 ms");
+  });
+
+  it("count a running batch up to now, and a job never claimed as no run time", () => {
+    const [batch] = b.groupBatches(newer, T0 + 6_000);
+    expect(batch!.endedAt).toBeNull();
+    expect(batch!.wallMs).toBe(1_000);
+    expect(batch!.sumMs).toBe(990);
+  });
+});
+
+describe("a batch's timeline", () => {
+  it("draws each job from its acceptance to its claim, then to its end, on one axis", () => {
+    const [batch] = b.groupBatches(older, T0 + 10_000);
+    const bars = b.timelineBars(batch!, T0 + 10_000);
+    expect(bars.map((x) => x.job.index)).toEqual([0, 1, 2, 3]);
+    const pct = (ms: number) => (ms / 1630) * 100;
+    expect(bars[0]!.wait).toEqual({ from: 0, to: pct(10) });
+    expect(bars[0]!.run!.from).toBeCloseTo(pct(10));
+    expect(bars[0]!.run!.to).toBeCloseTo(pct(410));
+    expect(bars[3]!.run!.to).toBe(100); // the last to end closes the axis
+    // Lengths in the same proportions as the run times: 400, 1200, 800, 1600 ms.
+    const lengths = bars.map((x) => x.run!.to - x.run!.from);
+    expect(lengths.map((l) => l / lengths[0]!)).toEqual([1, 3, 2, 4].map((r) => expect.closeTo(r, 5)));
+  });
+
+  it("runs a running job to the axis' end and shows a job never claimed waiting", () => {
+    const now = T0 + 6_000;
+    const [batch] = b.groupBatches(newer, now);
+    const [running, pending] = b.timelineBars(batch!, now);
+    expect(running!.run).toEqual({ from: 1, to: 100 });
+    expect(pending!.run).toBeNull();
+    expect(pending!.wait).toEqual({ from: 0, to: 100 });
+  });
+});
+
+describe("finding things", () => {
+  it("filters jobs by state and by tool", () => {
+    expect(b.filterJobs(older, { state: "error" }).map((j) => j.job_id)).toEqual(["b1-3"]);
+    expect(b.filterJobs(older, { tool: "search" })).toHaveLength(3);
+    expect(b.filterJobs(older, { state: "success", tool: "fetch" })).toEqual([]);
+    expect(b.filterJobs(older, {})).toHaveLength(4);
+  });
+
+  it("searches chats by id or name, in any case", () => {
+    const chats = [
+      { chat_id: "support-42", name: "support-42" },
+      { chat_id: "c_9f1", name: "Check the order status of #1042" },
+    ];
+    expect(b.matchChats(chats, "ORDER").map((c) => c.chat_id)).toEqual(["c_9f1"]);
+    expect(b.matchChats(chats, "support").map((c) => c.chat_id)).toEqual(["support-42"]);
+    expect(b.matchChats(chats, "  ")).toHaveLength(2);
+  });
+
+  it("formats durations as a person reads them", () => {
+    expect([b.formatMs(850), b.formatMs(1234), b.formatMs(125_000)]).toEqual(["850 ms", "1.2 s", "2 min 5 s"]);
+  });
+});
