@@ -256,6 +256,7 @@ export class ChatDO extends DurableObject<Env> {
         running_jobs: running.filter((j) => j.context_id === c.context_id).length,
       })),
       running_jobs: store.jobs.activeCount(),
+      last_activity: new Date(store.jobs.lastActivity() ?? Number(store.meta("created_at") ?? 0)).toISOString(),
     };
   }
 

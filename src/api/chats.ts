@@ -15,6 +15,7 @@ export const chatInfo = z.object({
   name: z.string(),
   children: z.array(childChat),
   running_jobs: z.number().int(),
+  last_activity: z.string().describe("The latest of the chat's creation and its kept jobs' acceptance, claim and end (ISO 8601)."),
 });
 
 /**

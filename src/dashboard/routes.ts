@@ -1,5 +1,5 @@
 /**
- * `GET /`: the dashboard (docs/api.md#dashboard), five static files served by the worker
+ * `GET /`: the dashboard (docs/api.md#dashboard), six static files served by the worker
  * with a strict Content-Security-Policy: no inline script or style, nothing
  * from other origins, connections (fetch and WebSocket) to this origin only.
  */
@@ -12,6 +12,7 @@ import styles from "./assets/dashboard.css" with { type: "text" };
 import script from "./assets/dashboard.js" with { type: "text" };
 import view from "./assets/view.js" with { type: "text" };
 import batches from "./assets/batches.js" with { type: "text" };
+import chatList from "./assets/chat-list.js" with { type: "text" };
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -41,4 +42,5 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .get("/dashboard.js", serve(script, "text/javascript; charset=utf-8"))
   .get("/view.js", serve(view, "text/javascript; charset=utf-8"))
   .get("/batches.js", serve(batches, "text/javascript; charset=utf-8"))
+  .get("/chat-list.js", serve(chatList, "text/javascript; charset=utf-8"))
   .get("/dashboard.css", serve(styles, "text/css; charset=utf-8"));

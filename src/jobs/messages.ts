@@ -149,6 +149,8 @@ export interface ChatInfo {
   name: string;
   children: { chat_id: string; name: string; level: number; running_jobs: number }[];
   running_jobs: number;
+  /** The latest of the chat's creation and its kept jobs' acceptance, claim and end (ISO 8601). */
+  last_activity: string;
 }
 
 type CallError = { code: string; message: string } & ErrorDetails;

@@ -178,6 +178,28 @@ describe("the dashboard", () => {
     await page.close();
   }, 60_000);
 
+  it("lists chats by last activity, with running counts, in the same order live and after a reload", async () => {
+    const { page, problems } = await signedIn({ width: 1280, height: 800 });
+    const roots = () => page.locator("#tree > li").evaluateAll((els) => els.map((el) => el.getAttribute("data-chat")));
+    await page.locator("#tree > li").first().waitFor();
+    const before = await roots();
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    // The least recently active chat gets a job: it moves to the top while the page is open.
+    const last = before.at(-1)!;
+    await service.api(`/v1/chats/${last}/parallel`, { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 3 } }], wait: false });
+    const node = page.locator(`#tree > li[data-chat="${last}"] > .node`);
+    await node.locator(".count", { hasText: "1 running" }).waitFor({ timeout: 15_000 });
+    const live = [last, ...before.filter((id) => id !== last)];
+    await expect.poll(roots).toEqual(live);
+    await node.locator(".count").waitFor({ state: "detached", timeout: 15_000 });
+    expect(await node.locator(".when").textContent()).toBe("just now");
+    await page.reload();
+    await page.waitForSelector('#status[data-state="live"]');
+    await expect.poll(roots).toEqual(live);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("shows a running MCP tool's progress on its job, and none once it has finished", async () => {
     const everything = await startEverythingMcp();
     try {
@@ -208,6 +230,9 @@ describe("the dashboard", () => {
     const { page, problems } = await signedIn({ width: 390, height: 844 });
     await page.locator('li[data-chat="support-42"] > .node > .pick').click();
     await page.locator("#chat-title", { hasText: "support-42" }).waitFor();
+    // The picked chat's jobs come first; the list follows them.
+    const [detail, list] = await Promise.all([page.locator("#chat").boundingBox(), page.locator("nav.chats").boundingBox()]);
+    expect(detail!.y).toBeLessThan(list!.y);
     // Nothing scrolls sideways.
     const wide = await page.evaluate(() =>
       [...document.querySelectorAll("body *")]

@@ -35,7 +35,6 @@ interface Batches {
   batchSummary(batch: Batch): string;
   formatMs(ms: number): string;
   filterJobs(jobs: Job[], filter: { state?: string; tool?: string }): Job[];
-  matchChats<T extends { chat_id: string; name?: string }>(chats: T[], query: string): T[];
 }
 
 // The worker bundles this file as text; Node runs it as the module the page loads.
@@ -115,25 +114,18 @@ describe("a batch's timeline", () => {
   });
 });
 
-describe("finding things", () => {
-  it("filters jobs by state and by tool", () => {
+describe("the job filters", () => {
+  it("keep jobs by state and by tool", () => {
     expect(b.filterJobs(older, { state: "error" }).map((j) => j.job_id)).toEqual(["b1-3"]);
     expect(b.filterJobs(older, { tool: "search" })).toHaveLength(3);
     expect(b.filterJobs(older, { state: "success", tool: "fetch" })).toEqual([]);
     expect(b.filterJobs(older, {})).toHaveLength(4);
   });
 
-  it("searches chats by id or name, in any case", () => {
-    const chats = [
-      { chat_id: "support-42", name: "support-42" },
-      { chat_id: "c_9f1", name: "Check the order status of #1042" },
-    ];
-    expect(b.matchChats(chats, "ORDER").map((c) => c.chat_id)).toEqual(["c_9f1"]);
-    expect(b.matchChats(chats, "support").map((c) => c.chat_id)).toEqual(["support-42"]);
-    expect(b.matchChats(chats, "  ")).toHaveLength(2);
-  });
+});
 
-  it("formats durations as a person reads them", () => {
+describe("durations", () => {
+  it("read as a person reads them", () => {
     expect([b.formatMs(850), b.formatMs(1234), b.formatMs(125_000)]).toEqual(["850 ms", "1.2 s", "2 min 5 s"]);
   });
 });

@@ -147,6 +147,13 @@ export class JobStore {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${ACTIVE}`).one().n;
   }
 
+  /** The chat's latest job moment (an acceptance, a claim or an end), if any job is kept. */
+  lastActivity(): number | null {
+    return this.sql
+      .exec<{ at: number | null }>(`SELECT MAX(MAX(created_at), COALESCE(MAX(started_at), 0), COALESCE(MAX(completed_at), 0)) AS at FROM jobs`)
+      .one().at;
+  }
+
   count(): number {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs`).one().n;
   }

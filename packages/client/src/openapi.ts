@@ -1885,6 +1885,8 @@ export interface paths {
                                 running_jobs: number;
                             }[];
                             running_jobs: number;
+                            /** @description The latest of the chat's creation and its kept jobs' acceptance, claim and end (ISO 8601). */
+                            last_activity: string;
                         };
                     };
                 };

@@ -85,10 +85,3 @@ export function batchSummary(batch) {
 export function filterJobs(jobs, { state = "", tool = "" } = {}) {
   return jobs.filter((j) => (!state || j.state === state) && (!tool || j.tool_name === tool));
 }
-
-/** Chats whose id or name contains `query` (any case); all of them for an empty query. */
-export function matchChats(chats, query) {
-  const q = query.trim().toLowerCase();
-  if (!q) return chats;
-  return chats.filter((c) => c.chat_id.toLowerCase().includes(q) || (c.name ?? "").toLowerCase().includes(q));
-}

@@ -3,7 +3,8 @@
 // page as text (DOM nodes, never HTML), and the API key lives only in this
 // tab's sessionStorage.
 
-import { batchSummary, filterJobs, formatMs, groupBatches, matchChats, timelineBars } from "/batches.js";
+import { batchSummary, filterJobs, formatMs, groupBatches, timelineBars } from "/batches.js";
+import { ago, byActivity, matchChats } from "/chat-list.js";
 import { $, clock, duration, h, progressText, svg } from "/view.js";
 
 const KEY = "fanout.apiKey";
@@ -18,6 +19,7 @@ const state = {
   jobs: [], // job records of the selected chat, newest first
   filter: { state: "", tool: "" }, // what the selected chat's jobs are narrowed to ("" = any)
   search: "", // the chat list's search text
+  listed: new Map(), // chat id → its entry in GET /v1/chats (until its own info is read)
   log: [],
   cursor: null, // last tenant-stream cursor seen
   socket: null,
@@ -61,6 +63,7 @@ async function refreshChat(id) {
 async function loadChats() {
   const list = await api("/v1/chats?limit=100");
   state.roots = list.chats.map((c) => c.chat_id);
+  state.listed = new Map(list.chats.map((c) => [c.chat_id, c]));
   await Promise.all(state.roots.map(refreshChat));
   renderTree();
 }
@@ -93,6 +96,8 @@ function chatNode(id, summary) {
         { type: "button", class: "pick", "aria-current": String(state.selected === id), onclick: () => select(id) },
         h("span", { class: isRunning(info) ? "dot live" : "dot", title: isRunning(info) ? "running" : "idle" }),
         h("span", { class: "name" }, info?.name ?? id),
+        isRunning(info) ? h("span", { class: "count" }, `${info.running_jobs} running`) : null,
+        info?.last_activity ? h("span", { class: "when", title: new Date(info.last_activity).toLocaleString() }, ago(info.last_activity)) : null,
       ),
     ),
     open ? h("ul", { role: "group" }, children.map((child) => chatNode(child.chat_id, child))) : null,
@@ -100,8 +105,8 @@ function chatNode(id, summary) {
 }
 
 function renderTree() {
-  const roots = state.roots.map((id) => state.chats.get(id) ?? { chat_id: id, name: id });
-  const shown = matchChats(roots, state.search);
+  const roots = state.roots.map((id) => state.chats.get(id) ?? state.listed.get(id) ?? { chat_id: id, name: id });
+  const shown = matchChats(byActivity(roots), state.search);
   $("tree").replaceChildren(...shown.map((c) => chatNode(c.chat_id)));
   $("no-chats").hidden = state.roots.length > 0;
   $("no-match").hidden = state.roots.length === 0 || shown.length > 0;
@@ -121,6 +126,7 @@ async function toggle(id) {
 
 async function select(id) {
   state.selected = id;
+  $("app").classList.add("has-selection"); // a phone shows the chat's jobs before the list
   renderTree();
   await loadSelected();
 }
@@ -331,6 +337,10 @@ function signOut(message = "") {
   socket?.close();
   setStatus("offline");
   $("app").hidden = true;
+  $("app").classList.remove("has-selection");
+  state.selected = null;
+  $("chat").hidden = true;
+  $("pick").hidden = false;
   $("sign-out").hidden = true;
   $("login").hidden = false;
   $("login-error").textContent = message;
@@ -343,6 +353,11 @@ async function start() {
   await loadChats();
   connect();
 }
+
+// "5 min ago" moves on by itself.
+setInterval(() => {
+  if (sessionStorage.getItem(KEY) && !$("app").hidden) renderTree();
+}, 30_000);
 
 document.addEventListener("DOMContentLoaded", () => {
   $("login-form").addEventListener("submit", async (e) => {

@@ -1,0 +1,48 @@
+/** The dashboard's chat list (src/dashboard/assets/chat-list.js), in Node as the page loads it. */
+import { describe, expect, it } from "vitest";
+
+interface Chat {
+  chat_id: string;
+  name?: string;
+  last_activity?: string;
+}
+interface ChatList {
+  byActivity<T extends Chat>(chats: T[]): T[];
+  matchChats<T extends Chat>(chats: T[], query: string): T[];
+  ago(iso: string, now?: number): string;
+}
+
+// The worker bundles this file as text; Node runs it as the module the page loads.
+const list = (await import(new URL("../../src/dashboard/assets/chat-list.js", import.meta.url).href)) as ChatList;
+
+const T0 = Date.parse("2026-12-02T10:00:00.000Z");
+const at = (s: number) => new Date(T0 + s * 1000).toISOString();
+
+describe("the chat list", () => {
+  it("puts the most recently active chat first, ties by id, chats without a time last", () => {
+    const chats = [
+      { chat_id: "b", last_activity: at(10) },
+      { chat_id: "never" },
+      { chat_id: "c", last_activity: at(30) },
+      { chat_id: "a", last_activity: at(10) },
+    ];
+    expect(list.byActivity(chats).map((c) => c.chat_id)).toEqual(["c", "a", "b", "never"]);
+    expect(chats.map((c) => c.chat_id)).toEqual(["b", "never", "c", "a"]); // a copy is sorted
+  });
+
+  it("searches chats by id or name, in any case", () => {
+    const chats = [
+      { chat_id: "support-42", name: "support-42" },
+      { chat_id: "c_9f1", name: "Check the order status of #1042" },
+    ];
+    expect(list.matchChats(chats, "ORDER").map((c) => c.chat_id)).toEqual(["c_9f1"]);
+    expect(list.matchChats(chats, "support").map((c) => c.chat_id)).toEqual(["support-42"]);
+    expect(list.matchChats(chats, "  ")).toHaveLength(2);
+  });
+
+  it("says how long ago a chat was active", () => {
+    const now = T0 + 1000 * 1000 * 1000;
+    const ago = (seconds: number) => list.ago(new Date(now - seconds * 1000).toISOString(), now);
+    expect([ago(5), ago(90), ago(50 * 60), ago(3 * 3600), ago(3 * 86_400)]).toEqual(["just now", "2 min ago", "50 min ago", "3 h ago", "3 d ago"]);
+  });
+});
