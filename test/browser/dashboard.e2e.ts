@@ -6,6 +6,8 @@
  * SCREENSHOT_DIR (`npm run screenshots` points it at docs/screenshots).
  */
 import { mkdirSync, mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -199,6 +201,52 @@ describe("the dashboard", () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it("lists a chat's failed deliveries, redelivers one, and sends a test event", async () => {
+    // A real receiver: it refuses the first delivery with a 400 (a failure at once), then takes all.
+    const received: { id: string; type: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        received.push({ id: String(req.headers["webhook-id"]), type: JSON.parse(body).type });
+        res.writeHead(received.length === 1 ? 400 : 200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    try {
+      await service.api("/v1/config", { webhook: { url: hookUrl } }, "PATCH");
+      await service.api("/v1/chats/hooks-1/parallel", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.1 } }], timeout: 10 });
+      await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+
+      const { page, problems } = await signedIn({ width: 1280, height: 800 });
+      await page.locator('li[data-chat="hooks-1"] > .node > .pick').click({ timeout: 15_000 });
+      const failed = page.locator('#deliveries li[data-status="failed"]');
+      await failed.waitFor({ timeout: 15_000 });
+      expect(await failed.count()).toBe(1);
+      const eventId = (await failed.getAttribute("data-event"))!;
+      expect(eventId).toBe(received[0]!.id);
+      expect(await failed.textContent()).toContain("HTTP 400");
+
+      await failed.locator("button.redeliver").click();
+      // The receiver sees the same event id again, and the page no longer lists it as failed.
+      await expect.poll(() => received.filter((r) => r.id === eventId).length, { timeout: 15_000 }).toBe(2);
+      await page.reload();
+      await page.waitForSelector('#status[data-state="live"]');
+      await page.locator('li[data-chat="hooks-1"] > .node > .pick').click();
+      await page.locator("#deliveries li", { hasText: "No pending or failed deliveries." }).waitFor({ timeout: 15_000 });
+
+      await page.click("#webhook-test");
+      await page.locator("#webhook-test-result", { hasText: /^HTTP 200 in \d+ ms$/ }).waitFor({ timeout: 15_000 });
+      expect(received.at(-1)!.type).toBe("webhook.test");
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await service.api("/v1/config", { webhook: null }, "PATCH").catch(() => {});
+      receiver.close();
+    }
+  }, 90_000);
 
   it("shows a running MCP tool's progress on its job, and none once it has finished", async () => {
     const everything = await startEverythingMcp();

@@ -21,6 +21,7 @@ const state = {
   search: "", // the chat list's search text
   listed: new Map(), // chat id → its entry in GET /v1/chats (until its own info is read)
   log: [],
+  deliveries: [], // the selected chat's failed, then pending, webhook events
   cursor: null, // last tenant-stream cursor seen
   socket: null,
   retryMs: 1000,
@@ -134,12 +135,14 @@ async function select(id) {
 async function loadSelected() {
   const id = state.selected;
   if (!id) return;
-  const [info, log] = await Promise.all([api(`/v1/chats/${enc(id)}`), api(`/v1/chats/${enc(id)}/log`)]);
+  const events = (status) => api(`/v1/chats/${enc(id)}/events?status=${status}`).then((r) => r.events);
+  const [info, log, failed, waiting] = await Promise.all([api(`/v1/chats/${enc(id)}`), api(`/v1/chats/${enc(id)}/log`), events("failed"), events("pending")]);
   const jobIds = [...new Set(log.rows.map((r) => r.job_id))].slice(-MAX_JOBS_SHOWN).reverse();
   const records = await Promise.all(jobIds.map((j) => api(`/v1/chats/${enc(id)}/jobs/${enc(j)}`).catch(() => null)));
   if (state.selected !== id) return; // another chat was picked meanwhile
   state.chats.set(id, info);
   state.log = log.rows;
+  state.deliveries = [...failed, ...waiting]; // what needs a look first
   state.jobs = records.filter(Boolean);
   renderSelected();
 }
@@ -241,7 +244,45 @@ function renderSelected() {
   const sections = groupBatches(state.jobs, now).map((batch) => batchSection(info.chat_id, batch, now)).filter(Boolean);
   const empty = state.jobs.length ? "No jobs match these filters." : "No jobs kept.";
   $("jobs").replaceChildren(...(sections.length ? sections : [h("p", { class: "muted" }, empty)]));
+  $("deliveries").replaceChildren(
+    ...(state.deliveries.length ? state.deliveries.map((d) => deliveryRow(info.chat_id, d)) : [h("li", { class: "muted" }, "No pending or failed deliveries.")]),
+  );
   $("log").replaceChildren(...state.log.map((row) => h("li", {}, h("strong", {}, row.heading), " ", row.content || "…")));
+}
+
+/** A webhook event still to deliver or given up on: its last answer, and a way to send it again. */
+function deliveryRow(chatId, d) {
+  const answer = d.last_status === null ? "no answer" : `HTTP ${d.last_status}`;
+  const when = d.status === "failed" ? `failed ${clock(Date.parse(d.failed_at))}` : d.next_attempt_at ? `next try ${clock(Date.parse(d.next_attempt_at))}` : "";
+  return h(
+    "li",
+    { class: "delivery", "data-event": d.id, "data-status": d.status },
+    h("span", { class: "state", "data-state": d.status === "failed" ? "error" : "pending" }, d.status),
+    h("span", { class: "tool" }, d.type),
+    h("span", { class: "muted" }, `seq ${d.seq} · ${d.attempts} attempt${d.attempts === 1 ? "" : "s"} · ${d.attempts ? answer : "not sent yet"}${when ? ` · ${when}` : ""}`),
+    d.last_error ? h("span", { class: "error-text" }, d.last_error) : null,
+    d.status === "failed" ? h("button", { type: "button", class: "redeliver", onclick: () => redeliver(chatId, d.id) }, "Redeliver") : null,
+  );
+}
+
+async function redeliver(chatId, eventId) {
+  try {
+    await api(`/v1/chats/${enc(chatId)}/events/${enc(eventId)}/redeliver`, { method: "POST", body: "{}" });
+  } finally {
+    await loadSelected();
+  }
+}
+
+/** One signed `webhook.test` to the tenant's webhook, and what its receiver answered. */
+async function sendTestEvent() {
+  const out = $("webhook-test-result");
+  out.textContent = "sending…";
+  try {
+    const r = await api("/v1/webhook/test", { method: "POST", body: "{}" });
+    out.textContent = `${r.status === null ? "no answer" : `HTTP ${r.status}`} in ${r.duration_ms} ms${r.error ? ` · ${r.error}` : ""}`;
+  } catch (e) {
+    out.textContent = e.message;
+  }
 }
 
 async function cancel(chatId, jobId) {
@@ -371,6 +412,7 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   });
   $("sign-out").addEventListener("click", () => signOut());
+  $("webhook-test").addEventListener("click", () => sendTestEvent());
   $("chat-search").addEventListener("input", (e) => {
     state.search = e.target.value;
     renderTree();
