@@ -1,5 +1,5 @@
 /**
- * `GET /`: the dashboard (docs/api.md#dashboard), six static files served by the worker
+ * `GET /`: the dashboard (docs/api.md#dashboard), seven static files served by the worker
  * with a strict Content-Security-Policy: no inline script or style, nothing
  * from other origins, connections (fetch and WebSocket) to this origin only.
  */
@@ -13,6 +13,7 @@ import script from "./assets/dashboard.js" with { type: "text" };
 import view from "./assets/view.js" with { type: "text" };
 import batches from "./assets/batches.js" with { type: "text" };
 import chatList from "./assets/chat-list.js" with { type: "text" };
+import chatView from "./assets/chat-view.js" with { type: "text" };
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -43,4 +44,5 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .get("/view.js", serve(view, "text/javascript; charset=utf-8"))
   .get("/batches.js", serve(batches, "text/javascript; charset=utf-8"))
   .get("/chat-list.js", serve(chatList, "text/javascript; charset=utf-8"))
+  .get("/chat-view.js", serve(chatView, "text/javascript; charset=utf-8"))
   .get("/dashboard.css", serve(styles, "text/css; charset=utf-8"));

@@ -10,6 +10,7 @@ describe("GET /", () => {
       ["/view.js", "text/javascript"],
       ["/batches.js", "text/javascript"],
       ["/chat-list.js", "text/javascript"],
+      ["/chat-view.js", "text/javascript"],
       ["/dashboard.css", "text/css"],
     ]) {
       const res = await api(path!, { key: null });
@@ -28,7 +29,7 @@ describe("GET /", () => {
   });
 
   it("renders API data as text only: the scripts never write HTML", async () => {
-    const script = (await Promise.all(["/dashboard.js", "/view.js", "/batches.js", "/chat-list.js"].map(async (path) => (await api(path, { key: null })).text()))).join("\n");
+    const script = (await Promise.all(["/dashboard.js", "/view.js", "/batches.js", "/chat-list.js", "/chat-view.js"].map(async (path) => (await api(path, { key: null })).text()))).join("\n");
     expect(script).toContain('from "/view.js"');
     expect(script).toContain('from "/batches.js"');
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);

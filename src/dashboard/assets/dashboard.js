@@ -3,12 +3,15 @@
 // page as text (DOM nodes, never HTML), and the API key lives only in this
 // tab's sessionStorage.
 
-import { batchSummary, filterJobs, formatMs, groupBatches, timelineBars } from "/batches.js";
+import { filterJobs, groupBatches } from "/batches.js";
 import { ago, byActivity, matchChats } from "/chat-list.js";
-import { $, clock, duration, h, progressText, svg } from "/view.js";
+import { batchSection, deliveryRow } from "/chat-view.js";
+import { $, h } from "/view.js";
 
 const KEY = "fanout.apiKey";
-const MAX_JOBS_SHOWN = 50;
+/** Jobs read per page: a chat of hundreds shows its newest first, and older ones on request. */
+const JOBS_PER_PAGE = 50;
+const isFinal = (job) => job.state !== "pending" && job.state !== "running";
 const enc = encodeURIComponent;
 
 const state = {
@@ -17,6 +20,9 @@ const state = {
   expanded: new Set(),
   selected: null,
   jobs: [], // job records of the selected chat, newest first
+  shown: JOBS_PER_PAGE, // how many of its newest jobs are read
+  jobTotal: 0, // how many jobs its log names
+  ended: new Map(), // job id → record of an ended job of the selected chat (it changes no more)
   filter: { state: "", tool: "" }, // what the selected chat's jobs are narrowed to ("" = any)
   search: "", // the chat list's search text
   listed: new Map(), // chat id → its entry in GET /v1/chats (until its own info is read)
@@ -126,6 +132,10 @@ async function toggle(id) {
 // ---- the selected chat --------------------------------------------------------------
 
 async function select(id) {
+  if (state.selected !== id) {
+    state.shown = JOBS_PER_PAGE;
+    state.ended = new Map();
+  }
   state.selected = id;
   $("app").classList.add("has-selection"); // a phone shows the chat's jobs before the list
   renderTree();
@@ -137,91 +147,19 @@ async function loadSelected() {
   if (!id) return;
   const events = (status) => api(`/v1/chats/${enc(id)}/events?status=${status}`).then((r) => r.events);
   const [info, log, failed, waiting] = await Promise.all([api(`/v1/chats/${enc(id)}`), api(`/v1/chats/${enc(id)}/log`), events("failed"), events("pending")]);
-  const jobIds = [...new Set(log.rows.map((r) => r.job_id))].slice(-MAX_JOBS_SHOWN).reverse();
-  const records = await Promise.all(jobIds.map((j) => api(`/v1/chats/${enc(id)}/jobs/${enc(j)}`).catch(() => null)));
+  const all = [...new Set(log.rows.map((r) => r.job_id))];
+  const jobIds = all.slice(-state.shown).reverse();
+  // An ended job is read once: a live update reads only the jobs still moving.
+  const read = (j) => state.ended.get(j) ?? api(`/v1/chats/${enc(id)}/jobs/${enc(j)}`).catch(() => null);
+  const records = await Promise.all(jobIds.map(read));
   if (state.selected !== id) return; // another chat was picked meanwhile
+  for (const r of records) if (r && isFinal(r)) state.ended.set(r.job_id, r);
+  state.jobTotal = all.length;
   state.chats.set(id, info);
   state.log = log.rows;
   state.deliveries = [...failed, ...waiting]; // what needs a look first
   state.jobs = records.filter(Boolean);
   renderSelected();
-}
-
-function jobCard(chatId, job) {
-  const active = job.state === "pending" || job.state === "running";
-  const outcome = job.state === "success" ? job.result ?? "(no text)" : job.error;
-  return h(
-    "article",
-    { class: "job", "data-job": job.job_id },
-    h(
-      "div",
-      { class: "job-head" },
-      h("span", { class: "state", "data-state": job.state }, job.state),
-      h("span", { class: "tool" }, job.tool_name),
-      h("span", { class: "id" }, job.job_id),
-      h("span", { class: "grow" }),
-      h("span", { class: "muted" }, duration(job)),
-      active ? h("button", { type: "button", class: "cancel", onclick: () => cancel(chatId, job.job_id) }, "Cancel") : null,
-    ),
-    h(
-      "dl",
-      {},
-      h("dt", {}, "args"),
-      h("dd", {}, h("pre", {}, JSON.stringify(job.tool_args, null, 2))),
-      outcome !== null && outcome !== undefined ? [h("dt", {}, job.state === "success" ? "result" : "error"), h("dd", {}, h("pre", {}, outcome))] : null,
-      job.usage ? [h("dt", {}, "usage"), h("dd", {}, Object.entries(job.usage).map(([k, v]) => `${k} ${v}`).join(" · "))] : null,
-      active && job.progress ? [h("dt", {}, "progress"), h("dd", { class: "progress" }, progressText(job.progress))] : null,
-      job.context_id
-        ? [h("dt", {}, "child"), h("dd", {}, h("button", { type: "button", onclick: () => select(job.context_id) }, job.context_id))]
-        : null,
-    ),
-  );
-}
-
-/** One row per job on the batch's time axis: waiting for its claim, then running, in its state's colour. */
-function timeline(batch, jobs, now) {
-  const shown = new Set(jobs.map((j) => j.job_id));
-  const rows = timelineBars(batch, now)
-    .filter((bar) => shown.has(bar.job.job_id))
-    .map(({ job, wait, run }) => {
-      const times = [`accepted ${clock(Date.parse(job.created_at))}`];
-      if (job.started_at) times.push(`claimed +${formatMs(Date.parse(job.started_at) - batch.acceptedAt)}`);
-      if (job.completed_at) times.push(`ended +${formatMs(Date.parse(job.completed_at) - batch.acceptedAt)}`);
-      const label = `#${job.index} ${job.tool_name} · ${job.state} · ${times.join(" · ")}`;
-      const opensChild = job.context_id ? () => select(job.context_id) : undefined;
-      // A bar at least a pixel or so wide, so an instant job still shows.
-      const rect = (seg, cls) => svg("rect", { class: cls, "data-state": job.state, x: `${seg.from}%`, width: `${Math.max(seg.to - seg.from, 0.4)}%`, y: 2, height: 12, rx: 2 });
-      return h(
-        "div",
-        { class: opensChild ? "tl-row opens" : "tl-row", "data-job": job.job_id, title: label, onclick: opensChild },
-        h("span", { class: "tl-label" }, `#${job.index} ${job.tool_name}`),
-        svg("svg", { class: "tl-bar", role: "img", "aria-label": label }, svg("title", {}, label), rect(wait, "wait"), run ? rect(run, "run") : null),
-        h("span", { class: "tl-time" }, job.started_at ? formatMs(Date.parse(job.completed_at ?? new Date(now).toISOString()) - Date.parse(job.started_at)) : "–"),
-      );
-    });
-  const ends = h("div", { class: "tl-ticks" }, h("span", {}, clock(batch.acceptedAt)), h("span", {}, batch.running ? "now" : `+${formatMs(batch.wallMs)}`));
-  const axis = h("div", { class: "tl-row tl-axis" }, h("span"), ends, h("span"));
-  return h("div", { class: "timeline" }, rows, axis);
-}
-
-function batchSection(chatId, batch, now) {
-  const jobs = filterJobs(batch.jobs, state.filter);
-  if (jobs.length === 0) return null;
-  const worst = batch.running ? "running" : batch.states.find(([s]) => s !== "success")?.[0] ?? "success";
-  return h(
-    "section",
-    { class: "batch", "data-batch": batch.batchId },
-    h(
-      "div",
-      { class: "batch-head" },
-      h("span", { class: "state", "data-state": worst }, batch.running ? "running" : "done"),
-      h("span", { class: "summary" }, batchSummary(batch)),
-      h("span", { class: "grow" }),
-      h("span", { class: "muted when" }, clock(batch.acceptedAt)),
-    ),
-    timeline(batch, jobs, now),
-    h("div", { class: "jobs" }, jobs.map((j) => jobCard(chatId, j))),
-  );
 }
 
 /** The tool filter offers the tools this chat's jobs used; a choice no longer there is kept until changed. */
@@ -240,29 +178,24 @@ function renderSelected() {
   const parent = info.parent_chat_id ? ` · child of ${info.parent_chat_id}` : "";
   $("chat-meta").textContent = `${info.chat_id} · level A${info.level}${parent} · ${info.running_jobs} running`;
   renderFilters();
+  const id = info.chat_id;
+  const actions = { select, cancel: (jobId) => cancel(id, jobId), redeliver: (eventId) => redeliver(id, eventId) };
   const now = Date.now();
-  const sections = groupBatches(state.jobs, now).map((batch) => batchSection(info.chat_id, batch, now)).filter(Boolean);
+  const sections = groupBatches(state.jobs, now)
+    .map((batch) => [batch, filterJobs(batch.jobs, state.filter)])
+    .filter(([, jobs]) => jobs.length > 0)
+    .map(([batch, jobs]) => batchSection(batch, jobs, now, actions));
   const empty = state.jobs.length ? "No jobs match these filters." : "No jobs kept.";
-  $("jobs").replaceChildren(...(sections.length ? sections : [h("p", { class: "muted" }, empty)]));
+  const older = state.jobTotal - state.jobs.length;
+  const more =
+    older > 0
+      ? h("button", { type: "button", id: "older", onclick: () => ((state.shown += JOBS_PER_PAGE), loadSelected()) }, `Show older jobs (${older} more)`)
+      : null;
+  $("jobs").replaceChildren(...(sections.length ? sections : [h("p", { class: "muted" }, empty)]), ...(more ? [more] : []));
   $("deliveries").replaceChildren(
-    ...(state.deliveries.length ? state.deliveries.map((d) => deliveryRow(info.chat_id, d)) : [h("li", { class: "muted" }, "No pending or failed deliveries.")]),
+    ...(state.deliveries.length ? state.deliveries.map((d) => deliveryRow(d, actions)) : [h("li", { class: "muted" }, "No pending or failed deliveries.")]),
   );
   $("log").replaceChildren(...state.log.map((row) => h("li", {}, h("strong", {}, row.heading), " ", row.content || "…")));
-}
-
-/** A webhook event still to deliver or given up on: its last answer, and a way to send it again. */
-function deliveryRow(chatId, d) {
-  const answer = d.last_status === null ? "no answer" : `HTTP ${d.last_status}`;
-  const when = d.status === "failed" ? `failed ${clock(Date.parse(d.failed_at))}` : d.next_attempt_at ? `next try ${clock(Date.parse(d.next_attempt_at))}` : "";
-  return h(
-    "li",
-    { class: "delivery", "data-event": d.id, "data-status": d.status },
-    h("span", { class: "state", "data-state": d.status === "failed" ? "error" : "pending" }, d.status),
-    h("span", { class: "tool" }, d.type),
-    h("span", { class: "muted" }, `seq ${d.seq} · ${d.attempts} attempt${d.attempts === 1 ? "" : "s"} · ${d.attempts ? answer : "not sent yet"}${when ? ` · ${when}` : ""}`),
-    d.last_error ? h("span", { class: "error-text" }, d.last_error) : null,
-    d.status === "failed" ? h("button", { type: "button", class: "redeliver", onclick: () => redeliver(chatId, d.id) }, "Redeliver") : null,
-  );
 }
 
 async function redeliver(chatId, eventId) {

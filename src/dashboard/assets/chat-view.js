@@ -1,0 +1,108 @@
+// The selected chat's parts (docs/api.md#dashboard): its batches with their timelines, its job
+// cards and its webhook deliveries, built as DOM from API records (text nodes only). What a button
+// does comes in `actions` ({select, cancel, redeliver}), so this file holds no state of its own.
+
+import { batchSummary, formatMs, timelineBars } from "/batches.js";
+import { clock, duration, h, progressText, svg } from "/view.js";
+
+/** A batch: its header (states, wall time against the sum of its jobs), its timeline and `jobs`, the ones shown. */
+export function batchSection(batch, jobs, now, actions) {
+  const worst = batch.running ? "running" : batch.states.find(([s]) => s !== "success")?.[0] ?? "success";
+  return h(
+    "section",
+    { class: "batch", "data-batch": batch.batchId },
+    h(
+      "div",
+      { class: "batch-head" },
+      h("span", { class: "state", "data-state": worst }, batch.running ? "running" : "done"),
+      h("span", { class: "summary" }, batchSummary(batch)),
+      h("span", { class: "grow" }),
+      h("span", { class: "muted when" }, clock(batch.acceptedAt)),
+    ),
+    timeline(batch, jobs, now, actions),
+    h("div", { class: "jobs" }, jobs.map((j) => jobCard(j, actions))),
+  );
+}
+
+/** One row per job on the batch's time axis: waiting for its claim, then running, in its state's colour. */
+function timeline(batch, jobs, now, actions) {
+  const shown = new Set(jobs.map((j) => j.job_id));
+  const rows = timelineBars(batch, now)
+    .filter((bar) => shown.has(bar.job.job_id))
+    .map(({ job, wait, run }) => {
+      const times = [`accepted ${clock(Date.parse(job.created_at))}`];
+      if (job.started_at) times.push(`claimed +${formatMs(Date.parse(job.started_at) - batch.acceptedAt)}`);
+      if (job.completed_at) times.push(`ended +${formatMs(Date.parse(job.completed_at) - batch.acceptedAt)}`);
+      const label = `#${job.index} ${job.tool_name} · ${job.state} · ${times.join(" · ")}`;
+      const opensChild = job.context_id ? () => actions.select(job.context_id) : undefined;
+      // A bar at least a pixel or so wide, so an instant job still shows.
+      const rect = (seg, cls) => svg("rect", { class: cls, "data-state": job.state, x: `${seg.from}%`, width: `${Math.max(seg.to - seg.from, 0.4)}%`, y: 2, height: 12, rx: 2 });
+      return h(
+        "div",
+        { class: opensChild ? "tl-row opens" : "tl-row", "data-job": job.job_id, title: label, onclick: opensChild },
+        h("span", { class: "tl-label" }, `#${job.index} ${job.tool_name}`),
+        svg("svg", { class: "tl-bar", role: "img", "aria-label": label }, svg("title", {}, label), rect(wait, "wait"), run ? rect(run, "run") : null),
+        h("span", { class: "tl-time" }, job.started_at ? formatMs(Date.parse(job.completed_at ?? new Date(now).toISOString()) - Date.parse(job.started_at)) : "–"),
+      );
+    });
+  const ends = h("div", { class: "tl-ticks" }, h("span", {}, clock(batch.acceptedAt)), h("span", {}, batch.running ? "now" : `+${formatMs(batch.wallMs)}`));
+  const axis = h("div", { class: "tl-row tl-axis" }, h("span"), ends, h("span"));
+  return h("div", { class: "timeline" }, rows, axis);
+}
+
+/** A job as a card: its state, arguments, outcome, usage, progress, and what can be done with it. */
+export function jobCard(job, actions) {
+  const active = job.state === "pending" || job.state === "running";
+  const outcome = job.state === "success" ? job.result ?? "(no text)" : job.error;
+  return h(
+    "article",
+    { class: "job", "data-job": job.job_id },
+    h(
+      "div",
+      { class: "job-head" },
+      h("span", { class: "state", "data-state": job.state }, job.state),
+      h("span", { class: "tool" }, job.tool_name),
+      h("span", { class: "id" }, job.job_id),
+      h("span", { class: "grow" }),
+      h("span", { class: "muted" }, duration(job)),
+      active ? h("button", { type: "button", class: "cancel", onclick: () => actions.cancel(job.job_id) }, "Cancel") : null,
+    ),
+    h(
+      "dl",
+      {},
+      h("dt", {}, "args"),
+      h("dd", {}, h("pre", {}, JSON.stringify(job.tool_args, null, 2))),
+      outcome !== null && outcome !== undefined ? [h("dt", {}, job.state === "success" ? "result" : "error"), h("dd", {}, h("pre", {}, outcome))] : null,
+      job.usage ? [h("dt", {}, "usage"), h("dd", {}, Object.entries(job.usage).map(([k, v]) => `${k} ${v}`).join(" · "))] : null,
+      active && job.progress
+        ? [
+            h("dt", {}, "progress"),
+            h(
+              "dd",
+              { class: "progress" },
+              job.progress.total ? h("progress", { max: job.progress.total, value: job.progress.progress }) : null,
+              h("span", {}, progressText(job.progress)),
+            ),
+          ]
+        : null,
+      job.context_id
+        ? [h("dt", {}, "child"), h("dd", {}, h("button", { type: "button", onclick: () => actions.select(job.context_id) }, job.context_id))]
+        : null,
+    ),
+  );
+}
+
+/** A webhook event still to deliver or given up on: its last answer, and a way to send it again. */
+export function deliveryRow(d, actions) {
+  const answer = d.last_status === null ? "no answer" : `HTTP ${d.last_status}`;
+  const when = d.status === "failed" ? `failed ${clock(Date.parse(d.failed_at))}` : d.next_attempt_at ? `next try ${clock(Date.parse(d.next_attempt_at))}` : "";
+  return h(
+    "li",
+    { class: "delivery", "data-event": d.id, "data-status": d.status },
+    h("span", { class: "state", "data-state": d.status === "failed" ? "error" : "pending" }, d.status),
+    h("span", { class: "tool" }, d.type),
+    h("span", { class: "muted" }, `seq ${d.seq} · ${d.attempts} attempt${d.attempts === 1 ? "" : "s"} · ${d.attempts ? answer : "not sent yet"}${when ? ` · ${when}` : ""}`),
+    d.last_error ? h("span", { class: "error-text" }, d.last_error) : null,
+    d.status === "failed" ? h("button", { type: "button", class: "redeliver", onclick: () => actions.redeliver(d.id) }, "Redeliver") : null,
+  );
+}
