@@ -10,7 +10,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type Page, type WebSocketRoute } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverythingMcp } from "../setup/everything-mcp";
 import { KEY, startLocalService, type LocalService } from "./local-service";
@@ -45,8 +45,12 @@ afterAll(async () => {
 });
 
 /** A page signed in, failing the test on any script error or CSP violation. */
-async function signedIn(viewport: { width: number; height: number }): Promise<{ page: Page; problems: string[] }> {
+async function signedIn(
+  viewport: { width: number; height: number },
+  before: (page: Page) => Promise<void> = async () => {},
+): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage({ viewport });
+  await before(page);
   const problems: string[] = [];
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("console", (m) => {
@@ -278,6 +282,36 @@ describe("the dashboard", () => {
     }
   }, 60_000);
 
+  it("resumes a lost connection without showing anything twice", async () => {
+    // The tenant stream goes through a route the test can cut, as a network drop would.
+    const sockets: WebSocketRoute[] = [];
+    const { page, problems } = await signedIn({ width: 1280, height: 800 }, (p) =>
+      p.routeWebSocket(/\/v1\/events/, (ws) => {
+        ws.connectToServer();
+        sockets.push(ws);
+      }),
+    );
+    await page.locator('li[data-chat="support-42"] > .node > .pick').click({ timeout: 15_000 });
+    await job(page, subordinateJobId).waitFor();
+    const cards = page.locator("#jobs article.job");
+    const logRows = page.locator("#log li");
+    const [cardsBefore, rowsBefore] = [await cards.count(), await logRows.count()];
+
+    await sockets.at(-1)!.close({ code: 1006, reason: "network lost" });
+    await page.locator('#status[data-state="reconnecting"]').waitFor();
+    // Meanwhile a job starts and ends: the stream resumes after the last event it saw.
+    const missed = await service.api("/v1/chats/support-42/parallel", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.1, missed: true } }], timeout: 10 });
+    const missedId = missed.jobs[0].job_id;
+    await page.waitForSelector('#status[data-state="live"]', { timeout: 15_000 });
+    expect(sockets.length).toBe(2);
+    await job(page, missedId).locator('.state[data-state="success"]').waitFor({ timeout: 15_000 });
+    expect(await job(page, missedId).count()).toBe(1);
+    expect(await cards.count()).toBe(cardsBefore + 1);
+    expect(await logRows.count()).toBe(rowsBefore + 1);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("opens a chat of 500 jobs at once and pages its older jobs", async () => {
     const batches = 63; // 504 jobs, 8 at a time
     for (let b = 0; b < batches; b++) {
@@ -293,17 +327,19 @@ describe("the dashboard", () => {
     console.log(`a chat of ${batches * 8} jobs: first screen in ${firstScreenMs.toFixed(0)} ms`);
     expect(firstScreenMs).toBeLessThan(5_000); // reported above; 1 s is the aim on this machine
     const cards = page.locator("#jobs article.job");
-    expect(await cards.count()).toBe(50);
+    expect(await cards.count()).toBe(24);
     await page.click("#older", { timeout: 1_000 }).catch(async () => {
       throw new Error(`no "Show older" button: ${await page.locator("#jobs").textContent()}`);
     });
-    await expect.poll(() => cards.count(), { timeout: 15_000 }).toBe(100);
-    expect(await page.locator("#older").textContent()).toBe(`Show older jobs (${batches * 8 - 100} more)`);
+    await expect.poll(() => cards.count(), { timeout: 15_000 }).toBe(48);
+    expect(await page.locator("#older").textContent()).toBe(`Show older jobs (${batches * 8 - 48} more)`);
     expect(problems).toEqual([]);
     await page.close();
   }, 120_000);
 
   it("is usable on a phone-sized screen", async () => {
+    // A long unbroken argument must wrap, not widen the page.
+    await service.api("/v1/chats/support-42/parallel", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01, token: "x".repeat(300) } }], timeout: 10 });
     const { page, problems } = await signedIn({ width: 390, height: 844 });
     await page.locator('li[data-chat="support-42"] > .node > .pick').click();
     await page.locator("#chat-title", { hasText: "support-42" }).waitFor();

@@ -10,7 +10,7 @@ import { $, h } from "/view.js";
 
 const KEY = "fanout.apiKey";
 /** Jobs read per page: a chat of hundreds shows its newest first, and older ones on request. */
-const JOBS_PER_PAGE = 50;
+const JOBS_PER_PAGE = 24;
 const isFinal = (job) => job.state !== "pending" && job.state !== "running";
 const enc = encodeURIComponent;
 
@@ -30,6 +30,7 @@ const state = {
   deliveries: [], // the selected chat's failed, then pending, webhook events
   cursor: null, // last tenant-stream cursor seen
   socket: null,
+  wasLive: false, // the stream has been open before: a new open is a resume
   retryMs: 1000,
 };
 
@@ -274,6 +275,10 @@ async function connect() {
     socket.addEventListener("open", () => {
       setStatus("live");
       state.retryMs = 1000;
+      // Back after a drop: what changed meanwhile is read again, whether or not a cursor was seen
+      // (the page renders from state, so nothing shows twice).
+      if (state.wasLive) loadChats().then(loadSelected).catch(() => {});
+      state.wasLive = true;
       pinger = setInterval(() => socket.send("ping"), 30_000);
     });
     socket.addEventListener("message", (m) => {
@@ -308,6 +313,7 @@ function signOut(message = "") {
   sessionStorage.removeItem(KEY);
   const socket = state.socket;
   state.socket = null;
+  state.wasLive = false;
   socket?.close();
   setStatus("offline");
   $("app").hidden = true;
