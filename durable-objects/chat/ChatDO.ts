@@ -11,7 +11,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
-import { jobRecord, type JobRecord } from "../../src/jobs/job";
+import { jobRecord, listedRecord, type JobRecord } from "../../src/jobs/job";
 import type {
   BatchAnswer,
   BatchRequest,
@@ -200,6 +200,14 @@ export class ChatDO extends DurableObject<Env> {
     if (!this.#store.readable()) return null;
     const job = this.#store.jobs.withContent(jobId);
     return { record: job ? jobRecord(job) : null };
+  }
+
+  /** A page of the chat's job records, newest first; `next_before` asks for the next one. */
+  jobRecords(limit: number, before: string | null): { records: Omit<JobRecord, "content">[]; next_before: string | null } | null {
+    if (!this.#store.readable()) return null;
+    const rows = this.#store.jobs.newestFirst(limit + 1, before);
+    const page = rows.slice(0, limit);
+    return { records: page.map(listedRecord), next_before: rows.length > limit ? page.at(-1)!.job_id : null };
   }
 
   extras(): { text: string | null } | null {

@@ -97,6 +97,13 @@ const OPERATIONS: Operation[] = [
   { method: "delete", path: "/v1/chats/{chat_id}", summary: "Delete a chat and its whole subtree (503 while a part of it cannot be reached yet; the deletion goes on)" },
   { method: "get", path: "/v1/chats/{chat_id}/jobs", summary: "Active and uncollected jobs", response: z.object({ jobs: z.array(snapshot) }) },
   { method: "get", path: "/v1/chats/{chat_id}/jobs/{job_id}", summary: "A job's full record until purge", response: jobRecord },
+  {
+    method: "get",
+    path: "/v1/chats/{chat_id}/job-records",
+    summary: "A page of the chat's job records, newest first, without `content` (limit 1-100, default 24; `before`: the previous page's `next_before`)",
+    response: z.object({ records: z.array(jobRecord.omit({ content: true })), next_before: z.string().nullable() }),
+    query: ["limit", "before"],
+  },
   { method: "get", path: "/v1/chats/{chat_id}/extras", summary: "Reminder text of uncollected jobs for the model's context", text: true },
   { method: "get", path: "/v1/chats/{chat_id}/log", summary: "Log rows, one per job", response: logRows },
 ];

@@ -103,6 +103,12 @@ export function jobRecord(job: JobRow & { content: string | null }) {
 }
 export type JobRecord = ReturnType<typeof jobRecord>;
 
+/** A record as a page of them lists it: all but `content`, an MCP job's parts (up to a megabyte each). */
+export function listedRecord(job: JobRow): Omit<JobRecord, "content"> {
+  const { content: _parts, ...record } = jobRecord({ ...job, content: null });
+  return record;
+}
+
 /**
  * A job its own durable timer finishes (`wait_done`): the built-in `wait`. It has no call to run,
  * stop or recover, and takes no worker while it runs; every rule that treats it apart asks this.

@@ -46,6 +46,16 @@ export const chatRoutes = new Hono<AppEnv>()
     const config = await tenantConfig(c);
     return c.json(found(await chatStub(c, chatId).listJobs(chatLimits(config)), chatId));
   })
+  .get("/chats/:chat_id/job-records", async (c) => {
+    const chatId = chatIdParam(c);
+    const limit = Number(c.req.query("limit") ?? "24");
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+      throw badRequest("invalid_limit", "`limit` must be an integer from 1 to 100.");
+    }
+    // The RPC type mapping cannot carry `tool_args`' open shape; the values are plain JSON.
+    const page = (await chatStub(c, chatId).jobRecords(limit, c.req.query("before") ?? null)) as { records: Omit<JobRecord, "content">[]; next_before: string | null } | null;
+    return c.json(found(page, chatId));
+  })
   .get("/chats/:chat_id/jobs/:job_id", async (c) => {
     const chatId = chatIdParam(c);
     const jobId = c.req.param("job_id");

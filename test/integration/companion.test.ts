@@ -85,6 +85,37 @@ describe("log rows", () => {
   });
 });
 
+describe("job records, a page at a time", () => {
+  it("lists a chat's records newest first, without content, and pages with next_before", async () => {
+    const first = await parallel("pages-1", { tool_calls: [call("echo", { a: 0 }), call("echo", { a: 1 })] });
+    const second = await parallel("pages-1", { tool_calls: [call("echo", { b: 0 }), call("echo", { b: 1 }), call("echo", { b: 2 })] });
+    const ids = (body: any) => body.jobs.map((j: any) => j.job_id);
+    // Newest batch first; inside a batch, the last call first.
+    const expected = [...ids(second.body).reverse(), ...ids(first.body).reverse()];
+    const page1 = await json(await api("/v1/chats/pages-1/job-records?limit=2"));
+    expect(page1.records.map((r: any) => r.job_id)).toEqual(expected.slice(0, 2));
+    expect(page1.records[0]).toMatchObject({ state: "success", tool_name: "echo", index: 2 });
+    expect(page1.records[1]).toMatchObject({ index: 1, batch_id: page1.records[0].batch_id });
+    expect(page1.records[0]).not.toHaveProperty("content");
+    expect(page1.next_before).toBe(expected[1]);
+    const page2 = await json(await api(`/v1/chats/pages-1/job-records?limit=2&before=${page1.next_before}`));
+    const page3 = await json(await api(`/v1/chats/pages-1/job-records?limit=2&before=${page2.next_before}`));
+    expect([...page2.records, ...page3.records].map((r: any) => r.job_id)).toEqual(expected.slice(2));
+    expect(page3.next_before).toBeNull();
+    // The default page holds them all.
+    expect((await json(await api("/v1/chats/pages-1/job-records"))).records).toHaveLength(5);
+  });
+
+  it("refuses a limit outside 1-100, and answers 404 for a chat that does not exist", async () => {
+    for (const limit of ["0", "101", "ten"]) {
+      const res = await api(`/v1/chats/pages-1/job-records?limit=${limit}`);
+      expect(res.status).toBe(400);
+      expect((await json(res)).error.code).toBe("invalid_limit");
+    }
+    expect((await api("/v1/chats/no-such-chat/job-records")).status).toBe(404);
+  });
+});
+
 describe("chats", () => {
   it("shows chat info and lists the tenant's chats", async () => {
     await parallel("room-b", { tool_calls: [call("echo")] });

@@ -82,6 +82,22 @@ export class JobStore {
     return this.sql.exec<JobToEnd>(`SELECT job_id, batch_id, state, lease, deadline_at, tool_args, spec FROM jobs WHERE job_id = ?`, jobId).toArray()[0];
   }
 
+  /**
+   * Up to `limit` jobs, newest first (by acceptance, then batch, then call order), older than the
+   * job `before` when given: none when that job is not kept.
+   */
+  newestFirst(limit: number, before: string | null): JobRow[] {
+    return this.sql
+      .exec<JobRow>(
+        `SELECT ${ROW} FROM jobs
+         WHERE ?1 IS NULL OR (created_at, batch_id, idx) < (SELECT created_at, batch_id, idx FROM jobs WHERE job_id = ?1)
+         ORDER BY created_at DESC, batch_id DESC, idx DESC LIMIT ?2`,
+        before,
+        limit,
+      )
+      .toArray();
+  }
+
   /** A job with its MCP content parts, for the full record. */
   withContent(jobId: string): (JobRow & { content: string | null }) | undefined {
     return this.sql.exec<JobRow & { content: string | null }>(`SELECT ${COLUMNS}, content FROM jobs WHERE job_id = ?`, jobId).toArray()[0];

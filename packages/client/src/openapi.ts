@@ -2132,6 +2132,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chats/{chat_id}/job-records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the chat's job records, newest first, without `content` (limit 1-100, default 24; `before`: the previous page's `next_before`) */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: string;
+                    before?: string;
+                };
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            records: {
+                                job_id: string;
+                                chat_id: string;
+                                batch_id: string;
+                                index: number;
+                                tool_name: string;
+                                /** @description The id of the call this job answers; null when the call had none. */
+                                tool_call_id: string | null;
+                                tool_args: {
+                                    [key: string]: unknown;
+                                };
+                                /** @enum {string} */
+                                kind: "tool" | "subordinate";
+                                /** @enum {string} */
+                                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                                created_at: string;
+                                started_at: string | null;
+                                completed_at: string | null;
+                                attempt: number;
+                                deadline_at: string;
+                                result: string | null;
+                                result_truncated: boolean;
+                                error: string | null;
+                                context_id: string | null;
+                                usage: {
+                                    [key: string]: number;
+                                } | null;
+                                collected_at: string | null;
+                            }[];
+                            next_before: string | null;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chats/{chat_id}/extras": {
         parameters: {
             query?: never;

@@ -11,7 +11,6 @@ import { $, h } from "/view.js";
 const KEY = "fanout.apiKey";
 /** Jobs read per page: a chat of hundreds shows its newest first, and older ones on request. */
 const JOBS_PER_PAGE = 24;
-const isFinal = (job) => job.state !== "pending" && job.state !== "running";
 const enc = encodeURIComponent;
 
 const state = {
@@ -22,7 +21,6 @@ const state = {
   jobs: [], // job records of the selected chat, newest first
   shown: JOBS_PER_PAGE, // how many of its newest jobs are read
   jobTotal: 0, // how many jobs its log names
-  ended: new Map(), // job id → record of an ended job of the selected chat (it changes no more)
   filter: { state: "", tool: "" }, // what the selected chat's jobs are narrowed to ("" = any)
   search: "", // the chat list's search text
   listed: new Map(), // chat id → its entry in GET /v1/chats (until its own info is read)
@@ -133,10 +131,7 @@ async function toggle(id) {
 // ---- the selected chat --------------------------------------------------------------
 
 async function select(id) {
-  if (state.selected !== id) {
-    state.shown = JOBS_PER_PAGE;
-    state.ended = new Map();
-  }
+  if (state.selected !== id) state.shown = JOBS_PER_PAGE;
   state.selected = id;
   $("app").classList.add("has-selection"); // a phone shows the chat's jobs before the list
   renderTree();
@@ -148,19 +143,27 @@ async function loadSelected() {
   if (!id) return;
   const events = (status) => api(`/v1/chats/${enc(id)}/events?status=${status}`).then((r) => r.events);
   const [info, log, failed, waiting] = await Promise.all([api(`/v1/chats/${enc(id)}`), api(`/v1/chats/${enc(id)}/log`), events("failed"), events("pending")]);
-  const all = [...new Set(log.rows.map((r) => r.job_id))];
-  const jobIds = all.slice(-state.shown).reverse();
-  // An ended job is read once: a live update reads only the jobs still moving.
-  const read = (j) => state.ended.get(j) ?? api(`/v1/chats/${enc(id)}/jobs/${enc(j)}`).catch(() => null);
-  const records = await Promise.all(jobIds.map(read));
+  const records = await newestJobs(id, state.shown);
   if (state.selected !== id) return; // another chat was picked meanwhile
-  for (const r of records) if (r && isFinal(r)) state.ended.set(r.job_id, r);
-  state.jobTotal = all.length;
+  state.jobTotal = new Set(log.rows.map((r) => r.job_id)).size;
   state.chats.set(id, info);
   state.log = log.rows;
   state.deliveries = [...failed, ...waiting]; // what needs a look first
-  state.jobs = records.filter(Boolean);
+  state.jobs = records;
   renderSelected();
+}
+
+/** The chat's newest `count` job records, in pages of up to 100 (one request for the first screen). */
+async function newestJobs(chatId, count) {
+  const records = [];
+  let before = null;
+  do {
+    const query = new URLSearchParams({ limit: String(Math.min(100, count - records.length)), ...(before ? { before } : {}) });
+    const page = await api(`/v1/chats/${enc(chatId)}/job-records?${query}`);
+    records.push(...page.records);
+    before = page.next_before;
+  } while (before && records.length < count);
+  return records;
 }
 
 /** The tool filter offers the tools this chat's jobs used; a choice no longer there is kept until changed. */
