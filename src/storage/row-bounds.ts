@@ -39,7 +39,8 @@ export function cutStoredResult(result: string, maxBytes: number): { result: str
   const bytes = new TextEncoder().encode(result);
   if (bytes.length <= maxBytes) return { result, result_truncated: false };
   // Decoding a cut UTF-8 sequence yields U+FFFD at the end; drop it rather than store a broken character.
-  const cut = new TextDecoder().decode(bytes.slice(0, maxBytes)).replace(/\uFFFD+$/, "");
+  // A leading U+FEFF is the result's own text, not a byte-order mark to strip.
+  const cut = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.slice(0, maxBytes)).replace(/\uFFFD+$/, "");
   return { result: cut, result_truncated: true };
 }
 

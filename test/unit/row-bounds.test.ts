@@ -43,6 +43,11 @@ describe("cutStoredResult", () => {
     );
   });
 
+  it("keeps a leading U+FEFF: it is the result's text, not a byte-order mark", () => {
+    // Found by the property below (seed 1066489726): the decoder dropped it, and the cut came back empty.
+    expect(cutStoredResult("\uFEFF\u0000", 3)).toEqual({ result: "\uFEFF", result_truncated: true });
+  });
+
   it("keeps every whole character that fits", () => {
     fc.assert(
       fc.property(fc.string({ unit: "binary", minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 120 }), (text, max) => {
