@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type Page, type WebSocketRoute } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverythingMcp } from "../setup/everything-mcp";
-import { KEY, startLocalService, type LocalService } from "./local-service";
+import { EMPTY_TENANT_KEY, KEY, startLocalService, type LocalService } from "./local-service";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const shots = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), "fanout-shots-"));
@@ -48,6 +48,7 @@ afterAll(async () => {
 async function signedIn(
   viewport: { width: number; height: number },
   before: (page: Page) => Promise<void> = async () => {},
+  key = KEY,
 ): Promise<{ page: Page; problems: string[] }> {
   const page = await browser.newPage({ viewport });
   await before(page);
@@ -57,7 +58,7 @@ async function signedIn(
     if (m.type() === "error") problems.push(`console: ${m.text()} (${m.location().url})`);
   });
   await page.goto(service.url);
-  await page.fill("#key", KEY);
+  await page.fill("#key", key);
   await page.click("#login-form button[type=submit]");
   await page.waitForSelector('#status[data-state="live"]');
   expect(await page.locator("#login").isVisible()).toBe(false);
@@ -163,9 +164,15 @@ describe("the dashboard", () => {
 
     await page.selectOption("#filter-tool", "call_subordinate");
     expect(await cards.evaluateAll((els) => els.map((el) => el.getAttribute("data-job")))).toEqual([subordinateJobId]);
+    // A subordinate's row on the timeline opens its child chat.
+    await page.locator(`.tl-row.opens[data-job="${subordinateJobId}"]`).click();
+    await page.locator("#chat-title", { hasText: "Check the order status of #1042" }).waitFor();
+    await page.locator('li[data-chat="support-42"] > .node > .pick').click();
+    await job(page, subordinateJobId).waitFor();
     await page.selectOption("#filter-tool", "");
     await page.selectOption("#filter-state", "cancelled");
     await expect.poll(() => cards.locator(".state").allTextContents()).toEqual(["cancelled"]);
+    expect(await cards.locator("dd pre").last().textContent()).toBe("Parallel job was cancelled."); // an error reads as its text
     await page.selectOption("#filter-state", "timeout");
     await page.locator("#jobs p", { hasText: "No jobs match these filters." }).waitFor();
     await page.selectOption("#filter-state", "");
@@ -354,6 +361,16 @@ describe("the dashboard", () => {
     );
     expect(wide).toEqual([]);
     await page.screenshot({ path: join(shots, "dashboard-phone.png"), fullPage: false });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("tells a tenant without chats how to start one", async () => {
+    const { page, problems } = await signedIn({ width: 1280, height: 800 }, async () => {}, EMPTY_TENANT_KEY);
+    await page.locator("#no-chats").waitFor();
+    expect(await page.locator("#no-chats").textContent()).toContain("POST /v1/chats/{chat}/parallel");
+    expect(await page.locator("#tree > li").count()).toBe(0);
+    expect(await page.locator("#pick").isVisible()).toBe(true);
     expect(problems).toEqual([]);
     await page.close();
   }, 60_000);

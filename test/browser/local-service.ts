@@ -12,6 +12,8 @@ import { fileURLToPath } from "node:url";
 
 export const TENANT = "e2e";
 export const KEY = "e2e-local-test-key";
+/** A second tenant that never gets a chat: what a new tenant sees. */
+export const EMPTY_TENANT_KEY = "e2e-empty-tenant-key";
 const CONFIG_KEY = Buffer.alloc(32, 7).toString("base64");
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -82,7 +84,7 @@ export async function startLocalService(): Promise<LocalService> {
   });
   let dev: DevServer;
   try {
-    dev = await startWranglerDev(ROOT, { API_KEYS: `${TENANT}:${KEY}`, CONFIG_KEY, ALLOW_PRIVATE_EGRESS: "true" });
+    dev = await startWranglerDev(ROOT, { API_KEYS: `${TENANT}:${KEY},e2e-empty:${EMPTY_TENANT_KEY}`, CONFIG_KEY, ALLOW_PRIVATE_EGRESS: "true" });
   } catch (e) {
     provider.kill("SIGTERM");
     throw e;
