@@ -144,6 +144,8 @@ describe("the dashboard", () => {
       expect(parseFloat(x!)).toBeCloseTo(((t(record.started_at) - acceptedAt) / wall) * 100, 0);
       expect(parseFloat(width!)).toBeCloseTo(((t(record.completed_at) - t(record.started_at)) / wall) * 100, 0);
     }
+    // Hovering a row gives the exact times: accepted at, then claimed and ended after the batch began.
+    expect(await rows.first().getAttribute("title")).toMatch(/^#0 wait · success · accepted \d\d:\d\d:\d\d\.\d{3} · claimed \+[\d.]+ m?s · ended \+[\d.]+ m?s$/);
     // Their lengths keep the calls' order of length: 0.4 < 0.8 < 1.2 < 1.6 s.
     const widths = await rows.locator("rect.run").evaluateAll((els) => els.map((el) => parseFloat(el.getAttribute("width")!)));
     expect([widths[0]!, widths[2]!, widths[1]!, widths[3]!]).toEqual([...widths].sort((a, b) => a - b));
