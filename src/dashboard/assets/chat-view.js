@@ -2,7 +2,7 @@
 // cards and its webhook deliveries, built as DOM from API records (text nodes only). What a button
 // does comes in `actions` ({select, cancel, redeliver}), so this file holds no state of its own.
 
-import { batchSummary, formatMs, timelineBars } from "/batches.js";
+import { batchSummary, formatMs, runMs, timelineBars } from "/batches.js";
 import { clock, duration, h, progressText, svg } from "/view.js";
 
 /** A batch: its header (states, wall time against the sum of its jobs), its timeline and `jobs`, the ones shown. */
@@ -42,7 +42,7 @@ function timeline(batch, jobs, now, actions) {
         { class: opensChild ? "tl-row opens" : "tl-row", "data-job": job.job_id, title: label, onclick: opensChild },
         h("span", { class: "tl-label" }, `#${job.index} ${job.tool_name}`),
         svg("svg", { class: "tl-bar", role: "img", "aria-label": label }, svg("title", {}, label), rect(wait, "wait"), run ? rect(run, "run") : null),
-        h("span", { class: "tl-time" }, job.started_at ? formatMs(Date.parse(job.completed_at ?? new Date(now).toISOString()) - Date.parse(job.started_at)) : "–"),
+        h("span", { class: "tl-time" }, job.started_at ? formatMs(runMs(job, now)) : "–"),
       );
     });
   const ends = h("div", { class: "tl-ticks" }, h("span", {}, clock(batch.acceptedAt)), h("span", {}, batch.running ? "now" : `+${formatMs(batch.wallMs)}`));
