@@ -19,6 +19,7 @@ import type {
   ChatLimits,
   CompleteResult,
   JobOutcome,
+  LaneOutcome,
   ToolCallsReply,
   ToolCallsRequest,
   TurnRequest,
@@ -147,8 +148,13 @@ export class ChatDO extends DurableObject<Env> {
   async takeQueued(jobIds: string[]): Promise<(RunAnswer | "retry")[]> {
     if (!this.#store.exists()) return jobIds.map(() => "finished");
     const now = Date.now();
-    // One read for the whole message: by the time its copy arrives, the batch has usually ended.
-    const toStart = this.#store.jobs.many(jobIds).filter((job) => this.#chat.executor.wouldRun(job, now));
+    // By the time a copy arrives its jobs have usually ended, or run here or in a lane: a read of
+    // their ids says so, and only the rest are read whole.
+    const { executor } = this.#chat;
+    const active = new Set(this.#store.jobs.stillActive(jobIds));
+    // In the message's order: the first job to start runs in the consumer's own call.
+    const open = jobIds.filter((id) => active.has(id) && !executor.room.isRunningHere(id) && executor.room.handedAt(id) === undefined);
+    const toStart = this.#store.jobs.many(open).filter((job) => executor.wouldRun(job, now));
     if (toStart.length === 0) return jobIds.map(() => "duplicate");
     const answers = await this.#chat.dispatcher.launch(toStart, "starting a queued job failed; its message is retried", true);
     await this.#store.timers.arm();
@@ -158,13 +164,29 @@ export class ChatDO extends DurableObject<Env> {
     });
   }
 
-  /** A report on a job run elsewhere: a child chat's subordinate turn, or a call lane's call. */
+  /** A report on a job run elsewhere: a child chat's subordinate turn (or, from a lane of an earlier version, its call). */
   async completeJob(jobId: string, lease: string, outcome: JobOutcome): Promise<CompleteResult> {
     if (!this.#store.exists()) return { status: "stale" };
     this.#chat.executor.room.laneEnded(jobId);
     const result = this.#chat.machine.complete(jobId, lease, outcome, Date.now(), this.#store.limits().max_stored_result_bytes);
     await this.#store.timers.arm();
     return result;
+  }
+
+  /**
+   * A call lane's outcomes: the calls that ended while its previous report was on its way, ended
+   * here in one invocation (`src/jobs/report-queue`).
+   */
+  async laneOutcomes(reports: LaneOutcome[]): Promise<CompleteResult[]> {
+    if (!this.#store.exists()) return reports.map(() => ({ status: "stale" }));
+    const now = Date.now();
+    const maxStoredBytes = this.#store.limits().max_stored_result_bytes;
+    const results = reports.map((r) => {
+      this.#chat.executor.room.laneEnded(r.job_id);
+      return this.#chat.machine.complete(r.job_id, r.lease, r.outcome, now, maxStoredBytes, r.batch_id);
+    });
+    await this.#store.timers.arm();
+    return results;
   }
 
   /** A call lane's record of a retry (see `src/jobs/run-call`); false tells the lane the job is over. */

@@ -1,14 +1,15 @@
 /**
  * A call lane (`lane/<tenant>/<chat_id>/<n>`, docs/architecture.md#call-lanes): runs calls its chat
- * claimed, at most `CALLS_PER_OBJECT` waiting at once (an MCP call counts 2), and reports each
- * outcome back. It keeps nothing durable: every call it holds is claimed in the chat, so a lane
+ * claimed, at most `CALLS_PER_OBJECT` waiting at once (an MCP call counts 2), and reports the
+ * outcomes back, those that end together in one call. It keeps nothing durable: every call it holds is claimed in the chat, so a lane
  * lost mid-call (a deploy) is found by the chat's heartbeat, which asks `holding`, and recovered by
  * the attempt rules like any lost call.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
 import { keptProgress, LatestEvery, PROGRESS_INTERVAL_MS, type Progress } from "../../src/jobs/progress";
-import type { JobOutcome, LaneCall } from "../../src/jobs/messages";
+import type { JobOutcome, LaneCall, LaneOutcome } from "../../src/jobs/messages";
+import { ReportQueue } from "../../src/jobs/report-queue";
 import { chatName } from "../../src/objects/names";
 import { CallMeter, CALLS_PER_OBJECT } from "../../src/tools/call-meter";
 import { runCall } from "../../src/jobs/run-call";
@@ -24,6 +25,8 @@ export class LaneDO extends DurableObject<Env> {
   readonly #held = new Map<string, { call: LaneCall; stop: AbortController }>();
   readonly #waiting: string[] = [];
   #load = 0;
+  /** Outcomes on their way to the chat, by chat: those that end together go in one call. */
+  readonly #reports = new Map<string, ReportQueue<LaneOutcome>>();
 
   /** Takes calls; they start at once while the lane has room, the rest in order as calls end. */
   run(calls: LaneCall[]): void {
@@ -102,10 +105,20 @@ export class LaneDO extends DurableObject<Env> {
   }
 
   /** The outcome, to the chat; after `REPORT_TRIES` failures the call is left to the chat's heartbeat. */
-  async #report(lane: LaneCall, outcome: JobOutcome): Promise<void> {
+  #report(lane: LaneCall, outcome: JobOutcome): Promise<void> {
+    const name = chatName(lane.tenant, lane.chat_id);
+    let reports = this.#reports.get(name);
+    if (!reports) {
+      const chat = this.env.CHAT.getByName(name);
+      this.#reports.set(name, (reports = new ReportQueue((outcomes) => this.#deliver(chat, outcomes))));
+    }
+    return reports.send({ job_id: lane.call.job_id, lease: lane.lease, batch_id: lane.batch_id, outcome });
+  }
+
+  async #deliver(chat: ReturnType<Env["CHAT"]["getByName"]>, outcomes: LaneOutcome[]): Promise<void> {
     for (let tried = 1; ; tried++) {
       try {
-        await this.env.CHAT.getByName(chatName(lane.tenant, lane.chat_id)).completeJob(lane.call.job_id, lane.lease, outcome);
+        await chat.laneOutcomes(outcomes);
         return;
       } catch (e) {
         if (tried >= REPORT_TRIES) throw e;

@@ -97,10 +97,20 @@ export interface LaneCall {
   tenant: string;
   chat_id: string;
   lease: string;
+  /** The job's batch, handed back with the outcome so the chat ends the job without reading it first. */
+  batch_id: string;
   call: ClaimedCall;
   target: RunTarget;
   /** What the call counts against the lane's budget: an MCP call holds 2 connections. */
   weight: number;
+}
+
+/** A lane's call ended: its outcome, reported to the chat under the lease it was claimed with. */
+export interface LaneOutcome {
+  job_id: string;
+  lease: string;
+  batch_id: string;
+  outcome: JobOutcome;
 }
 
 /** Token and call counts of a subordinate's subtree (docs/api.md#the-agent-loop). */

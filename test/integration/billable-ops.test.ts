@@ -96,14 +96,17 @@ describe("billable operations per job", () => {
     // One queue message per batch: written, read and deleted, 3 queue operations per 8 jobs.
     expect(counts.queueMessages).toBe(batches);
     expect((3 * counts.queueMessages) / jobs).toBeLessThanOrEqual(0.5);
-    expect(perJob.doRequests).toBeLessThanOrEqual(1);
+    // A lane's outcomes that end while its last report is on its way go together (about 2.5 calls per
+    // lane of 4 here, 4 without): below one request per job.
+    expect(perJob.doRequests).toBeLessThanOrEqual(0.95);
     // The tenant's config and tool targets come from the isolate's copy, checked at most every 5 s.
     const tenantRequests = Object.entries(counts.requests).filter(([name]) => name.startsWith("TenantDO.")).reduce((a, [, n]) => a + n, 0);
     expect(tenantRequests / batches).toBeLessThanOrEqual(0.1);
     // Per job: the row and its two indexes (3), claim and end (2), the collect mark (1); per batch of 8,
     // batch.finished and chat.idle (0.25). job.started and job.finished are kept on the job row.
     expect(perJob.rowsWritten).toBeLessThanOrEqual(6.25);
-    // Statements: a job read once where it is claimed, once (7 columns) where it ends.
-    expect(perJob.statements).toBeLessThanOrEqual(11.25);
+    // Statements: a job read once where it is claimed; its outcome ends it in one guarded update, no read
+    // first (11.15 when a report read 7 columns first), and a queue copy reads only ids of active jobs.
+    expect(perJob.statements).toBeLessThanOrEqual(10.25);
   });
 });

@@ -119,16 +119,21 @@ describe("claim", () => {
     }));
 });
 
-describe("complete", () => {
+// Both ways a report arrives: with only the job id (a child chat's), so the row is read first, and
+// with its batch (a call here or in a lane), so the job ends in one guarded update.
+describe.each([
+  ["read first", undefined],
+  ["with its batch", "batch-1"],
+] as const)("complete, %s", (way, batch) => {
   it("records the outcome under the job's lease: row, log row, timers cleared, waiters woken, ended once", () =>
-    rig("complete", async (r) => {
+    rig(`complete-${way}`, async (r) => {
       r.add("echo-1");
       const claim = r.machine.claim("echo-1", 1, T0);
       r.timers.set("deadline", "echo-1", DEADLINE);
       const woken = r.waiters.until(() => r.jobs.allEnded(["echo-1"]), 1000);
       const usage = { llm_calls: 1, prompt_tokens: 2, completion_tokens: 3, tool_calls: 0 };
       const lease = claim.status === "claimed" ? claim.lease : "";
-      expect(r.machine.complete("echo-1", lease, { state: "success", result: "sunny", attempt: 1, usage }, T0 + 50, BIG)).toEqual({ status: "recorded" });
+      expect(r.machine.complete("echo-1", lease, { state: "success", result: "sunny", attempt: 1, usage }, T0 + 50, BIG, batch)).toEqual({ status: "recorded" });
       expect(r.row("echo-1")).toMatchObject({ state: "success", result: "sunny", result_truncated: 0, error: null, completed_at: T0 + 50, lease: null, usage: JSON.stringify(usage) });
       expect(logContent(r, "echo-1")).toBe("sunny");
       expect(r.timersOf("echo-1")).toEqual([]);
@@ -138,47 +143,58 @@ describe("complete", () => {
     }));
 
   it("under another lease is stale and changes nothing", () =>
-    rig("stale", (r) => {
+    rig(`stale-${way}`, (r) => {
       r.add("echo-1");
       r.machine.claim("echo-1", 1, T0);
       const before = r.row("echo-1");
-      expect(r.machine.complete("echo-1", "not-the-lease", { state: "success", result: "x", attempt: 1 }, T0 + 1, BIG)).toEqual({ status: "stale" });
-      expect(r.machine.complete("nobody-1", "not-the-lease", { state: "success", result: "x", attempt: 1 }, T0 + 1, BIG)).toEqual({ status: "stale" });
+      expect(r.machine.complete("echo-1", "not-the-lease", { state: "success", result: "x", attempt: 1 }, T0 + 1, BIG, batch)).toEqual({ status: "stale" });
+      expect(r.machine.complete("nobody-1", "not-the-lease", { state: "success", result: "x", attempt: 1 }, T0 + 1, BIG, batch)).toEqual({ status: "stale" });
       expect(r.row("echo-1")).toEqual(before);
       expect(r.hooks).toEqual(["claimed echo-1 0"]);
     }));
 
   it("a second time is stale: the first outcome stays", () =>
-    rig("twice", (r) => {
+    rig(`twice-${way}`, (r) => {
       r.add("echo-1");
       const claim = r.machine.claim("echo-1", 1, T0);
       const lease = claim.status === "claimed" ? claim.lease : "";
-      r.machine.complete("echo-1", lease, { state: "success", result: "first", attempt: 1 }, T0 + 1, BIG);
-      expect(r.machine.complete("echo-1", lease, { state: "error", error: "second", attempt: 1 }, T0 + 2, BIG)).toEqual({ status: "stale" });
+      r.machine.complete("echo-1", lease, { state: "success", result: "first", attempt: 1 }, T0 + 1, BIG, batch);
+      expect(r.machine.complete("echo-1", lease, { state: "error", error: "second", attempt: 1 }, T0 + 2, BIG, batch)).toEqual({ status: "stale" });
       expect(r.row("echo-1")).toMatchObject({ state: "success", result: "first", completed_at: T0 + 1 });
     }));
 
   it("at or after the deadline is late: the result is discarded and the job times out", () =>
-    rig("late", (r) => {
+    rig(`late-${way}`, (r) => {
       r.add("echo-1");
       const claim = r.machine.claim("echo-1", 1, T0);
       const lease = claim.status === "claimed" ? claim.lease : "";
-      expect(r.machine.complete("echo-1", lease, { state: "success", result: "too late", attempt: 1 }, DEADLINE, BIG)).toEqual({ status: "late" });
+      expect(r.machine.complete("echo-1", lease, { state: "success", result: "too late", attempt: 1 }, DEADLINE, BIG, batch)).toEqual({ status: "late" });
       expect(r.row("echo-1")).toMatchObject({ state: "timeout", result: null, error: deadlineError(600) });
       expect(r.hooks).toEqual(["claimed echo-1 0", "ended echo-1 timeout 600000", "stopWork echo-1 running"]);
     }));
 
   it("cuts a result to the stored-bytes budget, and an error to leave room for its `Error: ` prefix", () =>
-    rig("cut", (r) => {
+    rig(`cut-${way}`, (r) => {
       for (const id of ["ok-1", "bad-1"]) r.add(id);
       const lease = (id: string) => {
         const c = r.machine.claim(id, 1, T0);
         return c.status === "claimed" ? c.lease : "";
       };
-      r.machine.complete("ok-1", lease("ok-1"), { state: "success", result: "abcdefghijklmnop", attempt: 1 }, T0 + 1, 10);
-      r.machine.complete("bad-1", lease("bad-1"), { state: "error", error: "abcdefghijklmnop", attempt: 1 }, T0 + 1, 10);
+      r.machine.complete("ok-1", lease("ok-1"), { state: "success", result: "abcdefghijklmnop", attempt: 1 }, T0 + 1, 10, batch);
+      r.machine.complete("bad-1", lease("bad-1"), { state: "error", error: "abcdefghijklmnop", attempt: 1 }, T0 + 1, 10, batch);
       expect(r.row("ok-1")).toMatchObject({ result: "abcdefghij", result_truncated: 1 });
       expect(r.row("bad-1")).toMatchObject({ state: "error", error: "abc" });
+    }));
+
+  it("cuts a result to the room its row's arguments leave, below the stored-bytes budget", () =>
+    rig(`cut-beside-args-${way}`, (r) => {
+      r.add("big-args-1", { tool_args: JSON.stringify({ blob: "a".repeat(1_950_000) }) });
+      const claim = r.machine.claim("big-args-1", 1, T0);
+      const lease = claim.status === "claimed" ? claim.lease : "";
+      expect(r.machine.complete("big-args-1", lease, { state: "success", result: "r".repeat(100_000), attempt: 1 }, T0 + 1, BIG, batch)).toEqual({ status: "recorded" });
+      const row = r.row("big-args-1");
+      expect(row.result_truncated).toBe(1);
+      expect((row.result as string).length).toBe(2_000_000 - (r.row("big-args-1").tool_args as string).length);
     }));
 });
 

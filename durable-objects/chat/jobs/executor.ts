@@ -81,6 +81,7 @@ export class Executor {
       tenant,
       chat_id,
       lease: claim.lease,
+      batch_id: job.batch_id,
       weight,
       target,
       call: { job_id: job.job_id, chat_id: job.chat_id, tool_name: claim.tool_name, tool_args: claim.tool_args, read_only: claim.read_only, deadline_at: claim.deadline_at, attempt: taken.attempt },
@@ -239,7 +240,7 @@ export class Executor {
 
   /** Records the outcome (the caller re-arms the alarm). */
   #complete(job: JobRow, claim: Claimed, outcome: JobOutcome): void {
-    this.machine.complete(job.job_id, claim.lease, outcome, Date.now(), this.store.limits().max_stored_result_bytes);
+    this.machine.complete(job.job_id, claim.lease, outcome, Date.now(), this.store.limits().max_stored_result_bytes, job.batch_id);
   }
 
   async #report(job: JobRow, claim: Claimed, outcome: JobOutcome): Promise<void> {

@@ -4,12 +4,12 @@
  * few SQL statements with no `await`, so no other request can interleave with
  * half a transition. The ChatDO re-arms its alarm after calling in.
  */
-import { cutStoredResult, rowRoom } from "../../../src/storage/row-bounds";
+import { cutStoredResult, rowRoom, STORED_ROW_BYTES } from "../../../src/storage/row-bounds";
 import { contentBudget, storedContent } from "../../../src/tools/mcp-content";
 import { CANCELLED_ERROR, deadlineError, endsByTimer, isTerminal, type JobRow } from "../../../src/jobs/job";
 import type { ClaimResult, CompleteResult, JobOutcome } from "../../../src/jobs/messages";
 import type { JobEvent } from "../storage/events";
-import type { Finish, JobStore } from "../storage/job-store";
+import type { EndGuard, Finish, JobStore } from "../storage/job-store";
 import type { ChatStore } from "../storage/chat-store";
 import { DISPATCH_WATCHDOG_MS } from "./batch-rows";
 import type { Waiters } from "./waiters";
@@ -83,8 +83,15 @@ export class JobMachine {
     };
   }
 
-  /** A job's outcome (its call here, or its child chat). Idempotent; anything at or after the deadline is discarded. */
-  complete(jobId: string, lease: string, outcome: JobOutcome, now: number, maxStoredBytes: number): CompleteResult {
+  /**
+   * A job's outcome (its call here, or its child chat). Idempotent; anything at or after the deadline
+   * is discarded. With its `batchId` (the caller has it), an outcome that needs no cutting ends the
+   * job in one guarded update, with no read first: every call ends here.
+   */
+  complete(jobId: string, lease: string, outcome: JobOutcome, now: number, maxStoredBytes: number, batchId?: string): CompleteResult {
+    if (batchId !== undefined && this.#endAsItIs({ job_id: jobId, batch_id: batchId }, lease, outcome, now, maxStoredBytes)) {
+      return { status: "recorded" };
+    }
     const job = this.jobs.toEnd(jobId);
     if (!job || isTerminal(job.state) || job.lease !== lease) return { status: "stale" };
     if (now >= job.deadline_at) {
@@ -100,6 +107,24 @@ export class JobMachine {
     if (outcome.state !== "timeout" && outcome.content) f.content = storedContent(outcome.content, contentBudget([f.result ?? f.error ?? null, job.tool_args, job.spec], maxStoredBytes));
     this.finish(job, f, now);
     return { status: "recorded" };
+  }
+
+  /**
+   * Ends the job with the outcome as it is, when it fits the row uncut beside any arguments the
+   * row may hold: false when it might not, or when the update's guard (lease, deadline, sizes)
+   * refused it. The full path then decides, from the row, what the outcome is owed.
+   */
+  #endAsItIs(job: Pick<JobRow, "job_id" | "batch_id">, lease: string, outcome: JobOutcome, now: number, maxStoredBytes: number): boolean {
+    if (outcome.state === "timeout" || outcome.content) return false;
+    const text = outcome.state === "success" ? outcome.result : outcome.error;
+    // An upper bound without encoding: a UTF-16 unit is at most 3 bytes of UTF-8. The log row shows an error as `Error: <text>`.
+    const needs = text.length * 3 + (outcome.state === "error" ? "Error: ".length : 0);
+    if (needs > maxStoredBytes) return false;
+    const f: Finish =
+      outcome.state === "success"
+        ? { state: "success", result: text, result_truncated: false, attempt: outcome.attempt, usage: outcome.usage }
+        : { state: "error", error: text, attempt: outcome.attempt, usage: outcome.usage };
+    return this.finish(job, f, now, { lease, before: now, besideAtMost: STORED_ROW_BYTES - needs });
   }
 
   cancel(jobId: string, now: number): void {
@@ -143,17 +168,21 @@ export class JobMachine {
     if (wasActive && !endsByTimer(job)) this.hooks.stopWork(job);
   }
 
-  /** Every move to a terminal state goes through here: row, timers, log row, hooks, waiters. */
-  finish(job: Pick<JobRow, "job_id" | "batch_id">, f: Finish, now: number): void {
+  /**
+   * Every move to a terminal state goes through here: row, timers, log row, hooks, waiters. False
+   * when the row was not ended: it had ended already, or `guard` refused it.
+   */
+  finish(job: Pick<JobRow, "job_id" | "batch_id">, f: Finish, now: number, guard?: EndGuard): boolean {
     const event = this.store.events.onJobRow(job.batch_id);
     const finished = event && { ...event, cut: this.store.limits().max_result_chars };
-    const ended = this.jobs.finish(job.job_id, f, now, finished);
+    const ended = this.jobs.finish(job.job_id, f, now, finished, guard);
     if (!ended) {
       if (event) this.store.events.unused(event);
-      return;
+      return false;
     }
     this.store.timers.clearRef(job.job_id);
     this.hooks.ended(ended, now, event);
     this.waiters.notify();
+    return true;
   }
 }

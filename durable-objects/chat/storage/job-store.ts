@@ -52,6 +52,19 @@ const COLUMNS = `${ROW}, CASE WHEN ${QUEUED} THEN
     (SELECT COUNT(*) FROM jobs q WHERE q.queue_seq IS NOT NULL AND q.state = 'pending' AND q.queue_seq <= jobs.queue_seq)
   END AS queue_position`;
 
+/**
+ * What a reported outcome must meet to end its job without a read first (`JobMachine.complete`):
+ * the lease it was run under, a deadline still ahead, and arguments small enough to leave the
+ * outcome its room in the row.
+ */
+export interface EndGuard {
+  lease: string;
+  /** The deadline must be after this time. */
+  before: number;
+  /** The most bytes the row's arguments and subordinate request may take together. */
+  besideAtMost: number;
+}
+
 export type JobToEnd = Pick<JobRow, "job_id" | "batch_id" | "state" | "lease" | "deadline_at" | "tool_args" | "spec">;
 
 export class JobStore {
@@ -247,17 +260,20 @@ export class JobStore {
    * already terminal is left untouched. Its progress goes in the same write: shown only while active.
    * `finished`: its job.finished event, when it is kept on this row, with the `max_result_chars` it is cut at.
    */
-  finish(jobId: string, f: Finish, now: number, finished?: JobEvent & { cut: number }): JobRow | undefined {
+  finish(jobId: string, f: Finish, now: number, finished?: JobEvent & { cut: number }, guard?: EndGuard): JobRow | undefined {
     // A job that has ended is not queued: its queue_position is NULL without the subquery.
     return this.sql
       .exec<JobRow>(
         `UPDATE jobs SET state = ?, completed_at = ?, started_at = COALESCE(started_at, ?), result = ?,
            result_truncated = ?, error = ?, attempt = MAX(attempt, ?), usage = COALESCE(?, usage), lease = NULL,
            progress = NULL, content = ?, finished_seq = ?, finished_event = ?, finished_cut = ?
-         WHERE job_id = ? AND ${ACTIVE} RETURNING ${ROW}, NULL AS queue_position`,
+         WHERE job_id = ? AND ${ACTIVE} AND (?14 IS NULL OR (lease = ?14 AND deadline_at > ?15
+           AND length(CAST(tool_args AS BLOB)) + COALESCE(length(CAST(spec AS BLOB)), 0) <= ?16))
+         RETURNING ${ROW}, NULL AS queue_position`,
         f.state, now, now, f.result ?? null, f.result_truncated ? 1 : 0, f.error ?? null, f.attempt ?? 0,
         f.usage === undefined ? null : JSON.stringify(f.usage), f.content ?? null,
         finished?.seq ?? null, finished?.id ?? null, finished?.cut ?? null, jobId,
+        guard?.lease ?? null, guard?.before ?? null, guard?.besideAtMost ?? null,
       )
       .toArray()[0];
   }
@@ -294,6 +310,17 @@ export class JobStore {
     for (const id of jobIds) {
       this.sql.exec(`DELETE FROM jobs WHERE job_id = ?`, id);
     }
+  }
+
+  /** Those of `ids` still active, in no particular order, reading no more than their ids. */
+  stillActive(ids: string[]): string[] {
+    const active: string[] = [];
+    for (let i = 0; i < ids.length; i += 90) {
+      const chunk = ids.slice(i, i + 90);
+      const rows = this.sql.exec<{ job_id: string }>(`SELECT job_id FROM jobs WHERE job_id IN (${chunk.map(() => "?").join(",")}) AND ${ACTIVE}`, ...chunk);
+      for (const row of rows) active.push(row.job_id);
+    }
+    return active;
   }
 
   /** Whether none of `ids` is still active (unknown ids count as ended): what a waiting request asks on every change. */
