@@ -1,8 +1,9 @@
 /**
  * The `API_KEYS` secret: comma-separated `tenant:key` pairs (docs/api.md#authentication-tenants-and-chats). A tenant
  * may list several keys so keys can be rotated without downtime. Keys are kept
- * only as SHA-256 digests and compared in constant time, so neither timing nor
- * a heap dump reveals which prefix of a key was right.
+ * as SHA-256 digests and compared in constant time, so timing does not reveal
+ * which prefix of a key was right. A key that matched is remembered by the
+ * isolate (as the secret that lists it is), so its next requests skip the digest.
  */
 export const TENANT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -47,10 +48,20 @@ function equalDigests(a: Uint8Array, b: Uint8Array): boolean {
   return diff === 0;
 }
 
+/** Keys that matched, by table: only keys listed in it, so at most one per entry. */
+const matched = new WeakMap<KeyEntry[], Map<string, string>>();
+
 /** The tenant owning `token`, checking every entry so the time taken does not depend on which one matched. */
 export async function tenantForToken(entries: KeyEntry[], token: string): Promise<string | undefined> {
+  const known = matched.get(entries)?.get(token);
+  if (known !== undefined) return known;
   const digest = await sha256(token);
   let found: string | undefined;
   for (const entry of entries) if (equalDigests(entry.digest, digest)) found = entry.tenant;
+  if (found !== undefined) {
+    let keys = matched.get(entries);
+    if (!keys) matched.set(entries, (keys = new Map()));
+    keys.set(token, found);
+  }
   return found;
 }

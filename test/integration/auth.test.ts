@@ -137,4 +137,15 @@ describe("CORS", () => {
     });
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
   });
+
+  it("allows a listed origin's request, and answers a request without Origin as varying by it", async () => {
+    const browser = await api("/v1/config", { headers: { origin: "https://dash.example" } });
+    expect(browser.status).toBe(200);
+    expect(browser.headers.get("access-control-allow-origin")).toBe("https://dash.example");
+    expect(browser.headers.get("vary")).toContain("Origin");
+    const bot = await api("/v1/config");
+    expect(bot.status).toBe(200);
+    expect(bot.headers.get("access-control-allow-origin")).toBeNull();
+    expect(bot.headers.get("vary")).toContain("Origin");
+  });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseApiKeys, sha256, tenantForToken, type KeyEntry } from "../../src/auth/api-keys";
 
 async function entries(raw: string): Promise<KeyEntry[]> {
@@ -98,6 +98,23 @@ describe("tenantForToken", () => {
     expect(await tenantForToken(list, "a-key ")).toBeUndefined();
     expect(await tenantForToken(list, "a-ke")).toBeUndefined();
     expect(await tenantForToken(list, "A-KEY")).toBeUndefined();
+  });
+
+  it("digests a key that matched once per table; a key that did not match, every time", async () => {
+    const list = await entries("acme:a-key");
+    const digest = vi.spyOn(crypto.subtle, "digest");
+    try {
+      expect(await tenantForToken(list, "a-key")).toBe("acme");
+      expect(await tenantForToken(list, "a-key")).toBe("acme");
+      expect(digest).toHaveBeenCalledTimes(1);
+      expect(await tenantForToken(list, "b-key")).toBeUndefined();
+      expect(await tenantForToken(list, "b-key")).toBeUndefined();
+      expect(digest).toHaveBeenCalledTimes(3);
+      // A new table (the secret changed) knows nothing of the old one's keys.
+      expect(await tenantForToken(await entries("globex:a-key"), "a-key")).toBe("globex");
+    } finally {
+      digest.mockRestore();
+    }
   });
 
   it("finds nothing in an empty table", async () => {
