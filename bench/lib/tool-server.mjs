@@ -27,7 +27,9 @@ export async function startToolServer() {
       setTimeout(() => {
         inFlight--;
         calls.set(id, { arrived, finished: performance.timeOrigin + performance.now() });
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ result: `slept ${ms}` }));
+        // With its length, as web frameworks answer JSON (Node alone would send it chunked after writeHead).
+        const answer = JSON.stringify({ result: `slept ${ms}` });
+        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(answer) }).end(answer);
       }, ms);
     });
   });

@@ -18,6 +18,14 @@ export type AttemptResult =
 
 export async function readCapped(response: Response, maxBytes: number): Promise<string> {
   if (!response.body) return "";
+  // A declared length within the cap frames the body as sent (a compressed one may inflate past
+  // it): the platform may read it whole, in one step, and it is still cut to the cap.
+  const declared = Number(response.headers.get("content-length") ?? "NaN");
+  const encoding = response.headers.get("content-encoding");
+  if (Number.isInteger(declared) && declared >= 0 && declared <= maxBytes && (!encoding || encoding === "identity")) {
+    const body = await response.arrayBuffer();
+    return new TextDecoder().decode(new Uint8Array(body, 0, Math.min(body.byteLength, maxBytes)));
+  }
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

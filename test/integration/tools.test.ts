@@ -76,6 +76,17 @@ describe("tenant HTTP tools", () => {
     expect(record.result).toHaveLength(1000);
   });
 
+  it("reads a body of declared length whole within max_response_bytes, and cuts one declared beyond it", async () => {
+    await configure(toolConfig({ limits: { max_response_bytes: 1000 } }));
+    const { body } = await parallel("t1", {
+      tool_calls: [call("big", { bytes: 1000, declared: true }), call("big", { bytes: 999, declared: true }), call("big", { bytes: 50_000, declared: true })],
+    });
+    expect(body.jobs.map((j: { state: string }) => j.state)).toEqual(["success", "success", "success"]);
+    const { api, json } = await import("../helpers");
+    const lengths = await Promise.all(body.jobs.map(async (j: { job_id: string }) => (await json(await api(`/v1/chats/t1/jobs/${j.job_id}`))).result.length));
+    expect(lengths).toEqual([1000, 999, 1000]);
+  });
+
   it("cuts a compressed body by its decoded size, whatever length it declared", async () => {
     await configure(toolConfig({ limits: { max_response_bytes: 1000 } }));
     const { body } = await parallel("t1", { tool_calls: [call("gzip", { bytes: 50_000 })] });

@@ -13,7 +13,7 @@
  *   POST /error               → {"error": "tool says no"}, or tool_args.bytes of "n" as the error
  *   POST /text                → plain text "plain answer"
  *   POST /json-other          → {"other": 1}
- *   POST /big                 → tool_args.bytes of "x"
+ *   POST /big                 → tool_args.bytes of "x", streamed, or with its length declared if tool_args.declared
  *   POST /gzip                → tool_args.bytes of "x", gzip-encoded with its (small) length declared
  *   POST /drop                → closes the socket without answering (network error)
  *   POST /redirect            → 302 to /echo
@@ -123,8 +123,11 @@ export default async function setup(project: TestProject) {
         return res.writeHead(200, { "content-type": "text/plain" }).end("plain answer");
       case "/json-other":
         return json(200, { other: 1 });
-      case "/big":
-        return res.writeHead(200, { "content-type": "text/plain" }).end("x".repeat(Number(args.bytes ?? 0)));
+      case "/big": {
+        // Streamed (chunked) unless tool_args.declared, as a web framework sends a body it holds whole.
+        const big = "x".repeat(Number(args.bytes ?? 0));
+        return res.writeHead(200, { "content-type": "text/plain", ...(args.declared ? { "content-length": String(big.length) } : {}) }).end(big);
+      }
       case "/gzip": {
         // Small on the wire, tool_args.bytes once decoded: the declared length says nothing of the answer.
         const packed = gzipSync("x".repeat(Number(args.bytes ?? 0)));
