@@ -45,6 +45,20 @@ async function keyTable(env: Env): Promise<KeyTable> {
   return table;
 }
 
+/** Built once: the table it checks against is the isolate's parsed copy of the secrets. */
+const bearer = bearerAuth<AppEnv>({
+  realm: "fanout",
+  verifyToken: async (token, ctx) => {
+    const table = await keyTable(ctx.env);
+    const tenant = table.ok ? await tenantForToken(table.entries, token) : undefined;
+    if (tenant) ctx.set("tenant", tenant);
+    return tenant !== undefined;
+  },
+  noAuthenticationHeader: { message: UNAUTHORIZED },
+  invalidAuthenticationHeader: { message: UNAUTHORIZED },
+  invalidToken: { message: UNAUTHORIZED },
+});
+
 export const requireTenant: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(async (c, next) => {
   const table = await keyTable(c.env);
   if (!table.ok) {
@@ -62,16 +76,5 @@ export const requireTenant: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>
     c.set("ticket", scope);
     return next();
   }
-  const auth = bearerAuth<AppEnv>({
-    realm: "fanout",
-    verifyToken: async (token, ctx) => {
-      const tenant = await tenantForToken(table.entries, token);
-      if (tenant) ctx.set("tenant", tenant);
-      return tenant !== undefined;
-    },
-    noAuthenticationHeader: { message: UNAUTHORIZED },
-    invalidAuthenticationHeader: { message: UNAUTHORIZED },
-    invalidToken: { message: UNAUTHORIZED },
-  });
-  return auth(c, next);
+  return bearer(c, next);
 });
