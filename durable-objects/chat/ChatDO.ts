@@ -26,6 +26,7 @@ import type {
   Usage,
 } from "../../src/jobs/messages";
 import { resultsPayload, type Snapshot } from "../../src/jobs/payloads";
+import { vouchFor } from "../../src/objects/tenant-cache";
 import type { RunTarget } from "../../src/tools/executors";
 import type { DeliveryEntry, DeliveryStatus } from "../../src/webhooks/deliveries";
 import { answerClose, parseCursor } from "../shared/live-stream";
@@ -66,6 +67,7 @@ export class ChatDO extends DurableObject<Env> {
   // ---- the routes: `parallel` and `tool-calls` ------------------------------------
 
   async startBatch(req: BatchRequest): Promise<BatchAnswer> {
+    if (req.config_check) vouchFor(req.tenant, req.config_check);
     try {
       return await startBatch(this.#chat, req);
     } catch (e) {
@@ -75,6 +77,7 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   async runToolCalls(req: ToolCallsRequest): Promise<ToolCallsReply> {
+    if (req.config_check) vouchFor(req.tenant, req.config_check);
     try {
       return { ok: true, answer: await runToolCalls(this.#chat, req) };
     } catch (e) {

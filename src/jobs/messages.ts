@@ -12,6 +12,7 @@ import type { ChatLimits } from "../config/chat-limits";
 import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
 import type { ContentPart } from "../tools/mcp-content";
 import type { RunTarget } from "../tools/executors";
+import type { ConfigCheck } from "../objects/tenant-cache";
 
 /** A batch's queue copy: one message per batch and chat (docs/architecture.md#platform-rules). */
 export interface JobsMessage {
@@ -53,6 +54,8 @@ export interface BatchRequest {
   caller: Caller;
   delivery: Delivery;
   idempotency?: { key: string; fingerprint: string };
+  /** The worker's latest check of the tenant's config: the chat's copy of it and of the targets is as current (`vouchFor`). */
+  config_check?: ConfigCheck;
 }
 
 export type BatchAnswer = { ok: true; payload: ResultsPayload | StartedPayload } | Refusal;
@@ -195,6 +198,8 @@ export interface ToolCallsRequest {
   delivery: Delivery;
   wait_seconds: number;
   idempotency?: { key: string; fingerprint: string };
+  /** As in `BatchRequest`. */
+  config_check?: ConfigCheck;
 }
 
 export interface ToolCallResult {

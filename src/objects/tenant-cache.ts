@@ -68,6 +68,31 @@ export async function runTargetsOf(tenant: string, toolNames: string[], reads: (
   return pick(entry.byName, toolNames);
 }
 
+/** A check of the tenant's config: the version the TenantDO answered, and when. */
+export interface ConfigCheck {
+  version: number;
+  checkedAt: number;
+}
+
+/** This isolate's latest check of the tenant's config, handed to the chat with a batch (see `vouchFor`). */
+export function configCheck(tenant: string): ConfigCheck | undefined {
+  const kept = configs.get(tenant);
+  return kept && { version: kept.version, checkedAt: kept.checkedAt };
+}
+
+/**
+ * Another isolate checked the tenant's config (the worker, for the request that brought a batch):
+ * what this one keeps under that version is as current as that check, and is not asked for again
+ * until 5 s after it. A tenant whose chats are each used now and then asks its TenantDO once per
+ * request, not twice. A stamp from a clock ahead of this one counts as now.
+ */
+export function vouchFor(tenant: string, check: ConfigCheck, now = Date.now()): void {
+  const at = Math.min(check.checkedAt, now);
+  for (const kept of [configs.get(tenant), targets.get(tenant)]) {
+    if (kept && kept.version === check.version && kept.checkedAt < at) kept.checkedAt = at;
+  }
+}
+
 const pick = (byName: Map<string, RunTarget>, names: string[]) => Object.fromEntries(names.map((n) => [n, byName.get(n)!]));
 
 /** Drops everything kept (tests: storage wiped between them, this isolate's memory not). */

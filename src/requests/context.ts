@@ -11,7 +11,7 @@ import { DEFAULT_PROFILE, profile, requireProfile } from "../agents/profiles";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { chatName, isValidChatId, tenantName } from "../objects/names";
-import { tenantConfigOf, type TenantReads } from "../objects/tenant-cache";
+import { configCheck, tenantConfigOf, type ConfigCheck, type TenantReads } from "../objects/tenant-cache";
 import type { SpecContext } from "../jobs/job-spec";
 import type { Caller } from "../jobs/messages";
 import { toolsForAgent } from "../tools/catalog";
@@ -44,6 +44,9 @@ export async function tenantConfig(c: Ctx): Promise<TenantConfig> {
   c.set("config", config);
   return config;
 }
+
+/** This isolate's latest check of the tenant's config, handed to the chat with a batch so it need not check again. */
+export const configCheckOf = (c: Ctx): ConfigCheck | undefined => configCheck(c.get("tenant"));
 
 /** The profile named by `?agent=` (default `default`); unknown names are a 400 on every route. */
 export const callerAgent = (c: Ctx, config: TenantConfig): string =>

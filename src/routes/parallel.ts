@@ -11,7 +11,7 @@ import { respond } from "../http/respond";
 import type { BatchRequest } from "../jobs/messages";
 import { chatLimits } from "../config/chat-limits";
 import { parseParallel, type ParallelCommand } from "../jobs/parallel-command";
-import { caller, chatStub, isUnknownTool, jobRequest, withEveryServer } from "../requests/context";
+import { caller, chatStub, configCheckOf, isUnknownTool, jobRequest, withEveryServer } from "../requests/context";
 import { idempotency } from "../requests/idempotency";
 
 export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel", async (c) => {
@@ -33,6 +33,7 @@ export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel"
     caller: caller(config, agent),
     delivery,
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "parallel", body, agent, ...delivery }),
+    config_check: configCheckOf(c),
   };
   const answer = await chatStub(c, chatId).startBatch(request);
   if (!answer.ok) throw fromRefusal(answer);

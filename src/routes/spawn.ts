@@ -11,7 +11,7 @@ import { respond } from "../http/respond";
 import { jobSpec } from "../jobs/job-spec";
 import { coerceBool } from "../calls/coerce";
 import { cleanCopy, isObject, type JsonObject } from "../util/json";
-import { caller, chatStub, jobRequest } from "../requests/context";
+import { caller, chatStub, configCheckOf, jobRequest } from "../requests/context";
 import { idempotency } from "../requests/idempotency";
 import { chatLimits } from "../config/chat-limits";
 
@@ -30,6 +30,7 @@ export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", asyn
     caller: caller(config, agent),
     delivery,
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "spawn", body, agent, ...delivery }),
+    config_check: configCheckOf(c),
   });
   if (!answer.ok) throw fromRefusal(answer);
   return respond(c, answer.payload);

@@ -17,7 +17,7 @@ import type { ToolCallEntry } from "../jobs/messages";
 import { coerceSeconds } from "../calls/coerce";
 import { callIdentity, InvalidToolCall, normalizeToolCall } from "../calls/normalize-call";
 import { isObject } from "../util/json";
-import { caller, chatStub, jobRequest, withEveryServer } from "../requests/context";
+import { caller, chatStub, configCheckOf, jobRequest, withEveryServer } from "../requests/context";
 import { idempotency } from "../requests/idempotency";
 import { chatLimits } from "../config/chat-limits";
 
@@ -79,6 +79,7 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     delivery,
     wait_seconds: Math.min(timeout, config.limits.max_wait_seconds),
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "tool-calls", body, agent, ...delivery }),
+    config_check: configCheckOf(c),
   });
   if (!answer.ok) throw fromRefusal(answer);
   return respond(c, answer.answer);

@@ -9,7 +9,7 @@
  * docs/benchmarks.md turns the figures into cost per million jobs.
  */
 import { env, reset, runInDurableObject } from "cloudflare:test";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChatDO } from "../../durable-objects/chat/ChatDO";
 import { TenantDO } from "../../durable-objects/tenant/TenantDO";
 import { LaneDO } from "../../durable-objects/lane/LaneDO";
@@ -108,5 +108,28 @@ describe("billable operations per job", () => {
     // Statements: a job read once where it is claimed; its outcome ends it in one guarded update, no read
     // first (11.15 when a report read 7 columns first), and a queue copy reads only ids of active jobs.
     expect(perJob.statements).toBeLessThanOrEqual(10.25);
+  });
+});
+
+describe("a tenant whose batches come more than 5 s apart", () => {
+  it("asks its TenantDO once per batch (the worker's check of its config), not again for the tools' targets", async () => {
+    await parallel("now-and-then", { tool_calls: [call("echo", { warm: 1 })] });
+    const meter = await startMeter();
+    const batches = 4;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      for (let b = 0; b < batches; b++) {
+        vi.setSystemTime(Date.now() + 6_000); // past the isolate's 5 s recheck
+        const { body } = await parallel("now-and-then", { tool_calls: [call("echo", { b })] });
+        expect(body.status).toBe("success");
+      }
+    } finally {
+      vi.useRealTimers();
+      meter.stop();
+    }
+    const { requests } = meter.counts;
+    expect(requests["TenantDO.getConfig"]).toBe(batches);
+    // The chat's targets were vouched for by the worker's check of the same version.
+    expect(requests["TenantDO.runTargets"] ?? 0).toBe(0);
   });
 });

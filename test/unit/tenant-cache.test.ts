@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { TenantConfig } from "../../src/config/schema";
-import { forgetTenants, rememberConfig, runTargetsOf, TENANT_RECHECK_MS, tenantConfigOf, type TenantReads } from "../../src/objects/tenant-cache";
+import { configCheck, forgetTenants, rememberConfig, runTargetsOf, TENANT_RECHECK_MS, tenantConfigOf, vouchFor, type TenantReads } from "../../src/objects/tenant-cache";
 import type { RunTarget } from "../../src/tools/executors";
 
 afterEach(() => forgetTenants());
@@ -84,5 +84,40 @@ describe("the isolate's copy of a tenant", () => {
     expect(t.state.configReads).toBe(1001);
     await tenantConfigOf("t0", t.reads, 1);
     expect(t.state.configReads).toBe(1002);
+  });
+});
+
+describe("a check made by another isolate (the worker's, with a batch)", () => {
+  it("keeps what this isolate holds under the same version fresh until 5 s after that check", async () => {
+    const t = tenantDo();
+    await tenantConfigOf("acme", t.reads, 0);
+    await runTargetsOf("acme", ["x"], t.reads, 0);
+    vouchFor("acme", { version: 1, checkedAt: 4_000 }, 6_000);
+    await tenantConfigOf("acme", t.reads, 8_000);
+    await runTargetsOf("acme", ["x"], t.reads, 8_000);
+    expect(t.state.configReads).toBe(1);
+    expect(t.state.targetReads).toEqual([["x"]]);
+    // 5 s after the vouched check, this isolate asks again.
+    await runTargetsOf("acme", ["x"], t.reads, 4_000 + TENANT_RECHECK_MS);
+    expect(t.state.targetReads).toEqual([["x"], ["x"]]);
+  });
+
+  it("vouches for nothing kept under another version, nor past this isolate's clock", async () => {
+    const t = tenantDo();
+    await runTargetsOf("acme", ["x"], t.reads, 0);
+    vouchFor("acme", { version: 2, checkedAt: 4_000 }, 6_000);
+    await runTargetsOf("acme", ["x"], t.reads, 6_000);
+    expect(t.state.targetReads).toHaveLength(2);
+    // A stamp ahead of this clock counts as the time it arrived.
+    vouchFor("acme", { version: 1, checkedAt: 60_000 }, 7_000);
+    await runTargetsOf("acme", ["x"], t.reads, 7_000 + TENANT_RECHECK_MS);
+    expect(t.state.targetReads).toHaveLength(3);
+  });
+
+  it("hands on this isolate's latest check", async () => {
+    const t = tenantDo();
+    expect(configCheck("acme")).toBeUndefined();
+    await tenantConfigOf("acme", t.reads, 1_234);
+    expect(configCheck("acme")).toEqual({ version: 1, checkedAt: 1_234 });
   });
 });
