@@ -12,12 +12,6 @@ async function readCapped(request: Request, maxBytes: number): Promise<string> {
   const tooLarge = () => new ApiError(413, "payload_too_large", `Request body exceeds ${maxBytes} bytes.`);
   if (declared > maxBytes) throw tooLarge();
   if (!request.body) return "";
-  if (Number.isInteger(declared) && declared >= 0) {
-    // A declared length frames the body, so the platform may read it whole, in one step; the size is still checked.
-    const bytes = await request.arrayBuffer();
-    if (bytes.byteLength > maxBytes) throw tooLarge();
-    return new TextDecoder().decode(bytes);
-  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -86,16 +86,6 @@ describe("readJsonBody", () => {
     expect(await readJsonBody(post(body), 88)).toEqual({ a: "é".repeat(40) });
   });
 
-  it("reads a body of declared length in one step, and still refuses one past max_body_bytes", async () => {
-    const body = JSON.stringify({ a: "é".repeat(40) }); // 88 bytes
-    const declared = post(body, { "content-length": "88" });
-    expect(declared.headers.get("content-length")).toBe("88");
-    expect(await readJsonBody(declared, 88)).toEqual({ a: "é".repeat(40) });
-    // A declared length that understates the body: what was read is what counts.
-    const understated = await apiError(readJsonBody(post(body, { "content-length": "40" }), 60));
-    expect(understated.status).toBe(413);
-  });
-
   it("accepts a body of exactly max_body_bytes", async () => {
     const body = '{"a":"xxxx"}';
     expect(await readJsonBody(post(body), body.length)).toEqual({ a: "xxxx" });
