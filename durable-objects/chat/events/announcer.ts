@@ -14,7 +14,7 @@ import { resultsPayload, snapshot } from "../../../src/jobs/payloads";
 import type { Progress } from "../../../src/jobs/progress";
 import { subagentSummary, telegramChatId } from "../../../src/notify/telegram";
 import type { ChatStore } from "../storage/chat-store";
-import type { ActiveCounts } from "../storage/job-store";
+import type { ActiveCounts } from "../storage/job-columns";
 import type { JobEvent, JobEventType } from "../storage/events";
 import type { Outbox } from "./outbox";
 import type { ChatStream } from "./chat-stream";

@@ -9,7 +9,7 @@ import { ApiError } from "../../../src/http/errors";
 import { endsByTimer, jobIdPrefix } from "../../../src/jobs/job";
 import type { JobSpec } from "../../../src/jobs/job-spec";
 import type { ChatLimits } from "../../../src/jobs/messages";
-import type { NewJob } from "../storage/job-store";
+import type { NewJob } from "../storage/job-columns";
 import type { SubordinatePlan } from "../storage/children";
 
 const newJobId = (toolName: string) => `${jobIdPrefix(toolName)}-${nanoid(12)}`;

@@ -1,0 +1,66 @@
+/**
+ * What a chat's job row is written and read as (`./job-store` runs the queries): the shapes
+ * admission and the job machine hand in, and the SQL fragments every query shares.
+ */
+import type { JobRow } from "../../../src/jobs/job";
+
+/** A job as admission builds it: the row's identity and limits, with SQLite's 0/1 flags as booleans. */
+export type NewJob = Pick<
+  JobRow,
+  "job_id" | "chat_id" | "batch_id" | "idx" | "tool_name" | "tool_call_id" | "tool_args" | "kind" | "timeout_seconds" | "created_at" | "deadline_at" | "context_id" | "spec"
+> & {
+  read_only: boolean;
+  held: boolean;
+  /** Waits for a subagent slot (`on_subagent_limit: "queue"` in docs/api.md#caps-permissions-and-depth). */
+  queued?: boolean;
+  tree_slot?: string | null;
+  /** Its log row's id and type (docs/api.md#log-rows), stored with the job. */
+  log_id: string;
+  log_type: string;
+};
+
+/** Active jobs after a job's end (see `JobStore.activeAround`). */
+export type ActiveCounts = { chat: number; batch: number; released: number; held: number };
+
+export interface Finish {
+  state: "success" | "error" | "cancelled" | "timeout";
+  result?: string | null;
+  result_truncated?: boolean;
+  error?: string | null;
+  attempt?: number;
+  usage?: unknown;
+  /** An MCP result's parts, as stored (JSON, already bounded). */
+  content?: string | null;
+}
+
+/** Active: not ended. `completed_at IS NULL` (set by every end) lets SQLite use the `jobs_active` index; the state says it. */
+export const ACTIVE = `completed_at IS NULL AND state IN ('pending', 'running')`;
+export const QUEUED = `queue_seq IS NOT NULL AND state = 'pending'`;
+/** Active jobs whose deadline is running: held and queued jobs start theirs when they start. */
+export const RUNNING_CLOCK = `${ACTIVE} AND held = 0 AND queue_seq IS NULL`;
+/**
+ * The columns a job is read with: all but `content`, an MCP result's parts (up to a megabyte of
+ * base64), which only the full record shows; every await, batch and finish would carry it otherwise.
+ */
+export const ROW = `job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only, timeout_seconds,
+  created_at, started_at, completed_at, attempt, lease, deadline_at, result, result_truncated, error, context_id, usage,
+  collected_at, dispatched_at, sent, spec, held, tree_slot, queue_seq, progress, lane`;
+/** A job's columns, plus a queued job's place in the chat's queue (1 = next to start). */
+export const COLUMNS = `${ROW}, CASE WHEN ${QUEUED} THEN
+    (SELECT COUNT(*) FROM jobs q WHERE q.queue_seq IS NOT NULL AND q.state = 'pending' AND q.queue_seq <= jobs.queue_seq)
+  END AS queue_position`;
+
+/**
+ * What a reported outcome must meet to end its job without a read first (`JobMachine.complete`):
+ * the lease it was run under, a deadline still ahead, and arguments small enough to leave the
+ * outcome its room in the row.
+ */
+export interface EndGuard {
+  lease: string;
+  /** The deadline must be after this time. */
+  before: number;
+  /** The most bytes the row's arguments and subordinate request may take together. */
+  besideAtMost: number;
+}
+
+export type JobToEnd = Pick<JobRow, "job_id" | "batch_id" | "state" | "lease" | "deadline_at" | "tool_args" | "spec">;
