@@ -1,9 +1,9 @@
 /**
  * A call lane (`lane/<tenant>/<chat_id>/<n>`, docs/architecture.md#call-lanes): runs calls its chat
  * claimed, at most `CALLS_PER_OBJECT` waiting at once (an MCP call counts 2), and reports the
- * outcomes back, those that end together in one call. It keeps nothing durable: every call it holds is claimed in the chat, so a lane
- * lost mid-call (a deploy) is found by the chat's heartbeat, which asks `holding`, and recovered by
- * the attempt rules like any lost call.
+ * outcomes back, those that end together in one call. It keeps nothing durable: every call it holds
+ * is claimed in the chat, so a lane lost mid-call (a deploy) is found by the chat's heartbeat, which
+ * asks `holding`, and recovered by the attempt rules like any lost call.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
