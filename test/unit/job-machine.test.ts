@@ -199,6 +199,23 @@ describe.each([
     }));
 });
 
+describe("reads by many ids", () => {
+  it("answers across the statements that bind them (90 ids each), in the order asked", () =>
+    rig("many-ids", (r) => {
+      const ids = Array.from({ length: 200 }, (_, i) => `bulk-${String(i).padStart(3, "0")}`);
+      for (const id of ids) r.add(id);
+      const asked = [...ids].reverse();
+      expect(r.jobs.many(asked).map((j) => j.job_id)).toEqual(asked);
+      expect(r.jobs.stillActive(asked).sort()).toEqual(ids);
+      expect(r.jobs.allEnded(asked)).toBe(false);
+      for (const id of ids.slice(0, 199)) r.machine.cancel(id, T0 + 1);
+      expect(r.jobs.stillActive(asked)).toEqual(["bulk-199"]);
+      expect(r.jobs.allEnded(asked)).toBe(false);
+      r.machine.cancel("bulk-199", T0 + 2);
+      expect(r.jobs.allEnded(asked)).toBe(true);
+    }));
+});
+
 describe("cancel", () => {
   it("ends a running job cancelled, stops its work once and calls ended once, however often it is asked", () =>
     rig("cancel", (r) => {

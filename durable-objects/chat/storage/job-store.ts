@@ -60,13 +60,8 @@ export class JobStore {
   /** Rows for `ids`, in the order given; unknown ids are absent. */
   many(ids: string[]): JobRow[] {
     const found = new Map<string, JobRow>();
-    // ≤ 100 bound parameters per statement (docs/architecture.md#platform-rules).
-    for (let i = 0; i < ids.length; i += 90) {
-      const chunk = ids.slice(i, i + 90);
-      const rows = this.sql
-        .exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE job_id IN (${chunk.map(() => "?").join(",")})`, ...chunk)
-        .toArray();
-      for (const row of rows) found.set(row.job_id, row);
+    for (const [chunk, marks] of boundChunks(ids)) {
+      for (const row of this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE job_id IN (${marks})`, ...chunk)) found.set(row.job_id, row);
     }
     return ids.flatMap((id) => found.get(id) ?? []);
   }
@@ -256,23 +251,26 @@ export class JobStore {
   /** Those of `ids` still active, in no particular order, reading no more than their ids. */
   stillActive(ids: string[]): string[] {
     const active: string[] = [];
-    for (let i = 0; i < ids.length; i += 90) {
-      const chunk = ids.slice(i, i + 90);
-      const rows = this.sql.exec<{ job_id: string }>(`SELECT job_id FROM jobs WHERE job_id IN (${chunk.map(() => "?").join(",")}) AND ${ACTIVE}`, ...chunk);
-      for (const row of rows) active.push(row.job_id);
+    for (const [chunk, marks] of boundChunks(ids)) {
+      for (const row of this.sql.exec<{ job_id: string }>(`SELECT job_id FROM jobs WHERE job_id IN (${marks}) AND ${ACTIVE}`, ...chunk)) active.push(row.job_id);
     }
     return active;
   }
 
   /** Whether none of `ids` is still active (unknown ids count as ended): what a waiting request asks on every change. */
   allEnded(ids: string[]): boolean {
-    for (let i = 0; i < ids.length; i += 90) {
-      const chunk = ids.slice(i, i + 90);
-      const row = this.sql
-        .exec<{ active: number }>(`SELECT COUNT(*) AS active FROM jobs WHERE job_id IN (${chunk.map(() => "?").join(",")}) AND ${ACTIVE}`, ...chunk)
-        .one();
+    for (const [chunk, marks] of boundChunks(ids)) {
+      const row = this.sql.exec<{ active: number }>(`SELECT COUNT(*) AS active FROM jobs WHERE job_id IN (${marks}) AND ${ACTIVE}`, ...chunk).one();
       if (row.active > 0) return false;
     }
     return true;
+  }
+}
+
+/** `ids` in pieces one statement can bind (≤ 100 parameters, docs/architecture.md#platform-rules), each with its `?` list. */
+function* boundChunks(ids: string[]): Generator<[string[], string]> {
+  for (let i = 0; i < ids.length; i += 90) {
+    const chunk = ids.slice(i, i + 90);
+    yield [chunk, chunk.map(() => "?").join(",")];
   }
 }
