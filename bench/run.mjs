@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { latencyChart } from "./lib/chart.mjs";
-import { workerdUsage } from "./lib/proc.mjs";
+import { settle, workerdUsage } from "./lib/proc.mjs";
 import { manyTenants, OTHER_KEY, startFanout, startFanoutWithSlowQueue, startFanoutWithTenants, startFloor, startSpecFloor } from "./lib/services.mjs";
 import { storageByClass } from "./lib/storage.mjs";
 import { round, summary } from "./lib/stats.mjs";
@@ -76,16 +76,20 @@ try {
     const order = rotated(tp.length);
     const runs = {};
     const before = workerdUsage(fanout.pid);
-    for (const side of order) runs[side] = await throughput(c, side, chats, plan.tpSeconds);
+    const settled = {};
+    for (const side of order) {
+      settled[side] = await settle([fanout.pid, floor.pid, specFloor.pid]);
+      runs[side] = await throughput(c, side, chats, plan.tpSeconds);
+    }
     const after = workerdUsage(fanout.pid);
-    tp.push({ chats, ...runs, rssMiB: { before: round(before.rssMiB), after: round(after.rssMiB) } });
+    tp.push({ chats, ...runs, settledMs: settled, rssMiB: { before: round(before.rssMiB), after: round(after.rssMiB) } });
   }
   const scaled = [];
   for (const chats of SCALE_CHATS) {
     console.log(`scale: ${SCALE_RATE} jobs/s over ${chats} chats…`);
     scaled.push(await scale(c, () => workerdUsage(fanout.pid), chats, SCALE_RATE, plan.scaleSeconds));
   }
-  console.log(`one tenant with ${plan.spread} chats, then ${plan.spread} tenants with a chat each (${SCALE_RATE} jobs/s)…`);
+  console.log(`one tenant with ${plan.spread} chats and ${plan.spread} tenants with a chat each, in alternating blocks (${SCALE_RATE} jobs/s)…`);
   const spreadFanout = await startFanoutWithTenants(plan.spread);
   let spread;
   try {
@@ -95,10 +99,7 @@ try {
     const many = manyTenants(plan.spread).map(({ key }) => clients(side, key));
     await one.configure(config);
     for (let k = 0; k < many.length; k += 16) await Promise.all(many.slice(k, k + 16).map((m) => m.configure(config)));
-    spread = {
-      oneTenant: await tenantSpread(() => one, plan.spread, SCALE_RATE, plan.scaleSeconds),
-      manyTenants: await tenantSpread((k) => many[k], plan.spread, SCALE_RATE, plan.scaleSeconds),
-    };
+    spread = await tenantSpread(one, (k) => many[k], plan.spread, SCALE_RATE, plan.scaleSeconds);
   } finally {
     await spreadFanout.stop();
   }

@@ -170,23 +170,26 @@ export async function throughput(c, side, chats, seconds) {
   return { jobsPerSecond: jobs / seconds, jobs, errors, unfinished };
 }
 
-/**
- * A fixed offered load: `rate` jobs/s as batches of 8 no-op jobs with `wait:true`, round-robin over
- * chats `ids` (`clientOf(k)` sends chat k's), each of which exists before the clock starts: this
- * measures how many chats there are, not creating them (a new chat costs about 14 ms more than a
- * warm one; docs/benchmarks.md).
- */
-async function offeredLoad(clientOf, ids, rate, seconds, onStart = () => {}) {
-  const perBatch = 8;
+/** Each chat's first batch, 16 at a time, then the alarms those batches leave behind (below). */
+async function warmChats(clientOf, ids) {
   for (let k = 0; k < ids.length; k += 16) await Promise.all(ids.slice(k, k + 16).map((id, j) => clientOf(k + j).fanout(id, [["noop", {}]])));
   // Each warm-up batch leaves its chat one alarm, 10 s on (the first job watch, which clears the
   // rest): over 1000 chats warmed in a few seconds, about 8 times the rate the measured load itself
   // leaves behind. Measuring starts once they have fired.
   await sleep(WARM_UP_ALARMS_MS);
+}
+
+/**
+ * A fixed offered load: `rate` jobs/s as batches of 8 no-op jobs with `wait:true`, round-robin over
+ * chats `ids` (`clientOf(k)` sends chat k's), each of which exists before the clock starts
+ * (`warmChats`): this measures how many chats there are, not creating them (a new chat costs about
+ * 14 ms more than a warm one; docs/benchmarks.md). `from` is where the round-robin starts.
+ */
+async function offeredLoad(clientOf, ids, rate, seconds, from = 0) {
+  const perBatch = 8;
   const latencies = [];
   let errors = 0;
   let jobs = 0;
-  onStart();
   const t0 = now();
   const pending = [];
   const batches = Math.round((rate * seconds) / perBatch);
@@ -194,7 +197,7 @@ async function offeredLoad(clientOf, ids, rate, seconds, onStart = () => {}) {
     const due = t0 + (i * perBatch * 1000) / rate;
     if (due > now()) await sleep(due - now());
     const sent = now();
-    const k = i % ids.length;
+    const k = (from + i) % ids.length;
     pending.push(
       clientOf(k).fanout(ids[k], Array.from({ length: perBatch }, () => ["noop", {}])).then(
         (res) => {
@@ -208,7 +211,7 @@ async function offeredLoad(clientOf, ids, rate, seconds, onStart = () => {}) {
     );
   }
   await Promise.all(pending);
-  return { latencies, errors, jobs, jobsPerSecond: jobs / ((now() - t0) / 1000) };
+  return { latencies, errors, jobs, seconds: (now() - t0) / 1000, batches };
 }
 
 /**
@@ -217,19 +220,49 @@ async function offeredLoad(clientOf, ids, rate, seconds, onStart = () => {}) {
  */
 export async function scale(c, usage, chats, rate, seconds) {
   const ids = Array.from({ length: chats }, (_, k) => chat(`scale${chats}-${k}`));
-  let before;
-  const load = await offeredLoad(() => c, ids, rate, seconds, () => (before = usage()));
+  await warmChats(() => c, ids);
+  const before = usage();
+  const load = await offeredLoad(() => c, ids, rate, seconds);
   const cpuSeconds = usage().cpuSeconds - before.cpuSeconds;
-  return { chats, latencies: load.latencies, errors: load.errors, jobs: load.jobs, cpuSecondsPer1000Jobs: (cpuSeconds / Math.max(1, load.jobs)) * 1000 };
+  return {
+    chats,
+    latencies: load.latencies,
+    errors: load.errors,
+    jobs: load.jobs,
+    jobsPerSecond: load.jobs / load.seconds,
+    cpuSecondsPer1000Jobs: (cpuSeconds / Math.max(1, load.jobs)) * 1000,
+  };
 }
 
 /**
- * 5c. No per-tenant hot object: the same offered load over `chats` chats, once all in one tenant
- * and once one chat in each of `chats` tenants (`clientOf(k)` is chat k's tenant).
+ * 5c. No per-tenant hot object: the same offered load over `chats` chats, all in one tenant
+ * (`one`) and one chat in each of `chats` tenants (`many(k)` is chat k's tenant). Both sets are
+ * warmed first, then measured in four blocks, one, many, many, one: run one after the other, the
+ * set measured first on the freshly started instance was the slower in most runs, whichever it was.
  */
-export async function tenantSpread(clientOf, chats, rate, seconds) {
-  const ids = Array.from({ length: chats }, (_, k) => chat(`spread-${k}`));
-  return { chats, ...(await offeredLoad(clientOf, ids, rate, seconds)) };
+export async function tenantSpread(one, many, chats, rate, seconds) {
+  const sets = {
+    oneTenant: { clientOf: () => one, ids: Array.from({ length: chats }, (_, k) => chat(`spread-one-${k}`)) },
+    manyTenants: { clientOf: many, ids: Array.from({ length: chats }, (_, k) => chat(`spread-many-${k}`)) },
+  };
+  for (const set of Object.values(sets)) await warmChats(set.clientOf, set.ids);
+  const out = {};
+  for (const name of Object.keys(sets)) out[name] = { chats, latencies: [], errors: 0, jobs: 0, seconds: 0, next: 0 };
+  for (const name of ["oneTenant", "manyTenants", "manyTenants", "oneTenant"]) {
+    const { clientOf, ids } = sets[name];
+    const o = out[name];
+    const load = await offeredLoad(clientOf, ids, rate, seconds / 2, o.next);
+    o.latencies.push(...load.latencies);
+    o.errors += load.errors;
+    o.jobs += load.jobs;
+    o.seconds += load.seconds;
+    o.next += load.batches;
+  }
+  for (const o of Object.values(out)) {
+    o.jobsPerSecond = o.jobs / o.seconds;
+    delete o.next;
+  }
+  return out;
 }
 
 /**

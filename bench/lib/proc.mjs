@@ -35,3 +35,18 @@ export function workerdUsage(groupId) {
   }
   return { rssMiB: rssKiB / 1024, cpuSeconds: ticks / TICKS_PER_SECOND };
 }
+
+/**
+ * Waits until the instances' workerd processes are quiet (under 10 % of a core over half a
+ * second, or `maxMs` passed): a side measured while another still drains its queue or its
+ * alarms would pay for that side's work. Answers how long it waited.
+ */
+export async function settle(groupIds, maxMs = 15_000) {
+  const t0 = Date.now();
+  const cpu = () => groupIds.reduce((sum, id) => sum + workerdUsage(id).cpuSeconds, 0);
+  for (;;) {
+    const before = cpu();
+    await new Promise((r) => setTimeout(r, 500));
+    if (cpu() - before < 0.05 || Date.now() - t0 >= maxMs) return Date.now() - t0;
+  }
+}
