@@ -4,10 +4,11 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../auth/app-env";
-import { ApiError, badRequest, unavailable } from "../http/errors";
+import { ApiError, unavailable } from "../http/errors";
 import type { JobRecord } from "../jobs/job";
 import { chatLimits } from "../config/chat-limits";
 import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "../requests/context";
+import { pageLimit } from "../requests/page-limit";
 
 const deletionPending = (chatId: string) =>
   unavailable(
@@ -22,11 +23,7 @@ const found = <T>(value: T | null, chatId: string): T => {
 
 export const chatRoutes = new Hono<AppEnv>()
   .get("/chats", async (c) => {
-    const raw = c.req.query("limit") ?? "50";
-    const limit = Number(raw);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 200) {
-      throw badRequest("invalid_limit", "`limit` must be an integer from 1 to 200.");
-    }
+    const limit = pageLimit(c.req.query("limit"), { fallback: 50, max: 200 });
     return c.json(await tenantStub(c).listChats(c.req.query("cursor") ?? null, limit));
   })
   .get("/chats/:chat_id", async (c) => {
@@ -48,10 +45,7 @@ export const chatRoutes = new Hono<AppEnv>()
   })
   .get("/chats/:chat_id/job-records", async (c) => {
     const chatId = chatIdParam(c);
-    const limit = Number(c.req.query("limit") ?? "24");
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-      throw badRequest("invalid_limit", "`limit` must be an integer from 1 to 100.");
-    }
+    const limit = pageLimit(c.req.query("limit"), { fallback: 24, max: 100 });
     // The RPC type mapping cannot carry `tool_args`' open shape; the values are plain JSON.
     const page = (await chatStub(c, chatId).jobRecords(limit, c.req.query("before") ?? null)) as { records: Omit<JobRecord, "content">[]; next_before: string | null } | null;
     return c.json(found(page, chatId));
