@@ -138,7 +138,7 @@ export function requireKnown(chat: Chat, ids: string[]): void {
 async function respond(chat: Chat, ids: string[], shape: ReplayShape, limits: ChatLimits): Promise<BatchAnswer> {
   const { jobs } = chat.store;
   let waitTimedOut = false;
-  if (shape.wait) waitTimedOut = !(await chat.waiters.until(() => jobs.allEnded(ids), shape.wait_seconds * 1000));
+  if (shape.wait) waitTimedOut = !(await chat.waiters.until(() => jobs.stillActive(ids), shape.wait_seconds * 1000));
   const rows = jobs.many(ids);
   const now = Date.now();
   const view = { now, maxResultChars: limits.max_result_chars };

@@ -83,7 +83,7 @@ function withKnownJobs(chat: Chat, entry: ToolCallEntry): ToolCallEntry {
 async function answer(chat: Chat, stored: StoredToolCalls, waitSeconds: number, limits: ChatLimits, collect: boolean): Promise<ToolCallsAnswer> {
   const { jobs } = chat.store;
   const awaited = deliveredJobIds(stored.calls);
-  const done = awaited.length === 0 || (await chat.waiters.until(() => jobs.allEnded(awaited), waitSeconds * 1000));
+  const done = awaited.length === 0 || (await chat.waiters.until(() => jobs.stillActive(awaited), waitSeconds * 1000));
   const now = Date.now();
   const rows = new Map(jobs.many(reportedJobIds(stored.calls)).map((r) => [r.job_id, r]));
   const results = stored.calls.map((call) => toolCallResult(call, rows, { now, maxResultChars: limits.max_result_chars }));

@@ -111,11 +111,9 @@ describe("claim", () => {
   it("at or past the deadline expires the job instead: timeout, its work stopped, ended once", () =>
     rig("claim-late", (r) => {
       r.add("echo-1");
-      r.timers.set("deadline", "echo-1", DEADLINE);
       expect(r.machine.claim("echo-1", 1, DEADLINE)).toEqual({ status: "finished" });
       expect(r.row("echo-1")).toMatchObject({ state: "timeout", error: deadlineError(600), completed_at: DEADLINE, lease: null });
       expect(r.hooks).toEqual(["ended echo-1 timeout 600000", "stopWork echo-1 pending"]);
-      expect(r.timersOf("echo-1")).toEqual([]);
       expect(logContent(r, "echo-1")).toBe(`Error: ${deadlineError(600)}`);
     }));
 });
@@ -126,18 +124,16 @@ describe.each([
   ["read first", undefined],
   ["with its batch", "batch-1"],
 ] as const)("complete, %s", (way, batch) => {
-  it("records the outcome under the job's lease: row, log row, timers cleared, waiters woken, ended once", () =>
+  it("records the outcome under the job's lease: row, log row, waiters woken, ended once", () =>
     rig(`complete-${way}`, async (r) => {
       r.add("echo-1");
       const claim = r.machine.claim("echo-1", 1, T0);
-      r.timers.set("deadline", "echo-1", DEADLINE);
-      const woken = r.waiters.until(() => r.jobs.allEnded(["echo-1"]), 1000);
+      const woken = r.waiters.until(() => r.jobs.stillActive(["echo-1"]), 1000);
       const usage = { llm_calls: 1, prompt_tokens: 2, completion_tokens: 3, tool_calls: 0 };
       const lease = claim.status === "claimed" ? claim.lease : "";
       expect(r.machine.complete("echo-1", lease, { state: "success", result: "sunny", attempt: 1, usage }, T0 + 50, BIG, batch)).toEqual({ status: "recorded" });
       expect(r.row("echo-1")).toMatchObject({ state: "success", result: "sunny", result_truncated: 0, error: null, completed_at: T0 + 50, lease: null, usage: JSON.stringify(usage) });
       expect(logContent(r, "echo-1")).toBe("sunny");
-      expect(r.timersOf("echo-1")).toEqual([]);
       expect(r.waiters.size).toBe(0); // woken by the completion itself, not by its 1 s timeout
       expect(await woken).toBe(true);
       expect(r.hooks).toEqual(["claimed echo-1 0", "ended echo-1 success 50"]);
@@ -207,12 +203,10 @@ describe("reads by many ids", () => {
       const asked = [...ids].reverse();
       expect(r.jobs.many(asked).map((j) => j.job_id)).toEqual(asked);
       expect(r.jobs.stillActive(asked).sort()).toEqual(ids);
-      expect(r.jobs.allEnded(asked)).toBe(false);
       for (const id of ids.slice(0, 199)) r.machine.cancel(id, T0 + 1);
       expect(r.jobs.stillActive(asked)).toEqual(["bulk-199"]);
-      expect(r.jobs.allEnded(asked)).toBe(false);
       r.machine.cancel("bulk-199", T0 + 2);
-      expect(r.jobs.allEnded(asked)).toBe(true);
+      expect(r.jobs.stillActive(asked)).toEqual([]);
     }));
 });
 
@@ -272,12 +266,13 @@ describe("the built-in wait", () => {
       expect(r.hooks).toEqual([]);
     }));
 
-  it("cancelled, has no work to stop", () =>
+  it("cancelled, has no work to stop, and its timer goes with it", () =>
     rig("wait-cancel", (r) => {
       r.add("wait-1", { tool_name: "wait", tool_args: '{"seconds":1}' });
       r.machine.claim("wait-1", 1, T0);
       r.machine.cancel("wait-1", T0 + 1);
       expect(r.hooks).toEqual(["claimed wait-1 0", "ended wait-1 cancelled 1"]);
+      expect(r.timersOf("wait-1")).toEqual([]);
     }));
 });
 

@@ -181,9 +181,10 @@ export class JobMachine {
       if (event) this.store.events.unused(event);
       return false;
     }
-    this.store.timers.clearRef(job.job_id);
+    // Of a chat's timers only a built-in wait's is its job's own.
+    if (endsByTimer(ended)) this.store.timers.clear("wait_done", job.job_id);
     this.hooks.ended(ended, now, event);
-    this.waiters.notify();
+    this.waiters.ended(job.job_id);
     return true;
   }
 }

@@ -220,11 +220,8 @@ export class JobStore {
   }
 
   markCollected(jobs: JobRow[], now: number): void {
-    for (const job of jobs) {
-      if (isTerminal(job.state) && job.collected_at === null) {
-        this.sql.exec(`UPDATE jobs SET collected_at = ? WHERE job_id = ?`, now, job.job_id);
-      }
-    }
+    const ids = jobs.filter((job) => isTerminal(job.state) && job.collected_at === null).map((job) => job.job_id);
+    for (const [chunk, marks] of boundChunks(ids)) this.sql.exec(`UPDATE jobs SET collected_at = ? WHERE job_id IN (${marks})`, now, ...chunk);
   }
 
   /** Terminal jobs finished at or before `cutoff`: the purge candidates. */
@@ -255,15 +252,6 @@ export class JobStore {
       for (const row of this.sql.exec<{ job_id: string }>(`SELECT job_id FROM jobs WHERE job_id IN (${marks}) AND ${ACTIVE}`, ...chunk)) active.push(row.job_id);
     }
     return active;
-  }
-
-  /** Whether none of `ids` is still active (unknown ids count as ended): what a waiting request asks on every change. */
-  allEnded(ids: string[]): boolean {
-    for (const [chunk, marks] of boundChunks(ids)) {
-      const row = this.sql.exec<{ active: number }>(`SELECT COUNT(*) AS active FROM jobs WHERE job_id IN (${marks}) AND ${ACTIVE}`, ...chunk).one();
-      if (row.active > 0) return false;
-    }
-    return true;
   }
 }
 

@@ -74,10 +74,6 @@ export class Timers {
     for (const kind of TIMER_KINDS) forget(this.sql, dueBy(kind));
   }
 
-  clearRef(ref: string): void {
-    this.sql.exec(`DELETE FROM timers WHERE ref = ?`, ref);
-  }
-
   /** Timers due at `now`, earliest first. They stay until `done()`, so a crashed alarm re-runs them. */
   due(now: number): Timer[] {
     return this.sql.exec<Timer>(`SELECT kind, ref, at FROM timers WHERE at <= ? ORDER BY at`, now).toArray();
