@@ -299,6 +299,31 @@ describe("the in-memory copy of a chat's meta", () => {
       expect(readLimits(sql)?.max_result_chars).toBe(20);
     });
   });
+
+  it("is read whole by a new instance's first read, one statement however many keys its first turn asks for", async () => {
+    await runInDurableObject(chatObject("meta-one-read"), (_i, state) => {
+      ensureSchema(state.storage.sql);
+      for (const [key, value] of [["tenant", "t"], ["chat_id", "c"], ["level", "0"], ["tools", '["search"]']] as const) writeMeta(state.storage.sql, key, value);
+      const { sql, statements } = freshView(state.storage.sql);
+      const read = ["tenant", "chat_id", "level", "tools", "parent_chat_id", "tenant"].map((key) => readMeta(sql, key));
+      expect(read).toEqual(["t", "c", "0", '["search"]', undefined, "t"]);
+      expect(statements).toEqual(["SELECT key, value FROM meta"]);
+      // A key that had no row is written through like any other, and nothing is read again.
+      writeMeta(sql, "parent_chat_id", "p");
+      expect(readMeta(sql, "parent_chat_id")).toBe("p");
+      expect(statements.filter((q) => q.startsWith("SELECT"))).toHaveLength(1);
+    });
+  });
+
+  it("is read again after a migration step wrote meta rows of its own", async () => {
+    await runInDurableObject(chatObject("meta-after-step"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql, MIGRATIONS.slice(0, 0));
+      expect(readMeta(sql, "step_note")).toBeUndefined();
+      ensureSchema(sql, [[`INSERT INTO meta (key, value) VALUES ('step_note', 'written by the step')`]]);
+      expect(readMeta(sql, "step_note")).toBe("written by the step");
+    });
+  });
 });
 
 describe("an event row", () => {

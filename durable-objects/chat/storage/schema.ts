@@ -4,7 +4,10 @@
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
 import type { ChatLimits } from "../../../src/jobs/messages";
-import { cached, isRemembered, remember } from "./sql-cache";
+import { cached, forget, isRemembered, peek, remember } from "./sql-cache";
+
+/** Set once this instance has read every `meta` row: a key missing from the cache then has no row. */
+const META_READ = "meta:*";
 
 /** The version `SCHEMA` is: the first chats were stored at it. */
 const BASE_VERSION = 1;
@@ -205,17 +208,25 @@ export function ensureSchema(sql: SqlStorage, steps: readonly Migration[] = MIGR
     for (const statement of steps[version - BASE_VERSION]!) sql.exec(statement);
     setVersion(sql, version + 1);
   }
+  forget(sql, META_READ); // the steps write meta rows of their own
   remember(sql, done, true);
 }
 
 const setVersion = (sql: SqlStorage, version: number) =>
   sql.exec(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)`, String(version));
 
+/**
+ * A meta value. The instance's first read takes the whole table (a dozen short rows): a chat that
+ * was evicted while idle reads six or more keys in its first turn, a statement each otherwise.
+ * Every write goes through `writeMeta` (or happens in `ensureSchema`, before any read), so the
+ * cache stays whole.
+ */
 export function readMeta(sql: SqlStorage, key: string): string | undefined {
-  return cached(sql, `meta:${key}`, () => {
-    const row = sql.exec(`SELECT value FROM meta WHERE key = ?`, key).toArray()[0];
-    return row ? String(row.value) : undefined;
-  });
+  if (!isRemembered(sql, META_READ)) {
+    for (const row of sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`)) remember(sql, `meta:${row.key}`, String(row.value));
+    remember(sql, META_READ, true);
+  }
+  return peek<string>(sql, `meta:${key}`);
 }
 
 /** The limits the chat last admitted jobs under, parsed once per stored value (several reads per job). Shared: do not mutate. */
