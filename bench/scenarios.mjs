@@ -5,6 +5,7 @@
  * like on a busy 2-core machine.
  */
 import { BENCH_KEY } from "./lib/services.mjs";
+import { percentile } from "./lib/stats.mjs";
 import { eventBytes, totalBytes } from "./lib/storage.mjs";
 
 const now = () => performance.timeOrigin + performance.now();
@@ -90,14 +91,20 @@ export async function queueDelay(slow, reps) {
   return out;
 }
 
-/** 2. From the tool server finishing a batch's last call to the client holding the results: an await vs polling every 500 ms. */
+/**
+ * 2. From the tool server finishing a batch's last call to the client holding the results: an await
+ * vs polling every 500 ms, and the production floor's answer, alternating with the await.
+ */
 export async function wakeLatency(c, tools, reps) {
-  const out = { await: [], polling: [] };
+  const out = { await: [], polling: [], prodFloor: [] };
   const lastFinish = (jobs) => Math.max(...jobs.map((j) => tools.call(j.job_id)?.finished ?? NaN));
   for (let i = 0; i < reps; i++) {
     const calls = Array.from({ length: 8 }, (_, k) => ["slow", { ms: 200 + 10 * k }]);
-    const waited = await c.fanout(chat("wake-await"), calls);
-    out.await.push(now() - lastFinish(waited.jobs));
+    // The production floor's chat answers once its lane has answered: what waking costs with no job state at all.
+    for (const side of i % 2 ? ["prodFloor", "fanout"] : ["fanout", "prodFloor"]) {
+      const waited = await c[side](chat(`wake-${side}`), calls);
+      out[side === "fanout" ? "await" : "prodFloor"].push(now() - lastFinish(waited.jobs));
+    }
     if (i % 3 === 0) {
       const chatId = chat("wake-poll");
       const started = await c.fanout(chatId, calls, { wait: false });
@@ -239,6 +246,8 @@ export async function scale(c, usage, chats, rate, seconds) {
  * (`one`) and one chat in each of `chats` tenants (`many(k)` is chat k's tenant). Both sets are
  * warmed first, then measured in four blocks, one, many, many, one: run one after the other, the
  * set measured first on the freshly started instance was the slower in most runs, whichever it was.
+ * Each batch leaves its chat an alarm 10 s on, so the next block starts once the last one's have
+ * fired: back to back, the one-tenant half paid for one block's alarms and the other half for two.
  */
 export async function tenantSpread(one, many, chats, rate, seconds) {
   const sets = {
@@ -247,11 +256,13 @@ export async function tenantSpread(one, many, chats, rate, seconds) {
   };
   for (const set of Object.values(sets)) await warmChats(set.clientOf, set.ids);
   const out = {};
-  for (const name of Object.keys(sets)) out[name] = { chats, latencies: [], errors: 0, jobs: 0, seconds: 0, next: 0 };
-  for (const name of ["oneTenant", "manyTenants", "manyTenants", "oneTenant"]) {
+  for (const name of Object.keys(sets)) out[name] = { chats, latencies: [], blockP50s: [], errors: 0, jobs: 0, seconds: 0, next: 0 };
+  for (const [i, name] of ["oneTenant", "manyTenants", "manyTenants", "oneTenant"].entries()) {
+    if (i > 0) await sleep(WARM_UP_ALARMS_MS);
     const { clientOf, ids } = sets[name];
     const o = out[name];
     const load = await offeredLoad(clientOf, ids, rate, seconds / 2, o.next);
+    o.blockP50s.push(Math.round(percentile(load.latencies, 50) * 10) / 10);
     o.latencies.push(...load.latencies);
     o.errors += load.errors;
     o.jobs += load.jobs;
