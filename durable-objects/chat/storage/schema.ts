@@ -218,8 +218,8 @@ const setVersion = (sql: SqlStorage, version: number) =>
 /**
  * A meta value. The instance's first read takes the whole table (a dozen short rows): a chat that
  * was evicted while idle reads six or more keys in its first turn, a statement each otherwise.
- * Every write goes through `writeMeta` (or happens in `ensureSchema`, before any read), so the
- * cache stays whole.
+ * Every later write goes through `writeMeta`, and `ensureSchema`, whose steps may write rows
+ * directly, drops the note, so the cache stays whole.
  */
 export function readMeta(sql: SqlStorage, key: string): string | undefined {
   if (!isRemembered(sql, META_READ)) {
