@@ -5,7 +5,7 @@
  * like on a busy 2-core machine.
  */
 import { BENCH_KEY } from "./lib/services.mjs";
-import { percentile } from "./lib/stats.mjs";
+import { percentile, round } from "./lib/stats.mjs";
 import { eventBytes, totalBytes } from "./lib/storage.mjs";
 
 const now = () => performance.timeOrigin + performance.now();
@@ -262,7 +262,7 @@ export async function tenantSpread(one, many, chats, rate, seconds) {
     const { clientOf, ids } = sets[name];
     const o = out[name];
     const load = await offeredLoad(clientOf, ids, rate, seconds / 2, o.next);
-    o.blockP50s.push(Math.round(percentile(load.latencies, 50) * 10) / 10);
+    o.blockP50s.push(round(percentile(load.latencies, 50)));
     o.latencies.push(...load.latencies);
     o.errors += load.errors;
     o.jobs += load.jobs;
