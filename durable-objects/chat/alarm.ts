@@ -8,7 +8,7 @@
  */
 import type { Chat } from "./chat";
 import { expirePastDeadline, recoverLostCalls, redispatchStuck } from "./jobs/job-timers";
-import type { Timer, TimerKind } from "./storage/timers";
+import { JOB_WATCH, type Timer, type TimerKind } from "./storage/timers";
 import { REGISTER_RETRY_MS } from "./registration";
 import { startQueued } from "./subagents/queue";
 
@@ -18,14 +18,9 @@ export const FAILED_TIMER_RETRY_MS = 10_000;
 /** "forgotten": the chat was found empty and wiped; nothing of it may be touched after. */
 type TimerHandler = (chat: Chat, timer: Timer, now: number) => void | "forgotten" | Promise<void | "forgotten">;
 
-/** The timers that watch active jobs: the deadlines, the dispatch watchdog, the heartbeat. */
-const JOB_WATCH: readonly TimerKind[] = ["deadline", "dispatch", "exec"];
-
 /**
- * A job watch that fires in a chat with no active job has nothing to watch, and neither have the
- * other two: all three go, so an idle chat is woken once, not three times (an alarm is a billed
- * request). They are not cleared when the last job ends, as a chat busy with batch after batch
- * would write them all again with each (rows written are billed too); the next job sets them.
+ * A job watch due in a chat with no active job (parked, see `JOB_WATCH`: the alarm fired for
+ * another timer) has nothing to watch, and neither have the other two: all three go.
  */
 const whileActive =
   (handler: TimerHandler): TimerHandler =>

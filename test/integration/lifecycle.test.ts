@@ -263,23 +263,52 @@ describe("the timers that watch jobs", () => {
       purge: st.storage.sql.exec<{ at: number }>("SELECT at FROM timers WHERE kind = 'purge'").toArray()[0]?.at,
     }));
 
-  it("wake a chat with no job left once, and all go; the next batch sets them again", async () => {
+  it("are parked when the chat's last job ends: the alarm points past them, and the next batch moves them", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const s = await parallel("tw1", { tool_calls: [call("echo"), call("echo")] });
     expect(s.body.status).toBe("success");
-    expect((await timers("tw1")).kinds).toEqual(["deadline", "dispatch", "exec", "purge"]);
-    expect(await advanceAndRunAlarm("tw1", 11_000)).toBe(true); // the first of them: the heartbeat
-    const after = await timers("tw1");
-    expect(after.kinds).toEqual(["purge"]);
-    expect(after.alarm).toBe(after.purge);
+    const idle = await timers("tw1");
+    expect(idle.kinds).toEqual(["deadline", "dispatch", "exec", "purge"]);
+    expect(idle.alarm).toBe(idle.purge); // not the heartbeat 10 s on: nothing wakes the quiet chat
 
-    // A later batch is watched as before: its deadline still fires.
+    // A batch long after: the watches that came due are moved to its jobs, none is left in the past.
+    vi.setSystemTime(Date.now() + 20_000);
     const next = await parallel("tw1", { tool_calls: [call("hang")], job_timeout: 30, wait: false });
-    await jobInState("tw1", next.body.jobs[0].job_id, "running");
-    expect((await timers("tw1")).kinds).toEqual(["deadline", "dispatch", "exec", "purge"]);
+    const id = next.body.jobs[0].job_id;
+    await jobInState("tw1", id, "running");
+    const now = Date.now();
+    const watched = await runInDurableObject(chatObject("tw1"), async (_i, st) => ({
+      past: st.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM timers WHERE kind != 'purge' AND at <= ?", now).one().n,
+      kinds: st.storage.sql.exec<{ kind: string }>("SELECT kind FROM timers ORDER BY kind").toArray().map((t) => t.kind),
+      alarm: await st.storage.getAlarm(),
+    }));
+    expect(watched.past).toBe(0);
+    expect(watched.kinds).toEqual(["deadline", "dispatch", "exec", "purge"]);
+    expect(watched.alarm).toBeGreaterThan(now);
+    expect(watched.alarm).toBeLessThanOrEqual((await jobRow("tw1", id))!.deadline_at);
     vi.setSystemTime(Date.now() + 31_000);
-    for (let i = 0; i < 3 && (await jobRow("tw1", next.body.jobs[0].job_id))?.state !== "timeout"; i++) await advanceAndRunAlarm("tw1", 0);
-    expect((await jobRow("tw1", next.body.jobs[0].job_id))?.state).toBe("timeout");
+    for (let i = 0; i < 3 && (await jobRow("tw1", id))?.state !== "timeout"; i++) await advanceAndRunAlarm("tw1", 0);
+    expect((await jobRow("tw1", id))?.state).toBe("timeout");
+  });
+
+  it("that are parked and due go with the first alarm that fires for another timer", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    expect((await parallel("tw2", { tool_calls: [call("echo")] })).body.status).toBe("success");
+    await advanceAndRunAlarm("tw2", 20_000); // the purge timer's alarm, run early: the watches are due by now
+    expect((await timers("tw2")).kinds).toEqual(["purge"]);
+  });
+
+  it("still fire for a job admitted while parked ones are ahead of it", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    expect((await parallel("tw3", { tool_calls: [call("echo")] })).body.status).toBe("success");
+    vi.setSystemTime(Date.now() + 2_000); // idle, the watches still 8–13 s ahead
+    const id = (await parallel("tw3", { tool_calls: [call("hang")], job_timeout: 5, wait: false })).body.jobs[0].job_id;
+    await jobInState("tw3", id, "running");
+    const { alarm } = await timers("tw3");
+    expect(alarm).toBeLessThanOrEqual((await jobRow("tw3", id))!.deadline_at);
+    vi.setSystemTime(Date.now() + 6_000);
+    for (let i = 0; i < 3 && (await jobRow("tw3", id))?.state !== "timeout"; i++) await advanceAndRunAlarm("tw3", 0);
+    expect((await jobRow("tw3", id))?.state).toBe("timeout");
   });
 });
 

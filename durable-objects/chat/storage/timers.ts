@@ -4,9 +4,24 @@
  * one row keyed by (kind, ref); setting a timer again moves it, so handlers can
  * be re-run after a crash without piling up duplicates.
  */
+import { ACTIVE } from "./job-columns";
 import { forget, peek, remember } from "./sql-cache";
 const TIMER_KINDS = ["deadline", "wait_done", "dispatch", "exec", "register", "purge", "agent", "report", "idle", "queue", "deliver", "delete", "start"] as const;
 export type TimerKind = (typeof TIMER_KINDS)[number];
+
+/**
+ * The timers that watch active jobs: the deadlines, the dispatch watchdog, the heartbeat. When a
+ * chat's last job ends they stay where they are, parked: the alarm is not pointed at them while no
+ * job is active, so a quiet chat is not woken to find nothing to watch (an alarm is a billed
+ * request, and for a chat evicted meanwhile a restart), and a chat busy with batch after batch does
+ * not write them again with each. The next admission moves those that came due (`unparkJobWatches`).
+ */
+export const JOB_WATCH = ["deadline", "dispatch", "exec"] as const satisfies readonly TimerKind[];
+const WATCH_KINDS = JOB_WATCH.map((kind) => `'${kind}'`).join(", ");
+const ANY_ACTIVE = `EXISTS (SELECT 1 FROM jobs WHERE ${ACTIVE})`;
+
+/** In memory: whether the job watches may be parked (the chat went idle since they were last moved); unknown after a restart. */
+const MAY_BE_PARKED = "timers:parked";
 
 /**
  * The in-memory note of a shared timer (ref ""): a time it is known to be due by, kept beside the
@@ -68,6 +83,25 @@ export class Timers {
     if (ref === "") forget(this.sql, dueBy(kind));
   }
 
+  /** The chat's last active job ended: its job watches are parked until the next admission. */
+  parkJobWatches(): void {
+    remember(this.sql, MAY_BE_PARKED, true);
+  }
+
+  /**
+   * Before a batch is admitted: the job watches parked when the chat went idle and due by now go,
+   * so the new jobs set their own (`setEarliest` would keep a time in the past, and the alarm would
+   * fire at once). Watches still ahead stay and fire for the new jobs as they would have for the
+   * old. Only a chat with no active job has parked watches, and the statement checks it; a chat
+   * that stayed busy since the last admission runs none.
+   */
+  unparkJobWatches(now: number): void {
+    if (peek<boolean>(this.sql, MAY_BE_PARKED) === false) return;
+    const removed = this.sql.exec(`DELETE FROM timers WHERE ref = '' AND kind IN (${WATCH_KINDS}) AND at <= ? AND NOT ${ANY_ACTIVE}`, now);
+    if (removed.rowsWritten > 0) for (const kind of JOB_WATCH) forget(this.sql, dueBy(kind));
+    remember(this.sql, MAY_BE_PARKED, false);
+  }
+
   /** Every timer goes (a chat being deleted): nothing is known of them any more. */
   clearAll(): void {
     this.sql.exec(`DELETE FROM timers`);
@@ -91,9 +125,11 @@ export class Timers {
     if (timer.ref === "") forget(this.sql, dueBy(timer.kind));
   }
 
-  /** The earliest timer the alarm can be set for (see LATEST_ALARM_AT). */
+  /** The earliest timer the alarm can be set for (see LATEST_ALARM_AT); job watches only while a job is active (see JOB_WATCH). */
   next(): number | undefined {
-    const row = this.sql.exec<{ at: number | null }>(`SELECT MIN(at) AS at FROM timers WHERE at <= ?`, LATEST_ALARM_AT).one();
+    const row = this.sql
+      .exec<{ at: number | null }>(`SELECT MIN(at) AS at FROM timers WHERE at <= ? AND (kind NOT IN (${WATCH_KINDS}) OR ${ANY_ACTIVE})`, LATEST_ALARM_AT)
+      .one();
     return row.at ?? undefined;
   }
 
