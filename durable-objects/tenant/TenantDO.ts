@@ -94,9 +94,14 @@ export class TenantDO extends DurableObject<Env> {
 
   // ---- configuration (docs/api.md#configuration) ----------------------------------
 
-  /** The configuration with every secret shown as "***": what requests and `GET /v1/config` see. */
-  getConfig(): { config: TenantConfig; version: number } {
-    return this.#config.masked();
+  /**
+   * The configuration with every secret shown as "***": what requests and `GET /v1/config` see.
+   * Without the document when the caller's copy is of the current version (`known`): an isolate
+   * checks every 5 s, and the document seldom changes.
+   */
+  getConfig(known?: number): { config?: TenantConfig; version: number } {
+    const version = this.#config.version();
+    return version === known ? { version } : this.#config.masked();
   }
 
   /** Replaces the document (`PUT`, validated by the worker). `"***"` keeps the stored secret of the same slot. */

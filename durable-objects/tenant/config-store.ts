@@ -58,6 +58,11 @@ export class ConfigStore {
     return this.#openedCache.opened;
   }
 
+  /** The stored document's version (0: the defaults), without reading the document. */
+  version(): number {
+    return this.#cached?.version ?? this.sql.exec<{ version: number }>(`SELECT version FROM config WHERE id = 1`).toArray()[0]?.version ?? 0;
+  }
+
   /** The configuration with every secret shown as "***": what requests and `GET /v1/config` see. */
   masked(): { config: TenantConfig; version: number } {
     if (!this.#cached) {

@@ -15,7 +15,8 @@ const MAX_TENANTS = 1_000;
 
 /** The part of the TenantDO the cache reads. */
 export interface TenantReads {
-  getConfig(): Promise<{ config: TenantConfig; version: number }>;
+  /** The document is left out when `known` is the current version. */
+  getConfig(known?: number): Promise<{ config?: TenantConfig; version: number }>;
   runTargets(toolNames: string[]): Promise<{ version: number; targets: Record<string, RunTarget> }>;
 }
 
@@ -40,11 +41,21 @@ function keep<T>(map: Map<string, T>, tenant: string, value: T): void {
   if (map.size > MAX_TENANTS) map.delete(map.keys().next().value!);
 }
 
-/** The configuration (secrets masked), asked for only when this isolate has not checked it for 5 s. */
+/**
+ * The configuration (secrets masked), checked only when this isolate has not checked it for 5 s.
+ * A check names the version kept, and the TenantDO sends the document only if it changed.
+ */
 export async function tenantConfigOf(tenant: string, reads: () => TenantReads, now = Date.now()): Promise<TenantConfig> {
   const kept = configs.get(tenant);
   if (kept && now - kept.checkedAt < TENANT_RECHECK_MS) return kept.config;
-  const { config, version } = await reads().getConfig();
+  const { config, version } = await reads().getConfig(kept?.version);
+  if (config === undefined) {
+    // Left out only when `kept` is current: it is now as fresh as the check. A write this isolate
+    // answered meanwhile replaced it in the map, and stays.
+    kept!.checkedAt = Math.max(kept!.checkedAt, now);
+    if (configs.get(tenant) === kept) keep(configs, tenant, kept);
+    return kept!.config;
+  }
   rememberConfig(tenant, config, version, now, kept?.version);
   return config;
 }

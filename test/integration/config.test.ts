@@ -5,7 +5,7 @@
  */
 import { createExecutionContext, env, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { TENANT_RECHECK_MS } from "../../src/objects/tenant-cache";
+import { TENANT_RECHECK_MS, type TenantReads } from "../../src/objects/tenant-cache";
 import { checkConfig } from "../../src/config/validate";
 import worker from "../../src/index";
 import { TEST_KEYS } from "../setup/bindings";
@@ -106,6 +106,19 @@ describe("configuration", () => {
     await configure({ tools: [] });
     const res = await parallel("cfg", { tool_calls: [call("echo")] });
     expect(res.body.error.code).toBe("unknown_tool");
+  });
+
+  it("is left out of a check that names the current version, and sent once it changes", async () => {
+    await configure();
+    // The RPC type mapping cannot carry the schema's open JSON fields; the values are plain JSON.
+    const tenant = env.TENANT.getByName("tenant/acme") as unknown as TenantReads;
+    const first = await tenant.getConfig();
+    expect(first.config?.tools.length).toBeGreaterThan(0);
+    expect(await tenant.getConfig(first.version)).toEqual({ version: first.version });
+    await configure({ tools: [] });
+    const changed = await tenant.getConfig(first.version);
+    expect(changed.version).toBe(first.version + 1);
+    expect(changed.config?.tools).toEqual([]);
   });
 
   it("written by another isolate, is seen here within 5 s, not on every request", async () => {

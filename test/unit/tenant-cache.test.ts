@@ -7,9 +7,14 @@ afterEach(() => forgetTenants());
 
 /** A TenantDO stand-in that counts what it is asked; `version` and `url` change as a write would. */
 function tenantDo() {
-  const state = { version: 1, url: "https://tools.example/a", configReads: 0, targetReads: [] as string[][] };
+  const state = { version: 1, url: "https://tools.example/a", configReads: 0, documents: 0, targetReads: [] as string[][] };
   const reads: TenantReads = {
-    getConfig: async () => (state.configReads++, { config: { name: `v${state.version}` } as unknown as TenantConfig, version: state.version }),
+    getConfig: async (known) => {
+      state.configReads++;
+      if (known === state.version) return { version: state.version };
+      state.documents++;
+      return { config: { name: `v${state.version}` } as unknown as TenantConfig, version: state.version };
+    },
     runTargets: async (names) => {
       state.targetReads.push(names);
       const targets: Record<string, RunTarget> = {};
@@ -31,6 +36,29 @@ describe("the isolate's copy of a tenant", () => {
     expect(t.state.configReads).toBe(1);
     expect(await tenantConfigOf("acme", t.reads, TENANT_RECHECK_MS)).toEqual({ name: "v2" });
     expect(t.state.configReads).toBe(2);
+  });
+
+  it("names the version it keeps when it checks, and is sent the document only when that changed", async () => {
+    const t = tenantDo();
+    await tenantConfigOf("acme", t.reads, 0);
+    expect(await tenantConfigOf("acme", t.reads, TENANT_RECHECK_MS)).toEqual({ name: "v1" });
+    expect([t.state.configReads, t.state.documents]).toEqual([2, 1]);
+    // The check counts as one: the next is 5 s after it, not after the first read.
+    expect(configCheck("acme")).toEqual({ version: 1, checkedAt: TENANT_RECHECK_MS });
+    await tenantConfigOf("acme", t.reads, 2 * TENANT_RECHECK_MS - 1);
+    expect(t.state.configReads).toBe(2);
+    t.state.version = 2;
+    expect(await tenantConfigOf("acme", t.reads, 2 * TENANT_RECHECK_MS)).toEqual({ name: "v2" });
+    expect([t.state.configReads, t.state.documents]).toEqual([3, 2]);
+  });
+
+  it("keeps a write it answered while a check was on its way", async () => {
+    const t = tenantDo();
+    await tenantConfigOf("acme", t.reads, 0);
+    const checking = tenantConfigOf("acme", t.reads, TENANT_RECHECK_MS); // answers "unchanged, version 1"
+    rememberConfig("acme", { name: "v2" } as unknown as TenantConfig, 2, TENANT_RECHECK_MS);
+    expect(await checking).toEqual({ name: "v1" }); // that request began before the write
+    expect(await tenantConfigOf("acme", t.reads, TENANT_RECHECK_MS + 1)).toEqual({ name: "v2" });
   });
 
   it("keeps tenants apart", async () => {
