@@ -67,7 +67,7 @@ export class Chat implements MachineHooks {
   ended(job: JobRow, now: number, finished?: JobEvent): void {
     const active = this.store.jobs.activeAround(job.batch_id);
     this.announce.jobEnded(job, now, active, finished);
-    if (active.chat === 0) this.store.timers.parkJobWatches();
+    if (active.chat === 0) this.store.timers.chatWentIdle(now);
     if (job.tree_slot) {
       const { tenant, chat_id } = this.store.address();
       this.tree.jobEnded(job.tree_slot, tenant, chat_id);

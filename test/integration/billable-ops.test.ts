@@ -109,8 +109,9 @@ describe("billable operations per job", () => {
     // first (11.15 when a report read 7 columns first), and a queue copy reads only ids of active jobs.
     // A waiting request reads its jobs when it starts and at their last end, not at every end; a
     // batch is marked collected in one statement; only a built-in wait has a timer of its own to
-    // clear (10.15 before those three).
-    expect(perJob.statements).toBeLessThanOrEqual(7.5);
+    // clear (10.15 before those three). A chat busy with batch after batch keeps its job watches
+    // armed, so it does not check for parked ones with each batch (7.36 when it did).
+    expect(perJob.statements).toBeLessThanOrEqual(7.3);
   });
 });
 

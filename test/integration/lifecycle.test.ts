@@ -291,6 +291,27 @@ describe("the timers that watch jobs", () => {
     expect((await jobRow("tw1", id))?.state).toBe("timeout");
   });
 
+  it("stay armed in a chat whose batches follow each other within a heartbeat", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    expect((await parallel("tw4", { tool_calls: [call("echo")] })).body.status).toBe("success");
+    vi.setSystemTime(Date.now() + 1_000);
+    expect((await parallel("tw4", { tool_calls: [call("echo")] })).body.status).toBe("success");
+    const busy = await timers("tw4");
+    // Its alarm stays at the first watch rather than moving to the purge and back with every batch.
+    expect(busy.kinds).toEqual(["deadline", "dispatch", "exec", "purge"]);
+    expect(busy.alarm).toBeLessThan(busy.purge!);
+    // Fired with no job left, the watches go, and the alarm moves on to the purge.
+    await advanceAndRunAlarm("tw4", 11_000);
+    const after = await timers("tw4");
+    expect(after.kinds).toEqual(["purge"]);
+    expect(after.alarm).toBe(after.purge);
+    // Quiet that long before the next batch, the chat parks them when it ends.
+    expect((await parallel("tw4", { tool_calls: [call("echo")] })).body.status).toBe("success");
+    const quiet = await timers("tw4");
+    expect(quiet.kinds).toEqual(["deadline", "dispatch", "exec", "purge"]);
+    expect(quiet.alarm).toBe(quiet.purge);
+  });
+
   it("that are parked and due go with the first alarm that fires for another timer", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     expect((await parallel("tw2", { tool_calls: [call("echo")] })).body.status).toBe("success");

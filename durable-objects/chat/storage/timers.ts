@@ -10,18 +10,29 @@ const TIMER_KINDS = ["deadline", "wait_done", "dispatch", "exec", "register", "p
 export type TimerKind = (typeof TIMER_KINDS)[number];
 
 /**
- * The timers that watch active jobs: the deadlines, the dispatch watchdog, the heartbeat. When a
- * chat's last job ends they stay where they are, parked: the alarm is not pointed at them while no
- * job is active, so a quiet chat is not woken to find nothing to watch (an alarm is a billed
- * request, and for a chat evicted meanwhile a restart), and a chat busy with batch after batch does
- * not write them again with each. The next admission moves those that came due (`unparkJobWatches`).
+ * The timers that watch active jobs: the deadlines, the dispatch watchdog, the heartbeat. A chat
+ * that went quiet would be woken by them once its last job had ended, to find nothing to watch (an
+ * alarm is a billed request, and for a chat evicted meanwhile a restart). So when the last job ends
+ * in a chat that was quiet before this batch, its watches are parked: they stay where they are and
+ * the alarm is not pointed at them while no job is active. The next admission deletes those that
+ * came due (`unparkJobWatches`). A chat whose batches follow each other within a heartbeat keeps
+ * them armed: moving its alarm away and back with every batch costs more than the alarm it spares.
  */
 export const JOB_WATCH = ["deadline", "dispatch", "exec"] as const satisfies readonly TimerKind[];
 const WATCH_KINDS = JOB_WATCH.map((kind) => `'${kind}'`).join(", ");
 const ANY_ACTIVE = `EXISTS (SELECT 1 FROM jobs WHERE ${ACTIVE})`;
 
-/** In memory: whether the job watches may be parked (the chat went idle since they were last moved); unknown after a restart. */
-const MAY_BE_PARKED = "timers:parked";
+/** A chat idle at least this long before its latest batch parks its watches when that batch ends (the heartbeat's period). */
+export const PARK_AFTER_IDLE_MS = 10_000;
+
+/**
+ * In memory (`./sql-cache`), this instance only: whether the watches are parked (unknown after a
+ * restart: the alarm then counts them only while a job is active, and the next admission checks),
+ * when the chat last went idle, and how long it was idle before its latest batch.
+ */
+const PARKED = "timers:parked";
+const IDLE_SINCE = "timers:idle-since";
+const IDLE_BEFORE = "timers:idle-before";
 
 /**
  * The in-memory note of a shared timer (ref ""): a time it is known to be due by, kept beside the
@@ -83,23 +94,30 @@ export class Timers {
     if (ref === "") forget(this.sql, dueBy(kind));
   }
 
-  /** The chat's last active job ended: its job watches are parked until the next admission. */
-  parkJobWatches(): void {
-    remember(this.sql, MAY_BE_PARKED, true);
+  /** The chat's last active job ended: its job watches are parked if it was quiet before this batch (see JOB_WATCH). */
+  chatWentIdle(now: number): void {
+    remember(this.sql, IDLE_SINCE, now);
+    const idleBefore = peek<number>(this.sql, IDLE_BEFORE);
+    if (idleBefore === undefined || idleBefore >= PARK_AFTER_IDLE_MS) remember(this.sql, PARKED, true);
   }
 
   /**
-   * Before a batch is admitted: the job watches parked when the chat went idle and due by now go,
-   * so the new jobs set their own (`setEarliest` would keep a time in the past, and the alarm would
-   * fire at once). Watches still ahead stay and fire for the new jobs as they would have for the
-   * old. Only a chat with no active job has parked watches, and the statement checks it; a chat
-   * that stayed busy since the last admission runs none.
+   * Before a batch is admitted: parked job watches due by now go, so the new jobs set their own
+   * (`setEarliest` would keep a time in the past, and the alarm would fire at once). Watches still
+   * ahead stay and fire for the new jobs as they would have for the old. The statement checks
+   * that no job is active (only then can a watch be parked); none runs while the watches are known
+   * to be armed.
    */
   unparkJobWatches(now: number): void {
-    if (peek<boolean>(this.sql, MAY_BE_PARKED) === false) return;
+    const idleSince = peek<number>(this.sql, IDLE_SINCE);
+    if (idleSince !== undefined) {
+      remember(this.sql, IDLE_BEFORE, now - idleSince);
+      forget(this.sql, IDLE_SINCE);
+    }
+    if (peek<boolean>(this.sql, PARKED) === false) return;
     const removed = this.sql.exec(`DELETE FROM timers WHERE ref = '' AND kind IN (${WATCH_KINDS}) AND at <= ? AND NOT ${ANY_ACTIVE}`, now);
     if (removed.rowsWritten > 0) for (const kind of JOB_WATCH) forget(this.sql, dueBy(kind));
-    remember(this.sql, MAY_BE_PARKED, false);
+    remember(this.sql, PARKED, false);
   }
 
   /** Every timer goes (a chat being deleted): nothing is known of them any more. */
@@ -125,10 +143,14 @@ export class Timers {
     if (timer.ref === "") forget(this.sql, dueBy(timer.kind));
   }
 
-  /** The earliest timer the alarm can be set for (see LATEST_ALARM_AT); job watches only while a job is active (see JOB_WATCH). */
+  /** The earliest timer the alarm can be set for (see LATEST_ALARM_AT); job watches only while they may not be parked (see JOB_WATCH). */
   next(): number | undefined {
+    const armed = peek<boolean>(this.sql, PARKED) === false;
     const row = this.sql
-      .exec<{ at: number | null }>(`SELECT MIN(at) AS at FROM timers WHERE at <= ? AND (kind NOT IN (${WATCH_KINDS}) OR ${ANY_ACTIVE})`, LATEST_ALARM_AT)
+      .exec<{ at: number | null }>(
+        armed ? `SELECT MIN(at) AS at FROM timers WHERE at <= ?` : `SELECT MIN(at) AS at FROM timers WHERE at <= ? AND (kind NOT IN (${WATCH_KINDS}) OR ${ANY_ACTIVE})`,
+        LATEST_ALARM_AT,
+      )
       .one();
     return row.at ?? undefined;
   }
