@@ -246,8 +246,9 @@ export async function scale(c, usage, chats, rate, seconds) {
  * (`one`) and one chat in each of `chats` tenants (`many(k)` is chat k's tenant). Both sets are
  * warmed first, then measured in four blocks, one, many, many, one: run one after the other, the
  * set measured first on the freshly started instance was the slower in most runs, whichever it was.
- * Each batch leaves its chat an alarm 10 s on, so the next block starts once the last one's have
- * fired: back to back, the one-tenant half paid for one block's alarms and the other half for two.
+ * The next block starts 11 s after the last: when each batch left its chat an alarm 10 s on (before
+ * a quiet chat's job watches were parked), back to back, the one-tenant half paid for one block's
+ * alarms and the other half for two. The pause stays, so runs before and after compare.
  */
 export async function tenantSpread(one, many, chats, rate, seconds) {
   const sets = {
