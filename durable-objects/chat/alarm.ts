@@ -19,8 +19,9 @@ export const FAILED_TIMER_RETRY_MS = 10_000;
 type TimerHandler = (chat: Chat, timer: Timer, now: number) => void | "forgotten" | Promise<void | "forgotten">;
 
 /**
- * A job watch due in a chat with no active job (parked, see `JOB_WATCH`: the alarm fired for
- * another timer) has nothing to watch, and neither have the other two: all three go.
+ * A job watch due in a chat with no active job has nothing to watch, and neither have the other
+ * two: all three go. That happens to a busy chat's armed watches once it goes idle, and to parked
+ * ones (see `JOB_WATCH`) when the alarm fires for another timer.
  */
 const whileActive =
   (handler: TimerHandler): TimerHandler =>

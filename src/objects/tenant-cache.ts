@@ -10,6 +10,12 @@ import type { TenantConfig } from "../config/schema";
 import type { RunTarget } from "../tools/executors";
 
 export const TENANT_RECHECK_MS = 5_000;
+/**
+ * A check asks for the document itself when the isolate's copy is older than this, whatever its
+ * version: a version names what was written, and the defaults a version 0 stands for, or how
+ * secrets are masked, may change with a deploy the copy was read across.
+ */
+export const CONFIG_DOCUMENT_MAX_AGE_MS = 60_000;
 /** Tenants kept per isolate; the least recently stored go first. */
 const MAX_TENANTS = 1_000;
 
@@ -24,6 +30,8 @@ interface Config {
   config: TenantConfig;
   version: number;
   checkedAt: number;
+  /** When the document itself was read (or written here); a check of its version does not move it. */
+  readAt: number;
 }
 
 interface Targets {
@@ -48,7 +56,7 @@ function keep<T>(map: Map<string, T>, tenant: string, value: T): void {
 export async function tenantConfigOf(tenant: string, reads: () => TenantReads, now = Date.now()): Promise<TenantConfig> {
   const kept = configs.get(tenant);
   if (kept && now - kept.checkedAt < TENANT_RECHECK_MS) return kept.config;
-  const { config, version } = await reads().getConfig(kept?.version);
+  const { config, version } = await reads().getConfig(kept && now - kept.readAt < CONFIG_DOCUMENT_MAX_AGE_MS ? kept.version : undefined);
   if (config === undefined) {
     // Left out only when `kept` is current: it is now as fresh as the check. A write this isolate
     // answered meanwhile replaced it in the map, and stays.
@@ -56,13 +64,16 @@ export async function tenantConfigOf(tenant: string, reads: () => TenantReads, n
     if (configs.get(tenant) === kept) keep(configs, tenant, kept);
     return kept!.config;
   }
+  // A write this isolate answered while the read was on its way is newer: it stays, and serves this request too.
+  const current = configs.get(tenant);
+  if (current && current.version > version) return current.config;
   rememberConfig(tenant, config, version, now, kept?.version);
   return config;
 }
 
 /** The document a `PUT` or `PATCH` stored, as its answer shows it: this isolate sees it at once. */
 export function rememberConfig(tenant: string, config: TenantConfig, version: number, now = Date.now(), previous = configs.get(tenant)?.version): void {
-  keep(configs, tenant, { config, version, checkedAt: now });
+  keep(configs, tenant, { config, version, checkedAt: now, readAt: now });
   // Targets read under another version may name a URL, secret or tool that changed.
   if (previous !== version || (targets.get(tenant)?.version ?? version) !== version) targets.delete(tenant);
 }

@@ -5,6 +5,8 @@
  */
 import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { forgetCached } from "../../durable-objects/chat/storage/sql-cache";
+import { Timers } from "../../durable-objects/chat/storage/timers";
 import { advanceAndRunAlarm, api, call, chatObject, configure, eventually, json, jobRow, parallel, toolConfig, jobInState } from "../helpers";
 
 beforeEach(() => configure());
@@ -315,8 +317,24 @@ describe("the timers that watch jobs", () => {
   it("that are parked and due go with the first alarm that fires for another timer", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     expect((await parallel("tw2", { tool_calls: [call("echo")] })).body.status).toBe("success");
+    const parked = await timers("tw2");
+    expect(parked.alarm).toBe(parked.purge);
     await advanceAndRunAlarm("tw2", 20_000); // the purge timer's alarm, run early: the watches are due by now
     expect((await timers("tw2")).kinds).toEqual(["purge"]);
+  });
+
+  it("are counted by an instance that has lost its notes while a job is active", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    expect((await parallel("tw6", { tool_calls: [call("echo")] })).body.status).toBe("success");
+    vi.setSystemTime(Date.now() + 20_000);
+    const id = (await parallel("tw6", { tool_calls: [call("hang")], job_timeout: 30, wait: false })).body.jobs[0].job_id;
+    await jobInState("tw6", id, "running");
+    // As after a restart or a rolled-back transaction: nothing in memory says the watches are armed.
+    const next = await runInDurableObject(chatObject("tw6"), (_i, st) => {
+      forgetCached(st.storage.sql);
+      return new Timers(st.storage.sql, st.storage).next();
+    });
+    expect(next).toBeLessThanOrEqual((await jobRow("tw6", id))!.deadline_at);
   });
 
   it("still fire for a job admitted while parked ones are ahead of it", async () => {

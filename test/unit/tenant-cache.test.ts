@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { TenantConfig } from "../../src/config/schema";
-import { configCheck, forgetTenants, rememberConfig, runTargetsOf, TENANT_RECHECK_MS, tenantConfigOf, vouchFor, type TenantReads } from "../../src/objects/tenant-cache";
+import { CONFIG_DOCUMENT_MAX_AGE_MS, configCheck, forgetTenants, rememberConfig, runTargetsOf, TENANT_RECHECK_MS, tenantConfigOf, vouchFor, type TenantReads } from "../../src/objects/tenant-cache";
 import type { RunTarget } from "../../src/tools/executors";
 
 afterEach(() => forgetTenants());
@@ -50,6 +50,23 @@ describe("the isolate's copy of a tenant", () => {
     t.state.version = 2;
     expect(await tenantConfigOf("acme", t.reads, 2 * TENANT_RECHECK_MS)).toEqual({ name: "v2" });
     expect([t.state.configReads, t.state.documents]).toEqual([3, 2]);
+  });
+
+  it("asks for the document again once its copy is a minute old, even at the same version", async () => {
+    const t = tenantDo();
+    await tenantConfigOf("acme", t.reads, 0);
+    for (let at = TENANT_RECHECK_MS; at < CONFIG_DOCUMENT_MAX_AGE_MS; at += TENANT_RECHECK_MS) await tenantConfigOf("acme", t.reads, at);
+    expect(t.state.documents).toBe(1);
+    await tenantConfigOf("acme", t.reads, CONFIG_DOCUMENT_MAX_AGE_MS);
+    expect(t.state.documents).toBe(2);
+  });
+
+  it("keeps a write it answered while a read of an older version was on its way", async () => {
+    const t = tenantDo();
+    const reading = tenantConfigOf("acme", t.reads, 0); // answers version 1 with its document
+    rememberConfig("acme", { name: "v2" } as unknown as TenantConfig, 2, 0);
+    expect(await reading).toEqual({ name: "v2" });
+    expect(configCheck("acme")?.version).toBe(2);
   });
 
   it("keeps a write it answered while a check was on its way", async () => {

@@ -15,7 +15,7 @@ export const DISPATCH_WATCHDOG_MS = 15_000;
 export function insertBatch(store: ChatStore, batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number): string[] {
   const start: string[] = [];
   let deadline = Infinity;
-  store.timers.unparkJobWatches(now); // before the rows: it moves only the watches of a chat with no active job
+  store.timers.unparkJobWatches(now); // before the rows: only a chat with no active job has parked watches
   for (const job of batch.jobs) {
     store.jobs.insert(job);
     if (job.held || job.queued) continue; // its deadline starts when it is released

@@ -13,10 +13,11 @@ export type TimerKind = (typeof TIMER_KINDS)[number];
  * The timers that watch active jobs: the deadlines, the dispatch watchdog, the heartbeat. A chat
  * that went quiet would be woken by them once its last job had ended, to find nothing to watch (an
  * alarm is a billed request, and for a chat evicted meanwhile a restart). So when the last job ends
- * in a chat that was quiet before this batch, its watches are parked: they stay where they are and
- * the alarm is not pointed at them while no job is active. The next admission deletes those that
- * came due (`unparkJobWatches`). A chat whose batches follow each other within a heartbeat keeps
- * them armed: moving its alarm away and back with every batch costs more than the alarm it spares.
+ * in a chat that was quiet before this batch (or whose instance has no record of it: new, restarted,
+ * or after a failed transaction), its watches are parked: they stay where they are and the alarm is
+ * not pointed at them while no job is active. The next admission deletes those that came due
+ * (`unparkJobWatches`). A chat whose batches follow each other within a heartbeat keeps them
+ * armed: moving its alarm away and back with every batch costs more than the alarm it spares.
  */
 export const JOB_WATCH = ["deadline", "dispatch", "exec"] as const satisfies readonly TimerKind[];
 const WATCH_KINDS = JOB_WATCH.map((kind) => `'${kind}'`).join(", ");
@@ -94,7 +95,7 @@ export class Timers {
     if (ref === "") forget(this.sql, dueBy(kind));
   }
 
-  /** The chat's last active job ended: its job watches are parked if it was quiet before this batch (see JOB_WATCH). */
+  /** The chat's last active job ended: its job watches are parked unless it is known to be busy (see JOB_WATCH). */
   chatWentIdle(now: number): void {
     remember(this.sql, IDLE_SINCE, now);
     const idleBefore = peek<number>(this.sql, IDLE_BEFORE);
@@ -103,10 +104,12 @@ export class Timers {
 
   /**
    * Before a batch is admitted: parked job watches due by now go, so the new jobs set their own
-   * (`setEarliest` would keep a time in the past, and the alarm would fire at once). Watches still
-   * ahead stay and fire for the new jobs as they would have for the old. The statement checks
-   * that no job is active (only then can a watch be parked); none runs while the watches are known
-   * to be armed.
+   * (`setEarliest` keeps an earlier time, and one in the past would fire the alarm at once). Those
+   * still ahead stay: the heartbeat or watchdog one of them runs a few seconds into the new batch
+   * usually finds its jobs claimed and does nothing, which costs less than the rows of moving it
+   * (billable-ops: 6.25 → 6.33 rows per job when the next 15 s were moved too). The statement
+   * checks that no job is active (only then can a watch be parked); none runs while the watches
+   * are known to be armed.
    */
   unparkJobWatches(now: number): void {
     const idleSince = peek<number>(this.sql, IDLE_SINCE);
