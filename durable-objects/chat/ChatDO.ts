@@ -60,7 +60,8 @@ export class ChatDO extends DurableObject<Env> {
       this.#store.ensure();
       const due = this.#store.timers.next();
       const alarm = await ctx.storage.getAlarm();
-      if (due !== undefined && (alarm === null || alarm > due)) await ctx.storage.setAlarm(due);
+      this.#store.timers.alarmFound(alarm);
+      if (due !== undefined && (alarm === null || alarm > due)) await this.#store.timers.arm();
     });
   }
 

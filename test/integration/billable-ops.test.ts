@@ -20,11 +20,11 @@ beforeEach(() => configure());
 afterEach(() => reset());
 
 type Cursor = SqlStorageCursor<Record<string, SqlStorageValue>>;
-type Counts = { requests: Record<string, number>; queueMessages: number; consumerBatches: number; queued: number; kvWrites: number; statements: [string, Cursor][] };
+type Counts = { requests: Record<string, number>; queueMessages: number; consumerBatches: number; queued: number; kvWrites: number; alarmWrites: number; statements: [string, Cursor][] };
 
 /** Wraps prototypes shared by every object in this isolate; `stop()` puts them back. */
 async function startMeter() {
-  const counts: Counts = { requests: {}, queueMessages: 0, consumerBatches: 0, queued: 0, kvWrites: 0, statements: [] };
+  const counts: Counts = { requests: {}, queueMessages: 0, consumerBatches: 0, queued: 0, kvWrites: 0, alarmWrites: 0, statements: [] };
   const undo: (() => void)[] = [];
   const wrap = <T extends object>(target: T, name: string, around: (orig: (...a: unknown[]) => unknown) => (...a: unknown[]) => unknown) => {
     const orig = (target as Record<string, unknown>)[name] as (...a: unknown[]) => unknown;
@@ -43,7 +43,11 @@ async function startMeter() {
       );
     }
   }
-  const { sql, kv } = await runInDurableObject(chatObject("meter-probe"), (_i, s) => ({ sql: Object.getPrototypeOf(s.storage.sql), kv: Object.getPrototypeOf(s.storage.kv) }));
+  const { sql, kv, storage } = await runInDurableObject(chatObject("meter-probe"), (_i, s) => ({
+    sql: Object.getPrototypeOf(s.storage.sql),
+    kv: Object.getPrototypeOf(s.storage.kv),
+    storage: Object.getPrototypeOf(s.storage),
+  }));
   wrap(sql, "exec", (orig) =>
     function (this: unknown, ...a: unknown[]) {
       const cursor = orig.apply(this, a) as Cursor;
@@ -51,6 +55,8 @@ async function startMeter() {
       return cursor;
     },
   );
+  // Cloudflare bills each setAlarm() as a row written, and a delete counts as one too.
+  for (const name of ["setAlarm", "deleteAlarm"]) wrap(storage, name, (orig) => function (this: unknown, ...a: unknown[]) { counts.alarmWrites++; return orig.apply(this, a); });
   for (const name of ["put", "delete"]) wrap(kv, name, (orig) => function (this: unknown, ...a: unknown[]) { counts.kvWrites++; return orig.apply(this, a); });
   const queue = Object.getPrototypeOf(env.JOBS);
   wrap(queue, "send", (orig) => function (this: unknown, ...a: unknown[]) { counts.queueMessages++; return orig.apply(this, a); });
@@ -79,7 +85,7 @@ describe("billable operations per job", () => {
     const { counts } = meter;
     const requests = Object.values(counts.requests).reduce((a, b) => a + b, 0);
     // Read once every cursor is done: rowsWritten counts index entries too, as billing does.
-    const rows = counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites;
+    const rows = counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites + counts.alarmWrites;
     const perJob = {
       doRequests: requests / jobs,
       queueMessages: counts.queueMessages / jobs,
@@ -87,6 +93,7 @@ describe("billable operations per job", () => {
       consumerBatches: counts.consumerBatches / jobs,
       // Not billed, but each is a trip into SQLite on the chat's one thread: the CPU a job costs locally.
       statements: counts.statements.length / jobs,
+      alarmWrites: counts.alarmWrites / jobs,
     };
     const byStatement = new Map<string, number>();
     for (const [q, c] of counts.statements) byStatement.set(q, (byStatement.get(q) ?? 0) + c.rowsWritten);
@@ -104,7 +111,10 @@ describe("billable operations per job", () => {
     expect(tenantRequests / batches).toBeLessThanOrEqual(0.1);
     // Per job: the row and its two indexes (3), claim and end (2), the collect mark (1); per batch of 8,
     // batch.finished and chat.idle (0.25). job.started and job.finished are kept on the job row.
-    expect(perJob.rowsWritten).toBeLessThanOrEqual(6.25);
+    // The alarm (a row written per setAlarm) is set only when it moves: once in these 10 batches, 10
+    // times per batch when every arm set it.
+    expect(perJob.alarmWrites).toBeLessThanOrEqual(0.025);
+    expect(perJob.rowsWritten).toBeLessThanOrEqual(6.3);
     // Statements: a job read once where it is claimed; its outcome ends it in one guarded update, no read
     // first (11.15 when a report read 7 columns first), and a queue copy reads only ids of active jobs.
     // A waiting request reads its jobs when it starts and at their last end, not at every end; a
@@ -112,6 +122,30 @@ describe("billable operations per job", () => {
     // clear (10.15 before those three). A chat busy with batch after batch keeps its job watches
     // armed, so it does not check for parked ones with each batch (7.36 when it did).
     expect(perJob.statements).toBeLessThanOrEqual(7.3);
+  });
+});
+
+describe("batches that each open a chat", () => {
+  it("set the new chat's alarm three times: at admission, when its index entry lands, and when its last job ends", async () => {
+    await parallel("opening-warm", { tool_calls: [call("echo", { warm: 1 })] });
+    await new Promise((r) => setTimeout(r, 300));
+    const meter = await startMeter();
+    const batches = 5;
+    try {
+      for (let b = 0; b < batches; b++) {
+        const { body } = await parallel(`opening-${b}`, { tool_calls: Array.from({ length: 8 }, (_, i) => call("echo", { b, i })) });
+        expect(body.status).toBe("success");
+      }
+      await eventually(async () => meter.counts.queued >= batches * 8);
+    } finally {
+      meter.stop();
+    }
+    const rows = meter.counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + meter.counts.kvWrites + meter.counts.alarmWrites;
+    const byStatement = new Map<string, number>();
+    for (const [q, c] of meter.counts.statements) byStatement.set(q, (byStatement.get(q) ?? 0) + c.rowsWritten);
+    console.log([...byStatement].filter(([, n]) => n > 0).sort((x, y) => y[1] - x[1]).map(([q, n]) => `${(n / batches).toFixed(2)} rows/chat  ${q}`).join("\n"));
+    console.log("a chat opened per batch of 8", JSON.stringify({ alarmWritesPerChat: meter.counts.alarmWrites / batches, rowsWrittenPerJob: rows / (batches * 8), requests: meter.counts.requests }));
+    expect(meter.counts.alarmWrites / batches).toBeLessThanOrEqual(3);
   });
 });
 

@@ -2,8 +2,9 @@
  * The chat's shared timers (ref "") keep a note of a time they are known to be due by, so the
  * `setEarliest` every job's claim and end makes costs no statement while the timer is already set;
  * every write keeps the note true or drops it, and what is stored is what it would be without it.
+ * The alarm keeps one too (the time it points at), so arming it again for the same time writes nothing.
  */
-import { reset, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureSchema } from "../../durable-objects/chat/storage/schema";
 import { transact } from "../../durable-objects/chat/storage/sql-cache";
@@ -77,5 +78,53 @@ describe("a shared timer's note", () => {
       timers.setEarliest("deadline", "", 2_000);
       expect(stored("deadline")).toBe(2_000);
     });
+  });
+});
+
+describe("the alarm's note", () => {
+  /** A chat object with one timer, armed through the chat's own storage (the note is keyed by it). */
+  async function armedAt(name: string, at: number) {
+    await runInDurableObject(chatObject(name), async (_i, state) => {
+      ensureSchema(state.storage.sql);
+      const timers = new Timers(state.storage.sql, state.storage);
+      timers.set("purge", "", at);
+      await timers.arm();
+    });
+  }
+  const alarmOf = (name: string) => runInDurableObject(chatObject(name), (_i, state) => state.storage.getAlarm());
+
+  it("spares setAlarm while the alarm points at the earliest timer already", async () => {
+    const at = Date.now() + 60_000;
+    await armedAt("alarm-note", at);
+    const calls = await runInDurableObject(chatObject("alarm-note"), async (_i, state) => {
+      let n = 0;
+      const storage = Object.assign(Object.create(state.storage), { setAlarm: (t: number) => (n++, state.storage.setAlarm(t)) });
+      const timers = new Timers(state.storage.sql, storage as DurableObjectStorage);
+      await timers.arm();
+      await timers.arm();
+      timers.set("purge", "", at + 1_000); // moved: written once
+      await timers.arm();
+      await timers.arm();
+      return n;
+    });
+    expect(calls).toBe(1);
+    expect(await alarmOf("alarm-note")).toBe(at + 1_000);
+  });
+
+  it("is dropped when the alarm fires, so a handler that re-arms for the same time sets it again", async () => {
+    // The alarm runs before its timer is due (as a clock a little behind the scheduler's would see it):
+    // nothing runs, the handler re-arms for the same time, and workerd would drop an alarm not set again.
+    const at = Date.now() + 60_000;
+    await armedAt("alarm-note-fired", at);
+    expect(await runDurableObjectAlarm(chatObject("alarm-note-fired"))).toBe(true);
+    expect(await alarmOf("alarm-note-fired")).toBe(at);
+  });
+
+  it("starts from the alarm an instance finds, and repairs one that points past the earliest timer", async () => {
+    const at = Date.now() + 60_000;
+    await armedAt("alarm-note-found", at);
+    await runInDurableObject(chatObject("alarm-note-found"), (_i, state) => state.storage.setAlarm(at + 5_000)); // behind the note's back
+    await abortAllDurableObjects(); // the next instance reads the alarm as it starts
+    expect(await alarmOf("alarm-note-found")).toBe(at);
   });
 });
