@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { degradeChat, strandedJob, swapEnv } from "../faults";
 import { forgetTenants } from "../../src/objects/tenant-cache";
 import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
+import { createTable } from "../../durable-objects/chat/storage/schema";
 
 beforeEach(() => configure());
 afterEach(() => reset());
@@ -69,6 +70,7 @@ describe("a timer whose handler throws on every run", () => {
     // A turn whose stored state cannot be read: its idle check throws every time it runs, and it is
     // due before everything else.
     await runInDurableObject(chatObject("r9"), (_i, st) => {
+      createTable(st.storage.sql, "turns"); // a chat made since v5 creates it with its first turn
       st.storage.sql.exec(
         `INSERT INTO turns (parent_job_id, parent_chat_id, lease, deadline_at, state, steps, awaiting, usage, outcome, created_at, progress_at)
          VALUES ('broken', 'p', 'l', ?, 'running', 0, '{not json', '{}', NULL, 0, 0)`,

@@ -5,7 +5,12 @@
  */
 import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureSchema, hasSchema, MIGRATIONS, readLimits, readMeta, SCHEMA_VERSION, writeMeta } from "../../durable-objects/chat/storage/schema";
+import { createTable, ensureSchema, FIRST_USE, hasSchema, hasTable, MIGRATIONS, readLimits, readMeta, SCHEMA_VERSION, writeMeta } from "../../durable-objects/chat/storage/schema";
+import { Children } from "../../durable-objects/chat/storage/children";
+import { Idempotency } from "../../durable-objects/chat/storage/idempotency";
+import { Notifications } from "../../durable-objects/chat/storage/notifications";
+import { TreeSlots } from "../../durable-objects/chat/storage/tree-slots";
+import { Turns } from "../../durable-objects/chat/storage/turns";
 import { forgetCached, transact } from "../../durable-objects/chat/storage/sql-cache";
 import { Events, EVENT_TTL_MS } from "../../durable-objects/chat/storage/events";
 import { LogStore } from "../../durable-objects/chat/storage/log-rows";
@@ -59,6 +64,7 @@ describe("a new chat's tables", () => {
         tables: names("table"),
         indexes: names("index"),
         timersWithoutRowid: /WITHOUT ROWID/i.test(definition("timers")),
+        metaWithoutRowid: /WITHOUT ROWID/i.test(definition("meta")),
         pendingOnly: /WHERE status = 'pending'/.test(definition("events_pending")),
         laneColumn: sql.exec(`SELECT COUNT(*) AS n FROM pragma_table_info('jobs') WHERE name = 'lane'`).one().n,
       };
@@ -68,15 +74,84 @@ describe("a new chat's tables", () => {
       tablesBefore: 0,
       after: true,
       version: String(SCHEMA_VERSION),
-      tables: ["batches", "children", "events", "idempotency", "jobs", "messages", "meta", "notifications", "timers", "tree_slots", "turns"],
+      // v5: the tables of features most chats never use come with their first write (FIRST_USE).
+      tables: ["batches", "events", "jobs", "meta", "timers"],
       // v3: only active jobs are indexed by time; log rows are read off the jobs.
       indexes: ["events_pending", "jobs_active", "jobs_by_batch", "timers_by_time"],
       // Timers are written several times per job: no rowid plus a key index (rows written are billed).
       timersWithoutRowid: true,
+      // v5: and so is meta, written with every new chat.
+      metaWithoutRowid: true,
       // Most events never wait for delivery: they get no index row.
       pendingOnly: true,
       // v2: the call lane a running call was handed to.
       laneColumn: 1,
+    });
+  });
+});
+
+describe("the tables a chat creates on first use", () => {
+  it("read as empty in a chat without them, which creates none, and the first write creates only its own", async () => {
+    const result = await runInDurableObject(chatObject("schema-first-use"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql);
+      const tables = () => sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'`).one().n;
+      const before = tables();
+      const idempotency = new Idempotency(sql);
+      const turns = new Turns(sql);
+      const reads = {
+        replay: idempotency.find("parallel", { key: "k", fingerprint: "f" }),
+        keys: idempotency.count(),
+        oldestKey: idempotency.oldestAfter(0),
+        children: new Children(sql).all(),
+        continued: new Children(sql).latestDefault(),
+        holders: new TreeSlots(sql).holders(0),
+        running: turns.hasRunning(),
+        idleSince: turns.idleSince(),
+        awaiting: turns.awaitingAny(["job-1"]),
+        messages: turns.messages(),
+        pendingMessages: new Notifications(sql).pendingCount(),
+        dueMessages: new Notifications(sql).due(0, 10),
+      };
+      // Changes to what is not there change nothing, and create nothing either.
+      idempotency.purge(Date.now(), () => true);
+      new Children(sql).remove("ctx-1");
+      new TreeSlots(sql).release(["job-1"]);
+      new TreeSlots(sql).insert([], 1);
+      turns.update("job-1", { state: "done" });
+      new Notifications(sql).purge(Date.now());
+      const untouched = tables() === before;
+      idempotency.record("parallel", { key: "k", fingerprint: "f" }, { job_ids: ["job-1"], shape: { wait: true, wait_seconds: 0, started_only: false, collect: true } }, 1);
+      return {
+        reads,
+        untouched,
+        created: FIRST_USE.filter((table) => hasTable(sql, table)),
+        replay: idempotency.find("parallel", { key: "k", fingerprint: "f" })?.job_ids,
+      };
+    });
+    expect(result.reads).toEqual({
+      replay: undefined, keys: 0, oldestKey: undefined, children: [], continued: undefined, holders: [], running: false,
+      idleSince: undefined, awaiting: [], messages: [], pendingMessages: 0, dueMessages: [],
+    });
+    expect(result.untouched).toBe(true);
+    expect(result.created).toEqual(["idempotency"]);
+    expect(result.replay).toEqual(["job-1"]);
+  });
+
+  it("is not left noted as created by a transaction that rolled back", async () => {
+    await runInDurableObject(chatObject("schema-first-use-tx"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql);
+      const slots = new TreeSlots(sql);
+      expect(() =>
+        transact(state.storage, sql, () => {
+          slots.insert(["job-1"], 10);
+          throw new Error("boom");
+        }),
+      ).toThrow("boom");
+      expect(hasTable(sql, "tree_slots")).toBe(false);
+      slots.insert(["job-2"], 10); // created again, not written to a table that is gone
+      expect(slots.holders(0)).toEqual(["job-2"]);
     });
   });
 });
@@ -150,14 +225,16 @@ describe("a new chat's tables in one step", () => {
     const fresh = await runInDurableObject(chatObject("schema-fresh"), (_i, state) => {
       const view = freshView(state.storage.sql);
       ensureSchema(view.sql);
-      return { version: version(state.storage.sql), tables: tablesOf(state.storage.sql), statements: view.statements.length };
+      const statements = view.statements.length;
+      for (const table of FIRST_USE) createTable(state.storage.sql, table); // as each feature's first write makes them
+      return { version: version(state.storage.sql), tables: tablesOf(state.storage.sql), statements };
     });
     expect(fresh.version).toBe(String(SCHEMA_VERSION));
     expect(stepped.version).toBe(String(SCHEMA_VERSION));
     expect(fresh.tables).toEqual(stepped.tables);
     expect(fresh.tables.map((t) => ("table" in t ? t.table : t.index))).toContain("jobs_active");
     // The point of it: a new chat's first write does not run every step's DDL.
-    expect(fresh.statements).toBeLessThanOrEqual(20);
+    expect(fresh.statements).toBeLessThanOrEqual(14);
   });
 });
 
@@ -212,7 +289,7 @@ describe("the step to v4 (jobs keyed by job_id alone, job events on the job row)
       sql.exec(`UPDATE jobs SET state = 'success', completed_at = 9, result = ?, lane = 2, log_id = 'log-x', log_type = 'tool' WHERE job_id = 'echo-v3'`, "r".repeat(20_000));
       const stored = sql.exec(`SELECT * FROM jobs`).one();
       forgetCached(sql);
-      ensureSchema(sql);
+      ensureSchema(sql, MIGRATIONS.slice(0, 3));
       expect(version(sql)).toBe("4");
       expect(sql.exec(`SELECT sql FROM sqlite_master WHERE name = 'jobs'`).one().sql).toMatch(/WITHOUT ROWID$/);
       const indexes = sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' ORDER BY name`).toArray();
@@ -360,4 +437,24 @@ describe("an event row", () => {
     });
   });
 
+});
+
+describe("the step to v5 (meta without a rowid)", () => {
+  it("keeps every meta value, keyed by its key alone", async () => {
+    await runInDurableObject(chatObject("schema-v5"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql, MIGRATIONS.slice(0, 3)); // a chat stored at v4
+      writeMeta(sql, "tenant", "acme");
+      writeMeta(sql, "limits", JSON.stringify({ max_result_chars: 7 }));
+      forgetCached(sql);
+      ensureSchema(sql, MIGRATIONS.slice(0, 4));
+      expect(version(sql)).toBe("5");
+      expect(String(sql.exec(`SELECT sql FROM sqlite_master WHERE name = 'meta'`).one().sql)).toMatch(/WITHOUT ROWID/);
+      forgetCached(sql);
+      expect(readMeta(sql, "tenant")).toBe("acme");
+      expect(readLimits(sql)).toEqual({ max_result_chars: 7 });
+      // A stored chat keeps the tables it had: nothing of it is created on first use.
+      expect(FIRST_USE.every((table) => hasTable(sql, table))).toBe(true);
+    });
+  });
 });

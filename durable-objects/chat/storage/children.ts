@@ -4,6 +4,7 @@
  */
 import type { ChatLimits } from "../../../src/jobs/messages";
 import type { SubordinateRequest } from "../../../src/subordinates/args";
+import { createTable, hasTable } from "./schema";
 
 export type ChildRow = {
   context_id: string;
@@ -30,11 +31,13 @@ export class Children {
   constructor(private readonly sql: SqlStorage) {}
 
   get(contextId: string): ChildRow | undefined {
+    if (!hasTable(this.sql, "children")) return undefined;
     return this.sql.exec<ChildRow>(`SELECT context_id, tool, profile, name FROM children WHERE context_id = ?`, contextId).toArray()[0];
   }
 
   /** The most recent child this chat created with `call_subordinate`. */
   latestDefault(): ChildRow | undefined {
+    if (!hasTable(this.sql, "children")) return undefined;
     return this.sql
       .exec<ChildRow>(
         `SELECT context_id, tool, profile, name FROM children WHERE tool = 'call_subordinate' ORDER BY created_at DESC, rowid DESC LIMIT 1`,
@@ -43,6 +46,7 @@ export class Children {
   }
 
   upsert(child: ChildRow, now: number): void {
+    createTable(this.sql, "children");
     this.sql.exec(
       `INSERT INTO children (context_id, tool, profile, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (context_id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at`,
@@ -52,10 +56,12 @@ export class Children {
 
   /** The child chat was deleted: it is no longer one to continue. */
   remove(contextId: string): void {
+    if (!hasTable(this.sql, "children")) return;
     this.sql.exec(`DELETE FROM children WHERE context_id = ?`, contextId);
   }
 
   all(): ChildRow[] {
+    if (!hasTable(this.sql, "children")) return [];
     return this.sql.exec<ChildRow>(`SELECT context_id, tool, profile, name FROM children ORDER BY created_at, rowid`).toArray();
   }
 }

@@ -6,6 +6,7 @@
  */
 import { ApiError } from "../../../src/http/errors";
 import type { AdmittedToolCall } from "../../../src/jobs/messages";
+import { createTable, hasTable } from "./schema";
 
 export interface ReplayShape {
   wait: boolean;
@@ -31,6 +32,7 @@ export class Idempotency {
 
   /** The recorded request for this key, ready to replay; throws 409 when the request differs. */
   find(route: string, key: { key: string; fingerprint: string }): IdempotencyRecord | undefined {
+    if (!hasTable(this.sql, "idempotency")) return undefined;
     const row = this.sql
       .exec<{ fingerprint: string; request: string }>(
         `SELECT fingerprint, request FROM idempotency WHERE route = ? AND key = ?`,
@@ -47,6 +49,7 @@ export class Idempotency {
   }
 
   record(route: string, key: { key: string; fingerprint: string }, rec: IdempotencyRecord, now: number): void {
+    createTable(this.sql, "idempotency");
     this.sql.exec(
       `INSERT INTO idempotency (route, key, fingerprint, request, job_ids, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
       route, key.key, key.fingerprint, JSON.stringify(rec), JSON.stringify(rec.job_ids), now,
@@ -55,6 +58,7 @@ export class Idempotency {
 
   /** The oldest record created after `cutoff` (older ones wait for their jobs' purge instead). */
   oldestAfter(cutoff: number): number | undefined {
+    if (!hasTable(this.sql, "idempotency")) return undefined;
     return (
       this.sql.exec<{ at: number | null }>(`SELECT MIN(created_at) AS at FROM idempotency WHERE created_at > ?`, cutoff).one()
         .at ?? undefined
@@ -62,11 +66,13 @@ export class Idempotency {
   }
 
   count(): number {
+    if (!hasTable(this.sql, "idempotency")) return 0;
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM idempotency`).one().n;
   }
 
   /** Deletes records older than `cutoff` whose jobs are all purged. */
   purge(cutoff: number, jobsGone: (ids: string[]) => boolean): void {
+    if (!hasTable(this.sql, "idempotency")) return;
     const rows = this.sql
       .exec<{ route: string; key: string; job_ids: string }>(
         `SELECT route, key, job_ids FROM idempotency WHERE created_at <= ?`,

@@ -99,6 +99,9 @@ const eventsV3 = (name: string) => `CREATE TABLE ${name} (seq INTEGER PRIMARY KE
   attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_status INTEGER, last_error TEXT, failed_at INTEGER,
   parent_chat_id TEXT, root_chat_id TEXT, delivered_at INTEGER)`;
 
+/** The meta table from v5 on. */
+const metaV5 = (name: string) => `CREATE TABLE ${name} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`;
+
 /** The jobs table's columns at v3, which v4 moves to its new table as they are. */
 const JOB_COLUMNS_V3 = `job_id, chat_id, batch_id, idx, tool_name, tool_args, kind, state, read_only, timeout_seconds,
   created_at, started_at, completed_at, attempt, lease, deadline_at, result, result_truncated, error, context_id, usage,
@@ -112,6 +115,8 @@ export type Migration = readonly string[];
  * BASE_VERSION + i to BASE_VERSION + i + 1. To change the schema once chats are stored, append a
  * step here (ALTER TABLE …, data moved with it) and leave `SCHEMA` and the earlier steps as they
  * are: a stored chat runs the steps after its version, a new chat `SCHEMA` and then every step.
+ * A table in `FIRST_USE` may be missing from a chat made since v5: a step that changes one runs
+ * only where it exists, and `FIRST_USE` gets its new definition.
  */
 export const MIGRATIONS: readonly Migration[] = [
   // v2 `lane`: the call lane a running call was handed to (docs/architecture.md#call-lanes), NULL when
@@ -152,6 +157,14 @@ export const MIGRATIONS: readonly Migration[] = [
     `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
     `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   ],
+  // v5: `meta` keyed by `key` alone (WITHOUT ROWID), so a value written is one row, not two (the
+  // rowid table kept a separate index for its text key). A new chat's first batch writes six.
+  [
+    metaV5("meta_v5"),
+    `INSERT INTO meta_v5 (key, value) SELECT key, value FROM meta`,
+    `DROP TABLE meta`,
+    `ALTER TABLE meta_v5 RENAME TO meta`,
+  ],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -164,15 +177,38 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  * changes this to match.
  */
 const CURRENT_SCHEMA: readonly string[] = [
-  SCHEMA[0]!, // meta
+  metaV5("meta"),
   jobsV4("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
-  ...SCHEMA.filter((statement) => /^CREATE TABLE (idempotency|children|turns|messages|tree_slots|batches|notifications|timers) /.test(statement)),
+  ...SCHEMA.filter((statement) => /^CREATE TABLE (batches|timers) /.test(statement)),
   eventsV3("events"),
   `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
   `CREATE INDEX timers_by_time ON timers (at)`,
 ];
+
+/**
+ * Tables a chat made since v5 creates when it first writes one: idempotency keys, subagents (the
+ * children it made, its turns and messages as a child, its tree's slots) and IM messages, which most
+ * chats never use, while each `CREATE` is rows written (billed) in every new chat: 18 of the 116 a
+ * chat opened for one batch of 8 wrote. A chat stored before v5 has them all.
+ */
+export const FIRST_USE = ["idempotency", "children", "turns", "messages", "tree_slots", "notifications"] as const;
+export type FirstUseTable = (typeof FIRST_USE)[number];
+const FIRST_USE_DDL = new Map(FIRST_USE.map((table) => [table, SCHEMA.find((statement) => statement.startsWith(`CREATE TABLE ${table} (`))!]));
+const tableNote = (table: FirstUseTable) => `table:${table}`;
+
+/** Whether the chat has `table`, remembered either way: only `createTable` makes one, and a failed transaction drops the note. */
+export function hasTable(sql: SqlStorage, table: FirstUseTable): boolean {
+  return cached(sql, tableNote(table), () => sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, table).toArray().length > 0);
+}
+
+/** Creates `table` unless the chat has it (before a first write to it). */
+export function createTable(sql: SqlStorage, table: FirstUseTable): void {
+  if (hasTable(sql, table)) return;
+  sql.exec(FIRST_USE_DDL.get(table)!);
+  remember(sql, tableNote(table), true);
+}
 
 /** Whether the chat has tables (it has admitted something). Only a deletion makes it false again, and that drops the cache. */
 export function hasSchema(sql: SqlStorage): boolean {
@@ -209,6 +245,7 @@ export function ensureSchema(sql: SqlStorage, steps: readonly Migration[] = MIGR
     setVersion(sql, version + 1);
   }
   forget(sql, META_READ); // the steps write meta rows of their own
+  for (const table of FIRST_USE) forget(sql, tableNote(table)); // and the base schema has every table
   remember(sql, done, true);
 }
 

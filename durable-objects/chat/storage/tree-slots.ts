@@ -8,12 +8,14 @@
  * expires at its job's deadline, so a release that never arrives cannot hold
  * a slot forever.
  */
+import { createTable, hasTable } from "./schema";
 
 export class TreeSlots {
   constructor(private readonly sql: SqlStorage) {}
 
   /** The subordinate jobs holding the tree's slots. */
   holders(now: number): string[] {
+    if (!hasTable(this.sql, "tree_slots")) return [];
     return this.sql
       .exec<{ slot: string }>(`SELECT slot FROM tree_slots WHERE expires_at > ? ORDER BY expires_at, slot`, now)
       .toArray()
@@ -22,6 +24,7 @@ export class TreeSlots {
 
   /** Grants slots to the first of `jobIds` that fit under `limit` (none when the tree is full). */
   grant(jobIds: string[], limit: number, expiresAt: number, now: number): { slots: string[]; holders: string[] } {
+    createTable(this.sql, "tree_slots");
     this.sql.exec(`DELETE FROM tree_slots WHERE expires_at <= ?`, now);
     const holders = this.holders(now);
     const slots = jobIds.slice(0, Math.max(0, limit - holders.length));
@@ -31,10 +34,13 @@ export class TreeSlots {
 
   /** Slots granted by the admission step of the root chat itself. */
   insert(jobIds: string[], expiresAt: number): void {
+    if (jobIds.length === 0) return;
+    createTable(this.sql, "tree_slots");
     for (const id of jobIds) this.sql.exec(`INSERT OR IGNORE INTO tree_slots (slot, expires_at) VALUES (?, ?)`, id, expiresAt);
   }
 
   release(jobIds: string[]): void {
+    if (!hasTable(this.sql, "tree_slots")) return;
     for (const id of jobIds) this.sql.exec(`DELETE FROM tree_slots WHERE slot = ?`, id);
   }
 }

@@ -7,6 +7,7 @@
 import type { ChatMessage } from "../../../src/agents/llm";
 import type { JobOutcome, Usage } from "../../../src/jobs/messages";
 import { cutForJson, MAX_MESSAGE_BYTES, utf8Length } from "../../../src/storage/row-bounds";
+import { createTable, hasTable } from "./schema";
 
 const MESSAGE_CUT_NOTE = `\n[cut: fanout keeps at most ${MAX_MESSAGE_BYTES} bytes of one message]`;
 
@@ -54,6 +55,7 @@ export class Turns {
   constructor(private readonly sql: SqlStorage) {}
 
   get(parentJobId: string): Turn | undefined {
+    if (!hasTable(this.sql, "turns")) return undefined;
     const row = this.sql.exec<TurnRow>(`SELECT * FROM turns WHERE parent_job_id = ?`, parentJobId).toArray()[0];
     if (!row) return undefined;
     return {
@@ -66,12 +68,14 @@ export class Turns {
   }
 
   running(): Turn | undefined {
+    if (!hasTable(this.sql, "turns")) return undefined;
     const row = this.sql.exec<{ parent_job_id: string }>(`SELECT parent_job_id FROM turns WHERE state = 'running' LIMIT 1`).toArray()[0];
     return row ? this.get(row.parent_job_id) : undefined;
   }
 
   /** Records progress of the running turn(s). */
   progress(now: number): string[] {
+    if (!hasTable(this.sql, "turns")) return [];
     const ids = this.sql
       .exec<{ parent_job_id: string }>(`SELECT parent_job_id FROM turns WHERE state = 'running'`)
       .toArray()
@@ -82,6 +86,7 @@ export class Turns {
 
   /** Turns waiting on one of `jobIds`. */
   awaitingAny(jobIds: string[]): string[] {
+    if (!hasTable(this.sql, "turns")) return [];
     const rows = this.sql.exec<{ parent_job_id: string; awaiting: string | null }>(
       `SELECT parent_job_id, awaiting FROM turns WHERE state = 'running' AND awaiting IS NOT NULL`,
     ).toArray();
@@ -89,6 +94,7 @@ export class Turns {
   }
 
   begin(t: { parent_job_id: string; parent_chat_id: string; lease: string; deadline_at: number }, now: number): void {
+    createTable(this.sql, "turns");
     this.sql.exec(
       `INSERT INTO turns (parent_job_id, parent_chat_id, lease, deadline_at, state, steps, awaiting, usage, outcome, created_at, progress_at)
        VALUES (?, ?, ?, ?, 'running', 0, NULL, ?, NULL, ?, ?)`,
@@ -123,6 +129,7 @@ export class Turns {
    * from there); undefined while one runs or when there never was one.
    */
   idleSince(): number | undefined {
+    if (!hasTable(this.sql, "turns")) return undefined;
     const row = this.sql
       .exec<{ running: number; ended: number | null }>(
         `SELECT SUM(state = 'running') AS running, MAX(ended_at) AS ended FROM turns`,
@@ -132,6 +139,7 @@ export class Turns {
   }
 
   hasRunning(): boolean {
+    if (!hasTable(this.sql, "turns")) return false;
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM turns WHERE state = 'running'`).one().n > 0;
   }
 
@@ -145,6 +153,7 @@ export class Turns {
       const beside = utf8Length(JSON.stringify({ ...message, content: "" })) + utf8Length(MESSAGE_CUT_NOTE);
       body = JSON.stringify({ ...message, content: cutForJson(message.content, beside, MAX_MESSAGE_BYTES).text + MESSAGE_CUT_NOTE });
     }
+    createTable(this.sql, "messages");
     this.sql.exec(`INSERT INTO messages (turn, body, created_at) VALUES (?, ?, ?)`, turnId, body, now);
   }
 
@@ -167,6 +176,7 @@ export class Turns {
 
   /** The whole conversation of this child, every turn, oldest first. */
   messages(): ChatMessage[] {
+    if (!hasTable(this.sql, "messages")) return [];
     return this.sql
       .exec<{ body: string }>(`SELECT body FROM messages ORDER BY seq`)
       .toArray()
