@@ -9,7 +9,8 @@
 import { abortAllDurableObjects, env, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_LANES } from "../../durable-objects/chat/jobs/call-placement";
-import { EXEC_HEARTBEAT_MS, LANE_HANDOVER_GRACE_MS } from "../../durable-objects/chat/jobs/executor";
+import { LANE_HANDOVER_GRACE_MS } from "../../durable-objects/chat/jobs/executor";
+import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
 import { OUTCOME_UNKNOWN_ERROR } from "../../src/jobs/job";
 import { laneName } from "../../src/objects/names";
 import { CALLS_PER_OBJECT } from "../../src/tools/call-meter";

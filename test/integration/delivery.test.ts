@@ -20,7 +20,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { degradeChat, deliver, message, startedJob, swapEnv } from "../faults";
 import { UNDELIVERABLE_AFTER_MS } from "../../durable-objects/chat/jobs/job-machine";
-import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/jobs/executor";
+import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
 import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, toolConfig, jobInState } from "../helpers";
 
 beforeEach(() => configure());

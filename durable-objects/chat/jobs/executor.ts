@@ -18,9 +18,8 @@ import { callWeight } from "./call-placement";
 import { CallRoom } from "./call-room";
 import { recoveryStep } from "./recovery";
 import type { SubordinatePlan } from "../storage/children";
+import { EXEC_HEARTBEAT_MS } from "../storage/timers";
 
-/** How often a chat with calls in flight checks that each still has a live execution. */
-export const EXEC_HEARTBEAT_MS = 10_000;
 /** A lane that says it does not hold a call handed to it this recently may not have received it yet. */
 export const LANE_HANDOVER_GRACE_MS = 5_000;
 

@@ -7,7 +7,8 @@
 import type { ChatStore } from "../storage/chat-store";
 import { DISPATCH_WATCHDOG_MS } from "./batch-rows";
 import type { Dispatcher } from "./dispatcher";
-import { EXEC_HEARTBEAT_MS, type Executor } from "./executor";
+import type { Executor } from "./executor";
+import { EXEC_HEARTBEAT_MS } from "../storage/timers";
 import type { JobMachine } from "./job-machine";
 
 /** One timer for the chat, at its earliest deadline: every job past its deadline ends, then the timer moves to the next. */

@@ -23,8 +23,11 @@ export const JOB_WATCH = ["deadline", "dispatch", "exec"] as const satisfies rea
 const WATCH_KINDS = JOB_WATCH.map((kind) => `'${kind}'`).join(", ");
 const ANY_ACTIVE = `EXISTS (SELECT 1 FROM jobs WHERE ${ACTIVE})`;
 
-/** A chat idle at least this long before its latest batch parks its watches when that batch ends (the heartbeat's period). */
-export const PARK_AFTER_IDLE_MS = 10_000;
+/** How often a chat with calls in flight checks that each still has a live execution (the `exec` timer). */
+export const EXEC_HEARTBEAT_MS = 10_000;
+
+/** A chat idle at least a heartbeat before its latest batch parks its watches when that batch ends. */
+export const PARK_AFTER_IDLE_MS = EXEC_HEARTBEAT_MS;
 
 /**
  * In memory (`./sql-cache`), this instance only: whether the watches are parked (unknown after a
