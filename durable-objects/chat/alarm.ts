@@ -56,7 +56,7 @@ const HANDLERS: Record<TimerKind, TimerHandler> = {
 
 export async function runAlarm(chat: Chat): Promise<void> {
   const { store } = chat;
-  store.timers.alarmFired();
+  store.timers.forgetAlarm();
   if (!store.exists()) return;
   // A chat being deleted runs nothing but its deletion.
   if (store.beingDeleted()) return chat.deletion.alarm();

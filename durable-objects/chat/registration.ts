@@ -66,6 +66,7 @@ export class Registration {
   /** The chat's storage and alarm go, once no index write is in flight. */
   async wipe(): Promise<void> {
     await this.#registering;
+    this.store.timers.forgetAlarm(); // first: a deleteAll that fails must not leave a note of an alarm that is gone
     await this.store.ctx.storage.deleteAlarm();
     await this.store.ctx.storage.deleteAll();
     forgetCached(this.store.sql);

@@ -132,7 +132,7 @@ export class Outbox {
     const outcome = afterAttempt(status, event.attempts + 1, now);
     switch (outcome.kind) {
       case "delivered":
-        this.store.ctx.storage.transactionSync(() => {
+        this.store.transaction(() => {
           this.store.events.delivered(event.seq, status!, now);
           // A delivered batch.finished carried the results: it collects them.
           if (event.type === "batch.finished" && event.batch_id) this.store.jobs.markCollected(this.store.jobs.byBatch(event.batch_id), now);

@@ -190,8 +190,11 @@ export class Timers {
     remember(this.sql, ALARM, at);
   }
 
-  /** The alarm fired: workerd drops it once the handler returns unless it is set again, so what was noted no longer holds. */
-  alarmFired(): void {
+  /**
+   * What was noted no longer holds: the alarm fired (workerd drops it once the handler returns unless
+   * it is set again, even for the same time), or it is being deleted with the chat.
+   */
+  forgetAlarm(): void {
     forget(this.sql, ALARM);
   }
 }
