@@ -120,8 +120,9 @@ describe("billable operations per job", () => {
     // A waiting request reads its jobs when it starts and at their last end, not at every end; a
     // batch is marked collected in one statement; only a built-in wait has a timer of its own to
     // clear (10.15 before those three). A chat busy with batch after batch keeps its job watches
-    // armed, so it does not check for parked ones with each batch (7.36 when it did).
-    expect(perJob.statements).toBeLessThanOrEqual(7.3);
+    // armed, so it does not check for parked ones with each batch (7.36 when it did). A chat that never
+    // ran a subagent has no tree slots to read at each admission (7.26 when it read them).
+    expect(perJob.statements).toBeLessThanOrEqual(7.2);
   });
 });
 
