@@ -1,6 +1,6 @@
 /**
- * Hostile configuration documents for `npm run drill`: numbers past every bound, globs and schema
- * patterns that would backtrack, and every spelling of a non-public egress target. Each is sent as
+ * Hostile configuration documents for `npm run drill`: numbers past every bound, globs, schema
+ * patterns no linear-time engine runs or too large to run, and every spelling of a non-public egress target. Each is sent as
  * a PUT or a PATCH by a tenant holding a valid key; a deployed fanout (ALLOW_PRIVATE_EGRESS=false)
  * must refuse every one with a 400, store nothing, and keep answering other tenants at once.
  */
@@ -25,7 +25,8 @@ function pastBound(limit, n) {
 
 /** The first is valid (and, matched in linear time, harmless); the others are past the 128-character bound. */
 const STALL_GLOBS = ["*a*a*a*a*a*a*a*b", "*".repeat(128) + "b", "?".repeat(129), "a".repeat(129)];
-const STALL_PATTERNS = ["^(a+)+$", "^a*a*a*b$", "(a|ab)*c", "^(\\w+\\s?)*$", "\\d+\\d+x", "^(a)\\1$", "^.*@.*x$", "(", "a".repeat(1025)];
+/** Each refused: RE2 cannot run it, it is not valid, or it compiles to too many steps (fixed counts). */
+const REFUSED_PATTERNS = ["^(a)\\1$", "(?=a)b", "(?<=a)b", "(?!x)y", ".{5000}y", "[a-z]{1000}[0-9]{1000}", "(?:.{100}){30}", "(", "a".repeat(1025)];
 
 /** Non-public egress targets in every spelling the egress rules must catch. */
 export const PRIVATE_URLS = [
@@ -70,8 +71,10 @@ export function hostileConfig(i) {
       return { method, body: { agents }, refuse: n % 3 === 0 || glob !== STALL_GLOBS[0] };
     }
     case 3: {
-      const pattern = STALL_PATTERNS[n % STALL_PATTERNS.length];
+      const pattern = REFUSED_PATTERNS[n % REFUSED_PATTERNS.length];
       const shapes = [
+        // Fixed counts, many per schema: each fits, together they are past the schema's steps.
+        { type: "object", properties: { q: { type: "string", allOf: Array.from({ length: 20 + (n % 30) }, (_, k) => ({ pattern: `.{${999 - k}}y` })) } } },
         { type: "object", properties: { q: { type: "string", pattern } } },
         { type: "object", patternProperties: { [pattern]: {} } },
         // Behind a reference to a member no keyword names: the validator still reaches it.

@@ -6,7 +6,8 @@
  * key is a 400, so a typo never silently falls back to a default.
  */
 import { z } from "zod";
-import { MAX_CONFIG_PATTERN_CHARS, schemaHazards, schemaPatterns, unusableSchema } from "../json-schema/schema-safety";
+import { MAX_CONFIG_PATTERN_CHARS, patternSteps, schemaHazards, schemaPatterns, unusableSchema } from "../json-schema/schema-safety";
+import { MAX_CONFIG_PROGRAM } from "../json-schema/linear-patterns";
 import { MAX_GLOB_CHARS, MAX_GLOBS, MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS } from "./bounds";
 
 export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;
@@ -161,7 +162,10 @@ export function crossFieldProblems(config: TenantConfig): string[] {
   }
   const l = config.limits;
   let patternText = 0;
+  let steps = 0;
   config.tools.forEach((t, i) => {
+    steps += patternSteps(t.parameters);
+    if (steps > MAX_CONFIG_PROGRAM) return;
     // Hazards first: trying a schema that fans out is itself the stall they guard against.
     const hazards = schemaHazards(t.parameters);
     for (const hazard of hazards) problems.push(`tools[${i}].parameters${hazard}`);
@@ -171,6 +175,9 @@ export function crossFieldProblems(config: TenantConfig): string[] {
   });
   if (patternText > MAX_CONFIG_PATTERN_CHARS) {
     problems.push(`tools: ${patternText} characters of schema patterns in all; at most ${MAX_CONFIG_PATTERN_CHARS} are checked`);
+  }
+  if (steps > MAX_CONFIG_PROGRAM) {
+    problems.push(`tools: schema patterns of about ${steps} steps in all; at most ${MAX_CONFIG_PROGRAM} are checked, so use fewer or smaller counts`);
   }
   for (const t of config.tools) {
     if (t.timeout_seconds !== undefined && t.timeout_seconds > l.max_job_timeout_seconds) {

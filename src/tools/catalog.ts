@@ -5,14 +5,13 @@
  * admission needs: the JSON Schema to validate against, whether the tool is
  * read-only (safe to retry), and its default deadline.
  */
-import { Validator, type Schema } from "@cfworker/json-schema";
 import { z } from "zod";
 import type { Limits, TenantConfig } from "../config/schema";
 import type { JsonObject } from "../util/json";
 import { globMatch } from "./glob";
 import { HTTP_REQUEST_TOOL, WAIT_TOOL, type BuiltinTool } from "./builtins";
 import { exposedTools, mcpToolName, type McpListings } from "./mcp";
-import { MAX_CHECKED_STRING_CHARS, overlongString, runnableSchema } from "../json-schema/schema-safety";
+import { checkArguments, MAX_CHECKED_STRING_CHARS, overlongString, runnableSchema } from "../json-schema/schema-safety";
 
 export type ToolKind = "wait" | "http_request" | "http_tool" | "mcp";
 
@@ -103,19 +102,22 @@ export function toolsForAgent(config: TenantConfig, agent: string, mcp: McpListi
 
 /** Problems of `args` against the tool's schema as `<json pointer> <violation>`, empty when valid. */
 export function schemaProblems(tool: CatalogTool, args: JsonObject): string[] {
-  const { schema, checksStrings } = runnableSchema(tool.parameters);
+  const { checksStrings } = runnableSchema(tool.parameters);
   const overlong = checksStrings ? overlongString(args) : undefined;
   if (overlong) {
     return [`${overlong} is longer than ${MAX_CHECKED_STRING_CHARS} characters, the most fanout checks against this tool's schema patterns and formats; send a shorter value`];
   }
   let result;
   try {
-    result = new Validator(schema as Schema, "2020-12", false).validate(args);
+    result = checkArguments(tool.parameters, args);
   } catch {
     // PUT /v1/config refuses schemas that cannot validate; this guards documents stored before that check.
     return [`/ tool '${tool.name}' has a parameters schema fanout cannot apply; fix it with PATCH /v1/config`];
   }
   if (result.valid) return [];
+  if (result.budgetExceeded) {
+    return [`/ takes more work to check against tool '${tool.name}''s schema patterns than fanout spends on one call; send shorter strings`];
+  }
   // cfworker reports the enclosing keyword failures too; the deepest location is the useful one.
   const deepest = [...result.errors].sort((a, b) => b.instanceLocation.length - a.instanceLocation.length);
   return deepest.map((e) => `${e.instanceLocation.replace(/^#/, "") || "/"} ${e.error}`);

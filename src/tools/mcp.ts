@@ -5,7 +5,8 @@
  */
 import type { TenantConfig } from "../config/schema";
 import { resultText, type ContentPart, type ToolCallContent } from "./mcp-content";
-import { MAX_CONFIG_PATTERN_CHARS, schemaHazards, schemaPatterns } from "../json-schema/schema-safety";
+import { MAX_CONFIG_PATTERN_CHARS, patternSteps, schemaHazards, schemaPatterns } from "../json-schema/schema-safety";
+import { MAX_CONFIG_PROGRAM } from "../json-schema/linear-patterns";
 
 /** OpenAI function names allow no dots, so models see `<server>__<tool>`. */
 export const MCP_SEPARATOR = "__";
@@ -93,15 +94,19 @@ export function keptTools(server: string, listed: ListedTool[]): { tools: McpToo
   const tools: McpTool[] = [];
   const leftOut: string[] = [];
   let patternText = 0;
+  let steps = 0;
   for (const tool of listed) {
     if (tools.length >= MAX_MCP_TOOLS) {
       leftOut.push(`MCP server '${server}': tool '${tool.name}' left out: fanout keeps at most ${MAX_MCP_TOOLS} tools of a server.`);
       continue;
     }
-    // Checking patterns costs time in proportion to their text: a server's list gets what a configuration gets.
+    // Checking patterns costs time in proportion to their text and steps: a server's list gets what a configuration gets.
     patternText += schemaPatterns(tool.inputSchema).reduce((n, p) => n + p.pattern.length, 0);
-    if (patternText > MAX_CONFIG_PATTERN_CHARS) {
-      leftOut.push(`MCP server '${server}': tool '${tool.name}' left out: the server's schemas hold more than ${MAX_CONFIG_PATTERN_CHARS} characters of patterns.`);
+    steps += patternSteps(tool.inputSchema);
+    if (patternText > MAX_CONFIG_PATTERN_CHARS || steps > MAX_CONFIG_PROGRAM) {
+      leftOut.push(
+        `MCP server '${server}': tool '${tool.name}' left out: the server's schemas hold more than ${MAX_CONFIG_PATTERN_CHARS} characters or ${MAX_CONFIG_PROGRAM} steps of patterns.`,
+      );
       continue;
     }
     const [hazard] = schemaHazards(tool.inputSchema);

@@ -1,8 +1,8 @@
 /**
  * No glob, schema pattern or argument holds the isolate (docs/api.md#configuration): a tenant's pathological glob
- * answers at once and leaves another tenant's requests alone, a pattern that can backtrack is
- * refused at PUT/PATCH and left out of an MCP server's list, and the patterns that remain only
- * ever see strings of at most 10,000 characters.
+ * answers at once and leaves another tenant's requests alone, a pattern RE2 cannot run is
+ * refused at PUT/PATCH and left out of an MCP server's list, the patterns that remain run on RE2
+ * under a work meter, and they only ever see strings of at most 10,000 characters.
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
@@ -59,15 +59,15 @@ describe("globs", () => {
 });
 
 describe("schema patterns", () => {
-  it("refuses a pattern that can backtrack at PUT and at PATCH, naming where it is, and stores nothing", async () => {
+  it("refuses a pattern RE2 cannot run at PUT and at PATCH, naming where it is, and stores nothing", async () => {
     await configure();
     const before = await json(await api("/v1/config"));
-    const tool = { name: "stall", url: `${toolServer()}/echo`, parameters: patterned("^(a+)+$") };
+    const tool = { name: "stall", url: `${toolServer()}/echo`, parameters: patterned("^(a+)\\1$") };
 
     const put = await api("/v1/config", { method: "PUT", body: { ...toolConfig(), tools: [tool] } });
     expect(put.status).toBe(400);
     const putError = (await json(put)).error;
-    expect(putError.message).toContain(`tools[0].parameters/properties/word/pattern "^(a+)+$" repeats a part that itself repeats`);
+    expect(putError.message).toContain(`tools[0].parameters/properties/word/pattern "^(a+)\\\\1$" cannot run in linear time`);
 
     const patch = await api("/v1/config", {
       method: "PATCH",
@@ -75,20 +75,20 @@ describe("schema patterns", () => {
       body: { tools: [...(before.tools as any[]).map((t) => ({ ...t, secret: undefined })), tool] },
     });
     expect(patch.status).toBe(400);
-    expect((await json(patch)).error.message).toContain("repeats a part that itself repeats");
+    expect((await json(patch)).error.message).toContain("cannot run in linear time");
 
     const patternProperties = await api("/v1/config", {
       method: "PUT",
-      body: { tools: [{ ...tool, parameters: { type: "object", patternProperties: { "^\\d+\\d+x$": {} } } }] },
+      body: { tools: [{ ...tool, parameters: { type: "object", patternProperties: { "^(?=\\d)x$": {} } } }] },
     });
     expect(patternProperties.status).toBe(400);
-    expect((await json(patternProperties)).error.message).toContain("two unbounded repetitions");
+    expect((await json(patternProperties)).error.message).toContain("backreferences, lookahead, lookbehind and counts over 1000 are not supported");
 
     expect(await json(await api("/v1/config"))).toEqual(before);
   });
 
   it("refuses a pattern hidden behind a $ref, and references that fan out, without validating anything against them", async () => {
-    const hidden = { type: "object", properties: { q: { $ref: "#/x" } }, x: { type: "string", pattern: "^(a+)+$" } };
+    const hidden = { type: "object", properties: { q: { $ref: "#/x" } }, x: { type: "string", pattern: "^(a)\\1$" } };
     const $defs: Record<string, unknown> = { a22: { type: "string" } };
     for (let i = 0; i < 22; i++) $defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
     const fanOut = { type: "object", properties: { q: { $ref: "#/$defs/a0" } }, $defs };
@@ -101,7 +101,7 @@ describe("schema patterns", () => {
     expect(res.status).toBe(400);
     const { problems } = (await json(res)).error;
     expect(problems).toEqual([
-      expect.stringMatching(/^tools\[0\]\.parameters\/x\/pattern "\^\(a\+\)\+\$" repeats a part/),
+      expect.stringMatching(/^tools\[0\]\.parameters\/x\/pattern "\^\(a\)\\\\1\$" cannot run in linear time/),
       "tools[1].parameters/ expands to more than 1000 subschemas through its $refs; reference each definition from fewer places",
     ]);
     // Validating {} against the second took seconds (2^22 branches) when the PUT tried it.
@@ -125,7 +125,56 @@ describe("schema patterns", () => {
     expect(plain.status).toBe(200);
   });
 
-  it("leaves an MCP tool whose schema pattern can backtrack out of the list, and keeps the rest", async () => {
+  it("fixed-count patterns: too many are refused at PUT, and the most a schema may hold cannot stall another tenant", async () => {
+    const fixed = (counts: number[]) => ({
+      type: "object",
+      properties: { word: { type: "string", allOf: counts.map((n) => ({ pattern: `.{${n}}y` })) } },
+    });
+    await configure();
+    const before = await json(await api("/v1/config"));
+    // The probe: fifty of `.{5000}y`. Each one is over RE2's counts and fanout's steps per pattern.
+    const fifty = await api("/v1/config", {
+      method: "PUT",
+      body: { ...toolConfig(), tools: [{ name: "fixed", url: `${toolServer()}/echo`, parameters: fixed(Array(50).fill(5000)) }] },
+    });
+    expect(fifty.status).toBe(400);
+    expect((await json(fifty)).error.message).toMatch(/tools: schema patterns of about 250\d+ steps in all; at most 50000 are checked/);
+    const twenty = await api("/v1/config", {
+      method: "PUT",
+      body: { ...toolConfig(), tools: [{ name: "fixed", url: `${toolServer()}/echo`, parameters: fixed(Array(20).fill(999)) }] },
+    });
+    expect((await json(twenty)).error.message).toMatch(/tools\[0\]\.parameters\/ has patterns of about 200\d\d steps in all; at most 10000 are run per call/);
+    expect(await json(await api("/v1/config"))).toEqual(before);
+
+    // Ten of about 990 steps fit the schema's bound; against 10,000 characters the meter stops them.
+    await configure({ tools: [{ name: "fixed", url: `${toolServer()}/echo`, read_only: true, parameters: fixed(Array.from({ length: 10 }, (_, i) => 990 - i)) }] });
+    await configure(toolConfig(), TEST_KEYS.globex);
+    const word = "x".repeat(10_000);
+    const [attack, other] = await Promise.all([
+      parallel("fixed", { tool_calls: Array.from({ length: 8 }, () => call("fixed", { word })) }),
+      (async () => {
+        await new Promise((r) => setTimeout(r, 5));
+        const at = Date.now();
+        const res = await api("/v1/tools", { key: TEST_KEYS.globex });
+        return { status: res.status, ms: Date.now() - at };
+      })(),
+    ]);
+    console.log(`fixed-count patterns: the other tenant's GET /v1/tools ${other.ms} ms`);
+    expect(attack.status).toBe(400);
+    expect(attack.body.error.message).toBe(
+      "tool_calls[0] is not a valid tool call: / takes more work to check against tool 'fixed''s schema patterns than fanout spends on one call; send shorter strings",
+    );
+    expect(other.status).toBe(200);
+    // Before RE2 and the meter this took 9.5 s; a generous bound, so a loaded machine does not fail it.
+    expect(other.ms).toBeLessThan(1000);
+
+    // A short argument is checked as usual: it fails the patterns, not the meter.
+    const short = await parallel("fixed", { tool_calls: [call("fixed", { word: "xy" })] });
+    expect(short.status).toBe(400);
+    expect(short.body.error.message).toBe("tool_calls[0] is not a valid tool call: /word Instance does not match every subschema.");
+  });
+
+  it("leaves an MCP tool whose schema pattern RE2 cannot run out of the list, and keeps the rest", async () => {
     const instance = "stall";
     await fetch(`${toolServer()}/__mcp/state?instance=${instance}`, { method: "POST", body: JSON.stringify({ stall: true }) });
     await configure(toolConfig({ mcp_servers: [{ name: "docs", url: `${toolServer()}/mcp/${instance}` }] }));

@@ -6,7 +6,7 @@
  *
  *   POST /mcp/<instance>                 → MCP (initialize, tools/list, tools/call, …)
  *   POST /__mcp/state?instance=…         {"down"?: bool, "late"?: bool, "stall"?: bool, "dropCalls"?: n}: down answers
- *                                        503 to everything; late adds the tool `late` to the list, stall the tool `stall`;
+ *                                        503 to everything; late adds the tool `late` to the list, stall the tool `stall` (a backreference);
  *                                        dropCalls closes the socket of the next n tools/call requests
  *   GET  /__mcp/calls?instance=…         → [{tool, args, authorization}] of tools/call received
  *   GET  /__mcp/lists?instance=…         → how many tools/list requests arrived
@@ -22,7 +22,7 @@ import { z } from "zod";
 interface Instance {
   down: boolean;
   late: boolean;
-  /** Adds `stall`, whose input schema has a pattern that backtracks. */
+  /** Adds `stall`, whose input schema has a pattern no linear-time engine runs (a backreference). */
   stall?: boolean;
   dropCalls: number;
   lists: number;
@@ -66,7 +66,7 @@ function mcpServer(state: Instance, authorization: string | undefined): McpServe
   if (state.stall) {
     server.registerTool(
       "stall",
-      { description: "Has a pattern that backtracks", inputSchema: { word: z.string().regex(/^(a+)+$/) } },
+      { description: "Has a pattern with a backreference", inputSchema: { word: z.string().regex(/^(a+)\1$/) } },
       seen("stall", () => text("stalled")),
     );
   }

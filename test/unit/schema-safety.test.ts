@@ -40,19 +40,19 @@ describe("schemaPatterns", () => {
   });
 
   it("finds a pattern under any member a $ref can reach, not only known keywords", () => {
-    const schema = { type: "object", properties: { q: { $ref: "#/x" } }, x: { type: "string", pattern: "^(a+)+$" } };
-    expect(schemaPatterns(schema)).toEqual([{ pointer: "/x/pattern", pattern: "^(a+)+$" }]);
-    expect(schemaHazards(schema)).toEqual([expect.stringMatching(/^\/x\/pattern "\^\(a\+\)\+\$" repeats a part/)]);
+    const schema = { type: "object", properties: { q: { $ref: "#/x" } }, x: { type: "string", pattern: "^(a)\\1$" } };
+    expect(schemaPatterns(schema)).toEqual([{ pointer: "/x/pattern", pattern: "^(a)\\1$" }]);
+    expect(schemaHazards(schema)).toEqual([expect.stringMatching(/^\/x\/pattern "\^\(a\)\\\\1\$" cannot run in linear time/)]);
   });
 
   it("treats const, enum, default and examples as data", () => {
     const schema = {
       type: "object",
       properties: { pattern: { type: "string" } },
-      const: { pattern: "(a+)+" },
-      enum: [{ pattern: "(a+)+" }],
-      default: { pattern: "(a+)+" },
-      examples: [{ pattern: "(a+)+" }],
+      const: { pattern: "(a)\\1" },
+      enum: [{ pattern: "(a)\\1" }],
+      default: { pattern: "(a)\\1" },
+      examples: [{ pattern: "(a)\\1" }],
     };
     expect(schemaPatterns(schema)).toEqual([]);
     expect(schemaHazards(schema)).toEqual([]);
@@ -119,27 +119,37 @@ describe("keptTools", () => {
   it("leaves out a tool whose input schema has a hazard, with a log line", () => {
     const listed = [
       { name: "ok", inputSchema: { type: "object", properties: { q: { type: "string", pattern: "^[a-z]+$" } } } },
-      { name: "bad", inputSchema: { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } } } },
+      { name: "bad", inputSchema: { type: "object", properties: { q: { type: "string", pattern: "^(?=a)" } } } },
       { name: "fans", inputSchema: fanOut(20) },
     ];
     const { tools, leftOut } = keptTools("docs", listed);
     expect(tools.map((t) => t.name)).toEqual(["ok"]);
     expect(leftOut).toEqual([
-      expect.stringMatching(/^MCP server 'docs': tool 'bad' left out: its inputSchema\/properties\/q\/pattern "\^\(a\+\)\+\$" repeats a part/),
+      expect.stringMatching(/^MCP server 'docs': tool 'bad' left out: its inputSchema\/properties\/q\/pattern "\^\(\?=a\)" cannot run in linear time/),
       expect.stringMatching(/^MCP server 'docs': tool 'fans' left out: its inputSchema\/ expands to more than 1000 subschemas/),
     ]);
   });
 
   it("keeps at most 65,536 characters of patterns from one server's list", () => {
     // 16 patterns of 1,000 characters a tool: four tools fit, the fifth and sixth do not.
-    const properties = Object.fromEntries(Array.from({ length: 16 }, (_, k) => [`p${k}`, { type: "string", pattern: `^${"a".repeat(998)}$` }]));
+    // One character class of 996 letters: 1,000 characters, a few steps.
+    const properties = Object.fromEntries(Array.from({ length: 16 }, (_, k) => [`p${k}`, { type: "string", pattern: `^[${"a".repeat(996)}]$` }]));
     const listed = Array.from({ length: 6 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object", properties } }));
     const { tools, leftOut } = keptTools("docs", listed);
     expect(tools).toHaveLength(4);
     expect(leftOut).toEqual([
-      "MCP server 'docs': tool 't4' left out: the server's schemas hold more than 65536 characters of patterns.",
-      "MCP server 'docs': tool 't5' left out: the server's schemas hold more than 65536 characters of patterns.",
+      "MCP server 'docs': tool 't4' left out: the server's schemas hold more than 65536 characters or 50000 steps of patterns.",
+      "MCP server 'docs': tool 't5' left out: the server's schemas hold more than 65536 characters or 50000 steps of patterns.",
     ]);
+  });
+
+  it("keeps at most 50,000 steps of patterns from one server's list, counted before compiling", () => {
+    // Eight patterns of about 1,000 steps a tool: six tools fit, the seventh does not.
+    const properties = Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`p${k}`, { type: "string", pattern: `a{1000}` }]));
+    const listed = Array.from({ length: 7 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object", properties } }));
+    const { tools, leftOut } = keptTools("docs", listed);
+    expect(tools).toHaveLength(6);
+    expect(leftOut).toEqual(["MCP server 'docs': tool 't6' left out: the server's schemas hold more than 65536 characters or 50000 steps of patterns."]);
   });
 
   it(`keeps at most ${MAX_MCP_TOOLS} tools of a server`, () => {

@@ -1,0 +1,154 @@
+/**
+ * Schema patterns run on RE2 (the `re2js` port), never on V8's backtracking `RegExp`
+ * (docs/api.md#tool-schema-safety). Tool schemas come from tenants and MCP servers, strings from
+ * models, and they meet in an isolate other tenants share: `.{5000}y` passed the shape check
+ * fanout used before, and fifty of them against 10,000 characters held the isolate for 10 s.
+ *
+ * RE2 matches in time linear in the text, but the factor is the pattern's program size, and in
+ * JavaScript it is large: an RE2 program of a few hundred steps that makes its DFA explode took
+ * 160 ms on 10,000 characters. So besides refusing what RE2 cannot run (backreferences,
+ * lookaround, counts over 1,000), every validation carries a work meter: each pattern test costs
+ * its program size times the text's length, each compilation its size times a constant, and a
+ * validation that would spend more than `MATCH_BUDGET` stops (about 25 ms at worst).
+ *
+ * `@cfworker/json-schema` calls `new RegExp(pattern, "u")` for `pattern` and `patternProperties`
+ * and has no option for another engine, so `runWithLinearPatterns` points the global `RegExp` at
+ * RE2 for the length of one synchronous validation; no other code runs in between, regular
+ * expression literals still build V8's own, and the global is restored in `finally`.
+ */
+import { parse, type AstNode, type RootNode } from "regjsparser";
+import { RE2JS } from "re2js";
+
+/** Longer patterns are refused before compiling. */
+export const MAX_PATTERN_CHARS = 1024;
+
+/** RE2 program steps of one pattern (`.{1000}` is about 1,000). */
+export const MAX_PATTERN_PROGRAM = 2_000;
+
+/** Work one validation may do: program steps × characters matched, plus compilations. */
+export const MATCH_BUDGET = 200_000;
+
+/** Compiling costs about ten matched characters per program step (measured in V8). */
+const COMPILE_COST_PER_STEP = 10;
+
+/** Program steps of all patterns in one schema: compiling them all takes half the budget. */
+export const MAX_SCHEMA_PROGRAM = MATCH_BUDGET / COMPILE_COST_PER_STEP / 2;
+
+/** Program steps of all patterns in a configuration, or in one MCP server's list (about 30 ms to compile). */
+export const MAX_CONFIG_PROGRAM = 50_000;
+
+/** A validation stopped because its patterns would have cost more than `MATCH_BUDGET`. */
+export class PatternBudgetExceeded extends Error {}
+
+/** RE2 reads most of JavaScript's syntax; the rest (`\u{…}`, `(?<name>…)`, `\cX`) is translated first. */
+function compile(pattern: string): RE2JS {
+  return RE2JS.compile(RE2JS.translateRegExp(pattern));
+}
+
+const FEATURES = { namedGroups: true, lookbehind: true, unicodePropertyEscape: true } as const;
+type Node = AstNode<typeof FEATURES>;
+
+/**
+ * About as many steps as RE2 compiles `node` to: counted repetitions multiply what they
+ * repeat. Compiling costs time in proportion to the steps (`a{1000}b{1000}…` in 1,024
+ * characters compiles to 146,000 in 190 ms), so oversized patterns are refused before that.
+ */
+function estimatedSteps(node: Node | RootNode<typeof FEATURES>): number {
+  switch (node.type) {
+    case "quantifier": {
+      const count = node.max === undefined || node.max === Infinity ? Math.max(node.min, 1) : node.max;
+      return count * estimatedSteps(node.body[0]) + 1;
+    }
+    case "alternative":
+    case "disjunction":
+    case "group":
+      return node.body.reduce((n: number, child: Node) => n + estimatedSteps(child), 1);
+    default:
+      return 1;
+  }
+}
+
+/** The steps `pattern` will compile to, estimated from its text alone (0 when it is not a valid pattern). */
+export function estimateSteps(pattern: string): number {
+  if (pattern.length > MAX_PATTERN_CHARS) return 0;
+  try {
+    return estimatedSteps(parse(pattern, "u", FEATURES));
+  } catch {
+    return 0;
+  }
+}
+
+/** Why `pattern` cannot serve in a schema, or the steps RE2 runs it in. */
+export function checkPattern(pattern: string): { steps: number } | { problem: string } {
+  if (pattern.length > MAX_PATTERN_CHARS) return { problem: `is longer than ${MAX_PATTERN_CHARS} characters` };
+  try {
+    // Models read the schema too: a pattern must be a valid ECMA-262 one, whatever RE2 would accept.
+    new RegExp(pattern, "u");
+  } catch (e) {
+    return { problem: `is not a valid regular expression (${(e as Error).message})` };
+  }
+  const tooMany = (steps: number) => ({
+    problem: `compiles to about ${steps} steps, more than the ${MAX_PATTERN_PROGRAM} fanout runs per pattern; use smaller counts or fewer alternatives`,
+  });
+  const estimate = estimateSteps(pattern);
+  if (estimate > MAX_PATTERN_PROGRAM) return tooMany(estimate);
+  let steps: number;
+  try {
+    steps = compile(pattern).programSize();
+  } catch (e) {
+    return { problem: `cannot run in linear time (${(e as Error).message}); backreferences, lookahead, lookbehind and counts over 1000 are not supported` };
+  }
+  return steps > MAX_PATTERN_PROGRAM ? tooMany(steps) : { steps };
+}
+
+/**
+ * Compiled patterns kept between validations: compiling one costs about 30 µs, a test of a short
+ * text about 1 µs. RE2 keeps a DFA state per new position it meets, so an entry that has done
+ * `CACHED_WORK_LIMIT` of work is compiled afresh: the cache holds a few MB at most.
+ */
+const CACHE_SIZE = 32;
+const CACHED_WORK_LIMIT = 20_000;
+const cache = new Map<string, { re: RE2JS; work: number }>();
+
+/**
+ * Runs `validate` (synchronous) with every `new RegExp` it makes served by RE2 under one work
+ * meter. Throws `PatternBudgetExceeded` when the meter runs out.
+ */
+export function runWithLinearPatterns<T>(validate: () => T): T {
+  let spent = 0;
+  const charge = (work: number) => {
+    spent += work;
+    if (spent > MATCH_BUDGET) throw new PatternBudgetExceeded();
+  };
+  const program = (source: string) => {
+    let entry = cache.get(source);
+    cache.delete(source);
+    if (!entry || entry.work > CACHED_WORK_LIMIT) {
+      const re = compile(source);
+      charge(re.programSize() * COMPILE_COST_PER_STEP);
+      entry = { re, work: 0 };
+    }
+    cache.set(source, entry);
+    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    return entry;
+  };
+  // Called with `new`: returning an object makes that object the result.
+  function LinearRegExp(source: string) {
+    const entry = program(String(source));
+    return {
+      test(text: string) {
+        const work = entry.re.programSize() * (text.length + 1);
+        charge(work);
+        entry.work += work;
+        return entry.re.test(text);
+      },
+    };
+  }
+  const native = globalThis.RegExp;
+  globalThis.RegExp = LinearRegExp as unknown as RegExpConstructor;
+  try {
+    return validate();
+  } finally {
+    globalThis.RegExp = native;
+  }
+}
