@@ -12,7 +12,8 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../egress/fetch";
 import { redact } from "../util/redact";
 import type { AttemptResult } from "./http-call";
-import { callOutcome, keptTools, type McpTool } from "./mcp";
+import { callOutcome, type ListedTool, type McpTool } from "./mcp";
+import { keptTools, MCP_LIST_BOUNDS, type ListingCut } from "./mcp-list-bounds";
 
 /** A server with its headers decrypted: what the TenantDO hands out for one use. */
 export interface McpEndpoint {
@@ -22,8 +23,6 @@ export interface McpEndpoint {
 }
 
 export const MCP_LIST_TIMEOUT_MS = 10_000;
-/** A server that keeps paging is cut off here; its first pages are kept. */
-const MAX_LIST_PAGES = 20;
 
 const CLIENT_INFO = { name: "fanout", version: "1.1.0" };
 
@@ -43,12 +42,35 @@ export function serverFetch(url: string, allowPrivateEgress: boolean, send?: Fet
   };
 }
 
-async function connected(endpoint: McpEndpoint, signal: AbortSignal, timeout: number, allowPrivateEgress: boolean): Promise<Client> {
+/**
+ * `send` with every answer's body counted against `limit` bytes in all: the body that crosses it
+ * fails as it is read, and `exceeded()` says why.
+ */
+export function meteredFetch(send: Fetch, limit: number): { fetch: Fetch; exceeded: () => boolean } {
+  let read = 0;
+  const fetch: Fetch = async (input, init) => {
+    const response = await send(input, init);
+    if (!response.body) return response;
+    const counted = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          read += chunk.byteLength;
+          if (read > limit) controller.error(new Error(`the answers exceeded ${limit} bytes`));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, response);
+  };
+  return { fetch, exceeded: () => read > limit };
+}
+
+async function connected(endpoint: McpEndpoint, signal: AbortSignal, timeout: number, fetch: Fetch): Promise<Client> {
   const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
     // `redirect: "manual"` here too: with it the SDK's POSTs leave a redirect alone rather than try to follow it.
     requestInit: { headers: endpoint.headers, redirect: "manual" },
-    fetch: serverFetch(endpoint.url, allowPrivateEgress),
+    fetch,
   });
   await client.connect(transport, { signal, timeout });
   return client;
@@ -56,21 +78,39 @@ async function connected(endpoint: McpEndpoint, signal: AbortSignal, timeout: nu
 
 const reason = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-/** Every tool the server lists, following `nextCursor`. Throws when the server cannot be listed. */
+/**
+ * The tools the server lists, following `nextCursor` within MCP_LIST_BOUNDS, and one log line
+ * for what was left out. Throws when the server cannot be listed at all. Pages are read one at
+ * a time: with the SDK's event stream, at most 2 connections are open.
+ */
 export async function listMcpTools(endpoint: McpEndpoint, allowPrivateEgress: boolean): Promise<McpTool[]> {
   const signal = AbortSignal.timeout(MCP_LIST_TIMEOUT_MS);
-  const client = await connected(endpoint, signal, MCP_LIST_TIMEOUT_MS, allowPrivateEgress);
+  const metered = meteredFetch(serverFetch(endpoint.url, allowPrivateEgress), MCP_LIST_BOUNDS.bytes);
+  const client = await connected(endpoint, signal, MCP_LIST_TIMEOUT_MS, metered.fetch);
   try {
-    const listed: Parameters<typeof keptTools>[1] = [];
+    const listed: ListedTool[] = [];
+    let cut: ListingCut;
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const answer = await client.listTools(cursor ? { cursor } : {}, { signal, timeout: MCP_LIST_TIMEOUT_MS });
+    for (let page = 0; ; page++) {
+      if (page === MCP_LIST_BOUNDS.pages) {
+        cut = { pages: page };
+        break;
+      }
+      let answer;
+      try {
+        answer = await client.listTools(cursor ? { cursor } : {}, { signal, timeout: MCP_LIST_TIMEOUT_MS });
+      } catch (e) {
+        // Past the byte bound the pages read so far are the listing; any other failure is the server's.
+        if (!metered.exceeded()) throw e;
+        cut = { bytes: MCP_LIST_BOUNDS.bytes };
+        break;
+      }
       listed.push(...answer.tools);
       cursor = answer.nextCursor;
       if (!cursor) break;
     }
-    const kept = keptTools(endpoint.name, listed);
-    for (const line of kept.leftOut) console.warn(line);
+    const kept = keptTools(endpoint.name, listed, cut);
+    if (kept.report) console.warn(kept.report);
     return kept.tools;
   } finally {
     await client.close().catch(() => {});
@@ -98,7 +138,7 @@ export async function callMcpTool(
   const timeout = remainingMs + 1_000;
   let client: Client;
   try {
-    client = await connected(endpoint, signal, timeout, call.allowPrivateEgress);
+    client = await connected(endpoint, signal, timeout, serverFetch(endpoint.url, call.allowPrivateEgress));
   } catch (e) {
     if (signal.aborted) throw e;
     return redactedAttempt(failure(endpoint.name, e, "unsent"), Object.values(endpoint.headers));

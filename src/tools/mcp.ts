@@ -5,8 +5,6 @@
  */
 import type { TenantConfig } from "../config/schema";
 import { resultText, type ContentPart, type ToolCallContent } from "./mcp-content";
-import { MAX_CONFIG_PATTERN_CHARS, patternSteps, schemaHazards, schemaPatterns } from "../json-schema/schema-safety";
-import { MAX_CONFIG_PROGRAM } from "../json-schema/linear-patterns";
 
 /** OpenAI function names allow no dots, so models see `<server>__<tool>`. */
 export const MCP_SEPARATOR = "__";
@@ -68,7 +66,7 @@ export function exposedTools(server: string, tools: McpTool[]): McpTool[] {
   return tools.filter((t) => FUNCTION_NAME.test(mcpToolName(server, t.name)));
 }
 
-type ListedTool = {
+export type ListedTool = {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
@@ -79,41 +77,6 @@ type ListedTool = {
 export function keptTool(tool: ListedTool): McpTool {
   const { $schema: _ignored, ...parameters } = tool.inputSchema;
   return { name: tool.name, description: tool.description ?? "", parameters, read_only: tool.annotations?.readOnlyHint === true };
-}
-
-/** Tools kept from one server's list: each is checked, so a server cannot make the listing itself a stall. */
-export const MAX_MCP_TOOLS = 256;
-
-/**
- * The tools of a server's list fanout can run, and a log line for each it leaves out: checking
- * arguments against an `inputSchema` with a hazard (see ../json-schema/schema-safety) would let the server or a
- * model stall the isolate. Results are never checked against `outputSchema`: fanout does not list
- * tools on the client that calls them, so the SDK has none to check.
- */
-export function keptTools(server: string, listed: ListedTool[]): { tools: McpTool[]; leftOut: string[] } {
-  const tools: McpTool[] = [];
-  const leftOut: string[] = [];
-  let patternText = 0;
-  let steps = 0;
-  for (const tool of listed) {
-    if (tools.length >= MAX_MCP_TOOLS) {
-      leftOut.push(`MCP server '${server}': tool '${tool.name}' left out: fanout keeps at most ${MAX_MCP_TOOLS} tools of a server.`);
-      continue;
-    }
-    // Checking patterns costs time in proportion to their text and steps: a server's list gets what a configuration gets.
-    patternText += schemaPatterns(tool.inputSchema).reduce((n, p) => n + p.pattern.length, 0);
-    steps += patternSteps(tool.inputSchema);
-    if (patternText > MAX_CONFIG_PATTERN_CHARS || steps > MAX_CONFIG_PROGRAM) {
-      leftOut.push(
-        `MCP server '${server}': tool '${tool.name}' left out: the server's schemas hold more than ${MAX_CONFIG_PATTERN_CHARS} characters or ${MAX_CONFIG_PROGRAM} steps of patterns.`,
-      );
-      continue;
-    }
-    const [hazard] = schemaHazards(tool.inputSchema);
-    if (hazard) leftOut.push(`MCP server '${server}': tool '${tool.name}' left out: its inputSchema${hazard}.`);
-    else tools.push(keptTool(tool));
-  }
-  return { tools, leftOut };
 }
 
 /**

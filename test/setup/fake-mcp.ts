@@ -9,7 +9,12 @@
  *                                        503 to everything; late adds the tool `late` to the list, stall the tool `stall` (a backreference);
  *                                        dropCalls closes the socket of the next n tools/call requests
  *   GET  /__mcp/calls?instance=…         → [{tool, args, authorization}] of tools/call received
- *   GET  /__mcp/lists?instance=…         → how many tools/list requests arrived
+ *   GET  /__mcp/lists?instance=…         → how many tools/list requests arrived, and the most
+ *                                        requests the instance had open at once
+ *
+ * A `listing` state {tools, perPage?, descriptionChars?, endless?} answers tools/list itself, with
+ * `tools` made-up tools (`t0`, `t1`, …) in pages of `perPage` (endless: a next page always):
+ * a listing as large as a hostile server makes it.
  *
  * Tools: `search {query}` (readOnlyHint), `write_note {text}` (no hint), `refuse` (answers
  * isError), `slow {ms}` (readOnlyHint), `multi` (two text blocks), `late` (only when enabled).
@@ -26,6 +31,9 @@ interface Instance {
   stall?: boolean;
   dropCalls: number;
   lists: number;
+  listing?: { tools: number; perPage?: number; descriptionChars?: number; endless?: boolean };
+  open: number;
+  maxOpen: number;
   calls: { tool: string; args: unknown; authorization: string | undefined }[];
 }
 
@@ -73,11 +81,26 @@ function mcpServer(state: Instance, authorization: string | undefined): McpServe
   return server;
 }
 
+/** One page of a made-up listing, from the tool index in `cursor`. */
+function listingPage(listing: NonNullable<Instance["listing"]>, cursor: string | undefined) {
+  const from = Number(cursor ?? 0);
+  const perPage = listing.perPage ?? listing.tools;
+  const to = Math.min(from + perPage, listing.tools);
+  // Without descriptions, the smallest tools a server can list: 20,000 of them fit in 1 MB.
+  const tools = Array.from({ length: to - from }, (_, k) =>
+    listing.descriptionChars
+      ? { name: `t${from + k}`, description: "d".repeat(listing.descriptionChars), inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }
+      : { name: `t${from + k}`, inputSchema: { type: "object" } },
+  );
+  const next = listing.endless || to < listing.tools ? { nextCursor: String(listing.endless ? from + perPage : to) } : {};
+  return { tools, ...next };
+}
+
 export function fakeMcp() {
   const instances = new Map<string, Instance>();
   const instance = (name: string) => {
     let state = instances.get(name);
-    if (!state) instances.set(name, (state = { down: false, late: false, dropCalls: 0, lists: 0, calls: [] }));
+    if (!state) instances.set(name, (state = { down: false, late: false, dropCalls: 0, lists: 0, calls: [], open: 0, maxOpen: 0 }));
     return state;
   };
   const json = (res: ServerResponse, status: number, value: unknown) =>
@@ -88,6 +111,9 @@ export function fakeMcp() {
     const mcp = /^\/mcp\/([^/]+)$/.exec(url.pathname);
     if (mcp) {
       const state = instance(mcp[1]!);
+      state.open += 1;
+      state.maxOpen = Math.max(state.maxOpen, state.open);
+      res.on("close", () => void (state.open -= 1));
       if (state.down) {
         res.writeHead(503, { "content-type": "text/plain" }).end("fake MCP server is down");
         return true;
@@ -101,6 +127,8 @@ export function fakeMcp() {
       const messages = Array.isArray(parsed) ? parsed : [parsed];
       const method = (name: string) => messages.some((m) => (m as { method?: string } | undefined)?.method === name);
       if (method("tools/list")) state.lists += 1;
+      const list = messages.find((m) => (m as { method?: string } | undefined)?.method === "tools/list") as { id: number; params?: { cursor?: string } } | undefined;
+      if (list && state.listing) return (json(res, 200, { jsonrpc: "2.0", id: list.id, result: listingPage(state.listing, list.params?.cursor) }), true);
       if (method("tools/call") && state.dropCalls > 0) {
         state.dropCalls -= 1;
         req.socket.destroy(); // the call left; whether the tool ran is unknown to the client
@@ -119,7 +147,7 @@ export function fakeMcp() {
       return true;
     }
     if (url.pathname === "/__mcp/calls") return (json(res, 200, instance(name).calls), true);
-    if (url.pathname === "/__mcp/lists") return (json(res, 200, { lists: instance(name).lists }), true);
+    if (url.pathname === "/__mcp/lists") return (json(res, 200, { lists: instance(name).lists, maxOpen: instance(name).maxOpen }), true);
     return false;
   };
 }

@@ -1,6 +1,5 @@
 import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
-import { keptTools, MAX_MCP_TOOLS } from "../../src/tools/mcp";
 import {
   MAX_EXPANDED_SUBSCHEMAS,
   MAX_PATTERN_TEXT_CHARS,
@@ -112,50 +111,5 @@ describe("overlongString", () => {
     expect(overlongString({ ["k".repeat(30)]: 1 }, 10)).toBe(`/${"k".repeat(20)}…`);
     expect(overlongString("z".repeat(11), 10)).toBe("/");
     expect(overlongString({ a: "x".repeat(10), n: 12345678901 }, 10)).toBeUndefined();
-  });
-});
-
-describe("keptTools", () => {
-  it("leaves out a tool whose input schema has a hazard, with a log line", () => {
-    const listed = [
-      { name: "ok", inputSchema: { type: "object", properties: { q: { type: "string", pattern: "^[a-z]+$" } } } },
-      { name: "bad", inputSchema: { type: "object", properties: { q: { type: "string", pattern: "^(?=a)" } } } },
-      { name: "fans", inputSchema: fanOut(20) },
-    ];
-    const { tools, leftOut } = keptTools("docs", listed);
-    expect(tools.map((t) => t.name)).toEqual(["ok"]);
-    expect(leftOut).toEqual([
-      expect.stringMatching(/^MCP server 'docs': tool 'bad' left out: its inputSchema\/properties\/q\/pattern "\^\(\?=a\)" cannot run in linear time/),
-      expect.stringMatching(/^MCP server 'docs': tool 'fans' left out: its inputSchema\/ expands to more than 1000 subschemas/),
-    ]);
-  });
-
-  it("keeps at most 65,536 characters of patterns from one server's list", () => {
-    // 16 patterns of 1,000 characters a tool: four tools fit, the fifth and sixth do not.
-    // One character class of 996 letters: 1,000 characters, a few steps.
-    const properties = Object.fromEntries(Array.from({ length: 16 }, (_, k) => [`p${k}`, { type: "string", pattern: `^[${"a".repeat(996)}]$` }]));
-    const listed = Array.from({ length: 6 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object", properties } }));
-    const { tools, leftOut } = keptTools("docs", listed);
-    expect(tools).toHaveLength(4);
-    expect(leftOut).toEqual([
-      "MCP server 'docs': tool 't4' left out: the server's schemas hold more than 65536 characters or 50000 steps of patterns.",
-      "MCP server 'docs': tool 't5' left out: the server's schemas hold more than 65536 characters or 50000 steps of patterns.",
-    ]);
-  });
-
-  it("keeps at most 50,000 steps of patterns from one server's list, counted before compiling", () => {
-    // Eight patterns of about 1,000 steps a tool: six tools fit, the seventh does not.
-    const properties = Object.fromEntries(Array.from({ length: 8 }, (_, k) => [`p${k}`, { type: "string", pattern: `a{1000}` }]));
-    const listed = Array.from({ length: 7 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object", properties } }));
-    const { tools, leftOut } = keptTools("docs", listed);
-    expect(tools).toHaveLength(6);
-    expect(leftOut).toEqual(["MCP server 'docs': tool 't6' left out: the server's schemas hold more than 65536 characters or 50000 steps of patterns."]);
-  });
-
-  it(`keeps at most ${MAX_MCP_TOOLS} tools of a server`, () => {
-    const listed = Array.from({ length: MAX_MCP_TOOLS + 2 }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object" } }));
-    const { tools, leftOut } = keptTools("docs", listed);
-    expect(tools).toHaveLength(MAX_MCP_TOOLS);
-    expect(leftOut).toHaveLength(2);
   });
 });
