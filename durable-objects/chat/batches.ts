@@ -96,8 +96,10 @@ export async function commit(
   extra: () => void = () => {},
 ): Promise<void> {
   const { store } = chat;
-  store.ensure();
   const { isNewChat, toStart } = store.transaction(() => {
+    // A new chat's tables are created in the same transaction as its first jobs: a write that
+    // fails leaves no half-created chat (one that reads as existing, with no id).
+    store.ensure();
     const created = store.meta("chat_id") === undefined;
     store.setMeta("tenant", target.tenant);
     store.setMeta("chat_id", target.chat_id);

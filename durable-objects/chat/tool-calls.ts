@@ -5,14 +5,13 @@
  * order with one result per call (docs/api.md#tiered-execution-and-the-tool-calls-route).
  */
 import { ApiError } from "../../src/http/errors";
-import type { ChatLimits, ToolCallEntry, ToolCallsAnswer, ToolCallsRequest } from "../../src/jobs/messages";
+import type { AdmittedToolCall, ChatLimits, ToolCallEntry, ToolCallsAnswer, ToolCallsRequest } from "../../src/jobs/messages";
 import { withinToolBound } from "../../src/jobs/tool-bound";
-import { admittedCall, deliveredJobIds, reportedJobIds, toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
+import { admittedCall, deliveredJobIds, forReplay, fromReplay, reportedJobIds, toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
 import { commit, requireKnown } from "./batches";
 import type { Chat } from "./chat";
 import { beingDeleted } from "./deletion";
 import { newJobRows, withJobIds } from "./jobs/admission";
-import type { StoredToolCalls } from "./storage/idempotency";
 
 export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<ToolCallsAnswer> {
   const { store, tree } = chat;
@@ -21,7 +20,7 @@ export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<T
   if (req.idempotency && store.exists()) {
     // A retried request gets the same jobs back: nothing runs again.
     const replay = store.idempotency.find("tool-calls", req.idempotency)?.tool_calls;
-    if (replay) return answer(chat, replay, req.wait_seconds, req.limits, false);
+    if (replay) return answer(chat, { ...replay, calls: fromReplay(replay.calls, req.entries) }, req.wait_seconds, req.limits, false);
   }
   const bound = store.toolBound();
   const entries = req.entries.map((e) => withinBound(withKnownJobs(chat, e), bound));
@@ -34,22 +33,26 @@ export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<T
   const { admitted, plans, refusals, queued } = tree.admitTiered(req.chat_id, specs, req.limits, req.caller, reservation, now);
   const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans, queued });
   const jobIds = new Map(batch.jobs.map((j) => [j.idx, j.job_id]));
-  const stored: StoredToolCalls = { batch_id: admitted.length ? batch.batch_id : "", calls: entries.map((e) => admittedCall(e, refusals, jobIds)) };
+  const answered: Answered = { batch_id: admitted.length ? batch.batch_id : "", calls: entries.map((e) => admittedCall(e, refusals, jobIds)) };
   if (admitted.length) {
     await commit(chat, req, batch, plans, now, () => {
       if (!req.idempotency) return;
       const shape = { wait: true, wait_seconds: req.wait_seconds, started_only: false, collect: false };
-      store.idempotency.record("tool-calls", req.idempotency, { job_ids: batch.jobs.map((j) => j.job_id), shape, tool_calls: stored }, now);
+      const tool_calls = { ...answered, calls: forReplay(answered.calls) };
+      store.idempotency.record("tool-calls", req.idempotency, { job_ids: batch.jobs.map((j) => j.job_id), shape, tool_calls }, now);
       store.schedulePurge(now);
     });
   }
-  const cancels = stored.calls.flatMap((c) => (c.parallel?.cancel ? c.parallel.job_ids : []));
+  const cancels = answered.calls.flatMap((c) => (c.parallel?.cancel ? c.parallel.job_ids : []));
   if (cancels.length) {
     for (const id of cancels) chat.machine.cancel(id, now);
     await store.timers.arm();
   }
-  return answer(chat, stored, req.wait_seconds, req.limits, true);
+  return answer(chat, answered, req.wait_seconds, req.limits, true);
 }
+
+/** The calls of one request once admitted or refused, in call order. */
+type Answered = { batch_id: string; calls: AdmittedToolCall[] };
 
 /** A refusal of one call becomes that call's own error entry. */
 function asErrorEntry(entry: ToolCallEntry, e: unknown): ToolCallEntry {
@@ -80,7 +83,7 @@ function withKnownJobs(chat: Chat, entry: ToolCallEntry): ToolCallEntry {
 }
 
 /** Waits (≤ waitSeconds) for the calls' awaited jobs, then answers them in call order. */
-async function answer(chat: Chat, stored: StoredToolCalls, waitSeconds: number, limits: ChatLimits, collect: boolean): Promise<ToolCallsAnswer> {
+async function answer(chat: Chat, stored: Answered, waitSeconds: number, limits: ChatLimits, collect: boolean): Promise<ToolCallsAnswer> {
   const { jobs } = chat.store;
   const awaited = deliveredJobIds(stored.calls);
   const done = awaited.length === 0 || (await chat.waiters.until(() => jobs.stillActive(awaited), waitSeconds * 1000));

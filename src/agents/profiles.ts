@@ -4,6 +4,7 @@
  * steps and a built-in system prompt.
  */
 import type { TenantConfig } from "../config/schema";
+import { quoteName } from "../calls/names";
 import { badRequest } from "../http/errors";
 
 export const DEFAULT_PROFILE = "default";
@@ -24,7 +25,7 @@ export function profile(config: TenantConfig, name: string): Profile {
 export function requireProfile(config: TenantConfig, name: string): string {
   const names = profileNames(config);
   if (!names.includes(name)) {
-    throw badRequest("unknown_profile", `Agent profile '${name}' not found. Use one of the available profiles: ${names.join(", ")}.`);
+    throw badRequest("unknown_profile", `Agent profile '${quoteName(name)}' not found. Use one of the available profiles: ${names.join(", ")}.`);
   }
   return name;
 }

@@ -17,6 +17,7 @@
  */
 
 import { jsonDepth, MAX_JSON_DEPTH } from "../http/json-body";
+import { MAX_NAME_CHARS, overlongName } from "./names";
 import { cleanCopy, isObject, type JsonObject } from "../util/json";
 
 export interface ToolCall {
@@ -122,7 +123,8 @@ export function callIdentity(item: unknown): { tool_call_id?: string; name?: str
   }
   const { name, provider } = writtenName(req);
   const tool_call_id = ownId(item, req, provider);
-  return { ...(tool_call_id !== undefined ? { tool_call_id } : {}), ...(name !== undefined ? { name } : {}) };
+  // An entry answers with the name it was called by, never more of it than a name may have.
+  return { ...(tool_call_id !== undefined ? { tool_call_id } : {}), ...(name !== undefined ? { name: name.slice(0, MAX_NAME_CHARS) } : {}) };
 }
 
 function readArgs(req: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -146,6 +148,8 @@ export function normalizeToolCall(item: unknown): ToolCall {
   const req = unwrapActions(item);
   const { name, provider } = writtenName(req);
   if (name === undefined) throw new InvalidToolCall("Tool request must have a tool_name (type string) field");
+  const overlong = overlongName("Tool request tool_name", name);
+  if (overlong) throw new InvalidToolCall(overlong);
   const args = readArgs(req);
   if (!args) throw new InvalidToolCall("Tool request must have a tool_args (type dictionary) field");
 

@@ -10,6 +10,7 @@ import { startableTypes } from "../agents/tool-definitions";
 import type { TenantConfig } from "../config/schema";
 import { ApiError, badRequest } from "../http/errors";
 import type { ToolCall } from "../calls/normalize-call";
+import { overlongName, quoteName } from "../calls/names";
 import { isSubordinateTool, parseSubordinate, type SubordinateRequest } from "../subordinates/args";
 import { PARALLEL_NAMES, SEQUENTIAL_ONLY_TOOLS } from "../tools/builtins";
 import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../tools/catalog";
@@ -59,7 +60,7 @@ export const invalidCall = (index: number, reason: string) =>
   badRequest("invalid_tool_calls", `tool_calls[${index}] is not a valid tool call: ${reason}`);
 
 export const typeDenied = (type: string) =>
-  new ApiError(403, "agent_type_denied", `Sub-agent type "${type}" is not allowed (permission.task).`, { agent: type });
+  new ApiError(403, "agent_type_denied", `Sub-agent type "${quoteName(type)}" is not allowed (permission.task).`, { agent: quoteName(type) });
 
 /** Every tool the calling agent may call here, in the order `/v1/tools` lists them: what an unknown-tool error offers. */
 export function callableToolNames(ctx: SpecContext): string[] {
@@ -88,9 +89,18 @@ function waitProblem(tool: CatalogTool, args: ToolCall["tool_args"], timeout: nu
   return `/seconds must be at most the job's deadline of ${timeout} s (${source}); wait less or raise ${source}`;
 }
 
+/** The names a subordinate call carries, each bounded like a tool name. */
+const SUBORDINATE_NAMES = ["agent", "profile", "agent_profile", "label", "name", "context_id", "agent_id"] as const;
+
 function subordinateSpec(index: number, call: ToolCall, ctx: SpecContext): SubordinateJobSpec {
   const tool = call.tool_name as "call_subordinate" | "spawn_task";
-  const sub = parseSubordinate(tool, call.tool_args);
+  const args = call.tool_args;
+  const tools = Array.isArray(args.tools) ? args.tools.map((t, i) => [`/tools/${i}`, t] as const) : [];
+  for (const [field, value] of [...SUBORDINATE_NAMES.map((f) => [`/${f}`, args[f]] as const), ...tools]) {
+    const overlong = overlongName(field, value);
+    if (overlong) throw invalidCall(index, overlong);
+  }
+  const sub = parseSubordinate(tool, args);
   if (sub.profile) requireProfile(ctx.config, sub.profile);
   sub.tools = childTools(sub, ctx);
   // A continuation without a profile takes the child's own, known only to the chat: checked there.
@@ -127,7 +137,7 @@ function childTools(sub: SubordinateRequest, ctx: SpecContext): string[] | undef
   const extra = requested.filter((t) => !allowed.includes(t));
   if (extra.length) {
     const whose = bound ? `the '${childProfile}' profile's tools within this agent's own (${allowed.join(", ")})` : `the '${childProfile}' profile's tools (${allowed.join(", ")})`;
-    throw badRequest("invalid_subordinate_call", `\`tools\` must be a subset of ${whose}; not allowed: ${extra.join(", ")}.`);
+    throw badRequest("invalid_subordinate_call", `\`tools\` must be a subset of ${whose}; not allowed: ${extra.map(quoteName).join(", ")}.`);
   }
   return requested;
 }
@@ -158,7 +168,7 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
     const unavailable = mcpUnavailable(name, ctx);
     if (unavailable) throw unavailable;
     const names = callableToolNames(ctx).join(", ");
-    throw badRequest("unknown_tool", `tool_calls[${index}] uses unknown tool '${name}'. Available tools: ${names}.`);
+    throw badRequest("unknown_tool", `tool_calls[${index}] uses unknown tool '${quoteName(name)}'. Available tools: ${names}.`);
   }
   const timeout = ctx.jobTimeout ?? defaultJobTimeout(tool, ctx.config.limits);
   const problem =

@@ -5,6 +5,7 @@
  * checks know the calling agent's profile but not the chat's subset. The agent loop applies the
  * same bound when it plans its calls (`SpecContext.toolBound`).
  */
+import { quoteName } from "../calls/names";
 import { badRequest } from "../http/errors";
 import type { JobSpec } from "./job-spec";
 
@@ -16,12 +17,12 @@ export function withinToolBound(specs: JobSpec[], bound: string[] | null): JobSp
       if (spec.tool_name === "wait" || bound.includes(spec.tool_name)) return spec;
       throw badRequest(
         "unknown_tool",
-        `tool_calls[${spec.index}] uses tool '${spec.tool_name}', which this chat may not use: it was started with the tools ${bound.join(", ") || "(none)"}.`,
+        `tool_calls[${spec.index}] uses tool '${quoteName(spec.tool_name)}', which this chat may not use: it was started with the tools ${bound.join(", ") || "(none)"}.`,
       );
     }
     const wider = (spec.sub.tools ?? []).filter((t) => !bound.includes(t));
     if (wider.length) {
-      throw badRequest("invalid_subordinate_call", `\`tools\` must be a subset of this chat's own tools (${bound.join(", ")}); not allowed: ${wider.join(", ")}.`);
+      throw badRequest("invalid_subordinate_call", `\`tools\` must be a subset of this chat's own tools (${bound.join(", ")}); not allowed: ${wider.map(quoteName).join(", ")}.`);
     }
     return { ...spec, sub: { ...spec.sub, tools: spec.sub.tools ?? bound } };
   });

@@ -10,19 +10,37 @@ import type { ApiError } from "../http/errors";
 import type { AdmittedToolCall, ToolCallEntry, ToolCallResult, ToolCallsAnswer } from "./messages";
 import { batchStatus, resultsPayload, startedPayload, type PayloadView } from "./payloads";
 
+/**
+ * A refusal's text as answered and kept for a replay: 32 of them stay well under the 1 MB a
+ * stored row may take, even with every tool of a large configuration listed as available.
+ */
+const MAX_ERROR_CHARS = 16_000;
+const bounded = (message: string) => (message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}…` : message);
+
 /** A call after admission: refused (by the worker or the chat), or the job ids it reports. */
 export function admittedCall(entry: ToolCallEntry, refusals: Map<number, ApiError>, jobIds: Map<number, string>): AdmittedToolCall {
   const base = { tool_call_id: entry.tool_call_id, name: entry.name };
-  if (entry.error) return { ...base, error: entry.error };
+  if (entry.error) return { ...base, error: { ...entry.error, message: bounded(entry.error.message) } };
   const own = entry.spec ? [entry.spec] : (entry.parallel?.specs ?? []);
   // A parallel call's jobs are admitted together: one refusal refuses the call.
   const refused = own.map((s) => refusals.get(s.index)).find(Boolean);
-  if (refused) return { ...base, error: { code: refused.code, message: refused.message, ...refused.details } };
+  if (refused) return { ...base, error: { code: refused.code, message: bounded(refused.message), ...refused.details } };
   if (entry.spec) return { ...base, job_id: jobIds.get(entry.spec.index)! };
   const started = own.map((s) => jobIds.get(s.index)!);
   const { job_ids, wait, cancel } = entry.parallel!;
   return { ...base, parallel: { job_ids: [...job_ids, ...started], started, wait, cancel } };
 }
+
+/**
+ * What a replay needs of an answered call: not its id and name, which come again with the same
+ * request (however long the bot wrote them), so a record holds no copy of them.
+ */
+export type ReplayedCall = Omit<AdmittedToolCall, "tool_call_id" | "name">;
+
+export const forReplay = (calls: AdmittedToolCall[]): ReplayedCall[] => calls.map(({ tool_call_id: _id, name: _name, ...rest }) => rest);
+
+export const fromReplay = (calls: ReplayedCall[], entries: Pick<ToolCallEntry, "tool_call_id" | "name">[]): AdmittedToolCall[] =>
+  calls.map((call, i) => ({ ...call, tool_call_id: entries[i]!.tool_call_id, name: entries[i]!.name }));
 
 export function toolCallResult(call: AdmittedToolCall, rows: Map<string, JobRow>, view: PayloadView): ToolCallResult {
   const base = { tool_call_id: call.tool_call_id, name: call.name };

@@ -8,6 +8,7 @@ import type { AppEnv } from "../auth/app-env";
 import { renderPrompts } from "../agents/prompts";
 import { DEFAULT_PROFILE, profileNames } from "../agents/profiles";
 import { toolDefinitions } from "../agents/tool-definitions";
+import { quoteName } from "../calls/names";
 import { ApiError } from "../http/errors";
 import { loadMcpListings } from "../tools/mcp-listings";
 import { tenantConfig, tenantStub } from "../requests/context";
@@ -17,7 +18,7 @@ export const toolsRoutes = new Hono<AppEnv>().get("/tools", async (c) => {
   const agent = c.req.query("agent") ?? DEFAULT_PROFILE;
   const names = profileNames(config);
   if (!names.includes(agent)) {
-    throw new ApiError(404, "unknown_profile", `Agent profile '${agent}' not found. Use one of the available profiles: ${names.join(", ")}.`);
+    throw new ApiError(404, "unknown_profile", `Agent profile '${quoteName(agent)}' not found. Use one of the available profiles: ${names.join(", ")}.`);
   }
   // A server that cannot be listed (and never was) leaves its tools out rather than failing the list.
   const mcp = await loadMcpListings(tenantStub(c), config.mcp_servers.map((s) => s.name));

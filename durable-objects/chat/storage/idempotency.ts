@@ -5,7 +5,7 @@
  * is a 409.
  */
 import { ApiError } from "../../../src/http/errors";
-import type { AdmittedToolCall } from "../../../src/jobs/messages";
+import type { ReplayedCall } from "../../../src/jobs/tool-call-results";
 import { createTable, hasTable } from "./schema";
 
 export interface ReplayShape {
@@ -24,7 +24,8 @@ export interface IdempotencyRecord {
 
 export interface StoredToolCalls {
   batch_id: string;
-  calls: AdmittedToolCall[];
+  /** Each call's answer without its id and name: the replayed request brings them. */
+  calls: ReplayedCall[];
 }
 
 export class Idempotency {

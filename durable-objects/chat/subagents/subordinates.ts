@@ -4,6 +4,7 @@
  * type and the depth limit. The caps are `./subagent-cap`. Synchronous, so the
  * ChatDO runs it inside the same step as the inserts.
  */
+import { quoteName } from "../../../src/calls/names";
 import { nanoid } from "nanoid";
 import { mayStart } from "../../../src/agents/permission";
 import { badRequest } from "../../../src/http/errors";
@@ -60,7 +61,7 @@ export function planSubordinates(
     let child: ChildRow | undefined;
     if (sub.mode === "continue") {
       child = state.children.get(sub.context_id!);
-      if (!child) throw invalid(`Subordinate context '${sub.context_id}' was not found under ${levelName(state.level)}.`);
+      if (!child) throw invalid(`Subordinate context '${quoteName(sub.context_id!)}' was not found under ${levelName(state.level)}.`);
     } else if (sub.mode === "latest") {
       child = plannedDefault ?? state.children.latestDefault();
     }
@@ -70,7 +71,7 @@ export function planSubordinates(
         throw invalid(`Subordinate context '${child.context_id}' is still running. Wait for it to finish or stop it before continuing it.`);
       }
       if (sub.profile && sub.profile !== child.profile) {
-        throw invalid(`Subordinate already uses profile '${child.profile}'. Set reset=true and omit \`context_id\` to switch to '${sub.profile}'.`);
+        throw invalid(`Subordinate already uses profile '${child.profile}'. Set reset=true and omit \`context_id\` to switch to '${quoteName(sub.profile)}'.`);
       }
       profile = child.profile;
     }
