@@ -158,6 +158,25 @@ describe("the tenant stream", () => {
     socket.close();
   });
 
+  it("sees a chat created after it opened from its first event, every event in seq order", async () => {
+    await configure(toolConfig());
+    const socket = await connect("/v1/events", await ticket());
+    for (const chat of ["ts4", "ts5", "ts6", "ts7"]) {
+      await parallel(chat, { tool_calls: [echo(1), echo(2)] });
+      const finished = await until(socket, "batch.finished");
+      expect(finished.data.chat_id).toBe(chat);
+      await eventually(async () => socket.messages.some((m) => m.data.chat_id === chat && m.type === "chat.idle"));
+      const events = socket.messages.filter((m) => m.data.chat_id === chat && m.type !== "job.progress");
+      expect(events[0].type).toBe("chat.created");
+      expect(events.map((m) => m.type)).toContain("job.started");
+      // Every event of the chat up to its last, none missing, in order.
+      const seqs = events.map((m) => m.data.seq);
+      expect(seqs).toEqual(Array.from({ length: seqs.at(-1) }, (_, i) => i + 1));
+      socket.messages.length = 0;
+    }
+    socket.close();
+  });
+
   it("a dashboard that connects later still hears chats that had found nobody listening", async () => {
     await configure(toolConfig());
     await parallel("ts3", { tool_calls: [echo(1)] }); // publishes once, learns nobody listens, goes quiet

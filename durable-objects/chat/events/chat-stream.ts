@@ -4,8 +4,11 @@
  * that has listeners. Whether it does is remembered in the chat's meta: the
  * tenant says so when a chat registers, when a dashboard connects, and in
  * every publish answer; a chat that believes nobody listens still probes
- * once per 30 s, so it never stays silent for long by mistake. Live-only
- * events (`job.progress`) are sent the same way but kept nowhere.
+ * once per 30 s, so it never stays silent for long by mistake. Events recorded
+ * while a probe is on its way wait for its answer rather than being dropped: a
+ * new chat's first events (`chat.created`, then its first `job.*`) reach a stream
+ * that opened before the chat existed. Live-only events (`job.progress`) are sent
+ * the same way but kept nowhere.
  */
 import { acceptStream, broadcast, type StreamLog, type StreamMessage } from "../../shared/live-stream";
 import type { ChatStore } from "../storage/chat-store";
@@ -38,7 +41,7 @@ export class ChatStream implements StreamLog {
   /** An event was recorded: to this chat's sockets now, to the tenant stream if anyone may listen. */
   publish(envelope: string, now: number): void {
     broadcast(this.store.ctx, envelope);
-    if (readMeta(this.store.sql, "tenant_listening") !== "1") {
+    if (readMeta(this.store.sql, "tenant_listening") !== "1" && !this.#sending) {
       if (now - Number(readMeta(this.store.sql, "tenant_probe_at") ?? 0) < PROBE_MS) return;
       writeMeta(this.store.sql, "tenant_probe_at", String(now));
     }
@@ -70,6 +73,8 @@ export class ChatStream implements StreamLog {
         try {
           const { listening } = await this.store.tenant().publish(batch);
           this.setListening(listening);
+          // What waited for this answer goes only where someone listens.
+          if (!listening) this.#unsent.length = 0;
         } catch (e) {
           // The live view is best effort: a dashboard reloads state when it reconnects.
           console.warn("tenant stream publish failed", (e as Error).message);
