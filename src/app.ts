@@ -9,6 +9,7 @@ import { cors } from "hono/cors";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./auth/app-env";
 import { requireTenant } from "./auth/middleware";
+import { limitRequests } from "./auth/rate-limit";
 import { ApiError, unavailable } from "./http/errors";
 import { respondError } from "./http/respond";
 import { chatRoutes } from "./routes/chats";
@@ -39,6 +40,7 @@ const v1 = new Hono<AppEnv>()
     c.header("Vary", "Origin", { append: true });
   })
   .use(requireTenant)
+  .use(limitRequests)
   .route("/", configRoutes)
   .route("/", parallelRoutes)
   .route("/", toolCallsRoutes)

@@ -75,34 +75,58 @@ async function wranglerDev(cwd, extra, name, reuse = {}) {
   return { url, port, inspector, state, pid: child.pid, stop };
 }
 
-/** `reuse`: the port and state directory of an earlier run, to restart it where it stopped. */
-/** `privateEgress: false` runs fanout as deployed: only public https hosts may be called. */
-export function startFanout(reuse = {}, { privateEgress = true } = {}) {
+/**
+ * wrangler.toml with `changes` applied, written beside it for one run (paths in it are relative
+ * to that folder); `remove` deletes it.
+ */
+function configCopy(name, changes) {
+  const path = join(ROOT, `wrangler.${name}.toml`);
+  let toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
+  if (changes.main) toml = toml.replace(/^main = ".*"$/m, `main = "${changes.main}"`);
+  if (changes.requestsPer10s) toml = toml.replace(/^simple = \{ limit = \d+, period = 10 \}$/m, `simple = { limit = ${changes.requestsPer10s}, period = 10 }`);
+  writeFileSync(path, toml);
+  return { path, remove: () => rmSync(path, { force: true }) };
+}
+
+/**
+ * Requests per 10 s per key for instances that measure speed or drill something else than fair
+ * share: one bench key sends more than the default 1,000 in the throughput scenarios.
+ */
+export const UNLIMITED = 10_000_000;
+
+/**
+ * `reuse`: the port and state directory of an earlier run, to restart it where it stopped.
+ * `privateEgress: false` runs fanout as deployed: only public https hosts may be called.
+ * `requestsPer10s`: the per-key rate limit (default: wrangler.toml's).
+ */
+export async function startFanout(reuse = {}, { privateEgress = true, requestsPer10s } = {}) {
   const configKey = Buffer.alloc(32, 9).toString("base64");
-  return wranglerDev(
+  const config = requestsPer10s ? configCopy(`limit-${requestsPer10s}`, { requestsPer10s }) : undefined;
+  const fanout = await wranglerDev(
     ROOT,
-    ["--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:${OTHER_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", `ALLOW_PRIVATE_EGRESS:${privateEgress}`],
+    [
+      ...(config ? ["--config", config.path] : []),
+      "--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:${OTHER_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", `ALLOW_PRIVATE_EGRESS:${privateEgress}`,
+    ],
     "fanout",
     reuse,
   );
+  return config ? { ...fanout, stop: async (o) => (await fanout.stop(o), o?.keepState || config.remove()) } : fanout;
 }
 
 /**
  * fanout as `startFanout` runs it, from the bench-only entry `bench/queue-delay/index.ts`: every
- * queue send takes 60 ms longer. Its config is wrangler.toml with only `main` changed, written
- * beside it for the run (paths in it are relative to that folder) and removed by `stop`.
+ * queue send takes 60 ms longer.
  */
 export async function startFanoutWithSlowQueue() {
-  const config = join(ROOT, "wrangler.queue-delay.toml");
-  const toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8").replace(/^main = ".*"$/m, 'main = "bench/queue-delay/index.ts"');
-  writeFileSync(config, toml);
+  const config = configCopy("queue-delay", { main: "bench/queue-delay/index.ts", requestsPer10s: UNLIMITED });
   const configKey = Buffer.alloc(32, 9).toString("base64");
   const fanout = await wranglerDev(
     ROOT,
-    ["--config", config, "--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
+    ["--config", config.path, "--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
     "fanout-slow-queue",
   );
-  return { ...fanout, stop: async () => (await fanout.stop(), rmSync(config, { force: true })) };
+  return { ...fanout, stop: async () => (await fanout.stop(), config.remove()) };
 }
 
 /** `count` tenants `many-<k>` with keys `many-key-<k>`: the scenario that spreads chats over tenants. */
@@ -113,10 +137,16 @@ export const manyTenants = (count) => Array.from({ length: count }, (_, k) => ({
  * about 50 in its 5 KB secret; locally any number fits). Its own instance, so the long key list
  * does not weigh on the other scenarios.
  */
-export function startFanoutWithTenants(count) {
+export async function startFanoutWithTenants(count) {
+  const config = configCopy("tenants", { requestsPer10s: UNLIMITED });
   const configKey = Buffer.alloc(32, 9).toString("base64");
   const keys = [`${BENCH_TENANT}:${BENCH_KEY}`, ...manyTenants(count).map(({ tenant, key }) => `${tenant}:${key}`)].join(",");
-  return wranglerDev(ROOT, ["--var", `API_KEYS:${keys}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"], "fanout-tenants");
+  const fanout = await wranglerDev(
+    ROOT,
+    ["--config", config.path, "--var", `API_KEYS:${keys}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
+    "fanout-tenants",
+  );
+  return { ...fanout, stop: async () => (await fanout.stop(), config.remove()) };
 }
 
 /** The contract floor (bench/spec-floor): the platform floor plus the rules every design must keep (docs/architecture.md#platform-rules). */

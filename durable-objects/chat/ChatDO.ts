@@ -250,6 +250,11 @@ export class ChatDO extends DurableObject<Env> {
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     answerClose(ws, code, reason);
+    await this.#chat.stream.closed();
+  }
+
+  override async webSocketError(): Promise<void> {
+    await this.#chat.stream.closed();
   }
 
   /** The tenant stream has listeners again (or none): publish accordingly. */

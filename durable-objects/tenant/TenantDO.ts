@@ -2,19 +2,21 @@
  * TenantDO: one per tenant (`tenant/<tenant>`). Holds the configuration
  * document with its secrets sealed under CONFIG_KEY (`config-store.ts`), the
  * targets opened from it (`targets.ts`), the index of the tenant's chats
- * (`chat-index.ts`), the tenant-wide stream (`tenant-stream.ts`, `tickets.ts`)
- * and the MCP tool lists (`mcp-lists.ts`); this class is their RPC face and the
+ * (`chat-index.ts`), the tenant-wide stream (`tenant-stream.ts`, `tickets.ts`), the count
+ * of the tenant's live streams (`stream-share.ts`) and the MCP tool lists (`mcp-lists.ts`); this class is their RPC face and the
  * glue between them. Secrets leave this object only decrypted for the chat
  * whose call needs one, never in `GET /v1/config`, job records or errors.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { TenantConfig } from "../../src/config/schema";
+import { limitsSchema, type TenantConfig } from "../../src/config/schema";
 import type { RunTarget } from "../../src/tools/executors";
 import type { LlmTarget } from "../../src/agents/llm";
 import type { WebhookTarget } from "../../src/webhooks/send";
 import type { TelegramTarget } from "../../src/notify/telegram";
 import { maskSecrets } from "./sealed-config";
 import { Tickets } from "./tickets";
+import { StreamShare } from "./stream-share";
+import { tooManyStreams, type ErrorBody } from "../../src/http/errors";
 import { TenantStream } from "./tenant-stream";
 import { acceptStream, answerClose, broadcast, parseCursor, type StreamMessage } from "../shared/live-stream";
 import { chatName } from "../../src/objects/names";
@@ -29,12 +31,15 @@ import { ConfigStore, type WriteConfigResult } from "./config-store";
 import { ChatIndex } from "./chat-index";
 import { Targets } from "./targets";
 
+const DEFAULT_MAX_STREAMS = limitsSchema.parse({}).max_streams;
+
 export class TenantDO extends DurableObject<Env> {
   readonly #config: ConfigStore;
   readonly #index: ChatIndex;
   readonly #targets: Targets;
   readonly #tickets: Tickets;
   readonly #stream: TenantStream;
+  readonly #streams: StreamShare;
   readonly #mcp: McpLists;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -45,13 +50,42 @@ export class TenantDO extends DurableObject<Env> {
     this.#targets = new Targets(sql, this.#config);
     this.#tickets = new Tickets(sql);
     this.#stream = new TenantStream(sql);
+    this.#streams = new StreamShare(sql);
     this.#mcp = new McpLists(sql, listMcpTools, () => this.env.ALLOW_PRIVATE_EGRESS === "true");
   }
 
   // ---- the live stream (docs/api.md#live-streams) -------------------------------
 
-  issueTicket(tenant: string, chatId: string | null): Promise<string> {
-    return this.#tickets.issue(tenant, chatId, Date.now());
+  /** A ticket, or the refusal when the tenant's live streams are at their limit. */
+  async issueTicket(tenant: string, chatId: string | null): Promise<{ ticket: string } | { refused: ErrorBody }> {
+    const now = Date.now();
+    const full = this.#streamsFull(now);
+    if (full) return { refused: full };
+    return { ticket: await this.#tickets.issue(tenant, chatId, now) };
+  }
+
+  /** A chat asks before it accepts a stream: true when the tenant has room for one more. */
+  admitChatStream(chatId: string): ErrorBody | null {
+    const now = Date.now();
+    const max = this.#maxStreams();
+    if (this.#streams.admitChat(chatId, this.ctx.getWebSockets().length, max, now)) return null;
+    return tooManyStreams(this.#streams.open(this.ctx.getWebSockets().length, now), max).toBody();
+  }
+
+  /** A chat's stream closed: what it has left. */
+  chatStreams(chatId: string, sockets: number): void {
+    this.#streams.chatStreams(chatId, sockets, Date.now());
+  }
+
+  #maxStreams(): number {
+    // A document stored before the limit existed has none: the default applies.
+    return this.#config.masked().config.limits.max_streams ?? DEFAULT_MAX_STREAMS;
+  }
+
+  #streamsFull(now: number): ErrorBody | undefined {
+    const max = this.#maxStreams();
+    const open = this.#streams.open(this.ctx.getWebSockets().length, now);
+    return open >= max ? tooManyStreams(open, max).toBody() : undefined;
   }
 
   redeemTicket(ticket: string): Promise<{ chat_id: string | null } | undefined> {
@@ -64,6 +98,8 @@ export class TenantDO extends DurableObject<Env> {
     const after = parseCursor(url.searchParams.get("after"));
     const tenant = url.searchParams.get("tenant")!;
     const now = Date.now();
+    const full = this.#streamsFull(now);
+    if (full) return Response.json(full, { status: 429 });
     const wasListening = this.#stream.listening(this.ctx.getWebSockets().length, now);
     this.#stream.touch(now);
     // While nobody listened, chats stopped publishing: a resuming client may have missed events.

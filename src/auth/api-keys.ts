@@ -12,6 +12,12 @@ export interface KeyEntry {
   digest: Uint8Array;
 }
 
+/** A key that matched: its tenant, and an id for it that does not reveal it (per-key rate limits). */
+export interface MatchedKey {
+  tenant: string;
+  id: string;
+}
+
 export type KeyTable = { ok: true; entries: KeyEntry[] } | { ok: false; reason: string };
 
 export async function sha256(text: string): Promise<Uint8Array> {
@@ -49,15 +55,17 @@ function equalDigests(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** Keys that matched, by table: only keys listed in it, so at most one per entry. */
-const matched = new WeakMap<KeyEntry[], Map<string, string>>();
+const matched = new WeakMap<KeyEntry[], Map<string, MatchedKey>>();
 
-/** The tenant owning `token`, checking every entry so the time taken does not depend on which one matched. */
-export async function tenantForToken(entries: KeyEntry[], token: string): Promise<string | undefined> {
+const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+/** The key `token` is, checking every entry so the time taken does not depend on which one matched. */
+export async function keyForToken(entries: KeyEntry[], token: string): Promise<MatchedKey | undefined> {
   const known = matched.get(entries)?.get(token);
   if (known !== undefined) return known;
   const digest = await sha256(token);
-  let found: string | undefined;
-  for (const entry of entries) if (equalDigests(entry.digest, digest)) found = entry.tenant;
+  let found: MatchedKey | undefined;
+  for (const entry of entries) if (equalDigests(entry.digest, digest)) found = { tenant: entry.tenant, id: `${entry.tenant}:${hex(digest.slice(0, 8))}` };
   if (found !== undefined) {
     let keys = matched.get(entries);
     if (!keys) matched.set(entries, (keys = new Map()));

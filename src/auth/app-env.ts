@@ -10,6 +10,8 @@ export interface AppEnv {
   Bindings: Env;
   Variables: {
     tenant: string;
+    /** The API key the request came with, as an id that does not reveal it (`<tenant>:<digest prefix>`). */
+    apiKey: string;
     config?: TenantConfig;
     /** Set when a WebSocket upgrade authenticated with a ticket: the chat it is limited to, or null for any. */
     ticket?: { chat_id: string | null };

@@ -9,7 +9,7 @@ import { bearerAuth } from "hono/bearer-auth";
 import { createMiddleware } from "hono/factory";
 import { ApiError } from "../http/errors";
 import type { AppEnv } from "./app-env";
-import { parseApiKeys, tenantForToken, type KeyTable } from "./api-keys";
+import { keyForToken, parseApiKeys, type KeyTable } from "./api-keys";
 import { importConfigKey } from "../config/secrets";
 import { tenantName } from "../objects/names";
 import { ticketTenant } from "./tickets";
@@ -50,9 +50,12 @@ const bearer = bearerAuth<AppEnv>({
   realm: "fanout",
   verifyToken: async (token, ctx) => {
     const table = await keyTable(ctx.env);
-    const tenant = table.ok ? await tenantForToken(table.entries, token) : undefined;
-    if (tenant) ctx.set("tenant", tenant);
-    return tenant !== undefined;
+    const key = table.ok ? await keyForToken(table.entries, token) : undefined;
+    if (key) {
+      ctx.set("tenant", key.tenant);
+      ctx.set("apiKey", key.id);
+    }
+    return key !== undefined;
   },
   noAuthenticationHeader: { message: UNAUTHORIZED },
   invalidAuthenticationHeader: { message: UNAUTHORIZED },
@@ -73,6 +76,7 @@ export const requireTenant: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>
     const scope = upgrade && stream && tenant ? await c.env.TENANT.getByName(tenantName(tenant)).redeemTicket(ticket) : undefined;
     if (!scope) return BAD_TICKET();
     c.set("tenant", tenant!);
+    c.set("apiKey", `${tenant}:ticket`);
     c.set("ticket", scope);
     return next();
   }

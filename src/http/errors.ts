@@ -58,3 +58,10 @@ export const badRequest = (code: string, message: string, details?: ErrorDetails
 
 export const unavailable = (message = "fanout is briefly unavailable; retry in a second. Started jobs keep running.") =>
   new ApiError(503, "unavailable", message, {}, { "Retry-After": "1" });
+
+/** A tenant's live streams are at `limits.max_streams` (docs/api.md#live-streams): the next ticket or upgrade is refused. */
+export const tooManyStreams = (open: number, max: number) =>
+  new ApiError(429, "too_many_streams", `This tenant has ${open} live streams open (limits.max_streams is ${max}); close one before opening another.`, {
+    open,
+    limit: max,
+  });

@@ -47,8 +47,9 @@ export const eventRoutes = new Hono<AppEnv>()
     if (!parsed.success) throw badRequest("invalid_ticket_request", 'Body must be {} or {"chat_id": "<chat>"}.');
     const chatId = parsed.data.chat_id ?? null;
     if (chatId !== null && !isValidChatId(chatId)) throw badRequest("invalid_chat_id", "chat_id must be 1-128 characters of A-Z a-z 0-9 . _ : @ ! - and not only dots.");
-    const ticket = await tenantStub(c).issueTicket(c.get("tenant"), chatId);
-    return c.json({ ticket, expires_in: TICKET_TTL_SECONDS });
+    const issued = await tenantStub(c).issueTicket(c.get("tenant"), chatId);
+    if ("refused" in issued) return c.json(issued.refused, 429);
+    return c.json({ ticket: issued.ticket, expires_in: TICKET_TTL_SECONDS });
   })
   .get("/events", async (c) => {
     if (!isUpgrade(c)) throw upgradeRequired();

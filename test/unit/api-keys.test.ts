@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { parseApiKeys, sha256, tenantForToken, type KeyEntry } from "../../src/auth/api-keys";
+import { parseApiKeys, sha256, keyForToken, type KeyEntry } from "../../src/auth/api-keys";
 
 async function entries(raw: string): Promise<KeyEntry[]> {
   const table = await parseApiKeys(raw);
@@ -25,21 +25,21 @@ describe("parseApiKeys", () => {
 
   it("trims spaces around pairs, tenants and keys", async () => {
     const list = await entries("  acme : k1 ,  globex:k2  ");
-    expect(await tenantForToken(list, "k1")).toBe("acme");
-    expect(await tenantForToken(list, "k2")).toBe("globex");
-    expect(await tenantForToken(list, " k1")).toBeUndefined();
+    expect((await keyForToken(list, "k1"))?.tenant).toBe("acme");
+    expect((await keyForToken(list, "k2"))?.tenant).toBe("globex");
+    expect((await keyForToken(list, " k1"))?.tenant).toBeUndefined();
   });
 
   it("lets one tenant have several keys for rotation", async () => {
     const list = await entries("acme:old-key,acme:new-key,globex:g");
-    expect(await tenantForToken(list, "old-key")).toBe("acme");
-    expect(await tenantForToken(list, "new-key")).toBe("acme");
-    expect(await tenantForToken(list, "g")).toBe("globex");
+    expect((await keyForToken(list, "old-key"))?.tenant).toBe("acme");
+    expect((await keyForToken(list, "new-key"))?.tenant).toBe("acme");
+    expect((await keyForToken(list, "g"))?.tenant).toBe("globex");
   });
 
   it("splits a pair at its first colon so keys may contain colons", async () => {
     const list = await entries("acme:key:with:colons");
-    expect(await tenantForToken(list, "key:with:colons")).toBe("acme");
+    expect((await keyForToken(list, "key:with:colons"))?.tenant).toBe("acme");
   });
 
   it("accepts tenant ids of the allowed pattern up to 32 characters", async () => {
@@ -84,41 +84,41 @@ describe("parseApiKeys", () => {
   });
 });
 
-describe("tenantForToken", () => {
+describe("keyForToken", () => {
   it("finds the tenant owning a key", async () => {
     const list = await entries("acme:a-key,globex:g-key");
-    expect(await tenantForToken(list, "a-key")).toBe("acme");
-    expect(await tenantForToken(list, "g-key")).toBe("globex");
+    expect((await keyForToken(list, "a-key"))?.tenant).toBe("acme");
+    expect((await keyForToken(list, "g-key"))?.tenant).toBe("globex");
   });
 
   it("finds nothing for an unknown, empty or near-miss key", async () => {
     const list = await entries("acme:a-key");
-    expect(await tenantForToken(list, "b-key")).toBeUndefined();
-    expect(await tenantForToken(list, "")).toBeUndefined();
-    expect(await tenantForToken(list, "a-key ")).toBeUndefined();
-    expect(await tenantForToken(list, "a-ke")).toBeUndefined();
-    expect(await tenantForToken(list, "A-KEY")).toBeUndefined();
+    expect((await keyForToken(list, "b-key"))?.tenant).toBeUndefined();
+    expect((await keyForToken(list, ""))?.tenant).toBeUndefined();
+    expect((await keyForToken(list, "a-key "))?.tenant).toBeUndefined();
+    expect((await keyForToken(list, "a-ke"))?.tenant).toBeUndefined();
+    expect((await keyForToken(list, "A-KEY"))?.tenant).toBeUndefined();
   });
 
   it("digests a key that matched once per table; a key that did not match, every time", async () => {
     const list = await entries("acme:a-key");
     const digest = vi.spyOn(crypto.subtle, "digest");
     try {
-      expect(await tenantForToken(list, "a-key")).toBe("acme");
-      expect(await tenantForToken(list, "a-key")).toBe("acme");
+      expect((await keyForToken(list, "a-key"))?.tenant).toBe("acme");
+      expect((await keyForToken(list, "a-key"))?.tenant).toBe("acme");
       expect(digest).toHaveBeenCalledTimes(1);
-      expect(await tenantForToken(list, "b-key")).toBeUndefined();
-      expect(await tenantForToken(list, "b-key")).toBeUndefined();
+      expect((await keyForToken(list, "b-key"))?.tenant).toBeUndefined();
+      expect((await keyForToken(list, "b-key"))?.tenant).toBeUndefined();
       expect(digest).toHaveBeenCalledTimes(3);
       // A new table (the secret changed) knows nothing of the old one's keys.
-      expect(await tenantForToken(await entries("globex:a-key"), "a-key")).toBe("globex");
+      expect((await keyForToken(await entries("globex:a-key"), "a-key"))?.tenant).toBe("globex");
     } finally {
       digest.mockRestore();
     }
   });
 
   it("finds nothing in an empty table", async () => {
-    expect(await tenantForToken([], "a-key")).toBeUndefined();
+    expect((await keyForToken([], "a-key"))?.tenant).toBeUndefined();
   });
 
   it("hashes keys to 32-byte SHA-256 digests", async () => {

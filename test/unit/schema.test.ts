@@ -27,6 +27,7 @@ describe("configSchema defaults", () => {
       max_body_bytes: 262144,
       max_job_ids: 64,
       retention_seconds: 604800,
+      max_streams: 100,
     });
   });
 

@@ -4,7 +4,7 @@
  * twice, and every deadline must still fire. Answers the batches, whose first
  * chat the authentication drill then tries to reach.
  */
-import { startFanout } from "../services.mjs";
+import { startFanout, UNLIMITED } from "../services.mjs";
 import { sleep, TERMINAL } from "./kit.mjs";
 
 export async function restartMidRun(ctx) {
@@ -15,7 +15,7 @@ export async function restartMidRun(ctx) {
   await sleep(1500);
   const { port, state } = ctx.fanout;
   await ctx.fanout.stop({ keepState: true });
-  ctx.fanout = await startFanout({ port, state });
+  ctx.fanout = await startFanout({ port, state }, { requestsPer10s: UNLIMITED });
   let started = 0;
   let finished = 0;
   let deadlines = 0;

@@ -22,8 +22,17 @@ export class ChatStream implements StreamLog {
 
   constructor(private readonly store: ChatStore) {}
 
-  accept(after: number | null): Response {
+  /** A new stream, if the tenant has room for one more (`limits.max_streams`); else the 429 answer. */
+  async accept(after: number | null): Promise<Response> {
+    const refused = await this.store.tenant().admitChatStream(this.store.address().chat_id);
+    if (refused) return Response.json(refused, { status: 429 });
     return acceptStream(this.store.ctx, after, this);
+  }
+
+  /** A stream closed: the tenant counts what this chat has left. */
+  async closed(): Promise<void> {
+    const open = this.store.ctx.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN).length;
+    await this.store.tenant().chatStreams(this.store.address().chat_id, open);
   }
 
   oldest(): number | undefined {

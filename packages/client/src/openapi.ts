@@ -174,6 +174,11 @@ export interface paths {
                                 max_job_ids: number;
                                 /** @default 604800 */
                                 retention_seconds: number;
+                                /**
+                                 * @description Live streams (WebSockets) the tenant may have open at once.
+                                 * @default 100
+                                 */
+                                max_streams: number;
                             };
                         };
                     };
@@ -361,6 +366,11 @@ export interface paths {
                             max_job_ids?: number;
                             /** @default 604800 */
                             retention_seconds?: number;
+                            /**
+                             * @description Live streams (WebSockets) the tenant may have open at once.
+                             * @default 100
+                             */
+                            max_streams?: number;
                         };
                     };
                 };
@@ -522,6 +532,11 @@ export interface paths {
                                 max_job_ids: number;
                                 /** @default 604800 */
                                 retention_seconds: number;
+                                /**
+                                 * @description Live streams (WebSockets) the tenant may have open at once.
+                                 * @default 100
+                                 */
+                                max_streams: number;
                             };
                             /** @description Signing secrets fanout generated in this write, keyed by name (`tools.<name>.secret`, `webhook.secret`): shown only here, so store them. */
                             generated_secrets: {
@@ -725,6 +740,11 @@ export interface paths {
                                 max_job_ids: number;
                                 /** @default 604800 */
                                 retention_seconds: number;
+                                /**
+                                 * @description Live streams (WebSockets) the tenant may have open at once.
+                                 * @default 100
+                                 */
+                                max_streams: number;
                             };
                             /** @description Signing secrets fanout generated in this write, keyed by name (`tools.<name>.secret`, `webhook.secret`): shown only here, so store them. */
                             generated_secrets: {
@@ -3114,6 +3134,7 @@ export interface components {
                 max_body_bytes?: number | null;
                 max_job_ids?: number | null;
                 retention_seconds?: number | null;
+                max_streams?: number | null;
             } | null;
         };
     };
