@@ -3,7 +3,9 @@
  * tool's URL and signing secret, an MCP server's endpoint and headers, the
  * LLM provider, the webhook, the Telegram bot. A secret leaves the TenantDO
  * only this way, decrypted for the chat whose call needs it, never in
- * `GET /v1/config`, job records or errors.
+ * `GET /v1/config`, job records or errors. Each target that reads a remote's
+ * answer also carries every stored secret of the tenant (`secrets`): the answer
+ * is redacted of all of them (src/util/redact.ts) before anything keeps it.
  */
 import type { LlmTarget } from "../../src/agents/llm";
 import type { TelegramTarget } from "../../src/notify/telegram";
@@ -27,19 +29,38 @@ export class Targets {
     return { name: opened.name, url: opened.url, headers: opened.headers };
   }
 
+  /**
+   * Every stored secret of the tenant, opened. An MCP header value like `Bearer <token>` counts
+   * with its token alone too: an echo of the token is as bad as one of the header.
+   */
+  async secrets(): Promise<string[]> {
+    const opened = await this.config.opened();
+    const headers = opened.mcp_servers.flatMap((s) => Object.values(s.headers));
+    const credentials = headers.flatMap((value) => /^\S+\s+(\S+)$/.exec(value)?.[1] ?? []);
+    return [
+      opened.llm?.api_key,
+      opened.telegram?.bot_token,
+      opened.webhook?.secret,
+      ...opened.tools.map((t) => t.secret),
+      ...headers,
+      ...credentials,
+    ].filter((s): s is string => typeof s === "string" && s.length > 0);
+  }
+
   /** What the chat needs to call `toolName`, with its secret decrypted. */
   async run(toolName: string): Promise<RunTarget> {
     const { config } = this.config.sealed();
     const max_response_bytes = config.limits.max_response_bytes;
+    const secrets = await this.secrets();
     if (toolName === "http_request") {
-      return { kind: "http_request", allowed_origins: config.builtins.http_request.allowed_origins, max_response_bytes };
+      return { kind: "http_request", allowed_origins: config.builtins.http_request.allowed_origins, max_response_bytes, secrets };
     }
     const tool = config.tools.find((t) => t.name === toolName);
     const mcp = tool ? undefined : splitMcpName(toolName, config);
-    if (mcp) return { kind: "mcp", endpoint: await this.mcpEndpoint(mcp.server), tool: mcp.tool, max_response_bytes };
+    if (mcp) return { kind: "mcp", endpoint: await this.mcpEndpoint(mcp.server), tool: mcp.tool, max_response_bytes, secrets };
     if (!tool) return { kind: "missing", message: `Tool '${toolName}' was removed from the configuration before the job ran.` };
     const opened = await this.config.opened();
-    return { kind: "http_tool", url: tool.url, secret: opened.tools.find((t) => t.name === toolName)!.secret!, max_response_bytes };
+    return { kind: "http_tool", url: tool.url, secret: opened.tools.find((t) => t.name === toolName)!.secret!, max_response_bytes, secrets };
   }
 
   /** The LLM provider for agent loops, with its key decrypted; null when none is configured. */
@@ -47,7 +68,8 @@ export class Targets {
     const { config } = this.config.sealed();
     if (!config.llm) return null;
     const opened = await this.config.opened();
-    return { base_url: opened.llm!.base_url, model: opened.llm!.model, ...(opened.llm!.api_key ? { api_key: opened.llm!.api_key } : {}) };
+    const key = opened.llm!.api_key ? { api_key: opened.llm!.api_key } : {};
+    return { base_url: opened.llm!.base_url, model: opened.llm!.model, ...key, secrets: await this.secrets() };
   }
 
   /** Where events go, with the signing secret decrypted; null when no webhook is configured. */
@@ -64,7 +86,7 @@ export class Targets {
     const { config } = this.config.sealed();
     if (!config.telegram) return null;
     const opened = await this.config.opened();
-    return { api_base_url: config.telegram.api_base_url, bot_token: opened.telegram!.bot_token };
+    return { api_base_url: config.telegram.api_base_url, bot_token: opened.telegram!.bot_token, secrets: await this.secrets() };
   }
 
   /** The receiver answered 410 Gone: stop sending until the configuration is replaced. */

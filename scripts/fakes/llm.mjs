@@ -11,6 +11,8 @@
  * A model with no script answers by its built-in behaviour (`DEMO_MODEL`: two
  * `weather` calls at once, then an answer from their results); any other
  * model whose script is missing or used up answers "(script finished)".
+ * In a reply's content and arguments, `{{authorization}}` and `{{authorization_base64}}`
+ * become the request's `Authorization` header: a provider that echoes its key.
  */
 
 /** The example bot's model under `npm run bot`: it needs no script. */
@@ -79,19 +81,23 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
     requests.set(request.model, [...(requests.get(request.model) ?? []), request]);
     const script = scripts.get(request.model);
     const reply = script?.shift() ?? (!script && request.model === DEMO_MODEL ? demoReply(request.messages ?? []) : { content: "(script finished)" });
+    const authorization = req.headers.authorization ?? "";
+    /** @param {string} text */
+    const echo = (text) =>
+      text.replaceAll("{{authorization}}", authorization).replaceAll("{{authorization_base64}}", Buffer.from(authorization).toString("base64"));
     const send = () => {
       if (reply.status) return json(res, reply.status, { error: { message: `scripted ${reply.status}` } });
       const tool_calls = reply.tool_calls?.map((c) => ({
         id: `call_${++seq}`,
         type: "function",
-        function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments) },
+        function: { name: c.name, arguments: echo(typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments)) },
       }));
       json(res, 200, {
         id: `chatcmpl-${++seq}`,
         object: "chat.completion",
         created: Math.floor(Date.now() / 1000),
         model: request.model,
-        choices: [{ index: 0, finish_reason: tool_calls ? "tool_calls" : "stop", message: { role: "assistant", content: reply.content ?? null, ...(tool_calls ? { tool_calls } : {}) } }],
+        choices: [{ index: 0, finish_reason: tool_calls ? "tool_calls" : "stop", message: { role: "assistant", content: reply.content === undefined ? null : echo(reply.content), ...(tool_calls ? { tool_calls } : {}) } }],
         usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
       });
     };

@@ -10,12 +10,14 @@
 import OpenAI from "openai";
 import { egressProblem } from "../egress/policy";
 import { egressFetch, egressRefusal } from "../egress/fetch";
-import { redact } from "../util/redact";
+import { redact, redactor } from "../util/redact";
 
 export interface LlmTarget {
   base_url: string;
   model: string;
   api_key?: string;
+  /** Every stored secret of the tenant: a reply is redacted of them before the loop keeps or passes on any of it. */
+  secrets: string[];
 }
 
 export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -85,10 +87,12 @@ export async function complete(
         ...(request.tools.length ? { tools: request.tools } : {}),
       });
       const message = response.choices[0]?.message;
+      // A provider that echoes its key must not put it in a result, or in a tool's arguments.
+      const clean = redactor(target.secrets);
       return {
-        content: message?.content ?? "",
+        content: clean(message?.content ?? ""),
         tool_calls: (message?.tool_calls ?? []).flatMap((c) =>
-          c.type === "function" ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+          c.type === "function" ? [{ id: c.id, name: clean(c.function.name), arguments: clean(c.function.arguments) }] : [],
         ),
         usage: {
           prompt_tokens: response.usage?.prompt_tokens ?? 0,
@@ -100,7 +104,7 @@ export async function complete(
       if (refused) throw new LlmError(refusedText(refused.problem));
       if (e instanceof OpenAI.APIError && e.status !== undefined && e.status >= 300 && e.status < 400) throw new LlmError(redirectText(e, target.base_url));
       const delay = retryDelay(e, attempt);
-      if (delay === undefined) throw new LlmError(redact(`LLM provider error: ${(e as Error).message}`, [target.api_key]));
+      if (delay === undefined) throw new LlmError(redact(`LLM provider error: ${(e as Error).message}`, target.secrets));
       await sleep(delay);
     }
   }

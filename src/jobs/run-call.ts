@@ -13,6 +13,7 @@ import { toolUrlRefused, type AttemptResult } from "../tools/http-call";
 import { callMcpTool } from "../tools/mcp-client";
 import { backoffMs, isRetryable } from "../tools/retry";
 import { boundedSignal, sleep } from "../util/abort";
+import { redactDeep, redactor } from "../util/redact";
 import { OUTCOME_UNKNOWN_ERROR } from "./job";
 import type { ClaimedCall, JobOutcome } from "./messages";
 
@@ -32,8 +33,21 @@ export interface CallRecord {
 
 type Callable = Exclude<RunTarget, { kind: "missing" }>;
 
-/** The call's outcome, or undefined when it was stopped (cancelled, or its deadline passed: the chat ends it `timeout`). */
+/**
+ * The call's outcome, or undefined when it was stopped (cancelled, or its deadline passed: the chat
+ * ends it `timeout`). Whatever the remote answered is redacted of the tenant's stored secrets here,
+ * before the chat stores, returns or sends on any of it.
+ */
 export async function runCall(call: ClaimedCall, target: RunTarget, stop: AbortSignal, record: CallRecord): Promise<JobOutcome | undefined> {
+  if (target.kind === "missing") return attempts(call, target, stop, record);
+  const clean = redactor(target.secrets);
+  const progress = record.progress;
+  const cleanRecord = progress ? { ...record, progress: (p: ProgressParams) => progress.call(record, redactDeep(p, clean)) } : record;
+  const outcome = await attempts(call, target, stop, cleanRecord);
+  return outcome && redactDeep(outcome, clean);
+}
+
+async function attempts(call: ClaimedCall, target: RunTarget, stop: AbortSignal, record: CallRecord): Promise<JobOutcome | undefined> {
   const args = JSON.parse(call.tool_args) as Record<string, unknown>;
   const refused = refusal(target, args, record.allowPrivateEgress);
   if (refused) return { state: "error", error: refused, attempt: call.attempt };

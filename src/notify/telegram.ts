@@ -13,6 +13,8 @@ import type { AttemptResult } from "../webhooks/send";
 export interface TelegramTarget {
   api_base_url: string;
   bot_token: string;
+  /** Every stored secret of the tenant: Telegram's answer is redacted of them. */
+  secrets: string[];
 }
 
 const SUMMARY_CHARS = 500;
@@ -52,7 +54,7 @@ export async function sendTelegram(
     });
     const answer = await res.text();
     // The token is part of the URL: never echo the URL into an error.
-    return { status: res.status, error: res.ok ? "" : `Telegram answered ${res.status}: ${redact(answer, [target.bot_token]).slice(0, 200)}` };
+    return { status: res.status, error: res.ok ? "" : `Telegram answered ${res.status}: ${redact(answer, target.secrets).slice(0, 200)}` };
   } catch (e) {
     const timedOut = bounded.signal.reason?.name === "TimeoutError";
     return { status: null, error: timedOut ? `Telegram gave no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.` : "Network error reaching Telegram." };

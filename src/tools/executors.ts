@@ -8,11 +8,14 @@ import { attempt, interpretToolBody, type AttemptResult } from "./http-call";
 import type { McpEndpoint } from "./mcp-client";
 import { signatureHeaders } from "./signing";
 
-/** What the chat learns from the TenantDO about the tool it is about to call. */
+/**
+ * What the chat learns from the TenantDO about the tool it is about to call. `secrets`: every
+ * stored secret of the tenant, which the call's outcome is redacted of (src/util/redact.ts).
+ */
 export type RunTarget =
-  | { kind: "http_tool"; url: string; secret: string; max_response_bytes: number }
-  | { kind: "http_request"; allowed_origins: string[]; max_response_bytes: number }
-  | { kind: "mcp"; endpoint: McpEndpoint; tool: string; max_response_bytes: number }
+  | { kind: "http_tool"; url: string; secret: string; max_response_bytes: number; secrets: string[] }
+  | { kind: "http_request"; allowed_origins: string[]; max_response_bytes: number; secrets: string[] }
+  | { kind: "mcp"; endpoint: McpEndpoint; tool: string; max_response_bytes: number; secrets: string[] }
   | { kind: "missing"; message: string };
 
 export interface AttemptContext {

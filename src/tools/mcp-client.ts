@@ -10,7 +10,6 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import { McpError, type Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../egress/fetch";
-import { redact } from "../util/redact";
 import type { AttemptResult } from "./http-call";
 import { callOutcome, type ListedTool, type McpTool } from "./mcp";
 import { keptTools, MCP_LIST_BOUNDS, type ListingCut } from "./mcp-list-bounds";
@@ -141,26 +140,17 @@ export async function callMcpTool(
     client = await connected(endpoint, signal, timeout, serverFetch(endpoint.url, call.allowPrivateEgress));
   } catch (e) {
     if (signal.aborted) throw e;
-    return redactedAttempt(failure(endpoint.name, e, "unsent"), Object.values(endpoint.headers));
+    return failure(endpoint.name, e, "unsent");
   }
-  const secrets = Object.values(endpoint.headers);
   try {
     const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout, ...(onProgress ? { onprogress: onProgress } : {}) });
-    return redactedAttempt({ kind: "done", ...callOutcome(result as Parameters<typeof callOutcome>[0]) }, secrets);
+    return { kind: "done", ...callOutcome(result as Parameters<typeof callOutcome>[0]) };
   } catch (e) {
     if (signal.aborted) throw e;
-    return redactedAttempt(failure(endpoint.name, e, "network"), secrets);
+    return failure(endpoint.name, e, "network");
   } finally {
     await client.close().catch(() => {});
   }
-}
-
-/** The attempt with the server's configured header values taken out of its texts. */
-export function redactedAttempt(attempt: AttemptResult, secrets: string[]): AttemptResult {
-  const out = { ...attempt };
-  if ("error" in out && typeof out.error === "string") out.error = redact(out.error, secrets);
-  if ("result" in out && typeof out.result === "string") out.result = redact(out.result, secrets);
-  return out;
 }
 
 function failure(server: string, e: unknown, otherwise: "unsent" | "network"): AttemptResult {

@@ -1,15 +1,93 @@
 /**
- * Text a remote answered with, before it is stored or shown: a server that echoes the request
- * (a debugging endpoint on the same origin, which a key holder may point a stored secret at)
- * must not hand the secret to whoever reads the job. Secrets shorter than 8 characters are left
- * alone: they would match ordinary text, and no real credential is that short.
+ * Text a remote answered with, before it is stored, returned or sent on: a server that echoes the
+ * request (a debugging endpoint on the same origin, which a key holder may point a stored secret
+ * at, or a model asked to repeat its key) must not hand a secret to whoever reads the job or to
+ * the next tool. Every one of the tenant's stored secrets is taken out in each form it can come
+ * back in: as sent, base64 and base64url (at each of the three byte alignments inside a longer
+ * encoded text, so an echoed `Authorization` header in an image part is caught too),
+ * percent-encoded and hex. Secrets shorter than 8 characters are left alone: they would match
+ * ordinary text, and no real credential is that short.
  */
 export const REDACTED = "***";
 
-export function redact(text: string, secrets: readonly (string | undefined)[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret && secret.length >= 8) out = out.split(secret).join(REDACTED);
+const MIN_SECRET_CHARS = 8;
+
+const utf8 = (text: string) => new TextEncoder().encode(text);
+
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+/**
+ * The base64 text `secret` becomes wherever it sits in a longer encoded text: at an offset of 0, 1
+ * or 2 bytes from a 3-byte group, only the characters made of its own bits are fixed.
+ */
+function base64Cores(secret: Uint8Array): string[] {
+  return [0, 1, 2].map((shift) => {
+    const padded = new Uint8Array(shift + secret.length);
+    padded.set(secret, shift);
+    const encoded = base64(padded);
+    return encoded.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + secret.length)) / 6));
+  });
+}
+
+const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+/** Every form of `secret` a remote's text is searched for. */
+export function secretForms(secret: string): string[] {
+  const bytes = utf8(secret);
+  const cores = base64Cores(bytes);
+  const percent = encodeURIComponent(secret);
+  const forms = [
+    secret,
+    ...cores,
+    ...cores.map((c) => c.replace(/\+/g, "-").replace(/\//g, "_")),
+    percent,
+    percent.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+    hex(bytes),
+    hex(bytes).toUpperCase(),
+  ];
+  return [...new Set(forms)].filter((form) => form.length >= MIN_SECRET_CHARS);
+}
+
+const escapeLiteral = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Redactors by their set of secrets: a chat's calls share its tenant's set. */
+const compiled = new Map<string, (text: string) => string>();
+const COMPILED_SETS = 64;
+
+const unchanged = (text: string) => text;
+
+/** A function that takes every form of each secret out of a text. */
+export function redactor(secrets: readonly (string | undefined)[]): (text: string) => string {
+  const usable = [...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_CHARS))].sort();
+  if (usable.length === 0) return unchanged;
+  const key = usable.join("\u0000");
+  let redact = compiled.get(key);
+  if (!redact) {
+    // Longest first, so a form inside a longer one is not matched before it. Literals only: linear.
+    const forms = [...new Set(usable.flatMap(secretForms))].sort((a, b) => b.length - a.length);
+    const pattern = new RegExp(forms.map(escapeLiteral).join("|"), "g");
+    redact = (text: string) => text.replace(pattern, REDACTED);
+    if (compiled.size >= COMPILED_SETS) compiled.delete(compiled.keys().next().value!);
+    compiled.set(key, redact);
   }
-  return out;
+  return redact;
+}
+
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  return redactor(secrets)(text);
+}
+
+/** `value` with every string in it redacted (content parts, a model's tool-call arguments). */
+export function redactDeep<T>(value: T, redact: (text: string) => string): T {
+  if (redact === unchanged) return value;
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact)) as T;
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, redact)])) as T;
+  }
+  return value;
 }

@@ -138,7 +138,7 @@ describe("a lane handed more than its budget", () => {
       lease: `lease-${i}`,
       batch_id: `batch-${group}`,
       weight: 1,
-      target: { kind: "http_tool" as const, url: `${toolServer()}/tracked`, secret: "whsec_dGVzdC1zZWNyZXQtZm9yLXRvb2xz", max_response_bytes: 65_536 },
+      target: { kind: "http_tool" as const, url: `${toolServer()}/tracked`, secret: "whsec_dGVzdC1zZWNyZXQtZm9yLXRvb2xz", max_response_bytes: 65_536, secrets: [] },
       call: { job_id: `tracked-q${i}`, chat_id: group, tool_name: "tracked", tool_args: JSON.stringify({ n: i, ms: 400, group }), read_only: true, deadline_at: Date.now() + 20_000, attempt: 1 },
     }));
     const laneStub = lane(group, 0);

@@ -1,12 +1,14 @@
 /**
  * Stored secrets never come back out (docs/api.md#secrets): a tenant's LLM key, MCP headers, bot token and
  * tool secrets appear in no response, job record, log row, event or webhook body, also when the
- * calls that carry them fail. Each secret here is a canary string searched for in everything a key
- * holder can read.
+ * calls that carry them fail, and also when a remote echoes them (an MCP server's content parts, an
+ * LLM's reply and the tool-call arguments it writes), in plain, base64, base64url, percent-encoded
+ * or hex form. Each secret here is a canary string searched for in everything a key holder can
+ * read and everything a tool host received.
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentConfig, api, call, configure, eventually, parallel, scriptLlm, toolServer } from "../helpers";
+import { agentConfig, api, call, configure, eventually, json, parallel, scriptLlm, toolCalls, toolServer } from "../helpers";
 import { inbox, received } from "../webhook-inbox";
 
 afterEach(async () => {
@@ -67,5 +69,60 @@ describe("stored secrets", () => {
     expect(reads).toContain("LLM provider error");
     expect(reads).toContain("HTTP 404");
     expect(reads).toContain("subagent.finish");
+  });
+
+  it("stay out when a remote echoes them: MCP content parts, an LLM's reply and the arguments it writes for a tool", async () => {
+    const hook = await inbox("echoes");
+    const base = agentConfig("m-echoes");
+    await configure({
+      ...base,
+      llm: { base_url: `${toolServer()}/llm/v1`, model: "m-echoes", api_key: CANARIES.llm },
+      mcp_servers: [{ name: "docs", url: `${toolServer()}/mcp/echoes`, headers: { Authorization: `Bearer ${CANARIES.mcp}` } }],
+      webhook: { url: hook, secret: CANARIES.webhook },
+    });
+    // The provider echoes the Authorization header it was sent: into a tool's arguments, then into its answer.
+    await scriptLlm("m-echoes", [
+      { tool_calls: [{ name: "echo", arguments: { x: "{{authorization}}", y: "{{authorization_base64}}" } }] },
+      { content: "my key is {{authorization}}, or {{authorization_base64}}" },
+    ]);
+    const batch = await parallel("echoes", { tool_calls: [call("spawn_task", { task: "say your key" }), call("docs__echo_auth")], timeout: 20 });
+    expect(batch.status).toBe(200);
+    expect(batch.body.jobs.map((j: any) => j.state)).toEqual(["success", "success"]);
+    await eventually(async () => (await received("echoes")).some((r) => r.body.includes('"batch.finished"')));
+
+    const child = batch.body.jobs[0].context_id as string;
+    const childJobs = (await json(await api(`/v1/chats/${child}/jobs`))).jobs as { job_id: string }[];
+    const sentToTools = (await Promise.all(childJobs.map((j) => toolCalls(j.job_id)))).flat().map((c) => c.body);
+    expect(sentToTools).toHaveLength(1);
+    const reads = [
+      JSON.stringify(batch.body),
+      ...(await Promise.all(batch.body.jobs.map((j: any) => api(`/v1/chats/echoes/jobs/${j.job_id}`).then((r) => r.text())))),
+      ...(await Promise.all(childJobs.map((j) => api(`/v1/chats/${child}/jobs/${j.job_id}`).then((r) => r.text())))),
+      await (await api(`/v1/chats/${child}/log`)).text(),
+      await (await api("/v1/chats/echoes/log")).text(),
+      ...(await received("echoes")).map((r) => r.body),
+      ...sentToTools,
+    ].join("\n");
+
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    const b64 = (text: string) => btoa(String.fromCharCode(...bytes(text)));
+    const hex = (text: string) => [...bytes(text)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    for (const [field, canary] of [["llm", CANARIES.llm], ["mcp", CANARIES.mcp]] as const) {
+      const forms = {
+        plain: canary,
+        base64: b64(`Bearer ${canary}`).slice(4, 24),
+        base64url: b64(`Bearer ${canary}`).slice(4, 24).replace(/\+/g, "-").replace(/\//g, "_"),
+        percent: encodeURIComponent(`Bearer ${canary}`),
+        hex: hex(canary),
+      };
+      for (const [form, text] of Object.entries(forms)) {
+        expect(reads.includes(text), `${field} secret found ${form} in what a key holder can read or a tool received`).toBe(false);
+      }
+    }
+    // The checks above saw the echoes, redacted: the parts, the reply and the arguments are there.
+    expect(reads).toContain("echo://authorization");
+    expect(reads).toContain("image/png");
+    expect(reads).toContain("my key is Bearer ***");
+    expect(sentToTools[0]).toContain("Bearer ***");
   });
 });

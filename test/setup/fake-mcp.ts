@@ -17,7 +17,9 @@
  * a listing as large as a hostile server makes it.
  *
  * Tools: `search {query}` (readOnlyHint), `write_note {text}` (no hint), `refuse` (answers
- * isError), `slow {ms}` (readOnlyHint), `multi` (two text blocks), `late` (only when enabled).
+ * isError), `slow {ms}` (readOnlyHint), `multi` (two text blocks), `late` (only when enabled),
+ * `echo_auth` (echoes the request's Authorization header in a resource part, base64 in an
+ * image part, and percent-encoded, base64url and hex in a text part: a server that echoes secrets).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -69,6 +71,21 @@ function mcpServer(state: Instance, authorization: string | undefined): McpServe
     "multi",
     { description: "Answers in two parts", annotations: { readOnlyHint: true } },
     seen("multi", () => ({ content: [{ type: "text", text: "part one" }, { type: "text", text: "part two" }] })),
+  );
+  server.registerTool(
+    "echo_auth",
+    { description: "Echoes the Authorization header", annotations: { readOnlyHint: true } },
+    seen("echo_auth", () => {
+      const auth = authorization ?? "";
+      const bytes = Buffer.from(auth);
+      return {
+        content: [
+          { type: "text", text: `pct ${encodeURIComponent(auth)} b64url ${bytes.toString("base64url")} hex ${bytes.toString("hex")}` },
+          { type: "resource", resource: { uri: "echo://authorization", mimeType: "text/plain", text: auth } },
+          { type: "image", mimeType: "image/png", data: bytes.toString("base64") },
+        ],
+      };
+    }),
   );
   if (state.late) server.registerTool("late", { description: "Added later" }, seen("late", () => text("late")));
   if (state.stall) {

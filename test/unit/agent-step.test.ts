@@ -59,7 +59,7 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
     jobs,
     identity: () => ({ level: 1, profile: o.profile ?? "default" }),
     config: async () => config,
-    llm: async () => (o.noLlm ? null : { base_url: `${toolServer()}/llm/v1`, model: o.model, api_key: "sk-test" }),
+    llm: async () => (o.noLlm ? null : { base_url: `${toolServer()}/llm/v1`, model: o.model, api_key: "sk-test", secrets: ["sk-test"] }),
     allowPrivateEgress: () => true, // the fake LLM listens on 127.0.0.1
     mcp: async () => ({}),
     admitCalls(turn, specs, now) {

@@ -18,9 +18,9 @@ describe("placing a chat's calls", () => {
   });
 
   it("counts an MCP call (or one whose target is unknown) as 2", () => {
-    expect(callWeight({ kind: "mcp", endpoint: { name: "d", url: "https://x", headers: {} }, tool: "t", max_response_bytes: 1 })).toBe(2);
+    expect(callWeight({ kind: "mcp", endpoint: { name: "d", url: "https://x", headers: {} }, tool: "t", max_response_bytes: 1, secrets: [] })).toBe(2);
     expect(callWeight(undefined)).toBe(2);
-    expect(callWeight({ kind: "http_tool", url: "https://x", secret: "s", max_response_bytes: 1 })).toBe(1);
+    expect(callWeight({ kind: "http_tool", url: "https://x", secret: "s", max_response_bytes: 1, secrets: [] })).toBe(1);
     const p = placeCalls(calls(6, 2), 0, []);
     expect(p.here).toEqual(["j0", "j1"]);
     expect(lanes(p)).toEqual({ 0: 2, 1: 2 });

@@ -103,7 +103,7 @@ describe("send-time refusals of a URL stored while allowed", () => {
 
   it("the LLM: no request leaves, the error says why", async () => {
     const model = `m-unit-refused-${crypto.randomUUID()}`;
-    const target = { base_url: `${server()}/llm/v1`, model, api_key: "sk-test" };
+    const target = { base_url: `${server()}/llm/v1`, model, api_key: "sk-test", secrets: [] };
     const refused = await complete(target, { messages: [{ role: "user", content: "hi" }], tools: [] }, false).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(LlmError);
     expect((refused as Error).message).toBe("The LLM base_url must use https:; outbound requests there are not allowed.");
@@ -113,7 +113,7 @@ describe("send-time refusals of a URL stored while allowed", () => {
 
   it("Telegram: no request leaves, the attempt is marked refused so it is not retried", async () => {
     const chatId = `unit-refused-${crypto.randomUUID()}`;
-    const target = { api_base_url: `${server()}/telegram`, bot_token: "123:unit" };
+    const target = { api_base_url: `${server()}/telegram`, bot_token: "123:unit", secrets: [] };
     const result = await sendTelegram(target, chatId, "hello", new AbortController().signal, false);
     expect(result).toEqual({ status: null, error: "The Telegram api_base_url must use https:; outbound requests there are not allowed.", refused: true });
     const sent = (await (await fetch(`${server()}/__telegram/messages?chat_id=${chatId}`)).json()) as unknown[];

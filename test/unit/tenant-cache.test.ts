@@ -18,7 +18,7 @@ function tenantDo() {
     runTargets: async (names) => {
       state.targetReads.push(names);
       const targets: Record<string, RunTarget> = {};
-      for (const n of names) targets[n] = { kind: "http_tool", url: `${state.url}/${n}`, secret: "s", max_response_bytes: 1 };
+      for (const n of names) targets[n] = { kind: "http_tool", url: `${state.url}/${n}`, secret: "s", max_response_bytes: 1, secrets: [] };
       return { version: state.version, targets };
     },
   };
