@@ -33,6 +33,16 @@ import { Targets } from "./targets";
 
 const DEFAULT_MAX_STREAMS = limitsSchema.parse({}).max_streams;
 
+/**
+ * What an MCP server's list belongs to: its URL and header values as sent, digested. Not the
+ * sealed form, which changes with every write that sends a header again, though nothing changed.
+ */
+async function definitionDigest(endpoint: { url: string; headers: Record<string, string> }): Promise<string> {
+  const text = JSON.stringify([endpoint.url, Object.entries(endpoint.headers).sort()]);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export class TenantDO extends DurableObject<Env> {
   readonly #config: ConfigStore;
   readonly #index: ChatIndex;
@@ -159,23 +169,20 @@ export class TenantDO extends DurableObject<Env> {
    * One server's tool list, from the 5-minute cache or the server. Asked once per server, so each
    * listing runs in an invocation of its own (docs/architecture.md#platform-rules).
    */
-  async mcpListing(server: string, refresh = false): Promise<McpListing> {
+  async mcpListing(server: string): Promise<McpListing> {
     const sealed = this.#config.sealed().config.mcp_servers.find((s) => s.name === server);
     if (!sealed) return { unavailable: `MCP server '${server}' is not configured.` };
     // The config was checked when it was stored; ALLOW_PRIVATE_EGRESS may have changed since.
     const refused = egressProblem(sealed.url, this.env.ALLOW_PRIVATE_EGRESS === "true");
     if (refused) return { unavailable: `MCP server '${server}': its URL ${refused}` };
     const endpoint = await this.#targets.mcpEndpoint(server);
-    return this.#mcp.get(endpoint, JSON.stringify(sealed), Date.now(), refresh);
+    return this.#mcp.get(endpoint, await definitionDigest(endpoint), Date.now());
   }
 
-  /** After a PUT or PATCH: lists of removed servers go, every server is listed again in the background. */
+  /** After a PUT or PATCH: lists of removed servers go, the others are listed again when next used. */
   #refreshMcpLists(config: TenantConfig): void {
     this.#mcp.keepOnly(config.mcp_servers.map((s) => s.name));
-    const self = this.env.TENANT.get(this.ctx.id);
-    for (const { name } of config.mcp_servers) {
-      this.ctx.waitUntil(self.mcpListing(name, true).catch((e) => console.warn("MCP list refresh failed", name, (e as Error).message)));
-    }
+    this.#mcp.stale();
   }
 
   // ---- targets, with their secrets opened ---------------------------------------------

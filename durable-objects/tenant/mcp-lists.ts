@@ -1,14 +1,21 @@
 /**
- * The tenant's MCP tool lists (docs/api.md#mcp-servers): kept for 5 minutes, refreshed on
- * `PUT /v1/config`. A list belongs to the server definition it was fetched
- * with (URL and sealed headers): a changed definition is listed again. When
- * a refresh fails, the last list is served rather than failing every batch;
+ * The tenant's MCP tool lists (docs/api.md#mcp-servers): kept for 5 minutes. A list belongs to
+ * the server definition it was fetched with (URL and header values): a changed definition is
+ * listed again. When a refresh fails, the last list is served rather than failing every batch;
  * a server never listed is `unavailable`.
+ *
+ * A write of the configuration makes every list stale rather than listing at once, and a server
+ * is listed at most once every 10 s, by whichever use needs it first: a listing of a megabyte
+ * costs tens of milliseconds of the isolate's CPU, and one tenant rewriting its config (or its
+ * server's URL) in a loop must not spend another tenant's time. Within those 10 s a stale list is
+ * served; a definition never listed is `unavailable` until they are up.
  */
 import type { McpListing, McpTool } from "../../src/tools/mcp";
 import { listFailure, type McpEndpoint } from "../../src/tools/mcp-client";
 
 export const MCP_LIST_TTL_MS = 5 * 60_000;
+/** The least time between two listings of one server. */
+export const MCP_LIST_INTERVAL_MS = 10_000;
 
 type Row = {
   fingerprint: string;
@@ -19,6 +26,8 @@ type Row = {
 export class McpLists {
   /** One fetch per server at a time: concurrent batches share it. */
   readonly #pending = new Map<string, Promise<McpListing>>();
+  /** When each server's last listing began (in memory: an evicted object may list once more). */
+  readonly #listedAt = new Map<string, number>();
 
   constructor(
     private readonly sql: SqlStorage,
@@ -29,12 +38,18 @@ export class McpLists {
     sql.exec(`CREATE TABLE IF NOT EXISTS mcp_lists (server TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, tools TEXT NOT NULL, fetched_at INTEGER NOT NULL)`);
   }
 
-  /** `fingerprint`: the stored (sealed) definition, so the list follows the config it came from. */
-  async get(endpoint: McpEndpoint, fingerprint: string, now: number, refresh = false): Promise<McpListing> {
+  /** `fingerprint`: the server's definition (URL and headers), so the list follows the config it came from. */
+  async get(endpoint: McpEndpoint, fingerprint: string, now: number): Promise<McpListing> {
     const row = this.#row(endpoint.name, fingerprint);
-    if (row && !refresh && now - row.fetched_at < MCP_LIST_TTL_MS) return this.#listing(row);
+    if (row && now - row.fetched_at < MCP_LIST_TTL_MS) return this.#listing(row);
     let pending = this.#pending.get(endpoint.name);
+    const wait = (this.#listedAt.get(endpoint.name) ?? -Infinity) + MCP_LIST_INTERVAL_MS - now;
+    if (!pending && wait > 0) {
+      if (row) return this.#listing(row);
+      return { unavailable: `MCP server '${endpoint.name}' was listed less than ${MCP_LIST_INTERVAL_MS / 1000} s ago; it is listed again in ${Math.ceil(wait / 1000)} s` };
+    }
     if (!pending) {
+      this.#listedAt.set(endpoint.name, now);
       pending = this.#fetch(endpoint, fingerprint).finally(() => this.#pending.delete(endpoint.name));
       this.#pending.set(endpoint.name, pending);
     }
@@ -42,6 +57,11 @@ export class McpLists {
     if ("tools" in fetched) return fetched;
     const kept = this.#row(endpoint.name, fingerprint);
     return kept ? this.#listing(kept) : fetched;
+  }
+
+  /** After a write of the configuration: every list is listed again when next used (kept until then). */
+  stale(): void {
+    this.sql.exec(`UPDATE mcp_lists SET fetched_at = 0`);
   }
 
   /** Drops the lists of servers the configuration no longer has. */

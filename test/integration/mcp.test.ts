@@ -162,8 +162,26 @@ describe("MCP tool lists", () => {
     expect(body.jobs[0].tool_name).toBe("docs__search");
 
     await setMcp("cache", { down: false });
-    await withDocs("cache"); // a PUT lists every server again
+    await withDocs("cache"); // a PUT makes every list stale: the next use lists it again
+    vi.setSystemTime(Date.now() + 11_000); // once 10 s have passed since its last listing
     await eventually(async () => !(await toolNames()).includes("docs__late"));
+  });
+
+  it("a server is listed at most once every 10 s: writes and uses in a loop cost one listing", async () => {
+    const lists = async () => ((await (await fake("lists", "loop")).json()) as { lists: number }).lists;
+    await withDocs("loop");
+    expect(await toolNames()).toContain("docs__search");
+    expect(await lists()).toBe(1);
+    for (let i = 0; i < 5; i++) {
+      await withDocs("loop"); // each write makes the list stale...
+      expect(await toolNames()).toContain("docs__search"); // ...and within 10 s the stale list serves
+    }
+    expect(await lists()).toBe(1);
+
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 11_000);
+    expect(await toolNames()).toContain("docs__search");
+    expect(await lists()).toBe(2);
   });
 
   it("reach a subordinate's model and its calls", async () => {
