@@ -16,6 +16,7 @@ import { wrongKeys } from "./lib/drills/auth.mjs";
 import { hostileBodies } from "./lib/drills/hostile-bodies.mjs";
 import { deployedBounds } from "./lib/drills/deployed-bounds.mjs";
 import { crowdOnOneChat } from "./lib/drills/crowd.mjs";
+import { neighbours } from "./lib/drills/neighbours.mjs";
 
 const tools = await startToolServer();
 // These drills send thousands of requests with one key: the per-key limit would answer most of them.
@@ -35,6 +36,14 @@ try {
   await hostileBodies(ctx);
   await deployedBounds(ctx);
   await crowdOnOneChat(ctx);
+
+  // Fair share is drilled on a fanout of its own with the default limits (1,000 requests per 10 s per key).
+  const defaults = await startFanout();
+  try {
+    await neighbours({ url: defaults.url, tools, report: ctx.report });
+  } finally {
+    await defaults.stop();
+  }
 } catch (e) {
   console.error(e);
   ctx.failures.push("drill crashed");
