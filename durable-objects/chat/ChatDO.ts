@@ -257,6 +257,11 @@ export class ChatDO extends DurableObject<Env> {
     await this.#chat.stream.closed();
   }
 
+  /** The tenant recounts its live streams. */
+  openStreams(): number {
+    return this.#store.exists() ? this.#chat.stream.open() : 0;
+  }
+
   /** The tenant stream has listeners again (or none): publish accordingly. */
   async tenantListening(listening: boolean): Promise<void> {
     if (this.#store.exists()) this.#chat.stream.setListening(listening);

@@ -61,25 +61,25 @@ export class TenantDO extends DurableObject<Env> {
     this.#tickets = new Tickets(sql);
     this.#stream = new TenantStream(sql);
     this.#streams = new StreamShare(sql);
-    this.#mcp = new McpLists(sql, listMcpTools, () => this.env.ALLOW_PRIVATE_EGRESS === "true");
+    this.#mcp = new McpLists(sql, listMcpTools, () => this.env.ALLOW_PRIVATE_EGRESS === "true", () => this.#targets.secrets());
   }
 
   // ---- the live stream (docs/api.md#live-streams) -------------------------------
 
   /** A ticket, or the refusal when the tenant's live streams are at their limit. */
   async issueTicket(tenant: string, chatId: string | null): Promise<{ ticket: string } | { refused: ErrorBody }> {
-    const now = Date.now();
-    const full = this.#streamsFull(now);
+    const full = await this.#streamsFull(tenant);
     if (full) return { refused: full };
-    return { ticket: await this.#tickets.issue(tenant, chatId, now) };
+    return { ticket: await this.#tickets.issue(tenant, chatId, Date.now()) };
   }
 
-  /** A chat asks before it accepts a stream: true when the tenant has room for one more. */
-  admitChatStream(chatId: string): ErrorBody | null {
-    const now = Date.now();
+  /** A chat asks before it accepts a stream, saying how many it has open: null when the tenant has room for one more. */
+  async admitChatStream(tenant: string, chatId: string, sockets: number): Promise<ErrorBody | null> {
     const max = this.#maxStreams();
-    if (this.#streams.admitChat(chatId, this.ctx.getWebSockets().length, max, now)) return null;
-    return tooManyStreams(this.#streams.open(this.ctx.getWebSockets().length, now), max).toBody();
+    const admit = () => this.#streams.admitChat(chatId, sockets, this.#ownSockets(), max, Date.now());
+    if (admit()) return null;
+    await this.#recount(tenant);
+    return admit() ? null : tooManyStreams(this.#streams.open(this.#ownSockets()), max).toBody();
   }
 
   /** A chat's stream closed: what it has left. */
@@ -92,10 +92,27 @@ export class TenantDO extends DurableObject<Env> {
     return this.#config.masked().config.limits.max_streams ?? DEFAULT_MAX_STREAMS;
   }
 
-  #streamsFull(now: number): ErrorBody | undefined {
+  #ownSockets(): number {
+    return this.ctx.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN).length;
+  }
+
+  async #streamsFull(tenant: string): Promise<ErrorBody | undefined> {
     const max = this.#maxStreams();
-    const open = this.#streams.open(this.ctx.getWebSockets().length, now);
+    if (this.#streams.open(this.#ownSockets()) < max) return undefined;
+    await this.#recount(tenant);
+    const open = this.#streams.open(this.#ownSockets());
     return open >= max ? tooManyStreams(open, max).toBody() : undefined;
+  }
+
+  /** Asks the counted chats what they have open: a chat restarted by a deploy lost its sockets without saying so. */
+  async #recount(tenant: string): Promise<void> {
+    const now = Date.now();
+    await Promise.all(
+      this.#streams.chats().map(async (chatId) => {
+        const open = await this.env.CHAT.getByName(chatName(tenant, chatId)).openStreams().catch(() => undefined);
+        if (open !== undefined) this.#streams.chatStreams(chatId, open, now);
+      }),
+    );
   }
 
   redeemTicket(ticket: string): Promise<{ chat_id: string | null } | undefined> {
@@ -107,9 +124,9 @@ export class TenantDO extends DurableObject<Env> {
     const url = new URL(request.url);
     const after = parseCursor(url.searchParams.get("after"));
     const tenant = url.searchParams.get("tenant")!;
-    const now = Date.now();
-    const full = this.#streamsFull(now);
+    const full = await this.#streamsFull(tenant);
     if (full) return Response.json(full, { status: 429 });
+    const now = Date.now();
     const wasListening = this.#stream.listening(this.ctx.getWebSockets().length, now);
     this.#stream.touch(now);
     // While nobody listened, chats stopped publishing: a resuming client may have missed events.

@@ -12,6 +12,7 @@
  */
 import type { McpListing, McpTool } from "../../src/tools/mcp";
 import { listFailure, type McpEndpoint } from "../../src/tools/mcp-client";
+import { redactDeep, redactor } from "../../src/util/redact";
 
 export const MCP_LIST_TTL_MS = 5 * 60_000;
 /** The least time between two listings of one server. */
@@ -31,9 +32,11 @@ export class McpLists {
 
   constructor(
     private readonly sql: SqlStorage,
-    private readonly list: (endpoint: McpEndpoint, allowPrivateEgress: boolean) => Promise<McpTool[]>,
+    private readonly list: (endpoint: McpEndpoint, allowPrivateEgress: boolean) => Promise<{ tools: McpTool[]; report?: string }>,
     /** ALLOW_PRIVATE_EGRESS, read at each listing: the egress rules apply to every send. */
     private readonly allowPrivateEgress: () => boolean,
+    /** The tenant's stored secrets: a listing, its failure and its log line are redacted of them like any remote's answer. */
+    private readonly secrets: () => Promise<string[]>,
   ) {
     sql.exec(`CREATE TABLE IF NOT EXISTS mcp_lists (server TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, tools TEXT NOT NULL, fetched_at INTEGER NOT NULL)`);
   }
@@ -71,8 +74,11 @@ export class McpLists {
   }
 
   async #fetch(endpoint: McpEndpoint, fingerprint: string): Promise<McpListing> {
+    const clean = redactor(await this.secrets());
     try {
-      const tools = await this.list(endpoint, this.allowPrivateEgress());
+      const listed = await this.list(endpoint, this.allowPrivateEgress());
+      if (listed.report) console.warn(clean(listed.report));
+      const tools = redactDeep(listed.tools, clean);
       const fetched_at = Date.now();
       this.sql.exec(
         `INSERT OR REPLACE INTO mcp_lists (server, fingerprint, tools, fetched_at) VALUES (?, ?, ?, ?)`,
@@ -80,8 +86,9 @@ export class McpLists {
       );
       return { tools, fetched_at };
     } catch (e) {
-      console.warn(listFailure(endpoint.name, e));
-      return { unavailable: listFailure(endpoint.name, e) };
+      const failure = clean(listFailure(endpoint.name, e));
+      console.warn(failure);
+      return { unavailable: failure };
     }
   }
 

@@ -15,6 +15,8 @@ import type { McpEndpoint } from "../../src/tools/mcp-client";
 import type { WebhookTarget } from "../../src/webhooks/send";
 import type { ConfigStore } from "./config-store";
 
+const CREDENTIAL_HEADER = /auth|token|key|secret|cookie|session|pass|credential|signature/i;
+
 export class Targets {
   constructor(
     private readonly sql: SqlStorage,
@@ -30,12 +32,16 @@ export class Targets {
   }
 
   /**
-   * Every stored secret of the tenant, opened. An MCP header value like `Bearer <token>` counts
-   * with its token alone too: an echo of the token is as bad as one of the header.
+   * Every stored secret of the tenant, opened. Of MCP headers, the values of those named like
+   * credentials (`Authorization`, `X-Api-Key`, cookies, tokens), up to 1,024 characters: an
+   * `Accept: application/json` taken out of every result would only mangle them. A value like
+   * `Bearer <token>` counts with its token alone too.
    */
   async secrets(): Promise<string[]> {
     const opened = await this.config.opened();
-    const headers = opened.mcp_servers.flatMap((s) => Object.values(s.headers));
+    const headers = opened.mcp_servers.flatMap((s) =>
+      Object.entries(s.headers).flatMap(([name, value]) => (CREDENTIAL_HEADER.test(name) && value.length <= 1024 ? [value] : [])),
+    );
     const credentials = headers.flatMap((value) => /^\S+\s+(\S+)$/.exec(value)?.[1] ?? []);
     return [
       opened.llm?.api_key,

@@ -61,7 +61,7 @@ export const limitsSchema = z
     max_body_bytes: int(1, 10_485_760).default(262_144),
     max_job_ids: int(1, 1000).default(64),
     retention_seconds: int(60, MAX_RETENTION_SECONDS).default(604_800),
-    max_streams: int(1, 10_000).default(100).describe("Live streams (WebSockets) the tenant may have open at once."),
+    max_streams: int(1, 200).default(100).describe("Live streams (WebSockets) the tenant may have open at once."),
   })
   .prefault({});
 

@@ -40,9 +40,41 @@ export const MAX_CONFIG_PROGRAM = 50_000;
 /** A validation stopped because its patterns would have cost more than `MATCH_BUDGET`. */
 export class PatternBudgetExceeded extends Error {}
 
+/** JavaScript's whitespace, which `\s` means there (RE2's `\s` is ASCII only). */
+const JS_SPACE = "\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
+
+/**
+ * `pattern` with the JavaScript meaning of `.` (no line terminator: `\r`, U+2028 and U+2029 too,
+ * where RE2's excludes only `\n`) and of `\s` / `\S` (Unicode whitespace), so `^.+$` keeps
+ * refusing a value with a CR in it. `\S` inside a class keeps RE2's meaning (no nested classes there).
+ */
+function withJsMeanings(pattern: string): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === "\\") {
+      const next = pattern[i + 1] ?? "";
+      i++;
+      if (next === "s") out += inClass ? JS_SPACE : `[${JS_SPACE}]`;
+      else if (next === "S" && !inClass) out += `[^${JS_SPACE}]`;
+      else out += ch + next;
+    } else if (ch === "[" && !inClass) {
+      inClass = true;
+      out += ch;
+    } else if (ch === "]" && inClass) {
+      inClass = false;
+      out += ch;
+    } else if (ch === "." && !inClass) {
+      out += "[^\\n\\r\\u2028\\u2029]";
+    } else out += ch;
+  }
+  return out;
+}
+
 /** RE2 reads most of JavaScript's syntax; the rest (`\u{…}`, `(?<name>…)`, `\cX`) is translated first. */
 function compile(pattern: string): RE2JS {
-  return RE2JS.compile(RE2JS.translateRegExp(pattern));
+  return RE2JS.compile(RE2JS.translateRegExp(withJsMeanings(pattern)));
 }
 
 const FEATURES = { namedGroups: true, lookbehind: true, unicodePropertyEscape: true } as const;

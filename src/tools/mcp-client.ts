@@ -78,11 +78,11 @@ async function connected(endpoint: McpEndpoint, signal: AbortSignal, timeout: nu
 const reason = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /**
- * The tools the server lists, following `nextCursor` within MCP_LIST_BOUNDS, and one log line
- * for what was left out. Throws when the server cannot be listed at all. Pages are read one at
- * a time: with the SDK's event stream, at most 2 connections are open.
+ * The tools the server lists, following `nextCursor` within MCP_LIST_BOUNDS, and the one line
+ * that says what was left out. Throws when the server cannot be listed at all. Pages are read one
+ * at a time: with the SDK's event stream, at most 2 connections are open.
  */
-export async function listMcpTools(endpoint: McpEndpoint, allowPrivateEgress: boolean): Promise<McpTool[]> {
+export async function listMcpTools(endpoint: McpEndpoint, allowPrivateEgress: boolean): Promise<{ tools: McpTool[]; report?: string }> {
   const signal = AbortSignal.timeout(MCP_LIST_TIMEOUT_MS);
   const metered = meteredFetch(serverFetch(endpoint.url, allowPrivateEgress), MCP_LIST_BOUNDS.bytes);
   const client = await connected(endpoint, signal, MCP_LIST_TIMEOUT_MS, metered.fetch);
@@ -108,9 +108,7 @@ export async function listMcpTools(endpoint: McpEndpoint, allowPrivateEgress: bo
       cursor = answer.nextCursor;
       if (!cursor) break;
     }
-    const kept = keptTools(endpoint.name, listed, cut);
-    if (kept.report) console.warn(kept.report);
-    return kept.tools;
+    return keptTools(endpoint.name, listed, cut);
   } finally {
     await client.close().catch(() => {});
   }

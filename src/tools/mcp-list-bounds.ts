@@ -8,7 +8,7 @@
  * Results are never checked against `outputSchema`: fanout does not list tools on the client
  * that calls them, so the SDK has none to check.
  */
-import { MAX_CONFIG_PROGRAM } from "../json-schema/linear-patterns";
+import { MAX_CONFIG_PROGRAM, MAX_SCHEMA_PROGRAM } from "../json-schema/linear-patterns";
 import { MAX_CONFIG_PATTERN_CHARS, patternSteps, schemaHazards, schemaPatterns } from "../json-schema/schema-safety";
 import { keptTool, type ListedTool, type McpTool } from "./mcp";
 
@@ -84,10 +84,12 @@ export function keptTools(server: string, listed: ListedTool[], cut?: ListingCut
       leftOut.add(`with an inputSchema over ${b.schemaBytes} bytes`, name);
       continue;
     }
-    // Checking patterns costs time in proportion to their text and steps: a server's list gets what a configuration gets.
-    patternText += schemaPatterns(tool.inputSchema).reduce((n, p) => n + p.pattern.length, 0);
-    steps += patternSteps(tool.inputSchema);
-    if (patternText > MAX_CONFIG_PATTERN_CHARS || steps > MAX_CONFIG_PROGRAM) {
+    // Checking patterns costs time in proportion to their text and steps: a server's list gets what
+    // a configuration gets. A schema refused for its own size compiles nothing, so it spends none of it.
+    const ownText = schemaPatterns(tool.inputSchema).reduce((n, p) => n + p.pattern.length, 0);
+    const ownSteps = patternSteps(tool.inputSchema);
+    const fits = ownSteps > MAX_SCHEMA_PROGRAM || (patternText + ownText <= MAX_CONFIG_PATTERN_CHARS && steps + ownSteps <= MAX_CONFIG_PROGRAM);
+    if (!fits) {
       leftOut.add(`past the ${MAX_CONFIG_PATTERN_CHARS} characters or ${MAX_CONFIG_PROGRAM} steps of patterns a server's schemas may hold`, name);
       continue;
     }
@@ -96,6 +98,8 @@ export function keptTools(server: string, listed: ListedTool[], cut?: ListingCut
       leftOut.add("whose inputSchema fanout cannot check safely", name, `inputSchema${hazard}`);
       continue;
     }
+    patternText += ownText;
+    steps += ownSteps;
     const kept = keptTool(tool);
     if (kept.description.length > b.descriptionChars) {
       kept.description = kept.description.slice(0, b.descriptionChars);

@@ -3,7 +3,7 @@
  * at `limits.max_streams` (the next ticket or upgrade is 429 `too_many_streams`), and requests are
  * limited per API key with the Rate Limiting binding (429 `rate_limited` with `Retry-After`).
  */
-import { reset } from "cloudflare:test";
+import { env, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { TEST_KEYS } from "../setup/bindings";
 import { api, call, configure, eventually, json, parallel, toolConfig } from "../helpers";
@@ -53,6 +53,19 @@ describe("live streams per tenant", () => {
     chatStream.ws!.close(1000, "done");
     await eventually(async () => (await ticket()).status === 200);
     for (const s of tenantStreams) s.ws!.close(1000, "done");
+  });
+
+  it("asks the chats again before refusing, so streams a restart dropped without a close do not lock the tenant out", async () => {
+    await configure(toolConfig({ limits: { max_streams: 3 } }));
+    // What a chat restarted by a deploy leaves behind: its streams counted, none open.
+    await runInDurableObject(env.TENANT.getByName("tenant/acme"), (_i, state) => {
+      state.storage.sql.exec(`INSERT INTO chat_streams (chat_id, sockets, updated_at) VALUES ('ghost', 50, ?)`, Date.now());
+    });
+    const issued = await ticket();
+    expect(issued.status).toBe(200);
+    const stream = await open("/v1/events", issued.body.ticket);
+    expect(stream.status).toBe(101);
+    stream.ws!.close(1000, "done");
   });
 
   it("refuses a chat stream opened with the key past the limit", async () => {

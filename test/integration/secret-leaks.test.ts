@@ -77,9 +77,16 @@ describe("stored secrets", () => {
     await configure({
       ...base,
       llm: { base_url: `${toolServer()}/llm/v1`, model: "m-echoes", api_key: CANARIES.llm },
-      mcp_servers: [{ name: "docs", url: `${toolServer()}/mcp/echoes`, headers: { Authorization: `Bearer ${CANARIES.mcp}` } }],
+      mcp_servers: [
+        { name: "docs", url: `${toolServer()}/mcp/echoes`, headers: { Authorization: `Bearer ${CANARIES.mcp}` } },
+        { name: "refusing", url: `${toolServer()}/mcp/echoes-refusing`, headers: { Authorization: `Bearer ${CANARIES.mcp}` } },
+      ],
       webhook: { url: hook, secret: CANARIES.webhook },
     });
+    await fetch(`${toolServer()}/__mcp/state?instance=echoes-refusing`, { method: "POST", body: JSON.stringify({ refuseEchoing: true }) });
+    // A server that cannot be listed, and answers with the header it was sent: its failure is an answer too.
+    const refused = await parallel("echoes-refused", { tool_calls: [call("refusing__search", { query: "q" })] });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(502);
     // The provider echoes the Authorization header it was sent: into a tool's arguments, then into its answer.
     await scriptLlm("m-echoes", [
       { tool_calls: [{ name: "echo", arguments: { x: "{{authorization}}", y: "{{authorization_base64}}" } }] },
@@ -96,6 +103,7 @@ describe("stored secrets", () => {
     expect(sentToTools).toHaveLength(1);
     const reads = [
       JSON.stringify(batch.body),
+      JSON.stringify(refused.body),
       ...(await Promise.all(batch.body.jobs.map((j: any) => api(`/v1/chats/echoes/jobs/${j.job_id}`).then((r) => r.text())))),
       ...(await Promise.all(childJobs.map((j) => api(`/v1/chats/${child}/jobs/${j.job_id}`).then((r) => r.text())))),
       await (await api(`/v1/chats/${child}/log`)).text(),
@@ -123,6 +131,7 @@ describe("stored secrets", () => {
     expect(reads).toContain("echo://authorization");
     expect(reads).toContain("image/png");
     expect(reads).toContain("my key is Bearer ***");
+    expect(reads).toContain("invalid credentials: ***");
     expect(sentToTools[0]).toContain("Bearer ***");
   });
 });

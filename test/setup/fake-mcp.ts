@@ -5,8 +5,9 @@
  * instance of its own in the path; an instance's state is its own.
  *
  *   POST /mcp/<instance>                 → MCP (initialize, tools/list, tools/call, …)
- *   POST /__mcp/state?instance=…         {"down"?: bool, "late"?: bool, "stall"?: bool, "dropCalls"?: n}: down answers
- *                                        503 to everything; late adds the tool `late` to the list, stall the tool `stall` (a backreference);
+ *   POST /__mcp/state?instance=…         {"down"?: bool, "late"?: bool, "stall"?: bool, "dropCalls"?: n, "refuseEchoing"?: bool}:
+ *                                        down answers 503 to everything, refuseEchoing 401 with the request's
+ *                                        Authorization header in the body; late adds the tool `late` to the list, stall the tool `stall` (a backreference);
  *                                        dropCalls closes the socket of the next n tools/call requests
  *   GET  /__mcp/calls?instance=…         → [{tool, args, authorization}] of tools/call received
  *   GET  /__mcp/lists?instance=…         → how many tools/list requests arrived, and the most
@@ -28,6 +29,7 @@ import { z } from "zod";
 
 interface Instance {
   down: boolean;
+  refuseEchoing?: boolean;
   late: boolean;
   /** Adds `stall`, whose input schema has a pattern no linear-time engine runs (a backreference). */
   stall?: boolean;
@@ -133,6 +135,10 @@ export function fakeMcp() {
       res.on("close", () => void (state.open -= 1));
       if (state.down) {
         res.writeHead(503, { "content-type": "text/plain" }).end("fake MCP server is down");
+        return true;
+      }
+      if (state.refuseEchoing) {
+        res.writeHead(401, { "content-type": "text/plain" }).end(`invalid credentials: ${req.headers.authorization}`);
         return true;
       }
       let parsed: unknown;

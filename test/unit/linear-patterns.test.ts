@@ -62,7 +62,13 @@ describe("runWithLinearPatterns", () => {
       ["^(?<year>\\d{4})$", ["2026", "26"]],
       ["^\\p{L}+$", ["Ωmega", "a1"]],
       ["colou?r", ["my color", "colr"]],
-      ["^[^\\s@]+@[^\\s@]+$", ["a@b", "a b@c", "@b"]],
+      ["^[^\\s@]+@[^\\s@]+$", ["a@b", "a b@c", "@b", "a\u00a0b@c"]],
+      // JavaScript's `.` and `\s`, not RE2's: a CR, U+2028, NBSP and \v are what they are in JS.
+      ["^.+$", ["one line", "a\r\nX-Injected: 1", "a\u2028b", "a\nb"]],
+      ["^\\s+$", [" \t", "\u00a0", "\v", "\u3000", "x"]],
+      ["^\\S+$", ["abc", "a\u00a0b", "a\rb"]],
+      ["^[\\s,]+$", [" ,\u00a0", "\v,", "x"]],
+      ["^a\\.b$", ["a.b", "axb"]],
     ];
     for (const [pattern, texts] of cases) {
       for (const text of texts) expect(linearTest(pattern, text), `${pattern} on ${text}`).toBe(new nativeRegExp(pattern, "u").test(text));

@@ -52,6 +52,14 @@ describe("keptTools", () => {
     expect(report).toBe("MCP server 'docs': kept 6 tools; left out 1 of 7 tools: 1 past the 65536 characters or 50000 steps of patterns a server's schemas may hold ('t6').");
   });
 
+  it("a tool refused for its own patterns spends none of the server's allowance", () => {
+    const huge = tool("huge", { type: "object", properties: { q: { type: "string", pattern: "(?:a{1000}){1000}" } } });
+    const fine = tool("fine", { type: "object", properties: { q: { type: "string", pattern: "^[a-z]{1,16}$" } } });
+    const { tools, report } = keptTools("docs", [huge, fine]);
+    expect(tools.map((t) => t.name)).toEqual(["fine"]);
+    expect(report).toMatch(/^MCP server 'docs': kept 1 tools; left out 1 of 2 tools: 1 whose inputSchema fanout cannot check safely \('huge': /);
+  });
+
   it("keeps the stored listing under 1 MB", () => {
     const schema = { type: "object", properties: { q: { type: "string", description: "d".repeat(15_000) } } };
     const { tools, report } = keptTools("docs", Array.from({ length: 100 }, (_, i) => tool(`t${i}`, schema)));

@@ -24,15 +24,24 @@ export class ChatStream implements StreamLog {
 
   /** A new stream, if the tenant has room for one more (`limits.max_streams`); else the 429 answer. */
   async accept(after: number | null): Promise<Response> {
-    const refused = await this.store.tenant().admitChatStream(this.store.address().chat_id);
+    const { tenant, chat_id } = this.store.address();
+    const refused = await this.store.tenant().admitChatStream(tenant, chat_id, this.open());
     if (refused) return Response.json(refused, { status: 429 });
     return acceptStream(this.store.ctx, after, this);
   }
 
-  /** A stream closed: the tenant counts what this chat has left. */
+  /** The streams this chat has open. */
+  open(): number {
+    return this.store.ctx.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN).length;
+  }
+
+  /** A stream closed: the tenant counts what this chat has left (best effort: it asks again when it looks full). */
   async closed(): Promise<void> {
-    const open = this.store.ctx.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN).length;
-    await this.store.tenant().chatStreams(this.store.address().chat_id, open);
+    try {
+      await this.store.tenant().chatStreams(this.store.address().chat_id, this.open());
+    } catch (e) {
+      console.warn("stream count update failed; the tenant recounts when full", (e as Error).message);
+    }
   }
 
   oldest(): number | undefined {
