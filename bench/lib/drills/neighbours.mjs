@@ -101,21 +101,23 @@ export async function neighbours({ url, tools, report, only = ATTACKS }) {
   try {
     // Fixed counts: the red team's fifty `.{5000}y` first; where that is refused, the most a schema may hold.
     const fixed = (counts) => ({ type: "object", properties: { q: { type: "string", allOf: counts.map((n) => ({ pattern: `.{${n}}y` })) } } });
-    const patterned = (parameters) => ({ tools: [{ ...noop, name: "fixed", parameters }], limits: { max_body_bytes: 10_485_760, max_calls: 32 } });
-    const fifty = await send("/v1/config", patterned(fixed(Array(50).fill(5000))), BENCH_KEY, "PUT");
-    if (fifty !== 200) await send("/v1/config", patterned(fixed(Array.from({ length: 10 }, (_, i) => 990 - i))), BENCH_KEY, "PUT");
+    const limits = { max_body_bytes: 10_485_760, max_calls: 32 };
+    const patterned = (parameters) => ({ tools: [{ ...noop, name: "fixed", parameters }], limits });
     const q = "x".repeat(10_000);
+    let fifty;
+    // Each attack sets up what it needs itself, so any one of them runs alone.
     const fixedCounts = await during("patterns: fixed-count patterns", async (tally) => {
+        fifty = await send("/v1/config", patterned(fixed(Array(50).fill(5000))), BENCH_KEY, "PUT");
+        if (fifty !== 200) await send("/v1/config", patterned(fixed(Array.from({ length: 10 }, (_, i) => 990 - i))), BENCH_KEY, "PUT");
         for (let round = 0; round < 5; round++) {
           await Promise.all(Array.from({ length: 4 }, async (_, k) => tally(await send(`/v1/chats/fixed-${k}/parallel`, { tool_calls: Array.from({ length: 8 }, () => ({ tool_name: "fixed", tool_args: { q } })) }))));
         }
       });
     if (fixedCounts) results.push({ ...fixedCounts, note: `fifty .{5000}y at PUT: ${fifty}` });
 
-    await send("/v1/config", { mcp_servers: [{ name: "huge", url: mcp.url }], limits: { max_body_bytes: 10_485_760, max_calls: 32 } }, BENCH_KEY, "PUT");
     results.push(await during("listing: a 20,000-tool MCP listing", async (tally) => {
       for (let i = 0; i < 10; i++) {
-        await send("/v1/config", { mcp_servers: [{ name: "huge", url: mcp.url }], limits: { max_body_bytes: 10_485_760, max_calls: 32 } }, BENCH_KEY, "PUT").then(tally);
+        await send("/v1/config", { mcp_servers: [{ name: "huge", url: mcp.url }], limits }, BENCH_KEY, "PUT").then(tally);
         tally(await send("/v1/tools"));
       }
     }));
@@ -124,6 +126,7 @@ export async function neighbours({ url, tools, report, only = ATTACKS }) {
     const named = { tool_calls: [...Array.from({ length: 31 }, (_, i) => ({ id: `c${i}`, type: "function", function: { name: long, arguments: "{}" } })), { id: "w", type: "function", function: { name: "noop", arguments: "{}" } }] };
     let leftHalfCreated = 0;
     results.push(await during("names: calls named with 250,000 characters", async (tally) => {
+      await send("/v1/config", { tools: [noop], limits }, BENCH_KEY, "PUT");
       for (let i = 0; i < 4; i++) {
         const res = await fetch(`${url}/v1/chats/names-${i}/tool-calls`, {
           method: "POST",
@@ -160,8 +163,8 @@ export async function neighbours({ url, tools, report, only = ATTACKS }) {
     }));
     for (const ws of sockets.splice(0)) ws.close();
 
-    await send("/v1/config", { tools: [noop] }, BENCH_KEY, "PUT");
     results.push(await during("batches: 600 small batches", async (tally) => {
+      await send("/v1/config", { tools: [noop] }, BENCH_KEY, "PUT");
       let next = 0;
       await Promise.all(Array.from({ length: 30 }, async () => {
         while (next < 600) {
