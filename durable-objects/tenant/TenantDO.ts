@@ -30,6 +30,7 @@ import type { ListedChat } from "../../src/chats/chat-tree";
 import { ConfigStore, type WriteConfigResult } from "./config-store";
 import { ChatIndex } from "./chat-index";
 import { Targets } from "./targets";
+import { sha256Hex } from "../../src/util/digest";
 
 const DEFAULT_MAX_STREAMS = limitsSchema.parse({}).max_streams;
 
@@ -37,11 +38,8 @@ const DEFAULT_MAX_STREAMS = limitsSchema.parse({}).max_streams;
  * What an MCP server's list belongs to: its URL and header values as sent, digested. Not the
  * sealed form, which changes with every write that sends a header again, though nothing changed.
  */
-async function definitionDigest(endpoint: { url: string; headers: Record<string, string> }): Promise<string> {
-  const text = JSON.stringify([endpoint.url, Object.entries(endpoint.headers).sort()]);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
+const definitionDigest = (endpoint: { url: string; headers: Record<string, string> }) =>
+  sha256Hex(JSON.stringify([endpoint.url, Object.entries(endpoint.headers).sort()]));
 
 export class TenantDO extends DurableObject<Env> {
   readonly #config: ConfigStore;

@@ -13,9 +13,28 @@ import type { RunTarget } from "../../src/tools/executors";
 import { splitMcpName } from "../../src/tools/mcp";
 import type { McpEndpoint } from "../../src/tools/mcp-client";
 import type { WebhookTarget } from "../../src/webhooks/send";
+import type { TenantConfig } from "../../src/config/schema";
 import type { ConfigStore } from "./config-store";
 
 const CREDENTIAL_HEADER = /auth|token|key|secret|cookie|session|pass|credential|signature/i;
+
+/** The secrets of each opened document: every target of a batch carries them, so they are gathered once per version. */
+const secretsOf = new WeakMap<TenantConfig, string[]>();
+
+function gatherSecrets(opened: TenantConfig): string[] {
+  const headers = opened.mcp_servers.flatMap((s) =>
+    Object.entries(s.headers).flatMap(([name, value]) => (CREDENTIAL_HEADER.test(name) && value.length <= 1024 ? [value] : [])),
+  );
+  const credentials = headers.flatMap((value) => /^\S+\s+(\S+)$/.exec(value)?.[1] ?? []);
+  return [
+    opened.llm?.api_key,
+    opened.telegram?.bot_token,
+    opened.webhook?.secret,
+    ...opened.tools.map((t) => t.secret),
+    ...headers,
+    ...credentials,
+  ].filter((s): s is string => typeof s === "string" && s.length > 0);
+}
 
 export class Targets {
   constructor(
@@ -39,18 +58,9 @@ export class Targets {
    */
   async secrets(): Promise<string[]> {
     const opened = await this.config.opened();
-    const headers = opened.mcp_servers.flatMap((s) =>
-      Object.entries(s.headers).flatMap(([name, value]) => (CREDENTIAL_HEADER.test(name) && value.length <= 1024 ? [value] : [])),
-    );
-    const credentials = headers.flatMap((value) => /^\S+\s+(\S+)$/.exec(value)?.[1] ?? []);
-    return [
-      opened.llm?.api_key,
-      opened.telegram?.bot_token,
-      opened.webhook?.secret,
-      ...opened.tools.map((t) => t.secret),
-      ...headers,
-      ...credentials,
-    ].filter((s): s is string => typeof s === "string" && s.length > 0);
+    let secrets = secretsOf.get(opened);
+    if (!secrets) secretsOf.set(opened, (secrets = gatherSecrets(opened)));
+    return secrets;
   }
 
   /** What the chat needs to call `toolName`, with its secret decrypted. */

@@ -3,9 +3,9 @@
  * single use, 60 s, optionally for one chat only. Only digests are stored.
  */
 import { newTicket, TICKET_TTL_SECONDS } from "../../src/auth/tickets";
+import { sha256Hex } from "../../src/util/digest";
 
-const digest = async (ticket: string) =>
-  [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(ticket)))].map((b) => b.toString(16).padStart(2, "0")).join("");
+const digest = sha256Hex;
 
 export class Tickets {
   constructor(private readonly sql: SqlStorage) {

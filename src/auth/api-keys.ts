@@ -5,6 +5,8 @@
  * which prefix of a key was right. A key that matched is remembered by the
  * isolate (as the secret that lists it is), so its next requests skip the digest.
  */
+import { hex, sha256 } from "../util/digest";
+
 export const TENANT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
 export interface KeyEntry {
@@ -19,10 +21,6 @@ export interface MatchedKey {
 }
 
 export type KeyTable = { ok: true; entries: KeyEntry[] } | { ok: false; reason: string };
-
-export async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-}
 
 /** Parses API_KEYS. A malformed entry or a key under two tenants makes the whole table unusable. */
 export async function parseApiKeys(raw: string | undefined): Promise<KeyTable> {
@@ -56,8 +54,6 @@ function equalDigests(a: Uint8Array, b: Uint8Array): boolean {
 
 /** Keys that matched, by table: only keys listed in it, so at most one per entry. */
 const matched = new WeakMap<KeyEntry[], Map<string, MatchedKey>>();
-
-const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /** The key `token` is, checking every entry so the time taken does not depend on which one matched. */
 export async function keyForToken(entries: KeyEntry[], token: string): Promise<MatchedKey | undefined> {

@@ -207,7 +207,7 @@ export function unusableSchema(parameters: Record<string, unknown>): string | un
 /**
  * `value` checked against `schema` as fanout runs it: patterns on RE2 under the work meter,
  * stopping at the first failure where the validator can (it still tries every `allOf` member;
- * the meter bounds them). `budget_exceeded` when the patterns would cost more than the meter
+ * the meter bounds them). `budgetExceeded` when the patterns would cost more than the meter
  * allows; throws when the schema itself cannot be applied.
  */
 export function checkArguments(schema: Record<string, unknown>, value: unknown): { valid: boolean; errors: OutputUnit[]; budgetExceeded?: true } {

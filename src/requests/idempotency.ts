@@ -4,7 +4,7 @@
  * `/spawn` and `/tool-calls` send both to the chat, which answers a replay
  * with the first answer's jobs and refuses a different request under the key.
  */
-import { sha256 } from "../auth/api-keys";
+import { sha256Hex } from "../util/digest";
 import { badRequest } from "../http/errors";
 import { canonicalJson } from "../http/json-body";
 
@@ -15,6 +15,5 @@ export async function idempotency(key: string | undefined, fingerprintOf: unknow
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw badRequest("invalid_idempotency_key", "Idempotency-Key must be 1-255 printable ASCII characters.");
   }
-  const digest = await sha256(canonicalJson(fingerprintOf));
-  return { key, fingerprint: [...digest].map((b) => b.toString(16).padStart(2, "0")).join("") };
+  return { key, fingerprint: await sha256Hex(canonicalJson(fingerprintOf)) };
 }

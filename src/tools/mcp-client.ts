@@ -45,7 +45,7 @@ export function serverFetch(url: string, allowPrivateEgress: boolean, send?: Fet
  * `send` with every answer's body counted against `limit` bytes in all: the body that crosses it
  * fails as it is read, and `exceeded()` says why.
  */
-export function meteredFetch(send: Fetch, limit: number): { fetch: Fetch; exceeded: () => boolean } {
+function meteredFetch(send: Fetch, limit: number): { fetch: Fetch; exceeded: () => boolean } {
   let read = 0;
   const fetch: Fetch = async (input, init) => {
     const response = await send(input, init);

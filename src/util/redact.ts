@@ -8,6 +8,8 @@
  * percent-encoded and hex. Secrets shorter than 8 characters are left alone: they would match
  * ordinary text, and no real credential is that short.
  */
+import { hex } from "./digest";
+
 export const REDACTED = "***";
 
 const MIN_SECRET_CHARS = 8;
@@ -33,7 +35,6 @@ function base64Cores(secret: Uint8Array): string[] {
   });
 }
 
-const hex = (bytes: Uint8Array) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 
 /** Every form of `secret` a remote's text is searched for. */
 export function secretForms(secret: string): string[] {

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { parseApiKeys, sha256, keyForToken, type KeyEntry } from "../../src/auth/api-keys";
+import { keyForToken, parseApiKeys, type KeyEntry } from "../../src/auth/api-keys";
+import { sha256 } from "../../src/util/digest";
 
 async function entries(raw: string): Promise<KeyEntry[]> {
   const table = await parseApiKeys(raw);
