@@ -1,8 +1,44 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors";
 import { canonicalJson, jsonDepth, MAX_JSON_DEPTH, readJsonBody } from "../../src/http/json-body";
 
 const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+
+/** The plain character loop: what the fast scan must agree with on every JSON text. */
+function depthByLoop(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (ch === "{" || ch === "[") max = Math.max(max, ++depth);
+    else if (ch === "}" || ch === "]") depth--;
+  }
+  return max;
+}
+
+/** Canonical JSON by the recursive definition: sorted keys, `undefined` written as null. */
+function canonicalByWalk(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalByWalk).join(",")}]`;
+  if (value && typeof value === "object") {
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalByWalk(obj[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** Parsed JSON with the keys that trip naive copies: integer-like, `__proto__`, escapes. */
+const jsonValue = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: "small" }, fc.string({ unit: "binary" }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), tie("array"), tie("object")),
+  array: fc.array(tie("value"), { maxLength: 4 }),
+  object: fc.dictionary(fc.oneof(fc.string(), fc.constantFrom("__proto__", "0", "10", "9", "01", "a\"b", "constructor")), tie("value"), { maxKeys: 4 }),
+})).value.map((v) => JSON.parse(JSON.stringify(v)) as unknown);
 
 async function apiError(p: Promise<unknown>): Promise<ApiError> {
   try {
@@ -39,6 +75,18 @@ describe("jsonDepth", () => {
   it("ignores brackets inside strings", () => {
     expect(jsonDepth('{"a":"[[[{{{"}')).toBe(1);
     expect(jsonDepth('["]]]", ["x"]]')).toBe(2);
+  });
+
+  it("agrees with a character-by-character scan on any JSON text", () => {
+    fc.assert(fc.property(jsonValue, (value) => {
+      const text = JSON.stringify(value);
+      expect(jsonDepth(text)).toBe(depthByLoop(text));
+    }), { numRuns: 500 });
+  });
+
+  it("stops at an unterminated string without counting past it", () => {
+    expect(jsonDepth('[["abc')).toBe(2);
+    expect(jsonDepth('["a\\')).toBe(1);
   });
 
   it("handles escaped quotes and backslashes inside strings", () => {
@@ -113,6 +161,28 @@ describe("canonicalJson", () => {
     expect(canonicalJson(true)).toBe("true");
     expect(canonicalJson(1.5)).toBe("1.5");
     expect(canonicalJson({ 'k"': "v" })).toBe('{"k\\"":"v"}');
+  });
+
+  it("writes the recursive definition's text for any parsed JSON", () => {
+    fc.assert(fc.property(jsonValue, (value) => {
+      expect(canonicalJson(value)).toBe(canonicalByWalk(value));
+    }), { numRuns: 500 });
+  });
+
+  it("keeps integer-like keys in sorted order, not V8's", () => {
+    expect(canonicalJson(JSON.parse('{"b":1,"10":2,"9":3}'))).toBe('{"10":2,"9":3,"b":1}');
+  });
+
+  it("keeps an own __proto__ key, so two bodies differing only there differ", () => {
+    const one = JSON.parse('{"__proto__":{"x":1},"a":2}') as unknown;
+    const two = JSON.parse('{"__proto__":{"x":2},"a":2}') as unknown;
+    expect(canonicalJson(one)).toBe('{"__proto__":{"x":1},"a":2}');
+    expect(canonicalJson(one)).not.toBe(canonicalJson(two));
+  });
+
+  it("writes an undefined value as null, as fingerprints stored before were written", () => {
+    expect(canonicalJson({ route: "parallel", agent: undefined })).toBe('{"agent":null,"route":"parallel"}');
+    expect(canonicalJson(undefined)).toBe("null");
   });
 
   it("distinguishes a string from the number it spells", () => {
