@@ -38,7 +38,7 @@ import type { Redelivery } from "./events/outbox";
 import type { RunAnswer } from "./jobs/executor";
 import type { Progress } from "../../src/jobs/progress";
 import type { StopTurn } from "./subagents/child-turns";
-import { queueMayMove } from "./subagents/queue";
+import { slotFreed } from "./gates/subagent-slot";
 import { runToolCalls } from "./tool-calls";
 import { handOver } from "./handover";
 
@@ -99,7 +99,7 @@ export class ChatDO extends DurableObject<Env> {
   async releaseTreeSlots(slots: string[]): Promise<void> {
     if (!this.#store.readable()) return;
     this.#store.treeSlots.release(slots);
-    queueMayMove(this.#store, Date.now());
+    slotFreed(this.#store, Date.now());
     await this.#store.timers.arm();
   }
 

@@ -7,10 +7,10 @@
  * deadline and delivery of the chat behind one failing handler.
  */
 import type { Chat } from "./chat";
+import { openGate } from "./gates";
 import { expirePastDeadline, recoverLostCalls, redispatchStuck } from "./jobs/job-timers";
 import { JOB_WATCH, type Timer, type TimerKind } from "./storage/timers";
 import { REGISTER_RETRY_MS } from "./registration";
-import { startQueued } from "./subagents/queue";
 
 /** A timer whose handler threw runs again this much later. */
 export const FAILED_TIMER_RETRY_MS = 10_000;
@@ -34,9 +34,8 @@ const HANDLERS: Record<TimerKind, TimerHandler> = {
   deadline: whileActive(({ store, machine }, _t, now) => expirePastDeadline(store, machine, now)),
   wait_done: ({ machine }, t, now) => machine.finishWait(t.ref, now),
   dispatch: whileActive(({ store, dispatcher }, _t, now) => redispatchStuck(store, dispatcher, now)),
-  start: ({ dispatcher }, t) => dispatcher.start([t.ref]),
   exec: whileActive(({ store, executor, dispatcher }, _t, now) => recoverLostCalls(store, executor, dispatcher, now)),
-  queue: ({ store, tree, machine, dispatcher }, _t, now) => startQueued(store, tree, machine, dispatcher, now),
+  gate: (chat, t, now) => openGate(chat, t.ref, now),
   agent: ({ child }, t, now) => child.onAgentTimer(t.ref, now),
   report: ({ child }, t) => child.report(t.ref),
   idle: ({ child }, t, now) => child.checkIdle(t.ref, now),

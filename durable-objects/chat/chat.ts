@@ -11,16 +11,15 @@ import { Announcer } from "./events/announcer";
 import { ChatStream } from "./events/chat-stream";
 import { JobProgress } from "./events/job-progress";
 import { Outbox } from "./events/outbox";
-import { releaseNext } from "./jobs/batch-rows";
 import { Dispatcher } from "./jobs/dispatcher";
 import { Executor } from "./jobs/executor";
+import { afterJobEnded } from "./gates";
 import { JobMachine, type MachineHooks } from "./jobs/job-machine";
 import { Waiters } from "./jobs/waiters";
 import { Registration } from "./registration";
 import { ChatStore } from "./storage/chat-store";
 import { EVENT_TTL_MS, type JobEvent } from "./storage/events";
 import { ChildTurns } from "./subagents/child-turns";
-import { queueMayMove } from "./subagents/queue";
 import { TreeCap } from "./subagents/tree-cap";
 
 export class Chat implements MachineHooks {
@@ -63,7 +62,7 @@ export class Chat implements MachineHooks {
     this.child.progress(now);
   }
 
-  /** After any job ends: its events, the next held or queued jobs, a turn waiting on it, retention. */
+  /** After any job ends: its events, the gates whose jobs may now go, a turn waiting on it, retention. */
   ended(job: JobRow, now: number, finished?: JobEvent): void {
     const active = this.store.jobs.activeAround(job.batch_id);
     this.announce.jobEnded(job, now, active, finished);
@@ -72,12 +71,7 @@ export class Chat implements MachineHooks {
       const { tenant, chat_id } = this.store.address();
       this.tree.jobEnded(job.tree_slot, tenant, chat_id);
     }
-    if (job.kind === "subordinate" && job.queue_seq === null) queueMayMove(this.store, now);
-    // The next call of a sequential tier starts from the alarm, a fresh invocation: started from this
-    // one, the continuation of the call that just ended, a tier of calls would chain each call under
-    // the one before, and production refuses a chain past 16 (docs/architecture.md#platform-rules).
-    const released = job.held === 0 && active.released === 0 && active.held > 0 ? releaseNext(this.store, job.batch_id, now) : undefined;
-    if (released) this.store.timers.set("start", released, now);
+    afterJobEnded(this.store, job, active, now);
     this.child.progress(now);
     this.child.wake(job.job_id, now);
     // The job that just ended, and the events it announced, expire from now on: the purge timer only

@@ -5,6 +5,7 @@
  * builds these objects and takes its types from here.
  */
 import { z } from "zod";
+import { waitReasons } from "../jobs/job";
 
 export const jobState = z.enum(["pending", "running", "success", "error", "cancelled", "timeout"]);
 
@@ -21,7 +22,8 @@ export const snapshot = z.object({
   tool_call_id: z.string().optional().describe("The id of the call this job answers, when the call had one."),
   state: jobState,
   duration_seconds: z.number(),
-  queue_position: z.number().int().optional(),
+  queue_position: z.number().int().optional().describe("While waiting for a subagent slot: its place in the chat's queue (1 = next)."),
+  waiting_for: z.enum(waitReasons).optional().describe("Why a pending job has not started yet: its sequential tier's turn, or a subagent slot."),
   context_id: z.string().optional(),
   result: z.string().optional(),
   result_truncated: z.literal(true).optional(),

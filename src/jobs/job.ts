@@ -9,6 +9,24 @@ export type JobState = "pending" | "running" | TerminalState;
 export const isTerminal = (state: string): state is TerminalState =>
   (TERMINAL_STATES as readonly string[]).includes(state);
 
+/**
+ * Why a pending job may not start yet (`waiting_for`, docs/api.md#jobs-and-their-lifecycle); each
+ * reason is one gate in the chat's `gates/` room. `clock`: whether the job's deadline starts when
+ * its gate lets it go, or counts from its acceptance, the wait included. `order`: the order its
+ * waiting jobs go in: their call order within their batch, or their arrival across the chat (such
+ * a job gets a `wait_seq` when it is admitted).
+ */
+type WaitRule = { clock: "from_release" | "from_acceptance"; order: "call" | "arrival" };
+const waitRules = {
+  /** The sequential tier of a tiered batch waits for the calls before it (docs/api.md#tiered-execution-and-the-tool-calls-route). */
+  tier: { clock: "from_release", order: "call" },
+  /** A subordinate over the cap waits for a slot (`on_subagent_limit: "queue"`). */
+  subagent_slot: { clock: "from_release", order: "arrival" },
+} satisfies Record<string, WaitRule>;
+export type WaitReason = keyof typeof waitRules;
+export const WAIT_REASONS: Record<WaitReason, WaitRule> = waitRules;
+export const waitReasons = Object.keys(WAIT_REASONS) as [WaitReason, ...WaitReason[]];
+
 /** One row of the `jobs` table; times are epoch milliseconds. */
 export type JobRow = {
   job_id: string;
@@ -40,17 +58,17 @@ export type JobRow = {
   sent: number;
   /** A subordinate job's request (JSON), else null. */
   spec: string | null;
-  /** 1 while a sequential-tier job waits for the concurrent tier. */
-  held: number;
+  /** Set while a pending job may not start yet: why (the gate that holds it). */
+  waiting_for: WaitReason | null;
+  /** Its arrival at a gate that orders by arrival (see `WAIT_REASONS`), else null. */
+  wait_seq: number | null;
   /** A subordinate's slot in its tree's root chat (the per-tree cap). */
   tree_slot: string | null;
-  /** Set while the job waits for a subagent slot: its order in the chat's queue. */
-  queue_seq: number | null;
   /** The last progress a running MCP tool reported (JSON of `Progress`); NULL once the job ends. */
   progress: string | null;
   /** The call lane a running call was handed to; null when it runs in the chat. */
   lane: number | null;
-  /** Computed on read: the queued job's place (1 = next), else null. */
+  /** Computed on read: the place of a job waiting for a subagent slot (1 = next), else null. */
   queue_position?: number | null;
 };
 

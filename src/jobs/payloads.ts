@@ -36,6 +36,7 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
     duration_seconds: durationSeconds(job, o.now),
   };
   if (job.queue_position) s.queue_position = job.queue_position;
+  if (job.waiting_for && job.state === "pending") s.waiting_for = job.waiting_for;
   if (job.context_id) s.context_id = job.context_id;
   if (o.includeResult) {
     if (job.result !== null) {

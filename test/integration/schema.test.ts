@@ -458,3 +458,38 @@ describe("the step to v5 (meta without a rowid)", () => {
     });
   });
 });
+
+describe("the step to v6 (one gate for pending jobs)", () => {
+  it("turns a held tier call and a queued subordinate into jobs waiting at their gates, and their timers into the gate's", async () => {
+    await runInDurableObject(chatObject("schema-v6"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql, MIGRATIONS.slice(0, 4)); // a chat stored at v5
+      for (const id of ["held-1", "queued-1", "queued-2", "released-1", "ended-1"]) addJob(sql, id);
+      sql.exec(`UPDATE jobs SET held = 1 WHERE job_id IN ('held-1', 'ended-1')`);
+      sql.exec(`UPDATE jobs SET queue_seq = 7 WHERE job_id = 'queued-1'`);
+      sql.exec(`UPDATE jobs SET queue_seq = 4 WHERE job_id = 'queued-2'`);
+      sql.exec(`UPDATE jobs SET state = 'cancelled', completed_at = 5 WHERE job_id = 'ended-1'`);
+      sql.exec(`INSERT INTO timers (kind, ref, at) VALUES ('start', 'released-1', 10), ('queue', '', 11), ('queue', 'safety', 30011), ('deadline', '', 600001)`);
+      forgetCached(sql);
+      ensureSchema(sql, MIGRATIONS.slice(0, 5));
+      expect(version(sql)).toBe("6");
+      const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('jobs')`).toArray().map((c) => c.name);
+      expect(columns).not.toContain("held");
+      expect(columns).not.toContain("queue_seq");
+      expect(sql.exec(`SELECT job_id, waiting_for, wait_seq FROM jobs ORDER BY job_id`).toArray()).toEqual([
+        { job_id: "ended-1", waiting_for: null, wait_seq: null }, // it ended: it waits for nothing
+        { job_id: "held-1", waiting_for: "tier", wait_seq: null },
+        { job_id: "queued-1", waiting_for: "subagent_slot", wait_seq: 7 },
+        { job_id: "queued-2", waiting_for: "subagent_slot", wait_seq: 4 },
+        { job_id: "released-1", waiting_for: null, wait_seq: null },
+      ]);
+      // The released call still to dispatch goes to the watchdog; the subagent queue to its gate.
+      expect(sql.exec(`SELECT kind, ref, at FROM timers ORDER BY kind, ref`).toArray()).toEqual([
+        { kind: "deadline", ref: "", at: 600001 },
+        { kind: "dispatch", ref: "", at: 10 },
+        { kind: "gate", ref: "subagent_slot", at: 11 },
+        { kind: "gate", ref: "subagent_slot:safety", at: 30011 },
+      ]);
+    });
+  });
+});

@@ -26,7 +26,8 @@ describe("queued subagents", () => {
     const jobs = started.body.jobs;
     expect(jobs.map((j: any) => j.queue_position)).toEqual([undefined, 1, 2]);
     expect(jobs.slice(1).every((j: any) => j.state === "pending")).toBe(true);
-    expect(Object.keys(jobs[1]).slice(0, 5)).toEqual(["job_id", "tool_name", "state", "duration_seconds", "queue_position"]);
+    expect(Object.keys(jobs[1]).slice(0, 6)).toEqual(["job_id", "tool_name", "state", "duration_seconds", "queue_position", "waiting_for"]);
+    expect(jobs.map((j: any) => j.waiting_for)).toEqual([undefined, "subagent_slot", "subagent_slot"]);
 
     const ids = jobs.map((j: any) => j.job_id);
     const done = await parallel("q1", { action: "await", job_ids: ids, timeout: 30 });

@@ -94,6 +94,20 @@ describe("tool-calls", () => {
     expect((await json(awaited)).status).toBe("cancelled");
   });
 
+  it("says of a write waiting behind the call before it that it waits for its tier, until it starts", async () => {
+    await configure(trackedConfig({ limits: { max_wait_seconds: 1 } }));
+    const { body } = await post("tc4w", { tool_calls: [openai("a", "hang", {}), openai("b", "tracked_write", {})] });
+    const [hang, write] = body.results.map((r: any) => r.job_id);
+    const seen = await json(await api("/v1/chats/tc4w/parallel", { body: { action: "collect", job_ids: [hang, write] } }));
+    expect(seen.jobs[0]).not.toHaveProperty("waiting_for");
+    expect(seen.jobs[1]).toMatchObject({ state: "pending", waiting_for: "tier" });
+    await api("/v1/chats/tc4w/parallel", { body: { action: "cancel", job_ids: [hang] } });
+    await runDurableObjectAlarm(chatObject("tc4w"));
+    const after = await json(await api("/v1/chats/tc4w/parallel", { body: { action: "await", job_ids: [write], timeout: 10 } }));
+    expect(after.jobs[0]).toMatchObject({ state: "success" });
+    expect(after.jobs[0]).not.toHaveProperty("waiting_for");
+  });
+
   it("refuses a body that is not a list of calls", async () => {
     await configure(trackedConfig());
     expect((await post("tc5", { tool_calls: "nope" })).status).toBe(400);

@@ -52,6 +52,10 @@ export interface RowOptions {
 
 export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): AdmittedBatch {
   const batch_id = `batch-${nanoid(12)}`;
+  const waitsForTier = (spec: JobSpec) => o.tiered && !concurrentTier(spec);
+  // A batch of side-effecting calls only has no concurrent tier: its first call goes at once.
+  const sequential = specs.filter(waitsForTier);
+  const first = sequential.length === specs.length ? Math.min(...sequential.map((s) => s.index)) : undefined;
   return {
     batch_id,
     jobs: specs.map((spec) => {
@@ -74,8 +78,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         deadline_at: Math.min(now + spec.timeout_seconds * 1000, o.deadlineCap ?? Infinity),
         context_id: plan?.context_id ?? null,
         spec: plan ? JSON.stringify(plan) : null,
-        held: o.tiered && !concurrentTier(spec),
-        queued,
+        waiting_for: queued ? "subagent_slot" : waitsForTier(spec) && spec.index !== first ? "tier" : null,
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
         log_type: logType({ tool_name: spec.tool_name, kind: spec.kind, mcp: spec.kind === "tool" && spec.mcp === true }),
       };

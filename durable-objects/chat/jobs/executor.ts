@@ -154,7 +154,7 @@ export class Executor {
   #claim(job: JobRow, now: number, lane: number | null): { claim: Claimed; attempt: number } | RunAnswer {
     const machine = this.machine;
     if (job.state === "pending") {
-      if (job.held || job.queue_seq !== null) return "held";
+      if (job.waiting_for !== null) return "held"; // its gate dispatches it when it lets it go
       const claim = machine.claim(job.job_id, 1, now, job, lane);
       if (claim.status !== "claimed") return claim.status;
       return { claim, attempt: claim.attempt };

@@ -2,7 +2,7 @@
  * What a chat's job row is written and read as (`./job-store` runs the queries): the shapes
  * admission and the job machine hand in, and the SQL fragments every query shares.
  */
-import type { JobRow } from "../../../src/jobs/job";
+import { WAIT_REASONS, waitReasons, type JobRow, type WaitReason } from "../../../src/jobs/job";
 
 /** A job as admission builds it: the row's identity and limits, with SQLite's 0/1 flags as booleans. */
 export type NewJob = Pick<
@@ -10,17 +10,16 @@ export type NewJob = Pick<
   "job_id" | "chat_id" | "batch_id" | "idx" | "tool_name" | "tool_call_id" | "tool_args" | "kind" | "timeout_seconds" | "created_at" | "deadline_at" | "context_id" | "spec"
 > & {
   read_only: boolean;
-  held: boolean;
-  /** Waits for a subagent slot (`on_subagent_limit: "queue"` in docs/api.md#caps-permissions-and-depth). */
-  queued?: boolean;
+  /** The gate it waits at before it may start, or null to start at once. */
+  waiting_for: WaitReason | null;
   tree_slot?: string | null;
   /** Its log row's id and type (docs/api.md#log-rows), stored with the job. */
   log_id: string;
   log_type: string;
 };
 
-/** Active jobs after a job's end (see `JobStore.activeAround`). */
-export type ActiveCounts = { chat: number; batch: number; released: number; held: number };
+/** Active jobs after a job's end (see `JobStore.activeAround`): `released`, the batch's not waiting for their tier; `tier`, those that are. */
+export type ActiveCounts = { chat: number; batch: number; released: number; tier: number };
 
 export interface Finish {
   state: "success" | "error" | "cancelled" | "timeout";
@@ -35,19 +34,22 @@ export interface Finish {
 
 /** Active: not ended. `completed_at IS NULL` (set by every end) lets SQLite use the `jobs_active` index; the state says it. */
 export const ACTIVE = `completed_at IS NULL AND state IN ('pending', 'running')`;
-export const QUEUED = `queue_seq IS NOT NULL AND state = 'pending'`;
-/** Active jobs whose deadline is running: held and queued jobs start theirs when they start. */
-export const RUNNING_CLOCK = `${ACTIVE} AND held = 0 AND queue_seq IS NULL`;
+/** Waiting at `reason`'s gate. */
+export const waitingAt = (reason: WaitReason) => `waiting_for = '${reason}' AND state = 'pending'`;
+/** Gates whose jobs' deadlines count from acceptance: their clock runs while they wait. */
+const CLOCK_WHILE_WAITING = waitReasons.filter((r) => WAIT_REASONS[r].clock === "from_acceptance").map((r) => `'${r}'`);
+/** Active jobs whose deadline is running: the others start theirs when their gate lets them go. */
+export const RUNNING_CLOCK = `${ACTIVE} AND (waiting_for IS NULL${CLOCK_WHILE_WAITING.length ? ` OR waiting_for IN (${CLOCK_WHILE_WAITING.join(", ")})` : ""})`;
 /**
  * The columns a job is read with: all but `content`, an MCP result's parts (up to a megabyte of
  * base64), which only the full record shows; every await, batch and finish would carry it otherwise.
  */
 export const ROW = `job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only, timeout_seconds,
   created_at, started_at, completed_at, attempt, lease, deadline_at, result, result_truncated, error, context_id, usage,
-  collected_at, dispatched_at, sent, spec, held, tree_slot, queue_seq, progress, lane`;
-/** A job's columns, plus a queued job's place in the chat's queue (1 = next to start). */
-export const COLUMNS = `${ROW}, CASE WHEN ${QUEUED} THEN
-    (SELECT COUNT(*) FROM jobs q WHERE q.queue_seq IS NOT NULL AND q.state = 'pending' AND q.queue_seq <= jobs.queue_seq)
+  collected_at, dispatched_at, sent, spec, waiting_for, wait_seq, tree_slot, progress, lane`;
+/** A job's columns, plus the place of a job waiting for a subagent slot in the chat's queue (1 = next to start). */
+export const COLUMNS = `${ROW}, CASE WHEN ${waitingAt("subagent_slot")} THEN
+    (SELECT COUNT(*) FROM jobs q WHERE q.waiting_for = 'subagent_slot' AND q.state = 'pending' AND q.wait_seq <= jobs.wait_seq)
   END AS queue_position`;
 
 /**

@@ -3,9 +3,9 @@
  * (cursors are read fully before returning), so callers can compose them inside
  * one `transactionSync` with no `await` in between.
  */
-import { isTerminal, type JobRow } from "../../../src/jobs/job";
+import { isTerminal, WAIT_REASONS, type JobRow, type WaitReason } from "../../../src/jobs/job";
 import type { JobEvent } from "./events";
-import { ACTIVE, COLUMNS, QUEUED, ROW, RUNNING_CLOCK, type ActiveCounts, type EndGuard, type Finish, type JobToEnd, type NewJob } from "./job-columns";
+import { ACTIVE, COLUMNS, ROW, RUNNING_CLOCK, waitingAt, type ActiveCounts, type EndGuard, type Finish, type JobToEnd, type NewJob } from "./job-columns";
 
 
 export class JobStore {
@@ -14,12 +14,12 @@ export class JobStore {
   insert(job: NewJob): void {
     this.sql.exec(
       `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only,
-         timeout_seconds, created_at, deadline_at, context_id, spec, held, tree_slot, queue_seq, log_id, log_type)
+         timeout_seconds, created_at, deadline_at, context_id, spec, waiting_for, tree_slot, wait_seq, log_id, log_type)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?,
-         CASE WHEN ? THEN (SELECT COALESCE(MAX(queue_seq), 0) + 1 FROM jobs) END, ?, ?)`,
+         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?)`,
       job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_call_id, job.tool_args, job.kind,
-      job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.held ? 1 : 0,
-      job.tree_slot ?? null, job.queued ? 1 : 0, job.log_id, job.log_type,
+      job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.waiting_for,
+      job.tree_slot ?? null, job.waiting_for !== null && WAIT_REASONS[job.waiting_for].order === "arrival" ? 1 : 0, job.log_id, job.log_type,
     );
   }
 
@@ -82,30 +82,31 @@ export class JobStore {
     return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} ORDER BY created_at, idx`).toArray();
   }
 
-  /** Started jobs (not held back, not queued) whose deadline has come. */
+  /** Jobs whose deadline is running (see `RUNNING_CLOCK`) and has come. */
   pastDeadline(now: number): JobRow[] {
     return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${RUNNING_CLOCK} AND deadline_at <= ?`, now).toArray();
   }
 
-  /** The next deadline among started jobs, if any. */
+  /** The next deadline among jobs whose deadline is running, if any. */
   nextDeadline(): number | undefined {
     return this.sql.exec<{ at: number | null }>(`SELECT MIN(deadline_at) AS at FROM jobs WHERE ${RUNNING_CLOCK}`).one().at ?? undefined;
   }
 
   /**
    * What is still active once a job of `batchId` ended, in one read (every job's end asks): the
-   * chat's jobs, the batch's, the batch's released ones, and its held ones still waiting.
+   * chat's jobs, the batch's, and the batch's not waiting for their tier and waiting for it.
    */
   activeAround(batchId: string): ActiveCounts {
     const row = this.sql
       .exec<ActiveCounts>(
-        `SELECT COUNT(*) AS chat, COALESCE(SUM(batch_id = ?1), 0) AS batch, COALESCE(SUM(batch_id = ?1 AND held = 0), 0) AS released,
-           COALESCE(SUM(batch_id = ?1 AND held = 1 AND state = 'pending'), 0) AS held
+        `SELECT COUNT(*) AS chat, COALESCE(SUM(batch_id = ?1), 0) AS batch,
+           COALESCE(SUM(batch_id = ?1 AND waiting_for IS NOT 'tier'), 0) AS released,
+           COALESCE(SUM(batch_id = ?1 AND ${waitingAt("tier")}), 0) AS tier
          FROM jobs WHERE ${ACTIVE}`,
         batchId,
       )
       .one();
-    return { chat: row.chat, batch: row.batch, released: row.released, held: row.held };
+    return { chat: row.chat, batch: row.batch, released: row.released, tier: row.tier };
   }
 
   activeCount(): number {
@@ -128,30 +129,28 @@ export class JobStore {
     return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE kind = 'subordinate' AND ${ACTIVE} ORDER BY created_at, idx`).toArray();
   }
 
-  /** Subordinates waiting for a slot, next to start first. */
-  queued(): JobRow[] {
-    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${QUEUED} ORDER BY queue_seq`).toArray();
+  /** The jobs waiting at `reason`'s gate, next to go first. */
+  waitingAt(reason: WaitReason): JobRow[] {
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${waitingAt(reason)} ORDER BY wait_seq, created_at, idx`).toArray();
   }
 
-  /** A queued subordinate got its slot: it is dispatched now and its deadline starts. */
-  unqueue(jobId: string, deadlineAt: number): void {
-    this.sql.exec(`UPDATE jobs SET queue_seq = NULL, tree_slot = job_id, deadline_at = ? WHERE job_id = ?`, deadlineAt, jobId);
-  }
-
-  /** The next held job of a batch, once none of the batch's released jobs is still active. */
-  nextHeld(batchId: string): JobRow | undefined {
+  /** The first job of a batch waiting for its tier, once none of the batch's others is still active. */
+  nextInTier(batchId: string): JobRow | undefined {
     const busy = this.sql
-      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE batch_id = ? AND held = 0 AND ${ACTIVE}`, batchId)
+      .exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE batch_id = ? AND waiting_for IS NOT 'tier' AND ${ACTIVE}`, batchId)
       .one().n;
     if (busy > 0) return undefined;
     return this.sql
-      .exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE batch_id = ? AND held = 1 AND state = 'pending' ORDER BY idx LIMIT 1`, batchId)
+      .exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE batch_id = ? AND ${waitingAt("tier")} ORDER BY idx LIMIT 1`, batchId)
       .toArray()[0];
   }
 
-  /** Releases a held job: its deadline starts now. */
-  release(jobId: string, deadlineAt: number): void {
-    this.sql.exec(`UPDATE jobs SET held = 0, deadline_at = ? WHERE job_id = ?`, deadlineAt, jobId);
+  /** A waiting job may start: it leaves its gate with its deadline, and the tree slot it was given, if any. */
+  release(jobId: string, deadlineAt: number, treeSlot: string | null): void {
+    this.sql.exec(
+      `UPDATE jobs SET waiting_for = NULL, wait_seq = NULL, deadline_at = ?, tree_slot = COALESCE(?, tree_slot) WHERE job_id = ? AND state = 'pending'`,
+      deadlineAt, treeSlot, jobId,
+    );
   }
 
   /**
@@ -186,9 +185,9 @@ export class JobStore {
     return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} AND state = 'running' ORDER BY created_at, idx`).toArray();
   }
 
-  /** Jobs that should have started (not held back, not queued) and are still pending. */
+  /** Jobs that should have started (waiting at no gate) and are still pending. */
   undispatched(): JobRow[] {
-    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} AND state = 'pending' AND held = 0 AND queue_seq IS NULL`).toArray();
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} AND state = 'pending' AND waiting_for IS NULL`).toArray();
   }
 
   /**
@@ -197,7 +196,7 @@ export class JobStore {
    * `finished`: its job.finished event, when it is kept on this row, with the `max_result_chars` it is cut at.
    */
   finish(jobId: string, f: Finish, now: number, finished?: JobEvent & { cut: number }, guard?: EndGuard): JobRow | undefined {
-    // A job that has ended is not queued: its queue_position is NULL without the subquery.
+    // A job that has ended waits for nothing: its queue_position is NULL without the subquery.
     return this.sql
       .exec<JobRow>(
         `UPDATE jobs SET state = ?, completed_at = ?, started_at = COALESCE(started_at, ?), result = ?,

@@ -93,6 +93,17 @@ const jobsV4 = (name: string) => `CREATE TABLE ${name} (
   tool_call_id TEXT, progress TEXT, content TEXT, lane INTEGER, log_id TEXT, log_type TEXT,
   started_event TEXT, finished_event TEXT, finished_cut INTEGER) WITHOUT ROWID`;
 
+/**
+ * The jobs table from v6 on: v4's, with `held` and `queue_seq` given way to `waiting_for` (the gate
+ * a pending job waits at, NULL when it may start) and `wait_seq` (its arrival at a gate that orders
+ * by arrival), in the column order v6's step leaves them.
+ */
+const jobsV6 = (name: string) =>
+  jobsV4(name)
+    .replace("held INTEGER NOT NULL DEFAULT 0, ", "")
+    .replace("queue_seq INTEGER, ", "")
+    .replace(") WITHOUT ROWID", ", waiting_for TEXT, wait_seq INTEGER) WITHOUT ROWID");
+
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (name: string) => `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
   created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
@@ -165,6 +176,19 @@ export const MIGRATIONS: readonly Migration[] = [
     `DROP TABLE meta`,
     `ALTER TABLE meta_v5 RENAME TO meta`,
   ],
+  // v6, one gate for pending jobs (docs/architecture.md#gates): a sequential tier's `held` and the
+  // subagent queue's `queue_seq` become `waiting_for` and `wait_seq`, and their timers (`start`: a
+  // released call to dispatch; `queue`: the subagent queue) the `gate` timer or the dispatch watchdog.
+  [
+    `ALTER TABLE jobs ADD COLUMN waiting_for TEXT`,
+    `ALTER TABLE jobs ADD COLUMN wait_seq INTEGER`,
+    `UPDATE jobs SET waiting_for = 'tier' WHERE held = 1 AND state = 'pending'`,
+    `UPDATE jobs SET waiting_for = 'subagent_slot', wait_seq = queue_seq WHERE queue_seq IS NOT NULL AND state = 'pending'`,
+    `ALTER TABLE jobs DROP COLUMN held`,
+    `ALTER TABLE jobs DROP COLUMN queue_seq`,
+    `UPDATE OR REPLACE timers SET kind = 'dispatch', ref = '' WHERE kind = 'start'`,
+    `UPDATE OR REPLACE timers SET kind = 'gate', ref = CASE ref WHEN 'safety' THEN 'subagent_slot:safety' ELSE 'subagent_slot' END WHERE kind = 'queue'`,
+  ],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -178,7 +202,7 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV4("jobs"),
+  jobsV6("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   ...SCHEMA.filter((statement) => /^CREATE TABLE (batches|timers) /.test(statement)),

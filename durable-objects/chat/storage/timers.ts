@@ -6,7 +6,7 @@
  */
 import { ACTIVE } from "./job-columns";
 import { forget, isRemembered, peek, remember } from "./sql-cache";
-const TIMER_KINDS = ["deadline", "wait_done", "dispatch", "exec", "register", "purge", "agent", "report", "idle", "queue", "deliver", "delete", "start"] as const;
+const TIMER_KINDS = ["deadline", "wait_done", "dispatch", "exec", "register", "purge", "agent", "report", "idle", "gate", "deliver", "delete"] as const;
 export type TimerKind = (typeof TIMER_KINDS)[number];
 
 /**

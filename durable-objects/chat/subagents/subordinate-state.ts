@@ -13,7 +13,7 @@ export function rootOf(store: ChatStore, chatId: string): string {
 
 export function subordinateState(store: ChatStore): SubordinateState {
   const active = store.jobs.activeSubordinates();
-  const running = active.filter((j) => j.queue_seq === null);
+  const running = active.filter((j) => j.waiting_for !== "subagent_slot");
   return {
     level: store.level(),
     children: store.children,

@@ -888,7 +888,13 @@ export interface paths {
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
+                                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
+                                /**
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                                 * @enum {string}
+                                 */
+                                waiting_for?: "tier" | "subagent_slot";
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -922,7 +928,13 @@ export interface paths {
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
+                                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
+                                /**
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                                 * @enum {string}
+                                 */
+                                waiting_for?: "tier" | "subagent_slot";
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -1233,7 +1245,13 @@ export interface paths {
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
+                                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
+                                /**
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                                 * @enum {string}
+                                 */
+                                waiting_for?: "tier" | "subagent_slot";
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -1267,7 +1285,13 @@ export interface paths {
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
+                                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
+                                /**
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                                 * @enum {string}
+                                 */
+                                waiting_for?: "tier" | "subagent_slot";
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -2010,7 +2034,13 @@ export interface paths {
                                 /** @enum {string} */
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 duration_seconds: number;
+                                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
+                                /**
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                                 * @enum {string}
+                                 */
+                                waiting_for?: "tier" | "subagent_slot";
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -2545,7 +2575,13 @@ export interface components {
                 /** @enum {string} */
                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                 duration_seconds: number;
+                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                 queue_position?: number;
+                /**
+                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                 * @enum {string}
+                 */
+                waiting_for?: "tier" | "subagent_slot";
                 context_id?: string;
                 result?: string;
                 /** @constant */
@@ -2627,7 +2663,13 @@ export interface components {
                         /** @enum {string} */
                         state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                         duration_seconds: number;
+                        /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                         queue_position?: number;
+                        /**
+                         * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                         * @enum {string}
+                         */
+                        waiting_for?: "tier" | "subagent_slot";
                         context_id?: string;
                         result?: string;
                         /** @constant */
@@ -2834,7 +2876,13 @@ export interface components {
                 /** @enum {string} */
                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                 duration_seconds: number;
+                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                 queue_position?: number;
+                /**
+                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                 * @enum {string}
+                 */
+                waiting_for?: "tier" | "subagent_slot";
                 context_id?: string;
                 result?: string;
                 /** @constant */
@@ -2916,7 +2964,13 @@ export interface components {
                         /** @enum {string} */
                         state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                         duration_seconds: number;
+                        /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                         queue_position?: number;
+                        /**
+                         * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                         * @enum {string}
+                         */
+                        waiting_for?: "tier" | "subagent_slot";
                         context_id?: string;
                         result?: string;
                         /** @constant */

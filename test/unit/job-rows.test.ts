@@ -1,0 +1,28 @@
+/** Where an admitted batch's jobs start (durable-objects/chat/jobs/admission.ts): at once, or waiting at a gate. */
+import { describe, expect, it } from "vitest";
+import { newJobRows } from "../../durable-objects/chat/jobs/admission";
+import type { JobSpec } from "../../src/jobs/job-spec";
+
+const call = (index: number, read_only: boolean, over: Partial<JobSpec> = {}): JobSpec =>
+  ({ index, job_id: `job-${index}`, tool_name: read_only ? "search" : "send", tool_args: "{}", kind: "tool", read_only, timeout_seconds: 60, ...over }) as JobSpec;
+const rows = (specs: JobSpec[], tiered: boolean, queued = new Set<string>()) =>
+  newJobRows(specs, 1_000, { chat_id: "c", tiered, plans: new Map(), queued }).jobs.map((j) => [j.idx, j.waiting_for]);
+
+describe("where a batch's jobs start", () => {
+  it("on a tiered path: reads at once, writes waiting for their tier", () => {
+    expect(rows([call(0, false), call(1, true), call(2, false)], true)).toEqual([[0, "tier"], [1, null], [2, "tier"]]);
+  });
+
+  it("on a tiered path with no concurrent tier: the first write at once, the others waiting", () => {
+    expect(rows([call(0, false), call(1, false), call(2, false)], true)).toEqual([[0, null], [1, "tier"], [2, "tier"]]);
+  });
+
+  it("in a `parallel` batch: everything at once", () => {
+    expect(rows([call(0, false), call(1, false)], false)).toEqual([[0, null], [1, null]]);
+  });
+
+  it("a subordinate over the cap waits for a slot, whatever the path", () => {
+    const sub = call(0, false, { kind: "subordinate", job_id: "sub-1" } as Partial<JobSpec>);
+    expect(rows([sub, call(1, false)], true, new Set(["sub-1"]))).toEqual([[0, "subagent_slot"], [1, "tier"]]);
+  });
+});
