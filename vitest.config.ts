@@ -1,4 +1,5 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { TEST_BINDINGS } from "./test/setup/bindings.ts";
 
@@ -18,13 +19,17 @@ export default defineConfig({
           globalSetup: ["./test/setup/fake-servers.ts"],
           setupFiles: ["./test/isolate-setup.ts"],
           include: ["test/**/*.test.ts"],
-          exclude: ["test/dashboard/**"],
+          exclude: ["test/dashboard/**", "test/source/**"],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
       },
-      // The dashboard's page modules are plain browser JavaScript: tested in Node, as the page loads them.
-      { test: { name: "dashboard", include: ["test/dashboard/**/*.test.ts"], environment: "node" } },
+      // In Node: the dashboard's page modules (plain browser JavaScript, as the page loads them; the
+      // job states it is served from the worker's list come from that list) and checks that read the source tree.
+      {
+        resolve: { alias: [{ find: /^\/job-states\.js$/, replacement: fileURLToPath(new URL("./src/jobs/job-states.ts", import.meta.url)) }] },
+        test: { name: "node", include: ["test/dashboard/**/*.test.ts", "test/source/**/*.test.ts"], environment: "node" },
+      },
       "packages/*",
       "examples/*",
       "scripts",

@@ -6,6 +6,7 @@
  * so these schemas describe what a well-formed call looks like.
  */
 import { z } from "zod";
+import { BATCH_STATUSES } from "../jobs/job-states";
 import { jobState } from "./jobs";
 
 /** What a model sees in the `parallel` tool's schema: the one shape it needs to write. */
@@ -97,7 +98,7 @@ export const toolCallResult = z.object({
 });
 
 export const toolCallsAnswer = z.object({
-  status: z.enum(["success", "partial", "error", "cancelled", "running", "waiting"]),
+  status: z.enum(BATCH_STATUSES),
   batch_id: z.string().nullable(),
   results: z.array(toolCallResult).describe("One entry per call, in the original order."),
 });

@@ -6,8 +6,9 @@
  */
 import { z } from "zod";
 import { waitReasons } from "../jobs/job";
+import { BATCH_STATUSES, JOB_STATE_NAMES } from "../jobs/job-states";
 
-export const jobState = z.enum(["pending", "running", "success", "error", "cancelled", "timeout"]);
+export const jobState = z.enum(JOB_STATE_NAMES);
 
 /** An MCP tool's `notifications/progress`, as a job keeps it. */
 export const progress = z.object({
@@ -34,7 +35,7 @@ export const snapshot = z.object({
 });
 
 export const resultsPayload = z.object({
-  status: z.enum(["success", "partial", "error", "cancelled", "running", "waiting"]),
+  status: z.enum(BATCH_STATUSES),
   jobs: z.array(snapshot),
   wait_timeout: z.literal(true).optional(),
   instruction: z.string().optional(),

@@ -1,5 +1,5 @@
 /**
- * `GET /`: the dashboard (docs/api.md#dashboard), seven static files served by the worker
+ * `GET /`: the dashboard (docs/api.md#dashboard), seven static files and the list of job states, served by the worker
  * with a strict Content-Security-Policy: no inline script or style, nothing
  * from other origins, connections (fetch and WebSocket) to this origin only.
  */
@@ -14,6 +14,10 @@ import view from "./assets/view.js" with { type: "text" };
 import batches from "./assets/batches.js" with { type: "text" };
 import chatList from "./assets/chat-list.js" with { type: "text" };
 import chatView from "./assets/chat-view.js" with { type: "text" };
+import { JOB_STATES } from "../jobs/job-states";
+
+/** The page's list of job states: the worker's one list (src/jobs/job-states.ts), as a module. */
+export const jobStatesModule = `export const JOB_STATES = ${JSON.stringify(JOB_STATES)};\n`;
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -45,4 +49,5 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .get("/batches.js", serve(batches, "text/javascript; charset=utf-8"))
   .get("/chat-list.js", serve(chatList, "text/javascript; charset=utf-8"))
   .get("/chat-view.js", serve(chatView, "text/javascript; charset=utf-8"))
+  .get("/job-states.js", serve(jobStatesModule, "text/javascript; charset=utf-8"))
   .get("/dashboard.css", serve(styles, "text/css; charset=utf-8"));

@@ -1,13 +1,10 @@
 /**
- * A job as the ChatDO stores it, and the state rules every path shares
- * (docs/api.md#jobs-and-their-lifecycle): pending → running → success | error | cancelled | timeout.
+ * A job as the ChatDO stores it, and the rules every path shares (docs/api.md#jobs-and-their-lifecycle).
+ * Its states are listed once, in `./job-states`.
  */
-export const TERMINAL_STATES = ["success", "error", "cancelled", "timeout"] as const;
-export type TerminalState = (typeof TERMINAL_STATES)[number];
-export type JobState = "pending" | "running" | TerminalState;
+import type { JobState } from "./job-states";
 
-export const isTerminal = (state: string): state is TerminalState =>
-  (TERMINAL_STATES as readonly string[]).includes(state);
+export { isTerminal, TERMINAL_STATES, type JobState, type TerminalState } from "./job-states";
 
 /**
  * Why a pending job may not start yet (`waiting_for`, docs/api.md#jobs-and-their-lifecycle); each

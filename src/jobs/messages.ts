@@ -7,6 +7,7 @@ import type { ErrorDetails, Refusal } from "../http/errors";
 import type { JobSpec } from "./job-spec";
 import type { ParallelCall } from "./call-plan";
 import type { JobState } from "./job";
+import type { BatchStatus } from "./job-states";
 import type { ParallelCommand } from "./parallel-command";
 import type { ChatLimits } from "../config/chat-limits";
 import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
@@ -214,7 +215,7 @@ export interface ToolCallResult {
 }
 
 export interface ToolCallsAnswer {
-  status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
+  status: BatchStatus;
   batch_id: string | null;
   results: ToolCallResult[];
 }

@@ -1,5 +1,6 @@
 /** The dashboard's files (docs/api.md#dashboard): served without a key, under a strict CSP. */
 import { describe, expect, it } from "vitest";
+import { JOB_STATES } from "../../src/jobs/job-states";
 import { api } from "../helpers";
 
 describe("GET /", () => {
@@ -11,6 +12,7 @@ describe("GET /", () => {
       ["/batches.js", "text/javascript"],
       ["/chat-list.js", "text/javascript"],
       ["/chat-view.js", "text/javascript"],
+      ["/job-states.js", "text/javascript"],
       ["/dashboard.css", "text/css"],
     ]) {
       const res = await api(path!, { key: null });
@@ -35,5 +37,12 @@ describe("GET /", () => {
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
     expect(script).toContain("sessionStorage");
     expect(script).not.toContain("localStorage");
+  });
+
+  it("serves the page the worker's list of job states, which its filter and batches read", async () => {
+    const module = await (await api("/job-states.js", { key: null })).text();
+    expect(module).toBe(`export const JOB_STATES = ${JSON.stringify(JOB_STATES)};\n`);
+    const script = (await Promise.all(["/dashboard.js", "/batches.js"].map(async (path) => (await api(path, { key: null })).text()))).join("\n");
+    expect(script.match(/from "\/job-states\.js"/g)).toHaveLength(2);
   });
 });

@@ -3,6 +3,7 @@
  * admission and the job machine hand in, and the SQL fragments every query shares.
  */
 import { WAIT_REASONS, waitReasons, type JobRow, type WaitReason } from "../../../src/jobs/job";
+import { ACTIVE_STATES_SQL, type TerminalState } from "../../../src/jobs/job-states";
 
 /** A job as admission builds it: the row's identity and limits, with SQLite's 0/1 flags as booleans. */
 export type NewJob = Pick<
@@ -22,7 +23,7 @@ export type NewJob = Pick<
 export type ActiveCounts = { chat: number; batch: number; released: number; tier: number };
 
 export interface Finish {
-  state: "success" | "error" | "cancelled" | "timeout";
+  state: TerminalState;
   result?: string | null;
   result_truncated?: boolean;
   error?: string | null;
@@ -33,7 +34,7 @@ export interface Finish {
 }
 
 /** Active: not ended. `completed_at IS NULL` (set by every end) lets SQLite use the `jobs_active` index; the state says it. */
-export const ACTIVE = `completed_at IS NULL AND state IN ('pending', 'running')`;
+export const ACTIVE = `completed_at IS NULL AND state IN (${ACTIVE_STATES_SQL})`;
 /** Waiting at `reason`'s gate. */
 export const waitingAt = (reason: WaitReason) => `waiting_for = '${reason}' AND state = 'pending'`;
 /** Gates whose jobs' deadlines count from acceptance: their clock runs while they wait. */

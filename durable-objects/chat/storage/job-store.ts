@@ -4,6 +4,7 @@
  * one `transactionSync` with no `await` in between.
  */
 import { isTerminal, WAIT_REASONS, type JobRow, type WaitReason } from "../../../src/jobs/job";
+import { ACTIVE_STATES_SQL } from "../../../src/jobs/job-states";
 import type { JobEvent } from "./events";
 import { ACTIVE, COLUMNS, ROW, RUNNING_CLOCK, waitingAt, type ActiveCounts, type EndGuard, type Finish, type JobToEnd, type NewJob } from "./job-columns";
 
@@ -226,14 +227,14 @@ export class JobStore {
   /** Terminal jobs finished at or before `cutoff`: the purge candidates. */
   finishedBefore(cutoff: number): string[] {
     return this.sql
-      .exec<{ job_id: string }>(`SELECT job_id FROM jobs WHERE state NOT IN ('pending', 'running') AND completed_at <= ?`, cutoff)
+      .exec<{ job_id: string }>(`SELECT job_id FROM jobs WHERE state NOT IN (${ACTIVE_STATES_SQL}) AND completed_at <= ?`, cutoff)
       .toArray()
       .map((r) => r.job_id);
   }
 
   oldestFinished(): number | undefined {
     const row = this.sql
-      .exec<{ at: number | null }>(`SELECT MIN(completed_at) AS at FROM jobs WHERE state NOT IN ('pending', 'running')`)
+      .exec<{ at: number | null }>(`SELECT MIN(completed_at) AS at FROM jobs WHERE state NOT IN (${ACTIVE_STATES_SQL})`)
       .one();
     return row.at ?? undefined;
   }

@@ -17,4 +17,5 @@ export {
   type ResultsSource,
 } from "./sdk-results.js";
 export type { ToolCallInput, ToolCallList } from "./call-shapes.js";
+export { JOB_STATES } from "./job-states.js";
 export type * from "./types.js";

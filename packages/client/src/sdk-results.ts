@@ -6,6 +6,7 @@
  * stream), or a `/tool-calls` answer. Each result goes to the call it answers
  * by the call's own id (`tool_call_id`), in call order.
  */
+import { JOB_STATES } from "./job-states.js";
 import type { FanoutEvent, JobSnapshot, ResultsPayload, ToolCallsAnswer } from "./types.js";
 
 type BatchFinished = Extract<FanoutEvent, { type: "batch.finished" }>;
@@ -41,8 +42,8 @@ interface Outcome {
   content: string;
 }
 
-const FAILED = new Set(["error", "timeout", "cancelled"]);
-const ACTIVE = new Set(["pending", "running"]);
+/** A state this client does not know yet (a newer worker) counts as neither active nor failed. */
+const stateOf = (state: string) => (JOB_STATES as Record<string, { active: boolean; failed: boolean } | undefined>)[state];
 
 /** `{"role":"tool","tool_call_id","content"}` per call, to push onto the chat-completions messages. */
 export function toOpenAIToolMessages(source: ResultsSource): OpenAIToolMessage[] {
@@ -70,7 +71,7 @@ function outcomes(source: ResultsSource): Outcome[] {
     return source.results.map(({ content, ...entry }) => ({
       id: entry.tool_call_id,
       name: entry.name,
-      failed: FAILED.has(entry.state),
+      failed: stateOf(entry.state)?.failed === true,
       content: content ?? JSON.stringify(entry), // still active: its job id and state, to await
     }));
   }
@@ -89,7 +90,7 @@ function fromSnapshot(job: JobSnapshot): Outcome {
         "or hand a `parallel` call's whole payload back as that call's result.",
     );
   }
-  const failed = FAILED.has(job.state);
-  const content = ACTIVE.has(job.state) ? JSON.stringify(job) : failed ? `Error: ${job.error ?? `the job ended ${job.state}`}` : (job.result ?? "");
+  const failed = stateOf(job.state)?.failed === true;
+  const content = stateOf(job.state)?.active ? JSON.stringify(job) : failed ? `Error: ${job.error ?? `the job ended ${job.state}`}` : (job.result ?? "");
   return { id: job.tool_call_id, name: job.tool_name, failed, content };
 }

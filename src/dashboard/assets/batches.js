@@ -2,8 +2,11 @@
 // records as `GET /v1/chats/{chat}/jobs/{job}` returns them and touches no DOM, so the same file
 // runs in the page and in the tests. Served as is, beside dashboard.js.
 
+import { JOB_STATES } from "/job-states.js";
+
 const at = (iso) => (iso ? Date.parse(iso) : null);
-const isActive = (job) => job.state === "pending" || job.state === "running";
+/** Not ended yet (a state this page does not know counts as ended). */
+export const isActive = (job) => JOB_STATES[job.state]?.active === true;
 
 /** From its claim to its end (or to `now` while it runs); a job never claimed took no time. */
 export function runMs(job, now) {
@@ -37,12 +40,11 @@ function summarize(batchId, jobs, now) {
   return { batchId, jobs, acceptedAt, endedAt, running, wallMs, sumMs, states: countStates(jobs) };
 }
 
-/** `[["success", 3], ["error", 1]]`, the states in a fixed order so batches read alike. */
-const STATE_ORDER = ["running", "pending", "success", "error", "timeout", "cancelled"];
+/** `[["success", 3], ["error", 1]]`, the states in their lifecycle order so batches read alike. */
 function countStates(jobs) {
   const counts = new Map();
   for (const job of jobs) counts.set(job.state, (counts.get(job.state) ?? 0) + 1);
-  return STATE_ORDER.filter((s) => counts.has(s)).map((s) => [s, counts.get(s)]);
+  return Object.keys(JOB_STATES).filter((s) => counts.has(s)).map((s) => [s, counts.get(s)]);
 }
 
 /**

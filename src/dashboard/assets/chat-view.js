@@ -2,7 +2,7 @@
 // cards and its webhook deliveries, built as DOM from API records (text nodes only). What a button
 // does comes in `actions` ({select, cancel, redeliver}), so this file holds no state of its own.
 
-import { batchSummary, formatMs, runMs, timelineBars } from "/batches.js";
+import { batchSummary, formatMs, isActive, runMs, timelineBars } from "/batches.js";
 import { clock, duration, h, progressText, svg } from "/view.js";
 
 /** A batch: its header (states, wall time against the sum of its jobs), its timeline and `jobs`, the ones shown. */
@@ -52,7 +52,7 @@ function timeline(batch, jobs, now, actions) {
 
 /** A job as a card: its state, arguments, outcome, usage, progress, and what can be done with it. */
 export function jobCard(job, actions) {
-  const active = job.state === "pending" || job.state === "running";
+  const active = isActive(job);
   const outcome = job.state === "success" ? job.result ?? "(no text)" : job.error;
   return h(
     "article",

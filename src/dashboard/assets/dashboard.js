@@ -6,6 +6,7 @@
 import { filterJobs, groupBatches } from "/batches.js";
 import { ago, byActivity, matchChats } from "/chat-list.js";
 import { batchSection, deliveryRow } from "/chat-view.js";
+import { JOB_STATES } from "/job-states.js";
 import { $, h } from "/view.js";
 
 const KEY = "fanout.apiKey";
@@ -359,6 +360,7 @@ document.addEventListener("DOMContentLoaded", () => {
     state.search = e.target.value;
     renderTree();
   });
+  $("filter-state").append(...Object.keys(JOB_STATES).map((s) => h("option", { value: s }, s)));
   for (const [id, key] of [["filter-state", "state"], ["filter-tool", "tool"]]) {
     $(id).addEventListener("change", (e) => {
       state.filter[key] = e.target.value;
