@@ -6,7 +6,7 @@
  * so these schemas describe what a well-formed call looks like.
  */
 import { z } from "zod";
-import { BATCH_STATUSES } from "../jobs/job-states";
+import { BATCH_STATUSES } from "./job-states";
 import { jobState } from "./jobs";
 
 /** What a model sees in the `parallel` tool's schema: the one shape it needs to write. */

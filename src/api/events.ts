@@ -4,7 +4,7 @@
  * a browser opens a stream with.
  */
 import { z } from "zod";
-import { jobState, progress, resultsPayload, snapshot } from "./jobs";
+import { jobState, progress, requestMetadata, resultsPayload, snapshot } from "./jobs";
 
 export const ticketRequest = z.object({ chat_id: z.string().optional().describe("Limit the ticket to this chat's stream.") });
 export const ticketAnswer = z.object({ ticket: z.string(), expires_in: z.literal(60) });
@@ -29,7 +29,8 @@ const event = <K extends string, T extends z.core.$ZodLooseShape>(type: K, own: 
     data: eventData(own),
   });
 
-const subagentFields = { job_id: z.string(), tool_call_id: z.string().optional(), context_id: z.string(), agent: z.string(), label: z.string() };
+const metadata = requestMetadata.optional();
+const subagentFields = { job_id: z.string(), tool_call_id: z.string().optional(), context_id: z.string(), agent: z.string(), label: z.string(), metadata };
 
 /** One event, as webhooks deliver it and live streams send it (docs/api.md, "Events and webhooks"). */
 export const eventEnvelope = z.discriminatedUnion("type", [
@@ -41,12 +42,13 @@ export const eventEnvelope = z.discriminatedUnion("type", [
     tool_name: z.string(),
     tool_call_id: z.string().optional(),
     context_id: z.string().optional(),
+    metadata,
   }),
-  event("job.finished", { batch_id: z.string(), ...snapshot.shape }),
-  event("job.progress", { job_id: z.string(), batch_id: z.string(), tool_name: z.string(), progress }).describe(
+  event("job.finished", { batch_id: z.string(), ...snapshot.shape, metadata }),
+  event("job.progress", { job_id: z.string(), batch_id: z.string(), tool_name: z.string(), progress, metadata }).describe(
     "Live streams only: never kept, replayed or sent to webhooks; its `seq` is that of the chat's latest kept event.",
   ),
-  event("batch.finished", { batch_id: z.string(), results: resultsPayload }),
+  event("batch.finished", { batch_id: z.string(), results: resultsPayload, metadata }),
   event("subagent.started", subagentFields),
   event("subagent.finish", {
     ...subagentFields,

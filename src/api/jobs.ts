@@ -5,8 +5,7 @@
  * builds these objects and takes its types from here.
  */
 import { z } from "zod";
-import { waitReasons } from "../jobs/job";
-import { BATCH_STATUSES, JOB_STATE_NAMES } from "../jobs/job-states";
+import { BATCH_STATUSES, JOB_STATE_NAMES, waitReasons } from "./job-states";
 
 export const jobState = z.enum(JOB_STATE_NAMES);
 
@@ -16,6 +15,11 @@ export const progress = z.object({
   total: z.number().optional(),
   message: z.string().optional().describe("At most 500 characters."),
 });
+
+/** A batch's request metadata (`?metadata=` or `Fanout-Metadata`), as the bot sent it. */
+export const requestMetadata = z
+  .record(z.string(), z.unknown())
+  .describe("The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs.");
 
 export const snapshot = z.object({
   job_id: z.string(),
@@ -74,6 +78,7 @@ export const jobRecord = z.object({
   context_id: z.string().nullable(),
   usage: z.record(z.string(), z.number()).nullable(),
   collected_at: z.string().nullable(),
+  metadata: requestMetadata.nullable(),
 });
 
 export const logRows = z.object({

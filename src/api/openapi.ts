@@ -26,6 +26,7 @@ interface Operation {
   status?: 202;
   text?: boolean;
   query?: string[];
+  headers?: string[];
 }
 
 const OPERATIONS: Operation[] = [
@@ -45,7 +46,8 @@ const OPERATIONS: Operation[] = [
     summary: "Start, await, collect or cancel parallel jobs (Agent Zero `parallel` tool_args)",
     body: parallelBody,
     response: z.union([resultsPayload, startedPayload]),
-    query: ["agent", "callback_url", "notify"],
+    query: ["agent", "callback_url", "notify", "metadata"],
+    headers: ["Fanout-Metadata"],
   },
   {
     method: "post",
@@ -53,7 +55,8 @@ const OPERATIONS: Operation[] = [
     summary: "Run one assistant message's tool calls (OpenAI, Anthropic, AI SDK, Gemini), tiered; answers in call order",
     body: toolCallsBody,
     response: toolCallsAnswer,
-    query: ["agent", "callback_url", "notify"],
+    query: ["agent", "callback_url", "notify", "metadata"],
+    headers: ["Fanout-Metadata"],
   },
   {
     method: "post",
@@ -61,7 +64,8 @@ const OPERATIONS: Operation[] = [
     summary: "Start one subagent (spawn_task arguments; wait defaults to false)",
     body: spawnTaskArgs(["default"]).extend({ agent: z.string().optional().describe("Subagent type (profile).") }),
     response: z.union([resultsPayload, startedPayload]),
-    query: ["agent", "callback_url", "notify"],
+    query: ["agent", "callback_url", "notify", "metadata"],
+    headers: ["Fanout-Metadata"],
   },
   { method: "get", path: "/v1/tools", summary: "Function definitions and prompts for an agent", response: toolsAnswer, query: ["agent"] },
   {
@@ -140,6 +144,7 @@ export function openApiDocument() {
       parameters: [
         ...pathParams(op.path),
         ...(op.query ?? []).map((name) => ({ name, in: "query", required: false, schema: { type: "string" } })),
+        ...(op.headers ?? []).map((name) => ({ name, in: "header", required: false, schema: { type: "string" } })),
       ],
       ...(op.body ? { requestBody: { required: true, content: bodyContent({ ...op, body: op.body }) } } : {}),
       responses,

@@ -14,9 +14,9 @@ import view from "./assets/view.js" with { type: "text" };
 import batches from "./assets/batches.js" with { type: "text" };
 import chatList from "./assets/chat-list.js" with { type: "text" };
 import chatView from "./assets/chat-view.js" with { type: "text" };
-import { JOB_STATES } from "../jobs/job-states";
+import { JOB_STATES } from "../api/job-states";
 
-/** The page's list of job states: the worker's one list (src/jobs/job-states.ts), as a module. */
+/** The page's list of job states: the worker's one list (src/api/job-states.ts), as a module. */
 export const jobStatesModule = `export const JOB_STATES = ${JSON.stringify(JOB_STATES)};\n`;
 
 export const CONTENT_SECURITY_POLICY = [

@@ -9,14 +9,17 @@ import { snapshot } from "../jobs/payloads";
 /** The call's own id, when it had one: a bot answers the call from the event alone. */
 export const callId = (job: Pick<JobRow, "tool_call_id">) => (job.tool_call_id ? { tool_call_id: job.tool_call_id } : {});
 
+/** The batch's request metadata, when it had some, last in every event of the batch and its jobs (docs/api.md#request-metadata). */
+export const metadataOf = (job: Pick<JobRow, "metadata">) => (job.metadata ? { metadata: JSON.parse(job.metadata) as Record<string, unknown> } : {});
+
 export function jobStartedData(job: JobRow): Record<string, unknown> {
   const context = job.context_id ? { context_id: job.context_id } : {};
-  return { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, ...callId(job), ...context };
+  return { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, ...callId(job), ...context, ...metadataOf(job) };
 }
 
 /** An ended job, its result cut at `maxResultChars` as a response would show it. */
 export function jobFinishedData(job: JobRow, maxResultChars: number): Record<string, unknown> {
   // A terminal job's duration ends at completed_at: `now` is never read.
   const now = job.completed_at ?? job.started_at ?? job.created_at;
-  return { batch_id: job.batch_id, ...snapshot(job, { now, maxResultChars, includeResult: true }) };
+  return { batch_id: job.batch_id, ...snapshot(job, { now, maxResultChars, includeResult: true }), ...metadataOf(job) };
 }

@@ -1,28 +1,11 @@
 /**
  * A job as the ChatDO stores it, and the rules every path shares (docs/api.md#jobs-and-their-lifecycle).
- * Its states are listed once, in `./job-states`.
+ * Its states and the reasons it may wait are listed once, in `src/api/job-states.ts`.
  */
-import type { JobState } from "./job-states";
+import type { JobState, WaitReason } from "../api/job-states";
 
-export { isTerminal, TERMINAL_STATES, type JobState, type TerminalState } from "./job-states";
+export { isTerminal, TERMINAL_STATES, WAIT_REASONS, waitReasons, type JobState, type TerminalState, type WaitReason } from "../api/job-states";
 
-/**
- * Why a pending job may not start yet (`waiting_for`, docs/api.md#jobs-and-their-lifecycle); each
- * reason is one gate in the chat's `gates/` room. `clock`: whether the job's deadline starts when
- * its gate lets it go, or counts from its acceptance, the wait included. `order`: the order its
- * waiting jobs go in: their call order within their batch, or their arrival across the chat (such
- * a job gets a `wait_seq` when it is admitted).
- */
-type WaitRule = { clock: "from_release" | "from_acceptance"; order: "call" | "arrival" };
-const waitRules = {
-  /** The sequential tier of a tiered batch waits for the calls before it (docs/api.md#tiered-execution-and-the-tool-calls-route). */
-  tier: { clock: "from_release", order: "call" },
-  /** A subordinate over the cap waits for a slot (`on_subagent_limit: "queue"`). */
-  subagent_slot: { clock: "from_release", order: "arrival" },
-} satisfies Record<string, WaitRule>;
-export type WaitReason = keyof typeof waitRules;
-export const WAIT_REASONS: Record<WaitReason, WaitRule> = waitRules;
-export const waitReasons = Object.keys(WAIT_REASONS) as [WaitReason, ...WaitReason[]];
 
 /** One row of the `jobs` table; times are epoch milliseconds. */
 export type JobRow = {
@@ -63,6 +46,8 @@ export type JobRow = {
   tree_slot: string | null;
   /** The last progress a running MCP tool reported (JSON of `Progress`); NULL once the job ends. */
   progress: string | null;
+  /** The batch's request metadata (compact JSON), inherited by a subordinate's jobs; null without any. */
+  metadata: string | null;
   /** The call lane a running call was handed to; null when it runs in the chat. */
   lane: number | null;
   /** Computed on read: the place of a job waiting for a subagent slot (1 = next), else null. */
@@ -114,6 +99,7 @@ export function jobRecord(job: JobRow & { content: string | null }) {
     context_id: job.context_id,
     usage: job.usage === null ? null : (JSON.parse(job.usage) as Record<string, number>),
     collected_at: iso(job.collected_at),
+    metadata: job.metadata === null ? null : (JSON.parse(job.metadata) as Record<string, unknown>),
   };
 }
 export type JobRecord = ReturnType<typeof jobRecord>;

@@ -7,7 +7,7 @@ import type { ErrorDetails, Refusal } from "../http/errors";
 import type { JobSpec } from "./job-spec";
 import type { ParallelCall } from "./call-plan";
 import type { JobState } from "./job";
-import type { BatchStatus } from "./job-states";
+import type { BatchStatus } from "../api/job-states";
 import type { ParallelCommand } from "./parallel-command";
 import type { ChatLimits } from "../config/chat-limits";
 import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
@@ -34,10 +34,13 @@ export interface JobMessage {
 export type { ChatLimits } from "../config/chat-limits";
 
 /** A request's delivery options (query parameters, docs/api.md#the-parallel-route): where its events go besides the webhook. */
+/** What a request asks of its batch's outcome, beside the calls: query parameters and headers, never model-written. */
 export interface Delivery {
   callback_url: string | null;
   /** `?notify=` as given (JSON text), e.g. {"telegram_chat_id": 123}. */
   notify: string | null;
+  /** `?metadata=` or `Fanout-Metadata` as compact JSON, echoed on the batch's events and records. */
+  metadata: string | null;
 }
 
 /** The calling agent's policy, for checks that need the chat's state (continuations). */
@@ -152,6 +155,8 @@ export interface TurnRequest {
   /** spawn_task `context: "fork"`: the parent's recent agent-loop messages, as text. */
   forked?: string;
   limits: ChatLimits;
+  /** The parent job's request metadata (compact JSON): the child's jobs carry it too. */
+  metadata?: string | null;
 }
 
 export type CompleteResult = { status: "recorded" } | { status: "stale" } | { status: "late" };

@@ -28,7 +28,7 @@ export interface ParallelCommand {
   jobs: JobSpec[];
 }
 
-const METADATA_KEYS = ["callback_url", "notify"] as const;
+const METADATA_KEYS = ["callback_url", "notify", "metadata"] as const;
 const CALL_ALIASES = ["tool_calls", "calls", "items"] as const;
 
 const invalidCalls = (message: string) => badRequest("invalid_tool_calls", message);

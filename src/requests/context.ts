@@ -18,6 +18,7 @@ import { toolsForAgent } from "../tools/catalog";
 import { serversNamedIn } from "../tools/mcp";
 import { loadMcpListings } from "../tools/mcp-listings";
 import { deliveryOptions } from "./delivery-options";
+import { requestMetadata } from "./metadata";
 
 type Ctx = Context<AppEnv>;
 
@@ -74,7 +75,7 @@ export async function jobRequest(c: Ctx) {
   const config = await tenantConfig(c);
   const body = await readJsonBody(c.req.raw, config.limits.max_body_bytes);
   const agent = callerAgent(c, config);
-  const delivery = deliveryOptions((k) => c.req.query(k), config);
+  const delivery = { ...deliveryOptions((k) => c.req.query(k), config), metadata: requestMetadata(c.req.query("metadata"), c.req.header("fanout-metadata")) };
   const mcp = await loadMcpListings(tenantStub(c), serversNamedIn(body, config));
   const spec: SpecContext = { config, agent, available: toolsForAgent(config, agent, mcp), mcp };
   return { chatId, config, body, agent, delivery, spec };

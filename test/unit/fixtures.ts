@@ -35,6 +35,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     spec: null,
     waiting_for: null,
     wait_seq: null,
+    metadata: null,
     tree_slot: null,
     progress: null,
     lane: null,

@@ -6,7 +6,7 @@ import type { JobSpec } from "../../src/jobs/job-spec";
 const call = (index: number, read_only: boolean, over: Partial<JobSpec> = {}): JobSpec =>
   ({ index, job_id: `job-${index}`, tool_name: read_only ? "search" : "send", tool_args: "{}", kind: "tool", read_only, timeout_seconds: 60, ...over }) as JobSpec;
 const rows = (specs: JobSpec[], tiered: boolean, queued = new Set<string>()) =>
-  newJobRows(specs, 1_000, { chat_id: "c", tiered, plans: new Map(), queued }).jobs.map((j) => [j.idx, j.waiting_for]);
+  newJobRows(specs, 1_000, { chat_id: "c", tiered, plans: new Map(), queued, metadata: null }).jobs.map((j) => [j.idx, j.waiting_for]);
 
 describe("where a batch's jobs start", () => {
   it("on a tiered path: reads at once, writes waiting for their tier", () => {

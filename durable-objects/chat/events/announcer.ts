@@ -8,7 +8,7 @@
  * to the live streams alone.
  */
 import type { EventType } from "../../../src/events/envelope";
-import { callId, jobFinishedData, jobStartedData } from "../../../src/events/job-events";
+import { callId, jobFinishedData, jobStartedData, metadataOf } from "../../../src/events/job-events";
 import type { JobRow } from "../../../src/jobs/job";
 import { resultsPayload, snapshot } from "../../../src/jobs/payloads";
 import type { Progress } from "../../../src/jobs/progress";
@@ -56,13 +56,13 @@ export class Announcer {
   /** `started`: the event's seq and id when it is kept on the job row. */
   jobStarted(job: JobRow, now: number, started?: JobEvent): void {
     this.#record("job.started", jobStartedData(job), now, job.batch_id, started);
-    if (job.kind === "subordinate") this.#record("subagent.started", subagent(job), now, job.batch_id);
+    if (job.kind === "subordinate") this.#record("subagent.started", { ...subagent(job), ...metadataOf(job) }, now, job.batch_id);
   }
 
   /** A running MCP tool's progress, to the live streams only (see `./job-progress` for why). */
   jobProgress(job: JobRow, progress: Progress, now: number): void {
     try {
-      const data = { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, progress };
+      const data = { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, progress, ...metadataOf(job) };
       this.stream.publishLive(this.store.events.live("job.progress", data, now));
     } catch (e) {
       console.error("could not announce progress", job.job_id, e);
@@ -87,12 +87,13 @@ export class Announcer {
       const shown = snapshot(job, { ...view, includeResult: true });
       const ending = job.state === "success" ? { result: shown.result ?? null, ...(shown.result_truncated ? { result_truncated: true } : {}) } : { error: job.error };
       const usage = job.usage ? (JSON.parse(job.usage) as unknown) : null;
-      const seq = this.#record("subagent.finish", { ...subagent(job), status: job.state, ...ending, usage }, now, job.batch_id);
+      const seq = this.#record("subagent.finish", { ...subagent(job), status: job.state, ...ending, usage, ...metadataOf(job) }, now, job.batch_id);
       this.#notify(job, now, seq);
     }
     // The batch's rows (results and all) are read once, when its last job ends.
     if (active.batch === 0) {
-      this.#record("batch.finished", { batch_id: job.batch_id, results: resultsPayload(this.store.jobs.byBatch(job.batch_id), view) }, now, job.batch_id);
+      const results = resultsPayload(this.store.jobs.byBatch(job.batch_id), view);
+      this.#record("batch.finished", { batch_id: job.batch_id, results, ...metadataOf(job) }, now, job.batch_id);
     }
     if (active.chat === 0) this.#record("chat.idle", {}, now);
   }

@@ -48,6 +48,8 @@ export interface RowOptions {
   plans: Map<number, SubordinatePlan>;
   /** Subordinates that wait for a slot (`on_subagent_limit: "queue"`): no timers, no tree slot yet. */
   queued?: Set<string>;
+  /** The batch's request metadata (compact JSON), on every job. */
+  metadata: string | null;
 }
 
 export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): AdmittedBatch {
@@ -77,6 +79,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         created_at: now,
         deadline_at: Math.min(now + spec.timeout_seconds * 1000, o.deadlineCap ?? Infinity),
         context_id: plan?.context_id ?? null,
+        metadata: o.metadata,
         spec: plan ? JSON.stringify(plan) : null,
         waiting_for: queued ? "subagent_slot" : waitsForTier(spec) && spec.index !== first ? "tier" : null,
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,

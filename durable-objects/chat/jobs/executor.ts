@@ -233,6 +233,7 @@ export class Executor {
       tools: plan.request.tools,
       ...(plan.forked ? { forked: plan.forked } : {}),
       limits: plan.limits,
+      metadata: job.metadata,
     });
     this.store.jobs.markSent(job.job_id, claim.attempt);
   }

@@ -4,7 +4,7 @@
  * one `transactionSync` with no `await` in between.
  */
 import { isTerminal, WAIT_REASONS, type JobRow, type WaitReason } from "../../../src/jobs/job";
-import { ACTIVE_STATES_SQL } from "../../../src/jobs/job-states";
+import { ACTIVE_STATES_SQL } from "../../../src/api/job-states";
 import type { JobEvent } from "./events";
 import { ACTIVE, COLUMNS, ROW, RUNNING_CLOCK, waitingAt, type ActiveCounts, type EndGuard, type Finish, type JobToEnd, type NewJob } from "./job-columns";
 
@@ -15,12 +15,12 @@ export class JobStore {
   insert(job: NewJob): void {
     this.sql.exec(
       `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only,
-         timeout_seconds, created_at, deadline_at, context_id, spec, waiting_for, tree_slot, wait_seq, log_id, log_type)
+         timeout_seconds, created_at, deadline_at, context_id, spec, waiting_for, tree_slot, wait_seq, log_id, log_type, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?,
-         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?)`,
+         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?)`,
       job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_call_id, job.tool_args, job.kind,
       job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.waiting_for,
-      job.tree_slot ?? null, job.waiting_for !== null && WAIT_REASONS[job.waiting_for].order === "arrival" ? 1 : 0, job.log_id, job.log_type,
+      job.tree_slot ?? null, job.waiting_for !== null && WAIT_REASONS[job.waiting_for].order === "arrival" ? 1 : 0, job.log_id, job.log_type, job.metadata,
     );
   }
 

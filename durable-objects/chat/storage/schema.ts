@@ -104,6 +104,9 @@ const jobsV6 = (name: string) =>
     .replace("queue_seq INTEGER, ", "")
     .replace(") WITHOUT ROWID", ", waiting_for TEXT, wait_seq INTEGER) WITHOUT ROWID");
 
+/** The jobs table from v7 on: v6's, with the batch's request metadata (docs/api.md#request-metadata). */
+const jobsV7 = (name: string) => jobsV6(name).replace(") WITHOUT ROWID", ", metadata TEXT) WITHOUT ROWID");
+
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (name: string) => `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
   created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
@@ -189,6 +192,9 @@ export const MIGRATIONS: readonly Migration[] = [
     `UPDATE OR REPLACE timers SET kind = 'dispatch', ref = '' WHERE kind = 'start'`,
     `UPDATE OR REPLACE timers SET kind = 'gate', ref = CASE ref WHEN 'safety' THEN 'subagent_slot:safety' ELSE 'subagent_slot' END WHERE kind = 'queue'`,
   ],
+  // v7 `metadata`: a batch's request metadata on each of its jobs (NULL without any), so every event
+  // and record built from a job row echoes it, and a subordinate's jobs inherit it.
+  [`ALTER TABLE jobs ADD COLUMN metadata TEXT`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -202,7 +208,7 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV6("jobs"),
+  jobsV7("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   ...SCHEMA.filter((statement) => /^CREATE TABLE (batches|timers) /.test(statement)),

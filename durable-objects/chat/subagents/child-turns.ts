@@ -75,6 +75,7 @@ export class ChildTurns implements LoopHost {
       writeMeta(this.store.sql, "profile", req.profile);
       writeMeta(this.store.sql, "name", req.name);
       writeMeta(this.store.sql, "limits", JSON.stringify(req.limits));
+      writeMeta(this.store.sql, "metadata", req.metadata ?? "");
       // A continued child keeps the subset it was started with: a continuation narrows it, never widens it.
       writeMeta(this.store.sql, "tools", JSON.stringify(narrowestTools(JSON.parse(readMeta(this.store.sql, "tools") ?? "null"), req.tools)));
       if (readMeta(this.store.sql, "created_at") === undefined) writeMeta(this.store.sql, "created_at", String(now));
@@ -256,7 +257,9 @@ export class ChildTurns implements LoopHost {
   admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig, tree: TreeReservation) {
     const { admitted, plans, refusals, queued } = this.tree.admitTiered(this.store.address().chat_id, specs, this.#limits(), this.#caller(config), tree, now);
     const chat_id = readMeta(this.store.sql, "chat_id")!;
-    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued });
+    // A subordinate's jobs carry the metadata of the batch that started it (the running turn's).
+    const metadata = readMeta(this.store.sql, "metadata") || null;
+    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued, metadata });
     this.#toStart.push(...insertBatch(this.store, batch, plans, now));
     const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));
     return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };

@@ -102,7 +102,8 @@ export class Conversation extends DurableObject<Env> {
     const { args, spans } = batchFor(calls);
     const turnKey = `tg-${chatId}-${this.#lastSeq()}`;
     try {
-      const started = await this.#fanout().parallel(`tg-${chatId}`, { ...args, wait: false }, { idempotencyKey: turnKey });
+      // fanout hands the Telegram chat back on the batch's events: the webhook routes by it.
+      const started = await this.#fanout().parallel(`tg-${chatId}`, { ...args, wait: false }, { idempotencyKey: turnKey, metadata: { telegram_chat_id: chatId } });
       const pending: Pending = { job_ids: started.jobs.map((j) => j.job_id), spans };
       this.#sql.exec(`UPDATE state SET pending = ?, due = 0`, JSON.stringify(pending));
     } catch (e) {

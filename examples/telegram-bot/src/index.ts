@@ -11,8 +11,6 @@ import { hasSecretToken, textMessage } from "./telegram";
 export { Conversation } from "./conversation";
 
 const conversation = (env: Env, chatId: number) => env.CONVERSATION.getByName(String(chatId));
-/** fanout chat ids for this bot's Telegram chats. */
-const FANOUT_CHAT = /^tg-(-?\d+)$/;
 
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
@@ -32,8 +30,9 @@ export default {
       const event = await readWebhook(env.FANOUT_WEBHOOK_SECRET, request.headers, await request.text());
       if (!event) return new Response("bad signature", { status: 401 });
       if (event.type === "webhook.test") return new Response(null, { status: 204 }); // `fanout webhook test`: belongs to no chat
-      const chat = FANOUT_CHAT.exec(event.data.chat_id);
-      if (event.type === "batch.finished" && chat) await conversation(env, Number(chat[1])).batchFinished(event.data.results);
+      // The Telegram chat rides on the batch as its metadata (see Conversation.#startBatch): no lookup.
+      const telegramChat = event.type === "batch.finished" ? event.data.metadata?.telegram_chat_id : undefined;
+      if (event.type === "batch.finished" && Number.isSafeInteger(telegramChat)) await conversation(env, telegramChat as number).batchFinished(event.data.results);
       return new Response(null, { status: 204 });
     }
 

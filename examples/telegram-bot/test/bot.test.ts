@@ -72,10 +72,12 @@ describe("the Telegram bot on fanout", () => {
         body: body ? JSON.stringify(body) : undefined,
       }).then((r) => r.json());
     const [job] = await eventually(async () => (await fanoutApi("/v1/chats/tg-4203/jobs").catch(() => undefined))?.jobs);
+    // The batch carries its Telegram chat, which is how the bot routes the event below.
+    expect((await fanoutApi(`/v1/chats/tg-4203/jobs/${job.job_id}`)).metadata).toEqual({ telegram_chat_id: 4203 });
     // fanout delivers at least once: the same event, signed as fanout signs it, arrives twice.
     const body = JSON.stringify({
       id: "evt_twice", type: "batch.finished", timestamp: new Date().toISOString(),
-      data: { tenant: "e2e", chat_id: "tg-4203", parent_chat_id: null, root_chat_id: "tg-4203", seq: 9, batch_id: "batch-x",
+      data: { tenant: "e2e", chat_id: "tg-4203", parent_chat_id: null, root_chat_id: "tg-4203", seq: 9, batch_id: "batch-x", metadata: { telegram_chat_id: 4203 },
         results: { status: "success", jobs: [{ job_id: job.job_id, tool_name: "wait", state: "success", duration_seconds: 1, result: "ok" }] } },
     });
     const deliver = () => {

@@ -791,8 +791,11 @@ export interface paths {
                     agent?: string;
                     callback_url?: string;
                     notify?: string;
+                    metadata?: string;
                 };
-                header?: never;
+                header?: {
+                    "Fanout-Metadata"?: string;
+                };
                 path: {
                     chat_id: string;
                 };
@@ -1000,8 +1003,11 @@ export interface paths {
                     agent?: string;
                     callback_url?: string;
                     notify?: string;
+                    metadata?: string;
                 };
-                header?: never;
+                header?: {
+                    "Fanout-Metadata"?: string;
+                };
                 path: {
                     chat_id: string;
                 };
@@ -1199,8 +1205,11 @@ export interface paths {
                     agent?: string;
                     callback_url?: string;
                     notify?: string;
+                    metadata?: string;
                 };
-                header?: never;
+                header?: {
+                    "Fanout-Metadata"?: string;
+                };
                 path: {
                     chat_id: string;
                 };
@@ -2151,6 +2160,9 @@ export interface paths {
                                 [key: string]: number;
                             } | null;
                             collected_at: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
                         };
                     };
                 };
@@ -2239,6 +2251,9 @@ export interface paths {
                                     [key: string]: number;
                                 } | null;
                                 collected_at: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
                             }[];
                             next_before: string | null;
                         };
@@ -2546,6 +2561,10 @@ export interface components {
                 tool_name: string;
                 tool_call_id?: string;
                 context_id?: string;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -2600,6 +2619,10 @@ export interface components {
                 };
                 /** @constant */
                 wait_timed_out?: true;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -2629,6 +2652,10 @@ export interface components {
                     total?: number;
                     /** @description At most 500 characters. */
                     message?: string;
+                };
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
                 };
             } & {
                 [key: string]: unknown;
@@ -2693,6 +2720,10 @@ export interface components {
                     wait_timeout?: true;
                     instruction?: string;
                 };
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -2719,6 +2750,10 @@ export interface components {
                 context_id: string;
                 agent: string;
                 label: string;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -2745,6 +2780,10 @@ export interface components {
                 context_id: string;
                 agent: string;
                 label: string;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
                 /** @enum {string} */
                 status: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                 result?: string | null;
@@ -2847,6 +2886,10 @@ export interface components {
                 tool_name: string;
                 tool_call_id?: string;
                 context_id?: string;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -2901,6 +2944,10 @@ export interface components {
                 };
                 /** @constant */
                 wait_timed_out?: true;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -2930,6 +2977,10 @@ export interface components {
                     total?: number;
                     /** @description At most 500 characters. */
                     message?: string;
+                };
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
                 };
             } & {
                 [key: string]: unknown;
@@ -2994,6 +3045,10 @@ export interface components {
                     wait_timeout?: true;
                     instruction?: string;
                 };
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -3020,6 +3075,10 @@ export interface components {
                 context_id: string;
                 agent: string;
                 label: string;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -3046,6 +3105,10 @@ export interface components {
                 context_id: string;
                 agent: string;
                 label: string;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
                 /** @enum {string} */
                 status: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                 result?: string | null;

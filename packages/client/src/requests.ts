@@ -14,6 +14,12 @@ export interface CallOptions {
   /** Where this batch's events go instead of the tenant webhook. */
   callbackUrl?: string;
   notify?: { telegram_chat_id: string | number };
+  /**
+   * Your own ids for this batch (at most 2,048 bytes as JSON), echoed in every event and record of
+   * the batch and of what its subagents start, so a webhook handler can route the answer without a
+   * store of its own. Never shown to a model.
+   */
+  metadata?: Record<string, unknown>;
   /** Makes a job-starting request safe to repeat; one is made up per call when omitted. */
   idempotencyKey?: string;
   signal?: AbortSignal;
@@ -58,6 +64,7 @@ function query(options: CallOptions) {
     ...(options.agent ? { agent: options.agent } : {}),
     ...(options.callbackUrl ? { callback_url: options.callbackUrl } : {}),
     ...(options.notify ? { notify: JSON.stringify(options.notify) } : {}),
+    ...(options.metadata ? { metadata: JSON.stringify(options.metadata) } : {}),
   };
 }
 

@@ -62,6 +62,18 @@ describe("starting and awaiting jobs", () => {
     expect((await fanout.collect(id, [jobId])).jobs[0]!.state).toBe("success");
     expect(await fanout.job(id, jobId)).toMatchObject({ job_id: jobId, state: "success", tool_name: "wait" });
   });
+
+  it("parallel, toolCalls and spawn send metadata, which the records echo and the answers leave out", async () => {
+    const id = chat("metadata");
+    const fanout = client();
+    const metadata = { telegram_chat_id: 42, user_id: "u7" };
+    const answer = await fanout.parallel(id, { tool_calls: [wait(0.01)], timeout: 10 }, { metadata });
+    expect(JSON.stringify(answer)).not.toContain("u7");
+    expect((await fanout.job(id, answer.jobs[0]!.job_id)).metadata).toEqual(metadata);
+    const calls = await fanout.toolCalls(id, { tool_calls: [{ id: "c1", type: "function", function: { name: "wait", arguments: '{"seconds":0.01}' } }] }, { metadata: { turn: 2 } });
+    expect((await fanout.job(id, calls.results[0]!.job_id!)).metadata).toEqual({ turn: 2 });
+    await expect(fanout.spawn(id, { task: "x" }, { metadata: { big: "x".repeat(3000) } })).rejects.toMatchObject({ code: "invalid_metadata" });
+  });
 });
 
 describe("failures", () => {

@@ -1,4 +1,6 @@
 /**
+ * A job's words on the wire: its states, why a pending one waits, what a batch's answer says.
+ *
  * A job's states (docs/api.md#jobs-and-their-lifecycle), in lifecycle order: the one list. The API
  * schema, the SQL, the client (generated from it) and the dashboard (served from it) take them from
  * here, and a test fails when another place lists them by hand. `active`: not ended yet. `failed`:
@@ -34,3 +36,21 @@ export const ACTIVE_STATES_SQL = ACTIVE_STATES.map((s) => `'${s}'`).join(", ");
  */
 export const BATCH_STATUSES = ["success", "partial", "error", "cancelled", "running", "waiting"] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
+
+/**
+ * Why a pending job may not start yet (`waiting_for`, docs/api.md#jobs-and-their-lifecycle); each
+ * reason is one gate in the chat's `gates/` room (durable-objects/chat/gates). `clock`: whether the job's deadline starts when
+ * its gate lets it go, or counts from its acceptance, the wait included. `order`: the order its
+ * waiting jobs go in: their call order within their batch, or their arrival across the chat (such
+ * a job gets a `wait_seq` when it is admitted).
+ */
+type WaitRule = { clock: "from_release" | "from_acceptance"; order: "call" | "arrival" };
+const waitRules = {
+  /** The sequential tier of a tiered batch waits for the calls before it (docs/api.md#tiered-execution-and-the-tool-calls-route). */
+  tier: { clock: "from_release", order: "call" },
+  /** A subordinate over the cap waits for a slot (`on_subagent_limit: "queue"`). */
+  subagent_slot: { clock: "from_release", order: "arrival" },
+} satisfies Record<string, WaitRule>;
+export type WaitReason = keyof typeof waitRules;
+export const WAIT_REASONS: Record<WaitReason, WaitRule> = waitRules;
+export const waitReasons = Object.keys(WAIT_REASONS) as [WaitReason, ...WaitReason[]];
