@@ -1,0 +1,32 @@
+/**
+ * A call under several flow rules (docs/api.md#flow-control) starts only when every one has room.
+ * It asks them one by one in rule-name order; at the first that does not grant, it gives back what
+ * it took and waits at that one (or ends, if refused). It never waits while it holds a slot, so no
+ * set of calls and rules can deadlock: whoever holds slots is running, and running calls end.
+ */
+import type { FlowHold } from "./rules";
+import type { Answer } from "./slots";
+
+export type Acquired =
+  | { outcome: "granted" }
+  | { outcome: "waiting"; at: FlowHold; position: number }
+  | { outcome: "refused"; at: FlowHold; message: string };
+
+/** `ask` and `giveBack` reach the object of one rule and key (one request each). */
+export async function acquireAll(
+  holds: readonly FlowHold[],
+  ask: (hold: FlowHold) => Promise<Answer>,
+  giveBack: (hold: FlowHold) => Promise<void>,
+): Promise<Acquired> {
+  const taken: FlowHold[] = [];
+  for (const hold of holds) {
+    const answer = await ask(hold);
+    if (answer.outcome === "granted") {
+      taken.push(hold);
+      continue;
+    }
+    await Promise.all(taken.map(giveBack));
+    return answer.outcome === "queued" ? { outcome: "waiting", at: hold, position: answer.position } : { outcome: "refused", at: hold, message: answer.message };
+  }
+  return { outcome: "granted" };
+}

@@ -1,0 +1,44 @@
+/**
+ * Which flow rules a call is under, and its key under each (docs/api.md#flow-control). A call that
+ * matches no rule is not touched by flow control at all: no request, no row.
+ */
+import type { FlowRule } from "./rule-schema";
+import { globMatch } from "../tools/glob";
+
+/** The name every model request of an agent loop runs as, for flow rules. */
+export const LLM_FLOW_NAME = "llm";
+
+/** A key longer than this is cut: keys name users and routes, not content. */
+export const MAX_FLOW_KEY_CHARS = 256;
+
+export interface FlowHold {
+  rule: string;
+  key: string;
+}
+
+export interface FlowCall {
+  /** The name the call runs as: a tenant or MCP (`server__tool`) tool, a built-in, or `llm`. */
+  name: string;
+  args: Record<string, unknown>;
+  /** The batch's request metadata, parsed; null without any. */
+  metadata: Record<string, unknown> | null;
+}
+
+/** The value a rule keys a call on, as text; `""` when the field is missing. */
+export function flowKey(rule: Pick<FlowRule, "key">, call: FlowCall): string {
+  if (!rule.key) return "";
+  const [from, field] = rule.key.split(".", 2) as ["metadata" | "args", string];
+  const source = from === "metadata" ? call.metadata : call.args;
+  const value = source && Object.hasOwn(source, field) ? source[field] : undefined;
+  if (value === undefined || value === null) return "";
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text.length > MAX_FLOW_KEY_CHARS ? text.slice(0, MAX_FLOW_KEY_CHARS) : text;
+}
+
+/** The rules `call` is under, with its key under each, in rule-name order (the order a call asks them in). */
+export function flowHolds(rules: readonly FlowRule[], call: FlowCall): FlowHold[] {
+  return rules
+    .filter((rule) => rule.tools.some((glob) => globMatch(glob, call.name)))
+    .map((rule) => ({ rule: rule.name, key: flowKey(rule, call) }))
+    .sort((a, b) => (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+}

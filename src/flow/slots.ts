@@ -1,0 +1,162 @@
+/**
+ * One flow rule and key (docs/api.md#flow-control): the calls that hold its slots, the calls
+ * waiting for one, and its rate. Pure: the flow object keeps this state in a row and calls these.
+ *
+ * A slot is a lease until its holder's deadline, so a holder lost with its chat frees it at the
+ * latest then. When a slot frees, the next waiter (`./fair-pick`) is offered it for a short while:
+ * newcomers cannot take it meanwhile, and the waiter, woken, asks again for every rule it needs.
+ * A call never waits while it holds anything: one that gets this rule's slot and not another's
+ * gives this one back and waits at the other, so no set of rules can deadlock.
+ */
+import { nextWaiter, type Waiter } from "./fair-pick";
+import { startsAvailable, takeStart, type RateRule, type RateState } from "./rate";
+
+export interface SlotRule {
+  name: string;
+  concurrency?: number;
+  rate?: RateRule;
+  on_limit: "queue" | "reject";
+  max_queued: number;
+}
+
+export interface Lease {
+  job_id: string;
+  chat: string;
+  /** It frees itself then: its holder's deadline (a holder), or the end of an offer. */
+  until: number;
+}
+
+/** A call in line: it leaves the line at its deadline, should its chat never say it ended. */
+export type InLine = Waiter & { until: number };
+
+export interface SlotState {
+  holders: Lease[];
+  /** Slots kept for woken waiters until they ask again. */
+  offers: Lease[];
+  waiters: InLine[];
+  rate: RateState;
+  /** When each chat last had a call start here (for the fair pick). */
+  last_start: Record<string, number>;
+  next_seq: number;
+}
+
+/** How long a woken waiter has to ask again before its slot goes to the next one. */
+export const OFFER_MS = 10_000;
+
+export const emptySlots = (): SlotState => ({ holders: [], offers: [], waiters: [], rate: 0, last_start: {}, next_seq: 1 });
+
+export interface Ask {
+  job_id: string;
+  chat: string;
+  /** The call's deadline: a slot it gets is its lease until then. */
+  deadline_at: number;
+}
+
+export type Answer =
+  | { outcome: "granted" }
+  | { outcome: "queued"; position: number }
+  | { outcome: "refused"; message: string };
+
+/** Leases and places in line past their time are gone. */
+function expire(state: SlotState, now: number): SlotState {
+  const live = (l: { until: number }) => l.until > now;
+  return { ...state, holders: state.holders.filter(live), offers: state.offers.filter(live), waiters: state.waiters.filter(live) };
+}
+
+const used = (s: SlotState) => s.holders.length + s.offers.length;
+const concurrencyFull = (rule: SlotRule, s: SlotState, plus = 0) => rule.concurrency !== undefined && used(s) + plus >= rule.concurrency;
+
+/** The text a refused call ends with (docs/api.md#flow-control). */
+function refusal(rule: SlotRule, s: SlotState, now: number): string {
+  const running = s.holders.length;
+  if (concurrencyFull(rule, s)) return `Flow rule '${rule.name}' is at its limit (${running} running, limit ${rule.concurrency}); try again later.`;
+  const period = rule.rate!.period_seconds;
+  const burst = rule.rate!.burst ?? rule.rate!.limit;
+  const started = Math.min(rule.rate!.limit, burst - startsAvailable(rule.rate!, s.rate, now));
+  return `Flow rule '${rule.name}' is at its limit (${running} running, ${started} started in the last ${period} s); try again later.`;
+}
+
+/**
+ * A call asks for a slot: granted (it holds one until its deadline), queued (it waits, first come
+ * first served per key, fair across chats), or refused (`reject`, or the queue is full). Asking
+ * again is safe: a holder is granted again, a waiter keeps its place, a woken waiter takes its offer.
+ */
+export function ask(rule: SlotRule, before: SlotState, a: Ask, now: number): { state: SlotState; answer: Answer } {
+  let state = expire(before, now);
+  if (state.holders.some((h) => h.job_id === a.job_id)) return { state, answer: { outcome: "granted" } };
+  const offered = state.offers.some((o) => o.job_id === a.job_id);
+  const waiting = state.waiters.find((w) => w.job_id === a.job_id);
+  // Room: the slot offered to this call, or a free one that nobody waits for.
+  const ahead = state.waiters.filter((w) => w.job_id !== a.job_id).length + state.offers.length;
+  const rate = rule.rate ? takeStart(rule.rate, state.rate, now) : undefined;
+  if ((offered || (!concurrencyFull(rule, state) && ahead === 0)) && rate?.ok !== false) {
+    state = {
+      ...state,
+      holders: [...state.holders, { job_id: a.job_id, chat: a.chat, until: a.deadline_at }],
+      offers: state.offers.filter((o) => o.job_id !== a.job_id),
+      waiters: state.waiters.filter((w) => w.job_id !== a.job_id),
+      rate: rate?.ok ? rate.state : state.rate,
+      last_start: { ...state.last_start, [a.chat]: now },
+    };
+    return { state, answer: { outcome: "granted" } };
+  }
+  if (rule.on_limit === "reject") return { state, answer: { outcome: "refused", message: refusal(rule, state, now) } };
+  // An offered waiter the rate has no start for yet keeps its place at the head; its offer goes.
+  if (offered) state = { ...state, offers: state.offers.filter((o) => o.job_id !== a.job_id) };
+  if (!waiting) {
+    if (state.waiters.length >= rule.max_queued) {
+      return { state, answer: { outcome: "refused", message: `Flow rule '${rule.name}' has ${state.waiters.length} calls queued (max_queued ${rule.max_queued}); try again later.` } };
+    }
+    const inLine = { job_id: a.job_id, chat: a.chat, seq: state.next_seq, arrived_at: now, until: a.deadline_at };
+    state = { ...state, waiters: [...state.waiters, inLine], next_seq: state.next_seq + 1 };
+  }
+  return { state, answer: { outcome: "queued", position: position(state, a.job_id) } };
+}
+
+/** A waiter's place in line (1 = next), in seq order. */
+function position(state: SlotState, jobId: string): number {
+  const sorted = [...state.waiters].sort((x, y) => x.seq - y.seq);
+  return sorted.findIndex((w) => w.job_id === jobId) + 1;
+}
+
+/** A call gives back what it has here (its slot, its offer, its place in line): it ended, or it waits at another rule. */
+export function giveBack(before: SlotState, jobId: string, now: number): SlotState {
+  const state = expire(before, now);
+  const other = (l: { job_id: string }) => l.job_id !== jobId;
+  return { ...state, holders: state.holders.filter(other), offers: state.offers.filter(other), waiters: state.waiters.filter(other) };
+}
+
+/**
+ * Offers free slots to the waiters next in line. Returns the waiters woken (their chats ask
+ * again) and, when the rate holds the next one back, when to look again.
+ */
+export function offerNext(rule: SlotRule, before: SlotState, now: number): { state: SlotState; woken: InLine[]; again?: number } {
+  let state = expire(before, now);
+  const woken: InLine[] = [];
+  for (;;) {
+    const candidates = state.waiters.filter((w) => !state.offers.some((o) => o.job_id === w.job_id));
+    const next = nextWaiter(candidates, (chat) => state.last_start[chat]);
+    if (!next || concurrencyFull(rule, state)) break;
+    if (rule.rate) {
+      // A start is spent when the woken waiter takes its slot; one offer at a time while the rate is the limit.
+      const pending = state.offers.length;
+      const probe = takeStart(rule.rate, state.rate, now);
+      if (!probe.ok) return { state, woken, again: probe.at };
+      if (pending > 0 && startsAvailable(rule.rate, state.rate, now) <= pending) break;
+    }
+    state = { ...state, offers: [...state.offers, { job_id: next.job_id, chat: next.chat, until: now + OFFER_MS }] };
+    woken.push(next);
+  }
+  const soonest = [...state.holders, ...state.offers, ...state.waiters].reduce((t, l) => Math.min(t, l.until), Infinity);
+  return { state, woken, ...(state.waiters.length > woken.length && soonest < Infinity ? { again: soonest } : {}) };
+}
+
+/** What `GET /v1/flow` shows of one key. */
+export function figures(rule: SlotRule, before: SlotState, now: number) {
+  const state = expire(before, now);
+  return {
+    running: state.holders.length,
+    queued: state.waiters.length,
+    ...(rule.rate ? { available: startsAvailable(rule.rate, state.rate, now) } : {}),
+  };
+}

@@ -1,0 +1,306 @@
+/**
+ * Flow control's pure parts (docs/api.md#flow-control): the smoothed rate, the fair pick, one rule
+ * and key's slots, calls that need several rules at once (properties over random rules), and which
+ * rules a call is under.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { nextWaiter, type Waiter } from "../../src/flow/fair-pick";
+import { flowRuleProblems, flowRulesSchema, type FlowRule } from "../../src/flow/rule-schema";
+import { flowHolds, flowKey, MAX_FLOW_KEY_CHARS } from "../../src/flow/rules";
+import { startsAvailable, takeStart, type RateRule } from "../../src/flow/rate";
+import { acquireAll } from "../../src/flow/acquire";
+import { ask, emptySlots, giveBack, offerNext, OFFER_MS, type Answer, type SlotRule, type SlotState } from "../../src/flow/slots";
+
+const T0 = 1_000_000;
+
+describe("the smoothed rate", () => {
+  const rule = fc.record({ limit: fc.integer({ min: 1, max: 20 }), period_seconds: fc.integer({ min: 1, max: 60 }), burst: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }) });
+
+  it("never lets more through in a span than its burst and its pace allow", () => {
+    fc.assert(
+      fc.property(rule, fc.array(fc.integer({ min: 0, max: 200_000 }), { minLength: 1, maxLength: 200 }), (r: RateRule, offsets) => {
+        let state = 0;
+        const starts: number[] = [];
+        for (const at of offsets.map((o) => T0 + o).sort((a, b) => a - b)) {
+          const taken = takeStart(r, state, at);
+          if (taken.ok) (state = taken.state), starts.push(at);
+        }
+        const interval = (r.period_seconds * 1000) / r.limit;
+        const burst = r.burst ?? r.limit;
+        for (let i = 0; i < starts.length; i++) {
+          for (const span of [0, interval, r.period_seconds * 1000]) {
+            const inSpan = starts.filter((t) => t >= starts[i]! && t <= starts[i]! + span).length;
+            expect(inSpan).toBeLessThanOrEqual(burst + Math.floor(span / interval) + 1e-9);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("lets a quiet rule burst, then paces it, and says when the next start may go", () => {
+    const r = { limit: 60, period_seconds: 60, burst: 3 };
+    let state = 0;
+    for (let i = 0; i < 3; i++) state = (takeStart(r, state, T0) as { state: number }).state;
+    expect(startsAvailable(r, state, T0)).toBe(0);
+    expect(takeStart(r, state, T0)).toEqual({ ok: false, at: T0 + 1000 });
+    expect(takeStart(r, state, T0 + 1000).ok).toBe(true);
+    expect(startsAvailable(r, 0, T0)).toBe(3);
+  });
+});
+
+describe("the fair pick", () => {
+  const w = (job_id: string, chat: string, seq: number, arrived_at = T0 + seq): Waiter => ({ job_id, chat, seq, arrived_at });
+
+  it("serves a chat first come first served, and another chat's single call before the first chat's 500th", () => {
+    const flood = Array.from({ length: 500 }, (_, i) => w(`a${i}`, "A", i + 1));
+    const single = w("b1", "B", 501);
+    const last: Record<string, number> = {};
+    const order: string[] = [];
+    let waiting = [...flood, single];
+    for (let now = T0 + 1000; order.length < 3; now++) {
+      const next = nextWaiter(waiting, (chat) => last[chat])!;
+      order.push(next.job_id);
+      last[next.chat] = now;
+      waiting = waiting.filter((x) => x !== next);
+    }
+    expect(order).toEqual(["a0", "b1", "a1"]);
+  });
+
+  it("picks every waiter in the end, each chat's in its own order", () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("A", "B", "C", "D"), { minLength: 1, maxLength: 60 }), (chats) => {
+        let waiting = chats.map((chat, i) => w(`j${i}`, chat, i + 1));
+        const last: Record<string, number> = {};
+        const picked: Waiter[] = [];
+        for (let now = T0 + 10_000; waiting.length; now++) {
+          const next = nextWaiter(waiting, (chat) => last[chat])!;
+          picked.push(next);
+          last[next.chat] = now;
+          waiting = waiting.filter((x) => x !== next);
+        }
+        expect(picked).toHaveLength(chats.length);
+        for (const chat of new Set(chats)) {
+          const seqs = picked.filter((p) => p.chat === chat).map((p) => p.seq);
+          expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+        }
+      }),
+    );
+  });
+});
+
+describe("one rule and key's slots", () => {
+  const queueRule = (concurrency: number, more: Partial<SlotRule> = {}): SlotRule => ({ name: "search-api", concurrency, on_limit: "queue", max_queued: 1000, ...more });
+  const askFor = (rule: SlotRule, s: SlotState, job: string, now = T0, chat = "c1") => ask(rule, s, { job_id: job, chat, deadline_at: now + 60_000 }, now);
+
+  it("grants up to its concurrency, queues the rest, and offers a freed slot to the next in line only", () => {
+    const rule = queueRule(2);
+    let s = emptySlots();
+    for (const job of ["j1", "j2"]) ({ state: s } = askFor(rule, s, job));
+    const third = askFor(rule, s, "j3");
+    expect(third.answer).toEqual({ outcome: "queued", position: 1 });
+    s = askFor(rule, third.state, "j4").state;
+    s = giveBack(s, "j1", T0 + 10);
+    const offered = offerNext(rule, s, T0 + 10);
+    expect(offered.woken.map((x) => x.job_id)).toEqual(["j3"]);
+    // A newcomer, and j4, find the slot kept for j3.
+    expect(askFor(rule, offered.state, "j5", T0 + 11).answer.outcome).toBe("queued");
+    expect(askFor(rule, offered.state, "j4", T0 + 11).answer.outcome).toBe("queued");
+    expect(askFor(rule, offered.state, "j3", T0 + 11).answer).toEqual({ outcome: "granted" });
+  });
+
+  it("refuses with the contract's texts under `reject` and past `max_queued`", () => {
+    const reject = queueRule(1, { on_limit: "reject" });
+    const held = askFor(reject, emptySlots(), "j1").state;
+    expect(askFor(reject, held, "j2").answer).toEqual({ outcome: "refused", message: "Flow rule 'search-api' is at its limit (1 running, limit 1); try again later." });
+    const rated: SlotRule = { name: "mail", rate: { limit: 2, period_seconds: 60 }, on_limit: "reject", max_queued: 1000 };
+    let s = emptySlots();
+    for (const job of ["m1", "m2"]) ({ state: s } = askFor(rated, s, job));
+    s = giveBack(giveBack(s, "m1", T0), "m2", T0);
+    expect(askFor(rated, s, "m3").answer).toEqual({ outcome: "refused", message: "Flow rule 'mail' is at its limit (0 running, 2 started in the last 60 s); try again later." });
+    const tight = queueRule(1, { max_queued: 1 });
+    let q = askFor(tight, emptySlots(), "j1").state;
+    q = askFor(tight, q, "j2").state;
+    expect(askFor(tight, q, "j3").answer).toMatchObject({ outcome: "refused", message: expect.stringContaining("max_queued 1") });
+  });
+
+  it("frees a slot whose holder never gave it back at the holder's deadline, and an offer nobody took", () => {
+    const rule = queueRule(1);
+    const held = ask(rule, emptySlots(), { job_id: "lost", chat: "gone", deadline_at: T0 + 5_000 }, T0).state;
+    const queued = askFor(rule, held, "next", T0 + 1);
+    expect(queued.answer.outcome).toBe("queued");
+    expect(askFor(rule, queued.state, "next", T0 + 4_999).answer.outcome).toBe("queued");
+    const offered = offerNext(rule, queued.state, T0 + 5_000);
+    expect(offered.woken.map((x) => x.job_id)).toEqual(["next"]);
+    // The woken call never came back: once its offer lapses, the slot is free for whoever asks.
+    expect(askFor(rule, offered.state, "late", T0 + 5_000 + OFFER_MS - 1).answer.outcome).toBe("queued");
+    const lapsed = giveBack(offered.state, "next", T0 + 5_000 + OFFER_MS + 1);
+    expect(askFor(rule, lapsed, "late", T0 + 5_000 + OFFER_MS + 1).answer).toEqual({ outcome: "granted" });
+  });
+
+  it("lets a call whose chat never said it ended leave the line at its deadline", () => {
+    const rule = queueRule(1);
+    const held = askFor(rule, emptySlots(), "holder", T0);
+    const lost = ask(rule, held.state, { job_id: "lost", chat: "gone", deadline_at: T0 + 2_000 }, T0).state;
+    const after = askFor(rule, lost, "next", T0 + 1);
+    expect(after.answer).toEqual({ outcome: "queued", position: 2 });
+    const freed = offerNext(rule, giveBack(after.state, "holder", T0 + 3_000), T0 + 3_000);
+    expect(freed.woken.map((w) => w.job_id)).toEqual(["next"]);
+  });
+
+  it("keeps the granted at or under its concurrency, and starts every queued call in the end", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 4 }), fc.array(fc.tuple(fc.constantFrom("A", "B", "C"), fc.boolean()), { minLength: 1, maxLength: 40 }), (concurrency, ops) => {
+        const rule = queueRule(concurrency);
+        let s = emptySlots();
+        let now = T0;
+        const granted = new Set<string>();
+        const ended = new Set<string>();
+        const ask1 = (job: string, chat: string) => {
+          const r = ask(rule, s, { job_id: job, chat, deadline_at: now + 3_600_000 }, now);
+          s = r.state;
+          if (r.answer.outcome === "granted") granted.add(job);
+          expect(s.holders.length).toBeLessThanOrEqual(concurrency);
+        };
+        const finishOne = () => {
+          const h = s.holders[0];
+          if (!h) return;
+          ended.add(h.job_id);
+          s = giveBack(s, h.job_id, now);
+          const o = offerNext(rule, s, now);
+          s = o.state;
+          for (const waiter of o.woken) ask1(waiter.job_id, waiter.chat);
+        };
+        ops.forEach(([chat, finish], i) => {
+          now += 10;
+          ask1(`j${i}`, chat);
+          if (finish) finishOne();
+        });
+        for (let guard = 0; s.holders.length && guard < 1000; guard++) (now += 10), finishOne();
+        expect(s.waiters).toEqual([]);
+        expect(granted.size).toBe(ops.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("a call that needs several rules", () => {
+  it("asks them in order, gives back what it took at the first that does not grant, and waits or ends there", async () => {
+    const asked: string[] = [];
+    const given: string[] = [];
+    const answers: Record<string, Answer> = { a: { outcome: "granted" }, b: { outcome: "granted" }, c: { outcome: "queued", position: 3 } };
+    const holds = ["a", "b", "c", "d"].map((rule) => ({ rule, key: "" }));
+    const run = (over: Record<string, Answer> = {}) =>
+      acquireAll(holds, async (h) => (asked.push(h.rule), { ...answers, ...over }[h.rule] ?? { outcome: "granted" }), async (h) => void given.push(h.rule));
+    expect(await run()).toEqual({ outcome: "waiting", at: { rule: "c", key: "" }, position: 3 });
+    expect(asked).toEqual(["a", "b", "c"]);
+    expect(given.sort()).toEqual(["a", "b"]);
+    expect(await run({ b: { outcome: "refused", message: "no" } })).toEqual({ outcome: "refused", at: { rule: "b", key: "" }, message: "no" });
+    expect(await run({ c: { outcome: "granted" } })).toEqual({ outcome: "granted" });
+  });
+
+  /** The chat's side (`acquireAll`) against the rules' states here; returns the waiters its give-backs woke. */
+  async function tryAll(rules: SlotRule[], states: Map<string, SlotState>, job: { id: string; chat: string; needs: string[] }, now: number, running: Set<string>): Promise<string[]> {
+    const woken: string[] = [];
+    const rule = (name: string) => rules.find((r) => r.name === name)!;
+    const holds = [...job.needs].sort().map((name) => ({ rule: name, key: "" }));
+    const outcome = await acquireAll(
+      holds,
+      async ({ rule: name }) => {
+        const r = ask(rule(name), states.get(name)!, { job_id: job.id, chat: job.chat, deadline_at: now + 3_600_000 }, now);
+        states.set(name, r.state);
+        return r.answer;
+      },
+      async ({ rule: name }) => void woken.push(...release(rule(name), states, job.id, now)),
+    );
+    if (outcome.outcome === "granted") running.add(job.id);
+    return woken;
+  }
+
+  /** A rule takes back what a call had and offers it on: the woken waiters. */
+  function release(rule: SlotRule, states: Map<string, SlotState>, jobId: string, now: number): string[] {
+    const o = offerNext(rule, giveBack(states.get(rule.name)!, jobId, now), now);
+    states.set(rule.name, o.state);
+    return o.woken.map((w) => w.job_id);
+  }
+
+  it("never deadlocks, never holds a slot while it waits, and never runs more than a rule's concurrency", async () => {
+    const ruleSet = fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 2, maxLength: 4 });
+    await fc.assert(
+      fc.asyncProperty(ruleSet, fc.array(fc.tuple(fc.constantFrom("c1", "c2", "c3"), fc.array(fc.nat(3), { minLength: 1, maxLength: 4 })), { minLength: 1, maxLength: 25 }), async (limits, wanted) => {
+        const rules = limits.map((concurrency, i): SlotRule => ({ name: `r${i}`, concurrency, on_limit: "queue", max_queued: 1000 }));
+        const states = new Map(rules.map((r) => [r.name, emptySlots()]));
+        const jobs = wanted.map(([chat, picks], i) => ({ id: `j${i}`, chat, needs: [...new Set(picks.map((p) => `r${p % rules.length}`))] }));
+        const running = new Set<string>();
+        const done = new Set<string>();
+        let now = T0;
+        const check = () => {
+          for (const r of rules) expect(states.get(r.name)!.holders.length).toBeLessThanOrEqual(r.concurrency!);
+          for (const job of jobs) {
+            if (running.has(job.id) || done.has(job.id)) continue;
+            for (const r of rules) expect(states.get(r.name)!.holders.some((h) => h.job_id === job.id)).toBe(false);
+          }
+        };
+        /** Each woken call asks again, and so may wake others; every call is asked at least once. */
+        const settle = async (ids: string[]) => {
+          const queue = [...ids];
+          for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+            const job = jobs.find((j) => j.id === id)!;
+            if (running.has(job.id) || done.has(job.id)) continue;
+            queue.push(...(await tryAll(rules, states, job, now, running)));
+            check();
+          }
+        };
+        await settle(jobs.map((j) => j.id));
+        for (let step = 0; done.size < jobs.length; step++) {
+          // Calls wait and nothing runs: that would be a deadlock.
+          expect(running.size).toBeGreaterThan(0);
+          expect(step).toBeLessThan(10_000);
+          now += 100;
+          const finishing = [...running][0]!;
+          running.delete(finishing);
+          done.add(finishing);
+          await settle(rules.flatMap((r) => release(r, states, finishing, now)));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("which rules a call is under", () => {
+  const rules: FlowRule[] = flowRulesSchema.parse([
+    { name: "search-api", tools: ["search", "docs__*"], concurrency: 4, key: "metadata.user_id" },
+    { name: "model", tools: ["llm"], concurrency: 8 },
+    { name: "by-city", tools: ["search"], rate: { limit: 10, period_seconds: 60 }, key: "args.city" },
+  ]);
+
+  it("matches by glob on the name a call runs as, with its key, in rule-name order", () => {
+    expect(flowHolds(rules, { name: "search", args: { city: "Oslo" }, metadata: { user_id: "u7" } })).toEqual([
+      { rule: "by-city", key: "Oslo" },
+      { rule: "search-api", key: "u7" },
+    ]);
+    expect(flowHolds(rules, { name: "docs__read", args: {}, metadata: null })).toEqual([{ rule: "search-api", key: "" }]);
+    expect(flowHolds(rules, { name: "llm", args: {}, metadata: null })).toEqual([{ rule: "model", key: "" }]);
+    expect(flowHolds(rules, { name: "send_email", args: {}, metadata: { user_id: "u7" } })).toEqual([]);
+  });
+
+  it("keys on a value as text: a number as JSON, a missing or null field as the empty key, a long one cut", () => {
+    const rule = { key: "args.n" };
+    expect(flowKey(rule, { name: "x", args: { n: 7 }, metadata: null })).toBe("7");
+    expect(flowKey(rule, { name: "x", args: { n: null }, metadata: null })).toBe("");
+    expect(flowKey(rule, { name: "x", args: JSON.parse('{"__proto__": "p"}'), metadata: null })).toBe("");
+    expect(flowKey(rule, { name: "x", args: { n: "k".repeat(300) }, metadata: null })).toHaveLength(MAX_FLOW_KEY_CHARS);
+  });
+
+  it("are checked as the config will state them: a limit, a key's shape, unique names, at most 32", () => {
+    expect(flowRulesSchema.safeParse([{ name: "a", tools: ["x"] }]).success).toBe(false);
+    expect(flowRulesSchema.safeParse([{ name: "a", tools: ["x"], concurrency: 1, key: "body.user" }]).success).toBe(false);
+    expect(flowRulesSchema.safeParse(Array.from({ length: 33 }, (_, i) => ({ name: `r${i}`, tools: ["x"], concurrency: 1 }))).success).toBe(false);
+    const twice = flowRulesSchema.parse([{ name: "a", tools: ["x"], concurrency: 1 }, { name: "a", tools: ["y"], rate: { limit: 1, period_seconds: 1 } }]);
+    expect(flowRuleProblems(twice)).toEqual(["flow: the rule name 'a' is used twice"]);
+    expect(flowRulesSchema.parse([{ name: "a", tools: ["x"], concurrency: 1 }])[0]).toMatchObject({ on_limit: "queue", max_queued: 1000 });
+  });
+});
