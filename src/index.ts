@@ -8,6 +8,7 @@ import { consumeDeadLetters, consumeJobs } from "./consumer";
 export { ChatDO } from "../durable-objects/chat/ChatDO";
 export { TenantDO } from "../durable-objects/tenant/TenantDO";
 export { LaneDO } from "../durable-objects/lane/LaneDO";
+export { FlowDO } from "../durable-objects/flow/FlowDO";
 
 export default {
   fetch: app.fetch,

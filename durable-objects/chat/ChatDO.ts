@@ -6,25 +6,14 @@
  * This file is the RPC surface and the "does the chat exist" guard, nothing
  * more. The parts are wired in `./chat`; the routes' sides are `./batches` and
  * `./tool-calls`; the alarm's table is `./alarm`; the rooms are `./storage`,
- * `./events`, `./jobs` and `./subagents` (docs/architecture.md#the-chat-object-room-by-room).
+ * `./events`, `./jobs`, `./subagents` and `./gates` (docs/architecture.md#the-chat-object-room-by-room).
  */
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
 import { jobRecord, listedRecord, type JobRecord } from "../../src/jobs/job";
-import type {
-  BatchAnswer,
-  BatchRequest,
-  ChatInfo,
-  ChatLimits,
-  CompleteResult,
-  JobOutcome,
-  LaneOutcome,
-  ToolCallsReply,
-  ToolCallsRequest,
-  TurnRequest,
-  Usage,
-} from "../../src/jobs/messages";
+import type { BatchAnswer, BatchRequest, ChatInfo, ChatLimits, CompleteResult, JobOutcome, LaneOutcome } from "../../src/jobs/messages";
+import type { ToolCallsReply, ToolCallsRequest, TurnRequest, Usage } from "../../src/jobs/messages";
 import { resultsPayload, type Snapshot } from "../../src/jobs/payloads";
 import { vouchFor } from "../../src/objects/tenant-cache";
 import type { RunTarget } from "../../src/tools/executors";
@@ -38,7 +27,7 @@ import type { Redelivery } from "./events/outbox";
 import type { RunAnswer } from "./jobs/executor";
 import type { Progress } from "../../src/jobs/progress";
 import type { StopTurn } from "./subagents/child-turns";
-import { slotFreed } from "./gates/subagent-slot";
+import { mayOpen } from "./gates";
 import { runToolCalls } from "./tool-calls";
 import { handOver } from "./handover";
 
@@ -67,20 +56,19 @@ export class ChatDO extends DurableObject<Env> {
 
   // ---- the routes: `parallel` and `tool-calls` ------------------------------------
 
-  async startBatch(req: BatchRequest): Promise<BatchAnswer> {
-    if (req.config_check) vouchFor(req.tenant, req.config_check);
-    try {
-      return await startBatch(this.#chat, req);
-    } catch (e) {
-      if (e instanceof ApiError) return refusal(e);
-      throw e;
-    }
+  startBatch(req: BatchRequest): Promise<BatchAnswer> {
+    return this.#refusing(req, () => startBatch(this.#chat, req));
   }
 
-  async runToolCalls(req: ToolCallsRequest): Promise<ToolCallsReply> {
+  runToolCalls(req: ToolCallsRequest): Promise<ToolCallsReply> {
+    return this.#refusing(req, async () => ({ ok: true as const, answer: await runToolCalls(this.#chat, req) }));
+  }
+
+  /** A route's side, with the worker's config check taken on, and a refusal answered as one (an RPC would lose the error's details). */
+  async #refusing<T>(req: BatchRequest | ToolCallsRequest, run: () => Promise<T>): Promise<T | ReturnType<typeof refusal>> {
     if (req.config_check) vouchFor(req.tenant, req.config_check);
     try {
-      return { ok: true, answer: await runToolCalls(this.#chat, req) };
+      return await run();
     } catch (e) {
       if (e instanceof ApiError) return refusal(e);
       throw e;
@@ -99,7 +87,15 @@ export class ChatDO extends DurableObject<Env> {
   async releaseTreeSlots(slots: string[]): Promise<void> {
     if (!this.#store.readable()) return;
     this.#store.treeSlots.release(slots);
-    slotFreed(this.#store, Date.now());
+    mayOpen(this.#store, "subagent_slot", Date.now());
+    await this.#store.timers.arm();
+  }
+
+  /** A flow object has room for a call of this chat (docs/architecture.md#flow-objects): the flow gate asks again. */
+  async flowOffered(): Promise<void> {
+    if (!this.#store.readable()) return;
+    mayOpen(this.#store, "flow", Date.now());
+    this.#chat.child.flowOffered(Date.now());
     await this.#store.timers.arm();
   }
 

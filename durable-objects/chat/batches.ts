@@ -68,7 +68,7 @@ export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAn
     const plans = planSubordinates(subordinates, state, req.limits, req.caller);
     const ids = subordinates.map((j) => j.job_id!);
     const queued = admitBatch(ids, tree.capState(state, req.limits, reservation, now));
-    const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans, queued, metadata: req.delivery.metadata });
+    const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans, queued, metadata: req.delivery.metadata, flow: req.flow });
     const jobIds = batch.jobs.map((j) => j.job_id);
     await commit(chat, req, batch, plans, now, () => {
       tree.settle(reservation, ids.filter((id) => !queued.has(id)));

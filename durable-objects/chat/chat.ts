@@ -14,6 +14,7 @@ import { Outbox } from "./events/outbox";
 import { Dispatcher } from "./jobs/dispatcher";
 import { Executor } from "./jobs/executor";
 import { afterJobEnded } from "./gates";
+import { giveBackFlow } from "./gates/flow";
 import { JobMachine, type MachineHooks } from "./jobs/job-machine";
 import { Waiters } from "./jobs/waiters";
 import { Registration } from "./registration";
@@ -72,6 +73,8 @@ export class Chat implements MachineHooks {
       this.tree.jobEnded(job.tree_slot, tenant, chat_id);
     }
     afterJobEnded(this.store, job, active, now);
+    // Its flow slots (or its place in a flow line) go back; one lost with the chat frees itself at this job's deadline.
+    if (job.flow) this.store.ctx.waitUntil(giveBackFlow(this.store, job));
     this.child.progress(now);
     this.child.wake(job.job_id, now);
     // The job that just ended, and the events it announced, expire from now on: the purge timer only

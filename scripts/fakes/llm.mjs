@@ -7,6 +7,7 @@
  *   POST <prefix>/chat/completions → the next scripted reply for the request's `model`
  *   POST /__llm/script  {"model", "replies":[{content?, tool_calls?:[{name, arguments}], status?, delay_ms?}]}
  *   GET  /__llm/requests?model=…  → the chat-completions requests received for that model
+ *   GET  /__llm/concurrency?model=… → {"max_in_flight"}: the most requests for that model answered at once
  *
  * A model with no script answers by its built-in behaviour (`DEMO_MODEL`: two
  * `weather` calls at once, then an answer from their results); any other
@@ -55,6 +56,9 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
   const scripts = new Map();
   /** @type {Map<string, unknown[]>} */
   const requests = new Map();
+  /** Requests per model being answered now, and the most at once. */
+  const inFlight = new Map();
+  const maxInFlight = new Map();
   let seq = 0;
 
   return function handle(url, req, res, body) {
@@ -63,6 +67,10 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
       scripts.set(model, [...replies]);
       requests.set(model, []);
       res.writeHead(204).end();
+      return true;
+    }
+    if (url.pathname === "/__llm/concurrency") {
+      json(res, 200, { max_in_flight: maxInFlight.get(url.searchParams.get("model") ?? "") ?? 0 });
       return true;
     }
     if (url.pathname === "/__llm/requests") {
@@ -79,6 +87,10 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
       return json(res, 400, { error: { message: "the body is not JSON" } }), true;
     }
     requests.set(request.model, [...(requests.get(request.model) ?? []), request]);
+    const now = (inFlight.get(request.model) ?? 0) + 1;
+    inFlight.set(request.model, now);
+    maxInFlight.set(request.model, Math.max(maxInFlight.get(request.model) ?? 0, now));
+    res.once("finish", () => inFlight.set(request.model, inFlight.get(request.model) - 1));
     const script = scripts.get(request.model);
     const reply = script?.shift() ?? (!script && request.model === DEMO_MODEL ? demoReply(request.messages ?? []) : { content: "(script finished)" });
     const authorization = req.headers.authorization ?? "";

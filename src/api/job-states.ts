@@ -50,6 +50,8 @@ const waitRules = {
   tier: { clock: "from_release", order: "call" },
   /** A subordinate over the cap waits for a slot (`on_subagent_limit: "queue"`). */
   subagent_slot: { clock: "from_release", order: "arrival" },
+  /** A call under flow rules waits for room under every one of them (docs/api.md#flow-control); its deadline counts the wait. */
+  flow: { clock: "from_acceptance", order: "call" },
 } satisfies Record<string, WaitRule>;
 export type WaitReason = keyof typeof waitRules;
 export const WAIT_REASONS: Record<WaitReason, WaitRule> = waitRules;

@@ -19,3 +19,6 @@ export const MAX_GLOB_CHARS = 128;
 
 /** Entries of `agents.*.tools` and of `permission.task`: each one is matched against every name. */
 export const MAX_GLOBS = 64;
+
+/** Names of tools, agents, MCP servers and flow rules (docs/api.md#names-and-agent-profiles). */
+export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;

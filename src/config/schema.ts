@@ -8,9 +8,10 @@
 import { z } from "zod";
 import { MAX_CONFIG_PATTERN_CHARS, patternSteps, schemaHazards, schemaPatterns, unusableSchema } from "../json-schema/schema-safety";
 import { MAX_CONFIG_PROGRAM } from "../json-schema/linear-patterns";
-import { MAX_GLOB_CHARS, MAX_GLOBS, MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS } from "./bounds";
+import { MAX_GLOB_CHARS, MAX_GLOBS, MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS, NAME_PATTERN } from "./bounds";
+import { flowRuleProblems, flowRulesSchema } from "./flow-rules";
 
-export const NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,47}$/;
+export { NAME_PATTERN };
 
 /** Names a tenant can never give a tool, agent or MCP server: built-ins and Agent Zero's reserved tools. */
 export const RESERVED_NAMES = [
@@ -135,6 +136,7 @@ export const configSchema = z.strictObject({
       http_request: z.strictObject({ allowed_origins: z.array(z.string().url()).default([]) }).prefault({}),
     })
     .prefault({}),
+  flow: flowRulesSchema.default([]).describe("Flow rules (docs/api.md#flow-control): how many matching calls run at once and start per period, per key."),
   limits: limitsSchema,
 });
 
@@ -161,6 +163,7 @@ export function crossFieldProblems(config: TenantConfig): string[] {
       if (t.name.startsWith(`${s.name}__`)) problems.push(`tools: '${t.name}' looks like a tool of MCP server '${s.name}'; rename it`);
     }
   }
+  problems.push(...flowRuleProblems(config.flow));
   const l = config.limits;
   let patternText = 0;
   let steps = 0;

@@ -2,7 +2,7 @@
  * Which flow rules a call is under, and its key under each (docs/api.md#flow-control). A call that
  * matches no rule is not touched by flow control at all: no request, no row.
  */
-import type { FlowRule } from "./rule-schema";
+import type { FlowRule } from "../config/flow-rules";
 import { globMatch } from "../tools/glob";
 
 /** The name every model request of an agent loop runs as, for flow rules. */

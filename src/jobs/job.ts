@@ -46,6 +46,8 @@ export type JobRow = {
   tree_slot: string | null;
   /** The last progress a running MCP tool reported (JSON of `Progress`); NULL once the job ends. */
   progress: string | null;
+  /** A call under flow rules: its holds, the rules as admitted, and the rule it waits at (JSON of `JobFlow`); else null. */
+  flow: string | null;
   /** The batch's request metadata (compact JSON), inherited by a subordinate's jobs; null without any. */
   metadata: string | null;
   /** The call lane a running call was handed to; null when it runs in the chat. */

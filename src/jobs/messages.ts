@@ -8,6 +8,7 @@ import type { JobSpec } from "./job-spec";
 import type { ParallelCall } from "./call-plan";
 import type { JobState } from "./job";
 import type { BatchStatus } from "../api/job-states";
+import type { FlowRule } from "../config/flow-rules";
 import type { ParallelCommand } from "./parallel-command";
 import type { ChatLimits } from "../config/chat-limits";
 import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
@@ -57,6 +58,8 @@ export interface BatchRequest {
   limits: ChatLimits;
   caller: Caller;
   delivery: Delivery;
+  /** The tenant's flow rules (docs/api.md#flow-control); absent when it has none. */
+  flow?: FlowRule[];
   idempotency?: { key: string; fingerprint: string };
   /** The worker's latest check of the tenant's config: the chat's copy of it and of the targets is as current (`vouchFor`). */
   config_check?: ConfigCheck;
@@ -202,6 +205,7 @@ export interface ToolCallsRequest {
   limits: ChatLimits;
   caller: Caller;
   delivery: Delivery;
+  flow?: FlowRule[];
   wait_seconds: number;
   idempotency?: { key: string; fingerprint: string };
   /** As in `BatchRequest`. */

@@ -11,3 +11,5 @@ export const laneName = (tenant: string, chatId: string, index: number) => `lane
 /** `chat_id`: 1–128 of `[A-Za-z0-9._:@!-]`, not made only of dots (docs/api.md#authentication-tenants-and-chats). */
 export const CHAT_ID_PATTERN = /^[A-Za-z0-9._:@!-]{1,128}$/;
 export const isValidChatId = (id: string) => CHAT_ID_PATTERN.test(id) && !/^\.+$/.test(id);
+/** One flow rule and key of a tenant (docs/architecture.md#flow-objects): the key comes last, so it may hold any character. */
+export const flowName = (tenant: string, rule: string, key: string) => `flow/${tenant}/${rule}/${key}`;

@@ -31,6 +31,7 @@ export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel"
     command,
     limits: chatLimits(config),
     caller: caller(config, agent),
+    ...(config.flow.length ? { flow: config.flow } : {}),
     delivery,
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "parallel", body, agent, ...delivery }),
     config_check: configCheckOf(c),

@@ -28,6 +28,7 @@ export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", asyn
     command: { action: undefined, wait, wait_seconds: config.limits.max_wait_seconds, job_ids: [], jobs: [spec] },
     limits: chatLimits(config),
     caller: caller(config, agent),
+    ...(config.flow.length ? { flow: config.flow } : {}),
     delivery,
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "spawn", body, agent, ...delivery }),
     config_check: configCheckOf(c),

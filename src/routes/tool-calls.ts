@@ -76,6 +76,7 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     entries,
     limits: chatLimits(config),
     caller: caller(config, agent),
+    ...(config.flow.length ? { flow: config.flow } : {}),
     delivery,
     wait_seconds: Math.min(timeout, config.limits.max_wait_seconds),
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "tool-calls", body, agent, ...delivery }),

@@ -36,6 +36,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     waiting_for: null,
     wait_seq: null,
     metadata: null,
+    flow: null,
     tree_slot: null,
     progress: null,
     lane: null,

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nextWaiter, type Waiter } from "../../src/flow/fair-pick";
-import { flowRuleProblems, flowRulesSchema, type FlowRule } from "../../src/flow/rule-schema";
+import { flowRuleProblems, flowRulesSchema, type FlowRule } from "../../src/config/flow-rules";
 import { flowHolds, flowKey, MAX_FLOW_KEY_CHARS } from "../../src/flow/rules";
 import { startsAvailable, takeStart, type RateRule } from "../../src/flow/rate";
 import { acquireAll } from "../../src/flow/acquire";

@@ -37,16 +37,24 @@ export interface Gate {
 }
 
 /**
- * The one release path: `job` leaves its gate, with the tree slot it was given (a subordinate),
- * and is watched like any started job. A gate that held the deadline back starts it now, never past
- * the running turn's; one whose clock ran while the job waited keeps the deadline it had.
+ * The one release path: `job` leaves its gate, with the tree slot it was given (a subordinate). A
+ * gate that held the deadline back starts it now, never past the running turn's; one whose clock
+ * ran while the job waited keeps the deadline it had. A call under flow rules goes on to wait for
+ * room there (gates run in order: a subagent slot or the tier's turn, then flow); any other may
+ * start, and is watched like any started job. True when it may start: the caller dispatches it.
  */
-export function letGo(store: ChatStore, job: JobRow, now: number, treeSlot: string | null = null): void {
+export function letGo(store: ChatStore, job: JobRow, now: number, treeSlot: string | null = null): boolean {
   let deadline = job.deadline_at;
   if (job.waiting_for === null || WAIT_REASONS[job.waiting_for].clock === "from_release") {
     deadline = Math.min(now + job.timeout_seconds * 1000, store.turns.running()?.deadline_at ?? Infinity);
     store.timers.setEarliest("deadline", "", deadline);
   }
-  store.jobs.release(job.job_id, deadline, treeSlot);
+  const next = job.flow !== null && job.waiting_for !== "flow" ? "flow" : null;
+  store.jobs.release(job.job_id, deadline, treeSlot, next);
+  if (next) {
+    store.timers.set("gate", "flow", now);
+    return false;
+  }
   store.timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
+  return true;
 }

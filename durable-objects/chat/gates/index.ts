@@ -7,16 +7,22 @@ import type { JobRow, WaitReason } from "../../../src/jobs/job";
 import type { ChatStore } from "../storage/chat-store";
 import type { ActiveCounts } from "../storage/job-columns";
 import type { Gate, GateParts } from "./gate";
+import { flowGate } from "./flow";
 import { subagentSlotGate } from "./subagent-slot";
 import { tierGate } from "./tier";
 
-const GATES: Record<WaitReason, Gate> = { tier: tierGate, subagent_slot: subagentSlotGate };
+const GATES: Record<WaitReason, Gate> = { tier: tierGate, subagent_slot: subagentSlotGate, flow: flowGate };
 
 /** A job ended (in its transaction): each gate whose waiting jobs may now go gets its timer, due now. */
 export function afterJobEnded(store: ChatStore, job: JobRow, active: ActiveCounts, now: number): void {
   for (const gate of Object.values(GATES)) {
     for (const scope of gate.afterEnd(store, job, active)) store.timers.set("gate", scope ? `${gate.reason}:${scope}` : gate.reason, now);
   }
+}
+
+/** A gate's jobs may go now (a slot came back from elsewhere): its timer, due now, if any wait there. */
+export function mayOpen(store: ChatStore, reason: WaitReason, now: number): void {
+  if (store.jobs.waitingAt(reason).length) store.timers.set("gate", reason, now);
 }
 
 /** The `gate` timer fired: its gate lets go of what may start now. A ref of no known gate is dropped. */

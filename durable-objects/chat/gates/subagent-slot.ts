@@ -6,18 +6,12 @@
  * periodic look that covers a tree slot which expired instead of being released).
  */
 import type { JobRow } from "../../../src/jobs/job";
-import type { ChatStore } from "../storage/chat-store";
 import { subagentLimit } from "../subagents/subagent-cap";
 import { subordinateState } from "../subagents/subordinate-state";
 import { letGo, type Gate } from "./gate";
 
 /** While subordinates are queued, the queue is looked at least this often. */
 const QUEUE_SAFETY_MS = 30_000;
-
-/** A subagent slot freed (here, or in the tree at the root): the queue's next jobs may start. */
-export function slotFreed(store: ChatStore, now: number): void {
-  if (store.jobs.waitingAt("subagent_slot").length) store.timers.set("gate", "subagent_slot", now);
-}
 
 export const subagentSlotGate: Gate = {
   reason: "subagent_slot",
@@ -38,13 +32,14 @@ export const subagentSlotGate: Gate = {
       if (allowance.grants(job.job_id, starting.length)) starting.push(job);
       else if (reservation.remote) refused.push(job);
     }
-    store.transaction(() => {
-      for (const job of starting) letGo(store, job, now, job.job_id);
+    const dispatched = store.transaction(() => {
+      const started = starting.filter((job) => letGo(store, job, now, job.job_id));
       tree.settle(reservation, starting.map((j) => j.job_id));
       const error = subagentLimit("tree", allowance.holders, 1, limits.max_subagents_per_tree).message;
       for (const job of refused) machine.finish(job, { state: "error", error }, now);
       if (store.jobs.waitingAt("subagent_slot").length) store.timers.set("gate", "subagent_slot:safety", now + QUEUE_SAFETY_MS);
+      return started;
     });
-    await dispatcher.start(starting.map((j) => j.job_id));
+    await dispatcher.start(dispatched.map((j) => j.job_id));
   },
 };

@@ -6,12 +6,11 @@
 import type { ChatStore } from "../storage/chat-store";
 import { letGo, type Gate } from "./gate";
 
-/** Lets the batch's next call of its sequential tier go, when nothing else of the batch is active; its id. */
+/** Lets the batch's next call of its sequential tier go, when nothing else of the batch is active; its id when it may start now. */
 export function nextOfTier(store: ChatStore, batchId: string, now: number): string | undefined {
   const next = store.jobs.nextInTier(batchId);
   if (!next) return undefined;
-  letGo(store, next, now);
-  return next.job_id;
+  return letGo(store, next, now) ? next.job_id : undefined;
 }
 
 export const tierGate: Gate = {

@@ -11,6 +11,8 @@ import type { JobSpec } from "../../../src/jobs/job-spec";
 import type { ChatLimits } from "../../../src/jobs/messages";
 import type { NewJob } from "../storage/job-columns";
 import type { SubordinatePlan } from "../storage/children";
+import type { FlowRule } from "../../../src/config/flow-rules";
+import { planFlow } from "../../../src/flow/job-flow";
 
 const newJobId = (toolName: string) => `${jobIdPrefix(toolName)}-${nanoid(12)}`;
 
@@ -50,6 +52,8 @@ export interface RowOptions {
   queued?: Set<string>;
   /** The batch's request metadata (compact JSON), on every job. */
   metadata: string | null;
+  /** The tenant's flow rules: a call under any of them waits for room before it starts. */
+  flow?: readonly FlowRule[];
 }
 
 export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): AdmittedBatch {
@@ -58,12 +62,14 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
   // A batch of side-effecting calls only has no concurrent tier: its first call goes at once.
   const sequential = specs.filter(waitsForTier);
   const first = sequential.length === specs.length ? Math.min(...sequential.map((s) => s.index)) : undefined;
+  const metadata = o.metadata === null ? null : (JSON.parse(o.metadata) as Record<string, unknown>);
   return {
     batch_id,
     jobs: specs.map((spec) => {
       const plan = o.plans.get(spec.index);
       const job_id = spec.job_id ?? newJobId(spec.tool_name);
       const queued = o.queued?.has(job_id) ?? false;
+      const flow = planFlow(o.flow ?? [], { name: spec.tool_name, args: JSON.parse(spec.tool_args) as Record<string, unknown>, metadata });
       return {
         job_id,
         log_id: `log-${nanoid(12)}`,
@@ -81,7 +87,9 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         context_id: plan?.context_id ?? null,
         metadata: o.metadata,
         spec: plan ? JSON.stringify(plan) : null,
-        waiting_for: queued ? "subagent_slot" : waitsForTier(spec) && spec.index !== first ? "tier" : null,
+        // Gates in order: a slot in the subagent queue or the tier's turn, then room under the flow rules.
+        waiting_for: queued ? "subagent_slot" : waitsForTier(spec) && spec.index !== first ? "tier" : flow ? "flow" : null,
+        flow: flow ? JSON.stringify(flow) : null,
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
         log_type: logType({ tool_name: spec.tool_name, kind: spec.kind, mcp: spec.kind === "tool" && spec.mcp === true }),
       };

@@ -22,6 +22,8 @@ export function insertBatch(store: ChatStore, batch: AdmittedBatch, plans: Map<n
     deadline = Math.min(deadline, job.deadline_at);
   }
   if (deadline < Infinity) store.timers.setEarliest("deadline", "", deadline);
+  // Calls under flow rules ask for room from the alarm (`gates/flow.ts`), beside the answer.
+  if (batch.jobs.some((j) => j.waiting_for === "flow")) store.timers.set("gate", "flow", now);
   if (start.length) store.timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
   for (const [index, plan] of plans) {
     const tool = batch.jobs.find((j) => j.idx === index)!.tool_name;

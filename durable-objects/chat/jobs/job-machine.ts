@@ -4,6 +4,7 @@
  * few SQL statements with no `await`, so no other request can interleave with
  * half a transition. The ChatDO re-arms its alarm after calling in.
  */
+import { flowDeadlineError, waitingAt } from "../../../src/flow/job-flow";
 import { cutStoredResult, rowRoom, STORED_ROW_BYTES } from "../../../src/storage/row-bounds";
 import { contentBudget, storedContent } from "../../../src/tools/mcp-content";
 import { CANCELLED_ERROR, deadlineError, endsByTimer, isTerminal, type JobRow } from "../../../src/jobs/job";
@@ -135,7 +136,9 @@ export class JobMachine {
 
   /** The deadline passed: whatever notices first ends the job `timeout`. */
   expire(job: JobRow, now: number): void {
-    this.#stop(job, { state: "timeout", error: deadlineError(job.timeout_seconds) }, now);
+    const stillWaiting = job.state === "pending" && job.waiting_for === "flow" && job.flow !== null;
+    const error = stillWaiting ? flowDeadlineError(job.timeout_seconds, waitingAt(job.flow!).rule) : deadlineError(job.timeout_seconds);
+    this.#stop(job, { state: "timeout", error }, now);
   }
 
   finishWait(jobId: string, now: number): void {

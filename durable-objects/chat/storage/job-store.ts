@@ -15,12 +15,12 @@ export class JobStore {
   insert(job: NewJob): void {
     this.sql.exec(
       `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only,
-         timeout_seconds, created_at, deadline_at, context_id, spec, waiting_for, tree_slot, wait_seq, log_id, log_type, metadata)
+         timeout_seconds, created_at, deadline_at, context_id, spec, waiting_for, tree_slot, wait_seq, log_id, log_type, metadata, flow)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?,
-         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?)`,
+         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?, ?)`,
       job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_call_id, job.tool_args, job.kind,
       job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.waiting_for,
-      job.tree_slot ?? null, job.waiting_for !== null && WAIT_REASONS[job.waiting_for].order === "arrival" ? 1 : 0, job.log_id, job.log_type, job.metadata,
+      job.tree_slot ?? null, job.waiting_for !== null && WAIT_REASONS[job.waiting_for].order === "arrival" ? 1 : 0, job.log_id, job.log_type, job.metadata, job.flow,
     );
   }
 
@@ -146,12 +146,20 @@ export class JobStore {
       .toArray()[0];
   }
 
-  /** A waiting job may start: it leaves its gate with its deadline, and the tree slot it was given, if any. */
-  release(jobId: string, deadlineAt: number, treeSlot: string | null): void {
+  /**
+   * A waiting job leaves its gate with its deadline and the tree slot it was given, if any: it may
+   * start (`next` null), or it waits at the next gate it has to pass.
+   */
+  release(jobId: string, deadlineAt: number, treeSlot: string | null, next: WaitReason | null = null): void {
     this.sql.exec(
-      `UPDATE jobs SET waiting_for = NULL, wait_seq = NULL, deadline_at = ?, tree_slot = COALESCE(?, tree_slot) WHERE job_id = ? AND state = 'pending'`,
-      deadlineAt, treeSlot, jobId,
+      `UPDATE jobs SET waiting_for = ?, wait_seq = NULL, deadline_at = ?, tree_slot = COALESCE(?, tree_slot) WHERE job_id = ? AND state = 'pending'`,
+      next, deadlineAt, treeSlot, jobId,
     );
+  }
+
+  /** A job's flow state changed (the rule it waits at, or that it holds its slots). */
+  setFlow(jobId: string, flow: string): void {
+    this.sql.exec(`UPDATE jobs SET flow = ? WHERE job_id = ? AND state = 'pending'`, flow, jobId);
   }
 
   /**

@@ -107,6 +107,9 @@ const jobsV6 = (name: string) =>
 /** The jobs table from v7 on: v6's, with the batch's request metadata (docs/api.md#request-metadata). */
 const jobsV7 = (name: string) => jobsV6(name).replace(") WITHOUT ROWID", ", metadata TEXT) WITHOUT ROWID");
 
+/** The jobs table from v8 on: v7's, with a call's flow holds (docs/api.md#flow-control). */
+const jobsV8 = (name: string) => jobsV7(name).replace(") WITHOUT ROWID", ", flow TEXT) WITHOUT ROWID");
+
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (name: string) => `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
   created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
@@ -195,6 +198,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // v7 `metadata`: a batch's request metadata on each of its jobs (NULL without any), so every event
   // and record built from a job row echoes it, and a subordinate's jobs inherit it.
   [`ALTER TABLE jobs ADD COLUMN metadata TEXT`],
+  // v8 `flow`: a call under flow rules keeps its holds, the rules as admitted and where it waits (JSON).
+  [`ALTER TABLE jobs ADD COLUMN flow TEXT`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -208,7 +213,7 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV7("jobs"),
+  jobsV8("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   ...SCHEMA.filter((statement) => /^CREATE TABLE (batches|timers) /.test(statement)),

@@ -68,11 +68,17 @@ export interface LoopHost {
   running(turnId: string): boolean;
   /** The model replied: progress for the idle rule. */
   progress(now: number): void;
+  /**
+   * Room for the turn's next model request under the flow rules on `llm` (docs/api.md#flow-control):
+   * granted (give it back once the request ends), waiting (the chat is woken when there is room) or refused.
+   */
+  modelRoom(turn: Turn, config: TenantConfig): Promise<{ outcome: "granted"; release: () => Promise<void> } | { outcome: "waiting" } | { outcome: "refused"; message: string }>;
   /** Ends the turn and hands the outcome back to the parent. */
   finish(turn: Turn, outcome: JobOutcome): Promise<void>;
 }
 
-export type StepResult = "waiting" | "again" | "finished";
+/** `room`: the model request waits for room under a flow rule (not idle time: the turn asks again). */
+export type StepResult = "waiting" | "room" | "again" | "finished";
 
 /** Tool results for the model, from finished jobs: the result, or `Error: …`. */
 function toolContent(call: AwaitedCall, jobs: JobStore, now: number): string {
@@ -175,12 +181,17 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   }
   const system = `${prof.system_prompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PROMPT_SOURCES.orchestration}`;
   const messages: ChatMessage[] = [{ role: "system", content: system }, ...history];
+  const room = await host.modelRoom(turn, config);
+  if (room.outcome === "waiting") return "room";
+  if (room.outcome === "refused") return finishWith(host, turn, { state: "error", error: room.message, attempt: 1, usage: turn.usage });
   let reply;
   try {
     reply = await complete(llm, { model: prof.model, messages, tools: toolDefinitions(config, who.profile, who.level, who.tools, mcp) }, host.allowPrivateEgress());
   } catch (e) {
     if (!(e instanceof LlmError)) throw e;
     return finishWith(host, turn, { state: "error", error: e.message, attempt: 1, usage: turn.usage });
+  } finally {
+    await room.release();
   }
   const usage = addUsage(turn.usage, { llm_calls: 1, ...reply.usage, tool_calls: reply.tool_calls.length });
   // Measured as it would be stored (JSON-escaped): it is one message row, and later the outcome's.

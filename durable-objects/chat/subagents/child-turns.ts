@@ -24,10 +24,15 @@ import { readLimits, readMeta, writeMeta } from "../storage/schema";
 import type { Turn, Turns } from "../storage/turns";
 import type { TreeReservation } from "../storage/tree-slots";
 import { runStep, type ChildIdentity, type LoopHost } from "./agent-loop";
+import { LLM_FLOW_NAME } from "../../../src/flow/rules";
+import { planFlow } from "../../../src/flow/job-flow";
+import { askForRoom, giveBackRoom } from "../jobs/flow-objects";
 import type { TreeCap } from "./tree-cap";
 
 /** If a step's instance dies (an LLM call can take a while), the `agent` timer re-drives it after this. */
 export const AGENT_STEP_SAFETY_MS = 150_000;
+/** A turn whose model request waits for room under a flow rule asks again at least this often. */
+const MODEL_ROOM_RETRY_MS = 30_000;
 /** A hand-back the parent did not take is retried after this. */
 export const REPORT_RETRY_MS = 5_000;
 
@@ -185,7 +190,11 @@ export class ChildTurns implements LoopHost {
         // The jobs are stored with their watchdog: a slow or stuck queue send must not hold up the turn.
         this.store.ctx.waitUntil(this.dispatcher.start(started));
       } while ((result === "again" || this.#wakes.has(turnId)) && this.store.readable());
-      if (this.store.readable()) this.store.timers.clear("agent", turnId);
+      // Waiting for room under a flow rule is not idle: the turn asks again when woken, or at the latest then.
+      if (this.store.readable() && result === "room") {
+        this.progress(Date.now());
+        this.store.timers.set("agent", turnId, Date.now() + MODEL_ROOM_RETRY_MS);
+      } else if (this.store.readable()) this.store.timers.clear("agent", turnId);
     } catch (e) {
       // A step cut short by the chat's deletion is not retried: the chat is going away.
       if (!this.store.readable()) return;
@@ -254,12 +263,29 @@ export class ChildTurns implements LoopHost {
     this.tree.release(tree);
   }
 
+  async modelRoom(turn: Turn, config: TenantConfig) {
+    const metadata = readMeta(this.store.sql, "metadata") || null;
+    const flow = planFlow(config.flow, { name: LLM_FLOW_NAME, args: {}, metadata: metadata === null ? null : (JSON.parse(metadata) as Record<string, unknown>) });
+    if (!flow) return { outcome: "granted" as const, release: async () => {} };
+    // One holder per model request: the turn and its step.
+    const holder = `${turn.parent_job_id}:llm:${turn.steps}`;
+    const room = await askForRoom(this.store, flow, holder, turn.deadline_at);
+    if (room.outcome === "granted") return { outcome: "granted" as const, release: () => giveBackRoom(this.store, flow, holder) };
+    return room.outcome === "waiting" ? { outcome: "waiting" as const } : { outcome: "refused" as const, message: room.message };
+  }
+
+  /** A flow object has room: a turn whose model request waited for it asks again now. */
+  flowOffered(now: number): void {
+    const turn = this.store.turns.running();
+    if (turn) this.store.timers.set("agent", turn.parent_job_id, now);
+  }
+
   admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig, tree: TreeReservation) {
     const { admitted, plans, refusals, queued } = this.tree.admitTiered(this.store.address().chat_id, specs, this.#limits(), this.#caller(config), tree, now);
     const chat_id = readMeta(this.store.sql, "chat_id")!;
     // A subordinate's jobs carry the metadata of the batch that started it (the running turn's).
     const metadata = readMeta(this.store.sql, "metadata") || null;
-    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued, metadata });
+    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued, metadata, flow: config.flow });
     this.#toStart.push(...insertBatch(this.store, batch, plans, now));
     const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));
     return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };

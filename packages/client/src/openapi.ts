@@ -112,6 +112,36 @@ export interface paths {
                                     allowed_origins: string[];
                                 };
                             };
+                            /**
+                             * @description Flow rules (docs/api.md#flow-control): how many matching calls run at once and start per period, per key.
+                             * @default []
+                             */
+                            flow: {
+                                name: string;
+                                /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop. */
+                                tools: string[];
+                                /** @description Matching calls running at once, per key. */
+                                concurrency?: number;
+                                /** @description Starts per period, per key, spread evenly. */
+                                rate?: {
+                                    limit: number;
+                                    period_seconds: number;
+                                    /** @description Starts at once after a quiet spell; default `limit`. */
+                                    burst?: number;
+                                };
+                                /** @description Each distinct value of this field has its own limits; a missing one is the key "". */
+                                key?: string;
+                                /**
+                                 * @default queue
+                                 * @enum {string}
+                                 */
+                                on_limit: "queue" | "reject";
+                                /**
+                                 * @description Calls waiting per key; past it a call is refused.
+                                 * @default 1000
+                                 */
+                                max_queued: number;
+                            }[];
                             limits: {
                                 /**
                                  * @description Most tool calls one `parallel` request may start.
@@ -303,6 +333,36 @@ export interface paths {
                                 allowed_origins?: string[];
                             };
                         };
+                        /**
+                         * @description Flow rules (docs/api.md#flow-control): how many matching calls run at once and start per period, per key.
+                         * @default []
+                         */
+                        flow?: {
+                            name: string;
+                            /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop. */
+                            tools: string[];
+                            /** @description Matching calls running at once, per key. */
+                            concurrency?: number;
+                            /** @description Starts per period, per key, spread evenly. */
+                            rate?: {
+                                limit: number;
+                                period_seconds: number;
+                                /** @description Starts at once after a quiet spell; default `limit`. */
+                                burst?: number;
+                            };
+                            /** @description Each distinct value of this field has its own limits; a missing one is the key "". */
+                            key?: string;
+                            /**
+                             * @default queue
+                             * @enum {string}
+                             */
+                            on_limit?: "queue" | "reject";
+                            /**
+                             * @description Calls waiting per key; past it a call is refused.
+                             * @default 1000
+                             */
+                            max_queued?: number;
+                        }[];
                         /** @default {} */
                         limits?: {
                             /**
@@ -470,6 +530,36 @@ export interface paths {
                                     allowed_origins: string[];
                                 };
                             };
+                            /**
+                             * @description Flow rules (docs/api.md#flow-control): how many matching calls run at once and start per period, per key.
+                             * @default []
+                             */
+                            flow: {
+                                name: string;
+                                /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop. */
+                                tools: string[];
+                                /** @description Matching calls running at once, per key. */
+                                concurrency?: number;
+                                /** @description Starts per period, per key, spread evenly. */
+                                rate?: {
+                                    limit: number;
+                                    period_seconds: number;
+                                    /** @description Starts at once after a quiet spell; default `limit`. */
+                                    burst?: number;
+                                };
+                                /** @description Each distinct value of this field has its own limits; a missing one is the key "". */
+                                key?: string;
+                                /**
+                                 * @default queue
+                                 * @enum {string}
+                                 */
+                                on_limit: "queue" | "reject";
+                                /**
+                                 * @description Calls waiting per key; past it a call is refused.
+                                 * @default 1000
+                                 */
+                                max_queued: number;
+                            }[];
                             limits: {
                                 /**
                                  * @description Most tool calls one `parallel` request may start.
@@ -678,6 +768,36 @@ export interface paths {
                                     allowed_origins: string[];
                                 };
                             };
+                            /**
+                             * @description Flow rules (docs/api.md#flow-control): how many matching calls run at once and start per period, per key.
+                             * @default []
+                             */
+                            flow: {
+                                name: string;
+                                /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop. */
+                                tools: string[];
+                                /** @description Matching calls running at once, per key. */
+                                concurrency?: number;
+                                /** @description Starts per period, per key, spread evenly. */
+                                rate?: {
+                                    limit: number;
+                                    period_seconds: number;
+                                    /** @description Starts at once after a quiet spell; default `limit`. */
+                                    burst?: number;
+                                };
+                                /** @description Each distinct value of this field has its own limits; a missing one is the key "". */
+                                key?: string;
+                                /**
+                                 * @default queue
+                                 * @enum {string}
+                                 */
+                                on_limit: "queue" | "reject";
+                                /**
+                                 * @description Calls waiting per key; past it a call is refused.
+                                 * @default 1000
+                                 */
+                                max_queued: number;
+                            }[];
                             limits: {
                                 /**
                                  * @description Most tool calls one `parallel` request may start.
@@ -894,10 +1014,15 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot";
+                                waiting_for?: "tier" | "subagent_slot" | "flow";
+                                /** @description While waiting for flow: the rule (and key) it waits at. */
+                                flow?: {
+                                    rule: string;
+                                    key?: string;
+                                };
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -934,10 +1059,15 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot";
+                                waiting_for?: "tier" | "subagent_slot" | "flow";
+                                /** @description While waiting for flow: the rule (and key) it waits at. */
+                                flow?: {
+                                    rule: string;
+                                    key?: string;
+                                };
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -1257,10 +1387,15 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot";
+                                waiting_for?: "tier" | "subagent_slot" | "flow";
+                                /** @description While waiting for flow: the rule (and key) it waits at. */
+                                flow?: {
+                                    rule: string;
+                                    key?: string;
+                                };
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -1297,10 +1432,15 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot";
+                                waiting_for?: "tier" | "subagent_slot" | "flow";
+                                /** @description While waiting for flow: the rule (and key) it waits at. */
+                                flow?: {
+                                    rule: string;
+                                    key?: string;
+                                };
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -2046,10 +2186,15 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot";
+                                waiting_for?: "tier" | "subagent_slot" | "flow";
+                                /** @description While waiting for flow: the rule (and key) it waits at. */
+                                flow?: {
+                                    rule: string;
+                                    key?: string;
+                                };
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -2597,10 +2742,15 @@ export interface components {
                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                 queue_position?: number;
                 /**
-                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot";
+                waiting_for?: "tier" | "subagent_slot" | "flow";
+                /** @description While waiting for flow: the rule (and key) it waits at. */
+                flow?: {
+                    rule: string;
+                    key?: string;
+                };
                 context_id?: string;
                 result?: string;
                 /** @constant */
@@ -2693,10 +2843,15 @@ export interface components {
                         /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                         queue_position?: number;
                         /**
-                         * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                         * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
                          * @enum {string}
                          */
-                        waiting_for?: "tier" | "subagent_slot";
+                        waiting_for?: "tier" | "subagent_slot" | "flow";
+                        /** @description While waiting for flow: the rule (and key) it waits at. */
+                        flow?: {
+                            rule: string;
+                            key?: string;
+                        };
                         context_id?: string;
                         result?: string;
                         /** @constant */
@@ -2922,10 +3077,15 @@ export interface components {
                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                 queue_position?: number;
                 /**
-                 * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot";
+                waiting_for?: "tier" | "subagent_slot" | "flow";
+                /** @description While waiting for flow: the rule (and key) it waits at. */
+                flow?: {
+                    rule: string;
+                    key?: string;
+                };
                 context_id?: string;
                 result?: string;
                 /** @constant */
@@ -3018,10 +3178,15 @@ export interface components {
                         /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                         queue_position?: number;
                         /**
-                         * @description Why a pending job has not started yet: its sequential tier's turn, or a subagent slot.
+                         * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
                          * @enum {string}
                          */
-                        waiting_for?: "tier" | "subagent_slot";
+                        waiting_for?: "tier" | "subagent_slot" | "flow";
+                        /** @description While waiting for flow: the rule (and key) it waits at. */
+                        flow?: {
+                            rule: string;
+                            key?: string;
+                        };
                         context_id?: string;
                         result?: string;
                         /** @constant */
@@ -3230,6 +3395,32 @@ export interface components {
                     allowed_origins?: string[] | null;
                 } | null;
             } | null;
+            flow?: {
+                name: string;
+                /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop. */
+                tools: string[];
+                /** @description Matching calls running at once, per key. */
+                concurrency?: number;
+                /** @description Starts per period, per key, spread evenly. */
+                rate?: {
+                    limit: number;
+                    period_seconds: number;
+                    /** @description Starts at once after a quiet spell; default `limit`. */
+                    burst?: number;
+                };
+                /** @description Each distinct value of this field has its own limits; a missing one is the key "". */
+                key?: string;
+                /**
+                 * @default queue
+                 * @enum {string}
+                 */
+                on_limit: "queue" | "reject";
+                /**
+                 * @description Calls waiting per key; past it a call is refused.
+                 * @default 1000
+                 */
+                max_queued: number;
+            }[] | null;
             limits?: {
                 max_calls?: number | null;
                 max_parallel_subagents?: number | null;

@@ -1,12 +1,9 @@
 /**
- * A flow rule as the config will state it (docs/api.md#flow-control, SPEC v1.3 §9): how many
- * matching calls may run at once, and start per period, per key. Not yet a key of the tenant config:
- * `PUT /v1/config` takes `flow` once the flow objects enforce it, so no rule is ever accepted and
- * ignored.
+ * The config's `flow` rules (docs/api.md#flow-control, SPEC v1.3 §9): how many matching calls may
+ * run at once, and start per period, per key.
  */
 import { z } from "zod";
-import { MAX_GLOB_CHARS, MAX_GLOBS } from "../config/bounds";
-import { NAME_PATTERN } from "../config/schema";
+import { MAX_GLOB_CHARS, MAX_GLOBS, NAME_PATTERN } from "./bounds";
 
 /** Where a flow rule finds each call's key: a field of the batch's request metadata or of the call's arguments. */
 export const FLOW_KEY_PATTERN = /^(metadata|args)\.[A-Za-z0-9_-]{1,64}$/;

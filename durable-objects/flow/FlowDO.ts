@@ -1,0 +1,81 @@
+/**
+ * One flow rule and key of a tenant (`flow/<tenant>/<rule>/<key>`, docs/architecture.md#flow-objects):
+ * who holds its slots, who waits, its rate. Objects are spread by rule and key, so one busy rule
+ * does not slow another, and the tenant's own objects stay off the path. The state is one row,
+ * written with every change; the pure rules are `src/flow/slots.ts`. When a slot frees, the chats
+ * of the waiters next in line are woken (they ask again); the alarm covers leases that run out and
+ * a rate that holds the next start back.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { chatName } from "../../src/objects/names";
+import { ask, emptySlots, figures, giveBack, offerNext, type Answer, type Ask, type SlotRule, type SlotState } from "../../src/flow/slots";
+
+interface Stored {
+  tenant: string;
+  /** The rule as the latest call brought it: queued calls are judged against the current limits. */
+  rule: SlotRule;
+  slots: SlotState;
+}
+
+export class FlowDO extends DurableObject<Env> {
+  #stored: Stored | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS flow (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)`);
+  }
+
+  /** A call asks for a slot (again, after a wake-up: the same answer for a holder, its place for a waiter). */
+  ask(tenant: string, rule: SlotRule, a: Ask): Answer {
+    const now = Date.now();
+    const before = this.#read(tenant, rule);
+    const { state, answer } = ask(rule, before.slots, a, now);
+    this.#settle({ tenant, rule, slots: state }, now);
+    return answer;
+  }
+
+  /** A call gives back what it had here: it ended, or it waits at another rule. */
+  giveBack(tenant: string, rule: SlotRule, jobId: string): void {
+    const now = Date.now();
+    this.#settle({ tenant, rule, slots: giveBack(this.#read(tenant, rule).slots, jobId, now) }, now);
+  }
+
+  /** What `GET /v1/flow` shows of this key. */
+  figures(): ReturnType<typeof figures> | undefined {
+    const stored = this.#load();
+    return stored ? figures(stored.rule, stored.slots, Date.now()) : undefined;
+  }
+
+  override alarm(): void {
+    const stored = this.#load();
+    if (stored) this.#settle(stored, Date.now());
+  }
+
+  /** Offers what is free to the next in line, keeps the state, wakes their chats, and sets the alarm. */
+  #settle(stored: Stored, now: number): void {
+    const { state, woken, again } = offerNext(stored.rule, stored.slots, now);
+    this.#write({ ...stored, slots: state });
+    for (const chat of new Set(woken.map((w) => w.chat))) {
+      this.ctx.waitUntil(this.env.CHAT.getByName(chatName(stored.tenant, chat)).flowOffered().catch(() => {}));
+    }
+    const idle = state.holders.length === 0 && state.offers.length === 0 && state.waiters.length === 0;
+    if (again !== undefined) this.ctx.waitUntil(this.ctx.storage.setAlarm(again));
+    else if (idle) this.ctx.waitUntil(this.ctx.storage.deleteAlarm());
+  }
+
+  #read(tenant: string, rule: SlotRule): Stored {
+    return this.#load() ?? { tenant, rule, slots: emptySlots() };
+  }
+
+  #load(): Stored | undefined {
+    if (this.#stored) return this.#stored;
+    const row = this.ctx.storage.sql.exec<{ state: string }>(`SELECT state FROM flow WHERE id = 1`).toArray()[0];
+    this.#stored = row ? (JSON.parse(row.state) as Stored) : undefined;
+    return this.#stored;
+  }
+
+  #write(stored: Stored): void {
+    this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO flow (id, state) VALUES (1, ?)`, JSON.stringify(stored));
+    this.#stored = stored;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Flow rules (docs/api.md#flow-control) in the Workers runtime, against the local tool server,
+ * which counts the calls of a group in flight: at most N at once across every chat of the tenant,
+ * per key, queued or refused, a deadline that counts the wait, several rules on one call.
+ */
+import { reset, runDurableObjectAlarm } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { agentConfig, api, chatObject, configure, eventually, json, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
+
+afterEach(() => reset());
+
+const tracked = { name: "tracked", description: "held, counted", url: `${toolServer()}/tracked`, read_only: true, parameters: { type: "object" } };
+const flowConfig = (flow: unknown[], more: Record<string, unknown> = {}) => toolConfig({ tools: [...toolConfig().tools, tracked], flow, ...more });
+const call = (group: string, n: number, ms = 300) => ({ tool_name: "tracked", tool_args: { group, n, ms } });
+const maxInFlight = async (group: string) => ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number }).max_in_flight;
+
+describe("flow rules", () => {
+  it("run at most `concurrency` matching calls at once across the tenant's chats, and start the rest as slots free", async () => {
+    await configure(flowConfig([{ name: "one-at-a-time", tools: ["tracked"], concurrency: 1 }]));
+    const [a, b] = await Promise.all([
+      parallel("flow-a", { tool_calls: [call("g1", 1), call("g1", 2)], wait: false }),
+      parallel("flow-b", { tool_calls: [call("g1", 3)], wait: false }),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    const waiting = await eventually(async () => {
+      const seen = [...(await json(await api("/v1/chats/flow-a/parallel", { body: { action: "collect", job_ids: a.body.jobs.map((j: any) => j.job_id) } }))).jobs, ...(await json(await api("/v1/chats/flow-b/parallel", { body: { action: "collect", job_ids: [b.body.jobs[0].job_id] } }))).jobs];
+      return seen.some((j: any) => j.waiting_for === "flow") ? seen : undefined;
+    });
+    expect(waiting.find((j: any) => j.waiting_for === "flow")).toMatchObject({ state: "pending", flow: { rule: "one-at-a-time" } });
+    const done = await Promise.all([
+      api("/v1/chats/flow-a/parallel", { body: { action: "await", job_ids: a.body.jobs.map((j: any) => j.job_id), timeout: 20 } }).then(json),
+      api("/v1/chats/flow-b/parallel", { body: { action: "await", job_ids: [b.body.jobs[0].job_id], timeout: 20 } }).then(json),
+    ]);
+    expect(done.flatMap((d) => d.jobs.map((j: any) => j.state))).toEqual(["success", "success", "success"]);
+    expect(await maxInFlight("g1")).toBe(1);
+  });
+
+  it("give each key its own limits: calls of two users run side by side, one user's wait", async () => {
+    await configure(flowConfig([{ name: "per-user", tools: ["tracked"], concurrency: 1, key: "metadata.user_id" }]));
+    const meta = (user: string) => `?metadata=${encodeURIComponent(JSON.stringify({ user_id: user }))}`;
+    const [u1, u2] = await Promise.all([
+      parallel("flow-k1", { tool_calls: [call("g2", 1, 400), call("g2", 2, 400)], timeout: 20 }, { query: meta("u1") }),
+      parallel("flow-k2", { tool_calls: [call("g2", 3, 400)], timeout: 20 }, { query: meta("u2") }),
+    ]);
+    expect(u1.body.jobs.map((j: any) => j.state)).toEqual(["success", "success"]);
+    expect(u2.body.jobs[0].state).toBe("success");
+    // One key's two calls never overlap; the other key's call runs beside them (one shared key would give 1, none 3).
+    expect(await maxInFlight("g2")).toBe(2);
+  });
+
+  it("end a call with no room at once under `reject`, with the contract's text; the batch's other calls run", async () => {
+    await configure(flowConfig([{ name: "strict", tools: ["tracked"], concurrency: 1, on_limit: "reject" }]));
+    const res = await parallel("flow-r", { tool_calls: [call("g4", 1, 600), call("g4", 2, 600), { tool_name: "echo", tool_args: { x: 1 } }], timeout: 20 });
+    const states = res.body.jobs.map((j: any) => j.state);
+    expect(states.filter((s: string) => s === "error")).toHaveLength(1);
+    expect(res.body.jobs.find((j: any) => j.state === "error").error).toBe("Flow rule 'strict' is at its limit (1 running, limit 1); try again later.");
+    expect(res.body.jobs[2]).toMatchObject({ tool_name: "echo", state: "success" });
+  });
+
+  it("count the wait in a job's deadline: still queued at it, the job ends `timeout` saying which rule held it", async () => {
+    await configure(flowConfig([{ name: "slow-lane", tools: ["tracked"], concurrency: 1 }]));
+    const hold = await parallel("flow-d", { tool_calls: [call("g5", 1, 4_000)], wait: false });
+    const queued = await parallel("flow-d", { tool_calls: [call("g5", 2)], wait: false, job_timeout: 1 });
+    await new Promise((r) => setTimeout(r, 1_200));
+    await runDurableObjectAlarm(chatObject("flow-d"));
+    const ended = await json(await api("/v1/chats/flow-d/parallel", { body: { action: "await", job_ids: [queued.body.jobs[0].job_id], timeout: 10 } }));
+    expect(ended.jobs[0]).toMatchObject({
+      state: "timeout",
+      error: "Job waited 1 s for flow rule 'slow-lane' and reached its deadline (job_timeout) without starting.",
+    });
+    await api("/v1/chats/flow-d/parallel", { body: { action: "cancel", job_ids: [hold.body.jobs[0].job_id] } });
+  });
+
+  it("start a call under two rules only when both have room, holding neither while it waits", async () => {
+    await configure(
+      flowConfig([
+        { name: "a-rule", tools: ["tracked"], concurrency: 1 },
+        { name: "b-rule", tools: ["track*"], concurrency: 2 },
+      ]),
+    );
+    const res = await parallel("flow-2", { tool_calls: [call("g6", 1), call("g6", 2), call("g6", 3)], timeout: 20 });
+    expect(res.body.jobs.map((j: any) => j.state)).toEqual(["success", "success", "success"]);
+    expect(await maxInFlight("g6")).toBe(1);
+  });
+
+  it("leave calls no rule matches alone, and answer a cancelled queued call's slot to the next in line", async () => {
+    await configure(flowConfig([{ name: "only-tracked", tools: ["tracked"], concurrency: 1 }]));
+    const plain = await parallel("flow-p", { tool_calls: [{ tool_name: "echo", tool_args: {} }] });
+    expect(plain.body.jobs[0]).not.toHaveProperty("waiting_for");
+    const first = await parallel("flow-p", { tool_calls: [call("g7", 1, 1_500)], wait: false });
+    const second = await parallel("flow-p", { tool_calls: [call("g7", 2, 100)], wait: false });
+    const third = await parallel("flow-p", { tool_calls: [call("g7", 3, 100)], wait: false });
+    await eventually(async () => (await json(await api(`/v1/chats/flow-p/jobs/${second.body.jobs[0].job_id}`))).state === "pending");
+    await api("/v1/chats/flow-p/parallel", { body: { action: "cancel", job_ids: [second.body.jobs[0].job_id] } });
+    const done = await json(await api("/v1/chats/flow-p/parallel", { body: { action: "await", job_ids: [first.body.jobs[0].job_id, third.body.jobs[0].job_id], timeout: 20 } }));
+    expect(done.jobs.map((j: any) => j.state)).toEqual(["success", "success"]);
+    expect(await maxInFlight("g7")).toBe(1);
+  });
+
+  it("hold the model requests of every agent loop to a rule on `llm`", async () => {
+    const modelLimit = async (model: string, flow: unknown[]) => {
+      await configure(agentConfig(model, { flow }));
+      await scriptLlm(model, [{ content: "one", delay_ms: 300 }, { content: "two", delay_ms: 300 }, { content: "three", delay_ms: 300 }]);
+      const sub = (message: string) => ({ tool_name: "call_subordinate", tool_args: { message, reset: true } });
+      const res = await parallel(`flow-llm-${model}`, { tool_calls: [sub("a"), sub("b"), sub("c")], timeout: 30 });
+      expect(res.body.jobs.map((j: any) => j.state)).toEqual(["success", "success", "success"]);
+      return ((await (await fetch(`${toolServer()}/__llm/concurrency?model=${model}`)).json()) as { max_in_flight: number }).max_in_flight;
+    };
+    expect(await modelLimit("m-flow-free", [])).toBe(3);
+    expect(await modelLimit("m-flow-one", [{ name: "model", tools: ["llm"], concurrency: 1 }])).toBe(1);
+  });
+});
