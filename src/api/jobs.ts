@@ -21,6 +21,8 @@ export const requestMetadata = z
   .record(z.string(), z.unknown())
   .describe("The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs.");
 
+const flowWait = z.object({ rule: z.string(), key: z.string().optional() });
+
 export const snapshot = z.object({
   job_id: z.string(),
   tool_name: z.string(),
@@ -29,7 +31,7 @@ export const snapshot = z.object({
   duration_seconds: z.number(),
   queue_position: z.number().int().optional().describe("While waiting for a subagent slot: its place in the chat's queue (1 = next)."),
   waiting_for: z.enum(waitReasons).optional().describe("Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule."),
-  flow: z.object({ rule: z.string(), key: z.string().optional() }).optional().describe("While waiting for flow: the rule (and key) it waits at."),
+  flow: flowWait.optional().describe("While waiting for flow: the rule (and key) it waits at."),
   context_id: z.string().optional(),
   result: z.string().optional(),
   result_truncated: z.literal(true).optional(),
@@ -80,6 +82,8 @@ export const jobRecord = z.object({
   usage: z.record(z.string(), z.number()).nullable(),
   collected_at: z.string().nullable(),
   metadata: requestMetadata.nullable(),
+  waiting_for: z.enum(waitReasons).nullable().describe("Why a pending job has not started yet; null once it has, or when nothing holds it."),
+  flow: flowWait.nullable().describe("While waiting for flow: the rule (and key) it waits at."),
 });
 
 export const logRows = z.object({

@@ -35,8 +35,14 @@ export function planFlow(rules: readonly FlowRule[], call: FlowCall): JobFlow | 
 export const flowDeadlineError = (seconds: number, rule: string) =>
   `Job waited ${seconds} s for flow rule '${rule}' and reached its deadline (job_timeout) without starting.`;
 
-/** The rule and key a job's snapshot says it waits at (the first it is under, until it has asked). */
+/** The rule and key a job waits at (the first it is under, until it has asked). */
 export function waitingAt(flow: string): FlowHold {
   const parsed = JSON.parse(flow) as JobFlow;
   return parsed.at ?? parsed.holds[0]!;
+}
+
+/** Where a job waits, as its snapshot and record say it: the rule, and the key when the rule has one. */
+export function flowWait(flow: string): { rule: string; key?: string } {
+  const { rule, key } = waitingAt(flow);
+  return { rule, ...(key ? { key } : {}) };
 }

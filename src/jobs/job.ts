@@ -3,6 +3,7 @@
  * Its states and the reasons it may wait are listed once, in `src/api/job-states.ts`.
  */
 import type { JobState, WaitReason } from "../api/job-states";
+import { flowWait } from "../flow/job-flow";
 
 export { isTerminal, TERMINAL_STATES, WAIT_REASONS, waitReasons, type JobState, type TerminalState, type WaitReason } from "../api/job-states";
 
@@ -77,6 +78,13 @@ export function durationSeconds(job: Pick<JobRow, "started_at" | "completed_at">
 
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** Why a pending job has not started (`waiting_for`, and the flow rule it waits at); both null otherwise. */
+function whyWaiting(job: JobRow): { waiting_for: WaitReason | null; flow: { rule: string; key?: string } | null } {
+  if (job.state !== "pending" || job.waiting_for === null) return { waiting_for: null, flow: null };
+  if (job.waiting_for !== "flow" || job.flow === null) return { waiting_for: job.waiting_for, flow: null };
+  return { waiting_for: "flow", flow: flowWait(job.flow) };
+}
+
 /** The full record of `GET …/jobs/{id}` (docs/api.md#jobs-and-their-lifecycle), field order as listed there; `tool_call_id` sits after `tool_name` as on a snapshot. */
 export function jobRecord(job: JobRow & { content: string | null }) {
   return {
@@ -102,6 +110,7 @@ export function jobRecord(job: JobRow & { content: string | null }) {
     usage: job.usage === null ? null : (JSON.parse(job.usage) as Record<string, number>),
     collected_at: iso(job.collected_at),
     metadata: job.metadata === null ? null : (JSON.parse(job.metadata) as Record<string, unknown>),
+    ...whyWaiting(job),
   };
 }
 export type JobRecord = ReturnType<typeof jobRecord>;

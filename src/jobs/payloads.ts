@@ -3,7 +3,7 @@
  * contract (models and Agent Zero clients read the compact JSON), so each
  * object is assembled field by field in the listed order.
  */
-import { waitingAt } from "../flow/job-flow";
+import { flowWait } from "../flow/job-flow";
 import type { z } from "zod";
 import type * as schemas from "../api/jobs";
 import { durationSeconds, isTerminal, type JobRow, type JobState } from "./job";
@@ -38,10 +38,7 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
   };
   if (job.queue_position) s.queue_position = job.queue_position;
   if (job.waiting_for && job.state === "pending") s.waiting_for = job.waiting_for;
-  if (job.waiting_for === "flow" && job.state === "pending" && job.flow) {
-    const { rule, key } = waitingAt(job.flow);
-    s.flow = { rule, ...(key ? { key } : {}) };
-  }
+  if (job.waiting_for === "flow" && job.state === "pending" && job.flow) s.flow = flowWait(job.flow);
   if (job.context_id) s.context_id = job.context_id;
   if (o.includeResult) {
     if (job.result !== null) {

@@ -35,6 +35,7 @@ interface Batches {
   batchSummary(batch: Batch): string;
   formatMs(ms: number): string;
   filterJobs(jobs: Job[], filter: { state?: string; tool?: string }): Job[];
+  waitingText(job: Partial<Job> & { waiting_for?: string | null; flow?: { rule: string; key?: string } | null }): string | null;
 }
 
 // The worker bundles this file as text; Node runs it as the module the page loads.
@@ -127,5 +128,16 @@ describe("the job filters", () => {
 describe("durations", () => {
   it("read as a person reads them", () => {
     expect([b.formatMs(850), b.formatMs(1234), b.formatMs(125_000)]).toEqual(["850 ms", "1.2 s", "2 min 5 s"]);
+  });
+});
+
+describe("a pending job's card", () => {
+  it("says in words why it has not started, and nothing once it has", () => {
+    expect(b.waitingText({ state: "pending", waiting_for: "tier" })).toBe("waiting for its turn");
+    expect(b.waitingText({ state: "pending", waiting_for: "subagent_slot" })).toBe("waiting for a subagent slot");
+    expect(b.waitingText({ state: "pending", waiting_for: "flow", flow: { rule: "search-api" } })).toBe("waiting for flow slot: search-api");
+    expect(b.waitingText({ state: "pending", waiting_for: "flow", flow: { rule: "per-user", key: "u7" } })).toBe("waiting for flow slot: per-user (u7)");
+    expect(b.waitingText({ state: "pending", waiting_for: null })).toBeNull();
+    expect(b.waitingText({ state: "running", waiting_for: "tier" })).toBeNull();
   });
 });

@@ -26,7 +26,10 @@ describe("flow rules", () => {
       const seen = [...(await json(await api("/v1/chats/flow-a/parallel", { body: { action: "collect", job_ids: a.body.jobs.map((j: any) => j.job_id) } }))).jobs, ...(await json(await api("/v1/chats/flow-b/parallel", { body: { action: "collect", job_ids: [b.body.jobs[0].job_id] } }))).jobs];
       return seen.some((j: any) => j.waiting_for === "flow") ? seen : undefined;
     });
-    expect(waiting.find((j: any) => j.waiting_for === "flow")).toMatchObject({ state: "pending", flow: { rule: "one-at-a-time" } });
+    const held = waiting.find((j: any) => j.waiting_for === "flow");
+    expect(held).toMatchObject({ state: "pending", flow: { rule: "one-at-a-time" } });
+    const chat = a.body.jobs.some((j: any) => j.job_id === held.job_id) ? "flow-a" : "flow-b";
+    expect(await json(await api(`/v1/chats/${chat}/jobs/${held.job_id}`))).toMatchObject({ waiting_for: "flow", flow: { rule: "one-at-a-time" } });
     const done = await Promise.all([
       api("/v1/chats/flow-a/parallel", { body: { action: "await", job_ids: a.body.jobs.map((j: any) => j.job_id), timeout: 20 } }).then(json),
       api("/v1/chats/flow-b/parallel", { body: { action: "await", job_ids: [b.body.jobs[0].job_id], timeout: 20 } }).then(json),

@@ -101,6 +101,7 @@ describe("tool-calls", () => {
     const seen = await json(await api("/v1/chats/tc4w/parallel", { body: { action: "collect", job_ids: [hang, write] } }));
     expect(seen.jobs[0]).not.toHaveProperty("waiting_for");
     expect(seen.jobs[1]).toMatchObject({ state: "pending", waiting_for: "tier" });
+    expect(await json(await api(`/v1/chats/tc4w/jobs/${write}`))).toMatchObject({ waiting_for: "tier", flow: null });
     await api("/v1/chats/tc4w/parallel", { body: { action: "cancel", job_ids: [hang] } });
     await runDurableObjectAlarm(chatObject("tc4w"));
     const after = await json(await api("/v1/chats/tc4w/parallel", { body: { action: "await", job_ids: [write], timeout: 10 } }));

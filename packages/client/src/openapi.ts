@@ -2308,6 +2308,13 @@ export interface paths {
                             metadata: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description Why a pending job has not started yet; null once it has, or when nothing holds it. */
+                            waiting_for: ("tier" | "subagent_slot" | "flow") | null;
+                            /** @description While waiting for flow: the rule (and key) it waits at. */
+                            flow: {
+                                rule: string;
+                                key?: string;
+                            } | null;
                         };
                     };
                 };
@@ -2398,6 +2405,13 @@ export interface paths {
                                 collected_at: string | null;
                                 metadata: {
                                     [key: string]: unknown;
+                                } | null;
+                                /** @description Why a pending job has not started yet; null once it has, or when nothing holds it. */
+                                waiting_for: ("tier" | "subagent_slot" | "flow") | null;
+                                /** @description While waiting for flow: the rule (and key) it waits at. */
+                                flow: {
+                                    rule: string;
+                                    key?: string;
                                 } | null;
                             }[];
                             next_before: string | null;

@@ -8,6 +8,15 @@ const at = (iso) => (iso ? Date.parse(iso) : null);
 /** Not ended yet (a state this page does not know counts as ended). */
 export const isActive = (job) => JOB_STATES[job.state]?.active === true;
 
+/** Why a pending job has not started, in words (its record's `waiting_for` and `flow`), or null. */
+export function waitingText(job) {
+  if (job.state !== "pending" || !job.waiting_for) return null;
+  if (job.waiting_for === "tier") return "waiting for its turn";
+  if (job.waiting_for === "subagent_slot") return "waiting for a subagent slot";
+  if (job.waiting_for === "flow") return `waiting for flow slot: ${job.flow?.rule ?? "?"}${job.flow?.key ? ` (${job.flow.key})` : ""}`;
+  return `waiting for ${job.waiting_for}`;
+}
+
 /** From its claim to its end (or to `now` while it runs); a job never claimed took no time. */
 export function runMs(job, now) {
   const started = at(job.started_at);

@@ -2,7 +2,7 @@
 // cards and its webhook deliveries, built as DOM from API records (text nodes only). What a button
 // does comes in `actions` ({select, cancel, redeliver}), so this file holds no state of its own.
 
-import { batchSummary, formatMs, isActive, runMs, timelineBars } from "/batches.js";
+import { batchSummary, formatMs, isActive, runMs, timelineBars, waitingText } from "/batches.js";
 import { clock, duration, h, progressText, svg } from "/view.js";
 
 /** A batch: its header (states, wall time against the sum of its jobs), its timeline and `jobs`, the ones shown. */
@@ -63,6 +63,7 @@ export function jobCard(job, actions) {
       h("span", { class: "state", "data-state": job.state }, job.state),
       h("span", { class: "tool" }, job.tool_name),
       h("span", { class: "id" }, job.job_id),
+      waitingText(job) ? h("span", { class: "waiting muted" }, waitingText(job)) : null,
       h("span", { class: "grow" }),
       h("span", { class: "muted" }, duration(job)),
       active ? h("button", { type: "button", class: "cancel", onclick: () => actions.cancel(job.job_id) }, "Cancel") : null,
