@@ -16,6 +16,7 @@ import { wrongKeys } from "./lib/drills/auth.mjs";
 import { hostileBodies } from "./lib/drills/hostile-bodies.mjs";
 import { deployedBounds } from "./lib/drills/deployed-bounds.mjs";
 import { crowdOnOneChat } from "./lib/drills/crowd.mjs";
+import { flowAcrossRestart } from "./lib/drills/flow-restart.mjs";
 import { neighbours } from "./lib/drills/neighbours.mjs";
 
 const tools = await startToolServer();
@@ -36,6 +37,7 @@ try {
   await hostileBodies(ctx);
   await deployedBounds(ctx);
   await crowdOnOneChat(ctx);
+  await flowAcrossRestart(ctx);
 
   // Fair share is drilled on a fanout of its own with the default limits (1,000 requests per 10 s per key).
   const defaults = await startFanout();
