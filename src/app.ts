@@ -21,6 +21,7 @@ import { toolsRoutes } from "./routes/tools";
 import { spawnRoutes } from "./routes/spawn";
 import { eventRoutes } from "./routes/events";
 import { deliveryRoutes } from "./routes/deliveries";
+import { flowRoutes } from "./routes/flow";
 
 const browserCors = cors({
   origin: (origin, c) => {
@@ -48,7 +49,8 @@ const v1 = new Hono<AppEnv>()
   .route("/", spawnRoutes)
   .route("/", chatRoutes)
   .route("/", eventRoutes)
-  .route("/", deliveryRoutes);
+  .route("/", deliveryRoutes)
+  .route("/", flowRoutes);
 
 export const app = new Hono<AppEnv>()
   .route("/", publicRoutes)

@@ -9,6 +9,7 @@ export { ChatDO } from "../durable-objects/chat/ChatDO";
 export { TenantDO } from "../durable-objects/tenant/TenantDO";
 export { LaneDO } from "../durable-objects/lane/LaneDO";
 export { FlowDO } from "../durable-objects/flow/FlowDO";
+export { FlowIndexDO } from "../durable-objects/flow/FlowIndexDO";
 
 export default {
   fetch: app.fetch,

@@ -7,11 +7,13 @@
  * a rate that holds the next start back.
  */
 import { DurableObject } from "cloudflare:workers";
-import { chatName } from "../../src/objects/names";
+import { chatName, flowIndexName } from "../../src/objects/names";
 import { ask, emptySlots, figures, giveBack, offerNext, type Answer, type Ask, type SlotRule, type SlotState } from "../../src/flow/slots";
 
 interface Stored {
   tenant: string;
+  /** This object's key, for its reports to the rule's index. */
+  key: string;
   /** The rule as the latest call brought it: queued calls are judged against the current limits. */
   rule: SlotRule;
   slots: SlotState;
@@ -19,6 +21,9 @@ interface Stored {
 
 export class FlowDO extends DurableObject<Env> {
   #stored: Stored | undefined;
+  /** The figures the rule's index last heard, and whether a report is on its way. */
+  #reported = "";
+  #reporting = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -26,18 +31,18 @@ export class FlowDO extends DurableObject<Env> {
   }
 
   /** A call asks for a slot (again, after a wake-up: the same answer for a holder, its place for a waiter). */
-  ask(tenant: string, rule: SlotRule, a: Ask): Answer {
+  ask(tenant: string, key: string, rule: SlotRule, a: Ask): Answer {
     const now = Date.now();
-    const before = this.#read(tenant, rule);
+    const before = this.#read(tenant, key, rule);
     const { state, answer } = ask(rule, before.slots, a, now);
-    this.#settle({ tenant, rule, slots: state }, now);
+    this.#settle({ tenant, key, rule, slots: state }, now);
     return answer;
   }
 
   /** A call gives back what it had here: it ended, or it waits at another rule. */
-  giveBack(tenant: string, rule: SlotRule, jobId: string): void {
+  giveBack(tenant: string, key: string, rule: SlotRule, jobId: string): void {
     const now = Date.now();
-    this.#settle({ tenant, rule, slots: giveBack(this.#read(tenant, rule).slots, jobId, now) }, now);
+    this.#settle({ tenant, key, rule, slots: giveBack(this.#read(tenant, key, rule).slots, jobId, now) }, now);
   }
 
   /** What `GET /v1/flow` shows of this key. */
@@ -61,10 +66,38 @@ export class FlowDO extends DurableObject<Env> {
     const idle = state.holders.length === 0 && state.offers.length === 0 && state.waiters.length === 0;
     if (again !== undefined) this.ctx.waitUntil(this.ctx.storage.setAlarm(again));
     else if (idle) this.ctx.waitUntil(this.ctx.storage.deleteAlarm());
+    this.#report();
   }
 
-  #read(tenant: string, rule: SlotRule): Stored {
-    return this.#load() ?? { tenant, rule, slots: emptySlots() };
+  /**
+   * Tells the rule's index this key's figures when they changed, beside the call (one report on
+   * its way at a time; the latest figures follow it), so `GET /v1/flow` finds a keyed rule's busy keys.
+   */
+  #report(): void {
+    const stored = this.#stored;
+    // A rule without a key has this one object, which `GET /v1/flow` asks itself: no index to tell.
+    if (!stored?.rule.keyed || this.#reporting) return;
+    const now = figures(stored.rule, stored.slots, Date.now());
+    const text = JSON.stringify(now);
+    if (text === this.#reported) return;
+    this.#reporting = true;
+    const burst = stored.rule.rate ? (stored.rule.rate.burst ?? stored.rule.rate.limit) : 0;
+    const atRest = now.running === 0 && now.queued === 0 && (now.available === undefined || now.available >= burst);
+    const index = this.env.FLOW_INDEX.getByName(flowIndexName(stored.tenant, stored.rule.name));
+    this.ctx.waitUntil(
+      index
+        .report(stored.key, now, atRest)
+        .then(() => (this.#reported = text))
+        .catch(() => {})
+        .finally(() => {
+          this.#reporting = false;
+          if (JSON.stringify(figures(stored.rule, this.#stored!.slots, Date.now())) !== this.#reported) this.#report();
+        }),
+    );
+  }
+
+  #read(tenant: string, key: string, rule: SlotRule): Stored {
+    return this.#load() ?? { tenant, key, rule, slots: emptySlots() };
   }
 
   #load(): Stored | undefined {

@@ -10,6 +10,7 @@ import { parallelBody, toolCallsAnswer, toolCallsBody, toolsAnswer } from "./cal
 import { chatInfo, chatList } from "./chats";
 import { delivery, deliveryList, webhookTestAnswer, webhookTestEvent } from "./deliveries";
 import { errorBody } from "./errors";
+import { flowAnswer } from "./flow";
 import { cursorExpired, eventEnvelope, tenantStreamEvent, ticketAnswer, ticketRequest } from "./events";
 import { jobRecord, logRows, resultsPayload, snapshot, startedPayload } from "./jobs";
 import { configAnswer, configPatch, PATCH_MEDIA_TYPES } from "./config";
@@ -68,6 +69,7 @@ const OPERATIONS: Operation[] = [
     headers: ["Fanout-Metadata"],
   },
   { method: "get", path: "/v1/tools", summary: "Function definitions and prompts for an agent", response: toolsAnswer, query: ["agent"] },
+  { method: "get", path: "/v1/flow", summary: "Each flow rule's running and queued calls, its rate's headroom and its busiest keys", response: flowAnswer },
   {
     method: "get",
     path: "/v1/chats/{chat_id}/events",

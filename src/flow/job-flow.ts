@@ -16,6 +16,7 @@ export interface JobFlow {
 
 const slotRule = (r: FlowRule): SlotRule => ({
   name: r.name,
+  ...(r.key ? { keyed: true } : {}),
   ...(r.concurrency !== undefined ? { concurrency: r.concurrency } : {}),
   ...(r.rate ? { rate: r.rate } : {}),
   on_limit: r.on_limit,

@@ -13,6 +13,8 @@ import { startsAvailable, takeStart, type RateRule, type RateState } from "./rat
 
 export interface SlotRule {
   name: string;
+  /** Keyed (`key` in the config): its keys report to the rule's index, which `GET /v1/flow` reads. */
+  keyed?: boolean;
   concurrency?: number;
   rate?: RateRule;
   on_limit: "queue" | "reject";

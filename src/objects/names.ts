@@ -13,3 +13,5 @@ export const CHAT_ID_PATTERN = /^[A-Za-z0-9._:@!-]{1,128}$/;
 export const isValidChatId = (id: string) => CHAT_ID_PATTERN.test(id) && !/^\.+$/.test(id);
 /** One flow rule and key of a tenant (docs/architecture.md#flow-objects): the key comes last, so it may hold any character. */
 export const flowName = (tenant: string, rule: string, key: string) => `flow/${tenant}/${rule}/${key}`;
+/** The busy keys of one flow rule of a tenant (what `GET /v1/flow` reads). */
+export const flowIndexName = (tenant: string, rule: string) => `flowkeys/${tenant}/${rule}`;

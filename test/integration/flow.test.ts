@@ -112,4 +112,38 @@ describe("flow rules", () => {
     expect(await modelLimit("m-flow-free", [])).toBe(3);
     expect(await modelLimit("m-flow-one", [{ name: "model", tools: ["llm"], concurrency: 1 }])).toBe(1);
   });
+
+  it("are shown by GET /v1/flow: each rule's running and queued calls, its rate's headroom, its busiest keys", async () => {
+    await configure(
+      flowConfig([
+        { name: "per-user", tools: ["hang"], concurrency: 1, key: "metadata.user_id" },
+        { name: "paced", tools: ["echo"], rate: { limit: 10, period_seconds: 60, burst: 4 } },
+      ]),
+    );
+    expect(await json(await api("/v1/flow"))).toEqual({
+      rules: [
+        { name: "per-user", running: 0, queued: 0, keys: [] },
+        { name: "paced", running: 0, queued: 0, rate: { limit: 10, period_seconds: 60, available: 4 }, keys: [] },
+      ],
+    });
+    const meta = (user: string) => `?metadata=${encodeURIComponent(JSON.stringify({ user_id: user }))}`;
+    const u1 = await parallel("flow-list-1", { tool_calls: [{ tool_name: "hang", tool_args: {} }, { tool_name: "hang", tool_args: {} }], wait: false }, { query: meta("u1") });
+    const u2 = await parallel("flow-list-2", { tool_calls: [{ tool_name: "hang", tool_args: {} }], wait: false }, { query: meta("u2") });
+    await parallel("flow-list-3", { tool_calls: [{ tool_name: "echo", tool_args: {} }] });
+    const busy = await eventually(async () => {
+      const now = await json(await api("/v1/flow"));
+      return now.rules[0].running === 2 && now.rules[0].queued === 1 && now.rules[1].rate.available === 3 ? now : undefined;
+    });
+    expect(busy.rules[0].keys).toEqual([
+      { key: "u1", running: 1, queued: 1 },
+      { key: "u2", running: 1, queued: 0 },
+    ]);
+    await api("/v1/chats/flow-list-1/parallel", { body: { action: "cancel", job_ids: u1.body.jobs.map((j: any) => j.job_id) } });
+    await api("/v1/chats/flow-list-2/parallel", { body: { action: "cancel", job_ids: u2.body.jobs.map((j: any) => j.job_id) } });
+    const idle = await eventually(async () => {
+      const now = await json(await api("/v1/flow"));
+      return now.rules[0].running === 0 && now.rules[0].queued === 0 ? now : undefined;
+    });
+    expect(idle.rules[0].keys).toEqual([]);
+  });
 });

@@ -16,13 +16,13 @@ export function askForRoom(store: ChatStore, flow: JobFlow, holderId: string, de
   const { tenant, chat_id } = store.address();
   return acquireAll(
     flow.holds,
-    (hold) => object(store, hold).ask(tenant, flow.rules[hold.rule]!, { job_id: holderId, chat: chat_id, deadline_at: deadlineAt }),
-    (hold) => object(store, hold).giveBack(tenant, flow.rules[hold.rule]!, holderId),
+    (hold) => object(store, hold).ask(tenant, hold.key, flow.rules[hold.rule]!, { job_id: holderId, chat: chat_id, deadline_at: deadlineAt }),
+    (hold) => object(store, hold).giveBack(tenant, hold.key, flow.rules[hold.rule]!, holderId),
   );
 }
 
 /** Gives back what `holderId` had under every rule of `flow` (a slot, an offer or a place in line); never throws. */
 export async function giveBackRoom(store: ChatStore, flow: JobFlow, holderId: string): Promise<void> {
   const { tenant } = store.address();
-  await Promise.all(flow.holds.map((hold) => object(store, hold).giveBack(tenant, flow.rules[hold.rule]!, holderId).catch(() => {})));
+  await Promise.all(flow.holds.map((hold) => object(store, hold).giveBack(tenant, hold.key, flow.rules[hold.rule]!, holderId).catch(() => {})));
 }

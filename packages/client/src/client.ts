@@ -32,7 +32,7 @@ import type {
   TenantConfig,
   ToolCallsAnswer,
   ToolCallsBody,
-  ToolsAnswer,
+  FlowAnswer, ToolsAnswer,
   WebhookTestAnswer,
 } from "./types.js";
 
@@ -181,6 +181,11 @@ export class Fanout {
   /** The function definitions and prompts to give a model acting as `agent`. */
   tools(agent?: string, options: { signal?: AbortSignal } = {}): Promise<ToolsAnswer> {
     return this.#send(options.signal, () => this.#api.GET("/v1/tools", { params: { query: agent ? { agent } : {} }, signal: options.signal }));
+  }
+
+  /** What each flow rule holds back now: running and queued calls, the rate's headroom, the busiest keys. */
+  flow(options: { signal?: AbortSignal } = {}): Promise<FlowAnswer> {
+    return this.#send(options.signal, () => this.#api.GET("/v1/flow", { signal: options.signal }));
   }
 
   // The config calls cast their answer: openapi-fetch's answer types widen `permission.task`'s

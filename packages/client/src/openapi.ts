@@ -1561,6 +1561,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/flow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Each flow rule's running and queued calls, its rate's headroom and its busiest keys */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            rules: {
+                                name: string;
+                                running: number;
+                                queued: number;
+                                rate?: {
+                                    limit: number;
+                                    period_seconds: number;
+                                    /** @description Starts the rule allows at once now (under a key, the least among its busy keys). */
+                                    available: number;
+                                };
+                                /** @description The 20 busiest keys; a key with nothing running or queued is not listed. */
+                                keys: {
+                                    key: string;
+                                    running: number;
+                                    queued: number;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chats/{chat_id}/events": {
         parameters: {
             query?: never;

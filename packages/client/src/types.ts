@@ -27,6 +27,8 @@ export type SpawnArgs = Body<"/v1/chats/{chat_id}/spawn", "post">;
 export type ToolCallsBody = { tool_calls: ToolCallList; timeout?: number | string } | Exclude<ToolCallList, null | undefined>;
 export type ToolCallsAnswer = Ok<"/v1/chats/{chat_id}/tool-calls", "post">;
 export type ToolsAnswer = Ok<"/v1/tools", "get">;
+/** `GET /v1/flow`: each flow rule's running and queued calls, its rate's headroom, its busiest keys. */
+export type FlowAnswer = Ok<"/v1/flow", "get">;
 export type ChatInfo = Ok<"/v1/chats/{chat_id}", "get">;
 /** A page of the tenant's top-level chats. */
 export type ChatList = Ok<"/v1/chats", "get">;

@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeEach, describe, expect, it } from "vitest";
 import { run, USAGE } from "../src/cli/main.js";
-import { chat, configure, jsonFile, key, runCli, url, wait } from "./helpers.js";
+import { chat, client, configure, jsonFile, key, runCli, url, wait } from "./helpers.js";
 
 beforeEach(() => configure({ limits: { max_wait_seconds: 1 } }));
 
@@ -100,6 +100,25 @@ describe("fanout tools", () => {
     expect(answer.tools[0]).toMatchObject({ type: "function", function: { name: expect.any(String) } });
     expect(Object.keys(answer.prompts)).toEqual(["parallel", "spawn_task", "call_subordinate", "orchestration"]);
     expect(await fanout(["tools", "--agent", "nobody"])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^fanout: unknown_profile: /) });
+  });
+});
+
+describe("fanout flow", () => {
+  it("shows what each flow rule holds back, a line per rule and its busy keys; --json for scripts", async () => {
+    expect((await fanout(["flow"])).stdout.trim()).toBe("no flow rules (set `flow` in the config: docs/api.md#flow-control)");
+    await configure({ limits: { max_wait_seconds: 1 }, flow: [{ name: "waits", tools: ["wait"], concurrency: 1 }, { name: "paced", tools: ["other"], rate: { limit: 6, period_seconds: 60 } }] });
+    const id = chat("flow");
+    await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(3), wait(3)]), "--no-wait"]);
+    let shown = "";
+    for (let i = 0; i < 40 && !shown.includes("queued 1"); i++) shown = (await fanout(["flow"])).stdout;
+    expect(shown.trim().split("\n")).toEqual([
+      "waits  running 1  queued 1",
+      '  ""  running 1  queued 1',
+      "paced  running 0  queued 0  rate 6 of 6 per 60 s available",
+    ]);
+    const answer = JSON.parse((await fanout(["flow", "--json"])).stdout);
+    expect(answer.rules[0]).toEqual({ name: "waits", running: 1, queued: 1, keys: [{ key: "", running: 1, queued: 1 }] });
+    expect((await client().flow()).rules.map((r) => r.name)).toEqual(["waits", "paced"]);
   });
 });
 

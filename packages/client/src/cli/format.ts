@@ -3,7 +3,7 @@
  * `fanout watch`. Pure functions of the data and the clock, so they are tested
  * without a terminal.
  */
-import type { FanoutEvent, JobSnapshot, ToolsAnswer } from "../types.js";
+import type { FlowAnswer, FanoutEvent, JobSnapshot, ToolsAnswer } from "../types.js";
 
 const WIDTH = 60;
 
@@ -34,6 +34,17 @@ export function toolTable(answer: ToolsAnswer): string {
   const prompts = Object.keys(answer.prompts);
   if (prompts.length) lines.push("", `prompts: ${prompts.join(", ")} (--json prints them)`);
   return lines.join("\n");
+}
+
+/** `fanout flow`: a line per rule (running, queued, rate headroom), its busiest keys under it. */
+export function flowTable(answer: FlowAnswer): string {
+  if (answer.rules.length === 0) return "no flow rules (set `flow` in the config: docs/api.md#flow-control)";
+  return answer.rules
+    .flatMap((r) => [
+      `${r.name}  running ${r.running}  queued ${r.queued}${r.rate ? `  rate ${r.rate.available} of ${r.rate.limit} per ${r.rate.period_seconds} s available` : ""}`,
+      ...r.keys.map((k) => `  ${k.key === "" ? '""' : cell(k.key, 40)}  running ${k.running}  queued ${k.queued}`),
+    ])
+    .join("\n");
 }
 
 /** A running job as `fanout watch` shows it. */

@@ -14,7 +14,7 @@ import { serviceFrom } from "./connection.js";
 import { DELIVERY_COMMANDS, DELIVERY_OPTIONS, DELIVERY_USAGE } from "./deliveries.js";
 import { CONFIG_USAGE, configCommand } from "./config.js";
 import type { CliIo } from "./io.js";
-import { jobTable, toolTable } from "./format.js";
+import { flowTable, jobTable, toolTable } from "./format.js";
 import { watch } from "./watch.js";
 
 export const USAGE = `Usage: fanout <command> [options]
@@ -27,6 +27,7 @@ Commands:
   cancel   --chat <id> <job_id>...        cancel jobs
   watch    [--chat <id>]                  live events, with running jobs and their times
   tools    [--agent <name>]               the tools and prompts to give a model
+  flow                                    what each flow rule holds back: running, queued, busiest keys
 ${DELIVERY_USAGE}
 ${CONFIG_USAGE}
 
@@ -119,6 +120,11 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
     case "tools": {
       const answer = await fanout.tools(o.agent);
       print(answer, () => toolTable(answer));
+      return 0;
+    }
+    case "flow": {
+      const answer = await fanout.flow();
+      print(answer, () => flowTable(answer));
       return 0;
     }
     default:

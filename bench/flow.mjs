@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:flow`: flow control at scale and its cost (docs/benchmarks.md#flow-control), against
+ * a fanout it starts under `wrangler dev`:
+ * - 1,000 chats each start one 200 ms call under one rule of concurrency 10: the jobs per second
+ *   reached against the ideal 50, the p99 gap from a freed slot to the next start, and the longest any
+ *   chat waited against the fair share (the time the whole line takes, 1,000 / 50 s).
+ * - A batch of 4 instant calls under a rule that never binds, against the same batch under none: the
+ *   p50 of `/parallel` with `wait: true`, and their ratio, measured in the same run.
+ */
+import { BENCH_KEY, startFanout, UNLIMITED } from "./lib/services.mjs";
+import { percentile, round } from "./lib/stats.mjs";
+import { startToolServer } from "./lib/tool-server.mjs";
+
+const headers = { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" };
+const CHATS = Number(process.env.FLOW_CHATS ?? 1000);
+
+const tools = await startToolServer();
+const fanout = await startFanout({}, { requestsPer10s: UNLIMITED });
+const post = async (path, body, method = "POST") => {
+  const res = await fetch(`${fanout.url}${path}`, { method, headers, body: JSON.stringify(body) });
+  return { status: res.status, json: await res.json().catch(() => null) };
+};
+const tool = (name, path) => ({ name, description: name, url: `${tools.url}${path}`, read_only: true, parameters: { type: "object" } });
+const pool = async (n, width, fn) => {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < n) await fn(next++);
+  }));
+};
+
+try {
+  // ---- 1,000 chats in line for one rule of concurrency 10 ------------------------------------
+  await post("/v1/config", { tools: [tool("slow", "/slow"), tool("noop", "/noop"), tool("free", "/noop")], flow: [{ name: "ten", tools: ["slow"], concurrency: 10 }], limits: { max_wait_seconds: 95 } }, "PUT");
+  const accepted = new Map();
+  const jobs = [];
+  const t0 = performance.timeOrigin + performance.now();
+  await pool(CHATS, 16, async (i) => {
+    const at = performance.timeOrigin + performance.now();
+    const res = await post(`/v1/chats/line-${i}/parallel`, { tool_calls: [{ tool_name: "slow", tool_args: { ms: 200 } }], wait: false, job_timeout: 600 });
+    if (res.status !== 200) throw new Error(`line-${i}: ${res.status} ${JSON.stringify(res.json)}`);
+    const id = res.json.jobs[0].job_id;
+    accepted.set(id, at);
+    jobs.push({ chat: `line-${i}`, id });
+  });
+  await pool(jobs.length, 8, async (k) => {
+    const { chat, id } = jobs[k];
+    for (;;) {
+      const res = await post(`/v1/chats/${chat}/parallel`, { action: "await", job_ids: [id], timeout: 60 });
+      if (res.json?.jobs?.[0]?.state === "success") return;
+      if (res.json?.jobs?.[0] && res.json.jobs[0].state !== "running" && res.json.jobs[0].state !== "pending") throw new Error(`${id}: ${res.json.jobs[0].state} ${res.json.jobs[0].error}`);
+    }
+  });
+  const calls = jobs.map((j) => ({ ...tools.call(j.id), accepted: accepted.get(j.id) }));
+  const firstStart = Math.min(...calls.map((c) => c.arrived));
+  const lastEnd = Math.max(...calls.map((c) => c.finished));
+  const perSecond = calls.length / ((lastEnd - firstStart) / 1000);
+  // The k-th start after the first ten takes the slot the k-th end freed.
+  const starts = calls.map((c) => c.arrived).sort((a, b) => a - b);
+  const ends = calls.map((c) => c.finished).sort((a, b) => a - b);
+  const gaps = starts.slice(10).map((s, k) => Math.max(0, s - ends[k]));
+  const waits = calls.map((c) => c.arrived - c.accepted);
+  const fairShare = (CHATS / 50) * 1000;
+  console.log(`line: ${calls.length} chats, ${round(perSecond)} jobs/s (ideal 50), slot-to-start gap p50 ${round(percentile(gaps, 50))} ms p99 ${round(percentile(gaps, 99))} ms, longest wait ${round(Math.max(...waits) / 1000)} s (fair share ${round(fairShare / 1000)} s), peak in flight ${tools.peak()}, sent in ${round((lastEnd - t0) / 1000)} s`);
+
+  // ---- the overhead a rule adds to a batch ----------------------------------------------------
+  await post("/v1/config", { tools: [tool("slow", "/slow"), tool("noop", "/noop"), tool("free", "/noop")], flow: [{ name: "roomy", tools: ["noop"], concurrency: 10_000 }], limits: { max_wait_seconds: 95 } }, "PUT");
+  const time = async (name, runs) => {
+    const ms = [];
+    for (let i = 0; i < runs; i++) {
+      const at = performance.now();
+      const res = await post(`/v1/chats/over-${name}-${i % 20}/parallel`, { tool_calls: Array.from({ length: 4 }, () => ({ tool_name: name, tool_args: {} })) });
+      if (res.json?.status !== "success") throw new Error(`${name}: ${JSON.stringify(res.json)}`);
+      ms.push(performance.now() - at);
+    }
+    return ms;
+  };
+  await time("noop", 10);
+  await time("free", 10);
+  const limited = [];
+  const free = [];
+  for (let round_ = 0; round_ < 5; round_++) {
+    limited.push(...(await time("noop", 20)));
+    free.push(...(await time("free", 20)));
+  }
+  const [l, f] = [percentile(limited, 50), percentile(free, 50)];
+  console.log(`overhead: a batch of 4 under a rule p50 ${round(l)} ms, under none ${round(f)} ms, ratio ${round(l / f, 2)} (p90 ${round(percentile(limited, 90))} / ${round(percentile(free, 90))} ms)`);
+} finally {
+  await fanout.stop();
+  await tools.close();
+}
+process.exit(0);
