@@ -35,7 +35,8 @@ export class FlowDO extends DurableObject<Env> {
     const now = Date.now();
     const before = this.#read(tenant, key, rule);
     const { state, answer } = ask(rule, before.slots, a, now);
-    this.#settle({ tenant, key, rule, slots: state }, now);
+    // A waiter asking again (woken, or its chat's periodic look) with still no room changes nothing: nothing to write.
+    if (state !== before.slots || JSON.stringify(rule) !== JSON.stringify(before.rule)) this.#settle({ tenant, key, rule, slots: state }, now);
     return answer;
   }
 

@@ -59,9 +59,10 @@ export type Answer =
   | { outcome: "queued"; position: number }
   | { outcome: "refused"; message: string };
 
-/** Leases and places in line past their time are gone. */
+/** Leases and places in line past their time are gone; the same state when none is (so an unchanged one is not written again). */
 function expire(state: SlotState, now: number): SlotState {
   const live = (l: { until: number }) => l.until > now;
+  if (state.holders.every(live) && state.offers.every(live) && state.waiters.every(live)) return state;
   return { ...state, holders: state.holders.filter(live), offers: state.offers.filter(live), waiters: state.waiters.filter(live) };
 }
 
@@ -82,6 +83,7 @@ function refusal(rule: SlotRule, s: SlotState, now: number): string {
  * A call asks for a slot: granted (it holds one until its deadline), queued (it waits, first come
  * first served per key, fair across chats), or refused (`reject`, or the queue is full). Asking
  * again is safe: a holder is granted again, a waiter keeps its place, a woken waiter takes its offer.
+ * An ask that changes nothing answers with the very state it was given.
  */
 export function ask(rule: SlotRule, before: SlotState, a: Ask, now: number): { state: SlotState; answer: Answer } {
   let state = expire(before, now);

@@ -110,6 +110,15 @@ describe("one rule and key's slots", () => {
     expect(askFor(rule, offered.state, "j3", T0 + 11).answer).toEqual({ outcome: "granted" });
   });
 
+  it("answers a waiter that asks again with no room with the very state it was given, so nothing is written", () => {
+    const rule = queueRule(1);
+    const held = askFor(rule, emptySlots(), "j1").state;
+    const queued = askFor(rule, held, "j2").state;
+    const again = askFor(rule, queued, "j2", T0 + 5);
+    expect(again.answer).toEqual({ outcome: "queued", position: 1 });
+    expect(again.state).toBe(queued);
+  });
+
   it("refuses with the contract's texts under `reject` and past `max_queued`", () => {
     const reject = queueRule(1, { on_limit: "reject" });
     const held = askFor(reject, emptySlots(), "j1").state;
