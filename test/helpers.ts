@@ -74,7 +74,7 @@ export async function configure(config: unknown = toolConfig(), key: string = TE
   return json(res);
 }
 
-export async function toolCalls(jobId: string): Promise<{ headers: Record<string, string>; body: string }[]> {
+export async function toolCalls(jobId: string): Promise<{ headers: Record<string, string>; body: string; at: number }[]> {
   return (await fetch(`${toolServer()}/__calls?job_id=${encodeURIComponent(jobId)}`)).json();
 }
 

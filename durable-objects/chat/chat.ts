@@ -74,7 +74,9 @@ export class Chat implements MachineHooks {
     }
     afterJobEnded(this.store, job, active, now);
     // Its flow slots (or its place in a flow line) go back; one lost with the chat frees itself at this job's deadline.
-    if (job.flow) this.store.ctx.waitUntil(giveBackFlow(this.store, job));
+    // Only a job that got as far as the flow gate has anything there: gates run in order, so one that
+    // ended at its tier's turn or in the subagent queue never asked.
+    if (job.flow && (job.waiting_for === "flow" || job.waiting_for === null)) this.store.ctx.waitUntil(giveBackFlow(this.store, job));
     this.child.progress(now);
     this.child.wake(job.job_id, now);
     // The job that just ended, and the events it announced, expire from now on: the purge timer only

@@ -43,7 +43,9 @@ export class FlowDO extends DurableObject<Env> {
   /** A call gives back what it had here: it ended, or it waits at another rule. */
   giveBack(tenant: string, key: string, rule: SlotRule, jobId: string): void {
     const now = Date.now();
-    this.#settle({ tenant, key, rule, slots: giveBack(this.#read(tenant, key, rule).slots, jobId, now) }, now);
+    // The rule as the latest ask brought it stays: a call admitted under older limits does not bring them back.
+    const stored = this.#read(tenant, key, rule);
+    this.#settle({ ...stored, slots: giveBack(stored.slots, jobId, now) }, now);
   }
 
   /** What `GET /v1/flow` shows of this key. */
@@ -88,12 +90,14 @@ export class FlowDO extends DurableObject<Env> {
     this.ctx.waitUntil(
       index
         .report(stored.key, now, atRest)
-        .then(() => (this.#reported = text))
-        .catch(() => {})
-        .finally(() => {
+        .then(() => {
+          this.#reported = text;
           this.#reporting = false;
+          // What changed meanwhile follows it.
           if (JSON.stringify(figures(stored.rule, this.#stored!.slots, Date.now())) !== this.#reported) this.#report();
-        }),
+        })
+        // A failed report is not retried at once (the index may be down): the next change reports again.
+        .catch(() => (this.#reporting = false)),
     );
   }
 

@@ -33,7 +33,8 @@ export const flowRuleSchema = z
       .optional()
       .describe('Each distinct value of this field has its own limits; a missing one is the key "".'),
     on_limit: z.enum(["queue", "reject"]).default("queue"),
-    max_queued: count(0, 100_000).default(1000).describe("Calls waiting per key; past it a call is refused."),
+    // At most 10,000: a key's line is kept in one row, which must stay well under 2 MB.
+    max_queued: count(0, 10_000).default(1000).describe("Calls waiting per key (at most 10,000); past it a call is refused."),
   })
   .refine((r) => r.concurrency !== undefined || r.rate !== undefined, { message: "a flow rule needs `concurrency`, `rate` or both" });
 

@@ -59,11 +59,23 @@ export type Answer =
   | { outcome: "queued"; position: number }
   | { outcome: "refused"; message: string };
 
-/** Leases and places in line past their time are gone; the same state when none is (so an unchanged one is not written again). */
+/**
+ * Leases and places in line past their time are gone, and so is a woken waiter that let its offer
+ * lapse (it asks again to get back in line, at the end): it must not be offered the slot again and
+ * again while the next one waits. The same state when nothing went (so it is not written again).
+ */
 function expire(state: SlotState, now: number): SlotState {
   const live = (l: { until: number }) => l.until > now;
   if (state.holders.every(live) && state.offers.every(live) && state.waiters.every(live)) return state;
-  return { ...state, holders: state.holders.filter(live), offers: state.offers.filter(live), waiters: state.waiters.filter(live) };
+  const lapsed = new Set(state.offers.filter((o) => !live(o)).map((o) => o.job_id));
+  const waiters = state.waiters.filter((w) => live(w) && !lapsed.has(w.job_id));
+  return { ...state, holders: state.holders.filter(live), offers: state.offers.filter(live), waiters, last_start: startsOfChatsInLine(state.last_start, waiters) };
+}
+
+/** Only chats with a call in line need their last start remembered (the fair pick reads no other). */
+function startsOfChatsInLine(lastStart: Record<string, number>, waiters: readonly InLine[]): Record<string, number> {
+  const inLine = new Set(waiters.map((w) => w.chat));
+  return Object.fromEntries(Object.entries(lastStart).filter(([chat]) => inLine.has(chat)));
 }
 
 const used = (s: SlotState) => s.holders.length + s.offers.length;
@@ -94,13 +106,14 @@ export function ask(rule: SlotRule, before: SlotState, a: Ask, now: number): { s
   const ahead = state.waiters.filter((w) => w.job_id !== a.job_id).length + state.offers.length;
   const rate = rule.rate ? takeStart(rule.rate, state.rate, now) : undefined;
   if ((offered || (!concurrencyFull(rule, state) && ahead === 0)) && rate?.ok !== false) {
+    const waiters = state.waiters.filter((w) => w.job_id !== a.job_id);
     state = {
       ...state,
       holders: [...state.holders, { job_id: a.job_id, chat: a.chat, until: a.deadline_at }],
       offers: state.offers.filter((o) => o.job_id !== a.job_id),
-      waiters: state.waiters.filter((w) => w.job_id !== a.job_id),
+      waiters,
       rate: rate?.ok ? rate.state : state.rate,
-      last_start: { ...state.last_start, [a.chat]: now },
+      last_start: startsOfChatsInLine({ ...state.last_start, [a.chat]: now }, waiters),
     };
     return { state, answer: { outcome: "granted" } };
   }
@@ -108,9 +121,8 @@ export function ask(rule: SlotRule, before: SlotState, a: Ask, now: number): { s
   // An offered waiter the rate has no start for yet keeps its place at the head; its offer goes.
   if (offered) state = { ...state, offers: state.offers.filter((o) => o.job_id !== a.job_id) };
   if (!waiting) {
-    if (state.waiters.length >= rule.max_queued) {
-      return { state, answer: { outcome: "refused", message: `Flow rule '${rule.name}' has ${state.waiters.length} calls queued (max_queued ${rule.max_queued}); try again later.` } };
-    }
+    // A full line refuses like `reject` (SPEC §9), with the same text.
+    if (state.waiters.length >= rule.max_queued) return { state, answer: { outcome: "refused", message: refusal(rule, state, now) } };
     const inLine = { job_id: a.job_id, chat: a.chat, seq: state.next_seq, arrived_at: now, until: a.deadline_at };
     state = { ...state, waiters: [...state.waiters, inLine], next_seq: state.next_seq + 1 };
   }

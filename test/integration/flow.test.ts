@@ -5,7 +5,7 @@
  */
 import { reset, runDurableObjectAlarm } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentConfig, api, chatObject, configure, eventually, json, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
+import { agentConfig, api, chatObject, configure, eventually, json, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
 
 afterEach(() => reset());
 
@@ -145,5 +145,23 @@ describe("flow rules", () => {
       return now.rules[0].running === 0 && now.rules[0].queued === 0 ? now : undefined;
     });
     expect(idle.rules[0].keys).toEqual([]);
+  });
+
+  it("pace starts under a rate: one every 100 ms at 10 a second with no burst", async () => {
+    await configure(flowConfig([{ name: "paced", tools: ["tracked"], rate: { limit: 10, period_seconds: 1, burst: 1 } }]));
+    const res = await parallel("flow-rate", { tool_calls: [call("g8", 1, 10), call("g8", 2, 10), call("g8", 3, 10)], timeout: 20 });
+    expect(res.body.jobs.map((j: any) => j.state)).toEqual(["success", "success", "success"]);
+    const arrivals = (await Promise.all(res.body.jobs.map(async (j: any) => (await toolCalls(j.job_id))[0]!.at))).sort((a, b) => a - b);
+    // The rate's own spacing, less a little for the clocks of two processes.
+    expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(90);
+    expect(arrivals[2]! - arrivals[1]!).toBeGreaterThanOrEqual(90);
+  });
+
+  it("refuse a call past `max_queued`, with the reason, while the ones before it run or wait", async () => {
+    await configure(flowConfig([{ name: "tight", tools: ["tracked"], concurrency: 1, max_queued: 1 }]));
+    const res = await parallel("flow-full", { tool_calls: [call("g9", 1, 300), call("g9", 2, 300), call("g9", 3, 300)], timeout: 20 });
+    expect(res.body.jobs.map((j: any) => j.state)).toEqual(["success", "success", "error"]);
+    // Refused like `reject`, with its text.
+    expect(res.body.jobs[2].error).toBe("Flow rule 'tight' is at its limit (1 running, limit 1); try again later.");
   });
 });

@@ -26,3 +26,15 @@ describe("where a batch's jobs start", () => {
     expect(rows([sub, call(1, false)], true, new Set(["sub-1"]))).toEqual([[0, "subagent_slot"], [1, "tier"]]);
   });
 });
+
+describe("which jobs a flow rule counts", () => {
+  const rules = [{ name: "subs", tools: ["spawn_task"], concurrency: 1, on_limit: "queue" as const, max_queued: 1000 }];
+  const sub = (index: number): JobSpec => ({ ...call(index, false), tool_name: "spawn_task", kind: "subordinate" }) as JobSpec;
+  const flowOf = (nested: boolean) =>
+    newJobRows([sub(0)], 1_000, { chat_id: "c", tiered: false, plans: new Map(), metadata: null, flow: rules, nested }).jobs.map((j) => [j.waiting_for, j.flow !== null]);
+
+  it("counts a top-level chat's subordinates, not a subagent's own (they would wait for the slot their ancestor holds)", () => {
+    expect(flowOf(false)).toEqual([["flow", true]]);
+    expect(flowOf(true)).toEqual([[null, false]]);
+  });
+});

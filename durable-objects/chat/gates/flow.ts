@@ -15,6 +15,8 @@ import { letGo, type Gate } from "./gate";
 const FLOW_SAFETY_MS = 30_000;
 /** Calls asked in one run: each asks one object per rule, one after another. */
 const ASKED_PER_RUN = 32;
+/** With more calls to ask than one run takes, the next run comes this much later (not at once: no spin). */
+const NEXT_RUN_MS = 1_000;
 
 const flowOf = (job: Pick<JobRow, "flow">) => JSON.parse(job.flow!) as JobFlow;
 
@@ -26,15 +28,18 @@ export const flowGate: Gate = {
   // Flow objects wake the chat themselves when a slot frees: nothing here opens on a job's end.
   afterEnd: () => [],
   async open({ store, machine, dispatcher }, _scope, now) {
+    // Calls not in any line yet first: those already waiting are woken by their flow objects.
     const waiting = store.jobs.waitingAt("flow");
+    const order = [...waiting.filter((j) => flowOf(j).at === undefined), ...waiting.filter((j) => flowOf(j).at !== undefined)];
     const start: string[] = [];
-    for (const job of waiting.slice(0, ASKED_PER_RUN)) {
+    for (const job of order.slice(0, ASKED_PER_RUN)) {
       const flow = flowOf(job);
       const outcome = await askForRoom(store, flow, job.job_id, job.deadline_at);
       const current = store.jobs.get(job.job_id);
-      if (current?.state !== "pending" || current.waiting_for !== "flow") {
-        // It ended (a cancel, its deadline) while its slots were asked for: they go back.
-        if (outcome.outcome === "granted") store.ctx.waitUntil(giveBackFlow(store, job));
+      if (current?.state !== "pending" || current.waiting_for !== "flow" || current.deadline_at <= Date.now()) {
+        // It ended (a cancel, its deadline) while its slots were asked for, or its deadline came:
+        // whatever it got, a slot or a place in line, goes back (the deadline timer ends it).
+        store.ctx.waitUntil(giveBackFlow(store, job));
         continue;
       }
       store.transaction(() => {
@@ -43,7 +48,7 @@ export const flowGate: Gate = {
         else if (outcome.outcome === "refused") machine.finish(current, { state: "error", error: outcome.message }, now);
       });
     }
-    if (waiting.length > ASKED_PER_RUN) store.timers.set("gate", "flow", now);
+    if (waiting.length > ASKED_PER_RUN) store.timers.set("gate", "flow", now + NEXT_RUN_MS);
     else if (store.jobs.waitingAt("flow").length) store.timers.set("gate", "flow:safety", now + FLOW_SAFETY_MS);
     await dispatcher.start(start);
   },

@@ -54,6 +54,11 @@ export interface RowOptions {
   metadata: string | null;
   /** The tenant's flow rules: a call under any of them waits for room before it starts. */
   flow?: readonly FlowRule[];
+  /**
+   * Admitted inside a subagent: its own subordinates are not counted under flow rules, since their
+   * ancestor holds its slot while it waits for them, and counting them could leave both waiting.
+   */
+  nested?: boolean;
 }
 
 export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): AdmittedBatch {
@@ -69,7 +74,8 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
       const plan = o.plans.get(spec.index);
       const job_id = spec.job_id ?? newJobId(spec.tool_name);
       const queued = o.queued?.has(job_id) ?? false;
-      const flow = planFlow(o.flow ?? [], { name: spec.tool_name, args: JSON.parse(spec.tool_args) as Record<string, unknown>, metadata });
+      const counted = !(o.nested && spec.kind === "subordinate");
+      const flow = counted ? planFlow(o.flow ?? [], { name: spec.tool_name, args: JSON.parse(spec.tool_args) as Record<string, unknown>, metadata }) : null;
       return {
         job_id,
         log_id: `log-${nanoid(12)}`,

@@ -184,6 +184,10 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   const room = await host.modelRoom(turn, config);
   if (room.outcome === "waiting") return "room";
   if (room.outcome === "refused") return finishWith(host, turn, { state: "error", error: room.message, attempt: 1, usage: turn.usage });
+  if (!host.running(turnId)) {
+    await room.release(); // stopped while it waited for room: no model request leaves
+    return "finished";
+  }
   let reply;
   try {
     reply = await complete(llm, { model: prof.model, messages, tools: toolDefinitions(config, who.profile, who.level, who.tools, mcp) }, host.allowPrivateEgress());

@@ -24,9 +24,7 @@ import { readLimits, readMeta, writeMeta } from "../storage/schema";
 import type { Turn, Turns } from "../storage/turns";
 import type { TreeReservation } from "../storage/tree-slots";
 import { runStep, type ChildIdentity, type LoopHost } from "./agent-loop";
-import { LLM_FLOW_NAME } from "../../../src/flow/rules";
-import { planFlow } from "../../../src/flow/job-flow";
-import { askForRoom, giveBackRoom } from "../jobs/flow-objects";
+import { giveBackModelRoom, modelRoom } from "./model-room";
 import type { TreeCap } from "./tree-cap";
 
 /** If a step's instance dies (an LLM call can take a while), the `agent` timer re-drives it after this. */
@@ -118,6 +116,7 @@ export class ChildTurns implements LoopHost {
       this.store.turns.append(parent.parent_job_id, { role: "tool", tool_call_id: call.tool_call_id, content: "Error: the task was stopped before this call finished." }, now);
     }
     this.store.turns.update(parent.parent_job_id, { state: "stopped", awaiting: null }, now);
+    giveBackModelRoom(this.store);
     this.store.timers.clear("agent", parent.parent_job_id);
     this.store.timers.clear("idle", parent.parent_job_id);
     this.store.schedulePurge(now);
@@ -263,21 +262,16 @@ export class ChildTurns implements LoopHost {
     this.tree.release(tree);
   }
 
-  async modelRoom(turn: Turn, config: TenantConfig) {
-    const metadata = readMeta(this.store.sql, "metadata") || null;
-    const flow = planFlow(config.flow, { name: LLM_FLOW_NAME, args: {}, metadata: metadata === null ? null : (JSON.parse(metadata) as Record<string, unknown>) });
-    if (!flow) return { outcome: "granted" as const, release: async () => {} };
-    // One holder per model request: the turn and its step.
-    const holder = `${turn.parent_job_id}:llm:${turn.steps}`;
-    const room = await askForRoom(this.store, flow, holder, turn.deadline_at);
-    if (room.outcome === "granted") return { outcome: "granted" as const, release: () => giveBackRoom(this.store, flow, holder) };
-    return room.outcome === "waiting" ? { outcome: "waiting" as const } : { outcome: "refused" as const, message: room.message };
+  modelRoom(turn: Turn, config: TenantConfig) {
+    return modelRoom(this.store, turn, config);
   }
 
-  /** A flow object has room: a turn whose model request waited for it asks again now. */
+  /** A flow object has room: a turn whose model request waited for it asks again now (also if a step is running). */
   flowOffered(now: number): void {
     const turn = this.store.turns.running();
-    if (turn) this.store.timers.set("agent", turn.parent_job_id, now);
+    if (!turn) return;
+    this.#wakes.add(turn.parent_job_id);
+    this.store.timers.set("agent", turn.parent_job_id, now);
   }
 
   admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig, tree: TreeReservation) {
@@ -285,7 +279,7 @@ export class ChildTurns implements LoopHost {
     const chat_id = readMeta(this.store.sql, "chat_id")!;
     // A subordinate's jobs carry the metadata of the batch that started it (the running turn's).
     const metadata = readMeta(this.store.sql, "metadata") || null;
-    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued, metadata, flow: config.flow });
+    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued, metadata, flow: config.flow, nested: true });
     this.#toStart.push(...insertBatch(this.store, batch, plans, now));
     const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));
     return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };

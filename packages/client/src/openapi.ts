@@ -137,7 +137,7 @@ export interface paths {
                                  */
                                 on_limit: "queue" | "reject";
                                 /**
-                                 * @description Calls waiting per key; past it a call is refused.
+                                 * @description Calls waiting per key (at most 10,000); past it a call is refused.
                                  * @default 1000
                                  */
                                 max_queued: number;
@@ -358,7 +358,7 @@ export interface paths {
                              */
                             on_limit?: "queue" | "reject";
                             /**
-                             * @description Calls waiting per key; past it a call is refused.
+                             * @description Calls waiting per key (at most 10,000); past it a call is refused.
                              * @default 1000
                              */
                             max_queued?: number;
@@ -555,7 +555,7 @@ export interface paths {
                                  */
                                 on_limit: "queue" | "reject";
                                 /**
-                                 * @description Calls waiting per key; past it a call is refused.
+                                 * @description Calls waiting per key (at most 10,000); past it a call is refused.
                                  * @default 1000
                                  */
                                 max_queued: number;
@@ -793,7 +793,7 @@ export interface paths {
                                  */
                                 on_limit: "queue" | "reject";
                                 /**
-                                 * @description Calls waiting per key; past it a call is refused.
+                                 * @description Calls waiting per key (at most 10,000); past it a call is refused.
                                  * @default 1000
                                  */
                                 max_queued: number;
@@ -3502,7 +3502,7 @@ export interface components {
                  */
                 on_limit: "queue" | "reject";
                 /**
-                 * @description Calls waiting per key; past it a call is refused.
+                 * @description Calls waiting per key (at most 10,000); past it a call is refused.
                  * @default 1000
                  */
                 max_queued: number;
