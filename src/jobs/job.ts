@@ -79,7 +79,7 @@ export function durationSeconds(job: Pick<JobRow, "started_at" | "completed_at">
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Why a pending job has not started (`waiting_for`, and the flow rule it waits at); both null otherwise. */
-function whyWaiting(job: JobRow): { waiting_for: WaitReason | null; flow: { rule: string; key?: string } | null } {
+export function whyWaiting(job: JobRow): { waiting_for: WaitReason | null; flow: { rule: string; key?: string } | null } {
   if (job.state !== "pending" || job.waiting_for === null) return { waiting_for: null, flow: null };
   if (job.waiting_for !== "flow" || job.flow === null) return { waiting_for: job.waiting_for, flow: null };
   return { waiting_for: "flow", flow: flowWait(job.flow) };

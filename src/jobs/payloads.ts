@@ -3,10 +3,9 @@
  * contract (models and Agent Zero clients read the compact JSON), so each
  * object is assembled field by field in the listed order.
  */
-import { flowWait } from "../flow/job-flow";
 import type { z } from "zod";
 import type * as schemas from "../api/jobs";
-import { durationSeconds, isTerminal, type JobRow, type JobState } from "./job";
+import { durationSeconds, isTerminal, whyWaiting, type JobRow, type JobState } from "./job";
 import type { Progress } from "./progress";
 
 /** Wire types come from the zod schemas that also generate /openapi.json. */
@@ -37,8 +36,9 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
     duration_seconds: durationSeconds(job, o.now),
   };
   if (job.queue_position) s.queue_position = job.queue_position;
-  if (job.waiting_for && job.state === "pending") s.waiting_for = job.waiting_for;
-  if (job.waiting_for === "flow" && job.state === "pending" && job.flow) s.flow = flowWait(job.flow);
+  const why = whyWaiting(job); // as the record says it
+  if (why.waiting_for) s.waiting_for = why.waiting_for;
+  if (why.flow) s.flow = why.flow;
   if (job.context_id) s.context_id = job.context_id;
   if (o.includeResult) {
     if (job.result !== null) {
