@@ -13,6 +13,8 @@ import type { Chat } from "./chat";
 import { beingDeleted } from "./deletion";
 import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./jobs/admission";
 import { insertBatch } from "./jobs/batch-rows";
+import { openGate } from "./gates";
+import { FLOW_ASK_BACKUP_MS } from "./gates/flow";
 import type { SubordinatePlan } from "./storage/children";
 import type { ReplayShape } from "./storage/idempotency";
 import { admitBatch } from "./subagents/subagent-cap";
@@ -110,7 +112,7 @@ export async function commit(
       chat.registration.owed(now);
     }
     store.events.addBatch(batch.batch_id, target.delivery.callback_url, target.delivery.notify, now);
-    const ids = insertBatch(store, batch, plans, now);
+    const ids = insertBatch(store, batch, plans, now, now + FLOW_ASK_BACKUP_MS);
     extra();
     return { isNewChat: created, toStart: ids };
   });
@@ -119,6 +121,8 @@ export async function commit(
   const armed = store.timers.arm();
   // The jobs are stored and the watchdog is armed: they start beside the answer.
   store.ctx.waitUntil(chat.dispatcher.start(toStart));
+  // Calls under flow rules ask for room beside the answer too (the gate timer set above is the backup).
+  if (batch.jobs.some((j) => j.waiting_for === "flow")) store.ctx.waitUntil(openGate(chat, "flow", now).then(() => store.timers.arm()));
   // Beside the answer too (the tenant's index is a listing, not the chat's own state); a deletion
   // waits for it, so the index never keeps a deleted chat.
   if (isNewChat) store.ctx.waitUntil(chat.registration.register(now));

@@ -14,7 +14,7 @@ import { Outbox } from "./events/outbox";
 import { Dispatcher } from "./jobs/dispatcher";
 import { Executor } from "./jobs/executor";
 import { afterJobEnded } from "./gates";
-import { giveBackFlow } from "./gates/flow";
+import { FlowReturns } from "./gates/flow";
 import { JobMachine, type MachineHooks } from "./jobs/job-machine";
 import { Waiters } from "./jobs/waiters";
 import { Registration } from "./registration";
@@ -36,6 +36,7 @@ export class Chat implements MachineHooks {
   readonly child: ChildTurns;
   readonly registration: Registration;
   readonly deletion: Deletion;
+  readonly #flowReturns: FlowReturns;
 
   constructor(ctx: DurableObjectState, env: () => Env) {
     this.store = new ChatStore(ctx, env);
@@ -49,6 +50,7 @@ export class Chat implements MachineHooks {
     this.child = new ChildTurns(this.store, this.machine, this.dispatcher, this.tree);
     this.registration = new Registration(this.store, this.stream);
     this.deletion = new Deletion(this.store, this.machine, this.registration);
+    this.#flowReturns = new FlowReturns(this.store);
   }
 
   // ---- MachineHooks: what follows a job's transitions ---------------------------
@@ -76,7 +78,7 @@ export class Chat implements MachineHooks {
     // Its flow slots (or its place in a flow line) go back; one lost with the chat frees itself at this job's deadline.
     // Only a job that got as far as the flow gate has anything there: gates run in order, so one that
     // ended at its tier's turn or in the subagent queue never asked.
-    if (job.flow && (job.waiting_for === "flow" || job.waiting_for === null)) this.store.ctx.waitUntil(giveBackFlow(this.store, job));
+    if (job.flow && (job.waiting_for === "flow" || job.waiting_for === null)) this.#flowReturns.add(job);
     this.child.progress(now);
     this.child.wake(job.job_id, now);
     // The job that just ended, and the events it announced, expire from now on: the purge timer only

@@ -14,8 +14,10 @@ interface Stored {
   tenant: string;
   /** This object's key, for its reports to the rule's index. */
   key: string;
-  /** The rule as the latest call brought it: queued calls are judged against the current limits. */
+  /** The rule as the newest config a call brought it: queued calls are judged against the current limits. */
   rule: SlotRule;
+  /** When the config `rule` came from was read (a call's admission): an older one does not bring back old limits. */
+  rule_as_of?: number;
   slots: SlotState;
 }
 
@@ -30,22 +32,33 @@ export class FlowDO extends DurableObject<Env> {
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS flow (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)`);
   }
 
-  /** A call asks for a slot (again, after a wake-up: the same answer for a holder, its place for a waiter). */
-  ask(tenant: string, key: string, rule: SlotRule, a: Ask): Answer {
+  /**
+   * Calls ask for a slot, in order (again, after a wake-up: the same answer for a holder, its place
+   * for a waiter): one request for all the calls of a chat that need this rule and key.
+   */
+  ask(tenant: string, key: string, rule: SlotRule, ruleAsOf: number, asks: Ask[]): Answer[] {
     const now = Date.now();
     const before = this.#read(tenant, key, rule);
-    const { state, answer } = ask(rule, before.slots, a, now);
-    // A waiter asking again (woken, or its chat's periodic look) with still no room changes nothing: nothing to write.
-    if (state !== before.slots || JSON.stringify(rule) !== JSON.stringify(before.rule)) this.#settle({ tenant, key, rule, slots: state }, now);
-    return answer;
+    // A call's rules are as new as its admission: a newer one brings the current limits (and is new here anyway, so it writes).
+    const newer = ruleAsOf > (before.rule_as_of ?? -Infinity);
+    const current = newer ? rule : before.rule;
+    let slots = before.slots;
+    const answers = asks.map((a) => {
+      const asked = ask(current, slots, a, now);
+      slots = asked.state;
+      return asked.answer;
+    });
+    // Waiters asking again (woken, or their chat's periodic look) with still no room change nothing: nothing to write.
+    if (slots !== before.slots || newer) this.#settle({ ...before, ...(newer ? { rule, rule_as_of: ruleAsOf } : {}), slots }, now);
+    return answers;
   }
 
-  /** A call gives back what it had here: it ended, or it waits at another rule. */
-  giveBack(tenant: string, key: string, rule: SlotRule, jobId: string): void {
+  /** Calls give back what they had here: they ended, or they wait at another rule. */
+  giveBack(tenant: string, key: string, rule: SlotRule, jobIds: string[]): void {
     const now = Date.now();
-    // The rule as the latest ask brought it stays: a call admitted under older limits does not bring them back.
+    // The rule stays as the newest ask brought it: a call admitted under older limits does not bring them back.
     const stored = this.#read(tenant, key, rule);
-    this.#settle({ ...stored, slots: giveBack(stored.slots, jobId, now) }, now);
+    this.#settle({ ...stored, slots: jobIds.reduce((slots, id) => giveBack(slots, id, now), stored.slots) }, now);
   }
 
   /** What `GET /v1/flow` shows of this key. */

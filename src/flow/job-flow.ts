@@ -10,6 +10,8 @@ import type { SlotRule } from "./slots";
 export interface JobFlow {
   holds: FlowHold[];
   rules: Record<string, SlotRule>;
+  /** When `rules` were read (the call's admission): its flow objects keep the newest rules they are brought. */
+  as_of?: number;
   /** The rule and key it last waited at. */
   at?: FlowHold;
 }
@@ -24,12 +26,12 @@ const slotRule = (r: FlowRule): SlotRule => ({
 });
 
 /** The flow a call is under, or null when no rule matches it (it is then never asked about). */
-export function planFlow(rules: readonly FlowRule[], call: FlowCall): JobFlow | null {
+export function planFlow(rules: readonly FlowRule[], call: FlowCall, now: number): JobFlow | null {
   if (rules.length === 0) return null;
   const holds = flowHolds(rules, call);
   if (holds.length === 0) return null;
   const used = new Set(holds.map((h) => h.rule));
-  return { holds, rules: Object.fromEntries(rules.filter((r) => used.has(r.name)).map((r) => [r.name, slotRule(r)])) };
+  return { holds, rules: Object.fromEntries(rules.filter((r) => used.has(r.name)).map((r) => [r.name, slotRule(r)])), as_of: now };
 }
 
 /** The text a job ends with when its deadline comes while it waits at a flow rule. */

@@ -5,7 +5,7 @@
  * SQL statements run (not billed, but the chat's CPU per job), for
  * batches of 8 tool jobs through the fast path, including the queue copies
  * that arrive afterwards as duplicates (one message per batch), and the call
- * lane that runs the 4 calls the chat has no room for. The bounds guard against regressions;
+ * lane that runs the 4 calls the chat has no room for, and what flow rules add to them. The bounds guard against regressions;
  * docs/benchmarks.md turns the figures into cost per million jobs.
  */
 import { env, reset, runInDurableObject } from "cloudflare:test";
@@ -13,8 +13,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChatDO } from "../../durable-objects/chat/ChatDO";
 import { TenantDO } from "../../durable-objects/tenant/TenantDO";
 import { LaneDO } from "../../durable-objects/lane/LaneDO";
+import { FlowDO } from "../../durable-objects/flow/FlowDO";
+import { FlowIndexDO } from "../../durable-objects/flow/FlowIndexDO";
 import worker from "../../src/index";
-import { call, chatObject, configure, eventually, parallel } from "../helpers";
+import { call, chatObject, configure, eventually, parallel, toolConfig } from "../helpers";
 
 beforeEach(() => configure());
 afterEach(() => reset());
@@ -31,7 +33,7 @@ async function startMeter() {
     (target as Record<string, unknown>)[name] = around(orig);
     undo.push(() => ((target as Record<string, unknown>)[name] = orig));
   };
-  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO], ["LaneDO", LaneDO]] as const) {
+  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO], ["LaneDO", LaneDO], ["FlowDO", FlowDO], ["FlowIndexDO", FlowIndexDO]] as const) {
     for (const name of Object.getOwnPropertyNames(cls.prototype)) {
       if (name === "constructor" || typeof Object.getOwnPropertyDescriptor(cls.prototype, name)?.value !== "function") continue;
       wrap(cls.prototype, name, (orig) =>
@@ -174,5 +176,78 @@ describe("a tenant whose batches come more than 5 s apart", () => {
     expect(requests["TenantDO.getConfig"]).toBe(batches);
     // The chat's targets were vouched for by the worker's check of the same version.
     expect(requests["TenantDO.runTargets"] ?? 0).toBe(0);
+  });
+});
+
+/** Runs `batches` batches of 8 echo calls in `chat` under a meter, until every queue copy has come; the counts per job. */
+async function meterBatches(chat: string, batches: number, query = "") {
+  await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }, { query });
+  await new Promise((r) => setTimeout(r, 300));
+  const meter = await startMeter();
+  const jobs = batches * 8;
+  try {
+    for (let b = 0; b < batches; b++) {
+      const { body } = await parallel(chat, { tool_calls: Array.from({ length: 8 }, (_, i) => call("echo", { b, i })) }, { query });
+      expect(body.status).toBe("success");
+    }
+    await eventually(async () => meter.counts.queued >= jobs);
+    // A flow object's report to its rule's index goes beside the call: let the last one land.
+    await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    meter.stop();
+  }
+  const { counts } = meter;
+  const named = (prefix: string) => Object.entries(counts.requests).filter(([name]) => name.startsWith(prefix)).reduce((a, [, n]) => a + n, 0) / jobs;
+  const chatRows = counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites + counts.alarmWrites;
+  return {
+    requests: counts.requests,
+    chatRequests: named("ChatDO."),
+    flowAsks: (counts.requests["FlowDO.ask"] ?? 0) / jobs,
+    flowGiveBacks: (counts.requests["FlowDO.giveBack"] ?? 0) / jobs,
+    flowRequests: named("FlowDO.") + named("FlowIndexDO."),
+    indexReports: named("FlowIndexDO."),
+    // Every object's rows: the statements of chats, lanes and flow objects alike go through the one SQL prototype.
+    rowsWritten: chatRows / jobs,
+    statements: counts.statements.length / jobs,
+  };
+}
+
+describe("flow rules", () => {
+  const tracked = { name: "tracked", description: "counted", url: "http://127.0.0.1:1/never", read_only: true, parameters: { type: "object" } };
+
+  it("cost a batch that matches none of them nothing: no request, no row", async () => {
+    const without = await meterBatches("flow-none", 10);
+    await configure({ ...toolConfig(), tools: [...toolConfig().tools, tracked], flow: [{ name: "search-api", tools: ["tracked"], concurrency: 2 }, { name: "model", tools: ["llm"], concurrency: 5 }] });
+    const withRules = await meterBatches("flow-none-ruled", 10);
+    console.log("no rule matches", JSON.stringify({ without, withRules }));
+    expect(withRules.flowRequests).toBe(0);
+    // The same rows and statements as without rules (a chat's first batch opened before metering in both),
+    // within what a lane taking 2 or 3 of a batch's calls moves (about 0.1 a job).
+    expect(withRules.rowsWritten).toBeLessThanOrEqual(without.rowsWritten + 0.15);
+    expect(withRules.statements).toBeLessThanOrEqual(without.statements + 0.15);
+    expect(withRules.rowsWritten).toBeLessThanOrEqual(6.3);
+  });
+
+  it("take a matching call's slots with at most one request and give them back with at most one, batched per chat", async () => {
+    await configure({ ...toolConfig(), flow: [{ name: "echoes", tools: ["echo"], concurrency: 100 }] });
+    const unkeyed = await meterBatches("flow-all", 10);
+    await configure({ ...toolConfig(), flow: [{ name: "echoes", tools: ["echo"], concurrency: 100, key: "metadata.user" }] });
+    const keyed = await meterBatches("flow-keyed", 10, `?metadata=${encodeURIComponent(JSON.stringify({ user: "u1" }))}`);
+    console.log("every call under a rule", JSON.stringify({ unkeyed, keyed }));
+    for (const m of [unkeyed, keyed]) {
+      // The gate asks for a batch's 8 calls in one request, beside the batch's answer: no alarm first.
+      expect(m.flowAsks).toBeLessThanOrEqual(1 / 8);
+      expect(m.requests["ChatDO.alarm"] ?? 0).toBe(0);
+      // Calls whose ends come together give back together: a lane's report of several, the chat's own.
+      expect(m.flowGiveBacks).toBeLessThanOrEqual(1);
+    }
+    // Rows a flow-limited call adds to its job's 6.3: its release from the gate (1), its flow object's
+    // state, rewritten by the ask and each give-back (1), the backup of the batch's ask, set and
+    // cleared (0.4), and for a keyed rule its index's row of the key (0.6).
+    expect(unkeyed.rowsWritten).toBeLessThanOrEqual(9.25);
+    expect(keyed.rowsWritten).toBeLessThanOrEqual(9.9);
+    expect(unkeyed.indexReports).toBe(0);
+    // A keyed rule's object tells its index when its figures change, one report on its way at a time.
+    expect(keyed.indexReports).toBeLessThanOrEqual(keyed.flowAsks + keyed.flowGiveBacks);
   });
 });

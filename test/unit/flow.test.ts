@@ -9,7 +9,7 @@ import { nextWaiter, type Waiter } from "../../src/flow/fair-pick";
 import { flowRuleProblems, flowRulesSchema, type FlowRule } from "../../src/config/flow-rules";
 import { flowHolds, flowKey, MAX_FLOW_KEY_CHARS } from "../../src/flow/rules";
 import { startsAvailable, takeStart, type RateRule } from "../../src/flow/rate";
-import { acquireAll } from "../../src/flow/acquire";
+import { acquireMany } from "../../src/flow/acquire";
 import { ask, emptySlots, giveBack, offerNext, OFFER_MS, type Answer, type SlotRule, type SlotState } from "../../src/flow/slots";
 
 const T0 = 1_000_000;
@@ -202,8 +202,14 @@ describe("a call that needs several rules", () => {
     const given: string[] = [];
     const answers: Record<string, Answer> = { a: { outcome: "granted" }, b: { outcome: "granted" }, c: { outcome: "queued", position: 3 } };
     const holds = ["a", "b", "c", "d"].map((rule) => ({ rule, key: "" }));
-    const run = (over: Record<string, Answer> = {}) =>
-      acquireAll(holds, async (h) => (asked.push(h.rule), { ...answers, ...over }[h.rule] ?? { outcome: "granted" }), async (h) => void given.push(h.rule));
+    const run = async (over: Record<string, Answer> = {}) =>
+      (
+        await acquireMany(
+          [{ id: "j", holds }],
+          async (h, ids) => ids.map(() => (asked.push(h.rule), { ...answers, ...over }[h.rule] ?? { outcome: "granted" })),
+          async (h) => void given.push(h.rule),
+        )
+      ).get("j");
     expect(await run()).toEqual({ outcome: "waiting", at: { rule: "c", key: "" }, position: 3 });
     expect(asked).toEqual(["a", "b", "c"]);
     expect(given.sort()).toEqual(["a", "b"]);
@@ -211,21 +217,61 @@ describe("a call that needs several rules", () => {
     expect(await run({ c: { outcome: "granted" } })).toEqual({ outcome: "granted" });
   });
 
-  /** The chat's side (`acquireAll`) against the rules' states here; returns the waiters its give-backs woke. */
-  async function tryAll(rules: SlotRule[], states: Map<string, SlotState>, job: { id: string; chat: string; needs: string[] }, now: number, running: Set<string>): Promise<string[]> {
+  it("asks for calls together with one request per rule and key, in the calls' order, and gives back together", async () => {
+    const requests: { rule: string; key: string; ids: string[] }[] = [];
+    const given: { rule: string; ids: string[] }[] = [];
+    // Rule a has room for 2 calls per key; rule b for 1 in all.
+    const left = new Map<string, number>([["b:", 1]]);
+    const outcomes = await acquireMany(
+      [
+        { id: "j1", holds: [{ rule: "a", key: "u1" }, { rule: "b", key: "" }] },
+        { id: "j2", holds: [{ rule: "a", key: "u1" }, { rule: "b", key: "" }] },
+        { id: "j3", holds: [{ rule: "a", key: "u2" }] },
+        { id: "j4", holds: [{ rule: "a", key: "u1" }] },
+        { id: "j5", holds: [] },
+      ],
+      async (h, ids) => {
+        requests.push({ ...h, ids });
+        return ids.map((): Answer => {
+          const room = left.get(`${h.rule}:${h.key}`) ?? 2;
+          left.set(`${h.rule}:${h.key}`, room - 1);
+          return room > 0 ? { outcome: "granted" } : { outcome: "queued", position: 1 };
+        });
+      },
+      async (h, ids) => void given.push({ rule: h.rule, ids }),
+    );
+    expect(requests).toEqual([
+      { rule: "a", key: "u1", ids: ["j1", "j2", "j4"] },
+      { rule: "a", key: "u2", ids: ["j3"] },
+      { rule: "b", key: "", ids: ["j1", "j2"] },
+    ]);
+    expect(Object.fromEntries(outcomes)).toEqual({
+      j1: { outcome: "granted" },
+      j2: { outcome: "waiting", at: { rule: "b", key: "" }, position: 1 },
+      j3: { outcome: "granted" },
+      j4: { outcome: "waiting", at: { rule: "a", key: "u1" }, position: 1 },
+      j5: { outcome: "granted" },
+    });
+    // j2 gives back the slot of rule a it took before it found no room under b.
+    expect(given).toEqual([{ rule: "a", ids: ["j2"] }]);
+  });
+
+  /** The chat's side (`acquireMany`) for calls asked together, against the rules' states here; returns the waiters its give-backs woke. */
+  async function tryAll(rules: SlotRule[], states: Map<string, SlotState>, asking: { id: string; chat: string; needs: string[] }[], now: number, running: Set<string>): Promise<string[]> {
     const woken: string[] = [];
     const rule = (name: string) => rules.find((r) => r.name === name)!;
-    const holds = [...job.needs].sort().map((name) => ({ rule: name, key: "" }));
-    const outcome = await acquireAll(
-      holds,
-      async ({ rule: name }) => {
-        const r = ask(rule(name), states.get(name)!, { job_id: job.id, chat: job.chat, deadline_at: now + 3_600_000 }, now);
-        states.set(name, r.state);
-        return r.answer;
-      },
-      async ({ rule: name }) => void woken.push(...release(rule(name), states, job.id, now)),
+    const chatOf = new Map(asking.map((j) => [j.id, j.chat]));
+    const outcomes = await acquireMany(
+      asking.map((job) => ({ id: job.id, holds: [...job.needs].sort().map((name) => ({ rule: name, key: "" })) })),
+      async ({ rule: name }, ids) =>
+        ids.map((id) => {
+          const r = ask(rule(name), states.get(name)!, { job_id: id, chat: chatOf.get(id)!, deadline_at: now + 3_600_000 }, now);
+          states.set(name, r.state);
+          return r.answer;
+        }),
+      async ({ rule: name }, ids) => void ids.forEach((id) => woken.push(...release(rule(name), states, id, now))),
     );
-    if (outcome.outcome === "granted") running.add(job.id);
+    for (const [id, outcome] of outcomes) if (outcome.outcome === "granted") running.add(id);
     return woken;
   }
 
@@ -253,13 +299,11 @@ describe("a call that needs several rules", () => {
             for (const r of rules) expect(states.get(r.name)!.holders.some((h) => h.job_id === job.id)).toBe(false);
           }
         };
-        /** Each woken call asks again, and so may wake others; every call is asked at least once. */
+        /** The woken calls ask again, together (as their chat's gate does), and so may wake others; every call is asked at least once. */
         const settle = async (ids: string[]) => {
-          const queue = [...ids];
-          for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-            const job = jobs.find((j) => j.id === id)!;
-            if (running.has(job.id) || done.has(job.id)) continue;
-            queue.push(...(await tryAll(rules, states, job, now, running)));
+          for (let asking = ids; asking.length > 0; ) {
+            const jobsAsking = [...new Set(asking)].map((id) => jobs.find((j) => j.id === id)!).filter((j) => !running.has(j.id) && !done.has(j.id));
+            asking = jobsAsking.length ? await tryAll(rules, states, jobsAsking, now, running) : [];
             check();
           }
         };

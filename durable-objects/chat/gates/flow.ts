@@ -1,55 +1,95 @@
 /**
- * Room under the flow rules a call is under (docs/api.md#flow-control): the call asks the object of
- * each rule and key (`durable-objects/flow`), in rule-name order, and starts when all grant; at the
- * first that does not, it gives back what it took and waits there (or ends, when refused). A flow
- * object that frees a slot wakes the chat, whose gate timer asks again. Scope: the chat
- * (`safety`: a periodic look, should a wake-up be lost).
+ * Room under the flow rules a call is under (docs/api.md#flow-control): the calls waiting here ask
+ * the object of each rule and key (`durable-objects/flow`), together (one request per object), and
+ * each starts when all its rules grant; at the first that does not, it gives back what it took and
+ * waits there (or ends, when refused). A flow object that frees a slot wakes the chat, whose gate
+ * timer asks again. Scope: the chat (`safety`: a periodic look, should a wake-up be lost).
  */
 import type { JobFlow } from "../../../src/flow/job-flow";
-import type { JobRow } from "../../../src/jobs/job";
+import { isTerminal, type JobRow } from "../../../src/jobs/job";
 import { askForRoom, giveBackRoom } from "../jobs/flow-objects";
 import type { ChatStore } from "../storage/chat-store";
 import { letGo, type Gate } from "./gate";
 
 /** While calls wait for flow, the chat asks again at least this often. */
 const FLOW_SAFETY_MS = 30_000;
-/** Calls asked in one run: each asks one object per rule, one after another. */
-const ASKED_PER_RUN = 32;
+/** Calls asked in one run (one request per rule and key they need, whatever their number). */
+const ASKED_PER_RUN = 200;
+/** Calls of a batch ask at once beside its answer; should that ask be lost with the instance, the gate timer asks this much later. */
+export const FLOW_ASK_BACKUP_MS = 2_000;
 /** With more calls to ask than one run takes, the next run comes this much later (not at once: no spin). */
 const NEXT_RUN_MS = 1_000;
 
 const flowOf = (job: Pick<JobRow, "flow">) => JSON.parse(job.flow!) as JobFlow;
 
-/** A call under flow rules ended (or left the chat): each of its flow objects takes back what it had. */
-export const giveBackFlow = (store: ChatStore, job: Pick<JobRow, "job_id" | "flow">) => giveBackRoom(store, flowOf(job), job.job_id);
+/** The calls of each chat being asked for right now: a run beside a batch's answer and one from the alarm never ask for the same call at once. */
+const beingAsked = new WeakMap<ChatStore, Set<string>>();
+
+/**
+ * What calls that ended had under the flow rules goes back together: the ends of one turn of the
+ * chat's work (a lane's report of several outcomes) make one request per rule and key. It leaves
+ * after the transaction that ended them, and only for jobs that did end (a rolled-back end keeps its slot).
+ */
+export class FlowReturns {
+  #ended = new Map<string, JobFlow>();
+
+  constructor(private readonly store: ChatStore) {}
+
+  add(job: Pick<JobRow, "job_id" | "flow">): void {
+    if (this.#ended.size === 0) this.store.ctx.waitUntil(Promise.resolve().then(() => this.#send()));
+    this.#ended.set(job.job_id, flowOf(job));
+  }
+
+  #send(): Promise<void> {
+    const ended = [...this.#ended].filter(([id]) => {
+      const row = this.store.jobs.get(id);
+      return !row || isTerminal(row.state);
+    });
+    this.#ended = new Map();
+    return giveBackRoom(this.store, ended.map(([id, flow]) => ({ id, flow })));
+  }
+}
 
 export const flowGate: Gate = {
   reason: "flow",
   // Flow objects wake the chat themselves when a slot frees: nothing here opens on a job's end.
   afterEnd: () => [],
   async open({ store, machine, dispatcher }, _scope, now) {
+    const asking = beingAsked.get(store) ?? beingAsked.set(store, new Set()).get(store)!;
     // Calls not in any line yet first: those already waiting are woken by their flow objects.
-    const waiting = store.jobs.waitingAt("flow");
-    const order = [...waiting.filter((j) => flowOf(j).at === undefined), ...waiting.filter((j) => flowOf(j).at !== undefined)];
+    const waiting = store.jobs.waitingAt("flow").filter((j) => !asking.has(j.job_id));
+    const asked = [...waiting.filter((j) => flowOf(j).at === undefined), ...waiting.filter((j) => flowOf(j).at !== undefined)].slice(0, ASKED_PER_RUN);
+    for (const job of asked) asking.add(job.job_id);
     const start: string[] = [];
-    for (const job of order.slice(0, ASKED_PER_RUN)) {
-      const flow = flowOf(job);
-      const outcome = await askForRoom(store, flow, job.job_id, job.deadline_at);
-      const current = store.jobs.get(job.job_id);
-      if (current?.state !== "pending" || current.waiting_for !== "flow" || current.deadline_at <= Date.now()) {
-        // It ended (a cancel, its deadline) while its slots were asked for, or its deadline came:
-        // whatever it got, a slot or a place in line, goes back (the deadline timer ends it).
-        store.ctx.waitUntil(giveBackFlow(store, job));
-        continue;
-      }
+    const late: JobRow[] = [];
+    try {
+      const outcomes = await askForRoom(store, asked.map((job) => ({ id: job.job_id, flow: flowOf(job), deadlineAt: job.deadline_at })));
       store.transaction(() => {
-        if (outcome.outcome === "granted" && letGo(store, current, now)) start.push(job.job_id);
-        else if (outcome.outcome === "waiting") store.jobs.setFlow(job.job_id, JSON.stringify({ ...flow, at: outcome.at }));
-        else if (outcome.outcome === "refused") machine.finish(current, { state: "error", error: outcome.message }, now);
+        for (const job of asked) {
+          const outcome = outcomes.get(job.job_id)!;
+          const current = store.jobs.get(job.job_id);
+          if (current?.state !== "pending" || current.waiting_for !== "flow" || current.deadline_at <= Date.now()) {
+            // It ended (a cancel, its deadline) while its slots were asked for, or its deadline came:
+            // whatever it got, a slot or a place in line, goes back (the deadline timer ends it).
+            late.push(job);
+            continue;
+          }
+          const flow = flowOf(job);
+          if (outcome.outcome === "granted" && letGo(store, current, now)) start.push(job.job_id);
+          else if (outcome.outcome === "waiting") store.jobs.setFlow(job.job_id, JSON.stringify({ ...flow, at: outcome.at }));
+          else if (outcome.outcome === "refused") machine.finish(current, { state: "error", error: outcome.message }, now);
+        }
+        if (waiting.length > ASKED_PER_RUN) store.timers.set("gate", "flow", now + NEXT_RUN_MS);
+        else {
+          // Every call was asked: the backup of a batch's own ask has nothing left to do.
+          store.timers.clear("gate", "flow");
+          if (store.jobs.waitingAt("flow").length) store.timers.set("gate", "flow:safety", now + FLOW_SAFETY_MS);
+        }
       });
+    } finally {
+      for (const job of asked) asking.delete(job.job_id);
     }
-    if (waiting.length > ASKED_PER_RUN) store.timers.set("gate", "flow", now + NEXT_RUN_MS);
-    else if (store.jobs.waitingAt("flow").length) store.timers.set("gate", "flow:safety", now + FLOW_SAFETY_MS);
+    if (late.length) store.ctx.waitUntil(giveBackRoom(store, late.map((job) => ({ id: job.job_id, flow: flowOf(job) }))));
     await dispatcher.start(start);
   },
 };

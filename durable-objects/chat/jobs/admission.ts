@@ -75,7 +75,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
       const job_id = spec.job_id ?? newJobId(spec.tool_name);
       const queued = o.queued?.has(job_id) ?? false;
       const counted = !(o.nested && spec.kind === "subordinate");
-      const flow = counted ? planFlow(o.flow ?? [], { name: spec.tool_name, args: JSON.parse(spec.tool_args) as Record<string, unknown>, metadata }) : null;
+      const flow = counted ? planFlow(o.flow ?? [], { name: spec.tool_name, args: JSON.parse(spec.tool_args) as Record<string, unknown>, metadata }, now) : null;
       return {
         job_id,
         log_id: `log-${nanoid(12)}`,

@@ -10,8 +10,12 @@ import type { AdmittedBatch } from "./admission";
 /** A pending job not claimed this long after dispatch is sent again (lost or delayed message). */
 export const DISPATCH_WATCHDOG_MS = 15_000;
 
-/** Writes a batch's jobs, log rows, children and timers (inside the caller's transaction); returns the ids to start. */
-export function insertBatch(store: ChatStore, batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number): string[] {
+/**
+ * Writes a batch's jobs, log rows, children and timers (inside the caller's transaction); returns the ids to start.
+ * Calls under flow rules ask for room when the `gate` timer fires at `flowAskAt` (`gates/flow.ts`);
+ * a caller that asks at once beside the answer sets it later, as the backup of that ask.
+ */
+export function insertBatch(store: ChatStore, batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number, flowAskAt = now): string[] {
   const start: string[] = [];
   let deadline = Infinity;
   store.timers.unparkJobWatches(now); // before the rows: only a chat with no active job has parked watches
@@ -22,8 +26,7 @@ export function insertBatch(store: ChatStore, batch: AdmittedBatch, plans: Map<n
     deadline = Math.min(deadline, job.deadline_at);
   }
   if (deadline < Infinity) store.timers.setEarliest("deadline", "", deadline);
-  // Calls under flow rules ask for room from the alarm (`gates/flow.ts`), beside the answer.
-  if (batch.jobs.some((j) => j.waiting_for === "flow")) store.timers.set("gate", "flow", now);
+  if (batch.jobs.some((j) => j.waiting_for === "flow")) store.timers.setEarliest("gate", "flow", flowAskAt);
   if (start.length) store.timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
   for (const [index, plan] of plans) {
     const tool = batch.jobs.find((j) => j.idx === index)!.tool_name;

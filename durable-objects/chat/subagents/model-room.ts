@@ -18,14 +18,14 @@ export type ModelRoom = { outcome: "granted"; release: () => Promise<void> } | {
 
 export async function modelRoom(store: ChatStore, turn: Turn, config: TenantConfig): Promise<ModelRoom> {
   const metadata = readMeta(store.sql, "metadata") || null;
-  const flow = planFlow(config.flow, { name: LLM_FLOW_NAME, args: {}, metadata: metadata === null ? null : (JSON.parse(metadata) as Record<string, unknown>) });
+  const flow = planFlow(config.flow, { name: LLM_FLOW_NAME, args: {}, metadata: metadata === null ? null : (JSON.parse(metadata) as Record<string, unknown>) }, Date.now());
   if (!flow) return { outcome: "granted", release: async () => {} };
   const holder = `${turn.parent_job_id}:llm:${turn.steps}`;
   writeMeta(store.sql, MODEL_ROOM, JSON.stringify({ flow, holder }));
-  const room = await askForRoom(store, flow, holder, turn.deadline_at);
+  const room = (await askForRoom(store, [{ id: holder, flow, deadlineAt: turn.deadline_at }])).get(holder)!;
   const release = async () => {
     writeMeta(store.sql, MODEL_ROOM, "");
-    await giveBackRoom(store, flow, holder);
+    await giveBackRoom(store, [{ id: holder, flow }]);
   };
   if (room.outcome === "granted") return { outcome: "granted", release };
   if (room.outcome === "waiting") return { outcome: "waiting" };
@@ -39,5 +39,5 @@ export function giveBackModelRoom(store: ChatStore): void {
   if (!held) return;
   const { flow, holder } = JSON.parse(held) as { flow: JobFlow; holder: string };
   writeMeta(store.sql, MODEL_ROOM, "");
-  store.ctx.waitUntil(giveBackRoom(store, flow, holder));
+  store.ctx.waitUntil(giveBackRoom(store, [{ id: holder, flow }]));
 }
