@@ -1,5 +1,5 @@
 /**
- * `GET /`: the dashboard (docs/api.md#dashboard), seven static files and the list of job states, served by the worker
+ * `GET /`: the dashboard (docs/api.md#dashboard), eight static files and the list of job states, served by the worker
  * with a strict Content-Security-Policy: no inline script or style, nothing
  * from other origins, connections (fetch and WebSocket) to this origin only.
  */
@@ -14,6 +14,7 @@ import view from "./assets/view.js" with { type: "text" };
 import batches from "./assets/batches.js" with { type: "text" };
 import chatList from "./assets/chat-list.js" with { type: "text" };
 import chatView from "./assets/chat-view.js" with { type: "text" };
+import flowPanel from "./assets/flow-panel.js" with { type: "text" };
 import { JOB_STATES } from "../api/job-states";
 
 /** The page's list of job states: the worker's one list (src/api/job-states.ts), as a module. */
@@ -49,5 +50,6 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .get("/batches.js", serve(batches, "text/javascript; charset=utf-8"))
   .get("/chat-list.js", serve(chatList, "text/javascript; charset=utf-8"))
   .get("/chat-view.js", serve(chatView, "text/javascript; charset=utf-8"))
+  .get("/flow-panel.js", serve(flowPanel, "text/javascript; charset=utf-8"))
   .get("/job-states.js", serve(jobStatesModule, "text/javascript; charset=utf-8"))
   .get("/dashboard.css", serve(styles, "text/css; charset=utf-8"));

@@ -377,6 +377,46 @@ describe("the dashboard", () => {
     await page.close();
   }, 60_000);
 
+  it("says why a job waits and what each flow rule holds back, live", async () => {
+    await service.api("/v1/config", { flow: [{ name: "one-wait", tools: ["wait"], concurrency: 1 }] }, "PATCH");
+    try {
+      const batch = await service.api("/v1/chats/flow-1/parallel", {
+        tool_calls: [{ tool_name: "wait", tool_args: { seconds: 300 } }, { tool_name: "wait", tool_args: { seconds: 300 } }],
+        wait: false,
+      });
+      const ids: string[] = batch.jobs.map((j: { job_id: string }) => j.job_id);
+      const records = await (async () => {
+        for (;;) {
+          const now = await Promise.all(ids.map((id) => service.api(`/v1/chats/flow-1/jobs/${id}`)));
+          if (now.some((r) => r.state === "running")) return now;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      const held = records.find((r) => r.waiting_for === "flow")!;
+      expect(held).toMatchObject({ state: "pending", flow: { rule: "one-wait" } });
+
+      const { page, problems } = await signedIn({ width: 1280, height: 800 });
+      const rule = page.locator('#flow li[data-rule="one-wait"]');
+      await rule.locator(".figures", { hasText: "1 running · 1 queued" }).waitFor({ timeout: 15_000 });
+      await page.locator('li[data-chat="flow-1"] > .node > .pick').click();
+      await job(page, held.job_id).locator(".waiting", { hasText: "waiting for flow slot: one-wait" }).waitFor({ timeout: 15_000 });
+      await page.screenshot({ path: join(shots, "dashboard-flow.png") });
+
+      // Cancelling the running call gives its slot to the waiting one: the card and the panel follow without a reload.
+      const running = records.find((r) => r.state === "running")!;
+      await job(page, running.job_id).locator("button.cancel").click();
+      await job(page, held.job_id).locator('.state[data-state="running"]').waitFor({ timeout: 15_000 });
+      expect(await job(page, held.job_id).locator(".waiting").count()).toBe(0);
+      await rule.locator(".figures", { hasText: "1 running · 0 queued" }).waitFor({ timeout: 15_000 });
+      await job(page, held.job_id).locator("button.cancel").click();
+      await rule.locator(".figures", { hasText: "0 running · 0 queued" }).waitFor({ timeout: 15_000 });
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await service.api("/v1/config", { flow: [] }, "PATCH");
+    }
+  }, 90_000);
+
   it("signs out and forgets the key", async () => {
     const { page } = await signedIn({ width: 1280, height: 800 });
     await page.click("#sign-out");

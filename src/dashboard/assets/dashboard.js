@@ -6,6 +6,7 @@
 import { filterJobs, groupBatches } from "/batches.js";
 import { ago, byActivity, matchChats } from "/chat-list.js";
 import { batchSection, deliveryRow } from "/chat-view.js";
+import { flowRules } from "/flow-panel.js";
 import { JOB_STATES } from "/job-states.js";
 import { $, h } from "/view.js";
 
@@ -127,6 +128,36 @@ async function toggle(id) {
     await Promise.all((state.chats.get(id)?.children ?? []).map((c) => refreshChat(c.chat_id)));
   }
   renderTree();
+}
+
+// ---- flow rules -------------------------------------------------------------------
+
+/** Read at sign-in, a second after jobs start or end, and every 10 s (a rate's headroom grows back by itself). */
+const FLOW_REFRESH_MS = 10_000;
+let flowSoon = null;
+
+async function loadFlow() {
+  const rules = flowRules(await api("/v1/flow"));
+  $("flow-panel").hidden = rules.length === 0;
+  const figures = (text, more) => h("span", { class: "figures" }, text, more ? ` · ${more}` : "");
+  $("flow").replaceChildren(
+    ...rules.map((r) =>
+      h(
+        "li",
+        { "data-rule": r.name, class: r.busy ? "busy" : undefined },
+        h("strong", {}, r.name),
+        figures(r.figures, r.rate),
+        r.keys.length ? h("ul", { class: "flow-keys" }, r.keys.map((k) => h("li", {}, h("span", { class: "key" }, k.key), figures(k.figures)))) : null,
+      ),
+    ),
+  );
+}
+
+function flowChanged() {
+  flowSoon ??= setTimeout(() => {
+    flowSoon = null;
+    loadFlow().catch(() => {});
+  }, 1000);
 }
 
 // ---- the selected chat --------------------------------------------------------------
@@ -261,6 +292,7 @@ function onEvent(event) {
     return;
   }
   if (event.type === "chat.created" && !parentId && !state.roots.includes(chatId)) state.roots.unshift(chatId);
+  if (event.type.startsWith("job.")) flowChanged();
   soon(chatId, parentId);
 }
 
@@ -334,7 +366,8 @@ async function start() {
   $("login").hidden = true;
   $("app").hidden = false;
   $("sign-out").hidden = false;
-  await loadChats();
+  // The panel is a view of its own: a failed read of it leaves the chats usable.
+  await Promise.all([loadChats(), loadFlow().catch(() => {})]);
   connect();
 }
 
@@ -342,6 +375,9 @@ async function start() {
 setInterval(() => {
   if (sessionStorage.getItem(KEY) && !$("app").hidden) renderTree();
 }, 30_000);
+setInterval(() => {
+  if (sessionStorage.getItem(KEY) && !$("app").hidden) loadFlow().catch(() => {});
+}, FLOW_REFRESH_MS);
 
 document.addEventListener("DOMContentLoaded", () => {
   $("login-form").addEventListener("submit", async (e) => {
