@@ -22,6 +22,7 @@ import { spawnRoutes } from "./routes/spawn";
 import { eventRoutes } from "./routes/events";
 import { deliveryRoutes } from "./routes/deliveries";
 import { flowRoutes } from "./routes/flow";
+import { approvalRoutes } from "./routes/approvals";
 
 const browserCors = cors({
   origin: (origin, c) => {
@@ -50,7 +51,8 @@ const v1 = new Hono<AppEnv>()
   .route("/", chatRoutes)
   .route("/", eventRoutes)
   .route("/", deliveryRoutes)
-  .route("/", flowRoutes);
+  .route("/", flowRoutes)
+  .route("/", approvalRoutes);
 
 export const app = new Hono<AppEnv>()
   .route("/", publicRoutes)

@@ -12,8 +12,8 @@ import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
 import { jobRecord, listedRecord, type JobRecord } from "../../src/jobs/job";
-import type { BatchAnswer, BatchRequest, ChatInfo, ChatLimits, CompleteResult, JobOutcome, LaneOutcome } from "../../src/jobs/messages";
-import type { ToolCallsReply, ToolCallsRequest, TurnRequest, Usage } from "../../src/jobs/messages";
+import type { BatchAnswer, BatchRequest, ChatInfo, ChatLimits, CompleteResult, JobOutcome, LaneOutcome, ToolCallsReply } from "../../src/jobs/messages";
+import type { ToolCallsRequest, TurnRequest, Usage } from "../../src/jobs/messages";
 import { resultsPayload, type Snapshot } from "../../src/jobs/payloads";
 import { vouchFor } from "../../src/objects/tenant-cache";
 import type { RunTarget } from "../../src/tools/executors";
@@ -28,6 +28,7 @@ import type { RunAnswer } from "./jobs/executor";
 import type { Progress } from "../../src/jobs/progress";
 import type { StopTurn } from "./subagents/child-turns";
 import { mayOpen } from "./gates";
+import { approvalAnswer, decide, type ApprovalAnswer, type DecisionRequest } from "./gates/approval";
 import { runToolCalls } from "./tool-calls";
 import { handOver } from "./handover";
 
@@ -222,6 +223,12 @@ export class ChatDO extends DurableObject<Env> {
     if (!this.#store.readable()) return null;
     const job = this.#store.jobs.withContent(jobId);
     return { record: job ? jobRecord(job) : null };
+  }
+
+  /** A person's decision on a call waiting for approval (docs/api.md#approvals). */
+  async decideApproval(jobId: string, decision: DecisionRequest, limits: ChatLimits): Promise<ApprovalAnswer | null> {
+    if (!this.#store.readable()) return null;
+    return approvalAnswer(await decide(this.#chat, jobId, decision, Date.now()), limits.max_result_chars);
   }
 
   /** A page of the chat's job records, newest first; `next_before` asks for the next one. */

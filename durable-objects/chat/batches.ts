@@ -7,6 +7,7 @@
 import { ApiError } from "../../src/http/errors";
 import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
 import type { BatchAnswer, BatchRequest, ChatLimits, Delivery } from "../../src/jobs/messages";
+import type { ApprovalRule } from "../../src/config/approval-rules";
 import { resultsPayload, startedPayload } from "../../src/jobs/payloads";
 import { withinToolBound } from "../../src/jobs/tool-bound";
 import type { Chat } from "./chat";
@@ -15,11 +16,15 @@ import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./
 import { insertBatch } from "./jobs/batch-rows";
 import { openGate } from "./gates";
 import { FLOW_ASK_BACKUP_MS } from "./gates/flow";
+import { askApprovals } from "./gates/approval";
 import type { SubordinatePlan } from "./storage/children";
 import type { ReplayShape } from "./storage/idempotency";
 import { admitBatch } from "./subagents/subagent-cap";
 import { subordinateState } from "./subagents/subordinate-state";
 import { NEW_CHAT_STATE, planSubordinates } from "./subagents/subordinates";
+
+/** The approval rules a request's calls are matched on, with the agent that makes them. */
+export const approvalsOf = (req: { approvals?: ApprovalRule[]; caller: { agent: string } }) => (req.approvals ? { rules: req.approvals, agent: req.caller.agent } : undefined);
 
 export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAnswer> {
   const { store, tree } = chat;
@@ -70,7 +75,7 @@ export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAn
     const plans = planSubordinates(subordinates, state, req.limits, req.caller);
     const ids = subordinates.map((j) => j.job_id!);
     const queued = admitBatch(ids, tree.capState(state, req.limits, reservation, now));
-    const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans, queued, metadata: req.delivery.metadata, flow: req.flow });
+    const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans, queued, metadata: req.delivery.metadata, flow: req.flow, approvals: approvalsOf(req) });
     const jobIds = batch.jobs.map((j) => j.job_id);
     await commit(chat, req, batch, plans, now, () => {
       tree.settle(reservation, ids.filter((id) => !queued.has(id)));
@@ -113,6 +118,7 @@ export async function commit(
     }
     store.events.addBatch(batch.batch_id, target.delivery.callback_url, target.delivery.notify, now);
     const ids = insertBatch(store, batch, plans, now, now + FLOW_ASK_BACKUP_MS);
+    askApprovals(store, chat.announce, batch.jobs, now);
     extra();
     return { isNewChat: created, toStart: ids };
   });

@@ -15,6 +15,7 @@ import { Dispatcher } from "./jobs/dispatcher";
 import { Executor } from "./jobs/executor";
 import { afterJobEnded } from "./gates";
 import { FlowReturns } from "./gates/flow";
+import { askApprovals } from "./gates/approval";
 import { JobMachine, type MachineHooks } from "./jobs/job-machine";
 import { Waiters } from "./jobs/waiters";
 import { Registration } from "./registration";
@@ -47,7 +48,7 @@ export class Chat implements MachineHooks {
     this.executor = new Executor(this.store, this.machine, new JobProgress(this.store, this.announce));
     this.dispatcher = new Dispatcher(this.store, this.machine, this.executor);
     this.tree = new TreeCap(this.store);
-    this.child = new ChildTurns(this.store, this.machine, this.dispatcher, this.tree);
+    this.child = new ChildTurns(this.store, this.machine, this.dispatcher, this.tree, (jobs, now) => askApprovals(this.store, this.announce, jobs, now));
     this.registration = new Registration(this.store, this.stream);
     this.deletion = new Deletion(this.store, this.machine, this.registration);
     this.#flowReturns = new FlowReturns(this.store);

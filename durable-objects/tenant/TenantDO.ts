@@ -29,6 +29,8 @@ import { checkConfig } from "../../src/config/validate";
 import type { ListedChat } from "../../src/chats/chat-tree";
 import { ConfigStore, type WriteConfigResult } from "./config-store";
 import { ChatIndex } from "./chat-index";
+import { ApprovalIndex } from "./approval-index";
+import type { ApprovalEntry } from "../../src/approvals/approval";
 import { Targets } from "./targets";
 import { sha256Hex } from "../../src/util/digest";
 
@@ -44,6 +46,7 @@ const definitionDigest = (endpoint: { url: string; headers: Record<string, strin
 export class TenantDO extends DurableObject<Env> {
   readonly #config: ConfigStore;
   readonly #index: ChatIndex;
+  readonly #approvals: ApprovalIndex;
   readonly #targets: Targets;
   readonly #tickets: Tickets;
   readonly #stream: TenantStream;
@@ -55,6 +58,7 @@ export class TenantDO extends DurableObject<Env> {
     const sql = ctx.storage.sql;
     this.#config = new ConfigStore(sql, () => this.env.CONFIG_KEY, (sealed) => this.#refreshMcpLists(sealed));
     this.#index = new ChatIndex(sql);
+    this.#approvals = new ApprovalIndex(sql);
     this.#targets = new Targets(sql, this.#config);
     this.#tickets = new Tickets(sql);
     this.#stream = new TenantStream(sql);
@@ -236,13 +240,24 @@ export class TenantDO extends DurableObject<Env> {
 
   forgetChat(chatId: string): void {
     this.#index.forget(chatId);
+    this.#approvals.forget([chatId]);
   }
 
   forgetSubtree(chatId: string): void {
-    this.#index.forgetSubtree(chatId);
+    this.#approvals.forget(this.#index.forgetSubtree(chatId));
   }
 
   listChats(cursor: string | null, limit: number): { chats: ListedChat[]; next_cursor: string | null } {
     return this.#index.list(cursor, limit);
+  }
+
+  // ---- approvals (docs/api.md#approvals) --------------------------------------------------
+
+  noteApprovals(entries: ApprovalEntry[]): void {
+    this.#approvals.note(entries);
+  }
+
+  listApprovals(status: "pending" | "decided", cursor: string | null, limit: number): { approvals: ApprovalEntry[]; next_cursor: string | null } {
+    return this.#approvals.list(status, cursor, limit);
   }
 }

@@ -59,6 +59,24 @@ export const eventEnvelope = z.discriminatedUnion("type", [
     usage: z.record(z.string(), z.number()).nullable(),
   }),
   event("chat.idle", {}),
+  event("job.approval_requested", {
+    batch_id: z.string(),
+    ...snapshot.shape,
+    tool_args: z.record(z.string(), z.unknown()),
+    agent: z.string().describe("The agent profile that made the call."),
+    approval_expires_at: z.string(),
+    metadata,
+  }).describe("A call waits for a person's decision (docs/api.md#approvals): `chat_id` is where to send it, `root_chat_id` the chat the person talks in."),
+  event("job.approval_decided", {
+    job_id: z.string(),
+    batch_id: z.string(),
+    tool_name: z.string(),
+    tool_call_id: z.string().optional(),
+    decision: z.enum(["approve", "deny", "expired"]),
+    by: z.string().nullable(),
+    reason: z.string().nullable(),
+    metadata,
+  }),
 ]);
 
 /** A message of the tenant-wide stream: the event plus the cursor to resume after. */

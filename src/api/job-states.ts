@@ -52,6 +52,8 @@ const waitRules = {
   subagent_slot: { clock: "from_release", order: "arrival" },
   /** A call under flow rules waits for room under every one of them (docs/api.md#flow-control); its deadline counts the wait. */
   flow: { clock: "from_acceptance", order: "call" },
+  /** A call under an approval rule waits for a person's decision (docs/api.md#approvals); its deadline starts at the approval. */
+  approval: { clock: "from_release", order: "call" },
 } satisfies Record<string, WaitRule>;
 export type WaitReason = keyof typeof waitRules;
 export const WAIT_REASONS: Record<WaitReason, WaitRule> = waitRules;

@@ -30,8 +30,12 @@ export const snapshot = z.object({
   state: jobState,
   duration_seconds: z.number(),
   queue_position: z.number().int().optional().describe("While waiting for a subagent slot: its place in the chat's queue (1 = next)."),
-  waiting_for: z.enum(waitReasons).optional().describe("Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule."),
+  waiting_for: z
+    .enum(waitReasons)
+    .optional()
+    .describe("Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval."),
   flow: flowWait.optional().describe("While waiting for flow: the rule (and key) it waits at."),
+  approval_expires_at: z.string().optional().describe("While a person has still to approve the call: when it ends, not made, without a decision."),
   context_id: z.string().optional(),
   result: z.string().optional(),
   result_truncated: z.literal(true).optional(),
@@ -84,6 +88,17 @@ export const jobRecord = z.object({
   metadata: requestMetadata.nullable(),
   waiting_for: z.enum(waitReasons).nullable().describe("Why a pending job has not started yet; null once it has, or when nothing holds it."),
   flow: flowWait.nullable().describe("While waiting for flow: the rule (and key) it waits at."),
+  approval_expires_at: z.string().nullable().describe("While a person has still to approve the call: when it ends, not made, without a decision."),
+  approval: z
+    .object({
+      status: z.enum(["pending", "approved", "denied", "expired"]),
+      expires_at: z.string(),
+      decided_at: z.string().nullable(),
+      by: z.string().nullable(),
+      reason: z.string().nullable(),
+    })
+    .nullable()
+    .describe("A call under an approval rule: the request and its decision; null for any other."),
 });
 
 export const logRows = z.object({

@@ -11,6 +11,7 @@ import { chatInfo, chatList } from "./chats";
 import { delivery, deliveryList, webhookTestAnswer, webhookTestEvent } from "./deliveries";
 import { errorBody } from "./errors";
 import { flowAnswer } from "./flow";
+import { approvalDecision, approvalList } from "./approvals";
 import { cursorExpired, eventEnvelope, tenantStreamEvent, ticketAnswer, ticketRequest } from "./events";
 import { jobRecord, logRows, resultsPayload, snapshot, startedPayload } from "./jobs";
 import { configAnswer, configPatch, PATCH_MEDIA_TYPES } from "./config";
@@ -70,6 +71,14 @@ const OPERATIONS: Operation[] = [
   },
   { method: "get", path: "/v1/tools", summary: "Function definitions and prompts for an agent", response: toolsAnswer, query: ["agent"] },
   { method: "get", path: "/v1/flow", summary: "Each flow rule's running and queued calls, its rate's headroom and its busiest keys", response: flowAnswer },
+  {
+    method: "post",
+    path: "/v1/chats/{chat_id}/jobs/{job_id}/approval",
+    summary: "Approve or deny a call that waits for a person (once; the same decision again is a harmless 200)",
+    body: approvalDecision,
+    response: snapshot,
+  },
+  { method: "get", path: "/v1/approvals", summary: "The tenant's calls waiting for a decision, or decided, newest first", response: approvalList, query: ["status", "cursor", "limit"] },
   {
     method: "get",
     path: "/v1/chats/{chat_id}/events",

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { MAX_CONFIG_PATTERN_CHARS, patternSteps, schemaHazards, schemaPatterns, unusableSchema } from "../json-schema/schema-safety";
 import { MAX_CONFIG_PROGRAM } from "../json-schema/linear-patterns";
 import { MAX_GLOB_CHARS, MAX_GLOBS, MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS, NAME_PATTERN } from "./bounds";
+import { approvalRulesSchema } from "./approval-rules";
 import { flowRuleProblems, flowRulesSchema } from "./flow-rules";
 
 export { NAME_PATTERN };
@@ -137,6 +138,7 @@ export const configSchema = z.strictObject({
     })
     .prefault({}),
   flow: flowRulesSchema.default([]).describe("Flow rules (docs/api.md#flow-control): how many matching calls run at once and start per period, per key."),
+  approvals: approvalRulesSchema.default([]).describe("Approval rules (docs/api.md#approvals): which calls wait for a person's decision before they leave."),
   limits: limitsSchema,
 });
 

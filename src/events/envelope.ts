@@ -12,6 +12,8 @@ export const EVENT_TYPES = [
   "chat.idle",
   "chat.created",
   "chat.updated",
+  "job.approval_requested",
+  "job.approval_decided",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,10 +1,11 @@
 /**
- * What `job.started` and `job.finished` say about a job (docs/api.md#events-and-webhooks). Built from
+ * What `job.started`, `job.finished` and a call's approval events say about a job (docs/api.md#events-and-webhooks). Built from
  * the job's row alone, so an event kept on its job row (no webhook waits for it) reads back the same
  * as when it was announced.
  */
 import type { JobRow } from "../jobs/job";
 import { snapshot } from "../jobs/payloads";
+import type { JobApproval } from "../approvals/approval";
 
 /** The call's own id, when it had one: a bot answers the call from the event alone. */
 export const callId = (job: Pick<JobRow, "tool_call_id">) => (job.tool_call_id ? { tool_call_id: job.tool_call_id } : {});
@@ -22,4 +23,36 @@ export function jobFinishedData(job: JobRow, maxResultChars: number): Record<str
   // A terminal job's duration ends at completed_at: `now` is never read.
   const now = job.completed_at ?? job.started_at ?? job.created_at;
   return { batch_id: job.batch_id, ...snapshot(job, { now, maxResultChars, includeResult: true }), ...metadataOf(job) };
+}
+
+/**
+ * `job.approval_requested` (docs/api.md#approvals): what a person needs to decide on the call, and
+ * where to send the decision. `root_chat_id`: the chat the person talks in, for a child chat's call.
+ */
+export function approvalRequestedData(job: JobRow, chat: { chat_id: string; root_chat_id: string }, approval: JobApproval): Record<string, unknown> {
+  return {
+    batch_id: job.batch_id,
+    ...snapshot(job, { now: job.created_at, maxResultChars: 0, includeResult: false }),
+    tool_args: JSON.parse(job.tool_args) as Record<string, unknown>,
+    ...callId(job),
+    chat_id: chat.chat_id,
+    root_chat_id: chat.root_chat_id,
+    agent: approval.agent,
+    approval_expires_at: new Date(approval.expires_at).toISOString(),
+    ...metadataOf(job),
+  };
+}
+
+/** `job.approval_decided`: the decision on a call (`expired` when none came in time), who took it and why. */
+export function approvalDecidedData(job: JobRow, approval: JobApproval): Record<string, unknown> {
+  return {
+    job_id: job.job_id,
+    batch_id: job.batch_id,
+    tool_name: job.tool_name,
+    ...callId(job),
+    decision: approval.decision,
+    by: approval.by ?? null,
+    reason: approval.reason ?? null,
+    ...metadataOf(job),
+  };
 }

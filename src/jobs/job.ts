@@ -4,6 +4,7 @@
  */
 import type { JobState, WaitReason } from "../api/job-states";
 import { flowWait } from "../flow/job-flow";
+import { approvalOf, approvalStatus } from "../approvals/approval";
 
 export { isTerminal, TERMINAL_STATES, WAIT_REASONS, waitReasons, type JobState, type TerminalState, type WaitReason } from "../api/job-states";
 
@@ -49,6 +50,8 @@ export type JobRow = {
   progress: string | null;
   /** A call under flow rules: its holds, the rules as admitted, and the rule it waits at (JSON of `JobFlow`); else null. */
   flow: string | null;
+  /** A call under an approval rule: its request and the decision once taken (JSON of `JobApproval`); else null. */
+  approval: string | null;
   /** The batch's request metadata (compact JSON), inherited by a subordinate's jobs; null without any. */
   metadata: string | null;
   /** The call lane a running call was handed to; null when it runs in the chat. */
@@ -78,11 +81,23 @@ export function durationSeconds(job: Pick<JobRow, "started_at" | "completed_at">
 
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** Why a pending job has not started (`waiting_for`, and the flow rule it waits at); both null otherwise. */
-export function whyWaiting(job: JobRow): { waiting_for: WaitReason | null; flow: { rule: string; key?: string } | null } {
-  if (job.state !== "pending" || job.waiting_for === null) return { waiting_for: null, flow: null };
-  if (job.waiting_for !== "flow" || job.flow === null) return { waiting_for: job.waiting_for, flow: null };
-  return { waiting_for: "flow", flow: flowWait(job.flow) };
+/**
+ * Why a pending job has not started (`waiting_for`, and the flow rule it waits at), and until when a
+ * person may approve its call while they have not (whichever gate it waits at); null otherwise.
+ */
+export function whyWaiting(job: JobRow): { waiting_for: WaitReason | null; flow: { rule: string; key?: string } | null; approval_expires_at: string | null } {
+  const approval = job.state === "pending" ? approvalOf(job) : null;
+  const approval_expires_at = approval && approval.decision === undefined ? iso(approval.expires_at) : null;
+  if (job.state !== "pending" || job.waiting_for === null) return { waiting_for: null, flow: null, approval_expires_at };
+  if (job.waiting_for !== "flow" || job.flow === null) return { waiting_for: job.waiting_for, flow: null, approval_expires_at };
+  return { waiting_for: "flow", flow: flowWait(job.flow), approval_expires_at };
+}
+
+/** A call's approval as its record shows it. */
+function approvalRecord(job: JobRow) {
+  const approval = approvalOf(job);
+  if (!approval) return null;
+  return { status: approvalStatus(approval), expires_at: iso(approval.expires_at)!, decided_at: iso(approval.decided_at ?? null), by: approval.by ?? null, reason: approval.reason ?? null };
 }
 
 /** The full record of `GET …/jobs/{id}` (docs/api.md#jobs-and-their-lifecycle), field order as listed there; `tool_call_id` sits after `tool_name` as on a snapshot. */
@@ -111,6 +126,7 @@ export function jobRecord(job: JobRow & { content: string | null }) {
     collected_at: iso(job.collected_at),
     metadata: job.metadata === null ? null : (JSON.parse(job.metadata) as Record<string, unknown>),
     ...whyWaiting(job),
+    approval: approvalRecord(job),
   };
 }
 export type JobRecord = ReturnType<typeof jobRecord>;

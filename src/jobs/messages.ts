@@ -9,6 +9,7 @@ import type { ParallelCall } from "./call-plan";
 import type { JobState } from "./job";
 import type { BatchStatus } from "../api/job-states";
 import type { FlowRule } from "../config/flow-rules";
+import type { ApprovalRule } from "../config/approval-rules";
 import type { ParallelCommand } from "./parallel-command";
 import type { ChatLimits } from "../config/chat-limits";
 import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
@@ -60,6 +61,8 @@ export interface BatchRequest {
   delivery: Delivery;
   /** The tenant's flow rules (docs/api.md#flow-control); absent when it has none. */
   flow?: FlowRule[];
+  /** The tenant's approval rules (docs/api.md#approvals); absent when it has none. */
+  approvals?: ApprovalRule[];
   idempotency?: { key: string; fingerprint: string };
   /** The worker's latest check of the tenant's config: the chat's copy of it and of the targets is as current (`vouchFor`). */
   config_check?: ConfigCheck;
@@ -206,6 +209,7 @@ export interface ToolCallsRequest {
   caller: Caller;
   delivery: Delivery;
   flow?: FlowRule[];
+  approvals?: ApprovalRule[];
   wait_seconds: number;
   idempotency?: { key: string; fingerprint: string };
   /** As in `BatchRequest`. */

@@ -39,6 +39,7 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
   const why = whyWaiting(job); // as the record says it
   if (why.waiting_for) s.waiting_for = why.waiting_for;
   if (why.flow) s.flow = why.flow;
+  if (why.approval_expires_at) s.approval_expires_at = why.approval_expires_at;
   if (job.context_id) s.context_id = job.context_id;
   if (o.includeResult) {
     if (job.result !== null) {

@@ -32,6 +32,7 @@ export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel"
     limits: chatLimits(config),
     caller: caller(config, agent),
     ...(config.flow.length ? { flow: config.flow } : {}),
+    ...(config.approvals.length ? { approvals: config.approvals } : {}),
     delivery,
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "parallel", body, agent, ...delivery }),
     config_check: configCheckOf(c),

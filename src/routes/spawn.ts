@@ -29,6 +29,7 @@ export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", asyn
     limits: chatLimits(config),
     caller: caller(config, agent),
     ...(config.flow.length ? { flow: config.flow } : {}),
+    ...(config.approvals.length ? { approvals: config.approvals } : {}),
     delivery,
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "spawn", body, agent, ...delivery }),
     config_check: configCheckOf(c),

@@ -77,6 +77,7 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     limits: chatLimits(config),
     caller: caller(config, agent),
     ...(config.flow.length ? { flow: config.flow } : {}),
+    ...(config.approvals.length ? { approvals: config.approvals } : {}),
     delivery,
     wait_seconds: Math.min(timeout, config.limits.max_wait_seconds),
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "tool-calls", body, agent, ...delivery }),

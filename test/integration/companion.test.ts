@@ -44,7 +44,7 @@ describe("jobs", () => {
     const record = await json(await api(`/v1/chats/p1/jobs/${echoId}`));
     expect(Object.keys(record)).toEqual([
       "job_id", "chat_id", "batch_id", "index", "tool_name", "tool_call_id", "tool_args", "kind", "state", "created_at", "started_at",
-      "completed_at", "attempt", "deadline_at", "result", "result_truncated", "content", "error", "context_id", "usage", "collected_at", "metadata", "waiting_for", "flow",
+      "completed_at", "attempt", "deadline_at", "result", "result_truncated", "content", "error", "context_id", "usage", "collected_at", "metadata", "waiting_for", "flow", "approval_expires_at", "approval",
     ]);
     expect(record).toMatchObject({ job_id: echoId, chat_id: "p1", index: 0, tool_name: "echo", tool_args: { a: 1 }, kind: "tool", state: "success", attempt: 1 });
     expect(record.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

@@ -78,7 +78,7 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
         jobs.insert({
           job_id: spec.job_id!, chat_id: "child", batch_id: "batch-1", idx: spec.index, tool_name: spec.tool_name,
           tool_call_id: spec.tool_call_id ?? null, tool_args: spec.tool_args, kind: spec.kind, read_only: spec.read_only,
-          timeout_seconds: spec.timeout_seconds, created_at: now, deadline_at: turn.deadline_at, context_id: null, spec: null, metadata: null, flow: null, waiting_for: null,
+          timeout_seconds: spec.timeout_seconds, created_at: now, deadline_at: turn.deadline_at, context_id: null, spec: null, metadata: null, flow: null, approval: null, waiting_for: null,
           log_id: `log-${spec.job_id}`, log_type: "tool",
         });
         jobIds.set(spec.index, spec.job_id!);
@@ -142,7 +142,7 @@ describe("a model reply with text only", () => {
     await step("background", { model }, async (f) => {
       f.jobs.insert({
         job_id: "echo-bg", chat_id: "child", batch_id: "b0", idx: 0, tool_name: "echo", tool_call_id: null, tool_args: "{}", kind: "tool",
-        read_only: true, timeout_seconds: 600, created_at: Date.now(), deadline_at: Date.now() + 600_000, context_id: null, spec: null, metadata: null, flow: null, waiting_for: null,
+        read_only: true, timeout_seconds: 600, created_at: Date.now(), deadline_at: Date.now() + 600_000, context_id: null, spec: null, metadata: null, flow: null, approval: null, waiting_for: null,
         log_id: "log-echo-bg", log_type: "tool",
       });
       f.turns.update(TURN, { background: ["echo-bg"] });

@@ -37,6 +37,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     wait_seq: null,
     metadata: null,
     flow: null,
+    approval: null,
     tree_slot: null,
     progress: null,
     lane: null,

@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest";
 import { afterJobEnded } from "../../durable-objects/chat/gates";
 import { letGo } from "../../durable-objects/chat/gates/gate";
 import { subagentSlotGate } from "../../durable-objects/chat/gates/subagent-slot";
+import { approvalGate } from "../../durable-objects/chat/gates/approval";
+import type { JobApproval } from "../../src/approvals/approval";
 import { nextOfTier, tierGate } from "../../durable-objects/chat/gates/tier";
 import { ChatStore } from "../../durable-objects/chat/storage/chat-store";
 import type { NewJob } from "../../durable-objects/chat/storage/job-columns";
@@ -32,7 +34,7 @@ function rig<T>(name: string, test: (r: Rig) => T): Promise<T> {
         store.jobs.insert({
           job_id: jobId, chat_id: "chat-1", batch_id: "batch-1", idx: 0, tool_name: "send", tool_call_id: null, tool_args: "{}",
           kind: "tool", read_only: false, timeout_seconds: 60, created_at: T0, deadline_at: T0 + 60_000, context_id: null, spec: null,
-          waiting_for: null, metadata: null, flow: null, log_id: `log-${jobId}`, log_type: "tool", ...over,
+          waiting_for: null, metadata: null, flow: null, approval: null, log_id: `log-${jobId}`, log_type: "tool", ...over,
         });
       },
       row: (jobId) => store.jobs.get(jobId)!,
@@ -105,6 +107,42 @@ describe("the subagent slot gate", () => {
       const waiting = r.store.jobs.waitingAt("subagent_slot");
       expect(waiting.map((j) => [j.job_id, j.queue_position])).toEqual([["sub-a", 1], ["sub-b", 2], ["sub-c", 3]]);
       expect(r.store.jobs.waitingAt("tier")).toEqual([]);
+    }));
+});
+
+describe("the approval gate", () => {
+  const asked = (over: Partial<JobApproval> = {}) => JSON.stringify({ agent: "default", timeout_seconds: 600, expires_at: T0 + 600_000, ...over });
+
+  it("takes a call its tier lets go to a person's approval while undecided, and on to start once approved", () =>
+    rig("approval-after-tier", (r) => {
+      r.add("send-1", { waiting_for: "tier", approval: asked() });
+      expect(letGo(r.store, r.row("send-1"), T0 + 1_000)).toBe(false);
+      expect(r.row("send-1")).toMatchObject({ waiting_for: "approval", state: "pending" });
+      r.add("send-2", { waiting_for: "tier", approval: asked({ decision: "approve", decided_at: T0 }) });
+      expect(letGo(r.store, r.row("send-2"), T0 + 1_000)).toBe(true);
+      expect(r.row("send-2")).toMatchObject({ waiting_for: null });
+    }));
+
+  it("sends an approved call under a flow rule on to the flow gate, with its clock from the approval", () =>
+    rig("approval-then-flow", (r) => {
+      const flow = JSON.stringify({ holds: [{ rule: "r", key: "" }], rules: { r: { name: "r", concurrency: 1, on_limit: "queue", max_queued: 10 } } });
+      r.add("send-1", { waiting_for: "approval", flow, approval: asked({ decision: "approve", decided_at: T0 + 5_000 }) });
+      expect(letGo(r.store, r.row("send-1"), T0 + 5_000)).toBe(false);
+      expect(r.row("send-1")).toMatchObject({ waiting_for: "flow", deadline_at: T0 + 65_000 });
+      expect(r.timers()).toContainEqual({ kind: "gate", ref: "flow", at: T0 + 5_000 });
+    }));
+
+  it("owes the tenant's list the news when a call under an approval rule ends, and drops its deadline timer", () =>
+    rig("approval-after-end", (r) => {
+      r.add("send-1", { waiting_for: "approval", approval: asked() });
+      r.add("plain", { idx: 1, read_only: true });
+      r.store.timers.set("gate", "approval:expire:send-1", T0 + 600_000);
+      const plain = r.end("plain");
+      expect(approvalGate.afterEnd(r.store, plain.job, plain.active)).toEqual([]);
+      const ended = r.end("send-1");
+      expect(approvalGate.afterEnd(r.store, ended.job, ended.active)).toEqual(["report"]);
+      expect(r.store.jobs.approvalsToReport(10).map((j) => j.job_id)).toEqual(["send-1"]);
+      expect(r.timers().filter((t) => t.ref.startsWith("approval:"))).toEqual([]);
     }));
 });
 

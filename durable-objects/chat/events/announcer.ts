@@ -8,7 +8,8 @@
  * to the live streams alone.
  */
 import type { EventType } from "../../../src/events/envelope";
-import { callId, jobFinishedData, jobStartedData, metadataOf } from "../../../src/events/job-events";
+import { approvalDecidedData, approvalRequestedData, callId, jobFinishedData, jobStartedData, metadataOf } from "../../../src/events/job-events";
+import type { JobApproval } from "../../../src/approvals/approval";
 import type { JobRow } from "../../../src/jobs/job";
 import { resultsPayload, snapshot } from "../../../src/jobs/payloads";
 import type { Progress } from "../../../src/jobs/progress";
@@ -57,6 +58,18 @@ export class Announcer {
   jobStarted(job: JobRow, now: number, started?: JobEvent): void {
     this.#record("job.started", jobStartedData(job), now, job.batch_id, started);
     if (job.kind === "subordinate") this.#record("subagent.started", { ...subagent(job), ...metadataOf(job) }, now, job.batch_id);
+  }
+
+  /** A call waits for a person's decision (docs/api.md#approvals): the bot asks them. */
+  approvalRequested(job: JobRow, approval: JobApproval, now: number): void {
+    const { chat_id } = this.store.address();
+    const root_chat_id = this.store.meta("root_chat_id") ?? chat_id;
+    this.#record("job.approval_requested", approvalRequestedData(job, { chat_id, root_chat_id }, approval), now, job.batch_id);
+  }
+
+  /** The decision on a call's approval (or its expiry). */
+  approvalDecided(job: JobRow, approval: JobApproval, now: number): void {
+    this.#record("job.approval_decided", approvalDecidedData(job, approval), now, job.batch_id);
   }
 
   /** A running MCP tool's progress, to the live streams only (see `./job-progress` for why). */

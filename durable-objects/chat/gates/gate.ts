@@ -11,6 +11,8 @@ import type { JobMachine } from "../jobs/job-machine";
 import type { ChatStore } from "../storage/chat-store";
 import type { ActiveCounts } from "../storage/job-columns";
 import type { TreeCap } from "../subagents/tree-cap";
+import type { Announcer } from "../events/announcer";
+import { awaitsDecision } from "../../../src/approvals/approval";
 
 /** The parts of the chat a gate may use when it opens. */
 export interface GateParts {
@@ -18,6 +20,7 @@ export interface GateParts {
   machine: JobMachine;
   dispatcher: Dispatcher;
   tree: TreeCap;
+  announce: Announcer;
 }
 
 export interface Gate {
@@ -37,11 +40,22 @@ export interface Gate {
 }
 
 /**
+ * The gate a job waits at once the one it waits at lets it go, in order: a subagent slot or its
+ * tier's turn, then a person's approval while undecided, then room under the flow rules.
+ */
+function nextGate(job: JobRow): WaitReason | null {
+  const passed = job.waiting_for;
+  if (passed !== "approval" && passed !== "flow" && awaitsDecision(job)) return "approval";
+  if (passed !== "flow" && job.flow !== null) return "flow";
+  return null;
+}
+
+/**
  * The one release path: `job` leaves its gate, with the tree slot it was given (a subordinate). A
  * gate that held the deadline back starts it now, never past the running turn's; one whose clock
- * ran while the job waited keeps the deadline it had. A call under flow rules goes on to wait for
- * room there (gates run in order: a subagent slot or the tier's turn, then flow); any other may
- * start, and is watched like any started job. True when it may start: the caller dispatches it.
+ * ran while the job waited keeps the deadline it had. A call with a gate still ahead goes on to wait
+ * there (`nextGate`); any other may start, and is watched like any started job. True when it may
+ * start: the caller dispatches it.
  */
 export function letGo(store: ChatStore, job: JobRow, now: number, treeSlot: string | null = null): boolean {
   let deadline = job.deadline_at;
@@ -49,12 +63,10 @@ export function letGo(store: ChatStore, job: JobRow, now: number, treeSlot: stri
     deadline = Math.min(now + job.timeout_seconds * 1000, store.turns.running()?.deadline_at ?? Infinity);
     store.timers.setEarliest("deadline", "", deadline);
   }
-  const next = job.flow !== null && job.waiting_for !== "flow" ? "flow" : null;
+  const next = nextGate(job);
   store.jobs.release(job.job_id, deadline, treeSlot, next);
-  if (next) {
-    store.timers.set("gate", "flow", now);
-    return false;
-  }
+  if (next === "flow") store.timers.set("gate", "flow", now);
+  if (next) return false; // an approval is let go by the decision, or ends at its deadline
   store.timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
   return true;
 }

@@ -13,6 +13,8 @@ import type { NewJob } from "../storage/job-columns";
 import type { SubordinatePlan } from "../storage/children";
 import type { FlowRule } from "../../../src/config/flow-rules";
 import { planFlow } from "../../../src/flow/job-flow";
+import type { ApprovalRule } from "../../../src/config/approval-rules";
+import { approvalRuleFor, requested } from "../../../src/approvals/approval";
 
 const newJobId = (toolName: string) => `${jobIdPrefix(toolName)}-${nanoid(12)}`;
 
@@ -54,6 +56,8 @@ export interface RowOptions {
   metadata: string | null;
   /** The tenant's flow rules: a call under any of them waits for room before it starts. */
   flow?: readonly FlowRule[];
+  /** The tenant's approval rules, and the calling agent's profile they match on: a call under one waits for a person. */
+  approvals?: { rules: readonly ApprovalRule[]; agent: string };
   /**
    * Admitted inside a subagent: its own subordinates are not counted under flow rules, since their
    * ancestor holds its slot while it waits for them, and counting them could leave both waiting.
@@ -76,6 +80,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
       const queued = o.queued?.has(job_id) ?? false;
       const counted = !(o.nested && spec.kind === "subordinate");
       const flow = counted ? planFlow(o.flow ?? [], { name: spec.tool_name, args: JSON.parse(spec.tool_args) as Record<string, unknown>, metadata }, now) : null;
+      const approvalRule = o.approvals ? approvalRuleFor(o.approvals.rules, { name: spec.tool_name, agent: o.approvals.agent }) : null;
       return {
         job_id,
         log_id: `log-${nanoid(12)}`,
@@ -93,9 +98,11 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         context_id: plan?.context_id ?? null,
         metadata: o.metadata,
         spec: plan ? JSON.stringify(plan) : null,
-        // Gates in order: a slot in the subagent queue or the tier's turn, then room under the flow rules.
-        waiting_for: queued ? "subagent_slot" : waitsForTier(spec) && spec.index !== first ? "tier" : flow ? "flow" : null,
+        // Gates in order: a slot in the subagent queue or the tier's turn, then a person's approval (asked
+        // for at once, whichever gate the job waits at first), then room under the flow rules.
+        waiting_for: queued ? "subagent_slot" : waitsForTier(spec) && spec.index !== first ? "tier" : approvalRule ? "approval" : flow ? "flow" : null,
         flow: flow ? JSON.stringify(flow) : null,
+        approval: approvalRule ? JSON.stringify(requested(approvalRule, o.approvals!.agent, now)) : null,
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
         log_type: logType({ tool_name: spec.tool_name, kind: spec.kind, mcp: spec.kind === "tool" && spec.mcp === true }),
       };

@@ -56,7 +56,7 @@ export class Events {
   record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): { envelope: string; deliver: boolean; seq: number } {
     const seq = this.latestSeq() + 1;
     const { row, envelope } = this.#kept({ seq, id: newEventId() }, type, data, now);
-    const deliver = this.#deliverable(batchId);
+    const deliver = this.#deliverable(batchId, type);
     this.sql.exec(
       `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at, parent_chat_id, root_chat_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       seq, row.id, type, row.data, now, batchId, deliver ? "pending" : "none", deliver ? now : null, row.parent_chat_id, row.root_chat_id,
@@ -109,8 +109,8 @@ export class Events {
   }
 
   /** Whether an event waits for delivery: a webhook for this chat, or its batch's callback. */
-  #deliverable(batchId: string | null): boolean {
-    return this.#webhookOn() || (batchId !== null && this.#hasCallbacks() && this.callbackUrl(batchId) !== null);
+  #deliverable(batchId: string | null, type?: EventType): boolean {
+    return this.#webhookOn(type) || (batchId !== null && this.#hasCallbacks() && this.callbackUrl(batchId) !== null);
   }
 
   /** The envelope of a live-only event (see `LIVE_EVENT_TYPES`): nothing is written. */
@@ -118,10 +118,14 @@ export class Events {
     return this.#envelope({ id: newEventId(), type, created_at: now, seq: this.latestSeq(), data: "", ...this.#lineage() }, data);
   }
 
-  /** Top-level chats go to `webhook.url`; child chats only with `include_child_chats`. */
-  #webhookOn(): boolean {
+  /**
+   * Top-level chats go to `webhook.url`; child chats only with `include_child_chats`, except their
+   * approval events: the bot that talks to the person must see those (docs/api.md#approvals).
+   */
+  #webhookOn(type?: EventType): boolean {
     const limits: Partial<ChatLimits> = readLimits(this.sql) ?? {};
     const child = Number(readMeta(this.sql, "level") ?? 0) > 0;
+    if (type?.startsWith("job.approval_")) return limits.webhooks !== undefined && limits.webhooks !== "none";
     return limits.webhooks === "all" || (limits.webhooks === "top-level" && !child);
   }
 

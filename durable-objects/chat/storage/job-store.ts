@@ -15,12 +15,14 @@ export class JobStore {
   insert(job: NewJob): void {
     this.sql.exec(
       `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only,
-         timeout_seconds, created_at, deadline_at, context_id, spec, waiting_for, tree_slot, wait_seq, log_id, log_type, metadata, flow)
+         timeout_seconds, created_at, deadline_at, context_id, spec, waiting_for, tree_slot, wait_seq, log_id, log_type, metadata, flow,
+         approval, approval_sync)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?,
-         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?, ?)`,
+         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?, ?, ?, CASE WHEN ? IS NULL THEN NULL ELSE 1 END)`,
       job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_call_id, job.tool_args, job.kind,
       job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.waiting_for,
       job.tree_slot ?? null, job.waiting_for !== null && WAIT_REASONS[job.waiting_for].order === "arrival" ? 1 : 0, job.log_id, job.log_type, job.metadata, job.flow,
+      job.approval, job.approval,
     );
   }
 
@@ -155,6 +157,26 @@ export class JobStore {
       `UPDATE jobs SET waiting_for = ?, wait_seq = NULL, deadline_at = ?, tree_slot = COALESCE(?, tree_slot) WHERE job_id = ? AND state = 'pending'`,
       next, deadlineAt, treeSlot, jobId,
     );
+  }
+
+  /** A call's approval was decided: the row keeps it, and the tenant's list of approvals is owed the news. */
+  setApproval(jobId: string, approval: string): void {
+    this.sql.exec(`UPDATE jobs SET approval = ?, approval_sync = 1 WHERE job_id = ?`, approval, jobId);
+  }
+
+  /** A call under an approval rule ended: the tenant's list is owed the news. */
+  markApprovalChanged(jobId: string): void {
+    this.sql.exec(`UPDATE jobs SET approval_sync = 1 WHERE job_id = ? AND approval IS NOT NULL`, jobId);
+  }
+
+  /** Calls whose approval (or end) the tenant's list has not heard yet. Few rows carry an approval: no index. */
+  approvalsToReport(limit: number): JobRow[] {
+    return this.sql.exec<JobRow>(`SELECT ${ROW} FROM jobs WHERE approval_sync = 1 LIMIT ?`, limit).toArray();
+  }
+
+  /** The tenant's list heard this approval and state of the call; a change since stays owed. */
+  approvalReported(jobId: string, approval: string, state: string): void {
+    this.sql.exec(`UPDATE jobs SET approval_sync = NULL WHERE job_id = ? AND approval = ? AND state = ?`, jobId, approval, state);
   }
 
   /** A job's flow state changed (the rule it waits at, or that it holds its slots). */

@@ -110,6 +110,9 @@ const jobsV7 = (name: string) => jobsV6(name).replace(") WITHOUT ROWID", ", meta
 /** The jobs table from v8 on: v7's, with a call's flow holds (docs/api.md#flow-control). */
 const jobsV8 = (name: string) => jobsV7(name).replace(") WITHOUT ROWID", ", flow TEXT) WITHOUT ROWID");
 
+/** The jobs table from v9 on: v8's, with a call's approval and whether the tenant's list has its latest (docs/api.md#approvals). */
+const jobsV9 = (name: string) => jobsV8(name).replace(") WITHOUT ROWID", ", approval TEXT, approval_sync INTEGER) WITHOUT ROWID");
+
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (name: string) => `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
   created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
@@ -200,6 +203,9 @@ export const MIGRATIONS: readonly Migration[] = [
   [`ALTER TABLE jobs ADD COLUMN metadata TEXT`],
   // v8 `flow`: a call under flow rules keeps its holds, the rules as admitted and where it waits (JSON).
   [`ALTER TABLE jobs ADD COLUMN flow TEXT`],
+  // v9 `approval`: a call under an approval rule keeps its request and decision (JSON); `approval_sync` 1
+  // while the tenant's list of approvals has not heard its latest.
+  [`ALTER TABLE jobs ADD COLUMN approval TEXT`, `ALTER TABLE jobs ADD COLUMN approval_sync INTEGER`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -213,7 +219,7 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV8("jobs"),
+  jobsV9("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   ...SCHEMA.filter((statement) => /^CREATE TABLE (batches|timers) /.test(statement)),

@@ -20,6 +20,7 @@ import type { Dispatcher } from "../jobs/dispatcher";
 import type { JobMachine } from "../jobs/job-machine";
 import type { ChatStore } from "../storage/chat-store";
 import type { JobStore } from "../storage/job-store";
+import type { NewJob } from "../storage/job-columns";
 import { readLimits, readMeta, writeMeta } from "../storage/schema";
 import type { Turn, Turns } from "../storage/turns";
 import type { TreeReservation } from "../storage/tree-slots";
@@ -56,6 +57,8 @@ export class ChildTurns implements LoopHost {
     private readonly machine: JobMachine,
     private readonly dispatcher: Dispatcher,
     private readonly tree: TreeCap,
+    /** The turn's calls were admitted (inside the transaction): those under an approval rule are asked about. */
+    private readonly onAdmitted: (jobs: readonly NewJob[], now: number) => void,
   ) {
     this.turns = store.turns;
     this.jobs = store.jobs;
@@ -279,8 +282,10 @@ export class ChildTurns implements LoopHost {
     const chat_id = readMeta(this.store.sql, "chat_id")!;
     // A subordinate's jobs carry the metadata of the batch that started it (the running turn's).
     const metadata = readMeta(this.store.sql, "metadata") || null;
-    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued, metadata, flow: config.flow, nested: true });
+    const approvals = { rules: config.approvals, agent: this.#caller(config).agent };
+    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued, metadata, flow: config.flow, approvals, nested: true });
     this.#toStart.push(...insertBatch(this.store, batch, plans, now));
+    this.onAdmitted(batch.jobs, now);
     const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));
     return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };
   }

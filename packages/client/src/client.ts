@@ -15,6 +15,7 @@ import type { paths } from "./openapi.js";
 import { send, startInit, type CallOptions, type Result } from "./requests.js";
 import { webSocketClass } from "./websocket.js";
 import type {
+  ApprovalList,
   ChatInfo,
   ChatList,
   Delivery,
@@ -22,6 +23,7 @@ import type {
   ConfigAnswer,
   ConfigDocument,
   ConfigPatch,
+  DecisionOptions,
   JobRecord,
   JobSnapshot,
   ParallelAnswer,
@@ -32,7 +34,8 @@ import type {
   TenantConfig,
   ToolCallsAnswer,
   ToolCallsBody,
-  FlowAnswer, ToolsAnswer,
+  FlowAnswer,
+  ToolsAnswer,
   WebhookTestAnswer,
 } from "./types.js";
 
@@ -186,6 +189,31 @@ export class Fanout {
   /** What each flow rule holds back now: running and queued calls, the rate's headroom, the busiest keys. */
   flow(options: { signal?: AbortSignal } = {}): Promise<FlowAnswer> {
     return this.#send(options.signal, () => this.#api.GET("/v1/flow", { signal: options.signal }));
+  }
+
+  /** Approves a call waiting for a person (docs/api.md#approvals): it goes on and runs. The same decision again is harmless. */
+  approve(chatId: string, jobId: string, options: DecisionOptions = {}): Promise<JobSnapshot> {
+    return this.#decide(chatId, jobId, "approve", options);
+  }
+
+  /** Denies a call waiting for a person: it ends `error`, never made. A FanoutError `already_decided` (409) means the other decision came first. */
+  deny(chatId: string, jobId: string, options: DecisionOptions = {}): Promise<JobSnapshot> {
+    return this.#decide(chatId, jobId, "deny", options);
+  }
+
+  #decide(chatId: string, jobId: string, decision: "approve" | "deny", { by, reason, signal }: DecisionOptions): Promise<JobSnapshot> {
+    const body = { decision, ...(by !== undefined ? { by } : {}), ...(reason !== undefined ? { reason } : {}) };
+    return this.#send(signal, () => this.#api.POST("/v1/chats/{chat_id}/jobs/{job_id}/approval", { params: { path: { chat_id: chatId, job_id: jobId } }, body, signal }));
+  }
+
+  /** A page of the tenant's calls waiting for a decision (`pending`, the default) or decided, newest first. */
+  approvals(options: { status?: "pending" | "decided"; cursor?: string; limit?: number; signal?: AbortSignal } = {}): Promise<ApprovalList> {
+    const query = {
+      ...(options.status ? { status: options.status } : {}),
+      ...(options.cursor ? { cursor: options.cursor } : {}),
+      ...(options.limit ? { limit: String(options.limit) } : {}),
+    };
+    return this.#send(options.signal, () => this.#api.GET("/v1/approvals", { params: { query }, signal: options.signal }));
   }
 
   // The config calls cast their answer: openapi-fetch's answer types widen `permission.task`'s

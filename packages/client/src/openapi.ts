@@ -142,6 +142,21 @@ export interface paths {
                                  */
                                 max_queued: number;
                             }[];
+                            /**
+                             * @description Approval rules (docs/api.md#approvals): which calls wait for a person's decision before they leave.
+                             * @default []
+                             */
+                            approvals: {
+                                /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate). */
+                                tools: string[];
+                                /** @description Globs over the calling agent's profile; default every agent, at any level. */
+                                agents?: string[];
+                                /**
+                                 * @description With no decision by then, the call ends `error` and is not made.
+                                 * @default 86400
+                                 */
+                                timeout_seconds: number;
+                            }[];
                             limits: {
                                 /**
                                  * @description Most tool calls one `parallel` request may start.
@@ -363,6 +378,21 @@ export interface paths {
                              */
                             max_queued?: number;
                         }[];
+                        /**
+                         * @description Approval rules (docs/api.md#approvals): which calls wait for a person's decision before they leave.
+                         * @default []
+                         */
+                        approvals?: {
+                            /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate). */
+                            tools: string[];
+                            /** @description Globs over the calling agent's profile; default every agent, at any level. */
+                            agents?: string[];
+                            /**
+                             * @description With no decision by then, the call ends `error` and is not made.
+                             * @default 86400
+                             */
+                            timeout_seconds?: number;
+                        }[];
                         /** @default {} */
                         limits?: {
                             /**
@@ -559,6 +589,21 @@ export interface paths {
                                  * @default 1000
                                  */
                                 max_queued: number;
+                            }[];
+                            /**
+                             * @description Approval rules (docs/api.md#approvals): which calls wait for a person's decision before they leave.
+                             * @default []
+                             */
+                            approvals: {
+                                /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate). */
+                                tools: string[];
+                                /** @description Globs over the calling agent's profile; default every agent, at any level. */
+                                agents?: string[];
+                                /**
+                                 * @description With no decision by then, the call ends `error` and is not made.
+                                 * @default 86400
+                                 */
+                                timeout_seconds: number;
                             }[];
                             limits: {
                                 /**
@@ -798,6 +843,21 @@ export interface paths {
                                  */
                                 max_queued: number;
                             }[];
+                            /**
+                             * @description Approval rules (docs/api.md#approvals): which calls wait for a person's decision before they leave.
+                             * @default []
+                             */
+                            approvals: {
+                                /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate). */
+                                tools: string[];
+                                /** @description Globs over the calling agent's profile; default every agent, at any level. */
+                                agents?: string[];
+                                /**
+                                 * @description With no decision by then, the call ends `error` and is not made.
+                                 * @default 86400
+                                 */
+                                timeout_seconds: number;
+                            }[];
                             limits: {
                                 /**
                                  * @description Most tool calls one `parallel` request may start.
@@ -1014,15 +1074,17 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow";
+                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
                                     key?: string;
                                 };
+                                /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                                approval_expires_at?: string;
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -1059,15 +1121,17 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow";
+                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
                                     key?: string;
                                 };
+                                /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                                approval_expires_at?: string;
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -1387,15 +1451,17 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow";
+                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
                                     key?: string;
                                 };
+                                /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                                approval_expires_at?: string;
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -1432,15 +1498,17 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow";
+                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
                                     key?: string;
                                 };
+                                /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                                approval_expires_at?: string;
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -1602,6 +1670,199 @@ export interface paths {
                                     queued: number;
                                 }[];
                             }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/jobs/{job_id}/approval": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve or deny a call that waits for a person (once; the same decision again is a harmless 200) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                    job_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        decision: "approve" | "deny";
+                        /** @description Why; a denied call's error says it. */
+                        reason?: string;
+                        /** @description Who decided, as the bot knows them (a user name, an id). */
+                        by?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            job_id: string;
+                            tool_name: string;
+                            /** @description The id of the call this job answers, when the call had one. */
+                            tool_call_id?: string;
+                            /** @enum {string} */
+                            state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                            duration_seconds: number;
+                            /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
+                            queue_position?: number;
+                            /**
+                             * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                             * @enum {string}
+                             */
+                            waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                            /** @description While waiting for flow: the rule (and key) it waits at. */
+                            flow?: {
+                                rule: string;
+                                key?: string;
+                            };
+                            /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                            approval_expires_at?: string;
+                            context_id?: string;
+                            result?: string;
+                            /** @constant */
+                            result_truncated?: true;
+                            error?: string;
+                            /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                            usage?: {
+                                [key: string]: number;
+                            };
+                            /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                            progress?: {
+                                progress: number;
+                                total?: number;
+                                /** @description At most 500 characters. */
+                                message?: string;
+                            };
+                            /** @constant */
+                            wait_timed_out?: true;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's calls waiting for a decision, or decided, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    status?: string;
+                    cursor?: string;
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            approvals: {
+                                chat_id: string;
+                                job_id: string;
+                                tool_name: string;
+                                /** @description The call's arguments; null when they were too long to list (the job's record has them). */
+                                tool_args: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description The agent profile that made the call. */
+                                agent: string;
+                                /**
+                                 * @description `cancelled`: the job ended otherwise before anyone decided.
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "approved" | "denied" | "expired" | "cancelled";
+                                requested_at: string;
+                                expires_at: string;
+                                decided_at: string | null;
+                                by: string | null;
+                                reason: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                            }[];
+                            /** @description Pass as `cursor` for the next, older page; null on the last. */
+                            next_cursor: string | null;
                         };
                     };
                 };
@@ -2258,15 +2519,17 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow";
+                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
                                     key?: string;
                                 };
+                                /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                                approval_expires_at?: string;
                                 context_id?: string;
                                 result?: string;
                                 /** @constant */
@@ -2381,11 +2644,22 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             /** @description Why a pending job has not started yet; null once it has, or when nothing holds it. */
-                            waiting_for: ("tier" | "subagent_slot" | "flow") | null;
+                            waiting_for: ("tier" | "subagent_slot" | "flow" | "approval") | null;
                             /** @description While waiting for flow: the rule (and key) it waits at. */
                             flow: {
                                 rule: string;
                                 key?: string;
+                            } | null;
+                            /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                            approval_expires_at: string | null;
+                            /** @description A call under an approval rule: the request and its decision; null for any other. */
+                            approval: {
+                                /** @enum {string} */
+                                status: "pending" | "approved" | "denied" | "expired";
+                                expires_at: string;
+                                decided_at: string | null;
+                                by: string | null;
+                                reason: string | null;
                             } | null;
                         };
                     };
@@ -2479,11 +2753,22 @@ export interface paths {
                                     [key: string]: unknown;
                                 } | null;
                                 /** @description Why a pending job has not started yet; null once it has, or when nothing holds it. */
-                                waiting_for: ("tier" | "subagent_slot" | "flow") | null;
+                                waiting_for: ("tier" | "subagent_slot" | "flow" | "approval") | null;
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow: {
                                     rule: string;
                                     key?: string;
+                                } | null;
+                                /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                                approval_expires_at: string | null;
+                                /** @description A call under an approval rule: the request and its decision; null for any other. */
+                                approval: {
+                                    /** @enum {string} */
+                                    status: "pending" | "approved" | "denied" | "expired";
+                                    expires_at: string;
+                                    decided_at: string | null;
+                                    by: string | null;
+                                    reason: string | null;
                                 } | null;
                             }[];
                             next_before: string | null;
@@ -2828,15 +3113,17 @@ export interface components {
                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                 queue_position?: number;
                 /**
-                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
+                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "flow";
+                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
                     key?: string;
                 };
+                /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                approval_expires_at?: string;
                 context_id?: string;
                 result?: string;
                 /** @constant */
@@ -2929,15 +3216,17 @@ export interface components {
                         /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                         queue_position?: number;
                         /**
-                         * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
+                         * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                          * @enum {string}
                          */
-                        waiting_for?: "tier" | "subagent_slot" | "flow";
+                        waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
                         /** @description While waiting for flow: the rule (and key) it waits at. */
                         flow?: {
                             rule: string;
                             key?: string;
                         };
+                        /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                        approval_expires_at?: string;
                         context_id?: string;
                         result?: string;
                         /** @constant */
@@ -3055,6 +3344,108 @@ export interface components {
                  * @constant
                  */
                 truncated?: true;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.approval_requested";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                batch_id: string;
+                job_id: string;
+                tool_name: string;
+                /** @description The id of the call this job answers, when the call had one. */
+                tool_call_id?: string;
+                /** @enum {string} */
+                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                duration_seconds: number;
+                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
+                queue_position?: number;
+                /**
+                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                 * @enum {string}
+                 */
+                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                /** @description While waiting for flow: the rule (and key) it waits at. */
+                flow?: {
+                    rule: string;
+                    key?: string;
+                };
+                approval_expires_at: string;
+                context_id?: string;
+                result?: string;
+                /** @constant */
+                result_truncated?: true;
+                error?: string;
+                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                usage?: {
+                    [key: string]: number;
+                };
+                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                progress?: {
+                    progress: number;
+                    total?: number;
+                    /** @description At most 500 characters. */
+                    message?: string;
+                };
+                /** @constant */
+                wait_timed_out?: true;
+                tool_args: {
+                    [key: string]: unknown;
+                };
+                /** @description The agent profile that made the call. */
+                agent: string;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.approval_decided";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                batch_id: string;
+                tool_name: string;
+                tool_call_id?: string;
+                /** @enum {string} */
+                decision: "approve" | "deny" | "expired";
+                by: string | null;
+                reason: string | null;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -3163,15 +3554,17 @@ export interface components {
                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                 queue_position?: number;
                 /**
-                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
+                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "flow";
+                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
                     key?: string;
                 };
+                /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                approval_expires_at?: string;
                 context_id?: string;
                 result?: string;
                 /** @constant */
@@ -3264,15 +3657,17 @@ export interface components {
                         /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                         queue_position?: number;
                         /**
-                         * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, or room under a flow rule.
+                         * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                          * @enum {string}
                          */
-                        waiting_for?: "tier" | "subagent_slot" | "flow";
+                        waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
                         /** @description While waiting for flow: the rule (and key) it waits at. */
                         flow?: {
                             rule: string;
                             key?: string;
                         };
+                        /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                        approval_expires_at?: string;
                         context_id?: string;
                         result?: string;
                         /** @constant */
@@ -3390,6 +3785,108 @@ export interface components {
                  * @constant
                  */
                 truncated?: true;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.approval_requested";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                batch_id: string;
+                job_id: string;
+                tool_name: string;
+                /** @description The id of the call this job answers, when the call had one. */
+                tool_call_id?: string;
+                /** @enum {string} */
+                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                duration_seconds: number;
+                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
+                queue_position?: number;
+                /**
+                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                 * @enum {string}
+                 */
+                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                /** @description While waiting for flow: the rule (and key) it waits at. */
+                flow?: {
+                    rule: string;
+                    key?: string;
+                };
+                approval_expires_at: string;
+                context_id?: string;
+                result?: string;
+                /** @constant */
+                result_truncated?: true;
+                error?: string;
+                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                usage?: {
+                    [key: string]: number;
+                };
+                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                progress?: {
+                    progress: number;
+                    total?: number;
+                    /** @description At most 500 characters. */
+                    message?: string;
+                };
+                /** @constant */
+                wait_timed_out?: true;
+                tool_args: {
+                    [key: string]: unknown;
+                };
+                /** @description The agent profile that made the call. */
+                agent: string;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "job.approval_decided";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                job_id: string;
+                batch_id: string;
+                tool_name: string;
+                tool_call_id?: string;
+                /** @enum {string} */
+                decision: "approve" | "deny" | "expired";
+                by: string | null;
+                reason: string | null;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
             } & {
                 [key: string]: unknown;
             };
@@ -3506,6 +4003,17 @@ export interface components {
                  * @default 1000
                  */
                 max_queued: number;
+            }[] | null;
+            approvals?: {
+                /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate). */
+                tools: string[];
+                /** @description Globs over the calling agent's profile; default every agent, at any level. */
+                agents?: string[];
+                /**
+                 * @description With no decision by then, the call ends `error` and is not made.
+                 * @default 86400
+                 */
+                timeout_seconds: number;
             }[] | null;
             limits?: {
                 max_calls?: number | null;

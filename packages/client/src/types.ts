@@ -29,6 +29,11 @@ export type ToolCallsAnswer = Ok<"/v1/chats/{chat_id}/tool-calls", "post">;
 export type ToolsAnswer = Ok<"/v1/tools", "get">;
 /** `GET /v1/flow`: each flow rule's running and queued calls, its rate's headroom, its busiest keys. */
 export type FlowAnswer = Ok<"/v1/flow", "get">;
+/** `GET /v1/approvals`: a page of the tenant's calls waiting for a person's decision, or decided. */
+export type ApprovalList = Ok<"/v1/approvals", "get">;
+export type ApprovalEntry = ApprovalList["approvals"][number];
+/** Who decided and why, as the bot knows them; the reason ends a denied call's error. */
+export type DecisionOptions = { by?: string; reason?: string; signal?: AbortSignal };
 export type ChatInfo = Ok<"/v1/chats/{chat_id}", "get">;
 /** A page of the tenant's top-level chats. */
 export type ChatList = Ok<"/v1/chats", "get">;

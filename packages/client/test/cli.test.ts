@@ -122,6 +122,33 @@ describe("fanout flow", () => {
   });
 });
 
+describe("fanout approvals, approve, deny", () => {
+  it("lists the calls waiting for a person, decides them, and lists them as decided; the client does the same", async () => {
+    await configure({ limits: { max_wait_seconds: 1 }, approvals: [{ tools: ["wait"], timeout_seconds: 600 }] });
+    const id = chat("appr");
+    const started = JSON.parse((await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(0.01), wait(0.01)]), "--no-wait", "--json"])).stdout);
+    const [first, second] = started.jobs.map((j: { job_id: string }) => j.job_id);
+    let listed = "";
+    for (let i = 0; i < 40 && !listed.includes(second); i++) listed = (await fanout(["approvals"])).stdout;
+    const [head, ...rows] = listed.trim().split("\n");
+    expect(head).toMatch(/^chat\s+job\s+tool\s+agent\s+status\s+expires\s+arguments$/);
+    expect(rows.filter((r) => r.startsWith(id))).toHaveLength(2);
+    expect(rows.find((r) => r.includes(first))).toMatch(/\swait\s+default\s+pending\s+until \S+\s+\{"seconds":0.01\}$/);
+
+    expect((await fanout(["approve", id, first, "--by", "ops"])).stdout.trim()).toBe(`${first} (wait) approved: pending`);
+    const denied = await client().deny(id, second, { by: "ops", reason: "not now" });
+    expect(denied).toMatchObject({ job_id: second, state: "error", error: "The call was denied by ops: not now." });
+    const again = await fanout(["approve", id, second]);
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/^fanout: already_decided: /) });
+    const awaited = JSON.parse((await fanout(["await", "--chat", id, "--timeout", "20", "--json", first])).stdout);
+    expect(awaited.jobs[0]).toMatchObject({ job_id: first, state: "success" });
+    const decided = JSON.parse((await fanout(["approvals", "--decided", "--json"])).stdout).approvals.filter((e: { chat_id: string }) => e.chat_id === id);
+    expect(decided.map((e: { job_id: string; status: string; by: string }) => [e.job_id, e.status, e.by]).sort()).toEqual([[first, "approved", "ops"], [second, "denied", "ops"]].sort());
+    expect((await client().approvals()).approvals.filter((e) => e.chat_id === id)).toEqual([]);
+    expect(await fanout(["approve", id])).toMatchObject({ code: 2, stderr: expect.stringContaining("approve takes a chat and a job id") });
+  });
+});
+
 describe("errors", () => {
   it("says what to set when FANOUT_URL has no key (exit 2)", async () => {
     const { code, stderr } = await fanout(["jobs", "--chat", "x"], { env: { FANOUT_URL: url() } });

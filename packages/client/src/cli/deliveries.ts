@@ -7,7 +7,7 @@
 import type { Fanout } from "../client.js";
 import type { Delivery, WebhookTestAnswer } from "../types.js";
 import type { CliIo } from "./io.js";
-import { cell } from "./format.js";
+import { cell, columns } from "./format.js";
 
 export const DELIVERY_USAGE = `  events   --failed|--pending|--delivered [--chat <id>]   webhook deliveries (every chat without --chat)
   redeliver <chat> <event_id>             send a delivered or failed event again
@@ -116,10 +116,7 @@ export function deliveryTable(events: ChatDelivery[]): string {
   const rows = events.map((d) => [
     d.chat_id, d.id, d.type, String(d.seq), d.status, String(d.attempts), d.last_status === null ? "-" : String(d.last_status), when(d), cell(d.last_error ?? "", 50),
   ]);
-  const head = ["chat", "event", "type", "seq", "status", "attempts", "last", "at", "error"];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
-  return [line(head), ...rows.map(line)].join("\n");
+  return columns(["chat", "event", "type", "seq", "status", "attempts", "last", "at", "error"], rows);
 }
 
 /** The test's outcome in one line. */

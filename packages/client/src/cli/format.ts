@@ -16,14 +16,18 @@ export function cell(text: string, width = WIDTH): string {
 
 const seconds = (s: number) => `${s.toFixed(1)}s`;
 
+/** A header and rows as aligned columns, two spaces apart; the last column runs free. */
+export function columns(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  return [line(head), ...rows.map(line)].join("\n");
+}
+
 /** Jobs as aligned columns: id, tool, state, duration, result or error. */
 export function jobTable(jobs: JobSnapshot[]): string {
   if (jobs.length === 0) return "no jobs";
   const rows = jobs.map((j) => [j.job_id, j.tool_name, j.state, seconds(j.duration_seconds), cell(j.error ? `Error: ${j.error}` : (j.result ?? ""))]);
-  const head = ["job", "tool", "state", "time", "result"];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
-  return [line(head), ...rows.map(line)].join("\n");
+  return columns(["job", "tool", "state", "time", "result"], rows);
 }
 
 /** `fanout tools`: each tool's name and the first line of its description, then the prompts there are. */

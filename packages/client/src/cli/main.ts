@@ -12,6 +12,7 @@ import { LOCAL_URL } from "../local.js";
 import type { ParallelArgs } from "../types.js";
 import { serviceFrom } from "./connection.js";
 import { DELIVERY_COMMANDS, DELIVERY_OPTIONS, DELIVERY_USAGE } from "./deliveries.js";
+import { APPROVAL_COMMANDS, APPROVAL_OPTIONS, APPROVAL_USAGE } from "./approvals.js";
 import { CONFIG_USAGE, configCommand } from "./config.js";
 import type { CliIo } from "./io.js";
 import { flowTable, jobTable, toolTable } from "./format.js";
@@ -29,6 +30,7 @@ Commands:
   tools    [--agent <name>]               the tools and prompts to give a model
   flow                                    what each flow rule holds back: running, queued, busiest keys
 ${DELIVERY_USAGE}
+${APPROVAL_USAGE}
 ${CONFIG_USAGE}
 
 Options: --json (the API's answers as they are), --help
@@ -47,6 +49,7 @@ const OPTIONS = {
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   ...DELIVERY_OPTIONS,
+  ...APPROVAL_OPTIONS,
 } as const;
 
 type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
@@ -131,6 +134,8 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
       // Own keys only: `constructor` or `toString` is no command.
       const deliveryCommand = Object.hasOwn(DELIVERY_COMMANDS, command) ? DELIVERY_COMMANDS[command] : undefined;
       if (deliveryCommand) return deliveryCommand({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
+      const approvalCommand = Object.hasOwn(APPROVAL_COMMANDS, command) ? APPROVAL_COMMANDS[command] : undefined;
+      if (approvalCommand) return approvalCommand({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
       throw new UsageError(`unknown command '${command}'`);
   }
 }

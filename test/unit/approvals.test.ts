@@ -1,0 +1,56 @@
+/** Approvals' pure rules (src/approvals/approval.ts): which rule a call is under, how decisions meet, the texts. */
+import { describe, expect, it } from "vitest";
+import { approvalEntry, approvalRuleFor, deniedError, expiredError, meetDecision, requested, type JobApproval } from "../../src/approvals/approval";
+import { approvalRulesSchema } from "../../src/config/approval-rules";
+
+const rules = approvalRulesSchema.parse([
+  { tools: ["send_email", "payments__*"], agents: ["researcher"], timeout_seconds: 60 },
+  { tools: ["payments__*"] },
+]);
+
+describe("approval rules", () => {
+  it("match a call by the name it runs as and the agent that makes it, first rule first", () => {
+    expect(approvalRuleFor(rules, { name: "send_email", agent: "researcher" })?.timeout_seconds).toBe(60);
+    expect(approvalRuleFor(rules, { name: "send_email", agent: "default" })).toBeNull();
+    expect(approvalRuleFor(rules, { name: "payments__refund", agent: "default" })?.timeout_seconds).toBe(86_400);
+    expect(approvalRuleFor(rules, { name: "search", agent: "researcher" })).toBeNull();
+    expect(approvalRuleFor([], { name: "send_email", agent: "default" })).toBeNull();
+  });
+
+  it("refuse `llm`, more than 32 rules, and a deadline past 30 days", () => {
+    expect(approvalRulesSchema.safeParse([{ tools: ["llm"] }]).success).toBe(false);
+    expect(approvalRulesSchema.safeParse(Array.from({ length: 33 }, () => ({ tools: ["x"] }))).success).toBe(false);
+    expect(approvalRulesSchema.safeParse([{ tools: ["x"], timeout_seconds: 2_592_001 }]).success).toBe(false);
+  });
+});
+
+describe("a decision", () => {
+  const open: JobApproval = requested(rules[0]!, "researcher", 1_000);
+
+  it("applies once, then the same again is a repeat and the other a conflict", () => {
+    expect(open).toEqual({ agent: "researcher", timeout_seconds: 60, expires_at: 61_000 });
+    expect(meetDecision(open, true, "approve")).toBe("apply");
+    const approved = { ...open, decision: "approve" as const, decided_at: 2_000 };
+    expect(meetDecision(approved, false, "approve")).toBe("repeat");
+    expect(meetDecision(approved, true, "deny")).toBe("conflict");
+    expect(meetDecision({ ...open, decision: "expired" }, false, "approve")).toBe("conflict");
+  });
+
+  it("is not awaited by a call under no rule, or one that ended before anyone decided", () => {
+    expect(meetDecision(null, true, "approve")).toBe("not_awaiting");
+    expect(meetDecision(open, false, "deny")).toBe("not_awaiting");
+  });
+
+  it("ends a call with the contract's texts", () => {
+    expect(deniedError("alice", "too much")).toBe("The call was denied by alice: too much.");
+    expect(deniedError(null, null)).toBe("The call was denied by a person.");
+    expect(expiredError(60)).toBe("No approval within 60 s; the call was not made.");
+  });
+
+  it("is listed as the job stands: a wait that ended undecided is `cancelled`, long arguments are left out", () => {
+    const job = { chat_id: "c", job_id: "j", tool_name: "send_email", tool_args: '{"to":"a"}', created_at: 1_000, metadata: null, state: "cancelled" };
+    expect(approvalEntry(job, open, false)).toMatchObject({ status: "cancelled", tool_args: '{"to":"a"}', decided_at: null });
+    expect(approvalEntry({ ...job, state: "pending" }, open, true).status).toBe("pending");
+    expect(approvalEntry({ ...job, tool_args: JSON.stringify({ body: "x".repeat(3000) }) }, open, true).tool_args).toBeNull();
+  });
+});
