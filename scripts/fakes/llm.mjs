@@ -10,7 +10,8 @@
  *   GET  /__llm/concurrency?model=… → {"max_in_flight"}: the most requests for that model answered at once
  *
  * A model with no script answers by its built-in behaviour (`DEMO_MODEL`: two
- * `weather` calls at once, then an answer from their results); any other
+ * `weather` calls at once, or a `send_postcard` call when asked for a postcard, then an answer from
+ * their results); any other
  * model whose script is missing or used up answers "(script finished)".
  * In a reply's content and arguments, `{{authorization}}` and `{{authorization_base64}}`
  * become the request's `Authorization` header: a provider that echoes its key.
@@ -28,15 +29,22 @@ export const DEMO_CITIES = ["Oslo", "Lisbon"];
  * @typedef {import("node:http").ServerResponse} ServerResponse
  */
 
+/** Who the demo model sends a postcard to, when a message asks for one. */
+export const DEMO_POSTCARD = { to: "Ana", text: "Greetings from fanout!" };
+
 /**
  * The demo model: asked about a user's message, it calls `weather` for each of `DEMO_CITIES` in one
- * message (so the bot hands fanout two calls at once); given their results, it answers with them.
+ * message (so the bot hands fanout two calls at once), or `send_postcard` when the message mentions a
+ * postcard (a call a person approves first); given their results, it answers with them.
  * @param {ChatMessage[]} messages
  * @returns {ScriptedReply}
  */
 export function demoReply(messages) {
   const last = messages.at(-1);
-  if (last?.role !== "tool") return { tool_calls: DEMO_CITIES.map((city) => ({ name: "weather", arguments: { city } })) };
+  if (last?.role !== "tool") {
+    if (/postcard/i.test(last?.content ?? "")) return { tool_calls: [{ name: "send_postcard", arguments: DEMO_POSTCARD }] };
+    return { tool_calls: DEMO_CITIES.map((city) => ({ name: "weather", arguments: { city } })) };
+  }
   const asked = messages.findLastIndex((m) => m.role === "assistant" && m.tool_calls?.length);
   const answers = messages.slice(asked + 1).filter((m) => m.role === "tool").map((m) => m.content ?? "");
   const question = messages.slice(0, asked).findLast((m) => m.role === "user")?.content ?? "";

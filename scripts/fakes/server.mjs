@@ -2,8 +2,8 @@
 // @ts-check
 /**
  * The outside world of the example bot on one local port: Telegram's Bot API
- * (telegram.mjs), an OpenAI-compatible LLM (llm.mjs) and the `weather` demo
- * tool (weather.mjs). `npm run bot` and the bot's tests start it in-process;
+ * (telegram.mjs), an OpenAI-compatible LLM (llm.mjs), the `weather` demo
+ * tool (weather.mjs) and the `send_postcard` one, which a person approves first (postcard.mjs). `npm run bot` and the bot's tests start it in-process;
  * `node scripts/fakes/server.mjs` runs it alone (FAKES_PORT, default 8789;
  * WEATHER_SECRET, the tool's whsec_… secret, to check fanout's signatures).
  */
@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { fakeLlm } from "./llm.mjs";
 import { fakeTelegram } from "./telegram.mjs";
 import { fakeWeather } from "./weather.mjs";
+import { fakePostcard } from "./postcard.mjs";
 
 /**
  * @typedef {import("./telegram.mjs").SentMessage} SentMessage
@@ -20,11 +21,11 @@ import { fakeWeather } from "./weather.mjs";
 
 /**
  * Starts the fakes on 127.0.0.1 (`port` 0: any free port).
- * @param {{ port?: number, weatherSecret?: string, onMessage?: (message: SentMessage) => void }} [options]
+ * @param {{ port?: number, weatherSecret?: string, postcardSecret?: string, onMessage?: (message: SentMessage) => void }} [options]
  * @returns {Promise<Fakes>}
  */
-export async function startFakes({ port = 0, weatherSecret, onMessage } = {}) {
-  const handlers = [fakeTelegram({ onMessage }), fakeLlm(), fakeWeather({ secret: weatherSecret })];
+export async function startFakes({ port = 0, weatherSecret, postcardSecret, onMessage } = {}) {
+  const handlers = [fakeTelegram({ onMessage }), fakeLlm(), fakeWeather({ secret: weatherSecret }), fakePostcard({ secret: postcardSecret })];
   const server = createServer((req, res) => {
     let body = "";
     req.setEncoding("utf8");
@@ -59,6 +60,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   console.log(`fakes on ${fakes.url}
   Telegram Bot API  ${fakes.url}/telegram        (sent messages: GET ${fakes.url}/__telegram/messages)
   LLM (OpenAI API)  ${fakes.url}/llm/v1          (model "fanout-demo" needs no script)
-  weather tool      ${fakes.url}/tools/weather`);
+  weather tool      ${fakes.url}/tools/weather
+  postcard tool     ${fakes.url}/tools/postcard`);
   for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"])) process.on(signal, () => void fakes.close().then(() => process.exit(0)));
 }

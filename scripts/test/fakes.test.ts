@@ -4,6 +4,8 @@
  * the Telegram API's record of sent messages, and the weather tool's
  * signature check.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_MODEL } from "../fakes/llm.mjs";
@@ -69,10 +71,45 @@ describe("the fake Telegram Bot API", () => {
     expect(await (await send(7, "hello")).json()).toMatchObject({ ok: true, result: { message_id: 1 } });
     await send(8, "other chat");
     const inChat = await (await fetch(`${fakes.url}/__telegram/messages?chat_id=7`)).json();
-    expect(inChat).toEqual([{ token: "123:tok", chat_id: 7, text: "hello", at: expect.any(Number) }]);
+    expect(inChat).toEqual([{ token: "123:tok", chat_id: 7, message_id: 1, text: "hello", at: expect.any(Number), edits: 0 }]);
     const all = (await (await fetch(`${fakes.url}/__telegram/messages`)).json()) as { text: string }[];
     expect(all.map((m) => m.text)).toEqual(["hello", "other chat"]);
     expect(seen).toEqual(["hello", "other chat"]);
+  });
+
+  it("keeps a message's keyboard, edits it, and presses a button as a user would, at the bot's webhook", async () => {
+    const updates: { headers: Record<string, unknown>; body: any }[] = [];
+    const bot = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        updates.push({ headers: req.headers, body: JSON.parse(body) });
+        res.writeHead(200).end("ok");
+      });
+    });
+    await new Promise<void>((r) => bot.listen(0, "127.0.0.1", r));
+    try {
+      const keyboard = { inline_keyboard: [[{ text: "Approve", callback_data: "ap:y:job-1" }, { text: "Deny", callback_data: "ap:n:job-1" }]] };
+      const sentMessage = await (await post("/telegram/bot9:kb/sendMessage", { chat_id: 77, text: "Send it?", reply_markup: keyboard })).json();
+      const id = sentMessage.result.message_id;
+      expect((await post("/__telegram/press", { chat_id: 77, button: "Approve" })).status).toBe(409); // no webhook set yet
+      const { port } = bot.address() as AddressInfo;
+      await post("/telegram/bot9:kb/setWebhook", { url: `http://127.0.0.1:${port}/telegram`, secret_token: "s3cret" });
+      const pressed = await (await post("/__telegram/press", { chat_id: 77, button: "Approve" })).json();
+      expect(pressed.status).toBe(200);
+      expect(updates).toHaveLength(1);
+      expect(updates[0]!.headers["x-telegram-bot-api-secret-token"]).toBe("s3cret");
+      expect(updates[0]!.body.callback_query).toMatchObject({ id: pressed.callback_query_id, data: "ap:y:job-1", from: { username: "tester" }, message: { message_id: id, chat: { id: 77 } } });
+      await post("/telegram/bot9:kb/answerCallbackQuery", { callback_query_id: pressed.callback_query_id, text: "Approved" });
+      expect(await (await fetch(`${fakes.url}/__telegram/answers`)).json()).toEqual([{ callback_query_id: pressed.callback_query_id, text: "Approved", at: expect.any(Number) }]);
+      await post("/telegram/bot9:kb/editMessageText", { chat_id: 77, message_id: id, text: "Approved by tester" });
+      const [edited] = (await (await fetch(`${fakes.url}/__telegram/messages?chat_id=77`)).json()) as { text: string; edits: number; reply_markup?: unknown }[];
+      expect(edited).toMatchObject({ text: "Approved by tester", edits: 1 });
+      expect(edited).not.toHaveProperty("reply_markup");
+      expect((await post("/__telegram/press", { chat_id: 77, button: "Approve" })).status).toBe(404); // the keyboard is gone
+    } finally {
+      bot.close();
+    }
   });
 
   it("answers a message without text as Telegram does, with a 400 and a description", async () => {

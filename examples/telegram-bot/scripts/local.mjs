@@ -3,11 +3,13 @@
 /**
  * `npm run bot`: the example bot tried by hand, in one command. It starts the
  * outside world as fakes (Telegram, an LLM that asks for two tool calls at
- * once, a `weather` tool: scripts/fakes/), fanout and the bot under
- * `wrangler dev`, and wires them together: fanout's webhook points at the
- * bot's /fanout with a secret the bot is started with, and the tool is in
- * fanout's config. Then it prints a curl that posts a Telegram update; the
- * bot's reply is printed here and kept by the fake Telegram.
+ * once, a `weather` tool and a `send_postcard` one: scripts/fakes/), fanout and
+ * the bot under `wrangler dev`, and wires them together: fanout's webhook points
+ * at the bot's /fanout with a secret the bot is started with, the tools are in
+ * fanout's config, `send_postcard` under an approval rule, and the fake Telegram
+ * posts the bot's updates to its /telegram. Then it prints curls that post a
+ * Telegram update and press a button; the bot's messages are printed here and
+ * kept by the fake Telegram.
  *
  * Ports (fixed, so the printed commands work; each can be moved by env):
  * FANOUT_PORT 8787, BOT_PORT 8788, FAKES_PORT 8789, FANOUT_INSPECTOR_PORT 9229,
@@ -20,8 +22,9 @@ import { DEV_KEY, DEV_VARS, ROOT } from "../../../scripts/dev.mjs";
 import { DEMO_MODEL } from "../../../scripts/fakes/llm.mjs";
 import { startFakes } from "../../../scripts/fakes/server.mjs";
 import { weatherTool } from "../../../scripts/fakes/weather.mjs";
+import { postcardTool } from "../../../scripts/fakes/postcard.mjs";
 import { startWranglerDev, stopGroups, stopOnSignals, waitUntilUp } from "../../../scripts/wrangler-dev.mjs";
-import { pointFanoutAtBot, testWebhook } from "./wiring.mjs";
+import { pointFanoutAtBot, setTelegramWebhook, testWebhook } from "./wiring.mjs";
 
 const BOT_DIR = fileURLToPath(new URL("..", import.meta.url));
 /** Local-only values a person types into the curl; the fake Telegram accepts any token. */
@@ -47,6 +50,7 @@ const botUrl = `http://127.0.0.1:${ports.bot}`;
 const whsec = () => `whsec_${randomBytes(32).toString("base64")}`;
 const webhookSecret = whsec();
 const weatherSecret = whsec();
+const postcardSecret = whsec();
 // Both Workers register here, and only here: the bot's FANOUT binding finds this fanout, no other.
 const registry = { WRANGLER_REGISTRY_PATH: join(state, "registry") };
 
@@ -56,7 +60,11 @@ const prefixed = (name) => (/** @type {string} */ line) => console.log(`${name.p
 const fakes = await startFakes({
   port: ports.fakes,
   weatherSecret,
-  onMessage: (m) => console.log(`\ntelegram | the bot replied in chat ${m.chat_id}:\n${m.text.replace(/^/gm, "  ")}\n`),
+  postcardSecret,
+  onMessage: (m) => {
+    const buttons = m.reply_markup ? `\n  [${m.reply_markup.inline_keyboard.flat().map((b) => b.text).join("] [")}]` : "";
+    console.log(`\ntelegram | the bot replied in chat ${m.chat_id}:\n${m.text.replace(/^/gm, "  ")}${buttons}\n`);
+  },
 });
 /** @type {import("node:child_process").ChildProcess[]} */
 const children = [];
@@ -86,7 +94,8 @@ try {
   await pointFanoutAtBot(fanoutUrl, DEV_KEY, {
     webhookUrl: `${botUrl}/fanout`,
     webhookSecret,
-    tools: [weatherTool(`${fakes.url}/tools/weather`, weatherSecret)],
+    tools: [weatherTool(`${fakes.url}/tools/weather`, weatherSecret), postcardTool(`${fakes.url}/tools/postcard`, postcardSecret)],
+    approvals: [{ tools: ["send_postcard"], timeout_seconds: 3600 }],
   });
 
   const bot = startWranglerDev({
@@ -108,6 +117,7 @@ try {
   children.push(bot);
   exitWhenGone(bot, "bot");
   await waitUntilUp(`${botUrl}/healthz`, UP_WITHIN_MS, bot);
+  await setTelegramWebhook(`${fakes.url}/telegram`, LOCAL_TELEGRAM.botToken, `${botUrl}/telegram`, LOCAL_TELEGRAM.secretToken);
   const tested = await testWebhook(fanoutUrl, DEV_KEY);
   if (tested.status !== 204) {
     throw new Error(`fanout's test event to ${botUrl}/fanout got ${tested.status ?? tested.error}, not 204: the bot cannot check fanout's signature`);
@@ -132,4 +142,11 @@ curl -s ${botUrl}/telegram -H 'X-Telegram-Bot-Api-Secret-Token: ${LOCAL_TELEGRAM
 
 The reply is printed here within a few seconds, and kept by the fake Telegram:
 curl -s '${fakes.url}/__telegram/messages?chat_id=42'
+
+A call a person approves first: ask for a postcard (send_postcard is under an approval rule),
+curl -s ${botUrl}/telegram -H 'X-Telegram-Bot-Api-Secret-Token: ${LOCAL_TELEGRAM.secretToken}' \\
+  -H 'Content-Type: application/json' \\
+  -d '{"update_id":2,"message":{"message_id":2,"date":0,"chat":{"id":42,"type":"private"},"text":"Send Ana a postcard."}}'
+and when the bot asks with Approve and Deny buttons, press one, as the user would:
+curl -s ${fakes.url}/__telegram/press -d '{"chat_id":42,"button":"Approve"}'
 `);

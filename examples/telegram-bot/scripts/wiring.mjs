@@ -1,13 +1,14 @@
 // @ts-check
 /**
  * Points a fanout tenant at the bot: its webhook at the bot's /fanout, signed
- * with the secret the bot checks, and the bot's tools in its config, keeping
- * everything else the tenant had. Shared by `npm run bot` and the bot's tests.
+ * with the secret the bot checks, the bot's tools in its config and, if given,
+ * the calls a person approves in the chat first, keeping everything else the tenant had. Shared by `npm run bot` and the bot's tests.
  */
 
 /**
  * @typedef {{ name: string, [key: string]: unknown }} ToolConfig
- * @typedef {{ webhookUrl: string, webhookSecret: string, tools?: ToolConfig[] }} BotWiring
+ * @typedef {{ tools: string[], timeout_seconds?: number }} ApprovalRule
+ * @typedef {{ webhookUrl: string, webhookSecret: string, tools?: ToolConfig[], approvals?: ApprovalRule[] }} BotWiring
  */
 
 /**
@@ -23,7 +24,7 @@ export function withTools(current, mine) {
  * @param {string} fanoutUrl @param {string} apiKey @param {BotWiring} wiring
  * @returns {Promise<Record<string, unknown>>} the config as fanout answered it
  */
-export async function pointFanoutAtBot(fanoutUrl, apiKey, { webhookUrl, webhookSecret, tools = [] }) {
+export async function pointFanoutAtBot(fanoutUrl, apiKey, { webhookUrl, webhookSecret, tools = [], approvals }) {
   /** @param {string} method @param {unknown} [body] @param {string} [type] */
   const call = (method, body, type = "application/json") =>
     fetch(`${fanoutUrl}/v1/config`, {
@@ -41,8 +42,9 @@ export async function pointFanoutAtBot(fanoutUrl, apiKey, { webhookUrl, webhookS
   const current = await answer(await call("GET"), "GET");
   const merged = withTools(/** @type {ToolConfig[]} */ (current.tools ?? []), tools);
   const webhook = { url: webhookUrl, secret: webhookSecret };
-  // A merge patch changes only these two keys (arrays replace whole, hence the merged tool list).
-  return answer(await call("PATCH", { webhook, tools: merged }, "application/merge-patch+json"), "PATCH");
+  // A merge patch changes only these keys (arrays replace whole, hence the merged tool list).
+  const patch = { webhook, tools: merged, ...(approvals ? { approvals } : {}) };
+  return answer(await call("PATCH", patch, "application/merge-patch+json"), "PATCH");
 }
 
 /**
@@ -55,4 +57,18 @@ export async function testWebhook(fanoutUrl, apiKey) {
   const res = await fetch(`${fanoutUrl}/v1/webhook/test`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` } });
   if (!res.ok) throw new Error(`POST /v1/webhook/test answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
   return /** @type {{ status: number | null, error?: string }} */ (await res.json());
+}
+
+/**
+ * Tells Telegram (here, the fake one) where the bot's updates go, as a deployed bot does once with
+ * setWebhook: a message, or a press of one of its buttons.
+ * @param {string} telegramApiBaseUrl @param {string} botToken @param {string} url @param {string} secretToken
+ */
+export async function setTelegramWebhook(telegramApiBaseUrl, botToken, url, secretToken) {
+  const res = await fetch(`${telegramApiBaseUrl}/bot${botToken}/setWebhook`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ url, secret_token: secretToken }),
+  });
+  if (!res.ok) throw new Error(`setWebhook answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
 }

@@ -11,7 +11,8 @@ import { FanoutError, type Fanout, type ResultsPayload } from "@fanout/client";
 import OpenAI from "openai";
 import type { Env } from "./env";
 import { fanoutClient } from "./fanout";
-import { sendMessage } from "./telegram";
+import { approvalMessage, decidedText, pressedDecision, type ApprovalRequest, type Decision } from "./approvals";
+import { answerCallbackQuery, editMessageText, sendMessage, type ButtonPress, type TelegramApi } from "./telegram";
 import { batchFor, toolMessages, type Message, type Span } from "./turn";
 
 /** Model calls per user message, so a model that keeps calling tools cannot run forever. */
@@ -32,6 +33,8 @@ export class Conversation extends DurableObject<Env> {
     // Messages that arrive while a batch runs wait here: a tool call's answers must come right after it.
     this.#sql.exec(`CREATE TABLE IF NOT EXISTS inbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL)`);
     this.#sql.exec(`CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), chat_id INTEGER NOT NULL, pending TEXT, due INTEGER NOT NULL DEFAULT 0, steps INTEGER NOT NULL DEFAULT 0)`);
+    // The approval messages sent to this chat: which fanout call each asks about, and whether it shows the decision yet.
+    this.#sql.exec(`CREATE TABLE IF NOT EXISTS approvals (job_id TEXT PRIMARY KEY, fanout_chat TEXT NOT NULL, tool_name TEXT NOT NULL, message_id INTEGER, decided INTEGER NOT NULL DEFAULT 0)`);
   }
 
   /** A user's message: written down now, answered from the alarm. */
@@ -54,6 +57,60 @@ export class Conversation extends DurableObject<Env> {
     const pending = this.#pending();
     if (!pending || !results.jobs.some((j) => pending.job_ids.includes(j.job_id))) return;
     await this.#answerCalls(toolMessages(pending.spans, results));
+  }
+
+  /**
+   * fanout's `job.approval_requested`: the person is asked in the chat with Approve and Deny
+   * buttons, once however often the event is delivered (the row is written before the message is sent).
+   */
+  async approvalRequested(chatId: number, request: ApprovalRequest): Promise<void> {
+    if (this.#approval(request.job_id)) return;
+    this.#sql.exec(`INSERT INTO approvals (job_id, fanout_chat, tool_name) VALUES (?, ?, ?)`, request.job_id, request.chat_id, request.tool_name);
+    try {
+      const { text, keyboard } = approvalMessage(request);
+      const messageId = await sendMessage(this.#telegram(), chatId, text, keyboard);
+      this.#sql.exec(`UPDATE approvals SET message_id = ? WHERE job_id = ?`, messageId, request.job_id);
+    } catch (e) {
+      this.#sql.exec(`DELETE FROM approvals WHERE job_id = ?`, request.job_id); // fanout delivers it again
+      throw e;
+    }
+  }
+
+  /** A button under an approval message was pressed: fanout hears the decision, and the message shows it. */
+  async buttonPressed(chatId: number, press: ButtonPress): Promise<void> {
+    const pressed = pressedDecision(press.data);
+    const approval = pressed && this.#approval(pressed.job_id);
+    if (!pressed || !approval) return void (await answerCallbackQuery(this.#telegram(), press.id, "This button is no longer in use."));
+    let note: string;
+    try {
+      const decide = pressed.decision === "approve" ? this.#fanout().approve : this.#fanout().deny;
+      await decide.call(this.#fanout(), approval.fanout_chat, pressed.job_id, { by: press.by });
+      note = pressed.decision === "approve" ? "Approved" : "Denied";
+      await this.#showDecision(chatId, pressed.job_id, pressed.decision, press.by);
+    } catch (e) {
+      // Someone decided first (another tap, the dashboard), or the call is gone: say so, change nothing.
+      if (!(e instanceof FanoutError) || (e.code !== "already_decided" && e.code !== "not_awaiting_approval")) throw e;
+      note = e.code === "already_decided" ? `Already ${String(e.details.status ?? "decided")}` : "This call no longer waits for a decision";
+    }
+    await answerCallbackQuery(this.#telegram(), press.id, note);
+  }
+
+  /** fanout's `job.approval_decided` (a button here, the dashboard, or its deadline): the message shows it, once. */
+  async approvalDecided(chatId: number, jobId: string, decision: Decision | "expired", by: string | null): Promise<void> {
+    await this.#showDecision(chatId, jobId, decision, by);
+  }
+
+  async #showDecision(chatId: number, jobId: string, decision: Decision | "expired", by: string | null): Promise<void> {
+    const approval = this.#approval(jobId);
+    if (!approval || approval.decided || approval.message_id === null) return;
+    await editMessageText(this.#telegram(), chatId, approval.message_id, decidedText(approval.tool_name, decision, by));
+    this.#sql.exec(`UPDATE approvals SET decided = 1 WHERE job_id = ?`, jobId);
+  }
+
+  #approval(jobId: string) {
+    return this.#sql
+      .exec<{ fanout_chat: string; tool_name: string; message_id: number | null; decided: number }>(`SELECT fanout_chat, tool_name, message_id, decided FROM approvals WHERE job_id = ?`, jobId)
+      .toArray()[0];
   }
 
   /** The tool calls' answers, then what the user wrote meanwhile; the next step runs from the alarm. */
@@ -114,12 +171,16 @@ export class Conversation extends DurableObject<Env> {
   }
 
   async #reply(chatId: number, text: string): Promise<void> {
-    await sendMessage(this.env.TELEGRAM_API_BASE_URL, this.env.TELEGRAM_BOT_TOKEN, chatId, text);
+    await sendMessage(this.#telegram(), chatId, text);
     this.#sql.exec(`UPDATE state SET due = 0`);
   }
 
   #fanout(): Fanout {
     return fanoutClient(this.env);
+  }
+
+  #telegram(): TelegramApi {
+    return { baseUrl: this.env.TELEGRAM_API_BASE_URL, token: this.env.TELEGRAM_BOT_TOKEN };
   }
 
   #append(message: Message): void {

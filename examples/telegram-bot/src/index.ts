@@ -6,7 +6,7 @@
  */
 import { readWebhook } from "@fanout/client";
 import type { Env } from "./env";
-import { hasSecretToken, textMessage } from "./telegram";
+import { buttonPress, hasSecretToken, textMessage } from "./telegram";
 
 export { Conversation } from "./conversation";
 
@@ -21,8 +21,11 @@ export default {
     if (pathname === "/telegram") {
       const token = request.headers.get("x-telegram-bot-api-secret-token");
       if (!(await hasSecretToken(token, env.TELEGRAM_SECRET_TOKEN))) return new Response("unauthorized", { status: 401 });
-      const message = textMessage(await request.json().catch(() => null));
+      const update = await request.json().catch(() => null);
+      const message = textMessage(update);
       if (message) await conversation(env, message.chat_id).userMessage(message.chat_id, message.text);
+      const press = buttonPress(update);
+      if (press) await conversation(env, press.chat_id).buttonPressed(press.chat_id, press);
       return new Response("ok"); // Telegram resends an update until it gets a 2xx
     }
 
@@ -30,9 +33,14 @@ export default {
       const event = await readWebhook(env.FANOUT_WEBHOOK_SECRET, request.headers, await request.text());
       if (!event) return new Response("bad signature", { status: 401 });
       if (event.type === "webhook.test") return new Response(null, { status: 204 }); // `fanout webhook test`: belongs to no chat
-      // The Telegram chat rides on the batch as its metadata (see Conversation.#startBatch): no lookup.
-      const telegramChat = event.type === "batch.finished" ? event.data.metadata?.telegram_chat_id : undefined;
-      if (event.type === "batch.finished" && Number.isSafeInteger(telegramChat)) await conversation(env, telegramChat as number).batchFinished(event.data.results);
+      // The Telegram chat rides on the batch as its metadata (see Conversation.#startBatch), a subagent's
+      // calls included: no lookup.
+      const telegramChat = (event.data as { metadata?: { telegram_chat_id?: unknown } }).metadata?.telegram_chat_id;
+      if (typeof telegramChat !== "number" || !Number.isSafeInteger(telegramChat)) return new Response(null, { status: 204 });
+      const chat = conversation(env, telegramChat);
+      if (event.type === "batch.finished") await chat.batchFinished(event.data.results);
+      if (event.type === "job.approval_requested") await chat.approvalRequested(telegramChat, event.data);
+      if (event.type === "job.approval_decided") await chat.approvalDecided(telegramChat, event.data.job_id, event.data.decision, event.data.by);
       return new Response(null, { status: 204 });
     }
 

@@ -95,6 +95,54 @@ describe("the Telegram bot on fanout", () => {
     await fanoutApi("/v1/chats/tg-4203/parallel", { action: "cancel", job_ids: [job.job_id] });
   });
 
+  it("asks in the chat before a call under an approval rule runs, and runs it once the button is pressed", async () => {
+    const fanoutApi = (path: string, body: unknown, method = "POST") =>
+      fetch(`${inject("fanoutUrl")}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${inject("fanoutKey")}`, "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json" },
+        body: JSON.stringify(body),
+      });
+    expect((await fanoutApi("/v1/config", { approvals: [{ tools: ["wait"], timeout_seconds: 600 }] }, "PATCH")).status).toBe(200);
+    try {
+      await script([parallelCall(0.01), { content: "Waited, with your blessing." }]);
+      await telegramUpdate(4205, "Wait a moment, if I say so.");
+      const [question] = await eventually(async () => {
+        const list = await sent(4205);
+        return list.length ? (list as unknown as { text: string; message_id: number; reply_markup?: { inline_keyboard: { text: string; callback_data: string }[][] } }[]) : undefined;
+      }, 20_000);
+      expect(question!.text).toMatch(/^The assistant wants to run wait:\n\{\n "seconds": 0\.01\n\}\nApprove it before \d{4}-\d\d-\d\d \d\d:\d\d UTC\?$/);
+      expect(question!.reply_markup!.inline_keyboard[0]!.map((b) => b.text)).toEqual(["Approve", "Deny"]);
+      // Nothing ran yet: the model has been asked once, and the reply waits for the person.
+      expect(await llmRequests()).toHaveLength(1);
+
+      const press = await (await fetch(`${fake()}/__telegram/press`, { method: "POST", body: JSON.stringify({ chat_id: 4205, button: "Approve", from: { username: "ana" } }) })).json();
+      expect(press.status).toBe(200);
+      const [edited, reply] = await eventually(async () => {
+        const list = await sent(4205);
+        return list.length === 2 ? (list as unknown as { text: string; reply_markup?: unknown }[]) : undefined;
+      }, 20_000);
+      expect(edited!.text).toBe("✅ Approved by @ana: wait runs now.");
+      expect(edited).not.toHaveProperty("reply_markup");
+      expect(reply!.text).toBe("Waited, with your blessing.");
+      const answers = (await (await fetch(`${fake()}/__telegram/answers`)).json()) as { callback_query_id: string; text: string }[];
+      expect(answers.find((a) => a.callback_query_id === press.callback_query_id)?.text).toBe("Approved");
+
+      // A late press of the other button (a second phone, a stale screen) changes nothing and says why.
+      const deny = question!.reply_markup!.inline_keyboard[0]![1]!.callback_data;
+      const late = await fetch(`${bot()}/telegram`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRETS.telegramSecret },
+        body: JSON.stringify({ update_id: ++updateId, callback_query: { id: "late-1", from: { id: 8, first_name: "Bo" }, data: deny, message: { message_id: question!.message_id, chat: { id: 4205 } } } }),
+      });
+      expect(late.status).toBe(200);
+      const lateAnswer = await eventually(async () => ((await (await fetch(`${fake()}/__telegram/answers`)).json()) as { callback_query_id: string; text: string }[]).find((a) => a.callback_query_id === "late-1"));
+      expect(lateAnswer.text).toBe("Already approved");
+      expect((await sent(4205)).map((m) => m.text)).toEqual(["✅ Approved by @ana: wait runs now.", "Waited, with your blessing."]);
+    } finally {
+      await fanoutApi("/v1/config", { approvals: [] }, "PATCH");
+    }
+  });
+
   it("refuses updates without Telegram's secret token and events without fanout's signature", async () => {
     expect((await telegramUpdate(4204, "hi", "wrong")).status).toBe(401);
     const unsigned = await fetch(`${bot()}/fanout`, { method: "POST", body: JSON.stringify({ id: "evt_x", type: "batch.finished", data: {} }) });

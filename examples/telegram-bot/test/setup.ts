@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { startFakes } from "../../../scripts/fakes/server.mjs";
 import { KEY, startLocalService, startWranglerDev } from "../../../test/browser/local-service";
-import { pointFanoutAtBot } from "../scripts/wiring.mjs";
+import { pointFanoutAtBot, setTelegramWebhook } from "../scripts/wiring.mjs";
 
 export const SECRETS = {
   webhook: "whsec_dGVsZWdyYW0tYm90LWV4YW1wbGUtc2VjcmV0LTE=",
@@ -42,6 +42,7 @@ export default async function setup(project: TestProject) {
     LLM_API_KEY: "sk-test",
   });
   await pointFanoutAtBot(fanout.url, KEY, { webhookUrl: `${bot.url}/fanout`, webhookSecret: SECRETS.webhook });
+  await setTelegramWebhook(`${fakes.url}/telegram`, SECRETS.telegramToken, `${bot.url}/telegram`, SECRETS.telegramSecret);
   project.provide("botUrl", bot.url);
   project.provide("fakeUrl", fakes.url);
   project.provide("fanoutUrl", fanout.url);

@@ -2,7 +2,8 @@
  * `npm run bot`, as the bot's README tells a person to run it: one command
  * starts the fakes, fanout and the bot, already wired together; the README's
  * Telegram update gets a reply in the fake Telegram, made from two tool calls
- * that fanout ran at the same time; SIGTERM stops everything it started.
+ * that fanout ran at the same time; a postcard is asked about with buttons and
+ * sent once Approve is pressed; SIGTERM stops everything it started.
  * Ports and state are its env overrides, so a developer's own run is not touched.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -26,6 +27,7 @@ afterAll(() => {
 interface Sent {
   chat_id: number;
   text: string;
+  reply_markup?: unknown;
 }
 
 describe("npm run bot", () => {
@@ -67,6 +69,28 @@ describe("npm run bot", () => {
     const calls = (await (await fetch(`${fakes}/__tools/weather/calls`)).json()) as { city: string; started_at: number; ended_at: number }[];
     expect(calls.map((c) => c.city).sort()).toEqual(["Lisbon", "Oslo"]);
     expect(Math.abs(calls[0]!.started_at - calls[1]!.started_at)).toBeLessThan(FORECAST_MS);
+
+    // A call a person approves first, as printed: ask for a postcard, press Approve, and the card goes.
+    const updates = [...run.output().matchAll(/-d '(\{"update_id"[^']+)'/g)].map((m) => m[1]!);
+    expect(updates, run.output()).toHaveLength(2);
+    await fetch(`${bot}/telegram`, { method: "POST", headers: { "x-telegram-bot-api-secret-token": printed![1]!, "content-type": "application/json" }, body: updates[1]! });
+    const asked = await within(60_000, async () => {
+      sent = (await (await fetch(`${fakes}/__telegram/messages?chat_id=42`)).json()) as Sent[];
+      return sent.some((m) => m.reply_markup);
+    });
+    expect(asked, run.output()).toBe(true);
+    expect(sent.at(-1)!.text).toMatch(/^The assistant wants to run send_postcard:/);
+    expect(await (await fetch(`${fakes}/__tools/postcard/sent`)).json()).toEqual([]);
+    const press = /curl -s (\S+\/__telegram\/press) -d '([^']+)'/.exec(run.output());
+    expect(press, run.output()).not.toBeNull();
+    expect((await (await fetch(press![1]!, { method: "POST", body: press![2]! })).json()).status).toBe(200);
+    const posted = await within(60_000, async () => {
+      sent = (await (await fetch(`${fakes}/__telegram/messages?chat_id=42`)).json()) as Sent[];
+      return sent.some((m) => m.text.includes("Postcard to Ana is on its way."));
+    });
+    expect(posted, run.output()).toBe(true);
+    expect(sent.map((m) => m.text)).toContain("✅ Approved by @tester: send_postcard runs now.");
+    expect(await (await fetch(`${fakes}/__tools/postcard/sent`)).json()).toEqual([expect.objectContaining({ to: "Ana" })]);
     expect(run.output()).not.toMatch(NOISE);
 
     tree = descendants(run.child.pid!);
