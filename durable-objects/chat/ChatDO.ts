@@ -31,6 +31,9 @@ import { mayOpen } from "./gates";
 import { approvalAnswer, decide, type ApprovalAnswer, type DecisionRequest } from "./gates/approval";
 import { runToolCalls } from "./tool-calls";
 import { handOver } from "./handover";
+import type { ChatStore } from "./storage/chat-store";
+import type { ChatUsage } from "./storage/usage-days";
+import { chatInfo } from "./storage/chat-info";
 
 export class ChatDO extends DurableObject<Env> {
   readonly #chat = new Chat(this.ctx, () => this.env);
@@ -214,9 +217,13 @@ export class ChatDO extends DurableObject<Env> {
 
   // ---- reads ----------------------------------------------------------------------
 
+  /** `read` of the chat's storage, or null when the chat does not exist (or is being deleted): a 404. */
+  #read<T>(read: (store: ChatStore) => T): T | null {
+    return this.#store.readable() ? read(this.#store) : null;
+  }
+
   listJobs(limits: ChatLimits): { jobs: Snapshot[] } | null {
-    if (!this.#store.readable()) return null;
-    return { jobs: resultsPayload(this.#store.jobs.visible(), { now: Date.now(), maxResultChars: limits.max_result_chars }).jobs };
+    return this.#read((s) => ({ jobs: resultsPayload(s.jobs.visible(), { now: Date.now(), maxResultChars: limits.max_result_chars }).jobs }));
   }
 
   getJob(jobId: string): { record: JobRecord | null } | null {
@@ -227,8 +234,7 @@ export class ChatDO extends DurableObject<Env> {
 
   /** A person's decision on a call waiting for approval (docs/api.md#approvals). */
   async decideApproval(jobId: string, decision: DecisionRequest, limits: ChatLimits): Promise<ApprovalAnswer | null> {
-    if (!this.#store.readable()) return null;
-    return approvalAnswer(await decide(this.#chat, jobId, decision, Date.now()), limits.max_result_chars);
+    return this.#read(async () => approvalAnswer(await decide(this.#chat, jobId, decision, Date.now()), limits.max_result_chars));
   }
 
   /** A page of the chat's job records, newest first; `next_before` asks for the next one. */
@@ -240,8 +246,12 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   extras(): { text: string | null } | null {
-    if (!this.#store.readable()) return null;
-    return { text: extrasText(this.#store.jobs.visible(), Date.now()) };
+    return this.#read((s) => ({ text: extrasText(s.jobs.visible(), Date.now()) }));
+  }
+
+  /** The chat's usage and its subtree's, the last 30 days (docs/api.md#usage-and-cost). */
+  usage(): ChatUsage | null {
+    return this.#read((s) => s.usage.summary(Date.now(), s.jobs.endedUsage()));
   }
 
   /** The chat's live stream: the worker forwards the authenticated upgrade here. */
@@ -271,40 +281,19 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   deliveries(status: DeliveryStatus): { events: DeliveryEntry[] } | null {
-    if (!this.#store.readable()) return null;
-    return { events: this.#store.events.deliveries(status) };
+    return this.#read((s) => ({ events: s.events.deliveries(status) }));
   }
 
   async redeliver(eventId: string, webhookConfigured: boolean): Promise<Redelivery | null> {
-    if (!this.#store.readable()) return null;
-    return this.#chat.outbox.redeliver(eventId, this.#store.address().chat_id, webhookConfigured);
+    return this.#read((s) => this.#chat.outbox.redeliver(eventId, s.address().chat_id, webhookConfigured));
   }
 
   logRows() {
-    if (!this.#store.readable()) return null;
-    return { rows: this.#store.log.all() };
+    return this.#read((s) => ({ rows: s.log.all() }));
   }
 
   info(): ChatInfo | null {
-    if (!this.#store.readable()) return null;
-    const { store } = this.#chat;
-    const { chat_id } = store.address();
-    const running = store.jobs.activeSubordinates();
-    const level = store.level();
-    return {
-      chat_id,
-      parent_chat_id: store.meta("parent_chat_id") ?? null,
-      level,
-      name: store.meta("name") ?? chat_id,
-      children: store.children.all().map((c) => ({
-        chat_id: c.context_id,
-        name: c.name,
-        level: level + 1,
-        running_jobs: running.filter((j) => j.context_id === c.context_id).length,
-      })),
-      running_jobs: store.jobs.activeCount(),
-      last_activity: new Date(store.jobs.lastActivity() ?? Number(store.meta("created_at") ?? 0)).toISOString(),
-    };
+    return this.#read(chatInfo);
   }
 
   /** Whether `lease` still holds the running job `jobId` here: a child asks before it starts a turn. */

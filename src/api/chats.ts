@@ -4,6 +4,7 @@
  * `src/chats/chat-tree.ts` bounds the listing.
  */
 import { z } from "zod";
+import { usage } from "./jobs";
 import { MAX_LISTED_CHILDREN, MAX_LISTED_DESCENDANTS } from "../chats/chat-tree";
 
 const childChat = z.object({ chat_id: z.string(), name: z.string(), level: z.number().int(), running_jobs: z.number().int() });
@@ -42,4 +43,12 @@ for (let level = 5; level >= 0; level--) listedTree = listedChat(listedTree);
 export const chatList = z.object({
   chats: z.array(listedTree).describe("Top-level chats in id order, each with its descendants nested."),
   next_cursor: z.string().nullable(),
+});
+
+/** `GET /v1/chats/{chat}/usage` (docs/api.md#usage-and-cost): the last 30 days. */
+export const chatUsage = z.object({
+  chat_id: z.string(),
+  chat: usage.describe("The chat's own work: its model requests, its tool calls, the subagents it started."),
+  subtree: usage.describe("That and everything its subagents did, however deep."),
+  by_day: z.array(z.object({ date: z.string().describe("A UTC day, YYYY-MM-DD."), usage })).describe("The subtree's usage by day, oldest first; days without any are left out."),
 });

@@ -4,7 +4,7 @@
  * a browser opens a stream with.
  */
 import { z } from "zod";
-import { jobState, progress, requestMetadata, resultsPayload, snapshot } from "./jobs";
+import { jobState, progress, requestMetadata, resultsPayload, snapshot, usage } from "./jobs";
 
 export const ticketRequest = z.object({ chat_id: z.string().optional().describe("Limit the ticket to this chat's stream.") });
 export const ticketAnswer = z.object({ ticket: z.string(), expires_in: z.literal(60) });
@@ -48,7 +48,7 @@ export const eventEnvelope = z.discriminatedUnion("type", [
   event("job.progress", { job_id: z.string(), batch_id: z.string(), tool_name: z.string(), progress, metadata }).describe(
     "Live streams only: never kept, replayed or sent to webhooks; its `seq` is that of the chat's latest kept event.",
   ),
-  event("batch.finished", { batch_id: z.string(), results: resultsPayload, metadata }),
+  event("batch.finished", { batch_id: z.string(), results: resultsPayload, usage: usage.optional().describe("The batch's jobs and their subtrees (events kept from before it was added lack it)."), metadata }),
   event("subagent.started", subagentFields),
   event("subagent.finish", {
     ...subagentFields,
@@ -56,7 +56,7 @@ export const eventEnvelope = z.discriminatedUnion("type", [
     result: z.string().nullable().optional(),
     result_truncated: z.literal(true).optional(),
     error: z.string().nullable().optional(),
-    usage: z.record(z.string(), z.number()).nullable(),
+    usage: usage.nullable(),
   }),
   event("chat.idle", {}),
   event("job.approval_requested", {

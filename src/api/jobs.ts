@@ -23,6 +23,16 @@ export const requestMetadata = z
 
 const flowWait = z.object({ rule: z.string(), key: z.string().optional() });
 
+/** What a job, a batch or a chat took (docs/api.md#usage-and-cost): its own and its subtree's. */
+export const usage = z.object({
+  llm_calls: z.number().int(),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  tool_calls: z.number().int(),
+  subagents: z.number().int(),
+  cost_usd: z.number().optional().describe("With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals."),
+});
+
 export const snapshot = z.object({
   job_id: z.string(),
   tool_name: z.string(),
@@ -40,7 +50,7 @@ export const snapshot = z.object({
   result: z.string().optional(),
   result_truncated: z.literal(true).optional(),
   error: z.string().optional(),
-  usage: z.record(z.string(), z.number()).optional().describe("LLM calls, tokens and tool calls of a subordinate's subtree."),
+  usage: usage.optional().describe("A subordinate's: its subtree's model requests, tokens, tool calls and subagents."),
   progress: progress.optional().describe("The last progress a running MCP tool reported (written at most once a second); absent once the job ends."),
   wait_timed_out: z.literal(true).optional(),
 });
@@ -83,7 +93,7 @@ export const jobRecord = z.object({
     ),
   error: z.string().nullable(),
   context_id: z.string().nullable(),
-  usage: z.record(z.string(), z.number()).nullable(),
+  usage: usage.describe("The job's own and its subtree's: a tool call is one once claimed."),
   collected_at: z.string().nullable(),
   metadata: requestMetadata.nullable(),
   waiting_for: z.enum(waitReasons).nullable().describe("Why a pending job has not started yet; null once it has, or when nothing holds it."),

@@ -95,6 +95,12 @@ const taskRules = z.union([
     .refine((o) => Object.keys(o).length <= MAX_GLOBS, { message: `permission.task has at most ${MAX_GLOBS} rules` }),
 ]);
 
+/** Prices per million tokens: a job's usage gets `cost_usd` (docs/api.md#usage-and-cost). */
+const pricesSchema = z.strictObject({
+  input_per_million: z.number().min(0).max(1_000_000),
+  output_per_million: z.number().min(0).max(1_000_000),
+});
+
 export const agentSchema = z.strictObject({
   description: z.string().max(4096).default(""),
   system_prompt: z.string().max(65_536).optional(),
@@ -104,6 +110,7 @@ export const agentSchema = z.strictObject({
     .optional()
     .describe("Globs of tools this agent may call; omitted = all."),
   model: z.string().min(1).optional(),
+  prices: pricesSchema.optional().describe("This agent's model's prices, when they differ from `llm.prices`."),
   max_steps: int(1, 1000).default(25),
   permission: z.strictObject({ task: taskRules.optional() }).optional(),
 });
@@ -113,7 +120,7 @@ export const configSchema = z.strictObject({
   mcp_servers: z.array(mcpServerSchema).max(32).default([]),
   agents: z.record(name("Agent"), agentSchema).default({}),
   llm: z
-    .strictObject({ base_url: z.string().url(), model: z.string().min(1), api_key: z.string().min(1).optional() })
+    .strictObject({ base_url: z.string().url(), model: z.string().min(1), api_key: z.string().min(1).optional(), prices: pricesSchema.optional() })
     .nullable()
     .default(null),
   webhook: z

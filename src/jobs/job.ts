@@ -5,6 +5,7 @@
 import type { JobState, WaitReason } from "../api/job-states";
 import { flowWait } from "../flow/job-flow";
 import { approvalOf, approvalStatus } from "../approvals/approval";
+import { jobUsage, shownUsage } from "../usage/usage";
 
 export { isTerminal, TERMINAL_STATES, WAIT_REASONS, waitReasons, type JobState, type TerminalState, type WaitReason } from "../api/job-states";
 
@@ -122,7 +123,8 @@ export function jobRecord(job: JobRow & { content: string | null }) {
     content: job.content === null ? null : (JSON.parse(job.content) as Record<string, unknown>[]),
     error: job.error,
     context_id: job.context_id,
-    usage: job.usage === null ? null : (JSON.parse(job.usage) as Record<string, number>),
+    // Every job's, its own and its subtree's (docs/api.md#usage-and-cost).
+    usage: shownUsage(jobUsage(job)),
     collected_at: iso(job.collected_at),
     metadata: job.metadata === null ? null : (JSON.parse(job.metadata) as Record<string, unknown>),
     ...whyWaiting(job),

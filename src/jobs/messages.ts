@@ -9,6 +9,7 @@ import type { ParallelCall } from "./call-plan";
 import type { JobState } from "./job";
 import type { BatchStatus } from "../api/job-states";
 import type { FlowRule } from "../config/flow-rules";
+import type { Usage as UsageFigures } from "../usage/usage";
 import type { ApprovalRule } from "../config/approval-rules";
 import type { ParallelCommand } from "./parallel-command";
 import type { ChatLimits } from "../config/chat-limits";
@@ -127,12 +128,8 @@ export interface LaneOutcome {
 }
 
 /** Token and call counts of a subordinate's subtree (docs/api.md#the-agent-loop). */
-export interface Usage {
-  llm_calls: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  tool_calls: number;
-}
+/** What a job and its subtree took (docs/api.md#usage-and-cost). */
+export type Usage = UsageFigures;
 
 /** `content`: an MCP result's parts as the server sent them (the job keeps them, bounded, beside the text). */
 export type JobOutcome =

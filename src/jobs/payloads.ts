@@ -7,6 +7,7 @@ import type { z } from "zod";
 import type * as schemas from "../api/jobs";
 import { durationSeconds, isTerminal, whyWaiting, type JobRow, type JobState } from "./job";
 import type { Progress } from "./progress";
+import { addUsage, shownUsage } from "../usage/usage";
 
 /** Wire types come from the zod schemas that also generate /openapi.json. */
 export type Snapshot = z.infer<typeof schemas.snapshot>;
@@ -48,7 +49,7 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
       if (shown.length < job.result.length || job.result_truncated) s.result_truncated = true;
     }
     if (job.error !== null) s.error = job.error;
-    if (job.usage !== null) s.usage = JSON.parse(job.usage) as Usage;
+    if (job.usage !== null) s.usage = shownUsage(addUsage(JSON.parse(job.usage) as Usage));
   }
   // Only while active: the row clears it when the job ends, and an older row may still hold one.
   if (job.progress && !isTerminal(job.state)) s.progress = JSON.parse(job.progress) as Progress;

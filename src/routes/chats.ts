@@ -68,4 +68,8 @@ export const chatRoutes = new Hono<AppEnv>()
   .get("/chats/:chat_id/log", async (c) => {
     const chatId = chatIdParam(c);
     return c.json(found(await chatStub(c, chatId).logRows(), chatId));
+  })
+  .get("/chats/:chat_id/usage", async (c) => {
+    const chatId = chatIdParam(c);
+    return c.json({ chat_id: chatId, ...found(await chatStub(c, chatId).usage(), chatId) });
   });

@@ -734,8 +734,9 @@ describe("usage and token budget", () => {
       { content: "child" },
     ]);
     const { body } = await parallel("u1", { tool_calls: [sub("Delegate.")], timeout: 20 });
-    // child: 2 LLM calls + 1 tool call; grandchild: 1 LLM call. 10 prompt + 5 completion tokens each.
-    expect(body.jobs[0].usage).toEqual({ llm_calls: 3, prompt_tokens: 30, completion_tokens: 15, tool_calls: 1 });
+    // child: 2 LLM calls and a subagent; grandchild: 1 LLM call. 10 prompt + 5 completion tokens each.
+    // The spawn is a subagent, not a tool call: two subagents in all, the child and the grandchild.
+    expect(body.jobs[0].usage).toEqual({ llm_calls: 3, prompt_tokens: 30, completion_tokens: 15, tool_calls: 0, subagents: 2 });
   });
 
   it("ends the job `Token budget exhausted.` once max_tokens_per_job is crossed", async () => {

@@ -64,6 +64,7 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
     llm: async () => (o.noLlm ? null : { base_url: `${toolServer()}/llm/v1`, model: o.model, api_key: "sk-test", secrets: ["sk-test"] }),
     allowPrivateEgress: () => true, // the fake LLM listens on 127.0.0.1
     mcp: async () => ({}),
+    modelUsed: (_now, usage) => void calls.push(`modelUsed ${usage.llm_calls}`),
     admitCalls(turn, specs, now) {
       calls.push(`admitCalls ${specs.length}`);
       admitted.push(specs);
@@ -115,7 +116,7 @@ function step<T>(name: string, o: FakeOptions, test: (f: Fake) => Promise<T>, de
   });
 }
 
-const usage = (llm_calls: number, tool_calls: number) => ({ llm_calls, prompt_tokens: 10 * llm_calls, completion_tokens: 5 * llm_calls, tool_calls });
+const usage = (llm_calls: number, tool_calls: number) => ({ llm_calls, prompt_tokens: 10 * llm_calls, completion_tokens: 5 * llm_calls, tool_calls, subagents: 1 });
 
 describe("a model reply with text only", () => {
   it("finishes the turn with that text, the reply kept in the conversation", async () => {
@@ -124,7 +125,7 @@ describe("a model reply with text only", () => {
     await step("text", { model }, async (f) => {
       expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
       expect(f.finished).toEqual([{ state: "success", result: "Sunny, 21 °C.", attempt: 1, usage: usage(1, 0) }]);
-      expect(f.calls).toEqual(["progress", "finish"]);
+      expect(f.calls).toEqual(["modelUsed 1", "progress", "finish"]);
       expect(f.turns.messages().map((m) => [m.role, m.content])).toEqual([
         ["user", "What is the weather?"],
         ["assistant", "Sunny, 21 °C."],
@@ -171,16 +172,17 @@ describe("a model reply with tool calls", () => {
     await scriptLlm(model, [{ tool_calls: [{ name: "echo", arguments: { q: "weather" } }] }, { content: "Sunny." }]);
     await step("tools", { model }, async (f) => {
       expect(await runStep(f.host, TURN, Date.now())).toBe("waiting");
-      expect(f.calls).toEqual(["progress", "reserveTree 1", "admitCalls 1"]);
+      expect(f.calls).toEqual(["modelUsed 1", "progress", "reserveTree 1", "admitCalls 1"]);
       const [spec] = f.admitted[0]!;
       expect(spec).toMatchObject({ index: 0, tool_name: "echo", tool_args: '{"q":"weather"}', kind: "tool" });
       const callId = spec!.tool_call_id!;
-      expect(f.turns.get(TURN)).toMatchObject({ steps: 1, usage: usage(1, 1), awaiting: [{ tool_call_id: callId, job_id: spec!.job_id }] });
+      // A tool call counts once it has run: this one is still pending.
+      expect(f.turns.get(TURN)).toMatchObject({ steps: 1, usage: usage(1, 0), awaiting: [{ tool_call_id: callId, job_id: spec!.job_id }] });
       expect(f.turns.messages().at(-1)).toMatchObject({ role: "assistant", tool_calls: [{ id: callId, function: { name: "echo" } }] });
 
       // The job still runs: nothing new for the model.
       expect(await runStep(f.host, TURN, Date.now())).toBe("waiting");
-      f.jobs.finish(spec!.job_id!, { state: "success", result: "sunny" }, Date.now());
+      f.jobs.finish(spec!.job_id!, { state: "success", result: "sunny", attempt: 1 }, Date.now());
       expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
       expect(f.finished).toEqual([{ state: "success", result: "Sunny.", attempt: 1, usage: usage(2, 1) }]);
     });

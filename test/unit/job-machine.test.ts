@@ -129,7 +129,7 @@ describe.each([
       r.add("echo-1");
       const claim = r.machine.claim("echo-1", 1, T0);
       const woken = r.waiters.until(() => r.jobs.stillActive(["echo-1"]), 1000);
-      const usage = { llm_calls: 1, prompt_tokens: 2, completion_tokens: 3, tool_calls: 0 };
+      const usage = { llm_calls: 1, prompt_tokens: 2, completion_tokens: 3, tool_calls: 0, subagents: 1 };
       const lease = claim.status === "claimed" ? claim.lease : "";
       expect(r.machine.complete("echo-1", lease, { state: "success", result: "sunny", attempt: 1, usage }, T0 + 50, BIG, batch)).toEqual({ status: "recorded" });
       expect(r.row("echo-1")).toMatchObject({ state: "success", result: "sunny", result_truncated: 0, error: null, completed_at: T0 + 50, lease: null, usage: JSON.stringify(usage) });

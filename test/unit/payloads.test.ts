@@ -147,9 +147,9 @@ describe("snapshot", () => {
     expect(s.result).toBe("");
   });
 
-  it("parses usage into an object", () => {
+  it("parses usage into an object, every field there (a report from before a field existed reads 0 of it)", () => {
     const s = snapshot(done({ usage: '{"llm_calls":3,"prompt_tokens":100}' }), { ...opts, includeResult: true });
-    expect(s.usage).toEqual({ llm_calls: 3, prompt_tokens: 100 });
+    expect(s.usage).toEqual({ llm_calls: 3, prompt_tokens: 100, completion_tokens: 0, tool_calls: 0, subagents: 0 });
   });
 
   it("leaves out result and error when results are not included", () => {

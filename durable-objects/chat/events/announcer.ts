@@ -10,6 +10,7 @@
 import type { EventType } from "../../../src/events/envelope";
 import { approvalDecidedData, approvalRequestedData, callId, jobFinishedData, jobStartedData, metadataOf } from "../../../src/events/job-events";
 import type { JobApproval } from "../../../src/approvals/approval";
+import { addUsage, jobUsage, NO_USAGE, shownUsage } from "../../../src/usage/usage";
 import type { JobRow } from "../../../src/jobs/job";
 import { resultsPayload, snapshot } from "../../../src/jobs/payloads";
 import type { Progress } from "../../../src/jobs/progress";
@@ -99,14 +100,16 @@ export class Announcer {
       // The result as a response would show it: cut at max_result_chars (the job keeps all of it).
       const shown = snapshot(job, { ...view, includeResult: true });
       const ending = job.state === "success" ? { result: shown.result ?? null, ...(shown.result_truncated ? { result_truncated: true } : {}) } : { error: job.error };
-      const usage = job.usage ? (JSON.parse(job.usage) as unknown) : null;
+      const usage = job.usage ? shownUsage(jobUsage(job)) : null;
       const seq = this.#record("subagent.finish", { ...subagent(job), status: job.state, ...ending, usage, ...metadataOf(job) }, now, job.batch_id);
       this.#notify(job, now, seq);
     }
     // The batch's rows (results and all) are read once, when its last job ends.
     if (active.batch === 0) {
-      const results = resultsPayload(this.store.jobs.byBatch(job.batch_id), view);
-      this.#record("batch.finished", { batch_id: job.batch_id, results, ...metadataOf(job) }, now, job.batch_id);
+      const jobs = this.store.jobs.byBatch(job.batch_id);
+      const results = resultsPayload(jobs, view);
+      const usage = shownUsage(addUsage(NO_USAGE, ...jobs.map(jobUsage)));
+      this.#record("batch.finished", { batch_id: job.batch_id, results, usage, ...metadataOf(job) }, now, job.batch_id);
     }
     if (active.chat === 0) this.#record("chat.idle", {}, now);
   }

@@ -23,6 +23,7 @@ import { transact } from "./sql-cache";
 import { Timers } from "./timers";
 import { TreeSlots } from "./tree-slots";
 import { Turns } from "./turns";
+import { UsageDays } from "./usage-days";
 
 /** `meta` key present while the chat is being deleted (see `../deletion`). */
 export const DELETION_META_KEY = "deletion";
@@ -38,6 +39,7 @@ export class ChatStore {
   readonly turns: Turns;
   readonly events: Events;
   readonly notifications: Notifications;
+  readonly usage: UsageDays;
 
   constructor(
     readonly ctx: DurableObjectState,
@@ -54,6 +56,7 @@ export class ChatStore {
     this.turns = new Turns(this.sql);
     this.events = new Events(this.sql);
     this.notifications = new Notifications(this.sql);
+    this.usage = new UsageDays(this.sql);
   }
 
   /** Whether the chat has storage: a chat that never admitted anything has none, and reads leave none. */
@@ -127,8 +130,12 @@ export class ChatStore {
     this.events.purge(now);
     this.notifications.purge(now);
     const undelivered = this.events.pendingCount() + this.notifications.pendingCount();
-    const keepEvents = (jobIds: string[]) => this.events.keepFromJobs(jobIds, now);
-    if (purgeExpired(this.jobs, this.idempotency, this.turns, this.limits().retention_seconds * 1000, now, keepEvents) === "empty" && !undelivered) return "empty";
+    // What outlives the jobs: their events, and their usage with the day each ended.
+    const outlive = (jobIds: string[]) => {
+      this.events.keepFromJobs(jobIds, now);
+      this.usage.keep(this.jobs.many(jobIds), now);
+    };
+    if (purgeExpired(this.jobs, this.idempotency, this.turns, this.limits().retention_seconds * 1000, now, outlive) === "empty" && !undelivered) return "empty";
     this.schedulePurge(now);
     return "kept";
   }

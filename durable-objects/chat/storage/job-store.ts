@@ -9,6 +9,8 @@ import type { JobEvent } from "./events";
 import { ACTIVE, COLUMNS, ROW, RUNNING_CLOCK, waitingAt, type ActiveCounts, type EndGuard, type Finish, type JobToEnd, type NewJob } from "./job-columns";
 
 
+type UsageColumns = Pick<JobRow, "usage" | "kind" | "attempt" | "completed_at">;
+
 export class JobStore {
   constructor(private readonly sql: SqlStorage) {}
 
@@ -252,6 +254,11 @@ export class JobStore {
   markCollected(jobs: JobRow[], now: number): void {
     const ids = jobs.filter((job) => isTerminal(job.state) && job.collected_at === null).map((job) => job.job_id);
     for (const [chunk, marks] of boundChunks(ids)) this.sql.exec(`UPDATE jobs SET collected_at = ? WHERE job_id IN (${marks})`, now, ...chunk);
+  }
+
+  /** What every ended job kept took (docs/api.md#usage-and-cost). */
+  endedUsage(): UsageColumns[] {
+    return this.sql.exec<UsageColumns>(`SELECT usage, kind, attempt, completed_at FROM jobs WHERE completed_at IS NOT NULL`).toArray();
   }
 
   /** Terminal jobs finished at or before `cutoff`: the purge candidates. */

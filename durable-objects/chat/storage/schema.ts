@@ -235,8 +235,15 @@ const CURRENT_SCHEMA: readonly string[] = [
  * chat opened for one batch of 8 wrote. A chat stored before v5 has them all.
  */
 export const FIRST_USE = ["idempotency", "children", "turns", "messages", "tree_slots", "notifications"] as const;
-export type FirstUseTable = (typeof FIRST_USE)[number];
-const FIRST_USE_DDL = new Map(FIRST_USE.map((table) => [table, SCHEMA.find((statement) => statement.startsWith(`CREATE TABLE ${table} (`))!]));
+/** Tables added since, made on first use by every chat, stored or new (none has one before it writes there): a day's usage (docs/api.md#usage-and-cost). */
+const LATER_TABLES = {
+  usage_days: `CREATE TABLE usage_days (day TEXT PRIMARY KEY, own TEXT NOT NULL, subtree TEXT NOT NULL) WITHOUT ROWID`,
+} as const;
+export type FirstUseTable = (typeof FIRST_USE)[number] | keyof typeof LATER_TABLES;
+const FIRST_USE_DDL = new Map<FirstUseTable, string>([
+  ...FIRST_USE.map((table) => [table, SCHEMA.find((statement) => statement.startsWith(`CREATE TABLE ${table} (`))!] as const),
+  ...Object.entries(LATER_TABLES).map(([table, ddl]) => [table as FirstUseTable, ddl] as const),
+]);
 const tableNote = (table: FirstUseTable) => `table:${table}`;
 
 /** Whether the chat has `table`, remembered either way: only `createTable` makes one, and a failed transaction drops the note. */

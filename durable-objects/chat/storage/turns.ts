@@ -6,6 +6,7 @@
  */
 import type { ChatMessage } from "../../../src/agents/llm";
 import type { JobOutcome, Usage } from "../../../src/jobs/messages";
+import { NO_USAGE } from "../../../src/usage/usage";
 import { cutForJson, MAX_MESSAGE_BYTES, utf8Length } from "../../../src/storage/row-bounds";
 import { createTable, hasTable } from "./schema";
 
@@ -49,7 +50,8 @@ export interface Turn extends Omit<TurnRow, "awaiting" | "usage" | "outcome" | "
   outcome: JobOutcome | null;
 }
 
-export const zeroUsage = (): Usage => ({ llm_calls: 0, prompt_tokens: 0, completion_tokens: 0, tool_calls: 0 });
+/** A turn's usage as it begins: it is one subagent (its job's own count); the rest is added as the loop runs. */
+const beginningUsage = (): Usage => ({ ...NO_USAGE, subagents: 1 });
 
 export class Turns {
   constructor(private readonly sql: SqlStorage) {}
@@ -98,7 +100,7 @@ export class Turns {
     this.sql.exec(
       `INSERT INTO turns (parent_job_id, parent_chat_id, lease, deadline_at, state, steps, awaiting, usage, outcome, created_at, progress_at)
        VALUES (?, ?, ?, ?, 'running', 0, NULL, ?, NULL, ?, ?)`,
-      t.parent_job_id, t.parent_chat_id, t.lease, t.deadline_at, JSON.stringify(zeroUsage()), now, now,
+      t.parent_job_id, t.parent_chat_id, t.lease, t.deadline_at, JSON.stringify(beginningUsage()), now, now,
     );
   }
 

@@ -15,7 +15,8 @@ import type { JobSpec } from "../../../src/jobs/job-spec";
 import { planToolCall, specNumbering, type CallPlan } from "../../../src/jobs/call-plan";
 import { isTerminal } from "../../../src/jobs/job";
 import { MAX_MESSAGE_BYTES, utf8Length } from "../../../src/storage/row-bounds";
-import type { JobOutcome, Usage } from "../../../src/jobs/messages";
+import type { JobOutcome } from "../../../src/jobs/messages";
+import { addUsage, jobUsage, modelRequest, type Usage } from "../../../src/usage/usage";
 import { InvalidToolCall, normalizeToolCall } from "../../../src/calls/normalize-call";
 import { cutChars, resultsPayload, startedPayload } from "../../../src/jobs/payloads";
 import { toolsForAgent } from "../../../src/tools/catalog";
@@ -68,6 +69,8 @@ export interface LoopHost {
   running(turnId: string): boolean;
   /** The model replied: progress for the idle rule. */
   progress(now: number): void;
+  /** A model request's usage, for the chat's usage by day. */
+  modelUsed(now: number, usage: Usage): void;
   /**
    * Room for the turn's next model request under the flow rules on `llm` (docs/api.md#flow-control):
    * granted (give it back once the request ends), waiting (the chat is woken when there is room) or refused.
@@ -152,7 +155,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     const ids = turn.awaiting.flatMap((c) => c.job_ids ?? (c.job_id ? [c.job_id] : []));
     if (host.jobs.many(ids).some((j) => !isTerminal(j.state))) return "waiting";
     // Usage is summed over the subtree (docs/api.md#the-agent-loop): subordinates report theirs with their result.
-    const usage = addUsage(turn.usage, ...host.jobs.many(ids).flatMap((j) => (j.usage ? [JSON.parse(j.usage) as Usage] : [])));
+    const usage = addUsage(turn.usage, ...host.jobs.many(ids).map(jobUsage));
     host.transaction(() => {
       for (const call of turn.awaiting!) {
         if (call.report) host.turns.append(turnId, backgroundReport(call.job_ids ?? [], host.jobs, now), now);
@@ -197,7 +200,9 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   } finally {
     await room.release();
   }
-  const usage = addUsage(turn.usage, { llm_calls: 1, ...reply.usage, tool_calls: reply.tool_calls.length });
+  const request = modelRequest(reply.usage, prof.prices ?? config.llm?.prices);
+  host.modelUsed(Date.now(), request);
+  const usage = addUsage(turn.usage, request);
   // Measured as it would be stored (JSON-escaped): it is one message row, and later the outcome's.
   const replyBytes = utf8Length(JSON.stringify(reply.content)) + reply.tool_calls.reduce((n, c) => n + utf8Length(JSON.stringify(c.arguments)), 0);
   if (replyBytes > MAX_MESSAGE_BYTES) {
@@ -266,18 +271,6 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     host.turns.update(turnId, { steps: turn.steps + 1, usage, awaiting, background });
   });
   return awaitsJobs ? "waiting" : "again";
-}
-
-function addUsage(base: Usage, ...more: Usage[]): Usage {
-  return more.reduce(
-    (sum, u) => ({
-      llm_calls: sum.llm_calls + (u.llm_calls ?? 0),
-      prompt_tokens: sum.prompt_tokens + (u.prompt_tokens ?? 0),
-      completion_tokens: sum.completion_tokens + (u.completion_tokens ?? 0),
-      tool_calls: sum.tool_calls + (u.tool_calls ?? 0),
-    }),
-    base,
-  );
 }
 
 async function finishWith(host: LoopHost, turn: Turn, outcome: JobOutcome): Promise<StepResult> {

@@ -13,7 +13,7 @@ import type { McpListings } from "../../../src/tools/mcp";
 import type { TenantConfig } from "../../../src/config/schema";
 import type { JobSpec } from "../../../src/jobs/job-spec";
 import { narrowestTools } from "../../../src/jobs/tool-bound";
-import type { Caller, ChatLimits, JobOutcome, TurnRequest } from "../../../src/jobs/messages";
+import type { Caller, ChatLimits, JobOutcome, TurnRequest, Usage } from "../../../src/jobs/messages";
 import { newJobRows } from "../jobs/admission";
 import { insertBatch } from "../jobs/batch-rows";
 import type { Dispatcher } from "../jobs/dispatcher";
@@ -267,6 +267,10 @@ export class ChildTurns implements LoopHost {
 
   modelRoom(turn: Turn, config: TenantConfig) {
     return modelRoom(this.store, turn, config);
+  }
+
+  modelUsed(now: number, usage: Usage): void {
+    this.store.usage.modelRequest(now, usage);
   }
 
   /** A flow object has room: a turn whose model request waited for it asks again now (also if a step is running). */

@@ -18,6 +18,7 @@ import type {
   ApprovalList,
   ChatInfo,
   ChatList,
+  ChatUsage,
   Delivery,
   DeliveryStatus,
   ConfigAnswer,
@@ -150,6 +151,11 @@ export class Fanout {
 
   chat(chatId: string, options: { signal?: AbortSignal } = {}): Promise<ChatInfo> {
     return this.#send(options.signal, () => this.#api.GET("/v1/chats/{chat_id}", { params: { path: { chat_id: chatId } }, signal: options.signal }));
+  }
+
+  /** What the chat and everything under it took in the last 30 days, and by day. */
+  usage(chatId: string, options: { signal?: AbortSignal } = {}): Promise<ChatUsage> {
+    return this.#send(options.signal, () => this.#api.GET("/v1/chats/{chat_id}/usage", { params: { path: { chat_id: chatId } }, signal: options.signal }));
   }
 
   /** A page of the tenant's top-level chats; pass `next_cursor` back as `cursor` for the next. */

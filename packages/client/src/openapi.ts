@@ -68,6 +68,11 @@ export interface paths {
                                     /** @description Globs of tools this agent may call; omitted = all. */
                                     tools?: string[];
                                     model?: string;
+                                    /** @description This agent's model's prices, when they differ from `llm.prices`. */
+                                    prices?: {
+                                        input_per_million: number;
+                                        output_per_million: number;
+                                    };
                                     /** @default 25 */
                                     max_steps: number;
                                     permission?: {
@@ -86,6 +91,10 @@ export interface paths {
                                 base_url: string;
                                 model: string;
                                 api_key?: string;
+                                prices?: {
+                                    input_per_million: number;
+                                    output_per_million: number;
+                                };
                             } | null;
                             /** @default null */
                             webhook: {
@@ -302,6 +311,11 @@ export interface paths {
                                 /** @description Globs of tools this agent may call; omitted = all. */
                                 tools?: string[];
                                 model?: string;
+                                /** @description This agent's model's prices, when they differ from `llm.prices`. */
+                                prices?: {
+                                    input_per_million: number;
+                                    output_per_million: number;
+                                };
                                 /** @default 25 */
                                 max_steps?: number;
                                 permission?: {
@@ -320,6 +334,10 @@ export interface paths {
                             base_url: string;
                             model: string;
                             api_key?: string;
+                            prices?: {
+                                input_per_million: number;
+                                output_per_million: number;
+                            };
                         } | null;
                         /** @default null */
                         webhook?: {
@@ -516,6 +534,11 @@ export interface paths {
                                     /** @description Globs of tools this agent may call; omitted = all. */
                                     tools?: string[];
                                     model?: string;
+                                    /** @description This agent's model's prices, when they differ from `llm.prices`. */
+                                    prices?: {
+                                        input_per_million: number;
+                                        output_per_million: number;
+                                    };
                                     /** @default 25 */
                                     max_steps: number;
                                     permission?: {
@@ -534,6 +557,10 @@ export interface paths {
                                 base_url: string;
                                 model: string;
                                 api_key?: string;
+                                prices?: {
+                                    input_per_million: number;
+                                    output_per_million: number;
+                                };
                             } | null;
                             /** @default null */
                             webhook: {
@@ -769,6 +796,11 @@ export interface paths {
                                     /** @description Globs of tools this agent may call; omitted = all. */
                                     tools?: string[];
                                     model?: string;
+                                    /** @description This agent's model's prices, when they differ from `llm.prices`. */
+                                    prices?: {
+                                        input_per_million: number;
+                                        output_per_million: number;
+                                    };
                                     /** @default 25 */
                                     max_steps: number;
                                     permission?: {
@@ -787,6 +819,10 @@ export interface paths {
                                 base_url: string;
                                 model: string;
                                 api_key?: string;
+                                prices?: {
+                                    input_per_million: number;
+                                    output_per_million: number;
+                                };
                             } | null;
                             /** @default null */
                             webhook: {
@@ -1090,9 +1126,15 @@ export interface paths {
                                 /** @constant */
                                 result_truncated?: true;
                                 error?: string;
-                                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                                 usage?: {
-                                    [key: string]: number;
+                                    llm_calls: number;
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    tool_calls: number;
+                                    subagents: number;
+                                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                    cost_usd?: number;
                                 };
                                 /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                                 progress?: {
@@ -1137,9 +1179,15 @@ export interface paths {
                                 /** @constant */
                                 result_truncated?: true;
                                 error?: string;
-                                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                                 usage?: {
-                                    [key: string]: number;
+                                    llm_calls: number;
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    tool_calls: number;
+                                    subagents: number;
+                                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                    cost_usd?: number;
                                 };
                                 /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                                 progress?: {
@@ -1467,9 +1515,15 @@ export interface paths {
                                 /** @constant */
                                 result_truncated?: true;
                                 error?: string;
-                                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                                 usage?: {
-                                    [key: string]: number;
+                                    llm_calls: number;
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    tool_calls: number;
+                                    subagents: number;
+                                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                    cost_usd?: number;
                                 };
                                 /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                                 progress?: {
@@ -1514,9 +1568,15 @@ export interface paths {
                                 /** @constant */
                                 result_truncated?: true;
                                 error?: string;
-                                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                                 usage?: {
-                                    [key: string]: number;
+                                    llm_calls: number;
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    tool_calls: number;
+                                    subagents: number;
+                                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                    cost_usd?: number;
                                 };
                                 /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                                 progress?: {
@@ -1767,9 +1827,15 @@ export interface paths {
                             /** @constant */
                             result_truncated?: true;
                             error?: string;
-                            /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                            /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                             usage?: {
-                                [key: string]: number;
+                                llm_calls: number;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                tool_calls: number;
+                                subagents: number;
+                                /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                cost_usd?: number;
                             };
                             /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                             progress?: {
@@ -2535,9 +2601,15 @@ export interface paths {
                                 /** @constant */
                                 result_truncated?: true;
                                 error?: string;
-                                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                                 usage?: {
-                                    [key: string]: number;
+                                    llm_calls: number;
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    tool_calls: number;
+                                    subagents: number;
+                                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                    cost_usd?: number;
                                 };
                                 /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                                 progress?: {
@@ -2636,9 +2708,16 @@ export interface paths {
                             })[] | null;
                             error: string | null;
                             context_id: string | null;
+                            /** @description The job's own and its subtree's: a tool call is one once claimed. */
                             usage: {
-                                [key: string]: number;
-                            } | null;
+                                llm_calls: number;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                tool_calls: number;
+                                subagents: number;
+                                /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                cost_usd?: number;
+                            };
                             collected_at: string | null;
                             metadata: {
                                 [key: string]: unknown;
@@ -2745,9 +2824,16 @@ export interface paths {
                                 result_truncated: boolean;
                                 error: string | null;
                                 context_id: string | null;
+                                /** @description The job's own and its subtree's: a tool call is one once claimed. */
                                 usage: {
-                                    [key: string]: number;
-                                } | null;
+                                    llm_calls: number;
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    tool_calls: number;
+                                    subagents: number;
+                                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                    cost_usd?: number;
+                                };
                                 collected_at: string | null;
                                 metadata: {
                                     [key: string]: unknown;
@@ -2896,6 +2982,98 @@ export interface paths {
                                 content: string;
                                 created_at: string;
                                 updated_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the chat and its subtree took in the last 30 days, and by day */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            chat_id: string;
+                            /** @description The chat's own work: its model requests, its tool calls, the subagents it started. */
+                            chat: {
+                                llm_calls: number;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                tool_calls: number;
+                                subagents: number;
+                                /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                cost_usd?: number;
+                            };
+                            /** @description That and everything its subagents did, however deep. */
+                            subtree: {
+                                llm_calls: number;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                tool_calls: number;
+                                subagents: number;
+                                /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                cost_usd?: number;
+                            };
+                            /** @description The subtree's usage by day, oldest first; days without any are left out. */
+                            by_day: {
+                                /** @description A UTC day, YYYY-MM-DD. */
+                                date: string;
+                                usage: {
+                                    llm_calls: number;
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    tool_calls: number;
+                                    subagents: number;
+                                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                    cost_usd?: number;
+                                };
                             }[];
                         };
                     };
@@ -3129,9 +3307,15 @@ export interface components {
                 /** @constant */
                 result_truncated?: true;
                 error?: string;
-                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                 usage?: {
-                    [key: string]: number;
+                    llm_calls: number;
+                    prompt_tokens: number;
+                    completion_tokens: number;
+                    tool_calls: number;
+                    subagents: number;
+                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                    cost_usd?: number;
                 };
                 /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                 progress?: {
@@ -3232,9 +3416,15 @@ export interface components {
                         /** @constant */
                         result_truncated?: true;
                         error?: string;
-                        /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                        /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                         usage?: {
-                            [key: string]: number;
+                            llm_calls: number;
+                            prompt_tokens: number;
+                            completion_tokens: number;
+                            tool_calls: number;
+                            subagents: number;
+                            /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                            cost_usd?: number;
                         };
                         /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                         progress?: {
@@ -3249,6 +3439,16 @@ export interface components {
                     /** @constant */
                     wait_timeout?: true;
                     instruction?: string;
+                };
+                /** @description The batch's jobs and their subtrees (events kept from before it was added lack it). */
+                usage?: {
+                    llm_calls: number;
+                    prompt_tokens: number;
+                    completion_tokens: number;
+                    tool_calls: number;
+                    subagents: number;
+                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                    cost_usd?: number;
                 };
                 /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
                 metadata?: {
@@ -3321,7 +3521,13 @@ export interface components {
                 result_truncated?: true;
                 error?: string | null;
                 usage: {
-                    [key: string]: number;
+                    llm_calls: number;
+                    prompt_tokens: number;
+                    completion_tokens: number;
+                    tool_calls: number;
+                    subagents: number;
+                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                    cost_usd?: number;
                 } | null;
             } & {
                 [key: string]: unknown;
@@ -3391,9 +3597,15 @@ export interface components {
                 /** @constant */
                 result_truncated?: true;
                 error?: string;
-                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                 usage?: {
-                    [key: string]: number;
+                    llm_calls: number;
+                    prompt_tokens: number;
+                    completion_tokens: number;
+                    tool_calls: number;
+                    subagents: number;
+                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                    cost_usd?: number;
                 };
                 /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                 progress?: {
@@ -3570,9 +3782,15 @@ export interface components {
                 /** @constant */
                 result_truncated?: true;
                 error?: string;
-                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                 usage?: {
-                    [key: string]: number;
+                    llm_calls: number;
+                    prompt_tokens: number;
+                    completion_tokens: number;
+                    tool_calls: number;
+                    subagents: number;
+                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                    cost_usd?: number;
                 };
                 /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                 progress?: {
@@ -3673,9 +3891,15 @@ export interface components {
                         /** @constant */
                         result_truncated?: true;
                         error?: string;
-                        /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                        /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                         usage?: {
-                            [key: string]: number;
+                            llm_calls: number;
+                            prompt_tokens: number;
+                            completion_tokens: number;
+                            tool_calls: number;
+                            subagents: number;
+                            /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                            cost_usd?: number;
                         };
                         /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                         progress?: {
@@ -3690,6 +3914,16 @@ export interface components {
                     /** @constant */
                     wait_timeout?: true;
                     instruction?: string;
+                };
+                /** @description The batch's jobs and their subtrees (events kept from before it was added lack it). */
+                usage?: {
+                    llm_calls: number;
+                    prompt_tokens: number;
+                    completion_tokens: number;
+                    tool_calls: number;
+                    subagents: number;
+                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                    cost_usd?: number;
                 };
                 /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
                 metadata?: {
@@ -3762,7 +3996,13 @@ export interface components {
                 result_truncated?: true;
                 error?: string | null;
                 usage: {
-                    [key: string]: number;
+                    llm_calls: number;
+                    prompt_tokens: number;
+                    completion_tokens: number;
+                    tool_calls: number;
+                    subagents: number;
+                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                    cost_usd?: number;
                 } | null;
             } & {
                 [key: string]: unknown;
@@ -3832,9 +4072,15 @@ export interface components {
                 /** @constant */
                 result_truncated?: true;
                 error?: string;
-                /** @description LLM calls, tokens and tool calls of a subordinate's subtree. */
+                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                 usage?: {
-                    [key: string]: number;
+                    llm_calls: number;
+                    prompt_tokens: number;
+                    completion_tokens: number;
+                    tool_calls: number;
+                    subagents: number;
+                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                    cost_usd?: number;
                 };
                 /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
                 progress?: {
@@ -3947,6 +4193,10 @@ export interface components {
                     system_prompt?: string | null;
                     tools?: string[] | null;
                     model?: string | null;
+                    prices?: {
+                        input_per_million?: number | null;
+                        output_per_million?: number | null;
+                    } | null;
                     max_steps?: number | null;
                     permission?: {
                         task?: ([
@@ -3962,6 +4212,10 @@ export interface components {
                 base_url?: string | null;
                 model?: string | null;
                 api_key?: string | null;
+                prices?: {
+                    input_per_million?: number | null;
+                    output_per_million?: number | null;
+                } | null;
             } | null;
             webhook?: {
                 url?: string | null;

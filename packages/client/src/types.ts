@@ -35,6 +35,10 @@ export type ApprovalEntry = ApprovalList["approvals"][number];
 /** Who decided and why, as the bot knows them; the reason ends a denied call's error. */
 export type DecisionOptions = { by?: string; reason?: string; signal?: AbortSignal };
 export type ChatInfo = Ok<"/v1/chats/{chat_id}", "get">;
+/** `GET /v1/chats/{chat}/usage`: the chat's own usage, its subtree's, and the subtree's by day (30 days). */
+export type ChatUsage = Ok<"/v1/chats/{chat_id}/usage", "get">;
+/** What a job, a batch or a chat took: model requests, tokens, tool calls, subagents, and dollars when priced. */
+export type Usage = ChatUsage["chat"];
 /** A page of the tenant's top-level chats. */
 export type ChatList = Ok<"/v1/chats", "get">;
 
