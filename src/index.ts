@@ -10,6 +10,7 @@ export { TenantDO } from "../durable-objects/tenant/TenantDO";
 export { LaneDO } from "../durable-objects/lane/LaneDO";
 export { FlowDO } from "../durable-objects/flow/FlowDO";
 export { FlowIndexDO } from "../durable-objects/flow/FlowIndexDO";
+export { BudgetDO } from "../durable-objects/budget/BudgetDO";
 
 export default {
   fetch: app.fetch,

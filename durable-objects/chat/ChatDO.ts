@@ -28,6 +28,8 @@ import type { RunAnswer } from "./jobs/executor";
 import type { Progress } from "../../src/jobs/progress";
 import type { StopTurn } from "./subagents/child-turns";
 import { mayOpen } from "./gates";
+import { budgetReached } from "./gates/budget";
+import type { Reached } from "../budget/BudgetDO";
 import { approvalAnswer, decide, type ApprovalAnswer, type DecisionRequest } from "./gates/approval";
 import { runToolCalls } from "./tool-calls";
 import { handOver } from "./handover";
@@ -92,6 +94,13 @@ export class ChatDO extends DurableObject<Env> {
     if (!this.#store.readable()) return;
     this.#store.treeSlots.release(slots);
     mayOpen(this.#store, "subagent_slot", Date.now());
+    await this.#store.timers.arm();
+  }
+
+  /** The budget of a batch this chat's jobs count against was reached (docs/api.md#budgets). */
+  async budgetReached(rootChat: string, batchId: string, over: Reached): Promise<void> {
+    if (!this.#store.readable()) return;
+    budgetReached(this.#chat, rootChat, batchId, over, Date.now());
     await this.#store.timers.arm();
   }
 

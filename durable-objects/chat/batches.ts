@@ -13,7 +13,7 @@ import { withinToolBound } from "../../src/jobs/tool-bound";
 import type { Chat } from "./chat";
 import { beingDeleted } from "./deletion";
 import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./jobs/admission";
-import { insertBatch } from "./jobs/batch-rows";
+import { ASKED_AT_ONCE, insertBatch } from "./jobs/batch-rows";
 import { openGate } from "./gates";
 import { FLOW_ASK_BACKUP_MS } from "./gates/flow";
 import { askApprovals } from "./gates/approval";
@@ -75,7 +75,7 @@ export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAn
     const plans = planSubordinates(subordinates, state, req.limits, req.caller);
     const ids = subordinates.map((j) => j.job_id!);
     const queued = admitBatch(ids, tree.capState(state, req.limits, reservation, now));
-    const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans, queued, metadata: req.delivery.metadata, flow: req.flow, approvals: approvalsOf(req) });
+    const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans, queued, metadata: req.delivery.metadata, flow: req.flow, approvals: approvalsOf(req), ...(req.budget ? { budget: { limits: req.budget } } : {}) });
     const jobIds = batch.jobs.map((j) => j.job_id);
     await commit(chat, req, batch, plans, now, () => {
       tree.settle(reservation, ids.filter((id) => !queued.has(id)));
@@ -127,8 +127,9 @@ export async function commit(
   const armed = store.timers.arm();
   // The jobs are stored and the watchdog is armed: they start beside the answer.
   store.ctx.waitUntil(chat.dispatcher.start(toStart));
-  // Calls under flow rules ask for room beside the answer too (the gate timer set above is the backup).
-  if (batch.jobs.some((j) => j.waiting_for === "flow")) store.ctx.waitUntil(openGate(chat, "flow", now).then(() => store.timers.arm()));
+  // Calls under flow rules or a budget ask beside the answer too (the gate timers set above are the backup).
+  const asked = ASKED_AT_ONCE.filter((reason) => batch.jobs.some((j) => j.waiting_for === reason));
+  if (asked.length) store.ctx.waitUntil(Promise.all(asked.map((reason) => openGate(chat, reason, now))).then(() => store.timers.arm()));
   // Beside the answer too (the tenant's index is a listing, not the chat's own state); a deletion
   // waits for it, so the index never keeps a deleted chat.
   if (isNewChat) store.ctx.waitUntil(chat.registration.register(now));

@@ -67,6 +67,13 @@ export const eventEnvelope = z.discriminatedUnion("type", [
     approval_expires_at: z.string(),
     metadata,
   }).describe("A call waits for a person's decision (docs/api.md#approvals): `chat_id` is where to send it, `root_chat_id` the chat the person talks in."),
+  event("batch.budget_exhausted", {
+    batch_id: z.string(),
+    field: z.enum(["llm_tokens", "llm_calls", "tool_calls", "subagents", "cost_usd"]),
+    used: z.number(),
+    limit: z.number(),
+    metadata,
+  }).describe("A top-level batch reached its budget (docs/api.md#budgets): its calls not yet started end; sent once."),
   event("job.approval_decided", {
     job_id: z.string(),
     batch_id: z.string(),

@@ -54,6 +54,8 @@ const waitRules = {
   flow: { clock: "from_acceptance", order: "call" },
   /** A call under an approval rule waits for a person's decision (docs/api.md#approvals); its deadline starts at the approval. */
   approval: { clock: "from_release", order: "call" },
+  /** A call of a batch with a budget: the budget is asked for it as it starts (a moment) (docs/api.md#budgets). */
+  budget: { clock: "from_acceptance", order: "call" },
 } satisfies Record<string, WaitRule>;
 export type WaitReason = keyof typeof waitRules;
 export const WAIT_REASONS: Record<WaitReason, WaitRule> = waitRules;

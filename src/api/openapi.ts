@@ -48,7 +48,7 @@ const OPERATIONS: Operation[] = [
     summary: "Start, await, collect or cancel parallel jobs (Agent Zero `parallel` tool_args)",
     body: parallelBody,
     response: z.union([resultsPayload, startedPayload]),
-    query: ["agent", "callback_url", "notify", "metadata"],
+    query: ["agent", "callback_url", "notify", "metadata", "budget"],
     headers: ["Fanout-Metadata"],
   },
   {
@@ -57,7 +57,7 @@ const OPERATIONS: Operation[] = [
     summary: "Run one assistant message's tool calls (OpenAI, Anthropic, AI SDK, Gemini), tiered; answers in call order",
     body: toolCallsBody,
     response: toolCallsAnswer,
-    query: ["agent", "callback_url", "notify", "metadata"],
+    query: ["agent", "callback_url", "notify", "metadata", "budget"],
     headers: ["Fanout-Metadata"],
   },
   {
@@ -66,7 +66,7 @@ const OPERATIONS: Operation[] = [
     summary: "Start one subagent (spawn_task arguments; wait defaults to false)",
     body: spawnTaskArgs(["default"]).extend({ agent: z.string().optional().describe("Subagent type (profile).") }),
     response: z.union([resultsPayload, startedPayload]),
-    query: ["agent", "callback_url", "notify", "metadata"],
+    query: ["agent", "callback_url", "notify", "metadata", "budget"],
     headers: ["Fanout-Metadata"],
   },
   { method: "get", path: "/v1/tools", summary: "Function definitions and prompts for an agent", response: toolsAnswer, query: ["agent"] },

@@ -10,6 +10,7 @@ import { MAX_CONFIG_PATTERN_CHARS, patternSteps, schemaHazards, schemaPatterns, 
 import { MAX_CONFIG_PROGRAM } from "../json-schema/linear-patterns";
 import { MAX_GLOB_CHARS, MAX_GLOBS, MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS, NAME_PATTERN } from "./bounds";
 import { approvalRulesSchema } from "./approval-rules";
+import { budgetSchema } from "../budgets/budget";
 import { flowRuleProblems, flowRulesSchema } from "./flow-rules";
 
 export { NAME_PATTERN };
@@ -64,6 +65,7 @@ export const limitsSchema = z
     max_job_ids: int(1, 1000).default(64),
     retention_seconds: int(60, MAX_RETENTION_SECONDS).default(604_800),
     max_streams: int(1, 200).default(100).describe("Live streams (WebSockets) the tenant may have open at once."),
+    budget: budgetSchema.default({}).describe("What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=."),
   })
   .prefault({});
 

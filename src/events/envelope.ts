@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   "chat.updated",
   "job.approval_requested",
   "job.approval_decided",
+  "batch.budget_exhausted",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

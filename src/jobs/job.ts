@@ -53,6 +53,8 @@ export type JobRow = {
   flow: string | null;
   /** A call under an approval rule: its request and the decision once taken (JSON of `JobApproval`); else null. */
   approval: string | null;
+  /** The budget of the top-level batch the job counts against (JSON of `BudgetScope`), inherited by a subordinate's jobs; null without one. */
+  budget: string | null;
   /** The batch's request metadata (compact JSON), inherited by a subordinate's jobs; null without any. */
   metadata: string | null;
   /** The call lane a running call was handed to; null when it runs in the chat. */

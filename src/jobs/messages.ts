@@ -11,6 +11,7 @@ import type { BatchStatus } from "../api/job-states";
 import type { FlowRule } from "../config/flow-rules";
 import type { Usage as UsageFigures } from "../usage/usage";
 import type { ApprovalRule } from "../config/approval-rules";
+import type { Budget } from "../budgets/budget";
 import type { ParallelCommand } from "./parallel-command";
 import type { ChatLimits } from "../config/chat-limits";
 import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
@@ -64,6 +65,8 @@ export interface BatchRequest {
   flow?: FlowRule[];
   /** The tenant's approval rules (docs/api.md#approvals); absent when it has none. */
   approvals?: ApprovalRule[];
+  /** The batch's budget (docs/api.md#budgets): the configured one, lowered by `?budget=`; absent when neither sets one. */
+  budget?: Budget;
   idempotency?: { key: string; fingerprint: string };
   /** The worker's latest check of the tenant's config: the chat's copy of it and of the targets is as current (`vouchFor`). */
   config_check?: ConfigCheck;
@@ -160,6 +163,8 @@ export interface TurnRequest {
   limits: ChatLimits;
   /** The parent job's request metadata (compact JSON): the child's jobs carry it too. */
   metadata?: string | null;
+  /** The budget the parent job counts against (JSON of `BudgetScope`): the child's work counts against it too. */
+  budget?: string | null;
 }
 
 export type CompleteResult = { status: "recorded" } | { status: "stale" } | { status: "late" };
@@ -207,6 +212,7 @@ export interface ToolCallsRequest {
   delivery: Delivery;
   flow?: FlowRule[];
   approvals?: ApprovalRule[];
+  budget?: Budget;
   wait_seconds: number;
   idempotency?: { key: string; fingerprint: string };
   /** As in `BatchRequest`. */

@@ -103,6 +103,10 @@ export function parseParallel(
       );
     }
   }
+  // A model must not set what it may spend (docs/api.md#budgets).
+  if ("budget" in args) {
+    throw badRequest("option_not_allowed_in_tool_args", "`budget` is set by the bot, not the model: pass it as the query parameter ?budget=, not inside tool arguments.");
+  }
   const limits: Limits = config.limits;
   const timeout = coerceSeconds("timeout", args.timeout) ?? limits.default_timeout_seconds;
   const jobTimeout = coerceSeconds("job_timeout", args.job_timeout);

@@ -15,3 +15,5 @@ export const isValidChatId = (id: string) => CHAT_ID_PATTERN.test(id) && !/^\.+$
 export const flowName = (tenant: string, rule: string, key: string) => `flow/${tenant}/${rule}/${key}`;
 /** The busy keys of one flow rule of a tenant (what `GET /v1/flow` reads). */
 export const flowIndexName = (tenant: string, rule: string) => `flowkeys/${tenant}/${rule}`;
+/** The budget of a top-level batch (docs/architecture.md#budgets). */
+export const budgetName = (tenant: string, rootChat: string, batchId: string) => `budget/${tenant}/${rootChat}/${batchId}`;

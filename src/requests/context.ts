@@ -19,6 +19,7 @@ import { serversNamedIn } from "../tools/mcp";
 import { loadMcpListings } from "../tools/mcp-listings";
 import { deliveryOptions } from "./delivery-options";
 import { requestMetadata } from "./metadata";
+import { requestBudget } from "./budget";
 
 type Ctx = Context<AppEnv>;
 
@@ -76,9 +77,10 @@ export async function jobRequest(c: Ctx) {
   const body = await readJsonBody(c.req.raw, config.limits.max_body_bytes);
   const agent = callerAgent(c, config);
   const delivery = { ...deliveryOptions((k) => c.req.query(k), config), metadata: requestMetadata(c.req.query("metadata"), c.req.header("fanout-metadata")) };
+  const budget = requestBudget(c.req.query("budget"), config.limits.budget);
   const mcp = await loadMcpListings(tenantStub(c), serversNamedIn(body, config));
   const spec: SpecContext = { config, agent, available: toolsForAgent(config, agent, mcp), mcp };
-  return { chatId, config, body, agent, delivery, spec };
+  return { chatId, config, body, agent, delivery, spec, budget };
 }
 
 export const isUnknownTool = (e: unknown) => e instanceof ApiError && e.code === "unknown_tool";

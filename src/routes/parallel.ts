@@ -15,7 +15,7 @@ import { caller, chatStub, configCheckOf, isUnknownTool, jobRequest, withEverySe
 import { idempotency } from "../requests/idempotency";
 
 export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel", async (c) => {
-  const { chatId, config, body, agent, delivery, spec } = await jobRequest(c);
+  const { chatId, config, body, agent, delivery, spec, budget } = await jobRequest(c);
   let command: ParallelCommand;
   try {
     command = parseParallel(body, config, agent, spec);
@@ -33,8 +33,9 @@ export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel"
     caller: caller(config, agent),
     ...(config.flow.length ? { flow: config.flow } : {}),
     ...(config.approvals.length ? { approvals: config.approvals } : {}),
+    ...(budget ? { budget } : {}),
     delivery,
-    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "parallel", body, agent, ...delivery }),
+    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "parallel", body, agent, ...delivery, budget: c.req.query("budget") }),
     config_check: configCheckOf(c),
   };
   const answer = await chatStub(c, chatId).startBatch(request);

@@ -16,7 +16,7 @@ import { idempotency } from "../requests/idempotency";
 import { chatLimits } from "../config/chat-limits";
 
 export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", async (c) => {
-  const { chatId, config, body, agent, delivery, spec: ctx } = await jobRequest(c);
+  const { chatId, config, body, agent, delivery, spec: ctx, budget } = await jobRequest(c);
   if (!isObject(body)) throw badRequest("invalid_json", "Request body must be a JSON object.");
   const args = cleanCopy(body) as JsonObject;
   const spec = jobSpec(0, { tool_name: "spawn_task", tool_args: args }, ctx);
@@ -30,8 +30,9 @@ export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", asyn
     caller: caller(config, agent),
     ...(config.flow.length ? { flow: config.flow } : {}),
     ...(config.approvals.length ? { approvals: config.approvals } : {}),
+    ...(budget ? { budget } : {}),
     delivery,
-    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "spawn", body, agent, ...delivery }),
+    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "spawn", body, agent, ...delivery, budget: c.req.query("budget") }),
     config_check: configCheckOf(c),
   });
   if (!answer.ok) throw fromRefusal(answer);

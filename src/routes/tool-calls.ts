@@ -53,9 +53,12 @@ function entryFor(index: number, item: unknown, ctx: SpecContext, number: (spec:
 }
 
 export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-calls", async (c) => {
-  const { chatId, config, body, agent, delivery, spec: ctx } = await jobRequest(c);
+  const { chatId, config, body, agent, delivery, spec: ctx, budget } = await jobRequest(c);
   const items = Array.isArray(body) ? body : isObject(body) ? body.tool_calls : undefined;
   if (!Array.isArray(items)) throw badRequest("invalid_tool_calls", "`tool_calls` must be an array of normal tool-call objects.");
+  if (isObject(body) && "budget" in body) {
+    throw badRequest("option_not_allowed_in_tool_args", "`budget` is set by the bot, not the model: pass it as the query parameter ?budget=, not in the body.");
+  }
   if (items.length === 0) throw badRequest("invalid_tool_calls", "`tool_calls` must contain at least one tool call.");
   if (items.length > config.limits.max_calls) {
     throw badRequest("invalid_tool_calls", `\`tool_calls\` supports at most ${config.limits.max_calls} items.`);
@@ -78,9 +81,10 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     caller: caller(config, agent),
     ...(config.flow.length ? { flow: config.flow } : {}),
     ...(config.approvals.length ? { approvals: config.approvals } : {}),
+    ...(budget ? { budget } : {}),
     delivery,
     wait_seconds: Math.min(timeout, config.limits.max_wait_seconds),
-    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "tool-calls", body, agent, ...delivery }),
+    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "tool-calls", body, agent, ...delivery, budget: c.req.query("budget") }),
     config_check: configCheckOf(c),
   });
   if (!answer.ok) throw fromRefusal(answer);

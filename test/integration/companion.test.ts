@@ -174,7 +174,7 @@ describe("openapi.json", () => {
     const doc = await json(await api("/openapi.json", { key: null }));
     const op = doc.paths["/v1/chats/{chat_id}/parallel"].post;
     expect(op.requestBody.content["application/json"].schema.properties).toHaveProperty("tool_calls");
-    expect(op.parameters.map((p: any) => [p.name, p.in])).toEqual([["chat_id", "path"], ["agent", "query"], ["callback_url", "query"], ["notify", "query"], ["metadata", "query"], ["Fanout-Metadata", "header"]]);
+    expect(op.parameters.map((p: any) => [p.name, p.in])).toEqual([["chat_id", "path"], ["agent", "query"], ["callback_url", "query"], ["notify", "query"], ["metadata", "query"], ["budget", "query"], ["Fanout-Metadata", "header"]]);
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         "/v1/config",

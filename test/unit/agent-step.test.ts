@@ -64,7 +64,8 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
     llm: async () => (o.noLlm ? null : { base_url: `${toolServer()}/llm/v1`, model: o.model, api_key: "sk-test", secrets: ["sk-test"] }),
     allowPrivateEgress: () => true, // the fake LLM listens on 127.0.0.1
     mcp: async () => ({}),
-    modelUsed: (_now, usage) => void calls.push(`modelUsed ${usage.llm_calls}`),
+    modelUsed: async (_now, usage) => void calls.push(`modelUsed ${usage.llm_calls}`),
+    budgetAllows: async () => ({ ok: true }),
     admitCalls(turn, specs, now) {
       calls.push(`admitCalls ${specs.length}`);
       admitted.push(specs);
@@ -79,7 +80,7 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
         jobs.insert({
           job_id: spec.job_id!, chat_id: "child", batch_id: "batch-1", idx: spec.index, tool_name: spec.tool_name,
           tool_call_id: spec.tool_call_id ?? null, tool_args: spec.tool_args, kind: spec.kind, read_only: spec.read_only,
-          timeout_seconds: spec.timeout_seconds, created_at: now, deadline_at: turn.deadline_at, context_id: null, spec: null, metadata: null, flow: null, approval: null, waiting_for: null,
+          timeout_seconds: spec.timeout_seconds, created_at: now, deadline_at: turn.deadline_at, context_id: null, spec: null, metadata: null, flow: null, approval: null, budget: null, waiting_for: null,
           log_id: `log-${spec.job_id}`, log_type: "tool",
         });
         jobIds.set(spec.index, spec.job_id!);
@@ -143,7 +144,7 @@ describe("a model reply with text only", () => {
     await step("background", { model }, async (f) => {
       f.jobs.insert({
         job_id: "echo-bg", chat_id: "child", batch_id: "b0", idx: 0, tool_name: "echo", tool_call_id: null, tool_args: "{}", kind: "tool",
-        read_only: true, timeout_seconds: 600, created_at: Date.now(), deadline_at: Date.now() + 600_000, context_id: null, spec: null, metadata: null, flow: null, approval: null, waiting_for: null,
+        read_only: true, timeout_seconds: 600, created_at: Date.now(), deadline_at: Date.now() + 600_000, context_id: null, spec: null, metadata: null, flow: null, approval: null, budget: null, waiting_for: null,
         log_id: "log-echo-bg", log_type: "tool",
       });
       f.turns.update(TURN, { background: ["echo-bg"] });

@@ -38,6 +38,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     metadata: null,
     flow: null,
     approval: null,
+    budget: null,
     tree_slot: null,
     progress: null,
     lane: null,

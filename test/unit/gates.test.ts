@@ -34,7 +34,7 @@ function rig<T>(name: string, test: (r: Rig) => T): Promise<T> {
         store.jobs.insert({
           job_id: jobId, chat_id: "chat-1", batch_id: "batch-1", idx: 0, tool_name: "send", tool_call_id: null, tool_args: "{}",
           kind: "tool", read_only: false, timeout_seconds: 60, created_at: T0, deadline_at: T0 + 60_000, context_id: null, spec: null,
-          waiting_for: null, metadata: null, flow: null, approval: null, log_id: `log-${jobId}`, log_type: "tool", ...over,
+          waiting_for: null, metadata: null, flow: null, approval: null, budget: null, log_id: `log-${jobId}`, log_type: "tool", ...over,
         });
       },
       row: (jobId) => store.jobs.get(jobId)!,

@@ -54,7 +54,7 @@ function rig<T>(name: string, test: (r: Rig) => T | Promise<T>): Promise<T> {
         const job: NewJob = {
           job_id: jobId, chat_id: "chat-1", batch_id: "batch-1", idx: 0, tool_name: "echo", tool_call_id: null, tool_args: "{}",
           kind: "tool", read_only: true, timeout_seconds: 600, created_at: T0, deadline_at: DEADLINE, context_id: null, spec: null,
-          waiting_for: null, metadata: null, flow: null, approval: null, log_id: `log-${jobId}`, log_type: "tool", ...over,
+          waiting_for: null, metadata: null, flow: null, approval: null, budget: null, log_id: `log-${jobId}`, log_type: "tool", ...over,
         };
         jobs.insert(job);
       },

@@ -73,6 +73,11 @@ export class Announcer {
     this.#record("job.approval_decided", approvalDecidedData(job, approval), now, job.batch_id);
   }
 
+  /** The batch's budget was reached (docs/api.md#budgets): said once, by the top-level chat. */
+  budgetExhausted(batchId: string, metadata: string | null, over: { field: string; used: number; limit: number }, now: number): void {
+    this.#record("batch.budget_exhausted", { batch_id: batchId, field: over.field, used: over.used, limit: over.limit, ...metadataOf({ metadata }) }, now, batchId);
+  }
+
   /** A running MCP tool's progress, to the live streams only (see `./job-progress` for why). */
   jobProgress(job: JobRow, progress: Progress, now: number): void {
     try {

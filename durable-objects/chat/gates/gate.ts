@@ -41,12 +41,14 @@ export interface Gate {
 
 /**
  * The gate a job waits at once the one it waits at lets it go, in order: a subagent slot or its
- * tier's turn, then a person's approval while undecided, then room under the flow rules.
+ * tier's turn, then a person's approval while undecided, then room under the flow rules, then the
+ * batch's budget.
  */
 function nextGate(job: JobRow): WaitReason | null {
   const passed = job.waiting_for;
-  if (passed !== "approval" && passed !== "flow" && awaitsDecision(job)) return "approval";
-  if (passed !== "flow" && job.flow !== null) return "flow";
+  if (passed !== "approval" && passed !== "flow" && passed !== "budget" && awaitsDecision(job)) return "approval";
+  if (passed !== "flow" && passed !== "budget" && job.flow !== null) return "flow";
+  if (passed !== "budget" && job.budget !== null) return "budget";
   return null;
 }
 
@@ -65,7 +67,7 @@ export function letGo(store: ChatStore, job: JobRow, now: number, treeSlot: stri
   }
   const next = nextGate(job);
   store.jobs.release(job.job_id, deadline, treeSlot, next);
-  if (next === "flow") store.timers.set("gate", "flow", now);
+  if (next === "flow" || next === "budget") store.timers.set("gate", next, now);
   if (next) return false; // an approval is let go by the decision, or ends at its deadline
   store.timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
   return true;

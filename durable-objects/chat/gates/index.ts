@@ -8,11 +8,12 @@ import type { ChatStore } from "../storage/chat-store";
 import type { ActiveCounts } from "../storage/job-columns";
 import type { Gate, GateParts } from "./gate";
 import { approvalGate } from "./approval";
+import { budgetGate } from "./budget";
 import { flowGate } from "./flow";
 import { subagentSlotGate } from "./subagent-slot";
 import { tierGate } from "./tier";
 
-const GATES: Record<WaitReason, Gate> = { tier: tierGate, subagent_slot: subagentSlotGate, flow: flowGate, approval: approvalGate };
+const GATES: Record<WaitReason, Gate> = { tier: tierGate, subagent_slot: subagentSlotGate, flow: flowGate, approval: approvalGate, budget: budgetGate };
 
 /** A job ended (in its transaction): each gate whose waiting jobs may now go gets its timer, due now. */
 export function afterJobEnded(store: ChatStore, job: JobRow, active: ActiveCounts, now: number): void {

@@ -15,6 +15,7 @@ import type { FlowRule } from "../../../src/config/flow-rules";
 import { planFlow } from "../../../src/flow/job-flow";
 import type { ApprovalRule } from "../../../src/config/approval-rules";
 import { approvalRuleFor, requested } from "../../../src/approvals/approval";
+import type { Budget, BudgetScope } from "../../../src/budgets/budget";
 
 const newJobId = (toolName: string) => `${jobIdPrefix(toolName)}-${nanoid(12)}`;
 
@@ -56,6 +57,11 @@ export interface RowOptions {
   metadata: string | null;
   /** The tenant's flow rules: a call under any of them waits for room before it starts. */
   flow?: readonly FlowRule[];
+  /**
+   * The budget the batch counts against (docs/api.md#budgets): a top-level batch's own limits, or the
+   * scope a subagent's chat inherited from the batch that started it.
+   */
+  budget?: { limits: Budget } | { inherited: string };
   /** The tenant's approval rules, and the calling agent's profile they match on: a call under one waits for a person. */
   approvals?: { rules: readonly ApprovalRule[]; agent: string };
   /**
@@ -72,6 +78,8 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
   const sequential = specs.filter(waitsForTier);
   const first = sequential.length === specs.length ? Math.min(...sequential.map((s) => s.index)) : undefined;
   const metadata = o.metadata === null ? null : (JSON.parse(o.metadata) as Record<string, unknown>);
+  const scope: BudgetScope | undefined = o.budget && "limits" in o.budget ? { root_chat: o.chat_id, batch_id, limits: o.budget.limits } : undefined;
+  const budget = o.budget ? ("inherited" in o.budget ? o.budget.inherited : JSON.stringify(scope)) : null;
   return {
     batch_id,
     jobs: specs.map((spec) => {
@@ -99,10 +107,11 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         metadata: o.metadata,
         spec: plan ? JSON.stringify(plan) : null,
         // Gates in order: a slot in the subagent queue or the tier's turn, then a person's approval (asked
-        // for at once, whichever gate the job waits at first), then room under the flow rules.
-        waiting_for: queued ? "subagent_slot" : waitsForTier(spec) && spec.index !== first ? "tier" : approvalRule ? "approval" : flow ? "flow" : null,
+        // for at once, whichever gate the job waits at first), then room under the flow rules, then the budget.
+        waiting_for: queued ? "subagent_slot" : waitsForTier(spec) && spec.index !== first ? "tier" : approvalRule ? "approval" : flow ? "flow" : budget ? "budget" : null,
         flow: flow ? JSON.stringify(flow) : null,
         approval: approvalRule ? JSON.stringify(requested(approvalRule, o.approvals!.agent, now)) : null,
+        budget,
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
         log_type: logType({ tool_name: spec.tool_name, kind: spec.kind, mcp: spec.kind === "tool" && spec.mcp === true }),
       };

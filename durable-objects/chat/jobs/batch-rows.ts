@@ -7,15 +7,19 @@ import type { SubordinatePlan } from "../storage/children";
 import type { ChatStore } from "../storage/chat-store";
 import type { AdmittedBatch } from "./admission";
 
+/** Gates whose waiting calls ask an object (`gates/flow.ts`, `gates/budget.ts`): a new batch asks them beside its answer. */
+export const ASKED_AT_ONCE = ["flow", "budget"] as const;
+
 /** A pending job not claimed this long after dispatch is sent again (lost or delayed message). */
 export const DISPATCH_WATCHDOG_MS = 15_000;
 
 /**
  * Writes a batch's jobs, log rows, children and timers (inside the caller's transaction); returns the ids to start.
- * Calls under flow rules ask for room when the `gate` timer fires at `flowAskAt` (`gates/flow.ts`);
- * a caller that asks at once beside the answer sets it later, as the backup of that ask.
+ * Calls that ask an object before they start (room under flow rules, a share of the batch's budget)
+ * ask when the `gate` timer fires at `askAt`; a caller that asks at once beside the answer sets it
+ * later, as the backup of that ask.
  */
-export function insertBatch(store: ChatStore, batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number, flowAskAt = now): string[] {
+export function insertBatch(store: ChatStore, batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number, askAt = now): string[] {
   const start: string[] = [];
   let deadline = Infinity;
   store.timers.unparkJobWatches(now); // before the rows: only a chat with no active job has parked watches
@@ -26,7 +30,7 @@ export function insertBatch(store: ChatStore, batch: AdmittedBatch, plans: Map<n
     deadline = Math.min(deadline, job.deadline_at);
   }
   if (deadline < Infinity) store.timers.setEarliest("deadline", "", deadline);
-  if (batch.jobs.some((j) => j.waiting_for === "flow")) store.timers.setEarliest("gate", "flow", flowAskAt);
+  for (const reason of ASKED_AT_ONCE) if (batch.jobs.some((j) => j.waiting_for === reason)) store.timers.setEarliest("gate", reason, askAt);
   if (start.length) store.timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
   for (const [index, plan] of plans) {
     const tool = batch.jobs.find((j) => j.idx === index)!.tool_name;

@@ -234,6 +234,7 @@ export class Executor {
       ...(plan.forked ? { forked: plan.forked } : {}),
       limits: plan.limits,
       metadata: job.metadata,
+      budget: job.budget,
     });
     this.store.jobs.markSent(job.job_id, claim.attempt);
   }

@@ -18,13 +18,13 @@ export class JobStore {
     this.sql.exec(
       `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only,
          timeout_seconds, created_at, deadline_at, context_id, spec, waiting_for, tree_slot, wait_seq, log_id, log_type, metadata, flow,
-         approval, approval_sync)
+         approval, approval_sync, budget)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?,
-         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?, ?, ?, CASE WHEN ? IS NULL THEN NULL ELSE 1 END)`,
+         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?, ?, ?, CASE WHEN ? IS NULL THEN NULL ELSE 1 END, ?)`,
       job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_call_id, job.tool_args, job.kind,
       job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.waiting_for,
       job.tree_slot ?? null, job.waiting_for !== null && WAIT_REASONS[job.waiting_for].order === "arrival" ? 1 : 0, job.log_id, job.log_type, job.metadata, job.flow,
-      job.approval, job.approval,
+      job.approval, job.approval, job.budget,
     );
   }
 
@@ -254,6 +254,17 @@ export class JobStore {
   markCollected(jobs: JobRow[], now: number): void {
     const ids = jobs.filter((job) => isTerminal(job.state) && job.collected_at === null).map((job) => job.job_id);
     for (const [chunk, marks] of boundChunks(ids)) this.sql.exec(`UPDATE jobs SET collected_at = ? WHERE job_id IN (${marks})`, now, ...chunk);
+  }
+
+  /** Jobs not started yet that count against the budget of top-level chat `rootChat`'s batch `batchId`. */
+  pendingUnderBudget(rootChat: string, batchId: string): JobRow[] {
+    return this.sql
+      .exec<JobRow>(
+        `SELECT ${ROW}, NULL AS queue_position FROM jobs WHERE state = 'pending' AND completed_at IS NULL AND budget IS NOT NULL
+           AND json_extract(budget, '$.root_chat') = ? AND json_extract(budget, '$.batch_id') = ?`,
+        rootChat, batchId,
+      )
+      .toArray();
   }
 
   /** What every ended job kept took (docs/api.md#usage-and-cost). */

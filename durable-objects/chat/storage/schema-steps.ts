@@ -107,6 +107,9 @@ const jobsV8 = (name: string) => jobsV7(name).replace(") WITHOUT ROWID", ", flow
 /** The jobs table from v9 on: v8's, with a call's approval and whether the tenant's list has its latest (docs/api.md#approvals). */
 const jobsV9 = (name: string) => jobsV8(name).replace(") WITHOUT ROWID", ", approval TEXT, approval_sync INTEGER) WITHOUT ROWID");
 
+/** The jobs table from v10 on: v9's, with the budget of the top-level batch a job counts against (docs/api.md#budgets). */
+const jobsV10 = (name: string) => jobsV9(name).replace(") WITHOUT ROWID", ", budget TEXT) WITHOUT ROWID");
+
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (name: string) => `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
   created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
@@ -200,6 +203,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // v9 `approval`: a call under an approval rule keeps its request and decision (JSON); `approval_sync` 1
   // while the tenant's list of approvals has not heard its latest.
   [`ALTER TABLE jobs ADD COLUMN approval TEXT`, `ALTER TABLE jobs ADD COLUMN approval_sync INTEGER`],
+  // v10 `budget`: the budget of the top-level batch a job counts against, and its limits (JSON).
+  [`ALTER TABLE jobs ADD COLUMN budget TEXT`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -213,7 +218,7 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 export const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV9("jobs"),
+  jobsV10("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   ...SCHEMA.filter((statement) => /^CREATE TABLE (batches|timers) /.test(statement)),

@@ -17,6 +17,7 @@ import { isTerminal } from "../../../src/jobs/job";
 import { MAX_MESSAGE_BYTES, utf8Length } from "../../../src/storage/row-bounds";
 import type { JobOutcome } from "../../../src/jobs/messages";
 import { addUsage, jobUsage, modelRequest, type Usage } from "../../../src/usage/usage";
+import { exhaustedError, type BudgetField } from "../../../src/budgets/budget";
 import { InvalidToolCall, normalizeToolCall } from "../../../src/calls/normalize-call";
 import { cutChars, resultsPayload, startedPayload } from "../../../src/jobs/payloads";
 import { toolsForAgent } from "../../../src/tools/catalog";
@@ -69,8 +70,10 @@ export interface LoopHost {
   running(turnId: string): boolean;
   /** The model replied: progress for the idle rule. */
   progress(now: number): void;
-  /** A model request's usage, for the chat's usage by day. */
-  modelUsed(now: number, usage: Usage): void;
+  /** A model request's usage: the chat's usage by day, and the budget of the batch that started the turn. */
+  modelUsed(now: number, usage: Usage): Promise<void>;
+  /** Whether the budget of the batch that started the turn (if any) lets another model request go. */
+  budgetAllows(): Promise<{ ok: true } | { ok: false; field: BudgetField; used: number; limit: number }>;
   /**
    * Room for the turn's next model request under the flow rules on `llm` (docs/api.md#flow-control):
    * granted (give it back once the request ends), waiting (the chat is woken when there is room) or refused.
@@ -184,6 +187,12 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   }
   const system = `${prof.system_prompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PROMPT_SOURCES.orchestration}`;
   const messages: ChatMessage[] = [{ role: "system", content: system }, ...history];
+  const allowed = await host.budgetAllows();
+  if (!allowed.ok) {
+    // No further model request: the turn ends with what it had said, and why it stopped.
+    const error = `${lastText(history) ? `Last text: ${lastText(history)}\n` : ""}${exhaustedError(allowed)}`;
+    return finishWith(host, turn, { state: "error", error, attempt: 1, usage: turn.usage });
+  }
   const room = await host.modelRoom(turn, config);
   if (room.outcome === "waiting") return "room";
   if (room.outcome === "refused") return finishWith(host, turn, { state: "error", error: room.message, attempt: 1, usage: turn.usage });
@@ -201,7 +210,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     await room.release();
   }
   const request = modelRequest(reply.usage, prof.prices ?? config.llm?.prices);
-  host.modelUsed(Date.now(), request);
+  await host.modelUsed(Date.now(), request);
   const usage = addUsage(turn.usage, request);
   // Measured as it would be stored (JSON-escaped): it is one message row, and later the outcome's.
   const replyBytes = utf8Length(JSON.stringify(reply.content)) + reply.tool_calls.reduce((n, c) => n + utf8Length(JSON.stringify(c.arguments)), 0);

@@ -15,6 +15,7 @@ import type { JobSpec } from "../../../src/jobs/job-spec";
 import { narrowestTools } from "../../../src/jobs/tool-bound";
 import type { Caller, ChatLimits, JobOutcome, TurnRequest, Usage } from "../../../src/jobs/messages";
 import { newJobRows } from "../jobs/admission";
+import { budgetAllows, modelUsed } from "./spending";
 import { insertBatch } from "../jobs/batch-rows";
 import type { Dispatcher } from "../jobs/dispatcher";
 import type { JobMachine } from "../jobs/job-machine";
@@ -42,7 +43,6 @@ export interface StopTurn {
   parent_job_id: string;
   parent_chat_id: string;
 }
-
 
 export class ChildTurns implements LoopHost {
   readonly #driving = new Set<string>();
@@ -82,6 +82,7 @@ export class ChildTurns implements LoopHost {
       writeMeta(this.store.sql, "name", req.name);
       writeMeta(this.store.sql, "limits", JSON.stringify(req.limits));
       writeMeta(this.store.sql, "metadata", req.metadata ?? "");
+      writeMeta(this.store.sql, "budget", req.budget ?? "");
       // A continued child keeps the subset it was started with: a continuation narrows it, never widens it.
       writeMeta(this.store.sql, "tools", JSON.stringify(narrowestTools(JSON.parse(readMeta(this.store.sql, "tools") ?? "null"), req.tools)));
       if (readMeta(this.store.sql, "created_at") === undefined) writeMeta(this.store.sql, "created_at", String(now));
@@ -269,9 +270,9 @@ export class ChildTurns implements LoopHost {
     return modelRoom(this.store, turn, config);
   }
 
-  modelUsed(now: number, usage: Usage): void {
-    this.store.usage.modelRequest(now, usage);
-  }
+  // What a model request spends: ./spending.
+  modelUsed = (now: number, usage: Usage): Promise<void> => modelUsed(this.store, now, usage);
+  budgetAllows = () => budgetAllows(this.store);
 
   /** A flow object has room: a turn whose model request waited for it asks again now (also if a step is running). */
   flowOffered(now: number): void {
@@ -287,7 +288,10 @@ export class ChildTurns implements LoopHost {
     // A subordinate's jobs carry the metadata of the batch that started it (the running turn's).
     const metadata = readMeta(this.store.sql, "metadata") || null;
     const approvals = { rules: config.approvals, agent: this.#caller(config).agent };
-    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued, metadata, flow: config.flow, approvals, nested: true });
+    // A subordinate's calls count against the budget of the batch that started it.
+    const budget = readMeta(this.store.sql, "budget");
+    const rules = { flow: config.flow, approvals, ...(budget ? { budget: { inherited: budget } } : {}) };
+    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued, metadata, ...rules, nested: true });
     this.#toStart.push(...insertBatch(this.store, batch, plans, now));
     this.onAdmitted(batch.jobs, now);
     const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));

@@ -233,6 +233,22 @@ export interface paths {
                                  * @default 100
                                  */
                                 max_streams: number;
+                                /**
+                                 * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
+                                 * @default {}
+                                 */
+                                budget: {
+                                    /** @description Prompt and completion tokens of every model request. */
+                                    llm_tokens?: number;
+                                    /** @description Model requests. */
+                                    llm_calls?: number;
+                                    /** @description Tool calls made. */
+                                    tool_calls?: number;
+                                    /** @description Subagents started. */
+                                    subagents?: number;
+                                    /** @description Dollars, with `llm.prices` set. */
+                                    cost_usd?: number;
+                                };
                             };
                         };
                     };
@@ -479,6 +495,22 @@ export interface paths {
                              * @default 100
                              */
                             max_streams?: number;
+                            /**
+                             * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
+                             * @default {}
+                             */
+                            budget?: {
+                                /** @description Prompt and completion tokens of every model request. */
+                                llm_tokens?: number;
+                                /** @description Model requests. */
+                                llm_calls?: number;
+                                /** @description Tool calls made. */
+                                tool_calls?: number;
+                                /** @description Subagents started. */
+                                subagents?: number;
+                                /** @description Dollars, with `llm.prices` set. */
+                                cost_usd?: number;
+                            };
                         };
                     };
                 };
@@ -699,6 +731,22 @@ export interface paths {
                                  * @default 100
                                  */
                                 max_streams: number;
+                                /**
+                                 * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
+                                 * @default {}
+                                 */
+                                budget: {
+                                    /** @description Prompt and completion tokens of every model request. */
+                                    llm_tokens?: number;
+                                    /** @description Model requests. */
+                                    llm_calls?: number;
+                                    /** @description Tool calls made. */
+                                    tool_calls?: number;
+                                    /** @description Subagents started. */
+                                    subagents?: number;
+                                    /** @description Dollars, with `llm.prices` set. */
+                                    cost_usd?: number;
+                                };
                             };
                             /** @description Signing secrets fanout generated in this write, keyed by name (`tools.<name>.secret`, `webhook.secret`): shown only here, so store them. */
                             generated_secrets: {
@@ -961,6 +1009,22 @@ export interface paths {
                                  * @default 100
                                  */
                                 max_streams: number;
+                                /**
+                                 * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
+                                 * @default {}
+                                 */
+                                budget: {
+                                    /** @description Prompt and completion tokens of every model request. */
+                                    llm_tokens?: number;
+                                    /** @description Model requests. */
+                                    llm_calls?: number;
+                                    /** @description Tool calls made. */
+                                    tool_calls?: number;
+                                    /** @description Subagents started. */
+                                    subagents?: number;
+                                    /** @description Dollars, with `llm.prices` set. */
+                                    cost_usd?: number;
+                                };
                             };
                             /** @description Signing secrets fanout generated in this write, keyed by name (`tools.<name>.secret`, `webhook.secret`): shown only here, so store them. */
                             generated_secrets: {
@@ -1008,6 +1072,7 @@ export interface paths {
                     callback_url?: string;
                     notify?: string;
                     metadata?: string;
+                    budget?: string;
                 };
                 header?: {
                     "Fanout-Metadata"?: string;
@@ -1113,7 +1178,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -1166,7 +1231,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -1246,6 +1311,7 @@ export interface paths {
                     callback_url?: string;
                     notify?: string;
                     metadata?: string;
+                    budget?: string;
                 };
                 header?: {
                     "Fanout-Metadata"?: string;
@@ -1448,6 +1514,7 @@ export interface paths {
                     callback_url?: string;
                     notify?: string;
                     metadata?: string;
+                    budget?: string;
                 };
                 header?: {
                     "Fanout-Metadata"?: string;
@@ -1502,7 +1569,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -1555,7 +1622,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -1814,7 +1881,7 @@ export interface paths {
                              * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                              * @enum {string}
                              */
-                            waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                            waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                             /** @description While waiting for flow: the rule (and key) it waits at. */
                             flow?: {
                                 rule: string;
@@ -2588,7 +2655,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -2723,7 +2790,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             /** @description Why a pending job has not started yet; null once it has, or when nothing holds it. */
-                            waiting_for: ("tier" | "subagent_slot" | "flow" | "approval") | null;
+                            waiting_for: ("tier" | "subagent_slot" | "flow" | "approval" | "budget") | null;
                             /** @description While waiting for flow: the rule (and key) it waits at. */
                             flow: {
                                 rule: string;
@@ -2839,7 +2906,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 } | null;
                                 /** @description Why a pending job has not started yet; null once it has, or when nothing holds it. */
-                                waiting_for: ("tier" | "subagent_slot" | "flow" | "approval") | null;
+                                waiting_for: ("tier" | "subagent_slot" | "flow" | "approval" | "budget") | null;
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow: {
                                     rule: string;
@@ -3294,7 +3361,7 @@ export interface components {
                  * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
@@ -3403,7 +3470,7 @@ export interface components {
                          * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                          * @enum {string}
                          */
-                        waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                        waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                         /** @description While waiting for flow: the rule (and key) it waits at. */
                         flow?: {
                             rule: string;
@@ -3585,7 +3652,7 @@ export interface components {
                  * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
@@ -3621,6 +3688,36 @@ export interface components {
                 };
                 /** @description The agent profile that made the call. */
                 agent: string;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "batch.budget_exhausted";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                batch_id: string;
+                /** @enum {string} */
+                field: "llm_tokens" | "llm_calls" | "tool_calls" | "subagents" | "cost_usd";
+                used: number;
+                limit: number;
                 /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
                 metadata?: {
                     [key: string]: unknown;
@@ -3769,7 +3866,7 @@ export interface components {
                  * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
@@ -3878,7 +3975,7 @@ export interface components {
                          * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                          * @enum {string}
                          */
-                        waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                        waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                         /** @description While waiting for flow: the rule (and key) it waits at. */
                         flow?: {
                             rule: string;
@@ -4060,7 +4157,7 @@ export interface components {
                  * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval";
+                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
@@ -4096,6 +4193,36 @@ export interface components {
                 };
                 /** @description The agent profile that made the call. */
                 agent: string;
+                /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                metadata?: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "batch.budget_exhausted";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                batch_id: string;
+                /** @enum {string} */
+                field: "llm_tokens" | "llm_calls" | "tool_calls" | "subagents" | "cost_usd";
+                used: number;
+                limit: number;
                 /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
                 metadata?: {
                     [key: string]: unknown;
@@ -4291,6 +4418,13 @@ export interface components {
                 max_job_ids?: number | null;
                 retention_seconds?: number | null;
                 max_streams?: number | null;
+                budget?: {
+                    llm_tokens?: number | null;
+                    llm_calls?: number | null;
+                    tool_calls?: number | null;
+                    subagents?: number | null;
+                    cost_usd?: number | null;
+                } | null;
             } | null;
         };
     };

@@ -20,6 +20,11 @@ export interface CallOptions {
    * store of its own. Never shown to a model.
    */
   metadata?: Record<string, unknown>;
+  /**
+   * What this batch and everything it starts may spend (docs/api.md#budgets): lowers the
+   * configured `limits.budget` field by field, never raises it.
+   */
+  budget?: { llm_tokens?: number; llm_calls?: number; tool_calls?: number; subagents?: number; cost_usd?: number };
   /** Makes a job-starting request safe to repeat; one is made up per call when omitted. */
   idempotencyKey?: string;
   signal?: AbortSignal;
@@ -65,6 +70,7 @@ function query(options: CallOptions) {
     ...(options.callbackUrl ? { callback_url: options.callbackUrl } : {}),
     ...(options.notify ? { notify: JSON.stringify(options.notify) } : {}),
     ...(options.metadata ? { metadata: JSON.stringify(options.metadata) } : {}),
+    ...(options.budget ? { budget: JSON.stringify(options.budget) } : {}),
   };
 }
 

@@ -74,6 +74,16 @@ describe("starting and awaiting jobs", () => {
     expect((await fanout.job(id, calls.results[0]!.job_id!)).metadata).toEqual({ turn: 2 });
     await expect(fanout.spawn(id, { task: "x" }, { metadata: { big: "x".repeat(3000) } })).rejects.toMatchObject({ code: "invalid_metadata" });
   });
+
+  it("sends a batch's budget, and reads a chat's usage", async () => {
+    const id = chat("budget");
+    const fanout = client();
+    const answer = await fanout.parallel(id, { tool_calls: [wait(0.01), wait(0.01)], timeout: 10 }, { budget: { tool_calls: 1 } });
+    expect(answer.jobs.map((j) => j.state)).toEqual(["success", "error"]);
+    expect(answer.jobs[1]!.error).toBe("Budget exhausted: tool_calls 1 of 1; the call was not made.");
+    const usage = await fanout.usage(id);
+    expect(usage).toMatchObject({ chat_id: id, chat: { tool_calls: 1 }, subtree: { tool_calls: 1 } });
+  });
 });
 
 describe("failures", () => {

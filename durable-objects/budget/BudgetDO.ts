@@ -1,0 +1,130 @@
+/**
+ * The budget of one top-level batch (`budget/<tenant>/<root chat>/<batch>`, docs/architecture.md#budgets):
+ * what the batch and everything it started spent, counted as the work happens in whichever chat it
+ * happens. A call or a subagent takes its share before it starts; an agent loop asks before each
+ * model request and adds what the request spent once it answers, so loops running side by side can
+ * overrun a budget only by the requests already in flight when it was reached. Once reached, every
+ * chat that asked is told (its calls not yet started end), the top-level one announces it, and the
+ * alarm tells again whoever did not hear it.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { addSpent, NOTHING_SPENT, reached, type BudgetScope, type Spent } from "../../src/budgets/budget";
+import { chatName } from "../../src/objects/names";
+
+export type Reached = NonNullable<ReturnType<typeof reached>>;
+export type BudgetAnswer = { ok: true } | ({ ok: false } & Reached);
+
+interface Stored {
+  tenant: string;
+  scope: BudgetScope;
+  spent: Spent;
+  /** Jobs that took their share: asking again (a retry) takes nothing more. */
+  taken: Record<string, true>;
+  /** Chats that asked: they are told when the budget is reached. */
+  chats: string[];
+  reached?: Reached;
+  /** Chats not yet told that it was reached. */
+  untold: string[];
+}
+
+const TELL_AGAIN_MS = 5_000;
+
+export class BudgetDO extends DurableObject<Env> {
+  #stored: Stored | undefined;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS budget (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)`);
+  }
+
+  /** Calls (`tool`) and subagents (`subordinate`) of chat `chat` about to start: each takes its share, or is refused once the budget is reached. */
+  take(tenant: string, scope: BudgetScope, chat: string, asks: { job_id: string; kind: "tool" | "subordinate" }[]): BudgetAnswer[] {
+    const state = this.#read(tenant, scope, chat);
+    const answers = asks.map((ask): BudgetAnswer => {
+      if (state.taken[ask.job_id]) return { ok: true };
+      const over = reached(state.scope.limits, state.spent);
+      if (over) return { ok: false, ...over };
+      state.spent = addSpent(state.spent, ask.kind === "tool" ? { tool_calls: 1 } : { subagents: 1 });
+      state.taken[ask.job_id] = true;
+      return { ok: true };
+    });
+    this.#settle(state);
+    return answers;
+  }
+
+  /**
+   * An agent loop of chat `chat` is about to ask its model: the request is counted now (`llm_calls`
+   * can never be overrun); its tokens and cost, known once it answers, come with `spend`.
+   */
+  mayRequest(tenant: string, scope: BudgetScope, chat: string): BudgetAnswer {
+    const state = this.#read(tenant, scope, chat);
+    const over = reached(state.scope.limits, state.spent);
+    if (!over) state.spent = addSpent(state.spent, { llm_calls: 1 });
+    this.#settle(state);
+    return over ? { ok: false, ...over } : { ok: true };
+  }
+
+  /** What a model request spent (its tokens and cost; the request itself was counted when it was let go), once it answered. */
+  spend(tenant: string, scope: BudgetScope, chat: string, spent: Partial<Spent>): void {
+    const state = this.#read(tenant, scope, chat);
+    state.spent = addSpent(state.spent, spent);
+    this.#settle(state);
+  }
+
+  /** What the batch spent so far, and what it reached, if anything. */
+  figures(): { spent: Spent; reached: Reached | null } | null {
+    const state = this.#load();
+    return state ? { spent: state.spent, reached: state.reached ?? null } : null;
+  }
+
+  override async alarm(): Promise<void> {
+    const state = this.#load();
+    if (state) await this.#tell(state);
+  }
+
+  #read(tenant: string, scope: BudgetScope, chat: string): Stored {
+    const state = this.#load() ?? { tenant, scope, spent: { ...NOTHING_SPENT }, taken: {}, chats: [], untold: [] };
+    // A chat that first asks after the budget was reached hears it from its answers: it is not told too.
+    if (!state.chats.includes(chat)) state.chats.push(chat);
+    return state;
+  }
+
+  /** Keeps the state; the first time the budget is reached, every chat that asked is told. */
+  #settle(state: Stored): void {
+    if (!state.reached) {
+      const over = reached(state.scope.limits, state.spent);
+      if (over) {
+        state.reached = over;
+        state.untold = [...state.chats];
+      }
+    }
+    this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO budget (id, state) VALUES (1, ?)`, JSON.stringify(state));
+    this.#stored = state;
+    if (state.untold.length) this.ctx.waitUntil(this.#tell(state));
+  }
+
+  /** Tells the chats that have not heard yet; those it cannot reach hear it from the alarm. */
+  async #tell(state: Stored): Promise<void> {
+    const { root_chat, batch_id } = state.scope;
+    const told = await Promise.all(
+      state.untold.map((chat) =>
+        this.env.CHAT.getByName(chatName(state.tenant, chat))
+          .budgetReached(root_chat, batch_id, state.reached!)
+          .then(() => chat)
+          .catch(() => null),
+      ),
+    );
+    const current = this.#load()!;
+    current.untold = current.untold.filter((chat) => !told.includes(chat));
+    this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO budget (id, state) VALUES (1, ?)`, JSON.stringify(current));
+    this.#stored = current;
+    if (current.untold.length) await this.ctx.storage.setAlarm(Date.now() + TELL_AGAIN_MS);
+  }
+
+  #load(): Stored | undefined {
+    if (this.#stored) return this.#stored;
+    const row = this.ctx.storage.sql.exec<{ state: string }>(`SELECT state FROM budget WHERE id = 1`).toArray()[0];
+    this.#stored = row ? (JSON.parse(row.state) as Stored) : undefined;
+    return this.#stored;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The chat's side of a batch's budget object (docs/architecture.md#budgets): calls and subagents
+ * take their share before they start, an agent loop asks before each model request and adds what it
+ * spent. One request per budget for the calls asked together.
+ */
+import type { BudgetScope, Spent } from "../../../src/budgets/budget";
+import { budgetName } from "../../../src/objects/names";
+import type { ChatStore } from "../storage/chat-store";
+
+export const scopeOf = (budget: string) => JSON.parse(budget) as BudgetScope;
+
+const object = (store: ChatStore, scope: BudgetScope) => store.env().BUDGET.getByName(budgetName(store.address().tenant, scope.root_chat, scope.batch_id));
+
+export function takeShares(store: ChatStore, budget: string, asks: { job_id: string; kind: "tool" | "subordinate" }[]) {
+  const { tenant, chat_id } = store.address();
+  const scope = scopeOf(budget);
+  return object(store, scope).take(tenant, scope, chat_id, asks);
+}
+
+export function mayRequest(store: ChatStore, budget: string) {
+  const { tenant, chat_id } = store.address();
+  const scope = scopeOf(budget);
+  return object(store, scope).mayRequest(tenant, scope, chat_id);
+}
+
+export function spend(store: ChatStore, budget: string, spent: Partial<Spent>) {
+  const { tenant, chat_id } = store.address();
+  const scope = scopeOf(budget);
+  return object(store, scope).spend(tenant, scope, chat_id, spent);
+}

@@ -1,0 +1,67 @@
+/**
+ * Budgets (docs/api.md#budgets, SPEC v1.3 §11), pure: what a top-level batch and everything it
+ * starts may spend, what a request may lower it to, how what was spent meets it, and the texts.
+ * The batch's budget object (durable-objects/budget) keeps the count across its child chats.
+ */
+import { z } from "zod";
+import type { Usage } from "../usage/usage";
+
+export const BUDGET_FIELDS = ["llm_tokens", "llm_calls", "tool_calls", "subagents", "cost_usd"] as const;
+export type BudgetField = (typeof BUDGET_FIELDS)[number];
+export type Budget = Partial<Record<BudgetField, number>>;
+export type Spent = Record<BudgetField, number>;
+
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+export const budgetSchema = z.strictObject({
+  llm_tokens: count.optional().describe("Prompt and completion tokens of every model request."),
+  llm_calls: count.optional().describe("Model requests."),
+  tool_calls: count.optional().describe("Tool calls made."),
+  subagents: count.optional().describe("Subagents started."),
+  cost_usd: z.number().min(0).max(1_000_000).optional().describe("Dollars, with `llm.prices` set."),
+});
+
+/** The budget a job counts against: its top-level chat and batch (which name the budget's object) and the limits. */
+export interface BudgetScope {
+  root_chat: string;
+  batch_id: string;
+  limits: Budget;
+}
+
+export const NOTHING_SPENT: Spent = { llm_tokens: 0, llm_calls: 0, tool_calls: 0, subagents: 0, cost_usd: 0 };
+
+/** A batch's budget: the configured one, lowered by the request's (`?budget=`), never raised; undefined when neither sets any field. */
+export function effectiveBudget(configured: Budget, requested: Budget | undefined): Budget | undefined {
+  const budget: Budget = {};
+  for (const field of BUDGET_FIELDS) {
+    const limits = [configured[field], requested?.[field]].filter((v): v is number => v !== undefined);
+    if (limits.length) budget[field] = Math.min(...limits);
+  }
+  return Object.keys(budget).length ? budget : undefined;
+}
+
+/** What a job's usage spends of a budget. */
+export const spentBy = (u: Usage): Spent => ({
+  llm_tokens: u.prompt_tokens + u.completion_tokens,
+  llm_calls: u.llm_calls,
+  tool_calls: u.tool_calls,
+  subagents: u.subagents,
+  cost_usd: u.cost_usd ?? 0,
+});
+
+export const addSpent = (a: Spent, b: Partial<Spent>): Spent =>
+  Object.fromEntries(BUDGET_FIELDS.map((f) => [f, a[f] + (b[f] ?? 0)])) as Spent;
+
+/** The first field of the budget that `spent` has reached, in field order; undefined while every one has room. */
+export function reached(budget: Budget, spent: Spent): { field: BudgetField; used: number; limit: number } | undefined {
+  for (const field of BUDGET_FIELDS) {
+    const limit = budget[field];
+    if (limit !== undefined && spent[field] >= limit) return { field, used: round(field, spent[field]), limit };
+  }
+  return undefined;
+}
+
+const round = (field: BudgetField, n: number) => (field === "cost_usd" ? Math.round(n * 1e6) / 1e6 : n);
+
+/** The text a call not made, or an agent loop stopped, ends with. */
+export const exhaustedError = ({ field, used, limit }: { field: BudgetField; used: number; limit: number }) =>
+  `Budget exhausted: ${field} ${used} of ${limit}; the call was not made.`;

@@ -1,0 +1,105 @@
+/**
+ * Budgets (docs/api.md#budgets) in the Workers runtime: a top-level batch and everything it starts
+ * spend from one budget, counted across child chats as the work happens; once reached, calls not
+ * yet started end `error`, agent loops stop asking their model, and the batch says so once.
+ */
+import { reset } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig } from "../helpers";
+import { inbox, received, SECRET } from "../webhook-inbox";
+
+afterEach(() => reset());
+
+const q = (budget: unknown) => `?budget=${encodeURIComponent(JSON.stringify(budget))}`;
+const events = async (name: string) => (await received(name)).map((r) => JSON.parse(r.body) as { type: string; data: Record<string, any> });
+
+describe("budgets", () => {
+  it("let a batch make as many calls as its budget, end the rest not made, and say so once", async () => {
+    const hook = await inbox("bud-1");
+    await configure(toolConfig({ webhook: { url: hook, secret: SECRET }, limits: { budget: { tool_calls: 2 } } }));
+    const res = await parallel("bud-1", { tool_calls: [call("echo", { n: 1 }), call("echo", { n: 2 }), call("echo", { n: 3 })], timeout: 10 });
+    expect(res.body.jobs.map((j: any) => j.state)).toEqual(["success", "success", "error"]);
+    expect(res.body.jobs[2].error).toBe("Budget exhausted: tool_calls 2 of 2; the call was not made.");
+    expect(await toolCalls(res.body.jobs[2].job_id)).toEqual([]);
+    const reached = await eventually(async () => {
+      const list = (await events("bud-1")).filter((e) => e.type === "batch.budget_exhausted");
+      return list.length ? list : undefined;
+    });
+    expect(reached).toHaveLength(1);
+    expect(reached[0]!.data).toMatchObject({ batch_id: res.body.batch_id ?? expect.any(String), field: "tool_calls", used: 2, limit: 2 });
+    // Another batch has a budget of its own.
+    const next = await parallel("bud-1", { tool_calls: [call("echo", { n: 4 })], timeout: 10 });
+    expect(next.body.jobs[0].state).toBe("success");
+  });
+
+  it("are lowered by ?budget=, never raised, and refused in tool arguments or when malformed", async () => {
+    await configure(toolConfig({ limits: { budget: { tool_calls: 2 } } }));
+    const lowered = await parallel("bud-2", { tool_calls: [call("echo", { n: 1 }), call("echo", { n: 2 })], timeout: 10 }, { query: q({ tool_calls: 1 }) });
+    expect(lowered.body.jobs.map((j: any) => j.state)).toEqual(["success", "error"]);
+    const raised = await parallel("bud-2", { tool_calls: [call("echo", { n: 1 }), call("echo", { n: 2 }), call("echo", { n: 3 })], timeout: 10 }, { query: q({ tool_calls: 50 }) });
+    expect(raised.body.jobs.map((j: any) => j.state)).toEqual(["success", "success", "error"]);
+    const inArgs = await parallel("bud-2", { tool_calls: [call("echo")], budget: { tool_calls: 99 } });
+    expect(inArgs.status).toBe(400);
+    expect(inArgs.body.error.code).toBe("option_not_allowed_in_tool_args");
+    for (const bad of ["%7Bnope", encodeURIComponent(JSON.stringify({ tool_calls: -1 })), encodeURIComponent(JSON.stringify({ dollars: 1 }))]) {
+      const res = await parallel("bud-2", { tool_calls: [call("echo")] }, { query: `?budget=${bad}` });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("invalid_budget");
+    }
+    // A tenant with no budget configured may still set one per request.
+    await configure(toolConfig());
+    const own = await parallel("bud-2b", { tool_calls: [call("echo", { n: 1 }), call("echo", { n: 2 })], timeout: 10 }, { query: q({ tool_calls: 1 }) });
+    expect(own.body.jobs.map((j: any) => j.state)).toEqual(["success", "error"]);
+  });
+
+  it("stop a subagent's loop once its batch's budget is reached: no further model request, its last text and why", async () => {
+    await configure(agentConfig("m-bud", { limits: { budget: { llm_calls: 1 } } }));
+    await scriptLlm("m-bud", [{ content: "Looking it up.", tool_calls: [{ name: "echo", arguments: { q: 1 } }] }, { content: "never asked" }]);
+    const res = await parallel("bud-3", { tool_calls: [call("call_subordinate", { message: "Find it.", reset: true })], timeout: 30 });
+    const job = res.body.jobs[0];
+    expect(job.state).toBe("error");
+    expect(job.error).toBe("Last text: Looking it up.\nBudget exhausted: llm_calls 1 of 1; the call was not made.");
+    expect(await llmRequests("m-bud")).toHaveLength(1);
+    // Its tool call, asked for after the budget was reached, was not made either.
+    const child = await json(await api(`/v1/chats/${job.context_id}/job-records`));
+    expect(child.records[0]).toMatchObject({ tool_name: "echo", state: "error", error: "Budget exhausted: llm_calls 1 of 1; the call was not made." });
+  });
+
+  it("end calls of the batch still held at an earlier gate once the budget is reached", async () => {
+    await configure(toolConfig({ approvals: [{ tools: ["other"] }], limits: { budget: { tool_calls: 1 } } }));
+    const res = await parallel("bud-4", { tool_calls: [call("echo", { n: 1 }), call("other", { n: 2 })], wait: false });
+    const [ran, held] = res.body.jobs;
+    const ended = await eventually(async () => {
+      const r = await json(await api(`/v1/chats/bud-4/jobs/${held.job_id}`));
+      return r.state === "error" ? r : undefined;
+    });
+    expect(ended.error).toBe("Budget exhausted: tool_calls 1 of 1; the call was not made.");
+    await eventually(async () => ((await json(await api(`/v1/chats/bud-4/jobs/${ran.job_id}`))).state === "success" ? true : undefined));
+  });
+
+  /** 10 subagents at once, each asking for one more short wait with every reply: only the budget stops them. */
+  async function fanOut(chat: string, model: string, budget: Record<string, number>) {
+    await configure(agentConfig(model, { limits: { budget, max_calls: 10, max_parallel_subagents: 10, max_subagents_per_tree: 20 } }));
+    await scriptLlm(model, Array.from({ length: 200 }, () => ({ tool_calls: [{ name: "wait", arguments: { seconds: 0.05 } }] })));
+    const subs = Array.from({ length: 10 }, (_, i) => call("spawn_task", { task: `part ${i}`, wait: true }));
+    const res = await parallel(chat, { tool_calls: subs, timeout: 60 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return { jobs: res.body.jobs as { state: string; error: string }[], made: (await llmRequests(model)).length };
+  }
+
+  it("hold a fan-out of 10 subagents to a budget of model requests exactly: each is counted as it is let go", async () => {
+    const { jobs, made } = await fanOut("bud-5", "m-fan", { llm_calls: 5 });
+    expect(jobs.every((j) => j.state === "error" && /Budget exhausted: llm_calls 5 of 5; the call was not made\.$/.test(j.error))).toBe(true);
+    console.log(`fan-out of 10 subagents, llm_calls budget 5: ${made} model requests made`);
+    expect(made).toBe(5);
+  });
+
+  it("let a fan-out of 10 subagents overrun a token budget only by the requests in flight when it was reached", async () => {
+    // Each request is 15 tokens: 40 are reached by the third answer.
+    const { jobs, made } = await fanOut("bud-6", "m-fan-tokens", { llm_tokens: 40 });
+    expect(jobs.every((j) => j.state === "error" && /Budget exhausted: llm_tokens \d+ of 40; the call was not made\.$/.test(j.error))).toBe(true);
+    console.log(`fan-out of 10 subagents, llm_tokens budget 40 (15 a request): ${made} model requests made, ${made * 15} tokens (overrun ${made * 15 - 40})`);
+    // At most one request per loop was in flight when it was reached: 10 × 15 tokens, whatever came before.
+    expect(made).toBeLessThanOrEqual(Math.ceil(40 / 15) + 10);
+  });
+});

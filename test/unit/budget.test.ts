@@ -1,0 +1,32 @@
+/** Budgets' pure rules (src/budgets/budget.ts): the effective budget, what is reached first, the text. */
+import { describe, expect, it } from "vitest";
+import { addSpent, budgetSchema, effectiveBudget, exhaustedError, NOTHING_SPENT, reached, spentBy } from "../../src/budgets/budget";
+import { NO_USAGE } from "../../src/usage/usage";
+
+describe("a batch's budget", () => {
+  it("is the configured one lowered by the request, never raised; none when neither sets a field", () => {
+    expect(effectiveBudget({ llm_tokens: 1000, tool_calls: 5 }, { tool_calls: 2, subagents: 3 })).toEqual({ llm_tokens: 1000, tool_calls: 2, subagents: 3 });
+    expect(effectiveBudget({ tool_calls: 5 }, { tool_calls: 50 })).toEqual({ tool_calls: 5 });
+    expect(effectiveBudget({}, undefined)).toBeUndefined();
+    expect(effectiveBudget({}, {})).toBeUndefined();
+  });
+
+  it("is reached at its limit, the first field in order, with dollars to 6 decimals", () => {
+    const spent = addSpent(NOTHING_SPENT, { tool_calls: 2, cost_usd: 0.1 + 0.2 });
+    expect(reached({ tool_calls: 3 }, spent)).toBeUndefined();
+    expect(reached({ tool_calls: 2, cost_usd: 0.3 }, spent)).toEqual({ field: "tool_calls", used: 2, limit: 2 });
+    expect(reached({ cost_usd: 0.25 }, spent)).toEqual({ field: "cost_usd", used: 0.3, limit: 0.25 });
+    expect(exhaustedError({ field: "llm_tokens", used: 1200, limit: 1000 })).toBe("Budget exhausted: llm_tokens 1200 of 1000; the call was not made.");
+  });
+
+  it("counts a model request's prompt and completion tokens together", () => {
+    expect(spentBy({ ...NO_USAGE, llm_calls: 1, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.01 })).toEqual({ llm_tokens: 15, llm_calls: 1, tool_calls: 0, subagents: 0, cost_usd: 0.01 });
+  });
+
+  it("takes only known fields, none negative", () => {
+    expect(budgetSchema.safeParse({ tool_calls: 1, cost_usd: 0.5 }).success).toBe(true);
+    expect(budgetSchema.safeParse({ tool_calls: -1 }).success).toBe(false);
+    expect(budgetSchema.safeParse({ tool_calls: 1.5 }).success).toBe(false);
+    expect(budgetSchema.safeParse({ dollars: 1 }).success).toBe(false);
+  });
+});
