@@ -11,9 +11,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
-import { jobRecord, listedRecord, type JobRecord } from "../../src/jobs/job";
-import type { BatchAnswer, BatchRequest, ChatInfo, ChatLimits, CompleteResult, JobOutcome, LaneOutcome, ToolCallsReply } from "../../src/jobs/messages";
-import type { ToolCallsRequest, TurnRequest, Usage } from "../../src/jobs/messages";
+import type { JobRecord } from "../../src/jobs/job";
+import type { BatchAnswer, BatchRequest, ChatInfo, ChatLimits, CompleteResult, JobOutcome, LaneOutcome, ToolCallsReply, ToolCallsRequest, TurnRequest, Usage } from "../../src/jobs/messages";
 import { resultsPayload, type Snapshot } from "../../src/jobs/payloads";
 import { vouchFor } from "../../src/objects/tenant-cache";
 import type { RunTarget } from "../../src/tools/executors";
@@ -28,14 +27,15 @@ import type { RunAnswer } from "./jobs/executor";
 import type { Progress } from "../../src/jobs/progress";
 import type { StopTurn } from "./subagents/child-turns";
 import { mayOpen } from "./gates";
-import { budgetReached } from "./gates/budget";
-import type { Reached } from "../budget/BudgetDO";
+import { budgetReached, type Reached } from "./gates/budget";
 import { approvalAnswer, decide, type ApprovalAnswer, type DecisionRequest } from "./gates/approval";
 import { runToolCalls } from "./tool-calls";
 import { handOver } from "./handover";
 import type { ChatStore } from "./storage/chat-store";
 import type { ChatUsage } from "./storage/usage-days";
 import { chatInfo } from "./storage/chat-info";
+import { recordOf, recordsPage } from "./storage/job-records";
+import { transcriptEntry, type TranscriptEntry } from "../../src/agents/transcript";
 
 export class ChatDO extends DurableObject<Env> {
   readonly #chat = new Chat(this.ctx, () => this.env);
@@ -236,9 +236,7 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   getJob(jobId: string): { record: JobRecord | null } | null {
-    if (!this.#store.readable()) return null;
-    const job = this.#store.jobs.withContent(jobId);
-    return { record: job ? jobRecord(job) : null };
+    return this.#read((s) => ({ record: recordOf(s.jobs, jobId) }));
   }
 
   /** A person's decision on a call waiting for approval (docs/api.md#approvals). */
@@ -247,15 +245,17 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   /** A page of the chat's job records, newest first; `next_before` asks for the next one. */
-  jobRecords(limit: number, before: string | null): { records: Omit<JobRecord, "content">[]; next_before: string | null } | null {
-    if (!this.#store.readable()) return null;
-    const rows = this.#store.jobs.newestFirst(limit + 1, before);
-    const page = rows.slice(0, limit);
-    return { records: page.map(listedRecord), next_before: rows.length > limit ? page.at(-1)!.job_id : null };
+  jobRecords(limit: number, before: string | null): ReturnType<typeof recordsPage> | null {
+    return this.#read((s) => recordsPage(s.jobs, limit, before));
   }
 
   extras(): { text: string | null } | null {
     return this.#read((s) => ({ text: extrasText(s.jobs.visible(), Date.now()) }));
+  }
+
+  /** A child chat's conversation as people read it, the newest `limit` messages (docs/api.md#a-subagents-transcript). */
+  transcript(limit: number): { messages: TranscriptEntry[] } | null {
+    return this.#read((s) => ({ messages: s.turns.transcript(limit).map(transcriptEntry) }));
   }
 
   /** The chat's usage and its subtree's, the last 30 days (docs/api.md#usage-and-cost). */

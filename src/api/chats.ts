@@ -52,3 +52,19 @@ export const chatUsage = z.object({
   subtree: usage.describe("That and everything its subagents did, however deep."),
   by_day: z.array(z.object({ date: z.string().describe("A UTC day, YYYY-MM-DD."), usage })).describe("The subtree's usage by day, oldest first; days without any are left out."),
 });
+
+/** `GET /v1/chats/{chat}/transcript` (docs/api.md#a-subagents-transcript): a child chat's conversation, oldest first. */
+export const chatTranscript = z.object({
+  chat_id: z.string(),
+  messages: z.array(
+    z.object({
+      role: z.string(),
+      content: z.string().nullable(),
+      content_truncated: z.literal(true).optional().describe("Cut at 10,000 characters; the model had it whole."),
+      tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string() })).optional(),
+      tool_call_id: z.string().optional(),
+      usage: usage.optional().describe("A model turn's: what its request took."),
+      at: z.string(),
+    }),
+  ),
+});

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { configSchema } from "../config/schema";
 import { spawnTaskArgs } from "../subordinates/schemas";
 import { parallelBody, toolCallsAnswer, toolCallsBody, toolsAnswer } from "./calls";
-import { chatInfo, chatList, chatUsage } from "./chats";
+import { chatInfo, chatList, chatTranscript, chatUsage } from "./chats";
 import { delivery, deliveryList, webhookTestAnswer, webhookTestEvent } from "./deliveries";
 import { errorBody } from "./errors";
 import { flowAnswer } from "./flow";
@@ -121,6 +121,7 @@ const OPERATIONS: Operation[] = [
   },
   { method: "get", path: "/v1/chats/{chat_id}/extras", summary: "Reminder text of uncollected jobs for the model's context", text: true },
   { method: "get", path: "/v1/chats/{chat_id}/log", summary: "Log rows, one per job", response: logRows },
+  { method: "get", path: "/v1/chats/{chat_id}/transcript", summary: "A subagent's conversation: each model turn's text and tool calls, with usage", response: chatTranscript, query: ["limit"] },
   { method: "get", path: "/v1/chats/{chat_id}/usage", summary: "What the chat and its subtree took in the last 30 days, and by day", response: chatUsage },
 ];
 

@@ -69,6 +69,11 @@ export const chatRoutes = new Hono<AppEnv>()
     const chatId = chatIdParam(c);
     return c.json(found(await chatStub(c, chatId).logRows(), chatId));
   })
+  .get("/chats/:chat_id/transcript", async (c) => {
+    const chatId = chatIdParam(c);
+    const limit = pageLimit(c.req.query("limit"), { fallback: 100, max: 500 });
+    return c.json({ chat_id: chatId, ...found(await chatStub(c, chatId).transcript(limit), chatId) });
+  })
   .get("/chats/:chat_id/usage", async (c) => {
     const chatId = chatIdParam(c);
     return c.json({ chat_id: chatId, ...found(await chatStub(c, chatId).usage(), chatId) });

@@ -5,7 +5,7 @@
  */
 import { reset, runDurableObjectAlarm } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { agentConfig, api, call, chatObject, configure, eventually, json, parallel, scriptLlm, toolServer } from "../helpers";
+import { agentConfig, api, call, chatObject, configure, eventually, json, llmRequests, parallel, scriptLlm, toolServer } from "../helpers";
 import { inbox, received, SECRET } from "../webhook-inbox";
 
 afterEach(() => {
@@ -86,5 +86,27 @@ describe("usage", () => {
 
   it("answers 404 for a chat that does not exist", async () => {
     expect((await api("/v1/chats/no-such-chat/usage")).status).toBe(404);
+    expect((await api("/v1/chats/no-such-chat/transcript")).status).toBe(404);
+  });
+
+  it("shows a subagent's transcript: each model turn's text and tool calls with what it took, never shown to the model", async () => {
+    await configure(agentConfig("m-tr"));
+    await scriptLlm("m-tr", [{ content: "Let me check.", tool_calls: [{ name: "echo", arguments: { q: "tide" } }] }, { content: "High tide at 6." }]);
+    const res = await parallel("tr-1", { tool_calls: [call("call_subordinate", { message: "When is high tide?", reset: true })], timeout: 30 });
+    const child = res.body.jobs[0].context_id;
+    const { chat_id, messages } = await json(await api(`/v1/chats/${child}/transcript`));
+    expect(chat_id).toBe(child);
+    const turn = { llm_calls: 1, prompt_tokens: 10, completion_tokens: 5, tool_calls: 0, subagents: 0 };
+    expect(messages.map((m: any) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(messages[0]).toMatchObject({ content: "When is high tide?" });
+    expect(messages[1]).toMatchObject({ content: "Let me check.", tool_calls: [{ name: "echo", arguments: '{"q":"tide"}' }], usage: turn });
+    expect(messages[2]).toMatchObject({ tool_call_id: messages[1].tool_calls[0].id, content: '{"q":"tide"}' });
+    expect(messages[2]).not.toHaveProperty("usage");
+    expect(messages[3]).toMatchObject({ content: "High tide at 6.", usage: turn });
+    for (const m of messages) expect(Date.parse(m.at)).not.toBeNaN();
+    // The model reads the conversation without it.
+    const [, second] = await llmRequests("m-tr");
+    expect(JSON.stringify(second!.messages)).not.toContain("usage");
+    expect((await json(await api(`/v1/chats/${child}/transcript?limit=1`))).messages.map((m: any) => m.content)).toEqual(["High tide at 6."]);
   });
 });

@@ -9,6 +9,8 @@ import type { JobRow } from "../../../src/jobs/job";
 import { takeShares } from "../jobs/budget-object";
 import { letGo, type Gate, type GateParts } from "./gate";
 
+export type { Reached } from "../../budget/BudgetDO";
+
 /** Calls asked in one run. */
 const ASKED_PER_RUN = 200;
 /** Should an ask fail (the object unreachable), the calls are asked again this much later. */

@@ -149,8 +149,9 @@ export class Turns {
    * One row per message, which production caps at 2 MB: a tool message listing many results (an
    * await of 64 jobs) could pass it once JSON-escaped, so its content is cut to fit.
    */
-  append(turnId: string, message: ChatMessage, now: number): void {
-    let body = JSON.stringify(message);
+  append(turnId: string, message: ChatMessage, now: number, usage?: Usage): void {
+    // A model turn keeps what its request took, for the transcript; the model is never shown it (see `messages`).
+    let body = JSON.stringify(usage ? { ...message, usage } : message);
     if (utf8Length(body) > MAX_MESSAGE_BYTES && typeof message.content === "string") {
       const beside = utf8Length(JSON.stringify({ ...message, content: "" })) + utf8Length(MESSAGE_CUT_NOTE);
       body = JSON.stringify({ ...message, content: cutForJson(message.content, beside, MAX_MESSAGE_BYTES).text + MESSAGE_CUT_NOTE });
@@ -176,12 +177,24 @@ export class Turns {
     return text;
   }
 
-  /** The whole conversation of this child, every turn, oldest first. */
+  /** The whole conversation of this child, every turn, oldest first, as the model reads it. */
   messages(): ChatMessage[] {
     if (!hasTable(this.sql, "messages")) return [];
     return this.sql
       .exec<{ body: string }>(`SELECT body FROM messages ORDER BY seq`)
       .toArray()
-      .map((r) => JSON.parse(r.body) as ChatMessage);
+      .map((r) => {
+        const { usage: _kept, ...message } = JSON.parse(r.body) as ChatMessage & { usage?: Usage };
+        return message as ChatMessage;
+      });
+  }
+
+  /** The newest `limit` messages as kept, with when each was written and a model turn's usage, oldest first. */
+  transcript(limit: number): { message: ChatMessage & { usage?: Usage }; at: number }[] {
+    if (!hasTable(this.sql, "messages")) return [];
+    return this.sql
+      .exec<{ body: string; created_at: number }>(`SELECT body, created_at FROM (SELECT seq, body, created_at FROM messages ORDER BY seq DESC LIMIT ?) ORDER BY seq`, limit)
+      .toArray()
+      .map((r) => ({ message: JSON.parse(r.body) as ChatMessage & { usage?: Usage }, at: r.created_at }));
   }
 }

@@ -232,7 +232,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     // Background jobs the model started must reach it before it may finish (docs/api.md#the-agent-loop).
     const pending = turn.background;
     host.transaction(() => {
-      host.turns.append(turnId, { role: "assistant", content: reply.content }, after);
+      host.turns.append(turnId, { role: "assistant", content: reply.content }, after, request);
       const report: AwaitedCall[] | null = pending.length ? [{ tool_call_id: "", job_id: null, job_ids: pending, report: true }] : null;
       host.turns.update(turnId, { steps: turn.steps + 1, usage, awaiting: report });
     });
@@ -255,6 +255,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
         tool_calls: reply.tool_calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
       },
       after,
+      request,
     );
     const { jobIds, errors } = host.admitCalls(turn, specs, after, config, tree);
     const background = [...turn.background];

@@ -37,6 +37,7 @@ import type {
   ToolCallsBody,
   FlowAnswer,
   ToolsAnswer,
+  Transcript,
   WebhookTestAnswer,
 } from "./types.js";
 
@@ -151,6 +152,12 @@ export class Fanout {
 
   chat(chatId: string, options: { signal?: AbortSignal } = {}): Promise<ChatInfo> {
     return this.#send(options.signal, () => this.#api.GET("/v1/chats/{chat_id}", { params: { path: { chat_id: chatId } }, signal: options.signal }));
+  }
+
+  /** A subagent's conversation (its child chat's): each model turn's text and tool calls, with usage; the newest `limit`. */
+  transcript(chatId: string, options: { limit?: number; signal?: AbortSignal } = {}): Promise<Transcript> {
+    const query = options.limit ? { limit: String(options.limit) } : {};
+    return this.#send(options.signal, () => this.#api.GET("/v1/chats/{chat_id}/transcript", { params: { path: { chat_id: chatId }, query }, signal: options.signal }));
   }
 
   /** What the chat and everything under it took in the last 30 days, and by day. */

@@ -3081,6 +3081,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chats/{chat_id}/transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A subagent's conversation: each model turn's text and tool calls, with usage */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: string;
+                };
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            chat_id: string;
+                            messages: {
+                                role: string;
+                                content: string | null;
+                                /**
+                                 * @description Cut at 10,000 characters; the model had it whole.
+                                 * @constant
+                                 */
+                                content_truncated?: true;
+                                tool_calls?: {
+                                    id: string;
+                                    name: string;
+                                    arguments: string;
+                                }[];
+                                tool_call_id?: string;
+                                /** @description A model turn's: what its request took. */
+                                usage?: {
+                                    llm_calls: number;
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    tool_calls: number;
+                                    subagents: number;
+                                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                    cost_usd?: number;
+                                };
+                                at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chats/{chat_id}/usage": {
         parameters: {
             query?: never;

@@ -37,6 +37,8 @@ export type DecisionOptions = { by?: string; reason?: string; signal?: AbortSign
 export type ChatInfo = Ok<"/v1/chats/{chat_id}", "get">;
 /** `GET /v1/chats/{chat}/usage`: the chat's own usage, its subtree's, and the subtree's by day (30 days). */
 export type ChatUsage = Ok<"/v1/chats/{chat_id}/usage", "get">;
+/** `GET /v1/chats/{chat}/transcript`: a subagent's conversation, each model turn with its usage. */
+export type Transcript = Ok<"/v1/chats/{chat_id}/transcript", "get">;
 /** What a job, a batch or a chat took: model requests, tokens, tool calls, subagents, and dollars when priced. */
 export type Usage = ChatUsage["chat"];
 /** A page of the tenant's top-level chats. */
