@@ -1,5 +1,5 @@
 /**
- * `GET /`: the dashboard (docs/api.md#dashboard), eight static files and the list of job states, served by the worker
+ * `GET /`: the dashboard (docs/api.md#dashboard), nine static files and the list of job states, served by the worker
  * with a strict Content-Security-Policy: no inline script or style, nothing
  * from other origins, connections (fetch and WebSocket) to this origin only.
  */
@@ -15,6 +15,7 @@ import batches from "./assets/batches.js" with { type: "text" };
 import chatList from "./assets/chat-list.js" with { type: "text" };
 import chatView from "./assets/chat-view.js" with { type: "text" };
 import flowPanel from "./assets/flow-panel.js" with { type: "text" };
+import approvals from "./assets/approvals.js" with { type: "text" };
 import { JOB_STATES } from "../api/job-states";
 
 /** The page's list of job states: the worker's one list (src/api/job-states.ts), as a module. */
@@ -51,5 +52,6 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .get("/chat-list.js", serve(chatList, "text/javascript; charset=utf-8"))
   .get("/chat-view.js", serve(chatView, "text/javascript; charset=utf-8"))
   .get("/flow-panel.js", serve(flowPanel, "text/javascript; charset=utf-8"))
+  .get("/approvals.js", serve(approvals, "text/javascript; charset=utf-8"))
   .get("/job-states.js", serve(jobStatesModule, "text/javascript; charset=utf-8"))
   .get("/dashboard.css", serve(styles, "text/css; charset=utf-8"));

@@ -85,7 +85,7 @@ describe("the dashboard", () => {
     await pickParent.click();
     await page.locator("#chat-title", { hasText: "support-42" }).waitFor();
     // The finished subordinate shows its usage and its log row.
-    await job(page, subordinateJobId).locator("dd", { hasText: "llm_calls 2 · prompt_tokens 40" }).waitFor();
+    await job(page, subordinateJobId).locator("dd", { hasText: /^2 model requests · 60 tokens · 1 tool call · 1 subagent$/ }).waitFor();
     await page.locator("#log li", { hasText: "Using tool 'call_subordinate'" }).waitFor();
 
     // A job started elsewhere shows up and finishes on screen without a reload.
@@ -416,6 +416,59 @@ describe("the dashboard", () => {
       await service.api("/v1/config", { flow: [] }, "PATCH");
     }
   }, 90_000);
+
+  it("lists the calls waiting for a person across the tenant, and approves or denies one with a reason", async () => {
+    await service.api("/v1/config", { approvals: [{ tools: ["wait"], timeout_seconds: 3600 }] }, "PATCH");
+    try {
+      const started = await service.api("/v1/chats/appr-ui/parallel", {
+        tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01, note: "first" } }, { tool_name: "wait", tool_args: { seconds: 0.01, note: "second" } }],
+        wait: false,
+      });
+      const [first, second] = started.jobs.map((j: { job_id: string }) => j.job_id);
+      const { page, problems } = await signedIn({ width: 1280, height: 800 });
+      const entry = (id: string) => page.locator(`#approvals li[data-job="${id}"]`);
+      await entry(first).waitFor({ timeout: 15_000 });
+      await entry(second).waitFor({ timeout: 15_000 });
+      expect(await entry(first).locator("strong").textContent()).toBe("wait");
+      expect(await entry(first).locator("pre").textContent()).toContain('"note": "first"');
+      expect(await entry(first).textContent()).toContain("asked by the bot's agent in appr-ui");
+      await page.locator('li[data-chat="appr-ui"] > .node > .pick').click();
+      await job(page, first).locator(".waiting", { hasText: "waiting for approval" }).waitFor({ timeout: 15_000 });
+      await page.screenshot({ path: join(shots, "dashboard-approvals.png") });
+
+      await entry(second).locator("input.reason").fill("not this one");
+      await entry(second).locator("button.deny").click();
+      await entry(second).waitFor({ state: "detached", timeout: 15_000 });
+      await job(page, second).locator("pre", { hasText: "The call was denied by dashboard: not this one." }).waitFor({ timeout: 15_000 });
+      await entry(first).locator("button.approve").click();
+      await entry(first).waitFor({ state: "detached", timeout: 15_000 });
+      await job(page, first).locator('.state[data-state="success"]').waitFor({ timeout: 15_000 });
+      expect(await page.locator("#approvals-panel").isVisible()).toBe(false);
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await service.api("/v1/config", { approvals: [] }, "PATCH");
+    }
+  }, 90_000);
+
+  it("shows a batch's usage, and a subagent's transcript with each model turn's usage", async () => {
+    const { page, problems } = await signedIn({ width: 1280, height: 800 });
+    await page.locator('li[data-chat="support-42"] > .node > .pick').click();
+    await page.locator("#chat-title", { hasText: "support-42" }).waitFor();
+    const subordinateBatch = page.locator("section.batch", { has: page.locator(`article[data-job="${subordinateJobId}"]`) });
+    expect(await subordinateBatch.locator(".batch-head .usage").textContent()).toBe("2 model requests · 60 tokens · 1 tool call · 1 subagent");
+    await job(page, subordinateJobId).locator("dd button", { hasText: childId }).click();
+    await page.locator("#transcript-box").waitFor();
+    const turns = page.locator("#transcript > li");
+    expect(await turns.first().locator("strong").textContent()).toBe("task");
+    expect(await turns.first().locator("pre").textContent()).toBe("Check the order status of #1042");
+    const models = page.locator("#transcript > li.assistant");
+    expect(await models.count()).toBe(2);
+    expect(await models.first().locator(".turn-head").textContent()).toContain("1 model request · 30 tokens");
+    await page.screenshot({ path: join(shots, "dashboard-transcript.png") });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
 
   it("signs out and forgets the key", async () => {
     const { page } = await signedIn({ width: 1280, height: 800 });

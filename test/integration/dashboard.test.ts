@@ -13,6 +13,7 @@ describe("GET /", () => {
       ["/chat-list.js", "text/javascript"],
       ["/chat-view.js", "text/javascript"],
       ["/flow-panel.js", "text/javascript"],
+      ["/approvals.js", "text/javascript"],
       ["/job-states.js", "text/javascript"],
       ["/dashboard.css", "text/css"],
     ]) {
@@ -32,7 +33,7 @@ describe("GET /", () => {
   });
 
   it("renders API data as text only: the scripts never write HTML", async () => {
-    const script = (await Promise.all(["/dashboard.js", "/view.js", "/batches.js", "/chat-list.js", "/chat-view.js", "/flow-panel.js"].map(async (path) => (await api(path, { key: null })).text()))).join("\n");
+    const script = (await Promise.all(["/dashboard.js", "/view.js", "/batches.js", "/chat-list.js", "/chat-view.js", "/flow-panel.js", "/approvals.js"].map(async (path) => (await api(path, { key: null })).text()))).join("\n");
     expect(script).toContain('from "/view.js"');
     expect(script).toContain('from "/batches.js"');
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);

@@ -96,3 +96,31 @@ export function batchSummary(batch) {
 export function filterJobs(jobs, { state = "", tool = "" } = {}) {
   return jobs.filter((j) => (!state || j.state === state) && (!tool || j.tool_name === tool));
 }
+
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** What a job, a batch or a chat took, in words (`2 model requests · 30 tokens · 3 tool calls · $0.000150`); null for nothing. */
+export function usageText(usage) {
+  if (!usage) return null;
+  const tokens = (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0);
+  const parts = [
+    usage.llm_calls ? plural(usage.llm_calls, "model request") : null,
+    tokens ? plural(tokens, "token") : null,
+    usage.tool_calls ? plural(usage.tool_calls, "tool call") : null,
+    usage.subagents ? plural(usage.subagents, "subagent") : null,
+    usage.cost_usd !== undefined ? `$${usage.cost_usd.toFixed(6)}` : null,
+  ].filter(Boolean);
+  return parts.length ? parts.join(" · ") : null;
+}
+
+/** A batch's usage: its jobs' (each its own and its subtree's) summed. */
+export function batchUsage(jobs) {
+  const sum = { llm_calls: 0, prompt_tokens: 0, completion_tokens: 0, tool_calls: 0, subagents: 0 };
+  let cost;
+  for (const job of jobs) {
+    if (!job.usage) continue;
+    for (const key of Object.keys(sum)) sum[key] += job.usage[key] ?? 0;
+    if (job.usage.cost_usd !== undefined) cost = (cost ?? 0) + job.usage.cost_usd;
+  }
+  return cost === undefined ? sum : { ...sum, cost_usd: cost };
+}

@@ -2,7 +2,7 @@
 // cards and its webhook deliveries, built as DOM from API records (text nodes only). What a button
 // does comes in `actions` ({select, cancel, redeliver}), so this file holds no state of its own.
 
-import { batchSummary, formatMs, isActive, runMs, timelineBars, waitingText } from "/batches.js";
+import { batchSummary, batchUsage, formatMs, isActive, runMs, timelineBars, usageText, waitingText } from "/batches.js";
 import { clock, duration, h, progressText, svg } from "/view.js";
 
 /** A batch: its header (states, wall time against the sum of its jobs), its timeline and `jobs`, the ones shown. */
@@ -16,6 +16,7 @@ export function batchSection(batch, jobs, now, actions) {
       { class: "batch-head" },
       h("span", { class: "state", "data-state": worst }, batch.running ? "running" : "done"),
       h("span", { class: "summary" }, batchSummary(batch)),
+      usageText(batchUsage(batch.jobs)) ? h("span", { class: "usage muted" }, usageText(batchUsage(batch.jobs))) : null,
       h("span", { class: "grow" }),
       h("span", { class: "muted when" }, clock(batch.acceptedAt)),
     ),
@@ -74,7 +75,7 @@ export function jobCard(job, actions) {
       h("dt", {}, "args"),
       h("dd", {}, h("pre", {}, JSON.stringify(job.tool_args, null, 2))),
       outcome !== null && outcome !== undefined ? [h("dt", {}, job.state === "success" ? "result" : "error"), h("dd", {}, h("pre", {}, outcome))] : null,
-      job.usage ? [h("dt", {}, "usage"), h("dd", {}, Object.entries(job.usage).map(([k, v]) => `${k} ${v}`).join(" · "))] : null,
+      usageText(job.usage) ? [h("dt", {}, "usage"), h("dd", {}, usageText(job.usage))] : null,
       active && job.progress
         ? [
             h("dt", {}, "progress"),
@@ -105,5 +106,20 @@ export function deliveryRow(d, actions) {
     h("span", { class: "muted" }, `seq ${d.seq} · ${d.attempts} attempt${d.attempts === 1 ? "" : "s"} · ${d.attempts ? answer : "not sent yet"}${when ? ` · ${when}` : ""}`),
     d.last_error ? h("span", { class: "error-text" }, d.last_error) : null,
     d.status === "failed" ? h("button", { type: "button", class: "redeliver", onclick: () => actions.redeliver(d.id) }, "Redeliver") : null,
+  );
+}
+
+const SPEAKERS = { user: "task", assistant: "model", tool: "tool result", system: "system" };
+
+/** A subagent's conversation: each model turn's text and the calls it asked for, with what it took. */
+export function transcriptList(messages) {
+  return messages.map((m) =>
+    h(
+      "li",
+      { class: `turn ${m.role}` },
+      h("div", { class: "turn-head" }, h("strong", {}, SPEAKERS[m.role] ?? m.role), h("span", { class: "muted" }, clock(Date.parse(m.at))), m.usage ? h("span", { class: "muted" }, usageText(m.usage)) : null),
+      m.content ? h("pre", {}, m.content + (m.content_truncated ? "…" : "")) : null,
+      m.tool_calls?.length ? h("ul", { class: "turn-calls" }, m.tool_calls.map((c) => h("li", {}, h("code", {}, `${c.name} ${c.arguments}`)))) : null,
+    ),
   );
 }

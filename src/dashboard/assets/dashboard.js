@@ -5,7 +5,8 @@
 
 import { filterJobs, groupBatches } from "/batches.js";
 import { ago, byActivity, matchChats } from "/chat-list.js";
-import { batchSection, deliveryRow } from "/chat-view.js";
+import { batchSection, deliveryRow, transcriptList } from "/chat-view.js";
+import { approvalRows } from "/approvals.js";
 import { flowRules } from "/flow-panel.js";
 import { JOB_STATES } from "/job-states.js";
 import { $, h } from "/view.js";
@@ -28,6 +29,7 @@ const state = {
   listed: new Map(), // chat id → its entry in GET /v1/chats (until its own info is read)
   log: [],
   deliveries: [], // the selected chat's failed, then pending, webhook events
+  transcript: [], // a child chat's conversation (GET …/transcript)
   cursor: null, // last tenant-stream cursor seen
   socket: null,
   wasLive: false, // the stream has been open before: a new open is a resume
@@ -160,6 +162,47 @@ function flowChanged() {
   }, 1000);
 }
 
+// ---- approvals ------------------------------------------------------------------------
+
+/** The tenant's calls waiting for a person, each with Approve and Deny (and a reason for either). */
+async function loadApprovals() {
+  const rows = approvalRows(await api("/v1/approvals?limit=50"));
+  $("approvals-panel").hidden = rows.length === 0;
+  $("approvals").replaceChildren(
+    ...rows.map((r) => {
+      const reason = h("input", { type: "text", class: "reason", placeholder: "reason (optional)", "aria-label": `Reason for ${r.tool}`, maxlength: 500 });
+      const decide = (decision) => () => decideApproval(r.chatId, r.jobId, decision, reason.value.trim());
+      return h(
+        "li",
+        { "data-job": r.jobId },
+        h("strong", {}, r.tool),
+        h("span", { class: "muted" }, r.asked),
+        h("span", { class: "muted" }, r.expires),
+        h("pre", {}, r.args),
+        reason,
+        h("div", { class: "decide" }, h("button", { type: "button", class: "approve", onclick: decide("approve") }, "Approve"), h("button", { type: "button", class: "deny", onclick: decide("deny") }, "Deny")),
+      );
+    }),
+  );
+}
+
+let approvalsSoon = null;
+function approvalsChanged() {
+  approvalsSoon ??= setTimeout(() => {
+    approvalsSoon = null;
+    loadApprovals().catch(() => {});
+  }, 600);
+}
+
+async function decideApproval(chatId, jobId, decision, reason) {
+  try {
+    await api(`/v1/chats/${enc(chatId)}/jobs/${enc(jobId)}/approval`, { method: "POST", body: JSON.stringify({ decision, by: "dashboard", ...(reason ? { reason } : {}) }) });
+  } finally {
+    await loadApprovals().catch(() => {});
+    if (state.selected) await loadSelected();
+  }
+}
+
 // ---- the selected chat --------------------------------------------------------------
 
 async function select(id) {
@@ -176,11 +219,14 @@ async function loadSelected() {
   const events = (status) => api(`/v1/chats/${enc(id)}/events?status=${status}`).then((r) => r.events);
   const [info, log, failed, waiting] = await Promise.all([api(`/v1/chats/${enc(id)}`), api(`/v1/chats/${enc(id)}/log`), events("failed"), events("pending")]);
   const records = await newestJobs(id, state.shown);
+  // A subagent's chat shows its conversation too.
+  const transcript = info.level > 0 ? (await api(`/v1/chats/${enc(id)}/transcript`)).messages : [];
   if (state.selected !== id) return; // another chat was picked meanwhile
   state.jobTotal = new Set(log.rows.map((r) => r.job_id)).size;
   state.chats.set(id, info);
   state.log = log.rows;
   state.deliveries = [...failed, ...waiting]; // what needs a look first
+  state.transcript = transcript;
   state.jobs = records;
   renderSelected();
 }
@@ -232,6 +278,8 @@ function renderSelected() {
     ...(state.deliveries.length ? state.deliveries.map((d) => deliveryRow(d, actions)) : [h("li", { class: "muted" }, "No pending or failed deliveries.")]),
   );
   $("log").replaceChildren(...state.log.map((row) => h("li", {}, h("strong", {}, row.heading), " ", row.content || "…")));
+  $("transcript-box").hidden = state.transcript.length === 0;
+  $("transcript").replaceChildren(...transcriptList(state.transcript));
 }
 
 async function redeliver(chatId, eventId) {
@@ -293,6 +341,8 @@ function onEvent(event) {
   }
   if (event.type === "chat.created" && !parentId && !state.roots.includes(chatId)) state.roots.unshift(chatId);
   if (event.type.startsWith("job.")) flowChanged();
+  // The tenant's list hears of a call a moment after its chat does.
+  if (event.type.startsWith("job.approval_") || event.type === "job.finished") approvalsChanged();
   soon(chatId, parentId);
 }
 
@@ -367,7 +417,7 @@ async function start() {
   $("app").hidden = false;
   $("sign-out").hidden = false;
   // The panel is a view of its own: a failed read of it leaves the chats usable.
-  await Promise.all([loadChats(), loadFlow().catch(() => {})]);
+  await Promise.all([loadChats(), loadFlow().catch(() => {}), loadApprovals().catch(() => {})]);
   connect();
 }
 
