@@ -8,10 +8,10 @@
  * alarm tells again whoever did not hear it.
  */
 import { DurableObject } from "cloudflare:workers";
-import { addSpent, NOTHING_SPENT, reached, type BudgetScope, type Spent } from "../../src/budgets/budget";
+import { addSpent, noneLeft, NOTHING_SPENT, overspent, type BudgetScope, type Reached, type Spent } from "../../src/budgets/budget";
 import { chatName } from "../../src/objects/names";
 
-export type Reached = NonNullable<ReturnType<typeof reached>>;
+export type { Reached };
 export type BudgetAnswer = { ok: true } | ({ ok: false } & Reached);
 
 interface Stored {
@@ -22,7 +22,12 @@ interface Stored {
   taken: Record<string, true>;
   /** Chats that asked: they are told when the budget is reached. */
   chats: string[];
+  /**
+   * What stopped it: a model request, call or subagent asked for when none of its kind was left, or
+   * tokens or dollars spent up to their limit. From then on nothing more starts.
+   */
   reached?: Reached;
+  told?: boolean;
   /** Chats not yet told that it was reached. */
   untold: string[];
 }
@@ -37,14 +42,18 @@ export class BudgetDO extends DurableObject<Env> {
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS budget (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)`);
   }
 
-  /** Calls (`tool`) and subagents (`subordinate`) of chat `chat` about to start: each takes its share, or is refused once the budget is reached. */
+  /**
+   * Calls (`tool`) and subagents (`subordinate`) of chat `chat` about to start: each takes one of its
+   * kind, or is refused when none is left, or once the budget was reached.
+   */
   take(tenant: string, scope: BudgetScope, chat: string, asks: { job_id: string; kind: "tool" | "subordinate" }[]): BudgetAnswer[] {
     const state = this.#read(tenant, scope, chat);
     const answers = asks.map((ask): BudgetAnswer => {
       if (state.taken[ask.job_id]) return { ok: true };
-      const over = reached(state.scope.limits, state.spent);
-      if (over) return { ok: false, ...over };
-      state.spent = addSpent(state.spent, ask.kind === "tool" ? { tool_calls: 1 } : { subagents: 1 });
+      const field = ask.kind === "tool" ? "tool_calls" : "subagents";
+      state.reached ??= noneLeft(state.scope.limits, state.spent, field);
+      if (state.reached) return { ok: false, ...state.reached };
+      state.spent = addSpent(state.spent, { [field]: 1 });
       state.taken[ask.job_id] = true;
       return { ok: true };
     });
@@ -58,16 +67,17 @@ export class BudgetDO extends DurableObject<Env> {
    */
   mayRequest(tenant: string, scope: BudgetScope, chat: string): BudgetAnswer {
     const state = this.#read(tenant, scope, chat);
-    const over = reached(state.scope.limits, state.spent);
-    if (!over) state.spent = addSpent(state.spent, { llm_calls: 1 });
+    state.reached ??= noneLeft(state.scope.limits, state.spent, "llm_calls");
+    if (!state.reached) state.spent = addSpent(state.spent, { llm_calls: 1 });
     this.#settle(state);
-    return over ? { ok: false, ...over } : { ok: true };
+    return state.reached ? { ok: false, ...state.reached } : { ok: true };
   }
 
   /** What a model request spent (its tokens and cost; the request itself was counted when it was let go), once it answered. */
   spend(tenant: string, scope: BudgetScope, chat: string, spent: Partial<Spent>): void {
     const state = this.#read(tenant, scope, chat);
     state.spent = addSpent(state.spent, spent);
+    state.reached ??= overspent(state.scope.limits, state.spent);
     this.#settle(state);
   }
 
@@ -91,12 +101,9 @@ export class BudgetDO extends DurableObject<Env> {
 
   /** Keeps the state; the first time the budget is reached, every chat that asked is told. */
   #settle(state: Stored): void {
-    if (!state.reached) {
-      const over = reached(state.scope.limits, state.spent);
-      if (over) {
-        state.reached = over;
-        state.untold = [...state.chats];
-      }
+    if (state.reached && !state.told) {
+      state.told = true;
+      state.untold = [...state.chats];
     }
     this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO budget (id, state) VALUES (1, ?)`, JSON.stringify(state));
     this.#stored = state;

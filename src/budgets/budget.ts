@@ -51,9 +51,21 @@ export const spentBy = (u: Usage): Spent => ({
 export const addSpent = (a: Spent, b: Partial<Spent>): Spent =>
   Object.fromEntries(BUDGET_FIELDS.map((f) => [f, a[f] + (b[f] ?? 0)])) as Spent;
 
-/** The first field of the budget that `spent` has reached, in field order; undefined while every one has room. */
-export function reached(budget: Budget, spent: Spent): { field: BudgetField; used: number; limit: number } | undefined {
-  for (const field of BUDGET_FIELDS) {
+/** What a budget says when it stops something: the field, what was spent of it, and its limit. */
+export type Reached = { field: BudgetField; used: number; limit: number };
+
+/**
+ * Whether one more of `field` (a model request, a tool call, a subagent) fits: none is left once
+ * as many as the limit were counted. A batch that spends exactly its budget is never stopped.
+ */
+export function noneLeft(budget: Budget, spent: Spent, field: "llm_calls" | "tool_calls" | "subagents"): Reached | undefined {
+  const limit = budget[field];
+  return limit !== undefined && spent[field] >= limit ? { field, used: spent[field], limit } : undefined;
+}
+
+/** Tokens and dollars are known once a request answers: the first of them spent up to its limit. */
+export function overspent(budget: Budget, spent: Spent): Reached | undefined {
+  for (const field of ["llm_tokens", "cost_usd"] as const) {
     const limit = budget[field];
     if (limit !== undefined && spent[field] >= limit) return { field, used: round(field, spent[field]), limit };
   }
@@ -63,5 +75,5 @@ export function reached(budget: Budget, spent: Spent): { field: BudgetField; use
 const round = (field: BudgetField, n: number) => (field === "cost_usd" ? Math.round(n * 1e6) / 1e6 : n);
 
 /** The text a call not made, or an agent loop stopped, ends with. */
-export const exhaustedError = ({ field, used, limit }: { field: BudgetField; used: number; limit: number }) =>
+export const exhaustedError = ({ field, used, limit }: Reached) =>
   `Budget exhausted: ${field} ${used} of ${limit}; the call was not made.`;

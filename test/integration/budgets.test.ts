@@ -5,7 +5,7 @@
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig } from "../helpers";
+import { agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
 import { inbox, received, SECRET } from "../webhook-inbox";
 
 afterEach(() => reset());
@@ -60,14 +60,15 @@ describe("budgets", () => {
     expect(job.state).toBe("error");
     expect(job.error).toBe("Last text: Looking it up.\nBudget exhausted: llm_calls 1 of 1; the call was not made.");
     expect(await llmRequests("m-bud")).toHaveLength(1);
-    // Its tool call, asked for after the budget was reached, was not made either.
+    // The call its one request asked for ran: the budget was reached only when the loop asked again.
     const child = await json(await api(`/v1/chats/${job.context_id}/job-records`));
-    expect(child.records[0]).toMatchObject({ tool_name: "echo", state: "error", error: "Budget exhausted: llm_calls 1 of 1; the call was not made." });
+    expect(child.records[0]).toMatchObject({ tool_name: "echo", state: "success" });
   });
 
   it("end calls of the batch still held at an earlier gate once the budget is reached", async () => {
     await configure(toolConfig({ approvals: [{ tools: ["other"] }], limits: { budget: { tool_calls: 1 } } }));
-    const res = await parallel("bud-4", { tool_calls: [call("echo", { n: 1 }), call("other", { n: 2 })], wait: false });
+    const res = await parallel("bud-4", { tool_calls: [call("echo", { n: 1 }), call("other", { n: 2 }), call("echo", { n: 3 })], wait: false });
+    // The second echo finds no call left: the budget is reached, and the call held for a person ends too.
     const [ran, held] = res.body.jobs;
     const ended = await eventually(async () => {
       const r = await json(await api(`/v1/chats/bud-4/jobs/${held.job_id}`));
@@ -75,6 +76,26 @@ describe("budgets", () => {
     });
     expect(ended.error).toBe("Budget exhausted: tool_calls 1 of 1; the call was not made.");
     await eventually(async () => ((await json(await api(`/v1/chats/bud-4/jobs/${ran.job_id}`))).state === "success" ? true : undefined));
+  });
+
+  it("count subagents as they start, and dollars as the model requests answer", async () => {
+    await configure(agentConfig("m-bud-sub", { limits: { budget: { subagents: 2 } } }));
+    await scriptLlm("m-bud-sub", [{ content: "one" }, { content: "two" }]);
+    const sub = (m: string) => call("call_subordinate", { message: m, reset: true });
+    // Exactly its budget: nothing is stopped.
+    const two = await parallel("bud-7", { tool_calls: [sub("a"), sub("b")], timeout: 30 });
+    expect(two.body.jobs.map((j: any) => j.state)).toEqual(["success", "success"]);
+    // One more than it: the third is not started, and the budget is reached for the whole batch.
+    await scriptLlm("m-bud-sub", [{ content: "x" }, { content: "y" }, { content: "z" }]);
+    const three = await parallel("bud-7b", { tool_calls: [sub("a"), sub("b"), sub("c")], timeout: 30 });
+    expect(three.body.jobs[2]).toMatchObject({ state: "error", error: "Budget exhausted: subagents 2 of 2; the call was not made." });
+
+    // Each request costs (10 × 1000 + 5 × 2000) / 1e6 = $0.02: a $0.03 budget lets the second go, then stops the loop.
+    await configure(agentConfig("m-bud-usd", { llm: { base_url: `${toolServer()}/llm/v1`, model: "m-bud-usd", api_key: "sk-test", prices: { input_per_million: 1000, output_per_million: 2000 } } }));
+    await scriptLlm("m-bud-usd", Array.from({ length: 5 }, () => ({ content: "more", tool_calls: [{ name: "echo", arguments: {} }] })));
+    const priced = await parallel("bud-8", { tool_calls: [call("call_subordinate", { message: "spend", reset: true })], timeout: 30 }, { query: q({ cost_usd: 0.03 }) });
+    expect(priced.body.jobs[0].error).toBe("Last text: more\nBudget exhausted: cost_usd 0.04 of 0.03; the call was not made.");
+    expect(await llmRequests("m-bud-usd")).toHaveLength(2);
   });
 
   /** 10 subagents at once, each asking for one more short wait with every reply: only the budget stops them. */

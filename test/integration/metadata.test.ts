@@ -10,7 +10,8 @@ import { inbox, received, webhookConfig } from "../webhook-inbox";
 
 afterEach(() => reset());
 
-const META = { telegram_chat_id: 42, user_id: "u7" };
+// "!" is outside the alphabet of generated ids: an id can never contain the value by chance.
+const META = { telegram_chat_id: 42, user_id: "u7!" };
 const q = (m: unknown) => `?metadata=${encodeURIComponent(JSON.stringify(m))}`;
 const events = async (name: string) => (await received(name)).map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
 
@@ -20,7 +21,7 @@ describe("request metadata", () => {
     await configure(webhookConfig(url));
     const res = await parallel("meta-1", { tool_calls: [call("echo", { a: 1 }), call("echo", { a: 2 })] }, { query: q(META) });
     expect(res.status).toBe(200);
-    expect(JSON.stringify(res.body)).not.toContain("u7");
+    expect(JSON.stringify(res.body)).not.toContain("u7!");
     const got = await eventually(async () => {
       const list = await events("meta-1");
       return list.some((e) => e.type === "batch.finished") ? list : undefined;
@@ -29,7 +30,7 @@ describe("request metadata", () => {
     expect(ofBatch.map((e) => e.type).sort()).toEqual(["batch.finished", "job.finished", "job.finished", "job.started", "job.started"]);
     for (const e of ofBatch) expect(e.data.metadata).toEqual(META);
     // What the model is handed inside batch.finished is the same answer: no metadata in it.
-    expect(JSON.stringify(got.find((e) => e.type === "batch.finished")!.data.results)).not.toContain("u7");
+    expect(JSON.stringify(got.find((e) => e.type === "batch.finished")!.data.results)).not.toContain("u7!");
     expect(got.find((e) => e.type === "chat.created")!.data).not.toHaveProperty("metadata");
 
     const record = await json(await api(`/v1/chats/meta-1/jobs/${res.body.jobs[0].job_id}`));
@@ -82,7 +83,7 @@ describe("request metadata", () => {
     await configure();
     const res = await api(`/v1/chats/meta-6/tool-calls${q(META)}`, { body: { tool_calls: [{ id: "c1", type: "function", function: { name: "echo", arguments: "{}" } }] } });
     const answer = await json(res);
-    expect(JSON.stringify(answer)).not.toContain("u7");
+    expect(JSON.stringify(answer)).not.toContain("u7!");
     expect((await json(await api(`/v1/chats/meta-6/jobs/${answer.results[0].job_id}`))).metadata).toEqual(META);
   });
 
@@ -105,6 +106,6 @@ describe("request metadata", () => {
     }
     expect(got.filter((e) => e.type === "subagent.started" || e.type === "subagent.finish")).toHaveLength(2);
     expect(got.filter((e) => e.type === "job.finished" && e.data.chat_id === child)).toHaveLength(1);
-    for (const request of await llmRequests("m-meta")) expect(JSON.stringify(request)).not.toContain("u7");
+    for (const request of await llmRequests("m-meta")) expect(JSON.stringify(request)).not.toContain("u7!");
   });
 });

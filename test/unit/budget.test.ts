@@ -1,6 +1,6 @@
 /** Budgets' pure rules (src/budgets/budget.ts): the effective budget, what is reached first, the text. */
 import { describe, expect, it } from "vitest";
-import { addSpent, budgetSchema, effectiveBudget, exhaustedError, NOTHING_SPENT, reached, spentBy } from "../../src/budgets/budget";
+import { addSpent, budgetSchema, effectiveBudget, exhaustedError, noneLeft, NOTHING_SPENT, overspent, spentBy } from "../../src/budgets/budget";
 import { NO_USAGE } from "../../src/usage/usage";
 
 describe("a batch's budget", () => {
@@ -11,11 +11,14 @@ describe("a batch's budget", () => {
     expect(effectiveBudget({}, {})).toBeUndefined();
   });
 
-  it("is reached at its limit, the first field in order, with dollars to 6 decimals", () => {
-    const spent = addSpent(NOTHING_SPENT, { tool_calls: 2, cost_usd: 0.1 + 0.2 });
-    expect(reached({ tool_calls: 3 }, spent)).toBeUndefined();
-    expect(reached({ tool_calls: 2, cost_usd: 0.3 }, spent)).toEqual({ field: "tool_calls", used: 2, limit: 2 });
-    expect(reached({ cost_usd: 0.25 }, spent)).toEqual({ field: "cost_usd", used: 0.3, limit: 0.25 });
+  it("has none left of a kind once its limit was counted, and tokens or dollars spent once they reach theirs", () => {
+    const spent = addSpent(NOTHING_SPENT, { tool_calls: 2, llm_tokens: 99, cost_usd: 0.1 + 0.2 });
+    expect(noneLeft({ tool_calls: 3 }, spent, "tool_calls")).toBeUndefined();
+    expect(noneLeft({ tool_calls: 2 }, spent, "tool_calls")).toEqual({ field: "tool_calls", used: 2, limit: 2 });
+    expect(noneLeft({ tool_calls: 2 }, spent, "subagents")).toBeUndefined();
+    expect(overspent({ llm_tokens: 100, cost_usd: 0.31 }, spent)).toBeUndefined();
+    expect(overspent({ llm_tokens: 99, cost_usd: 0.25 }, spent)).toEqual({ field: "llm_tokens", used: 99, limit: 99 });
+    expect(overspent({ cost_usd: 0.25 }, spent)).toEqual({ field: "cost_usd", used: 0.3, limit: 0.25 });
     expect(exhaustedError({ field: "llm_tokens", used: 1200, limit: 1000 })).toBe("Budget exhausted: llm_tokens 1200 of 1000; the call was not made.");
   });
 
