@@ -187,4 +187,15 @@ describe("flow rules", () => {
     expect(await object.ask("acme", "", rule(3), 2_000, [asker("new-1")])).toEqual([{ outcome: "granted" }]);
     expect(await object.figures()).toMatchObject({ running: 3, queued: 0, available: 97 });
   });
+
+  it("give a deleted chat's slots back at once: the call waiting in another chat starts", async () => {
+    await configure(flowConfig([{ name: "solo", tools: ["tracked"], concurrency: 1 }]));
+    const holder = await parallel("flow-del-a", { tool_calls: [call("g11", 1, 30_000)], wait: false });
+    await eventually(async () => ((await json(await api(`/v1/chats/flow-del-a/jobs/${holder.body.jobs[0].job_id}`))).state === "running" ? true : undefined));
+    const waiter = await parallel("flow-del-b", { tool_calls: [call("g11", 2, 10)], wait: false });
+    expect(waiter.body.jobs[0]).toMatchObject({ state: "pending", waiting_for: "flow" });
+    expect((await api("/v1/chats/flow-del-a", { method: "DELETE" })).status).toBe(200);
+    const done = await json(await api("/v1/chats/flow-del-b/parallel", { body: { action: "await", job_ids: [waiter.body.jobs[0].job_id], timeout: 10 } }));
+    expect(done.jobs[0].state).toBe("success");
+  });
 });

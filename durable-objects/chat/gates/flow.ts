@@ -41,11 +41,17 @@ export class FlowReturns {
   }
 
   #send(): Promise<void> {
-    const ended = [...this.#ended].filter(([id]) => {
-      const row = this.store.jobs.get(id);
-      return !row || isTerminal(row.state);
-    });
+    const all = [...this.#ended];
     this.#ended = new Map();
+    let ended = all;
+    try {
+      ended = all.filter(([id]) => {
+        const row = this.store.jobs.get(id);
+        return !row || isTerminal(row.state);
+      });
+    } catch {
+      // The chat's storage went meanwhile (its deletion): nothing of it runs any more, all goes back.
+    }
     return giveBackRoom(this.store, ended.map(([id, flow]) => ({ id, flow })));
   }
 }
