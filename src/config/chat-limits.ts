@@ -16,10 +16,13 @@ export type ChatLimits = Pick<
 > & {
   /** Which chats' events go to `webhook.url` (docs/api.md#events-and-webhooks); travels with the limits down to child chats. */
   webhooks: "none" | "top-level" | "all";
+  /** `webhook.events`: the event types sent (to `webhook.url` and a batch's `callback_url`); absent: every type. */
+  webhook_events?: string[];
 };
 
 export const chatLimits = ({ limits, webhook }: TenantConfig): ChatLimits => ({
   webhooks: !webhook ? "none" : webhook.include_child_chats ? "all" : "top-level",
+  ...(webhook?.events ? { webhook_events: webhook.events } : {}),
   max_active_jobs_per_chat: limits.max_active_jobs_per_chat,
   max_result_chars: limits.max_result_chars,
   retention_seconds: limits.retention_seconds,

@@ -131,6 +131,12 @@ export const configSchema = z.strictObject({
       secret: z.string().min(1).optional(),
       allowed_callback_origins: z.array(z.string().url()).default([]),
       include_child_chats: z.boolean().default(false),
+      events: z
+        .array(z.string().min(1).max(MAX_GLOB_CHARS))
+        .min(1)
+        .max(MAX_GLOBS, `webhook.events has at most ${MAX_GLOBS} globs`)
+        .optional()
+        .describe('Globs over event types the webhook receives (e.g. ["batch.finished", "job.approval_*"]); omitted: every type. The others are still kept and streamed.'),
     })
     .nullable()
     .default(null),

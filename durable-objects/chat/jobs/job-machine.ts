@@ -64,7 +64,7 @@ export class JobMachine {
         return { status: "finished" };
       }
       const lease = crypto.randomUUID();
-      const started = this.store.events.onJobRow(job.batch_id);
+      const started = this.store.events.onJobRow(job.batch_id, "job.started");
       this.jobs.claim(jobId, attempt, lease, now, lane, started);
       claimed = { ...job, state: "running", attempt, lease, started_at: now, lane };
       this.hooks.claimed(job, now, started);
@@ -177,7 +177,7 @@ export class JobMachine {
    * when the row was not ended: it had ended already, or `guard` refused it.
    */
   finish(job: Pick<JobRow, "job_id" | "batch_id">, f: Finish, now: number, guard?: EndGuard): boolean {
-    const event = this.store.events.onJobRow(job.batch_id);
+    const event = this.store.events.onJobRow(job.batch_id, "job.finished");
     const finished = event && { ...event, cut: this.store.limits().max_result_chars };
     const ended = this.jobs.finish(job.job_id, f, now, finished, guard);
     if (!ended) {

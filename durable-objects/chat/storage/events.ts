@@ -16,6 +16,7 @@
 import { nanoid } from "nanoid";
 import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type LiveEventType } from "../../../src/events/envelope";
 import { jobFinishedData, jobStartedData } from "../../../src/events/job-events";
+import { globMatch } from "../../../src/tools/glob";
 import type { ChatLimits } from "../../../src/jobs/messages";
 import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../../src/webhooks/deliveries";
 import { jobRowDelivery, jobRowEvents, newestJobRowSeq, type JobEvent } from "./job-row-events";
@@ -71,8 +72,8 @@ export class Events {
    * written are billed; the event is read back off the job). Undefined when a webhook or the
    * batch's callback waits for it: then `record` writes its row.
    */
-  onJobRow(batchId: string): JobEvent | undefined {
-    if (this.#deliverable(batchId)) return undefined;
+  onJobRow(batchId: string, type: JobEventType): JobEvent | undefined {
+    if (this.#deliverable(batchId, type)) return undefined;
     const seq = this.latestSeq() + 1;
     remember(this.sql, "seq", seq);
     return { seq, id: newEventId() };
@@ -108,8 +109,13 @@ export class Events {
     return { parent_chat_id: readMeta(this.sql, "parent_chat_id") ?? null, root_chat_id: root === undefined || root === chatId ? null : root };
   }
 
-  /** Whether an event waits for delivery: a webhook for this chat, or its batch's callback. */
-  #deliverable(batchId: string | null, type?: EventType): boolean {
+  /**
+   * Whether an event waits for delivery: a webhook for this chat, or its batch's callback, and a type
+   * `webhook.events` sends (the others are kept and streamed, never sent).
+   */
+  #deliverable(batchId: string | null, type: EventType): boolean {
+    const only = (readLimits(this.sql) as Partial<ChatLimits> | undefined)?.webhook_events;
+    if (only && !only.some((glob) => globMatch(glob, type))) return false;
     return this.#webhookOn(type) || (batchId !== null && this.#hasCallbacks() && this.callbackUrl(batchId) !== null);
   }
 
@@ -122,10 +128,10 @@ export class Events {
    * Top-level chats go to `webhook.url`; child chats only with `include_child_chats`, except their
    * approval events: the bot that talks to the person must see those (docs/api.md#approvals).
    */
-  #webhookOn(type?: EventType): boolean {
+  #webhookOn(type: EventType): boolean {
     const limits: Partial<ChatLimits> = readLimits(this.sql) ?? {};
     const child = Number(readMeta(this.sql, "level") ?? 0) > 0;
-    if (type?.startsWith("job.approval_")) return limits.webhooks !== undefined && limits.webhooks !== "none";
+    if (type.startsWith("job.approval_")) return limits.webhooks !== undefined && limits.webhooks !== "none";
     return limits.webhooks === "all" || (limits.webhooks === "top-level" && !child);
   }
 

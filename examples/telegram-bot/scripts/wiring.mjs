@@ -20,6 +20,9 @@ export function withTools(current, mine) {
   return [...current.filter((t) => !mine.some((m) => m.name === t.name)), ...mine];
 }
 
+/** The event types the bot acts on (src/index.ts): a batch's end, and a call waiting for a person. */
+export const BOT_EVENTS = ["batch.finished", "job.approval_requested", "job.approval_decided"];
+
 /**
  * @param {string} fanoutUrl @param {string} apiKey @param {BotWiring} wiring
  * @returns {Promise<Record<string, unknown>>} the config as fanout answered it
@@ -41,7 +44,8 @@ export async function pointFanoutAtBot(fanoutUrl, apiKey, { webhookUrl, webhookS
 
   const current = await answer(await call("GET"), "GET");
   const merged = withTools(/** @type {ToolConfig[]} */ (current.tools ?? []), tools);
-  const webhook = { url: webhookUrl, secret: webhookSecret };
+  // The bot subscribes to what it acts on: the rest of a batch's events (job.*, chat.*) are not sent to it.
+  const webhook = { url: webhookUrl, secret: webhookSecret, events: BOT_EVENTS };
   // A merge patch changes only these keys (arrays replace whole, hence the merged tool list).
   const patch = { webhook, tools: merged, ...(approvals ? { approvals } : {}) };
   return answer(await call("PATCH", patch, "application/merge-patch+json"), "PATCH");

@@ -7,6 +7,7 @@ import { Webhook } from "standardwebhooks";
 import { inject, describe, expect, it } from "vitest";
 import { eventually } from "../../../test/eventually";
 import { SECRETS } from "./setup";
+import { BOT_EVENTS } from "../scripts/wiring.mjs";
 
 const bot = () => inject("botUrl");
 const fake = () => inject("fakeUrl");
@@ -141,6 +142,12 @@ describe("the Telegram bot on fanout", () => {
     } finally {
       await fanoutApi("/v1/config", { approvals: [] }, "PATCH");
     }
+  });
+
+  it("is sent only the events it acts on", async () => {
+    const config = await (await fetch(`${inject("fanoutUrl")}/v1/config`, { headers: { authorization: `Bearer ${inject("fanoutKey")}` } })).json();
+    expect(config.webhook.events).toEqual(BOT_EVENTS);
+    expect(BOT_EVENTS).toEqual(["batch.finished", "job.approval_requested", "job.approval_decided"]);
   });
 
   it("refuses updates without Telegram's secret token and events without fanout's signature", async () => {

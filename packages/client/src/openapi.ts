@@ -105,6 +105,8 @@ export interface paths {
                                 allowed_callback_origins: string[];
                                 /** @default false */
                                 include_child_chats: boolean;
+                                /** @description Globs over event types the webhook receives (e.g. ["batch.finished", "job.approval_*"]); omitted: every type. The others are still kept and streamed. */
+                                events?: string[];
                             } | null;
                             /** @default null */
                             telegram: {
@@ -364,6 +366,8 @@ export interface paths {
                             allowed_callback_origins?: string[];
                             /** @default false */
                             include_child_chats?: boolean;
+                            /** @description Globs over event types the webhook receives (e.g. ["batch.finished", "job.approval_*"]); omitted: every type. The others are still kept and streamed. */
+                            events?: string[];
                         } | null;
                         /** @default null */
                         telegram?: {
@@ -603,6 +607,8 @@ export interface paths {
                                 allowed_callback_origins: string[];
                                 /** @default false */
                                 include_child_chats: boolean;
+                                /** @description Globs over event types the webhook receives (e.g. ["batch.finished", "job.approval_*"]); omitted: every type. The others are still kept and streamed. */
+                                events?: string[];
                             } | null;
                             /** @default null */
                             telegram: {
@@ -881,6 +887,8 @@ export interface paths {
                                 allowed_callback_origins: string[];
                                 /** @default false */
                                 include_child_chats: boolean;
+                                /** @description Globs over event types the webhook receives (e.g. ["batch.finished", "job.approval_*"]); omitted: every type. The others are still kept and streamed. */
+                                events?: string[];
                             } | null;
                             /** @default null */
                             telegram: {
@@ -4435,6 +4443,7 @@ export interface components {
                 secret?: string | null;
                 allowed_callback_origins?: string[] | null;
                 include_child_chats?: boolean | null;
+                events?: string[] | null;
             } | null;
             telegram?: {
                 bot_token?: string | null;
