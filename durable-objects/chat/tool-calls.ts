@@ -31,7 +31,7 @@ export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<T
     throw beingDeleted(req.chat_id);
   }
   const { admitted, plans, refusals, queued } = tree.admitTiered(req.chat_id, specs, req.limits, req.caller, reservation, now);
-  const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: true, plans, queued, metadata: req.delivery.metadata, flow: req.flow, approvals: approvalsOf(req), ...(req.budget ? { budget: { limits: req.budget } } : {}) });
+  const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: req.order !== "parallel", plans, queued, metadata: req.delivery.metadata, flow: req.flow, approvals: approvalsOf(req), ...(req.budget ? { budget: { limits: req.budget } } : {}) });
   const jobIds = new Map(batch.jobs.map((j) => [j.idx, j.job_id]));
   const answered: Answered = { batch_id: admitted.length ? batch.batch_id : "", calls: entries.map((e) => admittedCall(e, refusals, jobIds)) };
   if (admitted.length) {

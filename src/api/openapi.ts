@@ -54,10 +54,10 @@ const OPERATIONS: Operation[] = [
   {
     method: "post",
     path: "/v1/chats/{chat_id}/tool-calls",
-    summary: "Run one assistant message's tool calls (OpenAI, Anthropic, AI SDK, Gemini), tiered; answers in call order",
+    summary: "Run one assistant message's tool calls (OpenAI, Anthropic, AI SDK, Gemini), tiered or all at once (order); answers in call order",
     body: toolCallsBody,
     response: toolCallsAnswer,
-    query: ["agent", "callback_url", "notify", "metadata", "budget"],
+    query: ["agent", "callback_url", "notify", "metadata", "budget", "order"],
     headers: ["Fanout-Metadata"],
   },
   {

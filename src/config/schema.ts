@@ -65,6 +65,10 @@ export const limitsSchema = z
     max_job_ids: int(1, 1000).default(64),
     retention_seconds: int(60, MAX_RETENTION_SECONDS).default(604_800),
     max_streams: int(1, 200).default(100).describe("Live streams (WebSockets) the tenant may have open at once."),
+    tool_calls_order: z
+      .enum(["tiered", "parallel"])
+      .default("tiered")
+      .describe("/tool-calls: `tiered` runs side-effecting calls one after another after the rest; `parallel` starts every call of a message at once. A request may say `?order=`."),
     budget: budgetSchema.default({}).describe("What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=."),
   })
   .prefault({});

@@ -213,6 +213,8 @@ export interface ToolCallsRequest {
   flow?: FlowRule[];
   approvals?: ApprovalRule[];
   budget?: Budget;
+  /** `tiered`: side-effecting calls one after another after the rest; `parallel`: every call at once (docs/api.md#tiered-execution-and-the-tool-calls-route). */
+  order: "tiered" | "parallel";
   wait_seconds: number;
   idempotency?: { key: string; fingerprint: string };
   /** As in `BatchRequest`. */

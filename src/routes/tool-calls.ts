@@ -64,6 +64,8 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     throw badRequest("invalid_tool_calls", `\`tool_calls\` supports at most ${config.limits.max_calls} items.`);
   }
   const timeout = coerceSeconds("timeout", isObject(body) ? body.timeout : undefined) ?? config.limits.default_timeout_seconds;
+  const order = c.req.query("order") ?? config.limits.tool_calls_order;
+  if (order !== "tiered" && order !== "parallel") throw badRequest("invalid_order", "`order` is `tiered` (side-effecting calls one after another, after the rest) or `parallel` (every call at once).");
   const plan = (spec: SpecContext) => {
     const number = specNumbering();
     return items.map((item, i) => entryFor(i, item, spec, number));
@@ -82,9 +84,10 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     ...(config.flow.length ? { flow: config.flow } : {}),
     ...(config.approvals.length ? { approvals: config.approvals } : {}),
     ...(budget ? { budget } : {}),
+    order,
     delivery,
     wait_seconds: Math.min(timeout, config.limits.max_wait_seconds),
-    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "tool-calls", body, agent, ...delivery, budget: c.req.query("budget") }),
+    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "tool-calls", body, agent, ...delivery, budget: c.req.query("budget"), order: c.req.query("order") }),
     config_check: configCheckOf(c),
   });
   if (!answer.ok) throw fromRefusal(answer);

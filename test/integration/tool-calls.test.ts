@@ -53,6 +53,27 @@ describe("tool-calls", () => {
     expect(max_in_flight).toBe(2);
   });
 
+  it("starts every call of the message at once with order=parallel, from the query or limits.tool_calls_order", async () => {
+    const writes = (group: string) => ({
+      tool_calls: [1, 2, 3].map((n) => openai(`w${n}`, "tracked_write", { n, ms: 200, group })),
+      timeout: 20,
+    });
+    const inFlight = async (group: string) => ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number }).max_in_flight;
+    await configure(trackedConfig());
+    const byQuery = await api("/v1/chats/tc-order/tool-calls?order=parallel", { body: writes("order-q") });
+    expect((await json(byQuery)).results.map((r: any) => r.state)).toEqual(["success", "success", "success"]);
+    expect(await inFlight("order-q")).toBe(3);
+    // The tenant's default, and a request that asks for the tiered order back.
+    await configure(trackedConfig({ limits: { tool_calls_order: "parallel" } }));
+    await post("tc-order", writes("order-l"));
+    expect(await inFlight("order-l")).toBe(3);
+    await api("/v1/chats/tc-order/tool-calls?order=tiered", { body: writes("order-t") });
+    expect(await inFlight("order-t")).toBe(1);
+    const bad = await api("/v1/chats/tc-order/tool-calls?order=random", { body: writes("order-x") });
+    expect(bad.status).toBe(400);
+    expect((await json(bad)).error.code).toBe("invalid_order");
+  });
+
   it("turns unknown tools and malformed arguments into error entries; the other calls still run", async () => {
     await configure(trackedConfig());
     const { status, body } = await post("tc2", [

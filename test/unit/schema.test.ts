@@ -28,6 +28,7 @@ describe("configSchema defaults", () => {
       max_job_ids: 64,
       retention_seconds: 604800,
       max_streams: 100,
+      tool_calls_order: "tiered",
       budget: {},
     });
   });

@@ -104,8 +104,10 @@ export class Fanout {
    * Runs one assistant message's tool calls (OpenAI `tool_calls`, Anthropic `tool_use` blocks, the
    * AI SDK's `toolCalls`, …); the answer lists them in call order, each with its `tool_call_id`.
    */
-  toolCalls(chatId: string, calls: ToolCallsBody, options: CallOptions = {}): Promise<ToolCallsAnswer> {
-    const init = startInit(chatId, options);
+  toolCalls(chatId: string, calls: ToolCallsBody, options: CallOptions & { order?: "tiered" | "parallel" } = {}): Promise<ToolCallsAnswer> {
+    const start = startInit(chatId, options);
+    // `parallel`: every call of the message at once; default the tenant's `limits.tool_calls_order`.
+    const init = options.order ? { ...start, params: { ...start.params, query: { ...start.params.query, order: options.order } } } : start;
     const body = calls as Body<"/v1/chats/{chat_id}/tool-calls">;
     return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/tool-calls", { ...init, body }));
   }

@@ -236,6 +236,12 @@ export interface paths {
                                  */
                                 max_streams: number;
                                 /**
+                                 * @description /tool-calls: `tiered` runs side-effecting calls one after another after the rest; `parallel` starts every call of a message at once. A request may say `?order=`.
+                                 * @default tiered
+                                 * @enum {string}
+                                 */
+                                tool_calls_order: "tiered" | "parallel";
+                                /**
                                  * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
                                  * @default {}
                                  */
@@ -500,6 +506,12 @@ export interface paths {
                              */
                             max_streams?: number;
                             /**
+                             * @description /tool-calls: `tiered` runs side-effecting calls one after another after the rest; `parallel` starts every call of a message at once. A request may say `?order=`.
+                             * @default tiered
+                             * @enum {string}
+                             */
+                            tool_calls_order?: "tiered" | "parallel";
+                            /**
                              * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
                              * @default {}
                              */
@@ -737,6 +749,12 @@ export interface paths {
                                  * @default 100
                                  */
                                 max_streams: number;
+                                /**
+                                 * @description /tool-calls: `tiered` runs side-effecting calls one after another after the rest; `parallel` starts every call of a message at once. A request may say `?order=`.
+                                 * @default tiered
+                                 * @enum {string}
+                                 */
+                                tool_calls_order: "tiered" | "parallel";
                                 /**
                                  * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
                                  * @default {}
@@ -1017,6 +1035,12 @@ export interface paths {
                                  * @default 100
                                  */
                                 max_streams: number;
+                                /**
+                                 * @description /tool-calls: `tiered` runs side-effecting calls one after another after the rest; `parallel` starts every call of a message at once. A request may say `?order=`.
+                                 * @default tiered
+                                 * @enum {string}
+                                 */
+                                tool_calls_order: "tiered" | "parallel";
                                 /**
                                  * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
                                  * @default {}
@@ -1311,7 +1335,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run one assistant message's tool calls (OpenAI, Anthropic, AI SDK, Gemini), tiered; answers in call order */
+        /** Run one assistant message's tool calls (OpenAI, Anthropic, AI SDK, Gemini), tiered or all at once (order); answers in call order */
         post: {
             parameters: {
                 query?: {
@@ -1320,6 +1344,7 @@ export interface paths {
                     notify?: string;
                     metadata?: string;
                     budget?: string;
+                    order?: string;
                 };
                 header?: {
                     "Fanout-Metadata"?: string;
@@ -4513,6 +4538,7 @@ export interface components {
                 max_job_ids?: number | null;
                 retention_seconds?: number | null;
                 max_streams?: number | null;
+                tool_calls_order?: ("tiered" | "parallel") | null;
                 budget?: {
                     llm_tokens?: number | null;
                     llm_calls?: number | null;

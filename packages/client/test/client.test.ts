@@ -75,6 +75,14 @@ describe("starting and awaiting jobs", () => {
     await expect(fanout.spawn(id, { task: "x" }, { metadata: { big: "x".repeat(3000) } })).rejects.toMatchObject({ code: "invalid_metadata" });
   });
 
+  it("asks /tool-calls for every call at once with { order: 'parallel' }", async () => {
+    let url = "";
+    const fanout = client({ fetch: async (request) => ((url = request.url), fetch(request)) });
+    const answer = await fanout.toolCalls(chat("order"), { tool_calls: [{ id: "c1", type: "function", function: { name: "wait", arguments: '{"seconds":0.01}' } }] }, { order: "parallel" });
+    expect(answer.results[0]!.state).toBe("success");
+    expect(new URL(url).searchParams.get("order")).toBe("parallel");
+  });
+
   it("sends a batch's budget, and reads a chat's usage", async () => {
     const id = chat("budget");
     const fanout = client();
