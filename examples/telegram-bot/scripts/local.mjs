@@ -25,6 +25,7 @@ import { weatherTool } from "../../../scripts/fakes/weather.mjs";
 import { postcardTool } from "../../../scripts/fakes/postcard.mjs";
 import { startWranglerDev, stopGroups, stopOnSignals, waitUntilUp } from "../../../scripts/wrangler-dev.mjs";
 import { pointFanoutAtBot, setTelegramWebhook, testWebhook } from "./wiring.mjs";
+import { takenPort } from "../../../scripts/ports.mjs";
 
 const BOT_DIR = fileURLToPath(new URL("..", import.meta.url));
 /** Local-only values a person types into the curl; the fake Telegram accepts any token. */
@@ -56,6 +57,23 @@ const registry = { WRANGLER_REGISTRY_PATH: join(state, "registry") };
 
 /** @param {string} name */
 const prefixed = (name) => (/** @type {string} */ line) => console.log(`${name.padEnd(8)} | ${line}`);
+
+// A taken port would answer our readiness checks and take our config changes: a developer's own
+// `npm start` on 8787 would have its webhook and tools pointed at this run. Refuse instead.
+const taken = await takenPort({
+  FANOUT_PORT: ports.fanout,
+  BOT_PORT: ports.bot,
+  FAKES_PORT: ports.fakes,
+  FANOUT_INSPECTOR_PORT: ports.fanoutInspector,
+  BOT_INSPECTOR_PORT: ports.botInspector,
+});
+if (taken) {
+  console.error(
+    `could not start: port ${taken.port} (${taken.name}) is in use${taken.holder ? ` by ${taken.holder}` : ""}. ` +
+      `Stop that process, or run with ${taken.name} set to a free port; nothing was started or changed.`,
+  );
+  process.exit(1);
+}
 
 const fakes = await startFakes({
   port: ports.fakes,
