@@ -13,9 +13,8 @@ import { withinToolBound } from "../../src/jobs/tool-bound";
 import type { Chat } from "./chat";
 import { beingDeleted } from "./deletion";
 import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./jobs/admission";
-import { ASKED_AT_ONCE, insertBatch } from "./jobs/batch-rows";
+import { ASK_BACKUP_MS, ASKED_AT_ONCE, insertBatch } from "./jobs/batch-rows";
 import { openGate } from "./gates";
-import { FLOW_ASK_BACKUP_MS } from "./gates/flow";
 import { askApprovals } from "./gates/approval";
 import type { SubordinatePlan } from "./storage/children";
 import type { ReplayShape } from "./storage/idempotency";
@@ -117,7 +116,7 @@ export async function commit(
       chat.registration.owed(now);
     }
     store.events.addBatch(batch.batch_id, target.delivery.callback_url, target.delivery.notify, now);
-    const ids = insertBatch(store, batch, plans, now, now + FLOW_ASK_BACKUP_MS);
+    const ids = insertBatch(store, batch, plans, now, now + ASK_BACKUP_MS);
     askApprovals(store, chat.announce, batch.jobs, now);
     extra();
     return { isNewChat: created, toStart: ids };

@@ -68,7 +68,8 @@ export async function decide(
   now: number,
 ): Promise<DecisionAnswer> {
   const { store, machine, dispatcher } = parts;
-  const answer = store.transaction((): DecisionAnswer & { start?: boolean } => {
+  let start = false;
+  const answer = store.transaction((): DecisionAnswer => {
     const job = store.jobs.get(jobId);
     if (!job) return { outcome: "unknown" };
     const approval = approvalOf(job);
@@ -86,13 +87,12 @@ export async function decide(
       return { outcome: "decided", job: store.jobs.get(jobId)! };
     }
     // Still held by its tier or the subagent queue: it goes on from here once they let it go.
-    const start = job.waiting_for === "approval" && letGo(store, { ...job, approval: JSON.stringify(decided) }, now);
-    return { outcome: "decided", job: store.jobs.get(jobId)!, start };
+    start = job.waiting_for === "approval" && letGo(store, { ...job, approval: JSON.stringify(decided) }, now);
+    return { outcome: "decided", job: store.jobs.get(jobId)! };
   });
   await store.timers.arm();
-  if (answer.outcome === "decided" && answer.start) await dispatcher.start([jobId]);
-  const { start: _start, ...rest } = answer as DecisionAnswer & { start?: boolean };
-  return rest as DecisionAnswer;
+  if (start) await dispatcher.start([jobId]);
+  return answer;
 }
 
 /** No decision came by the call's approval deadline: it ends, not made. */

@@ -6,6 +6,7 @@
  */
 import { exhaustedError, type BudgetField } from "../../../src/budgets/budget";
 import type { JobRow } from "../../../src/jobs/job";
+import { ASK_BACKUP_MS } from "../jobs/batch-rows";
 import { takeShares } from "../jobs/budget-object";
 import { letGo, type Gate, type GateParts } from "./gate";
 
@@ -13,8 +14,6 @@ export type { Reached } from "../../budget/BudgetDO";
 
 /** Calls asked in one run. */
 const ASKED_PER_RUN = 200;
-/** Should an ask fail (the object unreachable), the calls are asked again this much later. */
-export const BUDGET_ASK_BACKUP_MS = 2_000;
 
 export const budgetGate: Gate = {
   reason: "budget",
@@ -22,7 +21,7 @@ export const budgetGate: Gate = {
   async open({ store, machine, dispatcher }, _scope, now) {
     const waiting = store.jobs.waitingAt("budget").slice(0, ASKED_PER_RUN);
     if (waiting.length === 0) return;
-    store.timers.setEarliest("gate", "budget", now + BUDGET_ASK_BACKUP_MS);
+    store.timers.setEarliest("gate", "budget", now + ASK_BACKUP_MS);
     const byBudget = new Map<string, JobRow[]>();
     for (const job of waiting) byBudget.set(job.budget!, [...(byBudget.get(job.budget!) ?? []), job]);
     const answers = new Map<string, Awaited<ReturnType<typeof takeShares>>[number]>();

@@ -15,8 +15,6 @@ import { letGo, type Gate } from "./gate";
 const FLOW_SAFETY_MS = 30_000;
 /** Calls asked in one run (one request per rule and key they need, whatever their number). */
 const ASKED_PER_RUN = 200;
-/** Calls of a batch ask at once beside its answer; should that ask be lost with the instance, the gate timer asks this much later. */
-export const FLOW_ASK_BACKUP_MS = 2_000;
 /** With more calls to ask than one run takes, the next run comes this much later (not at once: no spin). */
 const NEXT_RUN_MS = 1_000;
 

@@ -9,6 +9,8 @@ import type { AdmittedBatch } from "./admission";
 
 /** Gates whose waiting calls ask an object (`gates/flow.ts`, `gates/budget.ts`): a new batch asks them beside its answer. */
 export const ASKED_AT_ONCE = ["flow", "budget"] as const;
+/** Should that ask be lost with the instance (or fail), the gate's timer asks this much later. */
+export const ASK_BACKUP_MS = 2_000;
 
 /** A pending job not claimed this long after dispatch is sent again (lost or delayed message). */
 export const DISPATCH_WATCHDOG_MS = 15_000;
