@@ -81,12 +81,6 @@ export class BudgetDO extends DurableObject<Env> {
     this.#settle(state);
   }
 
-  /** What the batch spent so far, and what it reached, if anything. */
-  figures(): { spent: Spent; reached: Reached | null } | null {
-    const state = this.#load();
-    return state ? { spent: state.spent, reached: state.reached ?? null } : null;
-  }
-
   override async alarm(): Promise<void> {
     const state = this.#load();
     if (state) await this.#tell(state);
