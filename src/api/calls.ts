@@ -103,7 +103,17 @@ export const toolCallsAnswer = z.object({
   results: z.array(toolCallResult).describe("One entry per call, in the original order."),
 });
 
+/** One function definition in OpenAI's form, which the client turns into Anthropic's, the AI SDK's and Gemini's. */
+export const toolDefinition = z.object({
+  type: z.literal("function"),
+  function: z.object({
+    name: z.string(),
+    description: z.string(),
+    parameters: z.record(z.string(), z.unknown()).describe("A JSON Schema of the call's arguments, without `$schema`."),
+  }),
+});
+
 export const toolsAnswer = z.object({
-  tools: z.array(z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) })),
-  prompts: z.record(z.string(), z.string()),
+  tools: z.array(toolDefinition),
+  prompts: z.record(z.string(), z.string()).describe("`parallel`, `spawn_task`, `call_subordinate` and `orchestration`, rendered for the agent."),
 });

@@ -148,7 +148,7 @@ export class Conversation extends DurableObject<Env> {
     const response = await llm.chat.completions.create({
       model: this.env.LLM_MODEL,
       messages: [{ role: "system", content: `${SYSTEM_PROMPT}\n\n${prompts.parallel ?? ""}` }, ...this.#messages()],
-      tools: tools as unknown as OpenAI.Chat.Completions.ChatCompletionTool[],
+      tools,
     });
     const message = response.choices[0]?.message;
     if (!message) throw new Error("the model answered no choice");

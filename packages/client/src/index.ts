@@ -16,6 +16,18 @@ export {
   type OpenAIToolMessage,
   type ResultsSource,
 } from "./sdk-results.js";
+export {
+  toAiSdkTools,
+  toAnthropicTools,
+  toGeminiTools,
+  type AiSdkTool,
+  type AnthropicTool,
+  type GeminiFunctionDeclaration,
+  type GeminiTool,
+  type ObjectSchema,
+  type StandardJsonSchema,
+  type ToolsSource,
+} from "./sdk-tools.js";
 export type { ToolCallInput, ToolCallList } from "./call-shapes.js";
 export { JOB_STATES } from "./job-states.js";
 export type * from "./types.js";

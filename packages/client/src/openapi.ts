@@ -1744,17 +1744,19 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            tools: ({
+                            tools: {
                                 /** @constant */
                                 type: "function";
                                 function: {
                                     name: string;
-                                } & {
-                                    [key: string]: unknown;
+                                    description: string;
+                                    /** @description A JSON Schema of the call's arguments, without `$schema`. */
+                                    parameters: {
+                                        [key: string]: unknown;
+                                    };
                                 };
-                            } & {
-                                [key: string]: unknown;
-                            })[];
+                            }[];
+                            /** @description `parallel`, `spawn_task`, `call_subordinate` and `orchestration`, rendered for the agent. */
                             prompts: {
                                 [key: string]: string;
                             };

@@ -27,6 +27,8 @@ export type SpawnArgs = Body<"/v1/chats/{chat_id}/spawn", "post">;
 export type ToolCallsBody = { tool_calls: ToolCallList; timeout?: number | string } | Exclude<ToolCallList, null | undefined>;
 export type ToolCallsAnswer = Ok<"/v1/chats/{chat_id}/tool-calls", "post">;
 export type ToolsAnswer = Ok<"/v1/tools", "get">;
+/** One function definition of `GET /v1/tools`, in OpenAI's form: `{type: "function", function: {name, description, parameters}}`. */
+export type ToolDefinition = ToolsAnswer["tools"][number];
 /** `GET /v1/flow`: each flow rule's running and queued calls, its rate's headroom, its busiest keys. */
 export type FlowAnswer = Ok<"/v1/flow", "get">;
 /** `GET /v1/approvals`: a page of the tenant's calls waiting for a person's decision, or decided. */

@@ -29,8 +29,8 @@ describe("job tables", () => {
 describe("tool lists", () => {
   it("align names and show the first line of each description, then the prompts", () => {
     const tools = [
-      { type: "function" as const, function: { name: "parallel", description: "Run calls at once.\nMore." } },
-      { type: "function" as const, function: { name: "wait" } },
+      { type: "function" as const, function: { name: "parallel", description: "Run calls at once.\nMore.", parameters: { type: "object" } } },
+      { type: "function" as const, function: { name: "wait", description: "", parameters: { type: "object" } } },
     ];
     expect(toolTable({ tools, prompts: { parallel: "…" } }).split("\n")).toEqual([
       "tool      description",

@@ -4,14 +4,25 @@
  * their model APIs (./fake-models.ts) and the real service: the model asks for
  * tool calls, fanout runs them, a helper hands the results back in the SDK's
  * own types, and the model's second turn shows what it was given, call by call.
+ * The tools of `GET /v1/tools` reach each SDK's model through the tool helpers.
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import Anthropic from "@anthropic-ai/sdk";
+import { GoogleGenAI } from "@google/genai";
 import { generateText, jsonSchema, tool, type ModelMessage } from "ai";
 import OpenAI from "openai";
 import { beforeEach, describe, expect, inject, it } from "vitest";
-import { toAiSdkToolResults, toAnthropicToolResults, toOpenAIToolMessages, type FanoutEvent } from "../src/index.js";
-import type { Returned } from "./fake-models.js";
+import {
+  toAiSdkToolResults,
+  toAiSdkTools,
+  toAnthropicTools,
+  toAnthropicToolResults,
+  toGeminiTools,
+  toOpenAIToolMessages,
+  type FanoutEvent,
+  type ToolsAnswer,
+} from "../src/index.js";
+import type { Offered, Returned } from "./fake-models.js";
 import { chat, client, configure } from "./helpers.js";
 
 const models = () => inject("modelsUrl");
@@ -115,5 +126,57 @@ describe("Anthropic", () => {
     messages.push({ role: "assistant", content: first.content }, { role: "user", content: toAnthropicToolResults(results) });
     const second = await anthropic().messages.create({ model: "fake", max_tokens: 256, messages });
     expectAnswered(JSON.parse(second.content.find((block) => block.type === "text")!.text), uses.map((u) => u.id));
+  });
+});
+
+describe("tool definitions from GET /v1/tools, through each SDK", () => {
+  // A tenant tool whose schema leaves out `type`, as a configuration may; every SDK is given an object schema.
+  const lookup = { name: "lookup", description: "Look a word up.", url: "https://tools.example/lookup", parameters: { properties: { q: { type: "string" } }, required: ["q"] } };
+  let defined: ToolsAnswer;
+  beforeEach(async () => {
+    await configure({ tools: [lookup] });
+    defined = await client().tools();
+  });
+  const NO_CALLS = "[]"; // the fake model then answers the tools it was offered
+
+  /** What every model should have been offered: fanout's definitions, each an object schema. */
+  const expected = (more: Record<string, unknown> = {}) =>
+    defined.tools.map((t) => ({ name: t.function.name, description: t.function.description, schema: { ...t.function.parameters, type: "object", ...more } }));
+
+  it("openai takes the answer as it is", async () => {
+    const openai = new OpenAI({ apiKey: "sk-local", baseURL: `${models()}/v1` });
+    const reply = await openai.chat.completions.create({ model: "fake", messages: [{ role: "user", content: NO_CALLS }], tools: defined.tools });
+    const seen: Offered[] = JSON.parse(reply.choices[0]!.message.content!);
+    expect(seen).toEqual(defined.tools.map((t) => ({ name: t.function.name, description: t.function.description, schema: t.function.parameters })));
+    expect(seen.find((t) => t.name === "lookup")!.schema).toEqual(lookup.parameters);
+  });
+
+  it("toAnthropicTools: input_schema, always of type object", async () => {
+    const anthropic = new Anthropic({ apiKey: "sk-ant-local", baseURL: models() });
+    const reply = await anthropic.messages.create({ model: "fake", max_tokens: 256, messages: [{ role: "user", content: NO_CALLS }], tools: toAnthropicTools(defined) });
+    const seen: Offered[] = JSON.parse(reply.content.find((block) => block.type === "text")!.text);
+    expect(seen).toEqual(expected());
+    expect(seen.find((t) => t.name === "lookup")!.schema).toEqual({ type: "object", ...lookup.parameters });
+  });
+
+  it("toAiSdkTools: a tool set the AI SDK turns into JSON Schema, and runs nothing itself", async () => {
+    const model = createOpenAICompatible({ name: "fake", baseURL: `${models()}/v1`, apiKey: "sk-local" })("fake");
+    const tools = toAiSdkTools(defined);
+    const seen: Offered[] = JSON.parse((await generateText({ model, tools, messages: [{ role: "user", content: NO_CALLS }] })).text);
+    expect(seen.map((t) => t.name)).toEqual(defined.tools.map((t) => t.function.name));
+    // The AI SDK closes every object schema (`additionalProperties: false`); the rest arrives as fanout wrote it.
+    expect(seen.find((t) => t.name === "lookup")).toEqual({ name: "lookup", description: lookup.description, schema: { type: "object", ...lookup.parameters, additionalProperties: false } });
+    // A second request reads the schema afresh: the SDK's edits never reach the definitions.
+    await generateText({ model, tools, messages: [{ role: "user", content: NO_CALLS }] });
+    expect(defined.tools.find((t) => t.function.name === "lookup")!.function.parameters).toEqual(lookup.parameters);
+    // A call the model makes arrives unchecked: fanout checks it and answers an error the model can act on.
+    const first = await generateText({ model, tools, messages: [{ role: "user", content: ASK([{ name: "lookup", input: { q: 1 } }]) }] });
+    expect(first.toolCalls.map((c) => [c.toolName, c.input])).toEqual([["lookup", { q: 1 }]]);
+  });
+
+  it("toGeminiTools: one tool of function declarations with parametersJsonSchema", async () => {
+    const gemini = new GoogleGenAI({ apiKey: "local", httpOptions: { baseUrl: models() } });
+    const reply = await gemini.models.generateContent({ model: "fake", contents: NO_CALLS, config: { tools: toGeminiTools(defined) } });
+    expect(JSON.parse(reply.text!)).toEqual(expected());
   });
 });

@@ -6,10 +6,21 @@
  * when the client's types turn too loose to catch a mistake.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import type { GoogleGenAI, Tool as GeminiSdkTool } from "@google/genai";
 import { generateText, jsonSchema, tool, type LanguageModel, type ModelMessage, type ToolModelMessage } from "ai";
 import type OpenAI from "openai";
 import type OpenAI6 from "openai-v6";
-import { toAiSdkToolResults, toAnthropicToolResults, toOpenAIToolMessages, type Fanout, type FanoutEvent, type StreamMessage } from "../src/index.js";
+import {
+  toAiSdkToolResults,
+  toAiSdkTools,
+  toAnthropicToolResults,
+  toAnthropicTools,
+  toGeminiTools,
+  toOpenAIToolMessages,
+  type Fanout,
+  type FanoutEvent,
+  type StreamMessage,
+} from "../src/index.js";
 
 declare const fanout: Fanout;
 declare const chatId: string;
@@ -70,4 +81,20 @@ export async function mistakes() {
   await fanout.toolCalls(chatId, { tool_calls: [{ id: "call_1" }] });
   // @ts-expect-error a started payload has no results yet
   toOpenAIToolMessages(await fanout.parallel(chatId, { tool_calls: [{ tool_name: "wait", tool_args: {} }], wait: false }));
+}
+
+export async function toolDefinitions(openai: OpenAI, anthropic: Anthropic, gemini: GoogleGenAI, model: LanguageModel) {
+  const answer = await fanout.tools("researcher");
+  // OpenAI's form as it is, for chat completions.
+  const chatTools: OpenAI.Chat.Completions.ChatCompletionTool[] = answer.tools;
+  await openai.chat.completions.create({ model: "gpt", messages: [], tools: answer.tools });
+  const anthropicTools: Anthropic.Tool[] = toAnthropicTools(answer);
+  await anthropic.messages.create({ model: "claude", max_tokens: 1, messages: [], tools: toAnthropicTools(answer.tools.filter((t) => t.function.name !== "parallel")) });
+  await generateText({ model, messages: [], tools: toAiSdkTools(answer) });
+  await generateText({ model, messages: [], tools: { ...toAiSdkTools(answer), wait: tool({ description: "Wait.", inputSchema: jsonSchema<{ seconds: number }>({ type: "object" }) }) } });
+  const geminiTools: GeminiSdkTool[] = toGeminiTools(answer);
+  await gemini.models.generateContent({ model: "gemini", contents: "hi", config: { tools: toGeminiTools(answer) } });
+  void [chatTools, anthropicTools, geminiTools];
+  // @ts-expect-error the helpers read a tools answer or its list, not a results payload
+  toAnthropicTools(await fanout.parallel(chatId, { tool_calls: [] }));
 }

@@ -32,7 +32,7 @@ export function jobTable(jobs: JobSnapshot[]): string {
 
 /** `fanout tools`: each tool's name and the first line of its description, then the prompts there are. */
 export function toolTable(answer: ToolsAnswer): string {
-  const rows = answer.tools.map((t) => [t.function.name, cell(typeof t.function.description === "string" ? t.function.description : "", 70)]);
+  const rows = answer.tools.map((t) => [t.function.name, cell(t.function.description, 70)]);
   const width = Math.max(4, ...rows.map((r) => r[0]!.length));
   const lines = [["tool", "description"], ...rows].map(([name, description]) => `${name!.padEnd(width)}  ${description}`.trimEnd());
   const prompts = Object.keys(answer.prompts);
