@@ -1,0 +1,148 @@
+/**
+ * A scripted model speaking OpenAI chat completions (`POST /v1/chat/completions`)
+ * and Anthropic Messages (`POST /v1/messages`). A test queues the turns it
+ * should take; each request takes the first one queued for its `model`, else
+ * the first queued for any, and everything it was sent is kept to read back. fanout's
+ * subagents use it as their `llm`, and the bot's own SDK client can point at it.
+ */
+import { json, listen, readBody, type LocalServer } from "./http.js";
+
+/** A call the model is to make. */
+export interface ScriptedCall {
+  name: string;
+  args?: Record<string, unknown>;
+  /** Default: `call_<n>` (OpenAI) or `toolu_<n>` (Anthropic). */
+  id?: string;
+}
+
+export interface TurnOptions {
+  /** Only a request for this model takes the turn, before any turn queued without one (an agent profile's `model`, say). */
+  model?: string;
+  /** Tokens the answer reports; default 10 in, 5 out. */
+  usage?: { input: number; output: number };
+}
+
+/** One request the model received. */
+export interface ModelRequest {
+  api: "openai" | "anthropic";
+  model: string;
+  /** The conversation as sent (Anthropic's `system` is not among them; see `body`). */
+  messages: { role: string; content: unknown; [key: string]: unknown }[];
+  /** Names of the tools offered. */
+  tools: string[];
+  body: Record<string, unknown>;
+}
+
+type Turn = TurnOptions & ({ kind: "reply"; text: string } | { kind: "calls"; calls: ScriptedCall[]; text?: string } | { kind: "fail"; status: number; message: string });
+
+export interface ScriptedModel {
+  /** Anthropic's `baseURL`; the AI SDK's Anthropic provider takes `${url}/v1`. */
+  url: string;
+  /** OpenAI's `baseURL`, and any OpenAI-compatible client's. */
+  openaiBaseUrl: string;
+  /** Queue a turn that answers `text`. */
+  reply(text: string, options?: TurnOptions): ScriptedModel;
+  /** Queue a turn that asks for these tool calls (`text` beside them, if given). */
+  callTools(calls: ScriptedCall[], options?: TurnOptions & { text?: string }): ScriptedModel;
+  /** Queue a turn that fails with this HTTP status. SDKs retry 429 and 5xx, each retry taking a turn. */
+  fail(status: number, message?: string, options?: TurnOptions): ScriptedModel;
+  /** Every request, in arrival order. */
+  readonly requests: ModelRequest[];
+  /** Turns queued and not taken yet. */
+  readonly pending: number;
+}
+
+export async function startModel(): Promise<ScriptedModel & LocalServer> {
+  const turns: Turn[] = [];
+  const requests: ModelRequest[] = [];
+  let ids = 0;
+  const nextId = (prefix: string) => `${prefix}${(++ids).toString().padStart(4, "0")}`;
+
+  // A turn queued for this model first, else the first queued for any.
+  const take = (model: string) => {
+    const named = turns.findIndex((t) => t.model === model);
+    const index = named >= 0 ? named : turns.findIndex((t) => t.model === undefined);
+    return index < 0 ? undefined : turns.splice(index, 1)[0];
+  };
+
+  const server = await listen(async (req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const api = req.method !== "POST" ? undefined : path === "/v1/chat/completions" ? "openai" : path === "/v1/messages" ? "anthropic" : undefined;
+    if (!api) return json(res, 404, { error: { message: `The fake model answers POST /v1/chat/completions and POST /v1/messages, not ${req.method} ${path}.` } });
+    const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+    const model = String(body.model ?? "");
+    const tools = ((body.tools ?? []) as { name?: string; function?: { name: string } }[]).map((t) => t.function?.name ?? t.name ?? "");
+    requests.push({ api, model, messages: (body.messages ?? []) as ModelRequest["messages"], tools, body });
+    if (body.stream) return json(res, 400, { error: { type: "invalid_request_error", message: "The fake model does not stream: call it without `stream: true`." } });
+    const turn = take(model);
+    if (!turn) {
+      const message = `The fake model has no turn queued for model '${model}': call model.reply(text) or model.callTools(calls) before request ${requests.length}.`;
+      return json(res, 400, { type: "error", error: { type: "invalid_request_error", message } });
+    }
+    if (turn.kind === "fail") return json(res, turn.status, { type: "error", error: { type: "api_error", message: turn.message } });
+    const usage = turn.usage ?? { input: 10, output: 5 };
+    json(res, 200, api === "openai" ? chatCompletion(turn, model, usage, nextId) : anthropicMessage(turn, model, usage, nextId));
+  });
+
+  const self: ScriptedModel & LocalServer = {
+    ...server,
+    openaiBaseUrl: `${server.url}/v1`,
+    reply(text, options = {}) {
+      turns.push({ ...options, kind: "reply", text });
+      return self;
+    },
+    callTools(calls, { text, ...options } = {}) {
+      if (!calls.length) throw new TypeError("callTools needs at least one call; use reply(text) for a turn without calls.");
+      turns.push({ ...options, kind: "calls", calls, ...(text !== undefined ? { text } : {}) });
+      return self;
+    },
+    fail(status, message = `Scripted failure ${status}.`, options = {}) {
+      turns.push({ ...options, kind: "fail", status, message });
+      return self;
+    },
+    requests,
+    get pending() {
+      return turns.length;
+    },
+  };
+  return self;
+}
+
+type Answer = Exclude<Turn, { kind: "fail" }>;
+
+function chatCompletion(turn: Answer, model: string, usage: { input: number; output: number }, nextId: (p: string) => string) {
+  const message =
+    turn.kind === "reply"
+      ? { role: "assistant", content: turn.text }
+      : {
+          role: "assistant",
+          content: turn.text ?? null,
+          tool_calls: turn.calls.map((c) => ({ id: c.id ?? nextId("call_"), type: "function", function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) } })),
+        };
+  return {
+    id: nextId("chatcmpl-"),
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message, finish_reason: turn.kind === "reply" ? "stop" : "tool_calls", logprobs: null }],
+    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+  };
+}
+
+function anthropicMessage(turn: Answer, model: string, usage: { input: number; output: number }, nextId: (p: string) => string) {
+  const text = turn.kind === "reply" ? turn.text : turn.text;
+  const content = [
+    ...(text ? [{ type: "text", text }] : []),
+    ...(turn.kind === "calls" ? turn.calls.map((c) => ({ type: "tool_use", id: c.id ?? nextId("toolu_"), name: c.name, input: c.args ?? {} })) : []),
+  ];
+  return {
+    id: nextId("msg_"),
+    type: "message",
+    role: "assistant",
+    model,
+    content,
+    stop_reason: turn.kind === "reply" ? "end_turn" : "tool_use",
+    stop_sequence: null,
+    usage: { input_tokens: usage.input, output_tokens: usage.output },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * `startFanout()`: the worker, the tools, the model and the webhook receiver,
+ * started side by side and wired through one tenant configuration.
+ */
+import { Fanout, type ConfigDocument } from "@fanout/client";
+import { signingSecret, type LocalServer } from "./http.js";
+import { startModel, type ScriptedModel } from "./model.js";
+import { startTools, type TestTool, type ToolCallRecord } from "./tools.js";
+import { startWebhooks, type WebhookReceiver } from "./webhooks.js";
+import { startWorker } from "./worker.js";
+
+export interface StartOptions {
+  /** Tools as functions, by name; each becomes a tenant HTTP tool served from this process. */
+  // biome-ignore lint: each tool types its own arguments
+  tools?: Record<string, TestTool<any>>;
+  /**
+   * The model name subagents ask the scripted model for (`llm.model`); default `"fake-model"`.
+   * `false` configures no `llm` (give your own in `config.llm`).
+   */
+  model?: string | false;
+  /** The rest of the tenant configuration (limits, agents, flow, approvals, `webhook.events`, …). */
+  config?: ConfigDocument;
+  /** fanout's port; default a free one. */
+  port?: number;
+  /** Print the worker's log lines as they come (also with FANOUT_TESTING_LOG=1). */
+  log?: boolean;
+}
+
+export interface TestFanout {
+  /** Where fanout answers: the bot's FANOUT_URL. */
+  url: string;
+  /** The tenant's API key: the bot's FANOUT_API_KEY. */
+  apiKey: string;
+  tenant: string;
+  /** `@fanout/client` for this fanout. */
+  client: Fanout;
+  model: ScriptedModel;
+  webhooks: WebhookReceiver;
+  tools: { readonly calls: ToolCallRecord[]; readonly unsigned: number };
+  /** The worker's recent log lines. */
+  logs: string[];
+  stop(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+const TENANT = "test";
+
+export async function startFanout(options: StartOptions = {}): Promise<TestFanout> {
+  const apiKey = `fanout-test-${Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64url")}`;
+  const config = options.config ?? {};
+  const webhookSecret = config.webhook?.secret ?? signingSecret();
+  const started: LocalServer[] = [];
+  const track = <T extends LocalServer>(server: T) => (started.push(server), server);
+  const stopAll = () => Promise.allSettled(started.map((s) => s.close())).then(() => undefined);
+
+  try {
+    const [worker, model, webhooks, tools] = await Promise.all([
+      startWorker({
+        port: options.port,
+        log: options.log,
+        vars: {
+          API_KEYS: `${TENANT}:${apiKey}`,
+          CONFIG_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+          // The tools, the model and the receiver listen on 127.0.0.1.
+          ALLOW_PRIVATE_EGRESS: "true",
+        },
+      }).then((w) => track({ url: w.url, close: w.stop, logs: w.logs })),
+      startModel().then(track),
+      startWebhooks(webhookSecret).then(track),
+      startTools(options.tools ?? {}).then(track),
+    ]);
+    const client = new Fanout({ url: worker.url, apiKey });
+    const modelName = options.model ?? "fake-model";
+    await client.putConfig({
+      ...config,
+      tools: [...tools.config, ...(config.tools ?? [])],
+      llm: config.llm !== undefined ? config.llm : modelName === false ? null : { base_url: model.openaiBaseUrl, model: modelName, api_key: "fake-key" },
+      webhook: config.webhook === null ? null : { ...config.webhook, url: webhooks.url, secret: webhookSecret },
+    } as ConfigDocument);
+    const stop = stopAll;
+    return {
+      url: worker.url,
+      apiKey,
+      tenant: TENANT,
+      client,
+      model,
+      webhooks,
+      tools,
+      logs: worker.logs,
+      stop,
+      [Symbol.asyncDispose]: stop,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

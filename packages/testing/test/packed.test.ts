@@ -1,0 +1,98 @@
+/**
+ * The kit as a bot's project gets it: both packages packed, installed into a
+ * fresh project outside the repository with the registry's openai, vitest and
+ * jest, and docs/testing.md's bot and its three tests run there as they are
+ * written, on Node 22. What each step took is printed, for the docs' figures.
+ */
+import { execFile } from "node:child_process";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pack as packClient } from "../../client/test/packed.js";
+
+const run = promisify(execFile);
+const PACKAGE = fileURLToPath(new URL("..", import.meta.url));
+const DOCS = fileURLToPath(new URL("../../../docs/testing.md", import.meta.url));
+const NODE_22 = process.execPath; // npm scripts put the `node` devDependency (Node 22) first
+
+/** docs/testing.md's files: each code block under a `<!-- file: path -->` line. */
+export function docFiles(markdown: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const [, path, code] of markdown.matchAll(/<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```/g)) files.set(path!, code!);
+  return files;
+}
+
+/** Packs the kit from a staging copy (dist built there), so the workspace's own dist/ and worker/ stay as they are. */
+async function packKit(into: string): Promise<string> {
+  const stage = join(into, "stage-testing");
+  await mkdir(stage, { recursive: true });
+  for (const entry of ["package.json", "README.md", "LICENSE", "worker"]) await cp(join(PACKAGE, entry), join(stage, entry), { recursive: true });
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  await run(NODE_22, [tsc, "-p", "tsconfig.build.json", "--outDir", join(stage, "dist")], { cwd: PACKAGE });
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", into], { cwd: stage });
+  return join(into, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
+}
+
+const seconds = (since: number) => Math.round((Date.now() - since) / 100) / 10;
+const timings: Record<string, number> = {};
+let dir: string;
+let app: string;
+let files: Map<string, string>;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "fanout-kit-pack-"));
+  app = await mkdtemp(join(tmpdir(), "fanout-bot-"));
+  const [client, kit] = await Promise.all([packClient(dir), packKit(dir)]);
+  files = docFiles(await readFile(DOCS, "utf8"));
+  await writeFile(join(app, "package.json"), JSON.stringify({ name: "a-bot", private: true, type: "module" }));
+  for (const [path, code] of files) {
+    await mkdir(dirname(join(app, path)), { recursive: true });
+    await writeFile(join(app, path), code);
+  }
+  const started = Date.now();
+  // The registry's packages, as a bot's project has them; the kit's own pins come with it.
+  await run("npm", ["install", "--no-audit", "--no-fund", "--save-dev", client, kit, "openai@7.59.0", "vitest@5.1.2", "jest@30.5.2"], { cwd: app, env: { ...process.env, npm_config_loglevel: "error" } });
+  timings.install = seconds(started);
+}, 600_000);
+
+afterAll(async () => {
+  console.log(`a bot's project with the kit (seconds): ${JSON.stringify(timings)}`);
+  await Promise.all([dir, app].filter(Boolean).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** Runs a command in the bot's project on Node 22, as its CI would, and times it. */
+async function inBot(name: string, command: string, args: string[], env: Record<string, string> = {}) {
+  const started = Date.now();
+  const bin = join(app, "node_modules", ".bin");
+  const result = await run(command, args, { cwd: app, env: { ...process.env, ...env, PATH: `${dirname(NODE_22)}:${bin}:${process.env.PATH}`, CI: "true", NO_COLOR: "1", FORCE_COLOR: "0" } }).catch((e) => e);
+  timings[name] = seconds(started);
+  return { code: result.code ?? 0, output: `${result.stdout}\n${result.stderr}` };
+}
+
+describe("@fanout/testing in a fresh bot project", () => {
+  it("docs/testing.md has the bot and a test for each runner", () => {
+    expect([...files.keys()].sort()).toEqual(["bot.mjs", "test/weather.jest.test.mjs", "test/weather.node.test.mjs", "test/weather.vitest.test.mjs"]);
+  });
+
+  it("node:test", async () => {
+    const { code, output } = await inBot("node:test", NODE_22, ["--test", "test/weather.node.test.mjs"]);
+    expect(output).toMatch(/# pass 1\b/);
+    expect(code).toBe(0);
+  });
+
+  it("vitest", async () => {
+    const { code, output } = await inBot("vitest", "vitest", ["run", "test/weather.vitest.test.mjs"]);
+    expect(output).toMatch(/Tests\s+1 passed/);
+    expect(code).toBe(0);
+  });
+
+  it("jest", async () => {
+    const { code, output } = await inBot("jest", "jest", ["--testMatch", "**/*.jest.test.mjs"], { NODE_OPTIONS: "--experimental-vm-modules" });
+    expect(output).toMatch(/Tests:\s+1 passed/);
+    expect(code).toBe(0);
+  });
+});

@@ -1,0 +1,33 @@
+/** startFanout: one call, a fanout of the test's own, wired through one configuration, gone after stop(). */
+import { describe, expect, it } from "vitest";
+import { startFanout } from "../src/index.js";
+
+describe("startFanout", () => {
+  it("answers with its own key only, and keeps the test's configuration beside its wiring", async () => {
+    const fanout = await startFanout({
+      tools: { echo: { run: (args) => args } },
+      config: { limits: { max_job_ids: 7 }, tools: [{ name: "elsewhere", url: "https://tools.example/elsewhere" }] },
+    });
+    try {
+      const config = await fanout.client.config();
+      expect(config.limits.max_job_ids).toBe(7);
+      expect(config.tools.map((t) => t.name)).toEqual(["echo", "elsewhere"]);
+      expect(config.llm).toMatchObject({ base_url: fanout.model.openaiBaseUrl, model: "fake-model" });
+      expect(config.webhook!.url).not.toContain("replaced");
+      const wrongKey = await fetch(`${fanout.url}/v1/config`, { headers: { authorization: "Bearer fanout-local-dev-key" } });
+      expect(wrongKey.status).toBe(401);
+    } finally {
+      await fanout.stop();
+    }
+  });
+
+  it("gives each fanout its own storage, and stop() closes everything it started", async () => {
+    const [one, two] = await Promise.all([startFanout({ model: false }), startFanout()]);
+    await one.client.parallel("shared-name", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01 } }] });
+    expect((await one.client.chat("shared-name")).chat_id).toBe("shared-name");
+    await expect(two.client.chat("shared-name")).rejects.toMatchObject({ code: "chat_not_found" });
+    expect((await one.client.config()).llm).toBeNull();
+    await Promise.all([one[Symbol.asyncDispose](), two.stop()]);
+    for (const url of [one.url, one.model.url, one.webhooks.url]) await expect(fetch(url)).rejects.toThrow();
+  });
+});
