@@ -1,16 +1,24 @@
 /**
- * The example bot end to end: a Telegram update in, an agent turn whose tool
- * calls run in fanout with `wait: false`, the turn continued by fanout's signed
- * `batch.finished`, and the reply sent to the fake Telegram Bot API.
+ * The example bot end to end, on `@fanout/testing` (test/harness.ts): a
+ * Telegram update in, an agent turn whose tool calls run in fanout with
+ * `wait: false`, the turn continued by fanout's signed `batch.finished`, and
+ * the reply sent to the fake Telegram Bot API.
  */
 import { Webhook } from "standardwebhooks";
-import { inject, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "../../../test/eventually";
-import { SECRETS } from "./setup";
 import { BOT_EVENTS } from "../scripts/wiring.mjs";
+import { SECRETS, startBot, type BotUnderTest } from "./harness";
 
-const bot = () => inject("botUrl");
-const fake = () => inject("fakeUrl");
+let harness: BotUnderTest;
+beforeAll(async () => {
+  harness = await startBot();
+});
+afterAll(() => harness?.stop());
+
+const bot = () => harness.botUrl;
+const fake = () => harness.fakeUrl;
+const model = () => harness.fanout.model;
 
 let updateId = 0;
 const telegramUpdate = (chatId: number, text: string, secret = SECRETS.telegramSecret) =>
@@ -20,17 +28,21 @@ const telegramUpdate = (chatId: number, text: string, secret = SECRETS.telegramS
     body: JSON.stringify({ update_id: ++updateId, message: { message_id: updateId, date: 0, chat: { id: chatId, type: "private" }, text } }),
   });
 
-const script = (replies: unknown[]) => fetch(`${fake()}/__llm/script`, { method: "POST", body: JSON.stringify({ model: SECRETS.model, replies }) });
-const llmRequests = async () => (await (await fetch(`${fake()}/__llm/requests?model=${SECRETS.model}`)).json()) as { messages: { role: string; content: string | null }[] }[];
+/** The model's turns, in order: a call of `parallel`, or a text reply. */
+const script = (...turns: (ReturnType<typeof parallelCall> | string)[]) => {
+  for (const turn of turns) typeof turn === "string" ? model().reply(turn) : model().callTools([turn]);
+};
+// Each test scripts its own turns and reads only the requests made since it began.
+beforeEach(() => model().reset());
+afterEach(() => model().reset());
+const llmRequests = () => model().requests as unknown as { messages: { role: string; content: string | null }[] }[];
 const sent = async (chatId: number) => (await (await fetch(`${fake()}/__telegram/messages?chat_id=${chatId}`)).json()) as { text: string; token: string }[];
 
-const parallelCall = (...seconds: number[]) => ({
-  tool_calls: [{ name: "parallel", arguments: { tool_calls: seconds.map((s) => ({ tool_name: "wait", tool_args: { seconds: s } })) } }],
-});
+const parallelCall = (...seconds: number[]) => ({ name: "parallel", args: { tool_calls: seconds.map((s) => ({ tool_name: "wait", tool_args: { seconds: s } })) } });
 
 describe("the Telegram bot on fanout", () => {
   it("acknowledges the update at once, runs the tool calls in fanout and replies when they are done", async () => {
-    await script([parallelCall(1, 1), { content: "Both waits are done." }]);
+    script(parallelCall(1, 1), "Both waits are done.");
     const started = Date.now();
     const ack = await telegramUpdate(4201, "Wait twice, please.");
     expect(ack.status).toBe(200);
@@ -42,7 +54,7 @@ describe("the Telegram bot on fanout", () => {
       return list.length ? list : undefined;
     });
     expect(reply).toMatchObject({ text: "Both waits are done.", token: SECRETS.telegramToken });
-    const [first, second] = await llmRequests();
+    const [first, second] = llmRequests();
     expect(first!.messages.at(-1)).toMatchObject({ role: "user", content: "Wait twice, please." });
     const toolMessage = second!.messages.at(-1)!;
     expect(toolMessage.role).toBe("tool");
@@ -52,24 +64,24 @@ describe("the Telegram bot on fanout", () => {
   });
 
   it("holds a message sent while its batch runs until the tool results are in", async () => {
-    await script([parallelCall(2), { content: "Done, and noted." }]);
+    script(parallelCall(2), "Done, and noted.");
     await telegramUpdate(4202, "Wait two seconds.");
-    await eventually(async () => (await llmRequests()).length === 1, 20_000);
+    await eventually(async () => llmRequests().length === 1, 20_000);
     await new Promise((r) => setTimeout(r, 300));
     await telegramUpdate(4202, "Also, remember milk.");
     await eventually(async () => (await sent(4202)).length === 1);
-    const second = (await llmRequests())[1]!;
+    const second = llmRequests()[1]!;
     expect(second.messages.slice(1).map((m) => m.role)).toEqual(["user", "assistant", "tool", "user"]);
     expect(second.messages.at(-1)!.content).toBe("Also, remember milk.");
   });
 
   it("continues a turn once however often fanout delivers its batch.finished", async () => {
-    await script([parallelCall(30), { content: "Once." }, { content: "Twice!" }]);
+    script(parallelCall(30), "Once.", "Twice!");
     await telegramUpdate(4203, "Go.");
     const fanoutApi = (path: string, body?: unknown) =>
-      fetch(`${inject("fanoutUrl")}${path}`, {
+      fetch(`${harness.fanout.url}${path}`, {
         method: body ? "POST" : "GET",
-        headers: { authorization: `Bearer ${inject("fanoutKey")}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${harness.fanout.apiKey}`, "content-type": "application/json" },
         body: body ? JSON.stringify(body) : undefined,
       }).then((r) => r.json());
     const [job] = await eventually(async () => (await fanoutApi("/v1/chats/tg-4203/jobs").catch(() => undefined))?.jobs);
@@ -78,12 +90,12 @@ describe("the Telegram bot on fanout", () => {
     // fanout delivers at least once: the same event, signed as fanout signs it, arrives twice.
     const body = JSON.stringify({
       id: "evt_twice", type: "batch.finished", timestamp: new Date().toISOString(),
-      data: { tenant: "e2e", chat_id: "tg-4203", parent_chat_id: null, root_chat_id: "tg-4203", seq: 9, batch_id: "batch-x", metadata: { telegram_chat_id: 4203 },
+      data: { tenant: harness.fanout.tenant, chat_id: "tg-4203", parent_chat_id: null, root_chat_id: "tg-4203", seq: 9, batch_id: "batch-x", metadata: { telegram_chat_id: 4203 },
         results: { status: "success", jobs: [{ job_id: job.job_id, tool_name: "wait", state: "success", duration_seconds: 1, result: "ok" }] } },
     });
     const deliver = () => {
       const now = new Date();
-      const signature = new Webhook(SECRETS.webhook).sign("evt_twice", now, body);
+      const signature = new Webhook(harness.fanout.webhooks.secret).sign("evt_twice", now, body);
       const headers = { "content-type": "application/json", "webhook-id": "evt_twice", "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": signature };
       return fetch(`${bot()}/fanout`, { method: "POST", headers, body });
     };
@@ -92,20 +104,20 @@ describe("the Telegram bot on fanout", () => {
     await eventually(async () => (await sent(4203)).length === 1);
     await new Promise((r) => setTimeout(r, 500));
     expect((await sent(4203)).map((m) => m.text)).toEqual(["Once."]);
-    expect(await llmRequests()).toHaveLength(2);
+    expect(llmRequests()).toHaveLength(2);
     await fanoutApi("/v1/chats/tg-4203/parallel", { action: "cancel", job_ids: [job.job_id] });
   });
 
   it("asks in the chat before a call under an approval rule runs, and runs it once the button is pressed", async () => {
     const fanoutApi = (path: string, body: unknown, method = "POST") =>
-      fetch(`${inject("fanoutUrl")}${path}`, {
+      fetch(`${harness.fanout.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${inject("fanoutKey")}`, "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json" },
+        headers: { authorization: `Bearer ${harness.fanout.apiKey}`, "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json" },
         body: JSON.stringify(body),
       });
     expect((await fanoutApi("/v1/config", { approvals: [{ tools: ["wait"], timeout_seconds: 600 }] }, "PATCH")).status).toBe(200);
     try {
-      await script([parallelCall(0.01), { content: "Waited, with your blessing." }]);
+      script(parallelCall(0.01), "Waited, with your blessing.");
       await telegramUpdate(4205, "Wait a moment, if I say so.");
       const [question] = await eventually(async () => {
         const list = await sent(4205);
@@ -114,7 +126,7 @@ describe("the Telegram bot on fanout", () => {
       expect(question!.text).toMatch(/^The assistant wants to run wait:\n\{\n "seconds": 0\.01\n\}\nApprove it before \d{4}-\d\d-\d\d \d\d:\d\d UTC\?$/);
       expect(question!.reply_markup!.inline_keyboard[0]!.map((b) => b.text)).toEqual(["Approve", "Deny"]);
       // Nothing ran yet: the model has been asked once, and the reply waits for the person.
-      expect(await llmRequests()).toHaveLength(1);
+      expect(llmRequests()).toHaveLength(1);
 
       const press = await (await fetch(`${fake()}/__telegram/press`, { method: "POST", body: JSON.stringify({ chat_id: 4205, button: "Approve", from: { username: "ana" } }) })).json();
       expect(press.status).toBe(200);
@@ -145,8 +157,8 @@ describe("the Telegram bot on fanout", () => {
   });
 
   it("is sent only the events it acts on", async () => {
-    const config = await (await fetch(`${inject("fanoutUrl")}/v1/config`, { headers: { authorization: `Bearer ${inject("fanoutKey")}` } })).json();
-    expect(config.webhook.events).toEqual(BOT_EVENTS);
+    const config = await harness.fanout.client.config();
+    expect(config.webhook!.events).toEqual(BOT_EVENTS);
     expect(BOT_EVENTS).toEqual(["batch.finished", "job.approval_requested", "job.approval_decided"]);
   });
 

@@ -8,7 +8,7 @@
  *   await fanout.webhooks.next("batch.finished");
  *   await fanout.stop();
  */
-export { startFanout, type StartOptions, type TestFanout } from "./start.js";
+export { startFanout, type StartOptions, type TestConfig, type TestFanout } from "./start.js";
 export { ToolHttpError, type TestTool, type ToolCallRecord, type ToolContext } from "./tools.js";
 export type { ModelRequest, ScriptedCall, ScriptedModel, TurnOptions } from "./model.js";
 export type { EventMatch, NextOptions, WebhookReceiver } from "./webhooks.js";

@@ -46,7 +46,9 @@ export interface ScriptedModel {
   callTools(calls: ScriptedCall[], options?: TurnOptions & { text?: string }): ScriptedModel;
   /** Queue a turn that fails with this HTTP status. SDKs retry 429 and 5xx, each retry taking a turn. */
   fail(status: number, message?: string, options?: TurnOptions): ScriptedModel;
-  /** Every request, in arrival order. */
+  /** Drops the turns not taken and forgets the requests: a fresh script for the next test. */
+  reset(): ScriptedModel;
+  /** Every request since the start (or the last `reset`), in arrival order. */
   readonly requests: ModelRequest[];
   /** Turns queued and not taken yet. */
   readonly pending: number;
@@ -98,6 +100,11 @@ export async function startModel(): Promise<ScriptedModel & LocalServer> {
     },
     fail(status, message = `Scripted failure ${status}.`, options = {}) {
       turns.push({ ...options, kind: "fail", status, message });
+      return self;
+    },
+    reset() {
+      turns.length = 0;
+      requests.length = 0;
       return self;
     },
     requests,

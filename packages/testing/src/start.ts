@@ -18,13 +18,17 @@ export interface StartOptions {
    * `false` configures no `llm` (give your own in `config.llm`).
    */
   model?: string | false;
-  /** The rest of the tenant configuration (limits, agents, flow, approvals, `webhook.events`, …). */
-  config?: ConfigDocument;
+  /** The rest of the tenant configuration (limits, agents, flow, approvals, `webhook.events`, …); `webhook.url` is the receiver's. */
+  config?: TestConfig;
   /** fanout's port; default a free one. */
   port?: number;
   /** Print the worker's log lines as they come (also with FANOUT_TESTING_LOG=1). */
   log?: boolean;
 }
+
+type Webhook = NonNullable<ConfigDocument["webhook"]>;
+/** A tenant configuration whose webhook needs no `url`: the kit's receiver takes every delivery. */
+export type TestConfig = Omit<ConfigDocument, "webhook"> & { webhook?: Omit<Webhook, "url"> & { url?: string } | null };
 
 export interface TestFanout {
   /** Where fanout answers: the bot's FANOUT_URL. */

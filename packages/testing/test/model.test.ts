@@ -52,6 +52,17 @@ describe("a subagent's model", () => {
   });
 });
 
+describe("reset", () => {
+  it("drops the turns not taken and forgets the requests, so one test's script never answers the next", async () => {
+    fanout.model.reply("left over from an earlier test");
+    fanout.model.reset();
+    expect(fanout.model.requests).toEqual([]);
+    fanout.model.reply("this test's turn");
+    expect((await spawned("model-5", { task: "Say it." })).result).toBe("this test's turn");
+    expect(fanout.model.requests).toHaveLength(1);
+  });
+});
+
 describe("the bot's own model client", () => {
   it("openai: tool calls with ids, then text; a scripted failure is the status the SDK sees", async () => {
     const openai = new OpenAI({ apiKey: "sk-test", baseURL: fanout.model.openaiBaseUrl, maxRetries: 0 });

@@ -13,7 +13,7 @@ describe("startFanout", () => {
       expect(config.limits.max_job_ids).toBe(7);
       expect(config.tools.map((t) => t.name)).toEqual(["echo", "elsewhere"]);
       expect(config.llm).toMatchObject({ base_url: fanout.model.openaiBaseUrl, model: "fake-model" });
-      expect(config.webhook!.url).not.toContain("replaced");
+      expect(config.webhook!.url).toBe(fanout.webhooks.url);
       const wrongKey = await fetch(`${fanout.url}/v1/config`, { headers: { authorization: "Bearer fanout-local-dev-key" } });
       expect(wrongKey.status).toBe(401);
     } finally {

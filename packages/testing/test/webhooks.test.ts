@@ -6,7 +6,7 @@ import { startFanout, type TestFanout } from "../src/index.js";
 
 let fanout: TestFanout;
 beforeAll(async () => {
-  fanout = await startFanout({ config: { webhook: { url: "https://replaced.example/", events: ["batch.finished", "job.finished"] } } });
+  fanout = await startFanout({ config: { webhook: { events: ["batch.finished", "job.finished"] } } });
 });
 afterAll(() => fanout.stop());
 

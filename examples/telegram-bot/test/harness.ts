@@ -1,0 +1,54 @@
+/**
+ * The bot end to end, as its author would test it with `@fanout/testing`: a
+ * fanout of the test's own with its scripted model as the bot's LLM, the bot
+ * itself under `wrangler dev` reaching fanout by URL, every webhook delivery
+ * passed on to the bot's /fanout, and the fake Telegram Bot API `npm run bot`
+ * uses too (scripts/fakes/). test/local/ covers the service binding.
+ */
+import { fileURLToPath } from "node:url";
+import { startFanout, type TestFanout } from "@fanout/testing";
+import { startFakes } from "../../../scripts/fakes/server.mjs";
+import { startWranglerDev } from "../../../test/browser/local-service";
+import { BOT_EVENTS, setTelegramWebhook } from "../scripts/wiring.mjs";
+
+export const SECRETS = {
+  telegramToken: "123456:example-token",
+  telegramSecret: "telegram-secret-token",
+  model: "telegram-bot-e2e",
+};
+
+export interface BotUnderTest {
+  fanout: TestFanout;
+  botUrl: string;
+  fakeUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startBot(): Promise<BotUnderTest> {
+  const [fanout, fakes] = await Promise.all([startFanout({ config: { webhook: { events: BOT_EVENTS } } }), startFakes()]);
+  const bot = await startWranglerDev(fileURLToPath(new URL("..", import.meta.url)), {
+    FANOUT_URL: fanout.url,
+    FANOUT_API_KEY: fanout.apiKey,
+    FANOUT_WEBHOOK_SECRET: fanout.webhooks.secret,
+    TELEGRAM_BOT_TOKEN: SECRETS.telegramToken,
+    TELEGRAM_SECRET_TOKEN: SECRETS.telegramSecret,
+    TELEGRAM_API_BASE_URL: `${fakes.url}/telegram`,
+    LLM_BASE_URL: fanout.model.openaiBaseUrl,
+    LLM_MODEL: SECRETS.model,
+    LLM_API_KEY: "sk-test",
+  }).catch(async (error) => {
+    await Promise.all([fanout.stop(), fakes.close()]);
+    throw error;
+  });
+  fanout.webhooks.forward(`${bot.url}/fanout`);
+  await setTelegramWebhook(`${fakes.url}/telegram`, SECRETS.telegramToken, `${bot.url}/telegram`, SECRETS.telegramSecret);
+  return {
+    fanout,
+    botUrl: bot.url,
+    fakeUrl: fakes.url,
+    stop: async () => {
+      await Promise.all([bot.stop(), fanout.stop()]);
+      await fakes.close();
+    },
+  };
+}
