@@ -109,7 +109,7 @@ export const toolDefinition = z.object({
   function: z.object({
     name: z.string(),
     description: z.string(),
-    parameters: z.record(z.string(), z.unknown()).describe("A JSON Schema of the call's arguments, without `$schema`."),
+    parameters: z.record(z.string(), z.unknown()).describe("A JSON Schema of the call's arguments, as OpenAI-style function calling takes it."),
   }),
 });
 

@@ -1750,7 +1750,7 @@ export interface paths {
                                 function: {
                                     name: string;
                                     description: string;
-                                    /** @description A JSON Schema of the call's arguments, without `$schema`. */
+                                    /** @description A JSON Schema of the call's arguments, as OpenAI-style function calling takes it. */
                                     parameters: {
                                         [key: string]: unknown;
                                     };
@@ -2160,7 +2160,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a delivered or failed event again to its own target: same id, a fresh attempt schedule (409 while it is still pending) */
+        /** Send a delivered or failed event again to its own target, or a pending one now: same id, a fresh attempt schedule */
         post: {
             parameters: {
                 query?: never;
