@@ -8,7 +8,7 @@
  * result, so a bot's project never needs wrangler or this repository.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,13 +24,59 @@ const KEPT = ["compatibilityDate", "compatibilityFlags", "bindings", "durableObj
 const moduleType = (/** @type {string} */ file) =>
   file === "index.js" ? "ESModule" : file.endsWith(".wasm") ? "CompiledWasm" : file.endsWith(".bin") ? "Data" : "Text";
 
+/** What the bundle is built from: a build older than any of them is stale. */
+const SOURCES = ["src", "durable-objects", "prompts", "wrangler.toml", "package-lock.json"];
+const LOCK = join(PACKAGE, "worker.lock");
+const STALE_LOCK_MS = 120_000;
+
 /** @type {Promise<void> | undefined} */
 let building;
 
-/** Builds once per process: vitest runs every project's global setup in its main process, maybe at once. */
+/**
+ * Builds the bundle unless it is newer than every source, once per process. Test projects each
+ * call it from their global setup, possibly at once and from separate module graphs: a lock
+ * directory lets one build while the others wait, and then find it fresh.
+ */
 export function bundle() {
-  building ??= build();
+  building ??= buildIfStale();
   return building;
+}
+
+async function buildIfStale() {
+  for (;;) {
+    if (await fresh()) return;
+    try {
+      await mkdir(LOCK);
+    } catch {
+      const since = await stat(LOCK).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (since > STALE_LOCK_MS) await rm(LOCK, { recursive: true, force: true });
+      else await new Promise((r) => setTimeout(r, 250));
+      continue;
+    }
+    try {
+      if (!(await fresh())) await build();
+    } finally {
+      await rm(LOCK, { recursive: true, force: true });
+    }
+    return;
+  }
+}
+
+/** The newest modification time under a path (a file, or a folder's files). */
+async function newest(/** @type {string} */ path) {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) return 0;
+  if (!info.isDirectory()) return info.mtimeMs;
+  let latest = 0;
+  for (const entry of await readdir(path)) latest = Math.max(latest, await newest(join(path, entry)));
+  return latest;
+}
+
+async function fresh() {
+  const built = await stat(join(OUT, "options.json")).then((s) => s.mtimeMs, () => 0);
+  if (!built) return false;
+  for (const source of SOURCES) if ((await newest(join(ROOT, source))) > built) return false;
+  return true;
 }
 
 async function build() {
@@ -58,4 +104,5 @@ async function build() {
   await writeFile(join(OUT, "options.json"), `${JSON.stringify(options, null, 2)}\n`);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await bundle();
+// Run by hand (and by prepack): always a fresh build.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await build();
