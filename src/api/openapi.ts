@@ -89,7 +89,7 @@ const OPERATIONS: Operation[] = [
   {
     method: "post",
     path: "/v1/chats/{chat_id}/events/{event_id}/redeliver",
-    summary: "Send a delivered or failed event again to its own target: same id, a fresh attempt schedule (409 while it is still pending)",
+    summary: "Send a delivered or failed event again to its own target, or a pending one now: same id, a fresh attempt schedule",
     response: delivery,
     status: 202,
   },

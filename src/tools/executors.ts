@@ -53,6 +53,7 @@ export async function callTenantTool(
       }),
     (_response, text) => interpretToolBody(text),
     target.max_response_bytes,
+    target.url,
   );
 }
 
@@ -76,5 +77,6 @@ export async function callHttpRequest(
       }),
     (_response, text) => ({ kind: "done", state: "success", result: text }),
     target.max_response_bytes,
+    args.url,
   );
 }

@@ -5,6 +5,7 @@
  * origin the tenant configured) and a URL the egress rules refuse is never
  * called; bodies are read only up to `maxBytes`.
  */
+import { networkErrorText } from "../http/network-error";
 import { egressRefusal } from "../egress/fetch";
 import type { ContentPart } from "./mcp-content";
 import type { AttemptFailure } from "./retry";
@@ -81,6 +82,7 @@ export async function attempt(
   request: () => Promise<Response>,
   read: (response: Response, text: string) => AttemptResult,
   maxBytes: number,
+  url: string,
 ): Promise<AttemptResult> {
   let response: Response;
   try {
@@ -90,7 +92,7 @@ export async function attempt(
     // Nothing was sent, and sending again cannot help: final, never retried.
     const refused = egressRefusal(e);
     if (refused) return { kind: "done", state: "error", error: toolUrlRefused(refused.problem) };
-    return { kind: "failed", failure: { kind: "network" }, error: `Network error: ${(e as Error).message}` };
+    return { kind: "failed", failure: { kind: "network" }, error: networkErrorText(e, url) };
   }
   let text: string;
   try {

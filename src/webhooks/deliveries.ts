@@ -56,24 +56,20 @@ export function deliveryEntry(row: DeliveryRow & { status: DeliveryStatus }): De
   return entry;
 }
 
-/**
- * Why `row` cannot be sent again now, or undefined when it can. A pending event is still on its
- * own schedule: sending it beside that would deliver it twice at once.
- */
 /** 400 `no_webhook`, saying what to do once the webhook is set. */
 export const noWebhook = (then: string) =>
   new ApiError(400, "no_webhook", `No webhook is configured: set webhook.url with PATCH /v1/config, ${then}.`);
 
+/**
+ * Why `row` cannot be sent again now, or undefined when it can. Any delivered, failed or pending
+ * event can: a pending one is sent now instead of at its next retry.
+ */
 export function redeliveryRefusal(row: DeliveryRow | undefined, chatId: string, eventId: string, webhookConfigured: boolean): ApiError | undefined {
   if (!row) {
     return new ApiError(404, "event_not_found", `Event '${eventId}' not found in chat '${chatId}': it never happened there, or it was purged (events are kept 24 h, the last 1000 per chat).`);
   }
   if (row.status === "none") {
     return new ApiError(404, "event_not_found", `Event '${eventId}' of chat '${chatId}' had no webhook to go to when it happened, so there is no delivery to repeat.`);
-  }
-  if (row.status === "pending") {
-    const next = row.next_at === null ? "" : ` (next attempt at ${iso(row.next_at)})`;
-    return new ApiError(409, "delivery_pending", `Event '${eventId}' is still being delivered${next}; redeliver it once it is delivered or failed.`);
   }
   if (!webhookConfigured) {
     return noWebhook("then redeliver the event");

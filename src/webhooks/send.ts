@@ -6,6 +6,7 @@
  */
 import { egressProblem } from "../egress/policy";
 import { egressFetch } from "../egress/fetch";
+import { networkErrorText } from "../http/network-error";
 import { signatureHeaders } from "../tools/signing";
 import { boundedSignal } from "../util/abort";
 import { ATTEMPT_TIMEOUT_MS } from "./delivery-rules";
@@ -49,7 +50,7 @@ export async function sendWebhook(
     return { status: res.status, error: res.ok ? "" : `HTTP ${res.status}` };
   } catch (e) {
     const timedOut = (e as Error).name === "TimeoutError" || bounded.signal.reason?.name === "TimeoutError";
-    return { status: null, error: timedOut ? `No answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.` : `Network error: ${(e as Error).message}` };
+    return { status: null, error: timedOut ? `No answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.` : networkErrorText(e, url) };
   } finally {
     bounded.release();
   }

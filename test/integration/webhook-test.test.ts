@@ -50,6 +50,12 @@ describe("POST /v1/webhook/test", () => {
     expect(body).toEqual({ status: null, error: expect.stringMatching(/^Network error: /), duration_ms: expect.any(Number) });
   });
 
+  it("says where it could not connect when nothing listens there, not just that a connection was lost", async () => {
+    await configure(webhookConfig("http://127.0.0.1:9/fanout")); // the discard port: nothing listens on it here
+    const { body } = await test();
+    expect(body).toMatchObject({ status: null, error: "Network error: no connection to http://127.0.0.1:9: refused (is anything listening there?) or dropped before an answer." });
+  });
+
   it("is 400 no_webhook when none is configured (per tenant)", async () => {
     await configure(webhookConfig(await inbox("wt4")));
     await configure(toolConfig(), TEST_KEYS.globex);

@@ -73,12 +73,9 @@ describe("whether an event may be sent again", () => {
     expect(refusal(row({ status: "none" }))).toMatchObject({ status: 404, code: "event_not_found", message: expect.stringContaining("had no webhook to go to") });
   });
 
-  it("an event still on its schedule is 409 delivery_pending, before anything about the configuration", () => {
-    expect(refusal(row({ status: "pending", next_at: T }), false)).toEqual({
-      status: 409,
-      code: "delivery_pending",
-      message: "Event 'evt_x' is still being delivered (next attempt at 2026-11-30T10:00:00.123Z); redeliver it once it is delivered or failed.",
-    });
+  it("an event still on its schedule can be sent now: no refusal but a missing webhook", () => {
+    expect(refusal(row({ status: "pending", next_at: T }))).toBeUndefined();
+    expect(refusal(row({ status: "pending", next_at: T }), false)).toMatchObject({ status: 400, code: "no_webhook" });
   });
 });
 

@@ -46,13 +46,17 @@ export class Outbox {
     this.store.timers.set("deliver", "", now);
   }
 
-  /** Sends a settled event again (docs/api.md#deliveries-redelivery-and-a-test-event): back in the outbox, due now, driven by the alarm like any other. */
+  /**
+   * Sends an event again, or a pending one now (docs/api.md#deliveries-redelivery-and-a-test-event):
+   * back in the outbox with a fresh schedule, due now, driven by the alarm like any other. One whose
+   * attempt is out at this moment is left to it: that attempt is the "now".
+   */
   async redeliver(eventId: string, chatId: string, webhookConfigured: boolean): Promise<Redelivery> {
     const row = this.store.events.delivery(eventId);
     const refused = redeliveryRefusal(row, chatId, eventId, webhookConfigured);
     if (refused) return refusal(refused);
     const now = Date.now();
-    this.store.events.redeliver(row!.seq, now);
+    if (!this.#inFlight.has(`e${row!.seq}`)) this.store.events.redeliver(row!.seq, now);
     // Read before the await: by the time the alarm is armed, the outbox may have sent it already.
     const delivery = deliveryEntry(this.store.events.delivery(eventId) as DeliveryRow & { status: "pending" });
     this.wake(now);

@@ -182,8 +182,8 @@ export class Fanout {
   }
 
   /**
-   * Sends a delivered or failed event again to its own target (same id, a fresh attempt schedule);
-   * answers it as now `pending`. A FanoutError `delivery_pending` (409) means it is still under way.
+   * Sends a delivered or failed event again to its own target, or a pending one now (same id, a
+   * fresh attempt schedule); answers it as now `pending`.
    */
   redeliver(chatId: string, eventId: string, options: { signal?: AbortSignal } = {}): Promise<Delivery> {
     return this.#send(options.signal, () =>
