@@ -1,5 +1,4 @@
 /** The test kit's worker bundle, built from this checkout for the README's commands (readme.test.ts). */
-// @ts-expect-error a plain script, without types
 import { bundle } from "../../packages/testing/scripts/bundle.mjs";
 
 export default async function setup() {

@@ -86,6 +86,10 @@ describe("the dashboard", () => {
     await page.locator("#chat-title", { hasText: "support-42" }).waitFor();
     // The finished subordinate shows its usage and its log row.
     await job(page, subordinateJobId).locator("dd", { hasText: /^2 model requests · 60 tokens · 1 tool call · 1 subagent$/ }).waitFor();
+    // Plain words: where the chat sits, how often a call went out, and the child by its task.
+    expect(await page.locator("#chat-meta").textContent()).toMatch(/^support-42 · top level · \d+ running$/);
+    expect(await job(page, subordinateJobId).locator(".attempts").textContent()).toBe("1 attempt");
+    expect(await job(page, subordinateJobId).locator("button.child").textContent()).toBe("Check the order status of #1042");
     await page.locator("#log li", { hasText: "Using tool 'call_subordinate'" }).waitFor();
 
     // A job started elsewhere shows up and finishes on screen without a reload.
@@ -134,7 +138,7 @@ describe("the dashboard", () => {
     await page.locator('li[data-chat="timeline-1"] > .node > .pick').click({ timeout: 15_000 });
     const section = page.locator(`section.batch[data-batch="${records[0].batch_id}"]`);
     await section.waitFor();
-    expect(await section.locator(".summary").textContent()).toMatch(/^4 success · wall [\d.]+ s · sum [\d.]+ s · [\d.]+× one by one$/);
+    expect(await section.locator(".summary").textContent()).toMatch(/^4 success · wall [\d.]+ s · sum [\d.]+ s · [\d.]+× faster than one after another$/);
     const rows = section.locator(".tl-row[data-job]");
     expect(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-job")))).toEqual(ids);
     // Each bar spans its job's claim to its end on the batch's axis (accepted → last end), to 0.5 %.
@@ -215,15 +219,19 @@ describe("the dashboard", () => {
     await page.close();
   }, 60_000);
 
-  it("lists a chat's failed deliveries, redelivers one, and sends a test event", async () => {
-    // A real receiver: it refuses the first delivery with a 400 (a failure at once), then takes all.
-    const received: { id: string; type: string }[] = [];
+  it("lists a chat's failed and pending deliveries, redelivers each, and sends a test event", async () => {
+    // A real receiver: it refuses the first delivery with a 400 (a failure at once), then takes all
+    // but, while `busy`, a chat.idle of chat hooks-2 (a 503: it stays pending, retried later).
+    const received: { id: string; type: string; chat?: string }[] = [];
+    let busy = false;
     const receiver = createServer((req, res) => {
       let body = "";
       req.on("data", (c) => (body += c));
       req.on("end", () => {
-        received.push({ id: String(req.headers["webhook-id"]), type: JSON.parse(body).type });
-        res.writeHead(received.length === 1 ? 400 : 200).end();
+        const event = JSON.parse(body);
+        received.push({ id: String(req.headers["webhook-id"]), type: event.type, chat: event.data?.chat_id });
+        const held = busy && event.type === "chat.idle" && event.data?.chat_id === "hooks-2";
+        res.writeHead(received.length === 1 ? 400 : held ? 503 : 200).end();
       });
     });
     await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
@@ -253,6 +261,19 @@ describe("the dashboard", () => {
       await page.click("#webhook-test");
       await page.locator("#webhook-test-result", { hasText: /^HTTP 200 in \d+ ms$/ }).waitFor({ timeout: 15_000 });
       expect(received.at(-1)!.type).toBe("webhook.test");
+
+      // Refused twice, an event waits 5 min for its next try; Redeliver sends it now.
+      busy = true;
+      await service.api("/v1/chats/hooks-2/parallel", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.1 } }], timeout: 10 });
+      const idle = () => received.filter((r) => r.type === "chat.idle" && r.chat === "hooks-2");
+      await expect.poll(() => idle().length, { timeout: 20_000 }).toBe(2);
+      busy = false;
+      await page.locator('li[data-chat="hooks-2"] > .node > .pick').click({ timeout: 15_000 });
+      const pending = page.locator(`#deliveries li[data-status="pending"][data-event="${idle()[0]!.id}"]`);
+      await pending.waitFor({ timeout: 15_000 });
+      expect(await pending.textContent()).toContain("HTTP 503");
+      await pending.locator("button.redeliver").click();
+      await expect.poll(() => idle().length, { timeout: 15_000 }).toBe(3);
       expect(problems).toEqual([]);
       await page.close();
     } finally {
@@ -346,15 +367,19 @@ describe("the dashboard", () => {
     await page.close();
   }, 120_000);
 
-  it("is usable on a phone-sized screen", async () => {
+  it("is usable on a phone-sized screen: the list or a chat, one tap apart", async () => {
     // A long unbroken argument must wrap, not widen the page.
     await service.api("/v1/chats/support-42/parallel", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01, token: "x".repeat(300) } }], timeout: 10 });
+    await service.api("/v1/chats/phone-2/parallel", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01 } }], timeout: 10 });
     const { page, problems } = await signedIn({ width: 390, height: 844 });
+    const list = page.locator("nav.chats");
+    // The list is whole: no row cut off by a box of its own that scrolls.
+    expect(await list.evaluate((el) => el.scrollHeight <= el.clientHeight + 1)).toBe(true);
     await page.locator('li[data-chat="support-42"] > .node > .pick').click();
     await page.locator("#chat-title", { hasText: "support-42" }).waitFor();
-    // The picked chat's jobs come first; the list follows them.
-    const [detail, list] = await Promise.all([page.locator("#chat").boundingBox(), page.locator("nav.chats").boundingBox()]);
-    expect(detail!.y).toBeLessThan(list!.y);
+    // The picked chat alone, its jobs first on the screen.
+    expect(await list.isVisible()).toBe(false);
+    expect((await page.locator("#chat-title").boundingBox())!.y).toBeLessThan(200);
     // Nothing scrolls sideways.
     const wide = await page.evaluate(() =>
       [...document.querySelectorAll("body *")]
@@ -363,7 +388,30 @@ describe("the dashboard", () => {
     );
     expect(wide).toEqual([]);
     await page.screenshot({ path: join(shots, "dashboard-phone.png"), fullPage: false });
+    // Far down the chat, one tap goes back to the list, which shows the chat still picked.
+    await page.mouse.wheel(0, 5000);
+    await page.click("#to-chats");
+    expect(await list.isVisible()).toBe(true);
+    expect(await page.locator("#chat").isVisible()).toBe(false);
+    expect(await page.locator('li[data-chat="support-42"] > .node > .pick').getAttribute("aria-current")).toBe("true");
+    await page.locator('li[data-chat="phone-2"] > .node > .pick').click();
+    await page.locator("#chat-title", { hasText: "phone-2" }).waitFor();
     expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("before sign-in shows no connection state, and on this machine the local dev key", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(service.url);
+    await page.locator("#login").waitFor();
+    expect(await page.locator("#status").isVisible()).toBe(false);
+    expect(await page.locator("#local-hint").textContent()).toBe("Running fanout with npm start? Its local dev key is fanout-local-dev-key.");
+    await page.fill("#key", KEY);
+    await page.click("#login-form button[type=submit]");
+    await page.waitForSelector('#status[data-state="live"]');
+    await page.click("#sign-out");
+    await page.locator("#login").waitFor();
+    expect(await page.locator("#status").isVisible()).toBe(false);
     await page.close();
   }, 60_000);
 
@@ -457,8 +505,9 @@ describe("the dashboard", () => {
     await page.locator("#chat-title", { hasText: "support-42" }).waitFor();
     const subordinateBatch = page.locator("section.batch", { has: page.locator(`article[data-job="${subordinateJobId}"]`) });
     expect(await subordinateBatch.locator(".batch-head .usage").textContent()).toBe("2 model requests · 60 tokens · 1 tool call · 1 subagent");
-    await job(page, subordinateJobId).locator("dd button", { hasText: childId }).click();
+    await job(page, subordinateJobId).locator("button.child").click();
     await page.locator("#transcript-box").waitFor();
+    expect(await page.locator("#chat-meta").textContent()).toBe(`${childId} · subagent, depth 1 · started by support-42 · 0 running`);
     const turns = page.locator("#transcript > li");
     expect(await turns.first().locator("strong").textContent()).toBe("task");
     expect(await turns.first().locator("pre").textContent()).toBe("Check the order status of #1042");

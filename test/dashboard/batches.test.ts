@@ -36,6 +36,7 @@ interface Batches {
   formatMs(ms: number): string;
   filterJobs(jobs: Job[], filter: { state?: string; tool?: string }): Job[];
   waitingText(job: Partial<Job> & { waiting_for?: string | null; flow?: { rule: string; key?: string } | null }): string | null;
+  attemptsText(job: { attempt: number }): string | null;
 }
 
 // The worker bundles this file as text; Node runs it as the module the page loads.
@@ -74,7 +75,7 @@ describe("a chat's batches", () => {
     const [batch] = b.groupBatches(older, T0 + 10_000);
     expect(batch!.wallMs).toBe(1630);
     expect(batch!.sumMs).toBe(400 + 1200 + 800 + 1600);
-    expect(b.batchSummary(batch!)).toBe("3 success, 1 error · wall 1.6 s · sum 4.0 s · 2.5× one by one");
+    expect(b.batchSummary(batch!)).toBe("3 success, 1 error · wall 1.6 s · sum 4.0 s · 2.5× faster than one after another");
   });
 
   it("claim no speed-up for a batch of one job", () => {
@@ -139,5 +140,11 @@ describe("a pending job's card", () => {
     expect(b.waitingText({ state: "pending", waiting_for: "flow", flow: { rule: "per-user", key: "u7" } })).toBe("waiting for flow slot: per-user (u7)");
     expect(b.waitingText({ state: "pending", waiting_for: null })).toBeNull();
     expect(b.waitingText({ state: "running", waiting_for: "tier" })).toBeNull();
+  });
+});
+
+describe("a job's attempts", () => {
+  it("say how often its call was sent, and nothing before the first", () => {
+    expect([b.attemptsText({ attempt: 0 }), b.attemptsText({ attempt: 1 }), b.attemptsText({ attempt: 3 })]).toEqual([null, "1 attempt", "3 attempts"]);
   });
 });

@@ -10,6 +10,9 @@ interface ChatList {
   byActivity<T extends Chat>(chats: T[]): T[];
   matchChats<T extends Chat>(chats: T[], query: string): T[];
   ago(iso: string, now?: number): string;
+  levelText(level: number): string;
+  chatMeta(info: { chat_id: string; level: number; parent_chat_id: string | null; running_jobs: number }, nameOf?: (id: string) => string): string;
+  childName(job: { context_id: string; tool_args?: Record<string, unknown> }, known?: { name?: string }): string;
 }
 
 // The worker bundles this file as text; Node runs it as the module the page loads.
@@ -44,5 +47,23 @@ describe("the chat list", () => {
     const now = T0 + 1000 * 1000 * 1000;
     const ago = (seconds: number) => list.ago(new Date(now - seconds * 1000).toISOString(), now);
     expect([ago(5), ago(90), ago(50 * 60), ago(3 * 3600), ago(3 * 86_400)]).toEqual(["just now", "2 min ago", "50 min ago", "3 h ago", "3 d ago"]);
+  });
+});
+
+describe("a chat's place, in words", () => {
+  it("says top level or subagent and its depth, and names the chat that started it", () => {
+    expect(list.chatMeta({ chat_id: "support-42", level: 0, parent_chat_id: null, running_jobs: 2 })).toBe("support-42 · top level · 2 running");
+    const names: Record<string, string> = { "support-42": "Help Ana with her order" };
+    expect(list.chatMeta({ chat_id: "sub-x1", level: 2, parent_chat_id: "support-42", running_jobs: 0 }, (id) => names[id] ?? id)).toBe(
+      "sub-x1 · subagent, depth 2 · started by Help Ana with her order · 0 running",
+    );
+  });
+
+  it("calls a child chat by its name, else by the task it was given, else by its id", () => {
+    const job = { context_id: "sub-x1", tool_args: { task: "Plan a picnic" } };
+    expect(list.childName(job, { name: "Picnic plans" })).toBe("Picnic plans");
+    expect(list.childName(job)).toBe("Plan a picnic");
+    expect(list.childName({ context_id: "sub-x2", tool_args: { message: "Check Oslo" } })).toBe("Check Oslo");
+    expect(list.childName({ context_id: "sub-x3", tool_args: {} })).toBe("sub-x3");
   });
 });

@@ -85,10 +85,10 @@ export function formatMs(ms) {
   return `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
-/** What a batch's header says about it: with several jobs, its speed-up over running them one by one. */
+/** What a batch's header says about it: with several jobs, its speed-up over running them one after another. */
 export function batchSummary(batch) {
   const states = batch.states.map(([state, n]) => `${n} ${state}`).join(", ");
-  const faster = batch.jobs.length > 1 && batch.sumMs > 0 && batch.wallMs > 0 ? ` · ${(batch.sumMs / batch.wallMs).toFixed(1)}× one by one` : "";
+  const faster = batch.jobs.length > 1 && batch.sumMs > 0 && batch.wallMs > 0 ? ` · ${(batch.sumMs / batch.wallMs).toFixed(1)}× faster than one after another` : "";
   return `${states} · wall ${formatMs(batch.wallMs)} · sum ${formatMs(batch.sumMs)}${faster}`;
 }
 
@@ -98,6 +98,9 @@ export function filterJobs(jobs, { state = "", tool = "" } = {}) {
 }
 
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** How often a job's call was sent (`1 attempt`, `3 attempts`); null before its first. */
+export const attemptsText = (job) => (job.attempt > 0 ? plural(job.attempt, "attempt") : null);
 
 /** What a job, a batch or a chat took, in words (`2 model requests · 30 tokens · 3 tool calls · $0.000150`); null for nothing. */
 export function usageText(usage) {

@@ -17,6 +17,20 @@ export function matchChats(chats, query) {
   return chats.filter((c) => c.chat_id.toLowerCase().includes(q) || (c.name ?? "").toLowerCase().includes(q));
 }
 
+/** A chat's place in words: `top level`, or `subagent, depth 2`. */
+export const levelText = (level) => (level > 0 ? `subagent, depth ${level}` : "top level");
+
+/** The line under a chat's title: its id, its place, who started it (by name), what runs now. */
+export function chatMeta(info, nameOf = (id) => id) {
+  const parent = info.parent_chat_id ? ` · started by ${nameOf(info.parent_chat_id)}` : "";
+  return `${info.chat_id} · ${levelText(info.level)}${parent} · ${info.running_jobs} running`;
+}
+
+/** What a subordinate job's child chat is called: its name once known, else the task it was given, else its id. */
+export function childName(job, known) {
+  return known?.name ?? job.tool_args?.task ?? job.tool_args?.message ?? job.context_id;
+}
+
 /** `just now`, `5 min ago`, `3 h ago`, `2 d ago`. */
 export function ago(iso, now = Date.now()) {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));

@@ -1,8 +1,9 @@
 // The selected chat's parts (docs/api.md#dashboard): its batches with their timelines, its job
 // cards and its webhook deliveries, built as DOM from API records (text nodes only). What a button
-// does comes in `actions` ({select, cancel, redeliver}), so this file holds no state of its own.
+// does, and a child chat's name, come in `actions` ({select, cancel, redeliver, childName}), so this
+// file holds no state of its own.
 
-import { batchSummary, batchUsage, formatMs, isActive, runMs, timelineBars, usageText, waitingText } from "/batches.js";
+import { attemptsText, batchSummary, batchUsage, formatMs, isActive, runMs, timelineBars, usageText, waitingText } from "/batches.js";
 import { clock, duration, h, progressText, svg } from "/view.js";
 
 /** A batch: its header (states, wall time against the sum of its jobs), its timeline and `jobs`, the ones shown. */
@@ -76,6 +77,7 @@ export function jobCard(job, actions) {
       h("dd", {}, h("pre", {}, JSON.stringify(job.tool_args, null, 2))),
       outcome !== null && outcome !== undefined ? [h("dt", {}, job.state === "success" ? "result" : "error"), h("dd", {}, h("pre", {}, outcome))] : null,
       usageText(job.usage) ? [h("dt", {}, "usage"), h("dd", {}, usageText(job.usage))] : null,
+      attemptsText(job) ? [h("dt", {}, "sent"), h("dd", { class: "attempts" }, attemptsText(job))] : null,
       active && job.progress
         ? [
             h("dt", {}, "progress"),
@@ -88,13 +90,13 @@ export function jobCard(job, actions) {
           ]
         : null,
       job.context_id
-        ? [h("dt", {}, "child"), h("dd", {}, h("button", { type: "button", onclick: () => actions.select(job.context_id) }, job.context_id))]
+        ? [h("dt", {}, "child"), h("dd", {}, h("button", { type: "button", class: "child", title: job.context_id, onclick: () => actions.select(job.context_id) }, actions.childName(job)))]
         : null,
     ),
   );
 }
 
-/** A webhook event still to deliver or given up on: its last answer, and a way to send it again. */
+/** A webhook event still to deliver or given up on: its last answer, and a way to send it again (a pending one now). */
 export function deliveryRow(d, actions) {
   const answer = d.last_status === null ? "no answer" : `HTTP ${d.last_status}`;
   const when = d.status === "failed" ? `failed ${clock(Date.parse(d.failed_at))}` : d.next_attempt_at ? `next try ${clock(Date.parse(d.next_attempt_at))}` : "";
@@ -105,7 +107,7 @@ export function deliveryRow(d, actions) {
     h("span", { class: "tool" }, d.type),
     h("span", { class: "muted" }, `seq ${d.seq} · ${d.attempts} attempt${d.attempts === 1 ? "" : "s"} · ${d.attempts ? answer : "not sent yet"}${when ? ` · ${when}` : ""}`),
     d.last_error ? h("span", { class: "error-text" }, d.last_error) : null,
-    d.status === "failed" ? h("button", { type: "button", class: "redeliver", onclick: () => actions.redeliver(d.id) }, "Redeliver") : null,
+    h("button", { type: "button", class: "redeliver", title: d.status === "pending" ? "Send it now, not at its next try" : "Send it again", onclick: () => actions.redeliver(d.id) }, "Redeliver"),
   );
 }
 

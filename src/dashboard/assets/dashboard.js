@@ -4,7 +4,7 @@
 // tab's sessionStorage.
 
 import { filterJobs, groupBatches } from "/batches.js";
-import { ago, byActivity, matchChats } from "/chat-list.js";
+import { ago, byActivity, chatMeta, childName, matchChats } from "/chat-list.js";
 import { batchSection, deliveryRow, transcriptList } from "/chat-view.js";
 import { approvalRows } from "/approvals.js";
 import { flowRules } from "/flow-panel.js";
@@ -36,11 +36,16 @@ const state = {
   retryMs: 1000,
 };
 
+/** The connection's state once signed in; before that (and after signing out) there is none to show. */
 function setStatus(mode) {
   const el = $("status");
-  el.dataset.state = mode;
-  el.textContent = mode;
+  el.hidden = mode === null;
+  el.dataset.state = mode ?? "";
+  el.textContent = mode ?? "";
 }
+
+/** `npm start` serves on this machine with a documented dev key: say so where it applies, and only there. */
+const LOCAL_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 // ---- the API --------------------------------------------------------------------
 
@@ -257,11 +262,16 @@ function renderSelected() {
   $("pick").hidden = true;
   $("chat").hidden = false;
   $("chat-title").textContent = info.name;
-  const parent = info.parent_chat_id ? ` · child of ${info.parent_chat_id}` : "";
-  $("chat-meta").textContent = `${info.chat_id} · level A${info.level}${parent} · ${info.running_jobs} running`;
+  const nameOf = (chatId) => state.chats.get(chatId)?.name ?? state.listed.get(chatId)?.name ?? chatId;
+  $("chat-meta").textContent = chatMeta(info, nameOf);
   renderFilters();
   const id = info.chat_id;
-  const actions = { select, cancel: (jobId) => cancel(id, jobId), redeliver: (eventId) => redeliver(id, eventId) };
+  const actions = {
+    select,
+    cancel: (jobId) => cancel(id, jobId),
+    redeliver: (eventId) => redeliver(id, eventId),
+    childName: (job) => childName(job, state.chats.get(job.context_id)),
+  };
   const now = Date.now();
   const sections = groupBatches(state.jobs, now)
     .map((batch) => [batch, filterJobs(batch.jobs, state.filter)])
@@ -387,7 +397,7 @@ async function connect() {
 }
 
 function retry() {
-  if (!sessionStorage.getItem(KEY)) return setStatus("offline");
+  if (!sessionStorage.getItem(KEY)) return setStatus(null);
   setStatus("reconnecting");
   setTimeout(connect, state.retryMs);
   state.retryMs = Math.min(state.retryMs * 2, 30_000);
@@ -401,7 +411,7 @@ function signOut(message = "") {
   state.socket = null;
   state.wasLive = false;
   socket?.close();
-  setStatus("offline");
+  setStatus(null);
   $("app").hidden = true;
   $("app").classList.remove("has-selection");
   state.selected = null;
@@ -441,6 +451,12 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   });
   $("sign-out").addEventListener("click", () => signOut());
+  $("local-hint").hidden = !LOCAL_HOSTS.has(location.hostname);
+  $("to-chats").addEventListener("click", () => {
+    // On a phone the list and a chat take turns: back to the list, the chat still picked.
+    $("app").classList.remove("has-selection");
+    window.scrollTo(0, 0);
+  });
   $("webhook-test").addEventListener("click", () => sendTestEvent());
   $("chat-search").addEventListener("input", (e) => {
     state.search = e.target.value;
