@@ -33,7 +33,8 @@ export function releaseProblems(name, stderr, files) {
 
 /** npm in the repository's root: its output, whatever its exit code (a failure is one more warning line). */
 function npm(/** @type {string} */ root, /** @type {string[]} */ args) {
-  const result = spawnSync("npm", args, { cwd: root, encoding: "utf8" });
+  // .npmrc keeps installs quiet (loglevel=error); here npm's warnings are the point.
+  const result = spawnSync("npm", ["--loglevel=warn", ...args], { cwd: root, encoding: "utf8" });
   const failed = result.status === 0 ? "" : `\nnpm error: npm ${args.join(" ")} exited ${result.status}`;
   return { stdout: result.stdout, stderr: `${result.stderr}${failed}` };
 }
