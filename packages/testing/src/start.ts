@@ -11,7 +11,7 @@ import { startWorker } from "./worker.js";
 
 export interface StartOptions {
   /** Tools as functions, by name; each becomes a tenant HTTP tool served from this process. */
-  // biome-ignore lint: each tool types its own arguments
+  // `any`: each tool types its own arguments, which one record of tools cannot name.
   tools?: Record<string, TestTool<any>>;
   /**
    * The model name subagents ask the scripted model for (`llm.model`); default `"fake-model"`.

@@ -45,6 +45,9 @@ export async function startWorker({ port = 0, vars, log = Boolean(process.env.FA
     convertV4MiniflareOptions({
       host: "127.0.0.1",
       port,
+      // No `Request.cf` sample from workers.cloudflare.com: offline, fetching it prints a stack
+      // trace into the bot's test output, and fanout reads nothing of it.
+      cf: false,
       log: new Log(log ? LogLevel.INFO : LogLevel.WARN),
       handleStructuredLogs: ({ level, message }: { level: string; message: string }) => keep(`${level}: ${message}`),
       workers: [
