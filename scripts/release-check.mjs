@@ -41,7 +41,12 @@ function npm(/** @type {string} */ root, /** @type {string[]} */ args) {
 
 /** The tarball's paths from `npm publish/pack --json`, which answers a list (pack) or an object by name (publish -w). */
 function tarballFiles(/** @type {string} */ name, /** @type {string} */ stdout) {
-  const parsed = JSON.parse(stdout || "[]");
+  let parsed;
+  try {
+    parsed = JSON.parse(stdout || "[]");
+  } catch {
+    return []; // npm failed before its listing (a prepare script's errors on stdout): the missing files say so
+  }
   const entry = Array.isArray(parsed) ? parsed[0] : (parsed[name] ?? parsed);
   return (entry?.files ?? []).map((/** @type {{ path: string }} */ f) => f.path);
 }
@@ -54,7 +59,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const name of Object.keys(PACKAGES)) {
     const published = npm(root, ["publish", "--dry-run", "--json", "-w", name]);
     problems.push(...releaseProblems(name, published.stderr, tarballFiles(name, published.stdout)));
-    const packed = npm(root, ["pack", "--json", "-w", name, "--pack-destination", out]);
+    // The dry run built everything already (prepare, prepack): the pack only packs.
+    const packed = npm(root, ["pack", "--json", "--ignore-scripts", "-w", name, "--pack-destination", out]);
     problems.push(...releaseProblems(name, packed.stderr, tarballFiles(name, packed.stdout)));
   }
   if (problems.length) {

@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config";
 
-// Two projects in Node: "telegram-bot (e2e)", the bot end to end against fake Telegram and LLM servers
-// and fanout, each started by test/setup.ts; "telegram-bot (local)", `npm run bot` itself, which starts
-// all of that on its own (test/local/), so it has no global setup.
+// Two projects in Node: "telegram-bot (e2e)", the bot end to end on @fanout/testing (test/harness.ts;
+// test/setup.ts builds the kit's bundle from this checkout); "telegram-bot (local)", `npm run bot`
+// itself, which starts everything on its own (test/local/), so it has no global setup.
 export default defineConfig({
   test: {
     name: "telegram-bot",

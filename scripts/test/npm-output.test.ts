@@ -27,10 +27,7 @@ describe("npm on Node 20", () => {
       if (process.env.CI) throw new Error("no Node 20 on this machine: CI needs it for this test");
       return ctx.skip("no Node 20 found outside node_modules");
     }
-    const quiet = await npm20("install", "--dry-run", "--no-audit", "--no-fund");
-    expect(quiet).not.toMatch(/EBADENGINE|npm warn/);
-    // The same run with npm's own default level: what a person saw before.
-    const loud = await npm20("install", "--dry-run", "--no-audit", "--no-fund", "--loglevel=warn");
-    expect(loud.match(/npm warn EBADENGINE Unsupported engine/g)?.length ?? 0).toBeGreaterThan(10);
+    const output = await npm20("install", "--dry-run", "--no-audit", "--no-fund");
+    expect(output).not.toMatch(/EBADENGINE|npm warn/);
   });
 });

@@ -58,7 +58,7 @@ function localised(command: string): string {
  * Runs a block in bash (failing on the first failed command), then stops whatever it left in the
  * background a moment after, so their output is kept too.
  */
-function runBlock(block: string, { lingerMs = 300, killAfterMs }: { lingerMs?: number; killAfterMs?: number } = {}): Promise<{ code: number | null; output: string }> {
+function runBlock(block: string, { lingerMs = 300, killAfterMs = 60_000 }: { lingerMs?: number; killAfterMs?: number } = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn("bash", ["-c", `set -eo pipefail\n${localised(block)}`], {
       cwd,
@@ -68,17 +68,34 @@ function runBlock(block: string, { lingerMs = 300, killAfterMs }: { lingerMs?: n
     let output = "";
     child.stdout.on("data", (c) => (output += c));
     child.stderr.on("data", (c) => (output += c));
-    const stop = () => {
+    const signal = (name: NodeJS.Signals) => {
       try {
-        process.kill(-child.pid!, "SIGTERM");
+        process.kill(-child.pid!, name);
       } catch {
         /* gone already */
       }
     };
-    const timer = killAfterMs ? setTimeout(stop, killAfterMs) : undefined;
+    // SIGTERM, then SIGKILL for whatever ignored it: nothing of a block outlives its test.
+    const stop = () => (signal("SIGTERM"), setTimeout(() => signal("SIGKILL"), 2_000).unref());
+    const timer = setTimeout(stop, killAfterMs); // a block that hangs is stopped, and fails on its exit code
+    child.on("error", (error) => resolve({ code: -1, output: `${output}\n${error.message}` }));
+    // Resolved once the whole group is gone, so the next block finds its ports free.
+    const gone = async () => {
+      for (let i = 0; i < 50; i++) {
+        try {
+          process.kill(-child.pid!, 0);
+        } catch {
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
     child.on("exit", (code) => {
       clearTimeout(timer);
-      setTimeout(() => (stop(), resolve({ code, output })), lingerMs);
+      setTimeout(() => {
+        stop();
+        void gone().then(() => resolve({ code, output }));
+      }, lingerMs);
     });
   });
 }
@@ -116,13 +133,13 @@ describe("the README's commands", () => {
     expect(inlineCli(README)).toEqual(expect.arrayContaining(["npx fanout tools", "npx fanout watch", "npx fanout webhook test"]));
     // The receiver the webhook block configured, up again for `webhook test`.
     const receiver = createServer((_req, res) => res.writeHead(204).end());
-    await new Promise<void>((resolve) => receiver.listen(ports.receiver, "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) => receiver.once("error", reject).listen(ports.receiver, "127.0.0.1", resolve));
     onTestFinished(() => void receiver.close());
     for (const command of inlineCli(README)) {
       const long = command.startsWith("npx fanout watch");
-      const { code, output } = await runBlock(command, long ? { killAfterMs: 1500 } : {});
-      if (!long) expect(code, output).toBe(0);
-      expect(output).not.toMatch(/error|Usage: fanout/i);
+      const { code, output } = await runBlock(command, long ? { killAfterMs: 1500 } : { killAfterMs: 30_000 });
+      if (!long) expect(code, `${command}: ${output}`).toBe(0);
+      expect(output, command).not.toMatch(/error|Usage: fanout/i);
       if (command === "npx fanout tools") expect(output).toMatch(/^parallel\s/m);
     }
   });

@@ -36,6 +36,8 @@ type Targets = { at: number; webhook: Promise<WebhookTarget | null>; telegram: P
 
 export class Outbox {
   readonly #inFlight = new Set<string>();
+  /** Events redelivered while their attempt was out: sent again at once if that attempt does not deliver. */
+  readonly #redeliverAfter = new Map<number, string>();
   #targets: Targets | undefined;
   #pausedUntil = 0;
 
@@ -49,14 +51,17 @@ export class Outbox {
   /**
    * Sends an event again, or a pending one now (docs/api.md#deliveries-redelivery-and-a-test-event):
    * back in the outbox with a fresh schedule, due now, driven by the alarm like any other. One whose
-   * attempt is out at this moment is left to it: that attempt is the "now".
+   * attempt is out at this moment is left to it, that attempt being the "now"; if it does not
+   * deliver, the fresh schedule starts when it ends. (Kept in memory: an eviction mid-attempt
+   * leaves the event on its own schedule, still pending, never lost.)
    */
   async redeliver(eventId: string, chatId: string, webhookConfigured: boolean): Promise<Redelivery> {
     const row = this.store.events.delivery(eventId);
     const refused = redeliveryRefusal(row, chatId, eventId, webhookConfigured);
     if (refused) return refusal(refused);
     const now = Date.now();
-    if (!this.#inFlight.has(`e${row!.seq}`)) this.store.events.redeliver(row!.seq, now);
+    if (this.#inFlight.has(`e${row!.seq}`)) this.#redeliverAfter.set(row!.seq, eventId);
+    else this.store.events.redeliver(row!.seq, now);
     // Read before the await: by the time the alarm is armed, the outbox may have sent it already.
     const delivery = deliveryEntry(this.store.events.delivery(eventId) as DeliveryRow & { status: "pending" });
     this.wake(now);
@@ -93,10 +98,21 @@ export class Outbox {
           this.#pausedUntil = Date.now() + PAUSE_AFTER_FAILURE_MS;
         } finally {
           this.#inFlight.delete(key);
+          this.#followUp(key);
         }
         await this.drive();
       }),
     );
+  }
+
+  /** A redelivery asked for while `key`'s attempt was out: its fresh schedule, unless that attempt delivered. */
+  #followUp(key: string): void {
+    const seq = Number(key.slice(1));
+    const eventId = key.startsWith("e") ? this.#redeliverAfter.get(seq) : undefined;
+    if (eventId === undefined) return;
+    this.#redeliverAfter.delete(seq);
+    const status = this.store.events.delivery(eventId)?.status;
+    if (status === "pending" || status === "failed") this.store.events.redeliver(seq, Date.now());
   }
 
   #targetsAt(now: number): Targets {

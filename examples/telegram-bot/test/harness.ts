@@ -25,30 +25,32 @@ export interface BotUnderTest {
 }
 
 export async function startBot(): Promise<BotUnderTest> {
-  const [fanout, fakes] = await Promise.all([startFanout({ config: { webhook: { events: BOT_EVENTS } } }), startFakes()]);
-  const bot = await startWranglerDev(fileURLToPath(new URL("..", import.meta.url)), {
-    FANOUT_URL: fanout.url,
-    FANOUT_API_KEY: fanout.apiKey,
-    FANOUT_WEBHOOK_SECRET: fanout.webhooks.secret,
-    TELEGRAM_BOT_TOKEN: SECRETS.telegramToken,
-    TELEGRAM_SECRET_TOKEN: SECRETS.telegramSecret,
-    TELEGRAM_API_BASE_URL: `${fakes.url}/telegram`,
-    LLM_BASE_URL: fanout.model.openaiBaseUrl,
-    LLM_MODEL: SECRETS.model,
-    LLM_API_KEY: "sk-test",
-  }).catch(async (error) => {
-    await Promise.all([fanout.stop(), fakes.close()]);
-    throw error;
-  });
-  fanout.webhooks.forward(`${bot.url}/fanout`);
-  await setTelegramWebhook(`${fakes.url}/telegram`, SECRETS.telegramToken, `${bot.url}/telegram`, SECRETS.telegramSecret);
-  return {
-    fanout,
-    botUrl: bot.url,
-    fakeUrl: fakes.url,
-    stop: async () => {
-      await Promise.all([bot.stop(), fanout.stop()]);
-      await fakes.close();
-    },
+  const [fanoutStart, fakesStart] = await Promise.allSettled([startFanout({ config: { webhook: { events: BOT_EVENTS } } }), startFakes()]);
+  const fanout = fanoutStart.status === "fulfilled" ? fanoutStart.value : undefined;
+  const fakes = fakesStart.status === "fulfilled" ? fakesStart.value : undefined;
+  let bot: Awaited<ReturnType<typeof startWranglerDev>> | undefined;
+  const stop = async () => {
+    await Promise.allSettled([bot?.stop(), fanout?.stop()]);
+    await fakes?.close();
   };
+  try {
+    if (!fanout || !fakes) throw fanoutStart.status === "rejected" ? fanoutStart.reason : (fakesStart as PromiseRejectedResult).reason;
+    bot = await startWranglerDev(fileURLToPath(new URL("..", import.meta.url)), {
+      FANOUT_URL: fanout.url,
+      FANOUT_API_KEY: fanout.apiKey,
+      FANOUT_WEBHOOK_SECRET: fanout.webhooks.secret,
+      TELEGRAM_BOT_TOKEN: SECRETS.telegramToken,
+      TELEGRAM_SECRET_TOKEN: SECRETS.telegramSecret,
+      TELEGRAM_API_BASE_URL: `${fakes.url}/telegram`,
+      LLM_BASE_URL: fanout.model.openaiBaseUrl,
+      LLM_MODEL: SECRETS.model,
+      LLM_API_KEY: "sk-test",
+    });
+    fanout.webhooks.forward(`${bot.url}/fanout`);
+    await setTelegramWebhook(`${fakes.url}/telegram`, SECRETS.telegramToken, `${bot.url}/telegram`, SECRETS.telegramSecret);
+    return { fanout, botUrl: bot.url, fakeUrl: fakes.url, stop };
+  } catch (error) {
+    await stop(); // whatever did start
+    throw error;
+  }
 }

@@ -169,7 +169,7 @@ describe("tool definitions from GET /v1/tools, through each SDK", () => {
     // A second request reads the schema afresh: the SDK's edits never reach the definitions.
     await generateText({ model, tools, messages: [{ role: "user", content: NO_CALLS }] });
     expect(defined.tools.find((t) => t.function.name === "lookup")!.function.parameters).toEqual(lookup.parameters);
-    // A call the model makes arrives unchecked: fanout checks it and answers an error the model can act on.
+    // A call the model makes reaches the bot unchecked by the SDK (fanout checks it when the bot hands it over).
     const first = await generateText({ model, tools, messages: [{ role: "user", content: ASK([{ name: "lookup", input: { q: 1 } }]) }] });
     expect(first.toolCalls.map((c) => [c.toolName, c.input])).toEqual([["lookup", { q: 1 }]]);
   });

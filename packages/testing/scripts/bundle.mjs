@@ -8,7 +8,7 @@
  * result, so a bot's project never needs wrangler or this repository.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,7 +27,6 @@ const moduleType = (/** @type {string} */ file) =>
 /** What the bundle is built from: a build older than any of them is stale. */
 const SOURCES = ["src", "durable-objects", "prompts", "wrangler.toml", "package-lock.json"];
 const LOCK = join(PACKAGE, "worker.lock");
-const STALE_LOCK_MS = 120_000;
 
 /** @type {Promise<void> | undefined} */
 let building;
@@ -38,27 +37,45 @@ let building;
  * directory lets one build while the others wait, and then find it fresh.
  */
 export function bundle() {
-  building ??= buildIfStale();
+  building ??= locked(false);
   return building;
 }
 
-async function buildIfStale() {
+/** Holds the lock (a directory naming its process) while it builds; `force` builds even a fresh one. */
+async function locked(/** @type {boolean} */ force) {
   for (;;) {
-    if (await fresh()) return;
+    if (!force && (await fresh())) return;
     try {
       await mkdir(LOCK);
-    } catch {
-      const since = await stat(LOCK).then((s) => Date.now() - s.mtimeMs, () => 0);
-      if (since > STALE_LOCK_MS) await rm(LOCK, { recursive: true, force: true });
+    } catch (error) {
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EEXIST") throw error;
+      // Held: wait for it, unless the process that holds it is gone (killed mid-build).
+      if (!(await holderAlive())) await rm(LOCK, { recursive: true, force: true });
       else await new Promise((r) => setTimeout(r, 250));
       continue;
     }
     try {
-      if (!(await fresh())) await build();
+      await writeFile(join(LOCK, "pid"), String(process.pid));
+      if (force || !(await fresh())) await build();
     } finally {
       await rm(LOCK, { recursive: true, force: true });
     }
     return;
+  }
+}
+
+async function holderAlive() {
+  const pid = Number(await readFile(join(LOCK, "pid"), "utf8").catch(() => ""));
+  if (!pid) {
+    // Just made, its pid not written yet; or left empty by a crash: old means the latter.
+    const age = await stat(LOCK).then((s) => Date.now() - s.mtimeMs, () => Infinity);
+    return age < 10_000;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return /** @type {NodeJS.ErrnoException} */ (error).code === "EPERM";
   }
 }
 
@@ -79,17 +96,27 @@ async function fresh() {
   return true;
 }
 
+/** Builds into a folder of its own, then swaps it in, so a reader never finds half a bundle. */
 async function build() {
-  await rm(OUT, { recursive: true, force: true });
-  await mkdir(OUT, { recursive: true });
+  const next = `${OUT}.next-${process.pid}`;
+  await rm(next, { recursive: true, force: true });
+  await mkdir(next, { recursive: true });
+  await buildInto(next);
+  const old = `${OUT}.old-${process.pid}`;
+  await rename(OUT, old).catch(() => {});
+  await rename(next, OUT);
+  await rm(old, { recursive: true, force: true });
+}
+
+async function buildInto(/** @type {string} */ dir) {
   const wranglerBin = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-  execFileSync(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", OUT], {
+  execFileSync(process.execPath, [wranglerBin, "deploy", "--dry-run", "--outdir", dir], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
   });
   // The source map is 3× the bundle and only helps someone debugging fanout itself.
-  for (const file of await readdir(OUT)) if (file.endsWith(".map") || file === "README.md") await rm(join(OUT, file));
+  for (const file of await readdir(dir)) if (file.endsWith(".map") || file === "README.md") await rm(join(dir, file));
 
   const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import(createRequire(join(ROOT, "package.json")).resolve("wrangler"));
   const configPath = join(ROOT, "wrangler.toml");
@@ -99,10 +126,10 @@ async function build() {
   const options = Object.fromEntries(KEPT.map((key) => [key, workerOptions[key]]));
   options.bindings = Object.fromEntries(Object.entries(options.bindings ?? {}).filter(([name]) => vars.includes(name)));
   // Listed, not located by rules: Miniflare 5 takes the modules one by one.
-  const files = (await readdir(OUT)).filter((file) => file !== "options.json").sort((a, b) => Number(b === "index.js") - Number(a === "index.js"));
+  const files = (await readdir(dir)).filter((file) => file !== "options.json").sort((a, b) => Number(b === "index.js") - Number(a === "index.js"));
   options.modules = files.map((file) => ({ type: moduleType(file), path: file }));
-  await writeFile(join(OUT, "options.json"), `${JSON.stringify(options, null, 2)}\n`);
+  await writeFile(join(dir, "options.json"), `${JSON.stringify(options, null, 2)}\n`);
 }
 
-// Run by hand (and by prepack): always a fresh build.
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await build();
+// Run by hand (and by prepack): a fresh build, under the same lock as the tests'.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await locked(true);

@@ -71,7 +71,12 @@ export async function startModel(): Promise<ScriptedModel & LocalServer> {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     const api = req.method !== "POST" ? undefined : path === "/v1/chat/completions" ? "openai" : path === "/v1/messages" ? "anthropic" : undefined;
     if (!api) return json(res, 404, { error: { message: `The fake model answers POST /v1/chat/completions and POST /v1/messages, not ${req.method} ${path}.` } });
-    const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+    } catch {
+      return json(res, 400, { type: "error", error: { type: "invalid_request_error", message: "The fake model takes a JSON body." } });
+    }
     const model = String(body.model ?? "");
     const tools = ((body.tools ?? []) as { name?: string; function?: { name: string } }[]).map((t) => t.function?.name ?? t.name ?? "");
     requests.push({ api, model, messages: (body.messages ?? []) as ModelRequest["messages"], tools, body });
@@ -137,9 +142,8 @@ function chatCompletion(turn: Answer, model: string, usage: { input: number; out
 }
 
 function anthropicMessage(turn: Answer, model: string, usage: { input: number; output: number }, nextId: (p: string) => string) {
-  const text = turn.kind === "reply" ? turn.text : turn.text;
   const content = [
-    ...(text ? [{ type: "text", text }] : []),
+    ...(turn.text ? [{ type: "text", text: turn.text }] : []),
     ...(turn.kind === "calls" ? turn.calls.map((c) => ({ type: "tool_use", id: c.id ?? nextId("toolu_"), name: c.name, input: c.args ?? {} })) : []),
   ];
   return {

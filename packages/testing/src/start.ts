@@ -3,7 +3,7 @@
  * started side by side and wired through one tenant configuration.
  */
 import { Fanout, type ConfigDocument } from "@fanout/client";
-import { signingSecret, type LocalServer } from "./http.js";
+import { signingSecret } from "./http.js";
 import { startModel, type ScriptedModel } from "./model.js";
 import { startTools, type TestTool, type ToolCallRecord } from "./tools.js";
 import { startWebhooks, type WebhookReceiver } from "./webhooks.js";
@@ -27,8 +27,8 @@ export interface StartOptions {
 }
 
 type Webhook = NonNullable<ConfigDocument["webhook"]>;
-/** A tenant configuration whose webhook needs no `url`: the kit's receiver takes every delivery. */
-export type TestConfig = Omit<ConfigDocument, "webhook"> & { webhook?: Omit<Webhook, "url"> & { url?: string } | null };
+/** A tenant configuration whose webhook has no `url`: the kit's receiver takes every delivery. */
+export type TestConfig = Omit<ConfigDocument, "webhook"> & { webhook?: Omit<Webhook, "url"> | null };
 
 export interface TestFanout {
   /** Where fanout answers: the bot's FANOUT_URL. */
@@ -40,7 +40,7 @@ export interface TestFanout {
   client: Fanout;
   model: ScriptedModel;
   webhooks: WebhookReceiver;
-  tools: { readonly calls: ToolCallRecord[]; readonly unsigned: number };
+  tools: { readonly calls: ToolCallRecord[]; readonly unsigned: number; reset(): void };
   /** The worker's recent log lines. */
   logs: string[];
   stop(): Promise<void>;
@@ -53,26 +53,40 @@ export async function startFanout(options: StartOptions = {}): Promise<TestFanou
   const apiKey = `fanout-test-${Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64url")}`;
   const config = options.config ?? {};
   const webhookSecret = config.webhook?.secret ?? signingSecret();
-  const started: LocalServer[] = [];
-  const track = <T extends LocalServer>(server: T) => (started.push(server), server);
-  const stopAll = () => Promise.allSettled(started.map((s) => s.close())).then(() => undefined);
+
+  // Every part starts side by side; if one fails, the others are closed once they have started.
+  const parts = await Promise.allSettled([
+    startWorker({
+      port: options.port,
+      log: options.log,
+      vars: {
+        API_KEYS: `${TENANT}:${apiKey}`,
+        CONFIG_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+        // The tools, the model and the receiver listen on 127.0.0.1.
+        ALLOW_PRIVATE_EGRESS: "true",
+      },
+    }),
+    startModel(),
+    startWebhooks(webhookSecret),
+    startTools(options.tools ?? {}),
+  ] as const);
+  const started = parts.flatMap((p) => (p.status === "fulfilled" ? [p.value] : []));
+  let stopping: Promise<void> | undefined;
+  // Once, however often it is called (`await using` and an explicit stop() both may).
+  const stop = () => (stopping ??= Promise.allSettled(started.map((part) => ("stop" in part ? part.stop() : part.close()))).then(() => undefined));
+  const failed = parts.find((p) => p.status === "rejected");
+  if (failed) {
+    await stop();
+    throw failed.reason;
+  }
+  const [worker, model, webhooks, tools] = parts.map((p) => (p as PromiseFulfilledResult<unknown>).value) as [
+    Awaited<ReturnType<typeof startWorker>>,
+    Awaited<ReturnType<typeof startModel>>,
+    Awaited<ReturnType<typeof startWebhooks>>,
+    Awaited<ReturnType<typeof startTools>>,
+  ];
 
   try {
-    const [worker, model, webhooks, tools] = await Promise.all([
-      startWorker({
-        port: options.port,
-        log: options.log,
-        vars: {
-          API_KEYS: `${TENANT}:${apiKey}`,
-          CONFIG_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
-          // The tools, the model and the receiver listen on 127.0.0.1.
-          ALLOW_PRIVATE_EGRESS: "true",
-        },
-      }).then((w) => track({ url: w.url, close: w.stop, logs: w.logs })),
-      startModel().then(track),
-      startWebhooks(webhookSecret).then(track),
-      startTools(options.tools ?? {}).then(track),
-    ]);
     const client = new Fanout({ url: worker.url, apiKey });
     const modelName = options.model ?? "fake-model";
     await client.putConfig({
@@ -81,21 +95,9 @@ export async function startFanout(options: StartOptions = {}): Promise<TestFanou
       llm: config.llm !== undefined ? config.llm : modelName === false ? null : { base_url: model.openaiBaseUrl, model: modelName, api_key: "fake-key" },
       webhook: config.webhook === null ? null : { ...config.webhook, url: webhooks.url, secret: webhookSecret },
     } as ConfigDocument);
-    const stop = stopAll;
-    return {
-      url: worker.url,
-      apiKey,
-      tenant: TENANT,
-      client,
-      model,
-      webhooks,
-      tools,
-      logs: worker.logs,
-      stop,
-      [Symbol.asyncDispose]: stop,
-    };
+    return { url: worker.url, apiKey, tenant: TENANT, client, model, webhooks, tools, logs: worker.logs, stop, [Symbol.asyncDispose]: stop };
   } catch (error) {
-    await stopAll();
+    await stop();
     throw error;
   }
 }

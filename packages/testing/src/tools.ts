@@ -58,6 +58,8 @@ export interface ToolServer extends LocalServer {
   calls: ToolCallRecord[];
   /** Requests refused for a missing or wrong signature: none, unless something other than fanout called. */
   unsigned: number;
+  /** Forgets the calls and refusals so far, for tests that share one fanout. */
+  reset(): void;
 }
 
 type ToolBody = { tool_name: string; tool_args: Record<string, unknown>; job_id: string; chat_id: string; attempt: number };
@@ -102,6 +104,10 @@ export async function startTools(tools: Record<string, TestTool<never>>): Promis
     calls,
     get unsigned() {
       return unsigned;
+    },
+    reset() {
+      calls.length = 0;
+      unsigned = 0;
     },
   };
 }

@@ -25,22 +25,37 @@ export interface WebhookReceiver {
   readonly rejected: number;
   /**
    * The first event that matches and that no earlier `next` returned, waiting for it if it has
-   * not arrived. Rejects after the timeout, naming what did arrive.
+   * not arrived. Rejects after the timeout, naming what did arrive; rejects at once if a test
+   * function throws.
    */
   next<Type extends WebhookEvent["type"]>(type: Type, options?: NextOptions): Promise<Extract<WebhookEvent, { type: Type }>>;
   next(match?: EventMatch, options?: NextOptions): Promise<WebhookEvent>;
-  /** Pass each delivery on, as it came (body and signature), to `url`; `null` stops. fanout gets the bot's status. */
+  /**
+   * Pass each delivery on to `url` as it came (its body, content type and signature); `null` stops.
+   * fanout gets the bot's status, so a refusal is retried as in production; the event counts as
+   * received once the bot took it.
+   */
   forward(url: string | null): void;
+  /** Forgets what was received, refused and handed out, for tests that share one fanout. */
+  reset(): void;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
+interface Waiter {
+  /** True when it took an event (or gave up); false to keep waiting. */
+  check(): boolean;
+  fail(error: Error): void;
+}
+
 export async function startWebhooks(secret: string): Promise<WebhookReceiver & LocalServer> {
   const received: WebhookEvent[] = [];
   const handedOut = new Set<WebhookEvent>();
-  const waiters = new Set<() => void>();
+  const waiters = new Set<Waiter>();
   let rejected = 0;
   let forwardTo: string | null = null;
+  /** The last answers the bot gave that were not 2xx, to say why an event never arrived. */
+  const refusedByBot: string[] = [];
 
   const server = await listen(async (req, res) => {
     const body = await readBody(req);
@@ -51,21 +66,66 @@ export async function startWebhooks(secret: string): Promise<WebhookReceiver & L
       return json(res, 401, { error: "bad signature" });
     }
     if (forwardTo) {
-      const answer = await fetch(forwardTo, { method: "POST", headers, body }).catch(() => undefined);
-      if (!answer?.ok) return json(res, answer?.status ?? 502, { error: `the bot at ${forwardTo} answered ${answer?.status ?? "nothing"}` });
+      const answer = await fetch(forwardTo, { method: "POST", headers: forwardedHeaders(headers), body }).catch((e: Error) => e);
+      if (answer instanceof Error || !answer.ok) {
+        const what = answer instanceof Error ? answer.message : `HTTP ${answer.status}`;
+        refusedByBot.push(`${event.type} ${event.id}: ${what}`);
+        if (refusedByBot.length > 5) refusedByBot.shift();
+        return json(res, answer instanceof Error ? 502 : answer.status, { error: `the bot at ${forwardTo} answered ${what}` });
+      }
     }
     if (!received.some((e) => e.id === event.id)) {
       received.push(event);
-      for (const wake of [...waiters]) wake();
+      for (const waiter of [...waiters]) waiter.check();
     }
     res.writeHead(204).end();
   });
 
   const matches = (match: EventMatch | undefined, event: WebhookEvent) => match === undefined || (typeof match === "string" ? event.type === match : match(event));
-  const firstUnseen = (match: EventMatch | undefined) => received.find((e) => !handedOut.has(e) && matches(match, e));
+
+  const next = (match?: EventMatch, { timeoutMs = DEFAULT_TIMEOUT_MS }: NextOptions = {}) =>
+    new Promise<WebhookEvent>((resolve, reject) => {
+      const settle = () => {
+        waiters.delete(waiter);
+        clearTimeout(timer);
+      };
+      const waiter: Waiter = {
+        check() {
+          let event: WebhookEvent | undefined;
+          try {
+            event = received.find((e) => !handedOut.has(e) && matches(match, e));
+          } catch (error) {
+            settle();
+            reject(error);
+            return true;
+          }
+          if (!event) return false;
+          handedOut.add(event);
+          settle();
+          resolve(event);
+          return true;
+        },
+        fail(error) {
+          settle();
+          reject(error);
+        },
+      };
+      const timer = setTimeout(() => {
+        const seen = received.map((e) => e.type).join(", ") || "none";
+        const what = match === undefined ? "event" : typeof match === "string" ? `'${match}' event` : "matching event";
+        const bot = refusedByBot.length ? ` The bot refused: ${refusedByBot.join("; ")}.` : "";
+        waiter.fail(new Error(`No ${what} arrived within ${timeoutMs} ms. Received so far: ${seen}.${bot} Is it filtered out by webhook.events?`));
+      }, timeoutMs);
+      timer.unref(); // a test that forgot a next() still ends
+      if (!waiter.check()) waiters.add(waiter);
+    });
 
   return {
     ...server,
+    close: async () => {
+      for (const waiter of [...waiters]) waiter.fail(new Error("The fanout was stopped before the event arrived."));
+      await server.close();
+    },
     secret,
     received,
     get rejected() {
@@ -74,27 +134,19 @@ export async function startWebhooks(secret: string): Promise<WebhookReceiver & L
     forward(url) {
       forwardTo = url;
     },
-    next(match?: EventMatch, { timeoutMs = DEFAULT_TIMEOUT_MS }: NextOptions = {}) {
-      return new Promise<WebhookEvent>((resolve, reject) => {
-        const check = () => {
-          const event = firstUnseen(match);
-          if (!event) return false;
-          handedOut.add(event);
-          waiters.delete(wake);
-          clearTimeout(timer);
-          resolve(event);
-          return true;
-        };
-        const wake = () => void check();
-        const timer = setTimeout(() => {
-          waiters.delete(wake);
-          const seen = received.map((e) => e.type).join(", ") || "none";
-          const what = match === undefined ? "event" : typeof match === "string" ? `'${match}' event` : "matching event";
-          reject(new Error(`No ${what} arrived within ${timeoutMs} ms. Received so far: ${seen}. Is it filtered out by webhook.events?`));
-        }, timeoutMs);
-        waiters.add(wake);
-        check();
-      });
+    reset() {
+      received.length = 0;
+      handedOut.clear();
+      refusedByBot.length = 0;
+      rejected = 0;
     },
+    next: next as WebhookReceiver["next"],
   };
+}
+
+/** What the bot needs of a delivery: its content type and its signature, not this hop's connection headers. */
+function forwardedHeaders(headers: Headers): Headers {
+  const out = new Headers();
+  for (const [name, value] of headers) if (name === "content-type" || name.startsWith("webhook-")) out.set(name, value);
+  return out;
 }

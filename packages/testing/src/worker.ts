@@ -27,7 +27,9 @@ export interface WorkerOptions {
 
 const MAX_LOG_LINES = 500;
 
-export async function startWorker({ port = 0, vars, log = Boolean(process.env.FANOUT_TESTING_LOG) }: WorkerOptions): Promise<RunningWorker> {
+const logFromEnv = () => ["1", "true", "yes"].includes((process.env.FANOUT_TESTING_LOG ?? "").toLowerCase());
+
+export async function startWorker({ port = 0, vars, log = logFromEnv() }: WorkerOptions): Promise<RunningWorker> {
   let options: Record<string, unknown>;
   try {
     options = JSON.parse(await readFile(`${WORKER}options.json`, "utf8"));
@@ -61,6 +63,11 @@ export async function startWorker({ port = 0, vars, log = Boolean(process.env.FA
       ],
     } as V4MiniflareOptions),
   );
-  const url = (await mf.ready).origin;
-  return { url, logs, stop: () => mf.dispose() };
+  try {
+    const url = (await mf.ready).origin;
+    return { url, logs, stop: () => mf.dispose() };
+  } catch (error) {
+    await mf.dispose().catch(() => {}); // a port already taken, say: no workerd left behind
+    throw error;
+  }
 }

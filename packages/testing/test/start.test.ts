@@ -1,4 +1,5 @@
 /** startFanout: one call, a fanout of the test's own, wired through one configuration, gone after stop(). */
+import { createServer } from "node:http";
 import { describe, expect, it } from "vitest";
 import { startFanout } from "../src/index.js";
 
@@ -29,5 +30,25 @@ describe("startFanout", () => {
     expect((await one.client.config()).llm).toBeNull();
     await Promise.all([one[Symbol.asyncDispose](), two.stop()]);
     for (const url of [one.url, one.model.url, one.webhooks.url]) await expect(fetch(url)).rejects.toThrow();
+  });
+
+  it("stops once however often it is told, and ends a next() still waiting", async () => {
+    const fanout = await startFanout();
+    const waiting = expect(fanout.webhooks.next("batch.finished")).rejects.toThrow("The fanout was stopped before the event arrived.");
+    await Promise.all([fanout.stop(), fanout[Symbol.asyncDispose](), fanout.stop()]);
+    await waiting;
+  });
+
+  it("fails on a port already taken, leaving no server of its own behind", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const servers = () => process.getActiveResourcesInfo().filter((r) => r === "TCPServerWrap").length;
+    const before = servers();
+    try {
+      await expect(startFanout({ port: (taken.address() as { port: number }).port })).rejects.toThrow();
+      await expect.poll(servers).toBe(before);
+    } finally {
+      taken.close();
+    }
   });
 });

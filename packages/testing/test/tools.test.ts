@@ -76,6 +76,14 @@ describe("tools as functions", () => {
     await expect.poll(() => aborted).toEqual([answer.jobs[0]!.job_id]);
   });
 
+  it("forget their calls on reset(), for tests that share one fanout", async () => {
+    expect(fanout.tools.calls.length).toBeGreaterThan(0);
+    fanout.tools.reset();
+    expect(fanout.tools.calls).toEqual([]);
+    await fanout.client.parallel("tools-5", { tool_calls: [{ tool_name: "search", tool_args: { q: "again" } }] });
+    expect(fanout.tools.calls.map((c) => c.args)).toEqual([{ q: "again" }]);
+  });
+
   it("refuse a request fanout did not sign", async () => {
     const before = fanout.tools.unsigned;
     const url = (await fanout.client.config()).tools.find((t) => t.name === "search")!.url;

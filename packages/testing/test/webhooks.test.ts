@@ -31,6 +31,14 @@ describe("webhooks", () => {
     await expect(fanout.webhooks.next("chat.created", { timeoutMs: 200 })).rejects.toThrow(/No 'chat.created' event arrived within 200 ms\. Received so far: .*batch\.finished/);
   });
 
+  it("rejects a next() whose test throws, and goes on receiving for the others", async () => {
+    const careless = expect(fanout.webhooks.next((e) => (e as unknown as { data: { results: { status: string } } }).data.results.status === "success")).rejects.toThrow(TypeError);
+    await wait("hooks-throw");
+    await careless;
+    const finished = await fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-throw");
+    expect(finished.type).toBe("batch.finished");
+  });
+
   it("refuses a delivery with a bad signature", async () => {
     const res = await fetch((await fanout.client.config()).webhook!.url, {
       method: "POST",
@@ -68,5 +76,28 @@ describe("webhooks", () => {
       fanout.webhooks.forward(null);
       bot.close();
     }
+  });
+
+  it("says, when an event never arrives, that the bot refused it", async () => {
+    const bot = createServer((_req, res) => res.writeHead(401).end());
+    await new Promise<void>((resolve) => bot.listen(0, "127.0.0.1", resolve));
+    fanout.webhooks.forward(`http://127.0.0.1:${(bot.address() as { port: number }).port}/fanout`);
+    try {
+      await wait("hooks-4");
+      await expect(fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-4", { timeoutMs: 1500 })).rejects.toThrow(
+        /The bot refused: .*batch\.finished evt_\S+: HTTP 401/,
+      );
+    } finally {
+      fanout.webhooks.forward(null);
+      bot.close();
+    }
+  });
+
+  it("reset() forgets what arrived, so a later next() waits for a new event", async () => {
+    await wait("hooks-5");
+    await fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-5");
+    fanout.webhooks.reset();
+    expect(fanout.webhooks.received).toEqual([]);
+    await expect(fanout.webhooks.next("batch.finished", { timeoutMs: 300 })).rejects.toThrow(/Received so far: none/);
   });
 });

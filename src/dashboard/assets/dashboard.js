@@ -213,7 +213,7 @@ async function decideApproval(chatId, jobId, decision, reason) {
 async function select(id) {
   if (state.selected !== id) state.shown = JOBS_PER_PAGE;
   state.selected = id;
-  $("app").classList.add("has-selection"); // a phone shows the chat's jobs before the list
+  $("app").classList.add("has-selection"); // a phone shows the picked chat alone, "‹ Chats" above it
   renderTree();
   await loadSelected();
 }
