@@ -1,0 +1,163 @@
+/**
+ * Object-seconds per job, counted in the real runtime: how long each Durable
+ * Object has a request or an outbound call open, the wall-clock time
+ * Cloudflare bills an object for (SPEC §1 v1.3, "cost counts duration"). Every
+ * object's entry points are timed, and every outbound fetch is timed and put
+ * on the object that made it: a tool call on its chat (these batches are small
+ * enough to run in the chat, not a lane), a model request on its subagent's
+ * chat. An object's seconds are the union of its intervals, so calls that
+ * overlap count once. docs/benchmarks.md turns the figures into dollars.
+ */
+import { env, reset } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { BudgetDO } from "../../durable-objects/budget/BudgetDO";
+import { ChatDO } from "../../durable-objects/chat/ChatDO";
+import { FlowDO } from "../../durable-objects/flow/FlowDO";
+import { FlowIndexDO } from "../../durable-objects/flow/FlowIndexDO";
+import { LaneDO } from "../../durable-objects/lane/LaneDO";
+import { TenantDO } from "../../durable-objects/tenant/TenantDO";
+import { agentConfig, api, call, configure, json, parallel, scriptLlm } from "../helpers";
+
+afterEach(() => reset());
+
+type Span = [number, number];
+
+/** Times every object's requests and every outbound fetch, by the object they belong to; `stop()` puts everything back. */
+function startDurationMeter() {
+  const spans = new Map<string, Span[]>();
+  const undo: (() => void)[] = [];
+  const add = (key: string, from: number) => {
+    const list = spans.get(key) ?? [];
+    list.push([from, Date.now()]);
+    spans.set(key, list);
+  };
+  const timed = <T>(key: string, run: () => T): T => {
+    const from = Date.now();
+    let result: T;
+    try {
+      result = run();
+    } catch (e) {
+      add(key, from);
+      throw e;
+    }
+    if (result instanceof Promise) return result.finally(() => add(key, from)) as T;
+    add(key, from);
+    return result;
+  };
+  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO], ["LaneDO", LaneDO], ["FlowDO", FlowDO], ["FlowIndexDO", FlowIndexDO], ["BudgetDO", BudgetDO]] as const) {
+    for (const name of Object.getOwnPropertyNames(cls.prototype)) {
+      if (name === "constructor" || typeof Object.getOwnPropertyDescriptor(cls.prototype, name)?.value !== "function") continue;
+      const orig = (cls.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!;
+      (cls.prototype as unknown as Record<string, unknown>)[name] = function (this: { ctx: DurableObjectState }, ...a: unknown[]) {
+        return timed(`${label}:${this.ctx.id.toString()}`, () => orig.apply(this, a));
+      };
+      undo.push(() => ((cls.prototype as unknown as Record<string, unknown>)[name] = orig));
+    }
+  }
+  const fetchBefore = globalThis.fetch;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => timed(outboundKey(input, init), () => fetchBefore(input, init))) as typeof fetch;
+  undo.push(() => (globalThis.fetch = fetchBefore));
+  return { spans, stop: () => undo.reverse().forEach((f) => f()) };
+}
+
+const chatKey = (chat: string) => `ChatDO:${env.CHAT.idFromName(`chat/acme/${chat}`).toString()}`;
+
+/** A tool call carries its chat; a model request its model, which each scenario gives its subagent alone. */
+function outboundKey(input: RequestInfo | URL, init?: RequestInit): string {
+  const url = String(input instanceof Request ? input.url : input);
+  const body = typeof init?.body === "string" ? init.body : "";
+  try {
+    const parsed = JSON.parse(body) as { chat_id?: string; model?: string };
+    if (url.includes("/llm/") && parsed.model) return `llm:${parsed.model}`;
+    if (parsed.chat_id) return chatKey(parsed.chat_id);
+  } catch {
+    /* not JSON: counted apart */
+  }
+  return `other:${url}`;
+}
+
+/** The union of intervals, in seconds: overlapping ones count once. */
+function unionSeconds(list: Span[]): number {
+  let total = 0;
+  let end = -Infinity;
+  for (const [from, to] of [...list].sort((a, b) => a[0] - b[0])) {
+    if (to <= end) continue;
+    total += to - Math.max(from, end);
+    end = to;
+  }
+  return total / 1000;
+}
+
+/** Each object's seconds, with `same` naming keys that are one object (a model request and its subagent's chat). */
+function objectSeconds(spans: Map<string, Span[]>, same: Record<string, string> = {}): Map<string, number> {
+  const byObject = new Map<string, Span[]>();
+  for (const [key, list] of spans) {
+    const object = same[key] ?? key;
+    byObject.set(object, [...(byObject.get(object) ?? []), ...list]);
+  }
+  return new Map([...byObject].map(([object, list]) => [object, unionSeconds(list)]));
+}
+
+const sleeps = (n: number, ms: number) => Array.from({ length: n }, () => call("sleep", { ms }));
+const PRICE_PER_MILLION_OBJECT_SECONDS = 12.5 * 0.125; // $12.50 per million GB-s, at 128 MB
+
+describe("object-seconds per job", () => {
+  it("are what a call's wait costs its chat: 0.2 s, 5 s and 60 s calls, and a subagent's three 10-second model turns", async () => {
+    const model = "object-seconds-sub";
+    await configure(agentConfig(model));
+    await scriptLlm(model, [
+      { tool_calls: [{ name: "echo", arguments: { turn: 1 } }], delay_ms: 10_000 },
+      { tool_calls: [{ name: "echo", arguments: { turn: 2 } }], delay_ms: 10_000 },
+      { content: "Done after three turns.", delay_ms: 10_000 },
+    ]);
+    const scenarios = [
+      { chat: "os-short-wait", jobs: 4, calls: sleeps(4, 200), wait: true },
+      { chat: "os-short-nowait", jobs: 4, calls: sleeps(4, 200), wait: false },
+      { chat: "os-5s-wait", jobs: 4, calls: sleeps(4, 5_000), wait: true },
+      { chat: "os-5s-nowait", jobs: 4, calls: sleeps(4, 5_000), wait: false },
+      { chat: "os-60s-wait", jobs: 1, calls: sleeps(1, 60_000), wait: true },
+      { chat: "os-60s-nowait", jobs: 1, calls: sleeps(1, 60_000), wait: false },
+    ];
+    const meter = startDurationMeter();
+    let context = "";
+    try {
+      const started = Date.now();
+      const spawn = api("/v1/chats/os-sub/spawn", { method: "POST", body: { task: "Take three turns." } }).then(json);
+      await Promise.all([
+        ...scenarios.map(async (s) => {
+          const { body } = await parallel(s.chat, { tool_calls: s.calls, wait: s.wait, timeout: 80 });
+          expect(body.status).toBe(s.wait ? "success" : "started");
+        }),
+        spawn.then((answer) => (context = answer.jobs[0].context_id)),
+      ]);
+      // The calls that were not waited for, and the subagent's 30 s of model turns, end by 66 s.
+      await new Promise((r) => setTimeout(r, Math.max(0, started + 66_000 - Date.now())));
+    } finally {
+      meter.stop();
+    }
+    // Every job had ended while the meter ran (read after it stopped, so the reads count nowhere).
+    for (const chat of [...scenarios.map((s) => s.chat), "os-sub"]) {
+      const { jobs } = await json(await api(`/v1/chats/${chat}/jobs`));
+      expect(jobs.filter((j: { state: string }) => j.state === "pending" || j.state === "running"), chat).toEqual([]);
+    }
+    const seconds = objectSeconds(meter.spans, { [`llm:${model}`]: chatKey(context) });
+    const rows = Object.fromEntries(
+      scenarios.map((s) => [`${s.chat} (${s.jobs} × ${s.calls[0]!.tool_args.ms} ms)`, (seconds.get(chatKey(s.chat)) ?? 0) / s.jobs]),
+    );
+    const child = seconds.get(chatKey(context)) ?? 0;
+    const parent = seconds.get(chatKey("os-sub")) ?? 0;
+    const report = { perJob: rows, subagent: { child, parent, perModelRequest: child / 3 }, dollarsPerMillionObjectSeconds: PRICE_PER_MILLION_OBJECT_SECONDS };
+    console.log("object-seconds", JSON.stringify(report, null, 1));
+
+    // A call waits in its chat: each batch's chat is billed the length of its calls, overlapping calls once.
+    expect(rows["os-short-wait (4 × 200 ms)"]).toBeGreaterThan(0.2 / 4);
+    expect(rows["os-5s-nowait (4 × 5000 ms)"]).toBeGreaterThan(5 / 4);
+    expect(rows["os-5s-nowait (4 × 5000 ms)"]).toBeLessThan(6 / 4);
+    expect(rows["os-5s-wait (4 × 5000 ms)"]).toBeGreaterThan(5 / 4);
+    expect(rows["os-60s-nowait (1 × 60000 ms)"]).toBeGreaterThan(60);
+    expect(rows["os-60s-wait (1 × 60000 ms)"]).toBeLessThan(62);
+    // A subagent's chat is billed its model's turns (3 × 10 s) and its tool calls.
+    expect(child).toBeGreaterThan(30);
+    expect(child).toBeLessThan(33);
+  }, 120_000);
+});
