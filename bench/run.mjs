@@ -11,6 +11,7 @@ import { resolve } from "node:path";
 import { latencyChart } from "./lib/chart.mjs";
 import { settle, workerdUsage } from "./lib/proc.mjs";
 import { manyTenants, OTHER_KEY, startFanout, startFanoutWithSlowQueue, startFanoutWithTenants, startFloor, startSpecFloor, UNLIMITED } from "./lib/services.mjs";
+import { objectSeconds } from "./lib/object-seconds.mjs";
 import { storageByClass } from "./lib/storage.mjs";
 import { round, summary } from "./lib/stats.mjs";
 import { startToolServer } from "./lib/tool-server.mjs";
@@ -109,6 +110,8 @@ try {
   const other = clients({ fanout, floor, tools }, OTHER_KEY);
   await other.configure({ tools: [tool("noop")], limits: { retention_seconds: 60 } });
   const stored = await storage(other, () => storageByClass(fanout.state), plan.store);
+  console.log("object-seconds per job (the runtime test, about a minute)…");
+  const billed = await objectSeconds();
 
   const s = {
     fanout: summary(fan.fanout),
@@ -199,6 +202,11 @@ try {
       `p50 ${round(s.spreadOneTenant.p50)} vs ${round(s.spreadManyTenants.p50)} ms = ${round(figures.tenantSpreadRatio, 2)}×; ${round(spread.oneTenant.jobsPerSecond)} vs ${round(spread.manyTenants.jobsPerSecond)} jobs/s; errors ${spread.oneTenant.errors} + ${spread.manyTenants.errors}`,
     ],
     ["scale: 0 errors", scaled.every((x) => x.errors === 0), scaled.map((x) => `${x.chats} chats: ${x.errors}`).join(", ")],
+    ...[
+      ["5s-nowait", "wait:false"],
+      ["5s-wait", "wait:true"],
+    ].map(([row, label]) => [`object-seconds per job, 4 calls of 5 s, ${label} ≤ 0.05`, billed.perJob[row] <= 0.05, `${round(billed.perJob[row], 3)}`]),
+    ["object-seconds per model request of an agent loop (10 s turns) ≤ 0.1", billed.subagent.perModelRequest <= 0.1, `${round(billed.subagent.perModelRequest, 3)}`],
     ["storage: bytes per retained job ≤ 1 KB", stored.bytesPerJob <= 1024, `${round(stored.bytesPerJob, 0)} B over ${stored.jobs} jobs, of which ${round(stored.eventBytesPerJob, 0)} B events (capped at 1000 per chat)`],
     ...(stored.purged
       ? [["storage: back to baseline after the 60 s retention purge", purgedToBaseline, `chats ${stored.baseline.ChatDO.bytes} B before, ${stored.retained.ChatDO.bytes} B retained, ${stored.purged.ChatDO.bytes} B after`]]
@@ -218,6 +226,9 @@ try {
   );
   console.log(`Contract floor start of 8: ${round(s.startSpecFloor.p50)} ms; arrival p50 ${round(s.arrivalSpecFloor.p50)} ms (floor ${round(s.arrivalFloor.p50)} ms)`);
   for (const t of tp) console.log(`Contract floor throughput, ${t.chats} chats: ${round(t.specFloor.jobsPerSecond)} jobs/s = ${round(t.specFloor.jobsPerSecond / t.floor.jobsPerSecond, 2)}× the floor`);
+  console.log(
+    `\nobject-seconds per job (billed at $${billed.dollarsPerMillionObjectSeconds} per million): ${Object.entries(billed.perJob).map(([row, v]) => `${row} ${round(v, 3)}`).join(", ")}; a subagent's model request ${round(billed.subagent.perModelRequest, 2)}`,
+  );
 
   const dir = resolve(import.meta.dirname, "results");
   mkdirSync(dir, { recursive: true });
@@ -232,6 +243,7 @@ try {
     scale: scaled.map(({ latencies, ...x }) => x),
     tenantSpread: Object.fromEntries(Object.entries(spread).map(([k, { latencies, ...x }]) => [k, x])),
     storage: stored,
+    objectSeconds: billed,
     targets: targets.map(([name, ok, value]) => ({ name, ok, value })),
     seconds: (Date.now() - started) / 1000,
   };
