@@ -37,6 +37,28 @@ async function packKit(into: string): Promise<string> {
   return join(into, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
 }
 
+/** A TypeScript bot's use of the kit: what its declarations promise, checked with the bot's own tsc (libraries included). */
+const TYPES_CHECK = `
+import { startFanout, ToolHttpError, type TestFanout, type ToolContext } from "@fanout/testing";
+import { toOpenAIToolMessages } from "@fanout/client";
+
+const fanout: TestFanout = await startFanout({
+  tools: { weather: { read_only: true, run: ({ city }: { city: string }, ctx: ToolContext) => "Sunny in " + city + ", attempt " + ctx.attempt } },
+  config: { limits: { max_calls: 4 }, webhook: { events: ["batch.finished"] } },
+});
+fanout.model.callTools([{ name: "weather", args: { city: "Oslo" } }], { text: "Looking." }).reply("Sunny.", { model: "gpt-test" });
+const finished = await fanout.webhooks.next("batch.finished");
+const ids: string[] = finished.data.results.jobs.map((job) => job.job_id);
+const messages = toOpenAIToolMessages(finished);
+const calls: number = fanout.tools.calls.length + fanout.model.requests.length + ids.length + messages.length;
+// @ts-expect-error a tool needs its run function
+await startFanout({ tools: { broken: { description: "no run" } } });
+// @ts-expect-error the receiver's url is the kit's own
+await startFanout({ config: { webhook: { url: "https://bot.example/" } } });
+if (calls < 0) throw new ToolHttpError(503, "never");
+await fanout.stop();
+`;
+
 const seconds = (since: number) => Math.round((Date.now() - since) / 100) / 10;
 const timings: Record<string, number> = {};
 let dir: string;
@@ -55,7 +77,10 @@ beforeAll(async () => {
   }
   const started = Date.now();
   // The registry's packages, as a bot's project has them; the kit's own pins come with it.
-  await run("npm", ["install", "--no-audit", "--no-fund", "--save-dev", client, kit, "openai@7.59.0", "vitest@5.1.2", "jest@30.5.2"], { cwd: app, env: { ...process.env, npm_config_loglevel: "error" } });
+  await writeFile(join(app, "types-check.ts"), TYPES_CHECK);
+  await writeFile(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "nodenext", target: "es2022", strict: true, noEmit: true, types: ["node"] }, files: ["types-check.ts"] }));
+  const devDependencies = [client, kit, "openai@7.59.0", "vitest@5.1.2", "jest@30.5.2", "typescript@5.9.3", "@types/node@22.19.1"];
+  await run("npm", ["install", "--no-audit", "--no-fund", "--save-dev", ...devDependencies], { cwd: app, env: { ...process.env, npm_config_loglevel: "error" } });
   timings.install = seconds(started);
 }, 600_000);
 
@@ -78,6 +103,12 @@ async function inBot(name: string, command: string, args: string[], env: Record<
 describe("@fanout/testing in a fresh bot project", () => {
   it("docs/testing.md has the bot and a test for each runner", () => {
     expect([...files.keys()].sort()).toEqual(["bot.mjs", "test/weather.jest.test.mjs", "test/weather.node.test.mjs", "test/weather.vitest.test.mjs"]);
+  });
+
+  it("type-checks a TypeScript bot's use of it, libraries' declarations included", async () => {
+    const { code, output } = await inBot("tsc", NODE_22, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"]);
+    expect(output.trim()).toBe("");
+    expect(code).toBe(0);
   });
 
   it("node:test, with nothing but the runner's own lines in the output", async () => {
