@@ -4,6 +4,7 @@
  */
 import { app } from "./app";
 import { consumeDeadLetters, consumeJobs } from "./consumer";
+import { consumeCalls } from "./consumer/calls";
 
 export { ChatDO } from "../durable-objects/chat/ChatDO";
 export { TenantDO } from "../durable-objects/tenant/TenantDO";
@@ -14,8 +15,9 @@ export { BudgetDO } from "../durable-objects/budget/BudgetDO";
 
 export default {
   fetch: app.fetch,
-  async queue(batch, env, _ctx) {
+  async queue(batch, env, ctx) {
     if (batch.queue === "jobs-dlq") await consumeDeadLetters(batch, env);
+    else if (batch.queue === "calls") await consumeCalls(batch, env, ctx);
     else await consumeJobs(batch, env);
   },
 } satisfies ExportedHandler<Env>;

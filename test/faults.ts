@@ -52,10 +52,11 @@ export async function degradeChat(
       sent.push(...bodies);
       if (faults.queue === "record") await pass();
     };
-    const queue = {
-      send: (body: unknown) => send([body], () => real.JOBS.send(body)),
-      sendBatch: (messages: { body: unknown }[]) => send(messages.map((m) => m.body), () => real.JOBS.sendBatch(messages)),
-    };
+    // Both queues: the batch's copy (`jobs`) and the calls sent to Worker runners (`calls`).
+    const queueOf = (real: Queue) => ({
+      send: (body: unknown) => send([body], () => real.send(body)),
+      sendBatch: (messages: { body: unknown }[]) => send(messages.map((m) => m.body), () => real.sendBatch(messages)),
+    });
     // The chat reaches itself with `get(id)`; other chats (children, parents) by name, untouched.
     const chats = {
       get: () => ({
@@ -67,7 +68,7 @@ export async function degradeChat(
       }),
       getByName: (name: string) => real.CHAT.getByName(name),
     };
-    return { ...(faults.queue ? { JOBS: queue } : {}), ...(faults.fastPath ? { CHAT: chats } : {}) };
+    return { ...(faults.queue ? { JOBS: queueOf(real.JOBS), CALLS: queueOf(real.CALLS) } : {}), ...(faults.fastPath ? { CHAT: chats } : {}) };
   });
   return { sent, started };
 }

@@ -1,6 +1,7 @@
 /** Test helpers: calling the worker as a bot would, and configuring a tenant. */
 import { SELF, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { inject, vi } from "vitest";
+import { expect, inject, vi } from "vitest";
+import { OUTCOME_UNKNOWN_ERROR } from "../src/jobs/job";
 import { eventually } from "./eventually";
 import { TEST_KEYS } from "./setup/bindings";
 
@@ -68,13 +69,19 @@ export function toolConfig(extra: Record<string, unknown> = {}) {
   };
 }
 
+/**
+ * Limits under which every call waits in the chat or its lanes: a deadline past what a Worker
+ * runner outlives (docs/architecture.md#where-calls-wait). For tests of the objects' own running.
+ */
+export const CALLS_IN_OBJECTS = { tool_job_timeout_seconds: 1800 };
+
 export async function configure(config: unknown = toolConfig(), key: string = TEST_KEYS.acme) {
   const res = await api("/v1/config", { method: "PUT", body: config, key });
   if (res.status !== 200) throw new Error(`config rejected: ${res.status} ${await res.text()}`);
   return json(res);
 }
 
-export async function toolCalls(jobId: string): Promise<{ headers: Record<string, string>; body: string; at: number }[]> {
+export async function toolCalls(jobId: string): Promise<{ headers: Record<string, string>; body: string; at: number; closed_at?: number }[]> {
   return (await fetch(`${toolServer()}/__calls?job_id=${encodeURIComponent(jobId)}`)).json();
 }
 
@@ -117,4 +124,21 @@ export async function llmRequests(model: string): Promise<{ messages: any[]; too
 /** toolConfig plus the fake LLM under `model`. */
 export function agentConfig(model: string, extra: Record<string, unknown> = {}) {
   return toolConfig({ llm: { base_url: `${toolServer()}/llm/v1`, model, api_key: "sk-test" }, ...extra });
+}
+
+/**
+ * A side-effecting call (`write`) and a read-only one (`read`) whose runner was lost mid-call:
+ * once the chat's heartbeat at `after` ms from now found it out, the attempt rules end the first
+ * `Outcome unknown` and send the second again as attempt 2 (docs/api.md#attempts-and-retries).
+ */
+export async function expectRecoveredAfterLoss(chat: string, write: string, read: string, after: number) {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime(Date.now() + after);
+  expect(await runDurableObjectAlarm(chatObject(chat))).toBe(true);
+  vi.useRealTimers();
+  expect(await jobInState(chat, write, "error")).toMatchObject({ error: OUTCOME_UNKNOWN_ERROR });
+  await eventually(async () => (await toolCalls(read)).length === 2);
+  expect((await toolCalls(read)).map((c) => JSON.parse(c.body).attempt)).toEqual([1, 2]);
+  expect(await toolCalls(write)).toHaveLength(1);
+  await parallel(chat, { action: "cancel", job_ids: [read] });
 }

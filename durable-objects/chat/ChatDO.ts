@@ -12,7 +12,7 @@ import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
 import type { JobRecord } from "../../src/jobs/job";
-import type { BatchAnswer, BatchRequest, ChatInfo, ChatLimits, CompleteResult, JobOutcome, LaneOutcome, ToolCallsReply, ToolCallsRequest, TurnRequest, Usage } from "../../src/jobs/messages";
+import type { BatchAnswer, BatchRequest, ChatInfo, ChatLimits, CompleteResult, JobOutcome, LaneCall, LaneOutcome, ToolCallsReply, ToolCallsRequest, TurnRequest, Usage } from "../../src/jobs/messages";
 import { resultsPayload, type Snapshot } from "../../src/jobs/payloads";
 import { vouchFor } from "../../src/objects/tenant-cache";
 import type { RunTarget } from "../../src/tools/executors";
@@ -24,6 +24,7 @@ import { Chat } from "./chat";
 import type { DeletedBy, DeletionAnswer } from "./deletion";
 import type { Redelivery } from "./events/outbox";
 import type { RunAnswer } from "./jobs/executor";
+import type { LaunchAnswer } from "./jobs/dispatcher";
 import type { Progress } from "../../src/jobs/progress";
 import type { StopTurn } from "./subagents/child-turns";
 import { mayOpen } from "./gates";
@@ -133,18 +134,7 @@ export class ChatDO extends DurableObject<Env> {
 
   // ---- running jobs: the fast path, the queue consumer, the heartbeat, child chats ----
 
-  /**
-   * Runs a job in this invocation (see `./jobs/executor`): the fast path's call to this object, the
-   * queue consumer's, or the heartbeat's for a call lost with an earlier instance.
-   */
-  async runJob(jobId: string, targets?: Record<string, RunTarget>): Promise<RunAnswer> {
-    if (!this.#store.exists()) return "finished";
-    const answer = await this.#chat.executor.run(jobId, targets);
-    if (answer !== "duplicate") await this.#store.timers.arm(); // a duplicate (most queue copies) changed nothing
-    return answer;
-  }
-
-  /** The chat's own share of a group of calls (at most 4), started together in this invocation. */
+  /** The chat's own share of a group of calls (at most 4), started together in this invocation (see `./jobs/executor`): from the fast path, a queue copy or the heartbeat. */
   async runJobs(jobIds: string[], targets: Record<string, RunTarget>): Promise<RunAnswer[]> {
     if (!this.#store.exists()) return jobIds.map(() => "finished");
     const executor = this.#chat.executor;
@@ -158,7 +148,7 @@ export class ChatDO extends DurableObject<Env> {
    * jobs already taken, nearly all of them, end here; the others start as the fast path does, in
    * the chat or its lanes. A job whose start failed answers `retry`, so its message is redelivered.
    */
-  async takeQueued(jobIds: string[]): Promise<(RunAnswer | "retry")[]> {
+  async takeQueued(jobIds: string[]): Promise<(LaunchAnswer | "retry")[]> {
     if (!this.#store.exists()) return jobIds.map(() => "finished");
     const now = Date.now();
     // By the time a copy arrives its jobs have usually ended, or run here or in a lane: a read of
@@ -200,6 +190,18 @@ export class ChatDO extends DurableObject<Env> {
     });
     await this.#store.timers.arm();
     return results;
+  }
+
+  /** A Worker runner takes the calls its `calls` message named (docs/architecture.md#where-calls-wait): claimed for it, with their targets. */
+  async claimForRunner(jobIds: string[]): Promise<LaneCall[]> {
+    const calls = this.#store.exists() ? await this.#chat.dispatcher.claimForRunner(jobIds) : [];
+    if (calls.length) await this.#store.timers.arm(); // the claims set the heartbeat
+    return calls;
+  }
+
+  /** A Worker runner renews its calls' leases; it stops the ones answered (ended, or no longer its). */
+  renewLeases(calls: { job_id: string; lease: string }[]): string[] {
+    return this.#store.exists() ? this.#chat.executor.renewLeases(calls, Date.now()) : calls.map((c) => c.job_id);
   }
 
   /** A call lane's record of a retry (see `src/jobs/run-call`); false tells the lane the job is over. */

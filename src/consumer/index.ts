@@ -1,8 +1,8 @@
 /**
  * The `jobs` queue consumer. It never runs a tool: it hands each chat's
  * messages to that chat in one call and acks them once the chat has taken
- * them (the calls go on in the chat and its lanes), so one slow tool cannot
- * hold up the batch (and, under `wrangler dev`, the whole queue). Nearly every
+ * them (the calls go on in Worker runners, the chat or its lanes), so one slow
+ * tool cannot hold up the batch (and, under `wrangler dev`, the whole queue). Nearly every
  * message is the queue copy of a batch the fast path already started, so one
  * call per chat instead of one per message saves most of the consumer's work.
  * The dead-letter consumer fails jobs the queue gave up on.
@@ -22,7 +22,7 @@ export const jobsMessageSchema = z.union([
 export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promise<void> {
   const byChat = new Map<string, { tenant: string; chat_id: string; messages: { message: Message<unknown>; body: JobsMessage }[] }>();
   for (const message of batch.messages) {
-    const body = readMessage(message);
+    const body = readJobsMessage(message);
     if (!body) continue;
     const key = chatName(body.tenant, body.chat_id);
     const group = byChat.get(key) ?? { tenant: body.tenant, chat_id: body.chat_id, messages: [] };
@@ -50,7 +50,7 @@ export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promi
 }
 
 /** The message's body, or undefined once the message is settled (a poison message is acked, an unreadable one retried). */
-function readMessage(message: Message<unknown>): JobsMessage | undefined {
+export function readJobsMessage(message: Message<unknown>): JobsMessage | undefined {
   try {
     const parsed = jobsMessageSchema.safeParse(message.body);
     if (parsed.success) return parsed.data;

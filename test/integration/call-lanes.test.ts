@@ -5,16 +5,18 @@
  *
  * Each object's `callMeter` counts what it really had waiting; the tool server counts how many
  * calls overlapped. Local workerd enforces no limit, so these counts are the only guard.
+ *
+ * Lanes hold the calls a Worker runner cannot (docs/architecture.md#where-calls-wait): those whose
+ * deadline is past a queue consumer's 15 minutes. Every batch here has such a deadline.
  */
 import { abortAllDurableObjects, env, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_LANES } from "../../durable-objects/chat/jobs/call-placement";
 import { LANE_HANDOVER_GRACE_MS } from "../../durable-objects/chat/jobs/executor";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
-import { OUTCOME_UNKNOWN_ERROR } from "../../src/jobs/job";
 import { laneName } from "../../src/objects/names";
 import { CALLS_PER_OBJECT } from "../../src/tools/call-meter";
-import { call, chatObject, configure, eventually, jobInState, jobRow, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
+import { call, chatObject, configure, eventually, expectRecoveredAfterLoss, jobInState, jobRow, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
 
 afterEach(async () => {
   vi.useRealTimers();
@@ -24,6 +26,8 @@ afterEach(async () => {
 const tracked = { name: "tracked", description: "held, counted", url: `${toolServer()}/tracked`, read_only: true, parameters: { type: "object" } };
 const docs = (instance: string) => ({ name: "docs", url: `${toolServer()}/mcp/${instance}`, headers: {} });
 const lane = (chat: string, index: number) => env.LANE.getByName(laneName("acme", chat, index));
+/** A deadline no Worker runner outlives: these calls wait in the chat and its lanes. */
+const IN_OBJECTS = 1800;
 const overlap = async (group: string) => ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number }).max_in_flight;
 
 /** The most calls each object had waiting at once: the chat first, then its lanes in order. */
@@ -42,6 +46,7 @@ describe("a batch bigger than one object's budget", () => {
     const { body } = await parallel(chat, {
       tool_calls: Array.from({ length: n }, (_, i) => call("tracked", { n: i, ms: 600, group: chat })),
       timeout: 20,
+      job_timeout: IN_OBJECTS,
     });
     expect(body.status).toBe("success");
     expect(body.jobs.map((j: { result: string }) => j.result)).toEqual(Array.from({ length: n }, (_, i) => `tracked ${i}`));
@@ -55,7 +60,7 @@ describe("a batch bigger than one object's budget", () => {
   it("holds for batches started at the same moment in one chat", async () => {
     await configure(toolConfig({ tools: [tracked], limits: { max_calls: 32 } }));
     const chat = "lanes-together";
-    const batch = (b: number) => parallel(chat, { tool_calls: Array.from({ length: 8 }, (_, i) => call("tracked", { n: b * 10 + i, ms: 600, group: chat })), timeout: 20 });
+    const batch = (b: number) => parallel(chat, { tool_calls: Array.from({ length: 8 }, (_, i) => call("tracked", { n: b * 10 + i, ms: 600, group: chat })), timeout: 20, job_timeout: IN_OBJECTS });
     const answers = await Promise.all([batch(1), batch(2), batch(3)]);
     expect(answers.map((a) => a.body.status)).toEqual(["success", "success", "success"]);
     expect(await overlap(chat)).toBe(24);
@@ -68,7 +73,7 @@ describe("a batch bigger than one object's budget", () => {
     await configure(toolConfig({ tools: [tracked], mcp_servers: [docs("lanes")], limits: { max_calls: 32 } }));
     const chat = "lanes-mcp";
     const calls = Array.from({ length: 16 }, (_, i) => (i % 2 ? call("tracked", { n: i, ms: 600, group: chat }) : call("docs__slow", { ms: 600 })));
-    const { body } = await parallel(chat, { tool_calls: calls, timeout: 20 });
+    const { body } = await parallel(chat, { tool_calls: calls, timeout: 20, job_timeout: IN_OBJECTS });
     expect(body.status).toBe("success");
     const p = await peaks(chat);
     expect(Math.max(p.chat, ...p.lanes)).toBeLessThanOrEqual(CALLS_PER_OBJECT);
@@ -85,26 +90,18 @@ describe("a call in a lane", () => {
   it("is recovered by the attempt rules when its lane is lost (a deploy): a side-effecting call ends outcome unknown, a read-only one is sent again", async () => {
     await configure();
     const chat = "lane-lost";
-    const { body } = await parallel(chat, { tool_calls: [...fillers, call("hang_write"), call("hang")], wait: false, job_timeout: 60 });
+    const { body } = await parallel(chat, { tool_calls: [...fillers, call("hang_write"), call("hang")], wait: false, job_timeout: IN_OBJECTS });
     const [write, read] = body.jobs.slice(4).map((j: { job_id: string }) => j.job_id);
     await eventually(async () => (await toolCalls(write)).length === 1 && (await toolCalls(read)).length === 1);
     expect((await jobRow(chat, write))?.lane).toBe(0);
     await abortAllDurableObjects(); // a deploy: the lane and its calls are gone, and the chat forgot what it handed out
-    vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(Date.now() + EXEC_HEARTBEAT_MS + LANE_HANDOVER_GRACE_MS);
-    expect(await runDurableObjectAlarm(chatObject(chat))).toBe(true);
-    vi.useRealTimers();
-    expect(await jobInState(chat, write, "error")).toMatchObject({ error: OUTCOME_UNKNOWN_ERROR });
-    await eventually(async () => (await toolCalls(read)).length === 2);
-    expect((await toolCalls(read)).map((c) => JSON.parse(c.body).attempt)).toEqual([1, 2]);
-    expect(await toolCalls(write)).toHaveLength(1);
-    await parallel(chat, { action: "cancel", job_ids: [read] });
+    await expectRecoveredAfterLoss(chat, write, read, EXEC_HEARTBEAT_MS + LANE_HANDOVER_GRACE_MS);
   });
 
   it("is left alone while its lane still holds it, however the chat fared", async () => {
     await configure();
     const chat = "lane-kept";
-    const { body } = await parallel(chat, { tool_calls: [...fillers, call("sleep", { ms: 1500 })], wait: false });
+    const { body } = await parallel(chat, { tool_calls: [...fillers, call("sleep", { ms: 1500 })], wait: false, job_timeout: IN_OBJECTS });
     const id = body.jobs[4].job_id;
     await eventually(async () => (await toolCalls(id)).length === 1);
     await evictDurableObject(chatObject(chat)).catch(() => {}); // the chat forgets what it handed out
@@ -119,7 +116,7 @@ describe("a call in a lane", () => {
   it("stops when the chat cancels its job", async () => {
     await configure();
     const chat = "lane-cancel";
-    const { body } = await parallel(chat, { tool_calls: [...fillers, call("hang")], wait: false });
+    const { body } = await parallel(chat, { tool_calls: [...fillers, call("hang")], wait: false, job_timeout: IN_OBJECTS });
     const id = body.jobs[4].job_id;
     await eventually(async () => (await toolCalls(id)).length === 1);
     expect(await lane(chat, 0).holding([id])).toEqual([id]);

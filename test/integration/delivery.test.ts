@@ -21,9 +21,10 @@ import worker from "../../src/index";
 import { degradeChat, deliver, message, startedJob, swapEnv } from "../faults";
 import { UNDELIVERABLE_AFTER_MS } from "../../durable-objects/chat/jobs/job-machine";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
-import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, toolConfig, jobInState } from "../helpers";
+import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, toolConfig, jobInState, CALLS_IN_OBJECTS } from "../helpers";
 
-beforeEach(() => configure());
+// How the chat runs calls itself, and its queue copies: under these limits no call goes to a Worker runner (worker-runners.test.ts).
+beforeEach(() => configure(toolConfig({ limits: CALLS_IN_OBJECTS })));
 afterEach(async () => {
   vi.useRealTimers();
   await reset();
@@ -50,7 +51,12 @@ describe("duplicate deliveries", () => {
 });
 
 describe("drill: every queue message duplicated", () => {
-  it("a whole batch delivered three times (fast path, queue copy, two duplicates) runs each attempt once", async () => {
+  // In the chat and its lane, the batch's one copy follows the fast path; sent to Worker runners,
+  // the calls' two messages (4 calls each) are their copies (docs/architecture.md#where-calls-wait).
+  it.each([
+    { where: "in the chat and a lane", job_timeout: 1800, queue: "jobs", messages: [8] },
+    { where: "in Worker runners", job_timeout: 10, queue: "calls", messages: [4, 4] },
+  ])("a whole batch run $where and delivered three times runs each attempt once", async ({ job_timeout, queue, messages }) => {
     await parallel("d7", { tool_calls: [call("echo", { warm: 1 })] });
     const { sent } = await degradeChat("d7", { queue: "record" }); // the real queue still gets every copy
     const calls = [
@@ -63,14 +69,14 @@ describe("drill: every queue message duplicated", () => {
       call("echo", { n: 2 }),
       call("sleep", { ms: 50 }),
     ];
-    const started = await parallel("d7", { tool_calls: calls, wait: false, job_timeout: 10 });
+    const started = await parallel("d7", { tool_calls: calls, wait: false, job_timeout });
     const ids: string[] = started.body.jobs.map((j: { job_id: string }) => j.job_id);
-    // One queue message for the whole batch.
-    await eventually(async () => sent.length === 1);
-    expect((sent[0] as { jobs: { job_id: string }[] }).jobs.map((j) => j.job_id)).toEqual(ids);
+    await eventually(async () => sent.length === messages.length);
+    expect((sent as { jobs: { job_id: string }[] }[]).map((m) => m.jobs.length)).toEqual(messages);
+    expect((sent as { jobs: { job_id: string }[] }[]).flatMap((m) => m.jobs.map((j) => j.job_id))).toEqual(ids);
     // Every message again, twice: one batch with each duplicated, then the batch again.
-    await deliver("jobs", [...sent, ...sent]);
-    await deliver("jobs", sent);
+    await deliver(queue, [...sent, ...sent]);
+    await deliver(queue, sent);
     await eventually(async () => (await toolCalls(ids[4]!)).length === 1);
     await parallel("d7", { action: "cancel", job_ids: [ids[4]] });
     const { body } = await parallel("d7", { action: "await", job_ids: ids, timeout: 15 });
@@ -336,7 +342,7 @@ describe("lost dispatch", () => {
   });
 
   it("the watchdog re-sends over 100 stuck jobs in sends of at most 100 (production refuses more)", async () => {
-    await configure(toolConfig({ limits: { max_active_jobs_per_chat: 200, max_calls: 32 } }));
+    await configure(toolConfig({ limits: { ...CALLS_IN_OBJECTS, max_active_jobs_per_chat: 200, max_calls: 32 } }));
     await parallel("d9", { tool_calls: [call("echo", { warm: 1 })] });
     const { sent } = await degradeChat("d9", { queue: "drop", fastPath: "refuse" });
     const ids: string[] = [];

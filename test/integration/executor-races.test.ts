@@ -10,10 +10,11 @@ import { abortAllDurableObjects, reset, runDurableObjectAlarm, runInDurableObjec
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { degradeChat, strandedJob, swapEnv } from "../faults";
 import { forgetTenants } from "../../src/objects/tenant-cache";
-import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
+import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState, toolConfig, CALLS_IN_OBJECTS } from "../helpers";
 import { createTable } from "../../durable-objects/chat/storage/schema";
 
-beforeEach(() => configure());
+// How the chat runs calls itself, and its queue copies: under these limits no call goes to a Worker runner (worker-runners.test.ts).
+beforeEach(() => configure(toolConfig({ limits: CALLS_IN_OBJECTS })));
 afterEach(() => reset());
 
 /** Makes the chat's tool-target lookups wait for `release()` (the await between reading a job and claiming it). */
@@ -80,7 +81,7 @@ describe("a timer whose handler throws on every run", () => {
     });
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
-      vi.setSystemTime(Date.now() + 601_000); // past the job's 600 s deadline
+      vi.setSystemTime(Date.now() + (CALLS_IN_OBJECTS.tool_job_timeout_seconds + 1) * 1000); // past the job's deadline
       await runDurableObjectAlarm(chatObject("r9")).catch(() => {});
       expect((await jobRow("r9", id))!.state).toBe("timeout");
       // The failing timer was put off, not dropped, and the alarm is armed for it.
@@ -96,12 +97,15 @@ describe("a timer whose handler throws on every run", () => {
   });
 });
 
+/** One job taken in an invocation of its own, as the fast path, a queue copy or the heartbeat does. */
+const runJob = (chat: string, id: string) => chatObject(chat).runJobs([id], {}).then(([answer]) => answer);
+
 describe("two invocations taking the same job", () => {
   it("a queue copy arriving while the fast path looks up its target: the tool is called once", async () => {
     const id = await strandedJob("r2", call("echo", { once: 1 }));
     const hold = await holdTargets("r2");
-    const first = chatObject("r2").runJob(id);
-    const second = chatObject("r2").runJob(id);
+    const first = runJob("r2", id);
+    const second = runJob("r2", id);
     await eventually(async () => hold.lookups() === 2);
     hold.release();
     expect([await first, await second].sort()).toEqual(["duplicate", "started"]);
@@ -112,7 +116,7 @@ describe("two invocations taking the same job", () => {
   it("a cancel landing while the target is looked up means the tool is never called", async () => {
     const id = await strandedJob("r2", call("echo", { never: 1 }));
     const hold = await holdTargets("r2");
-    const taking = chatObject("r2").runJob(id);
+    const taking = runJob("r2", id);
     await eventually(async () => hold.lookups() === 1);
     const res = await parallel("r2", { action: "cancel", job_ids: [id] });
     expect(res.body.jobs[0].state).toBe("cancelled");
@@ -138,7 +142,7 @@ describe("egress at run time", () => {
   it("a stored tool URL no longer allowed fails the job instead of being called", async () => {
     const id = await strandedJob("r4", call("echo", { blocked: 1 }));
     await swapEnv(chatObject("r4"), () => ({ ALLOW_PRIVATE_EGRESS: "false" }));
-    await chatObject("r4").runJob(id);
+    await runJob("r4", id);
     const row = await jobInState("r4", id, "error");
     expect(row.error).toMatch(/^The tool URL must use https:; outbound calls there are not allowed\.$/);
     expect(await toolCalls(id)).toHaveLength(0);

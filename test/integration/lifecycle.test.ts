@@ -5,6 +5,7 @@
  */
 import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { DISPATCH_WATCHDOG_MS } from "../../durable-objects/chat/jobs/batch-rows";
 import { forgetCached } from "../../durable-objects/chat/storage/sql-cache";
 import { Timers } from "../../durable-objects/chat/storage/timers";
 import { advanceAndRunAlarm, api, call, chatObject, configure, eventually, json, jobRow, parallel, toolConfig, jobInState } from "../helpers";
@@ -302,8 +303,9 @@ describe("the timers that watch jobs", () => {
     // Its alarm stays at the first watch rather than moving to the purge and back with every batch.
     expect(busy.kinds).toEqual(["deadline", "dispatch", "exec", "purge"]);
     expect(busy.alarm).toBeLessThan(busy.purge!);
-    // Fired with no job left, the watches go, and the alarm moves on to the purge.
-    await advanceAndRunAlarm("tw4", 11_000);
+    // Fired with no job left, the watches go, and the alarm moves on to the purge. The first is the
+    // dispatch watchdog: a Worker runner's call gets no heartbeat before its lease could lapse.
+    await advanceAndRunAlarm("tw4", DISPATCH_WATCHDOG_MS + 1_000);
     const after = await timers("tw4");
     expect(after.kinds).toEqual(["purge"]);
     expect(after.alarm).toBe(after.purge);

@@ -3,10 +3,11 @@
  * Object has a request or an outbound call open, the wall-clock time
  * Cloudflare bills an object for (SPEC §1 v1.3, "cost counts duration"). Every
  * object's entry points are timed, and every outbound fetch is timed and put
- * on the object that made it: a tool call on its chat (these batches are small
- * enough to run in the chat, not a lane), a model request on its subagent's
- * chat. An object's seconds are the union of its intervals, so calls that
- * overlap count once. docs/benchmarks.md turns the figures into dollars.
+ * where it waited: a tool call on its chat or lane, as its row says, or on no
+ * object when a Worker runner held it (docs/architecture.md#where-calls-wait);
+ * a model request on its subagent's chat. An object's seconds are the union of
+ * its intervals, so calls that overlap count once. docs/benchmarks.md turns
+ * the figures into dollars.
  */
 import { env, reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,7 +17,9 @@ import { FlowDO } from "../../durable-objects/flow/FlowDO";
 import { FlowIndexDO } from "../../durable-objects/flow/FlowIndexDO";
 import { LaneDO } from "../../durable-objects/lane/LaneDO";
 import { TenantDO } from "../../durable-objects/tenant/TenantDO";
-import { agentConfig, api, call, configure, json, parallel, scriptLlm } from "../helpers";
+import { laneName } from "../../src/objects/names";
+import { WORKER_RUNNER } from "../../src/runner/lease";
+import { agentConfig, api, call, configure, jobRow, json, parallel, scriptLlm } from "../helpers";
 
 afterEach(() => reset());
 
@@ -62,14 +65,14 @@ function startDurationMeter() {
 
 const chatKey = (chat: string) => `ChatDO:${env.CHAT.idFromName(`chat/acme/${chat}`).toString()}`;
 
-/** A tool call carries its chat; a model request its model, which each scenario gives its subagent alone. */
+/** A tool call carries its chat and job (placed once the rows say where it ran); a model request its model, which each scenario gives its subagent alone. */
 function outboundKey(input: RequestInfo | URL, init?: RequestInit): string {
   const url = String(input instanceof Request ? input.url : input);
   const body = typeof init?.body === "string" ? init.body : "";
   try {
-    const parsed = JSON.parse(body) as { chat_id?: string; model?: string };
+    const parsed = JSON.parse(body) as { chat_id?: string; job_id?: string; model?: string };
     if (url.includes("/llm/") && parsed.model) return `llm:${parsed.model}`;
-    if (parsed.chat_id) return chatKey(parsed.chat_id);
+    if (parsed.chat_id && parsed.job_id) return `call:${parsed.chat_id}:${parsed.job_id}`;
   } catch {
     /* not JSON: counted apart */
   }
@@ -88,11 +91,21 @@ function unionSeconds(list: Span[]): number {
   return total / 1000;
 }
 
-/** Each object's seconds, with `same` naming keys that are one object (a model request and its subagent's chat). */
-function objectSeconds(spans: Map<string, Span[]>, same: Record<string, string> = {}): Map<string, number> {
+/** Where a call waited, from its row: its chat, a lane, or (null) a Worker runner, which is no object. */
+async function callObject(key: string): Promise<string | null> {
+  const [, chat, jobId] = key.split(":");
+  const row = await jobRow(chat!, jobId!);
+  if (row?.lane === WORKER_RUNNER) return null;
+  if (row?.lane === null || row?.lane === undefined) return chatKey(chat!);
+  return `LaneDO:${env.LANE.idFromName(laneName("acme", chat!, row.lane)).toString()}`;
+}
+
+/** Each object's seconds, with `same` naming keys that are one object (a model request and its subagent's chat); a key named null waited in no object. */
+function objectSeconds(spans: Map<string, Span[]>, same: Record<string, string | null> = {}): Map<string, number> {
   const byObject = new Map<string, Span[]>();
   for (const [key, list] of spans) {
-    const object = same[key] ?? key;
+    const object = key in same ? (same[key] as string | null) : key;
+    if (object === null) continue;
     byObject.set(object, [...(byObject.get(object) ?? []), ...list]);
   }
   return new Map([...byObject].map(([object, list]) => [object, unionSeconds(list)]));
@@ -102,7 +115,7 @@ const sleeps = (n: number, ms: number) => Array.from({ length: n }, () => call("
 const PRICE_PER_MILLION_OBJECT_SECONDS = 12.5 * 0.125; // $12.50 per million GB-s, at 128 MB
 
 describe("object-seconds per job", () => {
-  it("are what a call's wait costs its chat: 0.2 s, 5 s and 60 s calls, and a subagent's three 10-second model turns", async () => {
+  it("count what waiting costs each object: 0.2 s, 5 s and 60 s calls, and a subagent's three 10-second model turns", async () => {
     const model = "object-seconds-sub";
     await configure(agentConfig(model));
     await scriptLlm(model, [
@@ -141,24 +154,28 @@ describe("object-seconds per job", () => {
       const { jobs } = await json(await api(`/v1/chats/${chat}/jobs`));
       expect(jobs.filter((j: { state: string }) => j.state === "pending" || j.state === "running"), chat).toEqual([]);
     }
-    const seconds = objectSeconds(meter.spans, { [`llm:${model}`]: chatKey(context) });
+    const calls = [...meter.spans.keys()].filter((key) => key.startsWith("call:"));
+    const placed = Object.fromEntries(await Promise.all(calls.map(async (key) => [key, await callObject(key)] as const)));
+    const inWorkers = calls.filter((key) => placed[key] === null).length;
+    const seconds = objectSeconds(meter.spans, { ...placed, [`llm:${model}`]: chatKey(context) });
     const rows = Object.fromEntries(
       scenarios.map((s) => [s.chat.replace(/^os-/, ""), (seconds.get(chatKey(s.chat)) ?? 0) / s.jobs]),
     );
     const child = seconds.get(chatKey(context)) ?? 0;
     const parent = seconds.get(chatKey("os-sub")) ?? 0;
-    const report = { perJob: rows, subagent: { child, parent, perModelRequest: child / 3 }, dollarsPerMillionObjectSeconds: PRICE_PER_MILLION_OBJECT_SECONDS };
+    const report = { perJob: rows, subagent: { child, parent, perModelRequest: child / 3 }, callsInWorkers: `${inWorkers}/${calls.length}`, dollarsPerMillionObjectSeconds: PRICE_PER_MILLION_OBJECT_SECONDS };
     // One line, which the bench reads (bench/lib/object-seconds.mjs).
     console.log(`object-seconds ${JSON.stringify(report)}`);
 
-    // A call waits in its chat: each batch's chat is billed the length of its calls, overlapping calls once.
-    expect(rows["short-wait"]).toBeGreaterThan(0.2 / 4);
-    expect(rows["5s-nowait"]).toBeGreaterThan(5 / 4);
-    expect(rows["5s-nowait"]).toBeLessThan(6 / 4);
+    // Every call waited in a Worker runner: a chat not waited on is billed its admission, the claims
+    // and the reports, a small part of a call's length (it would be the whole of it, overlapping calls once).
+    expect(inWorkers).toBe(calls.length);
+    expect(rows["5s-nowait"]).toBeLessThan(0.1 * (5 / 4));
+    expect(rows["60s-nowait"]).toBeLessThan(0.01 * 60);
+    // A waiting request still waits in its chat, which is billed the wait.
     expect(rows["5s-wait"]).toBeGreaterThan(5 / 4);
-    expect(rows["60s-nowait"]).toBeGreaterThan(60);
-    expect(rows["60s-wait"]).toBeLessThan(62);
-    // A subagent's chat is billed its model's turns (3 × 10 s) and its tool calls.
+    expect(rows["60s-wait"]).toBeGreaterThan(60);
+    // A subagent's chat is billed its model's turns (3 × 10 s); its tool calls waited in runners.
     expect(child).toBeGreaterThan(30);
     expect(child).toBeLessThan(33);
   }, 120_000);

@@ -5,7 +5,7 @@
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { api, call, configure, json, parallel, toolServer } from "../helpers";
+import { api, call, configure, json, parallel, toolServer, jobInState } from "../helpers";
 
 afterEach(() => reset());
 
@@ -48,6 +48,7 @@ describe("an unknown action", () => {
     await configure({ tools: [{ ...echoTool(), name: "hang", url: `${toolServer()}/hang` }] });
     const started = await parallel("u4", { tool_calls: [call("hang")], wait: false });
     const jobId = started.body.jobs[0].job_id;
+    await jobInState("u4", jobId, "running"); // its runner took it
     const t0 = Date.now();
     const { status, body } = await parallel("u4", { action: "check_later", wait: false, job_ids: [jobId], timeout: 30 });
     expect(Date.now() - t0).toBeLessThan(5_000);

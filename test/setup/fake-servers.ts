@@ -46,6 +46,7 @@ interface Call {
   headers: IncomingMessage["headers"];
   body: string;
   at: number;
+  closed_at?: number;
 }
 
 const readBody = (req: IncomingMessage) =>
@@ -81,7 +82,11 @@ export default async function setup(project: TestProject) {
       const group = url.searchParams.get("group") ?? "";
       return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ max_in_flight: maxInFlight.get(group) ?? 0 }));
     }
-    calls.push({ method: req.method ?? "", path: url.pathname, headers: req.headers, body, at: Date.now() });
+    const received: Call = { method: req.method ?? "", path: url.pathname, headers: req.headers, body, at: Date.now() };
+    calls.push(received);
+    res.on("close", () => {
+      if (!res.writableFinished) received.closed_at = Date.now();
+    });
     let parsed: { tool_args?: Record<string, unknown>; job_id?: string; attempt?: number } = {};
     try {
       parsed = JSON.parse(body);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { callWeight, MAX_LANES, placeCalls } from "../../durable-objects/chat/jobs/call-placement";
+import { callWeight, groupForRunners, MAX_LANES, placeCalls } from "../../durable-objects/chat/jobs/call-placement";
 
 const calls = (n: number, weight = 1, prefix = "j") => Array.from({ length: n }, (_, i) => ({ job_id: `${prefix}${i}`, weight }));
 const lanes = (p: ReturnType<typeof placeCalls>) => Object.fromEntries([...p.lanes].map(([k, ids]) => [k, ids.length]));
@@ -46,5 +46,17 @@ describe("placing a chat's calls", () => {
     expect(p.lanes.get(5)).toEqual(["j0"]); // the last room
     expect(p.lanes.get(0)).toEqual(["j1"]); // then waiting, spread
     expect(p.lanes.get(1)).toEqual(["j2"]);
+  });
+});
+
+describe("grouping calls for Worker runners", () => {
+  it("fills each group to 4 connections in order, one invocation each", () => {
+    expect(groupForRunners(calls(9))).toEqual([["j0", "j1", "j2", "j3"], ["j4", "j5", "j6", "j7"], ["j8"]]);
+    expect(groupForRunners([])).toEqual([]);
+  });
+
+  it("counts an MCP call as 2, starting a new group rather than overfill one", () => {
+    const mixed = [{ job_id: "a", weight: 1 }, { job_id: "m1", weight: 2 }, { job_id: "b", weight: 1 }, { job_id: "m2", weight: 2 }, { job_id: "m3", weight: 2 }];
+    expect(groupForRunners(mixed)).toEqual([["a", "m1", "b"], ["m2", "m3"]]);
   });
 });

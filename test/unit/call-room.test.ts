@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CallRoom } from "../../durable-objects/chat/jobs/call-room";
+import { CallRoom, RUNNER_PICKUP_GRACE_MS } from "../../durable-objects/chat/jobs/call-room";
 
 describe("a chat's call room", () => {
   it("counts calls on their way and running here, each once", () => {
@@ -41,5 +41,17 @@ describe("a chat's call room", () => {
     room.stop("z");
     expect(room.laneLoads()).toEqual([1]);
     expect(room.handedAt("z")).toBeUndefined();
+  });
+
+  it("knows a call sent to a Worker runner is on its way until a runner takes it or the grace ends", () => {
+    const room = new CallRoom();
+    room.sentToRunner(["a", "b"], 1_000);
+    expect(room.onItsWayToRunner("a", 1_000 + RUNNER_PICKUP_GRACE_MS - 1)).toBe(true);
+    room.takenByRunner("a");
+    expect(room.onItsWayToRunner("a", 1_001)).toBe(false); // the row says who holds it now
+    expect(room.onItsWayToRunner("b", 1_000 + RUNNER_PICKUP_GRACE_MS)).toBe(false); // a later copy sends it again
+    room.sentToRunner(["c"], 2_000);
+    room.stop("c");
+    expect(room.onItsWayToRunner("c", 2_001)).toBe(false);
   });
 });

@@ -42,6 +42,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     tree_slot: null,
     progress: null,
     lane: null,
+    renewed_at: null,
     content: null,
     ...over,
   };

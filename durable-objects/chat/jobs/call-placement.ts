@@ -42,3 +42,21 @@ export function placeCalls(calls: readonly { job_id: string; weight: number }[],
   }
   return placement;
 }
+
+/**
+ * Calls for Worker runners, in order, in groups of at most `CALLS_PER_OBJECT` weight: each group
+ * is one invocation's share, so no invocation has more calls waiting than its budget allows.
+ */
+export function groupForRunners(calls: readonly { job_id: string; weight: number }[]): string[][] {
+  const groups: string[][] = [];
+  let load = Infinity;
+  for (const { job_id, weight } of calls) {
+    if (load + weight > CALLS_PER_OBJECT) {
+      groups.push([]);
+      load = 0;
+    }
+    groups.at(-1)!.push(job_id);
+    load += weight;
+  }
+  return groups;
+}

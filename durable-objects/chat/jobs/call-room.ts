@@ -4,10 +4,15 @@
  * and the ones handed to each lane and not heard back about. Memory only, lost with the instance:
  * that loss is what the heartbeat looks for, and why a lane is asked, never trusted to this.
  */
+/** A call sent to the `calls` queue is normally claimed within milliseconds; a copy this much later sends it again. */
+export const RUNNER_PICKUP_GRACE_MS = 5_000;
+
 export class CallRoom {
   /** Placed here: running (with `stop`) or reserved on its way (without). */
   readonly #here = new Map<string, { weight: number; stop?: AbortController }>();
   readonly #inLanes = new Map<string, { lane: number; weight: number; at: number }>();
+  /** Sent to the `calls` queue, not claimed by a runner yet: when. */
+  readonly #toRunners = new Map<string, number>();
 
   /** Room taken for a call on its way to an invocation of its own. */
   reserve(jobId: string, weight: number): void {
@@ -40,6 +45,26 @@ export class CallRoom {
     this.#here.get(jobId)?.stop?.abort(new DOMException("job stopped", "AbortError"));
     this.#here.delete(jobId);
     this.#inLanes.delete(jobId);
+    this.#toRunners.delete(jobId);
+  }
+
+  /** Calls sent to Worker runners: a queue copy arriving before a runner claims them starts nothing. */
+  sentToRunner(jobIds: string[], at: number): void {
+    for (const id of jobIds) this.#toRunners.set(id, at);
+  }
+
+  /** A runner claimed the call: from now on the row says who holds it. */
+  takenByRunner(jobId: string): void {
+    this.#toRunners.delete(jobId);
+  }
+
+  /** Whether the call was sent to a runner recently enough to be still on its way (a later copy sends it again). */
+  onItsWayToRunner(jobId: string, now: number): boolean {
+    const at = this.#toRunners.get(jobId);
+    if (at === undefined) return false;
+    if (now - at < RUNNER_PICKUP_GRACE_MS) return true;
+    this.#toRunners.delete(jobId);
+    return false;
   }
 
   handed(jobId: string, lane: number, weight: number, at: number): void {

@@ -5,11 +5,12 @@
  * watchdog re-sends what never started, the heartbeat recovers what was lost mid-call (here or in
  * a lane), deadlines end what does not stop.
  */
-import { endsByTimer, type JobRow } from "../../../src/jobs/job";
+import { endsByTimer, isTerminal, type JobRow } from "../../../src/jobs/job";
+import { fitsWorkerRunner, WORKER_RUNNER } from "../../../src/runner/lease";
 import type { JobsMessage, LaneCall } from "../../../src/jobs/messages";
 import type { RunTarget } from "../../../src/tools/executors";
 import type { ChatStore } from "../storage/chat-store";
-import { callWeight, placeCalls } from "./call-placement";
+import { callWeight, groupForRunners, placeCalls } from "./call-placement";
 import type { Executor, RunAnswer } from "./executor";
 import type { JobMachine } from "./job-machine";
 import { runOnSelf } from "./self-calls";
@@ -19,7 +20,8 @@ export const MAX_SEND_BATCH = 100;
 /** Jobs named in one queue message: one message per batch, and the watchdog's re-send stays far below 128 KB. */
 export const JOBS_PER_MESSAGE = 100;
 
-export type LaunchAnswer = RunAnswer | "failed";
+/** `sent`: on its way to a Worker runner, whose `calls` message is its queue copy. */
+export type LaunchAnswer = RunAnswer | "failed" | "sent";
 
 export class Dispatcher {
   constructor(
@@ -41,8 +43,9 @@ export class Dispatcher {
     if (waits.length) await this.store.timers.arm();
     const toRun = jobs.filter((j) => !endsByTimer(j));
     if (toRun.length === 0) return;
-    await this.launch(toRun, "fast start failed; the queue copy will start the job");
-    this.store.ctx.waitUntil(this.send(toRun.map((j) => ({ job_id: j.job_id, attempt: 1 }))));
+    const answers = await this.launch(toRun, "fast start failed; the queue copy will start the job");
+    const copies = toRun.filter((j) => answers.get(j.job_id) !== "sent");
+    if (copies.length) this.store.ctx.waitUntil(this.send(copies.map((j) => ({ job_id: j.job_id, attempt: 1 }))));
   }
 
   /**
@@ -51,9 +54,13 @@ export class Dispatcher {
    * of its own; with `firstHere` the first of it runs in the calling invocation (the consumer's, so
    * a job can start even when the chat cannot reach itself; the caller re-arms the alarm). A job whose start failed answers `failed`.
    */
-  async launch(jobs: JobRow[], onFailure: string, firstHere = false): Promise<Map<string, LaunchAnswer>> {
-    const targets = await this.#targets(jobs);
+  async launch(all: JobRow[], onFailure: string, firstHere = false): Promise<Map<string, LaunchAnswer>> {
+    const targets = await this.#targets(all);
     const targetOf = (job: JobRow) => (job.kind === "tool" ? targets[job.tool_name] : undefined);
+    const now = Date.now();
+    const awayFromObjects = (job: JobRow) => this.store.env().CALLS !== undefined && fitsWorkerRunner(job, now);
+    const toRunners = this.#sendToRunners(all.filter(awayFromObjects), targetOf);
+    const jobs = all.filter((job) => !awayFromObjects(job));
     // From the placement to the last claim nothing is awaited: a launch running beside this one
     // sees the room it takes in the chat (reserved) and in the lanes (claimed).
     // A subordinate's hand-over is an RPC to its child chat, not a call: it always stays here.
@@ -74,13 +81,55 @@ export class Dispatcher {
     const handed = toLanes.filter((l) => l.calls.length > 0).map((l) => this.#hand(l.lane, l.calls));
     if (handed.length) await this.store.timers.arm(); // the lane claims set the heartbeat
     try {
-      const [ran, own] = await Promise.all([viaSelf, inThisOne, ...handed]);
-      for (const [id, answer] of ran) answers.set(id, answer);
+      const [ran, own, sent] = await Promise.all([viaSelf, inThisOne, toRunners, ...handed]);
+      for (const [id, answer] of [...ran, ...sent]) answers.set(id, answer);
       if (direct && own) answers.set(direct.job_id, own);
       return answers;
     } finally {
       for (const id of placement.here) this.executor.room.unreserve(id);
     }
+  }
+
+  /**
+   * Calls whose deadline a Worker invocation outlives wait there, billed for CPU only
+   * (docs/architecture.md#where-calls-wait): sent to the `calls` queue in groups of at most
+   * `CALLS_PER_OBJECT`, one invocation each, unclaimed. The runner claims them when it takes them
+   * (`claimForRunner`); a message lost before that leaves them pending, for the dispatch watchdog.
+   */
+  async #sendToRunners(jobs: JobRow[], targetOf: (job: JobRow) => RunTarget | undefined): Promise<Map<string, LaunchAnswer>> {
+    const answers = new Map<string, LaunchAnswer>();
+    if (jobs.length === 0) return answers;
+    const groups = groupForRunners(jobs.map((j) => ({ job_id: j.job_id, weight: callWeight(targetOf(j)) })));
+    const address = this.store.address();
+    const messages = groups.map((ids) => ({ body: { ...address, jobs: ids.map((job_id) => ({ job_id, attempt: 1 })) } satisfies JobsMessage }));
+    try {
+      for (let i = 0; i < messages.length; i += MAX_SEND_BATCH) await this.store.env().CALLS!.sendBatch(messages.slice(i, i + MAX_SEND_BATCH));
+      this.executor.room.sentToRunner(jobs.map((j) => j.job_id), Date.now());
+      for (const job of jobs) answers.set(job.job_id, "sent");
+    } catch (e) {
+      console.warn("sending calls to runners failed; the queue copy or the watchdog sends them again", (e as Error).message);
+      for (const job of jobs) answers.set(job.job_id, "failed");
+    }
+    return answers;
+  }
+
+  /**
+   * A Worker runner takes its calls: each claimed for it (or recovered, by the attempt rules), with
+   * its tool's target; the calls that need no running (ended, taken, waiting at a gate) are left out.
+   */
+  async claimForRunner(jobIds: string[]): Promise<LaneCall[]> {
+    const open = this.store.jobs.many(jobIds).filter((j) => j.kind === "tool" && !isTerminal(j.state));
+    if (open.length === 0) return [];
+    const targets = await this.store.runTargets([...new Set(open.map((j) => j.tool_name))]);
+    const now = Date.now();
+    const calls: LaneCall[] = [];
+    // Read again after that await: another invocation may have taken or ended a job meanwhile.
+    for (const job of this.store.jobs.many(open.map((j) => j.job_id))) {
+      const target = targets[job.tool_name];
+      const taken = target ? this.executor.claimAway(job, target, WORKER_RUNNER, now) : "failed";
+      if (typeof taken !== "string") calls.push(taken);
+    }
+    return calls;
   }
 
   /** Claims a lane's share; a call without its target cannot leave from a lane and is left to the queue copy. */
@@ -89,7 +138,7 @@ export class Dispatcher {
     const claimed: LaneCall[] = [];
     for (const job of jobs) {
       const target = targetOf(job);
-      const taken = target ? this.executor.claimForLane(job, target, lane, now) : "failed";
+      const taken = target ? this.executor.claimAway(job, target, lane, now) : "failed";
       if (typeof taken === "string") answers.set(job.job_id, taken);
       else {
         claimed.push(taken);
@@ -113,9 +162,11 @@ export class Dispatcher {
 
   /**
    * The heartbeat's question to each lane that should hold calls: those it does not hold (lost
-   * with a deploy, or a hand-over that never arrived) become the chat's to recover.
+   * with a deploy, or a hand-over that never arrived) become the chat's to recover, and so do the
+   * calls of Worker runners that stopped renewing their leases.
    */
   async checkLanes(now: number): Promise<void> {
+    this.executor.lostFromLane(this.executor.lapsedRunners(now));
     const asks = [...this.executor.inLanes(now)].map(async ([lane, ids]) => {
       try {
         const held = new Set(await this.store.lane(lane).holding(ids));
@@ -168,7 +219,8 @@ export class Dispatcher {
   /** Stops a job's call, here or in the lane its row names; a lane that cannot be told finishes the call and its report is discarded. */
   async stopCall(job: JobRow): Promise<void> {
     this.executor.abort(job.job_id);
-    if (job.lane === null) return;
+    // A Worker runner cannot be reached: it hears at its next renewal or attempt, and its outcome is discarded.
+    if (job.lane === null || job.lane === WORKER_RUNNER) return;
     try {
       await this.store.lane(job.lane).abort(job.job_id);
     } catch (e) {

@@ -19,6 +19,7 @@ import { CallRoom } from "./call-room";
 import { recoveryStep } from "./recovery";
 import type { SubordinatePlan } from "../storage/children";
 import { EXEC_HEARTBEAT_MS } from "../storage/timers";
+import { RUNNER_LAPSES_AFTER_MS, runnerLapsed, WORKER_RUNNER } from "../../../src/runner/lease";
 
 /** A lane that says it does not hold a call handed to it this recently may not have received it yet. */
 export const LANE_HANDOVER_GRACE_MS = 5_000;
@@ -64,16 +65,19 @@ export class Executor {
   }
 
   /**
-   * Claims a job for call lane `lane` (synchronously, so nothing can take it in between): what the
-   * lane is handed, or why nothing is to be handed. The lane is recorded on the row with the claim.
+   * Claims a job for call lane `lane`, or for a Worker runner (`WORKER_RUNNER`), synchronously, so
+   * nothing can take it in between: what the runner is handed, or why nothing is to be handed. The
+   * runner is recorded on the row with the claim, and the heartbeat watches it from then on.
    */
-  claimForLane(job: JobRow, target: RunTarget, lane: number, now: number): LaneCall | RunAnswer {
+  claimAway(job: JobRow, target: RunTarget, lane: number, now: number): LaneCall | RunAnswer {
     if (this.room.isRunningHere(job.job_id) || this.room.handedAt(job.job_id) !== undefined) return "duplicate";
     const taken = this.#claim(job, now, lane);
     if (typeof taken === "string") return taken;
     const weight = callWeight(target);
-    this.room.handed(job.job_id, lane, weight, now);
-    this.store.timers.setEarliest("exec", "", now + EXEC_HEARTBEAT_MS);
+    if (lane === WORKER_RUNNER) this.room.takenByRunner(job.job_id);
+    else this.room.handed(job.job_id, lane, weight, now);
+    // A runner cannot be found lost before its lease lapses: a shorter call needs no heartbeat at all.
+    this.store.timers.setEarliest("exec", "", now + (lane === WORKER_RUNNER ? RUNNER_LAPSES_AFTER_MS : EXEC_HEARTBEAT_MS));
     const { tenant, chat_id } = this.store.address();
     const { claim } = taken;
     return {
@@ -90,6 +94,7 @@ export class Executor {
   /** Whether `run` would do anything for this job: a queue copy of a job already taken needs no invocation. */
   wouldRun(job: JobRow, now: number): boolean {
     if (isTerminal(job.state) || this.room.isRunningHere(job.job_id) || this.room.handedAt(job.job_id) !== undefined) return false;
+    if (this.room.onItsWayToRunner(job.job_id, now)) return false;
     return job.state === "pending" || (job.lane === null && recoveryStep(job, now).step !== "none");
   }
 
@@ -110,7 +115,7 @@ export class Executor {
   inLanes(now: number): Map<number, string[]> {
     const byLane = new Map<number, string[]>();
     for (const job of this.store.jobs.running()) {
-      if (job.lane === null) continue;
+      if (job.lane === null || job.lane === WORKER_RUNNER) continue;
       const handedAt = this.room.handedAt(job.job_id);
       if (handedAt !== undefined && now - handedAt < LANE_HANDOVER_GRACE_MS) continue;
       byLane.set(job.lane, [...(byLane.get(job.lane) ?? []), job.job_id]);
@@ -118,7 +123,27 @@ export class Executor {
     return byLane;
   }
 
-  /** A lane does not hold these calls (any more): they are the chat's to recover. */
+  /** Calls Worker runners hold whose leases went unrenewed too long: those runners are lost. */
+  lapsedRunners(now: number): string[] {
+    return this.store.jobs
+      .running()
+      .filter((j) => j.lane === WORKER_RUNNER && runnerLapsed(j.renewed_at, now))
+      .map((j) => j.job_id);
+  }
+
+  /** A Worker runner's renewal: the leases still its are renewed; the jobs that are no longer its (ended, or recovered) are answered, so it stops them. */
+  renewLeases(calls: { job_id: string; lease: string }[], now: number): string[] {
+    const rows = new Map(this.store.jobs.many(calls.map((c) => c.job_id)).map((j) => [j.job_id, j]));
+    const ended: string[] = [];
+    for (const { job_id, lease } of calls) {
+      const job = rows.get(job_id);
+      if (job?.state === "running" && job.lease === lease && job.lane === WORKER_RUNNER) this.store.jobs.renew(job_id, now);
+      else ended.push(job_id);
+    }
+    return ended;
+  }
+
+  /** A lane (or a Worker runner) does not hold these calls (any more): they are the chat's to recover. */
   lostFromLane(jobIds: string[]): void {
     for (const id of jobIds) {
       this.room.laneEnded(id);

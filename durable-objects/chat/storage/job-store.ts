@@ -187,15 +187,16 @@ export class JobStore {
   }
 
   /**
-   * A claimed tool call leaves at once (here, or from call lane `lane`): its attempt counts as sent
-   * from the claim on. `started`: its job.started event, when it is kept on this row.
+   * A claimed tool call leaves at once (here, from call lane `lane`, or from a Worker runner, whose
+   * lease counts as renewed at the claim): its attempt counts as sent from the claim on.
+   * `started`: its job.started event, when it is kept on this row.
    */
   claim(jobId: string, attempt: number, lease: string, now: number, lane: number | null = null, started?: JobEvent): void {
     this.sql.exec(
       `UPDATE jobs SET state = 'running', started_at = ?, attempt = ?, lease = ?,
-         sent = CASE WHEN kind = 'tool' THEN ? ELSE 0 END, lane = ?, started_seq = ?, started_event = ?
+         sent = CASE WHEN kind = 'tool' THEN ? ELSE 0 END, lane = ?, renewed_at = ?, started_seq = ?, started_event = ?
        WHERE job_id = ? AND state = 'pending'`,
-      now, attempt, lease, attempt, lane, started?.seq ?? null, started?.id ?? null, jobId,
+      now, attempt, lease, attempt, lane, now, started?.seq ?? null, started?.id ?? null, jobId,
     );
   }
 
@@ -209,9 +210,14 @@ export class JobStore {
     this.sql.exec(`UPDATE jobs SET attempt = ?, sent = ? WHERE job_id = ? AND state = 'running'`, attempt, attempt, jobId);
   }
 
-  /** A recovered call goes on in call lane `lane`, or in the chat (null): which one the heartbeat asks. */
-  setLane(jobId: string, lane: number | null): void {
-    this.sql.exec(`UPDATE jobs SET lane = ? WHERE job_id = ? AND state = 'running'`, lane, jobId);
+  /** A recovered call goes on in call lane `lane`, a Worker runner, or the chat (null): which one the heartbeat asks. */
+  setLane(jobId: string, lane: number | null, now = Date.now()): void {
+    this.sql.exec(`UPDATE jobs SET lane = ?, renewed_at = ? WHERE job_id = ? AND state = 'running'`, lane, now, jobId);
+  }
+
+  /** A Worker runner renewed the lease of its running call. */
+  renew(jobId: string, now: number): void {
+    this.sql.exec(`UPDATE jobs SET renewed_at = ? WHERE job_id = ? AND state = 'running'`, now, jobId);
   }
 
   running(): JobRow[] {

@@ -110,6 +110,9 @@ const jobsV9 = (name: string) => jobsV8(name).replace(") WITHOUT ROWID", ", appr
 /** The jobs table from v10 on: v9's, with the budget of the top-level batch a job counts against (docs/api.md#budgets). */
 const jobsV10 = (name: string) => jobsV9(name).replace(") WITHOUT ROWID", ", budget TEXT) WITHOUT ROWID");
 
+/** The jobs table from v11 on: v10's, with when a Worker runner last renewed a running call's lease (docs/architecture.md#where-calls-wait). */
+const jobsV11 = (name: string) => jobsV10(name).replace(") WITHOUT ROWID", ", renewed_at INTEGER) WITHOUT ROWID");
+
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (name: string) => `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
   created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
@@ -205,6 +208,9 @@ export const MIGRATIONS: readonly Migration[] = [
   [`ALTER TABLE jobs ADD COLUMN approval TEXT`, `ALTER TABLE jobs ADD COLUMN approval_sync INTEGER`],
   // v10 `budget`: the budget of the top-level batch a job counts against, and its limits (JSON).
   [`ALTER TABLE jobs ADD COLUMN budget TEXT`],
+  // v11 `renewed_at`: when the Worker runner holding a running call last renewed its lease (`lane` is
+  // then `WORKER_RUNNER`); a runner silent too long is lost, and the heartbeat recovers its call.
+  [`ALTER TABLE jobs ADD COLUMN renewed_at INTEGER`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -218,7 +224,7 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 export const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV10("jobs"),
+  jobsV11("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   ...SCHEMA.filter((statement) => /^CREATE TABLE (batches|timers) /.test(statement)),

@@ -1,0 +1,206 @@
+/**
+ * Runs calls a chat claimed, away from the chat (docs/architecture.md#where-calls-wait): in a call
+ * lane, or in a Worker invocation, which Cloudflare bills for CPU only however long a call waits.
+ * One runner per object or invocation holds at most `CALLS_PER_OBJECT` calls waiting at once (an
+ * MCP call counts 2); the rest wait their turn in order. Every retry is recorded in the chat before
+ * it leaves, outcomes go back in groups (`ReportQueue`), and a chat that answers that a job is no
+ * longer this runner's (cancelled, past its deadline, recovered) stops its call.
+ *
+ * A lane's chat asks the lane what it holds. Nobody can ask a Worker invocation, so a runner made
+ * with `renewEveryMs` renews its calls' leases instead: a runner that stops renewing is lost, and
+ * the chat recovers its calls by the attempt rules. Each renewal also answers which calls the chat
+ * ended meanwhile, so a cancel reaches such a call within one renewal (best effort, SPEC §3).
+ */
+import type { Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
+import { keptProgress, LatestEvery, PROGRESS_INTERVAL_MS, type Progress } from "../jobs/progress";
+import type { JobOutcome, LaneCall, LaneOutcome } from "../jobs/messages";
+import { ReportQueue } from "../jobs/report-queue";
+import { runCall } from "../jobs/run-call";
+import { chatName } from "../objects/names";
+import { CallMeter, CALLS_PER_OBJECT } from "../tools/call-meter";
+import { sleep } from "../util/abort";
+
+/** Tries of a report to the chat before the runner gives the call up to the chat's heartbeat. */
+const REPORT_TRIES = 3;
+
+type Chat = ReturnType<Env["CHAT"]["getByName"]>;
+/** The next lease renewal: its timer, and what ends the invocation's wait for it. */
+type Renewal = { timer: ReturnType<typeof setTimeout>; done: () => void };
+
+export interface RunnerOptions {
+  /** Keeps the invocation (or object) alive while `work` runs. */
+  waitUntil: (work: Promise<unknown>) => void;
+  /** How often to renew the leases of the calls held, for a runner its chat cannot ask. */
+  renewEveryMs?: number;
+}
+
+export class CallRunner {
+  /** What the calls here have waiting for headers, measured (tests hold it to `CALLS_PER_OBJECT`). */
+  readonly meter = new CallMeter();
+  /** Every call held, running or waiting for room; the key is the job id. */
+  readonly #held = new Map<string, { call: LaneCall; stop: AbortController }>();
+  readonly #waiting: string[] = [];
+  #load = 0;
+  /** Outcomes on their way to their chat, by chat: those that end together go in one call. */
+  readonly #reports = new Map<string, ReportQueue<LaneOutcome>>();
+  #renewal: Renewal | undefined;
+
+  constructor(
+    private readonly env: Env,
+    private readonly options: RunnerOptions,
+  ) {}
+
+  /** Takes calls; they start at once while there is room, the rest in order as calls end. */
+  run(calls: LaneCall[]): void {
+    for (const call of calls) {
+      if (this.#held.has(call.call.job_id)) continue; // a repeated hand-over
+      this.#held.set(call.call.job_id, { call, stop: new AbortController() });
+      this.#waiting.push(call.call.job_id);
+    }
+    this.#startWhatFits();
+    this.#scheduleRenewal();
+  }
+
+  /** Which of these jobs the runner still holds. */
+  holding(jobIds: string[]): string[] {
+    return jobIds.filter((id) => this.#held.has(id));
+  }
+
+  /** The chat ended the job (cancel, deadline): its call stops and reports nothing. */
+  abort(jobId: string): void {
+    const held = this.#held.get(jobId);
+    if (!held) return;
+    held.stop.abort(new DOMException("job stopped", "AbortError"));
+    const at = this.#waiting.indexOf(jobId);
+    if (at >= 0) {
+      this.#waiting.splice(at, 1);
+      this.#held.delete(jobId);
+    }
+  }
+
+  #startWhatFits(): void {
+    // Strictly in order: a heavy call at the head waits for room rather than be overtaken forever.
+    while (this.#waiting.length > 0) {
+      const held = this.#held.get(this.#waiting[0]!)!;
+      if (this.#load > 0 && this.#load + held.call.weight > CALLS_PER_OBJECT) return;
+      this.#waiting.shift();
+      this.#load += held.call.weight;
+      this.options.waitUntil(this.#runOne(held.call, held.stop).finally(() => this.#ended(held.call)));
+    }
+  }
+
+  #ended(call: LaneCall): void {
+    this.#load -= call.weight;
+    this.#held.delete(call.call.job_id);
+    this.#startWhatFits();
+    if (this.#held.size === 0) this.#stopRenewing();
+  }
+
+  async #runOne(held: LaneCall, stopper: AbortController): Promise<void> {
+    const chat = this.#chat(held);
+    const { job_id } = held.call;
+    const stop = stopper.signal;
+    // The chat answers false once the job is no longer this lease's (it ended meanwhile): the call stops.
+    const record = async (next: number, phase: "settled" | "sending") => {
+      if (!(await chat.laneAttempt(job_id, held.lease, next, phase))) stopper.abort(new DOMException("job ended", "AbortError"));
+    };
+    const progress = new LatestEvery<Progress>(PROGRESS_INTERVAL_MS, (p) => {
+      chat.laneProgress(job_id, held.lease, p).catch(() => {}); // a courtesy: the call goes on without it
+    });
+    try {
+      const outcome = await runCall(held.call, held.target, stop, {
+        settled: (next) => record(next, "settled"),
+        sending: (next) => record(next, "sending"),
+        progress: (raw: ProgressParams) => {
+          const kept = keptProgress(raw);
+          if (kept) progress.offer(kept);
+        },
+        meter: this.meter,
+        allowPrivateEgress: this.env.ALLOW_PRIVATE_EGRESS === "true",
+      });
+      progress.stop();
+      if (outcome && !stop.aborted) await this.#report(held, outcome);
+    } catch (e) {
+      // A record of an attempt could not reach the chat: the call stops, and the chat's heartbeat recovers it from the row.
+      if (!stop.aborted) console.error("a runner's call stopped; its chat's heartbeat will recover it", job_id, (e as Error).message);
+    } finally {
+      progress.stop();
+    }
+  }
+
+  #chat(call: LaneCall): Chat {
+    return this.env.CHAT.getByName(chatName(call.tenant, call.chat_id));
+  }
+
+  /** The outcome, to the chat; after `REPORT_TRIES` failures the call is left to the chat's heartbeat. */
+  #report(held: LaneCall, outcome: JobOutcome): Promise<void> {
+    const name = chatName(held.tenant, held.chat_id);
+    let reports = this.#reports.get(name);
+    if (!reports) {
+      const chat = this.#chat(held);
+      this.#reports.set(name, (reports = new ReportQueue((outcomes) => this.#deliver(chat, outcomes))));
+    }
+    return reports.send({ job_id: held.call.job_id, lease: held.lease, batch_id: held.batch_id, outcome });
+  }
+
+  async #deliver(chat: Chat, outcomes: LaneOutcome[]): Promise<void> {
+    for (let tried = 1; ; tried++) {
+      try {
+        await chat.laneOutcomes(outcomes);
+        return;
+      } catch (e) {
+        if (tried >= REPORT_TRIES) throw e;
+        await sleep(200 * tried, new AbortController().signal);
+      }
+    }
+  }
+
+  // ---- lease renewal, for a runner its chat cannot ask ----
+
+  #scheduleRenewal(): void {
+    const every = this.options.renewEveryMs;
+    if (every === undefined || this.#renewal || this.#held.size === 0) return;
+    // The invocation stays alive until the renewals end with the last call (no timer outlives it).
+    let done!: () => void;
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    const renewal = { timer: setTimeout(() => void this.#renew().finally(() => this.#renewed(renewal)), every), done };
+    this.#renewal = renewal;
+    this.options.waitUntil(finished);
+  }
+
+  /** The next renewal, unless the calls all ended meanwhile (and a later `run` started a renewal of its own). */
+  #renewed(renewal: Renewal): void {
+    if (this.#renewal !== renewal) return;
+    this.#renewal = undefined;
+    renewal.done();
+    this.#scheduleRenewal();
+  }
+
+  #stopRenewing(): void {
+    const renewal = this.#renewal;
+    if (!renewal) return;
+    clearTimeout(renewal.timer);
+    this.#renewal = undefined;
+    renewal.done();
+  }
+
+  /** One renewal per chat; the calls its chat no longer counts as this runner's stop. */
+  async #renew(): Promise<void> {
+    const byChat = new Map<string, LaneCall[]>();
+    for (const { call } of this.#held.values()) {
+      const name = chatName(call.tenant, call.chat_id);
+      byChat.set(name, [...(byChat.get(name) ?? []), call]);
+    }
+    await Promise.all(
+      [...byChat.values()].map(async (calls) => {
+        try {
+          const ended = await this.#chat(calls[0]!).renewLeases(calls.map((c) => ({ job_id: c.call.job_id, lease: c.lease })));
+          for (const id of ended) this.abort(id);
+        } catch (e) {
+          // Tried again at the next renewal; a chat that never hears one recovers the calls.
+          console.warn("renewing calls' leases failed; tried again", calls[0]!.chat_id, (e as Error).message);
+        }
+      }),
+    );
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Worker runners (docs/architecture.md#where-calls-wait): a call whose deadline a queue consumer
+ * outlives waits in a `calls` consumer's invocation, billed for CPU only, not in an object. It is
+ * claimed in the chat before it leaves, its runner renews its lease, a runner that stops renewing
+ * is lost and its calls are recovered by the attempt rules, and a cancel reaches the call at the
+ * runner's next renewal.
+ */
+import { env, reset, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { MAX_LANES } from "../../durable-objects/chat/jobs/call-placement";
+import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
+import { laneName } from "../../src/objects/names";
+import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS, WORKER_RUNNER } from "../../src/runner/lease";
+import { call, chatObject, configure, eventually, expectRecoveredAfterLoss, jobRow, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await reset();
+});
+
+const tracked = { name: "tracked", description: "held, counted", url: `${toolServer()}/tracked`, read_only: true, parameters: { type: "object" } };
+const overlap = async (group: string) => ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number }).max_in_flight;
+const peak = (stub: DurableObjectStub) => runInDurableObject(stub, (o) => (o as unknown as { callMeter: { peak: number } }).callMeter.peak);
+
+describe("calls whose deadline a queue consumer outlives", () => {
+  it("all wait at once in Worker runners, none in the chat or a lane", async () => {
+    await configure(toolConfig({ tools: [tracked], limits: { max_calls: 32 } }));
+    const chat = "runners-12";
+    const { body } = await parallel(chat, { tool_calls: Array.from({ length: 12 }, (_, i) => call("tracked", { n: i, ms: 600, group: chat })), timeout: 20 });
+    expect(body.status).toBe("success");
+    expect(body.jobs.map((j: { result: string }) => j.result)).toEqual(Array.from({ length: 12 }, (_, i) => `tracked ${i}`));
+    expect(await overlap(chat)).toBe(12); // three runners of 4, all at once
+    for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.lane).toBe(WORKER_RUNNER);
+    expect(await peak(chatObject(chat))).toBe(0);
+    const lanes = await Promise.all(Array.from({ length: MAX_LANES }, (_, i) => peak(env.LANE.getByName(laneName("acme", chat, i)))));
+    expect(Math.max(...lanes)).toBe(0);
+  });
+
+  it("do not include one whose deadline a consumer would not outlive: that one waits in the chat", async () => {
+    await configure();
+    const chat = "runners-long-deadline";
+    const { body } = await parallel(chat, { tool_calls: [call("sleep", { ms: 300 }), call("sleep", { ms: 301 })], job_timeout: 1800, timeout: 20 });
+    expect(body.status).toBe("success");
+    for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.lane).toBeNull();
+    expect(await peak(chatObject(chat))).toBe(2);
+  });
+});
+
+describe("a Worker runner", () => {
+  it("that stops renewing is lost: a side-effecting call ends outcome unknown, a read-only one is sent again", async () => {
+    await configure();
+    const chat = "runner-lost";
+    const { body } = await parallel(chat, { tool_calls: [call("hang_write"), call("hang")], wait: false });
+    const [write, read] = body.jobs.map((j: { job_id: string }) => j.job_id);
+    await eventually(async () => (await toolCalls(write)).length === 1 && (await toolCalls(read)).length === 1);
+    expect((await jobRow(chat, write))?.lane).toBe(WORKER_RUNNER);
+    // Past the lapse with no renewal heard (the runner's timers run on real time): as if it had been lost.
+    await expectRecoveredAfterLoss(chat, write, read, RUNNER_LAPSES_AFTER_MS + EXEC_HEARTBEAT_MS);
+  });
+
+  it("renews the leases of the calls it holds, and stops a cancelled call at its next renewal", async () => {
+    await configure();
+    const chat = "runner-renews";
+    const { body } = await parallel(chat, { tool_calls: [call("hang"), call("hang")], wait: false });
+    const [cancelled, kept] = body.jobs.map((j: { job_id: string }) => j.job_id);
+    await eventually(async () => (await toolCalls(cancelled)).length === 1 && (await toolCalls(kept)).length === 1);
+    const claimed = (await jobRow(chat, kept))!.renewed_at as number;
+    await parallel(chat, { action: "cancel", job_ids: [cancelled] });
+    // The runner cannot be told: it hears at its renewal, and drops the call it was waiting on.
+    await eventually(async () => (await toolCalls(cancelled))[0]!.closed_at !== undefined, RENEW_EVERY_MS + 3_000);
+    const kept_row = await jobRow(chat, kept);
+    expect(kept_row?.state).toBe("running");
+    expect(kept_row?.renewed_at).toBeGreaterThanOrEqual(claimed + RENEW_EVERY_MS - 100);
+    expect((await toolCalls(kept))[0]!.closed_at).toBeUndefined();
+    await parallel(chat, { action: "cancel", job_ids: [kept] });
+  }, 20_000);
+});
