@@ -5,7 +5,7 @@
  */
 import { env, reset, runDurableObjectAlarm } from "cloudflare:test";
 import { flowName } from "../../src/objects/names";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentConfig, api, chatObject, configure, eventually, json, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
 
 afterEach(() => reset());
@@ -168,24 +168,31 @@ describe("flow rules", () => {
 
   it("judge calls already queued by the newest limits: a call admitted under older rules asking again does not bring them back", async () => {
     const object = env.FLOW.getByName(flowName("acme", "swap", ""));
-    // The newer config also gives the rule a rate, which its figures show (`available`).
-    const rule = (concurrency: number) => ({ name: "swap", concurrency, ...(concurrency > 1 ? { rate: { limit: 100, period_seconds: 1 } } : {}), on_limit: "queue" as const, max_queued: 1000 });
-    const asker = (id: string) => ({ job_id: id, chat: "c1", deadline_at: Date.now() + 60_000 });
-    // Admitted under concurrency 1: one holds, two wait.
-    expect(await object.ask("acme", "", rule(1), 1_000, [asker("old-1"), asker("old-2"), asker("old-3")])).toEqual([
-      { outcome: "granted" },
-      { outcome: "queued", position: 1 },
-      { outcome: "queued", position: 2 },
-    ]);
-    // A call admitted after the config went to 3 brings the new limit: both waiters are offered a slot, the newcomer waits.
-    expect(await object.ask("acme", "", rule(3), 2_000, [asker("new-1")])).toEqual([{ outcome: "queued", position: 3 }]);
-    // The old waiters, woken, ask again with the rules they were admitted under, and take their offers.
-    expect(await object.ask("acme", "", rule(1), 1_000, [asker("old-2"), asker("old-3")])).toEqual([{ outcome: "granted" }, { outcome: "granted" }]);
-    expect(await object.figures()).toMatchObject({ running: 3, queued: 1, available: 98 });
-    // A slot frees: under the limit of 3 (not the 1 the old calls carried) the newcomer gets it.
-    await object.giveBack("acme", "", rule(1), ["old-1"]);
-    expect(await object.ask("acme", "", rule(3), 2_000, [asker("new-1")])).toEqual([{ outcome: "granted" }]);
-    expect(await object.figures()).toMatchObject({ running: 3, queued: 0, available: 97 });
+    // The clock stands still, so the rate's bucket refills nothing between the asks (a slow machine took 10 ms between two).
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now());
+    try {
+      // The newer config also gives the rule a rate, which its figures show (`available`).
+      const rule = (concurrency: number) => ({ name: "swap", concurrency, ...(concurrency > 1 ? { rate: { limit: 100, period_seconds: 1 } } : {}), on_limit: "queue" as const, max_queued: 1000 });
+      const asker = (id: string) => ({ job_id: id, chat: "c1", deadline_at: Date.now() + 60_000 });
+      // Admitted under concurrency 1: one holds, two wait.
+      expect(await object.ask("acme", "", rule(1), 1_000, [asker("old-1"), asker("old-2"), asker("old-3")])).toEqual([
+        { outcome: "granted" },
+        { outcome: "queued", position: 1 },
+        { outcome: "queued", position: 2 },
+      ]);
+      // A call admitted after the config went to 3 brings the new limit: both waiters are offered a slot, the newcomer waits.
+      expect(await object.ask("acme", "", rule(3), 2_000, [asker("new-1")])).toEqual([{ outcome: "queued", position: 3 }]);
+      // The old waiters, woken, ask again with the rules they were admitted under, and take their offers.
+      expect(await object.ask("acme", "", rule(1), 1_000, [asker("old-2"), asker("old-3")])).toEqual([{ outcome: "granted" }, { outcome: "granted" }]);
+      expect(await object.figures()).toMatchObject({ running: 3, queued: 1, available: 98 });
+      // A slot frees: under the limit of 3 (not the 1 the old calls carried) the newcomer gets it.
+      await object.giveBack("acme", "", rule(1), ["old-1"]);
+      expect(await object.ask("acme", "", rule(3), 2_000, [asker("new-1")])).toEqual([{ outcome: "granted" }]);
+      expect(await object.figures()).toMatchObject({ running: 3, queued: 0, available: 97 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("give a deleted chat's slots back at once: the call waiting in another chat starts", async () => {
