@@ -12,14 +12,14 @@ import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
 import type { JobRecord } from "../../src/jobs/job";
-import type { BatchAnswer, BatchRequest, ChatInfo, ChatLimits, CompleteResult, JobOutcome, LaneCall, LaneOutcome, ToolCallsReply, ToolCallsRequest, TurnRequest, Usage } from "../../src/jobs/messages";
+import { AWAIT_PATH, type AwaitTicket, type BatchAnswer, type BatchRequest, type BatchResult, type ChatInfo, type ChatLimits, type CompleteResult, type JobOutcome, type LaneCall, type LaneOutcome, type ToolCallsAwait, type ToolCallsReply, type ToolCallsRequest, type ToolCallsResult, type TurnRequest, type Usage } from "../../src/jobs/messages";
 import { resultsPayload, type Snapshot } from "../../src/jobs/payloads";
 import { vouchFor } from "../../src/objects/tenant-cache";
 import type { RunTarget } from "../../src/tools/executors";
 import type { DeliveryEntry, DeliveryStatus } from "../../src/webhooks/deliveries";
 import { answerClose, parseCursor } from "../shared/live-stream";
 import { runAlarm } from "./alarm";
-import { startBatch } from "./batches";
+import { answerWaited, startBatch } from "./batches";
 import { Chat } from "./chat";
 import type { DeletedBy, DeletionAnswer } from "./deletion";
 import type { Redelivery } from "./events/outbox";
@@ -30,7 +30,8 @@ import type { StopTurn } from "./subagents/child-turns";
 import { mayOpen } from "./gates";
 import { budgetReached, type Reached } from "./gates/budget";
 import { approvalAnswer, decide, type ApprovalAnswer, type DecisionRequest } from "./gates/approval";
-import { runToolCalls } from "./tool-calls";
+import { answerWaitedToolCalls, runToolCalls } from "./tool-calls";
+import { acceptWaiter, AWAIT_TAG } from "./jobs/waiters";
 import { handOver } from "./handover";
 import type { ChatStore } from "./storage/chat-store";
 import type { ChatUsage } from "./storage/usage-days";
@@ -68,7 +69,16 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   runToolCalls(req: ToolCallsRequest): Promise<ToolCallsReply> {
-    return this.#refusing(req, async () => ({ ok: true as const, answer: await runToolCalls(this.#chat, req) }));
+    return this.#refusing(req, () => runToolCalls(this.#chat, req));
+  }
+
+  /** The answer to a request whose wait is over (`awaiting`, docs/architecture.md#awaits). */
+  answerBatch(ticket: AwaitTicket, limits: ChatLimits): BatchResult {
+    return answerWaited(this.#chat, ticket, limits);
+  }
+
+  answerToolCalls(ticket: ToolCallsAwait, limits: ChatLimits): ToolCallsResult {
+    return answerWaitedToolCalls(this.#chat, ticket, limits);
   }
 
   /** A route's side, with the worker's config check taken on, and a refusal answered as one (an RPC would lose the error's details). */
@@ -143,28 +153,12 @@ export class ChatDO extends DurableObject<Env> {
     return answers;
   }
 
-  /**
-   * The queue consumer's hand-off of this chat's messages (each batch's queue copy). Copies of
-   * jobs already taken, nearly all of them, end here; the others start as the fast path does, in
-   * the chat or its lanes. A job whose start failed answers `retry`, so its message is redelivered.
-   */
+  /** The queue consumer's hand-off of this chat's messages (each batch's queue copy): see `Dispatcher.takeQueued`. */
   async takeQueued(jobIds: string[]): Promise<(LaunchAnswer | "retry")[]> {
     if (!this.#store.exists()) return jobIds.map(() => "finished");
-    const now = Date.now();
-    // By the time a copy arrives its jobs have usually ended, or run here or in a lane: a read of
-    // their ids says so, and only the rest are read whole.
-    const { executor } = this.#chat;
-    const active = new Set(this.#store.jobs.stillActive(jobIds));
-    // In the message's order: the first job to start runs in the consumer's own call.
-    const open = jobIds.filter((id) => active.has(id) && !executor.room.isRunningHere(id) && executor.room.handedAt(id) === undefined);
-    const toStart = this.#store.jobs.many(open).filter((job) => executor.wouldRun(job, now));
-    if (toStart.length === 0) return jobIds.map(() => "duplicate");
-    const answers = await this.#chat.dispatcher.launch(toStart, "starting a queued job failed; its message is retried", true);
-    await this.#store.timers.arm();
-    return jobIds.map((id) => {
-      const answer = answers.get(id) ?? "duplicate";
-      return answer === "failed" ? "retry" : answer;
-    });
+    const answers = await this.#chat.dispatcher.takeQueued(jobIds);
+    if (answers.some((a) => a !== "duplicate")) await this.#store.timers.arm();
+    return answers;
   }
 
   /** A report on a job run elsewhere: a child chat's subordinate turn (or, from a lane of an earlier version, its call). */
@@ -265,20 +259,22 @@ export class ChatDO extends DurableObject<Env> {
     return this.#read((s) => s.usage.summary(Date.now(), s.jobs.endedUsage()));
   }
 
-  /** The chat's live stream: the worker forwards the authenticated upgrade here. */
+  /** The chat's live stream, or a waiting request's socket (`/await`): the worker forwards the authenticated upgrade here. */
   override async fetch(request: Request): Promise<Response> {
     if (!this.#store.readable()) return Response.json({ status: "error", error: { code: "chat_not_found", message: "No such chat." } }, { status: 404 });
+    const url = new URL(request.url);
+    if (url.pathname === AWAIT_PATH) return acceptWaiter(this.ctx, this.#chat.waiters, url.searchParams.getAll("job_id"));
     const after = parseCursor(new URL(request.url).searchParams.get("after"));
     return this.#chat.stream.accept(after === "invalid" ? null : after);
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     answerClose(ws, code, reason);
-    await this.#chat.stream.closed();
+    if (!this.ctx.getTags(ws).includes(AWAIT_TAG)) await this.#chat.stream.closed();
   }
 
-  override async webSocketError(): Promise<void> {
-    await this.#chat.stream.closed();
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    if (!this.ctx.getTags(ws).includes(AWAIT_TAG)) await this.#chat.stream.closed();
   }
 
   /** The tenant recounts its live streams. */

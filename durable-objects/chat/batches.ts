@@ -4,14 +4,14 @@
  * started or the results payload (docs/api.md#the-parallel-route). `commit` is shared with
  * the `tool-calls` route: it stores an admitted batch and starts it.
  */
-import { ApiError } from "../../src/http/errors";
+import { ApiError, refusal } from "../../src/http/errors";
 import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
-import type { BatchAnswer, BatchRequest, ChatLimits, Delivery } from "../../src/jobs/messages";
+import type { AwaitTicket, BatchAnswer, BatchRequest, BatchResult, ChatLimits, Delivery } from "../../src/jobs/messages";
 import type { ApprovalRule } from "../../src/config/approval-rules";
 import { resultsPayload, startedPayload } from "../../src/jobs/payloads";
 import { withinToolBound } from "../../src/jobs/tool-bound";
 import type { Chat } from "./chat";
-import { beingDeleted } from "./deletion";
+import { beingDeleted, deletedWhileWaiting } from "./deletion";
 import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./jobs/admission";
 import { ASK_BACKUP_MS, ASKED_AT_ONCE, insertBatch } from "./jobs/batch-rows";
 import { openGate } from "./gates";
@@ -146,11 +146,24 @@ export function requireKnown(chat: Chat, ids: string[]): void {
   }
 }
 
-/** Waits (if asked) and builds the payload; a response that carries a final snapshot collects it. */
-async function respond(chat: Chat, ids: string[], shape: ReplayShape, limits: ChatLimits): Promise<BatchAnswer> {
+/**
+ * The payload, or, when the request waits and a job it names is still active, the ticket the
+ * worker waits with (docs/architecture.md#awaits): a chat is billed while it holds a request.
+ */
+function respond(chat: Chat, ids: string[], shape: ReplayShape, limits: ChatLimits): BatchAnswer {
+  if (shape.wait && chat.store.jobs.stillActive(ids).length > 0) return { ok: true, awaiting: { job_ids: ids, wait_ms: shape.wait_seconds * 1000 } };
+  return answerBatch(chat, ids, shape, limits, false);
+}
+
+/** The answer to a request whose wait is over (docs/architecture.md#awaits): a job still active then means the wait timed out. */
+export function answerWaited(chat: Chat, ticket: AwaitTicket, limits: ChatLimits): BatchResult {
+  if (!chat.store.exists()) return refusal(deletedWhileWaiting());
+  return answerBatch(chat, ticket.job_ids, { started_only: false, collect: true }, limits, chat.store.jobs.stillActive(ticket.job_ids).length > 0);
+}
+
+/** Builds the payload once any wait is over; a response that carries a final snapshot collects it. */
+export function answerBatch(chat: Chat, ids: string[], shape: Pick<ReplayShape, "started_only" | "collect">, limits: ChatLimits, waitTimedOut: boolean): BatchResult {
   const { jobs } = chat.store;
-  let waitTimedOut = false;
-  if (shape.wait) waitTimedOut = !(await chat.waiters.until(() => jobs.stillActive(ids), shape.wait_seconds * 1000));
   const rows = jobs.many(ids);
   const now = Date.now();
   const view = { now, maxResultChars: limits.max_result_chars };

@@ -17,7 +17,7 @@ import { afterJobEnded } from "./gates";
 import { FlowReturns } from "./gates/flow";
 import { askApprovals } from "./gates/approval";
 import { JobMachine, type MachineHooks } from "./jobs/job-machine";
-import { Waiters } from "./jobs/waiters";
+import { AWAIT_TAG, Waiters } from "./jobs/waiters";
 import { Registration } from "./registration";
 import { ChatStore } from "./storage/chat-store";
 import { EVENT_TTL_MS, type JobEvent } from "./storage/events";
@@ -26,7 +26,7 @@ import { TreeCap } from "./subagents/tree-cap";
 
 export class Chat implements MachineHooks {
   readonly store: ChatStore;
-  readonly waiters = new Waiters();
+  readonly waiters: Waiters;
   readonly stream: ChatStream;
   readonly outbox: Outbox;
   readonly announce: Announcer;
@@ -41,6 +41,7 @@ export class Chat implements MachineHooks {
 
   constructor(ctx: DurableObjectState, env: () => Env) {
     this.store = new ChatStore(ctx, env);
+    this.waiters = new Waiters(() => ctx.getWebSockets(AWAIT_TAG), (ids) => this.store.jobs.stillActive(ids));
     this.stream = new ChatStream(this.store);
     this.outbox = new Outbox(this.store);
     this.announce = new Announcer(this.store, this.outbox, this.stream);

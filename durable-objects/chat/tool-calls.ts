@@ -4,16 +4,16 @@
  * together, side-effecting calls one at a time after them), answered in call
  * order with one result per call (docs/api.md#tiered-execution-and-the-tool-calls-route).
  */
-import { ApiError } from "../../src/http/errors";
-import type { AdmittedToolCall, ChatLimits, ToolCallEntry, ToolCallsAnswer, ToolCallsRequest } from "../../src/jobs/messages";
+import { ApiError, refusal } from "../../src/http/errors";
+import type { AdmittedToolCall, ChatLimits, ToolCallEntry, ToolCallsAnswer, ToolCallsAwait, ToolCallsReply, ToolCallsRequest, ToolCallsResult } from "../../src/jobs/messages";
 import { withinToolBound } from "../../src/jobs/tool-bound";
 import { admittedCall, deliveredJobIds, forReplay, fromReplay, reportedJobIds, toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
 import { approvalsOf, commit, requireKnown } from "./batches";
 import type { Chat } from "./chat";
-import { beingDeleted } from "./deletion";
+import { beingDeleted, deletedWhileWaiting } from "./deletion";
 import { newJobRows, withJobIds } from "./jobs/admission";
 
-export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<ToolCallsAnswer> {
+export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<ToolCallsReply> {
   const { store, tree } = chat;
   const now = Date.now();
   if (store.beingDeleted()) throw beingDeleted(req.chat_id);
@@ -82,11 +82,29 @@ function withKnownJobs(chat: Chat, entry: ToolCallEntry): ToolCallEntry {
   }
 }
 
-/** Waits (≤ waitSeconds) for the calls' awaited jobs, then answers them in call order. */
-async function answer(chat: Chat, stored: Answered, waitSeconds: number, limits: ChatLimits, collect: boolean): Promise<ToolCallsAnswer> {
+/**
+ * The answer in call order, or, while a call's job is still active, the ticket the worker waits
+ * (≤ waitSeconds) with, off the chat (docs/architecture.md#awaits).
+ */
+function answer(chat: Chat, stored: Answered, waitSeconds: number, limits: ChatLimits, collect: boolean): ToolCallsReply {
+  const awaited = deliveredJobIds(stored.calls);
+  if (awaited.length > 0 && chat.store.jobs.stillActive(awaited).length > 0) {
+    return { ok: true, awaiting: { job_ids: awaited, wait_ms: waitSeconds * 1000, stored: { batch_id: stored.batch_id, calls: stored.calls }, collect } };
+  }
+  return { ok: true, answer: answerToolCalls(chat, stored, limits, collect) };
+}
+
+/** The answer to a `/tool-calls` request whose wait is over (docs/architecture.md#awaits). */
+export function answerWaitedToolCalls(chat: Chat, ticket: ToolCallsAwait, limits: ChatLimits): ToolCallsResult {
+  if (!chat.store.exists()) return refusal(deletedWhileWaiting());
+  return { ok: true, answer: answerToolCalls(chat, ticket.stored, limits, ticket.collect) };
+}
+
+/** The calls' results in call order once the wait is over (a job still active then is reported so). */
+export function answerToolCalls(chat: Chat, stored: Answered, limits: ChatLimits, collect: boolean): ToolCallsAnswer {
   const { jobs } = chat.store;
   const awaited = deliveredJobIds(stored.calls);
-  const done = awaited.length === 0 || (await chat.waiters.until(() => jobs.stillActive(awaited), waitSeconds * 1000));
+  const done = awaited.length === 0 || jobs.stillActive(awaited).length === 0;
   const now = Date.now();
   const rows = new Map(jobs.many(reportedJobIds(stored.calls)).map((r) => [r.job_id, r]));
   const results = stored.calls.map((call) => toolCallResult(call, rows, { now, maxResultChars: limits.max_result_chars }));

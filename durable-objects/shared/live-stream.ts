@@ -17,6 +17,9 @@ export interface StreamLog {
 
 export const REPLAY_LIMIT = 1000;
 
+/** The tag of a live stream's sockets: an object may hold other sockets (a chat, its waiting requests'). */
+export const STREAM_TAG = "stream";
+
 /** What a chat hands the tenant stream: an envelope to keep, or a live-only one (`{live}`) to send and forget. */
 export type StreamMessage = string | { live: string };
 
@@ -36,7 +39,7 @@ export function resumeFrom(after: number, log: StreamLog, mayHaveGap = false): {
 /** Accepts the upgrade; with `after`, first sends what came since (or `cursor.expired` when some of that is gone). */
 export function acceptStream(ctx: DurableObjectState, after: number | null, log: StreamLog, mayHaveGap = false): Response {
   const { 0: client, 1: server } = new WebSocketPair();
-  ctx.acceptWebSocket(server);
+  ctx.acceptWebSocket(server, [STREAM_TAG]);
   ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
   if (after !== null) {
     const { expired, from } = resumeFrom(after, log, mayHaveGap);
@@ -48,7 +51,7 @@ export function acceptStream(ctx: DurableObjectState, after: number | null, log:
 }
 
 export function broadcast(ctx: DurableObjectState, message: string): void {
-  for (const socket of ctx.getWebSockets()) {
+  for (const socket of ctx.getWebSockets(STREAM_TAG)) {
     try {
       socket.send(message);
     } catch {

@@ -72,7 +72,22 @@ export interface BatchRequest {
   config_check?: ConfigCheck;
 }
 
-export type BatchAnswer = { ok: true; payload: ResultsPayload | StartedPayload } | Refusal;
+/**
+ * A request that waits for jobs still active: the worker waits, off the chat
+ * (docs/architecture.md#awaits), at most `wait_ms`, then asks the chat for the answer.
+ */
+export interface AwaitTicket {
+  job_ids: string[];
+  wait_ms: number;
+}
+
+/** A batch's answer once any wait is over. */
+export type BatchResult = { ok: true; payload: ResultsPayload | StartedPayload } | Refusal;
+export type BatchAnswer = BatchResult | { ok: true; awaiting: AwaitTicket };
+
+/** Where a waiting request opens its socket to the chat, and the one message it gets there: every job it named has ended. */
+export const AWAIT_PATH = "/await";
+export const JOBS_ENDED = "ended";
 
 /** What a claim of a job yields: what its call (or hand-over to a child chat) needs. */
 export type ClaimResult =
@@ -238,6 +253,14 @@ export interface ToolCallsAnswer {
   results: ToolCallResult[];
 }
 
-export type ToolCallsReply = { ok: true; answer: ToolCallsAnswer } | Refusal;
+/** A `/tool-calls` request waiting for its calls' jobs: what the chat needs to answer once the wait ends. */
+export interface ToolCallsAwait extends AwaitTicket {
+  stored: { batch_id: string; calls: AdmittedToolCall[] };
+  collect: boolean;
+}
+
+/** A `/tool-calls` answer once any wait is over. */
+export type ToolCallsResult = { ok: true; answer: ToolCallsAnswer } | Refusal;
+export type ToolCallsReply = ToolCallsResult | { ok: true; awaiting: ToolCallsAwait };
 
 export type { Snapshot };

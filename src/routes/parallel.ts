@@ -13,6 +13,7 @@ import { chatLimits } from "../config/chat-limits";
 import { parseParallel, type ParallelCommand } from "../jobs/parallel-command";
 import { caller, chatStub, configCheckOf, isUnknownTool, jobRequest, withEveryServer } from "../requests/context";
 import { idempotency } from "../requests/idempotency";
+import { settleBatch } from "../requests/await-jobs";
 
 export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel", async (c) => {
   const { chatId, config, body, agent, delivery, spec, budget } = await jobRequest(c);
@@ -38,7 +39,8 @@ export const parallelRoutes = new Hono<AppEnv>().post("/chats/:chat_id/parallel"
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "parallel", body, agent, ...delivery, budget: c.req.query("budget") }),
     config_check: configCheckOf(c),
   };
-  const answer = await chatStub(c, chatId).startBatch(request);
+  const chat = () => chatStub(c, chatId);
+  const answer = await settleBatch(chat, await chat().startBatch(request), request.limits);
   if (!answer.ok) throw fromRefusal(answer);
   return respond(c, answer.payload);
 });

@@ -13,6 +13,7 @@ import { coerceBool } from "../calls/coerce";
 import { cleanCopy, isObject, type JsonObject } from "../util/json";
 import { caller, chatStub, configCheckOf, jobRequest } from "../requests/context";
 import { idempotency } from "../requests/idempotency";
+import { settleBatch } from "../requests/await-jobs";
 import { chatLimits } from "../config/chat-limits";
 
 export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", async (c) => {
@@ -21,12 +22,14 @@ export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", asyn
   const args = cleanCopy(body) as JsonObject;
   const spec = jobSpec(0, { tool_name: "spawn_task", tool_args: args }, ctx);
   const wait = coerceBool(args.wait, false);
-  const answer = await chatStub(c, chatId).startBatch({
+  const chat = () => chatStub(c, chatId);
+  const limits = chatLimits(config);
+  const started = await chat().startBatch({
     tenant: c.get("tenant"),
     chat_id: chatId,
     route: "spawn",
     command: { action: undefined, wait, wait_seconds: config.limits.max_wait_seconds, job_ids: [], jobs: [spec] },
-    limits: chatLimits(config),
+    limits,
     caller: caller(config, agent),
     ...(config.flow.length ? { flow: config.flow } : {}),
     ...(config.approvals.length ? { approvals: config.approvals } : {}),
@@ -35,6 +38,7 @@ export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", asyn
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "spawn", body, agent, ...delivery, budget: c.req.query("budget") }),
     config_check: configCheckOf(c),
   });
+  const answer = await settleBatch(chat, started, limits);
   if (!answer.ok) throw fromRefusal(answer);
   return respond(c, answer.payload);
 });

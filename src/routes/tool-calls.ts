@@ -19,6 +19,7 @@ import { callIdentity, InvalidToolCall, normalizeToolCall } from "../calls/norma
 import { isObject } from "../util/json";
 import { caller, chatStub, configCheckOf, jobRequest, withEveryServer } from "../requests/context";
 import { idempotency } from "../requests/idempotency";
+import { settleToolCalls } from "../requests/await-jobs";
 import { chatLimits } from "../config/chat-limits";
 
 /** The call's id as written, whatever its length: what `/tool-calls` answers it under. */
@@ -75,11 +76,13 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     const every = await withEveryServer(c, ctx);
     if (every) entries = plan(every); // an unknown-tool entry names the MCP tools too
   }
-  const answer = await chatStub(c, chatId).runToolCalls({
+  const chat = () => chatStub(c, chatId);
+  const limits = chatLimits(config);
+  const reply = await chat().runToolCalls({
     tenant: c.get("tenant"),
     chat_id: chatId,
     entries,
-    limits: chatLimits(config),
+    limits,
     caller: caller(config, agent),
     ...(config.flow.length ? { flow: config.flow } : {}),
     ...(config.approvals.length ? { approvals: config.approvals } : {}),
@@ -90,6 +93,7 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     idempotency: await idempotency(c.req.header("idempotency-key"), { route: "tool-calls", body, agent, ...delivery, budget: c.req.query("budget"), order: c.req.query("order") }),
     config_check: configCheckOf(c),
   });
+  const answer = await settleToolCalls(chat, reply, limits);
   if (!answer.ok) throw fromRefusal(answer);
   return respond(c, answer.answer);
 });

@@ -71,8 +71,8 @@ describe("billable operations per job", () => {
   // Calls a Worker runner outlives go to runners in two messages of 4 (their copies), each claimed
   // in one request; the others run in the chat (4) and a lane (4), with the batch's one copy after.
   it.each([
-    { where: "in Worker runners", limits: {}, messagesPerBatch: 2, doRequests: 1.2 },
-    { where: "in the chat and a lane", limits: CALLS_IN_OBJECTS, messagesPerBatch: 1, doRequests: 0.95 },
+    { where: "in Worker runners", limits: {}, messagesPerBatch: 2, doRequests: 1.6 },
+    { where: "in the chat and a lane", limits: CALLS_IN_OBJECTS, messagesPerBatch: 1, doRequests: 1.3 },
   ])("stay within their measured bounds for batches of 8 tool jobs run $where", async ({ limits, messagesPerBatch, doRequests }) => {
     await configure(toolConfig({ limits }));
     await parallel("meter", { tool_calls: [call("echo", { warm: 1 })] });
@@ -112,7 +112,9 @@ describe("billable operations per job", () => {
     expect(counts.queueMessages).toBe(batches * messagesPerBatch);
     expect((3 * counts.queueMessages) / jobs).toBeLessThanOrEqual((3 * messagesPerBatch) / 8);
     // A runner's (or lane's) outcomes that end while its last report is on its way go together (about
-    // 1.3 calls per report here, 4 without); a runner's claim is one more request per 4 calls.
+    // 1.3 calls per report here, 4 without); a runner's claim is one more request per 4 calls, and a
+    // wait that outlasts the admission three per batch (its socket's upgrade and close, the answer):
+    // 1.51 in runners, 1.25 in the chat and a lane (1.09 and 0.85 when the chat held the wait).
     expect(perJob.doRequests).toBeLessThanOrEqual(doRequests);
     // The tenant's config and tool targets come from the isolate's copy, checked at most every 5 s.
     const tenantRequests = Object.entries(counts.requests).filter(([name]) => name.startsWith("TenantDO.")).reduce((a, [, n]) => a + n, 0);
@@ -130,7 +132,8 @@ describe("billable operations per job", () => {
     // clear (10.15 before those three). A chat busy with batch after batch keeps its job watches
     // armed, so it does not check for parked ones with each batch (7.36 when it did). A chat that never
     // ran a subagent has no tree slots to read at each admission (7.26 when it read them).
-    expect(perJob.statements).toBeLessThanOrEqual(7.2);
+    // The answer of a wait held in the worker reads the jobs once more (7.16–7.4 with it).
+    expect(perJob.statements).toBeLessThanOrEqual(7.5);
   });
 });
 

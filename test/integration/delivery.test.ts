@@ -74,7 +74,10 @@ describe("drill: every queue message duplicated", () => {
     await eventually(async () => sent.length === messages.length);
     expect((sent as { jobs: { job_id: string }[] }[]).map((m) => m.jobs.length)).toEqual(messages);
     expect((sent as { jobs: { job_id: string }[] }[]).flatMap((m) => m.jobs.map((j) => j.job_id))).toEqual(ids);
-    // Every message again, twice: one batch with each duplicated, then the batch again.
+    // Every message again, twice, once the real deliveries took the calls (a duplicate that came
+    // first would run them in this test's own invocation, which `deliver` waits out): one batch
+    // with each duplicated, then the batch again.
+    await eventually(async () => (await Promise.all(ids.map((id) => jobRow("d7", id)))).every((row) => row?.state !== "pending"));
     await deliver(queue, [...sent, ...sent]);
     await deliver(queue, sent);
     await eventually(async () => (await toolCalls(ids[4]!)).length === 1);

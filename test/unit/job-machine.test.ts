@@ -2,7 +2,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { JobMachine, UNDELIVERABLE_AFTER_MS, UNDELIVERABLE_ERROR, type MachineHooks } from "../../durable-objects/chat/jobs/job-machine";
-import { Waiters } from "../../durable-objects/chat/jobs/waiters";
+import { Waiters, type WaitingSocket } from "../../durable-objects/chat/jobs/waiters";
+import { JOBS_ENDED } from "../../src/jobs/messages";
 import { ChatStore } from "../../durable-objects/chat/storage/chat-store";
 import type { Finish, NewJob } from "../../durable-objects/chat/storage/job-columns";
 import type { JobStore } from "../../durable-objects/chat/storage/job-store";
@@ -21,6 +22,8 @@ interface Rig {
   log: LogStore;
   timers: Timers;
   waiters: Waiters;
+  /** The sockets of requests waiting on this chat's jobs. */
+  sockets: WaitingSocket[];
   machine: JobMachine;
   /** Every hook call, in order: `hook job_id state-of-the-row-it-got`. */
   hooks: string[];
@@ -35,7 +38,8 @@ function rig<T>(name: string, test: (r: Rig) => T | Promise<T>): Promise<T> {
     const store = new ChatStore(state, () => env as Env);
     store.ensure();
     const { sql, jobs, log, timers } = store;
-    const waiters = new Waiters();
+    const sockets: WaitingSocket[] = [];
+    const waiters = new Waiters(() => sockets, (ids) => jobs.stillActive(ids));
     const calls: string[] = [];
     const hooks: MachineHooks = {
       stopWork: (job) => calls.push(`stopWork ${job.job_id} ${job.state}`),
@@ -48,6 +52,7 @@ function rig<T>(name: string, test: (r: Rig) => T | Promise<T>): Promise<T> {
       log,
       timers,
       waiters,
+      sockets,
       machine: new JobMachine(store, waiters, hooks),
       hooks: calls,
       add(jobId, over = {}) {
@@ -128,14 +133,16 @@ describe.each([
     rig(`complete-${way}`, async (r) => {
       r.add("echo-1");
       const claim = r.machine.claim("echo-1", 1, T0);
-      const woken = r.waiters.until(() => r.jobs.stillActive(["echo-1"]), 1000);
+      const sent: string[] = [];
+      let attachment: unknown = null;
+      r.sockets.push({ send: (m) => void sent.push(m), serializeAttachment: (v) => void (attachment = v), deserializeAttachment: () => attachment });
+      r.waiters.wait(r.sockets[0]!, ["echo-1"]);
       const usage = { llm_calls: 1, prompt_tokens: 2, completion_tokens: 3, tool_calls: 0, subagents: 1 };
       const lease = claim.status === "claimed" ? claim.lease : "";
       expect(r.machine.complete("echo-1", lease, { state: "success", result: "sunny", attempt: 1, usage }, T0 + 50, BIG, batch)).toEqual({ status: "recorded" });
       expect(r.row("echo-1")).toMatchObject({ state: "success", result: "sunny", result_truncated: 0, error: null, completed_at: T0 + 50, lease: null, usage: JSON.stringify(usage) });
       expect(logContent(r, "echo-1")).toBe("sunny");
-      expect(r.waiters.size).toBe(0); // woken by the completion itself, not by its 1 s timeout
-      expect(await woken).toBe(true);
+      expect(sent).toEqual([JOBS_ENDED]); // woken by the completion itself
       expect(r.hooks).toEqual(["claimed echo-1 0", "ended echo-1 success 50"]);
     }));
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { Waiters } from "../../durable-objects/chat/jobs/waiters";
+import { Waiters, type WaitingSocket } from "../../durable-objects/chat/jobs/waiters";
+import { JOBS_ENDED } from "../../src/jobs/messages";
 
 /** Which jobs storage says are active, and how often it was asked. */
 function storage(active: string[]) {
@@ -7,49 +8,79 @@ function storage(active: string[]) {
   return s;
 }
 
+/** A waiting request's socket as the hibernation API gives it: an attachment, and what it was sent. */
+function socket(): WaitingSocket & { sent: string[] } {
+  let attachment: unknown = null;
+  const sent: string[] = [];
+  return { sent, send: (m) => void sent.push(m), serializeAttachment: (v) => void (attachment = structuredClone(v)), deserializeAttachment: () => attachment };
+}
+
+function rig(active: string[]) {
+  const s = storage(active);
+  const sockets: ReturnType<typeof socket>[] = [];
+  const waiters = new Waiters(() => sockets, (ids) => s.stillActive(ids));
+  const wait = (ids: string[]) => {
+    const ws = socket();
+    sockets.push(ws);
+    waiters.wait(ws, ids);
+    return ws;
+  };
+  return { s, waiters, wait };
+}
+
 describe("Waiters", () => {
-  it("wakes a request at its last job's end, reading storage when it starts and at that end only", async () => {
-    const waiters = new Waiters();
-    const s = storage(["a", "b", "c"]);
-    const woken = waiters.until(() => s.stillActive(["a", "b", "c"]), 1000);
+  it("wakes a request at its last job's end, reading storage when it starts and at that end only", () => {
+    const { s, waiters, wait } = rig(["a", "b", "c"]);
+    const ws = wait(["a", "b", "c"]);
     for (const id of ["b", "x", "a"]) {
       s.active.delete(id);
       waiters.ended(id); // "x" is another request's job
     }
-    expect(waiters.size).toBe(1);
+    expect(ws.sent).toEqual([]);
     s.active.delete("c");
     waiters.ended("c");
-    expect(await woken).toBe(true);
-    expect(waiters.size).toBe(0);
+    expect(ws.sent).toEqual([JOBS_ENDED]);
     expect(s.reads).toBe(2);
   });
 
-  it("answers at once when nothing it waits for is active", async () => {
-    const waiters = new Waiters();
-    const s = storage([]);
-    expect(await waiters.until(() => s.stillActive(["a"]), 1000)).toBe(true);
-    expect(waiters.size).toBe(0);
+  it("answers at once when nothing it waits for is active", () => {
+    const { wait } = rig([]);
+    expect(wait(["a"]).sent).toEqual([JOBS_ENDED]);
   });
 
-  it("keeps waiting when storage still holds a job reported ended (its transaction rolled back)", async () => {
-    const waiters = new Waiters();
-    const s = storage(["a", "b"]);
-    const woken = waiters.until(() => s.stillActive(["a", "b"]), 1000);
+  it("keeps waiting when storage still holds a job reported ended (its transaction rolled back)", () => {
+    const { s, waiters, wait } = rig(["a", "b"]);
+    const ws = wait(["a", "b"]);
     s.active.delete("a");
     waiters.ended("a");
     waiters.ended("b"); // reported, but "b" is still active in storage
-    expect(waiters.size).toBe(1);
+    expect(ws.sent).toEqual([]);
     s.active.delete("b");
     waiters.ended("b");
-    expect(await woken).toBe(true);
+    expect(ws.sent).toEqual([JOBS_ENDED]);
   });
 
-  it("answers false once its time is up, and forgets the request", async () => {
-    const waiters = new Waiters();
-    const s = storage(["a"]);
-    expect(await waiters.until(() => s.stillActive(["a"]), 10)).toBe(false);
-    expect(waiters.size).toBe(0);
-    waiters.ended("a"); // a late end wakes nothing
-    expect(s.reads).toBe(1);
+  it("wakes each request once, however often its jobs are reported, and others on their own jobs", () => {
+    const { s, waiters, wait } = rig(["a", "b"]);
+    const first = wait(["a"]);
+    const second = wait(["a", "b"]);
+    s.active.delete("a");
+    waiters.ended("a");
+    waiters.ended("a");
+    expect(first.sent).toEqual([JOBS_ENDED]);
+    expect(second.sent).toEqual([]);
+    s.active.delete("b");
+    waiters.ended("b");
+    expect(second.sent).toEqual([JOBS_ENDED]);
+  });
+
+  it("lets a request that left go quietly", () => {
+    const { s, waiters, wait } = rig(["a"]);
+    const ws = wait(["a"]);
+    ws.send = () => {
+      throw new Error("socket closed");
+    };
+    s.active.delete("a");
+    expect(() => waiters.ended("a")).not.toThrow();
   });
 });

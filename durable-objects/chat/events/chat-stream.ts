@@ -10,7 +10,7 @@
  * that opened before the chat existed. Live-only events (`job.progress`) are sent
  * the same way but kept nowhere.
  */
-import { acceptStream, broadcast, type StreamLog, type StreamMessage } from "../../shared/live-stream";
+import { acceptStream, broadcast, STREAM_TAG, type StreamLog, type StreamMessage } from "../../shared/live-stream";
 import type { ChatStore } from "../storage/chat-store";
 import { readMeta, writeMeta } from "../storage/schema";
 
@@ -32,7 +32,7 @@ export class ChatStream implements StreamLog {
 
   /** The streams this chat has open. */
   open(): number {
-    return this.store.ctx.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN).length;
+    return this.store.ctx.getWebSockets(STREAM_TAG).filter((ws) => ws.readyState === WebSocket.OPEN).length;
   }
 
   /** A stream closed: the tenant counts what this chat has left (best effort: it asks again when it looks full). */

@@ -132,6 +132,28 @@ export class Dispatcher {
     return calls;
   }
 
+  /**
+   * The queue copies of a consumer batch. Copies of jobs already taken, nearly all of them, end
+   * here; the others start as the fast path does. A job whose start failed answers `retry`, so
+   * its message is redelivered.
+   */
+  async takeQueued(jobIds: string[]): Promise<(LaunchAnswer | "retry")[]> {
+    const now = Date.now();
+    // By the time a copy arrives its jobs have usually ended, or run somewhere: a read of their
+    // ids says so, and only the rest are read whole.
+    const { room } = this.executor;
+    const active = new Set(this.store.jobs.stillActive(jobIds));
+    // In the message's order: the first job to start runs in the consumer's own call.
+    const open = jobIds.filter((id) => active.has(id) && !room.isRunningHere(id) && room.handedAt(id) === undefined);
+    const toStart = this.store.jobs.many(open).filter((job) => this.executor.wouldRun(job, now));
+    if (toStart.length === 0) return jobIds.map(() => "duplicate");
+    const answers = await this.launch(toStart, "starting a queued job failed; its message is retried", true);
+    return jobIds.map((id) => {
+      const answer = answers.get(id) ?? "duplicate";
+      return answer === "failed" ? "retry" : answer;
+    });
+  }
+
   /** Claims a lane's share; a call without its target cannot leave from a lane and is left to the queue copy. */
   #claimForLane(lane: number, jobs: JobRow[], targetOf: (job: JobRow) => RunTarget | undefined, answers: Map<string, LaunchAnswer>): LaneCall[] {
     const now = Date.now();

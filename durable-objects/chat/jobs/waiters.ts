@@ -1,60 +1,74 @@
 /**
- * In-memory wake-ups for requests waiting on jobs (docs/api.md#waiting-and-collecting: completion wakes
- * a waiting request at once, no polling). Only a live request waits here, so
- * losing this on eviction loses nothing durable: the request fails with 503 and
- * the jobs stay awaitable.
+ * Requests waiting on jobs (docs/architecture.md#awaits). A Durable Object is billed for every
+ * second it handles a request, so a waiting request does not wait in the chat: the worker holds
+ * it, with a hibernatable WebSocket to the chat, and the chat sends one message on that socket
+ * when the jobs it named have all ended; the worker then asks for the answer. Between those, the
+ * chat can hibernate like any idle object. Completion still wakes the request at once, with no
+ * polling (docs/api.md#waiting-and-collecting).
  *
- * A waiter keeps the ids it still waits for and drops each as the job machine reports its end, so
- * the jobs' rows are read once when the wait starts and once more when the last one ends, not on
- * every end in the chat. That last read confirms what memory says: an end whose transaction was
- * rolled back did not happen.
+ * Every wait goes this way, however short: a brief one kept in the chat would cost it the time of
+ * waiting and, for the calls that outlast it (most real tool calls), the socket's requests too.
+ *
+ * A waiter keeps, on its socket, the ids it still waits for and drops each as the job machine
+ * reports its end, so the jobs' rows are read once when the wait starts and once more when the
+ * last one ends, not on every end in the chat. That last read confirms what the socket says: an
+ * end whose transaction was rolled back did not happen.
  */
-interface Waiter {
-  remaining: Set<string>;
-  /** The waited-for jobs still active, read from storage. */
-  stillActive: () => string[];
-  wake: () => void;
+import { JOBS_ENDED } from "../../../src/jobs/messages";
+
+/** The tag of a waiting request's socket (a live stream's sockets have their own). */
+export const AWAIT_TAG = "await";
+
+/** What a waiter needs of its socket: the hibernation API's attachment, and a send. */
+export interface WaitingSocket {
+  send(message: string): void;
+  serializeAttachment(value: unknown): void;
+  deserializeAttachment(): unknown;
+}
+
+type Waiting = { ids: string[]; remaining: string[] } | { ended: true };
+
+/** A request's socket, accepted for hibernation and told at once if its jobs have ended already. */
+export function acceptWaiter(ctx: DurableObjectState, waiters: Waiters, jobIds: string[]): Response {
+  const { 0: client, 1: server } = new WebSocketPair();
+  ctx.acceptWebSocket(server, [AWAIT_TAG]);
+  waiters.wait(server, jobIds);
+  return new Response(null, { status: 101, webSocket: client });
 }
 
 export class Waiters {
-  readonly #waiting = new Set<Waiter>();
+  constructor(
+    /** The sockets of the requests waiting now (hibernated or not). */
+    private readonly sockets: () => WaitingSocket[],
+    /** Which of these jobs are active, read from storage; jobs it does not know count as ended. */
+    private readonly stillActive: (jobIds: string[]) => string[],
+  ) {}
 
-  /**
-   * Resolves `true` once none of the jobs is active, `false` when `ms` passed first. `stillActive`
-   * reads which of them are active now; jobs it does not know count as ended.
-   */
-  until(stillActive: () => string[], ms: number): Promise<boolean> {
-    const active = stillActive();
-    if (active.length === 0) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const waiter: Waiter = {
-        remaining: new Set(active),
-        stillActive,
-        wake: () => {
-          clearTimeout(timer);
-          this.#waiting.delete(waiter);
-          resolve(true);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.#waiting.delete(waiter);
-        resolve(false);
-      }, ms);
-      this.#waiting.add(waiter);
-    });
+  /** A request starts waiting on `jobIds` over `socket`: told at once when none is active any more. */
+  wait(socket: WaitingSocket, jobIds: string[]): void {
+    const active = this.stillActive(jobIds);
+    if (active.length === 0) this.#wake(socket);
+    else socket.serializeAttachment({ ids: jobIds, remaining: active } satisfies Waiting);
   }
 
   /** Called after a job ended (`JobMachine.finish`, the one way into a terminal state). */
   ended(jobId: string): void {
-    for (const waiter of [...this.#waiting]) {
-      if (!waiter.remaining.delete(jobId) || waiter.remaining.size > 0) continue;
-      const active = waiter.stillActive();
-      if (active.length === 0) waiter.wake();
-      else waiter.remaining = new Set(active);
+    for (const socket of this.sockets()) {
+      const waiting = socket.deserializeAttachment() as Waiting | null;
+      if (!waiting || "ended" in waiting || !waiting.remaining.includes(jobId)) continue;
+      const remaining = waiting.remaining.filter((id) => id !== jobId);
+      const active = remaining.length > 0 ? remaining : this.stillActive(waiting.ids);
+      if (active.length === 0) this.#wake(socket);
+      else socket.serializeAttachment({ ids: waiting.ids, remaining: active } satisfies Waiting);
     }
   }
 
-  get size(): number {
-    return this.#waiting.size;
+  #wake(socket: WaitingSocket): void {
+    socket.serializeAttachment({ ended: true } satisfies Waiting);
+    try {
+      socket.send(JOBS_ENDED);
+    } catch {
+      // The request is gone (its client left): nobody waits for the answer.
+    }
   }
 }

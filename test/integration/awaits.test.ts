@@ -1,0 +1,62 @@
+/**
+ * Awaits (docs/architecture.md#awaits): a request that waits for jobs waits in the worker, on a
+ * hibernatable socket to the chat, so the chat holds no request meanwhile. Completion wakes it at
+ * once; a restart of the chat during the wait does not lose it.
+ */
+import { abortAllDurableObjects, evictDurableObject, reset, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { AWAIT_TAG } from "../../durable-objects/chat/jobs/waiters";
+import { api, call, chatObject, configure, eventually, json, parallel, toolCalls } from "../helpers";
+
+afterEach(() => reset());
+
+const waitingSockets = (chat: string) => runInDurableObject(chatObject(chat), (_i, state) => state.getWebSockets(AWAIT_TAG).length);
+
+describe("a waiting request", () => {
+  it("waits on a socket to its chat, not in it, and is answered when its jobs end", async () => {
+    await configure();
+    const chat = "await-socket";
+    const waiting = parallel(chat, { tool_calls: [call("sleep", { ms: 1200 }), call("echo", { n: 1 })], timeout: 20 });
+    await eventually(async () => (await waitingSockets(chat)) === 1);
+    const { body } = await waiting;
+    expect(body.status).toBe("success");
+    expect(body.jobs.map((j: { result: string }) => j.result)).toEqual(["slept 1200", '{"n":1}']);
+    await eventually(async () => (await waitingSockets(chat)) === 0); // the worker closed it
+  });
+
+  it.each([
+    ["hibernated and evicted", (chat: string) => evictDurableObject(chatObject(chat))],
+    ["restarted (a deploy)", () => abortAllDurableObjects()],
+  ])("is still answered when its chat is %s meanwhile", async (_how, restart) => {
+    await configure();
+    const chat = `await-restart-${_how.split(" ")[0]}`;
+    const waiting = parallel(chat, { tool_calls: [call("sleep", { ms: 1500 })], timeout: 20 });
+    await eventually(async () => (await waitingSockets(chat)) === 1);
+    await restart(chat).catch(() => {});
+    const { body } = await waiting;
+    expect(body).toMatchObject({ status: "success", jobs: [{ state: "success", result: "slept 1500" }] });
+  });
+
+  it("that times out gets the jobs still running, and they can be awaited again", async () => {
+    await configure();
+    const chat = "await-timeout";
+    const { body } = await parallel(chat, { tool_calls: [call("sleep", { ms: 2500 })], timeout: 1 });
+    expect(body).toMatchObject({ status: "waiting", wait_timeout: true });
+    const again = await parallel(chat, { action: "await", job_ids: [body.jobs[0].job_id], timeout: 10 });
+    expect(again.body).toMatchObject({ status: "success", jobs: [{ result: "slept 2500" }] });
+    expect(await toolCalls(body.jobs[0].job_id)).toHaveLength(1);
+  });
+
+  it("on /tool-calls waits the same way and answers in call order", async () => {
+    await configure();
+    const chat = "await-tool-calls";
+    const res = await api(`/v1/chats/${chat}/tool-calls`, {
+      method: "POST",
+      body: { tool_calls: [{ id: "c1", type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms: 800 }) } }, { id: "c2", type: "function", function: { name: "echo", arguments: "{}" } }] },
+    });
+    const answer = await json(res);
+    expect(res.status).toBe(200);
+    expect(answer.status).toBe("success");
+    expect(answer.results.map((r: { tool_call_id: string }) => r.tool_call_id)).toEqual(["c1", "c2"]);
+  });
+});
