@@ -23,7 +23,7 @@ async function post(url, body, headers = {}) {
 }
 
 /** `key`: whose tenant the fanout calls act as (the bench tenant unless given). */
-export function clients({ fanout, floor, specFloor, tools }, key = BENCH_KEY) {
+export function clients({ fanout, floor, specFloor, workerFloor, tools }, key = BENCH_KEY) {
   const auth = { authorization: `Bearer ${key}` };
   return {
     fanout: (chatId, calls, extra = {}) =>
@@ -36,6 +36,9 @@ export function clients({ fanout, floor, specFloor, tools }, key = BENCH_KEY) {
       post(`${floor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), lanes: 4, ...extra }),
     specFloor: (chatId, calls, extra = {}) =>
       post(`${specFloor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), ...extra }),
+    // The Worker-run floor (v1.3): calls wait in queue consumers, 4 per invocation, as fanout's do.
+    workerFloor: (chatId, calls, extra = {}) =>
+      post(`${workerFloor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), ...extra }),
     direct: (jobId, tool, args) => post(`${tools.url}/${tool}`, { job_id: jobId, tool_args: args }),
     configure: (config) =>
       fetch(`${fanout.url}/v1/config`, { method: "PUT", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(config) }).then(async (r) => {
@@ -47,7 +50,7 @@ export function clients({ fanout, floor, specFloor, tools }, key = BENCH_KEY) {
 const eight = (ms) => Array.from({ length: 8 }, () => ["slow", { ms }]);
 
 /** The sides every comparison runs, in an order that rotates with `i` so none always goes first. */
-export const SIDES = ["fanout", "floor", "prodFloor", "specFloor"];
+export const SIDES = ["fanout", "floor", "prodFloor", "specFloor", "workerFloor"];
 export const rotated = (i) => [...SIDES.slice(i % SIDES.length), ...SIDES.slice(0, i % SIDES.length)];
 
 /**
@@ -55,7 +58,7 @@ export const rotated = (i) => [...SIDES.slice(i % SIDES.length), ...SIDES.slice(
  * in rotating order; the sequential client now and then.
  */
 export async function fanOut(c, reps) {
-  const out = { fanout: [], floor: [], prodFloor: [], specFloor: [], sequential: [] };
+  const out = { fanout: [], floor: [], prodFloor: [], specFloor: [], workerFloor: [], sequential: [] };
   for (let i = 0; i < reps; i++) {
     for (const side of rotated(i)) {
       const t0 = now();
@@ -121,8 +124,8 @@ export async function wakeLatency(c, tools, reps) {
 
 /** 3. `wait:false` start of 8 jobs (response time), and how long until each reaches the tool server. */
 export async function dispatch(c, tools, reps) {
-  const out = { fanout: [], floor: [], prodFloor: [], specFloor: [], arrival: [], arrivalFloor: [], arrivalProdFloor: [], arrivalSpecFloor: [] };
-  const arrivals = { fanout: out.arrival, floor: out.arrivalFloor, prodFloor: out.arrivalProdFloor, specFloor: out.arrivalSpecFloor };
+  const out = { fanout: [], floor: [], prodFloor: [], specFloor: [], workerFloor: [], arrival: [], arrivalFloor: [], arrivalProdFloor: [], arrivalSpecFloor: [], arrivalWorkerFloor: [] };
+  const arrivals = { fanout: out.arrival, floor: out.arrivalFloor, prodFloor: out.arrivalProdFloor, specFloor: out.arrivalSpecFloor, workerFloor: out.arrivalWorkerFloor };
   for (let i = 0; i < reps; i++) {
     for (const side of rotated(i)) {
       const t0 = now();

@@ -154,6 +154,11 @@ export function startSpecFloor() {
   return wranglerDev(resolve(ROOT, "bench/spec-floor"), [], "spec-floor");
 }
 
+/** The Worker-run floor (bench/worker-floor): the least a design does when its calls wait in queue consumers. */
+export function startWorkerFloor() {
+  return wranglerDev(resolve(ROOT, "bench/worker-floor"), [], "worker-floor");
+}
+
 export async function startFloor() {
   const dir = mkdtempSync(join(tmpdir(), "floor-"));
   cpSync(resolve(ROOT, "../shared/floor"), dir, { recursive: true });
