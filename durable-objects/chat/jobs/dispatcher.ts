@@ -1,9 +1,11 @@
 /**
- * How a chat's jobs get going (docs/architecture.md#call-lanes): the calls are placed at once, up to
- * 4 in the chat (each in an invocation of its own) and the rest in the chat's call lanes; then the
- * batch's one queue copy goes. Every step is best effort on top of durable state: the dispatch
- * watchdog re-sends what never started, the heartbeat recovers what was lost mid-call (here or in
- * a lane), deadlines end what does not stop.
+ * How a chat's jobs get going: a call a queue consumer outlives goes to a Worker runner, 4 to a
+ * `calls` message that is its queue copy (docs/architecture.md#where-calls-wait); the others are
+ * placed at once, up to 4 in the chat (each in an invocation of its own) and the rest in the chat's
+ * call lanes (docs/architecture.md#call-lanes), then the batch's one queue copy goes. Every step is
+ * best effort on top of durable state: the dispatch watchdog re-sends what never started, the
+ * heartbeat recovers what was lost mid-call (here, in a lane or in a runner), deadlines end what
+ * does not stop.
  */
 import { endsByTimer, isTerminal, type JobRow } from "../../../src/jobs/job";
 import { fitsWorkerRunner, WORKER_RUNNER } from "../../../src/runner/lease";
