@@ -188,8 +188,9 @@ export class ChatDO extends DurableObject<Env> {
 
   /** A Worker runner takes the calls its `calls` message named (docs/architecture.md#where-calls-wait): claimed for it, with their targets. */
   async claimForRunner(jobIds: string[]): Promise<LaneCall[]> {
-    const calls = this.#store.exists() ? await this.#chat.dispatcher.claimForRunner(jobIds) : [];
-    if (calls.length) await this.#store.timers.arm(); // the claims set the heartbeat
+    if (!this.#store.exists()) return [];
+    const calls = await this.#chat.dispatcher.claimForRunner(jobIds);
+    await this.#store.timers.arm(); // the claims set the heartbeat; a recovery may have ended a job
     return calls;
   }
 

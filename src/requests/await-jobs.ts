@@ -7,7 +7,7 @@
  * stub (one from before a restart stays broken), while time is left.
  */
 import { AWAIT_PATH, JOBS_ENDED, type AwaitTicket, type BatchAnswer, type BatchResult, type ChatLimits, type ToolCallsReply, type ToolCallsResult } from "../jobs/messages";
-import { sleep } from "../util/abort";
+import { sleep, within } from "../util/abort";
 
 type Chat = ReturnType<Env["CHAT"]["getByName"]>;
 
@@ -47,10 +47,17 @@ export async function untilJobsEnd(chat: () => Chat, ticket: AwaitTicket): Promi
   for (;;) {
     const left = deadline - Date.now();
     if (left <= 0) return false;
-    const socket = await chat()
-      .fetch(url, { headers: { upgrade: "websocket" } })
-      .then((res) => res.webSocket, () => undefined);
-    if (!socket) return false; // the chat is gone or unreachable: its answer says which
+    const opened = await within(chat().fetch(url, { headers: { upgrade: "websocket" } }), left, "opening the wait's socket").then(
+      (res) => res,
+      () => undefined,
+    );
+    if (opened?.status === 404) return false; // the chat is gone: its answer says so
+    const socket = opened?.webSocket;
+    if (!socket) {
+      // The chat is restarting (or refused for a moment): try again while the wait has time left.
+      await sleep(Math.min(REOPEN_MS, Math.max(0, deadline - Date.now())), new AbortController().signal);
+      continue;
+    }
     socket.accept();
     const outcome = await new Promise<"ended" | "timeout" | "dropped">((resolve) => {
       const timer = setTimeout(() => resolve("timeout"), left);

@@ -97,15 +97,16 @@ export class CallRunner {
   }
 
   async #runOne(held: LaneCall, stopper: AbortController): Promise<void> {
-    const chat = this.#chat(held);
     const { job_id } = held.call;
     const stop = stopper.signal;
-    // The chat answers false once the job is no longer this lease's (it ended meanwhile): the call stops.
+    // Each message to the chat gets a new stub: one from before a restart of the chat (a deploy,
+    // which a Worker runner outlives) stays broken. The chat answers false once the job is no
+    // longer this lease's (it ended, or went to another runner): the call stops.
     const record = async (next: number, phase: "settled" | "sending") => {
-      if (!(await chat.laneAttempt(job_id, held.lease, next, phase))) stopper.abort(new DOMException("job ended", "AbortError"));
+      if (!(await this.#chat(held).laneAttempt(job_id, held.lease, next, phase))) stopper.abort(new DOMException("job ended", "AbortError"));
     };
     const progress = new LatestEvery<Progress>(PROGRESS_INTERVAL_MS, (p) => {
-      chat.laneProgress(job_id, held.lease, p).catch(() => {}); // a courtesy: the call goes on without it
+      this.#chat(held).laneProgress(job_id, held.lease, p).catch(() => {}); // a courtesy: the call goes on without it
     });
     try {
       const outcome = await runCall(held.call, held.target, stop, {
@@ -136,17 +137,15 @@ export class CallRunner {
   #report(held: LaneCall, outcome: JobOutcome): Promise<void> {
     const name = chatName(held.tenant, held.chat_id);
     let reports = this.#reports.get(name);
-    if (!reports) {
-      const chat = this.#chat(held);
-      this.#reports.set(name, (reports = new ReportQueue((outcomes) => this.#deliver(chat, outcomes))));
-    }
+    if (!reports) this.#reports.set(name, (reports = new ReportQueue((outcomes) => this.#deliver(name, outcomes))));
     return reports.send({ job_id: held.call.job_id, lease: held.lease, batch_id: held.batch_id, outcome });
   }
 
-  async #deliver(chat: Chat, outcomes: LaneOutcome[]): Promise<void> {
+  /** Each try through a new stub, so a chat restarted meanwhile still gets the outcomes. */
+  async #deliver(name: string, outcomes: LaneOutcome[]): Promise<void> {
     for (let tried = 1; ; tried++) {
       try {
-        await chat.laneOutcomes(outcomes);
+        await this.env.CHAT.getByName(name).laneOutcomes(outcomes);
         return;
       } catch (e) {
         if (tried >= REPORT_TRIES) throw e;

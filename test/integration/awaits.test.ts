@@ -6,7 +6,7 @@
 import { abortAllDurableObjects, evictDurableObject, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { AWAIT_TAG } from "../../durable-objects/chat/jobs/waiters";
-import { api, call, chatObject, configure, eventually, json, parallel, toolCalls } from "../helpers";
+import { api, call, chatObject, configure, eventually, json, parallel, toolCalls, toolConfig } from "../helpers";
 
 afterEach(() => reset());
 
@@ -59,4 +59,19 @@ describe("a waiting request", () => {
     expect(answer.status).toBe("success");
     expect(answer.results.map((r: { tool_call_id: string }) => r.tool_call_id)).toEqual(["c1", "c2"]);
   });
+});
+
+describe("a wait on many jobs", () => {
+  it("holds as many ids as an await may name (max_job_ids) on its socket", async () => {
+    await configure(toolConfig({ limits: { max_calls: 32, max_job_ids: 1000, max_active_jobs_per_chat: 200 } }));
+    const chat = "await-many";
+    const ids: string[] = [];
+    for (let b = 0; b < 4; b++) {
+      const { body } = await parallel(chat, { tool_calls: Array.from({ length: 32 }, (_, i) => call("sleep", { ms: 1500 + i })), wait: false });
+      ids.push(...body.jobs.map((j: { job_id: string }) => j.job_id));
+    }
+    const { body } = await parallel(chat, { action: "await", job_ids: ids, timeout: 30 });
+    expect(body.status).toBe("success");
+    expect(body.jobs).toHaveLength(128);
+  }, 40_000);
 });

@@ -96,6 +96,7 @@ describe("a call in a lane", () => {
     expect((await jobRow(chat, write))?.lane).toBe(0);
     await abortAllDurableObjects(); // a deploy: the lane and its calls are gone, and the chat forgot what it handed out
     await expectRecoveredAfterLoss(chat, write, read, EXEC_HEARTBEAT_MS + LANE_HANDOVER_GRACE_MS);
+    await parallel(chat, { action: "cancel", job_ids: [read] });
   });
 
   it("is left alone while its lane still holds it, however the chat fared", async () => {

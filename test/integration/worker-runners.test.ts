@@ -56,7 +56,13 @@ describe("a Worker runner", () => {
     expect((await jobRow(chat, write))?.lane).toBe(WORKER_RUNNER);
     // Past the lapse with no renewal heard (the runner's timers run on real time): as if it had been lost.
     await expectRecoveredAfterLoss(chat, write, read, RUNNER_LAPSES_AFTER_MS + EXEC_HEARTBEAT_MS);
-  });
+    // The first runner was alive after all: the read-only call left it under a new lease, so its
+    // next renewal is refused and it drops attempt 1 while attempt 2 runs on.
+    await eventually(async () => (await toolCalls(read))[0]!.closed_at !== undefined, RENEW_EVERY_MS + 3_000);
+    expect((await jobRow(chat, read))?.state).toBe("running");
+    expect((await toolCalls(read))[1]!.closed_at).toBeUndefined();
+    await parallel(chat, { action: "cancel", job_ids: [read] });
+  }, 20_000);
 
   it("renews the leases of the calls it holds, and stops a cancelled call at its next renewal", async () => {
     await configure();

@@ -190,7 +190,7 @@ export class Dispatcher {
    * calls of Worker runners that stopped renewing their leases.
    */
   async checkLanes(now: number): Promise<void> {
-    this.executor.lostFromLane(this.executor.lapsedRunners(now));
+    this.executor.runnersLost(this.executor.lapsedRunners(now));
     const asks = [...this.executor.inLanes(now)].map(async ([lane, ids]) => {
       try {
         const held = new Set(await this.store.lane(lane).holding(ids));

@@ -143,7 +143,12 @@ export class Executor {
     return ended;
   }
 
-  /** A lane (or a Worker runner) does not hold these calls (any more): they are the chat's to recover. */
+  /** Calls of Worker runners found lost (`lapsedRunners`): the chat's to recover, under new leases. */
+  runnersLost(jobIds: string[]): void {
+    for (const id of jobIds) this.store.jobs.takeFromRunner(id, crypto.randomUUID());
+  }
+
+  /** A lane does not hold these calls (any more): they are the chat's to recover. */
   lostFromLane(jobIds: string[]): void {
     for (const id of jobIds) {
       this.room.laneEnded(id);

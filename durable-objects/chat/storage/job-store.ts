@@ -3,6 +3,7 @@
  * (cursors are read fully before returning), so callers can compose them inside
  * one `transactionSync` with no `await` in between.
  */
+import { WORKER_RUNNER } from "../../../src/runner/lease";
 import { isTerminal, WAIT_REASONS, type JobRow, type WaitReason } from "../../../src/jobs/job";
 import { ACTIVE_STATES_SQL } from "../../../src/api/job-states";
 import type { JobEvent } from "./events";
@@ -213,6 +214,14 @@ export class JobStore {
   /** A recovered call goes on in call lane `lane`, a Worker runner, or the chat (null): which one the heartbeat asks. */
   setLane(jobId: string, lane: number | null, now = Date.now()): void {
     this.sql.exec(`UPDATE jobs SET lane = ?, renewed_at = ? WHERE job_id = ? AND state = 'running'`, lane, now, jobId);
+  }
+
+  /**
+   * A Worker runner silent too long is taken to be lost: its call leaves it under a new lease, so
+   * if that runner is alive after all, its attempts, renewals and outcome are all refused.
+   */
+  takeFromRunner(jobId: string, lease: string): void {
+    this.sql.exec(`UPDATE jobs SET lane = NULL, lease = ? WHERE job_id = ? AND state = 'running' AND lane = ?`, lease, jobId, WORKER_RUNNER);
   }
 
   /** A Worker runner renewed the lease of its running call. */
