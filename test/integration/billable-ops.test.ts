@@ -250,11 +250,13 @@ describe("flow rules", () => {
       // Calls whose ends come together give back together: a lane's report of several, the chat's own.
       expect(m.flowGiveBacks).toBeLessThanOrEqual(1);
     }
-    // Rows a flow-limited call adds to its job's 6.3: its release from the gate (1), its flow object's
-    // state, rewritten by the ask and each give-back (1), the backup of the batch's ask, set and
-    // cleared (0.4), and for a keyed rule its index's row of the key (0.6).
-    expect(unkeyed.rowsWritten).toBeLessThanOrEqual(9.25);
-    expect(keyed.rowsWritten).toBeLessThanOrEqual(9.9);
+    // Rows a flow-limited call adds to its job's 6.3: a fixed part (its release from the gate, the flow
+    // object's state written by the batch's ask, the backup of that ask set and cleared), then one row
+    // per give-back (the flow object's state again) and per index report (the key's row). How many
+    // give-backs a batch takes depends on how its calls' ends group, which timing decides, so those
+    // are counted as they happened; the assertions above bound them.
+    expect(unkeyed.rowsWritten).toBeLessThanOrEqual(6.3 + 1.85 + unkeyed.flowGiveBacks);
+    expect(keyed.rowsWritten).toBeLessThanOrEqual(6.3 + 1.85 + keyed.flowGiveBacks + keyed.indexReports);
     expect(unkeyed.indexReports).toBe(0);
     // A keyed rule's object tells its index when its figures change, one report on its way at a time.
     expect(keyed.indexReports).toBeLessThanOrEqual(keyed.flowAsks + keyed.flowGiveBacks);
