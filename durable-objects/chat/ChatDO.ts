@@ -12,7 +12,7 @@ import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
 import type { JobRecord } from "../../src/jobs/job";
-import { AWAIT_PATH, type AwaitTicket, type BatchAnswer, type BatchRequest, type BatchResult, type ChatInfo, type ChatLimits, type CompleteResult, type JobOutcome, type LaneCall, type LaneOutcome, type ToolCallsAwait, type ToolCallsReply, type ToolCallsRequest, type ToolCallsResult, type TurnRequest, type Usage } from "../../src/jobs/messages";
+import { AWAIT_PATH, type AskAnswer, type AwaitTicket, type BatchAnswer, type BatchRequest, type BatchResult, type ChatInfo, type ClaimedAsk, type ChatLimits, type CompleteResult, type JobOutcome, type LaneCall, type LaneOutcome, type ToolCallsAwait, type ToolCallsReply, type ToolCallsRequest, type ToolCallsResult, type TurnRequest, type Usage } from "../../src/jobs/messages";
 import { resultsPayload, type Snapshot } from "../../src/jobs/payloads";
 import { vouchFor } from "../../src/objects/tenant-cache";
 import type { RunTarget } from "../../src/tools/executors";
@@ -27,12 +27,13 @@ import type { RunAnswer } from "./jobs/executor";
 import type { LaunchAnswer } from "./jobs/dispatcher";
 import type { Progress } from "../../src/jobs/progress";
 import type { StopTurn } from "./subagents/child-turns";
+import { claimAsk, renewAsk } from "./subagents/model-asks";
 import { mayOpen } from "./gates";
 import { budgetReached, type Reached } from "./gates/budget";
 import { approvalAnswer, decide, type ApprovalAnswer, type DecisionRequest } from "./gates/approval";
 import { answerWaitedToolCalls, runToolCalls } from "./tool-calls";
 import { acceptWaiter, AWAIT_TAG } from "./jobs/waiters";
-import { handOver } from "./handover";
+import { Handovers } from "./handover";
 import type { ChatStore } from "./storage/chat-store";
 import type { ChatUsage } from "./storage/usage-days";
 import { chatInfo } from "./storage/chat-info";
@@ -45,21 +46,11 @@ export class ChatDO extends DurableObject<Env> {
   /** What this chat's own calls had waiting for headers, measured (tests hold it to the budget). */
   readonly callMeter = this.#chat.executor.meter;
   /** Hand-overs from the parent waiting on its answer: a deletion waits for them (see `beginTurn`). */
-  readonly #handovers = new Set<Promise<unknown>>();
+  readonly #handovers = new Handovers();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    // An instance starts on the current schema (a deploy may have brought a new one). Every duty
-    // lives in `timers`; make sure the one alarm points at the earliest, whatever interrupted the
-    // last instance between a write and its re-arm.
-    ctx.blockConcurrencyWhile(async () => {
-      if (!this.#store.exists()) return;
-      this.#store.ensure();
-      const due = this.#store.timers.next();
-      const alarm = await ctx.storage.getAlarm();
-      this.#store.timers.alarmFound(alarm);
-      if (due !== undefined && (alarm === null || alarm > due)) await this.#store.timers.arm();
-    });
+    ctx.blockConcurrencyWhile(() => this.#chat.resume());
   }
 
   // ---- the routes: `parallel` and `tool-calls` ------------------------------------
@@ -125,14 +116,8 @@ export class ChatDO extends DurableObject<Env> {
 
   // ---- a child's side: turns handed over by the parent's subordinate jobs ----
 
-  async beginTurn(req: TurnRequest): Promise<"started" | "duplicate" | "expired"> {
-    const handover = handOver(this.#chat, req);
-    this.#handovers.add(handover);
-    try {
-      return await handover;
-    } finally {
-      this.#handovers.delete(handover);
-    }
+  beginTurn(req: TurnRequest): Promise<"started" | "duplicate" | "expired"> {
+    return this.#handovers.run(this.#chat, req);
   }
 
   async stopTurn(parent: StopTurn): Promise<void> {
@@ -197,6 +182,20 @@ export class ChatDO extends DurableObject<Env> {
   /** A Worker runner renews its calls' leases; it stops the ones answered (ended, or no longer its). */
   renewLeases(calls: { job_id: string; lease: string }[]): string[] {
     return this.#store.exists() ? this.#chat.executor.renewLeases(calls, Date.now()) : calls.map((c) => c.job_id);
+  }
+
+  /** A Worker runner takes a child's model request (docs/architecture.md#model-requests): what to send, or null when it is not the runner's to make. */
+  async claimModelAsk(turnId: string, lease: string): Promise<ClaimedAsk | null> {
+    return this.#store.readable() ? claimAsk(this.#chat.child, turnId, lease, Date.now()) : null;
+  }
+
+  renewModelAsk(turnId: string, lease: string): boolean {
+    return this.#store.readable() && renewAsk(this.#chat.child, turnId, lease, Date.now());
+  }
+
+  /** The model's answer, from the runner that made the request: the turn's step goes on with it. */
+  modelReplied(turnId: string, lease: string, answer: AskAnswer): Promise<"taken" | "stale" | "busy"> {
+    return this.#store.readable() ? this.#chat.child.replied(turnId, lease, answer) : Promise.resolve("stale");
   }
 
   /** A call lane's record of a retry (see `src/jobs/run-call`); false tells the lane the job is over. */
@@ -316,7 +315,7 @@ export class ChatDO extends DurableObject<Env> {
   /** The chat and its whole subtree (see `./deletion`): `pending` while a part of it could not be reached yet. */
   async deleteChat(by: DeletedBy = "request"): Promise<DeletionAnswer> {
     // A hand-over under way may be about to give this chat storage: let it land (or not) first.
-    await Promise.allSettled(this.#handovers);
+    await this.#handovers.settled();
     return this.#chat.deletion.delete(by);
   }
 

@@ -55,6 +55,20 @@ export class Chat implements MachineHooks {
     this.#flowReturns = new FlowReturns(this.store);
   }
 
+  /**
+   * A new instance starts on the current schema (a deploy may have brought a new one). Every duty
+   * lives in `timers`: the one alarm is made to point at the earliest, whatever interrupted the
+   * last instance between a write and its re-arm.
+   */
+  async resume(): Promise<void> {
+    if (!this.store.exists()) return;
+    this.store.ensure();
+    const due = this.store.timers.next();
+    const alarm = await this.store.ctx.storage.getAlarm();
+    this.store.timers.alarmFound(alarm);
+    if (due !== undefined && (alarm === null || alarm > due)) await this.store.timers.arm();
+  }
+
   // ---- MachineHooks: what follows a job's transitions ---------------------------
 
   stopWork(job: JobRow): void {

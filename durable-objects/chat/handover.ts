@@ -9,7 +9,26 @@ import type { TurnRequest } from "../../src/jobs/messages";
 import { chatName } from "../../src/objects/names";
 import type { Chat } from "./chat";
 
-export async function handOver(chat: Chat, req: TurnRequest): Promise<"started" | "duplicate" | "expired"> {
+/** The hand-overs under way in this instance: a deletion lets them land (or not) first. */
+export class Handovers {
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  async run(chat: Chat, req: TurnRequest): Promise<"started" | "duplicate" | "expired"> {
+    const handover = handOver(chat, req);
+    this.#inFlight.add(handover);
+    try {
+      return await handover;
+    } finally {
+      this.#inFlight.delete(handover);
+    }
+  }
+
+  settled(): Promise<unknown> {
+    return Promise.allSettled(this.#inFlight);
+  }
+}
+
+async function handOver(chat: Chat, req: TurnRequest): Promise<"started" | "duplicate" | "expired"> {
   // A chat being deleted starts nothing; its parent's job ends "child chat deleted".
   if (chat.store.beingDeleted()) return "duplicate";
   // A hand-over still in flight when its parent ended the job (cancelled it, or was deleted and

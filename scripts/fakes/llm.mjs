@@ -8,6 +8,7 @@
  *   POST /__llm/script  {"model", "replies":[{content?, tool_calls?:[{name, arguments}], status?, delay_ms?}]}
  *   GET  /__llm/requests?model=…  → the chat-completions requests received for that model
  *   GET  /__llm/concurrency?model=… → {"max_in_flight"}: the most requests for that model answered at once
+ *   GET  /__llm/dropped?model=… → {"dropped"}: requests for that model whose caller hung up before the reply
  *
  * A model with no script answers by its built-in behaviour (`DEMO_MODEL`: two
  * `weather` calls at once, or a `send_postcard` call when asked for a postcard, then an answer from
@@ -67,6 +68,8 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
   /** Requests per model being answered now, and the most at once. */
   const inFlight = new Map();
   const maxInFlight = new Map();
+  /** Requests per model whose caller closed the connection before the reply was sent. */
+  const dropped = new Map();
   let seq = 0;
 
   return function handle(url, req, res, body) {
@@ -79,6 +82,10 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
     }
     if (url.pathname === "/__llm/concurrency") {
       json(res, 200, { max_in_flight: maxInFlight.get(url.searchParams.get("model") ?? "") ?? 0 });
+      return true;
+    }
+    if (url.pathname === "/__llm/dropped") {
+      json(res, 200, { dropped: dropped.get(url.searchParams.get("model") ?? "") ?? 0 });
       return true;
     }
     if (url.pathname === "/__llm/requests") {
@@ -98,7 +105,10 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
     const now = (inFlight.get(request.model) ?? 0) + 1;
     inFlight.set(request.model, now);
     maxInFlight.set(request.model, Math.max(maxInFlight.get(request.model) ?? 0, now));
-    res.once("finish", () => inFlight.set(request.model, inFlight.get(request.model) - 1));
+    res.once("close", () => {
+      inFlight.set(request.model, inFlight.get(request.model) - 1);
+      if (!res.writableFinished) dropped.set(request.model, (dropped.get(request.model) ?? 0) + 1);
+    });
     const script = scripts.get(request.model);
     const reply = script?.shift() ?? (!script && request.model === DEMO_MODEL ? demoReply(request.messages ?? []) : { content: "(script finished)" });
     const authorization = req.headers.authorization ?? "";
@@ -121,8 +131,10 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
         usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
       });
     };
-    if (reply.delay_ms) setTimeout(send, reply.delay_ms);
-    else send();
+    if (reply.delay_ms) {
+      const timer = setTimeout(send, reply.delay_ms);
+      res.once("close", () => clearTimeout(timer)); // nobody to answer any more
+    } else send();
     return true;
   };
 }

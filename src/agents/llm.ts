@@ -11,6 +11,7 @@ import OpenAI from "openai";
 import { egressProblem } from "../egress/policy";
 import { egressFetch, egressRefusal } from "../egress/fetch";
 import { redact, redactor } from "../util/redact";
+import { sleep } from "../util/abort";
 
 export interface LlmTarget {
   base_url: string;
@@ -64,12 +65,20 @@ function redirectText(error: InstanceType<typeof OpenAI.APIError>, baseUrl: stri
   return `LLM provider error: HTTP ${error.status}: the provider redirected${to}, and redirects are not followed; set llm.base_url to the final URL.`;
 }
 
+/** One model request of an agent loop: the whole conversation so far, and the tools it may call. */
+export interface CompletionRequest {
+  model?: string;
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+}
+
 export async function complete(
   target: LlmTarget,
-  request: { model?: string; messages: ChatMessage[]; tools: ToolDefinition[] },
+  request: CompletionRequest,
   allowPrivateEgress: boolean,
-  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  options: { signal?: AbortSignal } = {},
 ): Promise<LlmReply> {
+  const stop = options.signal ?? new AbortController().signal;
   const problem = egressProblem(target.base_url, allowPrivateEgress);
   if (problem) throw new LlmError(refusedText(problem));
   const client = new OpenAI({
@@ -81,11 +90,14 @@ export async function complete(
   });
   for (let attempt = 0; ; attempt++) {
     try {
-      const response = await client.chat.completions.create({
-        model: request.model ?? target.model,
-        messages: request.messages,
-        ...(request.tools.length ? { tools: request.tools } : {}),
-      });
+      const response = await client.chat.completions.create(
+        {
+          model: request.model ?? target.model,
+          messages: request.messages,
+          ...(request.tools.length ? { tools: request.tools } : {}),
+        },
+        { signal: stop },
+      );
       const message = response.choices[0]?.message;
       // A provider that echoes its key must not put it in a result, or in a tool's arguments.
       const clean = redactor(target.secrets);
@@ -100,12 +112,14 @@ export async function complete(
         },
       };
     } catch (e) {
+      // Nobody waits for an answer any more (the turn was stopped, or asked again elsewhere).
+      if (stop.aborted) throw new LlmError("The model request was stopped.");
       const refused = egressRefusal(e);
       if (refused) throw new LlmError(refusedText(refused.problem));
       if (e instanceof OpenAI.APIError && e.status !== undefined && e.status >= 300 && e.status < 400) throw new LlmError(redirectText(e, target.base_url));
       const delay = retryDelay(e, attempt);
       if (delay === undefined) throw new LlmError(redact(`LLM provider error: ${(e as Error).message}`, target.secrets));
-      await sleep(delay);
+      await sleep(delay, stop); // a stop meanwhile ends the next try at once
     }
   }
 }

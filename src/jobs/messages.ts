@@ -1,5 +1,5 @@
 /**
- * What crosses the `jobs` queue and the RPC boundaries between the worker, the
+ * What crosses the `jobs` and `calls` queues and the RPC boundaries between the worker, the
  * ChatDOs and the TenantDO. Queue messages carry ids only (docs/architecture.md#platform-rules), never
  * arguments or results, so a message leaks nothing and stays tiny.
  */
@@ -18,6 +18,7 @@ import type { ResultsPayload, StartedPayload, Snapshot } from "./payloads";
 import type { ContentPart } from "../tools/mcp-content";
 import type { RunTarget } from "../tools/executors";
 import type { ConfigCheck } from "../objects/tenant-cache";
+import type { CompletionRequest, LlmReply, LlmTarget } from "../agents/llm";
 
 /** A batch's queue copy: one message per batch and chat (docs/architecture.md#platform-rules). */
 export interface JobsMessage {
@@ -25,6 +26,28 @@ export interface JobsMessage {
   chat_id: string;
   jobs: { job_id: string; attempt: number }[];
 }
+
+/**
+ * A child chat's model request for a Worker runner (docs/architecture.md#model-requests), on the
+ * `calls` queue: the turn and the lease of its ask. The runner takes the request itself from the
+ * chat when it claims the ask, so the conversation and the provider's key never enter the queue.
+ */
+export interface ModelAskMessage {
+  tenant: string;
+  chat_id: string;
+  ask: { turn_id: string; lease: string };
+}
+
+/** What a runner takes with the ask it claimed: where the request goes, under which egress rules, and the request. */
+export interface ClaimedAsk {
+  target: LlmTarget;
+  /** ALLOW_PRIVATE_EGRESS as the chat read it at the claim: `base_url` is checked against it at every send. */
+  allow_private_egress: boolean;
+  request: CompletionRequest;
+}
+
+/** A runner's report on an ask: the model's reply, or the error the request ended with. */
+export type AskAnswer = { reply: LlmReply } | { error: string };
 
 /** The one-job message of earlier versions: still read, since a deploy can leave some in the queue. */
 export interface JobMessage {

@@ -1,7 +1,7 @@
 /** One step of a child's agent loop (runStep) against a fake host: what it asks the model, what it persists, what it admits or awaits, and how it ends the turn. */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { NO_LLM_ERROR, runStep, type LoopHost } from "../../durable-objects/chat/subagents/agent-loop";
+import { modelRequestOf, NO_LLM_ERROR, runStep, takeReply, type LoopHost, type StepResult } from "../../durable-objects/chat/subagents/agent-loop";
 import { JobStore } from "../../durable-objects/chat/storage/job-store";
 import { ensureSchema } from "../../durable-objects/chat/storage/schema";
 import type { TreeReservation } from "../../durable-objects/chat/storage/tree-slots";
@@ -9,6 +9,9 @@ import { Turns } from "../../durable-objects/chat/storage/turns";
 import { configSchema, type TenantConfig } from "../../src/config/schema";
 import type { JobSpec } from "../../src/jobs/job-spec";
 import type { JobOutcome } from "../../src/jobs/messages";
+import { RUNNER_LAPSES_AFTER_MS } from "../../src/runner/lease";
+import { ASK_UNCLAIMED_MS, type ModelAsk } from "../../src/runner/model-ask";
+import { answerOf } from "../../src/runner/model-runner";
 import { chatObject, llmRequests, scriptLlm, toolServer } from "../helpers";
 
 const TURN = "parent-job-1";
@@ -28,6 +31,13 @@ interface Fake {
   calls: string[];
   admitted: JobSpec[][];
   finished: JobOutcome[];
+  /** The asks the step sent to a runner, in order; the last is the one still out, if any. */
+  asks: ModelAsk[];
+  pending(): ModelAsk | undefined;
+  /** The runner's reply was taken: the ask is over (the chat's `ModelAsks.take`). */
+  answered(): void;
+  /** How often the room of a request was given back. */
+  released(): number;
 }
 
 interface FakeOptions {
@@ -52,7 +62,11 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
   const calls: string[] = [];
   const admitted: JobSpec[][] = [];
   const finished: JobOutcome[] = [];
-  const config = o.config ?? baseConfig();
+  const asks: ModelAsk[] = [];
+  let pending: ModelAsk | undefined;
+  let released = 0;
+  // The stored config names the provider (its key is opened only for the claim, by `llm`).
+  const config: TenantConfig = { ...(o.config ?? baseConfig()), llm: o.noLlm ? null : { base_url: `${toolServer()}/llm/v1`, model: o.model } };
   const tree: TreeReservation = { remote: true, slots: [], holders: [], expiresAt: 0, root: "root", tenant: "acme" };
   const host: LoopHost = {
     turns,
@@ -63,6 +77,12 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
     config: async () => config,
     llm: async () => (o.noLlm ? null : { base_url: `${toolServer()}/llm/v1`, model: o.model, api_key: "sk-test", secrets: ["sk-test"] }),
     allowPrivateEgress: () => true, // the fake LLM listens on 127.0.0.1
+    pendingAsk: () => pending,
+    ask: async (turn, now) => {
+      pending = { turn_id: turn.parent_job_id, lease: `lease-${asks.length + 1}`, sent_at: now, renewed_at: null };
+      asks.push(pending);
+    },
+    releaseModelRoom: async () => void released++,
     mcp: async () => ({}),
     modelUsed: async (_now, usage) => void calls.push(`modelUsed ${usage.llm_calls}`),
     budgetAllows: async () => ({ ok: true }),
@@ -101,7 +121,24 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
       turns.update(turn.parent_job_id, { state: "done", outcome });
     },
   };
-  return { host, turns, jobs, calls, admitted, finished };
+  return { host, turns, jobs, calls, admitted, finished, asks, pending: () => pending, answered: () => (pending = undefined), released: () => released };
+}
+
+/**
+ * A whole step: its first half, then (when it asked the model) what a Worker runner does with the
+ * ask: the request the chat builds, sent to the fake LLM (it listens on 127.0.0.1), the answer
+ * handed to the step's second half.
+ */
+async function takeStep(f: Fake, now: number): Promise<StepResult> {
+  const first = await runStep(f.host, TURN, now);
+  if (first !== "asking") return first;
+  const claimed = await modelRequestOf(f.host, f.turns.get(TURN)!);
+  const answer = await answerOf(claimed!);
+  f.answered();
+  const released = f.released();
+  const result = await takeReply(f.host, TURN, answer);
+  expect(f.released()).toBe(released + 1); // every answered request gives back its room under the flow rules
+  return result;
 }
 
 /** A fresh child chat with one running turn that was asked `message`. */
@@ -124,7 +161,7 @@ describe("a model reply with text only", () => {
     const model = "m-step-text";
     await scriptLlm(model, [{ content: "Sunny, 21 °C." }]);
     await step("text", { model }, async (f) => {
-      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(await takeStep(f, Date.now())).toBe("finished");
       expect(f.finished).toEqual([{ state: "success", result: "Sunny, 21 °C.", attempt: 1, usage: usage(1, 0) }]);
       expect(f.calls).toEqual(["modelUsed 1", "progress", "finish"]);
       expect(f.turns.messages().map((m) => [m.role, m.content])).toEqual([
@@ -148,13 +185,13 @@ describe("a model reply with text only", () => {
         log_id: "log-echo-bg", log_type: "tool",
       });
       f.turns.update(TURN, { background: ["echo-bg"] });
-      expect(await runStep(f.host, TURN, Date.now())).toBe("again");
+      expect(await takeStep(f, Date.now())).toBe("again");
       expect(f.finished).toEqual([]);
       expect(f.turns.get(TURN)!.awaiting).toEqual([{ tool_call_id: "", job_id: null, job_ids: ["echo-bg"], report: true }]);
       // Still running: the step waits for it without asking the model.
-      expect(await runStep(f.host, TURN, Date.now())).toBe("waiting");
+      expect(await takeStep(f, Date.now())).toBe("waiting");
       f.jobs.finish("echo-bg", { state: "success", result: "background result" }, Date.now());
-      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(await takeStep(f, Date.now())).toBe("finished");
       expect(f.finished).toMatchObject([{ state: "success", result: "Now with the results." }]);
       expect(f.turns.get(TURN)!.background).toEqual([]);
     });
@@ -172,7 +209,7 @@ describe("a model reply with tool calls", () => {
     const model = "m-step-tools";
     await scriptLlm(model, [{ tool_calls: [{ name: "echo", arguments: { q: "weather" } }] }, { content: "Sunny." }]);
     await step("tools", { model }, async (f) => {
-      expect(await runStep(f.host, TURN, Date.now())).toBe("waiting");
+      expect(await takeStep(f, Date.now())).toBe("waiting");
       expect(f.calls).toEqual(["modelUsed 1", "progress", "reserveTree 1", "admitCalls 1"]);
       const [spec] = f.admitted[0]!;
       expect(spec).toMatchObject({ index: 0, tool_name: "echo", tool_args: '{"q":"weather"}', kind: "tool" });
@@ -182,9 +219,9 @@ describe("a model reply with tool calls", () => {
       expect(f.turns.messages().at(-1)).toMatchObject({ role: "assistant", tool_calls: [{ id: callId, function: { name: "echo" } }] });
 
       // The job still runs: nothing new for the model.
-      expect(await runStep(f.host, TURN, Date.now())).toBe("waiting");
+      expect(await takeStep(f, Date.now())).toBe("waiting");
       f.jobs.finish(spec!.job_id!, { state: "success", result: "sunny", attempt: 1 }, Date.now());
-      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(await takeStep(f, Date.now())).toBe("finished");
       expect(f.finished).toEqual([{ state: "success", result: "Sunny.", attempt: 1, usage: usage(2, 1) }]);
     });
     const requests = await llmRequests(model);
@@ -197,7 +234,7 @@ describe("a model reply with tool calls", () => {
     const echo = (q: string) => ({ tool_name: "echo", tool_args: { q } });
     await scriptLlm(model, [{ tool_calls: [{ name: "parallel", arguments: { tool_calls: [echo("a"), echo("b")] } }] }]);
     await step("parallel", { model }, async (f) => {
-      expect(await runStep(f.host, TURN, Date.now())).toBe("waiting");
+      expect(await takeStep(f, Date.now())).toBe("waiting");
       const specs = f.admitted[0]!;
       expect(specs.map((s) => [s.index, s.group, s.concurrent])).toEqual([
         [0, 0, true],
@@ -212,7 +249,7 @@ describe("a model reply with tool calls", () => {
     const model = "m-step-refused";
     await scriptLlm(model, [{ tool_calls: [{ name: "nope", arguments: {} }, { name: "echo", arguments: {} }] }]);
     await step("refused", { model, refuse: { echo: "Chat already has 64 active jobs (limit 64); await or cancel some first." } }, async (f) => {
-      expect(await runStep(f.host, TURN, Date.now())).toBe("again");
+      expect(await takeStep(f, Date.now())).toBe("again");
       // The unknown tool never reaches admission; the echo call is numbered first.
       expect(f.admitted[0]!.map((s) => [s.index, s.tool_name])).toEqual([[0, "echo"]]);
       const awaiting = f.turns.get(TURN)!.awaiting!;
@@ -228,11 +265,56 @@ describe("a model reply with tool calls", () => {
     const model = "m-step-stopped";
     await scriptLlm(model, [{ tool_calls: [{ name: "echo", arguments: {} }] }]);
     let checks = 0;
-    // Running for the check before the model call, stopped at the check after it.
-    await step("stopped", { model, running: () => ++checks < 2 }, async (f) => {
-      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
-      expect(f.calls).toEqual([]);
+    // Running at the two checks before the request leaves, stopped at the check after its reply:
+    // what the request spent is counted, and nothing of its reply is kept or started.
+    await step("stopped", { model, running: () => ++checks < 3 }, async (f) => {
+      expect(await takeStep(f, Date.now())).toBe("finished");
+      expect(f.calls).toEqual(["modelUsed 1"]);
       expect(f.turns.messages()).toHaveLength(1);
+    });
+    expect(await llmRequests(model)).toHaveLength(1);
+  });
+});
+
+describe("a model request out with a Worker runner", () => {
+  it("keeps the step `asking`, and is sent again only once it lapsed: unclaimed, or claimed and no longer renewed", async () => {
+    const model = "m-step-ask";
+    await scriptLlm(model, [{ content: "never asked here" }]);
+    await step("ask", { model }, async (f) => {
+      const sent = Date.now();
+      expect(await runStep(f.host, TURN, sent)).toBe("asking");
+      expect(await runStep(f.host, TURN, sent + ASK_UNCLAIMED_MS)).toBe("asking");
+      expect(f.asks).toHaveLength(1);
+      // Its message never reached a runner: a new ask, under a new lease.
+      expect(await runStep(f.host, TURN, sent + ASK_UNCLAIMED_MS + 1)).toBe("asking");
+      expect(f.asks.map((a) => a.lease)).toEqual(["lease-1", "lease-2"]);
+      // A runner claimed the second and renewed it: it is left alone until it goes silent.
+      const renewed = sent + 20_000;
+      f.pending()!.renewed_at = renewed;
+      expect(await runStep(f.host, TURN, renewed + RUNNER_LAPSES_AFTER_MS)).toBe("asking");
+      expect(f.asks).toHaveLength(2);
+      expect(await runStep(f.host, TURN, renewed + RUNNER_LAPSES_AFTER_MS + 1)).toBe("asking");
+      expect(f.asks).toHaveLength(3);
+      // The step itself asked nobody, and counted nothing: the runners do the asking.
+      expect(f.calls).toEqual([]);
+      expect(f.turns.get(TURN)).toMatchObject({ steps: 0, state: "running" });
+    });
+    expect(await llmRequests(model)).toHaveLength(0);
+  });
+
+  it("sends the request the chat builds at the claim: the conversation, the system prompt and the tools", async () => {
+    await step("ask-request", { model: "m-step-request" }, async (f) => {
+      expect(await runStep(f.host, TURN, Date.now())).toBe("asking");
+      const claimed = await modelRequestOf(f.host, f.turns.get(TURN)!);
+      expect(claimed!.target).toMatchObject({ model: "m-step-request", api_key: "sk-test" });
+      expect(claimed!.request.messages.map((m) => m.role)).toEqual(["system", "user"]);
+      expect(claimed!.request.tools.map((t) => (t as { function: { name: string } }).function.name)).toContain("echo");
+    });
+  });
+
+  it("whose provider was removed meanwhile builds no request", async () => {
+    await step("ask-no-llm", { model: "m-step-gone", noLlm: true }, async (f) => {
+      expect(await modelRequestOf(f.host, f.turns.get(TURN)!)).toBeNull();
     });
   });
 });
@@ -245,7 +327,7 @@ describe("a turn that cannot go on", () => {
       "deadline",
       { model },
       async (f) => {
-        expect(await runStep(f.host, TURN, Date.now() + 1000)).toBe("finished");
+        expect(await takeStep(f, Date.now() + 1000)).toBe("finished");
         expect(f.finished).toEqual([{ state: "error", error: "The parent job's deadline passed.", attempt: 1, usage: usage(0, 0) }]);
       },
       1000,
@@ -255,7 +337,7 @@ describe("a turn that cannot go on", () => {
 
   it("without an LLM ends with the error that says how to set one", async () => {
     await step("no-llm", { model: "m-step-none", noLlm: true }, async (f) => {
-      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(await takeStep(f, Date.now())).toBe("finished");
       expect(f.finished).toMatchObject([{ state: "error", error: NO_LLM_ERROR }]);
     });
   });
@@ -266,7 +348,7 @@ describe("a turn that cannot go on", () => {
     await step("max-steps", { model, profile: "brief" }, async (f) => {
       f.turns.append(TURN, { role: "assistant", content: "Still looking." }, Date.now());
       f.turns.update(TURN, { steps: 1 });
-      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(await takeStep(f, Date.now())).toBe("finished");
       expect(f.finished).toMatchObject([{ state: "error", error: "Reached max_steps (1) without a final answer. Last text: Still looking." }]);
     });
     expect(await llmRequests(model)).toHaveLength(0);
@@ -276,7 +358,7 @@ describe("a turn that cannot go on", () => {
     const model = "m-step-budget";
     await scriptLlm(model, [{ content: "A long answer." }]);
     await step("budget", { model, config: baseConfig({ limits: { max_tokens_per_job: 14 } }) }, async (f) => {
-      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(await takeStep(f, Date.now())).toBe("finished");
       expect(f.finished).toEqual([{ state: "error", error: "Token budget exhausted.", attempt: 1, usage: usage(1, 0) }]);
       expect(f.turns.messages()).toHaveLength(1);
     });
@@ -286,7 +368,7 @@ describe("a turn that cannot go on", () => {
     const model = "m-step-fail";
     await scriptLlm(model, [{ status: 400 }]);
     await step("fail", { model }, async (f) => {
-      expect(await runStep(f.host, TURN, Date.now())).toBe("finished");
+      expect(await takeStep(f, Date.now())).toBe("finished");
       expect(f.finished).toMatchObject([{ state: "error", error: expect.stringContaining("LLM provider error") }]);
     });
   });

@@ -1,31 +1,28 @@
 /**
  * One step of a child chat's agent loop (docs/api.md#the-agent-loop): collect the results of
- * the previous step's tool calls, ask the model, persist its reply, and start
- * its tool calls as durable jobs of this chat, or finish the turn with its
- * text. Every step is written before the next begins; the ChatDO's `agent`
- * timer drives steps, so an evicted child simply runs the pending step again.
+ * the previous step's tool calls, ask the model (from a Worker runner, which is billed for CPU
+ * only while the model thinks), persist its reply, and start its tool calls as durable jobs of
+ * this chat, or finish the turn with its text. Every step is written before the next begins; the
+ * ChatDO's `agent` timer drives steps, so an evicted child simply runs the pending step again.
  */
-import { complete, LlmError, type ChatMessage, type LlmTarget } from "../../../src/agents/llm";
+import type { ChatMessage, LlmTarget } from "../../../src/agents/llm";
 import { DEFAULT_SYSTEM_PROMPT, profile as profileOf } from "../../../src/agents/profiles";
 import { toolDefinitions } from "../../../src/agents/tool-definitions";
 import { PROMPT_SOURCES } from "../../../src/agents/prompts";
 import type { TenantConfig } from "../../../src/config/schema";
-import { ApiError } from "../../../src/http/errors";
 import type { JobSpec } from "../../../src/jobs/job-spec";
-import { planToolCall, specNumbering, type CallPlan } from "../../../src/jobs/call-plan";
 import { isTerminal } from "../../../src/jobs/job";
 import { MAX_MESSAGE_BYTES, utf8Length } from "../../../src/storage/row-bounds";
-import type { JobOutcome } from "../../../src/jobs/messages";
+import type { AskAnswer, ClaimedAsk, JobOutcome } from "../../../src/jobs/messages";
+import { askLapsed, type ModelAsk } from "../../../src/runner/model-ask";
 import { addUsage, jobUsage, modelRequest, type Usage } from "../../../src/usage/usage";
 import { exhaustedError, type BudgetField } from "../../../src/budgets/budget";
-import { InvalidToolCall, normalizeToolCall } from "../../../src/calls/normalize-call";
 import { cutChars, resultsPayload, startedPayload } from "../../../src/jobs/payloads";
-import { toolsForAgent } from "../../../src/tools/catalog";
 import type { McpListings } from "../../../src/tools/mcp";
-import { withJobIds } from "../jobs/admission";
 import type { JobStore } from "../storage/job-store";
 import type { AwaitedCall, Turn, Turns } from "../storage/turns";
 import type { TreeReservation } from "../storage/tree-slots";
+import { inBackground, planCalls, type ChildIdentity } from "./step-calls";
 
 /** Results a child's model reads are cut like a top-level response's default. */
 const MAX_RESULT_CHARS_IN_LOOP = 16_000;
@@ -33,12 +30,6 @@ const MAX_RESULT_CHARS_IN_LOOP = 16_000;
 export const NO_LLM_ERROR =
   "No LLM provider configured: set llm.base_url, llm.model and llm.api_key with PUT /v1/config.";
 
-export interface ChildIdentity {
-  level: number;
-  profile: string;
-  /** spawn_task `tools`: the subset of the profile's tools this child may use. */
-  tools?: string[];
-}
 
 export interface LoopHost {
   turns: Turns;
@@ -46,8 +37,14 @@ export interface LoopHost {
   identity(): ChildIdentity;
   config(): Promise<TenantConfig>;
   llm(): Promise<LlmTarget | null>;
-  /** ALLOW_PRIVATE_EGRESS, read at each model call: the egress rules apply to every send. */
+  /** ALLOW_PRIVATE_EGRESS, read at each claim of a model request: the egress rules apply to every send. */
   allowPrivateEgress(): boolean;
+  /** The ask the turn's model request is out on, if any (docs/architecture.md#model-requests). */
+  pendingAsk(turnId: string): ModelAsk | undefined;
+  /** Sends the turn's model request to a Worker runner: a new ask, under a new lease. */
+  ask(turn: Turn, now: number): Promise<void>;
+  /** The request has its answer: the room it held under the flow rules goes back. */
+  releaseModelRoom(): Promise<void>;
   /** The lists of the tenant's MCP servers (an unreachable one, never listed, is `unavailable`). */
   mcp(config: TenantConfig): Promise<McpListings>;
   /**
@@ -83,8 +80,11 @@ export interface LoopHost {
   finish(turn: Turn, outcome: JobOutcome): Promise<void>;
 }
 
-/** `room`: the model request waits for room under a flow rule (not idle time: the turn asks again). */
-export type StepResult = "waiting" | "room" | "again" | "finished";
+/**
+ * `room`: the model request waits for room under a flow rule (not idle time: the turn asks again).
+ * `asking`: a Worker runner has the model request; its reply comes back through `takeReply`.
+ */
+export type StepResult = "waiting" | "room" | "asking" | "again" | "finished";
 
 /** Tool results for the model, from finished jobs: the result, or `Error: …`. */
 function toolContent(call: AwaitedCall, jobs: JobStore, now: number): string {
@@ -113,45 +113,25 @@ function lastText(messages: ChatMessage[]): string {
   return "";
 }
 
-/** How one tool call of a model reply is answered: its planned jobs, or an error the model will read. */
-type StepCall = CallPlan | { kind: "error"; content: string };
-
 /**
- * Turns each tool call of a model reply into job specs (numbered in one
- * sequence for the whole step), or an error entry the model will read.
+ * The step's first half: the previous step's results go into the conversation, then the checks
+ * before a model request (the deadline, max_steps, the budget, room under the flow rules), then
+ * the request goes to a Worker runner (docs/architecture.md#model-requests). Its reply comes back
+ * through `takeReply`; while it is out, the step answers `asking`, and sends it again if it lapsed.
  */
-function planCalls(calls: { id: string; name: string; arguments: string }[], config: TenantConfig, who: ChildIdentity, mcp: McpListings) {
-  const available = toolsForAgent(config, who.profile, mcp).filter((t) => !who.tools || t.kind === "wait" || who.tools.includes(t.name));
-  const ctx = { config, agent: who.profile, available, mcp, level: who.level, toolBound: who.tools };
-  const number = specNumbering();
-  const plans = calls.map((call, callIndex): StepCall => {
-    try {
-      // As the model sent it: its job keeps the call's id (docs/api.md#arguments-and-call-shapes).
-      const asSent = { id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } };
-      const plan = planToolCall(callIndex, normalizeToolCall(asSent), ctx, number);
-      if (plan.kind === "parallel" && plan.cancel) {
-        throw new InvalidToolCall("inside an agent loop, stop jobs by finishing without them; `cancel` is not available here");
-      }
-      return plan;
-    } catch (e) {
-      if (e instanceof ApiError || e instanceof InvalidToolCall) return { kind: "error", content: `Error: ${e.message}` };
-      throw e;
-    }
-  });
-  // Ids first: the tree reservation and the admission that follows must name the same jobs.
-  const specs = withJobIds(plans.flatMap((p) => (p.kind === "job" ? [p.spec] : p.kind === "parallel" ? p.specs : [])));
-  return { specs, plans };
-}
-
-/** spawn_task without `wait: true`, and `parallel` with `wait: false`, answer at once; the jobs run in the background. */
-const inBackground = (plan: CallPlan) =>
-  plan.kind === "parallel" ? !plan.wait : plan.spec.kind === "subordinate" && plan.spec.sub.tool === "spawn_task" && plan.spec.sub.wait !== true;
-
 export async function runStep(host: LoopHost, turnId: string, now: number): Promise<StepResult> {
   const turn = host.turns.get(turnId);
   if (!turn || turn.state !== "running") return "finished";
   // Past the parent job's deadline the parent has ended it `timeout`: no more model calls.
   if (now >= turn.deadline_at) return finishWith(host, turn, { state: "error", error: "The parent job's deadline passed.", attempt: 1, usage: turn.usage });
+
+  const ask = host.pendingAsk(turnId);
+  if (ask) {
+    // No side effect to fear: a request whose runner went silent (or never came) is asked again,
+    // under a new lease that makes whatever the old runner sends stale.
+    if (askLapsed(ask, now)) await host.ask(turn, now);
+    return "asking";
+  }
 
   // 1. The previous step's tool calls: wait for them, then hand their results to the model.
   if (turn.awaiting) {
@@ -172,21 +152,18 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     turn.usage = usage;
   }
 
-  // 2. Ask the model.
-  const [config, llm] = await Promise.all([host.config(), host.llm()]);
-  const mcp = await host.mcp(config);
-  // Stopped or deleted during those lookups: no model call may start after that.
+  // 2. May the model be asked?
+  const config = await host.config();
+  // Stopped or deleted during that lookup: no model call may start after that.
   if (!host.running(turnId)) return "finished";
-  if (!llm) return finishWith(host, turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
-  const who = host.identity();
-  const prof = profileOf(config, who.profile);
+  // The provider's key is opened only at the claim, for the runner that sends the request.
+  if (!config.llm) return finishWith(host, turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
+  const prof = profileOf(config, host.identity().profile);
   const history = host.turns.messages();
   if (turn.steps >= prof.max_steps) {
     const error = `Reached max_steps (${prof.max_steps}) without a final answer. Last text: ${lastText(history) || "(none)"}`;
     return finishWith(host, turn, { state: "error", error, attempt: 1, usage: turn.usage });
   }
-  const system = `${prof.system_prompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PROMPT_SOURCES.orchestration}`;
-  const messages: ChatMessage[] = [{ role: "system", content: system }, ...history];
   const allowed = await host.budgetAllows();
   if (!allowed.ok) {
     // No further model request: the turn ends with what it had said, and why it stopped.
@@ -200,15 +177,39 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     await room.release(); // stopped while it waited for room: no model request leaves
     return "finished";
   }
-  let reply;
-  try {
-    reply = await complete(llm, { model: prof.model, messages, tools: toolDefinitions(config, who.profile, who.level, who.tools, mcp) }, host.allowPrivateEgress());
-  } catch (e) {
-    if (!(e instanceof LlmError)) throw e;
-    return finishWith(host, turn, { state: "error", error: e.message, attempt: 1, usage: turn.usage });
-  } finally {
-    await room.release();
-  }
+  await host.ask(turn, Date.now());
+  return "asking";
+}
+
+/**
+ * The request a runner makes for the turn's step, built when it claims the ask (the conversation
+ * never enters the queue): null when no LLM provider is configured any more.
+ */
+export async function modelRequestOf(host: LoopHost, turn: Turn): Promise<ClaimedAsk | null> {
+  const [config, llm] = await Promise.all([host.config(), host.llm()]);
+  if (!llm) return null;
+  const mcp = await host.mcp(config);
+  const who = host.identity();
+  const prof = profileOf(config, who.profile);
+  const system = `${prof.system_prompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PROMPT_SOURCES.orchestration}`;
+  const messages: ChatMessage[] = [{ role: "system", content: system }, ...host.turns.messages()];
+  const tools = toolDefinitions(config, who.profile, who.level, who.tools, mcp);
+  return { target: llm, allow_private_egress: host.allowPrivateEgress(), request: { model: prof.model, messages, tools } };
+}
+
+/**
+ * The step's second half, with the model's answer: its usage counted, the reply written, and its
+ * tool calls started as jobs of this chat in the same transaction, or the turn finished with its text.
+ */
+export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswer): Promise<StepResult> {
+  const turn = host.turns.get(turnId);
+  if (!turn || turn.state !== "running") return "finished";
+  await host.releaseModelRoom();
+  if ("error" in answer) return finishWith(host, turn, { state: "error", error: answer.error, attempt: 1, usage: turn.usage });
+  const { reply } = answer;
+  const config = await host.config();
+  const who = host.identity();
+  const prof = profileOf(config, who.profile);
   const request = modelRequest(reply.usage, prof.prices ?? config.llm?.prices);
   await host.modelUsed(Date.now(), request);
   const usage = addUsage(turn.usage, request);
@@ -239,6 +240,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     if (pending.length) return "again";
     return finishWith(host, { ...turn, usage }, { state: "success", result: reply.content, attempt: 1, usage });
   }
+  const mcp = await host.mcp(config);
   const { specs, plans } = planCalls(reply.tool_calls, config, who, mcp);
   const tree = await host.reserveTree(specs, after, config);
   if (!host.running(turnId)) {

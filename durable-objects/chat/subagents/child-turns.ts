@@ -12,8 +12,7 @@ import { loadMcpListings } from "../../../src/tools/mcp-listings";
 import type { McpListings } from "../../../src/tools/mcp";
 import type { TenantConfig } from "../../../src/config/schema";
 import type { JobSpec } from "../../../src/jobs/job-spec";
-import { narrowestTools } from "../../../src/jobs/tool-bound";
-import type { Caller, ChatLimits, JobOutcome, TurnRequest, Usage } from "../../../src/jobs/messages";
+import type { AskAnswer, Caller, ChatLimits, JobOutcome, TurnRequest, Usage } from "../../../src/jobs/messages";
 import { newJobRows } from "../jobs/admission";
 import { budgetAllows, modelUsed } from "./spending";
 import { insertBatch } from "../jobs/batch-rows";
@@ -25,8 +24,12 @@ import type { NewJob } from "../storage/job-columns";
 import { readLimits, readMeta, writeMeta } from "../storage/schema";
 import type { Turn, Turns } from "../storage/turns";
 import type { TreeReservation } from "../storage/tree-slots";
-import { runStep, type ChildIdentity, type LoopHost } from "./agent-loop";
-import { giveBackModelRoom, modelRoom } from "./model-room";
+import { runStep, takeReply, type LoopHost, type StepResult } from "./agent-loop";
+import type { ChildIdentity } from "./step-calls";
+import { ModelAsks } from "./model-asks";
+import { giveBackModelRoom, modelRoom, releaseModelRoom } from "./model-room";
+import { askCheckAt } from "../../../src/runner/model-ask";
+import { beginTurn } from "./turn-start";
 import type { TreeCap } from "./tree-cap";
 
 /** If a step's instance dies (an LLM call can take a while), the `agent` timer re-drives it after this. */
@@ -51,6 +54,8 @@ export class ChildTurns implements LoopHost {
 
   readonly turns: Turns;
   readonly jobs: JobStore;
+  /** The turn's model request while a Worker runner makes it. */
+  readonly asks: ModelAsks;
 
   constructor(
     private readonly store: ChatStore,
@@ -62,41 +67,12 @@ export class ChildTurns implements LoopHost {
   ) {
     this.turns = store.turns;
     this.jobs = store.jobs;
+    this.asks = new ModelAsks(store);
   }
 
   /** Idempotent per parent job: a hand-over delivered twice starts one turn. */
   beginTurn(req: TurnRequest, now: number): "started" | "duplicate" | "expired" {
-    // A stopped turn leaves its row behind, so a hand-off still in flight when the parent ended the job starts nothing.
-    if (this.store.turns.get(req.parent_job_id)) return "duplicate";
-    if (now >= req.deadline_at) return "expired";
-    this.store.transaction(() => {
-      writeMeta(this.store.sql, "tenant", req.tenant);
-      writeMeta(this.store.sql, "chat_id", req.chat_id);
-      if (this.store.meta("parent_chat_id") !== req.parent_chat_id || this.store.meta("root_chat_id") !== req.root_chat_id) {
-        this.store.events.beforeLineageChange(now);
-      }
-      writeMeta(this.store.sql, "parent_chat_id", req.parent_chat_id);
-      writeMeta(this.store.sql, "root_chat_id", req.root_chat_id);
-      writeMeta(this.store.sql, "level", String(req.level));
-      writeMeta(this.store.sql, "profile", req.profile);
-      writeMeta(this.store.sql, "name", req.name);
-      writeMeta(this.store.sql, "limits", JSON.stringify(req.limits));
-      writeMeta(this.store.sql, "metadata", req.metadata ?? "");
-      writeMeta(this.store.sql, "budget", req.budget ?? "");
-      // A continued child keeps the subset it was started with: a continuation narrows it, never widens it.
-      writeMeta(this.store.sql, "tools", JSON.stringify(narrowestTools(JSON.parse(readMeta(this.store.sql, "tools") ?? "null"), req.tools)));
-      if (readMeta(this.store.sql, "created_at") === undefined) writeMeta(this.store.sql, "created_at", String(now));
-      this.store.turns.begin(req, now);
-      const lines = [
-        ...(req.forked ? [`Context from the agent that started you:\n${req.forked}\n`] : []),
-        req.message,
-        ...req.attachments.map((url) => `Attachment: ${url}`),
-      ];
-      this.store.turns.append(req.parent_job_id, { role: "user", content: lines.join("\n") }, now);
-      this.store.timers.set("agent", req.parent_job_id, now);
-      this.store.timers.set("idle", req.parent_job_id, now + req.limits.subagent_idle_seconds * 1000);
-    });
-    return "started";
+    return beginTurn(this.store, req, now);
   }
 
   /** The parent ended the job (cancel, deadline, deletion): stop the turn and everything it started. */
@@ -120,6 +96,7 @@ export class ChildTurns implements LoopHost {
       this.store.turns.append(parent.parent_job_id, { role: "tool", tool_call_id: call.tool_call_id, content: "Error: the task was stopped before this call finished." }, now);
     }
     this.store.turns.update(parent.parent_job_id, { state: "stopped", awaiting: null }, now);
+    this.asks.forget();
     giveBackModelRoom(this.store);
     this.store.timers.clear("agent", parent.parent_job_id);
     this.store.timers.clear("idle", parent.parent_job_id);
@@ -179,25 +156,25 @@ export class ChildTurns implements LoopHost {
     this.store.ctx.waitUntil(this.drive(turnId));
   }
 
-  /** Runs steps until the turn waits or ends; the `agent` timer covers an instance lost meanwhile. */
-  async drive(turnId: string): Promise<void> {
+  /**
+   * Runs steps until the turn waits or ends, starting with `first` (the second half of a step
+   * whose model replied); the `agent` timer covers an instance lost meanwhile.
+   */
+  async drive(turnId: string, first?: () => Promise<StepResult>): Promise<void> {
     if (this.#driving.has(turnId)) return;
     this.#driving.add(turnId);
     try {
       let result;
       do {
         this.#wakes.delete(turnId);
-        result = await runStep(this, turnId, Date.now());
+        result = first ? await first() : await runStep(this, turnId, Date.now());
+        first = undefined;
         const started = this.#toStart;
         this.#toStart = [];
         // The jobs are stored with their watchdog: a slow or stuck queue send must not hold up the turn.
         this.store.ctx.waitUntil(this.dispatcher.start(started));
       } while ((result === "again" || this.#wakes.has(turnId)) && this.store.readable());
-      // Waiting for room under a flow rule is not idle: the turn asks again when woken, or at the latest then.
-      if (this.store.readable() && result === "room") {
-        this.progress(Date.now());
-        this.store.timers.set("agent", turnId, Date.now() + MODEL_ROOM_RETRY_MS);
-      } else if (this.store.readable()) this.store.timers.clear("agent", turnId);
+      if (this.store.readable()) this.#untilNextStep(turnId, result);
     } catch (e) {
       // A step cut short by the chat's deletion is not retried: the chat is going away.
       if (!this.store.readable()) return;
@@ -207,6 +184,29 @@ export class ChildTurns implements LoopHost {
       this.#driving.delete(turnId);
       if (this.store.readable()) await this.store.timers.arm();
     }
+  }
+
+  /** The `agent` timer as the turn waits: none while it waits on its jobs (their ends wake it). */
+  #untilNextStep(turnId: string, result: StepResult): void {
+    const ask = result === "asking" ? this.asks.current(turnId) : undefined;
+    if (result === "room") {
+      // Waiting for room under a flow rule is not idle: the turn asks again when woken, or at the latest then.
+      this.progress(Date.now());
+      this.store.timers.set("agent", turnId, Date.now() + MODEL_ROOM_RETRY_MS);
+    } else if (ask) this.store.timers.set("agent", turnId, askCheckAt(ask)); // look again when it could have lapsed
+    else this.store.timers.clear("agent", turnId);
+  }
+
+  /**
+   * A runner's answer to the turn's model request (docs/architecture.md#model-requests): the step
+   * goes on with it. `stale` when the ask is no longer that runner's (the turn stopped, or asked
+   * again); `busy` while a step looks at the ask this instant, so the runner tries again.
+   */
+  async replied(turnId: string, lease: string, answer: AskAnswer): Promise<"taken" | "stale" | "busy"> {
+    if (this.#driving.has(turnId)) return "busy";
+    if (!this.running(turnId) || !this.asks.take(turnId, lease)) return "stale";
+    await this.drive(turnId, () => takeReply(this, turnId, answer));
+    return "taken";
   }
 
   /** Sends (or re-sends) a finished turn's outcome to the parent job. */
@@ -246,9 +246,10 @@ export class ChildTurns implements LoopHost {
     return this.#tenant().llmTarget();
   }
 
-  allowPrivateEgress(): boolean {
-    return this.store.env().ALLOW_PRIVATE_EGRESS === "true";
-  }
+  allowPrivateEgress = () => this.store.env().ALLOW_PRIVATE_EGRESS === "true";
+  pendingAsk = (turnId: string) => this.asks.current(turnId);
+  ask = (turn: Turn, now: number) => this.asks.send(turn.parent_job_id, now);
+  releaseModelRoom = () => releaseModelRoom(this.store);
 
   mcp(config: TenantConfig): Promise<McpListings> {
     return loadMcpListings(this.#tenant(), config.mcp_servers.map((s) => s.name));

@@ -1,7 +1,8 @@
 /**
  * Room for an agent loop's model request under the flow rules on `llm` (docs/api.md#flow-control):
- * one holder per turn and step, asked for before the request and given back once it ends. While it
- * holds or waits, the holder is kept in the chat's meta, so a turn stopped meanwhile gives it back.
+ * one holder per turn and step, asked for before the request and given back once its answer is in.
+ * While it holds or waits, the holder is kept in the chat's meta, so a turn stopped meanwhile gives
+ * it back, and a request out in a Worker runner keeps it across the chat's restarts.
  */
 import type { TenantConfig } from "../../../src/config/schema";
 import { planFlow, type JobFlow } from "../../../src/flow/job-flow";
@@ -23,10 +24,7 @@ export async function modelRoom(store: ChatStore, turn: Turn, config: TenantConf
   const holder = `${turn.parent_job_id}:llm:${turn.steps}`;
   writeMeta(store.sql, MODEL_ROOM, JSON.stringify({ flow, holder }));
   const room = (await askForRoom(store, [{ id: holder, flow, deadlineAt: turn.deadline_at }])).get(holder)!;
-  const release = async () => {
-    writeMeta(store.sql, MODEL_ROOM, "");
-    await giveBackRoom(store, [{ id: holder, flow }]);
-  };
+  const release = () => releaseModelRoom(store);
   if (room.outcome === "granted") return { outcome: "granted", release };
   if (room.outcome === "waiting") return { outcome: "waiting" };
   await release();
@@ -35,9 +33,14 @@ export async function modelRoom(store: ChatStore, turn: Turn, config: TenantConf
 
 /** What a stopped turn's model request had under the flow rules (a slot or a place in line) goes back. */
 export function giveBackModelRoom(store: ChatStore): void {
+  store.ctx.waitUntil(releaseModelRoom(store));
+}
+
+/** A model request that has its answer gives back its room: kept in meta, it survives the chat's restarts while the runner works. */
+export async function releaseModelRoom(store: ChatStore): Promise<void> {
   const held = readMeta(store.sql, MODEL_ROOM);
   if (!held) return;
   const { flow, holder } = JSON.parse(held) as { flow: JobFlow; holder: string };
   writeMeta(store.sql, MODEL_ROOM, "");
-  store.ctx.waitUntil(giveBackRoom(store, [{ id: holder, flow }]));
+  await giveBackRoom(store, [{ id: holder, flow }]);
 }

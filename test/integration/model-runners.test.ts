@@ -1,0 +1,74 @@
+/**
+ * A subagent's model requests wait in Worker runners (docs/architecture.md#model-requests): the
+ * child chat writes the ask, a runner claims it once, renews it while the model thinks, and its
+ * reply is taken only under the ask's lease. A runner gone silent costs a second ask, whose reply
+ * is the one the turn goes on with; a stopped turn stops the request at the runner's next renewal.
+ */
+import { reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS } from "../../src/runner/lease";
+import type { ModelAsk } from "../../src/runner/model-ask";
+import { agentConfig, call, chatObject, configure, eventually, jobInState, llmRequests, parallel, scriptLlm, toolServer } from "../helpers";
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await reset();
+});
+
+const sub = (message: string) => call("call_subordinate", { message, reset: true });
+const dropped = async (model: string) => ((await (await fetch(`${toolServer()}/__llm/dropped?model=${model}`)).json()) as { dropped: number }).dropped;
+
+/** The ask the child's turn waits on, as the chat keeps it. */
+const askOf = (child: string) =>
+  runInDurableObject(chatObject(child), (_o, state) => {
+    const row = state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'model_ask'").toArray()[0];
+    return row?.value ? (JSON.parse(row.value) as ModelAsk) : undefined;
+  });
+
+/** A subagent whose first model request the fake model holds for `holdMs`; its job id and child chat, once the request has arrived. */
+async function subagentAsking(chat: string, model: string, holdMs: number) {
+  await configure(agentConfig(model));
+  await scriptLlm(model, [{ content: "The slow answer.", delay_ms: holdMs }, { content: "The second answer." }]);
+  const { body } = await parallel(chat, { tool_calls: [sub("Think slowly.")], wait: false });
+  const job = body.jobs[0] as { job_id: string; context_id: string };
+  await eventually(async () => (await llmRequests(model)).length === 1);
+  await eventually(async () => (await askOf(job.context_id))?.renewed_at != null);
+  return { job: job.job_id, child: job.context_id, ask: (await askOf(job.context_id))! };
+}
+
+describe("a subagent's model request", () => {
+  it("is claimed once under its lease: a second delivery, a renewal or a reply under another lease takes nothing", async () => {
+    const model = "m-ask-once";
+    const { job, child, ask } = await subagentAsking("ask-once", model, 3_000);
+    const stub = chatObject(child);
+    expect(ask.turn_id).toBe(job);
+    expect(await stub.claimModelAsk(job, ask.lease)).toBeNull(); // the queue delivered its message twice
+    expect(await stub.renewModelAsk(job, "another-lease")).toBe(false);
+    expect(await stub.modelReplied(job, "another-lease", { reply: { content: "forged", tool_calls: [], usage: { prompt_tokens: 1, completion_tokens: 1 } } })).toBe("stale");
+    expect(await jobInState("ask-once", job, "success")).toMatchObject({ result: "The slow answer." });
+    expect(await askOf(child)).toBeUndefined();
+  });
+
+  it("whose runner goes silent is asked again: the turn goes on with the second reply, and the first runner stops", async () => {
+    const model = "m-ask-lost";
+    const { job, child } = await subagentAsking("ask-lost", model, 25_000);
+    // Past the lapse with no renewal heard (the runner's renewals run on real time): as if it had been lost.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + RUNNER_LAPSES_AFTER_MS + 1_000);
+    expect(await runDurableObjectAlarm(chatObject(child))).toBe(true);
+    vi.useRealTimers();
+    expect(await jobInState("ask-lost", job, "success")).toMatchObject({ result: "The second answer." });
+    expect(await llmRequests(model)).toHaveLength(2);
+    // The first runner was alive after all: its next renewal is refused, and it hangs up on the model.
+    await eventually(async () => (await dropped(model)) === 1, RENEW_EVERY_MS + 3_000);
+  }, 20_000);
+
+  it("of a stopped turn is stopped at its runner's next renewal, and its reply is never taken", async () => {
+    const model = "m-ask-stopped";
+    const { job, child } = await subagentAsking("ask-stopped", model, 25_000);
+    await parallel("ask-stopped", { action: "cancel", job_ids: [job] });
+    expect(await askOf(child)).toBeUndefined();
+    await eventually(async () => (await dropped(model)) === 1, RENEW_EVERY_MS + 3_000);
+    expect(await llmRequests(model)).toHaveLength(1);
+  }, 20_000);
+});
