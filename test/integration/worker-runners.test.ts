@@ -46,13 +46,19 @@ describe("calls whose deadline a queue consumer outlives", () => {
   });
 });
 
+/** Two calls that never answer, started in `chat` and held by a runner: their job ids once both reached the tool server. */
+async function twoHeld(chat: string, tools: [string, string]): Promise<[string, string]> {
+  await configure();
+  const { body } = await parallel(chat, { tool_calls: tools.map((name) => call(name)), wait: false });
+  const ids = body.jobs.map((j: { job_id: string }) => j.job_id) as [string, string];
+  await eventually(async () => (await toolCalls(ids[0])).length === 1 && (await toolCalls(ids[1])).length === 1);
+  return ids;
+}
+
 describe("a Worker runner", () => {
   it("that stops renewing is lost: a side-effecting call ends outcome unknown, a read-only one is sent again", async () => {
-    await configure();
     const chat = "runner-lost";
-    const { body } = await parallel(chat, { tool_calls: [call("hang_write"), call("hang")], wait: false });
-    const [write, read] = body.jobs.map((j: { job_id: string }) => j.job_id);
-    await eventually(async () => (await toolCalls(write)).length === 1 && (await toolCalls(read)).length === 1);
+    const [write, read] = await twoHeld(chat, ["hang_write", "hang"]);
     expect((await jobRow(chat, write))?.lane).toBe(WORKER_RUNNER);
     // Past the lapse with no renewal heard (the runner's timers run on real time): as if it had been lost.
     await expectRecoveredAfterLoss(chat, write, read, RUNNER_LAPSES_AFTER_MS + EXEC_HEARTBEAT_MS);
@@ -65,11 +71,8 @@ describe("a Worker runner", () => {
   }, 20_000);
 
   it("renews the leases of the calls it holds, and stops a cancelled call at its next renewal", async () => {
-    await configure();
     const chat = "runner-renews";
-    const { body } = await parallel(chat, { tool_calls: [call("hang"), call("hang")], wait: false });
-    const [cancelled, kept] = body.jobs.map((j: { job_id: string }) => j.job_id);
-    await eventually(async () => (await toolCalls(cancelled)).length === 1 && (await toolCalls(kept)).length === 1);
+    const [cancelled, kept] = await twoHeld(chat, ["hang", "hang"]);
     const claimed = (await jobRow(chat, kept))!.renewed_at as number;
     await parallel(chat, { action: "cancel", job_ids: [cancelled] });
     // The runner cannot be told: it hears at its renewal, and drops the call it was waiting on.
