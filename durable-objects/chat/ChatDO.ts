@@ -26,7 +26,7 @@ import type { Redelivery } from "./events/outbox";
 import type { RunAnswer } from "./jobs/executor";
 import type { LaunchAnswer } from "./jobs/dispatcher";
 import type { Progress } from "../../src/jobs/progress";
-import type { StopTurn } from "./subagents/child-turns";
+import type { StopTurn } from "./subagents/turn-stop";
 import { claimAsk, renewAsk } from "./subagents/model-asks";
 import { mayOpen } from "./gates";
 import { budgetReached, type Reached } from "./gates/budget";
@@ -194,7 +194,7 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   /** The model's answer, from the runner that made the request: the turn's step goes on with it. */
-  modelReplied(turnId: string, lease: string, answer: AskAnswer): Promise<"taken" | "stale" | "busy"> {
+  modelReplied(turnId: string, lease: string, answer: AskAnswer): Promise<"taken" | "stale"> {
     return this.#store.readable() ? this.#chat.child.replied(turnId, lease, answer) : Promise.resolve("stale");
   }
 

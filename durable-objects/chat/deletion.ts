@@ -19,6 +19,7 @@ import { tenantName } from "../../src/objects/names";
 import { within } from "../../src/util/abort";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
 import type { JobMachine } from "./jobs/job-machine";
+import { giveBackModelRoom } from "./subagents/model-room";
 import type { Registration } from "./registration";
 import { DELETION_META_KEY, type ChatStore } from "./storage/chat-store";
 
@@ -128,6 +129,8 @@ export class Deletion {
 
   /** One transaction: from its commit on the chat is unreadable, admits nothing and runs nothing. */
   #begin(by: DeletedBy, now: number): void {
+    // A running turn's model request may hold room under a flow rule: no reply will give it back now.
+    giveBackModelRoom(this.store);
     this.store.transaction(() => {
       const usage: Record<string, Usage> = {};
       for (let turn = this.store.turns.running(); turn; turn = this.store.turns.running()) {

@@ -59,11 +59,12 @@ export async function answerOf(claimed: ClaimedAsk, signal?: AbortSignal): Promi
   }
 }
 
-/** Each try through a new stub; `busy` (a step looking at the ask this instant) is tried again at once. */
+/** Each try through a new stub, so a chat restarted meanwhile still gets the reply. */
 async function report(chat: () => Chat, ask: ModelAskMessage["ask"], answer: AskAnswer): Promise<void> {
   for (let tried = 1; tried <= REPORT_TRIES; tried++) {
     try {
-      if ((await chat().modelReplied(ask.turn_id, ask.lease, answer)) !== "busy") return;
+      await chat().modelReplied(ask.turn_id, ask.lease, answer);
+      return;
     } catch (e) {
       console.warn("reporting a model reply failed; tried again", ask.turn_id, (e as Error).message);
     }

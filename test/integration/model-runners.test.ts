@@ -8,7 +8,7 @@ import { reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:tes
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS } from "../../src/runner/lease";
 import type { ModelAsk } from "../../src/runner/model-ask";
-import { agentConfig, call, chatObject, configure, eventually, jobInState, llmRequests, parallel, scriptLlm, toolServer } from "../helpers";
+import { agentConfig, api, call, chatObject, configure, eventually, jobInState, json, llmRequests, parallel, scriptLlm, toolServer } from "../helpers";
 
 afterEach(async () => {
   vi.useRealTimers();
@@ -45,6 +45,11 @@ describe("a subagent's model request", () => {
     expect(await stub.claimModelAsk(job, ask.lease)).toBeNull(); // the queue delivered its message twice
     expect(await stub.renewModelAsk(job, "another-lease")).toBe(false);
     expect(await stub.modelReplied(job, "another-lease", { reply: { content: "forged", tool_calls: [], usage: { prompt_tokens: 1, completion_tokens: 1 } } })).toBe("stale");
+    // Past the parent job's deadline a renewal is refused, whatever the lease.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 3_600_000);
+    expect(await stub.renewModelAsk(job, ask.lease)).toBe(false);
+    vi.useRealTimers();
     expect(await jobInState("ask-once", job, "success")).toMatchObject({ result: "The slow answer." });
     expect(await askOf(child)).toBeUndefined();
   });
@@ -61,6 +66,19 @@ describe("a subagent's model request", () => {
     expect(await llmRequests(model)).toHaveLength(2);
     // The first runner was alive after all: its next renewal is refused, and it hangs up on the model.
     await eventually(async () => (await dropped(model)) === 1, RENEW_EVERY_MS + 3_000);
+  }, 20_000);
+
+  it("of a turn that ends while it is out gives back its room under a flow rule on `llm`", async () => {
+    const model = "m-ask-idle";
+    const running = async () => ((await json(await api("/v1/flow"))) as { rules: { name: string; running: number }[] }).rules[0]!.running;
+    await configure(agentConfig(model, { flow: [{ name: "model", tools: ["llm"], concurrency: 1 }], limits: { subagent_idle_seconds: 1 } }));
+    await scriptLlm(model, [{ content: "Too late.", delay_ms: 15_000 }]);
+    const { body } = await parallel("ask-idle", { tool_calls: [sub("Think for too long.")], wait: false });
+    await eventually(async () => (await llmRequests(model)).length === 1);
+    expect(await running()).toBe(1);
+    // No progress for a second: the idle rule ends the turn while the runner still waits on the model.
+    expect(await jobInState("ask-idle", body.jobs[0].job_id, "timeout")).toBeTruthy();
+    await eventually(async () => (await running()) === 0, 5_000);
   }, 20_000);
 
   it("of a stopped turn is stopped at its runner's next renewal, and its reply is never taken", async () => {

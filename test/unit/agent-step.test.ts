@@ -281,19 +281,19 @@ describe("a model request out with a Worker runner", () => {
     const model = "m-step-ask";
     await scriptLlm(model, [{ content: "never asked here" }]);
     await step("ask", { model }, async (f) => {
-      const sent = Date.now();
-      expect(await runStep(f.host, TURN, sent)).toBe("asking");
-      expect(await runStep(f.host, TURN, sent + ASK_UNCLAIMED_MS)).toBe("asking");
+      expect(await runStep(f.host, TURN, Date.now())).toBe("asking");
+      const sent = f.asks[0]!.sent_at; // when the step sent it, after its lookups
+      expect(await runStep(f.host, TURN, sent + ASK_UNCLAIMED_MS - 1)).toBe("asking");
       expect(f.asks).toHaveLength(1);
       // Its message never reached a runner: a new ask, under a new lease.
-      expect(await runStep(f.host, TURN, sent + ASK_UNCLAIMED_MS + 1)).toBe("asking");
+      expect(await runStep(f.host, TURN, sent + ASK_UNCLAIMED_MS)).toBe("asking");
       expect(f.asks.map((a) => a.lease)).toEqual(["lease-1", "lease-2"]);
       // A runner claimed the second and renewed it: it is left alone until it goes silent.
       const renewed = sent + 20_000;
       f.pending()!.renewed_at = renewed;
-      expect(await runStep(f.host, TURN, renewed + RUNNER_LAPSES_AFTER_MS)).toBe("asking");
+      expect(await runStep(f.host, TURN, renewed + RUNNER_LAPSES_AFTER_MS - 1)).toBe("asking");
       expect(f.asks).toHaveLength(2);
-      expect(await runStep(f.host, TURN, renewed + RUNNER_LAPSES_AFTER_MS + 1)).toBe("asking");
+      expect(await runStep(f.host, TURN, renewed + RUNNER_LAPSES_AFTER_MS)).toBe("asking");
       expect(f.asks).toHaveLength(3);
       // The step itself asked nobody, and counted nothing: the runners do the asking.
       expect(f.calls).toEqual([]);

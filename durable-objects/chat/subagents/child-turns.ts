@@ -21,7 +21,7 @@ import type { JobMachine } from "../jobs/job-machine";
 import type { ChatStore } from "../storage/chat-store";
 import type { JobStore } from "../storage/job-store";
 import type { NewJob } from "../storage/job-columns";
-import { readLimits, readMeta, writeMeta } from "../storage/schema";
+import { readLimits, readMeta } from "../storage/schema";
 import type { Turn, Turns } from "../storage/turns";
 import type { TreeReservation } from "../storage/tree-slots";
 import { runStep, takeReply, type LoopHost, type StepResult } from "./agent-loop";
@@ -30,6 +30,7 @@ import { ModelAsks } from "./model-asks";
 import { giveBackModelRoom, modelRoom, releaseModelRoom } from "./model-room";
 import { askCheckAt } from "../../../src/runner/model-ask";
 import { beginTurn } from "./turn-start";
+import { stopTurn, type StopTurn } from "./turn-stop";
 import type { TreeCap } from "./tree-cap";
 
 /** If a step's instance dies (an LLM call can take a while), the `agent` timer re-drives it after this. */
@@ -39,16 +40,10 @@ const MODEL_ROOM_RETRY_MS = 30_000;
 /** A hand-back the parent did not take is retried after this. */
 export const REPORT_RETRY_MS = 5_000;
 
-/** Who asks a child to stop a turn: its parent job, and the child chat's own address. */
-export interface StopTurn {
-  tenant: string;
-  chat_id: string;
-  parent_job_id: string;
-  parent_chat_id: string;
-}
 
 export class ChildTurns implements LoopHost {
-  readonly #driving = new Set<string>();
+  /** The turns being driven in this instance, each with its drive. */
+  readonly #driving = new Map<string, Promise<void>>();
   readonly #wakes = new Set<string>();
   #toStart: string[] = [];
 
@@ -77,30 +72,7 @@ export class ChildTurns implements LoopHost {
 
   /** The parent ended the job (cancel, deadline, deletion): stop the turn and everything it started. */
   stopTurn(parent: StopTurn, now: number): void {
-    const turn = this.store.turns.get(parent.parent_job_id);
-    if (!turn) {
-      // The hand-off has not arrived yet: leave a stopped turn so it never starts, purged like any chat.
-      this.store.transaction(() => {
-        if (readMeta(this.store.sql, "tenant") === undefined) writeMeta(this.store.sql, "tenant", parent.tenant);
-        if (readMeta(this.store.sql, "chat_id") === undefined) writeMeta(this.store.sql, "chat_id", parent.chat_id);
-        this.store.turns.begin({ ...parent, lease: "", deadline_at: now }, now);
-        this.store.turns.update(parent.parent_job_id, { state: "stopped" }, now);
-        this.store.schedulePurge(now);
-      });
-      return;
-    }
-    if (turn.state !== "running") return;
-    for (const job of this.store.jobs.active()) this.machine.cancel(job.job_id, now);
-    // Answer every call still awaited, so a continued conversation stays valid for the provider.
-    for (const call of turn.awaiting ?? []) {
-      this.store.turns.append(parent.parent_job_id, { role: "tool", tool_call_id: call.tool_call_id, content: "Error: the task was stopped before this call finished." }, now);
-    }
-    this.store.turns.update(parent.parent_job_id, { state: "stopped", awaiting: null }, now);
-    this.asks.forget();
-    giveBackModelRoom(this.store);
-    this.store.timers.clear("agent", parent.parent_job_id);
-    this.store.timers.clear("idle", parent.parent_job_id);
-    this.store.schedulePurge(now);
+    stopTurn(this.store, this.machine, this.asks, parent, now);
   }
 
   /** An LLM reply or a job state change: the running turn is not idle (docs/api.md#the-agent-loop). */
@@ -160,9 +132,14 @@ export class ChildTurns implements LoopHost {
    * Runs steps until the turn waits or ends, starting with `first` (the second half of a step
    * whose model replied); the `agent` timer covers an instance lost meanwhile.
    */
-  async drive(turnId: string, first?: () => Promise<StepResult>): Promise<void> {
-    if (this.#driving.has(turnId)) return;
-    this.#driving.add(turnId);
+  drive(turnId: string, first?: () => Promise<StepResult>): Promise<void> {
+    if (this.#driving.has(turnId)) return Promise.resolve();
+    const driving = this.#steps(turnId, first);
+    this.#driving.set(turnId, driving);
+    return driving;
+  }
+
+  async #steps(turnId: string, first?: () => Promise<StepResult>): Promise<void> {
     try {
       let result;
       do {
@@ -199,11 +176,11 @@ export class ChildTurns implements LoopHost {
 
   /**
    * A runner's answer to the turn's model request (docs/architecture.md#model-requests): the step
-   * goes on with it. `stale` when the ask is no longer that runner's (the turn stopped, or asked
-   * again); `busy` while a step looks at the ask this instant, so the runner tries again.
+   * goes on with it, once a step looking at the ask this instant is done. `stale` when the ask is
+   * no longer that runner's (the turn stopped, or asked again).
    */
-  async replied(turnId: string, lease: string, answer: AskAnswer): Promise<"taken" | "stale" | "busy"> {
-    if (this.#driving.has(turnId)) return "busy";
+  async replied(turnId: string, lease: string, answer: AskAnswer): Promise<"taken" | "stale"> {
+    for (let driving = this.#driving.get(turnId); driving; driving = this.#driving.get(turnId)) await driving;
     if (!this.running(turnId) || !this.asks.take(turnId, lease)) return "stale";
     await this.drive(turnId, () => takeReply(this, turnId, answer));
     return "taken";
@@ -313,6 +290,9 @@ export class ChildTurns implements LoopHost {
     // A turn stopped meanwhile (its job ended, its chat is being deleted) has no outcome to hand back.
     if (!this.running(turn.parent_job_id)) return;
     const now = Date.now();
+    // Ended while its model request was out (idle, past its deadline, no provider at the claim): the runner's reply is stale, its room goes back.
+    this.asks.forget();
+    giveBackModelRoom(this.store);
     this.store.transaction(() => {
       this.store.turns.update(turn.parent_job_id, { state: "done", outcome }, now);
       this.store.timers.clear("idle", turn.parent_job_id);

@@ -7,7 +7,7 @@
  */
 import { nanoid } from "nanoid";
 import type { ClaimedAsk, ModelAskMessage } from "../../../src/jobs/messages";
-import { holdsAsk, type ModelAsk } from "../../../src/runner/model-ask";
+import { askCheckAt, holdsAsk, type ModelAsk } from "../../../src/runner/model-ask";
 import type { ChatStore } from "../storage/chat-store";
 import { modelRequestOf, NO_LLM_ERROR, type LoopHost } from "./agent-loop";
 
@@ -25,13 +25,15 @@ export class ModelAsks {
 
   /**
    * A new ask for the turn's step, under a new lease, written before its message goes: a send
-   * that fails leaves the ask unclaimed, and the `agent` timer sends it again once that lapses.
-   * The step that asks sets that timer when it ends (`ChildTurns.drive`); until then the timer of
-   * the step in progress stands, so an instance lost in between still comes back to the ask.
+   * that fails (or hangs) leaves the ask unclaimed, and the `agent` timer, set with it, sends it
+   * again once that lapses.
    */
   async send(turnId: string, now: number): Promise<void> {
     const ask: ModelAsk = { turn_id: turnId, lease: nanoid(), sent_at: now, renewed_at: null };
-    this.#write(ask);
+    this.store.transaction(() => {
+      this.#write(ask);
+      this.store.timers.set("agent", turnId, askCheckAt(ask));
+    });
     const message: ModelAskMessage = { ...this.store.address(), ask: { turn_id: turnId, lease: ask.lease } };
     try {
       await this.store.env().CALLS.send(message);
@@ -51,6 +53,12 @@ export class ModelAsks {
     if (!holdsAsk(ask, turnId, lease) || ask.renewed_at !== null) return false;
     this.#write({ ...ask, renewed_at: now });
     return true;
+  }
+
+  /** The claim did not lead to a request (building it failed): the queue's next delivery of the message may claim it again. */
+  unclaim(turnId: string, lease: string): void {
+    const ask = this.current(turnId);
+    if (holdsAsk(ask, turnId, lease)) this.#write({ ...ask, renewed_at: null });
   }
 
   /** The runner is still at it; false tells it the ask is no longer its (stopped, or asked again). */
@@ -84,13 +92,21 @@ type AskHost = LoopHost & { asks: ModelAsks };
 export async function claimAsk(host: AskHost, turnId: string, lease: string, now: number): Promise<ClaimedAsk | null> {
   const turn = host.turns.get(turnId);
   if (!turn || !host.running(turnId) || !host.asks.claim(turnId, lease, now)) return null;
-  const claimed = await modelRequestOf(host, turn);
+  let claimed;
+  try {
+    claimed = await modelRequestOf(host, turn);
+  } catch (e) {
+    host.asks.unclaim(turnId, lease); // the queue delivers the message again in a second
+    throw e;
+  }
   // The provider was removed while the request waited for its runner: the turn ends as it would have before asking.
   if (!claimed) await host.finish(turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
-  return claimed;
+  // Stopped during that build: no request leaves.
+  return host.running(turnId) ? claimed : null;
 }
 
-/** The runner renews its ask; false tells it to stop (the turn ended, or the ask went to another runner). */
+/** The runner renews its ask; false tells it to stop (the turn ended or is past its deadline, or the ask went to another runner). */
 export function renewAsk(host: AskHost, turnId: string, lease: string, now: number): boolean {
-  return host.running(turnId) && host.asks.renew(turnId, lease, now);
+  const deadline = host.turns.get(turnId)?.deadline_at ?? 0;
+  return host.running(turnId) && now < deadline && host.asks.renew(turnId, lease, now);
 }

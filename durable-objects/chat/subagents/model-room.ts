@@ -24,7 +24,12 @@ export async function modelRoom(store: ChatStore, turn: Turn, config: TenantConf
   const holder = `${turn.parent_job_id}:llm:${turn.steps}`;
   writeMeta(store.sql, MODEL_ROOM, JSON.stringify({ flow, holder }));
   const room = (await askForRoom(store, [{ id: holder, flow, deadlineAt: turn.deadline_at }])).get(holder)!;
-  const release = () => releaseModelRoom(store);
+  // This request's own holder: a stop may have given back (and cleared) the meta meanwhile, and what
+  // was granted after it must go back all the same.
+  const release = async () => {
+    if (readMeta(store.sql, MODEL_ROOM) === JSON.stringify({ flow, holder })) writeMeta(store.sql, MODEL_ROOM, "");
+    await giveBackRoom(store, [{ id: holder, flow }]);
+  };
   if (room.outcome === "granted") return { outcome: "granted", release };
   if (room.outcome === "waiting") return { outcome: "waiting" };
   await release();
