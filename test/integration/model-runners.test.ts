@@ -16,6 +16,8 @@ afterEach(async () => {
 });
 
 const sub = (message: string) => call("call_subordinate", { message, reset: true });
+/** Model requests holding room under the tenant's one flow rule. */
+const running = async () => ((await json(await api("/v1/flow"))) as { rules: { name: string; running: number }[] }).rules[0]!.running;
 const dropped = async (model: string) => ((await (await fetch(`${toolServer()}/__llm/dropped?model=${model}`)).json()) as { dropped: number }).dropped;
 
 /** The ask the child's turn waits on, as the chat keeps it. */
@@ -70,7 +72,6 @@ describe("a subagent's model request", () => {
 
   it("of a turn that ends while it is out gives back its room under a flow rule on `llm`", async () => {
     const model = "m-ask-idle";
-    const running = async () => ((await json(await api("/v1/flow"))) as { rules: { name: string; running: number }[] }).rules[0]!.running;
     await configure(agentConfig(model, { flow: [{ name: "model", tools: ["llm"], concurrency: 1 }], limits: { subagent_idle_seconds: 1 } }));
     await scriptLlm(model, [{ content: "Too late.", delay_ms: 15_000 }]);
     const { body } = await parallel("ask-idle", { tool_calls: [sub("Think for too long.")], wait: false });
@@ -78,6 +79,17 @@ describe("a subagent's model request", () => {
     expect(await running()).toBe(1);
     // No progress for a second: the idle rule ends the turn while the runner still waits on the model.
     expect(await jobInState("ask-idle", body.jobs[0].job_id, "timeout")).toBeTruthy();
+    await eventually(async () => (await running()) === 0, 5_000);
+  }, 20_000);
+
+  it("of a chat deleted while it is out gives back its room under a flow rule on `llm`", async () => {
+    const model = "m-ask-deleted";
+    await configure(agentConfig(model, { flow: [{ name: "model", tools: ["llm"], concurrency: 1 }] }));
+    await scriptLlm(model, [{ content: "Nobody to hear it.", delay_ms: 15_000 }]);
+    await parallel("ask-deleted", { tool_calls: [sub("Think while the chat goes.")], wait: false });
+    await eventually(async () => (await llmRequests(model)).length === 1);
+    expect(await running()).toBe(1);
+    expect((await api("/v1/chats/ask-deleted", { method: "DELETE" })).status).toBe(200);
     await eventually(async () => (await running()) === 0, 5_000);
   }, 20_000);
 
