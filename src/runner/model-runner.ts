@@ -18,14 +18,12 @@ const REPORT_TRIES = 5;
 
 type Chat = ReturnType<Env["CHAT"]["getByName"]>;
 
-/** Claims the ask its message names; the request then goes on in `waitUntil`. False when there is none to make (taken, stale, ended). */
-export async function takeModelAsk(env: Env, message: ModelAskMessage, waitUntil: (work: Promise<unknown>) => void): Promise<boolean> {
+/** Claims the ask its message names; the request then goes on in `waitUntil`. Nothing to make (taken, stale, ended) ends it here. */
+export async function takeModelAsk(env: Env, message: ModelAskMessage, waitUntil: (work: Promise<unknown>) => void): Promise<void> {
   // Each message to the chat gets a new stub: one from before a restart of the chat stays broken.
   const chat = () => env.CHAT.getByName(chatName(message.tenant, message.chat_id));
   const claimed = await chat().claimModelAsk(message.ask.turn_id, message.ask.lease);
-  if (!claimed) return false;
-  waitUntil(askModel(chat, message.ask, claimed));
-  return true;
+  if (claimed) waitUntil(askModel(chat, message.ask, claimed));
 }
 
 async function askModel(chat: () => Chat, ask: ModelAskMessage["ask"], claimed: ClaimedAsk): Promise<void> {
