@@ -141,7 +141,7 @@ describe("billable operations per job", () => {
 });
 
 describe("batches that each open a chat", () => {
-  it("write the new chat's tables, meta and timers once, and set its alarm three times", async () => {
+  it("write the new chat's tables, meta and timers once, set its alarm three times, and read back nothing they wrote", async () => {
     await parallel("opening-warm", { tool_calls: [call("echo", { warm: 1 })] });
     await new Promise((r) => setTimeout(r, 300));
     const meter = await startMeter();
@@ -165,6 +165,13 @@ describe("batches that each open a chat", () => {
     // 90 rows per chat against a warm chat's 50 per batch: 116 before the tables of features most chats
     // never use were created on first use (−18) and meta lost its rowid (−8).
     expect(rows / (batches * 8)).toBeLessThanOrEqual(11.25);
+    // Each statement is a trip into SQLite on the chat's thread, on the answer's path. A new chat asks
+    // whether its tables exist once (ten times before the answer was remembered both ways), and
+    // reads back neither its meta nor its last event seq from the tables it has just made.
+    const count = (pattern: RegExp) => meter.counts.statements.filter(([q]) => pattern.test(q)).length / batches;
+    expect(count(/FROM sqlite_master WHERE type = 'table' AND name = 'jobs'/)).toBe(1);
+    expect(count(/^SELECT key, value FROM meta/)).toBe(0);
+    expect(count(/MAX\(seq\)|MAX\(started_seq\)/)).toBe(0);
   });
 });
 

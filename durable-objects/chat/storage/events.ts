@@ -21,7 +21,7 @@ import type { ChatLimits } from "../../../src/jobs/messages";
 import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../../src/webhooks/deliveries";
 import { jobRowDelivery, jobRowEvents, newestJobRowSeq, type JobEvent } from "./job-row-events";
 import { readLimits, readMeta, writeMeta } from "./schema";
-import { cached, remember } from "./sql-cache";
+import { cached, LATEST_SEQ, remember } from "./sql-cache";
 
 /** `none`: nowhere to deliver (no webhook for this chat); the live stream still carries it. */
 export type EventStatus = "none" | "pending" | "delivered" | "failed";
@@ -62,7 +62,7 @@ export class Events {
       `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at, parent_chat_id, root_chat_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       seq, row.id, type, row.data, now, batchId, deliver ? "pending" : "none", deliver ? now : null, row.parent_chat_id, row.root_chat_id,
     );
-    remember(this.sql, "seq", seq);
+    remember(this.sql, LATEST_SEQ, seq);
     return { envelope, deliver, seq };
   }
 
@@ -75,13 +75,13 @@ export class Events {
   onJobRow(batchId: string, type: JobEventType): JobEvent | undefined {
     if (this.#deliverable(batchId, type)) return undefined;
     const seq = this.latestSeq() + 1;
-    remember(this.sql, "seq", seq);
+    remember(this.sql, LATEST_SEQ, seq);
     return { seq, id: newEventId() };
   }
 
   /** Hands back what `onJobRow` gave out for an update that changed nothing: seq stays without a gap. */
   unused(event: JobEvent): void {
-    if (this.latestSeq() === event.seq) remember(this.sql, "seq", event.seq - 1);
+    if (this.latestSeq() === event.seq) remember(this.sql, LATEST_SEQ, event.seq - 1);
   }
 
   /** The envelope of an event kept on its job row (see `onJobRow`); nothing is written here. */
@@ -293,7 +293,7 @@ export class Events {
 
   /** The last seq given out, purged or not (0 before the first event): the newest row's or job's, or what a purge kept in `meta`. */
   latestSeq(): number {
-    return cached(this.sql, "seq", () => {
+    return cached(this.sql, LATEST_SEQ, () => {
       const rows = this.sql.exec<{ n: number | null }>(`SELECT MAX(seq) AS n FROM events`).one().n ?? 0;
       return Math.max(rows, newestJobRowSeq(this.sql), Number(readMeta(this.sql, "events_seq") ?? 0));
     });

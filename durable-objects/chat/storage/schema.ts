@@ -4,7 +4,7 @@
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
 import type { ChatLimits } from "../../../src/jobs/messages";
-import { cached, forget, isRemembered, peek, remember } from "./sql-cache";
+import { cached, forget, isRemembered, LATEST_SEQ, peek, remember } from "./sql-cache";
 import { BASE_VERSION, CURRENT_SCHEMA, FIRST_USE, FIRST_USE_DDL, MIGRATIONS, SCHEMA, SCHEMA_VERSION, type FirstUseTable, type Migration } from "./schema-steps";
 
 export { FIRST_USE, MIGRATIONS, SCHEMA_VERSION, type FirstUseTable, type Migration };
@@ -26,12 +26,13 @@ export function createTable(sql: SqlStorage, table: FirstUseTable): void {
   remember(sql, tableNote(table), true);
 }
 
-/** Whether the chat has tables (it has admitted something). Only a deletion makes it false again, and that drops the cache. */
+/**
+ * Whether the chat has tables (it has admitted something), remembered either way: only
+ * `ensureSchema` makes them, a failed transaction drops the note, and a deletion (which makes it
+ * false again) drops the cache. A new chat's first request asked ten times before its tables existed.
+ */
 export function hasSchema(sql: SqlStorage): boolean {
-  if (isRemembered(sql, "schema")) return true;
-  const exists = sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'`).toArray().length > 0;
-  if (exists) remember(sql, "schema", true);
-  return exists;
+  return cached(sql, "schema", () => sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'`).toArray().length > 0);
 }
 
 /**
@@ -45,23 +46,33 @@ export function ensureSchema(sql: SqlStorage, steps: readonly Migration[] = MIGR
   const done = `schema:v${latest}`;
   if (isRemembered(sql, done)) return;
   let version: number;
+  let fresh = false;
   if (hasSchema(sql)) {
     version = Number(sql.exec(`SELECT value FROM meta WHERE key = 'schema_version'`).one().value);
   } else if (MIGRATIONS.every((step, i) => steps[i] === step)) {
     for (const statement of CURRENT_SCHEMA) sql.exec(statement);
     version = SCHEMA_VERSION;
     setVersion(sql, version);
+    fresh = true;
   } else {
     for (const statement of SCHEMA) sql.exec(statement);
     version = BASE_VERSION;
     setVersion(sql, version);
   }
+  remember(sql, "schema", true);
+  if (fresh && version === latest) {
+    // Tables just made hold nothing but their version: nothing to read back from them.
+    remember(sql, "meta:schema_version", String(version));
+    remember(sql, META_READ, true);
+    remember(sql, LATEST_SEQ, 0);
+  }
+  const stepsRun = version < latest;
   for (; version < latest; version++) {
     for (const statement of steps[version - BASE_VERSION]!) sql.exec(statement);
     setVersion(sql, version + 1);
   }
-  forget(sql, META_READ); // the steps write meta rows of their own
-  for (const table of FIRST_USE) forget(sql, tableNote(table)); // and the base schema has every table
+  if (!fresh || stepsRun) forget(sql, META_READ); // the steps write meta rows of their own
+  if (!fresh) for (const table of FIRST_USE) forget(sql, tableNote(table)); // and the base schema has every table
   remember(sql, done, true);
 }
 

@@ -6,6 +6,9 @@
  * SQLite may hold something else: a failed transaction (its writes rolled
  * back) and a deleted chat.
  */
+/** The key of the last event seq given out (`Events.latestSeq`). */
+export const LATEST_SEQ = "seq";
+
 const caches = new WeakMap<SqlStorage, Map<string, unknown>>();
 
 function cacheOf(sql: SqlStorage): Map<string, unknown> {
