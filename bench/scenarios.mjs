@@ -28,6 +28,10 @@ export function clients({ fanout, floor, specFloor, workerFloor, tools }, key = 
   return {
     fanout: (chatId, calls, extra = {}) =>
       post(`${fanout.url}/v1/chats/${chatId}/parallel`, { tool_calls: calls.map(([tool, args]) => ({ tool_name: tool, tool_args: args })), timeout: 90, ...extra }, auth),
+    // The same instance through wrangler dev's Durable Object simulation of the rate-limit binding
+    // (bench/production-limiter/index.ts): what the start figures were before the bench counted it as deployed.
+    fanoutSimulatedLimiter: (chatId, calls, extra = {}) =>
+      post(`${fanout.url}/v1/chats/${chatId}/parallel`, { tool_calls: calls.map(([tool, args]) => ({ tool_name: tool, tool_args: args })), timeout: 90, ...extra }, { ...auth, "x-bench-limiter": "simulated" }),
     fanoutJobs: async (chatId) => (await fetch(`${fanout.url}/v1/chats/${chatId}/jobs`, { headers: auth })).json(),
     floor: (chatId, calls, extra = {}) =>
       post(`${floor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), ...extra }),
@@ -51,7 +55,8 @@ const eight = (ms) => Array.from({ length: 8 }, () => ["slow", { ms }]);
 
 /** The sides every comparison runs, in an order that rotates with `i` so none always goes first. */
 export const SIDES = ["fanout", "floor", "prodFloor", "specFloor", "workerFloor"];
-export const rotated = (i) => [...SIDES.slice(i % SIDES.length), ...SIDES.slice(0, i % SIDES.length)];
+const rotatedOf = (sides, i) => [...sides.slice(i % sides.length), ...sides.slice(0, i % sides.length)];
+export const rotated = (i) => rotatedOf(SIDES, i);
 
 /**
  * 1. A batch of 8 × 500 ms: fanout, the platform floor, the production floor and the contract floor
@@ -122,12 +127,15 @@ export async function wakeLatency(c, tools, reps) {
   return out;
 }
 
-/** 3. `wait:false` start of 8 jobs (response time), and how long until each reaches the tool server. */
+/**
+ * 3. `wait:false` start of 8 jobs (response time), and how long until each reaches the tool server;
+ * fanout also through the simulated rate-limit binding (`fanoutSimulatedLimiter`), beside.
+ */
 export async function dispatch(c, tools, reps) {
-  const out = { fanout: [], floor: [], prodFloor: [], specFloor: [], workerFloor: [], arrival: [], arrivalFloor: [], arrivalProdFloor: [], arrivalSpecFloor: [], arrivalWorkerFloor: [] };
-  const arrivals = { fanout: out.arrival, floor: out.arrivalFloor, prodFloor: out.arrivalProdFloor, specFloor: out.arrivalSpecFloor, workerFloor: out.arrivalWorkerFloor };
+  const out = { fanout: [], floor: [], prodFloor: [], specFloor: [], workerFloor: [], fanoutSimulatedLimiter: [], arrival: [], arrivalFloor: [], arrivalProdFloor: [], arrivalSpecFloor: [], arrivalWorkerFloor: [], arrivalSimulatedLimiter: [] };
+  const arrivals = { fanout: out.arrival, floor: out.arrivalFloor, prodFloor: out.arrivalProdFloor, specFloor: out.arrivalSpecFloor, workerFloor: out.arrivalWorkerFloor, fanoutSimulatedLimiter: out.arrivalSimulatedLimiter };
   for (let i = 0; i < reps; i++) {
-    for (const side of rotated(i)) {
+    for (const side of rotatedOf([...SIDES, "fanoutSimulatedLimiter"], i)) {
       const t0 = now();
       const res = await c[side](chat(`start-${side}`), eight(50), { wait: false });
       out[side].push(now() - t0);

@@ -98,15 +98,19 @@ export const UNLIMITED = 10_000_000;
  * `reuse`: the port and state directory of an earlier run, to restart it where it stopped.
  * `privateEgress: false` runs fanout as deployed: only public https hosts may be called.
  * `requestsPer10s`: the per-key rate limit (default: wrangler.toml's).
+ * `productionLimiter`: the bench-only entry `bench/production-limiter/index.ts`, whose rate limit
+ * answers from the isolate as the deployed binding does (needs `requestsPer10s`).
  */
-export async function startFanout(reuse = {}, { privateEgress = true, requestsPer10s } = {}) {
+export async function startFanout(reuse = {}, { privateEgress = true, requestsPer10s, productionLimiter = false } = {}) {
   const configKey = Buffer.alloc(32, 9).toString("base64");
-  const config = requestsPer10s ? configCopy(`limit-${requestsPer10s}`, { requestsPer10s }) : undefined;
+  const entry = productionLimiter ? { main: "bench/production-limiter/index.ts" } : {};
+  const config = requestsPer10s ? configCopy(`limit-${requestsPer10s}${productionLimiter ? "-isolate" : ""}`, { requestsPer10s, ...entry }) : undefined;
   const fanout = await wranglerDev(
     ROOT,
     [
       ...(config ? ["--config", config.path] : []),
       "--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:${OTHER_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", `ALLOW_PRIVATE_EGRESS:${privateEgress}`,
+      ...(productionLimiter ? ["--var", `BENCH_REQUESTS_PER_10S:${requestsPer10s}`] : []),
     ],
     "fanout",
     reuse,
