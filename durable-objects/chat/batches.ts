@@ -112,8 +112,8 @@ export async function commit(
     store.setMeta("limits", JSON.stringify(target.limits));
     if (created) {
       store.setMeta("created_at", String(now));
+      chat.registration.owed(now); // first: chat.created goes with the index entry
       chat.announce.chatCreated(target.chat_id, 0, now);
-      chat.registration.owed(now);
     }
     store.events.addBatch(batch.batch_id, target.delivery.callback_url, target.delivery.notify, now);
     const ids = insertBatch(store, batch, plans, now, now + ASK_BACKUP_MS);

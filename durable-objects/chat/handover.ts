@@ -44,9 +44,10 @@ async function handOver(chat: Chat, req: TurnRequest): Promise<"started" | "dupl
   const previousName = store.meta("name");
   const result = child.beginTurn(req, now);
   if (result === "started" && isNewChat) {
-    announce.chatCreated(req.name, req.level, now);
     // Cleared once the tenant's index lists the child under its parent; until then the alarm retries it.
+    // First: chat.created goes with the index entry.
     registration.owed(now);
+    announce.chatCreated(req.name, req.level, now);
   } else if (result === "started" && previousName !== req.name) announce.chatUpdated(req.name, now);
   const armed = store.timers.arm();
   if (result === "started" && isNewChat) await registration.register(now);

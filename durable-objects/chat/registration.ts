@@ -22,9 +22,13 @@ export class Registration {
     private readonly stream: ChatStream,
   ) {}
 
-  /** A new chat (inside its first transaction): the alarm retries its entry until `register` clears this. */
+  /**
+   * A new chat (inside its first transaction, before its first event): the alarm retries its entry
+   * until `register` clears this, and its events wait to go with the entry.
+   */
   owed(now: number): void {
     this.store.timers.set("register", "", now + REGISTER_RETRY_MS);
+    this.stream.awaitEntry();
   }
 
   /** Writes the entry (a child under its parent); false, and the `register` timer stays, if that failed. */
@@ -43,14 +47,17 @@ export class Registration {
     const { chat_id } = this.store.address();
     const parent = this.store.meta("parent_chat_id") ?? null;
     const name = this.store.meta("name") ?? chat_id;
+    const events = this.stream.takeForEntry();
     try {
-      const { listening } = await this.store.tenant().registerChat(chat_id, now, parent, this.store.level(), name);
+      const answer = await this.store.tenant().registerChat(chat_id, now, parent, this.store.level(), name, events);
       if (!this.store.exists()) return true; // deleted meanwhile
-      this.stream.setListening(listening);
+      this.stream.entryAnswered(Date.now(), answer);
+      this.stream.setListening(answer.listening);
       this.store.timers.clear("register", "");
       await this.store.timers.arm();
       return true;
     } catch (e) {
+      this.stream.entryAnswered(Date.now(), { failed: events });
       console.warn("chat index update failed; the alarm retries it", (e as Error).message);
       return false;
     }

@@ -140,6 +140,10 @@ export class TenantDO extends DurableObject<Env> {
 
   /** Chats' events, while someone listens; the answer tells a chat whether to keep publishing. Live-only ones are not kept. */
   publish(messages: StreamMessage[]): { listening: boolean } {
+    return this.#publish(messages);
+  }
+
+  #publish(messages: StreamMessage[]): { listening: boolean } {
     const now = Date.now();
     if (!this.#stream.listening(this.ctx.getWebSockets().length, now)) return { listening: false };
     for (const m of messages) broadcast(this.ctx, typeof m === "string" ? this.#stream.append(m, now) : this.#stream.live(m.live));
@@ -232,10 +236,13 @@ export class TenantDO extends DurableObject<Env> {
 
   // ---- chat index ------------------------------------------------------------
 
-  /** Indexes a new chat; the answer tells it whether a tenant stream is listening. */
-  registerChat(chatId: string, now: number, parent: string | null = null, level = 0, name = chatId): { listening: boolean } {
+  /**
+   * Indexes a new chat, with the events it recorded before (published as `publish` does); the answer
+   * tells it whether a tenant stream is listening.
+   */
+  registerChat(chatId: string, now: number, parent: string | null = null, level = 0, name = chatId, events: StreamMessage[] = []): { listening: boolean } {
     this.#index.register(chatId, now, parent, level, name);
-    return { listening: this.#stream.listening(this.ctx.getWebSockets().length, now) };
+    return this.#publish(events);
   }
 
   forgetChat(chatId: string): void {

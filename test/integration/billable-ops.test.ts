@@ -141,7 +141,7 @@ describe("billable operations per job", () => {
 });
 
 describe("batches that each open a chat", () => {
-  it("write the new chat's tables, meta and timers once, set its alarm three times, and read back nothing they wrote", async () => {
+  it("write the new chat's tables, meta and timers once, set its alarm three times, read back nothing they wrote, and ask the tenant once", async () => {
     await parallel("opening-warm", { tool_calls: [call("echo", { warm: 1 })] });
     await new Promise((r) => setTimeout(r, 300));
     const meter = await startMeter();
@@ -172,6 +172,10 @@ describe("batches that each open a chat", () => {
     expect(count(/FROM sqlite_master WHERE type = 'table' AND name = 'jobs'/)).toBe(1);
     expect(count(/^SELECT key, value FROM meta/)).toBe(0);
     expect(count(/MAX\(seq\)|MAX\(started_seq\)/)).toBe(0);
+    // One request to the tenant per new chat: its index entry carries chat.created and answers
+    // whether the tenant stream listens (a publish of its own before, which probed the same).
+    expect(meter.counts.requests["TenantDO.registerChat"]).toBe(batches);
+    expect(meter.counts.requests["TenantDO.publish"] ?? 0).toBe(0);
   });
 });
 

@@ -157,6 +157,28 @@ describe("chats", () => {
     await eventually(listed);
   });
 
+  it("sends a new chat's first events on their own when the index entry that carries them fails", async () => {
+    const published: string[] = [];
+    await swapEnv(chatObject("late-events"), (real) => ({
+      TENANT: {
+        getByName: (name: string) => {
+          const stub = real.TENANT.getByName(name);
+          return {
+            runTargets: (names: string[]) => stub.runTargets(names),
+            registerChat: () => Promise.reject(new Error("tenant briefly unavailable")),
+            publish: (messages: (string | { live: string })[]) => {
+              for (const m of messages) if (typeof m === "string") published.push(JSON.parse(m).type);
+              return stub.publish(messages);
+            },
+          };
+        },
+      },
+    }));
+    await parallel("late-events", { tool_calls: [call("echo")] });
+    await eventually(async () => published[0] === "chat.created");
+    await evictDurableObject(chatObject("late-events")); // the real binding back
+  });
+
   it("DELETE cancels running jobs and removes the chat", async () => {
     const bg = await parallel("gone", { tool_calls: [call("hang")], wait: false });
     const res = await api("/v1/chats/gone", { method: "DELETE" });

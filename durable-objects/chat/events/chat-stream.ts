@@ -7,8 +7,9 @@
  * once per 30 s, so it never stays silent for long by mistake. Events recorded
  * while a probe is on its way wait for its answer rather than being dropped: a
  * new chat's first events (`chat.created`, then its first `job.*`) reach a stream
- * that opened before the chat existed. Live-only events (`job.progress`) are sent
- * the same way but kept nowhere.
+ * that opened before the chat existed. A new chat's index entry is its probe, and
+ * carries the events recorded before it leaves. Live-only events (`job.progress`)
+ * are sent the same way but kept nowhere.
  */
 import { acceptStream, broadcast, STREAM_TAG, type StreamLog, type StreamMessage } from "../../shared/live-stream";
 import type { ChatStore } from "../storage/chat-store";
@@ -19,6 +20,8 @@ const PROBE_MS = 30_000;
 export class ChatStream implements StreamLog {
   #unsent: StreamMessage[] = [];
   #sending = false;
+  /** A new chat's events wait for its index entry, which carries them to the tenant and answers whether anyone listens. */
+  #awaitingEntry = false;
 
   constructor(private readonly store: ChatStore) {}
 
@@ -59,6 +62,10 @@ export class ChatStream implements StreamLog {
   /** An event was recorded: to this chat's sockets now, to the tenant stream if anyone may listen. */
   publish(envelope: string, now: number): void {
     broadcast(this.store.ctx, envelope);
+    if (this.#awaitingEntry) {
+      this.#unsent.push(envelope);
+      return;
+    }
     if (readMeta(this.store.sql, "tenant_listening") !== "1" && !this.#sending) {
       if (now - Number(readMeta(this.store.sql, "tenant_probe_at") ?? 0) < PROBE_MS) return;
       writeMeta(this.store.sql, "tenant_probe_at", String(now));
@@ -80,6 +87,32 @@ export class ChatStream implements StreamLog {
 
   setListening(listening: boolean): void {
     writeMeta(this.store.sql, "tenant_listening", listening ? "1" : "0");
+  }
+
+  /** A new chat (inside its first transaction): its events go with its index entry, one request instead of two. */
+  awaitEntry(): void {
+    this.#awaitingEntry = true;
+  }
+
+  /** The events the index entry carries. */
+  takeForEntry(): StreamMessage[] {
+    return this.#awaitingEntry ? this.#unsent.splice(0) : [];
+  }
+
+  /**
+   * The entry's answer, which counts as a probe; what was recorded meanwhile goes where someone
+   * listens. Without an answer (the entry failed) the events it carried go the usual way.
+   */
+  entryAnswered(now: number, answer: { listening: boolean } | { failed: StreamMessage[] }): void {
+    if (!this.#awaitingEntry) return;
+    this.#awaitingEntry = false;
+    if ("failed" in answer) this.#unsent.unshift(...answer.failed);
+    else {
+      this.setListening(answer.listening);
+      writeMeta(this.store.sql, "tenant_probe_at", String(now));
+      if (!answer.listening) this.#unsent.length = 0;
+    }
+    if (this.#unsent.length && !this.#sending) this.store.ctx.waitUntil(this.#send());
   }
 
   /** One RPC at a time, in order; events recorded meanwhile go in the next. */
