@@ -81,17 +81,28 @@ export async function fanOut(c, reps) {
 }
 
 /**
- * 1b. The queue off the calls' path: 8 × 500 ms batches on the build whose queue sends take 60 ms
- * longer in chats named `slowq-…` (`slow`), alternating such chats with other chats of the same
- * instance, so only the delay differs.
+ * 1b. What the queue costs the calls' path: 8 × 500 ms batches on the build whose queue sends take
+ * 60 ms longer in chats named `slowq-…` (`slow`), alternating such chats with other chats of the
+ * same instance, so only the delay differs. Three pairs: calls with the default deadline (which only
+ * a queue consumer can hold), calls with a 20 s `job_timeout` (which go to runners the chat starts
+ * itself), and the Worker-run floor, whose `slowq-…` chats send as slowly.
  */
+const QUEUE_DELAY_SIDES = ["fanout", "slowQueue", "nearDeadline", "nearDeadlineSlowQueue", "workerFloor", "workerFloorSlowQueue"];
 export async function queueDelay(slow, reps) {
-  const out = { fanout: [], slowQueue: [] };
-  const prefix = { fanout: "qd", slowQueue: "slowq" };
+  const out = Object.fromEntries(QUEUE_DELAY_SIDES.map((side) => [side, []]));
+  const near = { job_timeout: 20 };
+  const run = {
+    fanout: () => slow.fanout(chat("qd"), eight(500)),
+    slowQueue: () => slow.fanout(chat("slowq"), eight(500)),
+    nearDeadline: () => slow.fanout(chat("qd"), eight(500), near),
+    nearDeadlineSlowQueue: () => slow.fanout(chat("slowq"), eight(500), near),
+    workerFloor: () => slow.workerFloor(chat("qd"), eight(500)),
+    workerFloorSlowQueue: () => slow.workerFloor(chat("slowq"), eight(500)),
+  };
   for (let i = 0; i < reps; i++) {
-    for (const side of i % 2 ? ["slowQueue", "fanout"] : ["fanout", "slowQueue"]) {
+    for (const side of rotatedOf(QUEUE_DELAY_SIDES, i)) {
       const t0 = now();
-      const res = await slow.fanout(chat(prefix[side]), eight(500));
+      const res = await run[side]();
       if (res.status !== "success") throw new Error(`${side} batch ended ${res.status}`);
       out[side].push(now() - t0);
     }

@@ -12,6 +12,7 @@ export { LaneDO } from "../durable-objects/lane/LaneDO";
 export { FlowDO } from "../durable-objects/flow/FlowDO";
 export { FlowIndexDO } from "../durable-objects/flow/FlowIndexDO";
 export { BudgetDO } from "../durable-objects/budget/BudgetDO";
+export { DirectRunner } from "./runner/direct-runner";
 
 export default {
   fetch: app.fetch,

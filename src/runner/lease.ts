@@ -30,6 +30,24 @@ export function fitsWorkerRunner(job: Pick<JobRow, "kind" | "tool_name" | "deadl
   return job.deadline_at - now <= WORKER_RUNNER_LIFETIME_MS - LIFETIME_MARGIN_MS;
 }
 
+/**
+ * `ctx.waitUntil` keeps an invocation going this long after it has answered (or its client left),
+ * and no longer (Cloudflare's limit); a fetch under way cannot move to another invocation.
+ */
+export const WAIT_UNTIL_GRACE_MS = 30_000;
+/** Left of that grace for the hand-over and the last report. */
+const GRACE_MARGIN_MS = 5_000;
+
+/**
+ * Where a call waits outside the objects: `direct` in an invocation the chat starts itself (its
+ * deadline falls within that grace, so no queue message is on its path), `queued` in a queue
+ * consumer's (its deadline falls within the consumer's lifetime), or nowhere (an object holds it).
+ */
+export function workerRunnerFor(job: Pick<JobRow, "kind" | "tool_name" | "deadline_at">, now: number): "direct" | "queued" | undefined {
+  if (!fitsWorkerRunner(job, now)) return undefined;
+  return job.deadline_at - now <= WAIT_UNTIL_GRACE_MS - GRACE_MARGIN_MS ? "direct" : "queued";
+}
+
 /** Whether a Worker runner's call, renewed last at `renewedAt` (or claimed then), has gone unrenewed too long. */
 export function runnerLapsed(renewedAt: number | null, now: number): boolean {
   return renewedAt === null || now - renewedAt > RUNNER_LAPSES_AFTER_MS;

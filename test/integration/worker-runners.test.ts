@@ -6,9 +6,11 @@
  * runner's next renewal.
  */
 import { env, reset, runInDurableObject } from "cloudflare:test";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { MAX_LANES } from "../../durable-objects/chat/jobs/call-placement";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
+import worker, { DirectRunner } from "../../src/index";
+import { OUTCOME_UNKNOWN_ERROR } from "../../src/jobs/job";
 import { laneName } from "../../src/objects/names";
 import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS, WORKER_RUNNER } from "../../src/runner/lease";
 import { call, chatObject, configure, eventually, expectRecoveredAfterLoss, jobRow, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
@@ -43,6 +45,46 @@ describe("calls whose deadline a queue consumer outlives", () => {
     expect(body.status).toBe("success");
     for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.lane).toBeNull();
     expect(await peak(chatObject(chat))).toBe(2);
+  });
+});
+
+/** Replaces `obj[name]` until the test's end. */
+function swap<T extends object>(obj: T, name: string, make: (orig: (...a: unknown[]) => unknown) => (...a: unknown[]) => unknown) {
+  const orig = (obj as Record<string, unknown>)[name] as (...a: unknown[]) => unknown;
+  (obj as Record<string, unknown>)[name] = make(orig);
+  onTestFinished(() => void ((obj as Record<string, unknown>)[name] = orig));
+}
+
+describe("calls whose deadline falls within an invocation's waitUntil grace", () => {
+  it("wait in runners the chat starts itself: no `calls` message is on their path", async () => {
+    // The `calls` consumer takes nothing: a call sent that way would never start.
+    swap(worker, "queue", (orig) => function (this: unknown, batch: MessageBatch, ...rest: unknown[]) {
+      return batch.queue === "calls" ? undefined : orig.call(this, batch, ...rest);
+    } as (...a: unknown[]) => unknown);
+    await configure(toolConfig({ tools: [tracked], limits: { max_calls: 32 } }));
+    const chat = "direct-8";
+    const { body } = await parallel(chat, { tool_calls: Array.from({ length: 8 }, (_, i) => call("tracked", { n: i, ms: 300, group: chat })), job_timeout: 20, timeout: 15 });
+    expect(body.status).toBe("success");
+    expect(await overlap(chat)).toBe(8); // two runners of 4, all at once
+    for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.lane).toBe(WORKER_RUNNER);
+    expect(await peak(chatObject(chat))).toBe(0);
+  });
+
+  it("are recovered by the attempt rules when the hand-over fails: a side-effecting call ends outcome unknown, a read-only one is sent again", async () => {
+    let failures = 1;
+    swap(DirectRunner.prototype, "run", (orig) => function (this: unknown, ...a: unknown[]) {
+      if (failures-- > 0) throw new Error("runner unreachable");
+      return orig.apply(this, a);
+    });
+    const base = toolConfig();
+    await configure({ ...base, tools: [...base.tools, { name: "echo_write", description: "echoes, not read-only", url: `${toolServer()}/echo`, parameters: { type: "object" } }] });
+    const chat = "direct-lost";
+    const { body } = await parallel(chat, { tool_calls: [call("echo_write", { n: 1 }), call("echo", { n: 2 })], job_timeout: 20, timeout: 15 });
+    const [write, read] = body.jobs as { job_id: string; state: string; error?: string }[];
+    expect(write).toMatchObject({ state: "error", error: OUTCOME_UNKNOWN_ERROR });
+    expect(read?.state).toBe("success");
+    expect(await toolCalls(write!.job_id)).toHaveLength(0);
+    expect((await toolCalls(read!.job_id)).map((c) => JSON.parse(c.body).attempt)).toEqual([2]);
   });
 });
 

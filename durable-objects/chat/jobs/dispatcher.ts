@@ -1,6 +1,7 @@
 /**
- * How a chat's jobs get going: a call a queue consumer outlives goes to a Worker runner, 4 to a
- * `calls` message that is its queue copy (docs/architecture.md#where-calls-wait); the others are
+ * How a chat's jobs get going: a call an invocation outlives goes to a Worker runner
+ * (docs/architecture.md#where-calls-wait), one the chat starts itself when the call's deadline is
+ * near, else 4 to a `calls` message that is its queue copy; the others are
  * placed at once, up to 4 in the chat (each in an invocation of its own) and the rest in the chat's
  * call lanes (docs/architecture.md#call-lanes), then the batch's one queue copy goes. Every step is
  * best effort on top of durable state: the dispatch watchdog re-sends what never started, the
@@ -8,11 +9,12 @@
  * does not stop.
  */
 import { endsByTimer, isTerminal, type JobRow } from "../../../src/jobs/job";
-import { fitsWorkerRunner, WORKER_RUNNER } from "../../../src/runner/lease";
+import { WORKER_RUNNER, workerRunnerFor } from "../../../src/runner/lease";
 import type { JobsMessage, LaneCall } from "../../../src/jobs/messages";
 import type { RunTarget } from "../../../src/tools/executors";
 import type { ChatStore } from "../storage/chat-store";
 import { callWeight, groupForRunners, placeCalls } from "./call-placement";
+import { canStartDirectRunners, startDirectRunners } from "./direct-runners";
 import type { Executor, RunAnswer } from "./executor";
 import type { JobMachine } from "./job-machine";
 import { runOnSelf } from "./self-calls";
@@ -60,9 +62,14 @@ export class Dispatcher {
     const targets = await this.#targets(all);
     const targetOf = (job: JobRow) => (job.kind === "tool" ? targets[job.tool_name] : undefined);
     const now = Date.now();
-    const awayFromObjects = (job: JobRow) => this.store.env().CALLS !== undefined && fitsWorkerRunner(job, now);
-    const toRunners = this.#sendToRunners(all.filter(awayFromObjects), targetOf);
-    const jobs = all.filter((job) => !awayFromObjects(job));
+    const runners = this.store.env().CALLS !== undefined;
+    const ownRunners = runners && canStartDirectRunners(this.store);
+    const runnerOf = (job: JobRow) => {
+      const runner = runners ? workerRunnerFor(job, now) : undefined;
+      return runner === "direct" && !ownRunners ? "queued" : runner;
+    };
+    const toRunners = this.#sendToRunners(all.filter((job) => runnerOf(job) === "queued"), targetOf);
+    const jobs = all.filter((job) => runnerOf(job) === undefined);
     // From the placement to the last claim nothing is awaited: a launch running beside this one
     // sees the room it takes in the chat (reserved) and in the lanes (claimed).
     // A subordinate's hand-over is an RPC to its child chat, not a call: it always stays here.
@@ -71,7 +78,8 @@ export class Dispatcher {
     const byId = new Map(jobs.map((j) => [j.job_id, j]));
     const weights = new Map(calls.map((c) => [c.job_id, c.weight]));
     for (const id of placement.here) this.executor.room.reserve(id, weights.get(id)!);
-    const answers = new Map<string, LaunchAnswer>();
+    const toDirect = startDirectRunners(this.store, this.executor, all.filter((job) => runnerOf(job) === "direct"), targetOf);
+    const answers = new Map<string, LaunchAnswer>(toDirect.answers);
     const toLanes = [...placement.lanes].map(([lane, ids]) => ({ lane, calls: this.#claimForLane(lane, ids.map((id) => byId.get(id)!), targetOf, answers) }));
 
     const [first, ...rest] = placement.here.map((id) => byId.get(id)!);
@@ -83,7 +91,7 @@ export class Dispatcher {
     const handed = toLanes.filter((l) => l.calls.length > 0).map((l) => this.#hand(l.lane, l.calls));
     if (handed.length) await this.store.timers.arm(); // the lane claims set the heartbeat
     try {
-      const [ran, own, sent] = await Promise.all([viaSelf, inThisOne, toRunners, ...handed]);
+      const [ran, own, sent] = await Promise.all([viaSelf, inThisOne, toRunners, toDirect.handed, ...handed]);
       for (const [id, answer] of [...ran, ...sent]) answers.set(id, answer);
       if (direct && own) answers.set(direct.job_id, own);
       return answers;
