@@ -51,11 +51,13 @@ describe("duplicate deliveries", () => {
 });
 
 describe("drill: every queue message duplicated", () => {
-  // In the chat and its lane, the batch's one copy follows the fast path; sent to Worker runners,
-  // the calls' two messages (4 calls each) are their copies (docs/architecture.md#where-calls-wait).
+  // In the chat and its lane, and in runners the chat starts itself, the batch's one copy follows
+  // the fast path; sent to queue consumers, the calls' two messages (4 calls each) are their copies
+  // (docs/architecture.md#where-calls-wait).
   it.each([
     { where: "in the chat and a lane", job_timeout: 1800, queue: "jobs", messages: [8] },
-    { where: "in Worker runners", job_timeout: 10, queue: "calls", messages: [4, 4] },
+    { where: "in runners the chat starts itself", job_timeout: 10, queue: "jobs", messages: [8] },
+    { where: "in queue consumers", job_timeout: 60, queue: "calls", messages: [4, 4] },
   ])("a whole batch run $where and delivered three times runs each attempt once", async ({ job_timeout, queue, messages }) => {
     await parallel("d7", { tool_calls: [call("echo", { warm: 1 })] });
     const { sent } = await degradeChat("d7", { queue: "record" }); // the real queue still gets every copy

@@ -28,9 +28,9 @@ const askOf = (child: string) =>
   });
 
 /** A subagent whose first model request the fake model holds for `holdMs`; its job id and child chat, once the request has arrived. */
-async function subagentAsking(chat: string, model: string, holdMs: number) {
-  await configure(agentConfig(model));
-  await scriptLlm(model, [{ content: "The slow answer.", delay_ms: holdMs }, { content: "The second answer." }]);
+async function subagentAsking(chat: string, model: string, holdMs: number, extra: Parameters<typeof agentConfig>[1] = {}, secondMs = 0) {
+  await configure(agentConfig(model, extra));
+  await scriptLlm(model, [{ content: "The slow answer.", delay_ms: holdMs }, { content: "The second answer.", delay_ms: secondMs }]);
   const { body } = await parallel(chat, { tool_calls: [sub("Think slowly.")], wait: false });
   const job = body.jobs[0] as { job_id: string; context_id: string };
   await eventually(async () => (await llmRequests(model)).length === 1);
@@ -69,6 +69,23 @@ describe("a subagent's model request", () => {
     // The first runner was alive after all: its next renewal is refused, and it hangs up on the model.
     await eventually(async () => (await dropped(model)) === 1, RENEW_EVERY_MS + 3_000);
   }, 20_000);
+
+  it("asked again keeps the room its turn holds under a flow rule on `llm`: one slot, given back once", async () => {
+    const model = "m-ask-room";
+    const { job, child } = await subagentAsking("ask-room", model, 25_000, { flow: [{ name: "model", tools: ["llm"], concurrency: 1 }] }, 1_500);
+    expect(await running()).toBe(1);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + RUNNER_LAPSES_AFTER_MS + 1_000);
+    expect(await runDurableObjectAlarm(chatObject(child))).toBe(true);
+    vi.useRealTimers();
+    await eventually(async () => (await llmRequests(model)).length === 2);
+    // The second ask runs in the slot the first one took: not a second slot, and not none.
+    expect(await running()).toBe(1);
+    expect(await jobInState("ask-room", job, "success")).toMatchObject({ result: "The second answer." });
+    await eventually(async () => (await running()) === 0, 5_000);
+    await eventually(async () => (await dropped(model)) === 1, RENEW_EVERY_MS + 3_000);
+    expect(await running()).toBe(0);
+  }, 25_000);
 
   it("of a turn that ends while it is out gives back its room under a flow rule on `llm`", async () => {
     const model = "m-ask-idle";

@@ -5,7 +5,7 @@
  * is lost and its calls are recovered by the attempt rules, and a cancel reaches the call at the
  * runner's next renewal.
  */
-import { env, reset, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, env, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { MAX_LANES } from "../../durable-objects/chat/jobs/call-placement";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
@@ -13,7 +13,8 @@ import worker, { DirectRunner } from "../../src/index";
 import { OUTCOME_UNKNOWN_ERROR } from "../../src/jobs/job";
 import { laneName } from "../../src/objects/names";
 import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS, WORKER_RUNNER } from "../../src/runner/lease";
-import { call, chatObject, configure, eventually, expectRecoveredAfterLoss, jobRow, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
+import { degradeChat, startedJob } from "../faults";
+import { call, chatObject, configure, eventually, expectRecoveredAfterLoss, jobInState, jobRow, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
 
 afterEach(async () => {
   vi.useRealTimers();
@@ -36,6 +37,23 @@ describe("calls whose deadline a queue consumer outlives", () => {
     expect(await peak(chatObject(chat))).toBe(0);
     const lanes = await Promise.all(Array.from({ length: MAX_LANES }, (_, i) => peak(env.LANE.getByName(laneName("acme", chat, i)))));
     expect(Math.max(...lanes)).toBe(0);
+  });
+
+  it("are sent again by the dispatch watchdog when their `calls` message was lost, and then run in a runner once", async () => {
+    await configure();
+    const chat = "runners-lost-message";
+    await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
+    const { sent } = await degradeChat(chat, { queue: "drop" });
+    const id = await startedJob(chat, call("echo", { lost: 1 }));
+    expect(sent).toEqual([expect.objectContaining({ jobs: [{ job_id: id, attempt: 1 }] })]); // the `calls` message, dropped
+    expect((await jobRow(chat, id))?.state).toBe("pending");
+    await evictDurableObject(chatObject(chat)).catch(() => abortAllDurableObjects()); // the real queues back
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 16_000);
+    expect(await runDurableObjectAlarm(chatObject(chat))).toBe(true);
+    vi.useRealTimers();
+    expect(await jobInState(chat, id, "success")).toMatchObject({ result: '{"lost":1}', lane: WORKER_RUNNER });
+    expect(await toolCalls(id)).toHaveLength(1);
   });
 
   it("do not include one whose deadline a consumer would not outlive: that one waits in the chat", async () => {
