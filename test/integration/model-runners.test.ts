@@ -4,11 +4,13 @@
  * reply is taken only under the ask's lease. A runner gone silent costs a second ask, whose reply
  * is the one the turn goes on with; a stopped turn stops the request at the runner's next renewal.
  */
-import { reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { abortAllDurableObjects, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
+import worker from "../../src/index";
+import { NO_LLM_ERROR } from "../../durable-objects/chat/subagents/agent-loop";
 import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS } from "../../src/runner/lease";
 import type { ModelAsk } from "../../src/runner/model-ask";
-import { agentConfig, api, call, chatObject, configure, eventually, jobInState, json, llmRequests, parallel, scriptLlm, toolServer } from "../helpers";
+import { agentConfig, api, call, chatObject, configure, eventually, jobInState, json, llmRequests, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
 
 afterEach(async () => {
   vi.useRealTimers();
@@ -56,6 +58,15 @@ describe("a subagent's model request", () => {
     expect(await askOf(child)).toBeUndefined();
   });
 
+  it("outlives a restart of its chat: the runner's reply is taken by the next instance, and nothing is asked twice", async () => {
+    const model = "m-ask-restart";
+    const { job, child } = await subagentAsking("ask-restart", model, 3_000);
+    await evictDurableObject(chatObject(child)).catch(() => abortAllDurableObjects()); // a deploy, mid-request
+    expect(await jobInState("ask-restart", job, "success")).toMatchObject({ result: "The slow answer." });
+    expect(await llmRequests(model)).toHaveLength(1);
+    expect(await askOf(child)).toBeUndefined();
+  });
+
   it("whose runner goes silent is asked again: the turn goes on with the second reply, and the first runner stops", async () => {
     const model = "m-ask-lost";
     const { job, child } = await subagentAsking("ask-lost", model, 25_000);
@@ -86,6 +97,27 @@ describe("a subagent's model request", () => {
     await eventually(async () => (await dropped(model)) === 1, RENEW_EVERY_MS + 3_000);
     expect(await running()).toBe(0);
   }, 25_000);
+
+  it("whose provider was removed before a runner claimed it ends the turn with the no-provider error, and gives back its room", async () => {
+    // No runner takes the ask: the `calls` consumer drops its messages, as a slow queue would hold them.
+    const consume = worker.queue;
+    worker.queue = (batch, ...rest) => (batch.queue === "calls" ? Promise.resolve() : consume(batch, ...rest));
+    onTestFinished(() => void (worker.queue = consume));
+    const model = "m-ask-unconfigured";
+    const flow = [{ name: "model", tools: ["llm"], concurrency: 1 }];
+    await configure(agentConfig(model, { flow }));
+    const { body } = await parallel("ask-unconfigured", { tool_calls: [sub("Think.")], wait: false });
+    const { job_id, context_id } = body.jobs[0] as { job_id: string; context_id: string };
+    // The child chat makes its tables with its first turn: until then there is nothing to read.
+    await eventually(async () => (await askOf(context_id).catch(() => undefined)) !== undefined);
+    expect(await running()).toBe(1);
+    await configure(toolConfig({ flow })); // the provider goes
+    const ask = (await askOf(context_id))!;
+    expect(await chatObject(context_id).claimModelAsk(ask.turn_id, ask.lease)).toBeNull();
+    expect(await jobInState("ask-unconfigured", job_id, "error")).toMatchObject({ error: NO_LLM_ERROR });
+    await eventually(async () => (await running()) === 0, 5_000);
+    expect(await llmRequests(model)).toHaveLength(0);
+  });
 
   it("of a turn that ends while it is out gives back its room under a flow rule on `llm`", async () => {
     const model = "m-ask-idle";

@@ -8,6 +8,7 @@
 import type { JobRow } from "../../../src/jobs/job";
 import type { LaneCall } from "../../../src/jobs/messages";
 import { WORKER_RUNNER } from "../../../src/runner/lease";
+import { CALLS_PER_OBJECT } from "../../../src/tools/call-meter";
 import type { RunTarget } from "../../../src/tools/executors";
 import type { ChatStore } from "../storage/chat-store";
 import { groupForRunners } from "./call-placement";
@@ -39,9 +40,15 @@ export function startDirectRunners(
       answers.set(job.job_id, "started");
     }
   }
-  const groups = groupForRunners([...claimed.values()].map((c) => ({ job_id: c.call.job_id, weight: c.weight })));
-  const handed = Promise.all(groups.map((ids) => hand(store, executor, ids.map((id) => claimed.get(id)!))));
-  return { answers, handed: handed.then(() => undefined) };
+  const groups = groupForRunners([...claimed.values()].map((c) => ({ job_id: c.call.job_id, weight: c.weight }))).map((ids) => ids.map((id) => claimed.get(id)!));
+  return { answers, handed: handOver(store, executor, groups) };
+}
+
+/** Each group to a runner of its own, at most `CALLS_PER_OBJECT` hand-overs waiting at once (each answers at once). */
+async function handOver(store: ChatStore, executor: Executor, groups: LaneCall[][]): Promise<void> {
+  for (let i = 0; i < groups.length; i += CALLS_PER_OBJECT) {
+    await Promise.all(groups.slice(i, i + CALLS_PER_OBJECT).map((calls) => hand(store, executor, calls)));
+  }
 }
 
 /**
