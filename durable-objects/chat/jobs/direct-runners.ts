@@ -1,47 +1,27 @@
 /**
  * Calls whose deadline falls within an invocation's `waitUntil` grace go to Worker runners the chat
  * starts itself (`src/runner/direct-runner.ts`, docs/architecture.md#where-calls-wait): claimed
- * here first, then handed over in groups of at most `CALLS_PER_OBJECT` weight, one invocation and
- * one RPC each, which answers at once. No queue message is on their path; the batch's queue copy
+ * by the dispatcher first, as a lane's share is, then handed over in groups of at most
+ * `CALLS_PER_OBJECT` weight, one invocation and one RPC each, which answers at once. No queue message is on their path; the batch's queue copy
  * follows as for calls the chat places itself.
  */
-import type { JobRow } from "../../../src/jobs/job";
 import type { LaneCall } from "../../../src/jobs/messages";
-import { WORKER_RUNNER } from "../../../src/runner/lease";
 import { CALLS_PER_OBJECT } from "../../../src/tools/call-meter";
-import type { RunTarget } from "../../../src/tools/executors";
 import type { ChatStore } from "../storage/chat-store";
 import { groupForRunners } from "./call-placement";
-import type { Executor, RunAnswer } from "./executor";
+import type { Executor } from "./executor";
 
 /** Whether this chat can start runners of its own (a build without the entrypoint sends the calls to the queue). */
 export const canStartDirectRunners = (store: ChatStore) => store.ctx.exports?.DirectRunner !== undefined;
 
 /**
- * Claims the jobs for direct runners, synchronously (nothing can take them in between), and hands
- * them over: each job's claim answer at once, and the hand-overs' end. A call without its target
- * cannot leave and answers `failed`: its queue copy starts it again.
+ * Hands calls the chat claimed for direct runners (`WORKER_RUNNER` on their rows) to runners of
+ * their own, in groups of at most `CALLS_PER_OBJECT` weight.
  */
-export function startDirectRunners(
-  store: ChatStore,
-  executor: Executor,
-  jobs: JobRow[],
-  targetOf: (job: JobRow) => RunTarget | undefined,
-): { answers: Map<string, RunAnswer | "failed">; handed: Promise<void> } {
-  const now = Date.now();
-  const answers = new Map<string, RunAnswer | "failed">();
-  const claimed = new Map<string, LaneCall>();
-  for (const job of jobs) {
-    const target = targetOf(job);
-    const taken = target ? executor.claimAway(job, target, WORKER_RUNNER, now) : "failed";
-    if (typeof taken === "string") answers.set(job.job_id, taken);
-    else {
-      claimed.set(job.job_id, taken);
-      answers.set(job.job_id, "started");
-    }
-  }
-  const groups = groupForRunners([...claimed.values()].map((c) => ({ job_id: c.call.job_id, weight: c.weight }))).map((ids) => ids.map((id) => claimed.get(id)!));
-  return { answers, handed: handOver(store, executor, groups) };
+export function handToDirectRunners(store: ChatStore, executor: Executor, claimed: LaneCall[]): Promise<void> {
+  const byId = new Map(claimed.map((c) => [c.call.job_id, c]));
+  const groups = groupForRunners(claimed.map((c) => ({ job_id: c.call.job_id, weight: c.weight }))).map((ids) => ids.map((id) => byId.get(id)!));
+  return handOver(store, executor, groups);
 }
 
 /** Each group to a runner of its own, at most `CALLS_PER_OBJECT` hand-overs waiting at once (each answers at once). */

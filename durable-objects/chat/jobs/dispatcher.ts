@@ -14,7 +14,7 @@ import type { JobsMessage, LaneCall } from "../../../src/jobs/messages";
 import type { RunTarget } from "../../../src/tools/executors";
 import type { ChatStore } from "../storage/chat-store";
 import { callWeight, groupForRunners, placeCalls } from "./call-placement";
-import { canStartDirectRunners, startDirectRunners } from "./direct-runners";
+import { canStartDirectRunners, handToDirectRunners } from "./direct-runners";
 import type { Executor, RunAnswer } from "./executor";
 import type { JobMachine } from "./job-machine";
 import { runOnSelf } from "./self-calls";
@@ -78,9 +78,9 @@ export class Dispatcher {
     const byId = new Map(jobs.map((j) => [j.job_id, j]));
     const weights = new Map(calls.map((c) => [c.job_id, c.weight]));
     for (const id of placement.here) this.executor.room.reserve(id, weights.get(id)!);
-    const toDirect = startDirectRunners(this.store, this.executor, all.filter((job) => runnerOf(job) === "direct"), targetOf);
-    const answers = new Map<string, LaunchAnswer>(toDirect.answers);
-    const toLanes = [...placement.lanes].map(([lane, ids]) => ({ lane, calls: this.#claimForLane(lane, ids.map((id) => byId.get(id)!), targetOf, answers) }));
+    const answers = new Map<string, LaunchAnswer>();
+    const toDirect = handToDirectRunners(this.store, this.executor, this.#claimAway(WORKER_RUNNER, all.filter((job) => runnerOf(job) === "direct"), targetOf, answers));
+    const toLanes = [...placement.lanes].map(([lane, ids]) => ({ lane, calls: this.#claimAway(lane, ids.map((id) => byId.get(id)!), targetOf, answers) }));
 
     const [first, ...rest] = placement.here.map((id) => byId.get(id)!);
     const direct = firstHere ? first : undefined;
@@ -91,7 +91,7 @@ export class Dispatcher {
     const handed = toLanes.filter((l) => l.calls.length > 0).map((l) => this.#hand(l.lane, l.calls));
     if (handed.length) await this.store.timers.arm(); // the lane claims set the heartbeat
     try {
-      const [ran, own, sent] = await Promise.all([viaSelf, inThisOne, toRunners, toDirect.handed, ...handed]);
+      const [ran, own, sent] = await Promise.all([viaSelf, inThisOne, toRunners, toDirect, ...handed]);
       for (const [id, answer] of [...ran, ...sent]) answers.set(id, answer);
       if (direct && own) answers.set(direct.job_id, own);
       return answers;
@@ -164,8 +164,8 @@ export class Dispatcher {
     });
   }
 
-  /** Claims a lane's share; a call without its target cannot leave from a lane and is left to the queue copy. */
-  #claimForLane(lane: number, jobs: JobRow[], targetOf: (job: JobRow) => RunTarget | undefined, answers: Map<string, LaunchAnswer>): LaneCall[] {
+  /** Claims a lane's share, or a direct runner's (`WORKER_RUNNER`); a call without its target cannot leave and is left to the queue copy. */
+  #claimAway(lane: number, jobs: JobRow[], targetOf: (job: JobRow) => RunTarget | undefined, answers: Map<string, LaunchAnswer>): LaneCall[] {
     const now = Date.now();
     const claimed: LaneCall[] = [];
     for (const job of jobs) {
