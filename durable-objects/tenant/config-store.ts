@@ -6,6 +6,7 @@
  * stored, so concurrent patches all land.
  */
 import { defaultConfig, type TenantConfig } from "../../src/config/schema";
+import { withCanonicalRuleTools } from "../../src/config/rule-tools";
 import { importConfigKey } from "../../src/config/secrets";
 import type { CheckedConfig } from "../../src/config/validate";
 import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-config";
@@ -32,10 +33,14 @@ export class ConfigStore {
     sql.exec(`CREATE TABLE IF NOT EXISTS config (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL, version INTEGER NOT NULL)`);
   }
 
-  /** The stored document with sealed secrets, or the defaults. */
+  /**
+   * The stored document with sealed secrets, or the defaults. Rule names are spelled as calls are
+   * on the way out too: a document stored before that rule kept `docs.search` in its rules.
+   */
   sealed(): { config: TenantConfig; version: number } {
     const row = this.sql.exec<{ doc: string; version: number }>(`SELECT doc, version FROM config WHERE id = 1`).toArray()[0];
-    return row ? { config: JSON.parse(row.doc) as TenantConfig, version: row.version } : { config: defaultConfig(), version: 0 };
+    if (!row) return { config: defaultConfig(), version: 0 };
+    return { config: withCanonicalRuleTools(JSON.parse(row.doc) as TenantConfig), version: row.version };
   }
 
   async #configKey(): Promise<CryptoKey> {

@@ -1,11 +1,12 @@
 /**
  * The one check a configuration document passes before it is stored, whether
  * it came whole (`PUT`) or as the result of a merge patch (`PATCH`), so both
- * are validated exactly alike (docs/api.md#configuration): the schema, the cross-field rules,
- * then the egress rules for every outbound URL.
+ * are validated exactly alike (docs/api.md#configuration): the schema, rule names spelled as
+ * calls are, the cross-field rules, then the egress rules for every outbound URL.
  */
 import type { z } from "zod";
 import { configEgressProblems } from "../egress/policy";
+import { ruleToolProblems, withCanonicalRuleTools } from "./rule-tools";
 import { configSchema, crossFieldProblems, type TenantConfig } from "./schema";
 
 export type CheckedConfig = { ok: true; config: TenantConfig } | { ok: false; problems: string[] };
@@ -17,6 +18,7 @@ export const issueLines = (error: z.ZodError): string[] =>
 export function checkConfig(input: unknown, allowPrivateEgress: boolean): CheckedConfig {
   const parsed = configSchema.safeParse(input);
   if (!parsed.success) return { ok: false, problems: issueLines(parsed.error) };
-  const problems = [...crossFieldProblems(parsed.data), ...configEgressProblems(parsed.data, allowPrivateEgress)];
-  return problems.length ? { ok: false, problems } : { ok: true, config: parsed.data };
+  const config = withCanonicalRuleTools(parsed.data);
+  const problems = [...crossFieldProblems(config), ...ruleToolProblems(config), ...configEgressProblems(config, allowPrivateEgress)];
+  return problems.length ? { ok: false, problems } : { ok: true, config };
 }

@@ -51,6 +51,46 @@ export function matchGlob(glob: string, name: string): GlobResult {
 }
 
 /**
+ * Whether `glob` matches some name that starts with `prefix` and goes on for at least one more
+ * character: a rule's `docs__*` names tools of the MCP server `docs` before any is listed.
+ * The glob is read as a set of positions (a star may stay or step past), advanced over the
+ * prefix: (|prefix| + 1) × (|glob| + 1) comparisons at most, and nothing is ever retried.
+ */
+export function matchGlobPrefix(glob: string, prefix: string): GlobResult {
+  const pattern = fold(glob);
+  const text = fold(prefix);
+  const m = pattern.length;
+  let comparisons = 0;
+  let live = new Uint8Array(m + 1);
+  let next = new Uint8Array(m + 1);
+  // A star may also step past itself without taking a character.
+  const close = (set: Uint8Array) => {
+    for (let j = 0; j < m; j++) if (set[j] && pattern[j] === "*") set[j + 1] = 1;
+  };
+  live[0] = 1;
+  close(live);
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    next.fill(0);
+    let any = false;
+    comparisons += m;
+    for (let j = 0; j < m; j++) {
+      if (!live[j]) continue;
+      if (pattern[j] === "*") next[j] = 1;
+      else if (pattern[j] === "?" || pattern[j] === ch) next[j + 1] = 1;
+      else continue;
+      any = true;
+    }
+    if (!any) return { matched: false, comparisons };
+    close(next);
+    [live, next] = [next, live];
+  }
+  comparisons += m;
+  // A position short of the end can take one more character; whatever follows it can be met.
+  return { matched: live.subarray(0, m).includes(1), comparisons };
+}
+
+/**
  * Case folding one UTF-16 unit at a time, as a regular expression's `i` flag does without `u`
  * (ECMA-262 Canonicalize): a unit's upper case when that is a single unit, and never a
  * non-ASCII unit folded into ASCII. Lengths are kept, so indices of glob and name stay aligned.

@@ -5,7 +5,7 @@
  */
 import { abortAllDurableObjects, reset } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { advanceAndRunAlarm, agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig } from "../helpers";
+import { advanceAndRunAlarm, agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
 import { inbox, received, webhookConfig } from "../webhook-inbox";
 
 afterEach(() => {
@@ -145,6 +145,32 @@ describe("approvals", () => {
     const res = await api("/v1/config", { method: "PUT", body: approvals([{ tools: ["llm"] }]) });
     expect(res.status).toBe(400);
     expect(JSON.stringify(await json(res))).toContain("cannot match `llm`");
+  });
+
+  it("hold an MCP call whose rule spells it with a dot, as `parallel` accepts it", async () => {
+    const pay = { name: "pay", url: `${toolServer()}/mcp/appr-dot`, headers: {} };
+    const stored = await configure(toolConfig(approvals([{ tools: ["pay.write_note"] }], { mcp_servers: [pay] })));
+    expect(stored.approvals[0].tools).toEqual(["pay__write_note"]);
+    const res = await parallel("appr-dot", { tool_calls: [call("pay.write_note", { text: "x" })], wait: false });
+    expect(res.body.jobs[0]).toMatchObject({ tool_name: "pay__write_note", state: "pending", waiting_for: "approval" });
+    const sent = await (await fetch(`${toolServer()}/__mcp/calls?instance=appr-dot`)).json();
+    expect(sent).toEqual([]);
+  });
+
+  it("refuse a rule that names no tool, offering the near name, and a PATCH that takes a named tool away", async () => {
+    const typo = await api("/v1/config", { method: "PUT", body: toolConfig(approvals([{ tools: ["echo", "othre"] }])) });
+    expect(typo.status).toBe(400);
+    expect((await json(typo)).error.message).toContain('approvals.0.tools: "othre" matches no tool (did you mean "other"?)');
+    const flow = await api("/v1/config", { method: "PUT", body: toolConfig({ flow: [{ name: "f", tools: ["Send-Email"], concurrency: 1 }] }) });
+    expect(flow.status).toBe(400);
+    expect((await json(flow)).error.message).toContain('flow.0.tools: "Send-Email" matches no tool');
+
+    await configure(toolConfig(approvals([{ tools: ["other"] }])));
+    const tools = (await json(await api("/v1/config"))).tools.filter((t: { name: string }) => t.name !== "other");
+    const patch = await api("/v1/config", { method: "PATCH", body: { tools } });
+    expect(patch.status).toBe(400);
+    expect((await json(patch)).error.message).toContain('approvals.0.tools: "other" matches no tool');
+    expect((await json(await api("/v1/config"))).tools.map((t: { name: string }) => t.name)).toContain("other");
   });
 
   it("take exactly one of two rival decisions sent at once, and keep it across an eviction", async () => {

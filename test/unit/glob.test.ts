@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { globMatch, matchGlob } from "../../src/tools/glob";
+import { globMatch, matchGlob, matchGlobPrefix } from "../../src/tools/glob";
 
 describe("globMatch", () => {
   it("matches a plain name exactly", () => {
@@ -92,5 +92,20 @@ describe("globMatch against the regular-expression reference", () => {
     const worst = matchGlob(`*${"a".repeat(63)}*${"a".repeat(62)}b`, "a".repeat(10_000));
     expect(worst.matched).toBe(false);
     expect(worst.comparisons).toBeLessThanOrEqual(10_001 * 129);
+  });
+});
+
+describe("matchGlobPrefix against the names it claims", () => {
+  const globChar = fc.constantFrom("a", "B", "*", "?");
+  const glob = fc.array(globChar, { maxLength: 7 }).map((cs) => cs.join(""));
+  const prefix = fc.array(fc.constantFrom("a", "b", "A"), { maxLength: 6 }).map((cs) => cs.join(""));
+  /** Every continuation of one to |glob| + 1 characters over the glob's own letters. */
+  const continuations = (length: number): string[] =>
+    length === 0 ? [""] : continuations(length - 1).flatMap((c) => [`${c}a`, `${c}b`]);
+  const someLongerName = (g: string, p: string) =>
+    Array.from({ length: g.length + 1 }, (_, i) => continuations(i + 1)).some((cs) => cs.some((c) => globMatch(g, p + c)));
+
+  it("answers true exactly when some longer name with the prefix matches", () => {
+    fc.assert(fc.property(glob, prefix, (g, p) => matchGlobPrefix(g, p).matched === someLongerName(g, p)), { numRuns: 3_000 });
   });
 });

@@ -106,7 +106,7 @@ describe("fanout tools", () => {
 describe("fanout flow", () => {
   it("shows what each flow rule holds back, a line per rule and its busy keys; --json for scripts", async () => {
     expect((await fanout(["flow"])).stdout.trim()).toBe("no flow rules (set `flow` in the config: docs/api.md#flow-control)");
-    await configure({ limits: { max_wait_seconds: 1 }, flow: [{ name: "waits", tools: ["wait"], concurrency: 1 }, { name: "paced", tools: ["other"], rate: { limit: 6, period_seconds: 60 } }] });
+    await configure({ limits: { max_wait_seconds: 1 }, flow: [{ name: "waits", tools: ["wait"], concurrency: 1 }, { name: "paced", tools: ["http_request"], rate: { limit: 6, period_seconds: 60 } }] });
     const id = chat("flow");
     await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(3), wait(3)]), "--no-wait"]);
     let shown = "";
