@@ -8,6 +8,7 @@ import { mayStart } from "../agents/permission";
 import { profile, requireProfile } from "../agents/profiles";
 import { startableTypes } from "../agents/tool-definitions";
 import type { TenantConfig } from "../config/schema";
+import type { PatternMeter } from "../json-schema/linear-patterns";
 import { ApiError, badRequest } from "../http/errors";
 import type { ToolCall } from "../calls/normalize-call";
 import { overlongName, quoteName } from "../calls/names";
@@ -39,6 +40,8 @@ export type JobSpec = ToolJobSpec | SubordinateJobSpec;
 
 export interface SpecContext {
   config: TenantConfig;
+  /** The schema-pattern work the request's calls may do together (one meter per request or model step). */
+  patterns: PatternMeter;
   /** The calling agent's profile. */
   agent: string;
   available: CatalogTool[];
@@ -172,7 +175,7 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
   }
   const timeout = ctx.jobTimeout ?? defaultJobTimeout(tool, ctx.config.limits);
   const problem =
-    schemaProblems(tool, call.tool_args)[0] ?? httpRequestProblem(tool, call.tool_args, ctx.config) ?? waitProblem(tool, call.tool_args, timeout, ctx);
+    schemaProblems(tool, call.tool_args, ctx.patterns)[0] ?? httpRequestProblem(tool, call.tool_args, ctx.config) ?? waitProblem(tool, call.tool_args, timeout, ctx);
   if (problem) throw invalidCall(index, problem);
   return {
     index,

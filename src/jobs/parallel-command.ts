@@ -9,6 +9,7 @@ import { jsonDepth, MAX_JSON_DEPTH } from "../http/json-body";
 import type { Limits, TenantConfig } from "../config/schema";
 import { invalidCall, jobSpec, type JobSpec, type SpecContext } from "./job-spec";
 import { PARALLEL_NAMES } from "../tools/builtins";
+import { PatternMeter } from "../json-schema/linear-patterns";
 import { toolsForAgent } from "../tools/catalog";
 import { coerceBool, coerceSeconds, normalizeJobIds } from "../calls/coerce";
 import { InvalidToolCall, normalizeToolCall } from "../calls/normalize-call";
@@ -90,7 +91,7 @@ export function parseParallel(
   body: unknown,
   config: TenantConfig,
   agent: string,
-  tools: Pick<SpecContext, "available" | "mcp"> = { available: toolsForAgent(config, agent) },
+  tools: Pick<SpecContext, "available" | "mcp"> & Partial<Pick<SpecContext, "patterns">> = { available: toolsForAgent(config, agent) },
 ): ParallelCommand {
   if (!isObject(body)) throw badRequest("invalid_json", "Request body must be a JSON object.");
   const args = unwrapEnvelope(body);
@@ -135,7 +136,8 @@ export function parseParallel(
     if (items.length === 0) throw invalidCalls("`tool_calls` must contain at least one tool call.");
     if (items.length > limits.max_calls) throw invalidCalls(`\`tool_calls\` supports at most ${limits.max_calls} items.`);
   }
-  const ctx: SpecContext = { config, agent, ...tools, jobTimeout };
+  // The request's calls share one pattern meter (a request's own, unless its caller brought one).
+  const ctx: SpecContext = { config, agent, patterns: new PatternMeter(), ...tools, jobTimeout };
   const jobs = (items ?? []).map((item, i) => parseJob(i, item, ctx));
   if (jobs.length === 0 && jobIds.length === 0) {
     throw badRequest(

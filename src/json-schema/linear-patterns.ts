@@ -5,11 +5,17 @@
  * fanout used before, and fifty of them against 10,000 characters held the isolate for 10 s.
  *
  * RE2 matches in time linear in the text, but the factor is the pattern's program size, and in
- * JavaScript it is large: an RE2 program of a few hundred steps that makes its DFA explode took
- * 160 ms on 10,000 characters. So besides refusing what RE2 cannot run (backreferences,
- * lookaround, counts over 1,000), every validation carries a work meter: each pattern test costs
- * its program size times the text's length, each compilation its size times a constant, and a
- * validation that would spend more than `MATCH_BUDGET` stops (about 25 ms at worst).
+ * JavaScript it is large: a pattern whose DFA meets a new state at every character builds each
+ * state from up to the whole program. So besides refusing what RE2 cannot run (backreferences,
+ * lookaround, counts over 1,000), the checks of one request share a work meter
+ * (`PatternMeter`): each pattern test costs its program size times the text's length, each
+ * compilation its size times what compiling costs, both charged before the work is done, and a
+ * check that would take the request past `MATCH_BUDGET` is refused.
+ *
+ * The meter was once per call: `(?:a?){490}a{490}` on 124 characters stayed within it and cost
+ * 13–15 ms per call in workerd, so 32 calls held the isolate for 480 ms. Measured in workerd: one
+ * unit costs about 50 ns where the DFA builds a state per character (the worst case), so a
+ * request's budget is about 15 ms of pattern work, whatever its calls are.
  *
  * `@cfworker/json-schema` calls `new RegExp(pattern, "u")` for `pattern` and `patternProperties`
  * and has no option for another engine, so `runWithLinearPatterns` points the global `RegExp` at
@@ -25,20 +31,41 @@ export const MAX_PATTERN_CHARS = 1024;
 /** RE2 program steps of one pattern (`.{1000}` is about 1,000). */
 export const MAX_PATTERN_PROGRAM = 2_000;
 
-/** Work one validation may do: program steps × characters matched, plus compilations. */
-export const MATCH_BUDGET = 200_000;
+/** Work the checks of one request may do together: program steps × characters matched, plus compilations. */
+export const MATCH_BUDGET = 300_000;
 
-/** Compiling costs about ten matched characters per program step (measured in V8). */
-const COMPILE_COST_PER_STEP = 10;
+/** Compiling costs about 25 matched characters per program step (1–2.4 µs per step cold, in V8). */
+const COMPILE_COST_PER_STEP = 25;
 
-/** Program steps of all patterns in one schema: compiling them all takes half the budget. */
-export const MAX_SCHEMA_PROGRAM = MATCH_BUDGET / COMPILE_COST_PER_STEP / 2;
+/** Program steps of all patterns in one schema: compiling them all cold fits in one request's budget. */
+export const MAX_SCHEMA_PROGRAM = 10_000;
 
 /** Program steps of all patterns in a configuration, or in one MCP server's list (about 30 ms to compile). */
 export const MAX_CONFIG_PROGRAM = 50_000;
 
-/** A validation stopped because its patterns would have cost more than `MATCH_BUDGET`. */
+/** A check stopped because its patterns would have taken the request past `MATCH_BUDGET`. */
 export class PatternBudgetExceeded extends Error {}
+
+/** The pattern work one request (or one model step) may do, shared by the checks of all its calls. */
+export class PatternMeter {
+  #spent = 0;
+
+  constructor(readonly budget = MATCH_BUDGET) {}
+
+  /** Work done so far. */
+  get spent(): number {
+    return this.#spent;
+  }
+
+  /** Counts `work` before it is done; throws when it would take the request past its budget. */
+  charge(work: number): void {
+    if (this.#spent + work > this.budget) {
+      this.#spent = this.budget;
+      throw new PatternBudgetExceeded();
+    }
+    this.#spent += work;
+  }
+}
 
 /** JavaScript's whitespace, which `\s` means there (RE2's `\s` is ASCII only). */
 const JS_SPACE = "\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
@@ -134,43 +161,49 @@ export function checkPattern(pattern: string): { steps: number } | { problem: st
 }
 
 /**
- * Compiled patterns kept between validations: compiling one costs about 30 µs, a test of a short
- * text about 1 µs. RE2 keeps a DFA state per new position it meets, so an entry that has done
+ * Compiled patterns kept between validations: a test of a short text costs about 1 µs, compiling
+ * 30 µs to 3 ms. RE2 keeps a DFA state per new position it meets, so an entry that has done
  * `CACHED_WORK_LIMIT` of work is compiled afresh: the cache holds a few MB at most.
  */
 const CACHE_SIZE = 32;
 const CACHED_WORK_LIMIT = 20_000;
 const cache = new Map<string, { re: RE2JS; work: number }>();
 
-/**
- * Runs `validate` (synchronous) with every `new RegExp` it makes served by RE2 under one work
- * meter. Throws `PatternBudgetExceeded` when the meter runs out.
- */
-export function runWithLinearPatterns<T>(validate: () => T): T {
-  let spent = 0;
-  const charge = (work: number) => {
-    spent += work;
-    if (spent > MATCH_BUDGET) throw new PatternBudgetExceeded();
-  };
-  const program = (source: string) => {
-    let entry = cache.get(source);
-    cache.delete(source);
-    if (!entry || entry.work > CACHED_WORK_LIMIT) {
-      const re = compile(source);
-      charge(re.programSize() * COMPILE_COST_PER_STEP);
-      entry = { re, work: 0 };
+/** Program sizes of patterns compiled before, so a recompilation is charged before it runs. */
+const SIZES_KEPT = 256;
+const sizes = new Map<string, number>();
+
+function programFor(source: string, meter: PatternMeter): { re: RE2JS; work: number } {
+  let entry = cache.get(source);
+  cache.delete(source);
+  if (!entry || entry.work > CACHED_WORK_LIMIT) {
+    // Charged before compiling: a refused check must not have paid for the compilation anyway.
+    const known = sizes.get(source);
+    meter.charge((known ?? (estimateSteps(source) || MAX_PATTERN_PROGRAM)) * COMPILE_COST_PER_STEP);
+    const re = compile(source);
+    if (known === undefined) {
+      sizes.set(source, re.programSize());
+      if (sizes.size > SIZES_KEPT) sizes.delete(sizes.keys().next().value!);
     }
-    cache.set(source, entry);
-    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    return entry;
-  };
+    entry = { re, work: 0 };
+  }
+  cache.set(source, entry);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return entry;
+}
+
+/**
+ * Runs `validate` (synchronous) with every `new RegExp` it makes served by RE2, its work counted
+ * on `meter` (by default one of its own). Throws `PatternBudgetExceeded` when the meter runs out.
+ */
+export function runWithLinearPatterns<T>(validate: () => T, meter = new PatternMeter()): T {
   // Called with `new`: returning an object makes that object the result.
   function LinearRegExp(source: string) {
-    const entry = program(String(source));
+    const entry = programFor(String(source), meter);
     return {
       test(text: string) {
         const work = entry.re.programSize() * (text.length + 1);
-        charge(work);
+        meter.charge(work);
         entry.work += work;
         return entry.re.test(text);
       },

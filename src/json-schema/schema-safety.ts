@@ -11,7 +11,8 @@
  * The validator resolves a `$ref` to any member of the document, not only to
  * known keywords, so every member is walked except the ones that hold data.
  *
- * Arguments are checked with every pattern on RE2 under a work meter (`checkArguments`).
+ * Arguments are checked with every pattern on RE2 under a work meter the request's checks share
+ * (`checkArguments`).
  *
  * Of the formats, those whose regular expressions are not of a fixed shape (`url`
  * backtracks exponentially; `uri`, `uri-reference`, `uri-template`) are left to
@@ -21,7 +22,7 @@
  */
 import { Validator, type OutputUnit, type Schema } from "@cfworker/json-schema";
 import { isObject } from "../util/json";
-import { checkPattern, estimateSteps, MAX_SCHEMA_PROGRAM, PatternBudgetExceeded, runWithLinearPatterns } from "./linear-patterns";
+import { checkPattern, estimateSteps, MAX_SCHEMA_PROGRAM, PatternBudgetExceeded, PatternMeter, runWithLinearPatterns } from "./linear-patterns";
 
 /** Longest string (or property name) checked against a schema's patterns or formats. */
 export const MAX_CHECKED_STRING_CHARS = 10_000;
@@ -205,15 +206,19 @@ export function unusableSchema(parameters: Record<string, unknown>): string | un
 }
 
 /**
- * `value` checked against `schema` as fanout runs it: patterns on RE2 under the work meter,
- * stopping at the first failure where the validator can (it still tries every `allOf` member;
- * the meter bounds them). `budgetExceeded` when the patterns would cost more than the meter
- * allows; throws when the schema itself cannot be applied.
+ * `value` checked against `schema` as fanout runs it: patterns on RE2 under `meter` (the one the
+ * request's checks share), stopping at the first failure where the validator can (it still tries
+ * every `allOf` member; the meter bounds them). `budgetExceeded` when the patterns would take the
+ * meter past its budget; throws when the schema itself cannot be applied.
  */
-export function checkArguments(schema: Record<string, unknown>, value: unknown): { valid: boolean; errors: OutputUnit[]; budgetExceeded?: true } {
+export function checkArguments(
+  schema: Record<string, unknown>,
+  value: unknown,
+  meter = new PatternMeter(),
+): { valid: boolean; errors: OutputUnit[]; budgetExceeded?: true } {
   const validator = new Validator(runnableSchema(schema).schema as Schema, "2020-12", true);
   try {
-    return runWithLinearPatterns(() => validator.validate(value));
+    return runWithLinearPatterns(() => validator.validate(value), meter);
   } catch (e) {
     if (e instanceof PatternBudgetExceeded) return { valid: false, errors: [], budgetExceeded: true };
     throw e;

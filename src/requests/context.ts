@@ -14,6 +14,7 @@ import { chatName, isValidChatId, tenantName } from "../objects/names";
 import { configCheck, tenantConfigOf, type ConfigCheck, type TenantReads } from "../objects/tenant-cache";
 import type { SpecContext } from "../jobs/job-spec";
 import type { Caller } from "../jobs/messages";
+import { PatternMeter } from "../json-schema/linear-patterns";
 import { toolsForAgent } from "../tools/catalog";
 import { serversNamedIn } from "../tools/mcp";
 import { loadMcpListings } from "../tools/mcp-listings";
@@ -79,7 +80,7 @@ export async function jobRequest(c: Ctx) {
   const delivery = { ...deliveryOptions((k) => c.req.query(k), config), metadata: requestMetadata(c.req.query("metadata"), c.req.header("fanout-metadata")) };
   const budget = requestBudget(c.req.query("budget"), config.limits.budget);
   const mcp = await loadMcpListings(tenantStub(c), serversNamedIn(body, config));
-  const spec: SpecContext = { config, agent, available: toolsForAgent(config, agent, mcp), mcp };
+  const spec: SpecContext = { config, agent, available: toolsForAgent(config, agent, mcp), mcp, patterns: new PatternMeter() };
   return { chatId, config, body, agent, delivery, spec, budget };
 }
 

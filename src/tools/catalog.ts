@@ -11,6 +11,7 @@ import type { JsonObject } from "../util/json";
 import { globMatch } from "./glob";
 import { HTTP_REQUEST_TOOL, WAIT_TOOL, type BuiltinTool } from "./builtins";
 import { exposedTools, mcpToolName, type McpListings } from "./mcp";
+import type { PatternMeter } from "../json-schema/linear-patterns";
 import { checkArguments, MAX_CHECKED_STRING_CHARS, overlongString, runnableSchema } from "../json-schema/schema-safety";
 
 export type ToolKind = "wait" | "http_request" | "http_tool" | "mcp";
@@ -100,8 +101,11 @@ export function toolsForAgent(config: TenantConfig, agent: string, mcp: McpListi
   );
 }
 
-/** Problems of `args` against the tool's schema as `<json pointer> <violation>`, empty when valid. */
-export function schemaProblems(tool: CatalogTool, args: JsonObject): string[] {
+/**
+ * Problems of `args` against the tool's schema as `<json pointer> <violation>`, empty when valid;
+ * its patterns' work is counted on `patterns`, the meter the request's calls share.
+ */
+export function schemaProblems(tool: CatalogTool, args: JsonObject, patterns: PatternMeter): string[] {
   const { checksStrings } = runnableSchema(tool.parameters);
   const overlong = checksStrings ? overlongString(args) : undefined;
   if (overlong) {
@@ -109,14 +113,16 @@ export function schemaProblems(tool: CatalogTool, args: JsonObject): string[] {
   }
   let result;
   try {
-    result = checkArguments(tool.parameters, args);
+    result = checkArguments(tool.parameters, args, patterns);
   } catch {
     // PUT /v1/config refuses schemas that cannot validate; this guards documents stored before that check.
     return [`/ tool '${tool.name}' has a parameters schema fanout cannot apply; fix it with PATCH /v1/config`];
   }
   if (result.valid) return [];
   if (result.budgetExceeded) {
-    return [`/ takes more work to check against tool '${tool.name}''s schema patterns than fanout spends on one call; send shorter strings`];
+    return [
+      `/ takes more work to check against tool '${tool.name}''s schema patterns than fanout spends on one request; send shorter strings, or fewer of these calls per request`,
+    ];
   }
   // cfworker reports the enclosing keyword failures too; the deepest location is the useful one.
   const deepest = [...result.errors].sort((a, b) => b.instanceLocation.length - a.instanceLocation.length);

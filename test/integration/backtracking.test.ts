@@ -162,7 +162,7 @@ describe("schema patterns", () => {
     console.log(`fixed-count patterns: the other tenant's GET /v1/tools ${other.ms} ms`);
     expect(attack.status).toBe(400);
     expect(attack.body.error.message).toBe(
-      "tool_calls[0] is not a valid tool call: / takes more work to check against tool 'fixed''s schema patterns than fanout spends on one call; send shorter strings",
+      "tool_calls[0] is not a valid tool call: / takes more work to check against tool 'fixed''s schema patterns than fanout spends on one request; send shorter strings, or fewer of these calls per request",
     );
     expect(other.status).toBe(200);
     // Before RE2 and the meter this took 9.5 s; a generous bound, so a loaded machine does not fail it.
@@ -172,6 +172,23 @@ describe("schema patterns", () => {
     const short = await parallel("fixed", { tool_calls: [call("fixed", { word: "xy" })] });
     expect(short.status).toBe(400);
     expect(short.body.error.message).toBe("tool_calls[0] is not a valid tool call: /word Instance does not match every subschema.");
+  });
+
+  it("the worst pattern the checks accept: one request's 32 calls share one work budget", async () => {
+    // 1,472 steps; 124 characters stay within what one check may spend, so a budget per call let
+    // all 32 run, 13–15 ms each in workerd: 480 ms of CPU for one request.
+    await configure({ tools: [{ name: "pat", url: `${toolServer()}/echo`, read_only: true, parameters: patterned("(?:a?){490}a{490}") }], limits: { max_calls: 32 } });
+    const res = await api("/v1/chats/pattern-meter/tool-calls", {
+      body: { tool_calls: Array.from({ length: 32 }, (_, i) => ({ id: `c${i}`, name: "pat", arguments: { word: "a".repeat(124) } })) },
+    });
+    expect(res.status).toBe(200);
+    const contents = ((await json(res)).results as { content: string }[]).map((r) => r.content);
+    const refused = contents.filter((c) => c.includes("than fanout spends on one request"));
+    expect(contents[0]).toBe("Error: tool_calls[0] is not a valid tool call: /word String does not match pattern.");
+    expect(refused.length).toBeGreaterThanOrEqual(30);
+    expect(refused[0]).toBe(
+      `Error: tool_calls[${contents.indexOf(refused[0]!)}] is not a valid tool call: / takes more work to check against tool 'pat''s schema patterns than fanout spends on one request; send shorter strings, or fewer of these calls per request`,
+    );
   });
 
   it("leaves an MCP tool whose schema pattern RE2 cannot run out of the list, and keeps the rest", async () => {

@@ -9,6 +9,7 @@ import { configSchema } from "../../src/config/schema";
 import { ApiError } from "../../src/http/errors";
 import { jobSpec, type JobSpec } from "../../src/jobs/job-spec";
 import type { Caller, ChatLimits } from "../../src/jobs/messages";
+import { PatternMeter } from "../../src/json-schema/linear-patterns";
 
 const config = configSchema.parse({ agents: { researcher: {} } });
 const caller: Caller = { agent: "default", task_rules: [] };
@@ -17,7 +18,7 @@ const limits = (over: Partial<ChatLimits> = {}): ChatLimits => ({ ...chatLimits(
 const tool = (index: number, over: Partial<JobSpec> = {}): JobSpec =>
   ({ index, job_id: `echo-${index}`, tool_name: "echo", tool_args: "{}", kind: "tool", read_only: true, timeout_seconds: 600, ...over }) as JobSpec;
 const sub = (index: number, over: Partial<JobSpec> = {}, tool_name = "spawn_task", tool_args: Record<string, unknown> = { task: `task ${index}` }): JobSpec =>
-  ({ ...jobSpec(index, { tool_name, tool_args: tool_args as never }, { config, agent: "default", available: [] }), job_id: `sub-${index}`, ...over }) as JobSpec;
+  ({ ...jobSpec(index, { tool_name, tool_args: tool_args as never }, { config, agent: "default", available: [], patterns: new PatternMeter() }), job_id: `sub-${index}`, ...over }) as JobSpec;
 /** A member of the `parallel` call at `group`. */
 const inGroup = (group: number) => ({ group, concurrent: true });
 

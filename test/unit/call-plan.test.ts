@@ -6,6 +6,7 @@ import type { JobSpec, SpecContext } from "../../src/jobs/job-spec";
 import type { ToolCall } from "../../src/calls/normalize-call";
 import { toolsForAgent } from "../../src/tools/catalog";
 import { apiError } from "./fixtures";
+import { PatternMeter } from "../../src/json-schema/linear-patterns";
 
 const config = configSchema.parse({
   tools: [
@@ -14,7 +15,7 @@ const config = configSchema.parse({
   ],
   agents: { reader: { tools: ["search"] } },
 });
-const ctx = (agent = "default"): SpecContext => ({ config, agent, available: toolsForAgent(config, agent) });
+const ctx = (agent = "default"): SpecContext => ({ config, agent, available: toolsForAgent(config, agent), patterns: new PatternMeter() });
 const toolCall = (tool_name: string, tool_args: Record<string, unknown> = {}, tool_call_id?: string): ToolCall =>
   ({ tool_name, tool_args: tool_args as ToolCall["tool_args"], ...(tool_call_id ? { tool_call_id } : {}) });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { configSchema, type TenantConfigInput } from "../../src/config/schema";
 import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../../src/tools/catalog";
+import { PatternMeter } from "../../src/json-schema/linear-patterns";
 
 const tool = (name: string, more: Record<string, unknown> = {}) => ({ name, url: `https://tools.example/${name}`, ...more });
 
@@ -108,32 +109,32 @@ describe("schemaProblems", () => {
   };
 
   it("finds no problem in valid arguments", () => {
-    expect(schemaProblems(searchTool, { q: "x", filters: { limit: 3 } })).toEqual([]);
+    expect(schemaProblems(searchTool, { q: "x", filters: { limit: 3 } }, new PatternMeter())).toEqual([]);
   });
 
   it("writes problems as '<json pointer> <violation>'", () => {
-    const problems = schemaProblems(searchTool, { q: 5 });
+    const problems = schemaProblems(searchTool, { q: 5 }, new PatternMeter());
     expect(problems.length).toBeGreaterThan(0);
     expect(problems[0]).toMatch(/^\/q \S/);
   });
 
   it("puts the deepest location first", () => {
-    const problems = schemaProblems(searchTool, { q: "x", filters: { limit: 0 } });
+    const problems = schemaProblems(searchTool, { q: "x", filters: { limit: 0 } }, new PatternMeter());
     expect(problems[0]).toMatch(/^\/filters\/limit \S/);
   });
 
   it("reports a missing required property", () => {
-    const problems = schemaProblems(searchTool, {});
+    const problems = schemaProblems(searchTool, {}, new PatternMeter());
     expect(problems.length).toBeGreaterThan(0);
     expect(problems.join("\n")).toContain("q");
   });
 
   it("validates the built-in wait schema", () => {
     const wait = toolsForAgent(config(), "default").find((t) => t.name === "wait")!;
-    expect(schemaProblems(wait, { seconds: 2 })).toEqual([]);
-    expect(schemaProblems(wait, { seconds: 0 })[0]).toMatch(/^\/seconds \S/);
-    expect(schemaProblems(wait, { seconds: "2" })[0]).toMatch(/^\/seconds \S/);
-    expect(schemaProblems(wait, {}).length).toBeGreaterThan(0);
+    expect(schemaProblems(wait, { seconds: 2 }, new PatternMeter())).toEqual([]);
+    expect(schemaProblems(wait, { seconds: 0 }, new PatternMeter())[0]).toMatch(/^\/seconds \S/);
+    expect(schemaProblems(wait, { seconds: "2" }, new PatternMeter())[0]).toMatch(/^\/seconds \S/);
+    expect(schemaProblems(wait, {}, new PatternMeter()).length).toBeGreaterThan(0);
   });
 });
 

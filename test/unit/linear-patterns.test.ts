@@ -1,10 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { RE2JS } from "re2js";
 import {
   checkPattern,
   MATCH_BUDGET,
   MAX_PATTERN_PROGRAM,
   MAX_SCHEMA_PROGRAM,
   PatternBudgetExceeded,
+  PatternMeter,
   runWithLinearPatterns,
 } from "../../src/json-schema/linear-patterns";
 import { checkArguments, schemaHazards } from "../../src/json-schema/schema-safety";
@@ -85,10 +87,52 @@ describe("runWithLinearPatterns", () => {
   });
 
   it("charges each pattern its program size times the text, so short texts stay well within it", () => {
-    // 100 tests of a 30-step pattern on 50 characters: about 150,000 of the budget.
-    const ok = runWithLinearPatterns(() => Array.from({ length: 100 }, () => new RegExp("^[a-z]{3,16}@[a-z]+$", "u").test("x".repeat(49))));
+    // 100 tests of a 36-step pattern on 50 characters: about 180,000 of the budget.
+    const meter = new PatternMeter();
+    const ok = runWithLinearPatterns(() => Array.from({ length: 100 }, () => new RegExp("^[a-z]{3,16}@[a-z]+$", "u").test("x".repeat(49))), meter);
     expect(ok.every((v) => v === false)).toBe(true);
-    expect(MATCH_BUDGET).toBeGreaterThan(100_000);
+    expect(meter.spent).toBeGreaterThan(100 * 36 * 50);
+    expect(meter.spent).toBeLessThan(MATCH_BUDGET);
+  });
+});
+
+describe("one meter for a request's checks", () => {
+  afterEach(() => vi.restoreAllMocks());
+  // The worst the checks accept: 1,472 steps, and an argument that stays within one check's budget.
+  const worst = "(?:a?){490}a{490}";
+
+  it("refuses the checks past one request's budget, however the work is spread over its calls", () => {
+    expect(checkPattern(worst)).toEqual({ steps: expect.any(Number) });
+    const meter = new PatternMeter();
+    const outcomes = Array.from({ length: 32 }, () => {
+      try {
+        return runWithLinearPatterns(() => new RegExp(worst, "u").test("a".repeat(124)), meter);
+      } catch (e) {
+        if (e instanceof PatternBudgetExceeded) return "refused";
+        throw e;
+      }
+    });
+    // Each check alone stays within the budget: a meter per call let all 32 run (480 ms in workerd).
+    expect(outcomes[0]).toBe(false);
+    expect(outcomes.filter((o) => o !== "refused").length).toBeLessThanOrEqual(2);
+    expect(meter.spent).toBeLessThanOrEqual(MATCH_BUDGET);
+  });
+
+  it("charges a compilation before it runs, so a refused check compiles nothing", () => {
+    const meter = new PatternMeter(1_000);
+    const compile = vi.spyOn(RE2JS, "compile");
+    // A pattern never compiled before: only its estimated size is known, and it is over the budget.
+    expect(() => runWithLinearPatterns(() => new RegExp(".{999}z", "u").test("x"), meter)).toThrow(PatternBudgetExceeded);
+    expect(compile).not.toHaveBeenCalled();
+    // Once the meter is spent, every later check of the request is refused at once.
+    expect(() => runWithLinearPatterns(() => new RegExp("^a$", "u").test("a"), meter)).toThrow(PatternBudgetExceeded);
+    expect(compile).not.toHaveBeenCalled();
+  });
+
+  it("takes compilation at what it costs: a cold 1,000-step pattern costs 25 a step", () => {
+    const meter = new PatternMeter();
+    runWithLinearPatterns(() => new RegExp(".{998}q", "u").test(""), meter);
+    expect(meter.spent).toBeGreaterThanOrEqual(1_000 * 25);
   });
 });
 

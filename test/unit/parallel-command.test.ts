@@ -5,6 +5,7 @@ import { parseParallel, type ParallelCommand } from "../../src/jobs/parallel-com
 import { planToolCall, specNumbering } from "../../src/jobs/call-plan";
 import { jobSpec } from "../../src/jobs/job-spec";
 import { toolsForAgent } from "../../src/tools/catalog";
+import { PatternMeter } from "../../src/json-schema/linear-patterns";
 
 function makeConfig(extra: Partial<TenantConfigInput> = {}): TenantConfig {
   return configSchema.parse({
@@ -585,13 +586,13 @@ describe("parseParallel: unknown tools", () => {
 
   it("leaves the subordinate tools out at max_depth", () => {
     const e = apiError(() =>
-      jobSpec(0, { tool_name: "nope", tool_args: {} }, { config, agent: "default", available: toolsForAgent(config, "default"), level: config.limits.max_depth }),
+      jobSpec(0, { tool_name: "nope", tool_args: {} }, { config, agent: "default", available: toolsForAgent(config, "default"), level: config.limits.max_depth, patterns: new PatternMeter() }),
     );
     expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search.");
   });
 
   it("names parallel too where a call may be parallel itself (a tool call of its own, not one inside parallel)", () => {
-    const ctx = { config, agent: "default", available: toolsForAgent(config, "default") };
+    const ctx = { config, agent: "default", available: toolsForAgent(config, "default"), patterns: new PatternMeter() };
     const e = apiError(() => planToolCall(0, { tool_name: "nope", tool_args: {} }, ctx, specNumbering()));
     expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: parallel, wait, echo, search, spawn_task, call_subordinate.");
     const inside = apiError(() => planToolCall(0, { tool_name: "parallel", tool_args: { tool_calls: [{ tool_name: "nope", tool_args: {} }] } }, ctx, specNumbering()));

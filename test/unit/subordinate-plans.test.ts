@@ -5,12 +5,13 @@ import { configSchema } from "../../src/config/schema";
 import { jobSpec, type SubordinateJobSpec } from "../../src/jobs/job-spec";
 import type { ChatLimits } from "../../src/config/chat-limits";
 import { apiError } from "./fixtures";
+import { PatternMeter } from "../../src/json-schema/linear-patterns";
 
 const config = configSchema.parse({ agents: { researcher: {} } });
 const limits: ChatLimits = { ...config.limits, webhooks: "none" };
 const caller = { agent: "default", task_rules: [] };
 const spec = (index: number, tool_name: string, tool_args: Record<string, unknown>) =>
-  jobSpec(index, { tool_name, tool_args: tool_args as never }, { config, agent: "default", available: [] }) as SubordinateJobSpec;
+  jobSpec(index, { tool_name, tool_args: tool_args as never }, { config, agent: "default", available: [], patterns: new PatternMeter() }) as SubordinateJobSpec;
 
 function state(children: ChildRow[] = [], over: Partial<SubordinateState> = {}): SubordinateState {
   return {
@@ -67,7 +68,7 @@ describe("the tools a subordinate may use", () => {
     agents: { researcher: { tools: ["search", "fetch"] } },
   });
   const bounded = (tool_args: Record<string, unknown>, toolBound?: string[], tool_name = "spawn_task") =>
-    jobSpec(0, { tool_name, tool_args: tool_args as never }, { config: tooled, agent: "default", available: [], toolBound }) as SubordinateJobSpec;
+    jobSpec(0, { tool_name, tool_args: tool_args as never }, { config: tooled, agent: "default", available: [], toolBound, patterns: new PatternMeter() }) as SubordinateJobSpec;
 
   it("are the profile's own when nothing binds the caller", () => {
     expect(bounded({ task: "t" }).sub.tools).toBeUndefined();

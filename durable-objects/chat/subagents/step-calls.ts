@@ -6,6 +6,7 @@ import { ApiError } from "../../../src/http/errors";
 import { planToolCall, specNumbering, type CallPlan } from "../../../src/jobs/call-plan";
 import { InvalidToolCall, normalizeToolCall } from "../../../src/calls/normalize-call";
 import type { TenantConfig } from "../../../src/config/schema";
+import { PatternMeter } from "../../../src/json-schema/linear-patterns";
 import { toolsForAgent } from "../../../src/tools/catalog";
 import type { McpListings } from "../../../src/tools/mcp";
 import { withJobIds } from "../jobs/admission";
@@ -27,7 +28,8 @@ export type StepCall = CallPlan | { kind: "error"; content: string };
  */
 export function planCalls(calls: { id: string; name: string; arguments: string }[], config: TenantConfig, who: ChildIdentity, mcp: McpListings) {
   const available = toolsForAgent(config, who.profile, mcp).filter((t) => !who.tools || t.kind === "wait" || who.tools.includes(t.name));
-  const ctx = { config, agent: who.profile, available, mcp, level: who.level, toolBound: who.tools };
+  // One model reply is one request's worth of checks: its calls share one pattern meter.
+  const ctx = { config, agent: who.profile, available, mcp, level: who.level, toolBound: who.tools, patterns: new PatternMeter() };
   const number = specNumbering();
   const plans = calls.map((call, callIndex): StepCall => {
     try {
