@@ -60,16 +60,26 @@ export function approvalStatus(approval: JobApproval): ApprovalStatus {
 }
 
 /**
- * A person's decision against the job's approval: `apply` it (nothing was decided, the job still
- * waits), `repeat` (the same decision again: nothing changes, a retried request is safe),
- * `conflict` (another decision, or the deadline, came first), or `not_awaiting` (the job has no
+ * A person's decision, taken at `now`, against the job's approval: `apply` it (nothing was decided,
+ * the job still waits, its deadline has not come), `repeat` (the same decision again: nothing
+ * changes, a retried request is safe), `conflict` (another decision, or the deadline, came first),
+ * `expire` (nothing was decided but the deadline has come: the call ends as if the alarm had ended
+ * it, and the decision is refused as one that came after it), or `not_awaiting` (the job has no
  * approval, or it ended before anything was decided).
  */
-export function meetDecision(approval: JobApproval | null, jobActive: boolean, decision: Decision): "apply" | "repeat" | "conflict" | "not_awaiting" {
+export function meetDecision(
+  approval: JobApproval | null,
+  jobActive: boolean,
+  decision: Decision,
+  now: number,
+): "apply" | "repeat" | "conflict" | "expire" | "not_awaiting" {
   if (approval === null) return "not_awaiting";
   if (approval.decision === decision) return "repeat";
   if (approval.decision !== undefined) return "conflict";
-  return jobActive ? "apply" : "not_awaiting";
+  if (!jobActive) return "not_awaiting";
+  // The deadline decides, not the alarm: an alarm may run late, and a call approved after its
+  // deadline would be made although the person was told it would not be.
+  return now >= approval.expires_at ? "expire" : "apply";
 }
 
 /** The error a denied call ends with. */

@@ -3,9 +3,9 @@
  * a person before anything is sent to its tool; approved it runs, denied or unanswered it ends
  * `error`, exactly once whatever retries and rival decisions come; the tenant's list follows.
  */
-import { abortAllDurableObjects, reset } from "cloudflare:test";
+import { abortAllDurableObjects, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { advanceAndRunAlarm, agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
+import { advanceAndRunAlarm, agentConfig, api, call, chatObject, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
 import { inbox, received, webhookConfig } from "../webhook-inbox";
 
 afterEach(() => {
@@ -16,6 +16,15 @@ afterEach(() => {
 const approvals = (rules: unknown[], more: Record<string, unknown> = {}) => ({ approvals: rules, ...more });
 const decide = (chat: string, jobId: string, body: unknown) => api(`/v1/chats/${chat}/jobs/${jobId}/approval`, { body });
 const record = async (chat: string, jobId: string) => json(await api(`/v1/chats/${chat}/jobs/${jobId}`));
+/** The chat's `job.approval_decided` events for a job, read from its storage (delivery plays no part). */
+const decidedEvents = (chat: string, jobId: string) =>
+  runInDurableObject(chatObject(chat), (_instance, state) =>
+    state.storage.sql
+      .exec<{ data: string }>("SELECT data FROM events WHERE type = 'job.approval_decided' ORDER BY seq")
+      .toArray()
+      .map((row) => JSON.parse(row.data) as Record<string, any>)
+      .filter((data) => data.job_id === jobId),
+  );
 const events = async (name: string) => (await received(name)).map((r) => JSON.parse(r.body) as { type: string; data: Record<string, any> });
 
 describe("approvals", () => {
@@ -92,6 +101,52 @@ describe("approvals", () => {
     expect(ended).toMatchObject({ state: "error", error: "No approval within 60 s; the call was not made.", approval: { status: "expired" } });
     expect((await decide("appr-3", held.job_id, { decision: "approve" })).status).toBe(409);
     expect(await toolCalls(held.job_id)).toEqual([]);
+  });
+
+  it("refuse a decision at or after the deadline though the alarm has not run: the call ends expired, once, and is never sent", async () => {
+    await configure(toolConfig(approvals([{ tools: ["other"], timeout_seconds: 60 }])));
+    const res = await parallel("appr-9", { tool_calls: [call("other", { n: 1 }), call("other", { n: 2 }), call("other", { n: 3 })], wait: false });
+    const [inTime, atDeadline, late] = res.body.jobs;
+    const deadline = (job: any) => Date.parse(job.approval_expires_at);
+    vi.useFakeTimers({ toFake: ["Date"] });
+
+    // 1 ms before the deadline a decision is still taken.
+    vi.setSystemTime(deadline(inTime) - 1);
+    expect((await decide("appr-9", inTime.job_id, { decision: "approve", by: "alice" })).status).toBe(200);
+
+    // At the deadline, with no alarm run: too late, and the call ends as the alarm would have ended it.
+    vi.setSystemTime(deadline(atDeadline));
+    const denied = await decide("appr-9", atDeadline.job_id, { decision: "deny", by: "bob" });
+    expect(denied.status).toBe(409);
+    expect((await json(denied)).error).toMatchObject({ code: "already_decided", status: "expired" });
+
+    // 20 ms after it, as in the report: an approval is refused too, and its call is not made.
+    vi.setSystemTime(deadline(late) + 20);
+    const approved = await decide("appr-9", late.job_id, { decision: "approve", by: "carol" });
+    expect(approved.status).toBe(409);
+    expect((await json(approved)).error).toMatchObject({ code: "already_decided", status: "expired" });
+    // Asked again, the same answer; the decision taken in time still stands.
+    expect((await json(await decide("appr-9", late.job_id, { decision: "approve" }))).error).toMatchObject({ code: "already_decided", status: "expired" });
+    expect((await decide("appr-9", inTime.job_id, { decision: "approve" })).status).toBe(200);
+
+    for (const job of [atDeadline, late]) {
+      expect(await record("appr-9", job.job_id)).toMatchObject({
+        state: "error",
+        error: "No approval within 60 s; the call was not made.",
+        approval: { status: "expired", by: null, reason: null },
+      });
+    }
+    // The alarm comes late and finds them decided: they end once, and say so once.
+    await runDurableObjectAlarm(chatObject("appr-9"));
+    vi.useRealTimers();
+    for (const job of [atDeadline, late]) {
+      expect(await decidedEvents("appr-9", job.job_id)).toEqual([expect.objectContaining({ decision: "expired", by: null, reason: null })]);
+      expect((await record("appr-9", job.job_id)).error).toBe("No approval within 60 s; the call was not made.");
+      expect(await toolCalls(job.job_id)).toEqual([]);
+    }
+    expect(await decidedEvents("appr-9", inTime.job_id)).toEqual([expect.objectContaining({ decision: "approve", by: "alice" })]);
+    await eventually(async () => ((await record("appr-9", inTime.job_id)).state === "success" ? true : undefined));
+    expect(await toolCalls(inTime.job_id)).toHaveLength(1);
   });
 
   it("keep order in a sequential tier: a call waiting for approval holds the calls after it", async () => {

@@ -29,16 +29,29 @@ describe("a decision", () => {
 
   it("applies once, then the same again is a repeat and the other a conflict", () => {
     expect(open).toEqual({ agent: "researcher", timeout_seconds: 60, expires_at: 61_000 });
-    expect(meetDecision(open, true, "approve")).toBe("apply");
+    expect(meetDecision(open, true, "approve", 2_000)).toBe("apply");
     const approved = { ...open, decision: "approve" as const, decided_at: 2_000 };
-    expect(meetDecision(approved, false, "approve")).toBe("repeat");
-    expect(meetDecision(approved, true, "deny")).toBe("conflict");
-    expect(meetDecision({ ...open, decision: "expired" }, false, "approve")).toBe("conflict");
+    expect(meetDecision(approved, false, "approve", 3_000)).toBe("repeat");
+    expect(meetDecision(approved, true, "deny", 3_000)).toBe("conflict");
+    expect(meetDecision({ ...open, decision: "expired" }, false, "approve", 62_000)).toBe("conflict");
+  });
+
+  it("comes too late at its deadline and after it, whether or not the alarm has ended the call yet", () => {
+    expect(meetDecision(open, true, "approve", 60_999)).toBe("apply");
+    expect(meetDecision(open, true, "deny", 60_999)).toBe("apply");
+    // The alarm has not run: the decision finds the deadline passed and ends the call itself.
+    expect(meetDecision(open, true, "deny", 61_000)).toBe("expire");
+    expect(meetDecision(open, true, "approve", 61_051)).toBe("expire");
+    // It has: the call was decided `expired`.
+    expect(meetDecision({ ...open, decision: "expired", decided_at: 61_020 }, false, "approve", 61_051)).toBe("conflict");
+    // A decision taken in time stands: asking the same again after the deadline is still a repeat.
+    expect(meetDecision({ ...open, decision: "approve", decided_at: 60_999 }, true, "approve", 61_051)).toBe("repeat");
   });
 
   it("is not awaited by a call under no rule, or one that ended before anyone decided", () => {
-    expect(meetDecision(null, true, "approve")).toBe("not_awaiting");
-    expect(meetDecision(open, false, "deny")).toBe("not_awaiting");
+    expect(meetDecision(null, true, "approve", 2_000)).toBe("not_awaiting");
+    expect(meetDecision(open, false, "deny", 2_000)).toBe("not_awaiting");
+    expect(meetDecision(open, false, "deny", 61_000)).toBe("not_awaiting");
   });
 
   it("ends a call with the contract's texts", () => {

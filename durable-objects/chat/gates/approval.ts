@@ -73,9 +73,12 @@ export async function decide(
     const job = store.jobs.get(jobId);
     if (!job) return { outcome: "unknown" };
     const approval = approvalOf(job);
-    const met = meetDecision(approval, !isTerminal(job.state), decision.decision);
+    const met = meetDecision(approval, !isTerminal(job.state), decision.decision, now);
     if (met === "repeat") return { outcome: "repeat", job };
     if (met === "conflict") return { outcome: "conflict", job, approval: approval! };
+    // Its deadline passed and the alarm has not ended it yet: the call ends here, as the alarm
+    // would end it (which then finds it decided), and the decision came too late.
+    if (met === "expire") return { outcome: "conflict", job, approval: expireNow(parts, job, approval!, now) };
     if (met === "not_awaiting") return { outcome: "not_awaiting" };
     const decided: JobApproval = { ...approval!, decision: decision.decision, by: decision.by, reason: decision.reason, decided_at: now };
     store.jobs.setApproval(jobId, JSON.stringify(decided));
@@ -96,17 +99,23 @@ export async function decide(
 }
 
 /** No decision came by the call's approval deadline: it ends, not made. */
-function expire({ store, machine, announce }: GateParts, jobId: string, now: number): void {
-  store.transaction(() => {
-    const job = store.jobs.get(jobId);
+function expire(parts: GateParts, jobId: string, now: number): void {
+  parts.store.transaction(() => {
+    const job = parts.store.jobs.get(jobId);
     const approval = job && approvalOf(job);
     if (!job || !approval || approval.decision !== undefined || isTerminal(job.state) || approval.expires_at > now) return;
-    const expired: JobApproval = { ...approval, decision: "expired", by: null, reason: null, decided_at: now };
-    store.jobs.setApproval(jobId, JSON.stringify(expired));
-    store.timers.set("gate", "approval:report", now);
-    announce.approvalDecided(job, expired, now);
-    machine.finish(job, { state: "error", error: expiredError(approval.timeout_seconds) }, now);
+    expireNow(parts, job, approval, now);
   });
+}
+
+/** Ends an undecided call past its deadline (inside the caller's transaction), whichever came first: the alarm or a late decision. */
+function expireNow({ store, machine, announce }: GateParts, job: JobRow, approval: JobApproval, now: number): JobApproval {
+  const expired: JobApproval = { ...approval, decision: "expired", by: null, reason: null, decided_at: now };
+  store.jobs.setApproval(job.job_id, JSON.stringify(expired));
+  store.timers.set("gate", "approval:report", now);
+  announce.approvalDecided(job, expired, now);
+  machine.finish(job, { state: "error", error: expiredError(approval.timeout_seconds) }, now);
+  return expired;
 }
 
 /** The tenant's list of approvals hears the calls whose approval changed (or whose job ended) since it last did. */
