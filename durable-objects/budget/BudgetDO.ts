@@ -8,16 +8,15 @@
  * alarm tells again whoever did not hear it.
  */
 import { DurableObject } from "cloudflare:workers";
-import { addSpent, noneLeft, NOTHING_SPENT, overspent, type BudgetScope, type Reached, type Spent } from "../../src/budgets/budget";
+import { addSpent, askModel, modelAnswered, noneLeft, NOTHING_SPENT, type BudgetScope, type Ledger, type Reached, type Spent } from "../../src/budgets/budget";
 import { chatName } from "../../src/objects/names";
 
 export type { Reached };
 export type BudgetAnswer = { ok: true } | ({ ok: false } & Reached);
 
-interface Stored {
+interface Stored extends Ledger {
   tenant: string;
   scope: BudgetScope;
-  spent: Spent;
   /** Jobs that took their share: asking again (a retry) takes nothing more. */
   taken: Record<string, true>;
   /** Chats that asked: they are told when the budget is reached. */
@@ -62,22 +61,21 @@ export class BudgetDO extends DurableObject<Env> {
   }
 
   /**
-   * An agent loop of chat `chat` is about to ask its model: the request is counted now (`llm_calls`
-   * can never be overrun); its tokens and cost, known once it answers, come with `spend`.
+   * An agent loop of chat `chat` is about to ask its model for its turn's `step`: the request is
+   * counted now, once per step (`llm_calls` can never be overrun); its tokens and cost, known once
+   * it answers, come with `answered`.
    */
-  mayRequest(tenant: string, scope: BudgetScope, chat: string): BudgetAnswer {
+  mayRequest(tenant: string, scope: BudgetScope, chat: string, step: string): BudgetAnswer {
     const state = this.#read(tenant, scope, chat);
-    state.reached ??= noneLeft(state.scope.limits, state.spent, "llm_calls");
-    if (!state.reached) state.spent = addSpent(state.spent, { llm_calls: 1 });
+    const refused = askModel(state.scope.limits, state, `${chat} ${step}`);
     this.#settle(state);
-    return state.reached ? { ok: false, ...state.reached } : { ok: true };
+    return refused ? { ok: false, ...refused } : { ok: true };
   }
 
-  /** What a model request spent (its tokens and cost; the request itself was counted when it was let go), once it answered. */
-  spend(tenant: string, scope: BudgetScope, chat: string, spent: Partial<Spent>): void {
+  /** What the model request of chat `chat`'s `step` spent (its tokens and cost), once it answered. */
+  answered(tenant: string, scope: BudgetScope, chat: string, step: string, spent: Partial<Spent>): void {
     const state = this.#read(tenant, scope, chat);
-    state.spent = addSpent(state.spent, spent);
-    state.reached ??= overspent(state.scope.limits, state.spent);
+    modelAnswered(state.scope.limits, state, `${chat} ${step}`, spent);
     this.#settle(state);
   }
 
@@ -87,7 +85,7 @@ export class BudgetDO extends DurableObject<Env> {
   }
 
   #read(tenant: string, scope: BudgetScope, chat: string): Stored {
-    const state = this.#load() ?? { tenant, scope, spent: { ...NOTHING_SPENT }, taken: {}, chats: [], untold: [] };
+    const state = this.#load() ?? { tenant, scope, spent: { ...NOTHING_SPENT }, asking: {}, taken: {}, chats: [], untold: [] };
     // A chat that first asks after the budget was reached hears it from its answers: it is not told too.
     if (!state.chats.includes(chat)) state.chats.push(chat);
     return state;

@@ -72,6 +72,43 @@ export function overspent(budget: Budget, spent: Spent): Reached | undefined {
   return undefined;
 }
 
+/**
+ * What a batch's budget keeps: what was spent, what stopped it, and the model requests it let go
+ * whose answers have not come back, by the step that asked (its chat, its turn, the step's number).
+ */
+export interface Ledger {
+  spent: Spent;
+  reached?: Reached;
+  /** Absent in a budget kept before requests were known by their step. */
+  asking?: Record<string, true>;
+}
+
+/**
+ * A model request about to leave for `step`: counted as it is let go (so `llm_calls` can never be
+ * overrun), or the reason it may not. A step that asks again (its request waited for room under a
+ * flow rule) was counted already: it takes nothing more, as a job that asks again for its share.
+ */
+export function askModel(budget: Budget, ledger: Ledger, step: string): Reached | undefined {
+  const asking = (ledger.asking ??= {});
+  if (asking[step]) {
+    // Let go before the budget was reached but not sent yet: now it never is.
+    if (ledger.reached) delete asking[step];
+    return ledger.reached;
+  }
+  ledger.reached ??= noneLeft(budget, ledger.spent, "llm_calls");
+  if (ledger.reached) return ledger.reached;
+  ledger.spent = addSpent(ledger.spent, { llm_calls: 1 });
+  asking[step] = true;
+  return undefined;
+}
+
+/** The model request let go for `step` answered: its tokens and cost are counted (the request itself was when it was let go). */
+export function modelAnswered(budget: Budget, ledger: Ledger, step: string, spent: Partial<Spent>): void {
+  if (ledger.asking) delete ledger.asking[step];
+  ledger.spent = addSpent(ledger.spent, spent);
+  ledger.reached ??= overspent(budget, ledger.spent);
+}
+
 const round = (field: BudgetField, n: number) => (field === "cost_usd" ? Math.round(n * 1e6) / 1e6 : n);
 
 /** The text a call not made, or an agent loop stopped, ends with. */

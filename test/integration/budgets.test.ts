@@ -98,6 +98,16 @@ describe("budgets", () => {
     expect(await llmRequests("m-bud-usd")).toHaveLength(2);
   });
 
+  it("count a model request once when it waited for room under a flow rule on `llm`", async () => {
+    // One request at a time: two of the three subagents' requests wait, and ask the budget again when room comes.
+    await configure(agentConfig("m-bud-room", { flow: [{ name: "model", tools: ["llm"], concurrency: 1 }], limits: { budget: { llm_calls: 3 } } }));
+    await scriptLlm("m-bud-room", [{ content: "one", delay_ms: 300 }, { content: "two", delay_ms: 300 }, { content: "three", delay_ms: 300 }]);
+    const sub = (message: string) => call("call_subordinate", { message, reset: true });
+    const res = await parallel("bud-room", { tool_calls: [sub("a"), sub("b"), sub("c")], timeout: 30 });
+    expect(res.body.jobs.map((j: any) => j.state), JSON.stringify(res.body.jobs.map((j: any) => j.error))).toEqual(["success", "success", "success"]);
+    expect(await llmRequests("m-bud-room")).toHaveLength(3);
+  });
+
   /** 10 subagents at once, each asking for one more short wait with every reply: only the budget stops them. */
   async function fanOut(chat: string, model: string, budget: Record<string, number>) {
     await configure(agentConfig(model, { limits: { budget, max_calls: 10, max_parallel_subagents: 10, max_subagents_per_tree: 20 } }));

@@ -1,6 +1,6 @@
 /** Budgets' pure rules (src/budgets/budget.ts): the effective budget, what is reached first, the text. */
 import { describe, expect, it } from "vitest";
-import { addSpent, budgetSchema, effectiveBudget, exhaustedError, noneLeft, NOTHING_SPENT, overspent, spentBy } from "../../src/budgets/budget";
+import { addSpent, askModel, budgetSchema, effectiveBudget, exhaustedError, modelAnswered, noneLeft, NOTHING_SPENT, overspent, spentBy, type Ledger } from "../../src/budgets/budget";
 import { NO_USAGE } from "../../src/usage/usage";
 
 describe("a batch's budget", () => {
@@ -20,6 +20,21 @@ describe("a batch's budget", () => {
     expect(overspent({ llm_tokens: 99, cost_usd: 0.25 }, spent)).toEqual({ field: "llm_tokens", used: 99, limit: 99 });
     expect(overspent({ cost_usd: 0.25 }, spent)).toEqual({ field: "cost_usd", used: 0.3, limit: 0.25 });
     expect(exhaustedError({ field: "llm_tokens", used: 1200, limit: 1000 })).toBe("Budget exhausted: llm_tokens 1200 of 1000; the call was not made.");
+  });
+
+  it("counts a model request once as it is let go, however often its step asks, and its tokens once it answers", () => {
+    const ledger: Ledger = { spent: { ...NOTHING_SPENT } };
+    expect(askModel({ llm_calls: 2 }, ledger, "c t:0")).toBeUndefined();
+    // The step waited for room under a flow rule and asks again: still one request.
+    expect(askModel({ llm_calls: 2 }, ledger, "c t:0")).toBeUndefined();
+    expect(askModel({ llm_calls: 2 }, ledger, "d u:0")).toBeUndefined();
+    expect(ledger.spent.llm_calls).toBe(2);
+    modelAnswered({ llm_calls: 2 }, ledger, "c t:0", { llm_tokens: 15 });
+    expect(ledger.spent).toMatchObject({ llm_calls: 2, llm_tokens: 15 });
+    expect(askModel({ llm_calls: 2 }, ledger, "c t:1")).toEqual({ field: "llm_calls", used: 2, limit: 2 });
+    // Let go before that but not sent yet: refused now, and it leaves the ledger.
+    expect(askModel({ llm_calls: 2 }, ledger, "d u:0")).toEqual({ field: "llm_calls", used: 2, limit: 2 });
+    expect(ledger.asking).toEqual({});
   });
 
   it("counts a model request's prompt and completion tokens together", () => {

@@ -17,14 +17,15 @@ export function takeShares(store: ChatStore, budget: string, asks: { job_id: str
   return object(store, scope).take(tenant, scope, chat_id, asks);
 }
 
-export function mayRequest(store: ChatStore, budget: string) {
+/** `step`: the turn's step that asks (`stepOf` in ../subagents/agent-loop), one request each. */
+export function mayRequest(store: ChatStore, budget: string, step: string) {
   const { tenant, chat_id } = store.address();
   const scope = scopeOf(budget);
-  return object(store, scope).mayRequest(tenant, scope, chat_id);
+  return object(store, scope).mayRequest(tenant, scope, chat_id, step);
 }
 
-export function spend(store: ChatStore, budget: string, spent: Partial<Spent>) {
+export function answered(store: ChatStore, budget: string, step: string, spent: Partial<Spent>) {
   const { tenant, chat_id } = store.address();
   const scope = scopeOf(budget);
-  return object(store, scope).spend(tenant, scope, chat_id, spent);
+  return object(store, scope).answered(tenant, scope, chat_id, step, spent);
 }

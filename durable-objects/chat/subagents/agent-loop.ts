@@ -67,10 +67,10 @@ export interface LoopHost {
   running(turnId: string): boolean;
   /** The model replied: progress for the idle rule. */
   progress(now: number): void;
-  /** A model request's usage: the chat's usage by day, and the budget of the batch that started the turn. */
-  modelUsed(now: number, usage: Usage): Promise<void>;
-  /** Whether the budget of the batch that started the turn (if any) lets another model request go. */
-  budgetAllows(): Promise<{ ok: true } | { ok: false; field: BudgetField; used: number; limit: number }>;
+  /** A model request's usage (the request of the turn's `step`): the chat's usage by day, and the budget of the batch that started the turn. */
+  modelUsed(now: number, usage: Usage, step: string): Promise<void>;
+  /** Whether the budget of the batch that started the turn (if any) lets the model request of the turn's `step` go. */
+  budgetAllows(step: string): Promise<{ ok: true } | { ok: false; field: BudgetField; used: number; limit: number }>;
   /**
    * Room for the turn's next model request under the flow rules on `llm` (docs/api.md#flow-control):
    * granted (give it back once the request ends), waiting (the chat is woken when there is room) or refused.
@@ -104,6 +104,9 @@ function backgroundReport(jobIds: string[], jobs: JobStore, now: number): ChatMe
     content: `Background jobs you started have finished. Use their results, then give your final answer:\n${JSON.stringify(payload)}`,
   };
 }
+
+/** The step a model request is for, as the budget knows it: one request per step of a turn, however often the step runs before it leaves. */
+export const stepOf = (turn: Turn) => `${turn.parent_job_id}:${turn.steps}`;
 
 function lastText(messages: ChatMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -164,7 +167,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     const error = `Reached max_steps (${prof.max_steps}) without a final answer. Last text: ${lastText(history) || "(none)"}`;
     return finishWith(host, turn, { state: "error", error, attempt: 1, usage: turn.usage });
   }
-  const allowed = await host.budgetAllows();
+  const allowed = await host.budgetAllows(stepOf(turn));
   if (!allowed.ok) {
     // No further model request: the turn ends with what it had said, and why it stopped.
     const error = `${lastText(history) ? `Last text: ${lastText(history)}\n` : ""}${exhaustedError(allowed)}`;
@@ -211,7 +214,7 @@ export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswe
   const who = host.identity();
   const prof = profileOf(config, who.profile);
   const request = modelRequest(reply.usage, prof.prices ?? config.llm?.prices);
-  await host.modelUsed(Date.now(), request);
+  await host.modelUsed(Date.now(), request, stepOf(turn));
   const usage = addUsage(turn.usage, request);
   // Measured as it would be stored (JSON-escaped): it is one message row, and later the outcome's.
   const replyBytes = utf8Length(JSON.stringify(reply.content)) + reply.tool_calls.reduce((n, c) => n + utf8Length(JSON.stringify(c.arguments)), 0);

@@ -249,8 +249,8 @@ export class ChildTurns implements LoopHost {
   }
 
   // What a model request spends: ./spending.
-  modelUsed = (now: number, usage: Usage): Promise<void> => modelUsed(this.store, now, usage);
-  budgetAllows = () => budgetAllows(this.store);
+  modelUsed = (now: number, usage: Usage, step: string): Promise<void> => modelUsed(this.store, now, usage, step);
+  budgetAllows = (step: string) => budgetAllows(this.store, step);
 
   /** A flow object has room: a turn whose model request waited for it asks again now (also if a step is running). */
   flowOffered(now: number): void {

@@ -5,17 +5,18 @@
  */
 import { spentBy } from "../../../src/budgets/budget";
 import type { Usage } from "../../../src/usage/usage";
-import { mayRequest, spend } from "../jobs/budget-object";
+import { answered, mayRequest } from "../jobs/budget-object";
 import type { ChatStore } from "../storage/chat-store";
 
-export async function modelUsed(store: ChatStore, now: number, usage: Usage): Promise<void> {
+/** `step`: the turn's step whose request answered (`stepOf` in ./agent-loop). */
+export async function modelUsed(store: ChatStore, now: number, usage: Usage, step: string): Promise<void> {
   store.usage.modelRequest(now, usage);
   const budget = store.meta("budget");
   // The request itself was counted when the budget let it go.
-  if (budget) await spend(store, budget, { ...spentBy(usage), llm_calls: 0 });
+  if (budget) await answered(store, budget, step, { ...spentBy(usage), llm_calls: 0 });
 }
 
-export function budgetAllows(store: ChatStore) {
+export function budgetAllows(store: ChatStore, step: string) {
   const budget = store.meta("budget");
-  return budget ? mayRequest(store, budget) : Promise.resolve({ ok: true as const });
+  return budget ? mayRequest(store, budget, step) : Promise.resolve({ ok: true as const });
 }
