@@ -8,7 +8,7 @@
  * alarm tells again whoever did not hear it.
  */
 import { DurableObject } from "cloudflare:workers";
-import { addSpent, askModel, modelAnswered, noneLeft, NOTHING_SPENT, type BudgetScope, type Ledger, type Reached, type Spent } from "../../src/budgets/budget";
+import { addSpent, askModel, modelAnswered, noneLeft, NOTHING_SPENT, stop, type BudgetScope, type Ledger, type Reached, type Spent } from "../../src/budgets/budget";
 import { chatName } from "../../src/objects/names";
 
 export type { Reached };
@@ -50,8 +50,7 @@ export class BudgetDO extends DurableObject<Env> {
     const answers = asks.map((ask): BudgetAnswer => {
       if (state.taken[ask.job_id]) return { ok: true };
       const field = ask.kind === "tool" ? "tool_calls" : "subagents";
-      state.reached ??= noneLeft(state.scope.limits, state.spent, field);
-      if (state.reached) return { ok: false, ...state.reached };
+      if (stop(state, noneLeft(state.scope.limits, state.spent, field))) return { ok: false, ...state.reached! };
       state.spent = addSpent(state.spent, { [field]: 1 });
       state.taken[ask.job_id] = true;
       return { ok: true };
@@ -72,7 +71,7 @@ export class BudgetDO extends DurableObject<Env> {
     return refused ? { ok: false, ...refused } : { ok: true };
   }
 
-  /** What the model request of chat `chat`'s `step` spent (its tokens and cost), once it answered. */
+  /** What the model request of chat `chat`'s `step` spent (its tokens and cost) once it answered; nothing when it ended with no answer. */
   answered(tenant: string, scope: BudgetScope, chat: string, step: string, spent: Partial<Spent>): void {
     const state = this.#read(tenant, scope, chat);
     modelAnswered(state.scope.limits, state, `${chat} ${step}`, spent);

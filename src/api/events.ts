@@ -70,8 +70,14 @@ export const eventEnvelope = z.discriminatedUnion("type", [
   event("batch.budget_exhausted", {
     batch_id: z.string(),
     field: z.enum(["llm_tokens", "llm_calls", "tool_calls", "subagents", "cost_usd"]),
-    used: z.number(),
+    used: z.number().describe("What was spent of `field` when the budget was reached, not the batch's total: see `in_flight`."),
     limit: z.number(),
+    in_flight: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("Model requests let go before the budget was reached and not answered yet: their tokens and cost come on top of `used`, and are in the batch's `usage` on `batch.finished` (events kept from before it was added lack it)."),
     metadata,
   }).describe("A top-level batch reached its budget (docs/api.md#budgets): its calls not yet started end; sent once."),
   event("job.approval_decided", {

@@ -51,8 +51,12 @@ export const spentBy = (u: Usage): Spent => ({
 export const addSpent = (a: Spent, b: Partial<Spent>): Spent =>
   Object.fromEntries(BUDGET_FIELDS.map((f) => [f, a[f] + (b[f] ?? 0)])) as Spent;
 
-/** What a budget says when it stops something: the field, what was spent of it, and its limit. */
-export type Reached = { field: BudgetField; used: number; limit: number };
+/**
+ * What a budget says when it stops something: the field, what was spent of it, and its limit; once
+ * reached, also the model requests then in flight (let go, not answered yet), whose tokens and cost
+ * come on top of `used` (it is what was spent when the budget was reached, not the batch's total).
+ */
+export type Reached = { field: BudgetField; used: number; limit: number; in_flight?: number };
 
 /**
  * Whether one more of `field` (a model request, a tool call, a subagent) fits: none is left once
@@ -83,6 +87,12 @@ export interface Ledger {
   asking?: Record<string, true>;
 }
 
+/** The first thing to reach the budget stops it, with the model requests in flight at that moment. */
+export function stop(ledger: Ledger, reached: Reached | undefined): Reached | undefined {
+  if (!ledger.reached && reached) ledger.reached = { ...reached, in_flight: Object.keys(ledger.asking ?? {}).length };
+  return ledger.reached;
+}
+
 /**
  * A model request about to leave for `step`: counted as it is let go (so `llm_calls` can never be
  * overrun), or the reason it may not. A step that asks again (its request waited for room under a
@@ -95,18 +105,22 @@ export function askModel(budget: Budget, ledger: Ledger, step: string): Reached 
     if (ledger.reached) delete asking[step];
     return ledger.reached;
   }
-  ledger.reached ??= noneLeft(budget, ledger.spent, "llm_calls");
-  if (ledger.reached) return ledger.reached;
+  if (stop(ledger, noneLeft(budget, ledger.spent, "llm_calls"))) return ledger.reached;
   ledger.spent = addSpent(ledger.spent, { llm_calls: 1 });
   asking[step] = true;
   return undefined;
 }
 
-/** The model request let go for `step` answered: its tokens and cost are counted (the request itself was when it was let go). */
+/**
+ * The model request let go for `step` is no longer in flight: it answered, and its tokens and cost
+ * are counted (the request itself was when it was let go), or it ended with no answer (it failed,
+ * or never left) and spent nothing known. Counted also after the budget was reached: what it said
+ * then (`used`, `in_flight`) stays as it was.
+ */
 export function modelAnswered(budget: Budget, ledger: Ledger, step: string, spent: Partial<Spent>): void {
   if (ledger.asking) delete ledger.asking[step];
   ledger.spent = addSpent(ledger.spent, spent);
-  ledger.reached ??= overspent(budget, ledger.spent);
+  stop(ledger, overspent(budget, ledger.spent));
 }
 
 const round = (field: BudgetField, n: number) => (field === "cost_usd" ? Math.round(n * 1e6) / 1e6 : n);

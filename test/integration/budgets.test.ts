@@ -125,6 +125,37 @@ describe("budgets", () => {
     expect(made).toBe(5);
   });
 
+  it("say how many model requests were in flight when a token budget was reached, and count all they spent in the batch's usage", async () => {
+    const hook = await inbox("bud-9");
+    const model = "m-fan-flight";
+    const wide = { max_calls: 32, max_parallel_subagents: 28, max_subagents_per_tree: 28 };
+    await configure(agentConfig(model, { webhook: { url: hook, secret: SECRET }, limits: { budget: { llm_tokens: 40 }, ...wide } }));
+    // 28 subagents ask at once and every answer (15 tokens) takes 1.5 s: the third reaches the budget with the others still out.
+    await scriptLlm(model, Array.from({ length: 28 }, () => ({ delay_ms: 1500, tool_calls: [{ name: "wait", arguments: { seconds: 0.05 } }] })));
+    const subs = Array.from({ length: 28 }, (_, i) => call("spawn_task", { task: `part ${i}`, wait: true }));
+    const res = await parallel("bud-9", { tool_calls: subs, timeout: 60 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const made = (await llmRequests(model)).length;
+    const sent = await eventually(async () => {
+      const list = await events("bud-9");
+      return list.some((e) => e.type === "batch.finished") ? list : undefined;
+    });
+    const reached = sent.filter((e) => e.type === "batch.budget_exhausted");
+    expect(reached).toHaveLength(1);
+    const { used, in_flight } = reached[0]!.data;
+    console.log(`28 subagents, llm_tokens budget 40: reached at ${used} with ${in_flight} requests in flight; ${made} requests made`);
+    expect(reached[0]!.data).toMatchObject({ field: "llm_tokens", limit: 40 });
+    // What was spent when it was reached, as the error texts say it, and the requests still out then.
+    expect(res.body.jobs.every((j: any) => j.error.endsWith(`Budget exhausted: llm_tokens ${used} of 40; the call was not made.`))).toBe(true);
+    expect(in_flight).toBeGreaterThan(0);
+    expect(used / 15 + in_flight).toBe(made);
+    // Every token the requests spent, those in flight included, is in the batch's usage.
+    const finished = sent.find((e) => e.type === "batch.finished")!;
+    expect(finished.data.usage).toMatchObject({ llm_calls: made, prompt_tokens: made * 10, completion_tokens: made * 5 });
+    const records = await Promise.all(res.body.jobs.map(async (j: any) => (await json(await api(`/v1/chats/bud-9/jobs/${j.job_id}`))).usage));
+    expect(records.reduce((n: number, u: any) => n + u.prompt_tokens + u.completion_tokens, 0)).toBe(used + in_flight * 15);
+  });
+
   it("let a fan-out of 10 subagents overrun a token budget only by the requests in flight when it was reached", async () => {
     // Each request is 15 tokens: 40 are reached by the third answer.
     const { jobs, made } = await fanOut("bud-6", "m-fan-tokens", { llm_tokens: 40 });

@@ -85,6 +85,7 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
     releaseModelRoom: async () => void released++,
     mcp: async () => ({}),
     modelUsed: async (_now, usage) => void calls.push(`modelUsed ${usage.llm_calls}`),
+    modelUnanswered: async (step) => void calls.push(`modelUnanswered ${step}`),
     budgetAllows: async () => ({ ok: true }),
     admitCalls(turn, specs, now) {
       calls.push(`admitCalls ${specs.length}`);
@@ -370,6 +371,8 @@ describe("a turn that cannot go on", () => {
     await step("fail", { model }, async (f) => {
       expect(await takeStep(f, Date.now())).toBe("finished");
       expect(f.finished).toMatchObject([{ state: "error", error: expect.stringContaining("LLM provider error") }]);
+      // The budget let the request go: it hears the request is no longer in flight, though nothing is known of what it spent.
+      expect(f.calls).toEqual([`modelUnanswered ${TURN}:0`, "finish"]);
     });
   });
 });

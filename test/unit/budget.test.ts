@@ -31,10 +31,33 @@ describe("a batch's budget", () => {
     expect(ledger.spent.llm_calls).toBe(2);
     modelAnswered({ llm_calls: 2 }, ledger, "c t:0", { llm_tokens: 15 });
     expect(ledger.spent).toMatchObject({ llm_calls: 2, llm_tokens: 15 });
-    expect(askModel({ llm_calls: 2 }, ledger, "c t:1")).toEqual({ field: "llm_calls", used: 2, limit: 2 });
-    // Let go before that but not sent yet: refused now, and it leaves the ledger.
-    expect(askModel({ llm_calls: 2 }, ledger, "d u:0")).toEqual({ field: "llm_calls", used: 2, limit: 2 });
+    // The other step's request is still out when the budget is reached.
+    expect(askModel({ llm_calls: 2 }, ledger, "c t:1")).toEqual({ field: "llm_calls", used: 2, limit: 2, in_flight: 1 });
+    // Let go before that but not sent yet (it waited for room): refused now, and it leaves the ledger.
+    expect(askModel({ llm_calls: 2 }, ledger, "d u:0")).toEqual({ field: "llm_calls", used: 2, limit: 2, in_flight: 1 });
     expect(ledger.asking).toEqual({});
+  });
+
+  it("says, once reached, how many model requests were in flight then, and counts what they spend after", () => {
+    const budget = { llm_tokens: 40 };
+    const ledger: Ledger = { spent: { ...NOTHING_SPENT } };
+    for (const step of ["a", "b", "c", "d", "e", "f"]) expect(askModel(budget, ledger, step)).toBeUndefined();
+    // One of them failed: it is no longer out, and spent nothing known.
+    modelAnswered(budget, ledger, "f", {});
+    modelAnswered(budget, ledger, "a", { llm_tokens: 15 });
+    modelAnswered(budget, ledger, "b", { llm_tokens: 15 });
+    expect(ledger.reached).toBeUndefined();
+    // The third answer reaches it; d and e are still out.
+    modelAnswered(budget, ledger, "c", { llm_tokens: 15 });
+    const reached = { field: "llm_tokens", used: 45, limit: 40, in_flight: 2 };
+    expect(ledger.reached).toEqual(reached);
+    modelAnswered(budget, ledger, "d", { llm_tokens: 15 });
+    modelAnswered(budget, ledger, "e", { llm_tokens: 15 });
+    // What it said stays as it was then; what was spent grows by what was in flight.
+    expect(ledger.reached).toEqual(reached);
+    expect(ledger.spent).toMatchObject({ llm_calls: 6, llm_tokens: 45 + 2 * 15 });
+    expect(askModel(budget, ledger, "g")).toEqual(reached);
+    expect(ledger.spent.llm_calls).toBe(6);
   });
 
   it("counts a model request's prompt and completion tokens together", () => {

@@ -10,6 +10,7 @@
 import type { EventType } from "../../../src/events/envelope";
 import { approvalDecidedData, approvalRequestedData, callId, jobFinishedData, jobStartedData, metadataOf } from "../../../src/events/job-events";
 import type { JobApproval } from "../../../src/approvals/approval";
+import type { Reached } from "../../../src/budgets/budget";
 import { addUsage, jobUsage, NO_USAGE, shownUsage } from "../../../src/usage/usage";
 import type { JobRow } from "../../../src/jobs/job";
 import { resultsPayload, snapshot } from "../../../src/jobs/payloads";
@@ -74,8 +75,9 @@ export class Announcer {
   }
 
   /** The batch's budget was reached (docs/api.md#budgets): said once, by the top-level chat. */
-  budgetExhausted(batchId: string, metadata: string | null, over: { field: string; used: number; limit: number }, now: number): void {
-    this.#record("batch.budget_exhausted", { batch_id: batchId, field: over.field, used: over.used, limit: over.limit, ...metadataOf({ metadata }) }, now, batchId);
+  budgetExhausted(batchId: string, metadata: string | null, over: Reached, now: number): void {
+    const inFlight = over.in_flight === undefined ? {} : { in_flight: over.in_flight };
+    this.#record("batch.budget_exhausted", { batch_id: batchId, field: over.field, used: over.used, limit: over.limit, ...inFlight, ...metadataOf({ metadata }) }, now, batchId);
   }
 
   /** A running MCP tool's progress, to the live streams only (see `./job-progress` for why). */

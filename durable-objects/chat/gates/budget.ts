@@ -4,13 +4,13 @@
  * what ran; once the budget is reached it ends `error` instead, not made. Every call of the chat
  * waiting here is asked in one request per budget. Scope: the chat.
  */
-import { exhaustedError, type BudgetField } from "../../../src/budgets/budget";
+import { exhaustedError, type Reached } from "../../../src/budgets/budget";
 import type { JobRow } from "../../../src/jobs/job";
 import { ASK_BACKUP_MS } from "../jobs/batch-rows";
 import { takeShares } from "../jobs/budget-object";
 import { letGo, type Gate, type GateParts } from "./gate";
 
-export type { Reached } from "../../budget/BudgetDO";
+export type { Reached };
 
 /** Calls asked in one run. */
 const ASKED_PER_RUN = 200;
@@ -54,7 +54,7 @@ export function budgetReached(
   { store, machine, announce }: GateParts,
   rootChat: string,
   batchId: string,
-  over: { field: BudgetField; used: number; limit: number },
+  over: Reached,
   now: number,
 ): void {
   store.transaction(() => {

@@ -69,6 +69,8 @@ export interface LoopHost {
   progress(now: number): void;
   /** A model request's usage (the request of the turn's `step`): the chat's usage by day, and the budget of the batch that started the turn. */
   modelUsed(now: number, usage: Usage, step: string): Promise<void>;
+  /** The model request of the turn's `step` ended with no answer (it failed, or never left after the budget let it go): the budget no longer counts it in flight. */
+  modelUnanswered(step: string): Promise<void>;
   /** Whether the budget of the batch that started the turn (if any) lets the model request of the turn's `step` go. */
   budgetAllows(step: string): Promise<{ ok: true } | { ok: false; field: BudgetField; used: number; limit: number }>;
   /**
@@ -175,9 +177,13 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   }
   const room = await host.modelRoom(turn, config);
   if (room.outcome === "waiting") return "room";
-  if (room.outcome === "refused") return finishWith(host, turn, { state: "error", error: room.message, attempt: 1, usage: turn.usage });
+  if (room.outcome === "refused") {
+    await host.modelUnanswered(stepOf(turn));
+    return finishWith(host, turn, { state: "error", error: room.message, attempt: 1, usage: turn.usage });
+  }
   if (!host.running(turnId)) {
     await room.release(); // stopped while it waited for room: no model request leaves
+    await host.modelUnanswered(stepOf(turn));
     return "finished";
   }
   await host.ask(turn, Date.now());
@@ -208,7 +214,10 @@ export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswe
   const turn = host.turns.get(turnId);
   if (!turn || turn.state !== "running") return "finished";
   await host.releaseModelRoom();
-  if ("error" in answer) return finishWith(host, turn, { state: "error", error: answer.error, attempt: 1, usage: turn.usage });
+  if ("error" in answer) {
+    await host.modelUnanswered(stepOf(turn));
+    return finishWith(host, turn, { state: "error", error: answer.error, attempt: 1, usage: turn.usage });
+  }
   const { reply } = answer;
   const config = await host.config();
   const who = host.identity();

@@ -14,7 +14,7 @@ import type { TenantConfig } from "../../../src/config/schema";
 import type { JobSpec } from "../../../src/jobs/job-spec";
 import type { AskAnswer, Caller, ChatLimits, JobOutcome, TurnRequest, Usage } from "../../../src/jobs/messages";
 import { newJobRows } from "../jobs/admission";
-import { budgetAllows, modelUsed } from "./spending";
+import { budgetAllows, modelUnanswered, modelUsed } from "./spending";
 import { insertBatch } from "../jobs/batch-rows";
 import type { Dispatcher } from "../jobs/dispatcher";
 import type { JobMachine } from "../jobs/job-machine";
@@ -250,6 +250,7 @@ export class ChildTurns implements LoopHost {
 
   // What a model request spends: ./spending.
   modelUsed = (now: number, usage: Usage, step: string): Promise<void> => modelUsed(this.store, now, usage, step);
+  modelUnanswered = (step: string): Promise<void> => modelUnanswered(this.store, step);
   budgetAllows = (step: string) => budgetAllows(this.store, step);
 
   /** A flow object has room: a turn whose model request waited for it asks again now (also if a step is running). */

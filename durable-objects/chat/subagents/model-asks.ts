@@ -9,7 +9,7 @@ import { nanoid } from "nanoid";
 import type { ClaimedAsk, ModelAskMessage } from "../../../src/jobs/messages";
 import { askCheckAt, holdsAsk, type ModelAsk } from "../../../src/runner/model-ask";
 import type { ChatStore } from "../storage/chat-store";
-import { modelRequestOf, NO_LLM_ERROR, type LoopHost } from "./agent-loop";
+import { modelRequestOf, NO_LLM_ERROR, stepOf, type LoopHost } from "./agent-loop";
 
 const MODEL_ASK = "model_ask";
 
@@ -102,7 +102,9 @@ export async function claimAsk(host: AskHost, turnId: string, lease: string, now
   // The provider was removed while the request waited for its runner: the turn ends as it would have before asking.
   if (!claimed) await host.finish(turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
   // Stopped during that build: no request leaves.
-  return host.running(turnId) ? claimed : null;
+  if (claimed && host.running(turnId)) return claimed;
+  await host.modelUnanswered(stepOf(turn));
+  return null;
 }
 
 /** The runner renews its ask; false tells it to stop (the turn ended or is past its deadline, or the ask went to another runner). */

@@ -3837,8 +3837,11 @@ export interface components {
                 batch_id: string;
                 /** @enum {string} */
                 field: "llm_tokens" | "llm_calls" | "tool_calls" | "subagents" | "cost_usd";
+                /** @description What was spent of `field` when the budget was reached, not the batch's total: see `in_flight`. */
                 used: number;
                 limit: number;
+                /** @description Model requests let go before the budget was reached and not answered yet: their tokens and cost come on top of `used`, and are in the batch's `usage` on `batch.finished` (events kept from before it was added lack it). */
+                in_flight?: number;
                 /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
                 metadata?: {
                     [key: string]: unknown;
@@ -4342,8 +4345,11 @@ export interface components {
                 batch_id: string;
                 /** @enum {string} */
                 field: "llm_tokens" | "llm_calls" | "tool_calls" | "subagents" | "cost_usd";
+                /** @description What was spent of `field` when the budget was reached, not the batch's total: see `in_flight`. */
                 used: number;
                 limit: number;
+                /** @description Model requests let go before the budget was reached and not answered yet: their tokens and cost come on top of `used`, and are in the batch's `usage` on `batch.finished` (events kept from before it was added lack it). */
+                in_flight?: number;
                 /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
                 metadata?: {
                     [key: string]: unknown;
