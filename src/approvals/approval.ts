@@ -1,5 +1,5 @@
 /**
- * Approvals (docs/api.md#approvals, SPEC v1.3 §10), pure: which rule a call is under, what a job
+ * Approvals (docs/api.md#approvals), pure: which rule a call is under, what a job
  * keeps of its approval, how a decision meets the one already taken, and the texts a job ends with.
  * The chat's approval gate (durable-objects/chat/gates/approval.ts) keeps and applies them.
  */

@@ -1,5 +1,5 @@
 /**
- * Budgets (docs/api.md#budgets, SPEC v1.3 §11), pure: what a top-level batch and everything it
+ * Budgets (docs/api.md#budgets), pure: what a top-level batch and everything it
  * starts may spend, what a request may lower it to, how what was spent meets it, and the texts.
  * The batch's budget object (durable-objects/budget) keeps the count across its child chats.
  */

@@ -1,5 +1,5 @@
 /**
- * The config's `approvals` rules (docs/api.md#approvals, SPEC v1.3 §10): which calls wait for a
+ * The config's `approvals` rules (docs/api.md#approvals): which calls wait for a
  * person before they leave, by the name they run as and the agent that makes them.
  */
 import { z } from "zod";

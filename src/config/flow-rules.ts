@@ -1,5 +1,5 @@
 /**
- * The config's `flow` rules (docs/api.md#flow-control, SPEC v1.3 §9): how many matching calls may
+ * The config's `flow` rules (docs/api.md#flow-control): how many matching calls may
  * run at once, and start per period, per key.
  */
 import { z } from "zod";

@@ -121,7 +121,8 @@ export function ask(rule: SlotRule, before: SlotState, a: Ask, now: number): { s
   // An offered waiter the rate has no start for yet keeps its place at the head; its offer goes.
   if (offered) state = { ...state, offers: state.offers.filter((o) => o.job_id !== a.job_id) };
   if (!waiting) {
-    // A full line refuses like `reject` (SPEC §9), with the same text.
+    // Past `max_queued` a call is refused as if the rule were `reject`, with the same text: a caller
+    // handles one refusal whichever way the line was full.
     if (state.waiters.length >= rule.max_queued) return { state, answer: { outcome: "refused", message: refusal(rule, state, now) } };
     const inLine = { job_id: a.job_id, chat: a.chat, seq: state.next_seq, arrived_at: now, until: a.deadline_at };
     state = { ...state, waiters: [...state.waiters, inLine], next_seq: state.next_seq + 1 };

@@ -9,7 +9,8 @@
  * A lane's chat asks the lane what it holds. Nobody can ask a Worker invocation, so a runner made
  * with `renewEveryMs` renews its calls' leases instead: a runner that stops renewing is lost, and
  * the chat recovers its calls by the attempt rules. Each renewal also answers which calls the chat
- * ended meanwhile, so a cancel reaches such a call within one renewal (best effort, SPEC §3).
+ * ended meanwhile, so a cancel reaches such a call within one renewal. That is best effort, as any
+ * cancel of a running call: the remote side may finish anyway, and its late result is discarded.
  */
 import type { Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
 import { keptProgress, LatestEvery, PROGRESS_INTERVAL_MS, type Progress } from "../jobs/progress";

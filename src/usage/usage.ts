@@ -1,5 +1,5 @@
 /**
- * Usage (docs/api.md#usage-and-cost, SPEC v1.3 §11): what a job, a batch, a chat or a subtree took,
+ * Usage (docs/api.md#usage-and-cost): what a job, a batch, a chat or a subtree took,
  * in model requests and their tokens, tool calls and subagents, and in dollars when the tenant
  * gives prices. Pure: the chat sums it where work ends, and shows it rounded.
  */
