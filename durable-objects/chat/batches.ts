@@ -5,6 +5,7 @@
  * the `tool-calls` route: it stores an admitted batch and starts it.
  */
 import { ApiError, refusal } from "../../src/http/errors";
+import { quoteName } from "../../src/calls/names";
 import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
 import type { AwaitTicket, BatchAnswer, BatchRequest, BatchResult, ChatLimits, Delivery } from "../../src/jobs/messages";
 import type { ApprovalRule } from "../../src/config/approval-rules";
@@ -140,8 +141,9 @@ export function requireKnown(chat: Chat, ids: string[]): void {
   const known = new Set(chat.store.exists() ? chat.store.jobs.many(ids).map((j) => j.job_id) : []);
   const unknown = ids.filter((id) => !known.has(id));
   if (unknown.length) {
-    throw new ApiError(400, "unknown_job_ids", `Unknown parallel job id(s): ${unknown.join(", ")}`, {
-      job_ids: unknown,
+    throw new ApiError(400, "unknown_job_ids", `Unknown parallel job id(s): ${unknown.map(quoteName).join(", ")}`, {
+      // No job id fanout makes is longer than 64 characters: a cut one never named a job.
+      job_ids: unknown.map(quoteName),
     });
   }
 }

@@ -13,6 +13,7 @@
  * wipe its own storage. So a chat that is gone has no descendant left behind,
  * and the `deleted` answer means the whole subtree is gone.
  */
+import { quoteName } from "../../src/calls/names";
 import { ApiError, unavailable } from "../../src/http/errors";
 import type { Usage } from "../../src/jobs/messages";
 import { tenantName } from "../../src/objects/names";
@@ -28,7 +29,7 @@ export const CHILD_DELETED_ERROR = "child chat deleted";
 
 /** What a job route gets from a chat being deleted: no job may join a chat about to be wiped. */
 export const beingDeleted = (chatId: string) =>
-  unavailable(`Chat '${chatId}' is being deleted; retry in a moment: once the deletion has finished, the same id starts a new chat.`);
+  unavailable(`Chat '${quoteName(chatId)}' is being deleted; retry in a moment: once the deletion has finished, the same id starts a new chat.`);
 
 /** A request that waited on a chat deleted meanwhile: its jobs went with it. */
 export const deletedWhileWaiting = () => new ApiError(404, "chat_not_found", "The chat was deleted while the request waited; its jobs are gone.");

@@ -8,6 +8,7 @@ import type { AppEnv } from "../auth/app-env";
 import type { TenantConfig } from "../config/schema";
 import { orderedRules } from "../agents/permission";
 import { DEFAULT_PROFILE, profile, requireProfile } from "../agents/profiles";
+import { quoteName } from "../calls/names";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { chatName, isValidChatId, tenantName } from "../objects/names";
@@ -62,7 +63,7 @@ export const caller = (config: TenantConfig, agent: string): Caller => ({
 });
 
 export const chatNotFound = (chatId: string) =>
-  new ApiError(404, "chat_not_found", `Chat '${chatId}' not found: it has no jobs yet, or it was deleted or purged.`);
+  new ApiError(404, "chat_not_found", `Chat '${quoteName(chatId)}' not found: it has no jobs yet, or it was deleted or purged.`);
 
 /**
  * What every job-starting route reads first, in the documented order

@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../auth/app-env";
 import { approvalDecision } from "../api/approvals";
+import { quoteName } from "../calls/names";
 import { listedApproval } from "../approvals/approval";
 import { chatLimits } from "../config/chat-limits";
 import { readJsonBody } from "../http/json-body";
@@ -31,11 +32,11 @@ export const approvalRoutes = new Hono<AppEnv>()
       case "repeat":
         return c.json(answer.snapshot);
       case "unknown":
-        throw new ApiError(404, "job_not_found", `Job '${jobId}' not found in chat '${chatId}'; it may have been purged.`);
+        throw new ApiError(404, "job_not_found", `Job '${quoteName(jobId)}' not found in chat '${quoteName(chatId)}'; it may have been purged.`);
       case "conflict":
         throw new ApiError(409, "already_decided", `This call was already ${answer.status}; a decision is taken once.`, { status: answer.status });
       case "not_awaiting":
-        throw new ApiError(409, "not_awaiting_approval", `Job '${jobId}' is not waiting for an approval: no approval rule matched its call, or it has ended.`);
+        throw new ApiError(409, "not_awaiting_approval", `Job '${quoteName(jobId)}' is not waiting for an approval: no approval rule matched its call, or it has ended.`);
     }
   })
   .get("/approvals", async (c) => {

@@ -4,6 +4,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../auth/app-env";
+import { quoteName } from "../calls/names";
 import { ApiError, unavailable } from "../http/errors";
 import type { JobRecord } from "../jobs/job";
 import { chatLimits } from "../config/chat-limits";
@@ -12,7 +13,7 @@ import { pageLimit } from "../requests/page-limit";
 
 const deletionPending = (chatId: string) =>
   unavailable(
-    `Chat '${chatId}' is being deleted and no longer readable, but a part of its subtree could not be reached yet; fanout keeps retrying it. ` +
+    `Chat '${quoteName(chatId)}' is being deleted and no longer readable, but a part of its subtree could not be reached yet; fanout keeps retrying it. ` +
       "Repeat the DELETE to confirm: it answers 200 once the whole subtree is gone.",
   );
 
@@ -56,7 +57,7 @@ export const chatRoutes = new Hono<AppEnv>()
     // The RPC type mapping cannot carry `tool_args`' open shape; the value itself is plain JSON.
     const answer = (await chatStub(c, chatId).getJob(jobId)) as { record: JobRecord | null } | null;
     const { record } = found(answer, chatId);
-    if (!record) throw new ApiError(404, "job_not_found", `Job '${jobId}' not found in chat '${chatId}'; it may have been purged.`);
+    if (!record) throw new ApiError(404, "job_not_found", `Job '${quoteName(jobId)}' not found in chat '${quoteName(chatId)}'; it may have been purged.`);
     return c.json(record);
   })
   .get("/chats/:chat_id/extras", async (c) => {

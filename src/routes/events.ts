@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { AppEnv } from "../auth/app-env";
 import { ticketRequest } from "../api/events";
 import { TICKET_TTL_SECONDS } from "../auth/tickets";
+import { quoteName } from "../calls/names";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { isValidChatId } from "../objects/names";
@@ -54,7 +55,7 @@ export const eventRoutes = new Hono<AppEnv>()
   .get("/events", async (c) => {
     if (!isUpgrade(c)) throw upgradeRequired();
     const scope = c.get("ticket");
-    if (scope && scope.chat_id !== null) throw new ApiError(403, "forbidden", `This ticket is for chat '${scope.chat_id}' only.`);
+    if (scope && scope.chat_id !== null) throw new ApiError(403, "forbidden", `This ticket is for chat '${quoteName(scope.chat_id)}' only.`);
     checkCursor(c);
     const url = new URL(c.req.url);
     url.searchParams.delete("ticket");
@@ -65,7 +66,7 @@ export const eventRoutes = new Hono<AppEnv>()
     const chatId = chatIdParam(c);
     if (!isUpgrade(c)) return listDeliveries(c, chatId);
     const scope = c.get("ticket");
-    if (scope && scope.chat_id !== null && scope.chat_id !== chatId) throw new ApiError(403, "forbidden", `This ticket is for chat '${scope.chat_id}' only.`);
+    if (scope && scope.chat_id !== null && scope.chat_id !== chatId) throw new ApiError(403, "forbidden", `This ticket is for chat '${quoteName(scope.chat_id)}' only.`);
     checkCursor(c);
     return chatStub(c, chatId).fetch(c.req.raw);
   });

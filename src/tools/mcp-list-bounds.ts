@@ -8,6 +8,7 @@
  * Results are never checked against `outputSchema`: fanout does not list tools on the client
  * that calls them, so the SDK has none to check.
  */
+import { quoteName } from "../calls/names";
 import { MAX_CONFIG_PROGRAM, MAX_SCHEMA_PROGRAM } from "../json-schema/linear-patterns";
 import { MAX_CONFIG_PATTERN_CHARS, patternSteps, schemaHazards, schemaPatterns } from "../json-schema/schema-safety";
 import { keptTool, type ListedTool, type McpTool } from "./mcp";
@@ -32,7 +33,7 @@ export const MCP_LIST_BOUNDS = {
 /** Where a listing stopped before the server's last page. */
 export type ListingCut = { pages: number } | { bytes: number } | undefined;
 
-const quoted = (name: string) => `'${name.length > 64 ? `${name.slice(0, 64)}…` : name}'`;
+const quoted = (name: string) => `'${quoteName(name)}'`;
 
 /** Counts of tools left out, by reason, with the first one's name: one line however many there are. */
 class LeftOut {

@@ -3,6 +3,7 @@
  * delivery state in the listing's shape, and whether it may be sent again.
  * Pure, so the rules are tested apart from the chat's storage.
  */
+import { quoteName } from "../calls/names";
 import { ApiError } from "../http/errors";
 
 export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
@@ -66,10 +67,10 @@ export const noWebhook = (then: string) =>
  */
 export function redeliveryRefusal(row: DeliveryRow | undefined, chatId: string, eventId: string, webhookConfigured: boolean): ApiError | undefined {
   if (!row) {
-    return new ApiError(404, "event_not_found", `Event '${eventId}' not found in chat '${chatId}': it never happened there, or it was purged (events are kept 24 h, the last 1000 per chat).`);
+    return new ApiError(404, "event_not_found", `Event '${quoteName(eventId)}' not found in chat '${quoteName(chatId)}': it never happened there, or it was purged (events are kept 24 h, the last 1000 per chat).`);
   }
   if (row.status === "none") {
-    return new ApiError(404, "event_not_found", `Event '${eventId}' of chat '${chatId}' had no webhook to go to when it happened, so there is no delivery to repeat.`);
+    return new ApiError(404, "event_not_found", `Event '${quoteName(eventId)}' of chat '${quoteName(chatId)}' had no webhook to go to when it happened, so there is no delivery to repeat.`);
   }
   if (!webhookConfigured) {
     return noWebhook("then redeliver the event");

@@ -1,8 +1,8 @@
 /**
  * Every name a request carries is bounded (docs/api.md#names-and-agent-profiles): a call's tool
  * name, an agent or profile name, a label and a `context_id` of more than 128 characters are
- * refused, error texts quote at most 64 characters of a name, no row fanout writes passes 1 MB,
- * and a write that fails leaves no half-created chat.
+ * refused, error texts quote at most 64 characters of a name, and of an id or key a request names,
+ * no row fanout writes passes 1 MB, and a write that fails leaves no half-created chat.
  */
 import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
@@ -91,6 +91,50 @@ describe("names", () => {
     expect(agent.status).toBe(400);
     expect(agent.body.error.message).toMatch(new RegExp(`^Agent profile '${"a".repeat(64)}…' not found`));
     expect((await api("/v1/chats/names3")).status).toBe(404);
+  });
+
+  it("error texts quote at most 64 characters of a job, event or chat id and of an Idempotency-Key", async () => {
+    await configure();
+    const started = await parallel("ids1", { tool_calls: [call("echo")], wait: false });
+    expect(started.status).toBe(200);
+    const jobId = "j".repeat(5000);
+
+    const unknown = await parallel("ids1", { action: "collect", job_ids: [jobId, "nope-1"] });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toEqual({
+      code: "unknown_job_ids",
+      message: `Unknown parallel job id(s): ${"j".repeat(64)}…, nope-1`,
+      job_ids: [`${"j".repeat(64)}…`, "nope-1"],
+    });
+
+    const notFound = `Job ${begins(jobId)} not found in chat 'ids1'; it may have been purged.`;
+    const record = await api(`/v1/chats/ids1/jobs/${jobId}`);
+    expect(record.status).toBe(404);
+    expect((await json(record)).error).toEqual({ code: "job_not_found", message: notFound });
+    const approval = await api(`/v1/chats/ids1/jobs/${jobId}/approval`, { body: { decision: "approve" } });
+    expect(approval.status).toBe(404);
+    expect((await json(approval)).error).toEqual({ code: "job_not_found", message: notFound });
+
+    // Event ids are refused past `evt_` and 64 characters, so the longest is quoted cut by 4.
+    const eventId = `evt_${"e".repeat(64)}`;
+    const redeliver = await api(`/v1/chats/ids1/events/${eventId}/redeliver`, { method: "POST" });
+    expect(redeliver.status).toBe(404);
+    expect((await json(redeliver)).error.message).toMatch(new RegExp(`^Event ${begins(eventId)} not found in chat 'ids1':`));
+
+    const chatId = "c".repeat(128);
+    const chat = await api(`/v1/chats/${chatId}`);
+    expect(chat.status).toBe(404);
+    expect((await json(chat)).error.message).toMatch(new RegExp(`^Chat ${begins(chatId)} not found:`));
+
+    const key = "k".repeat(255);
+    const headers = { "idempotency-key": key };
+    expect((await parallel("ids1", { tool_calls: [call("echo", { n: 1 })], wait: false }, { headers })).status).toBe(200);
+    const other = await parallel("ids1", { tool_calls: [call("echo", { n: 2 })], wait: false }, { headers });
+    expect(other.status).toBe(409);
+    expect(other.body.error).toEqual({
+      code: "idempotency_conflict",
+      message: `Idempotency-Key ${begins(key)} was used with a different request.`,
+    });
   });
 
   it("a first write that fails leaves no half-created chat", async () => {

@@ -4,6 +4,7 @@
  * same response shape and starts and collects nothing; a different fingerprint
  * is a 409.
  */
+import { quoteName } from "../../../src/calls/names";
 import { ApiError } from "../../../src/http/errors";
 import type { ReplayedCall } from "../../../src/jobs/tool-call-results";
 import { createTable, hasTable } from "./schema";
@@ -43,7 +44,7 @@ export class Idempotency {
       .toArray()[0];
     if (!row) return undefined;
     if (row.fingerprint !== key.fingerprint) {
-      throw new ApiError(409, "idempotency_conflict", `Idempotency-Key '${key.key}' was used with a different request.`);
+      throw new ApiError(409, "idempotency_conflict", `Idempotency-Key '${quoteName(key.key)}' was used with a different request.`);
     }
     const recorded = JSON.parse(row.request) as IdempotencyRecord;
     return { ...recorded, shape: { ...recorded.shape, collect: false } };

@@ -68,7 +68,7 @@ export function planSubordinates(
     let profile = sub.profile ?? "default";
     if (child) {
       if (busy.has(child.context_id)) {
-        throw invalid(`Subordinate context '${child.context_id}' is still running. Wait for it to finish or stop it before continuing it.`);
+        throw invalid(`Subordinate context '${quoteName(child.context_id)}' is still running. Wait for it to finish or stop it before continuing it.`);
       }
       if (sub.profile && sub.profile !== child.profile) {
         throw invalid(`Subordinate already uses profile '${child.profile}'. Set reset=true and omit \`context_id\` to switch to '${quoteName(sub.profile)}'.`);
