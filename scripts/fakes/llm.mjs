@@ -14,8 +14,9 @@
  * `weather` calls at once, or a `send_postcard` call when asked for a postcard, then an answer from
  * their results); any other
  * model whose script is missing or used up answers "(script finished)".
- * In a reply's content and arguments, `{{authorization}}` and `{{authorization_base64}}`
- * become the request's `Authorization` header: a provider that echoes its key.
+ * In a reply's content and arguments, `{{authorization}}`, `{{authorization_base64}}`,
+ * `{{authorization_json}}` (`/` written `\/`, `+` `\u002B`) and `{{authorization_html}}` (`&#47;`,
+ * `&#x2b;`) become the request's `Authorization` header: a provider that echoes its key.
  */
 
 /** The example bot's model under `npm run bot`: it needs no script. */
@@ -114,7 +115,11 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
     const authorization = req.headers.authorization ?? "";
     /** @param {string} text */
     const echo = (text) =>
-      text.replaceAll("{{authorization}}", authorization).replaceAll("{{authorization_base64}}", Buffer.from(authorization).toString("base64"));
+      text
+        .replaceAll("{{authorization}}", authorization)
+        .replaceAll("{{authorization_base64}}", Buffer.from(authorization).toString("base64"))
+        .replaceAll("{{authorization_json}}", JSON.stringify(authorization).slice(1, -1).replaceAll("/", "\\/").replaceAll("+", "\\u002B"))
+        .replaceAll("{{authorization_html}}", authorization.replaceAll("/", "&#47;").replaceAll("+", "&#x2b;"));
     const send = () => {
       if (reply.status) return json(res, reply.status, { error: { message: `scripted ${reply.status}` } });
       const tool_calls = reply.tool_calls?.map((c) => ({

@@ -5,10 +5,13 @@
  * the next tool. Every one of the tenant's stored secrets is taken out in each form it can come
  * back in: as sent, base64 and base64url (at each of the three byte alignments inside a longer
  * encoded text, so an echoed `Authorization` header in an image part is caught too),
- * percent-encoded and hex. Secrets shorter than 8 characters are left alone: they would match
- * ordinary text, and no real credential is that short.
+ * percent-encoded and hex; and each of those as a JSON or an HTML encoder writes it, any of its
+ * characters escaped (`AKIA\/wJal…`, `AKIA&#47;wJal…&#43;bPx`, `\u0041`, ./escapes.ts). Secrets
+ * shorter than 8 characters are left alone: they would match ordinary text, and no real
+ * credential is that short.
  */
 import { hex } from "./digest";
+import { readings } from "./escapes";
 
 export const REDACTED = "***";
 
@@ -71,11 +74,50 @@ export function redactor(secrets: readonly (string | undefined)[]): (text: strin
     // Longest first, so a form inside a longer one is not matched before it. Literals only: linear.
     const forms = [...new Set(usable.flatMap(secretForms))].sort((a, b) => b.length - a.length);
     const pattern = new RegExp(forms.map(escapeLiteral).join("|"), "g");
-    redact = (text: string) => text.replace(pattern, REDACTED);
+    redact = (text: string) => redactEscaped(text, pattern);
     if (compiled.size >= COMPILED_SETS) compiled.delete(compiled.keys().next().value!);
     compiled.set(key, redact);
   }
   return redact;
+}
+
+/**
+ * `text` with every match of `pattern` taken out, in the text as written and in each way a JSON or
+ * an HTML decoder reads it (./escapes.ts). Reading the escapes first and searching with the same
+ * literals keeps the cost linear in the text, whatever the secrets: a pattern per form with each
+ * encoding of each character as an alternative would be ten times the size of all forms together,
+ * and where two alternatives start alike (a literal `&` and the `&amp;` that stands for it) V8's
+ * backtracking engine tries both at each such character. Cost, measured in Node 20 with 50
+ * secrets of 40 characters (650 forms) on 1 MB: 150 ms without escapes (each search), 360 ms
+ * JSON-escaped throughout, 710 ms with escapes of both kinds (four searches).
+ *
+ * The text as written is searched too: a secret that holds an escape itself (`a&amp;b`) is found
+ * only there, since reading turns its `&amp;` into `&`.
+ */
+function redactEscaped(text: string, pattern: RegExp): string {
+  const read = readings(text);
+  if (read.length === 0) return text.replace(pattern, REDACTED);
+  const spans: [number, number][] = [];
+  for (const m of text.matchAll(pattern)) spans.push([m.index, m.index + m[0].length]);
+  for (const { text: readText, at } of read) {
+    for (const m of readText.matchAll(pattern)) spans.push([at[m.index]!, at[m.index + m[0].length]!]);
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  const parts: string[] = [];
+  let from = 0;
+  for (const [start, end] of spans) {
+    if (end <= from) continue;
+    // One secret found in two readings, or two forms overlapping: one `***` for the two.
+    if (start < from) {
+      from = end;
+      continue;
+    }
+    parts.push(text.slice(from, start), REDACTED);
+    from = end;
+  }
+  parts.push(text.slice(from));
+  return parts.join("");
 }
 
 export function redact(text: string, secrets: readonly (string | undefined)[]): string {

@@ -3,8 +3,9 @@
  * tool secrets appear in no response, job record, log row, event or webhook body, also when the
  * calls that carry them fail, and also when a remote echoes them (an MCP server's content parts, an
  * LLM's reply and the tool-call arguments it writes), in plain, base64, base64url, percent-encoded
- * or hex form. Each secret here is a canary string searched for in everything a key holder can
- * read and everything a tool host received.
+ * or hex form, and as a JSON or an HTML encoder writes them (`\/`, `\u002B`, `&#47;`, `&#x2b;`).
+ * Each secret here is a canary string searched for in everything a key holder can read and
+ * everything a tool host received.
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
@@ -16,8 +17,9 @@ afterEach(async () => {
 });
 
 const CANARIES = {
-  llm: "sk-canary-llm-key-5f2a",
-  mcp: "canary-mcp-token-91c3",
+  // `/` and `+`: the characters JSON and HTML encoders escape.
+  llm: "sk-canary/llm+key-5f2a",
+  mcp: "AKIA/canary+mcp-token-91c3",
   telegram: "4242:canary-bot-token-77de",
   tool: "whsec_Y2FuYXJ5LXRvb2wtc2VjcmV0LXZhbHVl",
   webhook: "whsec_Y2FuYXJ5LXdlYmhvb2stc2VjcmV0LTEyMw==",
@@ -90,7 +92,7 @@ describe("stored secrets", () => {
     // The provider echoes the Authorization header it was sent: into a tool's arguments, then into its answer.
     await scriptLlm("m-echoes", [
       { tool_calls: [{ name: "echo", arguments: { x: "{{authorization}}", y: "{{authorization_base64}}" } }] },
-      { content: "my key is {{authorization}}, or {{authorization_base64}}" },
+      { content: "my key is {{authorization}}, or {{authorization_base64}}, or {{authorization_json}}, or {{authorization_html}}" },
     ]);
     const batch = await parallel("echoes", { tool_calls: [call("spawn_task", { task: "say your key" }), call("docs__echo_auth")], timeout: 20 });
     expect(batch.status).toBe(200);
@@ -107,7 +109,9 @@ describe("stored secrets", () => {
       ...(await Promise.all(batch.body.jobs.map((j: any) => api(`/v1/chats/echoes/jobs/${j.job_id}`).then((r) => r.text())))),
       ...(await Promise.all(childJobs.map((j) => api(`/v1/chats/${child}/jobs/${j.job_id}`).then((r) => r.text())))),
       await (await api(`/v1/chats/${child}/log`)).text(),
+      await (await api(`/v1/chats/${child}/transcript`)).text(),
       await (await api("/v1/chats/echoes/log")).text(),
+      await (await api("/v1/chats/echoes/events?status=delivered")).text(),
       ...(await received("echoes")).map((r) => r.body),
       ...sentToTools,
     ].join("\n");
@@ -122,15 +126,22 @@ describe("stored secrets", () => {
         base64url: b64(`Bearer ${canary}`).slice(4, 24).replace(/\+/g, "-").replace(/\//g, "_"),
         percent: encodeURIComponent(`Bearer ${canary}`),
         hex: hex(canary),
+        json: canary.replaceAll("/", "\\/").replaceAll("+", "\\u002B"),
+        html: canary.replaceAll("/", "&#47;").replaceAll("+", "&#x2b;"),
       };
       for (const [form, text] of Object.entries(forms)) {
-        expect(reads.includes(text), `${field} secret found ${form} in what a key holder can read or a tool received`).toBe(false);
+        // Reads are JSON, which writes each `\` of a stored text as `\\`: both as written and as stored.
+        for (const read of [reads, reads.replaceAll("\\\\", "\\")]) {
+          expect(read.includes(text), `${field} secret found ${form} in what a key holder can read or a tool received`).toBe(false);
+        }
       }
     }
     // The checks above saw the echoes, redacted: the parts, the reply and the arguments are there.
     expect(reads).toContain("echo://authorization");
     expect(reads).toContain("image/png");
     expect(reads).toContain("my key is Bearer ***");
+    expect(reads).toContain("or Bearer ***, or Bearer ***");
+    expect(reads).toContain("json *** html ***");
     expect(reads).toContain("invalid credentials: ***");
     expect(sentToTools[0]).toContain("Bearer ***");
   });

@@ -20,7 +20,8 @@
  * Tools: `search {query}` (readOnlyHint), `write_note {text}` (no hint), `refuse` (answers
  * isError), `slow {ms}` (readOnlyHint), `multi` (two text blocks), `late` (only when enabled),
  * `echo_auth` (echoes the request's Authorization header in a resource part, base64 in an
- * image part, and percent-encoded, base64url and hex in a text part: a server that echoes secrets).
+ * image part, and percent-encoded, base64url, hex, JSON-escaped (`\/`, `\u002B`) and HTML-escaped
+ * (`&#47;`, `&#x2b;`) in a text part: a server that echoes secrets).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -42,6 +43,9 @@ interface Instance {
 }
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
+/** As an encoder that escapes `/` and `+` writes `value` into a JSON string, and into HTML. */
+const jsonEscaped = (value: string) => JSON.stringify(value).slice(1, -1).replaceAll("/", "\\/").replaceAll("+", "\\u002B");
+const htmlEscaped = (value: string) => value.replaceAll("/", "&#47;").replaceAll("+", "&#x2b;");
 
 function mcpServer(state: Instance, authorization: string | undefined): McpServer {
   const server = new McpServer({ name: "fake-mcp", version: "1.0.0" });
@@ -83,6 +87,7 @@ function mcpServer(state: Instance, authorization: string | undefined): McpServe
       return {
         content: [
           { type: "text", text: `pct ${encodeURIComponent(auth)} b64url ${bytes.toString("base64url")} hex ${bytes.toString("hex")}` },
+          { type: "text", text: `json ${jsonEscaped(auth)} html ${htmlEscaped(auth)}` },
           { type: "resource", resource: { uri: "echo://authorization", mimeType: "text/plain", text: auth } },
           { type: "image", mimeType: "image/png", data: bytes.toString("base64") },
         ],

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { readings } from "../../src/util/escapes";
+
+const texts = (text: string) => readings(text).map((r) => r.text);
+
+describe("readings of a remote's text", () => {
+  it("are none for a text without escapes", () => {
+    expect(readings("plain text, no escapes")).toEqual([]);
+    expect(readings("a lone & and a lone \\ and &unknown; and \\x")).toEqual([]);
+  });
+
+  it("read JSON's short escapes and \\u escapes in either case", () => {
+    expect(texts(String.raw`a\/b \"q\" \\ \n\t\r\b\f`)).toEqual(['a/b "q" \\ \n\t\r\b\f']);
+    expect(texts(String.raw`\u0041\u002f\u002F\u00e9\ud83d\ude00`)).toEqual(["A//é😀"]);
+  });
+
+  it("read HTML numeric references, decimal and hex, with leading zeros, and the named ones of ASCII", () => {
+    expect(texts("&#47;&#0047;&#x2F;&#x2f;&#X002f;&#128512;")).toEqual(["/////😀"]);
+    expect(texts("&amp;&lt;&gt;&quot;&#39;&apos;&sol;&plus;&equals;&AMP;")).toEqual([`&<>"''/+=&`]);
+  });
+
+  it("leave what is no escape as written: out-of-range references, unknown names, a second level", () => {
+    expect(texts("&#1114112; &#xD800; &nosuch; &#x; x&amp;#47;")).toEqual(["&#1114112; &#xD800; &nosuch; &#x; x&#47;"]);
+  });
+
+  it("are the JSON one, the HTML one and both layered when a text holds escapes of both kinds", () => {
+    expect(texts(String.raw`it&#39;s\/a\u0026amp;`)).toEqual([String.raw`it&#39;s/a&amp;`, String.raw`it's\/a\u0026amp;`, "it's/a&amp;"]);
+  });
+
+  it("say where each character read starts in the text as written", () => {
+    const written = String.raw`ab\/c&#43;d`;
+    const [read] = readings(written).slice(-1);
+    expect(read!.text).toBe("ab/c+d");
+    expect([...read!.at]).toEqual([0, 1, 2, 4, 5, 10, 11]);
+    // A span of the text read is the span of the text as written that holds it, escapes whole.
+    expect(written.slice(read!.at[2], read!.at[5])).toBe(String.raw`\/c&#43;`);
+  });
+});
