@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { readings } from "../../src/util/escapes";
 
-const texts = (text: string) => readings(text).map((r) => r.text);
+const texts = (text: string) => readings(text).map((r) => String.fromCharCode(...r.codes));
 
 describe("readings of a remote's text", () => {
   it("are none for a text without escapes", () => {
     expect(readings("plain text, no escapes")).toEqual([]);
-    expect(readings("a lone & and a lone \\ and &unknown; and \\x")).toEqual([]);
+    expect(readings("a lone & and a lone \\ and &unknown; and \\x and &#; and \\u12")).toEqual([]);
   });
 
   it("read JSON's short escapes and \\u escapes in either case", () => {
@@ -16,11 +16,12 @@ describe("readings of a remote's text", () => {
 
   it("read HTML numeric references, decimal and hex, with leading zeros, and the named ones of ASCII", () => {
     expect(texts("&#47;&#0047;&#x2F;&#x2f;&#X002f;&#128512;")).toEqual(["/////😀"]);
-    expect(texts("&amp;&lt;&gt;&quot;&#39;&apos;&sol;&plus;&equals;&AMP;")).toEqual([`&<>"''/+=&`]);
+    expect(texts("&amp;&lt;&gt;&quot;&#39;&apos;&sol;&plus;&equals;&AMP;&DiacriticalGrave;")).toEqual([`&<>"''/+=&\``]);
   });
 
   it("leave what is no escape as written: out-of-range references, unknown names, a second level", () => {
-    expect(texts("&#1114112; &#xD800; &nosuch; &#x; x&amp;#47;")).toEqual(["&#1114112; &#xD800; &nosuch; &#x; x&#47;"]);
+    const huge = `&#${"9".repeat(400)};`;
+    expect(texts(`&#1114112; &#xD800; &nosuch; &#x; ${huge} &#47 x&amp;#47;`)).toEqual([`&#1114112; &#xD800; &nosuch; &#x; ${huge} &#47 x&#47;`]);
   });
 
   it("are the JSON one, the HTML one and both layered when a text holds escapes of both kinds", () => {
@@ -28,11 +29,11 @@ describe("readings of a remote's text", () => {
   });
 
   it("say where each character read starts in the text as written", () => {
-    const written = String.raw`ab\/c&#43;d`;
+    const written = String.raw`ab\/c&#43;d&#128512;`;
     const [read] = readings(written).slice(-1);
-    expect(read!.text).toBe("ab/c+d");
-    expect([...read!.at]).toEqual([0, 1, 2, 4, 5, 10, 11]);
-    // A span of the text read is the span of the text as written that holds it, escapes whole.
+    expect(String.fromCharCode(...read!.codes)).toBe("ab/c+d😀");
+    expect([...read!.at]).toEqual([0, 1, 2, 4, 5, 10, 11, 11, 20]);
+    // A stretch of the text read is the stretch of the text as written that holds it, escapes whole.
     expect(written.slice(read!.at[2], read!.at[5])).toBe(String.raw`\/c&#43;`);
   });
 });

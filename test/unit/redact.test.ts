@@ -11,6 +11,11 @@ describe("redact", () => {
     expect(redact("token 4242:ABCDEFGH in /bot4242:ABCDEFGH/sendMessage", [undefined, "4242:ABCDEFGH"])).toBe("token *** in /bot***/sendMessage");
   });
 
+  it("takes out the whole of two secrets that overlap, and keeps two that only touch apart", () => {
+    expect(redact("x abcdefgh12345678yz x", ["abcdefgh12", "12345678yz"])).toBe("x *** x");
+    expect(redact("sk-abcdef123sk-abcdef123", ["sk-abcdef123"])).toBe("******");
+  });
+
   it("leaves secrets too short to be real alone, so ordinary words survive", () => {
     expect(redact("the key is ok", ["ok", ""])).toBe("the key is ok");
   });
