@@ -19,6 +19,9 @@
  * `&#x2b;`) become the request's `Authorization` header: a provider that echoes its key.
  */
 
+/** @param {string} value as an encoder that escapes `/` and `+` writes it into a JSON string */
+const jsonEscaped = (value) => JSON.stringify(value).slice(1, -1).replaceAll("/", "\\/").replaceAll("+", "\\u002B");
+
 /** The example bot's model under `npm run bot`: it needs no script. */
 export const DEMO_MODEL = "fanout-demo";
 /** The cities the demo model asks about, one `weather` call each, in one message. */
@@ -118,7 +121,7 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
       text
         .replaceAll("{{authorization}}", authorization)
         .replaceAll("{{authorization_base64}}", Buffer.from(authorization).toString("base64"))
-        .replaceAll("{{authorization_json}}", JSON.stringify(authorization).slice(1, -1).replaceAll("/", "\\/").replaceAll("+", "\\u002B"))
+        .replaceAll("{{authorization_json}}", jsonEscaped(authorization))
         .replaceAll("{{authorization_html}}", authorization.replaceAll("/", "&#47;").replaceAll("+", "&#x2b;"));
     const send = () => {
       if (reply.status) return json(res, reply.status, { error: { message: `scripted ${reply.status}` } });

@@ -19,7 +19,9 @@ const code = (c: string) => c.charCodeAt(0);
 
 /** JSON's two-character escapes: the character after the backslash, and what it stands for (-1: none). */
 const SHORT_JSON = new Int32Array(128).fill(-1);
-for (const [k, v] of Object.entries({ '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" })) SHORT_JSON[code(k)] = code(v);
+for (const [k, v] of Object.entries({ '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" })) {
+  SHORT_JSON[code(k)] = code(v);
+}
 
 /** The named references HTML has for ASCII characters; names are case-sensitive. */
 const NAMED = new Map<string, number>(
@@ -112,7 +114,10 @@ export interface Reading {
   at: Int32Array;
 }
 
-/** `text` as a JSON decoder (`json`), an HTML one (`html`) or both layered read it; undefined when it holds none of those escapes. */
+/**
+ * `text` as a JSON decoder (`json`), an HTML one (`html`) or both layered read it; undefined when
+ * it holds none of those escapes.
+ */
 function read(text: string, json: boolean, html: boolean): Reading | undefined {
   let codes: Uint16Array | undefined;
   let at: Int32Array | undefined;

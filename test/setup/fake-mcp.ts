@@ -44,7 +44,8 @@ interface Instance {
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 /** As an encoder that escapes `/` and `+` writes `value` into a JSON string, and into HTML. */
-const jsonEscaped = (value: string) => JSON.stringify(value).slice(1, -1).replaceAll("/", "\\/").replaceAll("+", "\\u002B");
+const jsonEscaped = (value: string) =>
+  JSON.stringify(value).slice(1, -1).replaceAll("/", "\\/").replaceAll("+", "\\u002B");
 const htmlEscaped = (value: string) => value.replaceAll("/", "&#47;").replaceAll("+", "&#x2b;");
 
 function mcpServer(state: Instance, authorization: string | undefined): McpServer {
