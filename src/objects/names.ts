@@ -11,9 +11,7 @@ export const laneName = (tenant: string, chatId: string, index: number) => `lane
 /** `chat_id`: 1–128 of `[A-Za-z0-9._:@!-]`, not made only of dots (docs/api.md#authentication-tenants-and-chats). */
 export const CHAT_ID_PATTERN = /^[A-Za-z0-9._:@!-]{1,128}$/;
 export const isValidChatId = (id: string) => CHAT_ID_PATTERN.test(id) && !/^\.+$/.test(id);
-/** One flow rule and key of a tenant (docs/architecture.md#flow-objects): the key comes last, so it may hold any character. */
-export const flowName = (tenant: string, rule: string, key: string) => `flow/${tenant}/${rule}/${key}`;
-/** The busy keys of one flow rule of a tenant (what `GET /v1/flow` reads). */
-export const flowIndexName = (tenant: string, rule: string) => `flowkeys/${tenant}/${rule}`;
+/** One of a tenant's flow shards (docs/architecture.md#flow-objects): the lines whose keys hash to `shard`. */
+export const flowName = (tenant: string, shard: number) => `flow/${tenant}/${shard}`;
 /** The budget of a top-level batch (docs/architecture.md#budgets). */
 export const budgetName = (tenant: string, rootChat: string, batchId: string) => `budget/${tenant}/${rootChat}/${batchId}`;

@@ -1,37 +1,32 @@
 /**
  * `GET /v1/flow` (docs/api.md#flow-control): what each flow rule holds back now. One request per
- * rule, at most four at a time (docs/architecture.md#platform-rules): to the rule's one object when
- * it has no key, else to the index its keys report to.
+ * flow shard of the tenant, at most four at a time (docs/architecture.md#platform-rules): each
+ * answers the lines it holds, and the rules' figures are summed from them.
  */
 import { Hono } from "hono";
 import type { FlowAnswer } from "../api/flow";
 import type { AppEnv } from "../auth/app-env";
-import { flowIndexName, flowName } from "../objects/names";
+import { FLOW_SHARDS, ruleFigures, type LineFigures } from "../flow/shard";
+import { flowName } from "../objects/names";
 import { tenantConfig } from "../requests/context";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../util/limited";
-
-/** A rule without a key, from its one object: its figures, and that key when it is busy. */
-async function unkeyed(env: Env, tenant: string, rule: string) {
-  const f = await env.FLOW.getByName(flowName(tenant, rule, "")).figures();
-  const running = f?.running ?? 0;
-  const queued = f?.queued ?? 0;
-  return { running, queued, available: f?.available ?? null, keys: running + queued > 0 ? [{ key: "", running, queued }] : [] };
-}
 
 export const flowRoutes = new Hono<AppEnv>().get("/flow", async (c) => {
   const config = await tenantConfig(c);
   const tenant = c.get("tenant");
-  const rules: FlowAnswer["rules"] = [];
-  await forEachLimited(config.flow.map((rule, i) => ({ rule, i })), MAX_OPEN_CONNECTIONS, async ({ rule, i }) => {
-    const summary = rule.key ? await c.env.FLOW_INDEX.getByName(flowIndexName(tenant, rule.name)).summary(rule.rate) : await unkeyed(c.env, tenant, rule.name);
-    // No busy key: the rate has its whole burst.
-    const available = summary.available ?? (rule.rate ? (rule.rate.burst ?? rule.rate.limit) : 0);
-    rules[i] = {
+  const lines: LineFigures[] = [];
+  if (config.flow.length > 0) {
+    const shards = Array.from({ length: FLOW_SHARDS }, (_, i) => i);
+    await forEachLimited(shards, MAX_OPEN_CONNECTIONS, async (i) => void lines.push(...(await c.env.FLOW.getByName(flowName(tenant, i)).figures())));
+  }
+  const rules: FlowAnswer["rules"] = config.flow.map((rule) => {
+    const f = ruleFigures(rule, lines);
+    return {
       name: rule.name,
-      running: summary.running,
-      queued: summary.queued,
-      ...(rule.rate ? { rate: { limit: rule.rate.limit, period_seconds: rule.rate.period_seconds, available } } : {}),
-      keys: summary.keys,
+      running: f.running,
+      queued: f.queued,
+      ...(rule.rate ? { rate: { limit: rule.rate.limit, period_seconds: rule.rate.period_seconds, available: f.available! } } : {}),
+      keys: f.keys,
     };
   });
   return c.json({ rules } satisfies FlowAnswer);

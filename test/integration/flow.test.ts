@@ -3,12 +3,16 @@
  * which counts the calls of a group in flight: at most N at once across every chat of the tenant,
  * per key, queued or refused, a deadline that counts the wait, several rules on one call.
  */
-import { env, reset, runDurableObjectAlarm } from "cloudflare:test";
+import { env, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { flowName } from "../../src/objects/names";
+import { FLOW_SHARDS, flowShard } from "../../src/flow/shard";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentConfig, api, chatObject, configure, eventually, json, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
 
-afterEach(() => reset());
+afterEach(() => {
+  vi.useRealTimers();
+  return reset();
+});
 
 const tracked = { name: "tracked", description: "held, counted", url: `${toolServer()}/tracked`, read_only: true, parameters: { type: "object" } };
 const flowConfig = (flow: unknown[], more: Record<string, unknown> = {}) => toolConfig({ tools: [...toolConfig().tools, tracked], flow, ...more });
@@ -167,32 +171,74 @@ describe("flow rules", () => {
   });
 
   it("judge calls already queued by the newest limits: a call admitted under older rules asking again does not bring them back", async () => {
-    const object = env.FLOW.getByName(flowName("acme", "swap", ""));
+    const object = env.FLOW.getByName(flowName("acme", flowShard("")));
     // The clock stands still, so the rate's bucket refills nothing between the asks (a slow machine took 10 ms between two).
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now());
     try {
       // The newer config also gives the rule a rate, which its figures show (`available`).
       const rule = (concurrency: number) => ({ name: "swap", concurrency, ...(concurrency > 1 ? { rate: { limit: 100, period_seconds: 1 } } : {}), on_limit: "queue" as const, max_queued: 1000 });
-      const asker = (id: string) => ({ job_id: id, chat: "c1", deadline_at: Date.now() + 60_000 });
+      const line = { rule: "swap", key: "" };
+      const asker = (id: string) => ({ job_id: id, chat: "c1", deadline_at: Date.now() + 60_000, holds: [line] });
+      const rules = (concurrency: number, asOf: number) => ({ swap: { rule: rule(concurrency), asOf } });
+      const queued = (position: number) => ({ outcome: "queued", at: line, position });
       // Admitted under concurrency 1: one holds, two wait.
-      expect(await object.ask("acme", "", rule(1), 1_000, [asker("old-1"), asker("old-2"), asker("old-3")])).toEqual([
-        { outcome: "granted" },
-        { outcome: "queued", position: 1 },
-        { outcome: "queued", position: 2 },
-      ]);
+      expect(await object.ask("acme", rules(1, 1_000), [asker("old-1"), asker("old-2"), asker("old-3")])).toEqual([{ outcome: "granted" }, queued(1), queued(2)]);
       // A call admitted after the config went to 3 brings the new limit: both waiters are offered a slot, the newcomer waits.
-      expect(await object.ask("acme", "", rule(3), 2_000, [asker("new-1")])).toEqual([{ outcome: "queued", position: 3 }]);
+      expect(await object.ask("acme", rules(3, 2_000), [asker("new-1")])).toEqual([queued(3)]);
       // The old waiters, woken, ask again with the rules they were admitted under, and take their offers.
-      expect(await object.ask("acme", "", rule(1), 1_000, [asker("old-2"), asker("old-3")])).toEqual([{ outcome: "granted" }, { outcome: "granted" }]);
-      expect(await object.figures()).toMatchObject({ running: 3, queued: 1, available: 98 });
+      expect(await object.ask("acme", rules(1, 1_000), [asker("old-2"), asker("old-3")])).toEqual([{ outcome: "granted" }, { outcome: "granted" }]);
+      expect(await object.figures()).toEqual([{ rule: "swap", key: "", running: 3, queued: 1, available: 98 }]);
       // A slot frees: under the limit of 3 (not the 1 the old calls carried) the newcomer gets it.
-      await object.giveBack("acme", "", rule(1), ["old-1"]);
-      expect(await object.ask("acme", "", rule(3), 2_000, [asker("new-1")])).toEqual([{ outcome: "granted" }]);
-      expect(await object.figures()).toMatchObject({ running: 3, queued: 0, available: 97 });
+      await object.giveBack("acme", [{ hold: line, ids: ["old-1"] }]);
+      expect(await object.ask("acme", rules(3, 2_000), [asker("new-1")])).toEqual([{ outcome: "granted" }]);
+      expect(await object.figures()).toEqual([{ rule: "swap", key: "", running: 3, queued: 0, available: 97 }]);
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("keep every key a model chooses in the tenant's 8 shards, and delete their storage once nothing is held", async () => {
+    // Round 4: 32 keyed rules × 32 calls made 1,024 objects in one request, kept after the jobs ended.
+    const rules = Array.from({ length: 32 }, (_, r) => ({ name: `keyed-${r}`, tools: ["tracked"], key: "args.u", concurrency: 1 }));
+    await configure(flowConfig(rules, { limits: { max_calls: 32 } }));
+    const calls = Array.from({ length: 32 }, (_, k) => ({ tool_name: "tracked", tool_args: { group: "g-keys", n: k, ms: 300, u: `user-${k}` } }));
+    const started = await parallel("flow-keys", { tool_calls: calls, wait: false });
+    expect(started.status).toBe(200);
+    const tables = (shard: number) =>
+      runInDurableObject(env.FLOW.getByName(flowName("acme", shard)), (_o, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'lines'`).toArray().length);
+    // While they run, each of the 32 rules holds one slot per key: 1,024 lines, in at most 8 objects.
+    const busy = await eventually(async () => {
+      const flow = await json(await api("/v1/flow"));
+      return flow.rules.every((r: any) => r.running === 32) ? flow : undefined;
+    });
+    expect(busy.rules[0].keys).toHaveLength(20);
+    const done = await json(await api("/v1/chats/flow-keys/parallel", { body: { action: "await", job_ids: started.body.jobs.map((j: any) => j.job_id), timeout: 30 } }));
+    expect(done.status).toBe("success");
+    await eventually(async () => {
+      const left = await Promise.all(Array.from({ length: FLOW_SHARDS }, (_, i) => tables(i)));
+      return left.every((n) => n === 0) ? true : undefined;
+    });
+    expect((await json(await api("/v1/flow"))).rules[0]).toMatchObject({ running: 0, queued: 0, keys: [] });
+  });
+
+  it("keep a key whose rate is spent until it refills, then let its shard go", async () => {
+    await configure(flowConfig([{ name: "paced", tools: ["tracked"], key: "args.u", rate: { limit: 1, period_seconds: 30 } }]));
+    const res = await parallel("flow-refill", { tool_calls: [{ tool_name: "tracked", tool_args: { group: "g-refill", n: 1, ms: 10, u: "u1" } }], timeout: 20 });
+    expect(res.body.jobs[0].state).toBe("success");
+    const shard = env.FLOW.getByName(flowName("acme", flowShard("u1")));
+    // Nothing runs, but the one start a 30 s period allows is spent: forgetting it now would allow another.
+    const held = await eventually(async () => {
+      const lines = await shard.figures();
+      return lines.length === 1 && lines[0]!.running === 0 ? lines : undefined;
+    });
+    expect(held).toEqual([{ rule: "paced", key: "u1", running: 0, queued: 0, available: 0 }]);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 31_000);
+    await runDurableObjectAlarm(shard);
+    expect(await shard.figures()).toEqual([]);
+    const left = await runInDurableObject(shard, (_o, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'lines'`).toArray().length);
+    expect(left).toBe(0);
   });
 
   it("give a deleted chat's slots back at once: the call waiting in another chat starts", async () => {

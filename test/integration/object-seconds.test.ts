@@ -14,8 +14,7 @@ import { env, reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { BudgetDO } from "../../durable-objects/budget/BudgetDO";
 import { ChatDO } from "../../durable-objects/chat/ChatDO";
-import { FlowDO } from "../../durable-objects/flow/FlowDO";
-import { FlowIndexDO } from "../../durable-objects/flow/FlowIndexDO";
+import { FlowShardDO } from "../../durable-objects/flow/FlowShardDO";
 import { LaneDO } from "../../durable-objects/lane/LaneDO";
 import { TenantDO } from "../../durable-objects/tenant/TenantDO";
 import { laneName } from "../../src/objects/names";
@@ -53,7 +52,7 @@ function startDurationMeter() {
     add(key, from);
     return result;
   };
-  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO], ["LaneDO", LaneDO], ["FlowDO", FlowDO], ["FlowIndexDO", FlowIndexDO], ["BudgetDO", BudgetDO]] as const) {
+  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO], ["LaneDO", LaneDO], ["FlowShardDO", FlowShardDO], ["BudgetDO", BudgetDO]] as const) {
     for (const name of Object.getOwnPropertyNames(cls.prototype)) {
       if (name === "constructor" || typeof Object.getOwnPropertyDescriptor(cls.prototype, name)?.value !== "function") continue;
       const orig = (cls.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!;

@@ -7,12 +7,36 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nextWaiter, type Waiter } from "../../src/flow/fair-pick";
 import { flowRuleProblems, flowRulesSchema, type FlowRule } from "../../src/config/flow-rules";
-import { flowHolds, flowKey, MAX_FLOW_KEY_CHARS } from "../../src/flow/rules";
+import { flowHolds, flowKey, MAX_FLOW_KEY_CHARS, type FlowHold } from "../../src/flow/rules";
 import { startsAvailable, takeStart, type RateRule } from "../../src/flow/rate";
 import { acquireMany } from "../../src/flow/acquire";
+import { askLines, FLOW_SHARDS, flowShard, giveBackLines, inAskingOrder, ruleFigures, settleLine, type Line, type ShardAnswer } from "../../src/flow/shard";
 import { ask, emptySlots, giveBack, offerNext, OFFER_MS, type Answer, type SlotRule, type SlotState } from "../../src/flow/slots";
 
 const T0 = 1_000_000;
+
+/** A shard's lines in memory, as the flow object keeps them in rows; `changed` since the last `settle`. */
+function memoryLines() {
+  const rows = new Map<string, Line>();
+  const changed = new Map<string, FlowHold>();
+  const id = (hold: FlowHold) => `${hold.rule}\u0000${hold.key}`;
+  return {
+    get: (hold: FlowHold) => rows.get(id(hold)),
+    set: (hold: FlowHold, line: Line) => void (rows.set(id(hold), line), changed.set(id(hold), hold)),
+    /** As the flow object does after each request: what is free goes to the next in line; the woken waiters. */
+    settle: (now: number) => {
+      const woken = [...changed.values()].flatMap((hold) => {
+        const settled = settleLine(rows.get(id(hold))!, now);
+        rows.set(id(hold), settled.line);
+        return settled.woken.map((w) => w.job_id);
+      });
+      changed.clear();
+      return woken;
+    },
+  };
+}
+
+const rule = (name: string, concurrency: number): SlotRule => ({ name, concurrency, on_limit: "queue", max_queued: 1000 });
 
 describe("the smoothed rate", () => {
   const rule = fc.record({ limit: fc.integer({ min: 1, max: 20 }), period_seconds: fc.integer({ min: 1, max: 60 }), burst: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }) });
@@ -196,114 +220,157 @@ describe("one rule and key's slots", () => {
   });
 });
 
+describe("a tenant's flow shards", () => {
+  it("put each key in one of 8 shards, the same in every isolate, and order a call's lines by shard, then rule", () => {
+    expect([flowShard(""), flowShard("u1"), flowShard("u2"), flowShard("u3")]).toEqual([5, 3, 6, 1]);
+    for (const key of ["", "x", "a".repeat(256), "\u{1F600}"]) expect(flowShard(key)).toBeGreaterThanOrEqual(0), expect(flowShard(key)).toBeLessThan(FLOW_SHARDS);
+    const holds = [{ rule: "b", key: "u1" }, { rule: "z", key: "u3" }, { rule: "a", key: "u1" }, { rule: "m", key: "" }];
+    expect(inAskingOrder(holds)).toEqual([{ rule: "z", key: "u3" }, { rule: "a", key: "u1" }, { rule: "b", key: "u1" }, { rule: "m", key: "" }]);
+  });
+
+  it("grant a call all its lines in a shard or none: at the first without room it gives back what it took there", () => {
+    const lines = memoryLines();
+    const rules = { a: { rule: rule("a", 5), asOf: 1 }, b: { rule: rule("b", 1), asOf: 1 } };
+    const asker = (id: string) => ({ job_id: id, chat: "c1", deadline_at: T0 + 60_000, holds: [{ rule: "a", key: "u1" }, { rule: "b", key: "u1" }] });
+    expect(askLines(lines, rules, [asker("j1"), asker("j2")], T0)).toEqual([
+      { outcome: "granted" },
+      { outcome: "queued", at: { rule: "b", key: "u1" }, position: 1 },
+    ]);
+    // j2 holds nothing under a while it waits at b.
+    expect(lines.get({ rule: "a", key: "u1" })!.slots.holders.map((h) => h.job_id)).toEqual(["j1"]);
+    giveBackLines(lines, [{ hold: { rule: "a", key: "u1" }, ids: ["j1"] }, { hold: { rule: "b", key: "u1" }, ids: ["j1"] }], T0 + 10);
+    const settled = settleLine(lines.get({ rule: "b", key: "u1" })!, T0 + 10);
+    expect(settled.woken.map((w) => w.job_id)).toEqual(["j2"]);
+  });
+
+  it("keep a line while it holds something or its rate is spent, and let it go once it holds nothing", () => {
+    const paced = { ...rule("p", 5), rate: { limit: 1, period_seconds: 10 } };
+    const lines = memoryLines();
+    askLines(lines, { p: { rule: paced, asOf: 1 } }, [{ job_id: "j", chat: "c", deadline_at: T0 + 60_000, holds: [{ rule: "p", key: "" }] }], T0);
+    expect(settleLine(lines.get({ rule: "p", key: "" })!, T0).wakeAt).toBe(T0 + 10_000);
+    giveBackLines(lines, [{ hold: { rule: "p", key: "" }, ids: ["j"] }], T0 + 1);
+    // Nothing held, but the rate refills only at T0 + 10 s: forgetting it sooner would hand out a fresh start.
+    expect(settleLine(lines.get({ rule: "p", key: "" })!, T0 + 1).wakeAt).toBe(T0 + 10_000);
+    expect(settleLine(lines.get({ rule: "p", key: "" })!, T0 + 10_000).wakeAt).toBeUndefined();
+  });
+
+  it("sum a rule's lines over every shard: totals, the least headroom, the busiest keys", () => {
+    const lines = [
+      { rule: "per-user", key: "u1", running: 1, queued: 3, available: 0 },
+      { rule: "per-user", key: "u2", running: 1, queued: 0, available: 2 },
+      { rule: "per-user", key: "u3", running: 0, queued: 0, available: 1 },
+      { rule: "other", key: "", running: 4, queued: 4 },
+    ];
+    expect(ruleFigures({ name: "per-user", rate: { limit: 60, burst: 5 } }, lines)).toEqual({
+      running: 2,
+      queued: 3,
+      available: 0,
+      keys: [
+        { key: "u1", running: 1, queued: 3 },
+        { key: "u2", running: 1, queued: 0 },
+      ],
+    });
+    expect(ruleFigures({ name: "idle", rate: { limit: 60, burst: 5 } }, lines)).toEqual({ running: 0, queued: 0, available: 5, keys: [] });
+  });
+});
+
 describe("a call that needs several rules", () => {
-  it("asks them in order, gives back what it took at the first that does not grant, and waits or ends there", async () => {
-    const asked: string[] = [];
-    const given: string[] = [];
-    const answers: Record<string, Answer> = { a: { outcome: "granted" }, b: { outcome: "granted" }, c: { outcome: "queued", position: 3 } };
-    const holds = ["a", "b", "c", "d"].map((rule) => ({ rule, key: "" }));
-    const run = async (over: Record<string, Answer> = {}) =>
+  it("asks each shard once, in order, gives back what it took in earlier shards at the first that does not grant, and waits or ends there", async () => {
+    const asked: number[] = [];
+    const given: number[] = [];
+    // u3 is in shard 1, u1 in 3, u2 in 6.
+    const holds = [{ rule: "a", key: "u1" }, { rule: "b", key: "u1" }, { rule: "c", key: "u2" }, { rule: "d", key: "u3" }];
+    const run = async (answer: (shard: number) => ShardAnswer) =>
       (
         await acquireMany(
           [{ id: "j", holds }],
-          async (h, ids) => ids.map(() => (asked.push(h.rule), { ...answers, ...over }[h.rule] ?? { outcome: "granted" })),
-          async (h) => void given.push(h.rule),
+          async (shard, asks) => asks.map(() => (asked.push(shard), answer(shard))),
+          async (shard) => void given.push(shard),
         )
       ).get("j");
-    expect(await run()).toEqual({ outcome: "waiting", at: { rule: "c", key: "" }, position: 3 });
-    expect(asked).toEqual(["a", "b", "c"]);
-    expect(given.sort()).toEqual(["a", "b"]);
-    expect(await run({ b: { outcome: "refused", message: "no" } })).toEqual({ outcome: "refused", at: { rule: "b", key: "" }, message: "no" });
-    expect(await run({ c: { outcome: "granted" } })).toEqual({ outcome: "granted" });
+    const queuedAtC = { outcome: "queued" as const, at: { rule: "c", key: "u2" }, position: 3 };
+    expect(await run((shard) => (shard === 6 ? queuedAtC : { outcome: "granted" }))).toEqual({ outcome: "waiting", at: { rule: "c", key: "u2" }, position: 3 });
+    expect(asked).toEqual([1, 3, 6]);
+    expect(given).toEqual([1, 3]);
+    const refused = { outcome: "refused" as const, at: { rule: "b", key: "u1" }, message: "no" };
+    expect(await run((shard) => (shard === 3 ? refused : { outcome: "granted" }))).toEqual(refused);
+    expect(await run(() => ({ outcome: "granted" }))).toEqual({ outcome: "granted" });
   });
 
-  it("asks for calls together with one request per rule and key, in the calls' order, and gives back together", async () => {
-    const requests: { rule: string; key: string; ids: string[] }[] = [];
-    const given: { rule: string; ids: string[] }[] = [];
-    // Rule a has room for 2 calls per key; rule b for 1 in all.
-    const left = new Map<string, number>([["b:", 1]]);
+  it("asks for calls together with one request per shard, in the calls' order, a call's lines in a shard together", async () => {
+    const requests: { shard: number; asks: { id: string; holds: FlowHold[] }[] }[] = [];
     const outcomes = await acquireMany(
       [
-        { id: "j1", holds: [{ rule: "a", key: "u1" }, { rule: "b", key: "" }] },
-        { id: "j2", holds: [{ rule: "a", key: "u1" }, { rule: "b", key: "" }] },
-        { id: "j3", holds: [{ rule: "a", key: "u2" }] },
-        { id: "j4", holds: [{ rule: "a", key: "u1" }] },
-        { id: "j5", holds: [] },
+        { id: "j1", holds: [{ rule: "a", key: "u1" }, { rule: "b", key: "u1" }] },
+        { id: "j2", holds: [{ rule: "a", key: "u2" }] },
+        { id: "j3", holds: [{ rule: "b", key: "u1" }] },
+        { id: "j4", holds: [] },
       ],
-      async (h, ids) => {
-        requests.push({ ...h, ids });
-        return ids.map((): Answer => {
-          const room = left.get(`${h.rule}:${h.key}`) ?? 2;
-          left.set(`${h.rule}:${h.key}`, room - 1);
-          return room > 0 ? { outcome: "granted" } : { outcome: "queued", position: 1 };
-        });
-      },
-      async (h, ids) => void given.push({ rule: h.rule, ids }),
+      async (shard, asks) => (requests.push({ shard, asks }), asks.map(() => ({ outcome: "granted" }))),
+      async () => {},
     );
     expect(requests).toEqual([
-      { rule: "a", key: "u1", ids: ["j1", "j2", "j4"] },
-      { rule: "a", key: "u2", ids: ["j3"] },
-      { rule: "b", key: "", ids: ["j1", "j2"] },
+      { shard: 3, asks: [{ id: "j1", holds: [{ rule: "a", key: "u1" }, { rule: "b", key: "u1" }] }, { id: "j3", holds: [{ rule: "b", key: "u1" }] }] },
+      { shard: 6, asks: [{ id: "j2", holds: [{ rule: "a", key: "u2" }] }] },
     ]);
-    expect(Object.fromEntries(outcomes)).toEqual({
-      j1: { outcome: "granted" },
-      j2: { outcome: "waiting", at: { rule: "b", key: "" }, position: 1 },
-      j3: { outcome: "granted" },
-      j4: { outcome: "waiting", at: { rule: "a", key: "u1" }, position: 1 },
-      j5: { outcome: "granted" },
-    });
-    // j2 gives back the slot of rule a it took before it found no room under b.
-    expect(given).toEqual([{ rule: "a", ids: ["j2"] }]);
+    expect([...outcomes.values()].every((o) => o.outcome === "granted")).toBe(true);
   });
 
-  /** The chat's side (`acquireMany`) for calls asked together, against the rules' states here; returns the waiters its give-backs woke. */
-  async function tryAll(rules: SlotRule[], states: Map<string, SlotState>, asking: { id: string; chat: string; needs: string[] }[], now: number, running: Set<string>): Promise<string[]> {
+  /** The chat's side (`acquireMany`) for calls asked together, against in-memory shards; returns the waiters its give-backs woke. */
+  async function tryAll(rules: SlotRule[], shards: Map<number, ReturnType<typeof memoryLines>>, asking: { id: string; chat: string; needs: FlowHold[] }[], now: number, running: Set<string>): Promise<string[]> {
     const woken: string[] = [];
-    const rule = (name: string) => rules.find((r) => r.name === name)!;
+    const brought = Object.fromEntries(rules.map((r) => [r.name, { rule: r, asOf: 1 }]));
     const chatOf = new Map(asking.map((j) => [j.id, j.chat]));
+    const shard = (i: number) => shards.get(i) ?? shards.set(i, memoryLines()).get(i)!;
     const outcomes = await acquireMany(
-      asking.map((job) => ({ id: job.id, holds: [...job.needs].sort().map((name) => ({ rule: name, key: "" })) })),
-      async ({ rule: name }, ids) =>
-        ids.map((id) => {
-          const r = ask(rule(name), states.get(name)!, { job_id: id, chat: chatOf.get(id)!, deadline_at: now + 3_600_000 }, now);
-          states.set(name, r.state);
-          return r.answer;
-        }),
-      async ({ rule: name }, ids) => void ids.forEach((id) => woken.push(...release(rule(name), states, id, now))),
+      asking.map((job) => ({ id: job.id, holds: job.needs })),
+      async (i, asks) => {
+        const answers = askLines(shard(i), brought, asks.map((a) => ({ job_id: a.id, chat: chatOf.get(a.id)!, deadline_at: now + 3_600_000, holds: a.holds })), now);
+        woken.push(...shard(i).settle(now));
+        return answers;
+      },
+      async (i, items) => void woken.push(...release(shard(i), items, now)),
     );
     for (const [id, outcome] of outcomes) if (outcome.outcome === "granted") running.add(id);
     return woken;
   }
 
-  /** A rule takes back what a call had and offers it on: the woken waiters. */
-  function release(rule: SlotRule, states: Map<string, SlotState>, jobId: string, now: number): string[] {
-    const o = offerNext(rule, giveBack(states.get(rule.name)!, jobId, now), now);
-    states.set(rule.name, o.state);
-    return o.woken.map((w) => w.job_id);
+  /** A shard takes back what calls had at these lines and offers it on: the woken waiters. */
+  function release(lines: ReturnType<typeof memoryLines>, items: { hold: FlowHold; ids: string[] }[], now: number): string[] {
+    giveBackLines(lines, items, now);
+    return lines.settle(now);
   }
 
   it("never deadlocks, never holds a slot while it waits, and never runs more than a rule's concurrency", async () => {
     const ruleSet = fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 2, maxLength: 4 });
+    const keys = ["u1", "u2", "u3", ""];
     await fc.assert(
-      fc.asyncProperty(ruleSet, fc.array(fc.tuple(fc.constantFrom("c1", "c2", "c3"), fc.array(fc.nat(3), { minLength: 1, maxLength: 4 })), { minLength: 1, maxLength: 25 }), async (limits, wanted) => {
+      fc.asyncProperty(ruleSet, fc.array(fc.tuple(fc.constantFrom("c1", "c2", "c3"), fc.array(fc.tuple(fc.nat(3), fc.nat(3)), { minLength: 1, maxLength: 4 })), { minLength: 1, maxLength: 25 }), async (limits, wanted) => {
         const rules = limits.map((concurrency, i): SlotRule => ({ name: `r${i}`, concurrency, on_limit: "queue", max_queued: 1000 }));
-        const states = new Map(rules.map((r) => [r.name, emptySlots()]));
-        const jobs = wanted.map(([chat, picks], i) => ({ id: `j${i}`, chat, needs: [...new Set(picks.map((p) => `r${p % rules.length}`))] }));
+        const shards = new Map<number, ReturnType<typeof memoryLines>>();
+        const jobs = wanted.map(([chat, picks], i) => {
+          // One key per rule for a call, as a rule's key field has one value per call.
+          const byRule = new Map(picks.map(([r, k]) => [`r${r % rules.length}`, keys[k]!]));
+          return { id: `j${i}`, chat, needs: [...byRule].map(([rule, key]) => ({ rule, key })) };
+        });
         const running = new Set<string>();
         const done = new Set<string>();
         let now = T0;
+        const lineOf = (hold: FlowHold) => shards.get(flowShard(hold.key))?.get(hold);
         const check = () => {
-          for (const r of rules) expect(states.get(r.name)!.holders.length).toBeLessThanOrEqual(r.concurrency!);
+          for (const r of rules) {
+            for (const key of keys) expect(lineOf({ rule: r.name, key })?.slots.holders.length ?? 0).toBeLessThanOrEqual(r.concurrency!);
+          }
           for (const job of jobs) {
             if (running.has(job.id) || done.has(job.id)) continue;
-            for (const r of rules) expect(states.get(r.name)!.holders.some((h) => h.job_id === job.id)).toBe(false);
+            for (const hold of job.needs) expect(lineOf(hold)?.slots.holders.some((h) => h.job_id === job.id) ?? false).toBe(false);
           }
         };
         /** The woken calls ask again, together (as their chat's gate does), and so may wake others; every call is asked at least once. */
         const settle = async (ids: string[]) => {
           for (let asking = ids; asking.length > 0; ) {
             const jobsAsking = [...new Set(asking)].map((id) => jobs.find((j) => j.id === id)!).filter((j) => !running.has(j.id) && !done.has(j.id));
-            asking = jobsAsking.length ? await tryAll(rules, states, jobsAsking, now, running) : [];
+            asking = jobsAsking.length ? await tryAll(rules, shards, jobsAsking, now, running) : [];
             check();
           }
         };
@@ -313,10 +380,13 @@ describe("a call that needs several rules", () => {
           expect(running.size).toBeGreaterThan(0);
           expect(step).toBeLessThan(10_000);
           now += 100;
-          const finishing = [...running][0]!;
-          running.delete(finishing);
-          done.add(finishing);
-          await settle(rules.flatMap((r) => release(r, states, finishing, now)));
+          const finishing = jobs.find((j) => j.id === [...running][0])!;
+          running.delete(finishing.id);
+          done.add(finishing.id);
+          const woken = [...new Set(finishing.needs.map((h) => flowShard(h.key)))].flatMap((i) =>
+            release(shards.get(i)!, finishing.needs.filter((h) => flowShard(h.key) === i).map((hold) => ({ hold, ids: [finishing.id] })), now),
+          );
+          await settle(woken);
         }
       }),
       { numRuns: 300 },

@@ -1,11 +1,10 @@
 /**
- * The chat's side of its flow objects (docs/architecture.md#flow-objects): calls, or a model
+ * The chat's side of its tenant's flow shards (docs/architecture.md#flow-objects): calls, or a model
  * request of the agent loop, ask for room under every rule they are under (`acquireMany`), and give
- * back what they had. Calls asked or given back together make one request per rule and key.
+ * back what they had. Calls asked or given back together make one request per shard.
  */
-import { acquireMany, byObject, type Acquired } from "../../../src/flow/acquire";
+import { acquireMany, byShard, type Acquired } from "../../../src/flow/acquire";
 import type { JobFlow } from "../../../src/flow/job-flow";
-import type { FlowHold } from "../../../src/flow/rules";
 import type { SlotRule } from "../../../src/flow/slots";
 import { flowName } from "../../../src/objects/names";
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../../src/util/limited";
@@ -19,12 +18,18 @@ export interface RoomHolder {
   deadlineAt: number;
 }
 
-const object = (store: ChatStore, hold: FlowHold) => store.env().FLOW.getByName(flowName(store.address().tenant, hold.rule, hold.key));
+const shard = (store: ChatStore, index: number) => store.env().FLOW.getByName(flowName(store.address().tenant, index));
 
-/** The rule a group of holders brings its object: the newest among theirs. */
-function newestRule(holders: RoomHolder[], name: string): { rule: SlotRule; asOf: number } {
-  const newest = holders.reduce((a, b) => ((b.flow.as_of ?? 0) > (a.flow.as_of ?? 0) ? b : a));
-  return { rule: newest.flow.rules[name]!, asOf: newest.flow.as_of ?? 0 };
+/** The rules a group of holders brings a shard: each as the newest admission among theirs read it. */
+function newestRules(holders: RoomHolder[]): Record<string, { rule: SlotRule; asOf: number }> {
+  const rules: Record<string, { rule: SlotRule; asOf: number }> = {};
+  for (const { flow } of holders) {
+    for (const [name, rule] of Object.entries(flow.rules)) {
+      const asOf = flow.as_of ?? 0;
+      if (!rules[name] || rules[name].asOf < asOf) rules[name] = { rule, asOf };
+    }
+  }
+  return rules;
 }
 
 /** Asks for room for every holder under every rule of its flow: the outcome of each, by id. */
@@ -33,22 +38,23 @@ export function askForRoom(store: ChatStore, holders: RoomHolder[]): Promise<Map
   const byId = new Map(holders.map((h) => [h.id, h]));
   return acquireMany(
     holders.map((h) => ({ id: h.id, holds: h.flow.holds })),
-    (hold, ids) => {
-      const { rule, asOf } = newestRule(ids.map((id) => byId.get(id)!), hold.rule);
-      return object(store, hold).ask(tenant, hold.key, rule, asOf, ids.map((id) => ({ job_id: id, chat: chat_id, deadline_at: byId.get(id)!.deadlineAt })));
-    },
-    (hold, ids) => object(store, hold).giveBack(tenant, hold.key, newestRule(ids.map((id) => byId.get(id)!), hold.rule).rule, ids),
+    (index, asks) =>
+      shard(store, index).ask(
+        tenant,
+        newestRules(asks.map((a) => byId.get(a.id)!)),
+        asks.map((a) => ({ job_id: a.id, chat: chat_id, deadline_at: byId.get(a.id)!.deadlineAt, holds: a.holds })),
+      ),
+    (index, items) => shard(store, index).giveBack(tenant, items),
   );
 }
 
 /** Gives back what each holder had under every rule of its flow (a slot, an offer or a place in line); never throws. */
 export async function giveBackRoom(store: ChatStore, holders: Omit<RoomHolder, "deadlineAt">[]): Promise<void> {
   const { tenant } = store.address();
-  const byId = new Map(holders.map((h) => [h.id, h]));
-  const groups = byObject(holders.flatMap((h) => h.flow.holds.map((hold) => [hold, h.id] as const)));
-  await forEachLimited(groups, MAX_OPEN_CONNECTIONS, ({ hold, ids }) =>
-    object(store, hold)
-      .giveBack(tenant, hold.key, byId.get(ids[0]!)!.flow.rules[hold.rule]!, ids)
+  const shards = byShard(holders.flatMap((h) => h.flow.holds.map((hold) => [hold, h.id] as const)));
+  await forEachLimited([...shards], MAX_OPEN_CONNECTIONS, ([index, items]) =>
+    shard(store, index)
+      .giveBack(tenant, items)
       .catch(() => {}),
   );
 }
