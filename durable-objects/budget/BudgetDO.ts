@@ -6,10 +6,15 @@
  * overrun a budget only by the requests already in flight when it was reached. Once reached, every
  * chat that asked is told (its calls not yet started end), the top-level one announces it, and the
  * alarm tells again whoever did not hear it.
+ *
+ * Its storage goes once the batch is over: the top-level chat closes it when the batch's last job
+ * ends, and a minute later (what a subagent's last answer may still bring) it deletes everything.
+ * One never closed (its chat deleted meanwhile) goes after 31 days without a request.
  */
 import { DurableObject } from "cloudflare:workers";
 import { addSpent, askModel, modelAnswered, noneLeft, NOTHING_SPENT, stop, type BudgetScope, type Ledger, type Reached, type Spent } from "../../src/budgets/budget";
 import { chatName } from "../../src/objects/names";
+import { LazyTable } from "../shared/lazy-table";
 
 export type { Reached };
 export type BudgetAnswer = { ok: true } | ({ ok: false } & Reached);
@@ -29,16 +34,25 @@ interface Stored extends Ledger {
   told?: boolean;
   /** Chats not yet told that it was reached. */
   untold: string[];
+  /** When the batch's last job ended: the storage goes `CLOSED_GRACE_MS` later. */
+  closed_at?: number;
+  /** The last request: a budget never closed goes `IDLE_MS` after it. */
+  active_at?: number;
 }
 
 const TELL_AGAIN_MS = 5_000;
+/** An answer still on its way when the batch ended is counted (the batch's final usage is already sent). */
+const CLOSED_GRACE_MS = 60_000;
+/** Longer than any batch can run: `max_job_timeout_seconds` is at most 30 days. */
+const IDLE_MS = 31 * 86_400_000;
 
 export class BudgetDO extends DurableObject<Env> {
   #stored: Stored | undefined;
+  readonly #table: LazyTable;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS budget (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)`);
+    this.#table = new LazyTable(ctx.storage.sql, "budget", [`CREATE TABLE IF NOT EXISTS budget (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)`]);
   }
 
   /**
@@ -71,31 +85,62 @@ export class BudgetDO extends DurableObject<Env> {
     return refused ? { ok: false, ...refused } : { ok: true };
   }
 
-  /** What the model request of chat `chat`'s `step` spent (its tokens and cost) once it answered; nothing when it ended with no answer. */
+  /**
+   * What the model request of chat `chat`'s `step` spent (its tokens and cost) once it answered;
+   * nothing when it ended with no answer, or when the budget is gone (its batch is long over).
+   */
   answered(tenant: string, scope: BudgetScope, chat: string, step: string, spent: Partial<Spent>): void {
+    if (!this.#load()) return;
     const state = this.#read(tenant, scope, chat);
     modelAnswered(state.scope.limits, state, `${chat} ${step}`, spent);
     this.#settle(state);
   }
 
+  /** The batch's last job ended: the storage goes after the grace, unless something asks again meanwhile. */
+  close(): void {
+    const state = this.#load();
+    if (!state) return;
+    state.closed_at = Date.now();
+    this.#settle(state, { reopen: false });
+    this.ctx.waitUntil(this.ctx.storage.setAlarm(state.closed_at + CLOSED_GRACE_MS));
+  }
+
   override async alarm(): Promise<void> {
     const state = this.#load();
-    if (state) await this.#tell(state);
+    if (!state) return;
+    if (state.untold.length) await this.#tell(state);
+    const now = Date.now();
+    const over = state.closed_at !== undefined ? state.closed_at + CLOSED_GRACE_MS : (state.active_at ?? now) + IDLE_MS;
+    if (state.untold.length === 0 && now >= over) {
+      this.#stored = undefined;
+      this.#table.dropped();
+      await this.ctx.storage.deleteAll();
+      return;
+    }
+    if (state.untold.length === 0) await this.ctx.storage.setAlarm(over);
   }
 
   #read(tenant: string, scope: BudgetScope, chat: string): Stored {
-    const state = this.#load() ?? { tenant, scope, spent: { ...NOTHING_SPENT }, asking: {}, taken: {}, chats: [], untold: [] };
+    let state = this.#load();
+    if (!state) {
+      state = { tenant, scope, spent: { ...NOTHING_SPENT }, asking: {}, taken: {}, chats: [], untold: [] };
+      // The budget's own end, should its batch never close it: one alarm, set once.
+      this.ctx.waitUntil(this.ctx.storage.setAlarm(Date.now() + IDLE_MS));
+    }
     // A chat that first asks after the budget was reached hears it from its answers: it is not told too.
     if (!state.chats.includes(chat)) state.chats.push(chat);
     return state;
   }
 
-  /** Keeps the state; the first time the budget is reached, every chat that asked is told. */
-  #settle(state: Stored): void {
+  /** Keeps the state; the first time the budget is reached, every chat that asked is told. A request reopens a closed budget. */
+  #settle(state: Stored, { reopen = true } = {}): void {
+    state.active_at = Date.now();
+    if (reopen) delete state.closed_at;
     if (state.reached && !state.told) {
       state.told = true;
       state.untold = [...state.chats];
     }
+    this.#table.create();
     this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO budget (id, state) VALUES (1, ?)`, JSON.stringify(state));
     this.#stored = state;
     if (state.untold.length) this.ctx.waitUntil(this.#tell(state));
@@ -112,7 +157,8 @@ export class BudgetDO extends DurableObject<Env> {
           .catch(() => null),
       ),
     );
-    const current = this.#load()!;
+    const current = this.#load();
+    if (!current) return;
     current.untold = current.untold.filter((chat) => !told.includes(chat));
     this.ctx.storage.sql.exec(`INSERT OR REPLACE INTO budget (id, state) VALUES (1, ?)`, JSON.stringify(current));
     this.#stored = current;
@@ -121,6 +167,7 @@ export class BudgetDO extends DurableObject<Env> {
 
   #load(): Stored | undefined {
     if (this.#stored) return this.#stored;
+    if (!this.#table.exists()) return undefined;
     const row = this.ctx.storage.sql.exec<{ state: string }>(`SELECT state FROM budget WHERE id = 1`).toArray()[0];
     this.#stored = row ? (JSON.parse(row.state) as Stored) : undefined;
     return this.#stored;

@@ -11,6 +11,7 @@ import { Announcer } from "./events/announcer";
 import { ChatStream } from "./events/chat-stream";
 import { JobProgress } from "./events/job-progress";
 import { Outbox } from "./events/outbox";
+import { closeBudget, ownsBudget } from "./jobs/budget-object";
 import { Dispatcher } from "./jobs/dispatcher";
 import { Executor } from "./jobs/executor";
 import { afterJobEnded } from "./gates";
@@ -95,6 +96,12 @@ export class Chat implements MachineHooks {
     // Only a job that got as far as the flow gate has anything there: gates run in order, so one that
     // ended at its tier's turn or in the subagent queue never asked.
     if (job.flow && (job.waiting_for === "flow" || job.waiting_for === null)) this.#flowReturns.add(job);
+    // The last job of the batch that owns a budget: the budget's storage may go. After the transaction
+    // that ended it (a rolled-back end closes nothing), like the flow returns.
+    if (active.batch === 0 && job.budget && ownsBudget(job)) {
+      const budget = job.budget;
+      this.store.ctx.waitUntil(Promise.resolve().then(() => closeBudget(this.store, budget)));
+    }
     this.child.progress(now);
     this.child.wake(job.job_id, now);
     // The job that just ended, and the events it announced, expire from now on: the purge timer only

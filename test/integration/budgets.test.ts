@@ -3,12 +3,16 @@
  * spend from one budget, counted across child chats as the work happens; once reached, calls not
  * yet started end `error`, agent loops stop asking their model, and the batch says so once.
  */
-import { reset } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
+import { env, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { budgetName } from "../../src/objects/names";
 import { agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
 import { inbox, received, SECRET } from "../webhook-inbox";
 
-afterEach(() => reset());
+afterEach(() => {
+  vi.useRealTimers();
+  return reset();
+});
 
 const q = (budget: unknown) => `?budget=${encodeURIComponent(JSON.stringify(budget))}`;
 const events = async (name: string) => (await received(name)).map((r) => JSON.parse(r.body) as { type: string; data: Record<string, any> });
@@ -30,6 +34,25 @@ describe("budgets", () => {
     // Another batch has a budget of its own.
     const next = await parallel("bud-1", { tool_calls: [call("echo", { n: 4 })], timeout: 10 });
     expect(next.body.jobs[0].state).toBe("success");
+  });
+
+  it("delete a batch's budget storage a minute after its last job ended, and count nothing a late answer brings", async () => {
+    await configure(toolConfig({ limits: { budget: { tool_calls: 5 } } }));
+    const res = await parallel("bud-gone", { tool_calls: [call("echo", { n: 1 })], timeout: 10 });
+    expect(res.body.jobs[0].state).toBe("success");
+    const batchId = (await json(await api(`/v1/chats/bud-gone/jobs/${res.body.jobs[0].job_id}`))).batch_id;
+    const stub = env.BUDGET.getByName(budgetName("acme", "bud-gone", batchId));
+    const rows = () => runInDurableObject(stub, (_o, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'budget'`).toArray().length);
+    // Closed by the chat once the batch ended: kept for late answers, then gone.
+    await eventually(async () => ((await runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ state: string }>(`SELECT state FROM budget`).one().state)).includes("closed_at") ? true : undefined));
+    expect(await rows()).toBe(1);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 61_000);
+    await runDurableObjectAlarm(stub);
+    expect(await rows()).toBe(0);
+    // A subagent's answer that comes after that is not counted, and makes no storage.
+    await stub.answered("acme", { root_chat: "bud-gone", batch_id: batchId, limits: { tool_calls: 5 } }, "bud-gone", "t1 1", { llm_tokens: 10 });
+    expect(await rows()).toBe(0);
   });
 
   it("are lowered by ?budget=, never raised, and refused in tool arguments or when malformed", async () => {
