@@ -17,7 +17,7 @@ import { hostileBodies } from "./lib/drills/hostile-bodies.mjs";
 import { deployedBounds } from "./lib/drills/deployed-bounds.mjs";
 import { crowdOnOneChat } from "./lib/drills/crowd.mjs";
 import { flowAcrossRestart } from "./lib/drills/flow-restart.mjs";
-import { neighbours } from "./lib/drills/neighbours.mjs";
+import { requestCpu } from "./lib/drills/request-cpu.mjs";
 
 const tools = await startToolServer();
 // These drills send thousands of requests with one key: the per-key limit would answer most of them.
@@ -39,10 +39,11 @@ try {
   await crowdOnOneChat(ctx);
   await flowAcrossRestart(ctx);
 
-  // Fair share is drilled on a fanout of its own with the default limits (1,000 requests per 10 s per key).
+  // What one request of each attack shape costs, on a fanout of its own with the default limits
+  // (1,000 requests per 10 s per key), so that nothing the earlier drills left running is counted.
   const defaults = await startFanout();
   try {
-    await neighbours({ url: defaults.url, tools, report: ctx.report });
+    await requestCpu({ url: defaults.url, groupId: defaults.pid, tools, report: ctx.report });
   } finally {
     await defaults.stop();
   }
