@@ -14,6 +14,13 @@ export const MAX_RETENTION_SECONDS = 31_536_000;
 /** `limits.max_response_bytes`: a tool's answer is read into an isolate of 128 MB (docs/architecture.md#platform-rules). */
 export const MAX_RESPONSE_BYTES = 4_194_304;
 
+/**
+ * `limits.max_body_bytes`: 1 MiB. Reading and parsing a request body costs about 12 ms of CPU per MB
+ * in workerd, on top of about 30 ms for the request itself: past 1 MiB one request could cost more
+ * than the 50 ms no input may (red team, round 4: 7.75 MB bodies cost 124 ms each).
+ */
+export const MAX_BODY_BYTES = 1_048_576;
+
 /** A glob of `agents.*.tools` or `permission.task`: matching costs up to |name| × |glob| steps. */
 export const MAX_GLOB_CHARS = 128;
 

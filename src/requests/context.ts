@@ -5,6 +5,7 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "../auth/app-env";
+import { MAX_BODY_BYTES } from "../config/bounds";
 import type { TenantConfig } from "../config/schema";
 import { orderedRules } from "../agents/permission";
 import { DEFAULT_PROFILE, profile, requireProfile } from "../agents/profiles";
@@ -76,7 +77,8 @@ export const chatNotFound = (chatId: string) =>
 export async function jobRequest(c: Ctx) {
   const chatId = chatIdParam(c);
   const config = await tenantConfig(c);
-  const body = await readJsonBody(c.req.raw, config.limits.max_body_bytes);
+  // A document stored before the bound may hold more: the bound holds for it too.
+  const body = await readJsonBody(c.req.raw, Math.min(config.limits.max_body_bytes, MAX_BODY_BYTES));
   const agent = callerAgent(c, config);
   const delivery = { ...deliveryOptions((k) => c.req.query(k), config), metadata: requestMetadata(c.req.query("metadata"), c.req.header("fanout-metadata")) };
   const budget = requestBudget(c.req.query("budget"), config.limits.budget);

@@ -15,8 +15,8 @@ export const STORED_ROW_BYTES = 2_000_000;
 
 /**
  * The most one call's arguments may take, as JSON: they are stored in the job's row and again as
- * the log row's `kvps`, beside the result. Without it a `max_body_bytes` of 10 MiB let one call's
- * row pass SQLite's 2 MB, which local workerd accepts and production refuses.
+ * the log row's `kvps`, beside the result. Without it a `max_body_bytes` of 10 MiB (its bound until
+ * round 4) let one call's row pass SQLite's 2 MB, which local workerd accepts and production refuses.
  */
 export const MAX_CALL_ARGS_BYTES = 524_288;
 

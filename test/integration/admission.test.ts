@@ -3,7 +3,10 @@
  * atomic validation (a rejected request changes nothing), the active-job cap,
  * request metadata, idempotency.
  */
-import { reset } from "cloudflare:test";
+import { env, reset } from "cloudflare:test";
+import { configSchema } from "../../src/config/schema";
+import { tenantName } from "../../src/objects/names";
+import { TEST_KEYS } from "../setup/bindings";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { api, call, configure, json, parallel, toolCalls, toolConfig } from "../helpers";
 
@@ -40,6 +43,21 @@ describe("bad input", () => {
     const res = await api("/v1/chats/a1/parallel", { body: { tool_calls: [call("echo", { pad: "x".repeat(2000) })] } });
     expect(res.status).toBe(413);
     expect((await json(res)).error).toEqual({ code: "payload_too_large", message: "Request body exceeds 1000 bytes." });
+  });
+
+  it("bounds max_body_bytes at 1 MiB, for a document stored before the bound too", async () => {
+    const refused = await api("/v1/config", { method: "PUT", body: toolConfig({ limits: { max_body_bytes: 10_485_760 } }) });
+    expect(refused.status).toBe(400);
+    expect((await json(refused)).error.message).toContain("limits.max_body_bytes");
+    // As an older version stored it (for a tenant this isolate has not read yet): 10 MiB allowed.
+    // A body past 1 MiB still answers 413.
+    const stored = configSchema.parse({ ...toolConfig(), limits: {} });
+    stored.limits.max_body_bytes = 10_485_760;
+    await env.TENANT.getByName(tenantName("globex")).putConfig(stored);
+    const body = { tool_calls: [call("echo", { pad: "x".repeat(1_100_000) })] };
+    const res = await api("/v1/chats/a-big/parallel", { body, key: TEST_KEYS.globex });
+    expect(res.status).toBe(413);
+    expect((await json(res)).error.message).toBe("Request body exceeds 1048576 bytes.");
   });
 
   it("refuses JSON nested deeper than 32 levels", async () => {

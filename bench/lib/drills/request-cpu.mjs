@@ -70,7 +70,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * tenant; `request(i)` sends the i-th request and answers its HTTP status.
  */
 function shapes({ send, noop, mcp, tools }) {
-  const limits = { max_body_bytes: 10_485_760, max_calls: 32, max_wait_seconds: 30 };
+  const limits = { max_body_bytes: 1_048_576, max_calls: 32, max_wait_seconds: 30 };
   const patterned = (name, parameters) => ({ tools: [{ ...noop, name, parameters }], limits });
   const string = (pattern) => ({ type: "object", properties: { q: { type: "string", pattern } } });
   const calls = (n, call) => ({ tool_calls: Array.from({ length: n }, (_, k) => call(k)), wait: false });
@@ -140,7 +140,7 @@ function shapes({ send, noop, mcp, tools }) {
     },
     {
       name: "ids: await 64 job ids of 5,000 characters",
-      setup: () => send("/v1/config", { tools: [noop], limits: { ...limits, max_body_bytes: 1_048_576 } }, BENCH_KEY, "PUT"),
+      setup: () => send("/v1/config", { tools: [noop], limits }, BENCH_KEY, "PUT"),
       request: () => send(`/v1/chats/ids/parallel`, { action: "await", job_ids: Array.from({ length: 64 }, (_, k) => `${k}${"j".repeat(5000)}`) }),
     },
     {
@@ -152,12 +152,12 @@ function shapes({ send, noop, mcp, tools }) {
       requests: 10,
     },
     {
-      name: "names: 31 calls named with 250,000 characters",
+      name: "names: 31 calls named with 33,000 characters (a body of 1 MiB, the most a tenant may allow)",
       setup: () => send("/v1/config", { tools: [noop], limits }, BENCH_KEY, "PUT"),
       request: () =>
         send(`/v1/chats/${fresh("names")}/tool-calls`, {
           tool_calls: [
-            ...Array.from({ length: 31 }, (_, k) => ({ id: `c${k}`, type: "function", function: { name: "n".repeat(250_000), arguments: "{}" } })),
+            ...Array.from({ length: 31 }, (_, k) => ({ id: `c${k}`, type: "function", function: { name: "n".repeat(33_000), arguments: "{}" } })),
             { id: "w", type: "function", function: { name: "noop", arguments: "{}" } },
           ],
         }),
