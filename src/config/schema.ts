@@ -61,7 +61,7 @@ export const limitsSchema = z
     max_result_chars: int(1, 2_000_000).default(16_000).describe("No stored result is longer than 2,000,000 bytes."),
     max_stored_result_bytes: int(1, 2_000_000).default(1_048_576).describe("Stays under SQLite's 2 MB row limit."),
     max_response_bytes: int(1, MAX_RESPONSE_BYTES).default(1_048_576),
-    max_body_bytes: int(1, MAX_BODY_BYTES).default(262_144).describe("At most 1 MiB: a larger body costs more CPU to read than one request may spend."),
+    max_body_bytes: int(1, MAX_BODY_BYTES).default(262_144).describe("At most 640 KiB: a larger body costs more CPU to read than one request may spend."),
     max_job_ids: int(1, 1000).default(64),
     retention_seconds: int(60, MAX_RETENTION_SECONDS).default(604_800),
     max_streams: int(1, 200).default(100).describe("Live streams (WebSockets) the tenant may have open at once."),

@@ -45,19 +45,19 @@ describe("bad input", () => {
     expect((await json(res)).error).toEqual({ code: "payload_too_large", message: "Request body exceeds 1000 bytes." });
   });
 
-  it("bounds max_body_bytes at 1 MiB, for a document stored before the bound too", async () => {
+  it("bounds max_body_bytes at 640 KiB, for a document stored before the bound too", async () => {
     const refused = await api("/v1/config", { method: "PUT", body: toolConfig({ limits: { max_body_bytes: 10_485_760 } }) });
     expect(refused.status).toBe(400);
     expect((await json(refused)).error.message).toContain("limits.max_body_bytes");
     // As an older version stored it (for a tenant this isolate has not read yet): 10 MiB allowed.
-    // A body past 1 MiB still answers 413.
+    // A body past 640 KiB still answers 413.
     const stored = configSchema.parse({ ...toolConfig(), limits: {} });
     stored.limits.max_body_bytes = 10_485_760;
     await env.TENANT.getByName(tenantName("globex")).putConfig(stored);
     const body = { tool_calls: [call("echo", { pad: "x".repeat(1_100_000) })] };
     const res = await api("/v1/chats/a-big/parallel", { body, key: TEST_KEYS.globex });
     expect(res.status).toBe(413);
-    expect((await json(res)).error.message).toBe("Request body exceeds 1048576 bytes.");
+    expect((await json(res)).error.message).toBe("Request body exceeds 655360 bytes.");
   });
 
   it("refuses JSON nested deeper than 32 levels", async () => {

@@ -16,9 +16,9 @@ const openai = (id: string, name: string, args: unknown = {}) => ({ id, type: "f
 const begins = (name: string) => `'${name.slice(0, 64)}…'`;
 
 describe("names", () => {
-  it("31 calls named with 30,000 characters and a wait: error entries, a small idempotency row, the same answer again", async () => {
-    await configure(toolConfig({ limits: { max_calls: 32, max_body_bytes: 1_048_576 } }));
-    const long = "n".repeat(30_000);
+  it("31 calls named with 19,000 characters and a wait: error entries, a small idempotency row, the same answer again", async () => {
+    await configure(toolConfig({ limits: { max_calls: 32, max_body_bytes: 655_360 } }));
+    const long = "n".repeat(19_000);
     const body = { tool_calls: [...Array.from({ length: 31 }, (_, i) => openai(`c${i}-${"i".repeat(1000)}`, long)), openai("w", "wait", { seconds: 1 })] };
     const headers = { "idempotency-key": "huge-names" };
     const res = await api("/v1/chats/names1/tool-calls", { body, headers });
@@ -32,7 +32,7 @@ describe("names", () => {
       state: "error",
       error: {
         code: "invalid_tool_calls",
-        message: `tool_calls[0] is not a valid tool call: Tool request tool_name is 30000 characters long; a name is at most 128 (${begins(long)})`,
+        message: `tool_calls[0] is not a valid tool call: Tool request tool_name is 19000 characters long; a name is at most 128 (${begins(long)})`,
       },
     });
     expect(first.results[31]).toMatchObject({ tool_call_id: "w", name: "wait", state: "success" });

@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 const roomiest = toolConfig({
-  limits: { max_body_bytes: 1_048_576, max_stored_result_bytes: 2_000_000, max_response_bytes: 4_194_304 },
+  limits: { max_body_bytes: 655_360, max_stored_result_bytes: 2_000_000, max_response_bytes: 4_194_304 },
 });
 
 /** Arguments for `tool` whose JSON takes exactly `bytes` bytes. */
