@@ -224,7 +224,10 @@ export interface paths {
                                 max_stored_result_bytes: number;
                                 /** @default 1048576 */
                                 max_response_bytes: number;
-                                /** @default 262144 */
+                                /**
+                                 * @description At most 640 KiB: a larger body costs more CPU to read than one request may spend.
+                                 * @default 262144
+                                 */
                                 max_body_bytes: number;
                                 /** @default 64 */
                                 max_job_ids: number;
@@ -494,7 +497,10 @@ export interface paths {
                             max_stored_result_bytes?: number;
                             /** @default 1048576 */
                             max_response_bytes?: number;
-                            /** @default 262144 */
+                            /**
+                             * @description At most 640 KiB: a larger body costs more CPU to read than one request may spend.
+                             * @default 262144
+                             */
                             max_body_bytes?: number;
                             /** @default 64 */
                             max_job_ids?: number;
@@ -738,7 +744,10 @@ export interface paths {
                                 max_stored_result_bytes: number;
                                 /** @default 1048576 */
                                 max_response_bytes: number;
-                                /** @default 262144 */
+                                /**
+                                 * @description At most 640 KiB: a larger body costs more CPU to read than one request may spend.
+                                 * @default 262144
+                                 */
                                 max_body_bytes: number;
                                 /** @default 64 */
                                 max_job_ids: number;
@@ -1024,7 +1033,10 @@ export interface paths {
                                 max_stored_result_bytes: number;
                                 /** @default 1048576 */
                                 max_response_bytes: number;
-                                /** @default 262144 */
+                                /**
+                                 * @description At most 640 KiB: a larger body costs more CPU to read than one request may spend.
+                                 * @default 262144
+                                 */
                                 max_body_bytes: number;
                                 /** @default 64 */
                                 max_job_ids: number;
