@@ -93,7 +93,8 @@ export class BudgetDO extends DurableObject<Env> {
     if (!this.#load()) return;
     const state = this.#read(tenant, scope, chat);
     modelAnswered(state.scope.limits, state, `${chat} ${step}`, spent);
-    this.#settle(state);
+    // An answer is what the grace after closing waits for: it does not reopen the budget.
+    this.#settle(state, { reopen: false });
   }
 
   /** The batch's last job ended: the storage goes after the grace, unless something asks again meanwhile. */
@@ -102,22 +103,24 @@ export class BudgetDO extends DurableObject<Env> {
     if (!state) return;
     state.closed_at = Date.now();
     this.#settle(state, { reopen: false });
-    this.ctx.waitUntil(this.ctx.storage.setAlarm(state.closed_at + CLOSED_GRACE_MS));
+    // A chat still to be told keeps its sooner alarm.
+    if (state.untold.length === 0) this.ctx.waitUntil(this.ctx.storage.setAlarm(state.closed_at + CLOSED_GRACE_MS));
   }
 
   override async alarm(): Promise<void> {
     const state = this.#load();
     if (!state) return;
-    if (state.untold.length) await this.#tell(state);
     const now = Date.now();
     const over = state.closed_at !== undefined ? state.closed_at + CLOSED_GRACE_MS : (state.active_at ?? now) + IDLE_MS;
-    if (state.untold.length === 0 && now >= over) {
+    // Past its end nobody needs telling any more: a chat never reached does not keep the storage.
+    if (now >= over) {
       this.#stored = undefined;
       this.#table.dropped();
       await this.ctx.storage.deleteAll();
       return;
     }
-    if (state.untold.length === 0) await this.ctx.storage.setAlarm(over);
+    if (state.untold.length) await this.#tell(state);
+    if (this.#load()?.untold.length === 0) await this.ctx.storage.setAlarm(over);
   }
 
   #read(tenant: string, scope: BudgetScope, chat: string): Stored {

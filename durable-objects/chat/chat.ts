@@ -96,11 +96,12 @@ export class Chat implements MachineHooks {
     // Only a job that got as far as the flow gate has anything there: gates run in order, so one that
     // ended at its tier's turn or in the subagent queue never asked.
     if (job.flow && (job.waiting_for === "flow" || job.waiting_for === null)) this.#flowReturns.add(job);
-    // The last job of the batch that owns a budget: the budget's storage may go. After the transaction
-    // that ended it (a rolled-back end closes nothing), like the flow returns.
+    // The last job of the batch that owns a budget: the budget's storage may go. Looked at again after
+    // the transaction that ended it, so a rolled-back end closes nothing.
     if (active.batch === 0 && job.budget && ownsBudget(job)) {
       const budget = job.budget;
-      this.store.ctx.waitUntil(Promise.resolve().then(() => closeBudget(this.store, budget)));
+      const over = () => this.store.exists() && this.store.jobs.activeAround(job.batch_id).batch === 0;
+      this.store.ctx.waitUntil(Promise.resolve().then(() => (over() ? closeBudget(this.store, budget) : undefined)));
     }
     this.child.progress(now);
     this.child.wake(job.job_id, now);

@@ -24,8 +24,9 @@ export class FlowShardDO extends DurableObject<Env> {
   // Keyed by key first: a request reads all the rules of a key in one statement. Each line keeps its
   // tenant too, whose chats the alarm wakes (a table of its own would be a row more per shard).
   readonly #lines = new LazyTable(this.ctx.storage.sql, "lines", [
-    `CREATE TABLE IF NOT EXISTS lines (key TEXT NOT NULL, rule TEXT NOT NULL, tenant TEXT NOT NULL, line TEXT NOT NULL,
-      wake_at INTEGER NOT NULL, idle INTEGER NOT NULL, updated_at INTEGER NOT NULL, PRIMARY KEY (key, rule)) WITHOUT ROWID`,
+    // The line last: the alarm reads `wake_at` of every row without reading past it into the line.
+    `CREATE TABLE IF NOT EXISTS lines (key TEXT NOT NULL, rule TEXT NOT NULL, tenant TEXT NOT NULL, wake_at INTEGER NOT NULL,
+      idle INTEGER NOT NULL, updated_at INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (key, rule)) WITHOUT ROWID`,
   ]);
   /** Lines stored, counted once per instance and kept up to date (a count per write would read every row). */
   #count: number | undefined;
@@ -66,11 +67,15 @@ export class FlowShardDO extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
     if (!this.#lines.exists()) return;
+    const sql = this.ctx.storage.sql;
     // No index on `wake_at`: each would be one more row written with every line; the alarm reads them all.
-    const due = this.ctx.storage.sql
+    const due = sql
       .exec<{ tenant: string; rule: string; key: string; line: string }>(`SELECT tenant, rule, key, line FROM lines WHERE wake_at <= ?`, Date.now())
       .toArray();
     await this.#settle(due[0]?.tenant, due.map((row) => ({ hold: { rule: row.rule, key: row.key }, line: JSON.parse(row.line) as Line, created: false })));
+    if (!this.#lines.exists()) return;
+    const next = sql.exec<{ at: number | null }>(`SELECT MIN(wake_at) AS at FROM lines`).one().at;
+    if (next !== null) await this.#alarmBy(next);
   }
 
   /**
@@ -101,12 +106,16 @@ export class FlowShardDO extends DurableObject<Env> {
     };
   }
 
-  /** Offers what is free to the next in line, keeps each line (or deletes it), wakes the chats, and sets the alarm. */
+  /**
+   * Offers what is free to the next in line, keeps each changed line (or deletes it), wakes the
+   * chats, and brings the alarm forward to the soonest kept line's time. A request that changed
+   * nothing writes nothing: a waiter asking again costs one read.
+   */
   async #settle(tenant: string | undefined, changed: Iterable<Changed>): Promise<void> {
     const now = Date.now();
     const sql = this.ctx.storage.sql;
     const woken = new Set<string>();
-    const kept: unknown[][] = [];
+    const kept: { row: unknown[]; wakeAt: number }[] = [];
     const gone = new Map<string, string[]>();
     let created = 0;
     for (const { hold, line, created: isNew } of changed) {
@@ -119,9 +128,13 @@ export class FlowShardDO extends DurableObject<Env> {
       }
       const { slots } = settled.line;
       const idle = slots.holders.length + slots.offers.length + slots.waiters.length === 0 ? 1 : 0;
-      kept.push([hold.key, hold.rule, tenant!, JSON.stringify(settled.line), settled.wakeAt, idle, now]);
+      kept.push({ row: [hold.key, hold.rule, tenant!, settled.wakeAt, idle, now, JSON.stringify(settled.line)], wakeAt: settled.wakeAt });
       if (isNew) created++;
     }
+    if (tenant) {
+      for (const chat of woken) this.ctx.waitUntil(this.env.CHAT.getByName(chatName(tenant, chat)).flowOffered().catch(() => {}));
+    }
+    if (kept.length === 0 && gone.size === 0) return;
     if (kept.length && !this.#lines.exists()) {
       this.#lines.create();
       this.#count = 0;
@@ -130,8 +143,8 @@ export class FlowShardDO extends DurableObject<Env> {
     for (let i = 0; i < kept.length; i += 14) {
       const rows = kept.slice(i, i + 14);
       sql.exec(
-        `INSERT OR REPLACE INTO lines (key, rule, tenant, line, wake_at, idle, updated_at) VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
-        ...rows.flat(),
+        `INSERT OR REPLACE INTO lines (key, rule, tenant, wake_at, idle, updated_at, line) VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+        ...rows.flatMap((r) => r.row),
       );
     }
     for (const [key, rules] of gone) {
@@ -140,14 +153,11 @@ export class FlowShardDO extends DurableObject<Env> {
         sql.exec(`DELETE FROM lines WHERE key = ? AND rule IN (${some.map(() => "?").join(", ")})`, key, ...some);
       }
     }
-    if (tenant) {
-      for (const chat of woken) this.ctx.waitUntil(this.env.CHAT.getByName(chatName(tenant, chat)).flowOffered().catch(() => {}));
-    }
     if (!this.#lines.exists()) return;
-    if (created !== 0) this.#count = (this.#count ?? sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM lines`).one().n - created) + created;
-    if ((this.#count ?? 0) > MAX_LINES) this.#forgetIdle();
-    const next = sql.exec<{ at: number | null }>(`SELECT MIN(wake_at) AS at FROM lines`).one().at;
-    if (next === null) {
+    // Counted once per instance, then kept: a count per request would read every row.
+    this.#count = this.#count === undefined ? sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM lines`).one().n : this.#count + created;
+    if (this.#count > MAX_LINES) this.#forgetIdle();
+    if (this.#count === 0) {
       // Nothing is held here any more: the object keeps no storage until a call comes again.
       this.#lines.dropped();
       this.#count = undefined;
@@ -156,11 +166,15 @@ export class FlowShardDO extends DurableObject<Env> {
       await this.ctx.storage.deleteAll();
       return;
     }
-    // An alarm that comes early finds nothing due and sets the next: only an earlier time is written.
+    if (kept.length) await this.#alarmBy(Math.min(...kept.map((k) => k.wakeAt)));
+  }
+
+  /** Brings the alarm forward to `at` (an alarm that comes early finds nothing due and sets the next). */
+  async #alarmBy(at: number): Promise<void> {
     const set = await this.#alarm();
-    if (set === null || next < set) {
-      await this.ctx.storage.setAlarm(next);
-      this.#alarmAt = next;
+    if (set === null || at < set) {
+      await this.ctx.storage.setAlarm(at);
+      this.#alarmAt = at;
     }
   }
 
@@ -168,14 +182,16 @@ export class FlowShardDO extends DurableObject<Env> {
   #forgetIdle(): void {
     const sql = this.ctx.storage.sql;
     sql.exec(
-      `DELETE FROM lines WHERE (key, rule) IN (SELECT key, rule FROM lines WHERE idle = 1 ORDER BY updated_at LIMIT ?)`,
+      // Not the unkeyed rules' lines: new keys of one rule must not hand a tenant-wide rule a fresh burst.
+      `DELETE FROM lines WHERE (key, rule) IN (SELECT key, rule FROM lines WHERE idle = 1 AND key != '' ORDER BY updated_at LIMIT ?)`,
       this.#count! - MAX_LINES,
     );
     this.#count = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM lines`).one().n;
   }
 
+  /** When the alarm is set for, read once per instance (null, as the alarm runs: none is set). */
   async #alarm(): Promise<number | null> {
-    this.#alarmAt ??= await this.ctx.storage.getAlarm();
+    if (this.#alarmAt === undefined) this.#alarmAt = await this.ctx.storage.getAlarm();
     return this.#alarmAt;
   }
 }

@@ -22,6 +22,9 @@ const BUILT_IN_CALLS = [WAIT_TOOL.name, HTTP_REQUEST_TOOL.name, ...SUBORDINATE_T
  */
 const MATCH_COMPARISONS = 400_000;
 
+/** Entries that match nothing get a near name offered, up to this many a document. */
+const SUGGESTIONS = 5;
+
 const isGlob = (entry: string) => entry.includes("*") || entry.includes("?");
 const ASCII = /^[\x20-\x7e]*$/;
 
@@ -43,6 +46,7 @@ export function ruleToolProblems(config: TenantConfig): string[] {
   const names = [...config.tools.map((t) => t.name), ...BUILT_IN_CALLS];
   const serverPrefixes = config.mcp_servers.map((s) => mcpToolName(s.name, "").toLowerCase());
   let spent = 0;
+  let suggested = 0;
   const metered = (result: { matched: boolean; comparisons: number }) => ((spent += result.comparisons), result.matched);
   const matchesSome = (entry: string, candidates: readonly string[], plain: Set<string>) => {
     if (!isGlob(entry)) {
@@ -59,7 +63,8 @@ export function ruleToolProblems(config: TenantConfig): string[] {
     const plain = new Set(candidates.map((name) => name.toLowerCase()));
     return tools.flatMap((entry) => {
       if (spent > MATCH_COMPARISONS || matchesSome(entry, candidates, plain)) return [];
-      const meant = closestName(entry, candidates);
+      // A near name for the first few only: each costs an edit distance against every tool.
+      const meant = suggested++ < SUGGESTIONS ? closestName(entry, candidates) : undefined;
       const hint = meant
         ? ` (did you mean ${JSON.stringify(meant)}?)`
         : "; name a tool of this configuration, a built-in, or <server>__<tool> of a configured MCP server";

@@ -35,7 +35,10 @@ export function flowKey(rule: Pick<FlowRule, "key">, call: FlowCall): string {
   return text.length > MAX_FLOW_KEY_CHARS ? text.slice(0, MAX_FLOW_KEY_CHARS) : text;
 }
 
-/** The rules `call` is under, with its key under each, in rule-name order (the order a call asks them in). */
+/**
+ * The rules `call` is under, with its key under each, in rule-name order: the first is where its
+ * snapshot says it waits until it has asked (it asks them in `inAskingOrder`, by shard first).
+ */
 export function flowHolds(rules: readonly FlowRule[], call: FlowCall): FlowHold[] {
   return rules
     .filter((rule) => rule.tools.some((glob) => globMatch(glob, call.name)))

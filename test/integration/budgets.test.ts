@@ -46,12 +46,15 @@ describe("budgets", () => {
     // Closed by the chat once the batch ended: kept for late answers, then gone.
     await eventually(async () => ((await runInDurableObject(stub, (_o, state) => state.storage.sql.exec<{ state: string }>(`SELECT state FROM budget`).one().state)).includes("closed_at") ? true : undefined));
     expect(await rows()).toBe(1);
+    const scope = { root_chat: "bud-gone", batch_id: batchId, limits: { tool_calls: 5 } };
+    // An answer within the grace is counted, and does not keep the budget open.
+    await stub.answered("acme", scope, "bud-gone", "t1 1", { llm_tokens: 10 });
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + 61_000);
     await runDurableObjectAlarm(stub);
     expect(await rows()).toBe(0);
-    // A subagent's answer that comes after that is not counted, and makes no storage.
-    await stub.answered("acme", { root_chat: "bud-gone", batch_id: batchId, limits: { tool_calls: 5 } }, "bud-gone", "t1 1", { llm_tokens: 10 });
+    // An answer that comes after that is not counted, and makes no storage.
+    await stub.answered("acme", scope, "bud-gone", "t1 2", { llm_tokens: 10 });
     expect(await rows()).toBe(0);
   });
 

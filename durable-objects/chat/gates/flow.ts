@@ -1,6 +1,6 @@
 /**
  * Room under the flow rules a call is under (docs/api.md#flow-control): the calls waiting here ask
- * the object of each rule and key (`durable-objects/flow`), together (one request per object), and
+ * the tenant's flow shards their keys fall in (`durable-objects/flow`), together (one request per shard), and
  * each starts when all its rules grant; at the first that does not, it gives back what it took and
  * waits there (or ends, when refused). A flow object that frees a slot wakes the chat, whose gate
  * timer asks again. Scope: the chat (`safety`: a periodic look, should a wake-up be lost).
@@ -13,7 +13,7 @@ import { letGo, type Gate } from "./gate";
 
 /** While calls wait for flow, the chat asks again at least this often. */
 const FLOW_SAFETY_MS = 30_000;
-/** Calls asked in one run (one request per rule and key they need, whatever their number). */
+/** Calls asked in one run (one request per flow shard they need, whatever their number). */
 const ASKED_PER_RUN = 200;
 /** With more calls to ask than one run takes, the next run comes this much later (not at once: no spin). */
 const NEXT_RUN_MS = 1_000;
@@ -25,7 +25,7 @@ const beingAsked = new WeakMap<ChatStore, Set<string>>();
 
 /**
  * What calls that ended had under the flow rules goes back together: the ends of one turn of the
- * chat's work (a lane's report of several outcomes) make one request per rule and key. It leaves
+ * chat's work (a lane's report of several outcomes) make one request per flow shard. It leaves
  * after the transaction that ended them, and only for jobs that did end (a rolled-back end keeps its slot).
  */
 export class FlowReturns {
