@@ -25,7 +25,7 @@ import type { McpListing } from "../../src/tools/mcp";
 import { listMcpTools } from "../../src/tools/mcp-client";
 import { McpLists } from "./mcp-lists";
 import { applyConfigPatch, type ConfigPatch } from "../../src/config/patch";
-import { checkConfig } from "../../src/config/validate";
+import { checkConfig } from "../../src/config-check/validate";
 import type { ListedChat } from "../../src/chats/chat-tree";
 import { ConfigStore, type WriteConfigResult } from "./config-store";
 import { ChatIndex } from "./chat-index";

@@ -6,9 +6,9 @@
  * stored, so concurrent patches all land.
  */
 import { defaultConfig, type TenantConfig } from "../../src/config/schema";
-import { withCanonicalRuleTools } from "../../src/config/rule-tools";
+import { withCanonicalRuleTools } from "../../src/config-check/rule-tools";
 import { importConfigKey } from "../../src/config/secrets";
-import type { CheckedConfig } from "../../src/config/validate";
+import type { CheckedConfig } from "../../src/config-check/validate";
 import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-config";
 
 export type WriteConfigResult =

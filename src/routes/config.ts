@@ -8,7 +8,7 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../auth/app-env";
 import { configPatchSchema, PATCH_MEDIA_TYPES, prototypeKeyPath, type ConfigPatch } from "../config/patch";
-import { checkConfig, issueLines } from "../config/validate";
+import { checkConfig, issueLines } from "../config-check/validate";
 import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { tenantConfig, tenantStub } from "../requests/context";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkConfig } from "../../src/config/validate";
-import { ruleToolProblems, withCanonicalRuleTools } from "../../src/config/rule-tools";
+import { checkConfig } from "../../src/config-check/validate";
+import { ruleToolProblems, withCanonicalRuleTools } from "../../src/config-check/rule-tools";
 import { configSchema } from "../../src/config/schema";
 import { closestName, editDistance } from "../../src/util/closest-name";
 import { matchGlobPrefix } from "../../src/tools/glob";

@@ -11,7 +11,7 @@ import { HTTP_REQUEST_TOOL, WAIT_TOOL } from "../tools/builtins";
 import { matchGlob, matchGlobPrefix } from "../tools/glob";
 import { canonicalToolName, mcpToolName } from "../tools/mcp";
 import { closestName } from "../util/closest-name";
-import type { TenantConfig } from "./schema";
+import type { TenantConfig } from "../config/schema";
 
 /** Tools every tenant has, whatever its config lists. */
 const BUILT_IN_CALLS = [WAIT_TOOL.name, HTTP_REQUEST_TOOL.name, ...SUBORDINATE_TOOLS];

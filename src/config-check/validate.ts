@@ -7,7 +7,7 @@
 import type { z } from "zod";
 import { configEgressProblems } from "../egress/policy";
 import { ruleToolProblems, withCanonicalRuleTools } from "./rule-tools";
-import { configSchema, crossFieldProblems, type TenantConfig } from "./schema";
+import { configSchema, crossFieldProblems, type TenantConfig } from "../config/schema";
 
 export type CheckedConfig = { ok: true; config: TenantConfig } | { ok: false; problems: string[] };
 
