@@ -8,7 +8,7 @@
  *
  * Each shape runs alone: workerd is let settle, the shape's requests go one after another, workerd
  * is let settle again (so the jobs the requests started are paid for too), and the process group's
- * CPU time (from /proc, 10 ms ticks) is divided by the requests. A shape whose requests start jobs
+ * CPU time (from /proc, 10 ms ticks) is divided by the requests; the less of two such runs counts. A shape whose requests start jobs
  * names a control that starts the same jobs without the attack (32 calls cost about 160 ms in all
  * under `wrangler dev`, over some forty invocations); what the attack adds is held to 50 ms.
  * `neighbour: true` also times the other tenant's `/parallel` while each shape runs again, for
@@ -234,13 +234,19 @@ export async function requestCpu({ url, groupId, tools, report, neighbour = fals
           }),
         );
       };
-      await settle([groupId]);
-      const before = workerdUsage(groupId).cpuSeconds;
-      const started = performance.now();
-      await run();
-      const wall = performance.now() - started;
-      await settle([groupId]);
-      const cpuMs = ((workerdUsage(groupId).cpuSeconds - before) * 1000) / n;
+      // Twice, and the less of the two: noise (this machine is a VM on shared cores) only ever adds
+      // CPU, and one run in five came out 1.5× slower on every shape alike, controls included.
+      const measure = async () => {
+        await settle([groupId]);
+        const before = workerdUsage(groupId).cpuSeconds;
+        const started = performance.now();
+        await run();
+        const wall = performance.now() - started;
+        await settle([groupId]);
+        return { cpuMs: ((workerdUsage(groupId).cpuSeconds - before) * 1000) / n, wall };
+      };
+      const [first, second] = [await measure(), await measure()];
+      const { cpuMs, wall } = first.cpuMs <= second.cpuMs ? first : second;
       // A shape whose requests start jobs pays for them too: its control does the same without the attack.
       const control = shape.control ? rows.find((r) => r.name.startsWith(shape.control)) : undefined;
       const extraMs = cpuMs - (control?.cpuMs ?? 0);
