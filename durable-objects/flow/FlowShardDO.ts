@@ -9,7 +9,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { chatName } from "../../src/objects/names";
 import type { FlowHold } from "../../src/flow/rules";
-import { askLines, giveBackLines, settleLine, type Line, type LineFigures, type Lines, type ShardAnswer, type ShardAsk } from "../../src/flow/shard";
+import { askLines, giveBackLines, lineId, settleLine, type Line, type LineFigures, type Lines, type ShardAnswer, type ShardAsk } from "../../src/flow/shard";
 import { figures, type SlotRule } from "../../src/flow/slots";
 import { LazyTable } from "../shared/lazy-table";
 
@@ -18,7 +18,6 @@ export const MAX_LINES = 10_000;
 
 type Changed = { hold: FlowHold; line: Line; created: boolean };
 
-const lineKey = (hold: FlowHold) => `${hold.rule}\u0000${hold.key}`;
 
 export class FlowShardDO extends DurableObject<Env> {
   // Keyed by key first: a request reads all the rules of a key in one statement. Each line keeps its
@@ -89,16 +88,16 @@ export class FlowShardDO extends DurableObject<Env> {
     if (this.#lines.exists()) {
       for (const key of new Set(holds.map((h) => h.key))) {
         for (const row of this.ctx.storage.sql.exec<{ rule: string; line: string }>(`SELECT rule, line FROM lines WHERE key = ?`, key)) {
-          seen.set(lineKey({ rule: row.rule, key }), JSON.parse(row.line) as Line);
+          seen.set(lineId({ rule: row.rule, key }), JSON.parse(row.line) as Line);
         }
       }
     }
-    const get = (hold: FlowHold) => seen.get(lineKey(hold));
+    const get = (hold: FlowHold) => seen.get(lineId(hold));
     return {
       changed,
       get,
       set: (hold, line) => {
-        const id = lineKey(hold);
+        const id = lineId(hold);
         const created = changed.get(id)?.created ?? get(hold) === undefined;
         seen.set(id, line);
         changed.set(id, { hold, line, created });

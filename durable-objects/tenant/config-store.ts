@@ -15,6 +15,12 @@ export type WriteConfigResult =
   | { ok: true; config: TenantConfig; version: number; generated_secrets: Record<string, string> }
   | { ok: false; problems: string[]; code?: "secret_required" };
 
+/**
+ * The document as requests and `GET` see it: secrets masked, and rule names spelled as calls are,
+ * once per version (a document stored before that rule kept `docs.search` in its rules).
+ */
+const shown = (sealed: TenantConfig): TenantConfig => withCanonicalRuleTools(maskSecrets(sealed));
+
 export class ConfigStore {
   /** Every request reads the config: keep the parsed, masked form until the next PUT or PATCH. */
   #cached: { config: TenantConfig; version: number } | undefined;
@@ -33,14 +39,10 @@ export class ConfigStore {
     sql.exec(`CREATE TABLE IF NOT EXISTS config (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL, version INTEGER NOT NULL)`);
   }
 
-  /**
-   * The stored document with sealed secrets, or the defaults. Rule names are spelled as calls are
-   * on the way out too: a document stored before that rule kept `docs.search` in its rules.
-   */
+  /** The stored document with sealed secrets, or the defaults. */
   sealed(): { config: TenantConfig; version: number } {
     const row = this.sql.exec<{ doc: string; version: number }>(`SELECT doc, version FROM config WHERE id = 1`).toArray()[0];
-    if (!row) return { config: defaultConfig(), version: 0 };
-    return { config: withCanonicalRuleTools(JSON.parse(row.doc) as TenantConfig), version: row.version };
+    return row ? { config: JSON.parse(row.doc) as TenantConfig, version: row.version } : { config: defaultConfig(), version: 0 };
   }
 
   async #configKey(): Promise<CryptoKey> {
@@ -72,7 +74,7 @@ export class ConfigStore {
   masked(): { config: TenantConfig; version: number } {
     if (!this.#cached) {
       const { config, version } = this.sealed();
-      this.#cached = { config: maskSecrets(config), version };
+      this.#cached = { config: shown(config), version };
     }
     return this.#cached;
   }
@@ -98,7 +100,7 @@ export class ConfigStore {
     }
     const version = previous.version + 1;
     this.sql.exec(`INSERT OR REPLACE INTO config (id, doc, version) VALUES (1, ?, ?)`, JSON.stringify(sealed), version);
-    this.#cached = { config: maskSecrets(sealed), version };
+    this.#cached = { config: shown(sealed), version };
     this.onStored(sealed);
     return { ok: true, config: this.#cached.config, version, generated_secrets: generated };
   }

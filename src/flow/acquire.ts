@@ -15,7 +15,7 @@
  */
 import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../util/limited";
 import type { FlowHold } from "./rules";
-import { flowShard, inAskingOrder, type ShardAnswer } from "./shard";
+import { flowShard, inAskingOrder, lineId, type ShardAnswer } from "./shard";
 
 export type Acquired =
   | { outcome: "granted" }
@@ -39,7 +39,7 @@ export function byShard(pairs: Iterable<readonly [FlowHold, string]>): Map<numbe
   for (const [hold, id] of pairs) {
     const shard = flowShard(hold.key);
     const lines = shards.get(shard) ?? shards.set(shard, new Map()).get(shard)!;
-    const line = `${hold.rule}\u0000${hold.key}`;
+    const line = lineId(hold);
     (lines.get(line) ?? lines.set(line, { hold, ids: [] }).get(line)!).ids.push(id);
   }
   return new Map([...shards].map(([shard, lines]) => [shard, [...lines.values()]]));

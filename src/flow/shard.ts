@@ -12,6 +12,9 @@
 import type { FlowHold } from "./rules";
 import { ask, emptySlots, giveBack, offerNext, type Answer, type Ask, type InLine, type SlotRule, type SlotState } from "./slots";
 
+/** A line's identity in maps and in the shard's memory. */
+export const lineId = (hold: FlowHold) => `${hold.rule}\u0000${hold.key}`;
+
 /** Flow objects per tenant. */
 export const FLOW_SHARDS = 8;
 

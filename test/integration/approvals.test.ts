@@ -3,9 +3,12 @@
  * a person before anything is sent to its tool; approved it runs, denied or unanswered it ends
  * `error`, exactly once whatever retries and rival decisions come; the tenant's list follows.
  */
-import { abortAllDurableObjects, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, env, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { advanceAndRunAlarm, agentConfig, api, call, chatObject, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
+import { configSchema } from "../../src/config/schema";
+import { tenantName } from "../../src/objects/names";
+import { TEST_KEYS } from "../setup/bindings";
 import { inbox, received, webhookConfig } from "../webhook-inbox";
 
 afterEach(() => {
@@ -210,6 +213,16 @@ describe("approvals", () => {
     expect(res.body.jobs[0]).toMatchObject({ tool_name: "pay__write_note", state: "pending", waiting_for: "approval" });
     const sent = await (await fetch(`${toolServer()}/__mcp/calls?instance=appr-dot`)).json();
     expect(sent).toEqual([]);
+  });
+
+  it("match a document stored before rule names were spelled as calls, by the name calls run as", async () => {
+    // As an older version stored it, unchecked, for a tenant this isolate has not read yet.
+    const pay = { name: "pay", url: `${toolServer()}/mcp/appr-old`, headers: {} };
+    const stored = configSchema.parse({ ...toolConfig(), mcp_servers: [pay], approvals: [{ tools: ["pay.write_note"] }] });
+    await env.TENANT.getByName(tenantName("globex")).putConfig(stored);
+    expect((await json(await api("/v1/config", { key: TEST_KEYS.globex }))).approvals[0].tools).toEqual(["pay__write_note"]);
+    const res = await parallel("appr-old", { tool_calls: [call("pay__write_note", { text: "x" })], wait: false }, { key: TEST_KEYS.globex });
+    expect(res.body.jobs[0]).toMatchObject({ state: "pending", waiting_for: "approval" });
   });
 
   it("refuse a rule that names no tool, offering the near name, and a PATCH that takes a named tool away", async () => {
