@@ -8,7 +8,7 @@ import { consumeCalls } from "./consumer/calls";
 
 export { ChatDO } from "../durable-objects/chat/ChatDO";
 export { TenantDO } from "../durable-objects/tenant/TenantDO";
-export { LaneDO } from "../durable-objects/lane/LaneDO";
+export { CallRunnerDO } from "../durable-objects/runner/CallRunnerDO";
 export { FlowShardDO } from "../durable-objects/flow/FlowShardDO";
 export { BudgetDO } from "../durable-objects/budget/BudgetDO";
 export { DirectRunner } from "./runner/direct-runner";

@@ -3,20 +3,21 @@
  * queue batches, and swapping bindings of a live Durable Object instance so
  * its sends are lost or its calls fail.
  */
-import { createExecutionContext, createMessageBatch, env, getQueueResult, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject } from "cloudflare:test";
 import worker from "../src/index";
 import type { JobMessage } from "../src/jobs/messages";
 import { call, chatObject, parallel } from "./helpers";
 
 export const message = (chat: string, job_id: string, attempt = 1): JobMessage => ({ tenant: "acme", chat_id: chat, job_id, attempt });
 
-export async function deliver(queue: string, bodies: unknown[]) {
+/** Hands `bodies` to the worker's consumer of `queue` as one batch; `bindings` replace the worker's own. */
+export async function deliver(queue: string, bodies: unknown[], bindings: Partial<Record<keyof Env, unknown>> = {}) {
   const batch = createMessageBatch(
     queue,
     bodies.map((body, i) => ({ id: `m${i}`, timestamp: new Date(), attempts: 1, body })),
   );
   const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<unknown>, env, ctx);
+  await worker.queue(batch as MessageBatch<unknown>, { ...env, ...bindings } as Env, ctx);
   return getQueueResult(batch, ctx);
 }
 
@@ -36,8 +37,9 @@ export async function swapEnv(stub: DurableObjectStub, overrides: (real: Env) =>
 /**
  * Degrades the chat's live instance. `queue`: `drop` loses every send, `record`
  * passes it on, `fail` throws, `hang` never settles. `fastPath`: `refuse` fails
- * the chat's calls to itself (the fast path, the heartbeat), `record` notes
- * them and drops them. Returns what was sent to the queue and started meanwhile.
+ * the chat's hand-overs to its runner objects (calls past a Worker's lifetime:
+ * see `CALLS_IN_OBJECTS`), `record` notes them and drops them. Returns what was
+ * sent to the queue and handed over meanwhile.
  */
 export async function degradeChat(
   chat: string,
@@ -57,25 +59,29 @@ export async function degradeChat(
       send: (body: unknown) => send([body], () => real.send(body)),
       sendBatch: (messages: { body: unknown }[]) => send(messages.map((m) => m.body), () => real.sendBatch(messages)),
     });
-    // The chat reaches itself with `get(id)`; other chats (children, parents) by name, untouched.
-    const chats = {
-      get: () => ({
-        runJobs: async (jobIds: string[]) => {
-          if (faults.fastPath === "refuse") throw new Error("chat unreachable");
-          started.push(...jobIds);
-          return jobIds.map(() => "started");
+    const runnerObjects = {
+      getByName: () => ({
+        run: async (calls: { call: { job_id: string } }[]) => {
+          if (faults.fastPath === "refuse") throw new Error("runner object unreachable");
+          started.push(...calls.map((c) => c.call.job_id));
         },
+        abort: async () => {},
       }),
-      getByName: (name: string) => real.CHAT.getByName(name),
     };
-    return { ...(faults.queue ? { JOBS: queueOf(real.JOBS), CALLS: queueOf(real.CALLS) } : {}), ...(faults.fastPath ? { CHAT: chats } : {}) };
+    return { ...(faults.queue ? { JOBS: queueOf(real.JOBS), CALLS: queueOf(real.CALLS) } : {}), ...(faults.fastPath ? { CALL_RUNNER: runnerObjects } : {}) };
   });
   return { sent, started };
 }
 
-/** A job nobody will start by itself: its queue copy is lost and the fast path refused. */
+/**
+ * A job nobody starts before the dispatch watchdog: a call for the `calls` queue (the default
+ * deadline) whose message and queue copy were both lost, in a chat that has since forgotten it sent
+ * them (evicted, its real bindings back). A test starts it with a queue copy of its own.
+ */
 export async function strandedJob(chat: string, tool: ReturnType<typeof call>) {
   await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
-  await degradeChat(chat, { queue: "drop", fastPath: "refuse" });
-  return startedJob(chat, tool);
+  await degradeChat(chat, { queue: "drop" });
+  const id = await startedJob(chat, tool);
+  await evictDurableObject(chatObject(chat)).catch(() => abortAllDurableObjects());
+  return id;
 }

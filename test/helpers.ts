@@ -70,8 +70,8 @@ export function toolConfig(extra: Record<string, unknown> = {}) {
 }
 
 /**
- * Limits under which every call waits in the chat or its lanes: a deadline past what a Worker
- * runner outlives (docs/architecture.md#where-calls-wait). For tests of the objects' own running.
+ * Limits under which every call runs in the chat's runner objects: a deadline past what a Worker
+ * invocation outlives (docs/architecture.md#where-a-call-runs). For tests of the objects' own running.
  */
 export const CALLS_IN_OBJECTS = { tool_job_timeout_seconds: 1800 };
 

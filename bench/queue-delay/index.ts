@@ -7,7 +7,7 @@
  * allows). It wraps the deployed entry and classes and changes nothing in them; `wrangler deploy`
  * never sees this file (bench/run.mjs points a generated config at it).
  */
-import worker, { BudgetDO, ChatDO as RealChatDO, DirectRunner, FlowShardDO, LaneDO, TenantDO } from "../../src/index";
+import worker, { BudgetDO, ChatDO as RealChatDO, DirectRunner, FlowShardDO, CallRunnerDO, TenantDO } from "../../src/index";
 
 // Not exported: every export of a Worker entry must be a handler or a class.
 const QUEUE_SEND_DELAY_MS = 60;
@@ -41,7 +41,7 @@ export class ChatDO extends RealChatDO {
   }
 }
 
-export { BudgetDO, DirectRunner, FlowShardDO, LaneDO, TenantDO };
+export { BudgetDO, DirectRunner, FlowShardDO, CallRunnerDO, TenantDO };
 
 export default {
   fetch: (request, env, ctx) => worker.fetch(request, slowQueue(env), ctx),

@@ -12,10 +12,9 @@ import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/http/errors";
 import { extrasText } from "../../src/jobs/extras";
 import type { JobRecord } from "../../src/jobs/job";
-import { AWAIT_PATH, type AskAnswer, type AwaitTicket, type BatchAnswer, type BatchRequest, type BatchResult, type ChatInfo, type ClaimedAsk, type ChatLimits, type CompleteResult, type JobOutcome, type LaneCall, type LaneOutcome, type ToolCallsAwait, type ToolCallsReply, type ToolCallsRequest, type ToolCallsResult, type TurnRequest, type Usage } from "../../src/jobs/messages";
+import { AWAIT_PATH, type AskAnswer, type AwaitTicket, type BatchAnswer, type BatchRequest, type BatchResult, type ChatInfo, type ClaimedAsk, type ChatLimits, type CompleteResult, type JobOutcome, type RunnerCall, type RunnerOutcome, type ToolCallsAwait, type ToolCallsReply, type ToolCallsRequest, type ToolCallsResult, type TurnRequest, type Usage } from "../../src/jobs/messages";
 import { resultsPayload, type Snapshot } from "../../src/jobs/payloads";
 import { vouchFor } from "../../src/objects/tenant-cache";
-import type { RunTarget } from "../../src/tools/executors";
 import type { DeliveryEntry, DeliveryStatus } from "../../src/webhooks/deliveries";
 import { answerClose, parseCursor } from "../shared/live-stream";
 import { runAlarm } from "./alarm";
@@ -23,7 +22,6 @@ import { answerWaited, startBatch } from "./batches";
 import { Chat } from "./chat";
 import type { DeletedBy, DeletionAnswer } from "./deletion";
 import type { Redelivery } from "./events/outbox";
-import type { RunAnswer } from "./jobs/executor";
 import type { LaunchAnswer } from "./jobs/dispatcher";
 import type { Progress } from "../../src/jobs/progress";
 import type { StopTurn } from "./subagents/turn-stop";
@@ -43,8 +41,6 @@ import { transcriptEntry, type TranscriptEntry } from "../../src/agents/transcri
 export class ChatDO extends DurableObject<Env> {
   readonly #chat = new Chat(this.ctx, () => this.env);
   readonly #store = this.#chat.store;
-  /** What this chat's own calls had waiting for headers, measured (tests hold it to the budget). */
-  readonly callMeter = this.#chat.executor.meter;
   /** Hand-overs from the parent waiting on its answer: a deletion waits for them (see `beginTurn`). */
   readonly #handovers = new Handovers();
 
@@ -127,16 +123,7 @@ export class ChatDO extends DurableObject<Env> {
     await this.#store.timers.arm();
   }
 
-  // ---- running jobs: the fast path, the queue consumer, the heartbeat, child chats ----
-
-  /** The chat's own share of a group of calls (at most 4), started together in this invocation (see `./jobs/executor`): from the fast path, a queue copy or the heartbeat. */
-  async runJobs(jobIds: string[], targets: Record<string, RunTarget>): Promise<RunAnswer[]> {
-    if (!this.#store.exists()) return jobIds.map(() => "finished");
-    const executor = this.#chat.executor;
-    const answers = await Promise.all(jobIds.map((id) => executor.run(id, targets)));
-    if (answers.some((a) => a !== "duplicate")) await this.#store.timers.arm();
-    return answers;
-  }
+  // ---- running jobs: the queue consumers, runners, child chats (docs/architecture.md#where-a-call-runs) ----
 
   /** The queue consumer's hand-off of this chat's messages (each batch's queue copy): see `Dispatcher.takeQueued`. */
   async takeQueued(jobIds: string[]): Promise<(LaunchAnswer | "retry")[]> {
@@ -146,42 +133,43 @@ export class ChatDO extends DurableObject<Env> {
     return answers;
   }
 
-  /** A report on a job run elsewhere: a child chat's subordinate turn (or, from a lane of an earlier version, its call). */
+  /** A child chat's report on its subordinate turn. */
   async completeJob(jobId: string, lease: string, outcome: JobOutcome): Promise<CompleteResult> {
     if (!this.#store.exists()) return { status: "stale" };
-    this.#chat.executor.room.laneEnded(jobId);
     const result = this.#chat.machine.complete(jobId, lease, outcome, Date.now(), this.#store.limits().max_stored_result_bytes);
     await this.#store.timers.arm();
     return result;
   }
 
   /**
-   * A call lane's outcomes: the calls that ended while its previous report was on its way, ended
-   * here in one invocation (`src/jobs/report-queue`).
+   * A runner's outcomes: the calls that ended while its previous report was on its way, ended here
+   * in one invocation (`src/jobs/report-queue`).
    */
-  async laneOutcomes(reports: LaneOutcome[]): Promise<CompleteResult[]> {
+  async runnerOutcomes(reports: RunnerOutcome[]): Promise<CompleteResult[]> {
     if (!this.#store.exists()) return reports.map(() => ({ status: "stale" }));
-    const now = Date.now();
-    const maxStoredBytes = this.#store.limits().max_stored_result_bytes;
-    const results = reports.map((r) => {
-      this.#chat.executor.room.laneEnded(r.job_id);
-      return this.#chat.machine.complete(r.job_id, r.lease, r.outcome, now, maxStoredBytes, r.batch_id);
-    });
+    const results = this.#chat.runners.reported(reports, Date.now());
     await this.#store.timers.arm();
     return results;
   }
 
-  /** A Worker runner takes the calls its `calls` message named (docs/architecture.md#where-calls-wait): claimed for it, with their targets. */
-  async claimForRunner(jobIds: string[]): Promise<LaneCall[]> {
-    if (!this.#store.exists()) return [];
-    const calls = await this.#chat.dispatcher.claimForRunner(jobIds);
-    await this.#store.timers.arm(); // the claims set the heartbeat; a recovery may have ended a job
-    return calls;
+  /** A `calls` consumer takes the calls its message named: claimed for it, with their targets. */
+  claimForRunner(jobIds: string[]): Promise<RunnerCall[]> {
+    return this.#store.exists() ? this.#chat.dispatcher.claimForQueuedRunner(jobIds) : Promise.resolve([]);
   }
 
-  /** A Worker runner renews its calls' leases; it stops the ones answered (ended, or no longer its). */
+  /** A runner renews its calls' leases; it stops the ones answered (ended, or no longer its). */
   renewLeases(calls: { job_id: string; lease: string }[]): string[] {
-    return this.#store.exists() ? this.#chat.executor.renewLeases(calls, Date.now()) : calls.map((c) => c.job_id);
+    return this.#store.exists() ? this.#chat.runners.renew(calls, Date.now()) : calls.map((c) => c.job_id);
+  }
+
+  /** A runner's record of a retry (see `src/jobs/run-call`); false tells the runner the job is over. */
+  runnerAttempt(jobId: string, lease: string, next: number, phase: "settled" | "sending"): boolean {
+    return this.#store.exists() && this.#chat.runners.attempt(jobId, lease, next, phase);
+  }
+
+  /** A runner's MCP call reported progress (kept to one a second by the runner). */
+  runnerProgress(jobId: string, lease: string, progress: Progress): void {
+    if (this.#store.exists()) this.#chat.runners.progressed(jobId, lease, progress);
   }
 
   /** A Worker runner takes a child's model request (docs/architecture.md#model-requests): what to send, or null when it is not the runner's to make. */
@@ -198,15 +186,17 @@ export class ChatDO extends DurableObject<Env> {
     return this.#store.readable() ? this.#chat.child.replied(turnId, lease, answer) : Promise.resolve("stale");
   }
 
-  /** A call lane's record of a retry (see `src/jobs/run-call`); false tells the lane the job is over. */
-  laneAttempt(jobId: string, lease: string, next: number, phase: "settled" | "sending"): boolean {
-    if (!this.#store.exists()) return false;
-    return this.#chat.executor.laneAttempt(jobId, lease, next, phase);
+  // Runners of the version before this one report under these names; a deploy can leave some running.
+  laneOutcomes(reports: RunnerOutcome[]): Promise<CompleteResult[]> {
+    return this.runnerOutcomes(reports);
   }
 
-  /** A call lane's MCP call reported progress (kept to one a second by the lane). */
+  laneAttempt(jobId: string, lease: string, next: number, phase: "settled" | "sending"): boolean {
+    return this.runnerAttempt(jobId, lease, next, phase);
+  }
+
   laneProgress(jobId: string, lease: string, progress: Progress): void {
-    if (this.#store.exists()) this.#chat.executor.laneProgress(jobId, lease, progress);
+    this.runnerProgress(jobId, lease, progress);
   }
 
   /** The dead-letter consumer: the queue gave up delivering this job. */

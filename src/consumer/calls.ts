@@ -1,5 +1,5 @@
 /**
- * The `calls` queue consumer: a Worker runner (docs/architecture.md#where-calls-wait). Each message
+ * The `calls` queue consumer: the `queue` host of calls (docs/architecture.md#where-a-call-runs). Each message
  * names up to `CALLS_PER_OBJECT` calls of one chat, or a child chat's model request
  * (docs/architecture.md#model-requests); the chat claims them for this invocation, which runs them
  * and reports back. The invocation is billed for CPU only while the calls wait, where an
@@ -11,7 +11,6 @@ import { z } from "zod";
 import type { ModelAskMessage } from "../jobs/messages";
 import { chatName } from "../objects/names";
 import { CallRunner } from "../runner/call-runner";
-import { RENEW_EVERY_MS } from "../runner/lease";
 import { takeModelAsk } from "../runner/model-runner";
 import { readJobsMessage } from "./index";
 
@@ -23,7 +22,7 @@ const modelAskMessageSchema = z.object({
 });
 
 export async function consumeCalls(batch: MessageBatch<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
-  const runner = new CallRunner(env, { waitUntil: (work) => ctx.waitUntil(work), renewEveryMs: RENEW_EVERY_MS });
+  const runner = new CallRunner(env, (work) => ctx.waitUntil(work));
   await Promise.all(
     batch.messages.map(async (message) => {
       const ask = modelAskMessageSchema.safeParse(message.body);

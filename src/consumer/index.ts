@@ -1,7 +1,7 @@
 /**
  * The `jobs` queue consumer. It never runs a tool: it hands each chat's
  * messages to that chat in one call and acks them once the chat has taken
- * them (the calls go on in Worker runners, the chat or its lanes), so one slow
+ * them (the calls go on in their runners), so one slow
  * tool cannot hold up the batch (and, under `wrangler dev`, the whole queue). Nearly every
  * message is the queue copy of a batch the fast path already started, so one
  * call per chat instead of one per message saves most of the consumer's work.

@@ -57,9 +57,12 @@ export type JobRow = {
   budget: string | null;
   /** The batch's request metadata (compact JSON), inherited by a subordinate's jobs; null without any. */
   metadata: string | null;
-  /** The call lane a running call was handed to, `WORKER_RUNNER` for a Worker invocation; null when it runs in the chat. */
-  lane: number | null;
-  /** When the Worker runner holding the call last renewed its lease. */
+  /**
+   * The runner holding a running call: `WORKER_RUNNER` for a Worker invocation, else the index of the
+   * chat's runner object; null when no runner holds it (a subordinate, or a call to recover).
+   */
+  runner: number | null;
+  /** When the runner holding the call last renewed its lease. */
   renewed_at: number | null;
   /** Computed on read: the place of a job waiting for a subagent slot (1 = next), else null. */
   queue_position?: number | null;

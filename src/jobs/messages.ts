@@ -145,10 +145,10 @@ export interface ClaimedCall {
 }
 
 /**
- * A call the chat claimed and hands to one of its call lanes (docs/architecture.md#call-lanes). The
- * lane reports the outcome, and any retry before it leaves, to the chat under `lease`.
+ * A call the chat claimed and hands to a runner (docs/architecture.md#where-a-call-runs). The runner
+ * reports the outcome, and any retry before it leaves, to the chat under `lease`, which it renews.
  */
-export interface LaneCall {
+export interface RunnerCall {
   tenant: string;
   chat_id: string;
   lease: string;
@@ -156,12 +156,12 @@ export interface LaneCall {
   batch_id: string;
   call: ClaimedCall;
   target: RunTarget;
-  /** What the call counts against the lane's budget: an MCP call holds 2 connections. */
+  /** What the call counts against its host's budget: an MCP call holds 2 connections. */
   weight: number;
 }
 
-/** A lane's call ended: its outcome, reported to the chat under the lease it was claimed with. */
-export interface LaneOutcome {
+/** A runner's call ended: its outcome, reported to the chat under the lease it was claimed with. */
+export interface RunnerOutcome {
   job_id: string;
   lease: string;
   batch_id: string;

@@ -1,5 +1,5 @@
 /**
- * Outcomes on their way from a call lane to its chat. The first goes at once; those that end
+ * Outcomes on their way from a runner to its chat. The first goes at once; those that end
  * while a report is on its way go together in the next one. Calls that end together (a batch of
  * quick ones) cost their chat one invocation, not one each, and no outcome waits longer than the
  * one report ahead of it.

@@ -1,8 +1,8 @@
 /**
- * One job's call, attempt after attempt, wherever it runs: in its chat or in
- * a call lane. The attempt rules (docs/api.md#attempts-and-retries) live here
- * once; where the attempts are recorded (the chat's row, or a report to the
- * chat) is the caller's `CallRecord`. Before a retry leaves, the record says it
+ * One job's call, attempt after attempt, in the runner of whichever host runs
+ * it. The attempt rules (docs/api.md#attempts-and-retries) live here once;
+ * the runner records each attempt in the chat through the caller's
+ * `CallRecord`. Before a retry leaves, the record says it
  * may have: a call lost after that point is never blindly sent again.
  */
 import type { Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";

@@ -5,8 +5,8 @@
  */
 export const chatName = (tenant: string, chatId: string) => `chat/${tenant}/${chatId}`;
 export const tenantName = (tenant: string) => `tenant/${tenant}`;
-/** A chat's call lane `index` (docs/architecture.md#call-lanes): the chat's own pool, so no chat waits behind another's calls. */
-export const laneName = (tenant: string, chatId: string, index: number) => `lane/${tenant}/${chatId}/${index}`;
+/** A chat's runner object `index` (docs/architecture.md#where-a-call-runs): the chat's own pool, so no chat waits behind another's calls. */
+export const callRunnerName = (tenant: string, chatId: string, index: number) => `runner/${tenant}/${chatId}/${index}`;
 
 /** `chat_id`: 1–128 of `[A-Za-z0-9._:@!-]`, not made only of dots (docs/api.md#authentication-tenants-and-chats). */
 export const CHAT_ID_PATTERN = /^[A-Za-z0-9._:@!-]{1,128}$/;

@@ -1,25 +1,26 @@
 /**
- * Runs calls a chat claimed, away from the chat (docs/architecture.md#where-calls-wait): in a call
- * lane, or in a Worker invocation, which Cloudflare bills for CPU only however long a call waits.
- * One runner per object or invocation holds at most `CALLS_PER_OBJECT` calls waiting at once (an
- * MCP call counts 2); the rest wait their turn in order. Every retry is recorded in the chat before
- * it leaves, outcomes go back in groups (`ReportQueue`), and a chat that answers that a job is no
- * longer this runner's (cancelled, past its deadline, recovered) stops its call.
+ * The runner every host runs (docs/architecture.md#where-a-call-runs): calls a chat claimed, in a
+ * Worker invocation the chat started, a `calls` queue consumer, or a runner object of the chat's. One
+ * runner holds at most `CALLS_PER_OBJECT` calls waiting at once (an MCP call counts 2); the rest wait
+ * their turn in order. Every retry is recorded in the chat before it leaves, outcomes go back in
+ * groups (`ReportQueue`), and a chat that answers that a job is no longer this runner's (cancelled,
+ * past its deadline, recovered) stops its call.
  *
- * A lane's chat asks the lane what it holds. Nobody can ask a Worker invocation, so a runner made
- * with `renewEveryMs` renews its calls' leases instead: a runner that stops renewing is lost, and
- * the chat recovers its calls by the attempt rules. Each renewal also answers which calls the chat
- * ended meanwhile, so a cancel reaches such a call within one renewal. That is best effort, as any
- * cancel of a running call: the remote side may finish anyway, and its late result is discarded.
+ * The runner renews its calls' leases every `RENEW_EVERY_MS`, whatever hosts it: a runner that stops
+ * renewing is lost, and the chat recovers its calls by the attempt rules. Each renewal also answers
+ * which calls the chat ended meanwhile, so a cancel reaches such a call within one renewal (a runner
+ * object also hears it at once). That is best effort, as any cancel of a running call: the remote
+ * side may finish anyway, and its late result is discarded.
  */
 import type { Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
 import { keptProgress, LatestEvery, PROGRESS_INTERVAL_MS, type Progress } from "../jobs/progress";
-import type { JobOutcome, LaneCall, LaneOutcome } from "../jobs/messages";
+import type { JobOutcome, RunnerCall, RunnerOutcome } from "../jobs/messages";
 import { ReportQueue } from "../jobs/report-queue";
 import { runCall } from "../jobs/run-call";
 import { chatName } from "../objects/names";
 import { CallMeter, CALLS_PER_OBJECT } from "../tools/call-meter";
 import { sleep } from "../util/abort";
+import { RENEW_EVERY_MS } from "./lease";
 
 /** Tries of a report to the chat before the runner gives the call up to the chat's heartbeat. */
 const REPORT_TRIES = 3;
@@ -28,31 +29,27 @@ type Chat = ReturnType<Env["CHAT"]["getByName"]>;
 /** The next lease renewal: its timer, and what ends the invocation's wait for it. */
 type Renewal = { timer: ReturnType<typeof setTimeout>; done: () => void };
 
-export interface RunnerOptions {
-  /** Keeps the invocation (or object) alive while `work` runs. */
-  waitUntil: (work: Promise<unknown>) => void;
-  /** How often to renew the leases of the calls held, for a runner its chat cannot ask. */
-  renewEveryMs?: number;
-}
+/** Keeps the invocation (or object) alive while `work` runs. */
+export type KeepAlive = (work: Promise<unknown>) => void;
 
 export class CallRunner {
   /** What the calls here have waiting for headers, measured (tests hold it to `CALLS_PER_OBJECT`). */
   readonly meter = new CallMeter();
   /** Every call held, running or waiting for room; the key is the job id. */
-  readonly #held = new Map<string, { call: LaneCall; stop: AbortController }>();
+  readonly #held = new Map<string, { call: RunnerCall; stop: AbortController }>();
   readonly #waiting: string[] = [];
   #load = 0;
   /** Outcomes on their way to their chat, by chat: those that end together go in one call. */
-  readonly #reports = new Map<string, ReportQueue<LaneOutcome>>();
+  readonly #reports = new Map<string, ReportQueue<RunnerOutcome>>();
   #renewal: Renewal | undefined;
 
   constructor(
     private readonly env: Env,
-    private readonly options: RunnerOptions,
+    private readonly waitUntil: KeepAlive,
   ) {}
 
   /** Takes calls; they start at once while there is room, the rest in order as calls end. */
-  run(calls: LaneCall[]): void {
+  run(calls: RunnerCall[]): void {
     for (const call of calls) {
       if (this.#held.has(call.call.job_id)) continue; // a repeated hand-over
       this.#held.set(call.call.job_id, { call, stop: new AbortController() });
@@ -62,7 +59,7 @@ export class CallRunner {
     this.#scheduleRenewal();
   }
 
-  /** Which of these jobs the runner still holds. */
+  /** Which of these jobs the runner still holds (tests look). */
   holding(jobIds: string[]): string[] {
     return jobIds.filter((id) => this.#held.has(id));
   }
@@ -86,28 +83,28 @@ export class CallRunner {
       if (this.#load > 0 && this.#load + held.call.weight > CALLS_PER_OBJECT) return;
       this.#waiting.shift();
       this.#load += held.call.weight;
-      this.options.waitUntil(this.#runOne(held.call, held.stop).finally(() => this.#ended(held.call)));
+      this.waitUntil(this.#runOne(held.call, held.stop).finally(() => this.#ended(held.call)));
     }
   }
 
-  #ended(call: LaneCall): void {
+  #ended(call: RunnerCall): void {
     this.#load -= call.weight;
     this.#held.delete(call.call.job_id);
     this.#startWhatFits();
     if (this.#held.size === 0) this.#stopRenewing();
   }
 
-  async #runOne(held: LaneCall, stopper: AbortController): Promise<void> {
+  async #runOne(held: RunnerCall, stopper: AbortController): Promise<void> {
     const { job_id } = held.call;
     const stop = stopper.signal;
     // Each message to the chat gets a new stub: one from before a restart of the chat (a deploy,
     // which a Worker runner outlives) stays broken. The chat answers false once the job is no
     // longer this lease's (it ended, or went to another runner): the call stops.
     const record = async (next: number, phase: "settled" | "sending") => {
-      if (!(await this.#chat(held).laneAttempt(job_id, held.lease, next, phase))) stopper.abort(new DOMException("job ended", "AbortError"));
+      if (!(await this.#chat(held).runnerAttempt(job_id, held.lease, next, phase))) stopper.abort(new DOMException("job ended", "AbortError"));
     };
     const progress = new LatestEvery<Progress>(PROGRESS_INTERVAL_MS, (p) => {
-      this.#chat(held).laneProgress(job_id, held.lease, p).catch(() => {}); // a courtesy: the call goes on without it
+      this.#chat(held).runnerProgress(job_id, held.lease, p).catch(() => {}); // a courtesy: the call goes on without it
     });
     try {
       const outcome = await runCall(held.call, held.target, stop, {
@@ -130,12 +127,12 @@ export class CallRunner {
     }
   }
 
-  #chat(call: LaneCall): Chat {
+  #chat(call: RunnerCall): Chat {
     return this.env.CHAT.getByName(chatName(call.tenant, call.chat_id));
   }
 
   /** The outcome, to the chat; after `REPORT_TRIES` failures the call is left to the chat's heartbeat. */
-  #report(held: LaneCall, outcome: JobOutcome): Promise<void> {
+  #report(held: RunnerCall, outcome: JobOutcome): Promise<void> {
     const name = chatName(held.tenant, held.chat_id);
     let reports = this.#reports.get(name);
     if (!reports) this.#reports.set(name, (reports = new ReportQueue((outcomes) => this.#deliver(name, outcomes))));
@@ -143,10 +140,10 @@ export class CallRunner {
   }
 
   /** Each try through a new stub, so a chat restarted meanwhile still gets the outcomes. */
-  async #deliver(name: string, outcomes: LaneOutcome[]): Promise<void> {
+  async #deliver(name: string, outcomes: RunnerOutcome[]): Promise<void> {
     for (let tried = 1; ; tried++) {
       try {
-        await this.env.CHAT.getByName(name).laneOutcomes(outcomes);
+        await this.env.CHAT.getByName(name).runnerOutcomes(outcomes);
         return;
       } catch (e) {
         if (tried >= REPORT_TRIES) throw e;
@@ -155,17 +152,16 @@ export class CallRunner {
     }
   }
 
-  // ---- lease renewal, for a runner its chat cannot ask ----
+  // ---- lease renewal ----
 
   #scheduleRenewal(): void {
-    const every = this.options.renewEveryMs;
-    if (every === undefined || this.#renewal || this.#held.size === 0) return;
+    if (this.#renewal || this.#held.size === 0) return;
     // The invocation stays alive until the renewals end with the last call (no timer outlives it).
     let done!: () => void;
     const finished = new Promise<void>((resolve) => (done = resolve));
-    const renewal = { timer: setTimeout(() => void this.#renew().finally(() => this.#renewed(renewal)), every), done };
+    const renewal = { timer: setTimeout(() => void this.#renew().finally(() => this.#renewed(renewal)), RENEW_EVERY_MS), done };
     this.#renewal = renewal;
-    this.options.waitUntil(finished);
+    this.waitUntil(finished);
   }
 
   /** The next renewal, unless the calls all ended meanwhile (and a later `run` started a renewal of its own). */
@@ -186,7 +182,7 @@ export class CallRunner {
 
   /** One renewal per chat; the calls its chat no longer counts as this runner's stop. */
   async #renew(): Promise<void> {
-    const byChat = new Map<string, LaneCall[]>();
+    const byChat = new Map<string, RunnerCall[]>();
     for (const { call } of this.#held.values()) {
       const name = chatName(call.tenant, call.chat_id);
       byChat.set(name, [...(byChat.get(name) ?? []), call]);

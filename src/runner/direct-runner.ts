@@ -1,5 +1,5 @@
 /**
- * A Worker runner the chat starts itself (docs/architecture.md#where-calls-wait), for calls whose
+ * The `invocation` host (`./call-host`): a Worker invocation the chat starts itself, for calls whose
  * deadline falls within the grace `ctx.waitUntil` gives an invocation after it has answered. The
  * chat claims the calls and hands them over in one RPC, answered at once; the calls then wait here,
  * billed for CPU only, with no queue message on their path. The deadline is what makes this
@@ -7,13 +7,12 @@
  * grace runs out, so nothing it started is left for the attempt rules to guess about.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
-import type { LaneCall } from "../jobs/messages";
+import type { RunnerCall } from "../jobs/messages";
 import { CallRunner } from "./call-runner";
-import { RENEW_EVERY_MS } from "./lease";
 
 export class DirectRunner extends WorkerEntrypoint<Env> {
   /** Takes calls the chat claimed for this invocation; they go on after the answer. */
-  run(calls: LaneCall[]): void {
-    new CallRunner(this.env, { waitUntil: (work) => this.ctx.waitUntil(work), renewEveryMs: RENEW_EVERY_MS }).run(calls);
+  run(calls: RunnerCall[]): void {
+    new CallRunner(this.env, (work) => this.ctx.waitUntil(work)).run(calls);
   }
 }

@@ -1,8 +1,8 @@
 /**
  * Counts an object's tool calls that are waiting for response headers: what
  * production limits (docs/architecture.md#platform-rules; a connection stops
- * counting once its headers arrive). The chat and its call lanes place calls so
- * that no object ever has more than `CALLS_PER_OBJECT` waiting; the meter
+ * counting once its headers arrive). Every runner holds calls so that no
+ * invocation or object ever has more than `CALLS_PER_OBJECT` waiting; the meter
  * measures what really happened, so a test can hold the placement to it.
  */
 import type { Fetch } from "../egress/fetch";

@@ -4,15 +4,15 @@
  * rows written (each cursor's `rowsWritten`, plus key-value writes), and the
  * SQL statements run (not billed, but the chat's CPU per job), for
  * batches of 8 tool jobs through the fast path, including the queue copies
- * that arrive afterwards as duplicates (one message per batch), and the call
- * lane that runs the 4 calls the chat has no room for, and what flow rules add to them. The bounds guard against regressions;
+ * that arrive afterwards as duplicates (one message per batch), in Worker
+ * runners and in the runner objects of calls past a consumer's lifetime, and what flow rules add to them. The bounds guard against regressions;
  * docs/benchmarks.md turns the figures into cost per million jobs.
  */
 import { env, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ChatDO } from "../../durable-objects/chat/ChatDO";
 import { TenantDO } from "../../durable-objects/tenant/TenantDO";
-import { LaneDO } from "../../durable-objects/lane/LaneDO";
+import { CallRunnerDO } from "../../durable-objects/runner/CallRunnerDO";
 import { FlowShardDO } from "../../durable-objects/flow/FlowShardDO";
 import worker from "../../src/index";
 import { agentConfig, call, CALLS_IN_OBJECTS, chatObject, configure, eventually, parallel, scriptLlm, toolConfig } from "../helpers";
@@ -32,7 +32,7 @@ async function startMeter() {
     (target as Record<string, unknown>)[name] = around(orig);
     undo.push(() => ((target as Record<string, unknown>)[name] = orig));
   };
-  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO], ["LaneDO", LaneDO], ["FlowShardDO", FlowShardDO]] as const) {
+  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO], ["CallRunnerDO", CallRunnerDO], ["FlowShardDO", FlowShardDO]] as const) {
     for (const name of Object.getOwnPropertyNames(cls.prototype)) {
       if (name === "constructor" || typeof Object.getOwnPropertyDescriptor(cls.prototype, name)?.value !== "function") continue;
       wrap(cls.prototype, name, (orig) =>
@@ -68,10 +68,10 @@ async function startMeter() {
 
 describe("billable operations per job", () => {
   // Calls a Worker runner outlives go to runners in two messages of 4 (their copies), each claimed
-  // in one request; the others run in the chat (4) and a lane (4), with the batch's one copy after.
+  // in one request; the others go to two runner objects (4 each), with the batch's one copy after.
   it.each([
     { where: "in Worker runners", limits: {}, messagesPerBatch: 2, fixedRequests: 0.75 },
-    { where: "in the chat and a lane", limits: CALLS_IN_OBJECTS, messagesPerBatch: 1, fixedRequests: 0.875 },
+    { where: "in runner objects", limits: CALLS_IN_OBJECTS, messagesPerBatch: 1, fixedRequests: 0.875 },
   ])("stay within their measured bounds for batches of 8 tool jobs run $where", async ({ limits, messagesPerBatch, fixedRequests }) => {
     await configure(toolConfig({ limits }));
     await parallel("meter", { tool_calls: [call("echo", { warm: 1 })] });
@@ -111,11 +111,11 @@ describe("billable operations per job", () => {
     expect(counts.queueMessages).toBe(batches * messagesPerBatch);
     expect((3 * counts.queueMessages) / jobs).toBeLessThanOrEqual((3 * messagesPerBatch) / 8);
     // Per batch: the request, its wait's socket (upgrade and close) and answer, and a runner's claim
-    // per 4 calls (0.75 a job), or the chat's own share, the lane's hand-over and the queue copy
-    // (0.875). Then the reports: a runner's (or lane's) outcomes that end while its last report is
-    // on its way go together, 1.2 to 4 calls a report as the calls' ends fall (timing decides, so
-    // they are bounded by one a call, and counted): 1.51–1.6 in runners, 1.2–1.25 in the chat and a lane.
-    const reports = counts.requests["ChatDO.laneOutcomes"] ?? 0;
+    // per 4 calls (0.75 a job), or two runner objects' hand-overs and the queue copy (0.875). Then
+    // the reports: a runner's outcomes that end while its last report is on its way go together,
+    // 1.2 to 4 calls a report as the calls' ends fall (timing decides, so they are bounded by one a
+    // call, and counted).
+    const reports = counts.requests["ChatDO.runnerOutcomes"] ?? 0;
     expect(reports).toBeLessThanOrEqual(jobs);
     expect((requests - reports) / jobs).toBeLessThanOrEqual(fixedRequests);
     // The tenant's config and tool targets come from the isolate's copy, checked at most every 5 s.

@@ -21,10 +21,11 @@ import worker from "../../src/index";
 import { degradeChat, deliver, message, startedJob, swapEnv } from "../faults";
 import { UNDELIVERABLE_AFTER_MS } from "../../durable-objects/chat/jobs/job-machine";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
+import { RUNNER_LAPSES_AFTER_MS } from "../../src/runner/lease";
 import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, toolConfig, jobInState, CALLS_IN_OBJECTS } from "../helpers";
 
-// How the chat runs calls itself, and its queue copies: under these limits no call goes to a Worker runner (worker-runners.test.ts).
-beforeEach(() => configure(toolConfig({ limits: CALLS_IN_OBJECTS })));
+// The default deadline: calls go to the `calls` queue, whose message is their queue copy (worker-runners.test.ts).
+beforeEach(() => configure());
 afterEach(async () => {
   vi.useRealTimers();
   await reset();
@@ -51,11 +52,11 @@ describe("duplicate deliveries", () => {
 });
 
 describe("drill: every queue message duplicated", () => {
-  // In the chat and its lane, and in runners the chat starts itself, the batch's one copy follows
-  // the fast path; sent to queue consumers, the calls' two messages (4 calls each) are their copies
-  // (docs/architecture.md#where-calls-wait).
+  // In runner objects, and in runners the chat starts itself, the batch's one copy follows the fast
+  // path; sent to queue consumers, the calls' two messages (4 calls each) are their copies
+  // (docs/architecture.md#where-a-call-runs).
   it.each([
-    { where: "in the chat and a lane", job_timeout: 1800, queue: "jobs", messages: [8] },
+    { where: "in runner objects", job_timeout: 1800, queue: "jobs", messages: [8] },
     { where: "in runners the chat starts itself", job_timeout: 10, queue: "jobs", messages: [8] },
     { where: "in queue consumers", job_timeout: 60, queue: "calls", messages: [4, 4] },
   ])("a whole batch run $where and delivered three times runs each attempt once", async ({ job_timeout, queue, messages }) => {
@@ -92,64 +93,69 @@ describe("drill: every queue message duplicated", () => {
   });
 });
 
+/** Jobs nobody starts before the watchdog: their `calls` messages were lost, and the chat, evicted since, forgot it sent them. */
+async function stranded<const T extends ReturnType<typeof call>[]>(chat: string, tools: T): Promise<{ [K in keyof T]: string }> {
+  await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
+  await degradeChat(chat, { queue: "drop" });
+  const ids: string[] = [];
+  for (const tool of tools) ids.push(await startedJob(chat, tool));
+  await evictDurableObject(chatObject(chat)).catch(() => abortAllDurableObjects()); // the real queues back
+  return ids as { [K in keyof T]: string };
+}
+
 describe("a consumer batch", () => {
-  it("makes one call per chat: copies of started jobs end there, the rest start one invocation each", async () => {
+  it("makes one call per chat: copies of ended jobs end there, the rest start", async () => {
     const done = await startedJob("d9", call("echo", { done: 1 }));
     await jobInState("d9", done, "success");
-    // The chat's calls to itself are only noted, never run: a job runs only in the consumer's own call.
-    const { started } = await degradeChat("d9", { queue: "drop", fastPath: "record" });
-    const a = await startedJob("d9", call("echo", { a: 1 }));
-    const b = await startedJob("d9", call("echo", { b: 1 }));
-    await eventually(async () => started.length === 2); // both fast paths tried
+    const [a, b] = await stranded("d9", [call("echo", { a: 1 }), call("echo", { b: 1 })]);
     const other = await startedJob("d10", call("echo", { other: 1 }));
-    const result = await deliver("jobs", [message("d9", done), message("d9", a), message("d9", b), message("d10", other)]);
+    const handOffs: string[][] = [];
+    const counted = { getByName: (name: string) => {
+      const chat = env.CHAT.getByName(name);
+      return { takeQueued: (ids: string[]) => (handOffs.push([name, ...ids]), chat.takeQueued(ids)) };
+    } };
+    const result = await deliver("jobs", [message("d9", done), message("d9", a), message("d9", b), message("d10", other)], { CHAT: counted });
     expect(result.explicitAcks.sort()).toEqual(["m0", "m1", "m2", "m3"]);
+    expect(handOffs).toEqual([["chat/acme/d9", done, a, b], ["chat/acme/d10", other]]);
     expect(await jobInState("d9", a, "success")).toMatchObject({ result: '{"a":1}' });
-    // `a` ran in the consumer's call to the chat; `b` was handed to a call of its own (noted, so still pending).
-    expect(started.filter((id) => id === a)).toHaveLength(1);
-    expect(started.filter((id) => id === b)).toHaveLength(2);
-    expect((await jobRow("d9", b))?.state).toBe("pending");
+    expect(await jobInState("d9", b, "success")).toMatchObject({ result: '{"b":1}' });
     await jobInState("d10", other, "success");
-    expect(await toolCalls(done)).toHaveLength(1);
+    for (const id of [done, a, b, other]) expect(await toolCalls(id)).toHaveLength(1);
   });
 });
 
+/** A finished job, and a pending one whose call cannot leave: the chat's `calls` queue refuses every send. */
+async function doneAndStuck(chat: string): Promise<[string, string]> {
+  const done = await startedJob(chat, call("echo", { done: 1 }));
+  await jobInState(chat, done, "success");
+  await degradeChat(chat, { queue: "fail" });
+  return [done, await startedJob(chat, call("echo", { stuck: 1 }))];
+}
+
 describe("a consumer batch with a job that cannot start", () => {
   it("retries that job's message alone and acks the chat's others", async () => {
-    // The chat's calls to itself fail: only the job started in the consumer's own call can run.
-    await parallel("d11", { tool_calls: [call("echo", { warm: 1 })] });
-    await degradeChat("d11", { queue: "drop", fastPath: "refuse" });
-    const a = await startedJob("d11", call("echo", { a: 1 }));
-    const b = await startedJob("d11", call("echo", { b: 1 }));
-    const result = await deliver("jobs", [message("d11", a), message("d11", b)]);
+    const [done, stuck] = await doneAndStuck("d11");
+    const result = await deliver("jobs", [message("d11", done), message("d11", stuck)]);
     expect(result.explicitAcks).toEqual(["m0"]);
     expect(result.retryMessages.map((r) => r.msgId)).toEqual(["m1"]);
-    await jobInState("d11", a, "success");
-    expect((await jobRow("d11", b))?.state).toBe("pending");
+    expect((await jobRow("d11", stuck))?.state).toBe("pending");
   });
 });
 
 describe("a batch's one queue message", () => {
   it("is redelivered whole when one of its jobs could not start, and the redelivery starts only that one", async () => {
-    await parallel("d12", { tool_calls: [call("echo", { warm: 1 })] });
-    await degradeChat("d12", { queue: "drop", fastPath: "refuse" });
-    const a = await startedJob("d12", call("echo", { a: 1 }));
-    const b = await startedJob("d12", call("echo", { b: 1 }));
-    const copy = { tenant: "acme", chat_id: "d12", jobs: [a, b].map((job_id) => ({ job_id, attempt: 1 })) };
-    // The consumer's own call starts `a`; `b` needs the chat's call to itself, which fails.
+    const [done, stuck] = await doneAndStuck("d12");
+    const copy = { tenant: "acme", chat_id: "d12", jobs: [done, stuck].map((job_id) => ({ job_id, attempt: 1 })) };
     expect((await deliver("jobs", [copy])).retryMessages.map((r) => r.msgId)).toEqual(["m0"]);
-    await jobInState("d12", a, "success");
+    await evictDurableObject(chatObject("d12")).catch(() => abortAllDurableObjects()); // the queue is back
     expect((await deliver("jobs", [copy])).explicitAcks).toEqual(["m0"]);
-    await jobInState("d12", b, "success");
-    expect(await toolCalls(a)).toHaveLength(1);
-    expect(await toolCalls(b)).toHaveLength(1);
+    await jobInState("d12", stuck, "success");
+    expect(await toolCalls(done)).toHaveLength(1);
+    expect(await toolCalls(stuck)).toHaveLength(1);
   });
 
   it("dead-lettered, fails every job it names that nobody could start", async () => {
-    await parallel("d13", { tool_calls: [call("echo", { warm: 1 })] });
-    await degradeChat("d13", { queue: "drop", fastPath: "refuse" });
-    const { body } = await parallel("d13", { tool_calls: [call("echo", { a: 1 }), call("echo", { b: 1 })], wait: false });
-    const ids: string[] = body.jobs.map((j: { job_id: string }) => j.job_id);
+    const ids = await stranded("d13", [call("echo", { a: 1 }), call("echo", { b: 1 })]);
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + UNDELIVERABLE_AFTER_MS);
     await deliver("jobs-dlq", [{ tenant: "acme", chat_id: "d13", jobs: ids.map((job_id) => ({ job_id, attempt: 1 })) }]);
@@ -201,20 +207,26 @@ describe("a consumer failing mid-batch", () => {
   });
 });
 
-/** The chat's instance is gone mid-call (restart, deploy); its heartbeat alarm finds the call orphaned. */
-async function loseChatAndRunHeartbeat(chat: string) {
+/**
+ * Every instance is gone mid-call (a deploy): the chat's and its runner objects', whose calls stop
+ * renewing their leases. The chat's heartbeat finds them lapsed and recovers the calls.
+ */
+async function loseEverythingAndRunHeartbeat(chat: string) {
   await abortAllDurableObjects(); // every live instance is gone; storage stays
   vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(Date.now() + EXEC_HEARTBEAT_MS + 1_000);
+  vi.setSystemTime(Date.now() + RUNNER_LAPSES_AFTER_MS + EXEC_HEARTBEAT_MS);
   expect(await runDurableObjectAlarm(chatObject(chat))).toBe(true);
   vi.useRealTimers();
 }
 
-describe("a chat lost mid-call", () => {
+describe("a deploy mid-call", () => {
+  // Calls in runner objects, which a deploy stops as it stops the chat (Worker runners: worker-runners.test.ts).
+  beforeEach(() => configure(toolConfig({ limits: CALLS_IN_OBJECTS })));
+
   it("retries a read-only job with the next attempt", async () => {
     const id = await startedJob("d3", call("sleep", { ms: 1500 }));
     await eventually(async () => (await toolCalls(id)).length === 1);
-    await loseChatAndRunHeartbeat("d3");
+    await loseEverythingAndRunHeartbeat("d3");
     const { body } = await parallel("d3", { action: "await", job_ids: [id] });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "slept 1500" });
     const attempts = (await toolCalls(id)).map((c) => JSON.parse(c.body).attempt);
@@ -224,7 +236,7 @@ describe("a chat lost mid-call", () => {
   it("ends a side-effecting job `error` outcome unknown and never re-sends it", async () => {
     const id = await startedJob("d3", call("hang_write"));
     await eventually(async () => (await toolCalls(id)).length === 1);
-    await loseChatAndRunHeartbeat("d3");
+    await loseEverythingAndRunHeartbeat("d3");
     const { body } = await parallel("d3", { action: "await", job_ids: [id] });
     expect(body.jobs[0]).toMatchObject({ state: "error", error: "Outcome unknown: the tool may have run; not retried." });
     expect(await toolCalls(id)).toHaveLength(1);
@@ -235,16 +247,16 @@ describe("a chat lost mid-call", () => {
     const b = await startedJob("d3", call("hang_write"));
     const c = await startedJob("d3", call("sleep", { ms: 200 }));
     await eventually(async () => (await Promise.all([a, b, c].map(toolCalls))).every((calls) => calls.length === 1));
-    await loseChatAndRunHeartbeat("d3");
+    await loseEverythingAndRunHeartbeat("d3");
     const { body } = await parallel("d3", { action: "await", job_ids: [a, b, c] });
     expect(body.jobs.map((j: { state: string }) => j.state)).toEqual(["success", "error", "success"]);
     expect((await toolCalls(b)).length).toBe(1);
     expect((await toolCalls(c)).map((x) => JSON.parse(x.body).attempt)).toEqual([1, 2]);
   });
 
-  it("an evicted chat finishes or recovers its call, never leaving it running", async () => {
+  it("an evicted chat takes its call's outcome from the runner that held it: the call runs once", async () => {
     const id = await startedJob("d3", call("sleep", { ms: 600 }));
-    await eventually(async () => (await jobRow("d3", id))?.state === "running");
+    await eventually(async () => (await toolCalls(id)).length === 1);
     await evictDurableObject(chatObject("d3")).catch(() => {});
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + EXEC_HEARTBEAT_MS + 1_000);
@@ -252,7 +264,7 @@ describe("a chat lost mid-call", () => {
     vi.useRealTimers();
     const { body } = await parallel("d3", { action: "await", job_ids: [id] });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "slept 600" });
-    expect((await toolCalls(id)).length).toBeLessThanOrEqual(2);
+    expect(await toolCalls(id)).toHaveLength(1);
   });
 
   it("the heartbeat leaves a live call alone and keeps watching it", async () => {
@@ -271,6 +283,9 @@ describe("a chat lost mid-call", () => {
 });
 
 describe("the fast path", () => {
+  // Calls handed to runner objects: nothing of the queues is on their path.
+  beforeEach(() => configure(toolConfig({ limits: CALLS_IN_OBJECTS })));
+
   it("starts jobs without waiting for the queue, and the queue copy is still sent", async () => {
     await parallel("d6", { tool_calls: [call("echo", { warm: 1 })] });
     const { sent } = await degradeChat("d6", { queue: "drop" });
@@ -290,19 +305,25 @@ describe("the fast path", () => {
     ]);
   });
 
-  it("the queue copy alone still runs a job when the fast path fails", async () => {
+  it("a call whose hand-over failed is taken back at once and handed over again once its runner object answers", async () => {
     await parallel("d6", { tool_calls: [call("echo", { warm: 1 })] });
-    const { sent } = await degradeChat("d6", { queue: "record", fastPath: "refuse" });
-    const { body } = await parallel("d6", { tool_calls: [call("echo", { queued: 1 })], timeout: 10 });
-    expect(body.jobs[0]).toMatchObject({ state: "success", result: '{"queued":1}' });
-    expect(sent).toHaveLength(1);
+    await degradeChat("d6", { fastPath: "refuse" });
+    const { body } = await parallel("d6", { tool_calls: [call("echo", { again: 1 })], wait: false });
+    const id = body.jobs[0].job_id;
+    // Claimed for a runner object, the hand-over refused: the chat holds it again, under a new lease.
+    await eventually(async () => (await jobRow("d6", id))?.runner === null);
+    expect((await jobRow("d6", id))?.state).toBe("running");
+    await swapEnv(chatObject("d6"), () => ({ CALL_RUNNER: env.CALL_RUNNER })); // the objects answer again
+    expect(await jobInState("d6", id, "success")).toMatchObject({ result: '{"again":1}' });
+    // The first attempt counted as sent when it was claimed; a read-only call is sent again as the next.
+    expect((await toolCalls(id)).map((c) => JSON.parse(c.body).attempt)).toEqual([2]);
   });
 });
 
 describe("lost dispatch", () => {
   it("a job whose queue message was lost is sent again by the watchdog", async () => {
     await parallel("d4", { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
-    await degradeChat("d4", { queue: "drop", fastPath: "refuse" });
+    await degradeChat("d4", { queue: "drop" });
     const id = await startedJob("d4", call("echo", { lost: 1 }));
     expect((await jobRow("d4", id))?.state).toBe("pending");
     await evictDurableObject(chatObject("d4")).catch(() => abortAllDurableObjects()); // real queue binding back
@@ -317,7 +338,7 @@ describe("lost dispatch", () => {
 
   it("the dead-letter consumer fails a job nobody could start for three watchdog periods", async () => {
     await parallel("d4", { tool_calls: [call("echo")] });
-    await degradeChat("d4", { queue: "drop", fastPath: "refuse" });
+    await degradeChat("d4", { queue: "drop" });
     const id = await startedJob("d4", call("echo"));
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + UNDELIVERABLE_AFTER_MS);
@@ -331,7 +352,7 @@ describe("lost dispatch", () => {
 
   it("a job dead-lettered while its chat was unreachable for seconds (a deploy) is left to the watchdog, which starts it", async () => {
     await parallel("d8", { tool_calls: [call("echo", { warm: 1 })] });
-    await degradeChat("d8", { queue: "drop", fastPath: "refuse" });
+    await degradeChat("d8", { queue: "drop" });
     const id = await startedJob("d8", call("echo", { late: 1 }));
     // The queue's 5 retries, 1 s apart, all failed: the message is dead-lettered 6 s after the job was accepted.
     vi.useFakeTimers({ toFake: ["Date"] });
@@ -347,16 +368,16 @@ describe("lost dispatch", () => {
   });
 
   it("the watchdog re-sends over 100 stuck jobs in sends of at most 100 (production refuses more)", async () => {
-    await configure(toolConfig({ limits: { ...CALLS_IN_OBJECTS, max_active_jobs_per_chat: 200, max_calls: 32 } }));
+    await configure(toolConfig({ limits: { max_active_jobs_per_chat: 200 } }));
     await parallel("d9", { tool_calls: [call("echo", { warm: 1 })] });
-    const { sent } = await degradeChat("d9", { queue: "drop", fastPath: "refuse" });
+    const { sent } = await degradeChat("d9", { queue: "drop" });
     const ids: string[] = [];
-    // Batches of 4: the chat's own share, so none of them goes to a call lane (which would start it).
+    // Each batch of 4 is one `calls` message (its queue copy), lost: all 120 calls stay pending.
     for (let b = 0; b < 30; b++) {
       const { body } = await parallel("d9", { tool_calls: Array.from({ length: 4 }, (_, i) => call("echo", { b, i })), wait: false });
       ids.push(...body.jobs.map((j: { job_id: string }) => j.job_id));
     }
-    await eventually(async () => sent.length === 30); // each batch's own copy, sent after its answer
+    await eventually(async () => sent.length === 30); // each batch's `calls` message, sent after its answer
     sent.length = 0;
     const sizes: number[] = [];
     await swapEnv(chatObject("d9"), (real) => ({

@@ -8,13 +8,12 @@ import { chatLimits } from "../../src/config/chat-limits";
 import { defaultConfig } from "../../src/config/schema";
 import { abortAllDurableObjects, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { degradeChat, strandedJob, swapEnv } from "../faults";
+import { degradeChat, deliver, strandedJob, swapEnv } from "../faults";
 import { forgetTenants } from "../../src/objects/tenant-cache";
-import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState, toolConfig, CALLS_IN_OBJECTS } from "../helpers";
+import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
 import { createTable } from "../../durable-objects/chat/storage/schema";
 
-// How the chat runs calls itself, and its queue copies: under these limits no call goes to a Worker runner (worker-runners.test.ts).
-beforeEach(() => configure(toolConfig({ limits: CALLS_IN_OBJECTS })));
+beforeEach(() => configure());
 afterEach(() => reset());
 
 /** Makes the chat's tool-target lookups wait for `release()` (the await between reading a job and claiming it). */
@@ -81,7 +80,7 @@ describe("a timer whose handler throws on every run", () => {
     });
     vi.useFakeTimers({ toFake: ["Date"] });
     try {
-      vi.setSystemTime(Date.now() + (CALLS_IN_OBJECTS.tool_job_timeout_seconds + 1) * 1000); // past the job's deadline
+      vi.setSystemTime((await jobRow("r9", id))!.deadline_at + 1000); // past the job's deadline
       await runDurableObjectAlarm(chatObject("r9")).catch(() => {});
       expect((await jobRow("r9", id))!.state).toBe("timeout");
       // The failing timer was put off, not dropped, and the alarm is armed for it.
@@ -97,18 +96,18 @@ describe("a timer whose handler throws on every run", () => {
   });
 });
 
-/** One job taken in an invocation of its own, as the fast path, a queue copy or the heartbeat does. */
-const runJob = (chat: string, id: string) => chatObject(chat).runJobs([id], {}).then(([answer]) => answer);
+/** A queue copy of one job reaching its chat, as the `jobs` consumer hands it over. */
+const takeCopy = (chat: string, id: string) => chatObject(chat).takeQueued([id]).then(([answer]) => answer);
 
 describe("two invocations taking the same job", () => {
-  it("a queue copy arriving while the fast path looks up its target: the tool is called once", async () => {
+  it("two queue copies arriving while the first looks up its target: the call is sent to a runner once, and called once", async () => {
     const id = await strandedJob("r2", call("echo", { once: 1 }));
     const hold = await holdTargets("r2");
-    const first = runJob("r2", id);
-    const second = runJob("r2", id);
+    const first = takeCopy("r2", id);
+    const second = takeCopy("r2", id);
     await eventually(async () => hold.lookups() === 2);
     hold.release();
-    expect([await first, await second].sort()).toEqual(["duplicate", "started"]);
+    expect([await first, await second].sort()).toEqual(["duplicate", "sent"]);
     await jobInState("r2", id, "success");
     expect(await toolCalls(id)).toHaveLength(1);
   });
@@ -116,7 +115,7 @@ describe("two invocations taking the same job", () => {
   it("a cancel landing while the target is looked up means the tool is never called", async () => {
     const id = await strandedJob("r2", call("echo", { never: 1 }));
     const hold = await holdTargets("r2");
-    const taking = runJob("r2", id);
+    const taking = takeCopy("r2", id);
     await eventually(async () => hold.lookups() === 1);
     const res = await parallel("r2", { action: "cancel", job_ids: [id] });
     expect(res.body.jobs[0].state).toBe("cancelled");
@@ -130,7 +129,8 @@ describe("the fast path", () => {
   it("starts the calls before the queue copy, so a copy that cannot be sent holds nothing up", async () => {
     await parallel("r3", { tool_calls: [call("echo")] });
     await degradeChat("r3", { queue: "fail" });
-    const res = await parallel("r3", { tool_calls: [call("echo", { first: 1 })], timeout: 5 });
+    // A deadline within 25 s: the call goes to an invocation the chat starts, with no queue on its path.
+    const res = await parallel("r3", { tool_calls: [call("echo", { first: 1 })], timeout: 5, job_timeout: 20 });
     expect(res.body.jobs[0]).toMatchObject({ state: "success", result: '{"first":1}' });
     // A job the fast path could not start would still get its copy from the watchdog.
     const watchdog = await runInDurableObject(chatObject("r3"), (_i, st) => st.storage.sql.exec("SELECT at FROM timers WHERE kind = 'dispatch'").toArray());
@@ -141,8 +141,8 @@ describe("the fast path", () => {
 describe("egress at run time", () => {
   it("a stored tool URL no longer allowed fails the job instead of being called", async () => {
     const id = await strandedJob("r4", call("echo", { blocked: 1 }));
-    await swapEnv(chatObject("r4"), () => ({ ALLOW_PRIVATE_EGRESS: "false" }));
-    await runJob("r4", id);
+    // The runner reads the rules in force where it runs: here a `calls` consumer whose deployment allows no private address.
+    await deliver("calls", [{ tenant: "acme", chat_id: "r4", jobs: [{ job_id: id, attempt: 1 }] }], { ALLOW_PRIVATE_EGRESS: "false" });
     const row = await jobInState("r4", id, "error");
     expect(row.error).toMatch(/^The tool URL must use https:; outbound calls there are not allowed\.$/);
     expect(await toolCalls(id)).toHaveLength(0);

@@ -3,8 +3,8 @@
  * Object has a request or an outbound call open, the wall-clock time
  * Cloudflare bills an object for (SPEC §1 v1.3, "cost counts duration"). Every
  * object's entry points are timed, and every outbound fetch is timed and put
- * where it waited: a tool call on its chat or lane, as its row says, or on no
- * object when a Worker runner held it (docs/architecture.md#where-calls-wait);
+ * where it waited: a tool call on the runner object its row names, or on no
+ * object when a Worker runner held it (docs/architecture.md#where-a-call-runs);
  * a model request on its subagent's chat. An object's seconds are the union of
  * its intervals, so calls that overlap count once. docs/benchmarks.md turns
  * the figures into dollars.
@@ -15,9 +15,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { BudgetDO } from "../../durable-objects/budget/BudgetDO";
 import { ChatDO } from "../../durable-objects/chat/ChatDO";
 import { FlowShardDO } from "../../durable-objects/flow/FlowShardDO";
-import { LaneDO } from "../../durable-objects/lane/LaneDO";
+import { CallRunnerDO } from "../../durable-objects/runner/CallRunnerDO";
 import { TenantDO } from "../../durable-objects/tenant/TenantDO";
-import { laneName } from "../../src/objects/names";
+import { callRunnerName } from "../../src/objects/names";
 import { WORKER_RUNNER } from "../../src/runner/lease";
 import { agentConfig, api, call, configure, jobRow, json, parallel, scriptLlm } from "../helpers";
 
@@ -52,7 +52,7 @@ function startDurationMeter() {
     add(key, from);
     return result;
   };
-  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO], ["LaneDO", LaneDO], ["FlowShardDO", FlowShardDO], ["BudgetDO", BudgetDO]] as const) {
+  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO], ["CallRunnerDO", CallRunnerDO], ["FlowShardDO", FlowShardDO], ["BudgetDO", BudgetDO]] as const) {
     for (const name of Object.getOwnPropertyNames(cls.prototype)) {
       if (name === "constructor" || typeof Object.getOwnPropertyDescriptor(cls.prototype, name)?.value !== "function") continue;
       const orig = (cls.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!;
@@ -100,13 +100,13 @@ function unionSeconds(list: Span[]): number {
   return total / 1000;
 }
 
-/** Where a call waited, from its row: its chat, a lane, or (null) a Worker runner, which is no object. */
+/** Where a call waited, from its row: a runner object, or (null) a Worker runner, which is no object. */
 async function callObject(key: string): Promise<string | null> {
   const [, chat, jobId] = key.split(":");
   const row = await jobRow(chat!, jobId!);
-  if (row?.lane === WORKER_RUNNER) return null;
-  if (row?.lane === null || row?.lane === undefined) return chatKey(chat!);
-  return `LaneDO:${env.LANE.idFromName(laneName("acme", chat!, row.lane)).toString()}`;
+  if (row?.runner === WORKER_RUNNER) return null;
+  if (typeof row?.runner !== "number") throw new Error(`no runner held ${jobId}: every call runs in one`);
+  return `CallRunnerDO:${env.CALL_RUNNER.idFromName(callRunnerName("acme", chat!, row.runner)).toString()}`;
 }
 
 /** Each object's seconds, with `same` naming keys that are one object (a model request and its subagent's chat); a key named null waited in no object. */

@@ -66,7 +66,7 @@ describe("a new chat's tables", () => {
         timersWithoutRowid: /WITHOUT ROWID/i.test(definition("timers")),
         metaWithoutRowid: /WITHOUT ROWID/i.test(definition("meta")),
         pendingOnly: /WHERE status = 'pending'/.test(definition("events_pending")),
-        laneColumn: sql.exec(`SELECT COUNT(*) AS n FROM pragma_table_info('jobs') WHERE name = 'lane'`).one().n,
+        runnerColumns: sql.exec(`SELECT name FROM pragma_table_info('jobs') WHERE name IN ('lane', 'runner')`).toArray(),
       };
     });
     expect(result).toEqual({
@@ -84,8 +84,8 @@ describe("a new chat's tables", () => {
       metaWithoutRowid: true,
       // Most events never wait for delivery: they get no index row.
       pendingOnly: true,
-      // v2: the call lane a running call was handed to.
-      laneColumn: 1,
+      // v2's call lane a running call was handed to, called `runner` since v12.
+      runnerColumns: [{ name: "runner" }],
     });
   });
 });
@@ -249,6 +249,22 @@ describe("the step to v2 (call lanes)", () => {
       ensureSchema(sql, MIGRATIONS.slice(0, 1));
       expect(version(sql)).toBe("2");
       expect(sql.exec(`SELECT job_id, lane FROM jobs`).toArray()).toEqual([{ job_id: "echo-v1", lane: null }]);
+    });
+  });
+});
+
+describe("the step to v12 (a running call's `lane` is its `runner`)", () => {
+  it("renames the column in place, keeping what each job's column held", async () => {
+    await runInDurableObject(chatObject("schema-v12"), (_i, state) => {
+      const sql = state.storage.sql;
+      ensureSchema(sql, MIGRATIONS.slice(0, 10)); // a chat stored at v11
+      addJob(sql, "echo-v11");
+      sql.exec(`UPDATE jobs SET state = 'running', lane = -1, renewed_at = 5 WHERE job_id = 'echo-v11'`);
+      forgetCached(sql);
+      ensureSchema(sql, MIGRATIONS.slice(0, 11));
+      expect(version(sql)).toBe("12");
+      expect(sql.exec(`SELECT job_id, runner, renewed_at FROM jobs`).toArray()).toEqual([{ job_id: "echo-v11", runner: -1, renewed_at: 5 }]);
+      expect(sql.exec(`SELECT COUNT(*) AS n FROM pragma_table_info('jobs') WHERE name = 'lane'`).one().n).toBe(0);
     });
   });
 });

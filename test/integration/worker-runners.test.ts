@@ -1,17 +1,18 @@
 /**
- * Worker runners (docs/architecture.md#where-calls-wait): a call whose deadline a queue consumer
- * outlives waits in a `calls` consumer's invocation, billed for CPU only, not in an object. It is
+ * Worker runners (docs/architecture.md#where-a-call-runs): a call whose deadline a queue consumer
+ * outlives waits in a `calls` consumer's invocation (or, within 25 s, one the chat starts), billed
+ * for CPU only, not in an object. It is
  * claimed in the chat before it leaves, its runner renews its lease, a runner that stops renewing
  * is lost and its calls are recovered by the attempt rules, and a cancel reaches the call at the
  * runner's next renewal.
  */
 import { abortAllDurableObjects, env, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
-import { MAX_LANES } from "../../durable-objects/chat/jobs/call-placement";
+import { RUNNER_OBJECTS } from "../../durable-objects/chat/jobs/call-placement";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
 import worker, { DirectRunner } from "../../src/index";
 import { OUTCOME_UNKNOWN_ERROR } from "../../src/jobs/job";
-import { laneName } from "../../src/objects/names";
+import { callRunnerName } from "../../src/objects/names";
 import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS, WORKER_RUNNER } from "../../src/runner/lease";
 import { degradeChat, startedJob } from "../faults";
 import { call, chatObject, configure, eventually, expectRecoveredAfterLoss, jobInState, jobRow, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
@@ -23,20 +24,20 @@ afterEach(async () => {
 
 const tracked = { name: "tracked", description: "held, counted", url: `${toolServer()}/tracked`, read_only: true, parameters: { type: "object" } };
 const overlap = async (group: string) => ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number }).max_in_flight;
-const peak = (stub: DurableObjectStub) => runInDurableObject(stub, (o) => (o as unknown as { callMeter: { peak: number } }).callMeter.peak);
+/** The most calls each runner object of the chat had waiting at once. */
+const objectPeaks = (chat: string) =>
+  Promise.all(Array.from({ length: RUNNER_OBJECTS }, (_, i) => runInDurableObject(env.CALL_RUNNER.getByName(callRunnerName("acme", chat, i)), (o) => o.callMeter.peak)));
 
 describe("calls whose deadline a queue consumer outlives", () => {
-  it("all wait at once in Worker runners, none in the chat or a lane", async () => {
+  it("all wait at once in Worker runners, none in an object", async () => {
     await configure(toolConfig({ tools: [tracked], limits: { max_calls: 32 } }));
     const chat = "runners-12";
     const { body } = await parallel(chat, { tool_calls: Array.from({ length: 12 }, (_, i) => call("tracked", { n: i, ms: 600, group: chat })), timeout: 20 });
     expect(body.status).toBe("success");
     expect(body.jobs.map((j: { result: string }) => j.result)).toEqual(Array.from({ length: 12 }, (_, i) => `tracked ${i}`));
     expect(await overlap(chat)).toBe(12); // three runners of 4, all at once
-    for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.lane).toBe(WORKER_RUNNER);
-    expect(await peak(chatObject(chat))).toBe(0);
-    const lanes = await Promise.all(Array.from({ length: MAX_LANES }, (_, i) => peak(env.LANE.getByName(laneName("acme", chat, i)))));
-    expect(Math.max(...lanes)).toBe(0);
+    for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.runner).toBe(WORKER_RUNNER);
+    expect(Math.max(...(await objectPeaks(chat)))).toBe(0);
   });
 
   it("are sent again by the dispatch watchdog when their `calls` message was lost, and then run in a runner once", async () => {
@@ -52,17 +53,17 @@ describe("calls whose deadline a queue consumer outlives", () => {
     vi.setSystemTime(Date.now() + 16_000);
     expect(await runDurableObjectAlarm(chatObject(chat))).toBe(true);
     vi.useRealTimers();
-    expect(await jobInState(chat, id, "success")).toMatchObject({ result: '{"lost":1}', lane: WORKER_RUNNER });
+    expect(await jobInState(chat, id, "success")).toMatchObject({ result: '{"lost":1}', runner: WORKER_RUNNER });
     expect(await toolCalls(id)).toHaveLength(1);
   });
 
-  it("do not include one whose deadline a consumer would not outlive: that one waits in the chat", async () => {
+  it("do not include one whose deadline a consumer would not outlive: that one runs in a runner object", async () => {
     await configure();
     const chat = "runners-long-deadline";
     const { body } = await parallel(chat, { tool_calls: [call("sleep", { ms: 300 }), call("sleep", { ms: 301 })], job_timeout: 1800, timeout: 20 });
     expect(body.status).toBe("success");
-    for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.lane).toBeNull();
-    expect(await peak(chatObject(chat))).toBe(2);
+    for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.runner).toBe(0);
+    expect((await objectPeaks(chat))[0]).toBe(2);
   });
 });
 
@@ -84,8 +85,8 @@ describe("calls whose deadline falls within an invocation's waitUntil grace", ()
     const { body } = await parallel(chat, { tool_calls: Array.from({ length: 8 }, (_, i) => call("tracked", { n: i, ms: 300, group: chat })), job_timeout: 20, timeout: 15 });
     expect(body.status).toBe("success");
     expect(await overlap(chat)).toBe(8); // two runners of 4, all at once
-    for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.lane).toBe(WORKER_RUNNER);
-    expect(await peak(chatObject(chat))).toBe(0);
+    for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.runner).toBe(WORKER_RUNNER);
+    expect(Math.max(...(await objectPeaks(chat)))).toBe(0);
   });
 
   it("are recovered by the attempt rules when the hand-over fails: a side-effecting call ends outcome unknown, a read-only one is sent again", async () => {
@@ -119,7 +120,7 @@ describe("a Worker runner", () => {
   it("that stops renewing is lost: a side-effecting call ends outcome unknown, a read-only one is sent again", async () => {
     const chat = "runner-lost";
     const [write, read] = await twoHeld(chat, ["hang_write", "hang"]);
-    expect((await jobRow(chat, write))?.lane).toBe(WORKER_RUNNER);
+    expect((await jobRow(chat, write))?.runner).toBe(WORKER_RUNNER);
     // Past the lapse with no renewal heard (the runner's timers run on real time): as if it had been lost.
     await expectRecoveredAfterLoss(chat, write, read, RUNNER_LAPSES_AFTER_MS + EXEC_HEARTBEAT_MS);
     // The first runner was alive after all: the read-only call left it under a new lease, so its

@@ -41,7 +41,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     budget: null,
     tree_slot: null,
     progress: null,
-    lane: null,
+    runner: null,
     renewed_at: null,
     content: null,
     ...over,

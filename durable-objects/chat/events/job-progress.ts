@@ -1,44 +1,24 @@
 /**
  * Progress of the chat's running MCP calls (docs/api.md#payloads, docs/api.md#events-and-webhooks). Each job's latest
  * `notifications/progress` is written to its row at most once a second (rows
- * written are billed; a tool may report far more often) and sent live as
+ * written are billed; a tool may report far more often: its runner keeps to that) and sent live as
  * `job.progress`. That event is no event row: nothing would read it later
  * (the job's snapshot has the latest value, and a finished job shows none),
  * so keeping it would bill a row and an outbox entry per second per job for a
  * webhook that must not get it anyway.
  */
-import type { Progress as ProgressParams } from "@modelcontextprotocol/sdk/types.js";
 import type { JobRow } from "../../../src/jobs/job";
-import { keptProgress, LatestEvery, PROGRESS_INTERVAL_MS, realClock, type Clock, type Progress } from "../../../src/jobs/progress";
+import type { Progress } from "../../../src/jobs/progress";
 import type { ChatStore } from "../storage/chat-store";
 import type { Announcer } from "./announcer";
-
-/** What a running call reports into; `report` can be handed on unbound. */
-export interface ProgressFeed {
-  report(progress: ProgressParams): void;
-  /** The call ended: a value still waiting for its interval is dropped. */
-  stop(): void;
-}
 
 export class JobProgress {
   constructor(
     private readonly store: ChatStore,
     private readonly announce: Announcer,
-    private readonly clock: Clock = realClock,
   ) {}
 
-  track(job: JobRow): ProgressFeed {
-    const writes = new LatestEvery<Progress>(PROGRESS_INTERVAL_MS, (p) => this.#write(job, p), this.clock);
-    return {
-      report: (raw) => {
-        const kept = keptProgress(raw);
-        if (kept) writes.offer(kept);
-      },
-      stop: () => writes.stop(),
-    };
-  }
-
-  /** A value a call lane already kept to the interval: written as it comes. */
+  /** A value the call's runner already kept to the interval: written as it comes. */
   record(job: JobRow, progress: Progress): void {
     this.#write(job, progress);
   }

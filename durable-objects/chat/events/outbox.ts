@@ -16,8 +16,9 @@ import type { Notification, Notifications } from "../storage/notifications";
 import { CALLS_PER_OBJECT } from "../../../src/tools/call-meter";
 
 /**
- * Deliveries waiting at once. Production lets an object wait on 6 connections; the chat's own tool
- * calls take up to `CALLS_PER_OBJECT` of them (docs/architecture.md#call-lanes), deliveries the rest.
+ * Deliveries waiting at once. Production lets an object wait on 6 connections; the chat keeps
+ * `CALLS_PER_OBJECT` of them for its other outbound requests (hand-overs to runners, its flow and
+ * budget objects, child chats), deliveries the rest.
  */
 export const DELIVERIES_AT_ONCE = 6 - CALLS_PER_OBJECT;
 import type { Events, OutboxEvent } from "../storage/events";

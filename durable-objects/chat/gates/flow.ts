@@ -25,7 +25,7 @@ const beingAsked = new WeakMap<ChatStore, Set<string>>();
 
 /**
  * What calls that ended had under the flow rules goes back together: the ends of one turn of the
- * chat's work (a lane's report of several outcomes) make one request per flow shard. It leaves
+ * chat's work (a runner's report of several outcomes) make one request per flow shard. It leaves
  * after the transaction that ended them, and only for jobs that did end (a rolled-back end keeps its slot).
  */
 export class FlowReturns {

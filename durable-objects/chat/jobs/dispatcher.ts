@@ -1,176 +1,170 @@
 /**
- * How a chat's jobs get going: a call an invocation outlives goes to a Worker runner
- * (docs/architecture.md#where-calls-wait), one the chat starts itself when the call's deadline is
- * near, else 4 to a `calls` message that is its queue copy; the others are
- * placed at once, up to 4 in the chat (each in an invocation of its own) and the rest in the chat's
- * call lanes (docs/architecture.md#call-lanes), then the batch's one queue copy goes. Every step is
- * best effort on top of durable state: the dispatch watchdog re-sends what never started, the
- * heartbeat recovers what was lost mid-call (here, in a lane or in a runner), deadlines end what
- * does not stop.
+ * How a chat's jobs get going (docs/architecture.md#where-a-call-runs). Each call goes to the one host
+ * `callHost` picks for its deadline: a Worker invocation the chat starts itself, the `calls` queue, or
+ * a runner object of the chat's. A call for an invocation or an object is claimed here and handed
+ * over; one for the queue is claimed by the consumer that takes it. A subordinate is handed to its
+ * child chat; a built-in `wait` is claimed and its timer ends it. Then the batch's one queue copy
+ * goes. Every step is best effort on top of durable state: the dispatch watchdog re-sends what never
+ * started, the heartbeat recovers what a lost runner held, deadlines end what does not stop.
  */
 import { endsByTimer, isTerminal, type JobRow } from "../../../src/jobs/job";
-import { WORKER_RUNNER, workerRunnerFor } from "../../../src/runner/lease";
-import type { JobsMessage, LaneCall } from "../../../src/jobs/messages";
+import { WORKER_RUNNER } from "../../../src/runner/lease";
+import { callHost, type CallHost, type Hosts } from "../../../src/runner/call-host";
+import type { JobsMessage, RunnerCall } from "../../../src/jobs/messages";
 import type { RunTarget } from "../../../src/tools/executors";
 import type { ChatStore } from "../storage/chat-store";
-import { callWeight, groupForRunners, placeCalls } from "./call-placement";
-import { canStartDirectRunners, handToDirectRunners } from "./direct-runners";
-import type { Executor, RunAnswer } from "./executor";
+import { callWeight, groupForRunners, placeInObjects } from "./call-placement";
+import { canStartInvocations, handToInvocations, handToObject } from "./hand-over";
+import type { ClaimRefusal, Runners } from "./runners";
 import type { JobMachine } from "./job-machine";
-import { runOnSelf } from "./self-calls";
 
 /** Production's most messages in one `sendBatch` (docs/architecture.md#platform-rules); local queues take any number. */
 export const MAX_SEND_BATCH = 100;
 /** Jobs named in one queue message: one message per batch, and the watchdog's re-send stays far below 128 KB. */
 export const JOBS_PER_MESSAGE = 100;
 
-/** `sent`: on its way to a Worker runner, whose `calls` message is its queue copy. */
-export type LaunchAnswer = RunAnswer | "failed" | "sent";
+/** `sent`: on its way to the `calls` queue, whose message is its queue copy; `failed`: it could not leave (its copy retries). */
+export type LaunchAnswer = "started" | "sent" | "failed" | ClaimRefusal;
 
 export class Dispatcher {
   constructor(
     private readonly store: ChatStore,
     private readonly machine: JobMachine,
-    private readonly executor: Executor,
+    private readonly runners: Runners,
   ) {}
 
   /**
-   * An admitted batch's jobs: the calls start first, then the queue copy goes (before the
-   * watchdog would re-send it, docs/architecture.md#platform-rules), so the queue is off the path
-   * of every call. If a start fails, the queue copy or the watchdog starts the job.
+   * An admitted batch's jobs: the calls leave first, then the queue copy goes (before the watchdog
+   * would re-send it, docs/architecture.md#platform-rules), so the queue is off the path of every
+   * call. If a start fails, the queue copy or the watchdog starts the job.
    */
   async start(jobIds: string[]): Promise<void> {
     const jobs = this.store.jobs.many(jobIds);
-    // A built-in `wait` needs no call: it is claimed here and its durable timer ends it.
-    const waits = jobs.filter(endsByTimer);
-    for (const job of waits) this.machine.claim(job.job_id, 1, Date.now());
-    if (waits.length) await this.store.timers.arm();
-    const toRun = jobs.filter((j) => !endsByTimer(j));
-    if (toRun.length === 0) return;
-    const answers = await this.launch(toRun, "fast start failed; the queue copy will start the job");
-    const copies = toRun.filter((j) => answers.get(j.job_id) !== "sent");
+    if (jobs.length === 0) return;
+    const answers = await this.launch(jobs);
+    // A built-in `wait` needs no copy: its durable timer ends it.
+    const copies = jobs.filter((j) => !endsByTimer(j) && answers.get(j.job_id) !== "sent");
     if (copies.length) this.store.ctx.waitUntil(this.send(copies.map((j) => ({ job_id: j.job_id, attempt: 1 }))));
   }
 
   /**
-   * Starts or recovers jobs (the fast path, the queue consumer, the heartbeat): their targets in
-   * one lookup, then each placed in the chat or a lane. The chat's share runs each in an invocation
-   * of its own; with `firstHere` the first of it runs in the calling invocation (the consumer's, so
-   * a job can start even when the chat cannot reach itself; the caller re-arms the alarm). A job whose start failed answers `failed`.
+   * Starts or recovers jobs (the fast path, a queue copy, the heartbeat): their targets in one
+   * lookup, then each call to its host. From the placement to the last claim nothing is awaited, so
+   * a launch running beside this one sees the room this one takes. Re-arms the alarm for the claims.
    */
-  async launch(all: JobRow[], onFailure: string, firstHere = false): Promise<Map<string, LaunchAnswer>> {
-    const targets = await this.#targets(all);
-    const targetOf = (job: JobRow) => (job.kind === "tool" ? targets[job.tool_name] : undefined);
+  async launch(asked: JobRow[]): Promise<Map<string, LaunchAnswer>> {
+    const answers = new Map<string, LaunchAnswer>();
+    const targets = await this.#targets(asked.filter((j) => j.kind === "tool" && !endsByTimer(j)));
+    const targetOf = (job: JobRow) => targets[job.tool_name];
     const now = Date.now();
-    const runners = this.store.env().CALLS !== undefined;
-    const ownRunners = runners && canStartDirectRunners(this.store);
-    const runnerOf = (job: JobRow) => {
-      const runner = runners ? workerRunnerFor(job, now) : undefined;
-      return runner === "direct" && !ownRunners ? "queued" : runner;
-    };
-    const toRunners = this.#sendToRunners(all.filter((job) => runnerOf(job) === "queued"), targetOf);
-    const jobs = all.filter((job) => runnerOf(job) === undefined);
-    // From the placement to the last claim nothing is awaited: a launch running beside this one
-    // sees the room it takes in the chat (reserved) and in the lanes (claimed).
-    // A subordinate's hand-over is an RPC to its child chat, not a call: it always stays here.
-    const calls = jobs.map((job) => ({ job_id: job.job_id, weight: job.kind === "tool" ? callWeight(targetOf(job)) : 0 }));
-    const placement = placeCalls(calls, this.executor.room.hereLoad(), this.executor.room.laneLoads());
-    const byId = new Map(jobs.map((j) => [j.job_id, j]));
-    const weights = new Map(calls.map((c) => [c.job_id, c.weight]));
-    for (const id of placement.here) this.executor.room.reserve(id, weights.get(id)!);
-    const answers = new Map<string, LaunchAnswer>();
-    const toDirect = handToDirectRunners(this.store, this.executor, this.#claimAway(WORKER_RUNNER, all.filter((job) => runnerOf(job) === "direct"), targetOf, answers));
-    const toLanes = [...placement.lanes].map(([lane, ids]) => ({ lane, calls: this.#claimAway(lane, ids.map((id) => byId.get(id)!), targetOf, answers) }));
-
-    const [first, ...rest] = placement.here.map((id) => byId.get(id)!);
-    const direct = firstHere ? first : undefined;
-    const inThisOne = direct
-      ? this.executor.run(direct.job_id, targets).catch((e: Error): LaunchAnswer => (console.warn(onFailure, direct.job_id, e.message), "failed"))
-      : undefined;
-    const viaSelf = runOnSelf(this.store, direct ? rest : placement.here.map((id) => byId.get(id)!), { targets, onFailure });
-    const handed = toLanes.filter((l) => l.calls.length > 0).map((l) => this.#hand(l.lane, l.calls));
-    if (handed.length) await this.store.timers.arm(); // the lane claims set the heartbeat
-    try {
-      const [ran, own, sent] = await Promise.all([viaSelf, inThisOne, toRunners, toDirect, ...handed]);
-      for (const [id, answer] of [...ran, ...sent]) answers.set(id, answer);
-      if (direct && own) answers.set(direct.job_id, own);
-      return answers;
-    } finally {
-      for (const id of placement.here) this.executor.room.unreserve(id);
+    // Read again after that await: another launch may have taken a job meanwhile, or the chat ended it.
+    const all: JobRow[] = [];
+    for (const job of this.store.jobs.many(asked.map((j) => j.job_id))) {
+      if (this.runners.wouldRun(job, now)) all.push(job);
+      else answers.set(job.job_id, isTerminal(job.state) ? "finished" : job.waiting_for !== null ? "held" : "duplicate");
     }
-  }
-
-  /**
-   * Calls whose deadline a Worker invocation outlives wait there, billed for CPU only
-   * (docs/architecture.md#where-calls-wait): sent to the `calls` queue in groups of at most
-   * `CALLS_PER_OBJECT`, one invocation each, unclaimed. The runner claims them when it takes them
-   * (`claimForRunner`); a message lost before that leaves them pending, for the dispatch watchdog.
-   */
-  async #sendToRunners(jobs: JobRow[], targetOf: (job: JobRow) => RunTarget | undefined): Promise<Map<string, LaunchAnswer>> {
-    const answers = new Map<string, LaunchAnswer>();
-    if (jobs.length === 0) return answers;
-    const groups = groupForRunners(jobs.map((j) => ({ job_id: j.job_id, weight: callWeight(targetOf(j)) })));
-    const address = this.store.address();
-    const messages = groups.map((ids) => ({ body: { ...address, jobs: ids.map((job_id) => ({ job_id, attempt: 1 })) } satisfies JobsMessage }));
-    try {
-      for (let i = 0; i < messages.length; i += MAX_SEND_BATCH) await this.store.env().CALLS!.sendBatch(messages.slice(i, i + MAX_SEND_BATCH));
-      this.executor.room.sentToRunner(jobs.map((j) => j.job_id), Date.now());
-      for (const job of jobs) answers.set(job.job_id, "sent");
-    } catch (e) {
-      console.warn("sending calls to runners failed; the queue copy or the watchdog sends them again", (e as Error).message);
-      for (const job of jobs) answers.set(job.job_id, "failed");
+    const calls = all.filter((j) => j.kind === "tool" && !endsByTimer(j));
+    for (const job of all) {
+      if (endsByTimer(job)) answers.set(job.job_id, this.#claimWait(job, now));
+      else if (job.kind === "subordinate") answers.set(job.job_id, this.runners.handToChild(job, now));
     }
+    const byHost = new Map<CallHost, JobRow[]>([["invocation", []], ["queue", []], ["object", []]]);
+    const hosts = this.#hosts();
+    for (const job of calls) {
+      // A call without its target cannot leave, wherever it would go: its queue copy retries it.
+      if (targetOf(job) === undefined) answers.set(job.job_id, "failed");
+      else byHost.get(callHost(job.deadline_at, now, hosts))!.push(job);
+    }
+
+    const toQueue = this.#sendToQueue(byHost.get("queue")!, targetOf, answers);
+    const toInvocations = handToInvocations(this.store, this.runners, this.#claimFor(WORKER_RUNNER, byHost.get("invocation")!, targetOf, answers, now));
+    const inObjects = byHost.get("object")!;
+    const weights = inObjects.map((job) => ({ job_id: job.job_id, weight: callWeight(targetOf(job)) }));
+    const byId = new Map(inObjects.map((j) => [j.job_id, j]));
+    const toObjects = [...placeInObjects(weights, this.runners.room.objectLoads())].map(([index, ids]) =>
+      handToObject(this.store, this.runners, index, this.#claimFor(index, ids.map((id) => byId.get(id)!), targetOf, answers, now)),
+    );
+    await this.store.timers.arm(); // the claims set the heartbeat and deadlines
+    await Promise.all([toQueue, toInvocations, ...toObjects]);
     return answers;
   }
 
+  /** The hosts this build has; without the `calls` queue or the invocation entrypoint the others take their calls. */
+  #hosts(): Hosts {
+    return { invocation: canStartInvocations(this.store), queue: this.store.env().CALLS !== undefined };
+  }
+
+  /** A built-in `wait` needs no runner: claimed here, its durable timer ends it. */
+  #claimWait(job: JobRow, now: number): LaunchAnswer {
+    const claim = this.machine.claim(job.job_id, job.state === "pending" ? 1 : job.attempt, now, job);
+    return claim.status === "claimed" ? "started" : claim.status;
+  }
+
   /**
-   * A Worker runner takes its calls: each claimed for it (or recovered, by the attempt rules), with
-   * its tool's target; the calls that need no running (ended, taken, waiting at a gate) are left out.
+   * Calls for the `calls` queue, billed for CPU only while they wait there: in groups of at most
+   * `CALLS_PER_OBJECT`, one invocation each, unclaimed. The runner claims them when it takes them
+   * (`claimForQueuedRunner`); a message lost before that leaves them pending, for the dispatch watchdog.
    */
-  async claimForRunner(jobIds: string[]): Promise<LaneCall[]> {
+  async #sendToQueue(jobs: JobRow[], targetOf: (job: JobRow) => RunTarget | undefined, answers: Map<string, LaunchAnswer>): Promise<void> {
+    if (jobs.length === 0) return;
+    const groups = groupForRunners(jobs.map((j) => ({ job_id: j.job_id, weight: callWeight(targetOf(j)) })));
+    const address = this.store.address();
+    const messages = groups.map((ids) => ({ body: { ...address, jobs: ids.map((job_id) => ({ job_id, attempt: 1 })) } satisfies JobsMessage }));
+    const ids = jobs.map((j) => j.job_id);
+    // Marked before the send, so a launch beside this one sends nothing twice.
+    this.runners.room.sentToQueue(ids, Date.now());
+    try {
+      for (let i = 0; i < messages.length; i += MAX_SEND_BATCH) await this.store.env().CALLS!.sendBatch(messages.slice(i, i + MAX_SEND_BATCH));
+      for (const id of ids) answers.set(id, "sent");
+    } catch (e) {
+      console.warn("sending calls to the calls queue failed; the queue copy or the watchdog sends them again", (e as Error).message);
+      for (const id of ids) {
+        this.runners.room.takenFromQueue(id);
+        answers.set(id, "failed");
+      }
+    }
+  }
+
+  /**
+   * A `calls` consumer takes the calls its message named: each claimed for it (or recovered, by the
+   * attempt rules), with its tool's target; the calls that need no running (ended, taken, waiting at
+   * a gate) are left out.
+   */
+  async claimForQueuedRunner(jobIds: string[]): Promise<RunnerCall[]> {
     const open = this.store.jobs.many(jobIds).filter((j) => j.kind === "tool" && !isTerminal(j.state));
     if (open.length === 0) return [];
     const targets = await this.store.runTargets([...new Set(open.map((j) => j.tool_name))]);
-    const now = Date.now();
-    const calls: LaneCall[] = [];
     // Read again after that await: another invocation may have taken or ended a job meanwhile.
-    for (const job of this.store.jobs.many(open.map((j) => j.job_id))) {
-      const target = targets[job.tool_name];
-      const taken = target ? this.executor.claimAway(job, target, WORKER_RUNNER, now) : "failed";
-      if (typeof taken !== "string") calls.push(taken);
-    }
+    const calls = this.#claimFor(WORKER_RUNNER, this.store.jobs.many(open.map((j) => j.job_id)), (job) => targets[job.tool_name], new Map(), Date.now());
+    await this.store.timers.arm(); // the claims set the heartbeat; a recovery may have ended a job
     return calls;
   }
 
   /**
    * The queue copies of a consumer batch. Copies of jobs already taken, nearly all of them, end
-   * here; the others start as the fast path does. A job whose start failed answers `retry`, so
+   * here; the others start as the fast path does. A job that could not leave answers `retry`, so
    * its message is redelivered.
    */
   async takeQueued(jobIds: string[]): Promise<(LaunchAnswer | "retry")[]> {
     const now = Date.now();
     // By the time a copy arrives its jobs have usually ended, or run somewhere: a read of their
     // ids says so, and only the rest are read whole.
-    const { room } = this.executor;
-    const active = new Set(this.store.jobs.stillActive(jobIds));
-    // In the message's order: the first job to start runs in the consumer's own call.
-    const open = jobIds.filter((id) => active.has(id) && !room.isRunningHere(id) && room.handedAt(id) === undefined);
-    const toStart = this.store.jobs.many(open).filter((job) => this.executor.wouldRun(job, now));
+    const active = this.store.jobs.stillActive(jobIds);
+    const toStart = this.store.jobs.many(active).filter((job) => this.runners.wouldRun(job, now));
     if (toStart.length === 0) return jobIds.map(() => "duplicate");
-    const answers = await this.launch(toStart, "starting a queued job failed; its message is retried", true);
+    const answers = await this.launch(toStart);
     return jobIds.map((id) => {
       const answer = answers.get(id) ?? "duplicate";
       return answer === "failed" ? "retry" : answer;
     });
   }
 
-  /** Claims a lane's share, or a direct runner's (`WORKER_RUNNER`); a call without its target cannot leave and is left to the queue copy. */
-  #claimAway(lane: number, jobs: JobRow[], targetOf: (job: JobRow) => RunTarget | undefined, answers: Map<string, LaunchAnswer>): LaneCall[] {
-    const now = Date.now();
-    const claimed: LaneCall[] = [];
+  /** Claims calls for `runner`; a call without its target (gone from the config meanwhile) cannot leave and is left to its queue copy. */
+  #claimFor(runner: number, jobs: JobRow[], targetOf: (job: JobRow) => RunTarget | undefined, answers: Map<string, LaunchAnswer>, now: number): RunnerCall[] {
+    const claimed: RunnerCall[] = [];
     for (const job of jobs) {
       const target = targetOf(job);
-      const taken = target ? this.executor.claimAway(job, target, lane, now) : "failed";
+      const taken = target ? this.runners.claimFor(job, target, runner, now) : "failed";
       if (typeof taken === "string") answers.set(job.job_id, taken);
       else {
         claimed.push(taken);
@@ -181,33 +175,16 @@ export class Dispatcher {
   }
 
   /**
-   * A lane's calls in one RPC. They are claimed with the lane on their rows, so if the hand-over
-   * is lost the heartbeat finds out from the lane and recovers them by the attempt rules.
+   * The heartbeat: runners whose leases lapsed are lost, whatever hosted them, and every running
+   * call no runner holds is placed again like a new call, by the attempt rules (a side-effecting
+   * call that may have left ends "Outcome unknown"). True while a call may still need watching.
    */
-  async #hand(lane: number, calls: LaneCall[]): Promise<void> {
-    try {
-      await this.store.lane(lane).run(calls);
-    } catch (e) {
-      console.warn("handing calls to a lane failed; the heartbeat will recover them", lane, (e as Error).message);
-    }
-  }
-
-  /**
-   * The heartbeat's question to each lane that should hold calls: those it does not hold (lost
-   * with a deploy, or a hand-over that never arrived) become the chat's to recover, and so do the
-   * calls of Worker runners that stopped renewing their leases.
-   */
-  async checkLanes(now: number): Promise<void> {
-    this.executor.runnersLost(this.executor.lapsedRunners(now));
-    const asks = [...this.executor.inLanes(now)].map(async ([lane, ids]) => {
-      try {
-        const held = new Set(await this.store.lane(lane).holding(ids));
-        this.executor.lostFromLane(ids.filter((id) => !held.has(id)));
-      } catch (e) {
-        console.warn("a lane did not answer; asked again at the next heartbeat", lane, (e as Error).message);
-      }
-    });
-    await Promise.all(asks);
+  recoverLost(now: number): boolean {
+    this.runners.lost(this.runners.lapsed(now));
+    const orphans = this.runners.orphans(now);
+    // Beside the alarm, so the deadlines due with it are not held up.
+    if (orphans.length > 0) this.store.ctx.waitUntil(this.launch(this.store.jobs.many(orphans)));
+    return orphans.length > 0 || this.store.jobs.running().some((j) => j.runner !== null || (j.kind === "subordinate" && j.sent === 0));
   }
 
   /** The queue copies: one message per batch (up to `JOBS_PER_MESSAGE` jobs), at most 100 messages per send; false when a send failed. */
@@ -224,19 +201,19 @@ export class Dispatcher {
     }
   }
 
-  /** The jobs' tool targets in one call; on failure each job run here looks its own up. */
-  async #targets(jobs: JobRow[]): Promise<Record<string, RunTarget>> {
-    const names = [...new Set(jobs.filter((j) => j.kind === "tool" && !endsByTimer(j)).map((j) => j.tool_name))];
+  /** The calls' tool targets in one lookup; on failure none leaves, and their queue copies retry. */
+  async #targets(calls: JobRow[]): Promise<Record<string, RunTarget>> {
+    const names = [...new Set(calls.map((j) => j.tool_name))];
     if (names.length === 0) return {};
     try {
       return await this.store.runTargets(names);
     } catch (e) {
-      console.warn("tool targets lookup failed; each job looks its own up", (e as Error).message);
+      console.warn("tool targets lookup failed; the queue copies start the calls", (e as Error).message);
       return {};
     }
   }
 
-  /** Stops what works on a job the chat ended itself: its call (here or in its lane), and a subordinate's child turn. */
+  /** Stops what works on a job the chat ended itself: its call, and a subordinate's child turn. */
   async stopWork(job: JobRow): Promise<void> {
     await this.stopCall(job);
     if (job.kind !== "subordinate" || !job.context_id) return;
@@ -248,15 +225,17 @@ export class Dispatcher {
     }
   }
 
-  /** Stops a job's call, here or in the lane its row names; a lane that cannot be told finishes the call and its report is discarded. */
+  /**
+   * Stops a job's call. A runner object is told at once; a Worker invocation cannot be reached and
+   * hears at its next renewal or attempt. Either way its outcome is discarded.
+   */
   async stopCall(job: JobRow): Promise<void> {
-    this.executor.abort(job.job_id);
-    // A Worker runner cannot be reached: it hears at its next renewal or attempt, and its outcome is discarded.
-    if (job.lane === null || job.lane === WORKER_RUNNER) return;
+    this.runners.forget(job.job_id);
+    if (job.runner === null || job.runner === WORKER_RUNNER) return;
     try {
-      await this.store.lane(job.lane).abort(job.job_id);
+      await this.store.callRunner(job.runner).abort(job.job_id);
     } catch (e) {
-      console.warn("stopping a lane's call failed (best effort: its outcome is discarded)", job.job_id, (e as Error).message);
+      console.warn("stopping a runner object's call failed (best effort: its outcome is discarded)", job.job_id, (e as Error).message);
     }
   }
 }

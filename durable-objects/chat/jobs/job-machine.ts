@@ -55,7 +55,7 @@ export class JobMachine {
    * anything terminal is `finished`, so a late duplicate is dropped. The
    * built-in `wait` is finished by the `wait_done` timer.
    */
-  claim(jobId: string, attempt: number, now: number, job: JobRow | undefined = this.jobs.get(jobId), lane: number | null = null): ClaimResult {
+  claim(jobId: string, attempt: number, now: number, job: JobRow | undefined = this.jobs.get(jobId), runner: number | null = null): ClaimResult {
     if (!job || isTerminal(job.state)) return { status: "finished" };
     let claimed = job;
     if (job.state === "pending") {
@@ -65,8 +65,8 @@ export class JobMachine {
       }
       const lease = crypto.randomUUID();
       const started = this.store.events.onJobRow(job.batch_id, "job.started");
-      this.jobs.claim(jobId, attempt, lease, now, lane, started);
-      claimed = { ...job, state: "running", attempt, lease, started_at: now, lane };
+      this.jobs.claim(jobId, attempt, lease, now, runner, started);
+      claimed = { ...job, state: "running", attempt, lease, started_at: now, runner };
       this.hooks.claimed(job, now, started);
       if (endsByTimer(job)) this.store.timers.set("wait_done", jobId, now + Math.ceil(waitSeconds(job) * 1000));
     }

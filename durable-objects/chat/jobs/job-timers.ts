@@ -1,13 +1,12 @@
 /**
  * The jobs' duties the alarm runs: deadlines, the dispatch watchdog and the
- * heartbeat that recovers calls lost with an earlier instance. Each is
+ * heartbeat that recovers calls whose runner was lost. Each is
  * idempotent and sets its own next run, so an alarm that fires twice, or late,
  * does the right thing.
  */
 import type { ChatStore } from "../storage/chat-store";
 import { DISPATCH_WATCHDOG_MS } from "./batch-rows";
 import type { Dispatcher } from "./dispatcher";
-import type { Executor } from "./executor";
 import { EXEC_HEARTBEAT_MS } from "../storage/timers";
 import type { JobMachine } from "./job-machine";
 
@@ -27,14 +26,9 @@ export async function redispatchStuck(store: ChatStore, dispatcher: Dispatcher, 
 }
 
 /**
- * Calls lost with an earlier instance, or with a lane (the lanes are asked first): each is placed
- * again like a new call, beside the alarm so the deadlines due with it are not held up. Recovered
- * calls become live ones: the heartbeat keeps watching while any call may still be lost.
+ * The heartbeat (`Dispatcher.recoverLost`): calls whose runner was lost are recovered, and it keeps
+ * watching while any runner's lease may still lapse.
  */
-export async function recoverLostCalls(store: ChatStore, executor: Executor, dispatcher: Dispatcher, now: number): Promise<void> {
-  await dispatcher.checkLanes(now);
-  const orphans = executor.orphans(now);
-  if (orphans.length > 0) store.ctx.waitUntil(dispatcher.launch(store.jobs.many(orphans), "recovering a call failed; the next heartbeat tries again"));
-  const inLanes = store.jobs.running().some((j) => j.lane !== null); // a lane may hold them, whatever this instance knows
-  if (orphans.length > 0 || executor.hasLive() || inLanes) store.timers.set("exec", "", now + EXEC_HEARTBEAT_MS);
+export function recoverLostCalls(store: ChatStore, dispatcher: Dispatcher, now: number): void {
+  if (dispatcher.recoverLost(now)) store.timers.set("exec", "", now + EXEC_HEARTBEAT_MS);
 }

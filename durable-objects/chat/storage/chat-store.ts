@@ -7,7 +7,7 @@
 import { chatLimits } from "../../../src/config/chat-limits";
 import { defaultConfig } from "../../../src/config/schema";
 import type { ChatLimits } from "../../../src/jobs/messages";
-import { chatName, laneName, tenantName } from "../../../src/objects/names";
+import { callRunnerName, chatName, tenantName } from "../../../src/objects/names";
 import { runTargetsOf, tenantConfigOf, type TenantReads } from "../../../src/objects/tenant-cache";
 import type { TenantConfig } from "../../../src/config/schema";
 import type { RunTarget } from "../../../src/tools/executors";
@@ -140,11 +140,6 @@ export class ChatStore {
     return "kept";
   }
 
-  /** This object, called as another invocation (a call to it runs beside the current one). */
-  self() {
-    return this.env().CHAT.get(this.ctx.id);
-  }
-
   chat(chatId: string) {
     return this.env().CHAT.getByName(chatName(this.address().tenant, chatId));
   }
@@ -167,9 +162,9 @@ export class ChatStore {
     return this.tenant() as unknown as TenantReads;
   }
 
-  /** The chat's call lane `index` (docs/architecture.md#call-lanes). */
-  lane(index: number) {
+  /** The chat's runner object `index` (docs/architecture.md#where-a-call-runs). */
+  callRunner(index: number) {
     const { tenant, chat_id } = this.address();
-    return this.env().LANE.getByName(laneName(tenant, chat_id, index));
+    return this.env().CALL_RUNNER.getByName(callRunnerName(tenant, chat_id, index));
   }
 }

@@ -3,7 +3,6 @@
  * (cursors are read fully before returning), so callers can compose them inside
  * one `transactionSync` with no `await` in between.
  */
-import { WORKER_RUNNER } from "../../../src/runner/lease";
 import { isTerminal, WAIT_REASONS, type JobRow, type WaitReason } from "../../../src/jobs/job";
 import { ACTIVE_STATES_SQL } from "../../../src/api/job-states";
 import type { JobEvent } from "./events";
@@ -188,16 +187,16 @@ export class JobStore {
   }
 
   /**
-   * A claimed tool call leaves at once (here, from call lane `lane`, or from a Worker runner, whose
-   * lease counts as renewed at the claim): its attempt counts as sent from the claim on.
-   * `started`: its job.started event, when it is kept on this row.
+   * A claimed tool call leaves at once for its runner (whose lease counts as renewed at the claim):
+   * its attempt counts as sent from the claim on. `started`: its job.started event, when it is kept
+   * on this row.
    */
-  claim(jobId: string, attempt: number, lease: string, now: number, lane: number | null = null, started?: JobEvent): void {
+  claim(jobId: string, attempt: number, lease: string, now: number, runner: number | null = null, started?: JobEvent): void {
     this.sql.exec(
       `UPDATE jobs SET state = 'running', started_at = ?, attempt = ?, lease = ?,
-         sent = CASE WHEN kind = 'tool' THEN ? ELSE 0 END, lane = ?, renewed_at = ?, started_seq = ?, started_event = ?
+         sent = CASE WHEN kind = 'tool' THEN ? ELSE 0 END, runner = ?, renewed_at = ?, started_seq = ?, started_event = ?
        WHERE job_id = ? AND state = 'pending'`,
-      now, attempt, lease, attempt, lane, now, started?.seq ?? null, started?.id ?? null, jobId,
+      now, attempt, lease, attempt, runner, now, started?.seq ?? null, started?.id ?? null, jobId,
     );
   }
 
@@ -211,20 +210,21 @@ export class JobStore {
     this.sql.exec(`UPDATE jobs SET attempt = ?, sent = ? WHERE job_id = ? AND state = 'running'`, attempt, attempt, jobId);
   }
 
-  /** A recovered call goes on in call lane `lane`, a Worker runner, or the chat (null): which one the heartbeat asks. */
-  setLane(jobId: string, lane: number | null, now = Date.now()): void {
-    this.sql.exec(`UPDATE jobs SET lane = ?, renewed_at = ? WHERE job_id = ? AND state = 'running'`, lane, now, jobId);
+  /** A recovered call goes on in `runner`, its lease counted as renewed now. */
+  setRunner(jobId: string, runner: number, now = Date.now()): void {
+    this.sql.exec(`UPDATE jobs SET runner = ?, renewed_at = ? WHERE job_id = ? AND state = 'running'`, runner, now, jobId);
   }
 
   /**
-   * A Worker runner silent too long is taken to be lost: its call leaves it under a new lease, so
-   * if that runner is alive after all, its attempts, renewals and outcome are all refused.
+   * A runner silent too long, or one the hand-over may not have reached, is taken to be lost: its
+   * call leaves it under a new lease, so if that runner is alive after all, its attempts, renewals
+   * and outcome are all refused.
    */
   takeFromRunner(jobId: string, lease: string): void {
-    this.sql.exec(`UPDATE jobs SET lane = NULL, lease = ? WHERE job_id = ? AND state = 'running' AND lane = ?`, lease, jobId, WORKER_RUNNER);
+    this.sql.exec(`UPDATE jobs SET runner = NULL, lease = ? WHERE job_id = ? AND state = 'running' AND runner IS NOT NULL`, lease, jobId);
   }
 
-  /** A Worker runner renewed the lease of its running call. */
+  /** A runner renewed the lease of its running call. */
   renew(jobId: string, now: number): void {
     this.sql.exec(`UPDATE jobs SET renewed_at = ? WHERE job_id = ? AND state = 'running'`, now, jobId);
   }

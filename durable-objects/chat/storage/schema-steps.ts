@@ -110,8 +110,11 @@ const jobsV9 = (name: string) => jobsV8(name).replace(") WITHOUT ROWID", ", appr
 /** The jobs table from v10 on: v9's, with the budget of the top-level batch a job counts against (docs/api.md#budgets). */
 const jobsV10 = (name: string) => jobsV9(name).replace(") WITHOUT ROWID", ", budget TEXT) WITHOUT ROWID");
 
-/** The jobs table from v11 on: v10's, with when a Worker runner last renewed a running call's lease (docs/architecture.md#where-calls-wait). */
+/** The jobs table from v11 on: v10's, with when a Worker runner last renewed a running call's lease (docs/architecture.md#where-a-call-runs). */
 const jobsV11 = (name: string) => jobsV10(name).replace(") WITHOUT ROWID", ", renewed_at INTEGER) WITHOUT ROWID");
+
+/** The jobs table from v12 on: v11's, with `lane` called `runner`, where it stood. */
+const jobsV12 = (name: string) => jobsV11(name).replace(" lane INTEGER,", " runner INTEGER,");
 
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (name: string) => `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
@@ -139,7 +142,7 @@ export type Migration = readonly string[];
  * only where it exists, and `FIRST_USE` gets its new definition.
  */
 export const MIGRATIONS: readonly Migration[] = [
-  // v2 `lane`: the call lane a running call was handed to (docs/architecture.md#call-lanes), NULL when
+  // v2 `lane`: the call lane a running call was handed to (`runner` since v12), NULL when
   // it runs in the chat. The chat recovers such a call only once that lane says it no longer holds it.
   [`ALTER TABLE jobs ADD COLUMN lane INTEGER`],
   // v3, fewer rows written per job (they are billed): a job's log row is read off the job row (its
@@ -211,6 +214,8 @@ export const MIGRATIONS: readonly Migration[] = [
   // v11 `renewed_at`: when the Worker runner holding a running call last renewed its lease (`lane` is
   // then `WORKER_RUNNER`); a runner silent too long is lost, and the heartbeat recovers its call.
   [`ALTER TABLE jobs ADD COLUMN renewed_at INTEGER`],
+  // v12 `lane` is `runner`: every call runs in a runner that renews its lease (docs/architecture.md#where-a-call-runs).
+  [`ALTER TABLE jobs RENAME COLUMN lane TO runner`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -224,7 +229,7 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 export const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV11("jobs"),
+  jobsV12("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   ...SCHEMA.filter((statement) => /^CREATE TABLE (batches|timers) /.test(statement)),
