@@ -8,12 +8,8 @@
 import { defaultConfig, type TenantConfig } from "../../src/config/schema";
 import { withCanonicalRuleTools } from "../../src/config-check/rule-tools";
 import { importConfigKey } from "../../src/config/secrets";
-import type { CheckedConfig } from "../../src/config-check/validate";
+import type { CheckedConfig, WriteConfigResult } from "../../src/config-check/validate";
 import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-config";
-
-export type WriteConfigResult =
-  | { ok: true; config: TenantConfig; version: number; generated_secrets: Record<string, string> }
-  | { ok: false; problems: string[]; code?: "secret_required" };
 
 /**
  * The document as requests and `GET` see it: secrets masked, and rule names spelled as calls are,

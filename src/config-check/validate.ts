@@ -11,6 +11,11 @@ import { configSchema, crossFieldProblems, type TenantConfig } from "../config/s
 
 export type CheckedConfig = { ok: true; config: TenantConfig } | { ok: false; problems: string[] };
 
+/** What a `PUT` or `PATCH` stored (its version, the secrets it generated), or why it stored nothing. */
+export type WriteConfigResult =
+  | { ok: true; config: TenantConfig; version: number; generated_secrets: Record<string, string> }
+  | { ok: false; problems: string[]; code?: "secret_required" };
+
 /** zod's issues as `path: message` lines a person can act on. */
 export const issueLines = (error: z.ZodError): string[] =>
   error.issues.map((i) => `${i.path.join(".") || "(document)"}: ${i.message}`);

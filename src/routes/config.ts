@@ -13,7 +13,7 @@ import { ApiError, badRequest } from "../http/errors";
 import { readJsonBody } from "../http/json-body";
 import { tenantConfig, tenantStub } from "../requests/context";
 import { rememberConfig } from "../objects/tenant-cache";
-import type { WriteConfigResult } from "../../durable-objects/tenant/config-store";
+import type { WriteConfigResult } from "../config-check/validate";
 
 /** The largest configuration document accepted, whatever `max_body_bytes` says. */
 const MAX_CONFIG_BYTES = 1_048_576;
