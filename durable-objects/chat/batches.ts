@@ -14,7 +14,7 @@ import { withinToolBound } from "../../src/jobs/tool-bound";
 import type { Chat } from "./chat";
 import { beingDeleted, deletedWhileWaiting } from "./deletion";
 import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./jobs/admission";
-import { ASK_BACKUP_MS, ASKED_AT_ONCE, insertBatch } from "./jobs/batch-rows";
+import { ASK_BACKUP_MS, askedAtOnce, insertBatch } from "./jobs/batch-rows";
 import { openGate } from "./gates";
 import { askApprovals } from "./gates/approval";
 import type { SubordinatePlan } from "./storage/children";
@@ -128,7 +128,7 @@ export async function commit(
   // The jobs are stored and the watchdog is armed: they start beside the answer.
   store.ctx.waitUntil(chat.dispatcher.start(toStart));
   // Calls under flow rules or a budget ask beside the answer too (the gate timers set above are the backup).
-  const asked = ASKED_AT_ONCE.filter((reason) => batch.jobs.some((j) => j.waiting_for === reason));
+  const asked = askedAtOnce(batch.jobs);
   if (asked.length) store.ctx.waitUntil(Promise.all(asked.map((reason) => openGate(chat, reason, now))).then(() => store.timers.arm()));
   // Beside the answer too (the tenant's index is a listing, not the chat's own state); a deletion
   // waits for it, so the index never keeps a deleted chat.

@@ -5,7 +5,8 @@
  * builds these objects and takes its types from here.
  */
 import { z } from "zod";
-import { BATCH_STATUSES, JOB_STATE_NAMES, waitReasons } from "./job-states";
+import { BATCH_STATUSES, JOB_STATE_NAMES } from "./job-states";
+import { waitReasons } from "../gates/order";
 
 export const jobState = z.enum(JOB_STATE_NAMES);
 
@@ -43,7 +44,7 @@ export const snapshot = z.object({
   waiting_for: z
     .enum(waitReasons)
     .optional()
-    .describe("Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval."),
+    .describe("Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order)."),
   flow: flowWait.optional().describe("While waiting for flow: the rule (and key) it waits at."),
   approval_expires_at: z.string().optional().describe("While a person has still to approve the call: when it ends, not made, without a decision."),
   context_id: z.string().optional(),

@@ -1,13 +1,16 @@
 /**
  * A job as the ChatDO stores it, and the rules every path shares (docs/api.md#jobs-and-their-lifecycle).
- * Its states and the reasons it may wait are listed once, in `src/api/job-states.ts`.
+ * Its states are listed once, in `src/api/job-states.ts`; the reasons it may wait (its gates), in
+ * `src/gates/order.ts`.
  */
-import type { JobState, WaitReason } from "../api/job-states";
+import type { JobState } from "../api/job-states";
+import type { WaitReason } from "../gates/order";
 import { flowWait } from "../flow/job-flow";
 import { approvalOf, approvalStatus } from "../approvals/approval";
 import { jobUsage, shownUsage } from "../usage/usage";
 
-export { isTerminal, TERMINAL_STATES, WAIT_REASONS, waitReasons, type JobState, type TerminalState, type WaitReason } from "../api/job-states";
+export { isTerminal, TERMINAL_STATES, type JobState, type TerminalState } from "../api/job-states";
+export { GATES, type WaitReason } from "../gates/order";
 
 
 /** One row of the `jobs` table; times are epoch milliseconds. */
@@ -43,7 +46,7 @@ export type JobRow = {
   spec: string | null;
   /** Set while a pending job may not start yet: why (the gate that holds it). */
   waiting_for: WaitReason | null;
-  /** Its arrival at a gate that orders by arrival (see `WAIT_REASONS`), else null. */
+  /** Its arrival at a gate that orders by arrival (see `GATES`), else null. */
   wait_seq: number | null;
   /** A subordinate's slot in its tree's root chat (the per-tree cap). */
   tree_slot: string | null;

@@ -38,3 +38,19 @@ describe("which jobs a flow rule counts", () => {
     expect(flowOf(true)).toEqual([[null, false]]);
   });
 });
+
+describe("the gate a job waits at first", () => {
+  const approvals = { rules: [{ tools: ["send"], agents: ["*"], timeout_seconds: 600 }], agent: "default" };
+  const flow = [{ name: "sends", tools: ["send"], concurrency: 1, on_limit: "queue" as const, max_queued: 10 }];
+  const first = (tiered: boolean, o: object) =>
+    newJobRows([call(0, true), call(1, false)], 1_000, { chat_id: "c", tiered, plans: new Map(), metadata: null, ...o }).jobs.map((j) => [j.idx, j.waiting_for]);
+
+  it("is its tier's turn, whatever else it is under (its approval is still asked at once)", () => {
+    expect(first(true, { approvals, flow, budget: { limits: { tool_calls: 5 } } })).toEqual([[0, "budget"], [1, "tier"]]);
+  });
+
+  it("is a person's approval before flow and the budget, flow before the budget", () => {
+    expect(first(false, { approvals, flow, budget: { limits: { tool_calls: 5 } } })).toEqual([[0, "budget"], [1, "approval"]]);
+    expect(first(false, { flow, budget: { limits: { tool_calls: 5 } } })).toEqual([[0, "budget"], [1, "flow"]]);
+  });
+});

@@ -1,10 +1,17 @@
 /**
- * A gate: one reason a pending job may not start yet (`waiting_for`). Every gate is this shape, and
- * every job leaves its gate by `letGo`, the one release path: a new kind of wait is one new file
- * here and its reason in `WAIT_REASONS`. The gates sit above the other rooms: what decides that a
- * job may go (a subagent slot, later a flow slot or an approval) lives in any of them.
+ * A gate: one reason a pending job may not start yet (`waiting_for`). A gate is two halves:
+ * - its rule, in the one ordered list of gates (`GATES`, src/gates/order.ts): whether a job must wait
+ *   there, whether its deadline runs meanwhile, the order its jobs go in, when its timer is due for
+ *   a job that comes to it. Admission (`../jobs/admission.ts`) puts a job at the first gate whose
+ *   rule applies; `letGo` below, the one release path, sends a job let go on to the first after its
+ *   own. The list sits in `src/`, below every room: admission is a floor below this room and may
+ *   not import upwards, so both read the order from there, and no path restates it.
+ * - what opens it, a file here, this shape: which of its scopes may let jobs go after a job ends,
+ *   and what it lets go when its timer fires. The gates sit above the other rooms: what decides
+ *   that a job may go (a subagent slot, a flow slot, an approval) lives in any of them.
+ * A new kind of wait is its entry in the list and its file here (and its line in `./index.ts`).
  */
-import { WAIT_REASONS, type JobRow, type WaitReason } from "../../../src/jobs/job";
+import { GATES, type JobRow, type WaitReason } from "../../../src/jobs/job";
 import { DISPATCH_WATCHDOG_MS } from "../jobs/batch-rows";
 import type { Dispatcher } from "../jobs/dispatcher";
 import type { JobMachine } from "../jobs/job-machine";
@@ -12,7 +19,6 @@ import type { ChatStore } from "../storage/chat-store";
 import type { ActiveCounts } from "../storage/job-columns";
 import type { TreeCap } from "../subagents/tree-cap";
 import type { Announcer } from "../events/announcer";
-import { awaitsDecision } from "../../../src/approvals/approval";
 
 /** The parts of the chat a gate may use when it opens. */
 export interface GateParts {
@@ -40,35 +46,28 @@ export interface Gate {
 }
 
 /**
- * The gate a job waits at once the one it waits at lets it go, in order: a subagent slot or its
- * tier's turn, then a person's approval while undecided, then room under the flow rules, then the
- * batch's budget.
- */
-function nextGate(job: JobRow): WaitReason | null {
-  const passed = job.waiting_for;
-  if (passed !== "approval" && passed !== "flow" && passed !== "budget" && awaitsDecision(job)) return "approval";
-  if (passed !== "flow" && passed !== "budget" && job.flow !== null) return "flow";
-  if (passed !== "budget" && job.budget !== null) return "budget";
-  return null;
-}
-
-/**
  * The one release path: `job` leaves its gate, with the tree slot it was given (a subordinate). A
  * gate that held the deadline back starts it now, never past the running turn's; one whose clock
- * ran while the job waited keeps the deadline it had. A call with a gate still ahead goes on to wait
- * there (`nextGate`); any other may start, and is watched like any started job. True when it may
- * start: the caller dispatches it.
+ * ran while the job waited keeps the deadline it had. A call with a gate still ahead in the order
+ * (`GATES.after`: one whose rule says it waits there) goes on to wait there; any other may start,
+ * and is watched like any started job. True when it may start: the caller dispatches it.
  */
 export function letGo(store: ChatStore, job: JobRow, now: number, treeSlot: string | null = null): boolean {
   let deadline = job.deadline_at;
-  if (job.waiting_for === null || WAIT_REASONS[job.waiting_for].clock === "from_release") {
+  if (job.waiting_for === null || GATES.rule(job.waiting_for).clock === "from_release") {
     deadline = Math.min(now + job.timeout_seconds * 1000, store.turns.running()?.deadline_at ?? Infinity);
     store.timers.setEarliest("deadline", "", deadline);
   }
-  const next = nextGate(job);
+  const next = GATES.after(job, now);
   store.jobs.release(job.job_id, deadline, treeSlot, next);
-  if (next === "flow" || next === "budget") store.timers.set("gate", next, now);
-  if (next) return false; // an approval is let go by the decision, or ends at its deadline
+  if (next) {
+    // Its gate's timer, when its rule sets one: now for a gate that asks at once, else the job's own
+    // time. Other gates are opened by what they wait for (an approval by the decision, or it ends at
+    // its deadline).
+    const due = GATES.dueAt(next, job, now);
+    if (due !== undefined) store.timers.setEarliest("gate", next, due);
+    return false;
+  }
   store.timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
   return true;
 }

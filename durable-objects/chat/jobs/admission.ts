@@ -1,12 +1,13 @@
 /**
  * Admission rules for a batch (docs/api.md#validation-order-and-errors, docs/api.md#jobs-and-their-lifecycle): the chat-wide active job cap,
- * job ids, deadlines. Pure: the ChatDO calls these inside its one
+ * job ids, deadlines, and the gate each job waits at first (the first in the one order of the
+ * gates, src/gates/order.ts, whose rule applies). Pure: the ChatDO calls these inside its one
  * `transactionSync`, with no `await` between the check and the insert.
  */
 import { logType } from "../storage/log-rows";
 import { nanoid } from "nanoid";
 import { ApiError } from "../../../src/http/errors";
-import { endsByTimer, jobIdPrefix } from "../../../src/jobs/job";
+import { endsByTimer, GATES, jobIdPrefix } from "../../../src/jobs/job";
 import type { JobSpec } from "../../../src/jobs/job-spec";
 import type { ChatLimits } from "../../../src/jobs/messages";
 import type { NewJob } from "../storage/job-columns";
@@ -89,7 +90,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
       const counted = !(o.nested && spec.kind === "subordinate");
       const flow = counted ? planFlow(o.flow ?? [], { name: spec.tool_name, args: JSON.parse(spec.tool_args) as Record<string, unknown>, metadata }, now) : null;
       const approvalRule = o.approvals ? approvalRuleFor(o.approvals.rules, { name: spec.tool_name, agent: o.approvals.agent }) : null;
-      return {
+      const row = {
         job_id,
         log_id: `log-${nanoid(12)}`,
         chat_id: o.chat_id,
@@ -106,15 +107,16 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         context_id: plan?.context_id ?? null,
         metadata: o.metadata,
         spec: plan ? JSON.stringify(plan) : null,
-        // Gates in order: a slot in the subagent queue or the tier's turn, then a person's approval (asked
-        // for at once, whichever gate the job waits at first), then room under the flow rules, then the budget.
-        waiting_for: queued ? "subagent_slot" : waitsForTier(spec) && spec.index !== first ? "tier" : approvalRule ? "approval" : flow ? "flow" : budget ? "budget" : null,
         flow: flow ? JSON.stringify(flow) : null,
+        // Asked for at once, whichever gate the job waits at first (gates/approval.ts).
         approval: approvalRule ? JSON.stringify(requested(approvalRule, o.approvals!.agent, now)) : null,
         budget,
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
         log_type: logType({ tool_name: spec.tool_name, kind: spec.kind, mcp: spec.kind === "tool" && spec.mcp === true }),
       };
+      // The first gate, in the one order of the gates, whose rule says the job waits there.
+      const atAdmission = { waitsForTier: waitsForTier(spec) && spec.index !== first, queued };
+      return { ...row, waiting_for: GATES.first({ ...row, atAdmission }, now) };
     }),
   };
 }

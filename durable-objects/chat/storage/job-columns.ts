@@ -2,7 +2,7 @@
  * What a chat's job row is written and read as (`./job-store` runs the queries): the shapes
  * admission and the job machine hand in, and the SQL fragments every query shares.
  */
-import { WAIT_REASONS, waitReasons, type JobRow, type WaitReason } from "../../../src/jobs/job";
+import { GATES, type JobRow, type WaitReason } from "../../../src/jobs/job";
 import { ACTIVE_STATES_SQL, type TerminalState } from "../../../src/api/job-states";
 
 /** A job as admission builds it: the row's identity and limits, with SQLite's 0/1 flags as booleans. */
@@ -37,10 +37,15 @@ export interface Finish {
 export const ACTIVE = `completed_at IS NULL AND state IN (${ACTIVE_STATES_SQL})`;
 /** Waiting at `reason`'s gate. */
 export const waitingAt = (reason: WaitReason) => `waiting_for = '${reason}' AND state = 'pending'`;
-/** Gates whose jobs' deadlines count from acceptance: their clock runs while they wait. */
-const CLOCK_WHILE_WAITING = waitReasons.filter((r) => WAIT_REASONS[r].clock === "from_acceptance").map((r) => `'${r}'`);
-/** Active jobs whose deadline is running: the others start theirs when their gate lets them go. */
-export const RUNNING_CLOCK = `${ACTIVE} AND (waiting_for IS NULL${CLOCK_WHILE_WAITING.length ? ` OR waiting_for IN (${CLOCK_WHILE_WAITING.join(", ")})` : ""})`;
+/**
+ * Active jobs whose deadline is running: those waiting at a gate whose deadlines count from
+ * acceptance, and those at none; the others start theirs when their gate lets them go. Read from
+ * the order of the gates when asked, so a gate put in it later counts too.
+ */
+export function runningClock(): string {
+  const whileWaiting = GATES.reasons.filter((r) => GATES.rule(r).clock === "from_acceptance").map((r) => `'${r}'`);
+  return `${ACTIVE} AND (waiting_for IS NULL${whileWaiting.length ? ` OR waiting_for IN (${whileWaiting.join(", ")})` : ""})`;
+}
 /**
  * The columns a job is read with: all but `content`, an MCP result's parts (up to a megabyte of
  * base64), which only the full record shows; every await, batch and finish would carry it otherwise.

@@ -3,10 +3,10 @@
  * (cursors are read fully before returning), so callers can compose them inside
  * one `transactionSync` with no `await` in between.
  */
-import { isTerminal, WAIT_REASONS, type JobRow, type WaitReason } from "../../../src/jobs/job";
+import { GATES, isTerminal, type JobRow, type WaitReason } from "../../../src/jobs/job";
 import { ACTIVE_STATES_SQL } from "../../../src/api/job-states";
 import type { JobEvent } from "./events";
-import { ACTIVE, COLUMNS, ROW, RUNNING_CLOCK, waitingAt, type ActiveCounts, type EndGuard, type Finish, type JobToEnd, type NewJob } from "./job-columns";
+import { ACTIVE, COLUMNS, ROW, runningClock, waitingAt, type ActiveCounts, type EndGuard, type Finish, type JobToEnd, type NewJob } from "./job-columns";
 
 
 type UsageColumns = Pick<JobRow, "usage" | "kind" | "attempt" | "completed_at">;
@@ -23,7 +23,7 @@ export class JobStore {
          CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?, ?, ?, CASE WHEN ? IS NULL THEN NULL ELSE 1 END, ?)`,
       job.job_id, job.chat_id, job.batch_id, job.idx, job.tool_name, job.tool_call_id, job.tool_args, job.kind,
       job.read_only ? 1 : 0, job.timeout_seconds, job.created_at, job.deadline_at, job.context_id, job.spec, job.waiting_for,
-      job.tree_slot ?? null, job.waiting_for !== null && WAIT_REASONS[job.waiting_for].order === "arrival" ? 1 : 0, job.log_id, job.log_type, job.metadata, job.flow,
+      job.tree_slot ?? null, job.waiting_for !== null && GATES.rule(job.waiting_for).order === "arrival" ? 1 : 0, job.log_id, job.log_type, job.metadata, job.flow,
       job.approval, job.approval, job.budget,
     );
   }
@@ -87,14 +87,14 @@ export class JobStore {
     return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${ACTIVE} ORDER BY created_at, idx`).toArray();
   }
 
-  /** Jobs whose deadline is running (see `RUNNING_CLOCK`) and has come. */
+  /** Jobs whose deadline is running (see `runningClock`) and has come. */
   pastDeadline(now: number): JobRow[] {
-    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${RUNNING_CLOCK} AND deadline_at <= ?`, now).toArray();
+    return this.sql.exec<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE ${runningClock()} AND deadline_at <= ?`, now).toArray();
   }
 
   /** The next deadline among jobs whose deadline is running, if any. */
   nextDeadline(): number | undefined {
-    return this.sql.exec<{ at: number | null }>(`SELECT MIN(deadline_at) AS at FROM jobs WHERE ${RUNNING_CLOCK}`).one().at ?? undefined;
+    return this.sql.exec<{ at: number | null }>(`SELECT MIN(deadline_at) AS at FROM jobs WHERE ${runningClock()}`).one().at ?? undefined;
   }
 
   /**

@@ -1219,10 +1219,10 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -1272,10 +1272,10 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -1611,10 +1611,10 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -1664,10 +1664,10 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -1925,10 +1925,10 @@ export interface paths {
                             /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                             queue_position?: number;
                             /**
-                             * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                             * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                              * @enum {string}
                              */
-                            waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                            waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                             /** @description While waiting for flow: the rule (and key) it waits at. */
                             flow?: {
                                 rule: string;
@@ -2699,10 +2699,10 @@ export interface paths {
                                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                                 queue_position?: number;
                                 /**
-                                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -2837,7 +2837,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             /** @description Why a pending job has not started yet; null once it has, or when nothing holds it. */
-                            waiting_for: ("tier" | "subagent_slot" | "flow" | "approval" | "budget") | null;
+                            waiting_for: ("tier" | "subagent_slot" | "approval" | "flow" | "budget") | null;
                             /** @description While waiting for flow: the rule (and key) it waits at. */
                             flow: {
                                 rule: string;
@@ -2953,7 +2953,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 } | null;
                                 /** @description Why a pending job has not started yet; null once it has, or when nothing holds it. */
-                                waiting_for: ("tier" | "subagent_slot" | "flow" | "approval" | "budget") | null;
+                                waiting_for: ("tier" | "subagent_slot" | "approval" | "flow" | "budget") | null;
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow: {
                                     rule: string;
@@ -3491,10 +3491,10 @@ export interface components {
                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                 queue_position?: number;
                 /**
-                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
@@ -3600,10 +3600,10 @@ export interface components {
                         /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                         queue_position?: number;
                         /**
-                         * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                         * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                          * @enum {string}
                          */
-                        waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                        waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                         /** @description While waiting for flow: the rule (and key) it waits at. */
                         flow?: {
                             rule: string;
@@ -3782,10 +3782,10 @@ export interface components {
                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                 queue_position?: number;
                 /**
-                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
@@ -3999,10 +3999,10 @@ export interface components {
                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                 queue_position?: number;
                 /**
-                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
@@ -4108,10 +4108,10 @@ export interface components {
                         /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                         queue_position?: number;
                         /**
-                         * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                         * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                          * @enum {string}
                          */
-                        waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                        waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                         /** @description While waiting for flow: the rule (and key) it waits at. */
                         flow?: {
                             rule: string;
@@ -4290,10 +4290,10 @@ export interface components {
                 /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
                 queue_position?: number;
                 /**
-                 * @description Why a pending job has not started yet: its sequential tier's turn, a subagent slot, room under a flow rule, or a person's approval.
+                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "flow" | "approval" | "budget";
+                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
