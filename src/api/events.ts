@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { jobState, progress, requestMetadata, resultsPayload, snapshot, usage } from "./jobs";
+import { eventTypes, type AnyEventType } from "./event-types";
 
 export const ticketRequest = z.object({ chat_id: z.string().optional().describe("Limit the ticket to this chat's stream.") });
 export const ticketAnswer = z.object({ ticket: z.string(), expires_in: z.literal(60) });
@@ -32,65 +33,92 @@ const event = <K extends string, T extends z.core.$ZodLooseShape>(type: K, own: 
 const metadata = requestMetadata.optional();
 const subagentFields = { job_id: z.string(), tool_call_id: z.string().optional(), context_id: z.string(), agent: z.string(), label: z.string(), metadata };
 
-/** One event, as webhooks deliver it and live streams send it (docs/api.md, "Events and webhooks"). */
-export const eventEnvelope = z.discriminatedUnion("type", [
-  event("chat.created", { name: z.string(), level: z.number().int() }),
-  event("chat.updated", { name: z.string() }),
-  event("job.started", {
-    job_id: z.string(),
-    batch_id: z.string(),
-    tool_name: z.string(),
-    tool_call_id: z.string().optional(),
-    context_id: z.string().optional(),
-    metadata,
-  }),
-  event("job.finished", { batch_id: z.string(), ...snapshot.shape, metadata }),
-  event("job.progress", { job_id: z.string(), batch_id: z.string(), tool_name: z.string(), progress, metadata }).describe(
-    "Live streams only: never kept, replayed or sent to webhooks; its `seq` is that of the chat's latest kept event.",
-  ),
-  event("batch.finished", { batch_id: z.string(), results: resultsPayload, usage: usage.optional().describe("The batch's jobs and their subtrees (events kept from before it was added lack it)."), metadata }),
-  event("subagent.started", subagentFields),
-  event("subagent.finish", {
-    ...subagentFields,
-    status: jobState,
-    result: z.string().nullable().optional(),
-    result_truncated: z.literal(true).optional(),
-    error: z.string().nullable().optional(),
-    usage: usage.nullable(),
-  }),
-  event("chat.idle", {}),
-  event("job.approval_requested", {
-    batch_id: z.string(),
-    ...snapshot.shape,
-    tool_args: z.record(z.string(), z.unknown()),
-    agent: z.string().describe("The agent profile that made the call."),
-    approval_expires_at: z.string(),
-    metadata,
-  }).describe("A call waits for a person's decision (docs/api.md#approvals): `chat_id` is where to send it, `root_chat_id` the chat the person talks in."),
-  event("batch.budget_exhausted", {
-    batch_id: z.string(),
-    field: z.enum(["llm_tokens", "llm_calls", "tool_calls", "subagents", "cost_usd"]),
-    used: z.number().describe("What was spent of `field` when the budget was reached, not the batch's total: see `in_flight`."),
-    limit: z.number(),
-    in_flight: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe("Model requests let go before the budget was reached and not answered yet: their tokens and cost come on top of `used`, and are in the batch's `usage` on `batch.finished` (events kept from before it was added lack it)."),
-    metadata,
-  }).describe("A top-level batch reached its budget (docs/api.md#budgets): its calls not yet started end; sent once."),
-  event("job.approval_decided", {
-    job_id: z.string(),
-    batch_id: z.string(),
-    tool_name: z.string(),
-    tool_call_id: z.string().optional(),
-    decision: z.enum(["approve", "deny", "expired"]),
-    by: z.string().nullable(),
-    reason: z.string().nullable(),
-    metadata,
-  }),
-]);
+/**
+ * Each event type's own `data` fields, and what to say of the event, if anything: one entry for
+ * every type of `EVENT_TYPES` (`./event-types.ts`), the one list, and no other (the compiler
+ * holds the keys to it).
+ */
+const EVENT_DATA: { [T in AnyEventType]: { data: z.core.$ZodLooseShape; about?: string } } = {
+  "chat.created": { data: { name: z.string(), level: z.number().int() } },
+  "chat.updated": { data: { name: z.string() } },
+  "job.started": {
+    data: {
+      job_id: z.string(),
+      batch_id: z.string(),
+      tool_name: z.string(),
+      tool_call_id: z.string().optional(),
+      context_id: z.string().optional(),
+      metadata,
+    },
+  },
+  "job.finished": { data: { batch_id: z.string(), ...snapshot.shape, metadata } },
+  "job.progress": {
+    data: { job_id: z.string(), batch_id: z.string(), tool_name: z.string(), progress, metadata },
+    about: "Live streams only: never kept, replayed or sent to webhooks; its `seq` is that of the chat's latest kept event.",
+  },
+  "batch.finished": {
+    data: { batch_id: z.string(), results: resultsPayload, usage: usage.optional().describe("The batch's jobs and their subtrees (events kept from before it was added lack it)."), metadata },
+  },
+  "subagent.started": { data: subagentFields },
+  "subagent.finish": {
+    data: {
+      ...subagentFields,
+      status: jobState,
+      result: z.string().nullable().optional(),
+      result_truncated: z.literal(true).optional(),
+      error: z.string().nullable().optional(),
+      usage: usage.nullable(),
+    },
+  },
+  "chat.idle": { data: {} },
+  "job.approval_requested": {
+    data: {
+      batch_id: z.string(),
+      ...snapshot.shape,
+      tool_args: z.record(z.string(), z.unknown()),
+      agent: z.string().describe("The agent profile that made the call."),
+      approval_expires_at: z.string(),
+      metadata,
+    },
+    about: "A call waits for a person's decision (docs/api.md#approvals): `chat_id` is where to send it, `root_chat_id` the chat the person talks in.",
+  },
+  "batch.budget_exhausted": {
+    data: {
+      batch_id: z.string(),
+      field: z.enum(["llm_tokens", "llm_calls", "tool_calls", "subagents", "cost_usd"]),
+      used: z.number().describe("What was spent of `field` when the budget was reached, not the batch's total: see `in_flight`."),
+      limit: z.number(),
+      in_flight: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe("Model requests let go before the budget was reached and not answered yet: their tokens and cost come on top of `used`, and are in the batch's `usage` on `batch.finished` (events kept from before it was added lack it)."),
+      metadata,
+    },
+    about: "A top-level batch reached its budget (docs/api.md#budgets): its calls not yet started end; sent once.",
+  },
+  "job.approval_decided": {
+    data: {
+      job_id: z.string(),
+      batch_id: z.string(),
+      tool_name: z.string(),
+      tool_call_id: z.string().optional(),
+      decision: z.enum(["approve", "deny", "expired"]),
+      by: z.string().nullable(),
+      reason: z.string().nullable(),
+      metadata,
+    },
+  },
+};
+
+const eventSchema = (type: AnyEventType) => {
+  const { data, about } = EVENT_DATA[type];
+  return about === undefined ? event(type, data) : event(type, data).describe(about);
+};
+
+/** One event, as webhooks deliver it and live streams send it (docs/api.md, "Events and webhooks"): one member per type, in the list's order. */
+export const eventEnvelope = z.discriminatedUnion("type", eventTypes.map(eventSchema) as [ReturnType<typeof eventSchema>, ...ReturnType<typeof eventSchema>[]]);
 
 /** A message of the tenant-wide stream: the event plus the cursor to resume after. */
 export const tenantStreamEvent = z.intersection(eventEnvelope, z.object({ cursor: z.number().int() }));

@@ -1,30 +1,12 @@
 /**
  * Events (docs/api.md#events-and-webhooks): what a chat announces, in one envelope for webhooks and
  * the live stream. `seq` increases per chat, so a receiver can order events
- * that arrive out of order (a retried one never holds back the next).
+ * that arrive out of order (a retried one never holds back the next). Their types are one list,
+ * `EVENT_TYPES` in src/api/event-types.ts, beside the wire schema built from it.
  */
-export const EVENT_TYPES = [
-  "job.started",
-  "job.finished",
-  "batch.finished",
-  "subagent.started",
-  "subagent.finish",
-  "chat.idle",
-  "chat.created",
-  "chat.updated",
-  "job.approval_requested",
-  "job.approval_decided",
-  "batch.budget_exhausted",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+import type { AnyEventType } from "../api/event-types";
 
-/**
- * Events sent only to live streams: never kept as event rows, never replayed on resume, never
- * delivered to webhooks. Their `seq` is that of the chat's latest kept event, so a client that
- * resumes after it misses nothing kept.
- */
-export const LIVE_EVENT_TYPES = ["job.progress"] as const;
-export type LiveEventType = (typeof LIVE_EVENT_TYPES)[number];
+export type { AnyEventType, EventType, JobEventType, LiveEventType } from "../api/event-types";
 
 /** Where an event comes from: in every event's `data`. */
 export interface EventSource {
@@ -36,12 +18,12 @@ export interface EventSource {
 
 export interface EventEnvelope {
   id: string;
-  type: EventType | LiveEventType;
+  type: AnyEventType;
   timestamp: string;
   data: EventSource & { seq: number } & Record<string, unknown>;
 }
 
-export function eventEnvelope(id: string, type: EventType | LiveEventType, now: number, source: EventSource, seq: number, data: Record<string, unknown>): EventEnvelope {
+export function eventEnvelope(id: string, type: AnyEventType, now: number, source: EventSource, seq: number, data: Record<string, unknown>): EventEnvelope {
   return { id, type, timestamp: new Date(now).toISOString(), data: { ...source, seq, ...data } };
 }
 

@@ -14,7 +14,7 @@
  * before their events would be hand them to the events table first (`keepFromJobs`).
  */
 import { nanoid } from "nanoid";
-import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type LiveEventType } from "../../../src/events/envelope";
+import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type JobEventType, type LiveEventType } from "../../../src/events/envelope";
 import { jobFinishedData, jobStartedData } from "../../../src/events/job-events";
 import { globMatch } from "../../../src/tools/glob";
 import type { ChatLimits } from "../../../src/jobs/messages";
@@ -44,7 +44,7 @@ export type OutboxEvent = {
 type StoredEvent = { id: string; type: string; created_at: number; seq: number; data: string; parent_chat_id: string | null; root_chat_id: string | null };
 
 export type { JobEvent } from "./job-row-events";
-export type JobEventType = Extract<EventType, "job.started" | "job.finished">;
+export type { JobEventType };
 
 const newEventId = () => `evt_${nanoid(21)}`;
 
@@ -119,7 +119,7 @@ export class Events {
     return this.#webhookOn(type) || (batchId !== null && this.#hasCallbacks() && this.callbackUrl(batchId) !== null);
   }
 
-  /** The envelope of a live-only event (see `LIVE_EVENT_TYPES`): nothing is written. */
+  /** The envelope of a live-only event (see `EVENT_TYPES`): nothing is written. */
   live(type: LiveEventType, data: Record<string, unknown>, now: number): string {
     return this.#envelope({ id: newEventId(), type, created_at: now, seq: this.latestSeq(), data: "", ...this.#lineage() }, data);
   }

@@ -3,6 +3,7 @@
  * deliver): the reads of the jobs table that find them. `Events` turns what these return into the
  * rows `events` would hold.
  */
+import type { JobEventType } from "../../../src/events/envelope";
 import type { JobRow } from "../../../src/jobs/job";
 import type { DeliveryRow } from "../../../src/webhooks/deliveries";
 
@@ -10,7 +11,7 @@ import type { DeliveryRow } from "../../../src/webhooks/deliveries";
 export type JobEvent = { seq: number; id: string };
 
 /** One such event, with the job it is built from (`cut`: the `max_result_chars` it ended under). */
-export type JobRowEvent = JobEvent & { type: "job.started" | "job.finished"; at: number; job: JobRow; cut: number };
+export type JobRowEvent = JobEvent & { type: JobEventType; at: number; job: JobRow; cut: number };
 
 /** What `jobStartedData` and `jobFinishedData` read off a job (an ended job is never queued). */
 const EVENT_JOB_COLUMNS = `job_id, batch_id, tool_name, tool_call_id, context_id, state, created_at, started_at, completed_at,
