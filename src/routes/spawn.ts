@@ -11,34 +11,18 @@ import { respond } from "../http/respond";
 import { jobSpec } from "../jobs/job-spec";
 import { coerceBool } from "../calls/coerce";
 import { cleanCopy, isObject, type JsonObject } from "../util/json";
-import { caller, chatStub, configCheckOf, jobRequest } from "../requests/context";
-import { idempotency } from "../requests/idempotency";
+import { batchContext } from "../requests/batch-context";
 import { settleBatch } from "../requests/await-jobs";
-import { chatLimits } from "../config/chat-limits";
 
 export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", async (c) => {
-  const { chatId, config, body, agent, delivery, spec: ctx, budget } = await jobRequest(c);
-  if (!isObject(body)) throw badRequest("invalid_json", "Request body must be a JSON object.");
-  const args = cleanCopy(body) as JsonObject;
-  const spec = jobSpec(0, { tool_name: "spawn_task", tool_args: args }, ctx);
+  const ctx = await batchContext(c);
+  if (!isObject(ctx.body)) throw badRequest("invalid_json", "Request body must be a JSON object.");
+  const args = cleanCopy(ctx.body) as JsonObject;
+  const spec = jobSpec(0, { tool_name: "spawn_task", tool_args: args }, ctx.spec);
   const wait = coerceBool(args.wait, false);
-  const chat = () => chatStub(c, chatId);
-  const limits = chatLimits(config);
-  const started = await chat().startBatch({
-    tenant: c.get("tenant"),
-    chat_id: chatId,
-    route: "spawn",
-    command: { action: undefined, wait, wait_seconds: config.limits.max_wait_seconds, job_ids: [], jobs: [spec] },
-    limits,
-    caller: caller(config, agent),
-    ...(config.flow.length ? { flow: config.flow } : {}),
-    ...(config.approvals.length ? { approvals: config.approvals } : {}),
-    ...(budget ? { budget } : {}),
-    delivery,
-    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "spawn", body, agent, ...delivery, budget: c.req.query("budget") }),
-    config_check: configCheckOf(c),
-  });
-  const answer = await settleBatch(chat, started, limits);
+  const command = { action: undefined, wait, wait_seconds: ctx.config.limits.max_wait_seconds, job_ids: [], jobs: [spec] };
+  const started = await ctx.chat().startBatch({ ...(await ctx.fields("spawn")), route: "spawn", command });
+  const answer = await settleBatch(ctx.chat, started, ctx.limits);
   if (!answer.ok) throw fromRefusal(answer);
   return respond(c, answer.payload);
 });

@@ -17,10 +17,8 @@ import type { ToolCallEntry } from "../jobs/messages";
 import { coerceSeconds } from "../calls/coerce";
 import { callIdentity, InvalidToolCall, normalizeToolCall } from "../calls/normalize-call";
 import { isObject } from "../util/json";
-import { caller, chatStub, configCheckOf, jobRequest, withEveryServer } from "../requests/context";
-import { idempotency } from "../requests/idempotency";
+import { batchContext } from "../requests/batch-context";
 import { settleToolCalls } from "../requests/await-jobs";
-import { chatLimits } from "../config/chat-limits";
 
 /** The call's id as written, whatever its length: what `/tool-calls` answers it under. */
 function writtenId(item: unknown): string | undefined {
@@ -54,7 +52,8 @@ function entryFor(index: number, item: unknown, ctx: SpecContext, number: (spec:
 }
 
 export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-calls", async (c) => {
-  const { chatId, config, body, agent, delivery, spec: ctx, budget } = await jobRequest(c);
+  const ctx = await batchContext(c);
+  const { body, config } = ctx;
   const items = Array.isArray(body) ? body : isObject(body) ? body.tool_calls : undefined;
   if (!Array.isArray(items)) throw badRequest("invalid_tool_calls", "`tool_calls` must be an array of normal tool-call objects.");
   if (isObject(body) && "budget" in body) {
@@ -71,29 +70,14 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     const number = specNumbering();
     return items.map((item, i) => entryFor(i, item, spec, number));
   };
-  let entries = plan(ctx);
+  let entries = plan(ctx.spec);
   if (entries.some((e) => e.error?.code === "unknown_tool")) {
-    const every = await withEveryServer(c, ctx);
+    const every = await ctx.withEveryServer(ctx.spec);
     if (every) entries = plan(every); // an unknown-tool entry names the MCP tools too
   }
-  const chat = () => chatStub(c, chatId);
-  const limits = chatLimits(config);
-  const reply = await chat().runToolCalls({
-    tenant: c.get("tenant"),
-    chat_id: chatId,
-    entries,
-    limits,
-    caller: caller(config, agent),
-    ...(config.flow.length ? { flow: config.flow } : {}),
-    ...(config.approvals.length ? { approvals: config.approvals } : {}),
-    ...(budget ? { budget } : {}),
-    order,
-    delivery,
-    wait_seconds: Math.min(timeout, config.limits.max_wait_seconds),
-    idempotency: await idempotency(c.req.header("idempotency-key"), { route: "tool-calls", body, agent, ...delivery, budget: c.req.query("budget"), order: c.req.query("order") }),
-    config_check: configCheckOf(c),
-  });
-  const answer = await settleToolCalls(chat, reply, limits);
+  const fields = await ctx.fields("tool-calls", { order: c.req.query("order") });
+  const reply = await ctx.chat().runToolCalls({ ...fields, entries, order, wait_seconds: Math.min(timeout, config.limits.max_wait_seconds) });
+  const answer = await settleToolCalls(ctx.chat, reply, ctx.limits);
   if (!answer.ok) throw fromRefusal(answer);
   return respond(c, answer.answer);
 });
