@@ -3,7 +3,7 @@
  * `node bench/regex-fuzz.mjs [runs]` (also the first drill of `npm run drill`): random schemas
  * built from the shapes that cost the most (fixed counts up to RE2's 1,000, nested counts, long
  * alternations, lookarounds, many patterns per schema in one `allOf`), each one the checks in
- * src/json-schema/schema-safety.ts accept then validated, as fanout validates a call's
+ * src/core/json-schema/schema-safety.ts accept then validated, as fanout validates a call's
  * arguments (RE2 under the work meter), against adversarial strings of 10,000 characters. Fails
  * when one validation takes more than 50 ms.
  */
@@ -21,7 +21,7 @@ const LENGTH = 10_000;
 async function loadSchemaSafety() {
   const dir = mkdtempSync(join(tmpdir(), "schema-safety-"));
   const out = join(dir, "schema-safety.mjs");
-  await build({ entryPoints: [join(ROOT, "src/json-schema/schema-safety.ts")], bundle: true, format: "esm", platform: "node", outfile: out, logLevel: "silent" });
+  await build({ entryPoints: [join(ROOT, "src/core/json-schema/schema-safety.ts")], bundle: true, format: "esm", platform: "node", outfile: out, logLevel: "silent" });
   const module = await import(pathToFileURL(out).href);
   rmSync(dir, { recursive: true, force: true });
   return module;

@@ -2,16 +2,16 @@
  * Worker entry: the HTTP API, the queue consumers, and the Durable Object
  * classes the runtime instantiates by name.
  */
-import { app } from "./app";
-import { consumeDeadLetters, consumeJobs } from "./consumer";
-import { consumeCalls } from "./consumer/calls";
+import { app } from "./edge/app";
+import { consumeDeadLetters, consumeJobs } from "./edge/consumers";
+import { consumeCalls } from "./edge/consumers/calls";
 
 export { ChatDO } from "../durable-objects/chat/ChatDO";
 export { TenantDO } from "../durable-objects/tenant/TenantDO";
 export { CallRunnerDO } from "../durable-objects/runner/CallRunnerDO";
 export { FlowShardDO } from "../durable-objects/flow/FlowShardDO";
 export { BudgetDO } from "../durable-objects/budget/BudgetDO";
-export { DirectRunner } from "./runner/direct-runner";
+export { DirectRunner } from "./edge/direct-runner";
 
 export default {
   fetch: app.fetch,

@@ -5,7 +5,7 @@
  */
 import { abortAllDurableObjects, createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject } from "cloudflare:test";
 import worker from "../src/index";
-import type { JobMessage } from "../src/jobs/messages";
+import type { JobMessage } from "../src/core/jobs/messages";
 import { call, chatObject, parallel } from "./helpers";
 
 export const message = (chat: string, job_id: string, attempt = 1): JobMessage => ({ tenant: "acme", chat_id: chat, job_id, attempt });

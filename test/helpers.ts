@@ -1,7 +1,7 @@
 /** Test helpers: calling the worker as a bot would, and configuring a tenant. */
 import { SELF, env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { expect, inject, vi } from "vitest";
-import { OUTCOME_UNKNOWN_ERROR } from "../src/jobs/job";
+import { OUTCOME_UNKNOWN_ERROR } from "../src/core/jobs/job";
 import { eventually } from "./eventually";
 import { TEST_KEYS } from "./setup/bindings";
 

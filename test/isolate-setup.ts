@@ -4,6 +4,6 @@
  * or a test would see the previous test's config for up to 5 s.
  */
 import { afterEach } from "vitest";
-import { forgetTenants } from "../src/objects/tenant-cache";
+import { forgetTenants } from "../src/core/objects/tenant-cache";
 
 afterEach(() => forgetTenants());

@@ -12,8 +12,8 @@
  * One never closed (its chat deleted meanwhile) goes after 31 days without a request.
  */
 import { DurableObject } from "cloudflare:workers";
-import { addSpent, askModel, modelAnswered, noneLeft, NOTHING_SPENT, stop, type BudgetScope, type Ledger, type Reached, type Spent } from "../../src/budgets/budget";
-import { chatName } from "../../src/objects/names";
+import { addSpent, askModel, modelAnswered, noneLeft, NOTHING_SPENT, stop, type BudgetScope, type Ledger, type Reached, type Spent } from "../../src/core/budgets/budget";
+import { chatName } from "../../src/core/objects/names";
 import { LazyTable } from "../shared/lazy-table";
 
 export type { Reached };

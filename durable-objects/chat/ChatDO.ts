@@ -9,13 +9,13 @@
  * `./events`, `./jobs`, `./subagents` and `./gates` (docs/architecture.md#the-chat-object-room-by-room).
  */
 import { DurableObject } from "cloudflare:workers";
-import { ApiError, refusal } from "../../src/http/errors";
-import { extrasText } from "../../src/jobs/extras";
-import type { JobRecord } from "../../src/jobs/job";
-import { AWAIT_PATH, type AskAnswer, type AwaitTicket, type BatchAnswer, type BatchRequest, type BatchResult, type ChatInfo, type ClaimedAsk, type ChatLimits, type CompleteResult, type JobOutcome, type RunnerCall, type RunnerOutcome, type ToolCallsAwait, type ToolCallsReply, type ToolCallsRequest, type ToolCallsResult, type TurnRequest, type Usage } from "../../src/jobs/messages";
-import { resultsPayload, type Snapshot } from "../../src/jobs/payloads";
-import { vouchFor } from "../../src/objects/tenant-cache";
-import type { DeliveryEntry, DeliveryStatus } from "../../src/webhooks/deliveries";
+import { ApiError, refusal } from "../../src/core/http/errors";
+import { extrasText } from "../../src/core/jobs/extras";
+import type { JobRecord } from "../../src/core/jobs/job";
+import { AWAIT_PATH, type AskAnswer, type AwaitTicket, type BatchAnswer, type BatchRequest, type BatchResult, type ChatInfo, type ClaimedAsk, type ChatLimits, type CompleteResult, type JobOutcome, type RunnerCall, type RunnerOutcome, type ToolCallsAwait, type ToolCallsReply, type ToolCallsRequest, type ToolCallsResult, type TurnRequest, type Usage } from "../../src/core/jobs/messages";
+import { resultsPayload, type Snapshot } from "../../src/core/jobs/payloads";
+import { vouchFor } from "../../src/core/objects/tenant-cache";
+import type { DeliveryEntry, DeliveryStatus } from "../../src/core/webhooks/deliveries";
 import { answerClose, parseCursor } from "../shared/live-stream";
 import { runAlarm } from "./alarm";
 import { answerWaited, startBatch } from "./batches";
@@ -23,7 +23,7 @@ import { Chat } from "./chat";
 import type { DeletedBy, DeletionAnswer } from "./deletion";
 import type { Redelivery } from "./events/outbox";
 import type { LaunchAnswer } from "./jobs/dispatcher";
-import type { Progress } from "../../src/jobs/progress";
+import type { Progress } from "../../src/core/jobs/progress";
 import type { StopTurn } from "./subagents/turn-stop";
 import { claimAsk, renewAsk } from "./subagents/model-asks";
 import { mayOpen } from "./gates";
@@ -36,7 +36,7 @@ import type { ChatStore } from "./storage/chat-store";
 import type { ChatUsage } from "./storage/usage-days";
 import { chatInfo } from "./storage/chat-info";
 import { recordOf, recordsPage } from "./storage/job-records";
-import { transcriptEntry, type TranscriptEntry } from "../../src/agents/transcript";
+import { transcriptEntry, type TranscriptEntry } from "../../src/core/agents/transcript";
 
 export class ChatDO extends DurableObject<Env> {
   readonly #chat = new Chat(this.ctx, () => this.env);
@@ -143,7 +143,7 @@ export class ChatDO extends DurableObject<Env> {
 
   /**
    * A runner's outcomes: the calls that ended while its previous report was on its way, ended here
-   * in one invocation (`src/jobs/report-queue`).
+   * in one invocation (`src/core/jobs/report-queue`).
    */
   async runnerOutcomes(reports: RunnerOutcome[]): Promise<CompleteResult[]> {
     if (!this.#store.exists()) return reports.map(() => ({ status: "stale" }));
@@ -162,7 +162,7 @@ export class ChatDO extends DurableObject<Env> {
     return this.#store.exists() ? this.#chat.runners.renew(calls, Date.now()) : calls.map((c) => c.job_id);
   }
 
-  /** A runner's record of a retry (see `src/jobs/run-call`); false tells the runner the job is over. */
+  /** A runner's record of a retry (see `src/core/jobs/run-call`); false tells the runner the job is over. */
   runnerAttempt(jobId: string, lease: string, next: number, phase: "settled" | "sending"): boolean {
     return this.#store.exists() && this.#chat.runners.attempt(jobId, lease, next, phase);
   }

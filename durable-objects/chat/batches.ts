@@ -4,13 +4,13 @@
  * started or the results payload (docs/api.md#the-parallel-route). `commit` is shared with
  * the `tool-calls` route: it stores an admitted batch and starts it.
  */
-import { ApiError, refusal } from "../../src/http/errors";
-import { quoteName } from "../../src/calls/names";
-import type { SubordinateJobSpec } from "../../src/jobs/job-spec";
-import type { AwaitTicket, BatchAnswer, BatchRequest, BatchResult, ChatLimits, Delivery } from "../../src/jobs/messages";
-import type { ApprovalRule } from "../../src/config/approval-rules";
-import { resultsPayload, startedPayload } from "../../src/jobs/payloads";
-import { withinToolBound } from "../../src/jobs/tool-bound";
+import { ApiError, refusal } from "../../src/core/http/errors";
+import { quoteName } from "../../src/core/calls/names";
+import type { SubordinateJobSpec } from "../../src/core/jobs/job-spec";
+import type { AwaitTicket, BatchAnswer, BatchRequest, BatchResult, ChatLimits, Delivery } from "../../src/core/jobs/messages";
+import type { ApprovalRule } from "../../src/core/config/approval-rules";
+import { resultsPayload, startedPayload } from "../../src/core/jobs/payloads";
+import { withinToolBound } from "../../src/core/jobs/tool-bound";
 import type { Chat } from "./chat";
 import { beingDeleted, deletedWhileWaiting } from "./deletion";
 import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./jobs/admission";

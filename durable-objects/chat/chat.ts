@@ -5,7 +5,7 @@
  * job machine knows nothing of events, subagents or tiers, and this is the
  * only code that ties them together.
  */
-import type { JobRow } from "../../src/jobs/job";
+import type { JobRow } from "../../src/core/jobs/job";
 import { Deletion } from "./deletion";
 import { Announcer } from "./events/announcer";
 import { ChatStream } from "./events/chat-stream";

@@ -13,12 +13,12 @@
  * wipe its own storage. So a chat that is gone has no descendant left behind,
  * and the `deleted` answer means the whole subtree is gone.
  */
-import { quoteName } from "../../src/calls/names";
-import { ApiError, unavailable } from "../../src/http/errors";
-import type { Usage } from "../../src/jobs/messages";
-import { tenantName } from "../../src/objects/names";
-import { within } from "../../src/util/abort";
-import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/util/limited";
+import { quoteName } from "../../src/core/calls/names";
+import { ApiError, unavailable } from "../../src/core/http/errors";
+import type { Usage } from "../../src/core/jobs/messages";
+import { tenantName } from "../../src/core/objects/names";
+import { within } from "../../src/core/util/abort";
+import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../src/core/util/limited";
 import type { JobMachine } from "./jobs/job-machine";
 import { giveBackModelRoom } from "./subagents/model-room";
 import type { Registration } from "./registration";

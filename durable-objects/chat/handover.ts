@@ -5,8 +5,8 @@
  * the job, or was deleted, never gives a deleted subtree storage again. A new
  * child announces itself and joins the tenant's index under its parent.
  */
-import type { TurnRequest } from "../../src/jobs/messages";
-import { chatName } from "../../src/objects/names";
+import type { TurnRequest } from "../../src/core/jobs/messages";
+import { chatName } from "../../src/core/objects/names";
 import type { Chat } from "./chat";
 
 /** The hand-overs under way in this instance: a deletion lets them land (or not) first. */

@@ -5,7 +5,7 @@
  * or a purge waits for a write in flight, so the index never keeps a chat
  * that is gone.
  */
-import { tenantName } from "../../src/objects/names";
+import { tenantName } from "../../src/core/objects/names";
 import type { ChatStream } from "./events/chat-stream";
 import type { ChatStore } from "./storage/chat-store";
 import { forgetCached } from "./storage/sql-cache";

@@ -4,10 +4,10 @@
  * together, side-effecting calls one at a time after them), answered in call
  * order with one result per call (docs/api.md#tiered-execution-and-the-tool-calls-route).
  */
-import { ApiError, refusal } from "../../src/http/errors";
-import type { AdmittedToolCall, ChatLimits, ToolCallEntry, ToolCallsAnswer, ToolCallsAwait, ToolCallsReply, ToolCallsRequest, ToolCallsResult } from "../../src/jobs/messages";
-import { withinToolBound } from "../../src/jobs/tool-bound";
-import { admittedCall, deliveredJobIds, forReplay, fromReplay, reportedJobIds, toolCallResult, toolCallsStatus } from "../../src/jobs/tool-call-results";
+import { ApiError, refusal } from "../../src/core/http/errors";
+import type { AdmittedToolCall, ChatLimits, ToolCallEntry, ToolCallsAnswer, ToolCallsAwait, ToolCallsReply, ToolCallsRequest, ToolCallsResult } from "../../src/core/jobs/messages";
+import { withinToolBound } from "../../src/core/jobs/tool-bound";
+import { admittedCall, deliveredJobIds, forReplay, fromReplay, reportedJobIds, toolCallResult, toolCallsStatus } from "../../src/core/jobs/tool-call-results";
 import { approvalsOf, commit, requireKnown } from "./batches";
 import type { Chat } from "./chat";
 import { beingDeleted, deletedWhileWaiting } from "./deletion";

@@ -1,16 +1,16 @@
 /**
  * One flow shard of a tenant (`flow/<tenant>/<shard>`, docs/architecture.md#flow-objects): the
  * lines (rule and key) whose keys hash here, a row each, written with every change; the pure
- * rules are `src/flow/shard.ts` and `src/flow/slots.ts`. When a slot frees, the chats of the
+ * rules are `src/core/flow/shard.ts` and `src/core/flow/slots.ts`. When a slot frees, the chats of the
  * waiters next in line are woken (they ask again); the alarm covers leases that run out, a rate that
  * holds the next start back, and a spent rate refilling. A line that holds nothing is deleted, and
  * the shard's storage with its last line: an idle tenant keeps no flow object at all.
  */
 import { DurableObject } from "cloudflare:workers";
-import { chatName } from "../../src/objects/names";
-import type { FlowHold } from "../../src/flow/rules";
-import { askLines, giveBackLines, lineId, settleLine, type Line, type LineFigures, type Lines, type ShardAnswer, type ShardAsk } from "../../src/flow/shard";
-import { figures, type SlotRule } from "../../src/flow/slots";
+import { chatName } from "../../src/core/objects/names";
+import type { FlowHold } from "../../src/core/flow/rules";
+import { askLines, giveBackLines, lineId, settleLine, type Line, type LineFigures, type Lines, type ShardAnswer, type ShardAsk } from "../../src/core/flow/shard";
+import { figures, type SlotRule } from "../../src/core/flow/slots";
 import { LazyTable } from "../shared/lazy-table";
 
 /** Lines one shard keeps: past this many, those holding nothing but a spent rate go, longest idle first (their rate refills early). */

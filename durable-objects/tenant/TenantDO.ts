@@ -8,32 +8,32 @@
  * whose call needs one, never in `GET /v1/config`, job records or errors.
  */
 import { DurableObject } from "cloudflare:workers";
-import { limitsSchema, type TenantConfig } from "../../src/config/schema";
-import type { RunTarget } from "../../src/tools/executors";
-import type { LlmTarget } from "../../src/agents/llm";
-import type { WebhookTarget } from "../../src/webhooks/send";
-import type { TelegramTarget } from "../../src/notify/telegram";
+import { limitsSchema, type TenantConfig } from "../../src/core/config/schema";
+import type { RunTarget } from "../../src/core/tools/executors";
+import type { LlmTarget } from "../../src/core/agents/llm";
+import type { WebhookTarget } from "../../src/core/webhooks/send";
+import type { TelegramTarget } from "../../src/core/notify/telegram";
 import { maskSecrets } from "./sealed-config";
 import { Tickets } from "./tickets";
 import { StreamShare } from "./stream-share";
-import { tooManyStreams, type ErrorBody } from "../../src/http/errors";
+import { tooManyStreams, type ErrorBody } from "../../src/core/http/errors";
 import { TenantStream } from "./tenant-stream";
 import { acceptStream, answerClose, broadcast, parseCursor, type StreamMessage } from "../shared/live-stream";
-import { chatName } from "../../src/objects/names";
-import { egressProblem } from "../../src/egress/policy";
-import type { McpListing } from "../../src/tools/mcp";
-import { listMcpTools } from "../../src/tools/mcp-client";
+import { chatName } from "../../src/core/objects/names";
+import { egressProblem } from "../../src/core/egress/policy";
+import type { McpListing } from "../../src/core/tools/mcp";
+import { listMcpTools } from "../../src/core/tools/mcp-client";
 import { McpLists } from "./mcp-lists";
-import { applyConfigPatch, type ConfigPatch } from "../../src/config/patch";
-import { checkConfig } from "../../src/config-check/validate";
-import type { ListedChat } from "../../src/chats/chat-tree";
+import { applyConfigPatch, type ConfigPatch } from "../../src/core/config/patch";
+import { checkConfig } from "../../src/core/config-check/validate";
+import type { ListedChat } from "../../src/core/chats/chat-tree";
 import { ConfigStore } from "./config-store";
-import type { WriteConfigResult } from "../../src/config-check/validate";
+import type { WriteConfigResult } from "../../src/core/config-check/validate";
 import { ChatIndex } from "./chat-index";
 import { ApprovalIndex } from "./approval-index";
-import type { ApprovalEntry } from "../../src/approvals/approval";
+import type { ApprovalEntry } from "../../src/core/approvals/approval";
 import { Targets } from "./targets";
-import { sha256Hex } from "../../src/util/digest";
+import { sha256Hex } from "../../src/core/util/digest";
 
 const DEFAULT_MAX_STREAMS = limitsSchema.parse({}).max_streams;
 

@@ -4,7 +4,7 @@
  * alarm until it lands, so `GET /v1/approvals` lists them without asking every chat. Decided
  * entries past the newest `MAX_DECIDED` go.
  */
-import type { ApprovalEntry } from "../../src/approvals/approval";
+import type { ApprovalEntry } from "../../src/core/approvals/approval";
 
 const MAX_DECIDED = 10_000;
 

@@ -4,7 +4,7 @@
  * `GET /v1/chats` can list the tenant's chats as trees without asking each
  * one, and the tenant stream can wake the recently active ones.
  */
-import { chatTree, MAX_LISTED_CHILDREN, type IndexRow, type ListedChat } from "../../src/chats/chat-tree";
+import { chatTree, MAX_LISTED_CHILDREN, type IndexRow, type ListedChat } from "../../src/core/chats/chat-tree";
 
 export class ChatIndex {
   constructor(private readonly sql: SqlStorage) {
@@ -49,7 +49,7 @@ export class ChatIndex {
       .map((c) => c.chat_id);
   }
 
-  /** A page of top-level chats, each with its descendants nested (see `src/chats/chat-tree` for the bounds). */
+  /** A page of top-level chats, each with its descendants nested (see `src/core/chats/chat-tree` for the bounds). */
   list(cursor: string | null, limit: number): { chats: ListedChat[]; next_cursor: string | null } {
     const rows = this.sql
       .exec<IndexRow>(

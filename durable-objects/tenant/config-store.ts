@@ -5,10 +5,10 @@
  * run one after another, each starting from the document the previous one
  * stored, so concurrent patches all land.
  */
-import { defaultConfig, type TenantConfig } from "../../src/config/schema";
-import { withCanonicalRuleTools } from "../../src/config-check/rule-tools";
-import { importConfigKey } from "../../src/config/secrets";
-import type { CheckedConfig, WriteConfigResult } from "../../src/config-check/validate";
+import { defaultConfig, type TenantConfig } from "../../src/core/config/schema";
+import { withCanonicalRuleTools } from "../../src/core/config-check/rule-tools";
+import { importConfigKey } from "../../src/core/config/secrets";
+import type { CheckedConfig, WriteConfigResult } from "../../src/core/config-check/validate";
 import { maskSecrets, openSecrets, sealSecrets, SecretMissing } from "./sealed-config";
 
 /**

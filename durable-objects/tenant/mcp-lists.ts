@@ -10,9 +10,9 @@
  * server's URL) in a loop must not spend another tenant's time. Within those 10 s a stale list is
  * served; a definition never listed is `unavailable` until they are up.
  */
-import type { McpListing, McpTool } from "../../src/tools/mcp";
-import { listFailure, type McpEndpoint } from "../../src/tools/mcp-client";
-import { redactDeep, redactor } from "../../src/util/redact";
+import type { McpListing, McpTool } from "../../src/core/tools/mcp";
+import { listFailure, type McpEndpoint } from "../../src/core/tools/mcp-client";
+import { redactDeep, redactor } from "../../src/core/util/redact";
 
 export const MCP_LIST_TTL_MS = 5 * 60_000;
 /** The least time between two listings of one server. */

@@ -5,8 +5,8 @@
  * tools and sends `"***"` keeps each secret with its own tool, and generated
  * secrets are reported under a name that stays true.
  */
-import type { TenantConfig } from "../../src/config/schema";
-import { decryptSecret, encryptSecret, generateSigningSecret, MASK } from "../../src/config/secrets";
+import type { TenantConfig } from "../../src/core/config/schema";
+import { decryptSecret, encryptSecret, generateSigningSecret, MASK } from "../../src/core/config/secrets";
 
 /** A secret the document must send itself; `code` is the API error it answers. */
 export class SecretMissing extends Error {

@@ -5,15 +5,15 @@
  * only this way, decrypted for the chat whose call needs it, never in
  * `GET /v1/config`, job records or errors. Each target that reads a remote's
  * answer also carries every stored secret of the tenant (`secrets`): the answer
- * is redacted of all of them (src/util/redact.ts) before anything keeps it.
+ * is redacted of all of them (src/core/util/redact.ts) before anything keeps it.
  */
-import type { LlmTarget } from "../../src/agents/llm";
-import type { TelegramTarget } from "../../src/notify/telegram";
-import type { RunTarget } from "../../src/tools/executors";
-import { splitMcpName } from "../../src/tools/mcp";
-import type { McpEndpoint } from "../../src/tools/mcp-client";
-import type { WebhookTarget } from "../../src/webhooks/send";
-import type { TenantConfig } from "../../src/config/schema";
+import type { LlmTarget } from "../../src/core/agents/llm";
+import type { TelegramTarget } from "../../src/core/notify/telegram";
+import type { RunTarget } from "../../src/core/tools/executors";
+import { splitMcpName } from "../../src/core/tools/mcp";
+import type { McpEndpoint } from "../../src/core/tools/mcp-client";
+import type { WebhookTarget } from "../../src/core/webhooks/send";
+import type { TenantConfig } from "../../src/core/config/schema";
 import type { ConfigStore } from "./config-store";
 
 const CREDENTIAL_HEADER = /auth|token|key|secret|cookie|session|pass|credential|signature/i;

@@ -1,9 +1,9 @@
 /**
- * The tenant's issued WebSocket tickets (format: `src/auth/tickets.ts`):
+ * The tenant's issued WebSocket tickets (format: `src/core/auth/tickets.ts`):
  * single use, 60 s, optionally for one chat only. Only digests are stored.
  */
-import { newTicket, TICKET_TTL_SECONDS } from "../../src/auth/tickets";
-import { sha256Hex } from "../../src/util/digest";
+import { newTicket, TICKET_TTL_SECONDS } from "../../src/core/auth/tickets";
+import { sha256Hex } from "../../src/core/util/digest";
 
 const digest = sha256Hex;
 

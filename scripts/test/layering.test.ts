@@ -1,7 +1,9 @@
 /**
- * The source keeps its floors (docs/architecture.md#the-chat-object-room-by-room):
- * no files and no folders import each other in a circle, and no route imports a
- * sibling route. Imports are read with TypeScript's own pre-processor, type-only
+ * The source keeps its floors (docs/architecture.md#the-source-tree): imports run one way, from
+ * the Worker's edge (`src/edge/`) and the objects (`durable-objects/`) down to the core both run
+ * (`src/core/`), and only the entry file reaches the objects; the chat object's rooms import only
+ * their own floor and the ones below; no files and no folders import each other in a circle, and
+ * no route imports a sibling route. Imports are read with TypeScript's own pre-processor, type-only
  * ones included: a type that points upwards ties the floors together too.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -84,8 +86,55 @@ describe("the import graph", () => {
     expect(circles(folders)).toEqual([]);
   });
 
+  it("runs one way: the edge and the objects build on the core, and only the entry file reaches the objects", () => {
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const [file, targets] of imports) {
+      const from = relative(repo, file);
+      for (const target of targets) {
+        const to = relative(repo, target);
+        checked++;
+        const objects = to.startsWith("durable-objects/");
+        const edge = to.startsWith("src/edge/");
+        if (from === "src/index.ts") continue;
+        if (from.startsWith("src/core/") && (edge || objects)) wrong.push(`${from} -> ${to}`);
+        if (from.startsWith("src/edge/") && objects) wrong.push(`${from} -> ${to}`);
+        if (from.startsWith("durable-objects/") && (edge || to === "src/index.ts")) wrong.push(`${from} -> ${to}`);
+        if (from.startsWith("src/") && !/^src\/(core|edge)\//.test(from)) wrong.push(`${from}: a source file belongs to src/core/ or src/edge/`);
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
+    expect(wrong).toEqual([]);
+  });
+
+  it("keeps the chat object's floors: storage, events, jobs, subagents, gates, then the top level", () => {
+    const chat = join(repo, "durable-objects/chat");
+    const FLOORS = ["storage", "events", "jobs", "subagents", "gates"];
+    /** A room's floor; the top level (ChatDO.ts and its neighbours) is above every room. */
+    const floorOf = (file: string): number | undefined => {
+      const rel = relative(chat, file);
+      if (rel.startsWith("..")) return undefined;
+      const room = rel.split("/")[0]!;
+      return rel.includes("/") ? FLOORS.indexOf(room) : FLOORS.length;
+    };
+    const upward: string[] = [];
+    let inside = 0;
+    for (const [file, targets] of imports) {
+      const from = floorOf(file);
+      if (from === undefined) continue;
+      for (const target of targets) {
+        const to = floorOf(target);
+        if (to === undefined) continue;
+        inside++;
+        if (to > from) upward.push(`${relative(repo, file)} -> ${relative(repo, target)}`);
+      }
+    }
+    expect(inside).toBeGreaterThan(100);
+    expect(upward).toEqual([]);
+  });
+
   it("has no route importing a sibling route", () => {
-    const routes = join(repo, "src/routes");
+    const routes = join(repo, "src/edge/routes");
     const sibling = [...imports].flatMap(([file, targets]) =>
       dirname(file) === routes ? targets.filter((t) => dirname(t) === routes).map((t) => `${relative(repo, file)} -> ${relative(repo, t)}`) : [],
     );

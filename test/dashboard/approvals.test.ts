@@ -1,4 +1,4 @@
-/** The dashboard's Approvals panel words and usage words (src/dashboard/assets/approvals.js, batches.js), in Node as the page loads them. */
+/** The dashboard's Approvals panel words and usage words (src/edge/dashboard/assets/approvals.js, batches.js), in Node as the page loads them. */
 import { describe, expect, it } from "vitest";
 
 interface Approvals {
@@ -9,8 +9,8 @@ interface Batches {
   usageText(usage: unknown): string | null;
   batchUsage(jobs: { usage?: unknown }[]): Record<string, number>;
 }
-const approvals = (await import(new URL("../../src/dashboard/assets/approvals.js", import.meta.url).href)) as Approvals;
-const batches = (await import(new URL("../../src/dashboard/assets/batches.js", import.meta.url).href)) as Batches;
+const approvals = (await import(new URL("../../src/edge/dashboard/assets/approvals.js", import.meta.url).href)) as Approvals;
+const batches = (await import(new URL("../../src/edge/dashboard/assets/batches.js", import.meta.url).href)) as Batches;
 
 const NOW = Date.parse("2026-12-05T10:00:00Z");
 const iso = (ms: number) => new Date(NOW + ms).toISOString();

@@ -1,5 +1,5 @@
 /**
- * The dashboard's batches and timelines (src/dashboard/assets/batches.js), in Node: the module is
+ * The dashboard's batches and timelines (src/edge/dashboard/assets/batches.js), in Node: the module is
  * plain browser JavaScript with no DOM, loaded here as the page loads it.
  */
 import { describe, expect, it } from "vitest";
@@ -40,7 +40,7 @@ interface Batches {
 }
 
 // The worker bundles this file as text; Node runs it as the module the page loads.
-const modulePath = new URL("../../src/dashboard/assets/batches.js", import.meta.url).href;
+const modulePath = new URL("../../src/edge/dashboard/assets/batches.js", import.meta.url).href;
 const b = (await import(modulePath)) as Batches;
 
 const T0 = Date.parse("2026-12-02T10:00:00.000Z");

@@ -1,4 +1,4 @@
-/** The dashboard's chat list (src/dashboard/assets/chat-list.js), in Node as the page loads it. */
+/** The dashboard's chat list (src/edge/dashboard/assets/chat-list.js), in Node as the page loads it. */
 import { describe, expect, it } from "vitest";
 
 interface Chat {
@@ -16,7 +16,7 @@ interface ChatList {
 }
 
 // The worker bundles this file as text; Node runs it as the module the page loads.
-const list = (await import(new URL("../../src/dashboard/assets/chat-list.js", import.meta.url).href)) as ChatList;
+const list = (await import(new URL("../../src/edge/dashboard/assets/chat-list.js", import.meta.url).href)) as ChatList;
 
 const T0 = Date.parse("2026-12-02T10:00:00.000Z");
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();

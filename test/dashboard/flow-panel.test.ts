@@ -1,10 +1,10 @@
-/** The dashboard's Flow panel words (src/dashboard/assets/flow-panel.js), in Node as the page loads it. */
+/** The dashboard's Flow panel words (src/edge/dashboard/assets/flow-panel.js), in Node as the page loads it. */
 import { describe, expect, it } from "vitest";
 
 interface FlowPanel {
   flowRules(flow: unknown): { name: string; busy: boolean; figures: string; rate: string | null; keys: { key: string; figures: string }[] }[];
 }
-const panel = (await import(new URL("../../src/dashboard/assets/flow-panel.js", import.meta.url).href)) as FlowPanel;
+const panel = (await import(new URL("../../src/edge/dashboard/assets/flow-panel.js", import.meta.url).href)) as FlowPanel;
 
 describe("the Flow panel", () => {
   it("says what each rule runs and holds back, its rate's headroom in words, and its busiest keys", () => {

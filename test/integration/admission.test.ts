@@ -4,8 +4,8 @@
  * request metadata, idempotency.
  */
 import { env, reset } from "cloudflare:test";
-import { configSchema } from "../../src/config/schema";
-import { tenantName } from "../../src/objects/names";
+import { configSchema } from "../../src/core/config/schema";
+import { tenantName } from "../../src/core/objects/names";
 import { TEST_KEYS } from "../setup/bindings";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { api, call, configure, json, parallel, toolCalls, toolConfig } from "../helpers";

@@ -6,8 +6,8 @@
 import { abortAllDurableObjects, env, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { advanceAndRunAlarm, agentConfig, api, call, chatObject, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
-import { configSchema } from "../../src/config/schema";
-import { tenantName } from "../../src/objects/names";
+import { configSchema } from "../../src/core/config/schema";
+import { tenantName } from "../../src/core/objects/names";
 import { TEST_KEYS } from "../setup/bindings";
 import { inbox, received, webhookConfig } from "../webhook-inbox";
 

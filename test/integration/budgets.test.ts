@@ -5,7 +5,7 @@
  */
 import { env, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { budgetName } from "../../src/objects/names";
+import { budgetName } from "../../src/core/objects/names";
 import { agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
 import { inbox, received, SECRET } from "../webhook-inbox";
 

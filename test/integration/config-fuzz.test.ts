@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { hostileConfig } from "../../bench/lib/hostile-config.mjs";
-import { defaultConfig } from "../../src/config/schema";
+import { defaultConfig } from "../../src/core/config/schema";
 import { TEST_KEYS } from "../setup/bindings";
 
 afterAll(() => reset());

@@ -5,8 +5,8 @@
  */
 import { createExecutionContext, env, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { TENANT_RECHECK_MS, type TenantReads } from "../../src/objects/tenant-cache";
-import { checkConfig } from "../../src/config-check/validate";
+import { TENANT_RECHECK_MS, type TenantReads } from "../../src/core/objects/tenant-cache";
+import { checkConfig } from "../../src/core/config-check/validate";
 import worker from "../../src/index";
 import { TEST_KEYS } from "../setup/bindings";
 import { api, call, configure, json, parallel, toolCalls, toolConfig, toolServer } from "../helpers";

@@ -1,6 +1,6 @@
 /** The dashboard's files (docs/api.md#dashboard): served without a key, under a strict CSP. */
 import { describe, expect, it } from "vitest";
-import { JOB_STATES } from "../../src/api/job-states";
+import { JOB_STATES } from "../../src/core/api/job-states";
 import { api } from "../helpers";
 
 describe("GET /", () => {

@@ -21,7 +21,7 @@ import worker from "../../src/index";
 import { degradeChat, deliver, message, startedJob, swapEnv } from "../faults";
 import { UNDELIVERABLE_AFTER_MS } from "../../durable-objects/chat/jobs/job-machine";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
-import { RUNNER_LAPSES_AFTER_MS } from "../../src/runner/lease";
+import { RUNNER_LAPSES_AFTER_MS } from "../../src/core/runner/lease";
 import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, toolConfig, jobInState, CALLS_IN_OBJECTS } from "../helpers";
 
 // The default deadline: calls go to the `calls` queue, whose message is their queue copy (worker-runners.test.ts).

@@ -4,12 +4,12 @@
  * target is looked up, the fast path without a queue copy, and egress rules
  * re-checked when a job runs.
  */
-import { chatLimits } from "../../src/config/chat-limits";
-import { defaultConfig } from "../../src/config/schema";
+import { chatLimits } from "../../src/core/config/chat-limits";
+import { defaultConfig } from "../../src/core/config/schema";
 import { abortAllDurableObjects, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { degradeChat, deliver, strandedJob, swapEnv } from "../faults";
-import { forgetTenants } from "../../src/objects/tenant-cache";
+import { forgetTenants } from "../../src/core/objects/tenant-cache";
 import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, jobInState } from "../helpers";
 import { createTable } from "../../durable-objects/chat/storage/schema";
 

@@ -4,8 +4,8 @@
  * per key, queued or refused, a deadline that counts the wait, several rules on one call.
  */
 import { env, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { flowName } from "../../src/objects/names";
-import { FLOW_SHARDS, flowShard } from "../../src/flow/shard";
+import { flowName } from "../../src/core/objects/names";
+import { FLOW_SHARDS, flowShard } from "../../src/core/flow/shard";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentConfig, api, chatObject, configure, eventually, json, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
 
@@ -154,7 +154,12 @@ describe("flow rules", () => {
 
   it("pace starts under a rate: one every 100 ms at 10 a second with no burst", async () => {
     await configure(flowConfig([{ name: "paced", tools: ["tracked"], rate: { limit: 10, period_seconds: 1, burst: 1 } }]));
-    const res = await parallel("flow-rate", { tool_calls: [call("g8", 1, 10), call("g8", 2, 10), call("g8", 3, 10)], timeout: 20 });
+    // Due within 25 s: each call goes straight to an invocation the chat starts, so its arrival follows
+    // its release with no queue hop (whose delivery time varies) in between. One call first, so the
+    // tool's target is looked up already when the three are released (a first lookup delays only the first).
+    await parallel("flow-rate", { tool_calls: [call("g8", 0, 10)], timeout: 20, job_timeout: 20 });
+    await new Promise((r) => setTimeout(r, 150)); // the bucket refills
+    const res = await parallel("flow-rate", { tool_calls: [call("g8", 1, 10), call("g8", 2, 10), call("g8", 3, 10)], timeout: 20, job_timeout: 20 });
     expect(res.body.jobs.map((j: any) => j.state)).toEqual(["success", "success", "success"]);
     const arrivals = (await Promise.all(res.body.jobs.map(async (j: any) => (await toolCalls(j.job_id))[0]!.at))).sort((a, b) => a - b);
     // The rate's own spacing, less a little for the clocks of two processes.

@@ -6,8 +6,8 @@
  */
 import { env, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { chatLimits } from "../../src/config/chat-limits";
-import { defaultConfig } from "../../src/config/schema";
+import { chatLimits } from "../../src/core/config/chat-limits";
+import { defaultConfig } from "../../src/core/config/schema";
 import { ChatStore } from "../../durable-objects/chat/storage/chat-store";
 import { api, call, chatObject, configure, eventually, json, parallel, toolConfig } from "../helpers";
 

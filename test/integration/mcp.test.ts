@@ -6,7 +6,7 @@
  */
 import { env, reset } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { OUTCOME_UNKNOWN_ERROR } from "../../src/jobs/job";
+import { OUTCOME_UNKNOWN_ERROR } from "../../src/core/jobs/job";
 import { swapEnv } from "../faults";
 import { agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
 

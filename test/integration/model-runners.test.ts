@@ -8,8 +8,8 @@ import { abortAllDurableObjects, evictDurableObject, reset, runDurableObjectAlar
 import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import worker from "../../src/index";
 import { NO_LLM_ERROR } from "../../durable-objects/chat/subagents/agent-loop";
-import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS } from "../../src/runner/lease";
-import type { ModelAsk } from "../../src/runner/model-ask";
+import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS } from "../../src/core/runner/lease";
+import type { ModelAsk } from "../../src/core/runner/model-ask";
 import { agentConfig, api, call, chatObject, configure, eventually, jobInState, json, llmRequests, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
 
 afterEach(async () => {

@@ -1,7 +1,7 @@
 /**
  * Object-seconds per job, counted in the real runtime: how long each Durable
  * Object has a request or an outbound call open, the wall-clock time
- * Cloudflare bills an object for (SPEC §1 v1.3, "cost counts duration"). Every
+ * Cloudflare bills an object for (docs/architecture.md#platform-rules). Every
  * object's entry points are timed, and every outbound fetch is timed and put
  * where it waited: a tool call on the runner object its row names, or on no
  * object when a Worker runner held it (docs/architecture.md#where-a-call-runs);
@@ -17,8 +17,8 @@ import { ChatDO } from "../../durable-objects/chat/ChatDO";
 import { FlowShardDO } from "../../durable-objects/flow/FlowShardDO";
 import { CallRunnerDO } from "../../durable-objects/runner/CallRunnerDO";
 import { TenantDO } from "../../durable-objects/tenant/TenantDO";
-import { callRunnerName } from "../../src/objects/names";
-import { WORKER_RUNNER } from "../../src/runner/lease";
+import { callRunnerName } from "../../src/core/objects/names";
+import { WORKER_RUNNER } from "../../src/core/runner/lease";
 import { agentConfig, api, call, configure, jobRow, json, parallel, scriptLlm } from "../helpers";
 
 afterEach(() => reset());

@@ -3,8 +3,8 @@
  * table is written beside the routes, so this test is what keeps the two from drifting apart.
  */
 import { describe, expect, it } from "vitest";
-import { app } from "../../src/app";
-import { openApiDocument } from "../../src/api/openapi";
+import { app } from "../../src/edge/app";
+import { openApiDocument } from "../../src/core/api/openapi";
 
 const METHODS = new Set(["get", "post", "put", "patch", "delete"]);
 

@@ -7,7 +7,7 @@ import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { ensureSchema } from "../../durable-objects/chat/storage/schema";
 import { Turns } from "../../durable-objects/chat/storage/turns";
-import { MAX_CALL_ARGS_BYTES, MAX_MESSAGE_BYTES, STORED_ROW_BYTES } from "../../src/storage/row-bounds";
+import { MAX_CALL_ARGS_BYTES, MAX_MESSAGE_BYTES, STORED_ROW_BYTES } from "../../src/core/storage/row-bounds";
 import { agentConfig, call, chatObject, configure, parallel, scriptLlm, toolConfig } from "../helpers";
 
 afterEach(async () => {

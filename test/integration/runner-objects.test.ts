@@ -13,9 +13,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { RUNNER_OBJECTS } from "../../durable-objects/chat/jobs/call-placement";
 import type { CallRunnerDO } from "../../durable-objects/runner/CallRunnerDO";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
-import { callRunnerName } from "../../src/objects/names";
-import { RUNNER_LAPSES_AFTER_MS } from "../../src/runner/lease";
-import { CALLS_PER_OBJECT } from "../../src/tools/call-meter";
+import { callRunnerName } from "../../src/core/objects/names";
+import { RUNNER_LAPSES_AFTER_MS } from "../../src/core/runner/lease";
+import { CALLS_PER_OBJECT } from "../../src/core/tools/call-meter";
 import { call, chatObject, configure, eventually, expectRecoveredAfterLoss, jobInState, jobRow, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
 
 afterEach(async () => {

@@ -8,7 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentConfig, api, call, chatObject, configure, eventually, json, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
 import { verifyWebhook } from "../../packages/client/src/webhook";
-import { eventEnvelope } from "../../src/api/events";
+import { eventEnvelope } from "../../src/core/api/events";
 import { DELIVERIES_AT_ONCE } from "../../durable-objects/chat/events/outbox";
 
 afterEach(async () => {

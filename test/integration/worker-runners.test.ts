@@ -11,9 +11,9 @@ import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { RUNNER_OBJECTS } from "../../durable-objects/chat/jobs/call-placement";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
 import worker, { DirectRunner } from "../../src/index";
-import { OUTCOME_UNKNOWN_ERROR } from "../../src/jobs/job";
-import { callRunnerName } from "../../src/objects/names";
-import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS, WORKER_RUNNER } from "../../src/runner/lease";
+import { OUTCOME_UNKNOWN_ERROR } from "../../src/core/jobs/job";
+import { callRunnerName } from "../../src/core/objects/names";
+import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS, WORKER_RUNNER } from "../../src/core/runner/lease";
 import { degradeChat, startedJob } from "../faults";
 import { call, chatObject, configure, eventually, expectRecoveredAfterLoss, jobInState, jobRow, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
 

@@ -1,5 +1,5 @@
 /**
- * The types of event are listed once, in src/api/event-types.ts (docs/architecture.md#events-and-the-webhook-outbox):
+ * The types of event are listed once, in src/core/api/event-types.ts (docs/architecture.md#events-and-the-webhook-outbox):
  * the wire schema is built from that list (its compiler-checked map gives each type its `data`), the
  * client's types are generated from the schema (packages/client/test/openapi.test.ts keeps them in
  * step), and this test holds docs/api.md's table of events and the rest of the source to it.
@@ -7,12 +7,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { EVENT_TYPES, eventTypes, type EventType, type JobEventType, type LiveEventType } from "../../src/api/event-types";
-import { eventEnvelope } from "../../src/api/events";
+import { EVENT_TYPES, eventTypes, type EventType, type JobEventType, type LiveEventType } from "../../src/core/api/event-types";
+import { eventEnvelope } from "../../src/core/api/events";
 
 const ROOT = join(import.meta.dirname, "../..");
 /** The list itself, and what is generated from it. */
-const THE_LIST = new Set(["src/api/event-types.ts", "packages/client/src/openapi.ts"]);
+const THE_LIST = new Set(["src/core/api/event-types.ts", "packages/client/src/openapi.ts"]);
 const SCANNED = ["src", "durable-objects", "packages/client/src", "packages/testing/src", "examples/telegram-bot/src"];
 
 const type = `(?:${eventTypes.map((t) => t.replace(".", "\\.")).join("|")})`;

@@ -1,16 +1,16 @@
 /**
- * A job's states are listed once, in src/api/job-states.ts (docs/architecture.md#job-states): the
+ * A job's states are listed once, in src/core/api/job-states.ts (docs/architecture.md#job-states): the
  * API schema, the SQL, the client and the dashboard take them from there. This reads the source
  * tree and fails on any other place that lists them by hand.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { JOB_STATES } from "../../src/api/job-states";
+import { JOB_STATES } from "../../src/core/api/job-states";
 
 const ROOT = join(import.meta.dirname, "../..");
 /** The list itself, and what is generated from it. */
-const THE_LIST = new Set(["src/api/job-states.ts", "packages/client/src/job-states.ts", "packages/client/src/openapi.ts"]);
+const THE_LIST = new Set(["src/core/api/job-states.ts", "packages/client/src/job-states.ts", "packages/client/src/openapi.ts"]);
 const SCANNED = ["src", "durable-objects", "packages/client/src", "examples/telegram-bot/src"];
 
 const state = `(?:${Object.keys(JOB_STATES).join("|")})`;

@@ -4,12 +4,12 @@ import { admitInOrder } from "../../durable-objects/chat/subagents/admit-in-orde
 import type { ChildRow } from "../../durable-objects/chat/storage/children";
 import { NEW_CHAT_STATE, type SubordinateState } from "../../durable-objects/chat/subagents/subordinates";
 import { treeAllowance, UNLIMITED_TREE, type TreeAllowance } from "../../durable-objects/chat/storage/tree-slots";
-import { chatLimits } from "../../src/config/chat-limits";
-import { configSchema } from "../../src/config/schema";
-import { ApiError } from "../../src/http/errors";
-import { jobSpec, type JobSpec } from "../../src/jobs/job-spec";
-import type { Caller, ChatLimits } from "../../src/jobs/messages";
-import { PatternMeter } from "../../src/json-schema/linear-patterns";
+import { chatLimits } from "../../src/core/config/chat-limits";
+import { configSchema } from "../../src/core/config/schema";
+import { ApiError } from "../../src/core/http/errors";
+import { jobSpec, type JobSpec } from "../../src/core/jobs/job-spec";
+import type { Caller, ChatLimits } from "../../src/core/jobs/messages";
+import { PatternMeter } from "../../src/core/json-schema/linear-patterns";
 
 const config = configSchema.parse({ agents: { researcher: {} } });
 const caller: Caller = { agent: "default", task_rules: [] };

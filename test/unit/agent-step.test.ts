@@ -6,12 +6,12 @@ import { JobStore } from "../../durable-objects/chat/storage/job-store";
 import { ensureSchema } from "../../durable-objects/chat/storage/schema";
 import type { TreeReservation } from "../../durable-objects/chat/storage/tree-slots";
 import { Turns } from "../../durable-objects/chat/storage/turns";
-import { configSchema, type TenantConfig } from "../../src/config/schema";
-import type { JobSpec } from "../../src/jobs/job-spec";
-import type { JobOutcome } from "../../src/jobs/messages";
-import { RUNNER_LAPSES_AFTER_MS } from "../../src/runner/lease";
-import { ASK_UNCLAIMED_MS, type ModelAsk } from "../../src/runner/model-ask";
-import { answerOf } from "../../src/runner/model-runner";
+import { configSchema, type TenantConfig } from "../../src/core/config/schema";
+import type { JobSpec } from "../../src/core/jobs/job-spec";
+import type { JobOutcome } from "../../src/core/jobs/messages";
+import { RUNNER_LAPSES_AFTER_MS } from "../../src/core/runner/lease";
+import { ASK_UNCLAIMED_MS, type ModelAsk } from "../../src/core/runner/model-ask";
+import { answerOf } from "../../src/core/runner/model-runner";
 import { chatObject, llmRequests, scriptLlm, toolServer } from "../helpers";
 
 const TURN = "parent-job-1";

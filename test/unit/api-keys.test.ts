@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { keyForToken, parseApiKeys, type KeyEntry } from "../../src/auth/api-keys";
-import { sha256 } from "../../src/util/digest";
+import { keyForToken, parseApiKeys, type KeyEntry } from "../../src/edge/auth/api-keys";
+import { sha256 } from "../../src/core/util/digest";
 
 async function entries(raw: string): Promise<KeyEntry[]> {
   const table = await parseApiKeys(raw);

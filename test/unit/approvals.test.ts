@@ -1,7 +1,7 @@
-/** Approvals' pure rules (src/approvals/approval.ts): which rule a call is under, how decisions meet, the texts. */
+/** Approvals' pure rules (src/core/approvals/approval.ts): which rule a call is under, how decisions meet, the texts. */
 import { describe, expect, it } from "vitest";
-import { approvalEntry, approvalRuleFor, deniedError, expiredError, meetDecision, requested, type JobApproval } from "../../src/approvals/approval";
-import { approvalRulesSchema } from "../../src/config/approval-rules";
+import { approvalEntry, approvalRuleFor, deniedError, expiredError, meetDecision, requested, type JobApproval } from "../../src/core/approvals/approval";
+import { approvalRulesSchema } from "../../src/core/config/approval-rules";
 
 const rules = approvalRulesSchema.parse([
   { tools: ["send_email", "payments__*"], agents: ["researcher"], timeout_seconds: 60 },

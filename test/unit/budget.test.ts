@@ -1,7 +1,7 @@
-/** Budgets' pure rules (src/budgets/budget.ts): the effective budget, what is reached first, the text. */
+/** Budgets' pure rules (src/core/budgets/budget.ts): the effective budget, what is reached first, the text. */
 import { describe, expect, it } from "vitest";
-import { addSpent, askModel, budgetSchema, effectiveBudget, exhaustedError, modelAnswered, noneLeft, NOTHING_SPENT, overspent, spentBy, type Ledger } from "../../src/budgets/budget";
-import { NO_USAGE } from "../../src/usage/usage";
+import { addSpent, askModel, budgetSchema, effectiveBudget, exhaustedError, modelAnswered, noneLeft, NOTHING_SPENT, overspent, spentBy, type Ledger } from "../../src/core/budgets/budget";
+import { NO_USAGE } from "../../src/core/usage/usage";
 
 describe("a batch's budget", () => {
   it("is the configured one lowered by the request, never raised; none when neither sets a field", () => {

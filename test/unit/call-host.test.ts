@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { callHost, WAIT_UNTIL_GRACE_MS, WORKER_RUNNER_LIFETIME_MS } from "../../src/runner/call-host";
-import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS, runnerLapsed } from "../../src/runner/lease";
+import { callHost, WAIT_UNTIL_GRACE_MS, WORKER_RUNNER_LIFETIME_MS } from "../../src/core/runner/call-host";
+import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS, runnerLapsed } from "../../src/core/runner/lease";
 
 const now = 1_000_000;
 const due = (seconds: number) => now + seconds * 1000;

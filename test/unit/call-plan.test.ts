@@ -1,12 +1,12 @@
 /** How one tool call of an assistant message becomes jobs (docs/api.md#tiered-execution-and-the-tool-calls-route): one job, or a `parallel` group plus the earlier jobs it awaits, collects or cancels. */
 import { describe, expect, it } from "vitest";
-import { planToolCall, specNumbering, type CallPlan } from "../../src/jobs/call-plan";
-import { configSchema } from "../../src/config/schema";
-import type { JobSpec, SpecContext } from "../../src/jobs/job-spec";
-import type { ToolCall } from "../../src/calls/normalize-call";
-import { toolsForAgent } from "../../src/tools/catalog";
+import { planToolCall, specNumbering, type CallPlan } from "../../src/core/jobs/call-plan";
+import { configSchema } from "../../src/core/config/schema";
+import type { JobSpec, SpecContext } from "../../src/core/jobs/job-spec";
+import type { ToolCall } from "../../src/core/calls/normalize-call";
+import { toolsForAgent } from "../../src/core/tools/catalog";
 import { apiError } from "./fixtures";
-import { PatternMeter } from "../../src/json-schema/linear-patterns";
+import { PatternMeter } from "../../src/core/json-schema/linear-patterns";
 
 const config = configSchema.parse({
   tools: [

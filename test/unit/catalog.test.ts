@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { configSchema, type TenantConfigInput } from "../../src/config/schema";
-import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../../src/tools/catalog";
-import { PatternMeter } from "../../src/json-schema/linear-patterns";
+import { configSchema, type TenantConfigInput } from "../../src/core/config/schema";
+import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../../src/core/tools/catalog";
+import { PatternMeter } from "../../src/core/json-schema/linear-patterns";
 
 const tool = (name: string, more: Record<string, unknown> = {}) => ({ name, url: `https://tools.example/${name}`, ...more });
 

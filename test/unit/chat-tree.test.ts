@@ -3,8 +3,8 @@
  * top-level chat, and a page bounded however many children a tree kept.
  */
 import { describe, expect, it } from "vitest";
-import { chatList } from "../../src/api/chats";
-import { chatTree, MAX_LISTED_CHILDREN, MAX_LISTED_DESCENDANTS, type ChildrenOf, type IndexRow } from "../../src/chats/chat-tree";
+import { chatList } from "../../src/core/api/chats";
+import { chatTree, MAX_LISTED_CHILDREN, MAX_LISTED_DESCENDANTS, type ChildrenOf, type IndexRow } from "../../src/core/chats/chat-tree";
 import { T0 } from "./fixtures";
 
 const row = (chat_id: string, parent_chat_id: string | null, level: number, at: number): IndexRow => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiError } from "./fixtures";
-import { coerceBool, coerceSeconds, normalizeJobIds, pyRepr, truthy } from "../../src/calls/coerce";
+import { coerceBool, coerceSeconds, normalizeJobIds, pyRepr, truthy } from "../../src/core/calls/coerce";
 
 
 describe("pyRepr", () => {

@@ -1,8 +1,8 @@
 import { apply } from "tiny-merge-patch";
 import { describe, expect, it } from "vitest";
-import { applyConfigPatch, configPatchSchema, prototypeKeyPath } from "../../src/config/patch";
-import { configSchema, type TenantConfig } from "../../src/config/schema";
-import { checkConfig } from "../../src/config-check/validate";
+import { applyConfigPatch, configPatchSchema, prototypeKeyPath } from "../../src/core/config/patch";
+import { configSchema, type TenantConfig } from "../../src/core/config/schema";
+import { checkConfig } from "../../src/core/config-check/validate";
 
 /** A stored document as `GET` shows it: every secret "***". */
 const shown = (): TenantConfig =>

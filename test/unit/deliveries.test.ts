@@ -4,10 +4,10 @@
  * Entries and answers must parse under the /openapi.json schemas exactly.
  */
 import { describe, expect, it } from "vitest";
-import * as schemas from "../../src/api/deliveries";
-import { deliveryEntry, redeliveryRefusal, type DeliveryRow } from "../../src/webhooks/deliveries";
-import { sendWebhook } from "../../src/webhooks/send";
-import { testAnswer, testEventBody } from "../../src/webhooks/test-event";
+import * as schemas from "../../src/core/api/deliveries";
+import { deliveryEntry, redeliveryRefusal, type DeliveryRow } from "../../src/core/webhooks/deliveries";
+import { sendWebhook } from "../../src/core/webhooks/send";
+import { testAnswer, testEventBody } from "../../src/core/webhooks/test-event";
 
 const T = Date.parse("2026-11-30T10:00:00.123Z");
 const row = (more: Partial<DeliveryRow> = {}): DeliveryRow => ({

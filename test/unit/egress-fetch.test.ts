@@ -4,10 +4,10 @@
  * it was asked, so "not contacted" means exactly that.
  */
 import { describe, expect, inject, it } from "vitest";
-import { complete, LlmError } from "../../src/agents/llm";
-import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../../src/egress/fetch";
-import { sendTelegram } from "../../src/notify/telegram";
-import { serverFetch } from "../../src/tools/mcp-client";
+import { complete, LlmError } from "../../src/core/agents/llm";
+import { EgressRefused, egressFetch, egressRefusal, type Fetch } from "../../src/core/egress/fetch";
+import { sendTelegram } from "../../src/core/notify/telegram";
+import { serverFetch } from "../../src/core/tools/mcp-client";
 
 /** A fetch that answers `answer` and records each request it was handed. */
 function recording(answer: () => Response = () => new Response("ok")) {

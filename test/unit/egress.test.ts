@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { configEgressProblems, egressProblem, isPrivateHost } from "../../src/egress/policy";
-import { configSchema } from "../../src/config/schema";
+import { configEgressProblems, egressProblem, isPrivateHost } from "../../src/core/egress/policy";
+import { configSchema } from "../../src/core/config/schema";
 
 describe("egressProblem", () => {
   it("accepts a public https URL", () => {
@@ -114,14 +114,14 @@ describe("configEgressProblems", () => {
 
 describe("IPv6 spellings of IPv4 hosts", () => {
   it("treats IPv4-compatible and NAT64 forms as private", async () => {
-    const { isPrivateHost } = await import("../../src/egress/policy");
+    const { isPrivateHost } = await import("../../src/core/egress/policy");
     for (const host of ["[::7f00:1]", "[::10.0.0.1]", "[64:ff9b::a00:1]", "[::ffff:127.0.0.1]"]) expect(isPrivateHost(host), host).toBe(true);
     expect(isPrivateHost("[2606:4700::1111]")).toBe(false);
   });
 
   it("checks webhook callback origins like every other outbound URL", async () => {
-    const { configSchema } = await import("../../src/config/schema");
-    const { configEgressProblems } = await import("../../src/egress/policy");
+    const { configSchema } = await import("../../src/core/config/schema");
+    const { configEgressProblems } = await import("../../src/core/egress/policy");
     const config = configSchema.parse({ webhook: { url: "https://bot.example/hook", allowed_callback_origins: ["http://10.0.0.1"] } });
     expect(configEgressProblems(config, false)).toEqual(["webhook.allowed_callback_origins[0] must use https:"]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readings } from "../../src/util/escapes";
+import { readings } from "../../src/core/util/escapes";
 
 const texts = (text: string) => readings(text).map((r) => String.fromCharCode(...r.codes));
 

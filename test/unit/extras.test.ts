@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { T0, job } from "./fixtures";
-import type { JobRow } from "../../src/jobs/job";
-import { extrasText } from "../../src/jobs/extras";
+import type { JobRow } from "../../src/core/jobs/job";
+import { extrasText } from "../../src/core/jobs/extras";
 
 const NOW = T0 + 100_000;
 

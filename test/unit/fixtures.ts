@@ -1,6 +1,6 @@
 /** Shared builders for unit tests of the pure modules. */
-import { ApiError } from "../../src/http/errors";
-import type { JobRow } from "../../src/jobs/job";
+import { ApiError } from "../../src/core/http/errors";
+import type { JobRow } from "../../src/core/jobs/job";
 
 export const T0 = Date.parse("2026-11-01T10:00:00.000Z");
 

@@ -5,13 +5,13 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nextWaiter, type Waiter } from "../../src/flow/fair-pick";
-import { flowRuleProblems, flowRulesSchema, type FlowRule } from "../../src/config/flow-rules";
-import { flowHolds, flowKey, MAX_FLOW_KEY_CHARS, type FlowHold } from "../../src/flow/rules";
-import { startsAvailable, takeStart, type RateRule } from "../../src/flow/rate";
-import { acquireMany } from "../../src/flow/acquire";
-import { askLines, FLOW_SHARDS, flowShard, giveBackLines, inAskingOrder, ruleFigures, settleLine, type Line, type ShardAnswer } from "../../src/flow/shard";
-import { ask, emptySlots, giveBack, offerNext, OFFER_MS, type Answer, type SlotRule, type SlotState } from "../../src/flow/slots";
+import { nextWaiter, type Waiter } from "../../src/core/flow/fair-pick";
+import { flowRuleProblems, flowRulesSchema, type FlowRule } from "../../src/core/config/flow-rules";
+import { flowHolds, flowKey, MAX_FLOW_KEY_CHARS, type FlowHold } from "../../src/core/flow/rules";
+import { startsAvailable, takeStart, type RateRule } from "../../src/core/flow/rate";
+import { acquireMany } from "../../src/core/flow/acquire";
+import { askLines, FLOW_SHARDS, flowShard, giveBackLines, inAskingOrder, ruleFigures, settleLine, type Line, type ShardAnswer } from "../../src/core/flow/shard";
+import { ask, emptySlots, giveBack, offerNext, OFFER_MS, type Answer, type SlotRule, type SlotState } from "../../src/core/flow/slots";
 
 const T0 = 1_000_000;
 

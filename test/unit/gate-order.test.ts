@@ -1,10 +1,10 @@
 /**
- * The one order of the gates (src/gates/order.ts): where admission puts a job first, and where a
+ * The one order of the gates (src/core/gates/order.ts): where admission puts a job first, and where a
  * job goes on to when its gate lets it go. Both read the same list.
  */
 import { describe, expect, it } from "vitest";
-import { GATES, GateOrder, type GateJob, type GateRule } from "../../src/gates/order";
-import type { WaitReason } from "../../src/jobs/job";
+import { GATES, GateOrder, type GateJob, type GateRule } from "../../src/core/gates/order";
+import type { WaitReason } from "../../src/core/jobs/job";
 import { T0 } from "./fixtures";
 
 const undecided = JSON.stringify({ agent: "default", timeout_seconds: 600, expires_at: T0 + 600_000 });

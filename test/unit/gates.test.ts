@@ -8,11 +8,11 @@ import { afterJobEnded } from "../../durable-objects/chat/gates";
 import { letGo } from "../../durable-objects/chat/gates/gate";
 import { subagentSlotGate } from "../../durable-objects/chat/gates/subagent-slot";
 import { approvalGate } from "../../durable-objects/chat/gates/approval";
-import type { JobApproval } from "../../src/approvals/approval";
+import type { JobApproval } from "../../src/core/approvals/approval";
 import { nextOfTier, tierGate } from "../../durable-objects/chat/gates/tier";
 import { ChatStore } from "../../durable-objects/chat/storage/chat-store";
 import type { NewJob } from "../../durable-objects/chat/storage/job-columns";
-import type { JobRow } from "../../src/jobs/job";
+import type { JobRow } from "../../src/core/jobs/job";
 import { chatObject } from "../helpers";
 import { T0 } from "./fixtures";
 

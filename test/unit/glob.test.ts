@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { globMatch, matchGlob, matchGlobPrefix } from "../../src/tools/glob";
+import { globMatch, matchGlob, matchGlobPrefix } from "../../src/core/tools/glob";
 
 describe("globMatch", () => {
   it("matches a plain name exactly", () => {

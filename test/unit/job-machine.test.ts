@@ -3,13 +3,13 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { JobMachine, UNDELIVERABLE_AFTER_MS, UNDELIVERABLE_ERROR, type MachineHooks } from "../../durable-objects/chat/jobs/job-machine";
 import { Waiters, type WaitingSocket } from "../../durable-objects/chat/jobs/waiters";
-import { JOBS_ENDED } from "../../src/jobs/messages";
+import { JOBS_ENDED } from "../../src/core/jobs/messages";
 import { ChatStore } from "../../durable-objects/chat/storage/chat-store";
 import type { Finish, NewJob } from "../../durable-objects/chat/storage/job-columns";
 import type { JobStore } from "../../durable-objects/chat/storage/job-store";
 import type { LogStore } from "../../durable-objects/chat/storage/log-rows";
 import type { Timers } from "../../durable-objects/chat/storage/timers";
-import { CANCELLED_ERROR, deadlineError } from "../../src/jobs/job";
+import { CANCELLED_ERROR, deadlineError } from "../../src/core/jobs/job";
 import { chatObject } from "../helpers";
 import { T0 } from "./fixtures";
 

@@ -1,7 +1,7 @@
 /** Where an admitted batch's jobs start (durable-objects/chat/jobs/admission.ts): at once, or waiting at a gate. */
 import { describe, expect, it } from "vitest";
 import { newJobRows } from "../../durable-objects/chat/jobs/admission";
-import type { JobSpec } from "../../src/jobs/job-spec";
+import type { JobSpec } from "../../src/core/jobs/job-spec";
 
 const call = (index: number, read_only: boolean, over: Partial<JobSpec> = {}): JobSpec =>
   ({ index, job_id: `job-${index}`, tool_name: read_only ? "search" : "send", tool_args: "{}", kind: "tool", read_only, timeout_seconds: 60, ...over }) as JobSpec;

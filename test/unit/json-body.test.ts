@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/http/errors";
-import { canonicalJson, jsonDepth, MAX_JSON_DEPTH, readJsonBody } from "../../src/http/json-body";
+import { ApiError } from "../../src/core/http/errors";
+import { canonicalJson, jsonDepth, MAX_JSON_DEPTH, readJsonBody } from "../../src/core/http/json-body";
 
 const nested = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
 

@@ -8,8 +8,8 @@ import {
   PatternBudgetExceeded,
   PatternMeter,
   runWithLinearPatterns,
-} from "../../src/json-schema/linear-patterns";
-import { checkArguments, schemaHazards } from "../../src/json-schema/schema-safety";
+} from "../../src/core/json-schema/linear-patterns";
+import { checkArguments, schemaHazards } from "../../src/core/json-schema/schema-safety";
 
 const patternProblem = (pattern: string) => {
   const check = checkPattern(pattern);

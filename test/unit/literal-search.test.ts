@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LiteralSearch } from "../../src/util/literal-search";
+import { LiteralSearch } from "../../src/core/util/literal-search";
 
 const covered = (literals: string[], text: string) =>
   new LiteralSearch(literals).spans(text).map(([start, end]) => text.slice(start, end));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { STORED_ROW_BYTES } from "../../src/storage/row-bounds";
-import { byteSize, contentBudget, decodedBytes, placeholder, resultText, storedContent, type ContentPart } from "../../src/tools/mcp-content";
+import { STORED_ROW_BYTES } from "../../src/core/storage/row-bounds";
+import { byteSize, contentBudget, decodedBytes, placeholder, resultText, storedContent, type ContentPart } from "../../src/core/tools/mcp-content";
 
 const bytes = (text: string) => new TextEncoder().encode(text).length;
 const base64Of = (n: number) => btoa("x".repeat(n));

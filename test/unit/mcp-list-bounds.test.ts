@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keptTools, MCP_LIST_BOUNDS } from "../../src/tools/mcp-list-bounds";
+import { keptTools, MCP_LIST_BOUNDS } from "../../src/core/tools/mcp-list-bounds";
 
 const tool = (name: string, inputSchema: Record<string, unknown> = { type: "object" }, description = "") => ({ name, description, inputSchema });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { configSchema } from "../../src/config/schema";
-import { toolsForAgent } from "../../src/tools/catalog";
-import { callOutcome, canonicalToolName, exposedTools, keptTool, serversNamedIn, splitMcpName, type McpTool } from "../../src/tools/mcp";
+import { configSchema } from "../../src/core/config/schema";
+import { toolsForAgent } from "../../src/core/tools/catalog";
+import { callOutcome, canonicalToolName, exposedTools, keptTool, serversNamedIn, splitMcpName, type McpTool } from "../../src/core/tools/mcp";
 
 const server = (name: string) => ({ name, url: `https://mcp.example/${name}` });
 const config = configSchema.parse({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MAX_NAME_CHARS, overlongName, quoteName } from "../../src/calls/names";
-import { callIdentity, InvalidToolCall, normalizeToolCall } from "../../src/calls/normalize-call";
+import { MAX_NAME_CHARS, overlongName, quoteName } from "../../src/core/calls/names";
+import { callIdentity, InvalidToolCall, normalizeToolCall } from "../../src/core/calls/normalize-call";
 
 describe("names", () => {
   it("quotes at most 64 characters of a name", () => {

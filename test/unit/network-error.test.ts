@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { networkErrorText } from "../../src/http/network-error";
+import { networkErrorText } from "../../src/core/http/network-error";
 
 describe("networkErrorText", () => {
   it("names the place and both causes for the runtime's 'Network connection lost.'", () => {

@@ -1,5 +1,5 @@
 /**
- * A new reason to wait is one entry in the order of the gates (src/gates/order.ts) plus the file that
+ * A new reason to wait is one entry in the order of the gates (src/core/gates/order.ts) plus the file that
  * opens it: admission, the rows' timers and the one release path name no gate of their own. This
  * file shows it with a "not before T" gate of its own (T: the batch's `metadata.not_before`), put in
  * the order here and nowhere else, on a chat's real tables: admission puts a call at it in its place,
@@ -11,9 +11,9 @@ import { newJobRows } from "../../durable-objects/chat/jobs/admission";
 import { insertBatch } from "../../durable-objects/chat/jobs/batch-rows";
 import { letGo } from "../../durable-objects/chat/gates/gate";
 import { ChatStore } from "../../durable-objects/chat/storage/chat-store";
-import type { GateJob, GateRule } from "../../src/gates/order";
-import { GATES, type WaitReason } from "../../src/jobs/job";
-import type { JobSpec } from "../../src/jobs/job-spec";
+import type { GateJob, GateRule } from "../../src/core/gates/order";
+import { GATES, type WaitReason } from "../../src/core/jobs/job";
+import type { JobSpec } from "../../src/core/jobs/job-spec";
 import { chatObject } from "../helpers";
 import { T0 } from "./fixtures";
 

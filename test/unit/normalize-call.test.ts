@@ -3,8 +3,8 @@ import type { LanguageModelV4ToolCall } from "@ai-sdk/provider";
 import type { FunctionCall, Part } from "@google/genai";
 import type { ToolCallPart } from "ai";
 import { describe, expect, it } from "vitest";
-import { callIdentity, InvalidToolCall, normalizeToolCall } from "../../src/calls/normalize-call";
-import { cleanCopy } from "../../src/util/json";
+import { callIdentity, InvalidToolCall, normalizeToolCall } from "../../src/core/calls/normalize-call";
+import { cleanCopy } from "../../src/core/util/json";
 
 function reason(item: unknown): string {
   try {

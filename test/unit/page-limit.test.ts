@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiError } from "./fixtures";
-import { pageLimit } from "../../src/requests/page-limit";
+import { pageLimit } from "../../src/edge/requests/page-limit";
 
 const size = { fallback: 24, max: 100 };
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { apiError } from "./fixtures";
-import { configSchema, type TenantConfig, type TenantConfigInput } from "../../src/config/schema";
-import { parseParallel, type ParallelCommand } from "../../src/jobs/parallel-command";
-import { planToolCall, specNumbering } from "../../src/jobs/call-plan";
-import { jobSpec } from "../../src/jobs/job-spec";
-import { toolsForAgent } from "../../src/tools/catalog";
-import { PatternMeter } from "../../src/json-schema/linear-patterns";
+import { configSchema, type TenantConfig, type TenantConfigInput } from "../../src/core/config/schema";
+import { parseParallel, type ParallelCommand } from "../../src/core/jobs/parallel-command";
+import { planToolCall, specNumbering } from "../../src/core/jobs/call-plan";
+import { jobSpec } from "../../src/core/jobs/job-spec";
+import { toolsForAgent } from "../../src/core/tools/catalog";
+import { PatternMeter } from "../../src/core/json-schema/linear-patterns";
 
 function makeConfig(extra: Partial<TenantConfigInput> = {}): TenantConfig {
   return configSchema.parse({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { T0, job } from "./fixtures";
-import type { JobRow, JobState } from "../../src/jobs/job";
-import { batchStatus, payloadText, resultsPayload, snapshot, startedPayload } from "../../src/jobs/payloads";
+import type { JobRow, JobState } from "../../src/core/jobs/job";
+import { batchStatus, payloadText, resultsPayload, snapshot, startedPayload } from "../../src/core/jobs/payloads";
 
 
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mayStart, orderedRules, permittedTypes } from "../../src/agents/permission";
+import { mayStart, orderedRules, permittedTypes } from "../../src/core/agents/permission";
 
 describe("permission.task", () => {
   it("allows everything when there are no rules", () => {

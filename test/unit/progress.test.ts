@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keptProgress, LatestEvery, PROGRESS_INTERVAL_MS, PROGRESS_MESSAGE_MAX_CHARS, type Clock } from "../../src/jobs/progress";
+import { keptProgress, LatestEvery, PROGRESS_INTERVAL_MS, PROGRESS_MESSAGE_MAX_CHARS, type Clock } from "../../src/core/jobs/progress";
 
 /** A clock whose time moves only when told, running timers as it passes them. */
 function manualClock() {

@@ -7,10 +7,10 @@ import callSubordinatePrompt from "../../prompts/call_subordinate.md";
 import orchestrationPrompt from "../../prompts/orchestration.md";
 import parallelPrompt from "../../prompts/parallel.md";
 import spawnTaskPrompt from "../../prompts/spawn_task.md";
-import { callSubordinateArgs, spawnTaskArgs } from "../../src/subordinates/schemas";
-import { configSchema } from "../../src/config/schema";
-import { parseParallel } from "../../src/jobs/parallel-command";
-import * as api from "../../src/api/calls";
+import { callSubordinateArgs, spawnTaskArgs } from "../../src/core/subagents/schemas";
+import { configSchema } from "../../src/core/config/schema";
+import { parseParallel } from "../../src/core/jobs/parallel-command";
+import * as api from "../../src/core/api/calls";
 
 const config = configSchema.parse({ tools: [{ name: "search", url: "https://tools.example/search" }] });
 const jsonBlocks = (md: string) => [...md.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redact, redactDeep, redactor, secretForms } from "../../src/util/redact";
+import { redact, redactDeep, redactor, secretForms } from "../../src/core/util/redact";
 
 const SECRET = "sk-canary-5f2a9c";
 const b64 = (text: string) => btoa(text);

@@ -1,6 +1,6 @@
-/** A lane's outcomes on their way to its chat (`src/jobs/report-queue`): at once when nothing is on its way, together otherwise. */
+/** A lane's outcomes on their way to its chat (`src/core/jobs/report-queue`): at once when nothing is on its way, together otherwise. */
 import { describe, expect, it } from "vitest";
-import { ReportQueue } from "../../src/jobs/report-queue";
+import { ReportQueue } from "../../src/core/jobs/report-queue";
 
 /** A deliver function whose calls the test finishes by hand. */
 function heldDeliveries() {

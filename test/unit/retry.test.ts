@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffMs, isRetryable, parseRetryAfter, type AttemptFailure } from "../../src/tools/retry";
+import { backoffMs, isRetryable, parseRetryAfter, type AttemptFailure } from "../../src/core/tools/retry";
 
 const status = (s: number): AttemptFailure => ({ kind: "status", status: s });
 const network: AttemptFailure = { kind: "network" };

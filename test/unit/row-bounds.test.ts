@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cutForJson, cutStoredResult } from "../../src/storage/row-bounds";
+import { cutForJson, cutStoredResult } from "../../src/core/storage/row-bounds";
 
 const bytes = (s: string) => new TextEncoder().encode(s).length;
 

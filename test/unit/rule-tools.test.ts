@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { checkConfig } from "../../src/config-check/validate";
-import { ruleToolProblems, withCanonicalRuleTools } from "../../src/config-check/rule-tools";
-import { configSchema } from "../../src/config/schema";
-import { closestName, editDistance } from "../../src/util/closest-name";
-import { matchGlobPrefix } from "../../src/tools/glob";
+import { checkConfig } from "../../src/core/config-check/validate";
+import { ruleToolProblems, withCanonicalRuleTools } from "../../src/core/config-check/rule-tools";
+import { configSchema } from "../../src/core/config/schema";
+import { closestName, editDistance } from "../../src/core/util/closest-name";
+import { matchGlobPrefix } from "../../src/core/tools/glob";
 
 const tool = (name: string) => ({ name, url: "https://tools.example/t" });
 const config = (over: Record<string, unknown>) =>

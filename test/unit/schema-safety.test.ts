@@ -7,7 +7,7 @@ import {
   runnableSchema,
   schemaHazards,
   schemaPatterns,
-} from "../../src/json-schema/schema-safety";
+} from "../../src/core/json-schema/schema-safety";
 
 /** `$defs.a0 = {anyOf: [{$ref: a1}, {$ref: a1}]}`, `depth` deep: a few KB that validate in 2^depth steps. */
 function fanOut(depth: number) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { configSchema, crossFieldProblems, defaultConfig, NAME_PATTERN, RESERVED_NAMES } from "../../src/config/schema";
+import { configSchema, crossFieldProblems, defaultConfig, NAME_PATTERN, RESERVED_NAMES } from "../../src/core/config/schema";
 
 const ok = (input: unknown) => configSchema.safeParse(input).success;
 const tool = (over: Record<string, unknown> = {}) => ({ name: "search", url: "https://tools.example/search", ...over });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { configSchema } from "../../src/config/schema";
-import { encryptSecret, importConfigKey } from "../../src/config/secrets";
+import { configSchema } from "../../src/core/config/schema";
+import { encryptSecret, importConfigKey } from "../../src/core/config/secrets";
 import { maskSecrets, openSecrets, sealSecrets, secretOutcome } from "../../durable-objects/tenant/sealed-config";
 
 const key = async () => (await importConfigKey(btoa(String.fromCharCode(...new Uint8Array(32).fill(7)))))!;

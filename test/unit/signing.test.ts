@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { secretKeyBytes, signatureHeaders } from "../../src/tools/signing";
+import { secretKeyBytes, signatureHeaders } from "../../src/core/tools/signing";
 
 const SECRET = "whsec_dGVzdC1zZWNyZXQtZm9yLXRvb2xz"; // base64 of "test-secret-for-tools"
 const NOW = Date.parse("2026-11-01T10:00:00.123Z");

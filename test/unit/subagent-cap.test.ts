@@ -1,8 +1,8 @@
 /** The subagent caps at admission (docs/api.md#caps-permissions-and-depth): start, queue (opt-in) or refuse. */
 import { describe, expect, it } from "vitest";
-import { chatLimits } from "../../src/config/chat-limits";
-import { defaultConfig } from "../../src/config/schema";
-import type { ChatLimits } from "../../src/jobs/messages";
+import { chatLimits } from "../../src/core/config/chat-limits";
+import { defaultConfig } from "../../src/core/config/schema";
+import type { ChatLimits } from "../../src/core/jobs/messages";
 import { admitBatch, SubagentCap, type CapState } from "../../durable-objects/chat/subagents/subagent-cap";
 import { treeAllowance, UNLIMITED_TREE } from "../../durable-objects/chat/storage/tree-slots";
 import { apiError } from "./fixtures";

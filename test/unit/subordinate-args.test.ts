@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCallSubordinate, parseSpawnTask } from "../../src/subordinates/args";
+import { parseCallSubordinate, parseSpawnTask } from "../../src/core/subagents/args";
 import { apiError } from "./fixtures";
 
 describe("call_subordinate arguments", () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { ChildRow } from "../../durable-objects/chat/storage/children";
 import { planSubordinates, type SubordinateState } from "../../durable-objects/chat/subagents/subordinates";
-import { configSchema } from "../../src/config/schema";
-import { jobSpec, type SubordinateJobSpec } from "../../src/jobs/job-spec";
-import type { ChatLimits } from "../../src/config/chat-limits";
+import { configSchema } from "../../src/core/config/schema";
+import { jobSpec, type SubordinateJobSpec } from "../../src/core/jobs/job-spec";
+import type { ChatLimits } from "../../src/core/config/chat-limits";
 import { apiError } from "./fixtures";
-import { PatternMeter } from "../../src/json-schema/linear-patterns";
+import { PatternMeter } from "../../src/core/json-schema/linear-patterns";
 
 const config = configSchema.parse({ agents: { researcher: {} } });
 const limits: ChatLimits = { ...config.limits, webhooks: "none" };
@@ -93,7 +93,7 @@ describe("the tools a subordinate may use", () => {
 
 describe("a continued child's tools", () => {
   it("stay within what it had and what the continuation allows", async () => {
-    const { narrowestTools } = await import("../../src/jobs/tool-bound");
+    const { narrowestTools } = await import("../../src/core/jobs/tool-bound");
     expect(narrowestTools(null, undefined)).toBeNull();
     expect(narrowestTools(null, ["a"])).toEqual(["a"]);
     expect(narrowestTools(["a", "b"], undefined)).toEqual(["a", "b"]);

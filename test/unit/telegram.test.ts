@@ -1,6 +1,6 @@
 /** The Telegram summary of a finished subordinate (docs/api.md#hand-back-and-im-delivery). */
 import { describe, expect, it } from "vitest";
-import { subagentSummary, telegramChatId } from "../../src/notify/telegram";
+import { subagentSummary, telegramChatId } from "../../src/core/notify/telegram";
 
 describe("subagentSummary", () => {
   it("heads the first 500 characters with 【label】done or failed", () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { TenantConfig } from "../../src/config/schema";
-import { CONFIG_DOCUMENT_MAX_AGE_MS, configCheck, forgetTenants, rememberConfig, runTargetsOf, TENANT_RECHECK_MS, tenantConfigOf, vouchFor, type TenantReads } from "../../src/objects/tenant-cache";
-import type { RunTarget } from "../../src/tools/executors";
+import type { TenantConfig } from "../../src/core/config/schema";
+import { CONFIG_DOCUMENT_MAX_AGE_MS, configCheck, forgetTenants, rememberConfig, runTargetsOf, TENANT_RECHECK_MS, tenantConfigOf, vouchFor, type TenantReads } from "../../src/core/objects/tenant-cache";
+import type { RunTarget } from "../../src/core/tools/executors";
 
 afterEach(() => forgetTenants());
 

@@ -1,9 +1,9 @@
 /** `/tool-calls` answers (docs/api.md#tiered-execution-and-the-tool-calls-route): admission outcomes and the entry for each call. */
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../src/http/errors";
-import type { JobSpec } from "../../src/jobs/job-spec";
-import type { ToolCallEntry } from "../../src/jobs/messages";
-import { admittedCall, deliveredJobIds, reportedJobIds, toolCallResult } from "../../src/jobs/tool-call-results";
+import { ApiError } from "../../src/core/http/errors";
+import type { JobSpec } from "../../src/core/jobs/job-spec";
+import type { ToolCallEntry } from "../../src/core/jobs/messages";
+import { admittedCall, deliveredJobIds, reportedJobIds, toolCallResult } from "../../src/core/jobs/tool-call-results";
 import { job, T0 } from "./fixtures";
 
 const spec = (index: number): JobSpec => ({ index, tool_name: "echo", tool_args: "{}", kind: "tool", read_only: true, timeout_seconds: 60 });

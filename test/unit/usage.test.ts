@@ -1,6 +1,6 @@
-/** Usage's pure rules (src/usage/usage.ts): sums, prices, a job's share, days. */
+/** Usage's pure rules (src/core/usage/usage.ts): sums, prices, a job's share, days. */
 import { describe, expect, it } from "vitest";
-import { addUsage, jobShares, jobUsage, modelRequest, NO_USAGE, sharesByDay, shownUsage } from "../../src/usage/usage";
+import { addUsage, jobShares, jobUsage, modelRequest, NO_USAGE, sharesByDay, shownUsage } from "../../src/core/usage/usage";
 
 describe("usage", () => {
   it("sums every field, and dollars only once a priced request is in the sum", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Waiters, type WaitingSocket } from "../../durable-objects/chat/jobs/waiters";
-import { JOBS_ENDED } from "../../src/jobs/messages";
+import { JOBS_ENDED } from "../../src/core/jobs/messages";
 
 /** Which jobs storage says are active, and how often it was asked. */
 function storage(active: string[]) {

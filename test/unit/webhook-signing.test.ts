@@ -4,9 +4,9 @@
  */
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { signatureHeaders } from "../../src/tools/signing";
+import { signatureHeaders } from "../../src/core/tools/signing";
 import { verifyWebhook } from "../../packages/client/src/webhook";
-import { afterAttempt, RETRY_DELAYS_MS } from "../../src/webhooks/delivery-rules";
+import { afterAttempt, RETRY_DELAYS_MS } from "../../src/core/webhooks/delivery-rules";
 
 const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const body = '{"id":"evt_1","type":"chat.idle"}';
@@ -68,7 +68,7 @@ describe("after a webhook attempt", () => {
 
 describe("an event too big for one row", () => {
   it("keeps everything but the result texts, and says so", async () => {
-    const { withoutResults } = await import("../../src/events/envelope");
+    const { withoutResults } = await import("../../src/core/events/envelope");
     const data = {
       job_id: "j",
       result: "x".repeat(5000),
@@ -87,7 +87,7 @@ describe("an event too big for one row", () => {
   });
 
   it("cuts error texts to their first 1,000 characters, in the event and in each job of a batch", async () => {
-    const { withoutResults } = await import("../../src/events/envelope");
+    const { withoutResults } = await import("../../src/core/events/envelope");
     const long = "e".repeat(300_000);
     const slim = withoutResults({ job_id: "j", error: long, results: { status: "error", jobs: Array.from({ length: 32 }, (_, i) => ({ job_id: `j${i}`, state: "error", error: long })) } });
     expect(slim.error).toBe("e".repeat(1000));

@@ -4,12 +4,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import * as calls from "../../src/api/calls";
-import { eventEnvelope } from "../../src/api/events";
-import * as schemas from "../../src/api/jobs";
-import { jobRecord } from "../../src/jobs/job";
-import { resultsPayload, startedPayload } from "../../src/jobs/payloads";
-import { admittedCall, toolCallResult } from "../../src/jobs/tool-call-results";
+import * as calls from "../../src/core/api/calls";
+import { eventEnvelope } from "../../src/core/api/events";
+import * as schemas from "../../src/core/api/jobs";
+import { jobRecord } from "../../src/core/jobs/job";
+import { resultsPayload, startedPayload } from "../../src/core/jobs/payloads";
+import { admittedCall, toolCallResult } from "../../src/core/jobs/tool-call-results";
 import { T0, job } from "./fixtures";
 
 const exact = <T extends z.ZodObject>(schema: T) => schema.strict();

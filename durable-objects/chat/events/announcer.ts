@@ -7,15 +7,15 @@
  * transaction of the change it announces. A running MCP tool's progress goes
  * to the live streams alone.
  */
-import type { EventType } from "../../../src/events/envelope";
-import { approvalDecidedData, approvalRequestedData, callId, jobFinishedData, jobStartedData, metadataOf } from "../../../src/events/job-events";
-import type { JobApproval } from "../../../src/approvals/approval";
-import type { Reached } from "../../../src/budgets/budget";
-import { addUsage, jobUsage, NO_USAGE, shownUsage } from "../../../src/usage/usage";
-import type { JobRow } from "../../../src/jobs/job";
-import { resultsPayload, snapshot } from "../../../src/jobs/payloads";
-import type { Progress } from "../../../src/jobs/progress";
-import { subagentSummary, telegramChatId } from "../../../src/notify/telegram";
+import type { EventType } from "../../../src/core/events/envelope";
+import { approvalDecidedData, approvalRequestedData, callId, jobFinishedData, jobStartedData, metadataOf } from "../../../src/core/events/job-events";
+import type { JobApproval } from "../../../src/core/approvals/approval";
+import type { Reached } from "../../../src/core/budgets/budget";
+import { addUsage, jobUsage, NO_USAGE, shownUsage } from "../../../src/core/usage/usage";
+import type { JobRow } from "../../../src/core/jobs/job";
+import { resultsPayload, snapshot } from "../../../src/core/jobs/payloads";
+import type { Progress } from "../../../src/core/jobs/progress";
+import { subagentSummary, telegramChatId } from "../../../src/core/notify/telegram";
 import type { ChatStore } from "../storage/chat-store";
 import type { ActiveCounts } from "../storage/job-columns";
 import type { JobEvent, JobEventType } from "../storage/events";

@@ -7,8 +7,8 @@
  * so keeping it would bill a row and an outbox entry per second per job for a
  * webhook that must not get it anyway.
  */
-import type { JobRow } from "../../../src/jobs/job";
-import type { Progress } from "../../../src/jobs/progress";
+import type { JobRow } from "../../../src/core/jobs/job";
+import type { Progress } from "../../../src/core/jobs/progress";
 import type { ChatStore } from "../storage/chat-store";
 import type { Announcer } from "./announcer";
 

@@ -7,13 +7,13 @@
  * events behind it. The alarm pushes the timer out first, so an instance lost
  * mid-run is simply driven again.
  */
-import { refusal, type Refusal } from "../../../src/http/errors";
-import { deliveryEntry, redeliveryRefusal, type DeliveryEntry, type DeliveryRow } from "../../../src/webhooks/deliveries";
-import { afterAttempt } from "../../../src/webhooks/delivery-rules";
-import { sendWebhook, type WebhookTarget } from "../../../src/webhooks/send";
-import { sendTelegram, type TelegramTarget } from "../../../src/notify/telegram";
+import { refusal, type Refusal } from "../../../src/core/http/errors";
+import { deliveryEntry, redeliveryRefusal, type DeliveryEntry, type DeliveryRow } from "../../../src/core/webhooks/deliveries";
+import { afterAttempt } from "../../../src/core/webhooks/delivery-rules";
+import { sendWebhook, type WebhookTarget } from "../../../src/core/webhooks/send";
+import { sendTelegram, type TelegramTarget } from "../../../src/core/notify/telegram";
 import type { Notification, Notifications } from "../storage/notifications";
-import { CALLS_PER_OBJECT } from "../../../src/tools/call-meter";
+import { CALLS_PER_OBJECT } from "../../../src/core/tools/call-meter";
 
 /**
  * Deliveries waiting at once. Production lets an object wait on 6 connections; the chat keeps

@@ -17,11 +17,11 @@ import {
   type ApprovalStatus,
   type DecisionRequest,
   type JobApproval,
-} from "../../../src/approvals/approval";
-import { snapshot, type Snapshot } from "../../../src/jobs/payloads";
+} from "../../../src/core/approvals/approval";
+import { snapshot, type Snapshot } from "../../../src/core/jobs/payloads";
 
 export type { DecisionRequest };
-import { isTerminal, type JobRow } from "../../../src/jobs/job";
+import { isTerminal, type JobRow } from "../../../src/core/jobs/job";
 import type { Announcer } from "../events/announcer";
 import type { ChatStore } from "../storage/chat-store";
 import type { NewJob } from "../storage/job-columns";

@@ -4,8 +4,8 @@
  * what ran; once the budget is reached it ends `error` instead, not made. Every call of the chat
  * waiting here is asked in one request per budget. Scope: the chat.
  */
-import { exhaustedError, type Reached } from "../../../src/budgets/budget";
-import type { JobRow } from "../../../src/jobs/job";
+import { exhaustedError, type Reached } from "../../../src/core/budgets/budget";
+import type { JobRow } from "../../../src/core/jobs/job";
 import { ASK_BACKUP_MS } from "../jobs/batch-rows";
 import { takeShares } from "../jobs/budget-object";
 import { letGo, type Gate, type GateParts } from "./gate";

@@ -5,8 +5,8 @@
  * waits there (or ends, when refused). A flow object that frees a slot wakes the chat, whose gate
  * timer asks again. Scope: the chat (`safety`: a periodic look, should a wake-up be lost).
  */
-import type { JobFlow } from "../../../src/flow/job-flow";
-import { isTerminal, type JobRow } from "../../../src/jobs/job";
+import type { JobFlow } from "../../../src/core/flow/job-flow";
+import { isTerminal, type JobRow } from "../../../src/core/jobs/job";
 import { askForRoom, giveBackRoom } from "../jobs/flow-objects";
 import type { ChatStore } from "../storage/chat-store";
 import { letGo, type Gate } from "./gate";

@@ -1,6 +1,6 @@
 /**
  * A gate: one reason a pending job may not start yet (`waiting_for`). A gate is two halves:
- * - its rule, in the one ordered list of gates (`GATES`, src/gates/order.ts): whether a job must wait
+ * - its rule, in the one ordered list of gates (`GATES`, src/core/gates/order.ts): whether a job must wait
  *   there, whether its deadline runs meanwhile, the order its jobs go in, when its timer is due for
  *   a job that comes to it. Admission (`../jobs/admission.ts`) puts a job at the first gate whose
  *   rule applies; `letGo` below, the one release path, sends a job let go on to the first after its
@@ -11,7 +11,7 @@
  *   that a job may go (a subagent slot, a flow slot, an approval) lives in any of them.
  * A new kind of wait is its entry in the list and its file here (and its line in `./index.ts`).
  */
-import { GATES, type JobRow, type WaitReason } from "../../../src/jobs/job";
+import { GATES, type JobRow, type WaitReason } from "../../../src/core/jobs/job";
 import { DISPATCH_WATCHDOG_MS } from "../jobs/batch-rows";
 import type { Dispatcher } from "../jobs/dispatcher";
 import type { JobMachine } from "../jobs/job-machine";

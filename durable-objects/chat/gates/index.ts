@@ -2,10 +2,10 @@
  * The gates a pending job may wait at before its call leaves (`waiting_for`,
  * docs/architecture.md#gates), one file each, and the two ways the rest of the chat meets them:
  * after a job ends, and when the `gate` timer fires (its ref: `<reason>` or `<reason>:<scope>`).
- * Their order, and which one a job waits at, is the list in src/gates/order.ts (see `./gate.ts`);
+ * Their order, and which one a job waits at, is the list in src/core/gates/order.ts (see `./gate.ts`);
  * here each reason finds what opens its gate.
  */
-import type { JobRow, WaitReason } from "../../../src/jobs/job";
+import type { JobRow, WaitReason } from "../../../src/core/jobs/job";
 import type { ChatStore } from "../storage/chat-store";
 import type { ActiveCounts } from "../storage/job-columns";
 import type { Gate, GateParts } from "./gate";

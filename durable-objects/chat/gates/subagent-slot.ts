@@ -5,7 +5,7 @@
  * with the tree's refusal instead (see `CapState.queueOnTree`). Scope: the chat (`safety`: the
  * periodic look that covers a tree slot which expired instead of being released).
  */
-import type { JobRow } from "../../../src/jobs/job";
+import type { JobRow } from "../../../src/core/jobs/job";
 import { subagentLimit } from "../subagents/subagent-cap";
 import { subordinateState } from "../subagents/subordinate-state";
 import { letGo, type Gate } from "./gate";

@@ -1,22 +1,22 @@
 /**
  * Admission rules for a batch (docs/api.md#validation-order-and-errors, docs/api.md#jobs-and-their-lifecycle): the chat-wide active job cap,
  * job ids, deadlines, and the gate each job waits at first (the first in the one order of the
- * gates, src/gates/order.ts, whose rule applies). Pure: the ChatDO calls these inside its one
+ * gates, src/core/gates/order.ts, whose rule applies). Pure: the ChatDO calls these inside its one
  * `transactionSync`, with no `await` between the check and the insert.
  */
 import { logType } from "../storage/log-rows";
 import { nanoid } from "nanoid";
-import { ApiError } from "../../../src/http/errors";
-import { endsByTimer, GATES, jobIdPrefix } from "../../../src/jobs/job";
-import type { JobSpec } from "../../../src/jobs/job-spec";
-import type { ChatLimits } from "../../../src/jobs/messages";
+import { ApiError } from "../../../src/core/http/errors";
+import { endsByTimer, GATES, jobIdPrefix } from "../../../src/core/jobs/job";
+import type { JobSpec } from "../../../src/core/jobs/job-spec";
+import type { ChatLimits } from "../../../src/core/jobs/messages";
 import type { NewJob } from "../storage/job-columns";
 import type { SubordinatePlan } from "../storage/children";
-import type { FlowRule } from "../../../src/config/flow-rules";
-import { planFlow } from "../../../src/flow/job-flow";
-import type { ApprovalRule } from "../../../src/config/approval-rules";
-import { approvalRuleFor, requested } from "../../../src/approvals/approval";
-import type { Budget, BudgetScope } from "../../../src/budgets/budget";
+import type { FlowRule } from "../../../src/core/config/flow-rules";
+import { planFlow } from "../../../src/core/flow/job-flow";
+import type { ApprovalRule } from "../../../src/core/config/approval-rules";
+import { approvalRuleFor, requested } from "../../../src/core/approvals/approval";
+import type { Budget, BudgetScope } from "../../../src/core/budgets/budget";
 
 const newJobId = (toolName: string) => `${jobIdPrefix(toolName)}-${nanoid(12)}`;
 

@@ -2,7 +2,7 @@
  * Writing an admitted batch: the rows, log rows, child rows and timers of a batch (inside the
  * caller's transaction). A job that waits at a gate (`../gates`) starts when the gate lets it go.
  */
-import { GATES, type WaitReason } from "../../../src/jobs/job";
+import { GATES, type WaitReason } from "../../../src/core/jobs/job";
 import type { SubordinatePlan } from "../storage/children";
 import type { ChatStore } from "../storage/chat-store";
 import type { AdmittedBatch } from "./admission";

@@ -3,8 +3,8 @@
  * take their share before they start, an agent loop asks before each model request and adds what it
  * spent. One request per budget for the calls asked together.
  */
-import type { BudgetScope, Spent } from "../../../src/budgets/budget";
-import { budgetName } from "../../../src/objects/names";
+import type { BudgetScope, Spent } from "../../../src/core/budgets/budget";
+import { budgetName } from "../../../src/core/objects/names";
 import type { ChatStore } from "../storage/chat-store";
 
 export const scopeOf = (budget: string) => JSON.parse(budget) as BudgetScope;

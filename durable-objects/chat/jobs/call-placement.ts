@@ -3,8 +3,8 @@
  * no runner has more than `CALLS_PER_OBJECT` waiting for headers. Pure: the chat hands in what it
  * knows of the loads (what it handed each runner object and has not heard back about).
  */
-import type { RunTarget } from "../../../src/tools/executors";
-import { CALLS_PER_OBJECT } from "../../../src/tools/call-meter";
+import type { RunTarget } from "../../../src/core/tools/executors";
+import { CALLS_PER_OBJECT } from "../../../src/core/tools/call-meter";
 
 /** Runner objects per chat: 64 calls past a consumer's lifetime run at once; more wait in the objects' order. */
 export const RUNNER_OBJECTS = 16;

@@ -7,11 +7,11 @@
  * goes. Every step is best effort on top of durable state: the dispatch watchdog re-sends what never
  * started, the heartbeat recovers what a lost runner held, deadlines end what does not stop.
  */
-import { endsByTimer, isTerminal, type JobRow } from "../../../src/jobs/job";
-import { WORKER_RUNNER } from "../../../src/runner/lease";
-import { callHost, type CallHost, type Hosts } from "../../../src/runner/call-host";
-import type { JobsMessage, RunnerCall } from "../../../src/jobs/messages";
-import type { RunTarget } from "../../../src/tools/executors";
+import { endsByTimer, isTerminal, type JobRow } from "../../../src/core/jobs/job";
+import { WORKER_RUNNER } from "../../../src/core/runner/lease";
+import { callHost, type CallHost, type Hosts } from "../../../src/core/runner/call-host";
+import type { JobsMessage, RunnerCall } from "../../../src/core/jobs/messages";
+import type { RunTarget } from "../../../src/core/tools/executors";
 import type { ChatStore } from "../storage/chat-store";
 import { callWeight, groupForRunners, placeInObjects } from "./call-placement";
 import { canStartInvocations, handToInvocations, handToObject } from "./hand-over";

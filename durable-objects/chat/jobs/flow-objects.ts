@@ -3,11 +3,11 @@
  * request of the agent loop, ask for room under every rule they are under (`acquireMany`), and give
  * back what they had. Calls asked or given back together make one request per shard.
  */
-import { acquireMany, byShard, type Acquired } from "../../../src/flow/acquire";
-import type { JobFlow } from "../../../src/flow/job-flow";
-import type { SlotRule } from "../../../src/flow/slots";
-import { flowName } from "../../../src/objects/names";
-import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../../src/util/limited";
+import { acquireMany, byShard, type Acquired } from "../../../src/core/flow/acquire";
+import type { JobFlow } from "../../../src/core/flow/job-flow";
+import type { SlotRule } from "../../../src/core/flow/slots";
+import { flowName } from "../../../src/core/objects/names";
+import { forEachLimited, MAX_OPEN_CONNECTIONS } from "../../../src/core/util/limited";
 import type { ChatStore } from "../storage/chat-store";
 
 /** A holder of room: a job id, or a model request's. */

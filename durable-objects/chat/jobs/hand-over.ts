@@ -1,12 +1,12 @@
 /**
  * Claimed calls go to their runners (docs/architecture.md#where-a-call-runs): to Worker invocations
- * the chat starts itself (`src/runner/direct-runner.ts`), in groups of at most `CALLS_PER_OBJECT`
+ * the chat starts itself (`src/edge/direct-runner.ts`), in groups of at most `CALLS_PER_OBJECT`
  * weight, one invocation and one RPC each; or to a runner object of the chat's, in one RPC. Either
  * answers at once and the calls go on there. No queue message is on their path; the batch's queue
  * copy follows as for every call.
  */
-import type { RunnerCall } from "../../../src/jobs/messages";
-import { CALLS_PER_OBJECT } from "../../../src/tools/call-meter";
+import type { RunnerCall } from "../../../src/core/jobs/messages";
+import { CALLS_PER_OBJECT } from "../../../src/core/tools/call-meter";
 import type { ChatStore } from "../storage/chat-store";
 import { groupForRunners } from "./call-placement";
 import type { Runners } from "./runners";

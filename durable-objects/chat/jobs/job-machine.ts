@@ -4,11 +4,11 @@
  * few SQL statements with no `await`, so no other request can interleave with
  * half a transition. The ChatDO re-arms its alarm after calling in.
  */
-import { flowDeadlineError, waitingAt } from "../../../src/flow/job-flow";
-import { cutStoredResult, rowRoom, STORED_ROW_BYTES } from "../../../src/storage/row-bounds";
-import { contentBudget, storedContent } from "../../../src/tools/mcp-content";
-import { CANCELLED_ERROR, deadlineError, endsByTimer, isTerminal, type JobRow } from "../../../src/jobs/job";
-import type { ClaimResult, CompleteResult, JobOutcome } from "../../../src/jobs/messages";
+import { flowDeadlineError, waitingAt } from "../../../src/core/flow/job-flow";
+import { cutStoredResult, rowRoom, STORED_ROW_BYTES } from "../../../src/core/storage/row-bounds";
+import { contentBudget, storedContent } from "../../../src/core/tools/mcp-content";
+import { CANCELLED_ERROR, deadlineError, endsByTimer, isTerminal, type JobRow } from "../../../src/core/jobs/job";
+import type { ClaimResult, CompleteResult, JobOutcome } from "../../../src/core/jobs/messages";
 import type { JobEvent } from "../storage/events";
 import type { EndGuard, Finish } from "../storage/job-columns";
 import type { JobStore } from "../storage/job-store";

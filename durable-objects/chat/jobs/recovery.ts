@@ -4,7 +4,7 @@
  * eviction) mid-call. The attempt rules of docs/api.md#attempts-and-retries; pure, so every rule is
  * unit-tested without a Durable Object.
  */
-import { endsByTimer, type JobRow } from "../../../src/jobs/job";
+import { endsByTimer, type JobRow } from "../../../src/core/jobs/job";
 
 export type Recovery =
   /** Nothing to do here: not running, past its deadline (the sweep ends it), or owned by its child chat. */

@@ -8,11 +8,11 @@
  * A subordinate job is no call: it is handed to its child chat (one short RPC, idempotent per
  * parent job), which reports back itself.
  */
-import { isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../../src/jobs/job";
-import type { ClaimResult, JobOutcome, RunnerCall, RunnerOutcome } from "../../../src/jobs/messages";
-import type { Progress } from "../../../src/jobs/progress";
-import type { RunTarget } from "../../../src/tools/executors";
-import { runnerLapsed, RUNNER_LAPSES_AFTER_MS } from "../../../src/runner/lease";
+import { isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../../src/core/jobs/job";
+import type { ClaimResult, JobOutcome, RunnerCall, RunnerOutcome } from "../../../src/core/jobs/messages";
+import type { Progress } from "../../../src/core/jobs/progress";
+import type { RunTarget } from "../../../src/core/tools/executors";
+import { runnerLapsed, RUNNER_LAPSES_AFTER_MS } from "../../../src/core/runner/lease";
 import type { JobProgress } from "../events/job-progress";
 import type { ChatStore } from "../storage/chat-store";
 import type { SubordinatePlan } from "../storage/children";

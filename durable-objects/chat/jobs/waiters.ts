@@ -14,7 +14,7 @@
  * last one ends, not on every end in the chat. That last read confirms what the socket says: an
  * end whose transaction was rolled back did not happen.
  */
-import { JOBS_ENDED } from "../../../src/jobs/messages";
+import { JOBS_ENDED } from "../../../src/core/jobs/messages";
 
 /** The tag of a waiting request's socket (a live stream's sockets have their own). */
 export const AWAIT_TAG = "await";

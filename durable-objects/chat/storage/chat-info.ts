@@ -2,7 +2,7 @@
  * What `GET /v1/chats/{chat}` says of a chat (docs/api.md#chat-info-and-the-chat-list): its place in
  * the tree, its children with their running jobs, and when it last did something.
  */
-import type { ChatInfo } from "../../../src/jobs/messages";
+import type { ChatInfo } from "../../../src/core/jobs/messages";
 import type { ChatStore } from "./chat-store";
 
 export function chatInfo(store: ChatStore): ChatInfo {

@@ -4,13 +4,13 @@
  * (does the chat exist, is it being deleted). Built once per instance and
  * handed to every room, so no room needs a bundle of getters of its own.
  */
-import { chatLimits } from "../../../src/config/chat-limits";
-import { defaultConfig } from "../../../src/config/schema";
-import type { ChatLimits } from "../../../src/jobs/messages";
-import { callRunnerName, chatName, tenantName } from "../../../src/objects/names";
-import { runTargetsOf, tenantConfigOf, type TenantReads } from "../../../src/objects/tenant-cache";
-import type { TenantConfig } from "../../../src/config/schema";
-import type { RunTarget } from "../../../src/tools/executors";
+import { chatLimits } from "../../../src/core/config/chat-limits";
+import { defaultConfig } from "../../../src/core/config/schema";
+import type { ChatLimits } from "../../../src/core/jobs/messages";
+import { callRunnerName, chatName, tenantName } from "../../../src/core/objects/names";
+import { runTargetsOf, tenantConfigOf, type TenantReads } from "../../../src/core/objects/tenant-cache";
+import type { TenantConfig } from "../../../src/core/config/schema";
+import type { RunTarget } from "../../../src/core/tools/executors";
 import { Children } from "./children";
 import { EVENT_TTL_MS, Events } from "./events";
 import { Idempotency } from "./idempotency";
@@ -148,7 +148,7 @@ export class ChatStore {
     return this.env().TENANT.getByName(tenantName(this.address().tenant));
   }
 
-  /** The tenant's config and tool targets from the isolate's copy, checked every 5 s (`src/objects/tenant-cache`). */
+  /** The tenant's config and tool targets from the isolate's copy, checked every 5 s (`src/core/objects/tenant-cache`). */
   tenantConfig(): Promise<TenantConfig> {
     return tenantConfigOf(this.address().tenant, () => this.#tenantReads());
   }

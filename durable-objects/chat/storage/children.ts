@@ -2,8 +2,8 @@
  * The child chats this chat created (the `children` table): which one a
  * `continue` call reaches, and the plan a subordinate job stores for its child.
  */
-import type { ChatLimits } from "../../../src/jobs/messages";
-import type { SubordinateRequest } from "../../../src/subordinates/args";
+import type { ChatLimits } from "../../../src/core/jobs/messages";
+import type { SubordinateRequest } from "../../../src/core/subagents/args";
 import { createTable, hasTable } from "./schema";
 
 export type ChildRow = {

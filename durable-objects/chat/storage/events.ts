@@ -14,11 +14,11 @@
  * before their events would be hand them to the events table first (`keepFromJobs`).
  */
 import { nanoid } from "nanoid";
-import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type JobEventType, type LiveEventType } from "../../../src/events/envelope";
-import { jobFinishedData, jobStartedData } from "../../../src/events/job-events";
-import { globMatch } from "../../../src/tools/glob";
-import type { ChatLimits } from "../../../src/jobs/messages";
-import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../../src/webhooks/deliveries";
+import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type JobEventType, type LiveEventType } from "../../../src/core/events/envelope";
+import { jobFinishedData, jobStartedData } from "../../../src/core/events/job-events";
+import { globMatch } from "../../../src/core/tools/glob";
+import type { ChatLimits } from "../../../src/core/jobs/messages";
+import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../../src/core/webhooks/deliveries";
 import { jobRowDelivery, jobRowEvents, newestJobRowSeq, type JobEvent } from "./job-row-events";
 import { readLimits, readMeta, writeMeta } from "./schema";
 import { cached, LATEST_SEQ, remember } from "./sql-cache";

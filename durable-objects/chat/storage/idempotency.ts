@@ -4,9 +4,9 @@
  * same response shape and starts and collects nothing; a different fingerprint
  * is a 409.
  */
-import { quoteName } from "../../../src/calls/names";
-import { ApiError } from "../../../src/http/errors";
-import type { ReplayedCall } from "../../../src/jobs/tool-call-results";
+import { quoteName } from "../../../src/core/calls/names";
+import { ApiError } from "../../../src/core/http/errors";
+import type { ReplayedCall } from "../../../src/core/jobs/tool-call-results";
 import { createTable, hasTable } from "./schema";
 
 export interface ReplayShape {

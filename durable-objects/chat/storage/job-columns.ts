@@ -2,8 +2,8 @@
  * What a chat's job row is written and read as (`./job-store` runs the queries): the shapes
  * admission and the job machine hand in, and the SQL fragments every query shares.
  */
-import { GATES, type JobRow, type WaitReason } from "../../../src/jobs/job";
-import { ACTIVE_STATES_SQL, type TerminalState } from "../../../src/api/job-states";
+import { GATES, type JobRow, type WaitReason } from "../../../src/core/jobs/job";
+import { ACTIVE_STATES_SQL, type TerminalState } from "../../../src/core/api/job-states";
 
 /** A job as admission builds it: the row's identity and limits, with SQLite's 0/1 flags as booleans. */
 export type NewJob = Pick<

@@ -1,5 +1,5 @@
 /** A chat's job records as the companion routes read them (docs/api.md#companion-routes): one whole, or a page newest first. */
-import { jobRecord, listedRecord, type JobRecord } from "../../../src/jobs/job";
+import { jobRecord, listedRecord, type JobRecord } from "../../../src/core/jobs/job";
 import type { JobStore } from "./job-store";
 
 /** The full record, MCP parts and all; null when the job is not kept. */

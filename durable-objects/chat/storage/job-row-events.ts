@@ -3,9 +3,9 @@
  * deliver): the reads of the jobs table that find them. `Events` turns what these return into the
  * rows `events` would hold.
  */
-import type { JobEventType } from "../../../src/events/envelope";
-import type { JobRow } from "../../../src/jobs/job";
-import type { DeliveryRow } from "../../../src/webhooks/deliveries";
+import type { JobEventType } from "../../../src/core/events/envelope";
+import type { JobRow } from "../../../src/core/jobs/job";
+import type { DeliveryRow } from "../../../src/core/webhooks/deliveries";
 
 /** A job's start or end event kept on its job row: its seq and id, written by the job's own update. */
 export type JobEvent = { seq: number; id: string };

@@ -3,8 +3,8 @@
  * (cursors are read fully before returning), so callers can compose them inside
  * one `transactionSync` with no `await` in between.
  */
-import { GATES, isTerminal, type JobRow, type WaitReason } from "../../../src/jobs/job";
-import { ACTIVE_STATES_SQL } from "../../../src/api/job-states";
+import { GATES, isTerminal, type JobRow, type WaitReason } from "../../../src/core/jobs/job";
+import { ACTIVE_STATES_SQL } from "../../../src/core/api/job-states";
 import type { JobEvent } from "./events";
 import { ACTIVE, COLUMNS, ROW, runningClock, waitingAt, type ActiveCounts, type EndGuard, type Finish, type JobToEnd, type NewJob } from "./job-columns";
 

@@ -4,7 +4,7 @@
  * accepted, and everything else (heading, arguments, content once it ends) is the job's own. A
  * table of their own cost four rows written per job (billed) and said nothing the job did not.
  */
-import { isTerminal, type JobRow } from "../../../src/jobs/job";
+import { isTerminal, type JobRow } from "../../../src/core/jobs/job";
 
 export interface LogRow {
   id: string;

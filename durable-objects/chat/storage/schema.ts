@@ -3,7 +3,7 @@
  * chat that never existed leaves no storage behind (docs/api.md#authentication-tenants-and-chats). The version lives
  * in `meta` because DO SQLite refuses `PRAGMA user_version`.
  */
-import type { ChatLimits } from "../../../src/jobs/messages";
+import type { ChatLimits } from "../../../src/core/jobs/messages";
 import { cached, forget, isRemembered, LATEST_SEQ, peek, remember } from "./sql-cache";
 import { BASE_VERSION, CURRENT_SCHEMA, FIRST_USE, FIRST_USE_DDL, MIGRATIONS, SCHEMA, SCHEMA_VERSION, type FirstUseTable, type Migration } from "./schema-steps";
 

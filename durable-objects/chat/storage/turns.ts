@@ -4,10 +4,10 @@
  * Each step is written before the next one starts, so an evicted child
  * resumes exactly where it stopped and never repeats a finished tool call.
  */
-import type { ChatMessage } from "../../../src/agents/llm";
-import type { JobOutcome, Usage } from "../../../src/jobs/messages";
-import { NO_USAGE } from "../../../src/usage/usage";
-import { cutForJson, MAX_MESSAGE_BYTES, utf8Length } from "../../../src/storage/row-bounds";
+import type { ChatMessage } from "../../../src/core/agents/llm";
+import type { JobOutcome, Usage } from "../../../src/core/jobs/messages";
+import { NO_USAGE } from "../../../src/core/usage/usage";
+import { cutForJson, MAX_MESSAGE_BYTES, utf8Length } from "../../../src/core/storage/row-bounds";
 import { createTable, hasTable } from "./schema";
 
 const MESSAGE_CUT_NOTE = `\n[cut: fanout keeps at most ${MAX_MESSAGE_BYTES} bytes of one message]`;

@@ -5,8 +5,8 @@
  * a model request's usage as it happens and the jobs' when they are purged; until then they are
  * read where they are, so a job costs no row here.
  */
-import { addUsage, NO_USAGE, sharesByDay, shownUsage, type Usage } from "../../../src/usage/usage";
-import type { JobRow } from "../../../src/jobs/job";
+import { addUsage, NO_USAGE, sharesByDay, shownUsage, type Usage } from "../../../src/core/usage/usage";
+import type { JobRow } from "../../../src/core/jobs/job";
 import { createTable, hasTable } from "./schema";
 
 /** Days kept, today included. */

@@ -4,9 +4,9 @@
  * gets its own error, the others still run, and a `parallel` call's group is
  * admitted whole or not at all. Pure: it runs inside the caller's transaction.
  */
-import { ApiError } from "../../../src/http/errors";
-import type { JobSpec } from "../../../src/jobs/job-spec";
-import type { Caller, ChatLimits } from "../../../src/jobs/messages";
+import { ApiError } from "../../../src/core/http/errors";
+import type { JobSpec } from "../../../src/core/jobs/job-spec";
+import type { Caller, ChatLimits } from "../../../src/core/jobs/messages";
 import type { ChildRow, SubordinatePlan } from "../storage/children";
 import type { TreeAllowance } from "../storage/tree-slots";
 import { admissionProblem } from "../jobs/admission";

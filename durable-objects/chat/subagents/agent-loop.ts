@@ -5,20 +5,20 @@
  * this chat, or finish the turn with its text. Every step is written before the next begins; the
  * ChatDO's `agent` timer drives steps, so an evicted child simply runs the pending step again.
  */
-import type { ChatMessage, LlmTarget } from "../../../src/agents/llm";
-import { DEFAULT_SYSTEM_PROMPT, profile as profileOf } from "../../../src/agents/profiles";
-import { toolDefinitions } from "../../../src/agents/tool-definitions";
-import { PROMPT_SOURCES } from "../../../src/agents/prompts";
-import type { TenantConfig } from "../../../src/config/schema";
-import type { JobSpec } from "../../../src/jobs/job-spec";
-import { isTerminal } from "../../../src/jobs/job";
-import { MAX_MESSAGE_BYTES, utf8Length } from "../../../src/storage/row-bounds";
-import type { AskAnswer, ClaimedAsk, JobOutcome } from "../../../src/jobs/messages";
-import { askLapsed, type ModelAsk } from "../../../src/runner/model-ask";
-import { addUsage, jobUsage, modelRequest, type Usage } from "../../../src/usage/usage";
-import { exhaustedError, type BudgetField } from "../../../src/budgets/budget";
-import { cutChars, resultsPayload, startedPayload } from "../../../src/jobs/payloads";
-import type { McpListings } from "../../../src/tools/mcp";
+import type { ChatMessage, LlmTarget } from "../../../src/core/agents/llm";
+import { DEFAULT_SYSTEM_PROMPT, profile as profileOf } from "../../../src/core/agents/profiles";
+import { toolDefinitions } from "../../../src/core/agents/tool-definitions";
+import { PROMPT_SOURCES } from "../../../src/core/agents/prompts";
+import type { TenantConfig } from "../../../src/core/config/schema";
+import type { JobSpec } from "../../../src/core/jobs/job-spec";
+import { isTerminal } from "../../../src/core/jobs/job";
+import { MAX_MESSAGE_BYTES, utf8Length } from "../../../src/core/storage/row-bounds";
+import type { AskAnswer, ClaimedAsk, JobOutcome } from "../../../src/core/jobs/messages";
+import { askLapsed, type ModelAsk } from "../../../src/core/runner/model-ask";
+import { addUsage, jobUsage, modelRequest, type Usage } from "../../../src/core/usage/usage";
+import { exhaustedError, type BudgetField } from "../../../src/core/budgets/budget";
+import { cutChars, resultsPayload, startedPayload } from "../../../src/core/jobs/payloads";
+import type { McpListings } from "../../../src/core/tools/mcp";
 import type { JobStore } from "../storage/job-store";
 import type { AwaitedCall, Turn, Turns } from "../storage/turns";
 import type { TreeReservation } from "../storage/tree-slots";

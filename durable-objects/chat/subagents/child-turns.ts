@@ -4,15 +4,15 @@
  * `agent` timer, so eviction only repeats the step in progress), and hands the
  * outcome back to the parent job, retrying the hand-back until it lands.
  */
-import type { LlmTarget } from "../../../src/agents/llm";
-import { isTerminal } from "../../../src/jobs/job";
-import { orderedRules } from "../../../src/agents/permission";
-import { profile as profileOf } from "../../../src/agents/profiles";
-import { loadMcpListings } from "../../../src/tools/mcp-listings";
-import type { McpListings } from "../../../src/tools/mcp";
-import type { TenantConfig } from "../../../src/config/schema";
-import type { JobSpec } from "../../../src/jobs/job-spec";
-import type { AskAnswer, Caller, ChatLimits, JobOutcome, TurnRequest, Usage } from "../../../src/jobs/messages";
+import type { LlmTarget } from "../../../src/core/agents/llm";
+import { isTerminal } from "../../../src/core/jobs/job";
+import { orderedRules } from "../../../src/core/agents/permission";
+import { profile as profileOf } from "../../../src/core/agents/profiles";
+import { loadMcpListings } from "../../../src/core/tools/mcp-listings";
+import type { McpListings } from "../../../src/core/tools/mcp";
+import type { TenantConfig } from "../../../src/core/config/schema";
+import type { JobSpec } from "../../../src/core/jobs/job-spec";
+import type { AskAnswer, Caller, ChatLimits, JobOutcome, TurnRequest, Usage } from "../../../src/core/jobs/messages";
 import { newJobRows } from "../jobs/admission";
 import { budgetAllows, modelUnanswered, modelUsed } from "./spending";
 import { insertBatch } from "../jobs/batch-rows";
@@ -28,7 +28,7 @@ import { runStep, takeReply, type LoopHost, type StepResult } from "./agent-loop
 import type { ChildIdentity } from "./step-calls";
 import { ModelAsks } from "./model-asks";
 import { giveBackModelRoom, modelRoom, releaseModelRoom } from "./model-room";
-import { askCheckAt } from "../../../src/runner/model-ask";
+import { askCheckAt } from "../../../src/core/runner/model-ask";
 import { beginTurn } from "./turn-start";
 import { stopTurn, type StopTurn } from "./turn-stop";
 import type { TreeCap } from "./tree-cap";

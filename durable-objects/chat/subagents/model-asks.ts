@@ -6,8 +6,8 @@
  * could have lapsed, so a lost message or runner only costs a second ask.
  */
 import { nanoid } from "nanoid";
-import type { ClaimedAsk, ModelAskMessage } from "../../../src/jobs/messages";
-import { askCheckAt, holdsAsk, type ModelAsk } from "../../../src/runner/model-ask";
+import type { ClaimedAsk, ModelAskMessage } from "../../../src/core/jobs/messages";
+import { askCheckAt, holdsAsk, type ModelAsk } from "../../../src/core/runner/model-ask";
 import type { ChatStore } from "../storage/chat-store";
 import { modelRequestOf, NO_LLM_ERROR, stepOf, type LoopHost } from "./agent-loop";
 

@@ -4,9 +4,9 @@
  * While it holds or waits, the holder is kept in the chat's meta, so a turn stopped meanwhile gives
  * it back, and a request out in a Worker runner keeps it across the chat's restarts.
  */
-import type { TenantConfig } from "../../../src/config/schema";
-import { planFlow, type JobFlow } from "../../../src/flow/job-flow";
-import { LLM_FLOW_NAME } from "../../../src/flow/rules";
+import type { TenantConfig } from "../../../src/core/config/schema";
+import { planFlow, type JobFlow } from "../../../src/core/flow/job-flow";
+import { LLM_FLOW_NAME } from "../../../src/core/flow/rules";
 import { askForRoom, giveBackRoom } from "../jobs/flow-objects";
 import type { ChatStore } from "../storage/chat-store";
 import { readMeta, writeMeta } from "../storage/schema";

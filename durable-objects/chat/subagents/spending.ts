@@ -4,8 +4,8 @@
  * each request and told what each spent once it answers (or that it ended with no answer: the
  * budget says how many requests were in flight when it was reached).
  */
-import { spentBy } from "../../../src/budgets/budget";
-import type { Usage } from "../../../src/usage/usage";
+import { spentBy } from "../../../src/core/budgets/budget";
+import type { Usage } from "../../../src/core/usage/usage";
 import { answered, mayRequest } from "../jobs/budget-object";
 import type { ChatStore } from "../storage/chat-store";
 

@@ -2,13 +2,13 @@
  * A model reply's tool calls as an agent loop step starts them (docs/api.md#the-agent-loop): each
  * becomes job specs, numbered in one sequence for the whole step, or an error entry the model reads.
  */
-import { ApiError } from "../../../src/http/errors";
-import { planToolCall, specNumbering, type CallPlan } from "../../../src/jobs/call-plan";
-import { InvalidToolCall, normalizeToolCall } from "../../../src/calls/normalize-call";
-import type { TenantConfig } from "../../../src/config/schema";
-import { PatternMeter } from "../../../src/json-schema/linear-patterns";
-import { toolsForAgent } from "../../../src/tools/catalog";
-import type { McpListings } from "../../../src/tools/mcp";
+import { ApiError } from "../../../src/core/http/errors";
+import { planToolCall, specNumbering, type CallPlan } from "../../../src/core/jobs/call-plan";
+import { InvalidToolCall, normalizeToolCall } from "../../../src/core/calls/normalize-call";
+import type { TenantConfig } from "../../../src/core/config/schema";
+import { PatternMeter } from "../../../src/core/json-schema/linear-patterns";
+import { toolsForAgent } from "../../../src/core/tools/catalog";
+import type { McpListings } from "../../../src/core/tools/mcp";
 import { withJobIds } from "../jobs/admission";
 
 /** Who the child is: what its step may call. */

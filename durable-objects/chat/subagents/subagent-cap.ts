@@ -4,8 +4,8 @@
  * and the 429 otherwise. Pure and synchronous: the ChatDO runs it in the same
  * step as the inserts, so two concurrent requests can never both pass.
  */
-import { ApiError } from "../../../src/http/errors";
-import type { ChatLimits } from "../../../src/jobs/messages";
+import { ApiError } from "../../../src/core/http/errors";
+import type { ChatLimits } from "../../../src/core/jobs/messages";
 import type { TreeAllowance } from "../storage/tree-slots";
 
 export interface CapState {

@@ -4,12 +4,12 @@
  * type and the depth limit. The caps are `./subagent-cap`. Synchronous, so the
  * ChatDO runs it inside the same step as the inserts.
  */
-import { quoteName } from "../../../src/calls/names";
+import { quoteName } from "../../../src/core/calls/names";
 import { nanoid } from "nanoid";
-import { mayStart } from "../../../src/agents/permission";
-import { badRequest } from "../../../src/http/errors";
-import { typeDenied, type SubordinateJobSpec } from "../../../src/jobs/job-spec";
-import type { Caller, ChatLimits } from "../../../src/jobs/messages";
+import { mayStart } from "../../../src/core/agents/permission";
+import { badRequest } from "../../../src/core/http/errors";
+import { typeDenied, type SubordinateJobSpec } from "../../../src/core/jobs/job-spec";
+import type { Caller, ChatLimits } from "../../../src/core/jobs/messages";
 import type { ChildLookup, ChildRow, SubordinatePlan } from "../storage/children";
 
 export interface SubordinateState {

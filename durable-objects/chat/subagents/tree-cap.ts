@@ -4,9 +4,9 @@
  * admission (at the root, locally; in a child, one RPC to the root), settling
  * them after it, and giving them back when subordinates end.
  */
-import type { JobSpec } from "../../../src/jobs/job-spec";
-import type { Caller, ChatLimits } from "../../../src/jobs/messages";
-import { chatName } from "../../../src/objects/names";
+import type { JobSpec } from "../../../src/core/jobs/job-spec";
+import type { Caller, ChatLimits } from "../../../src/core/jobs/messages";
+import { chatName } from "../../../src/core/objects/names";
 import { admitInOrder, type InOrderAdmission } from "./admit-in-order";
 import type { ChatStore } from "../storage/chat-store";
 import type { CapState } from "./subagent-cap";

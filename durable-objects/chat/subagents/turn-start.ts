@@ -3,8 +3,8 @@
  * subordinate job writes who the child is (its lineage, profile, limits, tools) and the task as the
  * conversation's next user message, and sets the `agent` timer that drives the loop.
  */
-import type { TurnRequest } from "../../../src/jobs/messages";
-import { narrowestTools } from "../../../src/jobs/tool-bound";
+import type { TurnRequest } from "../../../src/core/jobs/messages";
+import { narrowestTools } from "../../../src/core/jobs/tool-bound";
 import type { ChatStore } from "../storage/chat-store";
 import { readMeta, writeMeta } from "../storage/schema";
 

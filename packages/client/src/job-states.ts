@@ -1,4 +1,4 @@
-// Generated from src/api/job-states.ts (npm run openapi -w @fanout/client). Do not edit.
+// Generated from src/core/api/job-states.ts (npm run openapi -w @fanout/client). Do not edit.
 
 /** A job's states, in lifecycle order: `active`, not ended yet; `failed`, ended without the call's answer. */
 export const JOB_STATES = {
