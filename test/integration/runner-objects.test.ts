@@ -121,6 +121,32 @@ describe("a call in a runner object", () => {
   });
 });
 
+describe("a runner object handed a job it holds under an older claim", () => {
+  it("stops the old copy, which can report nothing, and runs the new one", async () => {
+    const group = "object-reclaimed";
+    const handed = (lease: string, attempt: number) => ({
+      tenant: "acme",
+      chat_id: group,
+      lease,
+      batch_id: `batch-${group}`,
+      weight: 1,
+      target: { kind: "http_tool" as const, url: `${toolServer()}/tracked`, secret: "whsec_dGVzdC1zZWNyZXQtZm9yLXRvb2xz", max_response_bytes: 65_536, secrets: [] },
+      call: { job_id: "tracked-again", chat_id: group, tool_name: "tracked", tool_args: JSON.stringify({ n: attempt, ms: 1_500, group }), read_only: true, deadline_at: Date.now() + 20_000, attempt },
+    });
+    const object = runnerObject(group, 0);
+    await object.run([handed("old", 1)]);
+    await eventually(async () => (await toolCalls("tracked-again")).length === 1);
+    await object.run([handed("old", 1)]); // the same claim again changes nothing
+    await object.run([handed("new", 2)]);
+    await eventually(async () => (await toolCalls("tracked-again")).length === 2);
+    const [first, second] = await toolCalls("tracked-again");
+    expect(JSON.parse(first!.body).attempt).toBe(1);
+    expect(JSON.parse(second!.body).attempt).toBe(2);
+    await eventually(async () => (await toolCalls("tracked-again"))[0]!.closed_at !== undefined); // the old copy stopped
+    expect(await holding(group, 0, ["tracked-again"])).toEqual(["tracked-again"]); // the new one runs on
+  });
+});
+
 describe("a runner object handed more than its budget", () => {
   it("runs 4 at a time and the rest in order as calls end, whatever the chat believed of its load", async () => {
     const group = "object-queue";

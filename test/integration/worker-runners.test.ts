@@ -107,6 +107,26 @@ describe("calls whose deadline falls within an invocation's waitUntil grace", ()
   });
 });
 
+describe("a hand-over to an invocation that keeps failing", () => {
+  it("is tried again later each time (1 s, 2 s, 4 s …), not every second until the deadline", async () => {
+    swap(DirectRunner.prototype, "run", () => () => {
+      throw new Error("runner unreachable");
+    });
+    await configure();
+    const chat = "direct-backoff";
+    const { body } = await parallel(chat, { tool_calls: [call("echo", { n: 1 })], job_timeout: 20, wait: false });
+    const id = body.jobs[0].job_id as string;
+    await new Promise((r) => setTimeout(r, 5_500));
+    // Tries at about 0, 1 and 3 s (the next at 7 s): each a new attempt of the read-only call, none sent.
+    const { attempt, state } = (await jobRow(chat, id))!;
+    expect(state).toBe("running");
+    expect(attempt).toBeGreaterThanOrEqual(2);
+    expect(attempt).toBeLessThanOrEqual(3);
+    expect(await toolCalls(id)).toHaveLength(0);
+    await parallel(chat, { action: "cancel", job_ids: [id] });
+  }, 15_000);
+});
+
 /** Two calls that never answer, started in `chat` and held by a runner: their job ids once both reached the tool server. */
 async function twoHeld(chat: string, tools: [string, string]): Promise<[string, string]> {
   await configure();

@@ -2,15 +2,24 @@ import { describe, expect, it } from "vitest";
 import { CallRoom, RUNNER_PICKUP_GRACE_MS } from "../../durable-objects/chat/jobs/call-room";
 
 describe("what a chat knows of its calls on their way", () => {
-  it("sums what each runner object was handed until it reports, loses it, or the job is stopped", () => {
+  it("weighs what each runner object was handed until it reports, the chat takes it back, or the job ends", () => {
     const room = new CallRoom();
     room.handed("x", 0, 1);
     room.handed("y", 0, 2);
     room.handed("z", 2, 1);
-    expect(room.objectLoads()).toEqual([3, undefined, 1]);
+    expect([...room.objectWeights()]).toEqual([["x", 1], ["y", 2], ["z", 1]]);
     room.left("y");
     room.stop("z");
-    expect(room.objectLoads()).toEqual([1]);
+    expect([...room.objectWeights()]).toEqual([["x", 1]]);
+  });
+
+  it("counts hand-overs that failed in a row until the job ends, so each next try waits longer", () => {
+    const room = new CallRoom();
+    expect(room.handOverFailed("a")).toBe(1);
+    room.left("a"); // taken back from its runner: the count stays
+    expect(room.handOverFailed("a")).toBe(2);
+    room.stop("a");
+    expect(room.handOverFailed("a")).toBe(1);
   });
 
   it("knows a call sent to the calls queue is on its way until a runner takes it or the grace ends", () => {

@@ -1,7 +1,7 @@
 /**
  * What this chat instance knows of its calls on their way (docs/architecture.md#where-a-call-runs):
- * what it handed each runner object and has not heard back about, so the next calls go where there
- * is room; the calls sent to the `calls` queue and not claimed yet, so a queue copy arriving
+ * the weight of what it handed each runner object and has not heard back about; hand-overs that
+ * failed, so the next try backs off; the calls sent to the `calls` queue and not claimed yet, so a queue copy arriving
  * meanwhile starts nothing; and the subordinate hand-overs under way. Memory only, lost with the
  * instance, and nothing correct depends on it: the rows and the runners' leases are the record.
  */
@@ -13,22 +13,29 @@ export class CallRoom {
   /** Sent to the `calls` queue, not claimed by a runner yet: when. */
   readonly #toQueue = new Map<string, number>();
   readonly #toChildren = new Set<string>();
+  /** Hand-overs to invocations that failed in a row, by job: the next try waits longer each time. */
+  readonly #handOverFailures = new Map<string, number>();
 
   /** The call was claimed for runner object `runner`, where it takes `weight`. */
   handed(jobId: string, runner: number, weight: number): void {
     this.#inObjects.set(jobId, { runner, weight });
   }
 
-  /** The call's runner reported, lost it, or the chat ended it: its room is free. */
+  /** The call left its runner object (taken back from it): its room there is free. */
   left(jobId: string): void {
     this.#inObjects.delete(jobId);
   }
 
-  /** What each runner object was handed and has not reported (the object itself enforces its budget). */
-  objectLoads(): number[] {
-    const loads: number[] = [];
-    for (const { runner, weight } of this.#inObjects.values()) loads[runner] = (loads[runner] ?? 0) + weight;
-    return loads;
+  /** The weight of each call handed to a runner object and not reported (the rows say which object holds it). */
+  objectWeights(): Map<string, number> {
+    return new Map([...this.#inObjects].map(([id, { weight }]) => [id, weight]));
+  }
+
+  /** A hand-over of the call to an invocation failed again: how many times in a row now. */
+  handOverFailed(jobId: string): number {
+    const failures = (this.#handOverFailures.get(jobId) ?? 0) + 1;
+    this.#handOverFailures.set(jobId, failures);
+    return failures;
   }
 
   /** Calls sent to the `calls` queue: a queue copy arriving before a runner claims them starts nothing. */
@@ -65,9 +72,10 @@ export class CallRoom {
     return this.#toChildren.has(jobId);
   }
 
-  /** The chat ended the job: whatever this instance knew of it goes. */
+  /** The job ended (its runner reported, or the chat ended it): whatever this instance knew of it goes. */
   stop(jobId: string): void {
     this.#inObjects.delete(jobId);
     this.#toQueue.delete(jobId);
+    this.#handOverFailures.delete(jobId);
   }
 }

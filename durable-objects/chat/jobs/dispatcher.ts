@@ -63,10 +63,13 @@ export class Dispatcher {
       if (this.runners.wouldRun(job, now)) all.push(job);
       else answers.set(job.job_id, isTerminal(job.state) ? "finished" : job.waiting_for !== null ? "held" : "duplicate");
     }
-    const calls = all.filter((j) => j.kind === "tool" && !endsByTimer(j));
+    const calls: JobRow[] = [];
     for (const job of all) {
       if (endsByTimer(job)) answers.set(job.job_id, this.#claimWait(job, now));
       else if (job.kind === "subordinate") answers.set(job.job_id, this.runners.handToChild(job, now));
+      // A call recovered only to end "Outcome unknown" needs no runner: it ends here.
+      else if (this.runners.endIfUnknown(job, now)) answers.set(job.job_id, "finished");
+      else calls.push(job);
     }
     const byHost = new Map<CallHost, JobRow[]>([["invocation", []], ["queue", []], ["object", []]]);
     const hosts = this.#hosts();
@@ -75,15 +78,15 @@ export class Dispatcher {
       if (targetOf(job) === undefined) answers.set(job.job_id, "failed");
       else byHost.get(callHost(job.deadline_at, now, hosts))!.push(job);
     }
+    const weighed = (jobs: JobRow[]) => jobs.map((job) => ({ job_id: job.job_id, weight: callWeight(targetOf(job)) }));
+    const byId = new Map(calls.map((j) => [j.job_id, j]));
+    const claimFor = (runner: number) => (ids: string[]) => this.#claimFor(runner, ids.map((id) => byId.get(id)!), targetOf, answers, Date.now());
 
     const toQueue = this.#sendToQueue(byHost.get("queue")!, targetOf, answers);
-    const toInvocations = handToInvocations(this.store, this.runners, this.#claimFor(WORKER_RUNNER, byHost.get("invocation")!, targetOf, answers, now));
+    const toInvocations = handToInvocations(this.store, this.runners, weighed(byHost.get("invocation")!), claimFor(WORKER_RUNNER));
     const inObjects = byHost.get("object")!;
-    const weights = inObjects.map((job) => ({ job_id: job.job_id, weight: callWeight(targetOf(job)) }));
-    const byId = new Map(inObjects.map((j) => [j.job_id, j]));
-    const toObjects = [...placeInObjects(weights, this.runners.room.objectLoads())].map(([index, ids]) =>
-      handToObject(this.store, this.runners, index, this.#claimFor(index, ids.map((id) => byId.get(id)!), targetOf, answers, now)),
-    );
+    const placed = inObjects.length ? placeInObjects(weighed(inObjects), this.runners.objectLoads()) : new Map<number, string[]>();
+    const toObjects = [...placed].map(([index, ids]) => handToObject(this.store, index, claimFor(index)(ids)));
     await this.store.timers.arm(); // the claims set the heartbeat and deadlines
     await Promise.all([toQueue, toInvocations, ...toObjects]);
     return answers;
@@ -136,7 +139,12 @@ export class Dispatcher {
     const targets = await this.store.runTargets([...new Set(open.map((j) => j.tool_name))]);
     // Read again after that await: another invocation may have taken or ended a job meanwhile.
     const calls = this.#claimFor(WORKER_RUNNER, this.store.jobs.many(open.map((j) => j.job_id)), (job) => targets[job.tool_name], new Map(), Date.now());
-    await this.store.timers.arm(); // the claims set the heartbeat; a recovery may have ended a job
+    try {
+      await this.store.timers.arm(); // the claims set the heartbeat; a recovery may have ended a job
+    } catch (e) {
+      // The claims stand and the runner must have them: the alarm is armed again with the next write.
+      console.warn("arming the alarm after a runner's claims failed", (e as Error).message);
+    }
     return calls;
   }
 
@@ -150,7 +158,8 @@ export class Dispatcher {
     // By the time a copy arrives its jobs have usually ended, or run somewhere: a read of their
     // ids says so, and only the rest are read whole.
     const active = this.store.jobs.stillActive(jobIds);
-    const toStart = this.store.jobs.many(active).filter((job) => this.runners.wouldRun(job, now));
+    // A running job is a runner's, or the heartbeat's to recover: a copy starts only what never started.
+    const toStart = this.store.jobs.many(active).filter((job) => job.state === "pending" && this.runners.wouldRun(job, now));
     if (toStart.length === 0) return jobIds.map(() => "duplicate");
     const answers = await this.launch(toStart);
     return jobIds.map((id) => {

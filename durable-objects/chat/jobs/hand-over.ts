@@ -7,45 +7,68 @@
  */
 import type { RunnerCall } from "../../../src/core/jobs/messages";
 import { CALLS_PER_OBJECT } from "../../../src/core/tools/call-meter";
+import { RENEW_EVERY_MS } from "../../../src/core/runner/lease";
 import type { ChatStore } from "../storage/chat-store";
 import { groupForRunners } from "./call-placement";
 import type { Runners } from "./runners";
 
-/** A hand-over that failed is tried again this much later: soon, but not in a loop while a runner cannot be reached. */
+/** The first retry of a hand-over to an invocation that failed; each failure after it doubles the wait. */
 export const HANDOVER_RETRY_MS = 1_000;
+/** The longest wait between two tries. */
+const HANDOVER_RETRY_MAX_MS = 3 * RENEW_EVERY_MS;
 
 /** Whether this chat can start Worker invocations of its own (a build without the entrypoint sends the calls to the queue). */
 export const canStartInvocations = (store: ChatStore) => store.ctx.exports?.DirectRunner !== undefined;
 
-/** Calls claimed for Worker runners (`WORKER_RUNNER` on their rows), each group to an invocation of its own. */
-export async function handToInvocations(store: ChatStore, runners: Runners, claimed: RunnerCall[]): Promise<void> {
-  const byId = new Map(claimed.map((c) => [c.call.job_id, c]));
-  const groups = groupForRunners(claimed.map((c) => ({ job_id: c.call.job_id, weight: c.weight }))).map((ids) => ids.map((id) => byId.get(id)!));
-  // At most `CALLS_PER_OBJECT` hand-overs waiting at once (each answers at once).
+/**
+ * Calls due within an invocation's grace, each group to an invocation of its own, at most
+ * `CALLS_PER_OBJECT` hand-overs waiting at once (each answers at once). A group is claimed
+ * (`claim`, `WORKER_RUNNER` on its rows) only when it is handed, so no call is claimed and then left
+ * waiting behind a slow hand-over.
+ */
+export async function handToInvocations(
+  store: ChatStore,
+  runners: Runners,
+  calls: { job_id: string; weight: number }[],
+  claim: (jobIds: string[]) => RunnerCall[],
+): Promise<void> {
+  const groups = groupForRunners(calls);
   for (let i = 0; i < groups.length; i += CALLS_PER_OBJECT) {
-    await Promise.all(groups.slice(i, i + CALLS_PER_OBJECT).map((calls) => hand(store, runners, calls, (c) => store.ctx.exports.DirectRunner.run(c))));
+    const claimed = groups.slice(i, i + CALLS_PER_OBJECT).map(claim).filter((c) => c.length > 0);
+    if (i > 0) await store.timers.arm(); // the first groups' claims are armed by the launch
+    await Promise.all(claimed.map((c) => toInvocation(store, runners, c)));
   }
 }
 
-/** Calls claimed for runner object `index`, in one RPC. */
-export function handToObject(store: ChatStore, runners: Runners, index: number, claimed: RunnerCall[]): Promise<void> {
-  return hand(store, runners, claimed, (c) => store.callRunner(index).run(c));
+/**
+ * If the RPC fails, the invocation may or may not have the calls, and their deadline comes before
+ * a lease could lapse: they are taken back under new leases at once (an invocation that has them
+ * after all is refused when it renews or reports) and recovered by the attempt rules, later each
+ * time it fails again.
+ */
+async function toInvocation(store: ChatStore, runners: Runners, calls: RunnerCall[]): Promise<void> {
+  try {
+    await store.ctx.exports.DirectRunner.run(calls);
+  } catch (e) {
+    const ids = calls.map((c) => c.call.job_id);
+    console.warn("handing calls to an invocation failed; the chat recovers them", ids.join(","), (e as Error).message);
+    runners.lost(ids);
+    const failures = Math.max(...ids.map((id) => runners.room.handOverFailed(id)));
+    store.timers.setEarliest("exec", "", Date.now() + Math.min(HANDOVER_RETRY_MS * 2 ** (failures - 1), HANDOVER_RETRY_MAX_MS));
+    await store.timers.arm();
+  }
 }
 
 /**
- * If the RPC fails, the runner may or may not have the calls: they are taken back under new leases
- * at once (a runner that has them after all is refused when it renews or reports) and recovered by
- * the attempt rules, as a lost runner's calls are.
+ * Calls claimed for runner object `index`, in one RPC. If it fails, the object may or may not have
+ * them; their lease decides, as for any runner: an object that has them renews it, and the calls of
+ * one that does not lapse in 30 s and are recovered then. Their deadline is far beyond that.
  */
-async function hand(store: ChatStore, runners: Runners, calls: RunnerCall[], send: (calls: RunnerCall[]) => Promise<void>): Promise<void> {
-  if (calls.length === 0) return;
+export async function handToObject(store: ChatStore, index: number, claimed: RunnerCall[]): Promise<void> {
+  if (claimed.length === 0) return;
   try {
-    await send(calls);
+    await store.callRunner(index).run(claimed);
   } catch (e) {
-    const ids = calls.map((c) => c.call.job_id);
-    console.warn("handing calls to a runner failed; the chat recovers them now", ids.join(","), (e as Error).message);
-    runners.lost(ids);
-    store.timers.setEarliest("exec", "", Date.now() + HANDOVER_RETRY_MS);
-    await store.timers.arm();
+    console.warn("handing calls to a runner object failed; their leases decide", index, (e as Error).message);
   }
 }

@@ -50,7 +50,7 @@ export class Runners {
     this.room.takenFromQueue(job.job_id);
     if (runner >= 0) this.room.handed(job.job_id, runner, weight);
     // A runner cannot be found lost before its lease lapses: a shorter call needs no heartbeat at all.
-    this.store.timers.setEarliest("exec", "", now + RUNNER_LAPSES_AFTER_MS);
+    this.store.timers.setEarliest("exec", "", now + RUNNER_LAPSES_AFTER_MS + 1);
     const { tenant, chat_id } = this.store.address();
     const { claim } = taken;
     return {
@@ -81,6 +81,29 @@ export class Runners {
         .finally(() => this.room.handedToChild(job.job_id)),
     );
     return "started";
+  }
+
+  /**
+   * A running call whose attempt may have reached a tool that must not run twice: no runner is to
+   * have it, it ends "Outcome unknown" here (true), or it is not such a call (false).
+   */
+  endIfUnknown(job: JobRow, now: number): boolean {
+    if (job.state !== "running" || job.runner !== null || recoveryStep(job, now).step !== "outcome_unknown") return false;
+    return this.#claim(job, now, null) === "finished";
+  }
+
+  /**
+   * What each runner object holds of this chat's calls, by the rows (they outlive this instance),
+   * weighed as handed where this instance knows, else as the heavier kind.
+   */
+  objectLoads(): number[] {
+    const loads: number[] = [];
+    const known = this.room.objectWeights();
+    for (const job of this.store.jobs.running()) {
+      if (job.runner === null || job.runner < 0) continue;
+      loads[job.runner] = (loads[job.runner] ?? 0) + (known.get(job.job_id) ?? 2);
+    }
+    return loads;
   }
 
   /** Whether a launch would do anything for this job: a queue copy of a job already taken needs none. */
@@ -150,8 +173,10 @@ export class Runners {
   reported(reports: RunnerOutcome[], now: number) {
     const maxStoredBytes = this.store.limits().max_stored_result_bytes;
     return reports.map((r) => {
-      this.room.left(r.job_id);
-      return this.machine.complete(r.job_id, r.lease, r.outcome, now, maxStoredBytes, r.batch_id);
+      const result = this.machine.complete(r.job_id, r.lease, r.outcome, now, maxStoredBytes, r.batch_id);
+      // A stale report comes from a copy the chat took back: the room is its newer holder's.
+      if (result.status !== "stale") this.room.stop(r.job_id);
+      return result;
     });
   }
 

@@ -51,9 +51,13 @@ export class CallRunner {
   /** Takes calls; they start at once while there is room, the rest in order as calls end. */
   run(calls: RunnerCall[]): void {
     for (const call of calls) {
-      if (this.#held.has(call.call.job_id)) continue; // a repeated hand-over
-      this.#held.set(call.call.job_id, { call, stop: new AbortController() });
-      this.#waiting.push(call.call.job_id);
+      const id = call.call.job_id;
+      const held = this.#held.get(id);
+      if (held?.call.lease === call.lease) continue; // a repeated hand-over
+      // An older claim of the same job: the chat took it back, so that copy can report nothing; it stops.
+      if (held) this.abort(id);
+      this.#held.set(id, { call, stop: new AbortController() });
+      this.#waiting.push(id);
     }
     this.#startWhatFits();
     this.#scheduleRenewal();
@@ -89,7 +93,8 @@ export class CallRunner {
 
   #ended(call: RunnerCall): void {
     this.#load -= call.weight;
-    this.#held.delete(call.call.job_id);
+    // A newer claim of the same job may have taken its place meanwhile: that one stays.
+    if (this.#held.get(call.call.job_id)?.call === call) this.#held.delete(call.call.job_id);
     this.#startWhatFits();
     if (this.#held.size === 0) this.#stopRenewing();
   }
