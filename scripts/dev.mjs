@@ -44,7 +44,10 @@ ${tryIt(url)}
 `);
   const wrangler = startWranglerDev({ cwd: ROOT, port, inspectorPort, persistTo: process.env.PERSIST_TO, vars: DEV_VARS });
   let stopping = false;
-  stopOnSignals([wrangler], () => ((stopping = true), stopGroups([wrangler])));
+  stopOnSignals([wrangler], () => {
+    stopping = true;
+    return stopGroups([wrangler]);
+  });
   wrangler.on("exit", (code, signal) => {
     if (stopping) return;
     // wrangler ended by itself: make sure nothing of its group is left holding the port.

@@ -16,7 +16,9 @@ const createJobs = (sql: SqlStorage) => sql.exec("CREATE TABLE IF NOT EXISTS job
 /** Each call's row, pending, under a new id. */
 function insertJobs(sql: SqlStorage, calls: Call[]): string[] {
   const ids = calls.map(() => crypto.randomUUID());
-  ids.forEach((id, i) => sql.exec("INSERT INTO jobs VALUES(?, ?, ?, 'pending', NULL)", id, calls[i]!.url, JSON.stringify(calls[i]!.tool_args)));
+  ids.forEach((id, i) => {
+    sql.exec("INSERT INTO jobs VALUES(?, ?, ?, 'pending', NULL)", id, calls[i]!.url, JSON.stringify(calls[i]!.tool_args));
+  });
   return ids;
 }
 
@@ -61,7 +63,7 @@ export abstract class FloorChat<Env> extends DurableObject<Env> {
 
   report(id: string, o: Outcome) {
     this.ctx.storage.sql.exec("UPDATE jobs SET state = ?, result = ? WHERE id = ?", o.state, o.result, id);
-    this.#waiters.splice(0).forEach((w) => w());
+    for (const w of this.#waiters.splice(0)) w();
   }
 }
 

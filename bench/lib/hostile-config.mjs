@@ -24,7 +24,7 @@ function pastBound(limit, n) {
 }
 
 /** The first is valid (and, matched in linear time, harmless); the others are past the 128-character bound. */
-const STALL_GLOBS = ["*a*a*a*a*a*a*a*b", "*".repeat(128) + "b", "?".repeat(129), "a".repeat(129)];
+const STALL_GLOBS = ["*a*a*a*a*a*a*a*b", `${"*".repeat(128)}b`, "?".repeat(129), "a".repeat(129)];
 /** Each refused: RE2 cannot run it, it is not valid, or it compiles to too many steps (fixed counts). */
 const REFUSED_PATTERNS = ["^(a)\\1$", "(?=a)b", "(?<=a)b", "(?!x)y", ".{5000}y", "[a-z]{1000}[0-9]{1000}", "(?:.{100}){30}", "(", "a".repeat(1025)];
 

@@ -59,7 +59,10 @@ export class Targets {
   async secrets(): Promise<string[]> {
     const opened = await this.config.opened();
     let secrets = secretsOf.get(opened);
-    if (!secrets) secretsOf.set(opened, (secrets = gatherSecrets(opened)));
+    if (!secrets) {
+      secrets = gatherSecrets(opened);
+      secretsOf.set(opened, secrets);
+    }
     return secrets;
   }
 

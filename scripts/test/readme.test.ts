@@ -25,8 +25,8 @@ const ELSEWHERE: Record<string, string> = {
   "npm ci && npm test": ".ci/run",
 };
 
-export const shBlocks = (markdown: string) => [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
-export const inlineCli = (markdown: string) => [...new Set([...markdown.matchAll(/`(npx fanout [^`]+)`/g)].map((m) => m[1]!))].filter((c) => c.split(" ").length > 2);
+const shBlocks = (markdown: string) => [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+const inlineCli = (markdown: string) => [...new Set([...markdown.matchAll(/`(npx fanout [^`]+)`/g)].map((m) => m[1]!))].filter((c) => c.split(" ").length > 2);
 
 let fanout: TestFanout;
 let cwd: string;

@@ -72,14 +72,14 @@ it("runs in a browser: a stream opened before a batch sees all of it, over a tic
       if (event.type === "batch.finished") break;
     }
     // A Standard Webhooks signature made here with WebCrypto, checked by the client's helper.
-    const secret = "whsec_" + btoa("browser-test-secret-0123456789ab");
+    const secret = `whsec_${btoa("browser-test-secret-0123456789ab")}`;
     const raw = Uint8Array.from(atob(secret.slice(6)), (c) => c.charCodeAt(0));
     const hmac = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
     const ts = String(Math.floor(Date.now() / 1000));
     const body = '{"id":"evt_1"}';
     const mac = new Uint8Array(await crypto.subtle.sign("HMAC", hmac, new TextEncoder().encode(`evt_1.${ts}.${body}`)));
     const headers = { "webhook-id": "evt_1", "webhook-timestamp": ts, "webhook-signature": `v1,${btoa(String.fromCharCode(...mac))}` };
-    return { status: done.status, types, seqs, valid: await verifyWebhook(secret, headers, body), forged: await verifyWebhook(secret, headers, body + " ") };
+    return { status: done.status, types, seqs, valid: await verifyWebhook(secret, headers, body), forged: await verifyWebhook(secret, headers, `${body} `) };
   }, KEY);
 
   expect(problems).toEqual([]);

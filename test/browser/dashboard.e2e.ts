@@ -73,7 +73,6 @@ describe("the dashboard", () => {
     expect(await page.evaluate(() => sessionStorage.getItem("fanout.apiKey"))).toBe(KEY);
     expect(page.url()).not.toContain(KEY);
 
-    const parent = page.locator('li[data-chat="support-42"]');
     const pickParent = page.locator('li[data-chat="support-42"] > .node > .pick');
     await pickParent.waitFor();
     const child = page.locator(`li[data-chat="${childId}"]`);

@@ -5,7 +5,7 @@
 import { createExecutionContext, env, reset } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { TEST_BINDINGS, TEST_KEYS } from "../setup/bindings";
+import { type TEST_BINDINGS, TEST_KEYS } from "../setup/bindings";
 import { api, call, configure, json, parallel } from "../helpers";
 
 beforeEach(async () => {

@@ -63,7 +63,12 @@ async function startMeter() {
   wrap(queue, "send", (orig) => function (this: unknown, ...a: unknown[]) { counts.queueMessages++; return orig.apply(this, a); });
   wrap(queue, "sendBatch", (orig) => function (this: unknown, ...a: unknown[]) { counts.queueMessages += (a[0] as unknown[]).length; return orig.apply(this, a); });
   wrap(worker, "queue", (orig) => function (this: unknown, ...a: unknown[]) { counts.consumerBatches++; return orig.apply(this, a); });
-  return { counts, stop: () => undo.reverse().forEach((f) => f()) };
+  return {
+    counts,
+    stop: () => {
+      for (const f of undo.reverse()) f();
+    },
+  };
 }
 
 describe("billable operations per job", () => {

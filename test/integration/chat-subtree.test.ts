@@ -54,7 +54,12 @@ async function expectGone(chat: string) {
 
 const listedIds = async () => {
   const ids: string[] = [];
-  const walk = (nodes: { chat_id: string; children: any[] }[]) => nodes.forEach((n) => (ids.push(n.chat_id), walk(n.children)));
+  const walk = (nodes: { chat_id: string; children: any[] }[]): void => {
+    for (const n of nodes) {
+      ids.push(n.chat_id);
+      walk(n.children);
+    }
+  };
   walk((await json(await api("/v1/chats?limit=200"))).chats);
   return ids;
 };

@@ -66,7 +66,12 @@ function startDurationMeter() {
   const fetchBefore = globalThis.fetch;
   globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => timed(outboundKey(input, init, inObject.getStore()), () => fetchBefore(input, init))) as typeof fetch;
   undo.push(() => (globalThis.fetch = fetchBefore));
-  return { spans, stop: () => undo.reverse().forEach((f) => f()) };
+  return {
+    spans,
+    stop: () => {
+      for (const f of undo.reverse()) f();
+    },
+  };
 }
 
 const chatKey = (chat: string) => `ChatDO:${env.CHAT.idFromName(`chat/acme/${chat}`).toString()}`;

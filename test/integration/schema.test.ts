@@ -320,7 +320,7 @@ describe("a later migration", () => {
   // These steps exist only here, after the real ones, to show the path the next schema change takes.
   const addNote = [...MIGRATIONS, ["ALTER TABLE jobs ADD COLUMN note TEXT", "UPDATE jobs SET note = 'from ' || job_id"]];
   const indexNote = ["CREATE INDEX jobs_by_note ON jobs (note)"];
-  const after = (n: number) => String(SCHEMA_VERSION + n);
+  const versionAfter = (n: number) => String(SCHEMA_VERSION + n);
 
   it("runs once on a chat stored at the version before it, keeping and moving its data", async () => {
     await runInDurableObject(chatObject("schema-step"), (_i, state) => {
@@ -328,7 +328,7 @@ describe("a later migration", () => {
       ensureSchema(sql);
       addJob(sql, "echo-old");
       ensureSchema(sql, addNote);
-      expect(version(sql)).toBe(after(1));
+      expect(version(sql)).toBe(versionAfter(1));
       addJob(sql, "echo-new");
       // A new instance on the same code: the step ran already and must not run again (its UPDATE
       // would overwrite the new row's NULL, and its ALTER would fail on the existing column).
@@ -351,7 +351,7 @@ describe("a later migration", () => {
       return { version: version(sql), written: view.statements.filter((s) => !s.startsWith("SELECT")) };
     });
     expect(ran).toEqual({
-      version: after(2),
+      version: versionAfter(2),
       written: ["CREATE INDEX jobs_by_note ON jobs (note)", "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)"],
     });
   });
@@ -366,7 +366,7 @@ describe("a later migration", () => {
         index: sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'jobs_by_note'`).one().n,
       };
     });
-    expect(result).toEqual({ version: after(2), note: 1, index: 1 });
+    expect(result).toEqual({ version: versionAfter(2), note: 1, index: 1 });
   });
 });
 

@@ -28,7 +28,7 @@ const HAND_LISTS = [
 const isComment = (line: string) => /^\s*(\*|\/\*|\/\/)/.test(line);
 
 /** `file:line: text` for every line of code in `text` that lists event types by hand. */
-export function handLists(file: string, text: string): string[] {
+function handLists(file: string, text: string): string[] {
   return text.split("\n").flatMap((line, i) => (!isComment(line) && HAND_LISTS.some((p) => p.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
 }
 

@@ -25,7 +25,7 @@ const HAND_LISTS = [
 ];
 
 /** `file:line: text` for every line of `text` that lists states by hand. */
-export function handLists(file: string, text: string): string[] {
+function handLists(file: string, text: string): string[] {
   return text.split("\n").flatMap((line, i) => (HAND_LISTS.some((p) => p.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
 }
 

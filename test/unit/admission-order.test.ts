@@ -6,7 +6,7 @@ import { NEW_CHAT_STATE, type SubordinateState } from "../../durable-objects/cha
 import { treeAllowance, UNLIMITED_TREE, type TreeAllowance } from "../../durable-objects/chat/storage/tree-slots";
 import { chatLimits } from "../../src/core/config/chat-limits";
 import { configSchema } from "../../src/core/config/schema";
-import { ApiError } from "../../src/core/http/errors";
+import type { ApiError } from "../../src/core/http/errors";
 import { jobSpec, type JobSpec } from "../../src/core/jobs/job-spec";
 import type { Caller, ChatLimits } from "../../src/core/jobs/messages";
 import { PatternMeter } from "../../src/core/json-schema/linear-patterns";

@@ -44,7 +44,7 @@ describe("parseApiKeys", () => {
   });
 
   it("accepts tenant ids of the allowed pattern up to 32 characters", async () => {
-    const longest = "a" + "b".repeat(31);
+    const longest = `a${"b".repeat(31)}`;
     const list = await entries(`0tenant_x-y:k1,${longest}:k2`);
     expect(list.map((e) => e.tenant).sort()).toEqual(["0tenant_x-y", longest].sort());
   });

@@ -11,7 +11,7 @@ import { flowHolds, flowKey, MAX_FLOW_KEY_CHARS, type FlowHold } from "../../src
 import { startsAvailable, takeStart, type RateRule } from "../../src/core/flow/rate";
 import { acquireMany } from "../../src/core/flow/acquire";
 import { askLines, FLOW_SHARDS, flowShard, giveBackLines, inAskingOrder, ruleFigures, settleLine, type Line, type ShardAnswer } from "../../src/core/flow/shard";
-import { ask, emptySlots, giveBack, offerNext, OFFER_MS, type Answer, type SlotRule, type SlotState } from "../../src/core/flow/slots";
+import { ask, emptySlots, giveBack, offerNext, OFFER_MS, type SlotRule, type SlotState } from "../../src/core/flow/slots";
 
 const T0 = 1_000_000;
 

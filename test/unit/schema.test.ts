@@ -274,7 +274,7 @@ describe("configSchema glob bounds", () => {
   });
 
   it("refuses a glob of 129 characters, naming the bound", () => {
-    const long = g128 + "b";
+    const long = `${g128}b`;
     for (const input of [
       { agents: { a: { tools: [long] } } },
       { agents: { a: { permission: { task: [[long, "deny"]] } } } },

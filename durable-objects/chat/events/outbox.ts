@@ -12,7 +12,7 @@ import { deliveryEntry, redeliveryRefusal, type DeliveryEntry, type DeliveryRow 
 import { afterAttempt } from "../../../src/core/webhooks/delivery-rules";
 import { sendWebhook, type WebhookTarget } from "../../../src/core/webhooks/send";
 import { sendTelegram, type TelegramTarget } from "../../../src/core/notify/telegram";
-import type { Notification, Notifications } from "../storage/notifications";
+import type { Notification, } from "../storage/notifications";
 import { CALLS_PER_OBJECT } from "../../../src/core/tools/call-meter";
 
 /**
@@ -21,7 +21,7 @@ import { CALLS_PER_OBJECT } from "../../../src/core/tools/call-meter";
  * budget objects, child chats), deliveries the rest.
  */
 export const DELIVERIES_AT_ONCE = 6 - CALLS_PER_OBJECT;
-import type { Events, OutboxEvent } from "../storage/events";
+import type { OutboxEvent } from "../storage/events";
 import type { ChatStore } from "../storage/chat-store";
 
 /** If a run's instance dies, the `deliver` timer re-drives it after this. */

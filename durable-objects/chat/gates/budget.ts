@@ -27,7 +27,9 @@ export const budgetGate: Gate = {
     const answers = new Map<string, Awaited<ReturnType<typeof takeShares>>[number]>();
     for (const [budget, jobs] of byBudget) {
       const got = await takeShares(store, budget, jobs.map((j) => ({ job_id: j.job_id, kind: j.kind })));
-      jobs.forEach((job, i) => answers.set(job.job_id, got[i]!));
+      jobs.forEach((job, i) => {
+        answers.set(job.job_id, got[i]!);
+      });
     }
     const start = store.transaction(() => {
       const started: string[] = [];

@@ -13,7 +13,10 @@ const caches = new WeakMap<SqlStorage, Map<string, unknown>>();
 
 function cacheOf(sql: SqlStorage): Map<string, unknown> {
   let cache = caches.get(sql);
-  if (!cache) caches.set(sql, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    caches.set(sql, cache);
+  }
   return cache;
 }
 

@@ -126,7 +126,7 @@ function lastText(messages: ChatMessage[]): string {
  */
 export async function runStep(host: LoopHost, turnId: string, now: number): Promise<StepResult> {
   const turn = host.turns.get(turnId);
-  if (!turn || turn.state !== "running") return "finished";
+  if (turn?.state !== "running") return "finished";
   // Past the parent job's deadline the parent has ended it `timeout`: no more model calls.
   if (now >= turn.deadline_at) return finishWith(host, turn, { state: "error", error: "The parent job's deadline passed.", attempt: 1, usage: turn.usage });
 
@@ -212,7 +212,7 @@ export async function modelRequestOf(host: LoopHost, turn: Turn): Promise<Claime
  */
 export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswer): Promise<StepResult> {
   const turn = host.turns.get(turnId);
-  if (!turn || turn.state !== "running") return "finished";
+  if (turn?.state !== "running") return "finished";
   await host.releaseModelRoom();
   if ("error" in answer) {
     await host.modelUnanswered(stepOf(turn));

@@ -90,7 +90,7 @@ export class ChildTurns implements LoopHost {
    */
   async checkIdle(turnId: string, now: number): Promise<void> {
     const turn = this.store.turns.get(turnId);
-    if (!turn || turn.state !== "running") return;
+    if (turn?.state !== "running") return;
     const idleMs = this.#idleMs();
     const awaited = (turn.awaiting ?? []).flatMap((c) => c.job_ids ?? (c.job_id ? [c.job_id] : []));
     const busy = this.store.jobs.many(awaited).some((j) => !isTerminal(j.state));
@@ -141,7 +141,7 @@ export class ChildTurns implements LoopHost {
 
   async #steps(turnId: string, first?: () => Promise<StepResult>): Promise<void> {
     try {
-      let result;
+      let result: StepResult;
       do {
         this.#wakes.delete(turnId);
         result = first ? await first() : await runStep(this, turnId, Date.now());

@@ -92,7 +92,7 @@ type AskHost = LoopHost & { asks: ModelAsks };
 export async function claimAsk(host: AskHost, turnId: string, lease: string, now: number): Promise<ClaimedAsk | null> {
   const turn = host.turns.get(turnId);
   if (!turn || !host.running(turnId) || !host.asks.claim(turnId, lease, now)) return null;
-  let claimed;
+  let claimed: Awaited<ReturnType<typeof modelRequestOf>>;
   try {
     claimed = await modelRequestOf(host, turn);
   } catch (e) {

@@ -4,7 +4,7 @@
  * errors with their codes, event streams that resume after a cut, webhooks.
  */
 import { createServer, type IncomingMessage } from "node:http";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { FanoutError, readWebhook, type FanoutEvent, type StreamMessage } from "../src/index.js";
 import { chat, client, configure, url, wait } from "./helpers.js";
 import { eventually } from "../../../test/eventually";

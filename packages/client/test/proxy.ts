@@ -23,7 +23,13 @@ export async function cuttableProxy(target: string) {
   return {
     url: `http://127.0.0.1:${address.port}`,
     /** Drops every connection through the proxy; new ones still get through. */
-    cut: () => open.forEach((s) => s.destroy()),
-    close: () => new Promise<void>((resolve) => (open.forEach((s) => s.destroy()), server.close(() => resolve()))),
+    cut: () => {
+      for (const s of open) s.destroy();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of open) s.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

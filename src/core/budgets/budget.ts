@@ -99,7 +99,8 @@ export function stop(ledger: Ledger, reached: Reached | undefined): Reached | un
  * flow rule) was counted already: it takes nothing more, as a job that asks again for its share.
  */
 export function askModel(budget: Budget, ledger: Ledger, step: string): Reached | undefined {
-  const asking = (ledger.asking ??= {});
+  ledger.asking ??= {};
+  const asking = ledger.asking;
   if (asking[step]) {
     // Let go before the budget was reached but not sent yet: now it never is.
     if (ledger.reached) delete asking[step];

@@ -47,7 +47,10 @@ export function ruleToolProblems(config: TenantConfig): string[] {
   const serverPrefixes = config.mcp_servers.map((s) => mcpToolName(s.name, "").toLowerCase());
   let spent = 0;
   let suggested = 0;
-  const metered = (result: { matched: boolean; comparisons: number }) => ((spent += result.comparisons), result.matched);
+  const metered = (result: { matched: boolean; comparisons: number }) => {
+    spent += result.comparisons;
+    return result.matched;
+  };
   const matchesSome = (entry: string, candidates: readonly string[], plain: Set<string>) => {
     if (!isGlob(entry)) {
       // Names are ASCII, and globs fold no other letter into ASCII (glob.ts): neither does this.

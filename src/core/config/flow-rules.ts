@@ -45,5 +45,9 @@ export type FlowRule = z.output<typeof flowRuleSchema>;
 /** What the schema cannot say alone: each rule's name is its own. */
 export function flowRuleProblems(rules: readonly FlowRule[]): string[] {
   const seen = new Set<string>();
-  return rules.flatMap((r) => (seen.has(r.name) ? [`flow: the rule name '${r.name}' is used twice`] : (seen.add(r.name), [])));
+  return rules.flatMap((r) => {
+    if (seen.has(r.name)) return [`flow: the rule name '${r.name}' is used twice`];
+    seen.add(r.name);
+    return [];
+  });
 }

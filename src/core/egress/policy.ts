@@ -138,8 +138,12 @@ export function configEgressProblems(
   if (config.llm) urls.push(["llm.base_url", config.llm.base_url]);
   if (config.webhook) urls.push(["webhook.url", config.webhook.url]);
   if (config.telegram) urls.push(["telegram.api_base_url", config.telegram.api_base_url]);
-  config.builtins.http_request.allowed_origins.forEach((o, i) => urls.push([`builtins.http_request.allowed_origins[${i}]`, o]));
-  config.webhook?.allowed_callback_origins.forEach((o, i) => urls.push([`webhook.allowed_callback_origins[${i}]`, o]));
+  config.builtins.http_request.allowed_origins.forEach((o, i) => {
+    urls.push([`builtins.http_request.allowed_origins[${i}]`, o]);
+  });
+  config.webhook?.allowed_callback_origins.forEach((o, i) => {
+    urls.push([`webhook.allowed_callback_origins[${i}]`, o]);
+  });
   return urls.flatMap(([path, url]) => {
     const problem = egressProblem(url, allowPrivate);
     return problem ? [`${path} ${problem}`] : [];

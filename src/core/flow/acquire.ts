@@ -75,7 +75,9 @@ export async function acquireMany(requests: readonly RoomRequest[], ask: AskShar
     const answers = new Map<string, ShardAnswer>();
     await forEachLimited([...byShardNow], MAX_OPEN_CONNECTIONS, async ([shard, asks]) => {
       const got = await ask(shard, asks);
-      asks.forEach((a, i) => answers.set(a.id, got[i]!));
+      asks.forEach((a, i) => {
+        answers.set(a.id, got[i]!);
+      });
     });
     const stopped: (readonly [FlowHold, string])[] = [];
     open = open.filter((r) => {

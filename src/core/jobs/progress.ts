@@ -61,7 +61,10 @@ export class LatestEvery<T> {
   offer(value: T): void {
     if (this.#stopped) return;
     const now = this.clock.now();
-    if (!this.#cancel && now - this.#lastWrite >= this.intervalMs) return this.#write(value, now);
+    if (!this.#cancel && now - this.#lastWrite >= this.intervalMs) {
+      this.#write(value, now);
+      return;
+    }
     this.#waiting = { value };
     this.#cancel ??= this.clock.later(() => this.#flush(), this.#lastWrite + this.intervalMs - now);
   }

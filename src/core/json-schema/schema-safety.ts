@@ -45,7 +45,7 @@ const ASSERTED_FORMATS = new Set([
   "json-pointer", "json-pointer-uri-fragment", "relative-json-pointer",
 ]);
 
-const escape = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+const escapePointer = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 
 /** Calls `visit` on every object of the schema a validator could treat as a subschema, with its JSON pointer. */
 function walk(schema: unknown, visit: (node: Record<string, unknown>, at: string) => void): void {
@@ -53,11 +53,13 @@ function walk(schema: unknown, visit: (node: Record<string, unknown>, at: string
   while (stack.length > 0) {
     const [node, at] = stack.pop()!;
     if (Array.isArray(node)) {
-      node.forEach((item, i) => stack.push([item, `${at}/${i}`]));
+      node.forEach((item, i) => {
+        stack.push([item, `${at}/${i}`]);
+      });
     } else if (isObject(node)) {
       visit(node, at);
       for (const [key, value] of Object.entries(node)) {
-        if (!DATA_KEYWORDS.has(key) && typeof value === "object" && value !== null) stack.push([value, `${at}/${escape(key)}`]);
+        if (!DATA_KEYWORDS.has(key) && typeof value === "object" && value !== null) stack.push([value, `${at}/${escapePointer(key)}`]);
       }
     }
   }
@@ -75,7 +77,7 @@ export function schemaPatterns(schema: unknown): SchemaPattern[] {
   walk(schema, (node, at) => {
     if (typeof node.pattern === "string") found.push({ pointer: `${at}/pattern`, pattern: node.pattern });
     if (isObject(node.patternProperties)) {
-      for (const key of Object.keys(node.patternProperties)) found.push({ pointer: `${at}/patternProperties/${escape(key)}`, pattern: key });
+      for (const key of Object.keys(node.patternProperties)) found.push({ pointer: `${at}/patternProperties/${escapePointer(key)}`, pattern: key });
     }
   });
   return found;
@@ -233,11 +235,13 @@ export function overlongString(value: unknown, limit = MAX_CHECKED_STRING_CHARS)
     if (typeof node === "string") {
       if (node.length > limit) return at || "/";
     } else if (Array.isArray(node)) {
-      node.forEach((v, i) => stack.push([v, `${at}/${i}`]));
+      node.forEach((v, i) => {
+        stack.push([v, `${at}/${i}`]);
+      });
     } else if (isObject(node)) {
       for (const [key, v] of Object.entries(node)) {
-        if (key.length > limit) return `${at}/${escape(key.slice(0, 20))}…`;
-        stack.push([v, `${at}/${escape(key)}`]);
+        if (key.length > limit) return `${at}/${escapePointer(key.slice(0, 20))}…`;
+        stack.push([v, `${at}/${escapePointer(key)}`]);
       }
     }
   }

@@ -55,7 +55,7 @@ export async function sendTelegram(
     const answer = await res.text();
     // The token is part of the URL: never echo the URL into an error.
     return { status: res.status, error: res.ok ? "" : `Telegram answered ${res.status}: ${redact(answer, target.secrets).slice(0, 200)}` };
-  } catch (e) {
+  } catch {
     const timedOut = bounded.signal.reason?.name === "TimeoutError";
     return { status: null, error: timedOut ? `Telegram gave no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.` : "Network error reaching Telegram." };
   } finally {

@@ -140,7 +140,10 @@ export class CallRunner {
   #report(held: RunnerCall, outcome: JobOutcome): Promise<void> {
     const name = chatName(held.tenant, held.chat_id);
     let reports = this.#reports.get(name);
-    if (!reports) this.#reports.set(name, (reports = new ReportQueue((outcomes) => this.#deliver(name, outcomes))));
+    if (!reports) {
+      reports = new ReportQueue((outcomes) => this.#deliver(name, outcomes));
+      this.#reports.set(name, reports);
+    }
     return reports.send({ job_id: held.call.job_id, lease: held.lease, batch_id: held.batch_id, outcome });
   }
 

@@ -111,7 +111,7 @@ export function schemaProblems(tool: CatalogTool, args: JsonObject, patterns: Pa
   if (overlong) {
     return [`${overlong} is longer than ${MAX_CHECKED_STRING_CHARS} characters, the most fanout checks against this tool's schema patterns and formats; send a shorter value`];
   }
-  let result;
+  let result: ReturnType<typeof checkArguments>;
   try {
     result = checkArguments(tool.parameters, args, patterns);
   } catch {

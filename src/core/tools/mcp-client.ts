@@ -95,7 +95,7 @@ export async function listMcpTools(endpoint: McpEndpoint, allowPrivateEgress: bo
         cut = { pages: page };
         break;
       }
-      let answer;
+      let answer: Awaited<ReturnType<typeof client.listTools>>;
       try {
         answer = await client.listTools(cursor ? { cursor } : {}, { signal, timeout: MCP_LIST_TIMEOUT_MS });
       } catch (e) {

@@ -50,7 +50,7 @@ export function secretForms(secret: string): string[] {
     ...cores,
     ...cores.map((c) => c.replace(/\+/g, "-").replace(/\//g, "_")),
     percent,
-    percent.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+    percent.replace(/%[0-9A-F]{2}/g, (code) => code.toLowerCase()),
     hex(bytes),
     hex(bytes).toUpperCase(),
   ];

@@ -24,7 +24,7 @@ export type KeyTable = { ok: true; entries: KeyEntry[] } | { ok: false; reason: 
 
 /** Parses API_KEYS. A malformed entry or a key under two tenants makes the whole table unusable. */
 export async function parseApiKeys(raw: string | undefined): Promise<KeyTable> {
-  if (!raw || !raw.trim()) return { ok: false, reason: "API_KEYS is not set" };
+  if (!raw?.trim()) return { ok: false, reason: "API_KEYS is not set" };
   const owner = new Map<string, string>();
   for (const part of raw.split(",")) {
     const pair = part.trim();
@@ -33,7 +33,7 @@ export async function parseApiKeys(raw: string | undefined): Promise<KeyTable> {
     const tenant = pair.slice(0, at).trim();
     const key = pair.slice(at + 1).trim();
     if (at < 0 || !TENANT_PATTERN.test(tenant) || !key) {
-      return { ok: false, reason: "API_KEYS must be comma-separated tenant:key pairs with tenant ids matching " + TENANT_PATTERN.source };
+      return { ok: false, reason: `API_KEYS must be comma-separated tenant:key pairs with tenant ids matching ${TENANT_PATTERN.source}` };
     }
     const previous = owner.get(key);
     if (previous !== undefined && previous !== tenant) {
@@ -64,7 +64,10 @@ export async function keyForToken(entries: KeyEntry[], token: string): Promise<M
   for (const entry of entries) if (equalDigests(entry.digest, digest)) found = { tenant: entry.tenant, id: `${entry.tenant}:${hex(digest.slice(0, 8))}` };
   if (found !== undefined) {
     let keys = matched.get(entries);
-    if (!keys) matched.set(entries, (keys = new Map()));
+    if (!keys) {
+      keys = new Map();
+      matched.set(entries, keys);
+    }
     keys.set(token, found);
   }
   return found;

@@ -34,7 +34,7 @@ function entryFor(index: number, item: unknown, ctx: SpecContext, number: (spec:
   const tool_call_id = own.tool_call_id ?? writtenId(item) ?? `call_${index}`;
   const name = own.name ?? "";
   try {
-    let call;
+    let call: ReturnType<typeof normalizeToolCall>;
     try {
       call = normalizeToolCall(item);
     } catch (e) {

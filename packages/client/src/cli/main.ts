@@ -56,7 +56,7 @@ type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPosit
 
 export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
-    let parsed;
+    let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true }>>;
     try {
       parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
     } catch (e) {
@@ -130,13 +130,14 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
       print(answer, () => flowTable(answer));
       return 0;
     }
-    default:
+    default: {
       // Own keys only: `constructor` or `toString` is no command.
       const deliveryCommand = Object.hasOwn(DELIVERY_COMMANDS, command) ? DELIVERY_COMMANDS[command] : undefined;
       if (deliveryCommand) return deliveryCommand({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
       const approvalCommand = Object.hasOwn(APPROVAL_COMMANDS, command) ? APPROVAL_COMMANDS[command] : undefined;
       if (approvalCommand) return approvalCommand({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
       throw new UsageError(`unknown command '${command}'`);
+    }
   }
 }
 

@@ -24,7 +24,10 @@ export async function watch(fanout: Fanout, chatId: string | null, o: WatchOptio
   let drawn = 0;
   // Moves up over the last block, clears it, and draws the current one.
   const paint = (above: string[] = []) => {
-    if (!tty) return above.forEach((l) => o.out.write(`${l}\n`));
+    if (!tty) {
+      for (const l of above) o.out.write(`${l}\n`);
+      return;
+    }
     const block = progressLines(running, Date.now());
     o.out.write(`${"\x1b[1A\x1b[2K".repeat(drawn)}\r${[...above, ...block].map((l) => `${l}\n`).join("")}`);
     drawn = block.length;

@@ -281,7 +281,10 @@ function renderSelected() {
   const older = state.jobTotal - state.jobs.length;
   const more =
     older > 0
-      ? h("button", { type: "button", id: "older", onclick: () => ((state.shown += JOBS_PER_PAGE), loadSelected()) }, `Show older jobs (${older} more)`)
+      ? h("button", { type: "button", id: "older", onclick: () => {
+            state.shown += JOBS_PER_PAGE;
+            loadSelected();
+          } }, `Show older jobs (${older} more)`)
       : null;
   $("jobs").replaceChildren(...(sections.length ? sections : [h("p", { class: "muted" }, empty)]), ...(more ? [more] : []));
   $("deliveries").replaceChildren(
