@@ -27,8 +27,19 @@ export default defineConfig({
       // In Node: the dashboard's page modules (plain browser JavaScript, as the page loads them; the
       // job states it is served from the worker's list come from that list) and checks that read the source tree.
       {
-        resolve: { alias: [{ find: /^\/job-states\.js$/, replacement: fileURLToPath(new URL("./src/core/api/job-states.ts", import.meta.url)) }] },
-        test: { name: "node", include: ["test/dashboard/**/*.test.ts", "test/source/**/*.test.ts"], environment: "node" },
+        resolve: {
+          alias: [
+            {
+              find: /^\/job-states\.js$/,
+              replacement: fileURLToPath(new URL("./src/core/api/job-states.ts", import.meta.url)),
+            },
+          ],
+        },
+        test: {
+          name: "node",
+          include: ["test/dashboard/**/*.test.ts", "test/source/**/*.test.ts"],
+          environment: "node",
+        },
       },
       "packages/*",
       "examples/*",

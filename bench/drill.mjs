@@ -27,9 +27,19 @@ try {
   await ctx.configure();
 
   // ---- schemas of random patterns the checks accept, validated as fanout validates -----------
-  console.log("drill: 6 000 random schemas of up to 50 patterns; every one the checks accept validates 10 000-character strings…");
+  console.log(
+    "drill: 6 000 random schemas of up to 50 patterns; every one the checks accept validates 10 000-character strings…",
+  );
   const patterns = await fuzzPatterns(6000);
-  ctx.report("accepted schemas", { schemas: patterns.runs, accepted: patterns.accepted, slowest: `${patterns.worstMs} ms (${patterns.worstPattern})` }, patterns.ok);
+  ctx.report(
+    "accepted schemas",
+    {
+      schemas: patterns.runs,
+      accepted: patterns.accepted,
+      slowest: `${patterns.worstMs} ms (${patterns.worstPattern})`,
+    },
+    patterns.ok,
+  );
 
   const batches = await restartMidRun(ctx);
   await toolServerKilled(ctx);

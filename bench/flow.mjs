@@ -21,23 +21,43 @@ const post = async (path, body, method = "POST") => {
   const res = await fetch(`${fanout.url}${path}`, { method, headers, body: JSON.stringify(body) });
   return { status: res.status, json: await res.json().catch(() => null) };
 };
-const tool = (name, path) => ({ name, description: name, url: `${tools.url}${path}`, read_only: true, parameters: { type: "object" } });
+const tool = (name, path) => ({
+  name,
+  description: name,
+  url: `${tools.url}${path}`,
+  read_only: true,
+  parameters: { type: "object" },
+});
 const pool = async (n, width, fn) => {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < n) await fn(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
 };
 
 try {
   // ---- 1,000 chats in line for one rule of concurrency 10 ------------------------------------
-  await post("/v1/config", { tools: [tool("slow", "/slow"), tool("noop", "/noop"), tool("free", "/noop")], flow: [{ name: "ten", tools: ["slow"], concurrency: 10 }], limits: { max_wait_seconds: 95 } }, "PUT");
+  await post(
+    "/v1/config",
+    {
+      tools: [tool("slow", "/slow"), tool("noop", "/noop"), tool("free", "/noop")],
+      flow: [{ name: "ten", tools: ["slow"], concurrency: 10 }],
+      limits: { max_wait_seconds: 95 },
+    },
+    "PUT",
+  );
   const accepted = new Map();
   const jobs = [];
   const t0 = performance.timeOrigin + performance.now();
   await pool(CHATS, 16, async (i) => {
     const at = performance.timeOrigin + performance.now();
-    const res = await post(`/v1/chats/line-${i}/parallel`, { tool_calls: [{ tool_name: "slow", tool_args: { ms: 200 } }], wait: false, job_timeout: 600 });
+    const res = await post(`/v1/chats/line-${i}/parallel`, {
+      tool_calls: [{ tool_name: "slow", tool_args: { ms: 200 } }],
+      wait: false,
+      job_timeout: 600,
+    });
     if (res.status !== 200) throw new Error(`line-${i}: ${res.status} ${JSON.stringify(res.json)}`);
     const id = res.json.jobs[0].job_id;
     accepted.set(id, at);
@@ -48,7 +68,8 @@ try {
     for (;;) {
       const res = await post(`/v1/chats/${chat}/parallel`, { action: "await", job_ids: [id], timeout: 60 });
       if (res.json?.jobs?.[0]?.state === "success") return;
-      if (res.json?.jobs?.[0] && res.json.jobs[0].state !== "running" && res.json.jobs[0].state !== "pending") throw new Error(`${id}: ${res.json.jobs[0].state} ${res.json.jobs[0].error}`);
+      if (res.json?.jobs?.[0] && res.json.jobs[0].state !== "running" && res.json.jobs[0].state !== "pending")
+        throw new Error(`${id}: ${res.json.jobs[0].state} ${res.json.jobs[0].error}`);
     }
   });
   const calls = jobs.map((j) => ({ ...tools.call(j.id), accepted: accepted.get(j.id) }));
@@ -67,16 +88,30 @@ try {
   const drained = calls.filter((c) => c.arrived >= allAccepted);
   const drainRate = drained.length / ((lastEnd - allAccepted) / 1000);
   const drainGaps = starts.slice(10).flatMap((s, k) => (s >= allAccepted ? [Math.max(0, s - ends[k])] : []));
-  console.log(`line: ${calls.length} chats, ${round(perSecond)} jobs/s overall (ideal 50), slot-to-start gap p50 ${round(percentile(gaps, 50))} ms p99 ${round(percentile(gaps, 99))} ms, longest wait ${round(Math.max(...waits) / 1000)} s (fair share ${round(fairShare / 1000)} s), peak in flight ${tools.peak()}, all in ${round((lastEnd - t0) / 1000)} s`);
-  console.log(`line once all ${calls.length} were accepted (after ${round((allAccepted - t0) / 1000)} s): ${drained.length} calls at ${round(drainRate)} jobs/s, slot-to-start gap p50 ${round(percentile(drainGaps, 50))} ms p99 ${round(percentile(drainGaps, 99))} ms`);
+  console.log(
+    `line: ${calls.length} chats, ${round(perSecond)} jobs/s overall (ideal 50), slot-to-start gap p50 ${round(percentile(gaps, 50))} ms p99 ${round(percentile(gaps, 99))} ms, longest wait ${round(Math.max(...waits) / 1000)} s (fair share ${round(fairShare / 1000)} s), peak in flight ${tools.peak()}, all in ${round((lastEnd - t0) / 1000)} s`,
+  );
+  console.log(
+    `line once all ${calls.length} were accepted (after ${round((allAccepted - t0) / 1000)} s): ${drained.length} calls at ${round(drainRate)} jobs/s, slot-to-start gap p50 ${round(percentile(drainGaps, 50))} ms p99 ${round(percentile(drainGaps, 99))} ms`,
+  );
 
   // ---- the overhead a rule adds to a batch ----------------------------------------------------
-  await post("/v1/config", { tools: [tool("slow", "/slow"), tool("noop", "/noop"), tool("free", "/noop")], flow: [{ name: "roomy", tools: ["noop"], concurrency: 10_000 }], limits: { max_wait_seconds: 95 } }, "PUT");
+  await post(
+    "/v1/config",
+    {
+      tools: [tool("slow", "/slow"), tool("noop", "/noop"), tool("free", "/noop")],
+      flow: [{ name: "roomy", tools: ["noop"], concurrency: 10_000 }],
+      limits: { max_wait_seconds: 95 },
+    },
+    "PUT",
+  );
   const time = async (name, runs) => {
     const ms = [];
     for (let i = 0; i < runs; i++) {
       const at = performance.now();
-      const res = await post(`/v1/chats/over-${name}-${i % 20}/parallel`, { tool_calls: Array.from({ length: 4 }, () => ({ tool_name: name, tool_args: {} })) });
+      const res = await post(`/v1/chats/over-${name}-${i % 20}/parallel`, {
+        tool_calls: Array.from({ length: 4 }, () => ({ tool_name: name, tool_args: {} })),
+      });
       if (res.json?.status !== "success") throw new Error(`${name}: ${JSON.stringify(res.json)}`);
       ms.push(performance.now() - at);
     }
@@ -91,7 +126,9 @@ try {
     free.push(...(await time("free", 20)));
   }
   const [l, f] = [percentile(limited, 50), percentile(free, 50)];
-  console.log(`overhead: a batch of 4 under a rule p50 ${round(l)} ms, under none ${round(f)} ms, ratio ${round(l / f, 2)} (p90 ${round(percentile(limited, 90))} / ${round(percentile(free, 90))} ms)`);
+  console.log(
+    `overhead: a batch of 4 under a rule p50 ${round(l)} ms, under none ${round(f)} ms, ratio ${round(l / f, 2)} (p90 ${round(percentile(limited, 90))} / ${round(percentile(free, 90))} ms)`,
+  );
 } finally {
   await fanout.stop();
   await tools.close();

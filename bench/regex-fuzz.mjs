@@ -21,13 +21,38 @@ const LENGTH = 10_000;
 async function loadSchemaSafety() {
   const dir = mkdtempSync(join(tmpdir(), "schema-safety-"));
   const out = join(dir, "schema-safety.mjs");
-  await build({ entryPoints: [join(ROOT, "src/core/json-schema/schema-safety.ts")], bundle: true, format: "esm", platform: "node", outfile: out, logLevel: "silent" });
+  await build({
+    entryPoints: [join(ROOT, "src/core/json-schema/schema-safety.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    outfile: out,
+    logLevel: "silent",
+  });
   const module = await import(pathToFileURL(out).href);
   rmSync(dir, { recursive: true, force: true });
   return module;
 }
 
-const atom = fc.constantFrom("a", "b", "x", "y", "1", "\\d", "\\w", "\\s", "\\S", ".", "[ab]", "[^a]", "[xy]", "\\p{L}", "[a-z]", "@", "-");
+const atom = fc.constantFrom(
+  "a",
+  "b",
+  "x",
+  "y",
+  "1",
+  "\\d",
+  "\\w",
+  "\\s",
+  "\\S",
+  ".",
+  "[ab]",
+  "[^a]",
+  "[xy]",
+  "\\p{L}",
+  "[a-z]",
+  "@",
+  "-",
+);
 const count = fc.oneof(
   fc.constantFrom("", "", "*", "+", "?", "{2,}", "{0,16}", "{1,3}"),
   fc.integer({ min: 1, max: 1000 }).map((n) => `{${n}}`),
@@ -35,9 +60,19 @@ const count = fc.oneof(
 const piece = fc.tuple(atom, count).map(([a, c]) => a + c);
 const sequence = fc.array(piece, { minLength: 1, maxLength: 4 }).map((ps) => ps.join(""));
 const group = fc
-  .tuple(fc.array(sequence, { minLength: 1, maxLength: 12 }), fc.constantFrom("", "*", "+", "?", "{2}", "{30}"), fc.constantFrom("plain", "choice", "ahead", "behind"))
+  .tuple(
+    fc.array(sequence, { minLength: 1, maxLength: 12 }),
+    fc.constantFrom("", "*", "+", "?", "{2}", "{30}"),
+    fc.constantFrom("plain", "choice", "ahead", "behind"),
+  )
   .map(([alts, c, kind]) =>
-    kind === "choice" ? `(?:${alts.join("|")})${c}` : kind === "ahead" ? `(?=${alts[0]})` : kind === "behind" ? `(?<=${alts[0]})` : `(?:${alts[0]})${c}`,
+    kind === "choice"
+      ? `(?:${alts.join("|")})${c}`
+      : kind === "ahead"
+        ? `(?=${alts[0]})`
+        : kind === "behind"
+          ? `(?<=${alts[0]})`
+          : `(?:${alts[0]})${c}`,
   );
 const pattern = fc
   .tuple(fc.boolean(), fc.array(fc.oneof(piece, group), { minLength: 1, maxLength: 6 }), fc.boolean())
@@ -71,13 +106,26 @@ export async function fuzzPatterns(runs = 3000) {
         const start = performance.now();
         checkArguments(s, { q });
         const ms = performance.now() - start;
-        if (ms > worst.ms) worst = { ms, pattern: s.properties.q.allOf.map((p) => p.pattern).join(" & ").slice(0, 200) };
+        if (ms > worst.ms)
+          worst = {
+            ms,
+            pattern: s.properties.q.allOf
+              .map((p) => p.pattern)
+              .join(" & ")
+              .slice(0, 200),
+          };
       }
       return true;
     }),
     { numRuns: runs },
   );
-  return { runs, accepted, worstMs: Math.round(worst.ms * 10) / 10, worstPattern: worst.pattern, ok: worst.ms <= BUDGET_MS };
+  return {
+    runs,
+    accepted,
+    worstMs: Math.round(worst.ms * 10) / 10,
+    worstPattern: worst.pattern,
+    ok: worst.ms <= BUDGET_MS,
+  };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -13,18 +13,31 @@ import { startToolServer } from "./lib/tool-server.mjs";
 
 const [url, pid, ...rest] = process.argv.slice(2);
 if (!url || !Number(pid)) {
-  console.error("usage: node bench/request-cpu.mjs <url of a running fanout> <pid of its wrangler dev> [--neighbour] [shape …]");
+  console.error(
+    "usage: node bench/request-cpu.mjs <url of a running fanout> <pid of its wrangler dev> [--neighbour] [shape …]",
+  );
   process.exit(2);
 }
 const tools = await startToolServer();
 const failures = [];
 const report = (name, counts, ok) => {
-  console.log(`${ok ? "PASS" : "FAIL"}  ${name}: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  console.log(
+    `${ok ? "PASS" : "FAIL"}  ${name}: ${Object.entries(counts)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+  );
   if (!ok) failures.push(name);
 };
 try {
   const only = rest.filter((a) => a !== "--neighbour");
-  await requestCpu({ url, groupId: Number(pid), tools, report, neighbour: rest.includes("--neighbour"), only: only.length ? only : undefined });
+  await requestCpu({
+    url,
+    groupId: Number(pid),
+    tools,
+    report,
+    neighbour: rest.includes("--neighbour"),
+    only: only.length ? only : undefined,
+  });
 } finally {
   await tools.close();
 }

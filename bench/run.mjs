@@ -10,17 +10,51 @@ import { cpus, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { latencyChart } from "./lib/chart.mjs";
 import { settle, workerdUsage } from "./lib/proc.mjs";
-import { manyTenants, OTHER_KEY, startFanout, startFanoutWithSlowQueue, startFanoutWithTenants, startFloor, startSpecFloor, startWorkerFloor, UNLIMITED } from "./lib/services.mjs";
+import {
+  manyTenants,
+  OTHER_KEY,
+  startFanout,
+  startFanoutWithSlowQueue,
+  startFanoutWithTenants,
+  startFloor,
+  startSpecFloor,
+  startWorkerFloor,
+  UNLIMITED,
+} from "./lib/services.mjs";
 import { objectSeconds } from "./lib/object-seconds.mjs";
 import { storageByClass } from "./lib/storage.mjs";
 import { round, summary } from "./lib/stats.mjs";
 import { startToolServer } from "./lib/tool-server.mjs";
-import { clients, dispatch, fanOut, headOfLine, queueDelay, rotated, scale, storage, tenantSpread, throughput, wakeLatency } from "./scenarios.mjs";
+import {
+  clients,
+  dispatch,
+  fanOut,
+  headOfLine,
+  queueDelay,
+  rotated,
+  scale,
+  storage,
+  tenantSpread,
+  throughput,
+  wakeLatency,
+} from "./scenarios.mjs";
 
 const quick = process.argv.includes("--quick");
 const check = process.argv.includes("--check");
 const plan = quick
-  ? { fanOut: 20, queueDelay: 15, wake: 30, dispatch: 20, hol: 10, holMs: 5_000, tpSeconds: 5, tpChats: [20], scaleSeconds: 5, spread: 200, store: { chats: 10, jobsPerChat: 41 } }
+  ? {
+      fanOut: 20,
+      queueDelay: 15,
+      wake: 30,
+      dispatch: 20,
+      hol: 10,
+      holMs: 5_000,
+      tpSeconds: 5,
+      tpChats: [20],
+      scaleSeconds: 5,
+      spread: 200,
+      store: { chats: 10, jobsPerChat: 41 },
+    }
   : {
       fanOut: 100,
       queueDelay: 60,
@@ -42,16 +76,36 @@ const started = Date.now();
 const tools = await startToolServer();
 // The bench measures speed: one key sends more than the default 1,000 requests per 10 s. Its
 // rate limit answers from the isolate, as the deployed binding does (bench/production-limiter).
-const [fanout, floor, specFloor, workerFloor] = await Promise.all([startFanout({}, { requestsPer10s: UNLIMITED, productionLimiter: true }), startFloor(), startSpecFloor(), startWorkerFloor()]);
-const stopAll = async () => Promise.all([fanout.stop(), floor.stop(), specFloor.stop(), workerFloor.stop(), tools.close()]);
+const [fanout, floor, specFloor, workerFloor] = await Promise.all([
+  startFanout({}, { requestsPer10s: UNLIMITED, productionLimiter: true }),
+  startFloor(),
+  startSpecFloor(),
+  startWorkerFloor(),
+]);
+const stopAll = async () =>
+  Promise.all([fanout.stop(), floor.stop(), specFloor.stop(), workerFloor.stop(), tools.close()]);
 process.on("SIGINT", () => stopAll().then(() => process.exit(130)));
 
 try {
   const c = clients({ fanout, floor, specFloor, workerFloor, tools });
-  const tool = (name) => ({ name, description: name, url: `${tools.url}/${name}`, read_only: true, parameters: { type: "object" } });
+  const tool = (name) => ({
+    name,
+    description: name,
+    url: `${tools.url}/${name}`,
+    read_only: true,
+    parameters: { type: "object" },
+  });
   await c.configure({ tools: [tool("slow"), tool("noop")], limits: { max_wait_seconds: 95 } });
   // Warm both sides (first requests compile code and create objects).
-  for (let i = 0; i < 5; i++) await Promise.all(rotated(0).map((side) => c[side](`warm-${i}`, Array.from({ length: 8 }, () => ["noop", {}]))));
+  for (let i = 0; i < 5; i++)
+    await Promise.all(
+      rotated(0).map((side) =>
+        c[side](
+          `warm-${i}`,
+          Array.from({ length: 8 }, () => ["noop", {}]),
+        ),
+      ),
+    );
 
   console.log(`bench (${quick ? "quick" : "full"}): fan-out…`);
   const fan = await fanOut(c, plan.fanOut);
@@ -61,7 +115,11 @@ try {
   try {
     const slow = clients({ fanout: slowFanout, floor, specFloor, workerFloor, tools });
     await slow.configure({ tools: [tool("slow"), tool("noop")], limits: { max_wait_seconds: 95 } });
-    for (let i = 0; i < 5; i++) await slow.fanout(`warm-${i}`, Array.from({ length: 8 }, () => ["noop", {}]));
+    for (let i = 0; i < 5; i++)
+      await slow.fanout(
+        `warm-${i}`,
+        Array.from({ length: 8 }, () => ["noop", {}]),
+      );
     delayed = await queueDelay(slow, plan.queueDelay);
   } finally {
     await slowFanout.stop();
@@ -85,14 +143,21 @@ try {
       runs[side] = await throughput(c, side, chats, plan.tpSeconds);
     }
     const after = workerdUsage(fanout.pid);
-    tp.push({ chats, ...runs, settledMs: settled, rssMiB: { before: round(before.rssMiB), after: round(after.rssMiB) } });
+    tp.push({
+      chats,
+      ...runs,
+      settledMs: settled,
+      rssMiB: { before: round(before.rssMiB), after: round(after.rssMiB) },
+    });
   }
   const scaled = [];
   for (const chats of SCALE_CHATS) {
     console.log(`scale: ${SCALE_RATE} jobs/s over ${chats} chats…`);
     scaled.push(await scale(c, () => workerdUsage(fanout.pid), chats, SCALE_RATE, plan.scaleSeconds));
   }
-  console.log(`one tenant with ${plan.spread} chats and ${plan.spread} tenants with a chat each, in alternating blocks (${SCALE_RATE} jobs/s)…`);
+  console.log(
+    `one tenant with ${plan.spread} chats and ${plan.spread} tenants with a chat each, in alternating blocks (${SCALE_RATE} jobs/s)…`,
+  );
   const spreadFanout = await startFanoutWithTenants(plan.spread);
   let spread;
   try {
@@ -178,7 +243,8 @@ try {
     tenantSpreadRatio: s.spreadManyTenants.p50 / s.spreadOneTenant.p50,
   };
   // A purged chat leaves only an empty database's bookkeeping (~100 B).
-  const purgedToBaseline = stored.purged && stored.purged.ChatDO.bytes <= stored.baseline.ChatDO.bytes + 256 * stored.chats;
+  const purgedToBaseline =
+    stored.purged && stored.purged.ChatDO.bytes <= stored.baseline.ChatDO.bytes + 256 * stored.chats;
   const targets = [
     ["fan-out speedup over the sequential client ≥ 7× (p50)", figures.speedup >= 7, `${round(figures.speedup)}×`],
     [
@@ -204,7 +270,11 @@ try {
       s.wakeAwait.p50 <= s.wakeProdFloor.p50 + 3,
       `${round(s.wakeAwait.p50)} ms vs ${round(s.wakeProdFloor.p50)} ms = +${round(s.wakeAwait.p50 - s.wakeProdFloor.p50)} ms`,
     ],
-    ["wake latency p99 ≤ 30 ms", s.wakeAwait.p99 <= 30, `${round(s.wakeAwait.p99)} ms (production floor ${round(s.wakeProdFloor.p99)} ms)`],
+    [
+      "wake latency p99 ≤ 30 ms",
+      s.wakeAwait.p99 <= 30,
+      `${round(s.wakeAwait.p99)} ms (production floor ${round(s.wakeProdFloor.p99)} ms)`,
+    ],
     ["wake ≥ 10× lower than polling (p50)", figures.wakeRatio >= 10, `${round(figures.wakeRatio)}×`],
     [
       "wait:false start ≤ 1.5× the Worker-run floor's (p50)",
@@ -216,17 +286,33 @@ try {
       figures.arrivalVsWorkerFloor <= 1.5,
       `${round(s.arrival.p50)} vs ${round(s.arrivalWorkerFloor.p50)} ms = ${round(figures.arrivalVsWorkerFloor, 2)}× (production floor ${round(s.arrivalProdFloor.p50)} ms: ${round(s.arrival.p50 / s.arrivalProdFloor.p50, 2)}×; through the simulated rate-limit binding ${round(s.arrivalSimulatedLimiter.p50)} ms: ${round(s.arrivalSimulatedLimiter.p50 / s.arrivalWorkerFloor.p50, 2)}×)`,
     ],
-    [`chat B's 8×100 ms batch behind a ${plan.holMs / 1000} s job ≤ 300 ms (p50)`, s.hol.p50 <= 300, `${round(s.hol.p50)} ms`],
+    [
+      `chat B's 8×100 ms batch behind a ${plan.holMs / 1000} s job ≤ 300 ms (p50)`,
+      s.hol.p50 <= 300,
+      `${round(s.hol.p50)} ms`,
+    ],
     ...tp.flatMap((t) => [
       [
         `throughput, ${t.chats} chats ≥ 0.6× the Worker-run floor`,
         t.fanout.jobsPerSecond >= 0.6 * t.workerFloor.jobsPerSecond,
         `${round(t.fanout.jobsPerSecond)} vs ${round(t.workerFloor.jobsPerSecond)} jobs/s = ${round(t.fanout.jobsPerSecond / t.workerFloor.jobsPerSecond, 2)}× (platform floor ${round(t.floor.jobsPerSecond)}: ${round(t.fanout.jobsPerSecond / t.floor.jobsPerSecond, 2)}×; production floor ${round(t.prodFloor.jobsPerSecond)})`,
       ],
-      [`throughput, ${t.chats} chats: 0 errors, 0 unfinished`, t.fanout.errors === 0 && t.fanout.unfinished === 0, `${t.fanout.errors} errors, ${t.fanout.unfinished} unfinished; workerd RSS ${t.rssMiB.before} → ${t.rssMiB.after} MiB`],
+      [
+        `throughput, ${t.chats} chats: 0 errors, 0 unfinished`,
+        t.fanout.errors === 0 && t.fanout.unfinished === 0,
+        `${t.fanout.errors} errors, ${t.fanout.unfinished} unfinished; workerd RSS ${t.rssMiB.before} → ${t.rssMiB.after} MiB`,
+      ],
     ]),
-    ["scale: p50 latency at 1000 chats ≤ 1.5× at 10", figures.scaleLatencyRatio <= 1.5, `${round(s.scale1000.p50)} vs ${round(s.scale10.p50)} ms = ${round(figures.scaleLatencyRatio, 2)}×`],
-    ["scale: workerd CPU per 1000 jobs at 1000 chats ≤ 1.3× at 10", figures.scaleCpuRatio <= 1.3, `${scaled.map((x) => `${x.chats}: ${round(x.cpuSecondsPer1000Jobs)} s`).join(", ")} = ${round(figures.scaleCpuRatio, 2)}×`],
+    [
+      "scale: p50 latency at 1000 chats ≤ 1.5× at 10",
+      figures.scaleLatencyRatio <= 1.5,
+      `${round(s.scale1000.p50)} vs ${round(s.scale10.p50)} ms = ${round(figures.scaleLatencyRatio, 2)}×`,
+    ],
+    [
+      "scale: workerd CPU per 1000 jobs at 1000 chats ≤ 1.3× at 10",
+      figures.scaleCpuRatio <= 1.3,
+      `${scaled.map((x) => `${x.chats}: ${round(x.cpuSecondsPer1000Jobs)} s`).join(", ")} = ${round(figures.scaleCpuRatio, 2)}×`,
+    ],
     [
       `tenants: ${plan.spread} chats of one tenant vs one chat in each of ${plan.spread} tenants: same throughput, p50 within 1.2×`,
       Math.max(figures.tenantSpreadRatio, 1 / figures.tenantSpreadRatio) <= 1.2 &&
@@ -234,21 +320,44 @@ try {
         spread.oneTenant.errors + spread.manyTenants.errors === 0,
       `p50 ${round(s.spreadOneTenant.p50)} vs ${round(s.spreadManyTenants.p50)} ms = ${round(figures.tenantSpreadRatio, 2)}×; ${round(spread.oneTenant.jobsPerSecond)} vs ${round(spread.manyTenants.jobsPerSecond)} jobs/s; errors ${spread.oneTenant.errors} + ${spread.manyTenants.errors}`,
     ],
-    ["scale: 0 errors", scaled.every((x) => x.errors === 0), scaled.map((x) => `${x.chats} chats: ${x.errors}`).join(", ")],
+    [
+      "scale: 0 errors",
+      scaled.every((x) => x.errors === 0),
+      scaled.map((x) => `${x.chats} chats: ${x.errors}`).join(", "),
+    ],
     ...[
       ["5s-nowait", "wait:false"],
       ["5s-wait", "wait:true"],
-    ].map(([row, label]) => [`object-seconds per job, 4 calls of 5 s, ${label} ≤ 0.05`, billed.perJob[row] <= 0.05, `${round(billed.perJob[row], 3)}`]),
-    ["object-seconds per model request of an agent loop (10 s turns) ≤ 0.1", billed.subagent.perModelRequest <= 0.1, `${round(billed.subagent.perModelRequest, 3)}`],
-    ["storage: bytes per retained job ≤ 1 KB", stored.bytesPerJob <= 1024, `${round(stored.bytesPerJob, 0)} B over ${stored.jobs} jobs, of which ${round(stored.eventBytesPerJob, 0)} B events (capped at 1000 per chat)`],
+    ].map(([row, label]) => [
+      `object-seconds per job, 4 calls of 5 s, ${label} ≤ 0.05`,
+      billed.perJob[row] <= 0.05,
+      `${round(billed.perJob[row], 3)}`,
+    ]),
+    [
+      "object-seconds per model request of an agent loop (10 s turns) ≤ 0.1",
+      billed.subagent.perModelRequest <= 0.1,
+      `${round(billed.subagent.perModelRequest, 3)}`,
+    ],
+    [
+      "storage: bytes per retained job ≤ 1 KB",
+      stored.bytesPerJob <= 1024,
+      `${round(stored.bytesPerJob, 0)} B over ${stored.jobs} jobs, of which ${round(stored.eventBytesPerJob, 0)} B events (capped at 1000 per chat)`,
+    ],
     ...(stored.purged
-      ? [["storage: back to baseline after the 60 s retention purge", purgedToBaseline, `chats ${stored.baseline.ChatDO.bytes} B before, ${stored.retained.ChatDO.bytes} B retained, ${stored.purged.ChatDO.bytes} B after`]]
+      ? [
+          [
+            "storage: back to baseline after the 60 s retention purge",
+            purgedToBaseline,
+            `chats ${stored.baseline.ChatDO.bytes} B before, ${stored.retained.ChatDO.bytes} B retained, ${stored.purged.ChatDO.bytes} B after`,
+          ],
+        ]
       : []),
   ];
 
   const ms = (x) => `${round(x)}`.padStart(8);
   console.log("\nlatency (ms)                              n       p50       p90       p99");
-  for (const [name, v] of Object.entries(s)) console.log(`${name.padEnd(36)}${String(v.n).padStart(6)}${ms(v.p50)}  ${ms(v.p90)}  ${ms(v.p99)}`);
+  for (const [name, v] of Object.entries(s))
+    console.log(`${name.padEnd(36)}${String(v.n).padStart(6)}${ms(v.p50)}  ${ms(v.p90)}  ${ms(v.p99)}`);
   console.log("\ntargets");
   for (const [name, ok, value] of targets) console.log(`${ok ? "PASS" : "MISS"}  ${name}: ${value}`);
   console.log(
@@ -257,19 +366,36 @@ try {
   console.log(
     `Contract floor (bench/spec-floor v1.2: a queue copy per batch, at most 4 calls per object, claim before the call): overhead ${round(figures.overheadSpecFloor)} ms = ${round(figures.specFloorRatio, 2)}× the floor; fanout = ${round(figures.overheadVsSpecFloor, 2)}× the contract floor`,
   );
-  console.log(`Contract floor start of 8: ${round(s.startSpecFloor.p50)} ms; arrival p50 ${round(s.arrivalSpecFloor.p50)} ms (floor ${round(s.arrivalFloor.p50)} ms)`);
-  for (const t of tp) console.log(`Contract floor throughput, ${t.chats} chats: ${round(t.specFloor.jobsPerSecond)} jobs/s = ${round(t.specFloor.jobsPerSecond / t.floor.jobsPerSecond, 2)}× the floor`);
+  console.log(
+    `Contract floor start of 8: ${round(s.startSpecFloor.p50)} ms; arrival p50 ${round(s.arrivalSpecFloor.p50)} ms (floor ${round(s.arrivalFloor.p50)} ms)`,
+  );
+  for (const t of tp)
+    console.log(
+      `Contract floor throughput, ${t.chats} chats: ${round(t.specFloor.jobsPerSecond)} jobs/s = ${round(t.specFloor.jobsPerSecond / t.floor.jobsPerSecond, 2)}× the floor`,
+    );
   console.log(
     `\nWorker-run floor (bench/worker-floor v1.3: calls 4 to a queue message, claimed and run in its consumer): overhead ${round(figures.overheadWorkerFloor)} ms = ${round(figures.overheadWorkerFloor / figures.overheadFloor, 2)}× the platform floor; start of 8 ${round(s.startWorkerFloor.p50)} ms; arrival p50 ${round(s.arrivalWorkerFloor.p50)} ms`,
   );
-  for (const t of tp) console.log(`Worker-run floor throughput, ${t.chats} chats: ${round(t.workerFloor.jobsPerSecond)} jobs/s = ${round(t.workerFloor.jobsPerSecond / t.floor.jobsPerSecond, 2)}× the platform floor`);
+  for (const t of tp)
+    console.log(
+      `Worker-run floor throughput, ${t.chats} chats: ${round(t.workerFloor.jobsPerSecond)} jobs/s = ${round(t.workerFloor.jobsPerSecond / t.floor.jobsPerSecond, 2)}× the platform floor`,
+    );
   console.log(
-    `\nobject-seconds per job (billed at $${billed.dollarsPerMillionObjectSeconds} per million): ${Object.entries(billed.perJob).map(([row, v]) => `${row} ${round(v, 3)}`).join(", ")}; a subagent's model request ${round(billed.subagent.perModelRequest, 2)}`,
+    `\nobject-seconds per job (billed at $${billed.dollarsPerMillionObjectSeconds} per million): ${Object.entries(
+      billed.perJob,
+    )
+      .map(([row, v]) => `${row} ${round(v, 3)}`)
+      .join(", ")}; a subagent's model request ${round(billed.subagent.perModelRequest, 2)}`,
   );
 
   const dir = resolve(import.meta.dirname, "results");
   mkdirSync(dir, { recursive: true });
-  const machine = { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version };
+  const machine = {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
   const result = {
     date: new Date().toISOString(),
     mode: quick ? "quick" : "full",
@@ -306,7 +432,13 @@ try {
           { label: "polling 500 ms", values: wake.polling, color: "#b7791f" },
         ],
       },
-      { title: "wait:false start of 8", series: [{ label: "fanout", values: start.fanout }, { label: "floor", values: start.floor, color: "#1f8a4c" }] },
+      {
+        title: "wait:false start of 8",
+        series: [
+          { label: "fanout", values: start.fanout },
+          { label: "floor", values: start.floor, color: "#1f8a4c" },
+        ],
+      },
       { title: "head-of-line", series: [{ label: "chat B 8×100 ms", values: hol.chatB }] },
     ]),
   );

@@ -16,7 +16,11 @@ let chatSeq = 0;
 const chat = (prefix) => `${prefix}-${process.pid}-${++chatSeq}`;
 
 async function post(url, body, headers = {}) {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`${url}: ${res.status} ${text.slice(0, 300)}`);
   return JSON.parse(text);
@@ -27,25 +31,50 @@ export function clients({ fanout, floor, specFloor, workerFloor, tools }, key = 
   const auth = { authorization: `Bearer ${key}` };
   return {
     fanout: (chatId, calls, extra = {}) =>
-      post(`${fanout.url}/v1/chats/${chatId}/parallel`, { tool_calls: calls.map(([tool, args]) => ({ tool_name: tool, tool_args: args })), timeout: 90, ...extra }, auth),
+      post(
+        `${fanout.url}/v1/chats/${chatId}/parallel`,
+        { tool_calls: calls.map(([tool, args]) => ({ tool_name: tool, tool_args: args })), timeout: 90, ...extra },
+        auth,
+      ),
     // The same instance through wrangler dev's Durable Object simulation of the rate-limit binding
     // (bench/production-limiter/index.ts): what the start figures were before the bench counted it as deployed.
     fanoutSimulatedLimiter: (chatId, calls, extra = {}) =>
-      post(`${fanout.url}/v1/chats/${chatId}/parallel`, { tool_calls: calls.map(([tool, args]) => ({ tool_name: tool, tool_args: args })), timeout: 90, ...extra }, { ...auth, "x-bench-limiter": "simulated" }),
+      post(
+        `${fanout.url}/v1/chats/${chatId}/parallel`,
+        { tool_calls: calls.map(([tool, args]) => ({ tool_name: tool, tool_args: args })), timeout: 90, ...extra },
+        { ...auth, "x-bench-limiter": "simulated" },
+      ),
     fanoutJobs: async (chatId) => (await fetch(`${fanout.url}/v1/chats/${chatId}/jobs`, { headers: auth })).json(),
     floor: (chatId, calls, extra = {}) =>
-      post(`${floor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), ...extra }),
+      post(`${floor.url}/chats/${chatId}/run`, {
+        calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })),
+        ...extra,
+      }),
     // The production floor: the platform floor's work with at most 4 calls waiting per object (the rest in lanes).
     prodFloor: (chatId, calls, extra = {}) =>
-      post(`${floor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), lanes: 4, ...extra }),
+      post(`${floor.url}/chats/${chatId}/run`, {
+        calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })),
+        lanes: 4,
+        ...extra,
+      }),
     specFloor: (chatId, calls, extra = {}) =>
-      post(`${specFloor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), ...extra }),
+      post(`${specFloor.url}/chats/${chatId}/run`, {
+        calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })),
+        ...extra,
+      }),
     // The Worker-run floor (v1.3): calls wait in queue consumers, 4 per invocation, as fanout's do.
     workerFloor: (chatId, calls, extra = {}) =>
-      post(`${workerFloor.url}/chats/${chatId}/run`, { calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })), ...extra }),
+      post(`${workerFloor.url}/chats/${chatId}/run`, {
+        calls: calls.map(([tool, args]) => ({ url: `${tools.url}/${tool}`, tool_args: args })),
+        ...extra,
+      }),
     direct: (jobId, tool, args) => post(`${tools.url}/${tool}`, { job_id: jobId, tool_args: args }),
     configure: (config) =>
-      fetch(`${fanout.url}/v1/config`, { method: "PUT", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(config) }).then(async (r) => {
+      fetch(`${fanout.url}/v1/config`, {
+        method: "PUT",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify(config),
+      }).then(async (r) => {
         if (!r.ok) throw new Error(`config: ${r.status} ${await r.text()}`);
       }),
   };
@@ -87,7 +116,14 @@ export async function fanOut(c, reps) {
  * a queue consumer can hold), calls with a 20 s `job_timeout` (which go to runners the chat starts
  * itself), and the Worker-run floor, whose `slowq-…` chats send as slowly.
  */
-const QUEUE_DELAY_SIDES = ["fanout", "slowQueue", "nearDeadline", "nearDeadlineSlowQueue", "workerFloor", "workerFloorSlowQueue"];
+const QUEUE_DELAY_SIDES = [
+  "fanout",
+  "slowQueue",
+  "nearDeadline",
+  "nearDeadlineSlowQueue",
+  "workerFloor",
+  "workerFloorSlowQueue",
+];
 export async function queueDelay(slow, reps) {
   const out = Object.fromEntries(QUEUE_DELAY_SIDES.map((side) => [side, []]));
   const near = { job_timeout: 20 };
@@ -143,8 +179,28 @@ export async function wakeLatency(c, tools, reps) {
  * fanout also through the simulated rate-limit binding (`fanoutSimulatedLimiter`), beside.
  */
 export async function dispatch(c, tools, reps) {
-  const out = { fanout: [], floor: [], prodFloor: [], specFloor: [], workerFloor: [], fanoutSimulatedLimiter: [], arrival: [], arrivalFloor: [], arrivalProdFloor: [], arrivalSpecFloor: [], arrivalWorkerFloor: [], arrivalSimulatedLimiter: [] };
-  const arrivals = { fanout: out.arrival, floor: out.arrivalFloor, prodFloor: out.arrivalProdFloor, specFloor: out.arrivalSpecFloor, workerFloor: out.arrivalWorkerFloor, fanoutSimulatedLimiter: out.arrivalSimulatedLimiter };
+  const out = {
+    fanout: [],
+    floor: [],
+    prodFloor: [],
+    specFloor: [],
+    workerFloor: [],
+    fanoutSimulatedLimiter: [],
+    arrival: [],
+    arrivalFloor: [],
+    arrivalProdFloor: [],
+    arrivalSpecFloor: [],
+    arrivalWorkerFloor: [],
+    arrivalSimulatedLimiter: [],
+  };
+  const arrivals = {
+    fanout: out.arrival,
+    floor: out.arrivalFloor,
+    prodFloor: out.arrivalProdFloor,
+    specFloor: out.arrivalSpecFloor,
+    workerFloor: out.arrivalWorkerFloor,
+    fanoutSimulatedLimiter: out.arrivalSimulatedLimiter,
+  };
   for (let i = 0; i < reps; i++) {
     for (const side of rotatedOf([...SIDES, "fanoutSimulatedLimiter"], i)) {
       const t0 = now();
@@ -168,7 +224,10 @@ export async function headOfLine(c, reps, longMs) {
   const end = now() + longMs - 500;
   for (let i = 0; i < reps && now() < end; i++) {
     const t0 = now();
-    await c.fanout(chat("hol-b"), Array.from({ length: 8 }, () => ["slow", { ms: 100 }]));
+    await c.fanout(
+      chat("hol-b"),
+      Array.from({ length: 8 }, () => ["slow", { ms: 100 }]),
+    );
     out.chatB.push(now() - t0);
   }
   await long;
@@ -186,7 +245,10 @@ export async function throughput(c, side, chats, seconds) {
       const chatId = chat(`tp-${side}-${k}`);
       while (now() < until) {
         try {
-          const res = await c[side](chatId, Array.from({ length: 8 }, () => ["noop", {}]));
+          const res = await c[side](
+            chatId,
+            Array.from({ length: 8 }, () => ["noop", {}]),
+          );
           const done = res.jobs.filter((j) => j.state === "success").length;
           jobs += done;
           unfinished += res.jobs.length - done;
@@ -201,7 +263,8 @@ export async function throughput(c, side, chats, seconds) {
 
 /** Each chat's first batch, 16 at a time, then the alarms those batches leave behind (below). */
 async function warmChats(clientOf, ids) {
-  for (let k = 0; k < ids.length; k += 16) await Promise.all(ids.slice(k, k + 16).map((id, j) => clientOf(k + j).fanout(id, [["noop", {}]])));
+  for (let k = 0; k < ids.length; k += 16)
+    await Promise.all(ids.slice(k, k + 16).map((id, j) => clientOf(k + j).fanout(id, [["noop", {}]])));
   // Each warm-up batch leaves its chat one alarm, 10 s on (the first job watch, which clears the
   // rest): over 1000 chats warmed in a few seconds, about 8 times the rate the measured load itself
   // leaves behind. Measuring starts once they have fired.
@@ -228,15 +291,20 @@ async function offeredLoad(clientOf, ids, rate, seconds, from = 0) {
     const sent = now();
     const k = (from + i) % ids.length;
     pending.push(
-      clientOf(k).fanout(ids[k], Array.from({ length: perBatch }, () => ["noop", {}])).then(
-        (res) => {
-          const ok = res.jobs.filter((j) => j.state === "success").length;
-          jobs += ok;
-          errors += res.jobs.length - ok;
-          latencies.push(now() - sent);
-        },
-        () => (errors += perBatch),
-      ),
+      clientOf(k)
+        .fanout(
+          ids[k],
+          Array.from({ length: perBatch }, () => ["noop", {}]),
+        )
+        .then(
+          (res) => {
+            const ok = res.jobs.filter((j) => j.state === "success").length;
+            jobs += ok;
+            errors += res.jobs.length - ok;
+            latencies.push(now() - sent);
+          },
+          () => (errors += perBatch),
+        ),
     );
   }
   await Promise.all(pending);
@@ -279,7 +347,8 @@ export async function tenantSpread(one, many, chats, rate, seconds) {
   };
   for (const set of Object.values(sets)) await warmChats(set.clientOf, set.ids);
   const out = {};
-  for (const name of Object.keys(sets)) out[name] = { chats, latencies: [], blockP50s: [], errors: 0, jobs: 0, seconds: 0, next: 0 };
+  for (const name of Object.keys(sets))
+    out[name] = { chats, latencies: [], blockP50s: [], errors: 0, jobs: 0, seconds: 0, next: 0 };
   for (const [i, name] of ["oneTenant", "manyTenants", "manyTenants", "oneTenant"].entries()) {
     if (i > 0) await sleep(WARM_UP_ALARMS_MS);
     const { clientOf, ids } = sets[name];
@@ -313,7 +382,10 @@ export async function storage(c, measure, { chats, jobsPerChat, purgeAfterMs }) 
     ids.map(async (id) => {
       for (let done = 1; done < jobsPerChat; done += 8) {
         const n = Math.min(8, jobsPerChat - done);
-        await c.fanout(id, Array.from({ length: n }, () => ["noop", {}]));
+        await c.fanout(
+          id,
+          Array.from({ length: n }, () => ["noop", {}]),
+        );
       }
     }),
   );
@@ -321,7 +393,15 @@ export async function storage(c, measure, { chats, jobsPerChat, purgeAfterMs }) 
   const retained = measure();
   const jobs = chats * (jobsPerChat - 1);
   const perJob = (bytes) => (bytes(retained) - bytes(withChats)) / jobs;
-  const result = { chats, jobs, baseline, withChats, retained, bytesPerJob: perJob(totalBytes), eventBytesPerJob: perJob(eventBytes) };
+  const result = {
+    chats,
+    jobs,
+    baseline,
+    withChats,
+    retained,
+    bytesPerJob: perJob(totalBytes),
+    eventBytesPerJob: perJob(eventBytes),
+  };
   if (purgeAfterMs) {
     await sleep(purgeAfterMs);
     result.purged = measure();

@@ -42,18 +42,35 @@ export async function runCanary({ url, key, toolUrl, calls = 12, holdSeconds = 2
   const config = await api(base, key, "GET", "/v1/config");
   // Secrets come back as "***", which keeps each stored secret (matched by tool name).
   const before = { tools: config.tools, limits: { max_calls: config.limits.max_calls } };
-  const hold = { name: CANARY_TOOL, description: "fanout canary: holds its answer", url: toolUrl, read_only: true, timeout_seconds: holdSeconds * 3, parameters: { type: "object" } };
-  await patch({ tools: [...config.tools.filter((t) => t.name !== CANARY_TOOL), hold], limits: { max_calls: Math.max(calls, config.limits.max_calls) } });
+  const hold = {
+    name: CANARY_TOOL,
+    description: "fanout canary: holds its answer",
+    url: toolUrl,
+    read_only: true,
+    timeout_seconds: holdSeconds * 3,
+    parameters: { type: "object" },
+  };
+  await patch({
+    tools: [...config.tools.filter((t) => t.name !== CANARY_TOOL), hold],
+    limits: { max_calls: Math.max(calls, config.limits.max_calls) },
+  });
   try {
     const chat = `canary-${Date.now()}`;
     log(`starting ${calls} calls held ${holdSeconds} s each in chat ${chat}…`);
     const t0 = Date.now();
-    const tool_calls = Array.from({ length: calls }, (_, i) => ({ tool_name: CANARY_TOOL, tool_args: { n: i, seconds: holdSeconds } }));
+    const tool_calls = Array.from({ length: calls }, (_, i) => ({
+      tool_name: CANARY_TOOL,
+      tool_args: { n: i, seconds: holdSeconds },
+    }));
     const wait = Math.min(config.limits.max_wait_seconds, holdSeconds * 3);
     let answer = await api(base, key, "POST", `/v1/chats/${chat}/parallel`, { tool_calls, timeout: wait });
     const ids = answer.jobs.map((j) => j.job_id);
     while (answer.status === "waiting" || answer.status === "running") {
-      answer = await api(base, key, "POST", `/v1/chats/${chat}/parallel`, { action: "await", job_ids: ids, timeout: wait });
+      answer = await api(base, key, "POST", `/v1/chats/${chat}/parallel`, {
+        action: "await",
+        job_ids: ids,
+        timeout: wait,
+      });
     }
     const records = await Promise.all(ids.map((id) => api(base, key, "GET", `/v1/chats/${chat}/jobs/${id}`)));
     const failed = records.filter((r) => r.state !== "success");
@@ -72,7 +89,9 @@ export async function runCanary({ url, key, toolUrl, calls = 12, holdSeconds = 2
 }
 
 export function report(r) {
-  const lines = [`${r.concurrency} of ${r.calls} calls ran at once (each held ${r.holdSeconds} s; the batch took ${r.seconds.toFixed(1)} s).`];
+  const lines = [
+    `${r.concurrency} of ${r.calls} calls ran at once (each held ${r.holdSeconds} s; the batch took ${r.seconds.toFixed(1)} s).`,
+  ];
   if (r.failed.length) lines.push(`${r.failed.length} calls did not succeed: ${r.failed.join("; ")}`);
   lines.push(
     r.concurrency >= r.calls && !r.failed.length
@@ -84,14 +103,29 @@ export function report(r) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
-    options: { url: { type: "string" }, key: { type: "string" }, "tool-url": { type: "string" }, calls: { type: "string", default: "12" }, hold: { type: "string", default: "20" } },
+    options: {
+      url: { type: "string" },
+      key: { type: "string" },
+      "tool-url": { type: "string" },
+      calls: { type: "string", default: "12" },
+      hold: { type: "string", default: "20" },
+    },
   });
   if (!values.url || !values.key || !values["tool-url"]) {
-    console.error("usage: npm run canary -- --url <deployed fanout> --key <API key> --tool-url <endpoint that holds each request> [--hold 20] [--calls 12]");
+    console.error(
+      "usage: npm run canary -- --url <deployed fanout> --key <API key> --tool-url <endpoint that holds each request> [--hold 20] [--calls 12]",
+    );
     process.exit(2);
   }
   try {
-    const r = await runCanary({ url: values.url, key: values.key, toolUrl: values["tool-url"], calls: Number(values.calls), holdSeconds: Number(values.hold), log: (l) => console.log(l) });
+    const r = await runCanary({
+      url: values.url,
+      key: values.key,
+      toolUrl: values["tool-url"],
+      calls: Number(values.calls),
+      holdSeconds: Number(values.hold),
+      log: (l) => console.log(l),
+    });
     console.log(report(r));
     process.exit(r.concurrency >= r.calls && !r.failed.length ? 0 : 1);
   } catch (e) {

@@ -16,7 +16,11 @@ export const DEV_KEY = LOCAL_KEY;
 // 32 bytes of "fanout-local-dev-config-key-0001", base64: local only.
 export const DEV_CONFIG_KEY = Buffer.from("fanout-local-dev-config-key-0001").toString("base64");
 /** The `--var`s that make a local fanout usable: the dev key, a dev CONFIG_KEY, local egress. */
-export const DEV_VARS = { API_KEYS: `${DEV_TENANT}:${DEV_KEY}`, CONFIG_KEY: DEV_CONFIG_KEY, ALLOW_PRIVATE_EGRESS: "true" };
+export const DEV_VARS = {
+  API_KEYS: `${DEV_TENANT}:${DEV_KEY}`,
+  CONFIG_KEY: DEV_CONFIG_KEY,
+  ALLOW_PRIVATE_EGRESS: "true",
+};
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 /**
@@ -42,7 +46,13 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try, once it is ready (two jobs without waiting, then an await on the ids they got):
 ${tryIt(url)}
 `);
-  const wrangler = startWranglerDev({ cwd: ROOT, port, inspectorPort, persistTo: process.env.PERSIST_TO, vars: DEV_VARS });
+  const wrangler = startWranglerDev({
+    cwd: ROOT,
+    port,
+    inspectorPort,
+    persistTo: process.env.PERSIST_TO,
+    vars: DEV_VARS,
+  });
   let stopping = false;
   stopOnSignals([wrangler], () => {
     stopping = true;

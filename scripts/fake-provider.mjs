@@ -19,7 +19,13 @@ createServer((req, res) => {
     const usedTool = messages.some((m) => m.role === "tool");
     const message = usedTool
       ? { role: "assistant", content: `Done after a short wait: ${task}` }
-      : { role: "assistant", content: null, tool_calls: [{ id: `call_${++seq}`, type: "function", function: { name: "wait", arguments: '{"seconds":1}' } }] };
+      : {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: `call_${++seq}`, type: "function", function: { name: "wait", arguments: '{"seconds":1}' } },
+          ],
+        };
     res.writeHead(200, { "content-type": "application/json" }).end(
       JSON.stringify({
         id: `chatcmpl-${++seq}`,

@@ -11,8 +11,24 @@ import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const PACKAGES = {
-  "@fanout/client": ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "bin/fanout.js", "openapi.json"],
-  "@fanout/testing": ["package.json", "README.md", "LICENSE", "dist/index.js", "dist/index.d.ts", "worker/index.js", "worker/options.json"],
+  "@fanout/client": [
+    "package.json",
+    "README.md",
+    "LICENSE",
+    "dist/index.js",
+    "dist/index.d.ts",
+    "bin/fanout.js",
+    "openapi.json",
+  ],
+  "@fanout/testing": [
+    "package.json",
+    "README.md",
+    "LICENSE",
+    "dist/index.js",
+    "dist/index.d.ts",
+    "worker/index.js",
+    "worker/options.json",
+  ],
 };
 
 /** A dry run always warns that nobody is logged in; any other warning is a problem to fix before a release. */

@@ -24,7 +24,11 @@ export const QUIET_WRANGLER_ENV = {
   CLOUDFLARE_CF_FETCH_ENABLED: "false",
 };
 
-const WRANGLER_BIN = join(dirname(createRequire(import.meta.url).resolve("wrangler/package.json")), "bin", "wrangler.js");
+const WRANGLER_BIN = join(
+  dirname(createRequire(import.meta.url).resolve("wrangler/package.json")),
+  "bin",
+  "wrangler.js",
+);
 
 /**
  * @typedef {object} DevOptions
@@ -43,7 +47,15 @@ const WRANGLER_BIN = join(dirname(createRequire(import.meta.url).resolve("wrangl
  * @returns {import("node:child_process").ChildProcess}
  */
 export function startWranglerDev({ cwd, port, inspectorPort, persistTo, vars = {}, env = {}, output }) {
-  const args = [WRANGLER_BIN, "dev", "--ip", "127.0.0.1", "--port", String(port), "--show-interactive-dev-session=false"];
+  const args = [
+    WRANGLER_BIN,
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--show-interactive-dev-session=false",
+  ];
   if (inspectorPort !== undefined) args.push("--inspector-port", String(inspectorPort));
   if (persistTo) args.push("--persist-to", persistTo);
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
@@ -124,7 +136,8 @@ export function stopOnSignals(children, stop) {
       },
     );
   };
-  for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"])) process.on(signal, () => shutdown(signal));
+  for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]))
+    process.on(signal, () => shutdown(signal));
   const orphanWatch = setInterval(() => process.ppid !== parent && shutdown("parent exited"), 500);
   orphanWatch.unref();
   process.on("exit", () => {

@@ -3,12 +3,25 @@
  * queue batches, and swapping bindings of a live Durable Object instance so
  * its sends are lost or its calls fail.
  */
-import { abortAllDurableObjects, createExecutionContext, createMessageBatch, env, evictDurableObject, getQueueResult, runInDurableObject } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  createExecutionContext,
+  createMessageBatch,
+  env,
+  evictDurableObject,
+  getQueueResult,
+  runInDurableObject,
+} from "cloudflare:test";
 import worker from "../src/index";
 import type { JobMessage } from "../src/core/jobs/messages";
 import { call, chatObject, parallel } from "./helpers";
 
-export const message = (chat: string, job_id: string, attempt = 1): JobMessage => ({ tenant: "acme", chat_id: chat, job_id, attempt });
+export const message = (chat: string, job_id: string, attempt = 1): JobMessage => ({
+  tenant: "acme",
+  chat_id: chat,
+  job_id,
+  attempt,
+});
 
 /** Hands `bodies` to the worker's consumer of `queue` as one batch; `bindings` replace the worker's own. */
 export async function deliver(queue: string, bodies: unknown[], bindings: Partial<Record<keyof Env, unknown>> = {}) {
@@ -57,7 +70,11 @@ export async function degradeChat(
     // Both queues: the batch's copy (`jobs`) and the calls sent to Worker runners (`calls`).
     const queueOf = (real: Queue) => ({
       send: (body: unknown) => send([body], () => real.send(body)),
-      sendBatch: (messages: { body: unknown }[]) => send(messages.map((m) => m.body), () => real.sendBatch(messages)),
+      sendBatch: (messages: { body: unknown }[]) =>
+        send(
+          messages.map((m) => m.body),
+          () => real.sendBatch(messages),
+        ),
     });
     const runnerObjects = {
       getByName: () => ({
@@ -68,7 +85,10 @@ export async function degradeChat(
         abort: async () => {},
       }),
     };
-    return { ...(faults.queue ? { JOBS: queueOf(real.JOBS), CALLS: queueOf(real.CALLS) } : {}), ...(faults.fastPath ? { CALL_RUNNER: runnerObjects } : {}) };
+    return {
+      ...(faults.queue ? { JOBS: queueOf(real.JOBS), CALLS: queueOf(real.CALLS) } : {}),
+      ...(faults.fastPath ? { CALL_RUNNER: runnerObjects } : {}),
+    };
   });
   return { sent, started };
 }

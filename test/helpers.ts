@@ -21,7 +21,11 @@ export async function api(path: string, o: CallOptions = {}): Promise<Response> 
   if (key !== null) headers.authorization = `Bearer ${key}`;
   const body = o.rawBody ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
   if (body !== undefined) headers["content-type"] ??= "application/json";
-  return SELF.fetch(`https://fanout.test${path}`, { method: o.method ?? (body === undefined ? "GET" : "POST"), headers, body });
+  return SELF.fetch(`https://fanout.test${path}`, {
+    method: o.method ?? (body === undefined ? "GET" : "POST"),
+    headers,
+    body,
+  });
 }
 
 export async function json<T = any>(res: Response): Promise<T> {
@@ -48,7 +52,10 @@ export function toolConfig(extra: Record<string, unknown> = {}) {
   return {
     tools: [
       tool("echo", "/echo", { read_only: true }),
-      tool("sleep", "/sleep", { read_only: true, parameters: { type: "object", properties: { ms: { type: "integer" } }, required: ["ms"] } }),
+      tool("sleep", "/sleep", {
+        read_only: true,
+        parameters: { type: "object", properties: { ms: { type: "integer" } }, required: ["ms"] },
+      }),
       tool("hang", "/hang", { read_only: true }),
       tool("hang_write", "/hang"),
       tool("flaky_read", "/flaky", { read_only: true }),
@@ -81,7 +88,9 @@ export async function configure(config: unknown = toolConfig(), key: string = TE
   return json(res);
 }
 
-export async function toolCalls(jobId: string): Promise<{ headers: Record<string, string>; body: string; at: number; closed_at?: number }[]> {
+export async function toolCalls(
+  jobId: string,
+): Promise<{ headers: Record<string, string>; body: string; at: number; closed_at?: number }[]> {
   return (await fetch(`${toolServer()}/__calls?job_id=${encodeURIComponent(jobId)}`)).json();
 }
 
@@ -92,8 +101,12 @@ export const chatObject = (chat: string, tenant = "acme") => env.CHAT.getByName(
 
 /** Reads one job row straight from the ChatDO's SQLite. */
 export async function jobRow(chat: string, jobId: string, tenant = "acme") {
-  return runInDurableObject(chatObject(chat, tenant), (_instance, state) =>
-    state.storage.sql.exec("SELECT * FROM jobs WHERE job_id = ?", jobId).toArray()[0] as Record<string, any> | undefined,
+  return runInDurableObject(
+    chatObject(chat, tenant),
+    (_instance, state) =>
+      state.storage.sql.exec("SELECT * FROM jobs WHERE job_id = ?", jobId).toArray()[0] as
+        | Record<string, any>
+        | undefined,
   );
 }
 

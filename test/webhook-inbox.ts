@@ -17,6 +17,8 @@ export async function inbox(name: string, statuses: number[] = []) {
   return `${toolServer()}/hooks/${name}`;
 }
 
-export const received = async (name: string): Promise<Received[]> => (await fetch(`${toolServer()}/__hooks/received?inbox=${name}`)).json();
+export const received = async (name: string): Promise<Received[]> =>
+  (await fetch(`${toolServer()}/__hooks/received?inbox=${name}`)).json();
 
-export const webhookConfig = (url: string, more: Record<string, unknown> = {}) => toolConfig({ webhook: { url, secret: SECRET }, ...more });
+export const webhookConfig = (url: string, more: Record<string, unknown> = {}) =>
+  toolConfig({ webhook: { url, secret: SECRET }, ...more });

@@ -11,25 +11,37 @@ export interface Call {
 export type Job = { job_id: string; state: string; result: string | null };
 export type Outcome = { state: string; result: string };
 
-const createJobs = (sql: SqlStorage) => sql.exec("CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY, url TEXT, args TEXT, state TEXT, result TEXT)");
+const createJobs = (sql: SqlStorage) =>
+  sql.exec("CREATE TABLE IF NOT EXISTS jobs(id TEXT PRIMARY KEY, url TEXT, args TEXT, state TEXT, result TEXT)");
 
 /** Each call's row, pending, under a new id. */
 function insertJobs(sql: SqlStorage, calls: Call[]): string[] {
   const ids = calls.map(() => crypto.randomUUID());
   ids.forEach((id, i) => {
-    sql.exec("INSERT INTO jobs VALUES(?, ?, ?, 'pending', NULL)", id, calls[i]!.url, JSON.stringify(calls[i]!.tool_args));
+    sql.exec(
+      "INSERT INTO jobs VALUES(?, ?, ?, 'pending', NULL)",
+      id,
+      calls[i]!.url,
+      JSON.stringify(calls[i]!.tool_args),
+    );
   });
   return ids;
 }
 
 export async function callTool(url: string, id: string, args: string): Promise<Outcome> {
-  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ job_id: id, tool_args: JSON.parse(args) }) });
+  const r = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ job_id: id, tool_args: JSON.parse(args) }),
+  });
   return { state: r.ok ? "success" : "error", result: await r.text() };
 }
 
 function jobsOf(sql: SqlStorage, ids: string[]): Job[] {
   return ids.map((id) => {
-    const row = sql.exec<{ state: string; result: string | null }>("SELECT state, result FROM jobs WHERE id = ?", id).one();
+    const row = sql
+      .exec<{ state: string; result: string | null }>("SELECT state, result FROM jobs WHERE id = ?", id)
+      .one();
     return { job_id: id, state: row.state, result: row.result };
   });
 }
@@ -58,7 +70,13 @@ export abstract class FloorChat<Env> extends DurableObject<Env> {
 
   /** Claims a pending job: its call may leave. */
   protected claim(id: string) {
-    return this.ctx.storage.sql.exec<{ url: string; args: string }>("UPDATE jobs SET state = 'running' WHERE id = ? AND state = 'pending' RETURNING url, args", id).toArray().map((r) => ({ id, ...r }))[0];
+    return this.ctx.storage.sql
+      .exec<{ url: string; args: string }>(
+        "UPDATE jobs SET state = 'running' WHERE id = ? AND state = 'pending' RETURNING url, args",
+        id,
+      )
+      .toArray()
+      .map((r) => ({ id, ...r }))[0];
   }
 
   report(id: string, o: Outcome) {
@@ -68,7 +86,10 @@ export abstract class FloorChat<Env> extends DurableObject<Env> {
 }
 
 /** `POST /chats/{chat}/run`, as the platform floor answers it. */
-export async function routeRun(req: Request, run: (chat: string, calls: Call[], wait: boolean) => Promise<unknown>): Promise<Response> {
+export async function routeRun(
+  req: Request,
+  run: (chat: string, calls: Call[], wait: boolean) => Promise<unknown>,
+): Promise<Response> {
   const url = new URL(req.url);
   if (url.pathname === "/healthz") return new Response("ok");
   const m = /^\/chats\/([^/]+)\/run$/.exec(url.pathname);

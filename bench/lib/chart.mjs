@@ -9,7 +9,8 @@ export function latencyChart(groups) {
   const height = 40 + rows.length * rowH + 30;
   const max = Math.max(...rows.map((r) => percentile(r.values, 99))) * 1.05;
   const scale = (ms) => left + ((width - left - 30) * Math.log10(1 + ms)) / Math.log10(1 + max);
-  const esc = (t) => String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+  const esc = (t) =>
+    String(t).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
@@ -17,7 +18,9 @@ export function latencyChart(groups) {
   ];
   rows.forEach((r, i) => {
     const y = 40 + i * rowH;
-    const [min, p10, p50, p90, p99] = [0, 10, 50, 90, 99].map((p) => (p === 0 ? Math.min(...r.values) : percentile(r.values, p)));
+    const [min, p10, p50, p90, p99] = [0, 10, 50, 90, 99].map((p) =>
+      p === 0 ? Math.min(...r.values) : percentile(r.values, p),
+    );
     const color = r.color ?? "#2f5fd0";
     parts.push(
       `<text x="10" y="${y + 18}">${esc(`${r.group}: ${r.label}`)}</text>`,
@@ -29,7 +32,10 @@ export function latencyChart(groups) {
   });
   for (const tick of [1, 10, 100, 1000, 10000].filter((t) => t <= max)) {
     const x = scale(tick);
-    parts.push(`<line x1="${x}" x2="${x}" y1="34" y2="${height - 24}" stroke="#eee"/>`, `<text x="${x - 8}" y="${height - 8}" fill="#777">${tick}</text>`);
+    parts.push(
+      `<line x1="${x}" x2="${x}" y1="34" y2="${height - 24}" stroke="#eee"/>`,
+      `<text x="${x - 8}" y="${height - 8}" fill="#777">${tick}</text>`,
+    );
   }
   parts.push("</svg>");
   return parts.join("\n");

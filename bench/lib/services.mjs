@@ -49,8 +49,26 @@ async function wranglerDev(cwd, extra, name, reuse = {}) {
   // wrangler runs on the Node running this script (22, from the project's devDependency under npm run).
   const child = spawn(
     process.execPath,
-    [join(ROOT, "node_modules/wrangler/bin/wrangler.js"), "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", state, "--show-interactive-dev-session=false", ...extra],
-    { cwd, env: { ...process.env, WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "ignore", "inherit"], detached: true },
+    [
+      join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspector),
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
+      ...extra,
+    ],
+    {
+      cwd,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      stdio: ["ignore", "ignore", "inherit"],
+      detached: true,
+    },
   );
   const url = `http://127.0.0.1:${port}`;
   /** `keepState`: stop the process only (a restart drill starts it again on the same state). */
@@ -64,10 +82,14 @@ async function wranglerDev(cwd, extra, name, reuse = {}) {
   let exited = false;
   child.once("exit", () => (exited = true));
   try {
-    await until(async () => {
-      if (exited) throw new Error(`${name}: wrangler dev exited`);
-      return (await fetch(`${url}/healthz`)).ok;
-    }, 120_000, name);
+    await until(
+      async () => {
+        if (exited) throw new Error(`${name}: wrangler dev exited`);
+        return (await fetch(`${url}/healthz`)).ok;
+      },
+      120_000,
+      name,
+    );
   } catch (e) {
     await stop();
     throw e;
@@ -83,7 +105,11 @@ function configCopy(name, changes) {
   const path = join(ROOT, `wrangler.${name}.toml`);
   let toml = readFileSync(join(ROOT, "wrangler.toml"), "utf8");
   if (changes.main) toml = toml.replace(/^main = ".*"$/m, `main = "${changes.main}"`);
-  if (changes.requestsPer10s) toml = toml.replace(/^simple = \{ limit = \d+, period = 10 \}$/m, `simple = { limit = ${changes.requestsPer10s}, period = 10 }`);
+  if (changes.requestsPer10s)
+    toml = toml.replace(
+      /^simple = \{ limit = \d+, period = 10 \}$/m,
+      `simple = { limit = ${changes.requestsPer10s}, period = 10 }`,
+    );
   writeFileSync(path, toml);
   return { path, remove: () => rmSync(path, { force: true }) };
 }
@@ -101,15 +127,25 @@ export const UNLIMITED = 10_000_000;
  * `productionLimiter`: the bench-only entry `bench/production-limiter/index.ts`, whose rate limit
  * answers from the isolate as the deployed binding does (needs `requestsPer10s`).
  */
-export async function startFanout(reuse = {}, { privateEgress = true, requestsPer10s, productionLimiter = false } = {}) {
+export async function startFanout(
+  reuse = {},
+  { privateEgress = true, requestsPer10s, productionLimiter = false } = {},
+) {
   const configKey = Buffer.alloc(32, 9).toString("base64");
   const entry = productionLimiter ? { main: "bench/production-limiter/index.ts" } : {};
-  const config = requestsPer10s ? configCopy(`limit-${requestsPer10s}${productionLimiter ? "-isolate" : ""}`, { requestsPer10s, ...entry }) : undefined;
+  const config = requestsPer10s
+    ? configCopy(`limit-${requestsPer10s}${productionLimiter ? "-isolate" : ""}`, { requestsPer10s, ...entry })
+    : undefined;
   const fanout = await wranglerDev(
     ROOT,
     [
       ...(config ? ["--config", config.path] : []),
-      "--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:${OTHER_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", `ALLOW_PRIVATE_EGRESS:${privateEgress}`,
+      "--var",
+      `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:${OTHER_KEY}`,
+      "--var",
+      `CONFIG_KEY:${configKey}`,
+      "--var",
+      `ALLOW_PRIVATE_EGRESS:${privateEgress}`,
       ...(productionLimiter ? ["--var", `BENCH_REQUESTS_PER_10S:${requestsPer10s}`] : []),
     ],
     "fanout",
@@ -127,14 +163,24 @@ export async function startFanoutWithSlowQueue() {
   const configKey = Buffer.alloc(32, 9).toString("base64");
   const fanout = await wranglerDev(
     ROOT,
-    ["--config", config.path, "--var", `API_KEYS:${BENCH_TENANT}:${BENCH_KEY}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
+    [
+      "--config",
+      config.path,
+      "--var",
+      `API_KEYS:${BENCH_TENANT}:${BENCH_KEY}`,
+      "--var",
+      `CONFIG_KEY:${configKey}`,
+      "--var",
+      "ALLOW_PRIVATE_EGRESS:true",
+    ],
     "fanout-slow-queue",
   );
   return { ...fanout, stop: async () => (await fanout.stop(), config.remove()) };
 }
 
 /** `count` tenants `many-<k>` with keys `many-key-<k>`: the scenario that spreads chats over tenants. */
-export const manyTenants = (count) => Array.from({ length: count }, (_, k) => ({ tenant: `many-${k}`, key: `many-key-${k}` }));
+export const manyTenants = (count) =>
+  Array.from({ length: count }, (_, k) => ({ tenant: `many-${k}`, key: `many-key-${k}` }));
 
 /**
  * fanout as `startFanout` runs it, with `count` more tenants in `API_KEYS` (a deployment holds
@@ -144,10 +190,22 @@ export const manyTenants = (count) => Array.from({ length: count }, (_, k) => ({
 export async function startFanoutWithTenants(count) {
   const config = configCopy("tenants", { requestsPer10s: UNLIMITED });
   const configKey = Buffer.alloc(32, 9).toString("base64");
-  const keys = [`${BENCH_TENANT}:${BENCH_KEY}`, ...manyTenants(count).map(({ tenant, key }) => `${tenant}:${key}`)].join(",");
+  const keys = [
+    `${BENCH_TENANT}:${BENCH_KEY}`,
+    ...manyTenants(count).map(({ tenant, key }) => `${tenant}:${key}`),
+  ].join(",");
   const fanout = await wranglerDev(
     ROOT,
-    ["--config", config.path, "--var", `API_KEYS:${keys}`, "--var", `CONFIG_KEY:${configKey}`, "--var", "ALLOW_PRIVATE_EGRESS:true"],
+    [
+      "--config",
+      config.path,
+      "--var",
+      `API_KEYS:${keys}`,
+      "--var",
+      `CONFIG_KEY:${configKey}`,
+      "--var",
+      "ALLOW_PRIVATE_EGRESS:true",
+    ],
     "fanout-tenants",
   );
   return { ...fanout, stop: async () => (await fanout.stop(), config.remove()) };

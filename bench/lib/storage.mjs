@@ -15,7 +15,11 @@ const EVENT_TABLES = "name = 'events' OR name LIKE 'events\\_%' ESCAPE '\\'";
 function usedBytes(file) {
   const db = new DatabaseSync(file, { readOnly: true });
   try {
-    const row = db.prepare(`SELECT COALESCE(SUM(pgsize - unused), 0) AS used, COALESCE(SUM(CASE WHEN ${EVENT_TABLES} THEN pgsize - unused END), 0) AS events FROM dbstat`).get();
+    const row = db
+      .prepare(
+        `SELECT COALESCE(SUM(pgsize - unused), 0) AS used, COALESCE(SUM(CASE WHEN ${EVENT_TABLES} THEN pgsize - unused END), 0) AS events FROM dbstat`,
+      )
+      .get();
     return { bytes: Number(row.used), eventBytes: Number(row.events) };
   } finally {
     db.close();
@@ -27,7 +31,9 @@ export function storageByClass(state) {
   const out = {};
   for (const cls of CLASSES) {
     const dir = join(state, "v3/do", `fanout-${cls}`);
-    const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite") : [];
+    const files = existsSync(dir)
+      ? readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite")
+      : [];
     const sum = { objects: files.length, bytes: 0, eventBytes: 0 };
     for (const f of files) {
       try {

@@ -29,7 +29,9 @@ export async function startToolServer() {
         calls.set(id, { arrived, finished: performance.timeOrigin + performance.now() });
         // With its length, as web frameworks answer JSON (Node alone would send it chunked after writeHead).
         const answer = JSON.stringify({ result: `slept ${ms}` });
-        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(answer) }).end(answer);
+        res
+          .writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(answer) })
+          .end(answer);
       }, ms);
     });
   });

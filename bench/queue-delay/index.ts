@@ -7,7 +7,14 @@
  * allows). It wraps the deployed entry and classes and changes nothing in them; `wrangler deploy`
  * never sees this file (bench/run.mjs points a generated config at it).
  */
-import worker, { BudgetDO, ChatDO as RealChatDO, DirectRunner, FlowShardDO, CallRunnerDO, TenantDO } from "../../src/index";
+import worker, {
+  BudgetDO,
+  ChatDO as RealChatDO,
+  DirectRunner,
+  FlowShardDO,
+  CallRunnerDO,
+  TenantDO,
+} from "../../src/index";
 
 // Not exported: every export of a Worker entry must be a handler or a class.
 const QUEUE_SEND_DELAY_MS = 60;
@@ -15,7 +22,8 @@ const QUEUE_SEND_DELAY_MS = 60;
 const SLOW_CHAT_PREFIX = "slowq-";
 
 /** A queue message names its chat: `{tenant, chat_id, jobs}`. */
-const slowChat = (body: unknown) => String((body as { chat_id?: unknown } | null)?.chat_id ?? "").startsWith(SLOW_CHAT_PREFIX);
+const slowChat = (body: unknown) =>
+  String((body as { chat_id?: unknown } | null)?.chat_id ?? "").startsWith(SLOW_CHAT_PREFIX);
 
 const later = <T>(slow: boolean, send: () => Promise<T>) =>
   slow ? new Promise<void>((r) => setTimeout(r, QUEUE_SEND_DELAY_MS)).then(send) : send();
@@ -25,7 +33,10 @@ function slowed(queue: Queue): Queue {
     send: (body: unknown, options?: QueueSendOptions) => later(slowChat(body), () => queue.send(body, options)),
     sendBatch: (messages: Iterable<MessageSendRequest>, options?: QueueSendBatchOptions) => {
       const list = [...messages];
-      return later(list.some((m) => slowChat(m.body)), () => queue.sendBatch(list, options));
+      return later(
+        list.some((m) => slowChat(m.body)),
+        () => queue.sendBatch(list, options),
+      );
     },
   };
   return slow as unknown as Queue;

@@ -12,7 +12,18 @@
  * One never closed (its chat deleted meanwhile) goes after 31 days without a request.
  */
 import { DurableObject } from "cloudflare:workers";
-import { addSpent, askModel, modelAnswered, noneLeft, NOTHING_SPENT, stop, type BudgetScope, type Ledger, type Reached, type Spent } from "../../src/core/budgets/budget";
+import {
+  addSpent,
+  askModel,
+  modelAnswered,
+  noneLeft,
+  NOTHING_SPENT,
+  stop,
+  type BudgetScope,
+  type Ledger,
+  type Reached,
+  type Spent,
+} from "../../src/core/budgets/budget";
 import { chatName } from "../../src/core/objects/names";
 import { LazyTable } from "../shared/lazy-table";
 
@@ -52,14 +63,21 @@ export class BudgetDO extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#table = new LazyTable(ctx.storage.sql, "budget", [`CREATE TABLE IF NOT EXISTS budget (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)`]);
+    this.#table = new LazyTable(ctx.storage.sql, "budget", [
+      `CREATE TABLE IF NOT EXISTS budget (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)`,
+    ]);
   }
 
   /**
    * Calls (`tool`) and subagents (`subordinate`) of chat `chat` about to start: each takes one of its
    * kind, or is refused when none is left, or once the budget was reached.
    */
-  take(tenant: string, scope: BudgetScope, chat: string, asks: { job_id: string; kind: "tool" | "subordinate" }[]): BudgetAnswer[] {
+  take(
+    tenant: string,
+    scope: BudgetScope,
+    chat: string,
+    asks: { job_id: string; kind: "tool" | "subordinate" }[],
+  ): BudgetAnswer[] {
     const state = this.#read(tenant, scope, chat);
     const answers = asks.map((ask): BudgetAnswer => {
       if (state.taken[ask.job_id]) return { ok: true };

@@ -12,7 +12,27 @@ import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/core/http/errors";
 import { extrasText } from "../../src/core/jobs/extras";
 import type { JobRecord } from "../../src/core/jobs/job";
-import { AWAIT_PATH, type AskAnswer, type AwaitTicket, type BatchAnswer, type BatchRequest, type BatchResult, type ChatInfo, type ClaimedAsk, type ChatLimits, type CompleteResult, type JobOutcome, type RunnerCall, type RunnerOutcome, type ToolCallsAwait, type ToolCallsReply, type ToolCallsRequest, type ToolCallsResult, type TurnRequest, type Usage } from "../../src/core/jobs/messages";
+import {
+  AWAIT_PATH,
+  type AskAnswer,
+  type AwaitTicket,
+  type BatchAnswer,
+  type BatchRequest,
+  type BatchResult,
+  type ChatInfo,
+  type ClaimedAsk,
+  type ChatLimits,
+  type CompleteResult,
+  type JobOutcome,
+  type RunnerCall,
+  type RunnerOutcome,
+  type ToolCallsAwait,
+  type ToolCallsReply,
+  type ToolCallsRequest,
+  type ToolCallsResult,
+  type TurnRequest,
+  type Usage,
+} from "../../src/core/jobs/messages";
 import { resultsPayload, type Snapshot } from "../../src/core/jobs/payloads";
 import { vouchFor } from "../../src/core/objects/tenant-cache";
 import type { DeliveryEntry, DeliveryStatus } from "../../src/core/webhooks/deliveries";
@@ -69,7 +89,10 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   /** A route's side, with the worker's config check taken on, and a refusal answered as one (an RPC would lose the error's details). */
-  async #refusing<T>(req: BatchRequest | ToolCallsRequest, run: () => Promise<T>): Promise<T | ReturnType<typeof refusal>> {
+  async #refusing<T>(
+    req: BatchRequest | ToolCallsRequest,
+    run: () => Promise<T>,
+  ): Promise<T | ReturnType<typeof refusal>> {
     if (req.config_check) vouchFor(req.tenant, req.config_check);
     try {
       return await run();
@@ -82,7 +105,11 @@ export class ChatDO extends DurableObject<Env> {
   // ---- the per-tree subagent cap: the root's side ----------------------------------
 
   /** Called by the tree's descendants before their admission. */
-  async reserveTreeSlots(req: { job_ids: string[]; limit: number; expires_at: number }): Promise<{ slots: string[]; holders: string[] }> {
+  async reserveTreeSlots(req: {
+    job_ids: string[];
+    limit: number;
+    expires_at: number;
+  }): Promise<{ slots: string[]; holders: string[] }> {
     // A root that is gone, or going, grants nothing (and a late ask must not give it storage again).
     if (!this.#store.readable()) return { slots: [], holders: [] };
     return this.#store.treeSlots.grant(req.job_ids, req.limit, req.expires_at, Date.now());
@@ -136,7 +163,13 @@ export class ChatDO extends DurableObject<Env> {
   /** A child chat's report on its subordinate turn. */
   async completeJob(jobId: string, lease: string, outcome: JobOutcome): Promise<CompleteResult> {
     if (!this.#store.exists()) return { status: "stale" };
-    const result = this.#chat.machine.complete(jobId, lease, outcome, Date.now(), this.#store.limits().max_stored_result_bytes);
+    const result = this.#chat.machine.complete(
+      jobId,
+      lease,
+      outcome,
+      Date.now(),
+      this.#store.limits().max_stored_result_bytes,
+    );
     await this.#store.timers.arm();
     return result;
   }
@@ -218,7 +251,9 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   listJobs(limits: ChatLimits): { jobs: Snapshot[] } | null {
-    return this.#read((s) => ({ jobs: resultsPayload(s.jobs.visible(), { now: Date.now(), maxResultChars: limits.max_result_chars }).jobs }));
+    return this.#read((s) => ({
+      jobs: resultsPayload(s.jobs.visible(), { now: Date.now(), maxResultChars: limits.max_result_chars }).jobs,
+    }));
   }
 
   getJob(jobId: string): { record: JobRecord | null } | null {
@@ -227,7 +262,9 @@ export class ChatDO extends DurableObject<Env> {
 
   /** A person's decision on a call waiting for approval (docs/api.md#approvals). */
   async decideApproval(jobId: string, decision: DecisionRequest, limits: ChatLimits): Promise<ApprovalAnswer | null> {
-    return this.#read(async () => approvalAnswer(await decide(this.#chat, jobId, decision, Date.now()), limits.max_result_chars));
+    return this.#read(async () =>
+      approvalAnswer(await decide(this.#chat, jobId, decision, Date.now()), limits.max_result_chars),
+    );
   }
 
   /** A page of the chat's job records, newest first; `next_before` asks for the next one. */
@@ -251,9 +288,14 @@ export class ChatDO extends DurableObject<Env> {
 
   /** The chat's live stream, or a waiting request's socket (`/await`): the worker forwards the authenticated upgrade here. */
   override async fetch(request: Request): Promise<Response> {
-    if (!this.#store.readable()) return Response.json({ status: "error", error: { code: "chat_not_found", message: "No such chat." } }, { status: 404 });
+    if (!this.#store.readable())
+      return Response.json(
+        { status: "error", error: { code: "chat_not_found", message: "No such chat." } },
+        { status: 404 },
+      );
     const url = new URL(request.url);
-    if (url.pathname === AWAIT_PATH) return acceptWaiter(this.ctx, this.#chat.waiters, url.searchParams.getAll("job_id"));
+    if (url.pathname === AWAIT_PATH)
+      return acceptWaiter(this.ctx, this.#chat.waiters, url.searchParams.getAll("job_id"));
     const after = parseCursor(new URL(request.url).searchParams.get("after"));
     return this.#chat.stream.accept(after === "invalid" ? null : after);
   }

@@ -7,7 +7,14 @@
 import { ApiError, refusal } from "../../src/core/http/errors";
 import { quoteName } from "../../src/core/calls/names";
 import type { SubordinateJobSpec } from "../../src/core/jobs/job-spec";
-import type { AwaitTicket, BatchAnswer, BatchRequest, BatchResult, ChatLimits, Delivery } from "../../src/core/jobs/messages";
+import type {
+  AwaitTicket,
+  BatchAnswer,
+  BatchRequest,
+  BatchResult,
+  ChatLimits,
+  Delivery,
+} from "../../src/core/jobs/messages";
 import type { ApprovalRule } from "../../src/core/config/approval-rules";
 import { resultsPayload, startedPayload } from "../../src/core/jobs/payloads";
 import { withinToolBound } from "../../src/core/jobs/tool-bound";
@@ -24,7 +31,8 @@ import { subordinateState } from "./subagents/subordinate-state";
 import { NEW_CHAT_STATE, planSubordinates } from "./subagents/subordinates";
 
 /** The approval rules a request's calls are matched on, with the agent that makes them. */
-export const approvalsOf = (req: { approvals?: ApprovalRule[]; caller: { agent: string } }) => (req.approvals ? { rules: req.approvals, agent: req.caller.agent } : undefined);
+export const approvalsOf = (req: { approvals?: ApprovalRule[]; caller: { agent: string } }) =>
+  req.approvals ? { rules: req.approvals, agent: req.caller.agent } : undefined;
 
 export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAnswer> {
   const { store, tree } = chat;
@@ -42,7 +50,12 @@ export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAn
   if (command.action === "cancel") {
     for (const id of command.job_ids) chat.machine.cancel(id, now);
     await store.timers.arm();
-    return respond(chat, command.job_ids, { wait: false, wait_seconds: 0, started_only: false, collect: true }, req.limits);
+    return respond(
+      chat,
+      command.job_ids,
+      { wait: false, wait_seconds: 0, started_only: false, collect: true },
+      req.limits,
+    );
   }
 
   const shape: ReplayShape = {
@@ -75,10 +88,22 @@ export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAn
     const plans = planSubordinates(subordinates, state, req.limits, req.caller);
     const ids = subordinates.map((j) => j.job_id!);
     const queued = admitBatch(ids, tree.capState(state, req.limits, reservation, now));
-    const batch = newJobRows(jobs, now, { chat_id: req.chat_id, tiered: false, plans, queued, metadata: req.delivery.metadata, flow: req.flow, approvals: approvalsOf(req), ...(req.budget ? { budget: { limits: req.budget } } : {}) });
+    const batch = newJobRows(jobs, now, {
+      chat_id: req.chat_id,
+      tiered: false,
+      plans,
+      queued,
+      metadata: req.delivery.metadata,
+      flow: req.flow,
+      approvals: approvalsOf(req),
+      ...(req.budget ? { budget: { limits: req.budget } } : {}),
+    });
     const jobIds = batch.jobs.map((j) => j.job_id);
     await commit(chat, req, batch, plans, now, () => {
-      tree.settle(reservation, ids.filter((id) => !queued.has(id)));
+      tree.settle(
+        reservation,
+        ids.filter((id) => !queued.has(id)),
+      );
       if (!req.idempotency) return;
       store.idempotency.record(req.route, req.idempotency, { job_ids: [...command.job_ids, ...jobIds], shape }, now);
       store.schedulePurge(now);
@@ -129,7 +154,8 @@ export async function commit(
   store.ctx.waitUntil(chat.dispatcher.start(toStart));
   // Calls under flow rules or a budget ask beside the answer too (the gate timers set above are the backup).
   const asked = askedAtOnce(batch.jobs);
-  if (asked.length) store.ctx.waitUntil(Promise.all(asked.map((reason) => openGate(chat, reason, now))).then(() => store.timers.arm()));
+  if (asked.length)
+    store.ctx.waitUntil(Promise.all(asked.map((reason) => openGate(chat, reason, now))).then(() => store.timers.arm()));
   // Beside the answer too (the tenant's index is a listing, not the chat's own state); a deletion
   // waits for it, so the index never keeps a deleted chat.
   if (isNewChat) store.ctx.waitUntil(chat.registration.register(now));
@@ -153,18 +179,31 @@ export function requireKnown(chat: Chat, ids: string[]): void {
  * worker waits with (docs/architecture.md#awaits): a chat is billed while it holds a request.
  */
 function respond(chat: Chat, ids: string[], shape: ReplayShape, limits: ChatLimits): BatchAnswer {
-  if (shape.wait && chat.store.jobs.stillActive(ids).length > 0) return { ok: true, awaiting: { job_ids: ids, wait_ms: shape.wait_seconds * 1000 } };
+  if (shape.wait && chat.store.jobs.stillActive(ids).length > 0)
+    return { ok: true, awaiting: { job_ids: ids, wait_ms: shape.wait_seconds * 1000 } };
   return answerBatch(chat, ids, shape, limits, false);
 }
 
 /** The answer to a request whose wait is over (docs/architecture.md#awaits): a job still active then means the wait timed out. */
 export function answerWaited(chat: Chat, ticket: AwaitTicket, limits: ChatLimits): BatchResult {
   if (!chat.store.exists()) return refusal(deletedWhileWaiting());
-  return answerBatch(chat, ticket.job_ids, { started_only: false, collect: true }, limits, chat.store.jobs.stillActive(ticket.job_ids).length > 0);
+  return answerBatch(
+    chat,
+    ticket.job_ids,
+    { started_only: false, collect: true },
+    limits,
+    chat.store.jobs.stillActive(ticket.job_ids).length > 0,
+  );
 }
 
 /** Builds the payload once any wait is over; a response that carries a final snapshot collects it. */
-export function answerBatch(chat: Chat, ids: string[], shape: Pick<ReplayShape, "started_only" | "collect">, limits: ChatLimits, waitTimedOut: boolean): BatchResult {
+export function answerBatch(
+  chat: Chat,
+  ids: string[],
+  shape: Pick<ReplayShape, "started_only" | "collect">,
+  limits: ChatLimits,
+  waitTimedOut: boolean,
+): BatchResult {
   const { jobs } = chat.store;
   const rows = jobs.many(ids);
   const now = Date.now();

@@ -42,7 +42,10 @@ export class Chat implements MachineHooks {
 
   constructor(ctx: DurableObjectState, env: () => Env) {
     this.store = new ChatStore(ctx, env);
-    this.waiters = new Waiters(() => ctx.getWebSockets(AWAIT_TAG), (ids) => this.store.jobs.stillActive(ids));
+    this.waiters = new Waiters(
+      () => ctx.getWebSockets(AWAIT_TAG),
+      (ids) => this.store.jobs.stillActive(ids),
+    );
     this.stream = new ChatStream(this.store);
     this.outbox = new Outbox(this.store);
     this.announce = new Announcer(this.store, this.outbox, this.stream);
@@ -50,7 +53,9 @@ export class Chat implements MachineHooks {
     this.runners = new Runners(this.store, this.machine, new JobProgress(this.store, this.announce));
     this.dispatcher = new Dispatcher(this.store, this.machine, this.runners);
     this.tree = new TreeCap(this.store);
-    this.child = new ChildTurns(this.store, this.machine, this.dispatcher, this.tree, (jobs, now) => askApprovals(this.store, this.announce, jobs, now));
+    this.child = new ChildTurns(this.store, this.machine, this.dispatcher, this.tree, (jobs, now) =>
+      askApprovals(this.store, this.announce, jobs, now),
+    );
     this.registration = new Registration(this.store, this.stream);
     this.deletion = new Deletion(this.store, this.machine, this.registration);
     this.#flowReturns = new FlowReturns(this.store);
@@ -108,6 +113,10 @@ export class Chat implements MachineHooks {
     // The job that just ended, and the events it announced, expire from now on: the purge timer only
     // moves closer for them (what came earlier is covered by the time it already has, or at worst
     // by this one, one job duration late).
-    this.store.timers.setEarliest("purge", "", now + Math.min(this.store.limits().retention_seconds * 1000, EVENT_TTL_MS));
+    this.store.timers.setEarliest(
+      "purge",
+      "",
+      now + Math.min(this.store.limits().retention_seconds * 1000, EVENT_TTL_MS),
+    );
   }
 }

@@ -29,10 +29,13 @@ export const CHILD_DELETED_ERROR = "child chat deleted";
 
 /** What a job route gets from a chat being deleted: no job may join a chat about to be wiped. */
 export const beingDeleted = (chatId: string) =>
-  unavailable(`Chat '${quoteName(chatId)}' is being deleted; retry in a moment: once the deletion has finished, the same id starts a new chat.`);
+  unavailable(
+    `Chat '${quoteName(chatId)}' is being deleted; retry in a moment: once the deletion has finished, the same id starts a new chat.`,
+  );
 
 /** A request that waited on a chat deleted meanwhile: its jobs went with it. */
-export const deletedWhileWaiting = () => new ApiError(404, "chat_not_found", "The chat was deleted while the request waited; its jobs are gone.");
+export const deletedWhileWaiting = () =>
+  new ApiError(404, "chat_not_found", "The chat was deleted while the request waited; its jobs are gone.");
 
 /** Who asked: the API (the chat's parent must hear of it), or the parent's own deletion. */
 export type DeletedBy = "request" | "parent";
@@ -58,7 +61,6 @@ const REQUEST_BUDGET_MS = 8_000;
 const CALL_TIMEOUT_MS = 5_000;
 const RETRY_FIRST_MS = 1_000;
 const RETRY_MAX_MS = 60_000;
-
 
 /** A child deleted by its parent's own deletion leaves the parent alone: that parent ended its jobs before asking. */
 export function startingState(by: DeletedBy, isChild: boolean, usage: Record<string, Usage>): DeletionState {
@@ -177,7 +179,11 @@ export class Deletion {
     await this.registration.wipe();
     // The index dropped the subtree in the first pass; this covers a registration that landed after it.
     // The chat has no address any more: the tenant read before the wipe names the index.
-    await this.store.env().TENANT.getByName(tenantName(tenant)).forgetChat(chat_id).catch((e: Error) => console.warn("chat index update failed", e.message));
+    await this.store
+      .env()
+      .TENANT.getByName(tenantName(tenant))
+      .forgetChat(chat_id)
+      .catch((e: Error) => console.warn("chat index update failed", e.message));
     return true;
   }
 
@@ -189,7 +195,11 @@ export class Deletion {
         await within(this.store.tenant().forgetSubtree(chatId), CALL_TIMEOUT_MS, "the tenant's chat index");
       } else {
         const parent = this.store.meta("parent_chat_id")!;
-        await within(this.store.chat(parent).childDeleted(chatId, state.usage), CALL_TIMEOUT_MS, `parent chat '${parent}'`);
+        await within(
+          this.store.chat(parent).childDeleted(chatId, state.usage),
+          CALL_TIMEOUT_MS,
+          `parent chat '${parent}'`,
+        );
       }
       return true;
     } catch (e) {

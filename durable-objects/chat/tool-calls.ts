@@ -5,9 +5,26 @@
  * order with one result per call (docs/api.md#tiered-execution-and-the-tool-calls-route).
  */
 import { ApiError, refusal } from "../../src/core/http/errors";
-import type { AdmittedToolCall, ChatLimits, ToolCallEntry, ToolCallsAnswer, ToolCallsAwait, ToolCallsReply, ToolCallsRequest, ToolCallsResult } from "../../src/core/jobs/messages";
+import type {
+  AdmittedToolCall,
+  ChatLimits,
+  ToolCallEntry,
+  ToolCallsAnswer,
+  ToolCallsAwait,
+  ToolCallsReply,
+  ToolCallsRequest,
+  ToolCallsResult,
+} from "../../src/core/jobs/messages";
 import { withinToolBound } from "../../src/core/jobs/tool-bound";
-import { admittedCall, deliveredJobIds, forReplay, fromReplay, reportedJobIds, toolCallResult, toolCallsStatus } from "../../src/core/jobs/tool-call-results";
+import {
+  admittedCall,
+  deliveredJobIds,
+  forReplay,
+  fromReplay,
+  reportedJobIds,
+  toolCallResult,
+  toolCallsStatus,
+} from "../../src/core/jobs/tool-call-results";
 import { approvalsOf, commit, requireKnown } from "./batches";
 import type { Chat } from "./chat";
 import { beingDeleted, deletedWhileWaiting } from "./deletion";
@@ -20,7 +37,14 @@ export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<T
   if (req.idempotency && store.exists()) {
     // A retried request gets the same jobs back: nothing runs again.
     const replay = store.idempotency.find("tool-calls", req.idempotency)?.tool_calls;
-    if (replay) return answer(chat, { ...replay, calls: fromReplay(replay.calls, req.entries) }, req.wait_seconds, req.limits, false);
+    if (replay)
+      return answer(
+        chat,
+        { ...replay, calls: fromReplay(replay.calls, req.entries) },
+        req.wait_seconds,
+        req.limits,
+        false,
+      );
   }
   const bound = store.toolBound();
   const entries = req.entries.map((e) => withinBound(withKnownJobs(chat, e), bound));
@@ -30,16 +54,40 @@ export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<T
     tree.release(reservation); // the deletion began during that await
     throw beingDeleted(req.chat_id);
   }
-  const { admitted, plans, refusals, queued } = tree.admitTiered(req.chat_id, specs, req.limits, req.caller, reservation, now);
-  const batch = newJobRows(admitted, now, { chat_id: req.chat_id, tiered: req.order !== "parallel", plans, queued, metadata: req.delivery.metadata, flow: req.flow, approvals: approvalsOf(req), ...(req.budget ? { budget: { limits: req.budget } } : {}) });
+  const { admitted, plans, refusals, queued } = tree.admitTiered(
+    req.chat_id,
+    specs,
+    req.limits,
+    req.caller,
+    reservation,
+    now,
+  );
+  const batch = newJobRows(admitted, now, {
+    chat_id: req.chat_id,
+    tiered: req.order !== "parallel",
+    plans,
+    queued,
+    metadata: req.delivery.metadata,
+    flow: req.flow,
+    approvals: approvalsOf(req),
+    ...(req.budget ? { budget: { limits: req.budget } } : {}),
+  });
   const jobIds = new Map(batch.jobs.map((j) => [j.idx, j.job_id]));
-  const answered: Answered = { batch_id: admitted.length ? batch.batch_id : "", calls: entries.map((e) => admittedCall(e, refusals, jobIds)) };
+  const answered: Answered = {
+    batch_id: admitted.length ? batch.batch_id : "",
+    calls: entries.map((e) => admittedCall(e, refusals, jobIds)),
+  };
   if (admitted.length) {
     await commit(chat, req, batch, plans, now, () => {
       if (!req.idempotency) return;
       const shape = { wait: true, wait_seconds: req.wait_seconds, started_only: false, collect: false };
       const tool_calls = { ...answered, calls: forReplay(answered.calls) };
-      store.idempotency.record("tool-calls", req.idempotency, { job_ids: batch.jobs.map((j) => j.job_id), shape, tool_calls }, now);
+      store.idempotency.record(
+        "tool-calls",
+        req.idempotency,
+        { job_ids: batch.jobs.map((j) => j.job_id), shape, tool_calls },
+        now,
+      );
       store.schedulePurge(now);
     });
   }
@@ -57,14 +105,20 @@ type Answered = { batch_id: string; calls: AdmittedToolCall[] };
 /** A refusal of one call becomes that call's own error entry. */
 function asErrorEntry(entry: ToolCallEntry, e: unknown): ToolCallEntry {
   if (!(e instanceof ApiError)) throw e;
-  return { index: entry.index, tool_call_id: entry.tool_call_id, name: entry.name, error: { code: e.code, message: e.message, ...e.details } };
+  return {
+    index: entry.index,
+    tool_call_id: entry.tool_call_id,
+    name: entry.name,
+    error: { code: e.code, message: e.message, ...e.details },
+  };
 }
 
 /** A call outside the chat's tools is its own error entry; a `parallel` call with one is refused whole. */
 function withinBound(entry: ToolCallEntry, bound: string[] | null): ToolCallEntry {
   try {
     if (entry.spec) return { ...entry, spec: withinToolBound([entry.spec], bound)[0] };
-    if (entry.parallel) return { ...entry, parallel: { ...entry.parallel, specs: withinToolBound(entry.parallel.specs, bound) } };
+    if (entry.parallel)
+      return { ...entry, parallel: { ...entry.parallel, specs: withinToolBound(entry.parallel.specs, bound) } };
     return entry;
   } catch (e) {
     return asErrorEntry(entry, e);
@@ -86,10 +140,24 @@ function withKnownJobs(chat: Chat, entry: ToolCallEntry): ToolCallEntry {
  * The answer in call order, or, while a call's job is still active, the ticket the worker waits
  * (≤ waitSeconds) with, off the chat (docs/architecture.md#awaits).
  */
-function answer(chat: Chat, stored: Answered, waitSeconds: number, limits: ChatLimits, collect: boolean): ToolCallsReply {
+function answer(
+  chat: Chat,
+  stored: Answered,
+  waitSeconds: number,
+  limits: ChatLimits,
+  collect: boolean,
+): ToolCallsReply {
   const awaited = deliveredJobIds(stored.calls);
   if (awaited.length > 0 && chat.store.jobs.stillActive(awaited).length > 0) {
-    return { ok: true, awaiting: { job_ids: awaited, wait_ms: waitSeconds * 1000, stored: { batch_id: stored.batch_id, calls: stored.calls }, collect } };
+    return {
+      ok: true,
+      awaiting: {
+        job_ids: awaited,
+        wait_ms: waitSeconds * 1000,
+        stored: { batch_id: stored.batch_id, calls: stored.calls },
+        collect,
+      },
+    };
   }
   return { ok: true, answer: answerToolCalls(chat, stored, limits, collect) };
 }
@@ -107,7 +175,13 @@ export function answerToolCalls(chat: Chat, stored: Answered, limits: ChatLimits
   const done = awaited.length === 0 || jobs.stillActive(awaited).length === 0;
   const now = Date.now();
   const rows = new Map(jobs.many(reportedJobIds(stored.calls)).map((r) => [r.job_id, r]));
-  const results = stored.calls.map((call) => toolCallResult(call, rows, { now, maxResultChars: limits.max_result_chars }));
-  if (collect && awaited.length) jobs.markCollected(awaited.flatMap((id) => rows.get(id) ?? []), now);
+  const results = stored.calls.map((call) =>
+    toolCallResult(call, rows, { now, maxResultChars: limits.max_result_chars }),
+  );
+  if (collect && awaited.length)
+    jobs.markCollected(
+      awaited.flatMap((id) => rows.get(id) ?? []),
+      now,
+    );
   return { status: toolCallsStatus(results, !done), batch_id: stored.batch_id || null, results };
 }

@@ -9,7 +9,17 @@
 import { DurableObject } from "cloudflare:workers";
 import { chatName } from "../../src/core/objects/names";
 import type { FlowHold } from "../../src/core/flow/rules";
-import { askLines, giveBackLines, lineId, settleLine, type Line, type LineFigures, type Lines, type ShardAnswer, type ShardAsk } from "../../src/core/flow/shard";
+import {
+  askLines,
+  giveBackLines,
+  lineId,
+  settleLine,
+  type Line,
+  type LineFigures,
+  type Lines,
+  type ShardAnswer,
+  type ShardAsk,
+} from "../../src/core/flow/shard";
 import { figures, type SlotRule } from "../../src/core/flow/slots";
 import { LazyTable } from "../shared/lazy-table";
 
@@ -17,7 +27,6 @@ import { LazyTable } from "../shared/lazy-table";
 export const MAX_LINES = 10_000;
 
 type Changed = { hold: FlowHold; line: Line; created: boolean };
-
 
 export class FlowShardDO extends DurableObject<Env> {
   // Keyed by key first: a request reads all the rules of a key in one statement. Each line keeps its
@@ -36,7 +45,11 @@ export class FlowShardDO extends DurableObject<Env> {
    * Calls ask for their lines here, in asking order (again, after a wake-up: the same answer for a
    * holder, its place for a waiter): one request for all the calls of a chat that need this shard.
    */
-  async ask(tenant: string, rules: Record<string, { rule: SlotRule; asOf: number }>, asks: ShardAsk[]): Promise<ShardAnswer[]> {
+  async ask(
+    tenant: string,
+    rules: Record<string, { rule: SlotRule; asOf: number }>,
+    asks: ShardAsk[],
+  ): Promise<ShardAnswer[]> {
     const lines = this.#open(asks.flatMap((a) => a.holds));
     const answers = askLines(lines, rules, asks, Date.now());
     await this.#settle(tenant, lines.changed.values());
@@ -69,9 +82,19 @@ export class FlowShardDO extends DurableObject<Env> {
     const sql = this.ctx.storage.sql;
     // No index on `wake_at`: each would be one more row written with every line; the alarm reads them all.
     const due = sql
-      .exec<{ tenant: string; rule: string; key: string; line: string }>(`SELECT tenant, rule, key, line FROM lines WHERE wake_at <= ?`, Date.now())
+      .exec<{ tenant: string; rule: string; key: string; line: string }>(
+        `SELECT tenant, rule, key, line FROM lines WHERE wake_at <= ?`,
+        Date.now(),
+      )
       .toArray();
-    await this.#settle(due[0]?.tenant, due.map((row) => ({ hold: { rule: row.rule, key: row.key }, line: JSON.parse(row.line) as Line, created: false })));
+    await this.#settle(
+      due[0]?.tenant,
+      due.map((row) => ({
+        hold: { rule: row.rule, key: row.key },
+        line: JSON.parse(row.line) as Line,
+        created: false,
+      })),
+    );
     if (!this.#lines.exists()) return;
     const next = sql.exec<{ at: number | null }>(`SELECT MIN(wake_at) AS at FROM lines`).one().at;
     if (next !== null) await this.#alarmBy(next);
@@ -87,7 +110,10 @@ export class FlowShardDO extends DurableObject<Env> {
     const changed = new Map<string, Changed>();
     if (this.#lines.exists()) {
       for (const key of new Set(holds.map((h) => h.key))) {
-        for (const row of this.ctx.storage.sql.exec<{ rule: string; line: string }>(`SELECT rule, line FROM lines WHERE key = ?`, key)) {
+        for (const row of this.ctx.storage.sql.exec<{ rule: string; line: string }>(
+          `SELECT rule, line FROM lines WHERE key = ?`,
+          key,
+        )) {
           seen.set(lineId({ rule: row.rule, key }), JSON.parse(row.line) as Line);
         }
       }
@@ -127,11 +153,19 @@ export class FlowShardDO extends DurableObject<Env> {
       }
       const { slots } = settled.line;
       const idle = slots.holders.length + slots.offers.length + slots.waiters.length === 0 ? 1 : 0;
-      kept.push({ row: [hold.key, hold.rule, tenant!, settled.wakeAt, idle, now, JSON.stringify(settled.line)], wakeAt: settled.wakeAt });
+      kept.push({
+        row: [hold.key, hold.rule, tenant!, settled.wakeAt, idle, now, JSON.stringify(settled.line)],
+        wakeAt: settled.wakeAt,
+      });
       if (isNew) created++;
     }
     if (tenant) {
-      for (const chat of woken) this.ctx.waitUntil(this.env.CHAT.getByName(chatName(tenant, chat)).flowOffered().catch(() => {}));
+      for (const chat of woken)
+        this.ctx.waitUntil(
+          this.env.CHAT.getByName(chatName(tenant, chat))
+            .flowOffered()
+            .catch(() => {}),
+        );
     }
     if (kept.length === 0 && gone.size === 0) return;
     if (kept.length && !this.#lines.exists()) {
@@ -154,7 +188,10 @@ export class FlowShardDO extends DurableObject<Env> {
     }
     if (!this.#lines.exists()) return;
     // Counted once per instance, then kept: a count per request would read every row.
-    this.#count = this.#count === undefined ? sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM lines`).one().n : this.#count + created;
+    this.#count =
+      this.#count === undefined
+        ? sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM lines`).one().n
+        : this.#count + created;
     if (this.#count > MAX_LINES) this.#forgetIdle();
     if (this.#count === 0) {
       // Nothing is held here any more: the object keeps no storage until a call comes again.

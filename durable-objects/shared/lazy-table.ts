@@ -14,7 +14,8 @@ export class LazyTable {
   ) {}
 
   exists(): boolean {
-    this.#ready ||= this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, this.name).toArray().length > 0;
+    this.#ready ||=
+      this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, this.name).toArray().length > 0;
     return this.#ready;
   }
 

@@ -37,7 +37,12 @@ export function resumeFrom(after: number, log: StreamLog, mayHaveGap = false): {
 }
 
 /** Accepts the upgrade; with `after`, first sends what came since (or `cursor.expired` when some of that is gone). */
-export function acceptStream(ctx: DurableObjectState, after: number | null, log: StreamLog, mayHaveGap = false): Response {
+export function acceptStream(
+  ctx: DurableObjectState,
+  after: number | null,
+  log: StreamLog,
+  mayHaveGap = false,
+): Response {
   const { 0: client, 1: server } = new WebSocketPair();
   ctx.acceptWebSocket(server, [STREAM_TAG]);
   ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
@@ -66,7 +71,8 @@ export function broadcast(ctx: DurableObjectState, message: string): void {
  * echoing them throws, so those are answered with a normal close.
  */
 export function echoCloseCode(code: number): number {
-  const sendable = code === 1000 || (code >= 1001 && code <= 1014 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+  const sendable =
+    code === 1000 || (code >= 1001 && code <= 1014 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
   return sendable ? code : 1000;
 }
 

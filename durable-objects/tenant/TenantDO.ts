@@ -57,14 +57,23 @@ export class TenantDO extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = ctx.storage.sql;
-    this.#config = new ConfigStore(sql, () => this.env.CONFIG_KEY, (sealed) => this.#refreshMcpLists(sealed));
+    this.#config = new ConfigStore(
+      sql,
+      () => this.env.CONFIG_KEY,
+      (sealed) => this.#refreshMcpLists(sealed),
+    );
     this.#index = new ChatIndex(sql);
     this.#approvals = new ApprovalIndex(sql);
     this.#targets = new Targets(sql, this.#config);
     this.#tickets = new Tickets(sql);
     this.#stream = new TenantStream(sql);
     this.#streams = new StreamShare(sql);
-    this.#mcp = new McpLists(sql, listMcpTools, () => this.env.ALLOW_PRIVATE_EGRESS === "true", () => this.#targets.secrets());
+    this.#mcp = new McpLists(
+      sql,
+      listMcpTools,
+      () => this.env.ALLOW_PRIVATE_EGRESS === "true",
+      () => this.#targets.secrets(),
+    );
   }
 
   // ---- the live stream (docs/api.md#live-streams) -------------------------------
@@ -112,7 +121,9 @@ export class TenantDO extends DurableObject<Env> {
     const now = Date.now();
     await Promise.all(
       this.#streams.chats().map(async (chatId) => {
-        const open = await this.env.CHAT.getByName(chatName(tenant, chatId)).openStreams().catch(() => undefined);
+        const open = await this.env.CHAT.getByName(chatName(tenant, chatId))
+          .openStreams()
+          .catch(() => undefined);
         if (open !== undefined) this.#streams.chatStreams(chatId, open, now);
       }),
     );
@@ -147,7 +158,8 @@ export class TenantDO extends DurableObject<Env> {
   #publish(messages: StreamMessage[]): { listening: boolean } {
     const now = Date.now();
     if (!this.#stream.listening(this.ctx.getWebSockets().length, now)) return { listening: false };
-    for (const m of messages) broadcast(this.ctx, typeof m === "string" ? this.#stream.append(m, now) : this.#stream.live(m.live));
+    for (const m of messages)
+      broadcast(this.ctx, typeof m === "string" ? this.#stream.append(m, now) : this.#stream.live(m.live));
     if (messages.some((m) => typeof m === "string")) this.#stream.purge(now);
     return { listening: true };
   }
@@ -159,7 +171,9 @@ export class TenantDO extends DurableObject<Env> {
 
   async #wakeChats(tenant: string, now: number): Promise<void> {
     const recent = this.#index.recent(now);
-    await Promise.allSettled(recent.map((chatId) => this.env.CHAT.getByName(chatName(tenant, chatId)).tenantListening(true)));
+    await Promise.allSettled(
+      recent.map((chatId) => this.env.CHAT.getByName(chatName(tenant, chatId)).tenantListening(true)),
+    );
   }
 
   // ---- configuration (docs/api.md#configuration) ----------------------------------
@@ -184,7 +198,9 @@ export class TenantDO extends DurableObject<Env> {
    * to a read the worker made earlier: concurrent patches all land. The result is checked like a `PUT`.
    */
   patchConfig(patch: ConfigPatch, allowPrivateEgress: boolean): Promise<WriteConfigResult> {
-    return this.#config.write((stored) => checkConfig(applyConfigPatch(maskSecrets(stored), patch), allowPrivateEgress));
+    return this.#config.write((stored) =>
+      checkConfig(applyConfigPatch(maskSecrets(stored), patch), allowPrivateEgress),
+    );
   }
 
   // ---- MCP tool lists (docs/api.md#mcp-servers) ---------------------------------
@@ -241,7 +257,14 @@ export class TenantDO extends DurableObject<Env> {
    * Indexes a new chat, with the events it recorded before (published as `publish` does); the answer
    * tells it whether a tenant stream is listening.
    */
-  registerChat(chatId: string, now: number, parent: string | null = null, level = 0, name = chatId, events: StreamMessage[] = []): { listening: boolean } {
+  registerChat(
+    chatId: string,
+    now: number,
+    parent: string | null = null,
+    level = 0,
+    name = chatId,
+    events: StreamMessage[] = [],
+  ): { listening: boolean } {
     this.#index.register(chatId, now, parent, level, name);
     return this.#publish(events);
   }
@@ -265,7 +288,11 @@ export class TenantDO extends DurableObject<Env> {
     this.#approvals.note(entries);
   }
 
-  listApprovals(status: "pending" | "decided", cursor: string | null, limit: number): { approvals: ApprovalEntry[]; next_cursor: string | null } {
+  listApprovals(
+    status: "pending" | "decided",
+    cursor: string | null,
+    limit: number,
+  ): { approvals: ApprovalEntry[]; next_cursor: string | null } {
     return this.#approvals.list(status, cursor, limit);
   }
 }

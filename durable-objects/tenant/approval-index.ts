@@ -27,7 +27,18 @@ export class ApprovalIndex {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (job_id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at, by = excluded.by,
            reason = excluded.reason, pending = excluded.pending WHERE approvals.pending = 1`,
-        e.job_id, e.chat_id, e.tool_name, e.tool_args, e.agent, e.status, e.requested_at, e.expires_at, e.decided_at, e.by, e.reason, e.metadata,
+        e.job_id,
+        e.chat_id,
+        e.tool_name,
+        e.tool_args,
+        e.agent,
+        e.status,
+        e.requested_at,
+        e.expires_at,
+        e.decided_at,
+        e.by,
+        e.reason,
+        e.metadata,
         e.status === "pending" ? 1 : 0,
       );
     }
@@ -46,13 +57,23 @@ export class ApprovalIndex {
   }
 
   /** A page of pending or decided calls, newest first; the cursor is the last one's `<requested_at>.<job_id>`. */
-  list(status: "pending" | "decided", cursor: string | null, limit: number): { approvals: ApprovalEntry[]; next_cursor: string | null } {
-    const [at, id] = cursor ? [Number(cursor.slice(0, cursor.indexOf("."))), cursor.slice(cursor.indexOf(".") + 1)] : [Number.MAX_SAFE_INTEGER, ""];
+  list(
+    status: "pending" | "decided",
+    cursor: string | null,
+    limit: number,
+  ): { approvals: ApprovalEntry[]; next_cursor: string | null } {
+    const [at, id] = cursor
+      ? [Number(cursor.slice(0, cursor.indexOf("."))), cursor.slice(cursor.indexOf(".") + 1)]
+      : [Number.MAX_SAFE_INTEGER, ""];
     const rows = this.sql
       .exec<ApprovalEntry & Record<string, SqlStorageValue>>(
         `SELECT job_id, chat_id, tool_name, tool_args, agent, status, requested_at, expires_at, decided_at, by, reason, metadata FROM approvals
          WHERE pending = ? AND (requested_at < ? OR (requested_at = ? AND job_id < ?)) ORDER BY requested_at DESC, job_id DESC LIMIT ?`,
-        status === "pending" ? 1 : 0, at, at, cursor ? id : "\uffff", limit + 1,
+        status === "pending" ? 1 : 0,
+        at,
+        at,
+        cursor ? id : "\uffff",
+        limit + 1,
       )
       .toArray();
     const page = rows.slice(0, limit);

@@ -20,7 +20,12 @@ export class ChatIndex {
     this.sql.exec(
       `INSERT INTO chats (chat_id, parent_chat_id, level, name, created_at, last_activity) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (chat_id) DO UPDATE SET last_activity = excluded.last_activity`,
-      chatId, parent, level, name, now, now,
+      chatId,
+      parent,
+      level,
+      name,
+      now,
+      now,
     );
   }
 
@@ -44,7 +49,10 @@ export class ChatIndex {
   /** The chats active in the last day, most recent first, at most 200. */
   recent(now: number): string[] {
     return this.sql
-      .exec<{ chat_id: string }>(`SELECT chat_id FROM chats WHERE last_activity > ? ORDER BY last_activity DESC LIMIT 200`, now - 24 * 3600_000)
+      .exec<{ chat_id: string }>(
+        `SELECT chat_id FROM chats WHERE last_activity > ? ORDER BY last_activity DESC LIMIT 200`,
+        now - 24 * 3600_000,
+      )
       .toArray()
       .map((c) => c.chat_id);
   }

@@ -32,13 +32,19 @@ export class ConfigStore {
     /** Called with each newly stored (sealed) document, inside the write. */
     private readonly onStored: (sealed: TenantConfig) => void,
   ) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS config (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL, version INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS config (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL, version INTEGER NOT NULL)`,
+    );
   }
 
   /** The stored document with sealed secrets, or the defaults. */
   sealed(): { config: TenantConfig; version: number } {
-    const row = this.sql.exec<{ doc: string; version: number }>(`SELECT doc, version FROM config WHERE id = 1`).toArray()[0];
-    return row ? { config: JSON.parse(row.doc) as TenantConfig, version: row.version } : { config: defaultConfig(), version: 0 };
+    const row = this.sql
+      .exec<{ doc: string; version: number }>(`SELECT doc, version FROM config WHERE id = 1`)
+      .toArray()[0];
+    return row
+      ? { config: JSON.parse(row.doc) as TenantConfig, version: row.version }
+      : { config: defaultConfig(), version: 0 };
   }
 
   async #configKey(): Promise<CryptoKey> {
@@ -63,7 +69,11 @@ export class ConfigStore {
 
   /** The stored document's version (0: the defaults), without reading the document. */
   version(): number {
-    return this.#cached?.version ?? this.sql.exec<{ version: number }>(`SELECT version FROM config WHERE id = 1`).toArray()[0]?.version ?? 0;
+    return (
+      this.#cached?.version ??
+      this.sql.exec<{ version: number }>(`SELECT version FROM config WHERE id = 1`).toArray()[0]?.version ??
+      0
+    );
   }
 
   /** The configuration with every secret shown as "***": what requests and `GET /v1/config` see. */
@@ -91,7 +101,8 @@ export class ConfigStore {
     try {
       ({ sealed, generated } = await sealSecrets(checked.config, previous.config, await this.#configKey()));
     } catch (e) {
-      if (e instanceof SecretMissing) return { ok: false, problems: [e.message], ...(e.code === "secret_required" ? { code: e.code } : {}) };
+      if (e instanceof SecretMissing)
+        return { ok: false, problems: [e.message], ...(e.code === "secret_required" ? { code: e.code } : {}) };
       throw e;
     }
     const version = previous.version + 1;

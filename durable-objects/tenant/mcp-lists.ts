@@ -32,13 +32,18 @@ export class McpLists {
 
   constructor(
     private readonly sql: SqlStorage,
-    private readonly list: (endpoint: McpEndpoint, allowPrivateEgress: boolean) => Promise<{ tools: McpTool[]; report?: string }>,
+    private readonly list: (
+      endpoint: McpEndpoint,
+      allowPrivateEgress: boolean,
+    ) => Promise<{ tools: McpTool[]; report?: string }>,
     /** ALLOW_PRIVATE_EGRESS, read at each listing: the egress rules apply to every send. */
     private readonly allowPrivateEgress: () => boolean,
     /** The tenant's stored secrets: a listing, its failure and its log line are redacted of them like any remote's answer. */
     private readonly secrets: () => Promise<string[]>,
   ) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS mcp_lists (server TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, tools TEXT NOT NULL, fetched_at INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS mcp_lists (server TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, tools TEXT NOT NULL, fetched_at INTEGER NOT NULL)`,
+    );
   }
 
   /** `fingerprint`: the server's definition (URL and headers), so the list follows the config it came from. */
@@ -49,7 +54,9 @@ export class McpLists {
     const wait = (this.#listedAt.get(endpoint.name) ?? -Infinity) + MCP_LIST_INTERVAL_MS - now;
     if (!pending && wait > 0) {
       if (row) return this.#listing(row);
-      return { unavailable: `MCP server '${endpoint.name}' was listed less than ${MCP_LIST_INTERVAL_MS / 1000} s ago; it is listed again in ${Math.ceil(wait / 1000)} s` };
+      return {
+        unavailable: `MCP server '${endpoint.name}' was listed less than ${MCP_LIST_INTERVAL_MS / 1000} s ago; it is listed again in ${Math.ceil(wait / 1000)} s`,
+      };
     }
     if (!pending) {
       this.#listedAt.set(endpoint.name, now);
@@ -70,7 +77,8 @@ export class McpLists {
   /** Drops the lists of servers the configuration no longer has. */
   keepOnly(servers: string[]): void {
     const known = this.sql.exec<{ server: string }>(`SELECT server FROM mcp_lists`).toArray();
-    for (const { server } of known) if (!servers.includes(server)) this.sql.exec(`DELETE FROM mcp_lists WHERE server = ?`, server);
+    for (const { server } of known)
+      if (!servers.includes(server)) this.sql.exec(`DELETE FROM mcp_lists WHERE server = ?`, server);
   }
 
   async #fetch(endpoint: McpEndpoint, fingerprint: string): Promise<McpListing> {
@@ -82,7 +90,10 @@ export class McpLists {
       const fetched_at = Date.now();
       this.sql.exec(
         `INSERT OR REPLACE INTO mcp_lists (server, fingerprint, tools, fetched_at) VALUES (?, ?, ?, ?)`,
-        endpoint.name, fingerprint, JSON.stringify(tools), fetched_at,
+        endpoint.name,
+        fingerprint,
+        JSON.stringify(tools),
+        fetched_at,
       );
       return { tools, fetched_at };
     } catch (e) {
@@ -94,7 +105,11 @@ export class McpLists {
 
   #row(server: string, fingerprint: string): Row | undefined {
     return this.sql
-      .exec<Row>(`SELECT fingerprint, tools, fetched_at FROM mcp_lists WHERE server = ? AND fingerprint = ?`, server, fingerprint)
+      .exec<Row>(
+        `SELECT fingerprint, tools, fetched_at FROM mcp_lists WHERE server = ? AND fingerprint = ?`,
+        server,
+        fingerprint,
+      )
       .toArray()[0];
   }
 

@@ -46,7 +46,14 @@ interface Slot {
 function slots(c: TenantConfig): Slot[] {
   const out: Slot[] = [];
   for (const t of c.tools) {
-    out.push({ id: `tool:${t.name}`, path: `tools.${t.name}.secret`, get: () => t.secret, set: (v) => (t.secret = v), generated: true, destination: t.url });
+    out.push({
+      id: `tool:${t.name}`,
+      path: `tools.${t.name}.secret`,
+      get: () => t.secret,
+      set: (v) => (t.secret = v),
+      generated: true,
+      destination: t.url,
+    });
   }
   for (const s of c.mcp_servers) {
     for (const header of Object.keys(s.headers)) {
@@ -62,10 +69,23 @@ function slots(c: TenantConfig): Slot[] {
   }
   const { llm, webhook, telegram } = c;
   if (llm) {
-    out.push({ id: "llm", path: "llm.api_key", get: () => llm.api_key, set: (v) => (llm.api_key = v), generated: false, destination: llm.base_url });
+    out.push({
+      id: "llm",
+      path: "llm.api_key",
+      get: () => llm.api_key,
+      set: (v) => (llm.api_key = v),
+      generated: false,
+      destination: llm.base_url,
+    });
   }
   if (webhook) {
-    out.push({ id: "webhook", path: "webhook.secret", get: () => webhook.secret, set: (v) => (webhook.secret = v), generated: true });
+    out.push({
+      id: "webhook",
+      path: "webhook.secret",
+      get: () => webhook.secret,
+      set: (v) => (webhook.secret = v),
+      generated: true,
+    });
   }
   if (telegram) {
     out.push({
@@ -107,12 +127,20 @@ export function secretOutcome(
 ): SecretOutcome {
   if (sent === MASK) {
     if (!stored) {
-      return { kind: "refuse", code: "invalid_config", message: `${slot.path} is "***" but no secret is stored for it; send the secret itself.` };
+      return {
+        kind: "refuse",
+        code: "invalid_config",
+        message: `${slot.path} is "***" but no secret is stored for it; send the secret itself.`,
+      };
     }
     const from = originOf(stored.destination);
     const to = originOf(slot.destination);
     if (from !== to) {
-      return { kind: "refuse", code: "secret_required", message: `${slot.path} must be sent again: its destination changed from ${from} to ${to}.` };
+      return {
+        kind: "refuse",
+        code: "secret_required",
+        message: `${slot.path} must be sent again: its destination changed from ${from} to ${to}.`,
+      };
     }
     return { kind: "keep", sealed: stored.sealed };
   }

@@ -10,7 +10,9 @@
  */
 export class StreamShare {
   constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS chat_streams (chat_id TEXT PRIMARY KEY, sockets INTEGER NOT NULL, updated_at INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS chat_streams (chat_id TEXT PRIMARY KEY, sockets INTEGER NOT NULL, updated_at INTEGER NOT NULL)`,
+    );
   }
 
   /** Live streams of the tenant: `own` tenant-stream sockets plus what the chats last said. */
@@ -20,12 +22,17 @@ export class StreamShare {
 
   /** The chats counted, to ask again when the tenant looks full. */
   chats(): string[] {
-    return this.sql.exec<{ chat_id: string }>(`SELECT chat_id FROM chat_streams`).toArray().map((r) => r.chat_id);
+    return this.sql
+      .exec<{ chat_id: string }>(`SELECT chat_id FROM chat_streams`)
+      .toArray()
+      .map((r) => r.chat_id);
   }
 
   /** One more stream of `chatId`, which has `sockets` open now, if the tenant has room; false when it has `max`. */
   admitChat(chatId: string, sockets: number, own: number, max: number, now: number): boolean {
-    const counted = this.sql.exec<{ n: number }>(`SELECT COALESCE(SUM(sockets), 0) AS n FROM chat_streams WHERE chat_id = ?`, chatId).one().n;
+    const counted = this.sql
+      .exec<{ n: number }>(`SELECT COALESCE(SUM(sockets), 0) AS n FROM chat_streams WHERE chat_id = ?`, chatId)
+      .one().n;
     if (this.open(own) - counted + sockets >= max) return false;
     this.chatStreams(chatId, sockets + 1, now);
     return true;
@@ -33,7 +40,13 @@ export class StreamShare {
 
   /** What a chat has open (after a close, or when asked again). */
   chatStreams(chatId: string, sockets: number, now: number): void {
-    if (sockets > 0) this.sql.exec(`INSERT OR REPLACE INTO chat_streams (chat_id, sockets, updated_at) VALUES (?, ?, ?)`, chatId, sockets, now);
+    if (sockets > 0)
+      this.sql.exec(
+        `INSERT OR REPLACE INTO chat_streams (chat_id, sockets, updated_at) VALUES (?, ?, ?)`,
+        chatId,
+        sockets,
+        now,
+      );
     else this.sql.exec(`DELETE FROM chat_streams WHERE chat_id = ?`, chatId);
   }
 }

@@ -23,7 +23,9 @@ const secretsOf = new WeakMap<TenantConfig, string[]>();
 
 function gatherSecrets(opened: TenantConfig): string[] {
   const headers = opened.mcp_servers.flatMap((s) =>
-    Object.entries(s.headers).flatMap(([name, value]) => (CREDENTIAL_HEADER.test(name) && value.length <= 1024 ? [value] : [])),
+    Object.entries(s.headers).flatMap(([name, value]) =>
+      CREDENTIAL_HEADER.test(name) && value.length <= 1024 ? [value] : [],
+    ),
   );
   const credentials = headers.flatMap((value) => /^\S+\s+(\S+)$/.exec(value)?.[1] ?? []);
   return [
@@ -42,7 +44,9 @@ export class Targets {
     private readonly config: ConfigStore,
   ) {
     // A 410 from the webhook disables it for the config version it was sent under.
-    sql.exec(`CREATE TABLE IF NOT EXISTS webhook_state (id INTEGER PRIMARY KEY CHECK (id = 1), disabled_version INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS webhook_state (id INTEGER PRIMARY KEY CHECK (id = 1), disabled_version INTEGER NOT NULL)`,
+    );
   }
 
   async mcpEndpoint(server: string): Promise<McpEndpoint> {
@@ -72,14 +76,27 @@ export class Targets {
     const max_response_bytes = config.limits.max_response_bytes;
     const secrets = await this.secrets();
     if (toolName === "http_request") {
-      return { kind: "http_request", allowed_origins: config.builtins.http_request.allowed_origins, max_response_bytes, secrets };
+      return {
+        kind: "http_request",
+        allowed_origins: config.builtins.http_request.allowed_origins,
+        max_response_bytes,
+        secrets,
+      };
     }
     const tool = config.tools.find((t) => t.name === toolName);
     const mcp = tool ? undefined : splitMcpName(toolName, config);
-    if (mcp) return { kind: "mcp", endpoint: await this.mcpEndpoint(mcp.server), tool: mcp.tool, max_response_bytes, secrets };
-    if (!tool) return { kind: "missing", message: `Tool '${toolName}' was removed from the configuration before the job ran.` };
+    if (mcp)
+      return { kind: "mcp", endpoint: await this.mcpEndpoint(mcp.server), tool: mcp.tool, max_response_bytes, secrets };
+    if (!tool)
+      return { kind: "missing", message: `Tool '${toolName}' was removed from the configuration before the job ran.` };
     const opened = await this.config.opened();
-    return { kind: "http_tool", url: tool.url, secret: opened.tools.find((t) => t.name === toolName)!.secret!, max_response_bytes, secrets };
+    return {
+      kind: "http_tool",
+      url: tool.url,
+      secret: opened.tools.find((t) => t.name === toolName)!.secret!,
+      max_response_bytes,
+      secrets,
+    };
   }
 
   /** The LLM provider for agent loops, with its key decrypted; null when none is configured. */
@@ -96,7 +113,9 @@ export class Targets {
     const { config, version } = this.config.sealed();
     if (!config.webhook) return null;
     const opened = await this.config.opened();
-    const disabled = this.sql.exec<{ v: number }>(`SELECT disabled_version AS v FROM webhook_state WHERE id = 1`).toArray()[0]?.v;
+    const disabled = this.sql
+      .exec<{ v: number }>(`SELECT disabled_version AS v FROM webhook_state WHERE id = 1`)
+      .toArray()[0]?.v;
     return { url: config.webhook.url, secret: opened.webhook!.secret!, disabled: disabled === version, version };
   }
 
@@ -105,7 +124,11 @@ export class Targets {
     const { config } = this.config.sealed();
     if (!config.telegram) return null;
     const opened = await this.config.opened();
-    return { api_base_url: config.telegram.api_base_url, bot_token: opened.telegram!.bot_token, secrets: await this.secrets() };
+    return {
+      api_base_url: config.telegram.api_base_url,
+      bot_token: opened.telegram!.bot_token,
+      secrets: await this.secrets(),
+    };
   }
 
   /** The receiver answered 410 Gone: stop sending until the configuration is replaced. */

@@ -14,8 +14,12 @@ export const LISTEN_GRACE_MS = 5 * 60_000;
 
 export class TenantStream implements StreamLog {
   constructor(private readonly sql: SqlStorage) {
-    sql.exec(`CREATE TABLE IF NOT EXISTS stream (cursor INTEGER PRIMARY KEY AUTOINCREMENT, message TEXT NOT NULL, created_at INTEGER NOT NULL)`);
-    sql.exec(`CREATE TABLE IF NOT EXISTS stream_state (id INTEGER PRIMARY KEY CHECK (id = 1), last_listener_at INTEGER NOT NULL)`);
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS stream (cursor INTEGER PRIMARY KEY AUTOINCREMENT, message TEXT NOT NULL, created_at INTEGER NOT NULL)`,
+    );
+    sql.exec(
+      `CREATE TABLE IF NOT EXISTS stream_state (id INTEGER PRIMARY KEY CHECK (id = 1), last_listener_at INTEGER NOT NULL)`,
+    );
   }
 
   /** Stores an event envelope (JSON text) as a stream message; returns the message. */
@@ -32,7 +36,9 @@ export class TenantStream implements StreamLog {
   }
 
   latest(): number {
-    return this.sql.exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'stream'), 0) AS n`).one().n;
+    return this.sql
+      .exec<{ n: number }>(`SELECT COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'stream'), 0) AS n`)
+      .one().n;
   }
 
   oldest(): number | undefined {
@@ -40,7 +46,10 @@ export class TenantStream implements StreamLog {
   }
 
   after(cursor: number, limit: number): string[] {
-    return this.sql.exec<{ message: string }>(`SELECT message FROM stream WHERE cursor > ? ORDER BY cursor LIMIT ?`, cursor, limit).toArray().map((r) => r.message);
+    return this.sql
+      .exec<{ message: string }>(`SELECT message FROM stream WHERE cursor > ? ORDER BY cursor LIMIT ?`, cursor, limit)
+      .toArray()
+      .map((r) => r.message);
   }
 
   /** A listener was here at `now` (connected, or just left). */
@@ -51,12 +60,17 @@ export class TenantStream implements StreamLog {
   /** Someone listens, or did within the grace period. */
   listening(sockets: number, now: number): boolean {
     if (sockets > 0) return true;
-    const last = this.sql.exec<{ at: number }>(`SELECT last_listener_at AS at FROM stream_state WHERE id = 1`).toArray()[0]?.at;
+    const last = this.sql
+      .exec<{ at: number }>(`SELECT last_listener_at AS at FROM stream_state WHERE id = 1`)
+      .toArray()[0]?.at;
     return last !== undefined && now - last < LISTEN_GRACE_MS;
   }
 
   purge(now: number): void {
     this.sql.exec(`DELETE FROM stream WHERE created_at <= ?`, now - TTL_MS);
-    this.sql.exec(`DELETE FROM stream WHERE cursor <= (SELECT cursor FROM stream ORDER BY cursor DESC LIMIT 1 OFFSET ?)`, KEPT);
+    this.sql.exec(
+      `DELETE FROM stream WHERE cursor <= (SELECT cursor FROM stream ORDER BY cursor DESC LIMIT 1 OFFSET ?)`,
+      KEPT,
+    );
   }
 }

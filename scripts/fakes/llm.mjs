@@ -47,17 +47,24 @@ export const DEMO_POSTCARD = { to: "Ana", text: "Greetings from fanout!" };
 export function demoReply(messages) {
   const last = messages.at(-1);
   if (last?.role !== "tool") {
-    if (/postcard/i.test(last?.content ?? "")) return { tool_calls: [{ name: "send_postcard", arguments: DEMO_POSTCARD }] };
+    if (/postcard/i.test(last?.content ?? ""))
+      return { tool_calls: [{ name: "send_postcard", arguments: DEMO_POSTCARD }] };
     return { tool_calls: DEMO_CITIES.map((city) => ({ name: "weather", arguments: { city } })) };
   }
   const asked = messages.findLastIndex((m) => m.role === "assistant" && m.tool_calls?.length);
-  const answers = messages.slice(asked + 1).filter((m) => m.role === "tool").map((m) => m.content ?? "");
+  const answers = messages
+    .slice(asked + 1)
+    .filter((m) => m.role === "tool")
+    .map((m) => m.content ?? "");
   const question = messages.slice(0, asked).findLast((m) => m.role === "user")?.content ?? "";
-  return { content: `You asked: ${question}\n${answers.join("\n")}\n(${answers.length} tool calls, run at the same time by fanout)` };
+  return {
+    content: `You asked: ${question}\n${answers.join("\n")}\n(${answers.length} tool calls, run at the same time by fanout)`,
+  };
 }
 
 /** @param {ServerResponse} res @param {number} status @param {unknown} value */
-const json = (res, status, value) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+const json = (res, status, value) =>
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
 
 /**
  * The fake's routes, as a handler that answers a request when it is one of them.
@@ -97,13 +104,13 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
       return true;
     }
     if (url.pathname !== `${prefix}/chat/completions`) return false;
-    if (req.method !== "POST") return json(res, 405, { error: { message: "POST a chat-completions request" } }), true;
+    if (req.method !== "POST") return (json(res, 405, { error: { message: "POST a chat-completions request" } }), true);
     /** @type {ChatRequest} */
     let request;
     try {
       request = JSON.parse(body);
     } catch {
-      return json(res, 400, { error: { message: "the body is not JSON" } }), true;
+      return (json(res, 400, { error: { message: "the body is not JSON" } }), true);
     }
     requests.set(request.model, [...(requests.get(request.model) ?? []), request]);
     const now = (inFlight.get(request.model) ?? 0) + 1;
@@ -114,7 +121,9 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
       if (!res.writableFinished) dropped.set(request.model, (dropped.get(request.model) ?? 0) + 1);
     });
     const script = scripts.get(request.model);
-    const reply = script?.shift() ?? (!script && request.model === DEMO_MODEL ? demoReply(request.messages ?? []) : { content: "(script finished)" });
+    const reply =
+      script?.shift() ??
+      (!script && request.model === DEMO_MODEL ? demoReply(request.messages ?? []) : { content: "(script finished)" });
     const authorization = req.headers.authorization ?? "";
     /** @param {string} text */
     const echo = (text) =>
@@ -128,14 +137,27 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
       const tool_calls = reply.tool_calls?.map((c) => ({
         id: `call_${++seq}`,
         type: "function",
-        function: { name: c.name, arguments: echo(typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments)) },
+        function: {
+          name: c.name,
+          arguments: echo(typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments)),
+        },
       }));
       json(res, 200, {
         id: `chatcmpl-${++seq}`,
         object: "chat.completion",
         created: Math.floor(Date.now() / 1000),
         model: request.model,
-        choices: [{ index: 0, finish_reason: tool_calls ? "tool_calls" : "stop", message: { role: "assistant", content: reply.content === undefined ? null : echo(reply.content), ...(tool_calls ? { tool_calls } : {}) } }],
+        choices: [
+          {
+            index: 0,
+            finish_reason: tool_calls ? "tool_calls" : "stop",
+            message: {
+              role: "assistant",
+              content: reply.content === undefined ? null : echo(reply.content),
+              ...(tool_calls ? { tool_calls } : {}),
+            },
+          },
+        ],
         usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
       });
     };

@@ -15,7 +15,10 @@ export const postcardTool = (/** @type {string} */ url, /** @type {string} */ se
   description: "Send a postcard to someone (the local demo records it; a person approves it first).",
   parameters: {
     type: "object",
-    properties: { to: { type: "string", description: "Who gets it" }, text: { type: "string", description: "What it says" } },
+    properties: {
+      to: { type: "string", description: "Who gets it" },
+      text: { type: "string", description: "What it says" },
+    },
     required: ["to", "text"],
   },
   url,
@@ -24,7 +27,8 @@ export const postcardTool = (/** @type {string} */ url, /** @type {string} */ se
 });
 
 /** @param {import("node:http").ServerResponse} res @param {number} status @param {unknown} value */
-const json = (res, status, value) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+const json = (res, status, value) =>
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
 
 /**
  * @param {{ secret?: string }} [options] the tool's secret (`whsec_…`); without one, signatures are not checked
@@ -35,12 +39,15 @@ export function fakePostcard({ secret } = {}) {
   const sent = [];
   const verifier = secret ? new Webhook(secret) : undefined;
   return function handle(url, req, res, body) {
-    if (url.pathname === "/__tools/postcard/sent") return json(res, 200, sent), true;
+    if (url.pathname === "/__tools/postcard/sent") return (json(res, 200, sent), true);
     if (url.pathname !== "/tools/postcard") return false;
     try {
       verifier?.verify(body, /** @type {Record<string, string>} */ (req.headers));
     } catch {
-      return json(res, 401, { error: "bad signature: configure this tool with the secret the demo tool was started with" }), true;
+      return (
+        json(res, 401, { error: "bad signature: configure this tool with the secret the demo tool was started with" }),
+        true
+      );
     }
     /** @type {{ tool_args?: { to?: unknown, text?: unknown }, job_id?: unknown }} */
     let call = {};
@@ -50,8 +57,9 @@ export function fakePostcard({ secret } = {}) {
       /* answered below */
     }
     const { to, text } = call.tool_args ?? {};
-    if (typeof to !== "string" || typeof text !== "string") return json(res, 200, { error: 'send_postcard needs {"to","text"}' }), true;
+    if (typeof to !== "string" || typeof text !== "string")
+      return (json(res, 200, { error: 'send_postcard needs {"to","text"}' }), true);
     sent.push({ to, text, job_id: String(call.job_id ?? ""), at: Date.now() });
-    return json(res, 200, { result: `Postcard to ${to} is on its way.` }), true;
+    return (json(res, 200, { result: `Postcard to ${to} is on its way.` }), true);
   };
 }

@@ -25,14 +25,20 @@ import { fakePostcard } from "./postcard.mjs";
  * @returns {Promise<Fakes>}
  */
 export async function startFakes({ port = 0, weatherSecret, postcardSecret, onMessage } = {}) {
-  const handlers = [fakeTelegram({ onMessage }), fakeLlm(), fakeWeather({ secret: weatherSecret }), fakePostcard({ secret: postcardSecret })];
+  const handlers = [
+    fakeTelegram({ onMessage }),
+    fakeLlm(),
+    fakeWeather({ secret: weatherSecret }),
+    fakePostcard({ secret: postcardSecret }),
+  ];
   const server = createServer((req, res) => {
     let body = "";
     req.setEncoding("utf8");
     req.on("data", (chunk) => (body += chunk));
     req.on("end", () => {
       const url = new URL(req.url ?? "/", "http://fakes");
-      if (!handlers.some((handle) => handle(url, req, res, body))) res.writeHead(404, { "content-type": "text/plain" }).end(`no fake route ${req.method} ${url.pathname}`);
+      if (!handlers.some((handle) => handle(url, req, res, body)))
+        res.writeHead(404, { "content-type": "text/plain" }).end(`no fake route ${req.method} ${url.pathname}`);
     });
   });
   await new Promise((resolve, reject) => {
@@ -44,10 +50,11 @@ export async function startFakes({ port = 0, weatherSecret, postcardSecret, onMe
   return {
     url: `http://127.0.0.1:${address.port}`,
     port: address.port,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -62,5 +69,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   LLM (OpenAI API)  ${fakes.url}/llm/v1          (model "fanout-demo" needs no script)
   weather tool      ${fakes.url}/tools/weather
   postcard tool     ${fakes.url}/tools/postcard`);
-  for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"])) process.on(signal, () => void fakes.close().then(() => process.exit(0)));
+  for (const signal of /** @type {const} */ (["SIGINT", "SIGTERM", "SIGHUP"]))
+    process.on(signal, () => void fakes.close().then(() => process.exit(0)));
 }

@@ -25,10 +25,12 @@
  */
 
 /** @param {ServerResponse} res @param {number} status @param {unknown} value */
-const json = (res, status, value) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+const json = (res, status, value) =>
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
 
 /** @param {ServerResponse} res @param {string} description */
-const badRequest = (res, description) => json(res, 400, { ok: false, error_code: 400, description: `Bad Request: ${description}` });
+const badRequest = (res, description) =>
+  json(res, 400, { ok: false, error_code: 400, description: `Bad Request: ${description}` });
 
 /** @param {string} body @returns {Record<string, any>} */
 const parse = (body) => {
@@ -61,15 +63,29 @@ export function fakeTelegram({ onMessage } = {}) {
     },
     sendMessage(token, message, res) {
       // Telegram's own answer to a request it cannot use: 400 with a description.
-      if (message.chat_id === undefined || typeof message.text !== "string" || !message.text) return badRequest(res, "chat_id and a non-empty text are required");
+      if (message.chat_id === undefined || typeof message.text !== "string" || !message.text)
+        return badRequest(res, "chat_id and a non-empty text are required");
       /** @type {SentMessage} */
-      const record = { token, chat_id: message.chat_id, message_id: sent.length + 1, text: message.text, at: Date.now(), edits: 0, ...(message.reply_markup ? { reply_markup: message.reply_markup } : {}) };
+      const record = {
+        token,
+        chat_id: message.chat_id,
+        message_id: sent.length + 1,
+        text: message.text,
+        at: Date.now(),
+        edits: 0,
+        ...(message.reply_markup ? { reply_markup: message.reply_markup } : {}),
+      };
       sent.push(record);
       onMessage?.(record);
-      json(res, 200, { ok: true, result: { message_id: record.message_id, chat: { id: message.chat_id }, text: message.text } });
+      json(res, 200, {
+        ok: true,
+        result: { message_id: record.message_id, chat: { id: message.chat_id }, text: message.text },
+      });
     },
     editMessageText(token, { chat_id, message_id, text, reply_markup }, res) {
-      const found = sent.find((m) => m.token === token && String(m.chat_id) === String(chat_id) && m.message_id === message_id);
+      const found = sent.find(
+        (m) => m.token === token && String(m.chat_id) === String(chat_id) && m.message_id === message_id,
+      );
       if (!found) return badRequest(res, "message to edit not found");
       if (typeof text !== "string" || !text) return badRequest(res, "message text is empty");
       found.text = text;
@@ -88,17 +104,36 @@ export function fakeTelegram({ onMessage } = {}) {
   /** Presses a button as a user would: the bot hears a `callback_query` at its webhook. @param {Record<string, any>} press @param {ServerResponse} res */
   async function pressButton(press, res) {
     const inChat = sent.filter((m) => String(m.chat_id) === String(press.chat_id) && m.reply_markup);
-    const message = press.message_id === undefined ? inChat.at(-1) : inChat.find((m) => m.message_id === press.message_id);
+    const message =
+      press.message_id === undefined ? inChat.at(-1) : inChat.find((m) => m.message_id === press.message_id);
     const button = message?.reply_markup?.inline_keyboard.flat().find((b) => b.text === press.button);
-    if (!message || !button?.callback_data) return json(res, 404, { error: `no button "${press.button}" on a message of chat ${press.chat_id}` });
+    if (!message || !button?.callback_data)
+      return json(res, 404, { error: `no button "${press.button}" on a message of chat ${press.chat_id}` });
     const webhook = webhooks.get(message.token);
-    if (!webhook) return json(res, 409, { error: "the bot has not called setWebhook: Telegram would not know where to send the press" });
+    if (!webhook)
+      return json(res, 409, {
+        error: "the bot has not called setWebhook: Telegram would not know where to send the press",
+      });
     const from = { id: 7, is_bot: false, first_name: "Tester", username: "tester", ...(press.from ?? {}) };
     const update = {
       update_id: ++updateId,
-      callback_query: { id: `cbq-${updateId}`, from, chat_instance: "1", data: button.callback_data, message: { message_id: message.message_id, date: 0, chat: { id: message.chat_id, type: "private" }, text: message.text } },
+      callback_query: {
+        id: `cbq-${updateId}`,
+        from,
+        chat_instance: "1",
+        data: button.callback_data,
+        message: {
+          message_id: message.message_id,
+          date: 0,
+          chat: { id: message.chat_id, type: "private" },
+          text: message.text,
+        },
+      },
     };
-    const headers = { "content-type": "application/json", ...(webhook.secret_token ? { "x-telegram-bot-api-secret-token": webhook.secret_token } : {}) };
+    const headers = {
+      "content-type": "application/json",
+      ...(webhook.secret_token ? { "x-telegram-bot-api-secret-token": webhook.secret_token } : {}),
+    };
     const answer = await fetch(webhook.url, { method: "POST", headers, body: JSON.stringify(update) });
     json(res, 200, { status: answer.status, callback_query_id: update.callback_query.id });
   }
@@ -119,7 +154,9 @@ export function fakeTelegram({ onMessage } = {}) {
       return true;
     }
     if (url.pathname === "/__telegram/press" && req.method === "POST") {
-      pressButton(parse(body), res).catch((e) => json(res, 502, { error: `the bot's webhook did not answer: ${e instanceof Error ? e.message : e}` }));
+      pressButton(parse(body), res).catch((e) =>
+        json(res, 502, { error: `the bot's webhook did not answer: ${e instanceof Error ? e.message : e}` }),
+      );
       return true;
     }
     return false;

@@ -17,7 +17,11 @@ export const FORECAST_MS = 1000;
 export const weatherTool = (/** @type {string} */ url, /** @type {string} */ secret) => ({
   name: "weather",
   description: "Today's weather in a city (a made-up forecast from the local demo tool).",
-  parameters: { type: "object", properties: { city: { type: "string", description: "The city's name, e.g. Oslo" } }, required: ["city"] },
+  parameters: {
+    type: "object",
+    properties: { city: { type: "string", description: "The city's name, e.g. Oslo" } },
+    required: ["city"],
+  },
   url,
   read_only: true,
   timeout_seconds: 30,
@@ -39,7 +43,8 @@ export function forecast(city) {
  */
 
 /** @param {ServerResponse} res @param {number} status @param {unknown} value */
-const json = (res, status, value) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+const json = (res, status, value) =>
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
 
 /**
  * @param {{ secret?: string }} [options] the tool's secret (`whsec_…`); without one, signatures are not checked

@@ -51,14 +51,35 @@ describe("npm run canary", () => {
     await new Promise<void>((r) => holder!.listen(holdPort, "127.0.0.1", r));
 
     const [port, inspector] = await Promise.all([freePort(), freePort()]);
-    started = startScript("npm", ["start"], { cwd: ROOT, env: { PORT: String(port), INSPECTOR_PORT: String(inspector), PERSIST_TO: state } });
+    started = startScript("npm", ["start"], {
+      cwd: ROOT,
+      env: { PORT: String(port), INSPECTOR_PORT: String(inspector), PERSIST_TO: state },
+    });
     const url = `http://127.0.0.1:${port}`;
-    expect(await within(180_000, async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok === true), started.output()).toBe(true);
+    expect(
+      await within(180_000, async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok === true),
+      started.output(),
+    ).toBe(true);
     const key = "fanout-local-dev-key";
-    const config = async () => (await fetch(`${url}/v1/config`, { headers: { authorization: `Bearer ${key}` } })).json();
+    const config = async () =>
+      (await fetch(`${url}/v1/config`, { headers: { authorization: `Bearer ${key}` } })).json();
     const before = await config();
 
-    const { stdout } = await promisify(execFile)(process.execPath, ["scripts/canary.mjs", "--url", url, "--key", key, "--tool-url", `http://127.0.0.1:${holdPort}/hold`, "--hold", "2"], { cwd: ROOT });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        "scripts/canary.mjs",
+        "--url",
+        url,
+        "--key",
+        key,
+        "--tool-url",
+        `http://127.0.0.1:${holdPort}/hold`,
+        "--hold",
+        "2",
+      ],
+      { cwd: ROOT },
+    );
     expect(stdout).toContain("12 of 12 calls ran at once");
     expect(stdout).toContain("The connection budget holds");
     expect(most).toBe(12);

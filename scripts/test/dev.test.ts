@@ -27,20 +27,30 @@ afterAll(() => {
 describe("npm start", () => {
   it("serves fanout quietly offline, prints a start-and-await that works, and stops wrangler and workerd with it on SIGTERM", async () => {
     const [port, inspector] = await Promise.all([freePort(), freePort()]);
-    started = startScript("npm", ["start"], { cwd: ROOT, env: { PORT: String(port), INSPECTOR_PORT: String(inspector), PERSIST_TO: state } });
+    started = startScript("npm", ["start"], {
+      cwd: ROOT,
+      env: { PORT: String(port), INSPECTOR_PORT: String(inspector), PERSIST_TO: state },
+    });
     const url = `http://127.0.0.1:${port}`;
     const up = await within(180_000, async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok === true);
     expect(up, started.output()).toBe(true);
 
     const key = { authorization: "Bearer fanout-local-dev-key" };
-    const batch = await fetch(`${url}/v1/chats/npm-start/parallel`, { method: "POST", headers: key, body: JSON.stringify({ tool_calls: [{ tool_name: "wait", tool_args: { seconds: 1 } }], wait: false }) });
+    const batch = await fetch(`${url}/v1/chats/npm-start/parallel`, {
+      method: "POST",
+      headers: key,
+      body: JSON.stringify({ tool_calls: [{ tool_name: "wait", tool_args: { seconds: 1 } }], wait: false }),
+    });
     expect(batch.status).toBe(200);
     // What it printed, pasted into a shell: two jobs started, then awaited by the ids grep took out.
     expect(started.output()).toContain(tryIt(url));
     const { stdout } = await promisify(execFile)("sh", ["-c", tryIt(url)]);
     const awaited = JSON.parse(stdout) as { status: string; jobs: { tool_name: string; state: string }[] };
     expect(awaited.status).toBe("success");
-    expect(awaited.jobs.map((j) => [j.tool_name, j.state])).toEqual([["wait", "success"], ["wait", "success"]]);
+    expect(awaited.jobs.map((j) => [j.tool_name, j.state])).toEqual([
+      ["wait", "success"],
+      ["wait", "success"],
+    ]);
     expect(started.output()).not.toMatch(NOISE);
 
     tree = descendants(started.child.pid!);

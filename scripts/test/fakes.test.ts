@@ -22,11 +22,24 @@ beforeAll(async () => {
 afterAll(() => fakes?.close());
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${fakes.url}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  fetch(`${fakes.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 const complete = async (model: string, messages: unknown[]) => {
   const res = await post("/llm/v1/chat/completions", { model, messages });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { choices: { message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } }[] }).choices[0]!.message;
+  return (
+    (await res.json()) as {
+      choices: {
+        message: {
+          content: string | null;
+          tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+        };
+      }[];
+    }
+  ).choices[0]!.message;
 };
 
 describe("the fake LLM", () => {
@@ -46,15 +59,25 @@ describe("the fake LLM", () => {
       { role: "tool", tool_call_id: b!.id, content: "Lisbon: 18 °C, sunny" },
     ]);
     expect(answer.tool_calls).toBeUndefined();
-    expect(answer.content).toBe("You asked: Weather?\nOslo: 3 °C, fog\nLisbon: 18 °C, sunny\n(2 tool calls, run at the same time by fanout)");
+    expect(answer.content).toBe(
+      "You asked: Weather?\nOslo: 3 °C, fog\nLisbon: 18 °C, sunny\n(2 tool calls, run at the same time by fanout)",
+    );
   });
 
   it("answers a scripted model's replies in order, records its requests, then says its script is finished", async () => {
-    await post("/__llm/script", { model: "m-fakes", replies: [{ tool_calls: [{ name: "wait", arguments: { seconds: 1 } }] }, { content: "two" }] });
-    expect((await complete("m-fakes", [{ role: "user", content: "1" }])).tool_calls![0]!.function).toEqual({ name: "wait", arguments: '{"seconds":1}' });
+    await post("/__llm/script", {
+      model: "m-fakes",
+      replies: [{ tool_calls: [{ name: "wait", arguments: { seconds: 1 } }] }, { content: "two" }],
+    });
+    expect((await complete("m-fakes", [{ role: "user", content: "1" }])).tool_calls![0]!.function).toEqual({
+      name: "wait",
+      arguments: '{"seconds":1}',
+    });
     expect((await complete("m-fakes", [{ role: "user", content: "2" }])).content).toBe("two");
     expect((await complete("m-fakes", [{ role: "user", content: "3" }])).content).toBe("(script finished)");
-    const requests = (await (await fetch(`${fakes.url}/__llm/requests?model=m-fakes`)).json()) as { messages: { content: string }[] }[];
+    const requests = (await (await fetch(`${fakes.url}/__llm/requests?model=m-fakes`)).json()) as {
+      messages: { content: string }[];
+    }[];
     expect(requests.map((r) => r.messages[0]!.content)).toEqual(["1", "2", "3"]);
   });
 
@@ -71,7 +94,9 @@ describe("the fake Telegram Bot API", () => {
     expect(await (await send(7, "hello")).json()).toMatchObject({ ok: true, result: { message_id: 1 } });
     await send(8, "other chat");
     const inChat = await (await fetch(`${fakes.url}/__telegram/messages?chat_id=7`)).json();
-    expect(inChat).toEqual([{ token: "123:tok", chat_id: 7, message_id: 1, text: "hello", at: expect.any(Number), edits: 0 }]);
+    expect(inChat).toEqual([
+      { token: "123:tok", chat_id: 7, message_id: 1, text: "hello", at: expect.any(Number), edits: 0 },
+    ]);
     const all = (await (await fetch(`${fakes.url}/__telegram/messages`)).json()) as { text: string }[];
     expect(all.map((m) => m.text)).toEqual(["hello", "other chat"]);
     expect(seen).toEqual(["hello", "other chat"]);
@@ -89,8 +114,17 @@ describe("the fake Telegram Bot API", () => {
     });
     await new Promise<void>((r) => bot.listen(0, "127.0.0.1", r));
     try {
-      const keyboard = { inline_keyboard: [[{ text: "Approve", callback_data: "ap:y:job-1" }, { text: "Deny", callback_data: "ap:n:job-1" }]] };
-      const sentMessage = await (await post("/telegram/bot9:kb/sendMessage", { chat_id: 77, text: "Send it?", reply_markup: keyboard })).json();
+      const keyboard = {
+        inline_keyboard: [
+          [
+            { text: "Approve", callback_data: "ap:y:job-1" },
+            { text: "Deny", callback_data: "ap:n:job-1" },
+          ],
+        ],
+      };
+      const sentMessage = await (
+        await post("/telegram/bot9:kb/sendMessage", { chat_id: 77, text: "Send it?", reply_markup: keyboard })
+      ).json();
       const id = sentMessage.result.message_id;
       expect((await post("/__telegram/press", { chat_id: 77, button: "Approve" })).status).toBe(409); // no webhook set yet
       const { port } = bot.address() as AddressInfo;
@@ -99,11 +133,25 @@ describe("the fake Telegram Bot API", () => {
       expect(pressed.status).toBe(200);
       expect(updates).toHaveLength(1);
       expect(updates[0]!.headers["x-telegram-bot-api-secret-token"]).toBe("s3cret");
-      expect(updates[0]!.body.callback_query).toMatchObject({ id: pressed.callback_query_id, data: "ap:y:job-1", from: { username: "tester" }, message: { message_id: id, chat: { id: 77 } } });
-      await post("/telegram/bot9:kb/answerCallbackQuery", { callback_query_id: pressed.callback_query_id, text: "Approved" });
-      expect(await (await fetch(`${fakes.url}/__telegram/answers`)).json()).toEqual([{ callback_query_id: pressed.callback_query_id, text: "Approved", at: expect.any(Number) }]);
+      expect(updates[0]!.body.callback_query).toMatchObject({
+        id: pressed.callback_query_id,
+        data: "ap:y:job-1",
+        from: { username: "tester" },
+        message: { message_id: id, chat: { id: 77 } },
+      });
+      await post("/telegram/bot9:kb/answerCallbackQuery", {
+        callback_query_id: pressed.callback_query_id,
+        text: "Approved",
+      });
+      expect(await (await fetch(`${fakes.url}/__telegram/answers`)).json()).toEqual([
+        { callback_query_id: pressed.callback_query_id, text: "Approved", at: expect.any(Number) },
+      ]);
       await post("/telegram/bot9:kb/editMessageText", { chat_id: 77, message_id: id, text: "Approved by tester" });
-      const [edited] = (await (await fetch(`${fakes.url}/__telegram/messages?chat_id=77`)).json()) as { text: string; edits: number; reply_markup?: unknown }[];
+      const [edited] = (await (await fetch(`${fakes.url}/__telegram/messages?chat_id=77`)).json()) as {
+        text: string;
+        edits: number;
+        reply_markup?: unknown;
+      }[];
       expect(edited).toMatchObject({ text: "Approved by tester", edits: 1 });
       expect(edited).not.toHaveProperty("reply_markup");
       expect((await post("/__telegram/press", { chat_id: 77, button: "Approve" })).status).toBe(404); // the keyboard is gone
@@ -130,13 +178,27 @@ describe("the weather tool", () => {
   };
 
   it("answers a call signed with its secret with the city's forecast, after a second", async () => {
-    const body = JSON.stringify({ tool_name: "weather", tool_args: { city: "Oslo" }, job_id: "weather-1", chat_id: "c", attempt: 1 });
+    const body = JSON.stringify({
+      tool_name: "weather",
+      tool_args: { city: "Oslo" },
+      job_id: "weather-1",
+      chat_id: "c",
+      attempt: 1,
+    });
     const started = Date.now();
     const res = await post("/tools/weather", body, signed(body));
     expect(await res.json()).toEqual({ result: forecast("Oslo") });
     expect(Date.now() - started).toBeGreaterThanOrEqual(FORECAST_MS - 50);
-    const calls = (await (await fetch(`${fakes.url}/__tools/weather/calls`)).json()) as { city: string; job_id: string }[];
-    expect(calls.at(-1)).toMatchObject({ city: "Oslo", job_id: "weather-1", started_at: expect.any(Number), ended_at: expect.any(Number) });
+    const calls = (await (await fetch(`${fakes.url}/__tools/weather/calls`)).json()) as {
+      city: string;
+      job_id: string;
+    }[];
+    expect(calls.at(-1)).toMatchObject({
+      city: "Oslo",
+      job_id: "weather-1",
+      started_at: expect.any(Number),
+      ended_at: expect.any(Number),
+    });
   });
 
   it("refuses a call that is unsigned or signed with another secret", async () => {
@@ -150,7 +212,9 @@ describe("the weather tool", () => {
 
   it("answers a call without a city with a tool error that says what to send", async () => {
     const body = JSON.stringify({ tool_args: {}, job_id: "weather-3" });
-    expect(await (await post("/tools/weather", body, signed(body))).json()).toEqual({ error: 'weather needs a city, e.g. {"city":"Oslo"}' });
+    expect(await (await post("/tools/weather", body, signed(body))).json()).toEqual({
+      error: 'weather needs a city, e.g. {"city":"Oslo"}',
+    });
   });
 
   it("gives every city the same made-up forecast each time", () => {

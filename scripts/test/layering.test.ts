@@ -29,7 +29,9 @@ const known = new Set(files);
 function resolveImport(from: string, specifier: string): string | undefined {
   if (!specifier.startsWith(".")) return undefined;
   const base = normalize(join(dirname(from), specifier));
-  return [base, `${base}.ts`, base.replace(/\.js$/, ".ts"), join(base, "index.ts")].find((f) => known.has(f) && existsSync(f));
+  return [base, `${base}.ts`, base.replace(/\.js$/, ".ts"), join(base, "index.ts")].find(
+    (f) => known.has(f) && existsSync(f),
+  );
 }
 
 const imports = new Map(
@@ -100,7 +102,8 @@ describe("the import graph", () => {
         if (from.startsWith("src/core/") && (edge || objects)) wrong.push(`${from} -> ${to}`);
         if (from.startsWith("src/edge/") && objects) wrong.push(`${from} -> ${to}`);
         if (from.startsWith("durable-objects/") && (edge || to === "src/index.ts")) wrong.push(`${from} -> ${to}`);
-        if (from.startsWith("src/") && !/^src\/(core|edge)\//.test(from)) wrong.push(`${from}: a source file belongs to src/core/ or src/edge/`);
+        if (from.startsWith("src/") && !/^src\/(core|edge)\//.test(from))
+          wrong.push(`${from}: a source file belongs to src/core/ or src/edge/`);
       }
     }
     expect(checked).toBeGreaterThan(500);
@@ -136,7 +139,9 @@ describe("the import graph", () => {
   it("has no route importing a sibling route", () => {
     const routes = join(repo, "src/edge/routes");
     const sibling = [...imports].flatMap(([file, targets]) =>
-      dirname(file) === routes ? targets.filter((t) => dirname(t) === routes).map((t) => `${relative(repo, file)} -> ${relative(repo, t)}`) : [],
+      dirname(file) === routes
+        ? targets.filter((t) => dirname(t) === routes).map((t) => `${relative(repo, file)} -> ${relative(repo, t)}`)
+        : [],
     );
     expect(sibling).toEqual([]);
   });

@@ -16,7 +16,10 @@ const NODE_20 = machineNode(20);
 
 /** npm as a person on this machine runs it: Node 20 first on PATH, nothing of node_modules on it. */
 async function npm20(...args: string[]) {
-  const path = [dirname(NODE_20!), ...(process.env.PATH ?? "").split(":").filter((d) => !d.includes("node_modules"))].join(":");
+  const path = [
+    dirname(NODE_20!),
+    ...(process.env.PATH ?? "").split(":").filter((d) => !d.includes("node_modules")),
+  ].join(":");
   const { stdout, stderr } = await promisify(execFile)("npm", args, { cwd: ROOT, env: { ...process.env, PATH: path } });
   return `${stdout}${stderr}`;
 }

@@ -24,7 +24,12 @@ export async function freePort(): Promise<number> {
  */
 export function startScript(command: string, args: string[], options: { cwd: string; env: Record<string, string> }) {
   const { NODE_ENV: _test, ...env } = process.env;
-  const child = spawn(command, args, { cwd: options.cwd, env: { ...env, ...options.env }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...env, ...options.env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const collect = (chunk: Buffer) => {
     output += chunk.toString("utf8");
@@ -46,7 +51,7 @@ export function descendants(pid: number): number[] {
     .map(([p, pp]) => [Number(p), Number(pp)] as const);
   const found: number[] = [];
   const walk = (parent: number) => {
-    for (const [p, pp] of rows) if (pp === parent && !found.includes(p)) (found.push(p), walk(p));
+    for (const [p, pp] of rows) if (pp === parent && !found.includes(p)) found.push(p), walk(p);
   };
   walk(pid);
   return found;

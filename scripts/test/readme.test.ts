@@ -26,7 +26,10 @@ const ELSEWHERE: Record<string, string> = {
 };
 
 const shBlocks = (markdown: string) => [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
-const inlineCli = (markdown: string) => [...new Set([...markdown.matchAll(/`(npx fanout [^`]+)`/g)].map((m) => m[1]!))].filter((c) => c.split(" ").length > 2);
+const inlineCli = (markdown: string) =>
+  [...new Set([...markdown.matchAll(/`(npx fanout [^`]+)`/g)].map((m) => m[1]!))].filter(
+    (c) => c.split(" ").length > 2,
+  );
 
 let fanout: TestFanout;
 let cwd: string;
@@ -48,7 +51,10 @@ function localised(command: string): string {
   return command
     .replaceAll("http://127.0.0.1:8787", fanout.url)
     .replaceAll("fanout-local-dev-key", fanout.apiKey)
-    .replaceAll("node scripts/fake-provider.mjs", `FAKE_PROVIDER_PORT=${ports.provider} node ${join(ROOT, "scripts/fake-provider.mjs")}`)
+    .replaceAll(
+      "node scripts/fake-provider.mjs",
+      `FAKE_PROVIDER_PORT=${ports.provider} node ${join(ROOT, "scripts/fake-provider.mjs")}`,
+    )
     .replaceAll("127.0.0.1:8790", `127.0.0.1:${ports.provider}`)
     .replaceAll("8791", String(ports.receiver))
     .replaceAll("npx fanout", join(ROOT, "node_modules/.bin/fanout"));
@@ -58,7 +64,10 @@ function localised(command: string): string {
  * Runs a block in bash (failing on the first failed command), then stops whatever it left in the
  * background a moment after, so their output is kept too.
  */
-function runBlock(block: string, { lingerMs = 300, killAfterMs = 60_000 }: { lingerMs?: number; killAfterMs?: number } = {}): Promise<{ code: number | null; output: string }> {
+function runBlock(
+  block: string,
+  { lingerMs = 300, killAfterMs = 60_000 }: { lingerMs?: number; killAfterMs?: number } = {},
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn("bash", ["-c", `set -eo pipefail\n${localised(block)}`], {
       cwd,
@@ -125,15 +134,20 @@ describe("the README's commands", () => {
       const { code, output } = await runBlock(block);
       expect(code, output).toBe(0);
       expect(output).not.toMatch(/"status":"error"|command not found|Usage: fanout/);
-      for (const promise of promised(block)) expect(output, `the block's comments promise ${promise}`).toContain(promise);
+      for (const promise of promised(block))
+        expect(output, `the block's comments promise ${promise}`).toContain(promise);
     });
   }
 
   it("npx fanout tools, npx fanout webhook test, and npx fanout watch until stopped", async () => {
-    expect(inlineCli(README)).toEqual(expect.arrayContaining(["npx fanout tools", "npx fanout watch", "npx fanout webhook test"]));
+    expect(inlineCli(README)).toEqual(
+      expect.arrayContaining(["npx fanout tools", "npx fanout watch", "npx fanout webhook test"]),
+    );
     // The receiver the webhook block configured, up again for `webhook test`.
     const receiver = createServer((_req, res) => res.writeHead(204).end());
-    await new Promise<void>((resolve, reject) => receiver.once("error", reject).listen(ports.receiver, "127.0.0.1", resolve));
+    await new Promise<void>((resolve, reject) =>
+      receiver.once("error", reject).listen(ports.receiver, "127.0.0.1", resolve),
+    );
     onTestFinished(() => void receiver.close());
     for (const command of inlineCli(README)) {
       const long = command.startsWith("npx fanout watch");

@@ -6,7 +6,9 @@ const LOGIN = "npm warn publish This command requires you to be logged in to htt
 
 describe("releaseProblems", () => {
   it("passes a dry run whose only warning is the missing login, with every required file", () => {
-    expect(releaseProblems("@fanout/client", `${LOGIN}\nnpm notice Publishing…`, PACKAGES["@fanout/client"])).toEqual([]);
+    expect(releaseProblems("@fanout/client", `${LOGIN}\nnpm notice Publishing…`, PACKAGES["@fanout/client"])).toEqual(
+      [],
+    );
   });
 
   it("names npm's other warnings, such as a bin entry npm would drop", () => {
@@ -19,6 +21,9 @@ describe("releaseProblems", () => {
 
   it("names the files a tarball lacks: the kit without its worker bundle is no kit", () => {
     const files = PACKAGES["@fanout/testing"].filter((f) => !f.startsWith("worker/"));
-    expect(releaseProblems("@fanout/testing", LOGIN, files)).toEqual(["@fanout/testing: the tarball has no worker/index.js", "@fanout/testing: the tarball has no worker/options.json"]);
+    expect(releaseProblems("@fanout/testing", LOGIN, files)).toEqual([
+      "@fanout/testing: the tarball has no worker/index.js",
+      "@fanout/testing: the tarball has no worker/options.json",
+    ]);
   });
 });

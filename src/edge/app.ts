@@ -26,7 +26,10 @@ import { approvalRoutes } from "./routes/approvals";
 
 const browserCors = cors({
   origin: (origin, c) => {
-    const allowed = (c.env.CORS_ORIGINS ?? "").split(",").map((o: string) => o.trim()).filter(Boolean);
+    const allowed = (c.env.CORS_ORIGINS ?? "")
+      .split(",")
+      .map((o: string) => o.trim())
+      .filter(Boolean);
     return allowed.includes(origin) ? origin : null;
   },
   allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key"],
@@ -58,7 +61,13 @@ export const app = new Hono<AppEnv>()
   .route("/", publicRoutes)
   .route("/v1", v1)
   .notFound((c) =>
-    c.json({ status: "error", error: { code: "not_found", message: `No route ${c.req.method} ${c.req.path}; see /openapi.json.` } }, 404),
+    c.json(
+      {
+        status: "error",
+        error: { code: "not_found", message: `No route ${c.req.method} ${c.req.path}; see /openapi.json.` },
+      },
+      404,
+    ),
   )
   .onError((err, c) => {
     if (err instanceof ApiError) return respondError(c, err);

@@ -22,12 +22,23 @@ let bundle: string;
 beforeAll(async () => {
   const [started, output] = await Promise.all([
     startLocalService(),
-    build({ logLevel: "silent", configFile: false, build: { write: false, minify: false, lib: { entry: ENTRY, formats: ["iife"], name: "fanoutClient", fileName: "client" } } }),
+    build({
+      logLevel: "silent",
+      configFile: false,
+      build: {
+        write: false,
+        minify: false,
+        lib: { entry: ENTRY, formats: ["iife"], name: "fanoutClient", fileName: "client" },
+      },
+    }),
   ]);
   service = started;
   const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) => ("output" in o ? o.output : []));
   bundle = chunks.map((c) => ("code" in c ? c.code : "")).join("\n");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -45,8 +56,12 @@ it("runs in a browser: a stream opened before a batch sees all of it, over a tic
     if (m.type() !== "error" || m.location().url.endsWith("/favicon.ico")) return;
     // A chat's stream answers 404 until its first job: the client asks whether the chat exists and tries
     // again, and the browser logs each 404 it gets on the way.
-    const refused = /^WebSocket connection to '.*\/events\?ticket=.*' failed: .*Unexpected response code: 404/.test(m.text());
-    const probed = m.text().startsWith("Failed to load resource: the server responded with a status of 404") && /\/v1\/chats\/browser-\d+$/.test(m.location().url);
+    const refused = /^WebSocket connection to '.*\/events\?ticket=.*' failed: .*Unexpected response code: 404/.test(
+      m.text(),
+    );
+    const probed =
+      m.text().startsWith("Failed to load resource: the server responded with a status of 404") &&
+      /\/v1\/chats\/browser-\d+$/.test(m.location().url);
     if (refused || probed) refusedHandshakes.push(m.text());
     else problems.push(`${m.text()} (${m.location().url})`);
   });
@@ -63,7 +78,11 @@ it("runs in a browser: a stream opened before a batch sees all of it, over a tic
     const stream = await fanout.events(chat);
     const call = { tool_name: "wait", tool_args: { seconds: 0.2 } };
     const started = await fanout.parallel(chat, { tool_calls: [call, call], wait: false });
-    const done = await fanout.awaitJobs(chat, started.jobs.map((j: any) => j.job_id), { timeoutSeconds: 20 });
+    const done = await fanout.awaitJobs(
+      chat,
+      started.jobs.map((j: any) => j.job_id),
+      { timeoutSeconds: 20 },
+    );
     const types: string[] = [];
     const seqs: number[] = [];
     for await (const event of stream) {
@@ -78,15 +97,32 @@ it("runs in a browser: a stream opened before a batch sees all of it, over a tic
     const ts = String(Math.floor(Date.now() / 1000));
     const body = '{"id":"evt_1"}';
     const mac = new Uint8Array(await crypto.subtle.sign("HMAC", hmac, new TextEncoder().encode(`evt_1.${ts}.${body}`)));
-    const headers = { "webhook-id": "evt_1", "webhook-timestamp": ts, "webhook-signature": `v1,${btoa(String.fromCharCode(...mac))}` };
-    return { status: done.status, types, seqs, valid: await verifyWebhook(secret, headers, body), forged: await verifyWebhook(secret, headers, `${body} `) };
+    const headers = {
+      "webhook-id": "evt_1",
+      "webhook-timestamp": ts,
+      "webhook-signature": `v1,${btoa(String.fromCharCode(...mac))}`,
+    };
+    return {
+      status: done.status,
+      types,
+      seqs,
+      valid: await verifyWebhook(secret, headers, body),
+      forged: await verifyWebhook(secret, headers, `${body} `),
+    };
   }, KEY);
 
   expect(problems).toEqual([]);
   expect(refusedHandshakes.length).toBeLessThanOrEqual(4); // the open and its probe, perhaps a retry before the first job
   expect(outcome.status).toBe("success");
   expect(outcome.types[0]).toBe("chat.created");
-  expect([...outcome.types].sort()).toEqual(["batch.finished", "chat.created", "job.finished", "job.finished", "job.started", "job.started"]);
+  expect([...outcome.types].sort()).toEqual([
+    "batch.finished",
+    "chat.created",
+    "job.finished",
+    "job.finished",
+    "job.started",
+    "job.started",
+  ]);
   expect(outcome.seqs).toEqual([1, 2, 3, 4, 5, 6]);
   expect(outcome).toMatchObject({ valid: true, forged: false });
 });

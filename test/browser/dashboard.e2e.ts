@@ -25,17 +25,32 @@ let subordinateJobId: string;
 
 beforeAll(async () => {
   service = await startLocalService();
-  await service.api("/v1/config", { llm: { base_url: service.providerUrl, model: "fake", api_key: "sk-local" } }, "PUT");
+  await service.api(
+    "/v1/config",
+    { llm: { base_url: service.providerUrl, model: "fake", api_key: "sk-local" } },
+    "PUT",
+  );
   // A support chat that delegated one task: a parent with a child chat in the tree.
   const done = await service.api("/v1/chats/support-42/parallel", {
-    tool_calls: [{ tool_name: "call_subordinate", tool_args: { message: "Check the order status of #1042", reset: true } }],
+    tool_calls: [
+      { tool_name: "call_subordinate", tool_args: { message: "Check the order status of #1042", reset: true } },
+    ],
     timeout: 60,
   });
   childId = done.jobs[0].context_id;
   subordinateJobId = done.jobs[0].job_id;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-quic", "--no-first-run", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }, 180_000);
 
@@ -84,11 +99,15 @@ describe("the dashboard", () => {
     await pickParent.click();
     await page.locator("#chat-title", { hasText: "support-42" }).waitFor();
     // The finished subordinate shows its usage and its log row.
-    await job(page, subordinateJobId).locator("dd", { hasText: /^2 model requests · 60 tokens · 1 tool call · 1 subagent$/ }).waitFor();
+    await job(page, subordinateJobId)
+      .locator("dd", { hasText: /^2 model requests · 60 tokens · 1 tool call · 1 subagent$/ })
+      .waitFor();
     // Plain words: where the chat sits, how often a call went out, and the child by its task.
     expect(await page.locator("#chat-meta").textContent()).toMatch(/^support-42 · top level · \d+ running$/);
     expect(await job(page, subordinateJobId).locator(".attempts").textContent()).toBe("1 attempt");
-    expect(await job(page, subordinateJobId).locator("button.child").textContent()).toBe("Check the order status of #1042");
+    expect(await job(page, subordinateJobId).locator("button.child").textContent()).toBe(
+      "Check the order status of #1042",
+    );
     await page.locator("#log li", { hasText: "Using tool 'call_subordinate'" }).waitFor();
 
     // A job started elsewhere shows up and finishes on screen without a reload.
@@ -137,7 +156,9 @@ describe("the dashboard", () => {
     await page.locator('li[data-chat="timeline-1"] > .node > .pick').click({ timeout: 15_000 });
     const section = page.locator(`section.batch[data-batch="${records[0].batch_id}"]`);
     await section.waitFor();
-    expect(await section.locator(".summary").textContent()).toMatch(/^4 success · wall [\d.]+ s · sum [\d.]+ s · [\d.]+× faster than one after another$/);
+    expect(await section.locator(".summary").textContent()).toMatch(
+      /^4 success · wall [\d.]+ s · sum [\d.]+ s · [\d.]+× faster than one after another$/,
+    );
     const rows = section.locator(".tl-row[data-job]");
     expect(await rows.evaluateAll((els) => els.map((el) => el.getAttribute("data-job")))).toEqual(ids);
     // Each bar spans its job's claim to its end on the batch's axis (accepted → last end), to 0.5 %.
@@ -148,9 +169,13 @@ describe("the dashboard", () => {
       expect(parseFloat(width!)).toBeCloseTo(((t(record.completed_at) - t(record.started_at)) / wall) * 100, 0);
     }
     // Hovering a row gives the exact times: accepted at, then claimed and ended after the batch began.
-    expect(await rows.first().getAttribute("title")).toMatch(/^#0 wait · success · accepted \d\d:\d\d:\d\d\.\d{3} · claimed \+[\d.]+ m?s · ended \+[\d.]+ m?s$/);
+    expect(await rows.first().getAttribute("title")).toMatch(
+      /^#0 wait · success · accepted \d\d:\d\d:\d\d\.\d{3} · claimed \+[\d.]+ m?s · ended \+[\d.]+ m?s$/,
+    );
     // Their lengths keep the calls' order of length: 0.4 < 0.8 < 1.2 < 1.6 s.
-    const widths = await rows.locator("rect.run").evaluateAll((els) => els.map((el) => parseFloat(el.getAttribute("width")!)));
+    const widths = await rows
+      .locator("rect.run")
+      .evaluateAll((els) => els.map((el) => parseFloat(el.getAttribute("width")!)));
     expect([widths[0]!, widths[2]!, widths[1]!, widths[3]!]).toEqual([...widths].sort((a, b) => a - b));
 
     mkdirSync(shots, { recursive: true });
@@ -204,7 +229,10 @@ describe("the dashboard", () => {
     expect(before.length).toBeGreaterThanOrEqual(2);
     // The least recently active chat gets a job: it moves to the top while the page is open.
     const last = before.at(-1)!;
-    await service.api(`/v1/chats/${last}/parallel`, { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 3 } }], wait: false });
+    await service.api(`/v1/chats/${last}/parallel`, {
+      tool_calls: [{ tool_name: "wait", tool_args: { seconds: 3 } }],
+      wait: false,
+    });
     const node = page.locator(`#tree > li[data-chat="${last}"] > .node`);
     await node.locator(".count", { hasText: "1 running" }).waitFor({ timeout: 15_000 });
     const live = [last, ...before.filter((id) => id !== last)];
@@ -237,7 +265,10 @@ describe("the dashboard", () => {
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
     try {
       await service.api("/v1/config", { webhook: { url: hookUrl } }, "PATCH");
-      await service.api("/v1/chats/hooks-1/parallel", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.1 } }], timeout: 10 });
+      await service.api("/v1/chats/hooks-1/parallel", {
+        tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.1 } }],
+        timeout: 10,
+      });
       await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
 
       const { page, problems } = await signedIn({ width: 1280, height: 800 });
@@ -255,7 +286,9 @@ describe("the dashboard", () => {
       await page.reload();
       await page.waitForSelector('#status[data-state="live"]');
       await page.locator('li[data-chat="hooks-1"] > .node > .pick').click();
-      await page.locator("#deliveries li", { hasText: "No pending or failed deliveries." }).waitFor({ timeout: 15_000 });
+      await page
+        .locator("#deliveries li", { hasText: "No pending or failed deliveries." })
+        .waitFor({ timeout: 15_000 });
 
       await page.click("#webhook-test");
       await page.locator("#webhook-test-result", { hasText: /^HTTP 200 in \d+ ms$/ }).waitFor({ timeout: 15_000 });
@@ -263,7 +296,10 @@ describe("the dashboard", () => {
 
       // Refused twice, an event waits 5 min for its next try; Redeliver sends it now.
       busy = true;
-      await service.api("/v1/chats/hooks-2/parallel", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.1 } }], timeout: 10 });
+      await service.api("/v1/chats/hooks-2/parallel", {
+        tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.1 } }],
+        timeout: 10,
+      });
       const idle = () => received.filter((r) => r.type === "chat.idle" && r.chat === "hooks-2");
       await expect.poll(() => idle().length, { timeout: 20_000 }).toBe(2);
       busy = false;
@@ -286,7 +322,10 @@ describe("the dashboard", () => {
     try {
       await service.api(
         "/v1/config",
-        { llm: { base_url: service.providerUrl, model: "fake", api_key: "sk-local" }, mcp_servers: [{ name: "everything", url: everything.url, headers: {} }] },
+        {
+          llm: { base_url: service.providerUrl, model: "fake", api_key: "sk-local" },
+          mcp_servers: [{ name: "everything", url: everything.url, headers: {} }],
+        },
         "PUT",
       );
       const { page, problems } = await signedIn({ width: 1280, height: 800 });
@@ -329,7 +368,10 @@ describe("the dashboard", () => {
     await sockets.at(-1)!.close({ code: 1006, reason: "network lost" });
     await page.locator('#status[data-state="reconnecting"]').waitFor();
     // Meanwhile a job starts and ends: the stream resumes after the last event it saw.
-    const missed = await service.api("/v1/chats/support-42/parallel", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.1, missed: true } }], timeout: 10 });
+    const missed = await service.api("/v1/chats/support-42/parallel", {
+      tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.1, missed: true } }],
+      timeout: 10,
+    });
     const missedId = missed.jobs[0].job_id;
     await page.waitForSelector('#status[data-state="live"]', { timeout: 15_000 });
     expect(sockets.length).toBe(2);
@@ -344,7 +386,10 @@ describe("the dashboard", () => {
   it("opens a chat of 500 jobs at once and pages its older jobs", async () => {
     const batches = 63; // 504 jobs, 8 at a time
     for (let b = 0; b < batches; b++) {
-      await service.api("/v1/chats/big-500/parallel", { tool_calls: Array.from({ length: 8 }, (_, i) => ({ tool_name: "wait", tool_args: { seconds: 0.01, b, i } })), timeout: 30 });
+      await service.api("/v1/chats/big-500/parallel", {
+        tool_calls: Array.from({ length: 8 }, (_, i) => ({ tool_name: "wait", tool_args: { seconds: 0.01, b, i } })),
+        timeout: 30,
+      });
     }
     const { page, problems } = await signedIn({ width: 1280, height: 800 });
     const pick = page.locator('li[data-chat="big-500"] > .node > .pick');
@@ -368,8 +413,14 @@ describe("the dashboard", () => {
 
   it("is usable on a phone-sized screen: the list or a chat, one tap apart", async () => {
     // A long unbroken argument must wrap, not widen the page.
-    await service.api("/v1/chats/support-42/parallel", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01, token: "x".repeat(300) } }], timeout: 10 });
-    await service.api("/v1/chats/phone-2/parallel", { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01 } }], timeout: 10 });
+    await service.api("/v1/chats/support-42/parallel", {
+      tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01, token: "x".repeat(300) } }],
+      timeout: 10,
+    });
+    await service.api("/v1/chats/phone-2/parallel", {
+      tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01 } }],
+      timeout: 10,
+    });
     const { page, problems } = await signedIn({ width: 390, height: 844 });
     const list = page.locator("nav.chats");
     // The list is whole: no row cut off by a box of its own that scrolls.
@@ -404,7 +455,9 @@ describe("the dashboard", () => {
     await page.goto(service.url);
     await page.locator("#login").waitFor();
     expect(await page.locator("#status").isVisible()).toBe(false);
-    expect(await page.locator("#local-hint").textContent()).toBe("Running fanout with npm start? Its local dev key is fanout-local-dev-key.");
+    expect(await page.locator("#local-hint").textContent()).toBe(
+      "Running fanout with npm start? Its local dev key is fanout-local-dev-key.",
+    );
     await page.fill("#key", KEY);
     await page.click("#login-form button[type=submit]");
     await page.waitForSelector('#status[data-state="live"]');
@@ -428,7 +481,10 @@ describe("the dashboard", () => {
     await service.api("/v1/config", { flow: [{ name: "one-wait", tools: ["wait"], concurrency: 1 }] }, "PATCH");
     try {
       const batch = await service.api("/v1/chats/flow-1/parallel", {
-        tool_calls: [{ tool_name: "wait", tool_args: { seconds: 300 } }, { tool_name: "wait", tool_args: { seconds: 300 } }],
+        tool_calls: [
+          { tool_name: "wait", tool_args: { seconds: 300 } },
+          { tool_name: "wait", tool_args: { seconds: 300 } },
+        ],
         wait: false,
       });
       const ids: string[] = batch.jobs.map((j: { job_id: string }) => j.job_id);
@@ -446,7 +502,9 @@ describe("the dashboard", () => {
       const rule = page.locator('#flow li[data-rule="one-wait"]');
       await rule.locator(".figures", { hasText: "1 running · 1 queued" }).waitFor({ timeout: 15_000 });
       await page.locator('li[data-chat="flow-1"] > .node > .pick').click();
-      await job(page, held.job_id).locator(".waiting", { hasText: "waiting for flow slot: one-wait" }).waitFor({ timeout: 15_000 });
+      await job(page, held.job_id)
+        .locator(".waiting", { hasText: "waiting for flow slot: one-wait" })
+        .waitFor({ timeout: 15_000 });
       await page.screenshot({ path: join(shots, "dashboard-flow.png") });
 
       // Cancelling the running call gives its slot to the waiting one: the card and the panel follow without a reload.
@@ -468,7 +526,10 @@ describe("the dashboard", () => {
     await service.api("/v1/config", { approvals: [{ tools: ["wait"], timeout_seconds: 3600 }] }, "PATCH");
     try {
       const started = await service.api("/v1/chats/appr-ui/parallel", {
-        tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01, note: "first" } }, { tool_name: "wait", tool_args: { seconds: 0.01, note: "second" } }],
+        tool_calls: [
+          { tool_name: "wait", tool_args: { seconds: 0.01, note: "first" } },
+          { tool_name: "wait", tool_args: { seconds: 0.01, note: "second" } },
+        ],
         wait: false,
       });
       const [first, second] = started.jobs.map((j: { job_id: string }) => j.job_id);
@@ -486,7 +547,9 @@ describe("the dashboard", () => {
       await entry(second).locator("input.reason").fill("not this one");
       await entry(second).locator("button.deny").click();
       await entry(second).waitFor({ state: "detached", timeout: 15_000 });
-      await job(page, second).locator("pre", { hasText: "The call was denied by dashboard: not this one." }).waitFor({ timeout: 15_000 });
+      await job(page, second)
+        .locator("pre", { hasText: "The call was denied by dashboard: not this one." })
+        .waitFor({ timeout: 15_000 });
       await entry(first).locator("button.approve").click();
       await entry(first).waitFor({ state: "detached", timeout: 15_000 });
       await job(page, first).locator('.state[data-state="success"]').waitFor({ timeout: 15_000 });
@@ -502,11 +565,17 @@ describe("the dashboard", () => {
     const { page, problems } = await signedIn({ width: 1280, height: 800 });
     await page.locator('li[data-chat="support-42"] > .node > .pick').click();
     await page.locator("#chat-title", { hasText: "support-42" }).waitFor();
-    const subordinateBatch = page.locator("section.batch", { has: page.locator(`article[data-job="${subordinateJobId}"]`) });
-    expect(await subordinateBatch.locator(".batch-head .usage").textContent()).toBe("2 model requests · 60 tokens · 1 tool call · 1 subagent");
+    const subordinateBatch = page.locator("section.batch", {
+      has: page.locator(`article[data-job="${subordinateJobId}"]`),
+    });
+    expect(await subordinateBatch.locator(".batch-head .usage").textContent()).toBe(
+      "2 model requests · 60 tokens · 1 tool call · 1 subagent",
+    );
     await job(page, subordinateJobId).locator("button.child").click();
     await page.locator("#transcript-box").waitFor();
-    expect(await page.locator("#chat-meta").textContent()).toBe(`${childId} · subagent, depth 1 · started by support-42 · 0 running`);
+    expect(await page.locator("#chat-meta").textContent()).toBe(
+      `${childId} · subagent, depth 1 · started by support-42 · 0 running`,
+    );
     const turns = page.locator("#transcript > li");
     expect(await turns.first().locator("strong").textContent()).toBe("task");
     expect(await turns.first().locator("pre").textContent()).toBe("Check the order status of #1042");

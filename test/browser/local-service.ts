@@ -17,7 +17,6 @@ export const EMPTY_TENANT_KEY = "e2e-empty-tenant-key";
 const CONFIG_KEY = Buffer.alloc(32, 7).toString("base64");
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-
 async function until(probe: () => Promise<boolean>, ms: number, what: string): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -43,17 +42,35 @@ export interface DevServer {
  * A Worker under `wrangler dev` in `cwd` with `vars`, a throwaway state directory and free ports;
  * resolves once `healthPath` answers 2xx.
  */
-export async function startWranglerDev(cwd: string, vars: Record<string, string>, healthPath = "/healthz"): Promise<DevServer> {
+export async function startWranglerDev(
+  cwd: string,
+  vars: Record<string, string>,
+  healthPath = "/healthz",
+): Promise<DevServer> {
   const [port, inspector] = await Promise.all([freePort(), freePort()]);
   const state = mkdtempSync(join(tmpdir(), "fanout-dev-"));
   const child = spawn(
     "npx",
     [
-      "wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector),
-      "--persist-to", state, "--show-interactive-dev-session=false",
+      "wrangler",
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(inspector),
+      "--persist-to",
+      state,
+      "--show-interactive-dev-session=false",
       ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
     ],
-    { cwd, env: { ...process.env, WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "ignore", "inherit"], detached: true },
+    {
+      cwd,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      stdio: ["ignore", "ignore", "inherit"],
+      detached: true,
+    },
   );
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
@@ -84,7 +101,11 @@ export async function startLocalService(): Promise<LocalService> {
   });
   let dev: DevServer;
   try {
-    dev = await startWranglerDev(ROOT, { API_KEYS: `${TENANT}:${KEY},e2e-empty:${EMPTY_TENANT_KEY}`, CONFIG_KEY, ALLOW_PRIVATE_EGRESS: "true" });
+    dev = await startWranglerDev(ROOT, {
+      API_KEYS: `${TENANT}:${KEY},e2e-empty:${EMPTY_TENANT_KEY}`,
+      CONFIG_KEY,
+      ALLOW_PRIVATE_EGRESS: "true",
+    });
   } catch (e) {
     provider.kill("SIGTERM");
     throw e;

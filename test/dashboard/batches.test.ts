@@ -35,7 +35,9 @@ interface Batches {
   batchSummary(batch: Batch): string;
   formatMs(ms: number): string;
   filterJobs(jobs: Job[], filter: { state?: string; tool?: string }): Job[];
-  waitingText(job: Partial<Job> & { waiting_for?: string | null; flow?: { rule: string; key?: string } | null }): string | null;
+  waitingText(
+    job: Partial<Job> & { waiting_for?: string | null; flow?: { rule: string; key?: string } | null },
+  ): string | null;
   attemptsText(job: { attempt: number }): string | null;
 }
 
@@ -45,8 +47,25 @@ const b = (await import(modulePath)) as Batches;
 
 const T0 = Date.parse("2026-12-02T10:00:00.000Z");
 const iso = (ms: number | null) => (ms === null ? null : new Date(T0 + ms).toISOString());
-function job(batch: string, index: number, state: string, created: number, started: number | null, ended: number | null, tool = "search"): Job {
-  return { job_id: `${batch}-${index}`, batch_id: batch, index, tool_name: tool, state, created_at: iso(created)!, started_at: iso(started), completed_at: iso(ended) };
+function job(
+  batch: string,
+  index: number,
+  state: string,
+  created: number,
+  started: number | null,
+  ended: number | null,
+  tool = "search",
+): Job {
+  return {
+    job_id: `${batch}-${index}`,
+    batch_id: batch,
+    index,
+    tool_name: tool,
+    state,
+    created_at: iso(created)!,
+    started_at: iso(started),
+    completed_at: iso(ended),
+  };
 }
 
 // An older batch of 4 run side by side (400, 1200, 800 and 1600 ms), given out of call order,
@@ -75,7 +94,9 @@ describe("a chat's batches", () => {
     const [batch] = b.groupBatches(older, T0 + 10_000);
     expect(batch!.wallMs).toBe(1630);
     expect(batch!.sumMs).toBe(400 + 1200 + 800 + 1600);
-    expect(b.batchSummary(batch!)).toBe("3 success, 1 error · wall 1.6 s · sum 4.0 s · 2.5× faster than one after another");
+    expect(b.batchSummary(batch!)).toBe(
+      "3 success, 1 error · wall 1.6 s · sum 4.0 s · 2.5× faster than one after another",
+    );
   });
 
   it("claim no speed-up for a batch of one job", () => {
@@ -123,7 +144,6 @@ describe("the job filters", () => {
     expect(b.filterJobs(older, { state: "success", tool: "fetch" })).toEqual([]);
     expect(b.filterJobs(older, {})).toHaveLength(4);
   });
-
 });
 
 describe("durations", () => {
@@ -136,8 +156,12 @@ describe("a pending job's card", () => {
   it("says in words why it has not started, and nothing once it has", () => {
     expect(b.waitingText({ state: "pending", waiting_for: "tier" })).toBe("waiting for its turn");
     expect(b.waitingText({ state: "pending", waiting_for: "subagent_slot" })).toBe("waiting for a subagent slot");
-    expect(b.waitingText({ state: "pending", waiting_for: "flow", flow: { rule: "search-api" } })).toBe("waiting for flow slot: search-api");
-    expect(b.waitingText({ state: "pending", waiting_for: "flow", flow: { rule: "per-user", key: "u7" } })).toBe("waiting for flow slot: per-user (u7)");
+    expect(b.waitingText({ state: "pending", waiting_for: "flow", flow: { rule: "search-api" } })).toBe(
+      "waiting for flow slot: search-api",
+    );
+    expect(b.waitingText({ state: "pending", waiting_for: "flow", flow: { rule: "per-user", key: "u7" } })).toBe(
+      "waiting for flow slot: per-user (u7)",
+    );
     expect(b.waitingText({ state: "pending", waiting_for: null })).toBeNull();
     expect(b.waitingText({ state: "running", waiting_for: "tier" })).toBeNull();
   });
@@ -145,6 +169,10 @@ describe("a pending job's card", () => {
 
 describe("a job's attempts", () => {
   it("say how often its call was sent, and nothing before the first", () => {
-    expect([b.attemptsText({ attempt: 0 }), b.attemptsText({ attempt: 1 }), b.attemptsText({ attempt: 3 })]).toEqual([null, "1 attempt", "3 attempts"]);
+    expect([b.attemptsText({ attempt: 0 }), b.attemptsText({ attempt: 1 }), b.attemptsText({ attempt: 3 })]).toEqual([
+      null,
+      "1 attempt",
+      "3 attempts",
+    ]);
   });
 });

@@ -11,7 +11,10 @@ interface ChatList {
   matchChats<T extends Chat>(chats: T[], query: string): T[];
   ago(iso: string, now?: number): string;
   levelText(level: number): string;
-  chatMeta(info: { chat_id: string; level: number; parent_chat_id: string | null; running_jobs: number }, nameOf?: (id: string) => string): string;
+  chatMeta(
+    info: { chat_id: string; level: number; parent_chat_id: string | null; running_jobs: number },
+    nameOf?: (id: string) => string,
+  ): string;
   childName(job: { context_id: string; tool_args?: Record<string, unknown> }, known?: { name?: string }): string;
 }
 
@@ -46,17 +49,28 @@ describe("the chat list", () => {
   it("says how long ago a chat was active", () => {
     const now = T0 + 1000 * 1000 * 1000;
     const ago = (seconds: number) => list.ago(new Date(now - seconds * 1000).toISOString(), now);
-    expect([ago(5), ago(90), ago(50 * 60), ago(3 * 3600), ago(3 * 86_400)]).toEqual(["just now", "2 min ago", "50 min ago", "3 h ago", "3 d ago"]);
+    expect([ago(5), ago(90), ago(50 * 60), ago(3 * 3600), ago(3 * 86_400)]).toEqual([
+      "just now",
+      "2 min ago",
+      "50 min ago",
+      "3 h ago",
+      "3 d ago",
+    ]);
   });
 });
 
 describe("a chat's place, in words", () => {
   it("says top level or subagent and its depth, and names the chat that started it", () => {
-    expect(list.chatMeta({ chat_id: "support-42", level: 0, parent_chat_id: null, running_jobs: 2 })).toBe("support-42 · top level · 2 running");
-    const names: Record<string, string> = { "support-42": "Help Ana with her order" };
-    expect(list.chatMeta({ chat_id: "sub-x1", level: 2, parent_chat_id: "support-42", running_jobs: 0 }, (id) => names[id] ?? id)).toBe(
-      "sub-x1 · subagent, depth 2 · started by Help Ana with her order · 0 running",
+    expect(list.chatMeta({ chat_id: "support-42", level: 0, parent_chat_id: null, running_jobs: 2 })).toBe(
+      "support-42 · top level · 2 running",
     );
+    const names: Record<string, string> = { "support-42": "Help Ana with her order" };
+    expect(
+      list.chatMeta(
+        { chat_id: "sub-x1", level: 2, parent_chat_id: "support-42", running_jobs: 0 },
+        (id) => names[id] ?? id,
+      ),
+    ).toBe("sub-x1 · subagent, depth 2 · started by Help Ana with her order · 0 running");
   });
 
   it("calls a child chat by its name, else by the task it was given, else by its id", () => {

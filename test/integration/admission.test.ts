@@ -46,7 +46,10 @@ describe("bad input", () => {
   });
 
   it("bounds max_body_bytes at 640 KiB, for a document stored before the bound too", async () => {
-    const refused = await api("/v1/config", { method: "PUT", body: toolConfig({ limits: { max_body_bytes: 10_485_760 } }) });
+    const refused = await api("/v1/config", {
+      method: "PUT",
+      body: toolConfig({ limits: { max_body_bytes: 10_485_760 } }),
+    });
     expect(refused.status).toBe(400);
     expect((await json(refused)).error.message).toContain("limits.max_body_bytes");
     // As an older version stored it (for a tenant this isolate has not read yet): 10 MiB allowed.
@@ -79,7 +82,11 @@ describe("bad input", () => {
   });
 
   it("refuses a callback_url whose origin is not allowed", async () => {
-    const res = await parallel("a1", { tool_calls: [call("echo")] }, { query: "?callback_url=https://evil.example/hook" });
+    const res = await parallel(
+      "a1",
+      { tool_calls: [call("echo")] },
+      { query: "?callback_url=https://evil.example/hook" },
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("invalid_callback_url");
   });
@@ -94,7 +101,11 @@ describe("bad input", () => {
 
   it("limits an agent to the tools its profile lists (wait is always there)", async () => {
     await configure(toolConfig({ agents: { reader: { tools: ["echo"] } } }));
-    const ok = await parallel("a1", { tool_calls: [call("echo"), call("wait", { seconds: 0.01 })] }, { query: "?agent=reader" });
+    const ok = await parallel(
+      "a1",
+      { tool_calls: [call("echo"), call("wait", { seconds: 0.01 })] },
+      { query: "?agent=reader" },
+    );
     expect(ok.status).toBe(200);
     const res = await parallel("a1", { tool_calls: [call("text")] }, { query: "?agent=reader" });
     expect(res.body.error).toEqual({
@@ -133,7 +144,11 @@ describe("waiting", () => {
   it("never waits longer than max_wait_seconds, whatever timeout asks", async () => {
     await configure(toolConfig({ limits: { max_wait_seconds: 1 } }));
     const res = await parallel("w1", { tool_calls: [call("sleep", { ms: 2500 })], timeout: 300 });
-    expect(res.body).toMatchObject({ status: "waiting", wait_timeout: true, jobs: [{ state: "running", wait_timed_out: true }] });
+    expect(res.body).toMatchObject({
+      status: "waiting",
+      wait_timeout: true,
+      jobs: [{ state: "running", wait_timed_out: true }],
+    });
     const later = await parallel("w1", { action: "await", job_ids: [res.body.jobs[0].job_id], timeout: 5 });
     expect(["waiting", "success"]).toContain(later.body.status);
   });
@@ -141,10 +156,20 @@ describe("waiting", () => {
   it("a tool schema that cannot be applied is a clear 400 when it is stored, not a fault when it is used", async () => {
     const res = await api("/v1/config", {
       method: "PUT",
-      body: { tools: [{ name: "picky", url: "https://t.example", parameters: { type: "object", properties: { s: { type: "string", pattern: "(" } } } }] },
+      body: {
+        tools: [
+          {
+            name: "picky",
+            url: "https://t.example",
+            parameters: { type: "object", properties: { s: { type: "string", pattern: "(" } } },
+          },
+        ],
+      },
     });
     expect(res.status).toBe(400);
-    expect((await json(res)).error.message).toContain('tools[0].parameters/properties/s/pattern "(" is not a valid regular expression');
+    expect((await json(res)).error.message).toContain(
+      'tools[0].parameters/properties/s/pattern "(" is not a valid regular expression',
+    );
   });
 });
 
@@ -207,7 +232,7 @@ describe("Idempotency-Key", () => {
     const again = await parallel("i1", { wait: false, tool_calls: [call("hang")] }, withKey("k-2"));
     expect(again.body.status).toBe("started");
     expect(again.body.jobs.map((j: any) => j.job_id)).toEqual(first.body.jobs.map((j: any) => j.job_id));
-    expect((await jobsIn("i1"))).toHaveLength(1);
+    expect(await jobsIn("i1")).toHaveLength(1);
     await parallel("i1", { action: "cancel", job_ids: first.body.jobs[0].job_id });
   });
 
@@ -215,7 +240,10 @@ describe("Idempotency-Key", () => {
     await parallel("i1", { tool_calls: [call("echo", { a: 1 })] }, withKey("k-3"));
     const res = await parallel("i1", { tool_calls: [call("echo", { a: 2 })] }, withKey("k-3"));
     expect(res.status).toBe(409);
-    expect(res.body.error).toEqual({ code: "idempotency_conflict", message: "Idempotency-Key 'k-3' was used with a different request." });
+    expect(res.body.error).toEqual({
+      code: "idempotency_conflict",
+      message: "Idempotency-Key 'k-3' was used with a different request.",
+    });
   });
 
   it("the same key with a different agent or callback is a different request", async () => {

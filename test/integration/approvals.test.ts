@@ -5,7 +5,22 @@
  */
 import { abortAllDurableObjects, env, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { advanceAndRunAlarm, agentConfig, api, call, chatObject, configure, eventually, json, llmRequests, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
+import {
+  advanceAndRunAlarm,
+  agentConfig,
+  api,
+  call,
+  chatObject,
+  configure,
+  eventually,
+  json,
+  llmRequests,
+  parallel,
+  scriptLlm,
+  toolCalls,
+  toolConfig,
+  toolServer,
+} from "../helpers";
 import { configSchema } from "../../src/core/config/schema";
 import { tenantName } from "../../src/core/objects/names";
 import { TEST_KEYS } from "../setup/bindings";
@@ -17,7 +32,8 @@ afterEach(() => {
 });
 
 const approvals = (rules: unknown[], more: Record<string, unknown> = {}) => ({ approvals: rules, ...more });
-const decide = (chat: string, jobId: string, body: unknown) => api(`/v1/chats/${chat}/jobs/${jobId}/approval`, { body });
+const decide = (chat: string, jobId: string, body: unknown) =>
+  api(`/v1/chats/${chat}/jobs/${jobId}/approval`, { body });
 const record = async (chat: string, jobId: string) => json(await api(`/v1/chats/${chat}/jobs/${jobId}`));
 /** The chat's `job.approval_decided` events for a job, read from its storage (delivery plays no part). */
 const decidedEvents = (chat: string, jobId: string) =>
@@ -28,20 +44,27 @@ const decidedEvents = (chat: string, jobId: string) =>
       .map((row) => JSON.parse(row.data) as Record<string, any>)
       .filter((data) => data.job_id === jobId),
   );
-const events = async (name: string) => (await received(name)).map((r) => JSON.parse(r.body) as { type: string; data: Record<string, any> });
+const events = async (name: string) =>
+  (await received(name)).map((r) => JSON.parse(r.body) as { type: string; data: Record<string, any> });
 
 describe("approvals", () => {
   it("hold a matching call pending, tell the webhook, and send nothing to the tool until a person approves", async () => {
     const hook = await inbox("appr-1");
     await configure(webhookConfig(hook, approvals([{ tools: ["other"], timeout_seconds: 600 }])));
-    const res = await parallel("appr-1", { tool_calls: [call("other", { to: "a@example.com" }), call("echo", { x: 1 })], wait: false }, { query: `?metadata=${encodeURIComponent('{"user":"u1"}')}` });
+    const res = await parallel(
+      "appr-1",
+      { tool_calls: [call("other", { to: "a@example.com" }), call("echo", { x: 1 })], wait: false },
+      { query: `?metadata=${encodeURIComponent('{"user":"u1"}')}` },
+    );
     expect(res.status).toBe(200);
     const [held, free] = res.body.jobs;
     expect(held).toMatchObject({ state: "pending", waiting_for: "approval" });
     expect(Date.parse(held.approval_expires_at) - Date.now()).toBeGreaterThan(590_000);
     // The other call of the batch runs meanwhile.
     await eventually(async () => ((await record("appr-1", free.job_id)).state === "success" ? true : undefined));
-    const asked = await eventually(async () => (await events("appr-1")).find((e) => e.type === "job.approval_requested"));
+    const asked = await eventually(async () =>
+      (await events("appr-1")).find((e) => e.type === "job.approval_requested"),
+    );
     expect(asked.data).toMatchObject({
       job_id: held.job_id,
       tool_name: "other",
@@ -67,8 +90,16 @@ describe("approvals", () => {
     });
     expect(done.approval).toMatchObject({ status: "approved", by: "alice", reason: null });
     expect(await toolCalls(held.job_id)).toHaveLength(1);
-    const decided = await eventually(async () => (await events("appr-1")).find((e) => e.type === "job.approval_decided"));
-    expect(decided.data).toMatchObject({ job_id: held.job_id, decision: "approve", by: "alice", reason: null, metadata: { user: "u1" } });
+    const decided = await eventually(async () =>
+      (await events("appr-1")).find((e) => e.type === "job.approval_decided"),
+    );
+    expect(decided.data).toMatchObject({
+      job_id: held.job_id,
+      decision: "approve",
+      by: "alice",
+      reason: null,
+      metadata: { user: "u1" },
+    });
   });
 
   it("take a decision once: the same again is a harmless 200, the other a 409, and a call with no rule a 409 too", async () => {
@@ -76,10 +107,17 @@ describe("approvals", () => {
     const res = await parallel("appr-2", { tool_calls: [call("other"), call("echo")], wait: false });
     const [held, free] = res.body.jobs;
     const deny = { decision: "deny", by: "bob", reason: "not today" };
-    const [first, second] = await Promise.all([decide("appr-2", held.job_id, deny), decide("appr-2", held.job_id, deny)]);
+    const [first, second] = await Promise.all([
+      decide("appr-2", held.job_id, deny),
+      decide("appr-2", held.job_id, deny),
+    ]);
     expect([first.status, second.status]).toEqual([200, 200]);
     const denied = await record("appr-2", held.job_id);
-    expect(denied).toMatchObject({ state: "error", error: "The call was denied by bob: not today.", approval: { status: "denied", by: "bob" } });
+    expect(denied).toMatchObject({
+      state: "error",
+      error: "The call was denied by bob: not today.",
+      approval: { status: "denied", by: "bob" },
+    });
     const other = await decide("appr-2", held.job_id, { decision: "approve" });
     expect(other.status).toBe(409);
     expect((await json(other)).error).toMatchObject({ code: "already_decided", status: "denied" });
@@ -101,14 +139,21 @@ describe("approvals", () => {
     await advanceAndRunAlarm("appr-3", 61_000);
     vi.useRealTimers();
     const ended = await record("appr-3", held.job_id);
-    expect(ended).toMatchObject({ state: "error", error: "No approval within 60 s; the call was not made.", approval: { status: "expired" } });
+    expect(ended).toMatchObject({
+      state: "error",
+      error: "No approval within 60 s; the call was not made.",
+      approval: { status: "expired" },
+    });
     expect((await decide("appr-3", held.job_id, { decision: "approve" })).status).toBe(409);
     expect(await toolCalls(held.job_id)).toEqual([]);
   });
 
   it("refuse a decision at or after the deadline though the alarm has not run: the call ends expired, once, and is never sent", async () => {
     await configure(toolConfig(approvals([{ tools: ["other"], timeout_seconds: 60 }])));
-    const res = await parallel("appr-9", { tool_calls: [call("other", { n: 1 }), call("other", { n: 2 }), call("other", { n: 3 })], wait: false });
+    const res = await parallel("appr-9", {
+      tool_calls: [call("other", { n: 1 }), call("other", { n: 2 }), call("other", { n: 3 })],
+      wait: false,
+    });
     const [inTime, atDeadline, late] = res.body.jobs;
     const deadline = (job: any) => Date.parse(job.approval_expires_at);
     vi.useFakeTimers({ toFake: ["Date"] });
@@ -129,7 +174,10 @@ describe("approvals", () => {
     expect(approved.status).toBe(409);
     expect((await json(approved)).error).toMatchObject({ code: "already_decided", status: "expired" });
     // Asked again, the same answer; the decision taken in time still stands.
-    expect((await json(await decide("appr-9", late.job_id, { decision: "approve" }))).error).toMatchObject({ code: "already_decided", status: "expired" });
+    expect((await json(await decide("appr-9", late.job_id, { decision: "approve" }))).error).toMatchObject({
+      code: "already_decided",
+      status: "expired",
+    });
     expect((await decide("appr-9", inTime.job_id, { decision: "approve" })).status).toBe(200);
 
     for (const job of [atDeadline, late]) {
@@ -143,11 +191,15 @@ describe("approvals", () => {
     await runDurableObjectAlarm(chatObject("appr-9"));
     vi.useRealTimers();
     for (const job of [atDeadline, late]) {
-      expect(await decidedEvents("appr-9", job.job_id)).toEqual([expect.objectContaining({ decision: "expired", by: null, reason: null })]);
+      expect(await decidedEvents("appr-9", job.job_id)).toEqual([
+        expect.objectContaining({ decision: "expired", by: null, reason: null }),
+      ]);
       expect((await record("appr-9", job.job_id)).error).toBe("No approval within 60 s; the call was not made.");
       expect(await toolCalls(job.job_id)).toEqual([]);
     }
-    expect(await decidedEvents("appr-9", inTime.job_id)).toEqual([expect.objectContaining({ decision: "approve", by: "alice" })]);
+    expect(await decidedEvents("appr-9", inTime.job_id)).toEqual([
+      expect.objectContaining({ decision: "approve", by: "alice" }),
+    ]);
     await eventually(async () => ((await record("appr-9", inTime.job_id)).state === "success" ? true : undefined));
     expect(await toolCalls(inTime.job_id)).toHaveLength(1);
   });
@@ -156,7 +208,13 @@ describe("approvals", () => {
     await configure(toolConfig(approvals([{ tools: ["other"] }])));
     // Side-effecting calls in /tool-calls run one after another in call order.
     const res = await api("/v1/chats/appr-4/tool-calls", {
-      body: { timeout: 1, tool_calls: [{ id: "c1", type: "function", function: { name: "other", arguments: "{}" } }, { id: "c2", type: "function", function: { name: "hang_write", arguments: "{}" } }] },
+      body: {
+        timeout: 1,
+        tool_calls: [
+          { id: "c1", type: "function", function: { name: "other", arguments: "{}" } },
+          { id: "c2", type: "function", function: { name: "hang_write", arguments: "{}" } },
+        ],
+      },
     });
     expect(res.status).toBeLessThan(300);
     const jobs = (await json(await api("/v1/chats/appr-4/jobs"))).jobs;
@@ -180,7 +238,14 @@ describe("approvals", () => {
       return list.approvals.length === 2 ? list : undefined;
     });
     expect(pending.approvals.map((e: any) => e.job_id)).toEqual([b.job_id, a.job_id]);
-    expect(pending.approvals[0]).toMatchObject({ chat_id: "appr-5b", tool_name: "other", tool_args: { n: 2 }, agent: "default", status: "pending", decided_at: null });
+    expect(pending.approvals[0]).toMatchObject({
+      chat_id: "appr-5b",
+      tool_name: "other",
+      tool_args: { n: 2 },
+      agent: "default",
+      status: "pending",
+      decided_at: null,
+    });
     await decide("appr-5a", a.job_id, { decision: "deny", by: "carol" });
     await api("/v1/chats/appr-5b/parallel", { body: { action: "cancel", job_ids: [b.job_id] } });
     const decided = await eventually(async () => {
@@ -194,7 +259,9 @@ describe("approvals", () => {
     expect((await json(await api("/v1/approvals"))).approvals).toEqual([]);
     const paged = await json(await api("/v1/approvals?status=decided&limit=1"));
     expect(paged.approvals).toHaveLength(1);
-    const next = await json(await api(`/v1/approvals?status=decided&limit=1&cursor=${encodeURIComponent(paged.next_cursor)}`));
+    const next = await json(
+      await api(`/v1/approvals?status=decided&limit=1&cursor=${encodeURIComponent(paged.next_cursor)}`),
+    );
     expect(next.approvals.map((e: any) => e.job_id)).toEqual([a.job_id]);
     expect(next.next_cursor).toBeNull();
   });
@@ -218,18 +285,36 @@ describe("approvals", () => {
   it("match a document stored before rule names were spelled as calls, by the name calls run as", async () => {
     // As an older version stored it, unchecked, for a tenant this isolate has not read yet.
     const pay = { name: "pay", url: `${toolServer()}/mcp/appr-old`, headers: {} };
-    const stored = configSchema.parse({ ...toolConfig(), mcp_servers: [pay], approvals: [{ tools: ["pay.write_note"] }] });
+    const stored = configSchema.parse({
+      ...toolConfig(),
+      mcp_servers: [pay],
+      approvals: [{ tools: ["pay.write_note"] }],
+    });
     await env.TENANT.getByName(tenantName("globex")).putConfig(stored);
-    expect((await json(await api("/v1/config", { key: TEST_KEYS.globex }))).approvals[0].tools).toEqual(["pay__write_note"]);
-    const res = await parallel("appr-old", { tool_calls: [call("pay__write_note", { text: "x" })], wait: false }, { key: TEST_KEYS.globex });
+    expect((await json(await api("/v1/config", { key: TEST_KEYS.globex }))).approvals[0].tools).toEqual([
+      "pay__write_note",
+    ]);
+    const res = await parallel(
+      "appr-old",
+      { tool_calls: [call("pay__write_note", { text: "x" })], wait: false },
+      { key: TEST_KEYS.globex },
+    );
     expect(res.body.jobs[0]).toMatchObject({ state: "pending", waiting_for: "approval" });
   });
 
   it("refuse a rule that names no tool, offering the near name, and a PATCH that takes a named tool away", async () => {
-    const typo = await api("/v1/config", { method: "PUT", body: toolConfig(approvals([{ tools: ["echo", "othre"] }])) });
+    const typo = await api("/v1/config", {
+      method: "PUT",
+      body: toolConfig(approvals([{ tools: ["echo", "othre"] }])),
+    });
     expect(typo.status).toBe(400);
-    expect((await json(typo)).error.message).toContain('approvals.0.tools: "othre" matches no tool (did you mean "other"?)');
-    const flow = await api("/v1/config", { method: "PUT", body: toolConfig({ flow: [{ name: "f", tools: ["Send-Email"], concurrency: 1 }] }) });
+    expect((await json(typo)).error.message).toContain(
+      'approvals.0.tools: "othre" matches no tool (did you mean "other"?)',
+    );
+    const flow = await api("/v1/config", {
+      method: "PUT",
+      body: toolConfig({ flow: [{ name: "f", tools: ["Send-Email"], concurrency: 1 }] }),
+    });
     expect(flow.status).toBe(400);
     expect((await json(flow)).error.message).toContain('flow.0.tools: "Send-Email" matches no tool');
 
@@ -247,7 +332,10 @@ describe("approvals", () => {
     // The object is evicted between the request and the decision: the call still waits, nothing sent.
     await abortAllDurableObjects();
     expect(await record("appr-6", held.job_id)).toMatchObject({ state: "pending", waiting_for: "approval" });
-    const [approve, deny] = await Promise.all([decide("appr-6", held.job_id, { decision: "approve" }), decide("appr-6", held.job_id, { decision: "deny" })]);
+    const [approve, deny] = await Promise.all([
+      decide("appr-6", held.job_id, { decision: "approve" }),
+      decide("appr-6", held.job_id, { decision: "deny" }),
+    ]);
     expect([approve.status, deny.status].sort()).toEqual([200, 409]);
     const winner = approve.status === 200 ? "approved" : "denied";
     await eventually(async () => {
@@ -257,7 +345,9 @@ describe("approvals", () => {
     await abortAllDurableObjects();
     const after = await record("appr-6", held.job_id);
     expect(after.approval.status).toBe(winner);
-    expect((await decide("appr-6", held.job_id, { decision: winner === "approved" ? "approve" : "deny" })).status).toBe(200);
+    expect((await decide("appr-6", held.job_id, { decision: winner === "approved" ? "approve" : "deny" })).status).toBe(
+      200,
+    );
     expect(after.state).toBe(winner === "approved" ? "success" : "error");
     expect(await toolCalls(held.job_id)).toHaveLength(winner === "approved" ? 1 : 0);
   });
@@ -272,9 +362,22 @@ describe("approvals", () => {
       }),
     );
     await scriptLlm("m-appr", [{ tool_calls: [{ name: "other", arguments: { amount: 5 } }] }, { content: "Paid." }]);
-    const parent = (await parallel("appr-7", { tool_calls: [call("call_subordinate", { message: "Pay the invoice.", reset: true })], wait: false })).body.jobs[0];
-    const asked = await eventually(async () => (await events("appr-7")).find((e) => e.type === "job.approval_requested"));
-    expect(asked.data).toMatchObject({ tool_name: "other", tool_args: { amount: 5 }, root_chat_id: "appr-7", agent: "default", waiting_for: "approval" });
+    const parent = (
+      await parallel("appr-7", {
+        tool_calls: [call("call_subordinate", { message: "Pay the invoice.", reset: true })],
+        wait: false,
+      })
+    ).body.jobs[0];
+    const asked = await eventually(async () =>
+      (await events("appr-7")).find((e) => e.type === "job.approval_requested"),
+    );
+    expect(asked.data).toMatchObject({
+      tool_name: "other",
+      tool_args: { amount: 5 },
+      root_chat_id: "appr-7",
+      agent: "default",
+      waiting_for: "approval",
+    });
     expect(asked.data.chat_id).not.toBe("appr-7");
     // Longer than subagent_idle_seconds: a subagent waiting for a person is not idle.
     await new Promise((r) => setTimeout(r, 1500));
@@ -283,7 +386,11 @@ describe("approvals", () => {
       const list = await json(await api("/v1/approvals"));
       return list.approvals.length ? list : undefined;
     });
-    expect(pending.approvals[0]).toMatchObject({ chat_id: asked.data.chat_id, job_id: asked.data.job_id, agent: "default" });
+    expect(pending.approvals[0]).toMatchObject({
+      chat_id: asked.data.chat_id,
+      job_id: asked.data.job_id,
+      agent: "default",
+    });
     expect((await decide(asked.data.chat_id, asked.data.job_id, { decision: "approve", by: "dana" })).status).toBe(200);
     const done = await eventually(async () => {
       const r = await record("appr-7", parent.job_id);

@@ -23,7 +23,12 @@ async function withEnv(overrides: Partial<typeof TEST_BINDINGS>, path: string, i
 
 describe("API keys", () => {
   it("answers 401 without detail for a missing, malformed or wrong key", async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: "Basic abc" }, { authorization: "Bearer nope" }, { authorization: "Bearer" }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: "Basic abc" },
+      { authorization: "Bearer nope" },
+      { authorization: "Bearer" },
+    ]) {
       const res = await api("/v1/config", { key: null, headers });
       expect(res.status).toBe(401);
       expect(await json(res)).toEqual(UNAUTHORIZED);

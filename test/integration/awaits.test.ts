@@ -10,7 +10,8 @@ import { api, call, chatObject, configure, eventually, json, parallel, toolCalls
 
 afterEach(() => reset());
 
-const waitingSockets = (chat: string) => runInDurableObject(chatObject(chat), (_i, state) => state.getWebSockets(AWAIT_TAG).length);
+const waitingSockets = (chat: string) =>
+  runInDurableObject(chatObject(chat), (_i, state) => state.getWebSockets(AWAIT_TAG).length);
 
 describe("a waiting request", () => {
   it("waits on a socket to its chat, not in it, and is answered when its jobs end", async () => {
@@ -52,7 +53,12 @@ describe("a waiting request", () => {
     const chat = "await-tool-calls";
     const res = await api(`/v1/chats/${chat}/tool-calls`, {
       method: "POST",
-      body: { tool_calls: [{ id: "c1", type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms: 800 }) } }, { id: "c2", type: "function", function: { name: "echo", arguments: "{}" } }] },
+      body: {
+        tool_calls: [
+          { id: "c1", type: "function", function: { name: "sleep", arguments: JSON.stringify({ ms: 800 }) } },
+          { id: "c2", type: "function", function: { name: "echo", arguments: "{}" } },
+        ],
+      },
     });
     const answer = await json(res);
     expect(res.status).toBe(200);
@@ -67,7 +73,10 @@ describe("a wait on many jobs", () => {
     const chat = "await-many";
     const ids: string[] = [];
     for (let b = 0; b < 4; b++) {
-      const { body } = await parallel(chat, { tool_calls: Array.from({ length: 32 }, (_, i) => call("sleep", { ms: 1500 + i })), wait: false });
+      const { body } = await parallel(chat, {
+        tool_calls: Array.from({ length: 32 }, (_, i) => call("sleep", { ms: 1500 + i })),
+        wait: false,
+      });
       ids.push(...body.jobs.map((j: { job_id: string }) => j.job_id));
     }
     const { body } = await parallel(chat, { action: "await", job_ids: ids, timeout: 30 });

@@ -67,7 +67,9 @@ describe("schema patterns", () => {
     const put = await api("/v1/config", { method: "PUT", body: { ...toolConfig(), tools: [tool] } });
     expect(put.status).toBe(400);
     const putError = (await json(put)).error;
-    expect(putError.message).toContain(`tools[0].parameters/properties/word/pattern "^(a+)\\\\1$" cannot run in linear time`);
+    expect(putError.message).toContain(
+      `tools[0].parameters/properties/word/pattern "^(a+)\\\\1$" cannot run in linear time`,
+    );
 
     const patch = await api("/v1/config", {
       method: "PATCH",
@@ -82,7 +84,9 @@ describe("schema patterns", () => {
       body: { tools: [{ ...tool, parameters: { type: "object", patternProperties: { "^(?=\\d)x$": {} } } }] },
     });
     expect(patternProperties.status).toBe(400);
-    expect((await json(patternProperties)).error.message).toContain("backreferences, lookahead, lookbehind and counts over 1000 are not supported");
+    expect((await json(patternProperties)).error.message).toContain(
+      "backreferences, lookahead, lookbehind and counts over 1000 are not supported",
+    );
 
     expect(await json(await api("/v1/config"))).toEqual(before);
   });
@@ -90,13 +94,19 @@ describe("schema patterns", () => {
   it("refuses a pattern hidden behind a $ref, and references that fan out, without validating anything against them", async () => {
     const hidden = { type: "object", properties: { q: { $ref: "#/x" } }, x: { type: "string", pattern: "^(a)\\1$" } };
     const $defs: Record<string, unknown> = { a22: { type: "string" } };
-    for (let i = 0; i < 22; i++) $defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
+    for (let i = 0; i < 22; i++)
+      $defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
     const fanOut = { type: "object", properties: { q: { $ref: "#/$defs/a0" } }, $defs };
 
     const started = Date.now();
     const res = await api("/v1/config", {
       method: "PUT",
-      body: { tools: [{ name: "hidden", url: `${toolServer()}/echo`, parameters: hidden }, { name: "fans", url: `${toolServer()}/echo`, parameters: fanOut }] },
+      body: {
+        tools: [
+          { name: "hidden", url: `${toolServer()}/echo`, parameters: hidden },
+          { name: "fans", url: `${toolServer()}/echo`, parameters: fanOut },
+        ],
+      },
     });
     expect(res.status).toBe(400);
     const { problems } = (await json(res)).error;
@@ -109,7 +119,9 @@ describe("schema patterns", () => {
   });
 
   it("checks a pattern only against strings of at most 10,000 characters", async () => {
-    await configure({ tools: [{ name: "word", url: `${toolServer()}/echo`, read_only: true, parameters: patterned("^[a-z]+$") }] });
+    await configure({
+      tools: [{ name: "word", url: `${toolServer()}/echo`, read_only: true, parameters: patterned("^[a-z]+$") }],
+    });
     const fits = await parallel("patterns", { tool_calls: [call("word", { word: "a".repeat(10_000) })] });
     expect(fits.status).toBe(200);
     expect(fits.body.jobs[0].state).toBe("success");
@@ -135,19 +147,38 @@ describe("schema patterns", () => {
     // The probe: fifty of `.{5000}y`. Each one is over RE2's counts and fanout's steps per pattern.
     const fifty = await api("/v1/config", {
       method: "PUT",
-      body: { ...toolConfig(), tools: [{ name: "fixed", url: `${toolServer()}/echo`, parameters: fixed(Array(50).fill(5000)) }] },
+      body: {
+        ...toolConfig(),
+        tools: [{ name: "fixed", url: `${toolServer()}/echo`, parameters: fixed(Array(50).fill(5000)) }],
+      },
     });
     expect(fifty.status).toBe(400);
-    expect((await json(fifty)).error.message).toMatch(/tools: schema patterns of about 250\d+ steps in all; at most 50000 are checked/);
+    expect((await json(fifty)).error.message).toMatch(
+      /tools: schema patterns of about 250\d+ steps in all; at most 50000 are checked/,
+    );
     const twenty = await api("/v1/config", {
       method: "PUT",
-      body: { ...toolConfig(), tools: [{ name: "fixed", url: `${toolServer()}/echo`, parameters: fixed(Array(20).fill(999)) }] },
+      body: {
+        ...toolConfig(),
+        tools: [{ name: "fixed", url: `${toolServer()}/echo`, parameters: fixed(Array(20).fill(999)) }],
+      },
     });
-    expect((await json(twenty)).error.message).toMatch(/tools\[0\]\.parameters\/ has patterns of about 200\d\d steps in all; at most 10000 are run per call/);
+    expect((await json(twenty)).error.message).toMatch(
+      /tools\[0\]\.parameters\/ has patterns of about 200\d\d steps in all; at most 10000 are run per call/,
+    );
     expect(await json(await api("/v1/config"))).toEqual(before);
 
     // Ten of about 990 steps fit the schema's bound; against 10,000 characters the meter stops them.
-    await configure({ tools: [{ name: "fixed", url: `${toolServer()}/echo`, read_only: true, parameters: fixed(Array.from({ length: 10 }, (_, i) => 990 - i)) }] });
+    await configure({
+      tools: [
+        {
+          name: "fixed",
+          url: `${toolServer()}/echo`,
+          read_only: true,
+          parameters: fixed(Array.from({ length: 10 }, (_, i) => 990 - i)),
+        },
+      ],
+    });
     await configure(toolConfig(), TEST_KEYS.globex);
     const word = "x".repeat(10_000);
     const [attack, other] = await Promise.all([
@@ -171,15 +202,28 @@ describe("schema patterns", () => {
     // A short argument is checked as usual: it fails the patterns, not the meter.
     const short = await parallel("fixed", { tool_calls: [call("fixed", { word: "xy" })] });
     expect(short.status).toBe(400);
-    expect(short.body.error.message).toBe("tool_calls[0] is not a valid tool call: /word Instance does not match every subschema.");
+    expect(short.body.error.message).toBe(
+      "tool_calls[0] is not a valid tool call: /word Instance does not match every subschema.",
+    );
   });
 
   it("the worst pattern the checks accept: one request's 32 calls share one work budget", async () => {
     // 1,472 steps; 124 characters stay within what one check may spend, so a budget per call let
     // all 32 run, 13–15 ms each in workerd: 480 ms of CPU for one request.
-    await configure({ tools: [{ name: "pat", url: `${toolServer()}/echo`, read_only: true, parameters: patterned("(?:a?){490}a{490}") }], limits: { max_calls: 32 } });
+    await configure({
+      tools: [
+        { name: "pat", url: `${toolServer()}/echo`, read_only: true, parameters: patterned("(?:a?){490}a{490}") },
+      ],
+      limits: { max_calls: 32 },
+    });
     const res = await api("/v1/chats/pattern-meter/tool-calls", {
-      body: { tool_calls: Array.from({ length: 32 }, (_, i) => ({ id: `c${i}`, name: "pat", arguments: { word: "a".repeat(124) } })) },
+      body: {
+        tool_calls: Array.from({ length: 32 }, (_, i) => ({
+          id: `c${i}`,
+          name: "pat",
+          arguments: { word: "a".repeat(124) },
+        })),
+      },
     });
     expect(res.status).toBe(200);
     const contents = ((await json(res)).results as { content: string }[]).map((r) => r.content);
@@ -193,7 +237,10 @@ describe("schema patterns", () => {
 
   it("leaves an MCP tool whose schema pattern RE2 cannot run out of the list, and keeps the rest", async () => {
     const instance = "stall";
-    await fetch(`${toolServer()}/__mcp/state?instance=${instance}`, { method: "POST", body: JSON.stringify({ stall: true }) });
+    await fetch(`${toolServer()}/__mcp/state?instance=${instance}`, {
+      method: "POST",
+      body: JSON.stringify({ stall: true }),
+    });
     await configure(toolConfig({ mcp_servers: [{ name: "docs", url: `${toolServer()}/mcp/${instance}` }] }));
     const names = ((await json(await api("/v1/tools"))).tools as any[]).map((t) => t.function.name);
     expect(names).toContain("docs__search");

@@ -15,32 +15,71 @@ import { TenantDO } from "../../durable-objects/tenant/TenantDO";
 import { CallRunnerDO } from "../../durable-objects/runner/CallRunnerDO";
 import { FlowShardDO } from "../../durable-objects/flow/FlowShardDO";
 import worker from "../../src/index";
-import { agentConfig, call, CALLS_IN_OBJECTS, chatObject, configure, eventually, parallel, scriptLlm, toolConfig } from "../helpers";
+import {
+  agentConfig,
+  call,
+  CALLS_IN_OBJECTS,
+  chatObject,
+  configure,
+  eventually,
+  parallel,
+  scriptLlm,
+  toolConfig,
+} from "../helpers";
 
 beforeEach(() => configure());
 afterEach(() => reset());
 
 type Cursor = SqlStorageCursor<Record<string, SqlStorageValue>>;
-type Counts = { requests: Record<string, number>; queueMessages: number; consumerBatches: number; queued: number; kvWrites: number; alarmWrites: number; statements: [string, Cursor][] };
+type Counts = {
+  requests: Record<string, number>;
+  queueMessages: number;
+  consumerBatches: number;
+  queued: number;
+  kvWrites: number;
+  alarmWrites: number;
+  statements: [string, Cursor][];
+};
 
 /** Wraps prototypes shared by every object in this isolate; `stop()` puts them back. */
 async function startMeter() {
-  const counts: Counts = { requests: {}, queueMessages: 0, consumerBatches: 0, queued: 0, kvWrites: 0, alarmWrites: 0, statements: [] };
+  const counts: Counts = {
+    requests: {},
+    queueMessages: 0,
+    consumerBatches: 0,
+    queued: 0,
+    kvWrites: 0,
+    alarmWrites: 0,
+    statements: [],
+  };
   const undo: (() => void)[] = [];
-  const wrap = <T extends object>(target: T, name: string, around: (orig: (...a: unknown[]) => unknown) => (...a: unknown[]) => unknown) => {
+  const wrap = <T extends object>(
+    target: T,
+    name: string,
+    around: (orig: (...a: unknown[]) => unknown) => (...a: unknown[]) => unknown,
+  ) => {
     const orig = (target as Record<string, unknown>)[name] as (...a: unknown[]) => unknown;
     (target as Record<string, unknown>)[name] = around(orig);
     undo.push(() => ((target as Record<string, unknown>)[name] = orig));
   };
-  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO], ["CallRunnerDO", CallRunnerDO], ["FlowShardDO", FlowShardDO]] as const) {
+  for (const [label, cls] of [
+    ["ChatDO", ChatDO],
+    ["TenantDO", TenantDO],
+    ["CallRunnerDO", CallRunnerDO],
+    ["FlowShardDO", FlowShardDO],
+  ] as const) {
     for (const name of Object.getOwnPropertyNames(cls.prototype)) {
-      if (name === "constructor" || typeof Object.getOwnPropertyDescriptor(cls.prototype, name)?.value !== "function") continue;
-      wrap(cls.prototype, name, (orig) =>
-        function (this: unknown, ...a: unknown[]) {
-          counts.requests[`${label}.${name}`] = (counts.requests[`${label}.${name}`] ?? 0) + 1;
-          if (name === "takeQueued" || name === "claimForRunner") counts.queued += (a[0] as string[]).length;
-          return orig.apply(this, a);
-        },
+      if (name === "constructor" || typeof Object.getOwnPropertyDescriptor(cls.prototype, name)?.value !== "function")
+        continue;
+      wrap(
+        cls.prototype,
+        name,
+        (orig) =>
+          function (this: unknown, ...a: unknown[]) {
+            counts.requests[`${label}.${name}`] = (counts.requests[`${label}.${name}`] ?? 0) + 1;
+            if (name === "takeQueued" || name === "claimForRunner") counts.queued += (a[0] as string[]).length;
+            return orig.apply(this, a);
+          },
       );
     }
   }
@@ -49,20 +88,65 @@ async function startMeter() {
     kv: Object.getPrototypeOf(s.storage.kv),
     storage: Object.getPrototypeOf(s.storage),
   }));
-  wrap(sql, "exec", (orig) =>
-    function (this: unknown, ...a: unknown[]) {
-      const cursor = orig.apply(this, a) as Cursor;
-      counts.statements.push([String(a[0]).replace(/\s+/g, " ").slice(0, 80), cursor]);
-      return cursor;
-    },
+  wrap(
+    sql,
+    "exec",
+    (orig) =>
+      function (this: unknown, ...a: unknown[]) {
+        const cursor = orig.apply(this, a) as Cursor;
+        counts.statements.push([String(a[0]).replace(/\s+/g, " ").slice(0, 80), cursor]);
+        return cursor;
+      },
   );
   // Cloudflare bills each setAlarm() as a row written, and a delete counts as one too.
-  for (const name of ["setAlarm", "deleteAlarm"]) wrap(storage, name, (orig) => function (this: unknown, ...a: unknown[]) { counts.alarmWrites++; return orig.apply(this, a); });
-  for (const name of ["put", "delete"]) wrap(kv, name, (orig) => function (this: unknown, ...a: unknown[]) { counts.kvWrites++; return orig.apply(this, a); });
+  for (const name of ["setAlarm", "deleteAlarm"])
+    wrap(
+      storage,
+      name,
+      (orig) =>
+        function (this: unknown, ...a: unknown[]) {
+          counts.alarmWrites++;
+          return orig.apply(this, a);
+        },
+    );
+  for (const name of ["put", "delete"])
+    wrap(
+      kv,
+      name,
+      (orig) =>
+        function (this: unknown, ...a: unknown[]) {
+          counts.kvWrites++;
+          return orig.apply(this, a);
+        },
+    );
   const queue = Object.getPrototypeOf(env.JOBS);
-  wrap(queue, "send", (orig) => function (this: unknown, ...a: unknown[]) { counts.queueMessages++; return orig.apply(this, a); });
-  wrap(queue, "sendBatch", (orig) => function (this: unknown, ...a: unknown[]) { counts.queueMessages += (a[0] as unknown[]).length; return orig.apply(this, a); });
-  wrap(worker, "queue", (orig) => function (this: unknown, ...a: unknown[]) { counts.consumerBatches++; return orig.apply(this, a); });
+  wrap(
+    queue,
+    "send",
+    (orig) =>
+      function (this: unknown, ...a: unknown[]) {
+        counts.queueMessages++;
+        return orig.apply(this, a);
+      },
+  );
+  wrap(
+    queue,
+    "sendBatch",
+    (orig) =>
+      function (this: unknown, ...a: unknown[]) {
+        counts.queueMessages += (a[0] as unknown[]).length;
+        return orig.apply(this, a);
+      },
+  );
+  wrap(
+    worker,
+    "queue",
+    (orig) =>
+      function (this: unknown, ...a: unknown[]) {
+        counts.consumerBatches++;
+        return orig.apply(this, a);
+      },
+  );
   return {
     counts,
     stop: () => {
@@ -77,71 +161,79 @@ describe("billable operations per job", () => {
   it.each([
     { where: "in Worker runners", limits: {}, messagesPerBatch: 2, fixedRequests: 0.75 },
     { where: "in runner objects", limits: CALLS_IN_OBJECTS, messagesPerBatch: 1, fixedRequests: 0.875 },
-  ])("stay within their measured bounds for batches of 8 tool jobs run $where", async ({ limits, messagesPerBatch, fixedRequests }) => {
-    await configure(toolConfig({ limits }));
-    await parallel("meter", { tool_calls: [call("echo", { warm: 1 })] });
-    await new Promise((r) => setTimeout(r, 300)); // the warm-up's queue copy is consumed
-    const meter = await startMeter();
-    const batches = 10;
-    const jobs = batches * 8;
-    try {
-      for (let b = 0; b < batches; b++) {
-        const { body } = await parallel("meter", { tool_calls: Array.from({ length: 8 }, (_, i) => call("echo", { b, i })) });
-        expect(body.status).toBe("success");
+  ])(
+    "stay within their measured bounds for batches of 8 tool jobs run $where",
+    async ({ limits, messagesPerBatch, fixedRequests }) => {
+      await configure(toolConfig({ limits }));
+      await parallel("meter", { tool_calls: [call("echo", { warm: 1 })] });
+      await new Promise((r) => setTimeout(r, 300)); // the warm-up's queue copy is consumed
+      const meter = await startMeter();
+      const batches = 10;
+      const jobs = batches * 8;
+      try {
+        for (let b = 0; b < batches; b++) {
+          const { body } = await parallel("meter", {
+            tool_calls: Array.from({ length: 8 }, (_, i) => call("echo", { b, i })),
+          });
+          expect(body.status).toBe("success");
+        }
+        // Every queue copy reaches its chat (as a duplicate) before counting stops.
+        await eventually(async () => meter.counts.queued >= jobs);
+      } finally {
+        meter.stop();
       }
-      // Every queue copy reaches its chat (as a duplicate) before counting stops.
-      await eventually(async () => meter.counts.queued >= jobs);
-    } finally {
-      meter.stop();
-    }
-    const { counts } = meter;
-    const requests = Object.values(counts.requests).reduce((a, b) => a + b, 0);
-    // Read once every cursor is done: rowsWritten counts index entries too, as billing does.
-    const rows = counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites + counts.alarmWrites;
-    const perJob = {
-      doRequests: requests / jobs,
-      queueMessages: counts.queueMessages / jobs,
-      rowsWritten: rows / jobs,
-      consumerBatches: counts.consumerBatches / jobs,
-      // Not billed, but each is a trip into SQLite on the chat's one thread: the CPU a job costs locally.
-      statements: counts.statements.length / jobs,
-      alarmWrites: counts.alarmWrites / jobs,
-    };
-    const byStatement = new Map<string, number>();
-    for (const [q, c] of counts.statements) byStatement.set(q, (byStatement.get(q) ?? 0) + c.rowsWritten);
-    const heaviest = [...byStatement].filter(([, n]) => n > 0).sort((x, y) => y[1] - x[1]);
-    console.log(heaviest.map(([q, n]) => `${(n / jobs).toFixed(2)} rows/job  ${q}`).join("\n"));
-    console.log("billable operations per job", JSON.stringify({ perJob, requests: counts.requests }));
-    // Each queue message is written, read and deleted: 3 queue operations.
-    expect(counts.queueMessages).toBe(batches * messagesPerBatch);
-    expect((3 * counts.queueMessages) / jobs).toBeLessThanOrEqual((3 * messagesPerBatch) / 8);
-    // Per batch: the request, its wait's socket (upgrade and close) and answer, and a runner's claim
-    // per 4 calls (0.75 a job), or two runner objects' hand-overs and the queue copy (0.875). Then
-    // the reports: a runner's outcomes that end while its last report is on its way go together,
-    // 1.2 to 4 calls a report as the calls' ends fall (timing decides, so they are bounded by one a
-    // call, and counted).
-    const reports = counts.requests["ChatDO.runnerOutcomes"] ?? 0;
-    expect(reports).toBeLessThanOrEqual(jobs);
-    expect((requests - reports) / jobs).toBeLessThanOrEqual(fixedRequests);
-    // The tenant's config and tool targets come from the isolate's copy, checked at most every 5 s.
-    const tenantRequests = Object.entries(counts.requests).filter(([name]) => name.startsWith("TenantDO.")).reduce((a, [, n]) => a + n, 0);
-    expect(tenantRequests / batches).toBeLessThanOrEqual(0.1);
-    // Per job: the row and its two indexes (3), claim and end (2), the collect mark (1); per batch of 8,
-    // batch.finished and chat.idle (0.25). job.started and job.finished are kept on the job row.
-    // The alarm (a row written per setAlarm) is set only when it moves: once in these 10 batches, 10
-    // times per batch when every arm set it.
-    expect(perJob.alarmWrites).toBeLessThanOrEqual(0.025);
-    expect(perJob.rowsWritten).toBeLessThanOrEqual(6.3);
-    // Statements: a job read once where it is claimed; its outcome ends it in one guarded update, no read
-    // first (11.15 when a report read 7 columns first), and a queue copy reads only ids of active jobs.
-    // A waiting request reads its jobs when it starts and at their last end, not at every end; a
-    // batch is marked collected in one statement; only a built-in wait has a timer of its own to
-    // clear (10.15 before those three). A chat busy with batch after batch keeps its job watches
-    // armed, so it does not check for parked ones with each batch (7.36 when it did). A chat that never
-    // ran a subagent has no tree slots to read at each admission (7.26 when it read them).
-    // The answer of a wait held in the worker reads the jobs once more (7.16–7.4 with it).
-    expect(perJob.statements).toBeLessThanOrEqual(7.5);
-  });
+      const { counts } = meter;
+      const requests = Object.values(counts.requests).reduce((a, b) => a + b, 0);
+      // Read once every cursor is done: rowsWritten counts index entries too, as billing does.
+      const rows =
+        counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites + counts.alarmWrites;
+      const perJob = {
+        doRequests: requests / jobs,
+        queueMessages: counts.queueMessages / jobs,
+        rowsWritten: rows / jobs,
+        consumerBatches: counts.consumerBatches / jobs,
+        // Not billed, but each is a trip into SQLite on the chat's one thread: the CPU a job costs locally.
+        statements: counts.statements.length / jobs,
+        alarmWrites: counts.alarmWrites / jobs,
+      };
+      const byStatement = new Map<string, number>();
+      for (const [q, c] of counts.statements) byStatement.set(q, (byStatement.get(q) ?? 0) + c.rowsWritten);
+      const heaviest = [...byStatement].filter(([, n]) => n > 0).sort((x, y) => y[1] - x[1]);
+      console.log(heaviest.map(([q, n]) => `${(n / jobs).toFixed(2)} rows/job  ${q}`).join("\n"));
+      console.log("billable operations per job", JSON.stringify({ perJob, requests: counts.requests }));
+      // Each queue message is written, read and deleted: 3 queue operations.
+      expect(counts.queueMessages).toBe(batches * messagesPerBatch);
+      expect((3 * counts.queueMessages) / jobs).toBeLessThanOrEqual((3 * messagesPerBatch) / 8);
+      // Per batch: the request, its wait's socket (upgrade and close) and answer, and a runner's claim
+      // per 4 calls (0.75 a job), or two runner objects' hand-overs and the queue copy (0.875). Then
+      // the reports: a runner's outcomes that end while its last report is on its way go together,
+      // 1.2 to 4 calls a report as the calls' ends fall (timing decides, so they are bounded by one a
+      // call, and counted).
+      const reports = counts.requests["ChatDO.runnerOutcomes"] ?? 0;
+      expect(reports).toBeLessThanOrEqual(jobs);
+      expect((requests - reports) / jobs).toBeLessThanOrEqual(fixedRequests);
+      // The tenant's config and tool targets come from the isolate's copy, checked at most every 5 s.
+      const tenantRequests = Object.entries(counts.requests)
+        .filter(([name]) => name.startsWith("TenantDO."))
+        .reduce((a, [, n]) => a + n, 0);
+      expect(tenantRequests / batches).toBeLessThanOrEqual(0.1);
+      // Per job: the row and its two indexes (3), claim and end (2), the collect mark (1); per batch of 8,
+      // batch.finished and chat.idle (0.25). job.started and job.finished are kept on the job row.
+      // The alarm (a row written per setAlarm) is set only when it moves: once in these 10 batches, 10
+      // times per batch when every arm set it.
+      expect(perJob.alarmWrites).toBeLessThanOrEqual(0.025);
+      expect(perJob.rowsWritten).toBeLessThanOrEqual(6.3);
+      // Statements: a job read once where it is claimed; its outcome ends it in one guarded update, no read
+      // first (11.15 when a report read 7 columns first), and a queue copy reads only ids of active jobs.
+      // A waiting request reads its jobs when it starts and at their last end, not at every end; a
+      // batch is marked collected in one statement; only a built-in wait has a timer of its own to
+      // clear (10.15 before those three). A chat busy with batch after batch keeps its job watches
+      // armed, so it does not check for parked ones with each batch (7.36 when it did). A chat that never
+      // ran a subagent has no tree slots to read at each admission (7.26 when it read them).
+      // The answer of a wait held in the worker reads the jobs once more (7.16–7.4 with it).
+      expect(perJob.statements).toBeLessThanOrEqual(7.5);
+    },
+  );
 });
 
 describe("batches that each open a chat", () => {
@@ -152,18 +244,36 @@ describe("batches that each open a chat", () => {
     const batches = 5;
     try {
       for (let b = 0; b < batches; b++) {
-        const { body } = await parallel(`opening-${b}`, { tool_calls: Array.from({ length: 8 }, (_, i) => call("echo", { b, i })) });
+        const { body } = await parallel(`opening-${b}`, {
+          tool_calls: Array.from({ length: 8 }, (_, i) => call("echo", { b, i })),
+        });
         expect(body.status).toBe("success");
       }
       await eventually(async () => meter.counts.queued >= batches * 8);
     } finally {
       meter.stop();
     }
-    const rows = meter.counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + meter.counts.kvWrites + meter.counts.alarmWrites;
+    const rows =
+      meter.counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) +
+      meter.counts.kvWrites +
+      meter.counts.alarmWrites;
     const byStatement = new Map<string, number>();
     for (const [q, c] of meter.counts.statements) byStatement.set(q, (byStatement.get(q) ?? 0) + c.rowsWritten);
-    console.log([...byStatement].filter(([, n]) => n > 0).sort((x, y) => y[1] - x[1]).map(([q, n]) => `${(n / batches).toFixed(2)} rows/chat  ${q}`).join("\n"));
-    console.log("a chat opened per batch of 8", JSON.stringify({ alarmWritesPerChat: meter.counts.alarmWrites / batches, rowsWrittenPerJob: rows / (batches * 8), requests: meter.counts.requests }));
+    console.log(
+      [...byStatement]
+        .filter(([, n]) => n > 0)
+        .sort((x, y) => y[1] - x[1])
+        .map(([q, n]) => `${(n / batches).toFixed(2)} rows/chat  ${q}`)
+        .join("\n"),
+    );
+    console.log(
+      "a chat opened per batch of 8",
+      JSON.stringify({
+        alarmWritesPerChat: meter.counts.alarmWrites / batches,
+        rowsWrittenPerJob: rows / (batches * 8),
+        requests: meter.counts.requests,
+      }),
+    );
     // At admission, when the chat's index entry lands, and when its last job ends.
     expect(meter.counts.alarmWrites / batches).toBeLessThanOrEqual(3);
     // 90 rows per chat against a warm chat's 50 per batch: 116 before the tables of features most chats
@@ -214,7 +324,11 @@ async function meterBatches(chat: string, batches: number, query = "") {
   const jobs = batches * 8;
   try {
     for (let b = 0; b < batches; b++) {
-      const { body } = await parallel(chat, { tool_calls: Array.from({ length: 8 }, (_, i) => call("echo", { b, i })) }, { query });
+      const { body } = await parallel(
+        chat,
+        { tool_calls: Array.from({ length: 8 }, (_, i) => call("echo", { b, i })) },
+        { query },
+      );
       expect(body.status).toBe("success");
     }
     await eventually(async () => meter.counts.queued >= jobs);
@@ -224,8 +338,12 @@ async function meterBatches(chat: string, batches: number, query = "") {
     meter.stop();
   }
   const { counts } = meter;
-  const named = (prefix: string) => Object.entries(counts.requests).filter(([name]) => name.startsWith(prefix)).reduce((a, [, n]) => a + n, 0) / jobs;
-  const chatRows = counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites + counts.alarmWrites;
+  const named = (prefix: string) =>
+    Object.entries(counts.requests)
+      .filter(([name]) => name.startsWith(prefix))
+      .reduce((a, [, n]) => a + n, 0) / jobs;
+  const chatRows =
+    counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites + counts.alarmWrites;
   return {
     requests: counts.requests,
     chatRequests: named("ChatDO."),
@@ -239,11 +357,24 @@ async function meterBatches(chat: string, batches: number, query = "") {
 }
 
 describe("flow rules", () => {
-  const tracked = { name: "tracked", description: "counted", url: "http://127.0.0.1:1/never", read_only: true, parameters: { type: "object" } };
+  const tracked = {
+    name: "tracked",
+    description: "counted",
+    url: "http://127.0.0.1:1/never",
+    read_only: true,
+    parameters: { type: "object" },
+  };
 
   it("cost a batch that matches none of them nothing: no request, no row", async () => {
     const without = await meterBatches("flow-none", 10);
-    await configure({ ...toolConfig(), tools: [...toolConfig().tools, tracked], flow: [{ name: "search-api", tools: ["tracked"], concurrency: 2 }, { name: "model", tools: ["llm"], concurrency: 5 }] });
+    await configure({
+      ...toolConfig(),
+      tools: [...toolConfig().tools, tracked],
+      flow: [
+        { name: "search-api", tools: ["tracked"], concurrency: 2 },
+        { name: "model", tools: ["llm"], concurrency: 5 },
+      ],
+    });
     const withRules = await meterBatches("flow-none-ruled", 10);
     console.log("no rule matches", JSON.stringify({ without, withRules }));
     expect(withRules.flowRequests).toBe(0);
@@ -257,8 +388,15 @@ describe("flow rules", () => {
   it("take a matching call's slots with at most one request and give them back with at most one, batched per chat", async () => {
     await configure({ ...toolConfig(), flow: [{ name: "echoes", tools: ["echo"], concurrency: 100 }] });
     const unkeyed = await meterBatches("flow-all", 10);
-    await configure({ ...toolConfig(), flow: [{ name: "echoes", tools: ["echo"], concurrency: 100, key: "metadata.user" }] });
-    const keyed = await meterBatches("flow-keyed", 10, `?metadata=${encodeURIComponent(JSON.stringify({ user: "u1" }))}`);
+    await configure({
+      ...toolConfig(),
+      flow: [{ name: "echoes", tools: ["echo"], concurrency: 100, key: "metadata.user" }],
+    });
+    const keyed = await meterBatches(
+      "flow-keyed",
+      10,
+      `?metadata=${encodeURIComponent(JSON.stringify({ user: "u1" }))}`,
+    );
     console.log("every call under a rule", JSON.stringify({ unkeyed, keyed }));
     for (const m of [unkeyed, keyed]) {
       // The gate asks for a batch's 8 calls in one request, beside the batch's answer: no alarm first.
@@ -284,14 +422,24 @@ describe("a subagent's model requests", () => {
   it("cost each a queue message, a runner's claim and reply, and the rows of its ask", async () => {
     const model = "billable-sub";
     await configure(agentConfig(model));
-    const turns = [{ tool_calls: [{ name: "echo", arguments: { turn: 1 } }] }, { tool_calls: [{ name: "echo", arguments: { turn: 2 } }] }, { content: "Done." }];
+    const turns = [
+      { tool_calls: [{ name: "echo", arguments: { turn: 1 } }] },
+      { tool_calls: [{ name: "echo", arguments: { turn: 2 } }] },
+      { content: "Done." },
+    ];
     await scriptLlm(model, turns);
-    await parallel("sub-warm", { tool_calls: [call("call_subordinate", { message: "Warm up.", reset: true })], timeout: 20 });
+    await parallel("sub-warm", {
+      tool_calls: [call("call_subordinate", { message: "Warm up.", reset: true })],
+      timeout: 20,
+    });
     await scriptLlm(model, turns);
     await new Promise((r) => setTimeout(r, 300));
     const meter = await startMeter();
     try {
-      const { body } = await parallel("sub-meter", { tool_calls: [call("call_subordinate", { message: "Take three turns.", reset: true })], timeout: 20 });
+      const { body } = await parallel("sub-meter", {
+        tool_calls: [call("call_subordinate", { message: "Take three turns.", reset: true })],
+        timeout: 20,
+      });
       expect(body.jobs[0].result).toBe("Done.");
       await eventually(async () => meter.counts.queued >= 3); // the subagent's and its two echo calls' queue copies
       await new Promise((r) => setTimeout(r, 300));
@@ -299,9 +447,19 @@ describe("a subagent's model requests", () => {
       meter.stop();
     }
     const { counts } = meter;
-    const rows = counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites + counts.alarmWrites;
+    const rows =
+      counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites + counts.alarmWrites;
     const requests = Object.values(counts.requests).reduce((a, b) => a + b, 0);
-    console.log("a subagent of three model requests", JSON.stringify({ rows, requests, queueMessages: counts.queueMessages, consumerBatches: counts.consumerBatches, byName: counts.requests }));
+    console.log(
+      "a subagent of three model requests",
+      JSON.stringify({
+        rows,
+        requests,
+        queueMessages: counts.queueMessages,
+        consumerBatches: counts.consumerBatches,
+        byName: counts.requests,
+      }),
+    );
     // Per model request: its `calls` message, the runner's claim and its reply (no renewal: these
     // answer at once). The other messages are the subagent job's queue copy and each echo call's.
     expect(counts.requests["ChatDO.claimModelAsk"]).toBe(3);

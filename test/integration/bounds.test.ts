@@ -16,7 +16,11 @@ describe("time limits past their bounds", () => {
   it("a limit of 2^53 - 1 seconds is refused, naming 30 days, and the stored limits stay", async () => {
     await configure();
     const before = await json(await api("/v1/config"));
-    const res = await api("/v1/config", { method: "PATCH", body: { limits: { max_job_timeout_seconds: HUGE } }, headers: { "content-type": "application/merge-patch+json" } });
+    const res = await api("/v1/config", {
+      method: "PATCH",
+      body: { limits: { max_job_timeout_seconds: HUGE } },
+      headers: { "content-type": "application/merge-patch+json" },
+    });
     expect(res.status).toBe(400);
     const { error } = await json(res);
     expect(error.code).toBe("invalid_config");

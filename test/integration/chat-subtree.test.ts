@@ -7,11 +7,23 @@
 import { reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { swapEnv } from "../faults";
-import { agentConfig, api, call, chatObject, configure, eventually, json, llmRequests, parallel, scriptLlm } from "../helpers";
+import {
+  agentConfig,
+  api,
+  call,
+  chatObject,
+  configure,
+  eventually,
+  json,
+  llmRequests,
+  parallel,
+  scriptLlm,
+} from "../helpers";
 
 afterEach(() => reset());
 
-const sub = (message: string, more: Record<string, unknown> = {}) => call("call_subordinate", { message, reset: true, ...more });
+const sub = (message: string, more: Record<string, unknown> = {}) =>
+  call("call_subordinate", { message, reset: true, ...more });
 
 /** The ids in a listed tree, nested as listed. */
 const shape = (nodes: { chat_id: string; children: any[] }[]): unknown =>
@@ -28,9 +40,17 @@ async function treeWithLoopingGrandchild(root: string, tag: string) {
       agents: { boss: { model: `m-${tag}-boss` }, looper: { model: loopModel, max_steps: 1000 } },
     }),
   );
-  await scriptLlm(`m-${tag}-boss`, [{ tool_calls: [{ name: "spawn_task", arguments: { task: "Keep going.", agent: "looper", wait: true } }] }]);
-  await scriptLlm(loopModel, Array.from({ length: 400 }, () => ({ tool_calls: [{ name: "wait", arguments: { seconds: 0.05 } }] })));
-  const started = await parallel(root, { tool_calls: [sub("Lead.", { profile: "boss" }), sub("Two."), sub("Three.")], wait: false });
+  await scriptLlm(`m-${tag}-boss`, [
+    { tool_calls: [{ name: "spawn_task", arguments: { task: "Keep going.", agent: "looper", wait: true } }] },
+  ]);
+  await scriptLlm(
+    loopModel,
+    Array.from({ length: 400 }, () => ({ tool_calls: [{ name: "wait", arguments: { seconds: 0.05 } }] })),
+  );
+  const started = await parallel(root, {
+    tool_calls: [sub("Lead.", { profile: "boss" }), sub("Two."), sub("Three.")],
+    wait: false,
+  });
   const [lead, two, three] = started.body.jobs.map((j: any) => j.context_id as string);
   const grandchild = await eventually(async () => {
     const res = await api(`/v1/chats/${lead}`);
@@ -42,7 +62,9 @@ async function treeWithLoopingGrandchild(root: string, tag: string) {
 }
 
 const tables = (chat: string) =>
-  runInDurableObject(chatObject(chat), (_i, s) => s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf%'").toArray());
+  runInDurableObject(chatObject(chat), (_i, s) =>
+    s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf%'").toArray(),
+  );
 
 async function expectGone(chat: string) {
   for (const path of ["", "/jobs", "/log", "/extras"]) {
@@ -156,7 +178,9 @@ describe("DELETE /v1/chats/{chat}", () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("1");
     expect(await parallel("tree-503", { action: "await", job_ids: [job_id] })).toMatchObject({ status: 503 });
-    const jobs = await runInDurableObject(chatObject("tree-503"), (_i, s) => s.storage.sql.exec("SELECT job_id, state FROM jobs").toArray());
+    const jobs = await runInDurableObject(chatObject("tree-503"), (_i, s) =>
+      s.storage.sql.exec("SELECT job_id, state FROM jobs").toArray(),
+    );
     expect(jobs).toEqual([{ job_id, state: "cancelled" }]);
 
     // Still unreachable: the alarm tries, fails and keeps its next try.

@@ -43,10 +43,43 @@ describe("jobs", () => {
 
     const record = await json(await api(`/v1/chats/p1/jobs/${echoId}`));
     expect(Object.keys(record)).toEqual([
-      "job_id", "chat_id", "batch_id", "index", "tool_name", "tool_call_id", "tool_args", "kind", "state", "created_at", "started_at",
-      "completed_at", "attempt", "deadline_at", "result", "result_truncated", "content", "error", "context_id", "usage", "collected_at", "metadata", "waiting_for", "flow", "approval_expires_at", "approval",
+      "job_id",
+      "chat_id",
+      "batch_id",
+      "index",
+      "tool_name",
+      "tool_call_id",
+      "tool_args",
+      "kind",
+      "state",
+      "created_at",
+      "started_at",
+      "completed_at",
+      "attempt",
+      "deadline_at",
+      "result",
+      "result_truncated",
+      "content",
+      "error",
+      "context_id",
+      "usage",
+      "collected_at",
+      "metadata",
+      "waiting_for",
+      "flow",
+      "approval_expires_at",
+      "approval",
     ]);
-    expect(record).toMatchObject({ job_id: echoId, chat_id: "p1", index: 0, tool_name: "echo", tool_args: { a: 1 }, kind: "tool", state: "success", attempt: 1 });
+    expect(record).toMatchObject({
+      job_id: echoId,
+      chat_id: "p1",
+      index: 0,
+      tool_name: "echo",
+      tool_args: { a: 1 },
+      kind: "tool",
+      state: "success",
+      attempt: 1,
+    });
     expect(record.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(record.collected_at).not.toBeNull();
     expect((await api("/v1/chats/p1/jobs/missing-1")).status).toBe(404);
@@ -58,7 +91,10 @@ describe("extras", () => {
   it("lists running jobs first, then finished ones to collect; 204 when nothing is left", async () => {
     const bg = await parallel("x1", { tool_calls: [call("echo"), call("hang")], wait: false });
     const [echoId, hangId] = bg.body.jobs.map((j: any) => j.job_id);
-    await eventually(async () => (await jobRow("x1", echoId))?.state === "success" && (await jobRow("x1", hangId))?.state === "running");
+    await eventually(
+      async () =>
+        (await jobRow("x1", echoId))?.state === "success" && (await jobRow("x1", hangId))?.state === "running",
+    );
     const res = await api("/v1/chats/x1/extras");
     expect(res.headers.get("content-type")).toContain("text/plain");
     const lines = (await res.text()).split("\n");
@@ -67,7 +103,9 @@ describe("extras", () => {
     expect(lines[2]).toMatch(new RegExp(`^- ${hangId}: hang \\[running\\], running for \\d+\\.\\ds$`));
     expect(lines[3]).toBe("ready to collect with `parallel` and `job_ids`:");
     expect(lines[4]).toMatch(new RegExp(`^- ${echoId}: echo \\[success\\], duration \\d+\\.\\ds$`));
-    expect(lines[5]).toBe('call the `parallel` tool with `job_ids` to await/collect results or `action: "cancel"` to cancel.');
+    expect(lines[5]).toBe(
+      'call the `parallel` tool with `job_ids` to await/collect results or `action: "cancel"` to cancel.',
+    );
     await parallel("x1", { action: "cancel", job_ids: [hangId, echoId] });
     expect((await api("/v1/chats/x1/extras")).status).toBe(204);
   });
@@ -75,20 +113,38 @@ describe("extras", () => {
 
 describe("log rows", () => {
   it("has one row per job, written at start and filled at completion", async () => {
-    await parallel("l1", { tool_calls: [call("echo", { q: 1 }), call("wait", { seconds: 0.01 }), call("refuse"), call("text")] });
+    await parallel("l1", {
+      tool_calls: [call("echo", { q: 1 }), call("wait", { seconds: 0.01 }), call("refuse"), call("text")],
+    });
     const { rows } = await json(await api("/v1/chats/l1/log"));
     expect(rows).toHaveLength(4);
-    expect(Object.keys(rows[0])).toEqual(["id", "job_id", "type", "heading", "kvps", "content", "created_at", "updated_at"]);
+    expect(Object.keys(rows[0])).toEqual([
+      "id",
+      "job_id",
+      "type",
+      "heading",
+      "kvps",
+      "content",
+      "created_at",
+      "updated_at",
+    ]);
     expect(rows.map((r: any) => r.type)).toEqual(["tool", "progress", "tool", "tool"]);
     expect(rows[0].kvps).toEqual({ q: 1 });
-    expect(rows.map((r: any) => r.content)).toEqual(['{"q":1}', "Waited 0.01 seconds.", "Error: tool says no", "plain answer"]);
+    expect(rows.map((r: any) => r.content)).toEqual([
+      '{"q":1}',
+      "Waited 0.01 seconds.",
+      "Error: tool says no",
+      "plain answer",
+    ]);
   });
 });
 
 describe("job records, a page at a time", () => {
   it("lists a chat's records newest first, without content, and pages with next_before", async () => {
     const first = await parallel("pages-1", { tool_calls: [call("echo", { a: 0 }), call("echo", { a: 1 })] });
-    const second = await parallel("pages-1", { tool_calls: [call("echo", { b: 0 }), call("echo", { b: 1 }), call("echo", { b: 2 })] });
+    const second = await parallel("pages-1", {
+      tool_calls: [call("echo", { b: 0 }), call("echo", { b: 1 }), call("echo", { b: 2 })],
+    });
     const ids = (body: any) => body.jobs.map((j: any) => j.job_id);
     // Newest batch first; inside a batch, the last call first.
     const expected = [...ids(second.body).reverse(), ...ids(first.body).reverse()];
@@ -123,7 +179,14 @@ describe("chats", () => {
     await parallel("room-a", { tool_calls: [call("hang")], wait: false });
     const info = await json(await api("/v1/chats/room-a"));
     const { last_activity, ...rest } = info;
-    expect(rest).toEqual({ chat_id: "room-a", parent_chat_id: null, level: 0, name: "room-a", children: [], running_jobs: 1 });
+    expect(rest).toEqual({
+      chat_id: "room-a",
+      parent_chat_id: null,
+      level: 0,
+      name: "room-a",
+      children: [],
+      running_jobs: 1,
+    });
     // Its job's acceptance or claim, whichever came last: the dashboard orders chats by it.
     expect(Date.parse(last_activity)).toBeGreaterThanOrEqual(before);
     expect(Date.parse(last_activity)).toBeLessThanOrEqual(Date.now());
@@ -142,7 +205,10 @@ describe("chats", () => {
       TENANT: {
         getByName: (name: string) => {
           const stub = real.TENANT.getByName(name);
-          return { runTargets: (names: string[]) => stub.runTargets(names), registerChat: () => Promise.reject(new Error("tenant briefly unavailable")) };
+          return {
+            runTargets: (names: string[]) => stub.runTargets(names),
+            registerChat: () => Promise.reject(new Error("tenant briefly unavailable")),
+          };
         },
       },
     }));
@@ -196,7 +262,15 @@ describe("openapi.json", () => {
     const doc = await json(await api("/openapi.json", { key: null }));
     const op = doc.paths["/v1/chats/{chat_id}/parallel"].post;
     expect(op.requestBody.content["application/json"].schema.properties).toHaveProperty("tool_calls");
-    expect(op.parameters.map((p: any) => [p.name, p.in])).toEqual([["chat_id", "path"], ["agent", "query"], ["callback_url", "query"], ["notify", "query"], ["metadata", "query"], ["budget", "query"], ["Fanout-Metadata", "header"]]);
+    expect(op.parameters.map((p: any) => [p.name, p.in])).toEqual([
+      ["chat_id", "path"],
+      ["agent", "query"],
+      ["callback_url", "query"],
+      ["notify", "query"],
+      ["metadata", "query"],
+      ["budget", "query"],
+      ["Fanout-Metadata", "header"],
+    ]);
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         "/v1/config",

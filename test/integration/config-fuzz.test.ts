@@ -17,7 +17,10 @@ const deployed = (method: string, body?: unknown) =>
   worker.fetch(
     new Request("https://fanout.test/v1/config", {
       method,
-      headers: { authorization: `Bearer ${TEST_KEYS.globex}`, "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json" },
+      headers: {
+        authorization: `Bearer ${TEST_KEYS.globex}`,
+        "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json",
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     }),
     { ...env, ALLOW_PRIVATE_EGRESS: "false" } as Env,
@@ -33,8 +36,14 @@ const number = fc.oneof(
 /** A limit, a tool's timeout or a glob list pushed past its bound, mixed with whatever fast-check finds. */
 const randomHostile = fc.oneof(
   fc.record({ limits: fc.dictionary(fc.constantFrom(...LIMIT_NAMES), number, { minKeys: 1, maxKeys: 3 }) }),
-  fc.record({ tools: fc.tuple(fc.record({ name: fc.constant("t"), url: fc.constant("https://tools.example/t"), timeout_seconds: number })) }),
-  fc.record({ agents: fc.record({ a: fc.record({ tools: fc.array(fc.string({ maxLength: 140 }), { maxLength: 70 }) }) }) }),
+  fc.record({
+    tools: fc.tuple(
+      fc.record({ name: fc.constant("t"), url: fc.constant("https://tools.example/t"), timeout_seconds: number }),
+    ),
+  }),
+  fc.record({
+    agents: fc.record({ a: fc.record({ tools: fc.array(fc.string({ maxLength: 140 }), { maxLength: 70 }) }) }),
+  }),
 );
 
 describe("hostile configurations", () => {
@@ -51,14 +60,14 @@ describe("hostile configurations", () => {
           fc.record({ method: fc.constantFrom("PUT", "PATCH"), body: randomHostile, mustRefuse: fc.constant(false) }),
         ),
         async ({ method, body, mustRefuse }) => {
-        const before = await stored();
-        const res = await deployed(method, body);
-        expect(res.status).toBeLessThan(500);
-        if (mustRefuse) expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(400);
-        if (res.status !== 200) {
-          refused++;
-          expect(await stored()).toBe(before);
-        }
+          const before = await stored();
+          const res = await deployed(method, body);
+          expect(res.status).toBeLessThan(500);
+          if (mustRefuse) expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(400);
+          if (res.status !== 200) {
+            refused++;
+            expect(await stored()).toBe(before);
+          }
         },
       ),
       { numRuns: 300 },

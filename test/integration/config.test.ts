@@ -24,7 +24,11 @@ async function signedWith(secret: string, jobId: string): Promise<boolean> {
   const h = received!.headers;
   const raw = Uint8Array.from(atob(secret.replace(/^whsec_/, "")), (c) => c.charCodeAt(0));
   const key = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${h["webhook-id"]}.${h["webhook-timestamp"]}.${received!.body}`));
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    key,
+    new TextEncoder().encode(`${h["webhook-id"]}.${h["webhook-timestamp"]}.${received!.body}`),
+  );
   return h["webhook-signature"] === `v1,${btoa(String.fromCharCode(...new Uint8Array(mac)))}`;
 }
 
@@ -33,10 +37,22 @@ describe("configuration", () => {
     const config = await json(await api("/v1/config"));
     expect(config.tools).toEqual([]);
     expect(config.limits).toMatchObject({
-      max_calls: 8, max_parallel_subagents: 5, max_subagents_per_tree: 20, max_depth: 2, on_subagent_limit: "reject",
-      max_active_jobs_per_chat: 64, max_wait_seconds: 90, default_timeout_seconds: 300, tool_job_timeout_seconds: 600,
-      subordinate_job_timeout_seconds: 1800, max_job_timeout_seconds: 3600, max_result_chars: 16000,
-      max_stored_result_bytes: 1048576, max_response_bytes: 1048576, max_body_bytes: 262144, max_job_ids: 64,
+      max_calls: 8,
+      max_parallel_subagents: 5,
+      max_subagents_per_tree: 20,
+      max_depth: 2,
+      on_subagent_limit: "reject",
+      max_active_jobs_per_chat: 64,
+      max_wait_seconds: 90,
+      default_timeout_seconds: 300,
+      tool_job_timeout_seconds: 600,
+      subordinate_job_timeout_seconds: 1800,
+      max_job_timeout_seconds: 3600,
+      max_result_chars: 16000,
+      max_stored_result_bytes: 1048576,
+      max_response_bytes: 1048576,
+      max_body_bytes: 262144,
+      max_job_ids: 64,
       retention_seconds: 604800,
     });
   });
@@ -71,7 +87,13 @@ describe("configuration", () => {
         strict,
         createExecutionContext(),
       );
-    for (const url of ["http://tools.example/x", "https://127.0.0.1/x", "https://10.1.2.3/x", "https://[::1]/x", "https://169.254.169.254/"]) {
+    for (const url of [
+      "http://tools.example/x",
+      "https://127.0.0.1/x",
+      "https://10.1.2.3/x",
+      "https://[::1]/x",
+      "https://169.254.169.254/",
+    ]) {
       const res = await putStrict({ tools: [{ name: "t", url }] });
       expect(res.status, url).toBe(400);
       expect((await json(res)).error.message).toContain("tools[0].url");
@@ -82,7 +104,9 @@ describe("configuration", () => {
   it("refuses a tool whose parameters cannot serve as a JSON Schema", async () => {
     const res = await put({ tools: [{ name: "t", url: "https://t.example", parameters: { $ref: "#/missing" } }] });
     expect(res.status).toBe(400);
-    expect((await json(res)).error.message).toContain('tools[0].parameters/$ref "#/missing" is not a local reference (#/…) to a part of this schema');
+    expect((await json(res)).error.message).toContain(
+      'tools[0].parameters/$ref "#/missing" is not a local reference (#/…) to a part of this schema',
+    );
   });
 
   it("refuses http_request origins that break the egress rules", async () => {
@@ -127,7 +151,9 @@ describe("configuration", () => {
     // Another isolate's PUT: straight to the TenantDO, so this isolate's copy knows nothing of it.
     const checked = checkConfig({ ...toolConfig(), tools: [] }, true);
     if (!checked.ok) throw new Error(checked.problems.join("; "));
-    expect(((await env.TENANT.getByName("tenant/acme").putConfig(checked.config as never)) as { ok: boolean }).ok).toBe(true);
+    expect(((await env.TENANT.getByName("tenant/acme").putConfig(checked.config as never)) as { ok: boolean }).ok).toBe(
+      true,
+    );
     expect((await parallel("cfg-5s", { tool_calls: [call("echo")] })).status).toBe(200);
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + TENANT_RECHECK_MS);
@@ -142,7 +168,10 @@ const strictly = (method: "PUT" | "PATCH", body: unknown) =>
   worker.fetch(
     new Request("https://fanout.test/v1/config", {
       method,
-      headers: { authorization: `Bearer ${TEST_KEYS.acme}`, "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json" },
+      headers: {
+        authorization: `Bearer ${TEST_KEYS.acme}`,
+        "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json",
+      },
       body: JSON.stringify(body),
     }),
     { ...env, ALLOW_PRIVATE_EGRESS: "false" } as Env,
@@ -173,12 +202,21 @@ const FIELDS: [path: string, set: (url: string) => Record<string, unknown>][] = 
   ["llm.base_url", (url) => ({ llm: { base_url: url, model: "m" } })],
   ["webhook.url", (url) => ({ webhook: { url } })],
   ["telegram.api_base_url", (url) => ({ telegram: { bot_token: "123:t", api_base_url: url } })],
-  ["builtins.http_request.allowed_origins[0]", (url) => ({ builtins: { http_request: { allowed_origins: [new URL(url).origin] } } })],
-  ["webhook.allowed_callback_origins[0]", (url) => ({ webhook: { url: "https://bot.example/hook", allowed_callback_origins: [new URL(url).origin] } })],
+  [
+    "builtins.http_request.allowed_origins[0]",
+    (url) => ({ builtins: { http_request: { allowed_origins: [new URL(url).origin] } } }),
+  ],
+  [
+    "webhook.allowed_callback_origins[0]",
+    (url) => ({ webhook: { url: "https://bot.example/hook", allowed_callback_origins: [new URL(url).origin] } }),
+  ],
 ];
 
 describe("egress rules at PUT and PATCH (ALLOW_PRIVATE_EGRESS=false)", () => {
-  const stored = { tools: [{ name: "t", url: "https://tools.example/x" }], llm: { base_url: "https://llm.example/v1", model: "m" } };
+  const stored = {
+    tools: [{ name: "t", url: "https://tools.example/x" }],
+    llm: { base_url: "https://llm.example/v1", model: "m" },
+  };
 
   it.for(NOT_PUBLIC)("PUT refuses %s in every outbound field with 400, nothing stored", async (url) => {
     expect((await strictly("PUT", stored)).status).toBe(200);
@@ -188,7 +226,9 @@ describe("egress rules at PUT and PATCH (ALLOW_PRIVATE_EGRESS=false)", () => {
       expect(res.status, `${path} = ${url}`).toBe(400);
       const { error } = await json(res);
       expect(error.code).toBe("invalid_config");
-      expect(error.message, url).toMatch(new RegExp(`${path.replace(/[[\].]/g, "\\$&")} (points at|has a host name ending in a dot)`));
+      expect(error.message, url).toMatch(
+        new RegExp(`${path.replace(/[[\].]/g, "\\$&")} (points at|has a host name ending in a dot)`),
+      );
     }
     expect(await shown()).toEqual(before);
   });
@@ -206,14 +246,17 @@ describe("egress rules at PUT and PATCH (ALLOW_PRIVATE_EGRESS=false)", () => {
     expect(await shown()).toEqual(before);
   });
 
-  it.for(["https://8.8.8.8/x", "https://192.0.1.1/x", "https://198.20.0.1/x", "https://[2606:4700::1111]/x", "https://[2002:808:808::]/x"])(
-    "accepts the public address in %s",
-    async (url) => {
-      const res = await strictly("PUT", { tools: [{ name: "t", url }] });
-      expect(res.status, url).toBe(200);
-      expect((await shown()).tools[0].url).toBe(url);
-    },
-  );
+  it.for([
+    "https://8.8.8.8/x",
+    "https://192.0.1.1/x",
+    "https://198.20.0.1/x",
+    "https://[2606:4700::1111]/x",
+    "https://[2002:808:808::]/x",
+  ])("accepts the public address in %s", async (url) => {
+    const res = await strictly("PUT", { tools: [{ name: "t", url }] });
+    expect(res.status, url).toBe(200);
+    expect((await shown()).tools[0].url).toBe(url);
+  });
 });
 
 describe("secrets", () => {
@@ -222,8 +265,9 @@ describe("secrets", () => {
     const shown = await json(await api("/v1/config"));
     expect(shown.tools[0].secret).toBe("***");
     expect(shown.llm.api_key).toBe("***");
-    const stored = await runInDurableObject(env.TENANT.getByName("tenant/acme"), (_i, state) =>
-      state.storage.sql.exec("SELECT doc FROM config").toArray()[0]!.doc as string,
+    const stored = await runInDurableObject(
+      env.TENANT.getByName("tenant/acme"),
+      (_i, state) => state.storage.sql.exec("SELECT doc FROM config").toArray()[0]!.doc as string,
     );
     expect(stored).not.toContain("sk-very-secret");
     expect(stored).not.toContain("dGVzdC1zZWNyZXQtZm9yLXRvb2xz");
@@ -247,7 +291,10 @@ describe("secrets", () => {
   it("generates omitted signing secrets and shows them once in the PUT answer, keyed by name", async () => {
     const res = await json(
       await put({
-        tools: [{ name: "given", url: "https://t.example", secret: "whsec_Z2l2ZW4=" }, { name: "t", url: "https://t.example" }],
+        tools: [
+          { name: "given", url: "https://t.example", secret: "whsec_Z2l2ZW4=" },
+          { name: "t", url: "https://t.example" },
+        ],
         webhook: { url: "https://bot.example/fanout" },
       }),
     );
@@ -261,8 +308,17 @@ describe("secrets", () => {
 
 const SECRET_A = "whsec_c2VjcmV0LWEtZm9yLWVjaG8tdG9vbA==";
 const SECRET_B = "whsec_c2VjcmV0LWItZm9yLXRleHQtdG9vbA==";
-const mcp = (name: string, token: string) => ({ name, url: `${toolServer()}/mcp/patch-${name}`, headers: { Authorization: `Bearer ${token}` } });
-const tool = (name: string, path: string, more: Record<string, unknown> = {}) => ({ name, url: `${toolServer()}${path}`, read_only: true, ...more });
+const mcp = (name: string, token: string) => ({
+  name,
+  url: `${toolServer()}/mcp/patch-${name}`,
+  headers: { Authorization: `Bearer ${token}` },
+});
+const tool = (name: string, path: string, more: Record<string, unknown> = {}) => ({
+  name,
+  url: `${toolServer()}${path}`,
+  read_only: true,
+  ...more,
+});
 /** Two tools and two MCP servers with secrets of their own, an LLM and some limits. */
 const full = () =>
   configure({
@@ -274,7 +330,9 @@ const full = () =>
 /** The provider as agent loops get it, with its key decrypted. */
 const llmTarget = () => env.TENANT.getByName("tenant/acme").llmTarget();
 const mcpAuth = async (name: string) =>
-  ((await (await fetch(`${toolServer()}/__mcp/calls?instance=patch-${name}`)).json()) as { authorization?: string }[]).map((c) => c.authorization);
+  (
+    (await (await fetch(`${toolServer()}/__mcp/calls?instance=patch-${name}`)).json()) as { authorization?: string }[]
+  ).map((c) => c.authorization);
 
 describe("PATCH /v1/config", () => {
   it("a webhook-only patch keeps llm, tools and mcp_servers, and answers the document as GET shows it", async () => {
@@ -285,7 +343,10 @@ describe("PATCH /v1/config", () => {
     expect(res.status).toBe(200);
     const { generated_secrets, ...answered } = await json(res);
     expect(answered).toEqual(await shown());
-    expect(answered).toEqual({ ...before, webhook: { url: hook, secret: "***", allowed_callback_origins: [], include_child_chats: false } });
+    expect(answered).toEqual({
+      ...before,
+      webhook: { url: hook, secret: "***", allowed_callback_origins: [], include_child_chats: false },
+    });
     expect(Object.keys(generated_secrets)).toEqual(["webhook.secret"]);
     expect(await llmTarget()).toMatchObject({ api_key: "sk-kept" });
     const { body } = await parallel("p-keep", { tool_calls: [call("echo")] });
@@ -295,7 +356,9 @@ describe("PATCH /v1/config", () => {
   it("null removes a key, which then takes its default; a nested object merges key by key", async () => {
     await full();
     await patch({ webhook: { url: "https://bot.example/fanout" } });
-    const res = await json(await patch({ llm: { model: "m2" }, webhook: null, limits: { max_calls: null, max_depth: 1 } }));
+    const res = await json(
+      await patch({ llm: { model: "m2" }, webhook: null, limits: { max_calls: null, max_depth: 1 } }),
+    );
     expect(res.llm).toEqual({ base_url: "https://llm.example/v1", model: "m2", api_key: "***" });
     expect(res.webhook).toBeNull();
     expect(res.limits).toMatchObject({ max_calls: 8, max_depth: 1 });
@@ -308,7 +371,9 @@ describe("PATCH /v1/config", () => {
     const res = await json(await patch({ webhook: { secret: null } }));
     expect(res.webhook).toMatchObject({ url: "https://bot.example/fanout", secret: "***" });
     expect(res.generated_secrets["webhook.secret"]).toMatch(/^whsec_/);
-    expect((await env.TENANT.getByName("tenant/acme").webhookTarget())!.secret).toBe(res.generated_secrets["webhook.secret"]);
+    expect((await env.TENANT.getByName("tenant/acme").webhookTarget())!.secret).toBe(
+      res.generated_secrets["webhook.secret"],
+    );
   });
 
   it("replaces arrays whole", async () => {
@@ -324,7 +389,10 @@ describe("PATCH /v1/config", () => {
     const res = await json(
       await patch({
         tools: [tool("text", "/text"), tool("echo", "/echo", { secret: "***" })],
-        mcp_servers: [{ ...mcp("wiki", ""), headers: undefined }, { ...mcp("docs", ""), headers: { Authorization: "***" } }],
+        mcp_servers: [
+          { ...mcp("wiki", ""), headers: undefined },
+          { ...mcp("docs", ""), headers: { Authorization: "***" } },
+        ],
       }),
     );
     expect(res.generated_secrets).toEqual({});
@@ -333,7 +401,12 @@ describe("PATCH /v1/config", () => {
       ["docs", { Authorization: "***" }],
     ]);
     const { body } = await parallel("p-order", {
-      tool_calls: [call("echo"), call("text"), call("docs__search", { query: "d" }), call("wiki__search", { query: "w" })],
+      tool_calls: [
+        call("echo"),
+        call("text"),
+        call("docs__search", { query: "d" }),
+        call("wiki__search", { query: "w" }),
+      ],
     });
     expect(body.status).toBe("success");
     expect(await signedWith(SECRET_A, body.jobs[0].job_id)).toBe(true);
@@ -359,7 +432,10 @@ describe("PATCH /v1/config", () => {
       [{ tools: [{ name: "x", url: "not a url" }] }, "tools.0.url"],
       [{ tools: [tool("echo", "/echo"), tool("echo", "/text")] }, "'echo' is defined twice"],
       [{ tools: [tool("new", "/echo", { secret: "***" })] }, 'tools.new.secret is "***" but no secret is stored'],
-      [{ limits: { max_job_timeout_seconds: 10 }, tools: [tool("echo", "/echo", { timeout_seconds: 60 })] }, "timeout_seconds must be <="],
+      [
+        { limits: { max_job_timeout_seconds: 10 }, tools: [tool("echo", "/echo", { timeout_seconds: 60 })] },
+        "timeout_seconds must be <=",
+      ],
     ] as const) {
       const res = await patch(bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
@@ -373,12 +449,24 @@ describe("PATCH /v1/config", () => {
   it("refuses unknown keys at any level, even with a null value", async () => {
     await full();
     const before = await shown();
-    for (const bad of [{ surprise: 1 }, { limits: { max_cals: null } }, { llm: { temperature: 1 } }, { agents: { a: { sytem_prompt: "x" } } }]) {
+    for (const bad of [
+      { surprise: 1 },
+      { limits: { max_cals: null } },
+      { llm: { temperature: 1 } },
+      { agents: { a: { sytem_prompt: "x" } } },
+    ]) {
       const res = await patch(bad);
       expect(res.status, JSON.stringify(bad)).toBe(400);
-      expect((await json(res)).error).toMatchObject({ code: "invalid_config", message: expect.stringContaining("nrecognized key") });
+      expect((await json(res)).error).toMatchObject({
+        code: "invalid_config",
+        message: expect.stringContaining("nrecognized key"),
+      });
     }
-    const proto = await api("/v1/config", { method: "PATCH", rawBody: '{"agents":{"__proto__":{"max_steps":1}}}', headers: { "content-type": "application/json" } });
+    const proto = await api("/v1/config", {
+      method: "PATCH",
+      rawBody: '{"agents":{"__proto__":{"max_steps":1}}}',
+      headers: { "content-type": "application/json" },
+    });
     expect(proto.status).toBe(400);
     expect((await json(proto)).error.message).toContain('agents.__proto__: "__proto__" is not a configuration key');
     expect(await patch([{ op: "add" }], "application/json").then((r) => r.status)).toBe(400);
@@ -403,7 +491,9 @@ describe("PATCH /v1/config", () => {
     await full();
     const names = Array.from({ length: 12 }, (_, i) => `agent${i}`);
     // Each also seals a new key, so each write awaits the cipher between reading and storing.
-    const answers = await Promise.all(names.map((n, i) => patch({ agents: { [n]: { max_steps: i + 1 } }, llm: { api_key: `sk-${i}` } })));
+    const answers = await Promise.all(
+      names.map((n, i) => patch({ agents: { [n]: { max_steps: i + 1 } }, llm: { api_key: `sk-${i}` } })),
+    );
     expect(answers.map((r) => r.status)).toEqual(names.map(() => 200));
     expect(Object.keys((await shown()).agents).sort()).toEqual([...names].sort());
   });
@@ -431,6 +521,8 @@ describe("PATCH /v1/config", () => {
     expect(op.requestBody.content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ConfigPatch" });
     expect(doc.components.schemas.ConfigPatch.properties.llm.anyOf).toContainEqual({ type: "null" });
     expect(op.responses["200"].content["application/json"].schema.properties).toHaveProperty("generated_secrets");
-    expect(doc.paths["/v1/config"].put.responses["200"].content["application/json"].schema.properties).toHaveProperty("generated_secrets");
+    expect(doc.paths["/v1/config"].put.responses["200"].content["application/json"].schema.properties).toHaveProperty(
+      "generated_secrets",
+    );
   });
 });

@@ -33,7 +33,19 @@ describe("GET /", () => {
   });
 
   it("renders API data as text only: the scripts never write HTML", async () => {
-    const script = (await Promise.all(["/dashboard.js", "/view.js", "/batches.js", "/chat-list.js", "/chat-view.js", "/flow-panel.js", "/approvals.js"].map(async (path) => (await api(path, { key: null })).text()))).join("\n");
+    const script = (
+      await Promise.all(
+        [
+          "/dashboard.js",
+          "/view.js",
+          "/batches.js",
+          "/chat-list.js",
+          "/chat-view.js",
+          "/flow-panel.js",
+          "/approvals.js",
+        ].map(async (path) => (await api(path, { key: null })).text()),
+      )
+    ).join("\n");
     expect(script).toContain('from "/view.js"');
     expect(script).toContain('from "/batches.js"');
     expect(script).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
@@ -44,7 +56,9 @@ describe("GET /", () => {
   it("serves the page the worker's list of job states, which its filter and batches read", async () => {
     const module = await (await api("/job-states.js", { key: null })).text();
     expect(module).toBe(`export const JOB_STATES = ${JSON.stringify(JOB_STATES)};\n`);
-    const script = (await Promise.all(["/dashboard.js", "/batches.js"].map(async (path) => (await api(path, { key: null })).text()))).join("\n");
+    const script = (
+      await Promise.all(["/dashboard.js", "/batches.js"].map(async (path) => (await api(path, { key: null })).text()))
+    ).join("\n");
     expect(script.match(/from "\/job-states\.js"/g)).toHaveLength(2);
   });
 });

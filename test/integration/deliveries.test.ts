@@ -58,7 +58,11 @@ async function later(chat: string, ms: number) {
 }
 
 const eventRow = (chat: string, id: string) =>
-  runInDurableObject(chatObject(chat), (_i, s) => s.storage.sql.exec("SELECT * FROM events WHERE id = ?", id).toArray()[0] as Record<string, any> | undefined);
+  runInDurableObject(
+    chatObject(chat),
+    (_i, s) =>
+      s.storage.sql.exec("SELECT * FROM events WHERE id = ?", id).toArray()[0] as Record<string, any> | undefined,
+  );
 
 describe("the deliveries listing", () => {
   it("lists kept events with a webhook target per status, each with its own time", async () => {
@@ -67,11 +71,17 @@ describe("the deliveries listing", () => {
     const main = await inbox("dl1", [400]);
     const callback = await inbox("dl1-callback", Array(20).fill(503));
     await configure(webhookConfig(main));
-    await parallel("dl1", { tool_calls: [call("echo", { x: 1 })] }, { query: `?callback_url=${encodeURIComponent(callback)}` });
+    await parallel(
+      "dl1",
+      { tool_calls: [call("echo", { x: 1 })] },
+      { query: `?callback_url=${encodeURIComponent(callback)}` },
+    );
     await receivedAtLeast("dl1-callback", 3);
     const pending = await eventually(async () => {
       const { body } = await listing("dl1", "pending");
-      return body.events.length === 3 && body.events.every((e: { attempts: number }) => e.attempts === 1) ? body.events : undefined;
+      return body.events.length === 3 && body.events.every((e: { attempts: number }) => e.attempts === 1)
+        ? body.events
+        : undefined;
     });
     const [failed] = await listed("dl1", "failed", 1);
     const [delivered] = await listed("dl1", "delivered", 1);
@@ -84,7 +94,12 @@ describe("the deliveries listing", () => {
       expect(Date.parse(e.next_attempt_at) - Date.now()).toBeLessThanOrEqual(5_000);
     }
     expect(Object.keys(failed)).toEqual([...COMMON, "failed_at"]);
-    expect(failed).toMatchObject({ status: "failed", attempts: 1, last_status: 400, last_error: "The receiver answered 400; not retried." });
+    expect(failed).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      last_status: 400,
+      last_error: "The receiver answered 400; not retried.",
+    });
     expect(failed.failed_at).toMatch(RFC3339_MS);
     expect(Object.keys(delivered)).toEqual([...COMMON, "delivered_at"]);
     expect(delivered).toMatchObject({ status: "delivered", attempts: 1, last_status: 200, last_error: null });
@@ -99,12 +114,14 @@ describe("the deliveries listing", () => {
   it("leaves out events that had no webhook target, and refuses an unknown status", async () => {
     await configure(toolConfig());
     await parallel("dl2", { tool_calls: [call("echo", { x: 1 })] });
-    for (const status of ["pending", "delivered", "failed"]) expect(await listing("dl2", status)).toEqual({ status: 200, body: { events: [] } });
+    for (const status of ["pending", "delivered", "failed"])
+      expect(await listing("dl2", status)).toEqual({ status: 200, body: { events: [] } });
     const bad = await listing("dl2", "lost");
     expect(bad.status).toBe(400);
     expect(bad.body.error).toEqual({
       code: "invalid_status",
-      message: "Use `?status=pending`, `delivered` or `failed` to list webhook deliveries, or open a WebSocket for the live stream.",
+      message:
+        "Use `?status=pending`, `delivered` or `failed` to list webhook deliveries, or open a WebSocket for the live stream.",
     });
     expect((await api("/v1/chats/dl2/events")).status).toBe(400);
     expect((await listing("nobody", "delivered")).body.error.code).toBe("chat_not_found");
@@ -121,25 +138,47 @@ describe("redelivery", () => {
     const res = await redeliver("rd1", failed.id);
     expect(res.status).toBe(202);
     expect(Object.keys(res.body)).toEqual([...COMMON, "next_attempt_at"]);
-    expect(res.body).toMatchObject({ id: failed.id, type: failed.type, seq: failed.seq, status: "pending", attempts: 0, last_status: null, last_error: null });
+    expect(res.body).toMatchObject({
+      id: failed.id,
+      type: failed.type,
+      seq: failed.seq,
+      status: "pending",
+      attempts: 0,
+      last_status: null,
+      last_error: null,
+    });
 
-    const again = await eventually(async () => (await received("rd1")).find((d) => d.headers["webhook-id"] === failed.id && d.status === 200));
+    const again = await eventually(async () =>
+      (await received("rd1")).find((d) => d.headers["webhook-id"] === failed.id && d.status === 200),
+    );
     expect(again.body).toBe(first.body);
     expect(new Webhook(SECRET).verify(again.body, again.headers)).toEqual(JSON.parse(first.body));
-    const delivered = (await eventually(async () => (await listing("rd1", "delivered")).body.events.find((e: { id: string }) => e.id === failed.id)));
-    expect(delivered).toMatchObject({ seq: failed.seq, status: "delivered", attempts: 1, last_status: 200, last_error: null });
+    const delivered = await eventually(async () =>
+      (await listing("rd1", "delivered")).body.events.find((e: { id: string }) => e.id === failed.id),
+    );
+    expect(delivered).toMatchObject({
+      seq: failed.seq,
+      status: "delivered",
+      attempts: 1,
+      last_status: 200,
+      last_error: null,
+    });
     expect(Date.parse(delivered.delivered_at)).toBeGreaterThanOrEqual(asked - 1_000);
     expect((await listing("rd1", "failed")).body.events).toEqual([]);
     // A delivered event may be sent again too.
     expect((await redeliver("rd1", failed.id)).status).toBe(202);
-    await eventually(async () => (await received("rd1")).filter((d) => d.headers["webhook-id"] === failed.id).length === 3);
+    await eventually(
+      async () => (await received("rd1")).filter((d) => d.headers["webhook-id"] === failed.id).length === 3,
+    );
   });
 
   it("starts a fresh schedule kept in storage: failing again, it is retried at 5 s by the alarm, even after an eviction; 409 meanwhile", async () => {
     const failed = await chatWithAFailedEvent("rd2", "rd2");
     await inbox("rd2", [503]);
     expect((await redeliver("rd2", failed.id)).status).toBe(202);
-    await eventually(async () => (await received("rd2")).some((d) => d.headers["webhook-id"] === failed.id && d.status === 503));
+    await eventually(async () =>
+      (await received("rd2")).some((d) => d.headers["webhook-id"] === failed.id && d.status === 503),
+    );
     const row = await eventually(async () => {
       const r = await eventRow("rd2", failed.id);
       return r?.attempts === 1 ? r : undefined;
@@ -149,7 +188,9 @@ describe("redelivery", () => {
     expect(row.next_at - Date.now()).toBeLessThanOrEqual(5_000);
     expect(row.next_at).toBeGreaterThan(row.created_at);
     const { timer, alarm } = await runInDurableObject(chatObject("rd2"), async (_i, s) => ({
-      timer: s.storage.sql.exec("SELECT at FROM timers WHERE kind = 'deliver'").toArray()[0] as { at: number } | undefined,
+      timer: s.storage.sql.exec("SELECT at FROM timers WHERE kind = 'deliver'").toArray()[0] as
+        | { at: number }
+        | undefined,
       alarm: await s.storage.getAlarm(),
     }));
     expect(timer?.at).toBeLessThanOrEqual(row.next_at);
@@ -164,7 +205,9 @@ describe("redelivery", () => {
 
     await evictDurableObject(chatObject("rd2"));
     await later("rd2", 6_000);
-    await eventually(async () => (await received("rd2")).some((d) => d.headers["webhook-id"] === failed.id && d.status === 200));
+    await eventually(async () =>
+      (await received("rd2")).some((d) => d.headers["webhook-id"] === failed.id && d.status === 200),
+    );
     await eventually(async () => (await eventRow("rd2", failed.id))?.status === "delivered");
   });
 
@@ -172,7 +215,11 @@ describe("redelivery", () => {
     const main = await inbox("rd3");
     const callback = await inbox("rd3-callback", [400]);
     await configure(webhookConfig(main, { limits: { retention_seconds: 60 } }));
-    await parallel("rd3", { tool_calls: [call("echo", { x: 1 })] }, { query: `?callback_url=${encodeURIComponent(callback)}` });
+    await parallel(
+      "rd3",
+      { tool_calls: [call("echo", { x: 1 })] },
+      { query: `?callback_url=${encodeURIComponent(callback)}` },
+    );
     const [failed] = await listed("rd3", "failed", 1);
     // A running job keeps the chat while the finished batches' jobs pass their retention; the
     // second one's purge, after the first one's jobs are gone, is where a batch without jobs goes.
@@ -181,13 +228,17 @@ describe("redelivery", () => {
     await parallel("rd3", { tool_calls: [call("echo", { x: 2 })] });
     await later("rd3", 31_000);
     await later("rd3", 30_000);
-    const jobs = await runInDurableObject(chatObject("rd3"), (_i, s) => s.storage.sql.exec("SELECT tool_name FROM jobs").toArray());
+    const jobs = await runInDurableObject(chatObject("rd3"), (_i, s) =>
+      s.storage.sql.exec("SELECT tool_name FROM jobs").toArray(),
+    );
     expect(jobs).toEqual([{ tool_name: "wait" }]);
 
     const before = (await received("rd3")).length;
     expect((await redeliver("rd3", failed.id)).status).toBe(202);
     await runDurableObjectAlarm(chatObject("rd3")); // the clock is fake: run the alarm the redelivery set
-    await eventually(async () => (await received("rd3-callback")).some((d) => d.headers["webhook-id"] === failed.id && d.status === 200));
+    await eventually(async () =>
+      (await received("rd3-callback")).some((d) => d.headers["webhook-id"] === failed.id && d.status === 200),
+    );
     expect((await received("rd3")).filter((d) => d.headers["webhook-id"] === failed.id)).toEqual([]);
     expect((await received("rd3")).length).toBeGreaterThanOrEqual(before);
   });
@@ -195,7 +246,11 @@ describe("redelivery", () => {
   it("is 404 for an unknown event, a purged one and one that had no target; 400 for a malformed id", async () => {
     await configure(toolConfig());
     await parallel("rd4", { tool_calls: [call("echo", { x: 1 })] });
-    const none = (await runInDurableObject(chatObject("rd4"), (_i, s) => s.storage.sql.exec("SELECT id FROM events ORDER BY seq").toArray()))[0]!.id as string;
+    const none = (
+      await runInDurableObject(chatObject("rd4"), (_i, s) =>
+        s.storage.sql.exec("SELECT id FROM events ORDER BY seq").toArray(),
+      )
+    )[0]!.id as string;
     const failed = await chatWithAFailedEvent("rd4b", "rd4");
 
     const unknown = await redeliver("rd4b", "evt_aaaaaaaaaaaaaaaaaaaaa");
@@ -205,13 +260,16 @@ describe("redelivery", () => {
         status: "error",
         error: {
           code: "event_not_found",
-          message: "Event 'evt_aaaaaaaaaaaaaaaaaaaaa' not found in chat 'rd4b': it never happened there, or it was purged (events are kept 24 h, the last 1000 per chat).",
+          message:
+            "Event 'evt_aaaaaaaaaaaaaaaaaaaaa' not found in chat 'rd4b': it never happened there, or it was purged (events are kept 24 h, the last 1000 per chat).",
         },
       },
     });
     const noTarget = await redeliver("rd4", none);
     expect(noTarget.status).toBe(404);
-    expect(noTarget.body.error.message).toBe(`Event '${none}' of chat 'rd4' had no webhook to go to when it happened, so there is no delivery to repeat.`);
+    expect(noTarget.body.error.message).toBe(
+      `Event '${none}' of chat 'rd4' had no webhook to go to when it happened, so there is no delivery to repeat.`,
+    );
     expect((await api("/v1/chats/rd4b/events/not-an-event/redeliver", { method: "POST" })).status).toBe(400);
 
     await later("rd4b", 24 * 3600_000 + 60_000); // past the events' 24 h
@@ -222,7 +280,13 @@ describe("redelivery", () => {
   it("on a chat that does not exist: 404 chat_not_found, and no storage is created", async () => {
     await configure(webhookConfig(await inbox("rd5")));
     const res = await redeliver("rd-nobody", "evt_aaaaaaaaaaaaaaaaaaaaa");
-    expect(res).toEqual({ status: 404, body: { status: "error", error: { code: "chat_not_found", message: expect.stringContaining("'rd-nobody' not found") } } });
+    expect(res).toEqual({
+      status: 404,
+      body: {
+        status: "error",
+        error: { code: "chat_not_found", message: expect.stringContaining("'rd-nobody' not found") },
+      },
+    });
     const tables = await runInDurableObject(chatObject("rd-nobody"), (_i, s) =>
       s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE '_cf%'").toArray(),
     );
@@ -234,7 +298,10 @@ describe("redelivery", () => {
     await configure(toolConfig());
     const res = await redeliver("rd6", failed.id);
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: "no_webhook", message: "No webhook is configured: set webhook.url with PATCH /v1/config, then redeliver the event." });
+    expect(res.body.error).toEqual({
+      code: "no_webhook",
+      message: "No webhook is configured: set webhook.url with PATCH /v1/config, then redeliver the event.",
+    });
     expect((await listing("rd6", "failed")).body.events.map((e: { id: string }) => e.id)).toEqual([failed.id]);
   });
 
@@ -261,7 +328,11 @@ describe("redelivery", () => {
       const events = (await listing("rd8", "failed")).body.events;
       return events.length === 1 && events[0].attempts === 0 ? events : undefined;
     });
-    expect(refused).toMatchObject({ id: failed.id, last_status: null, last_error: "The webhook URL must use https:; outbound requests there are not allowed." });
+    expect(refused).toMatchObject({
+      id: failed.id,
+      last_status: null,
+      last_error: "The webhook URL must use https:; outbound requests there are not allowed.",
+    });
     expect((await received("rd8")).length).toBe(sent);
     await evictDurableObject(chatObject("rd8")); // the real env back
   });

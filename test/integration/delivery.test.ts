@@ -22,7 +22,18 @@ import { degradeChat, deliver, message, startedJob, swapEnv } from "../faults";
 import { UNDELIVERABLE_AFTER_MS } from "../../durable-objects/chat/jobs/job-machine";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
 import { RUNNER_LAPSES_AFTER_MS } from "../../src/core/runner/lease";
-import { call, chatObject, configure, eventually, jobRow, parallel, toolCalls, toolConfig, jobInState, CALLS_IN_OBJECTS } from "../helpers";
+import {
+  call,
+  chatObject,
+  configure,
+  eventually,
+  jobRow,
+  parallel,
+  toolCalls,
+  toolConfig,
+  jobInState,
+  CALLS_IN_OBJECTS,
+} from "../helpers";
 
 // The default deadline: calls go to the `calls` queue, whose message is their queue copy (worker-runners.test.ts).
 beforeEach(() => configure());
@@ -59,42 +70,61 @@ describe("drill: every queue message duplicated", () => {
     { where: "in runner objects", job_timeout: 1800, queue: "jobs", messages: [8] },
     { where: "in runners the chat starts itself", job_timeout: 10, queue: "jobs", messages: [8] },
     { where: "in queue consumers", job_timeout: 60, queue: "calls", messages: [4, 4] },
-  ])("a whole batch run $where and delivered three times runs each attempt once", async ({ job_timeout, queue, messages }) => {
-    await parallel("d7", { tool_calls: [call("echo", { warm: 1 })] });
-    const { sent } = await degradeChat("d7", { queue: "record" }); // the real queue still gets every copy
-    const calls = [
-      call("echo", { n: 1 }),
-      call("sleep", { ms: 200 }),
-      call("flaky_read", { failures: 1 }),
-      call("flaky_write", { failures: 1 }),
-      call("hang_write", {}),
-      call("text", {}),
-      call("echo", { n: 2 }),
-      call("sleep", { ms: 50 }),
-    ];
-    const started = await parallel("d7", { tool_calls: calls, wait: false, job_timeout });
-    const ids: string[] = started.body.jobs.map((j: { job_id: string }) => j.job_id);
-    await eventually(async () => sent.length === messages.length);
-    expect((sent as { jobs: { job_id: string }[] }[]).map((m) => m.jobs.length)).toEqual(messages);
-    expect((sent as { jobs: { job_id: string }[] }[]).flatMap((m) => m.jobs.map((j) => j.job_id))).toEqual(ids);
-    // Every message again, twice, once the real deliveries took the calls (a duplicate that came
-    // first would run them in this test's own invocation, which `deliver` waits out): one batch
-    // with each duplicated, then the batch again.
-    await eventually(async () => (await Promise.all(ids.map((id) => jobRow("d7", id)))).every((row) => row?.state !== "pending"));
-    await deliver(queue, [...sent, ...sent]);
-    await deliver(queue, sent);
-    await eventually(async () => (await toolCalls(ids[4]!)).length === 1);
-    await parallel("d7", { action: "cancel", job_ids: [ids[4]] });
-    const { body } = await parallel("d7", { action: "await", job_ids: ids, timeout: 15 });
-    expect(body.jobs.map((j: { state: string }) => j.state)).toEqual(["success", "success", "success", "success", "cancelled", "success", "success", "success"]);
-    const attempts = await Promise.all(ids.map(async (id) => (await toolCalls(id)).map((c) => JSON.parse(c.body).attempt)));
-    // Only the two flaky tools see a second attempt, after a 503 (docs/api.md#attempts-and-retries allows it for both); nothing runs an attempt twice.
-    expect(attempts).toEqual([[1], [1], [1, 2], [1, 2], [1], [1], [1], [1]]);
-  });
+  ])(
+    "a whole batch run $where and delivered three times runs each attempt once",
+    async ({ job_timeout, queue, messages }) => {
+      await parallel("d7", { tool_calls: [call("echo", { warm: 1 })] });
+      const { sent } = await degradeChat("d7", { queue: "record" }); // the real queue still gets every copy
+      const calls = [
+        call("echo", { n: 1 }),
+        call("sleep", { ms: 200 }),
+        call("flaky_read", { failures: 1 }),
+        call("flaky_write", { failures: 1 }),
+        call("hang_write", {}),
+        call("text", {}),
+        call("echo", { n: 2 }),
+        call("sleep", { ms: 50 }),
+      ];
+      const started = await parallel("d7", { tool_calls: calls, wait: false, job_timeout });
+      const ids: string[] = started.body.jobs.map((j: { job_id: string }) => j.job_id);
+      await eventually(async () => sent.length === messages.length);
+      expect((sent as { jobs: { job_id: string }[] }[]).map((m) => m.jobs.length)).toEqual(messages);
+      expect((sent as { jobs: { job_id: string }[] }[]).flatMap((m) => m.jobs.map((j) => j.job_id))).toEqual(ids);
+      // Every message again, twice, once the real deliveries took the calls (a duplicate that came
+      // first would run them in this test's own invocation, which `deliver` waits out): one batch
+      // with each duplicated, then the batch again.
+      await eventually(async () =>
+        (await Promise.all(ids.map((id) => jobRow("d7", id)))).every((row) => row?.state !== "pending"),
+      );
+      await deliver(queue, [...sent, ...sent]);
+      await deliver(queue, sent);
+      await eventually(async () => (await toolCalls(ids[4]!)).length === 1);
+      await parallel("d7", { action: "cancel", job_ids: [ids[4]] });
+      const { body } = await parallel("d7", { action: "await", job_ids: ids, timeout: 15 });
+      expect(body.jobs.map((j: { state: string }) => j.state)).toEqual([
+        "success",
+        "success",
+        "success",
+        "success",
+        "cancelled",
+        "success",
+        "success",
+        "success",
+      ]);
+      const attempts = await Promise.all(
+        ids.map(async (id) => (await toolCalls(id)).map((c) => JSON.parse(c.body).attempt)),
+      );
+      // Only the two flaky tools see a second attempt, after a 503 (docs/api.md#attempts-and-retries allows it for both); nothing runs an attempt twice.
+      expect(attempts).toEqual([[1], [1], [1, 2], [1, 2], [1], [1], [1], [1]]);
+    },
+  );
 });
 
 /** Jobs nobody starts before the watchdog: their `calls` messages were lost, and the chat, evicted since, forgot it sent them. */
-async function stranded<const T extends ReturnType<typeof call>[]>(chat: string, tools: T): Promise<{ [K in keyof T]: string }> {
+async function stranded<const T extends ReturnType<typeof call>[]>(
+  chat: string,
+  tools: T,
+): Promise<{ [K in keyof T]: string }> {
   await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
   await degradeChat(chat, { queue: "drop" });
   const ids: string[] = [];
@@ -110,13 +140,22 @@ describe("a consumer batch", () => {
     const [a, b] = await stranded("d9", [call("echo", { a: 1 }), call("echo", { b: 1 })]);
     const other = await startedJob("d10", call("echo", { other: 1 }));
     const handOffs: string[][] = [];
-    const counted = { getByName: (name: string) => {
-      const chat = env.CHAT.getByName(name);
-      return { takeQueued: (ids: string[]) => (handOffs.push([name, ...ids]), chat.takeQueued(ids)) };
-    } };
-    const result = await deliver("jobs", [message("d9", done), message("d9", a), message("d9", b), message("d10", other)], { CHAT: counted });
+    const counted = {
+      getByName: (name: string) => {
+        const chat = env.CHAT.getByName(name);
+        return { takeQueued: (ids: string[]) => (handOffs.push([name, ...ids]), chat.takeQueued(ids)) };
+      },
+    };
+    const result = await deliver(
+      "jobs",
+      [message("d9", done), message("d9", a), message("d9", b), message("d10", other)],
+      { CHAT: counted },
+    );
     expect(result.explicitAcks.sort()).toEqual(["m0", "m1", "m2", "m3"]);
-    expect(handOffs).toEqual([["chat/acme/d9", done, a, b], ["chat/acme/d10", other]]);
+    expect(handOffs).toEqual([
+      ["chat/acme/d9", done, a, b],
+      ["chat/acme/d10", other],
+    ]);
     expect(await jobInState("d9", a, "success")).toMatchObject({ result: '{"a":1}' });
     expect(await jobInState("d9", b, "success")).toMatchObject({ result: '{"b":1}' });
     await jobInState("d10", other, "success");
@@ -158,7 +197,9 @@ describe("a batch's one queue message", () => {
     const ids = await stranded("d13", [call("echo", { a: 1 }), call("echo", { b: 1 })]);
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + UNDELIVERABLE_AFTER_MS);
-    await deliver("jobs-dlq", [{ tenant: "acme", chat_id: "d13", jobs: ids.map((job_id) => ({ job_id, attempt: 1 })) }]);
+    await deliver("jobs-dlq", [
+      { tenant: "acme", chat_id: "d13", jobs: ids.map((job_id) => ({ job_id, attempt: 1 })) },
+    ]);
     vi.useRealTimers();
     for (const id of ids) expect((await jobRow("d13", id))?.error).toBe("Job could not be dispatched; start it again.");
   });
@@ -238,7 +279,10 @@ describe("a deploy mid-call", () => {
     await eventually(async () => (await toolCalls(id)).length === 1);
     await loseEverythingAndRunHeartbeat("d3");
     const { body } = await parallel("d3", { action: "await", job_ids: [id] });
-    expect(body.jobs[0]).toMatchObject({ state: "error", error: "Outcome unknown: the tool may have run; not retried." });
+    expect(body.jobs[0]).toMatchObject({
+      state: "error",
+      error: "Outcome unknown: the tool may have run; not retried.",
+    });
     expect(await toolCalls(id)).toHaveLength(1);
   });
 
@@ -273,7 +317,10 @@ describe("a deploy mid-call", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + EXEC_HEARTBEAT_MS + 1_000);
     expect(await runDurableObjectAlarm(chatObject("d8"))).toBe(true);
-    const next = await runInDurableObject(chatObject("d8"), (_i, s) => s.storage.sql.exec("SELECT at FROM timers WHERE kind = 'exec'").toArray()[0]?.at);
+    const next = await runInDurableObject(
+      chatObject("d8"),
+      (_i, s) => s.storage.sql.exec("SELECT at FROM timers WHERE kind = 'exec'").toArray()[0]?.at,
+    );
     expect(next).toBeGreaterThan(Date.now());
     vi.useRealTimers();
     const { body } = await parallel("d8", { action: "await", job_ids: [id] });
@@ -289,7 +336,10 @@ describe("the fast path", () => {
   it("starts jobs without waiting for the queue, and the queue copy is still sent", async () => {
     await parallel("d6", { tool_calls: [call("echo", { warm: 1 })] });
     const { sent } = await degradeChat("d6", { queue: "drop" });
-    const { body } = await parallel("d6", { tool_calls: [call("echo", { fast: 1 }), call("wait", { seconds: 0.01 })], timeout: 5 });
+    const { body } = await parallel("d6", {
+      tool_calls: [call("echo", { fast: 1 }), call("wait", { seconds: 0.01 })],
+      timeout: 5,
+    });
     expect(body.status).toBe("success");
     // The built-in wait makes no call, so it gets no queue copy.
     expect(sent).toEqual([{ tenant: "acme", chat_id: "d6", jobs: [{ job_id: body.jobs[0].job_id, attempt: 1 }] }]);
@@ -298,7 +348,10 @@ describe("the fast path", () => {
   it("runs the built-in wait in the chat even while the queue hangs", async () => {
     await parallel("d6", { tool_calls: [call("echo", { warm: 1 })] });
     await degradeChat("d6", { queue: "hang" });
-    const { body } = await parallel("d6", { tool_calls: [call("wait", { seconds: 0.05 }), call("wait", { seconds: 0.01 })], timeout: 5 });
+    const { body } = await parallel("d6", {
+      tool_calls: [call("wait", { seconds: 0.05 }), call("wait", { seconds: 0.01 })],
+      timeout: 5,
+    });
     expect(body.jobs.map((j: any) => [j.state, j.result])).toEqual([
       ["success", "Waited 0.05 seconds."],
       ["success", "Waited 0.01 seconds."],
@@ -380,7 +433,10 @@ describe("lost dispatch", () => {
     const ids: string[] = [];
     // Each batch of 4 is one `calls` message (its queue copy), lost: all 120 calls stay pending.
     for (let b = 0; b < 30; b++) {
-      const { body } = await parallel("d9", { tool_calls: Array.from({ length: 4 }, (_, i) => call("echo", { b, i })), wait: false });
+      const { body } = await parallel("d9", {
+        tool_calls: Array.from({ length: 4 }, (_, i) => call("echo", { b, i })),
+        wait: false,
+      });
       ids.push(...body.jobs.map((j: { job_id: string }) => j.job_id));
     }
     await eventually(async () => sent.length === 30); // each batch's `calls` message, sent after its answer

@@ -7,7 +7,18 @@
 import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { swapEnv } from "../faults";
-import { agentConfig, call, chatObject, configure, eventually, llmRequests, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
+import {
+  agentConfig,
+  call,
+  chatObject,
+  configure,
+  eventually,
+  llmRequests,
+  parallel,
+  scriptLlm,
+  toolConfig,
+  toolServer,
+} from "../helpers";
 
 afterEach(() => reset());
 
@@ -20,18 +31,25 @@ async function requestsTo(prefix: string): Promise<{ method: string; path: strin
 }
 
 describe("the LLM client", () => {
-  it.for([301, 302, 303, 307, 308])("takes a %i from the provider as its answer: the job ends error, the target is never asked", async (code) => {
-    const token = `llm-${code}-${crypto.randomUUID()}`;
-    await configure(agentConfig("m-moved", { llm: { base_url: `${toolServer()}/moved/${code}/${token}/v1`, model: "m-moved", api_key: "sk-test" } }));
-    const { body } = await parallel(`lr${code}`, { tool_calls: [sub("Anything.", { reset: true })], timeout: 20 });
-    expect(body.jobs[0].state).toBe("error");
-    expect(body.jobs[0].error).toBe(
-      `LLM provider error: HTTP ${code}: the provider redirected to ${new URL(toolServer()).origin}/landed/${token}/v1/chat/completions, ` +
-        "and redirects are not followed; set llm.base_url to the final URL.",
-    );
-    expect(await requestsTo(`/moved/${code}/${token}/`)).toHaveLength(1); // asked once: a 3xx is not retried
-    expect(await requestsTo(`/landed/${token}/`)).toEqual([]);
-  });
+  it.for([301, 302, 303, 307, 308])(
+    "takes a %i from the provider as its answer: the job ends error, the target is never asked",
+    async (code) => {
+      const token = `llm-${code}-${crypto.randomUUID()}`;
+      await configure(
+        agentConfig("m-moved", {
+          llm: { base_url: `${toolServer()}/moved/${code}/${token}/v1`, model: "m-moved", api_key: "sk-test" },
+        }),
+      );
+      const { body } = await parallel(`lr${code}`, { tool_calls: [sub("Anything.", { reset: true })], timeout: 20 });
+      expect(body.jobs[0].state).toBe("error");
+      expect(body.jobs[0].error).toBe(
+        `LLM provider error: HTTP ${code}: the provider redirected to ${new URL(toolServer()).origin}/landed/${token}/v1/chat/completions, ` +
+          "and redirects are not followed; set llm.base_url to the final URL.",
+      );
+      expect(await requestsTo(`/moved/${code}/${token}/`)).toHaveLength(1); // asked once: a 3xx is not retried
+      expect(await requestsTo(`/landed/${token}/`)).toEqual([]);
+    },
+  );
 
   it("does not call a base_url stored while allowed once the rules refuse it: the job ends error, nothing sent", async () => {
     await configure(agentConfig("m-refused"));
@@ -54,7 +72,9 @@ describe("the LLM client", () => {
 describe("the MCP client", () => {
   it("takes a 307 from the server as its answer: the server is unavailable, the target is never asked", async () => {
     const token = `mcp-307-${crypto.randomUUID()}`;
-    await configure(toolConfig({ mcp_servers: [{ name: "docs", url: `${toolServer()}/moved/307/${token}/mcp/moved`, headers: {} }] }));
+    await configure(
+      toolConfig({ mcp_servers: [{ name: "docs", url: `${toolServer()}/moved/307/${token}/mcp/moved`, headers: {} }] }),
+    );
     const { status, body } = await parallel("mr1", { tool_calls: [call("docs__search", { query: "x" })] });
     expect(status).toBe(502);
     expect(body.error).toMatchObject({ code: "mcp_unavailable", server: "docs" });
@@ -66,12 +86,18 @@ describe("the MCP client", () => {
 describe("Telegram notifications", () => {
   it("are not sent to an api_base_url stored while allowed once the rules refuse it: failed at once, not retried", async () => {
     const model = "m-tg-refused";
-    await configure(agentConfig(model, { telegram: { bot_token: "123:refused", api_base_url: `${toolServer()}/telegram` } }));
+    await configure(
+      agentConfig(model, { telegram: { bot_token: "123:refused", api_base_url: `${toolServer()}/telegram` } }),
+    );
     await scriptLlm(model, [{ content: "done" }]);
     // The chat that sends the note runs without ALLOW_PRIVATE_EGRESS from its first request on.
     await swapEnv(chatObject("tr1"), () => ({ ALLOW_PRIVATE_EGRESS: "false" }));
     const notify = encodeURIComponent(JSON.stringify({ telegram_chat_id: 5151 }));
-    const { body } = await parallel("tr1", { tool_calls: [call("spawn_task", { task: "Anything", wait: true })], timeout: 20 }, { query: `?notify=${notify}` });
+    const { body } = await parallel(
+      "tr1",
+      { tool_calls: [call("spawn_task", { task: "Anything", wait: true })], timeout: 20 },
+      { query: `?notify=${notify}` },
+    );
     expect(body.jobs[0].state).toBe("success");
     const note = await eventually(() =>
       runInDurableObject(chatObject("tr1"), (_i, state) => {
@@ -79,7 +105,11 @@ describe("Telegram notifications", () => {
         return row?.status === "failed" ? row : undefined;
       }),
     );
-    expect(note).toEqual({ status: "failed", attempts: 1, last_error: "The Telegram api_base_url must use https:; outbound requests there are not allowed." });
+    expect(note).toEqual({
+      status: "failed",
+      attempts: 1,
+      last_error: "The Telegram api_base_url must use https:; outbound requests there are not allowed.",
+    });
     expect(await (await fetch(`${toolServer()}/__telegram/messages?chat_id=5151`)).json()).toEqual([]);
   });
 });

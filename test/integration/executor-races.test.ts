@@ -85,7 +85,9 @@ describe("a timer whose handler throws on every run", () => {
       expect((await jobRow("r9", id))!.state).toBe("timeout");
       // The failing timer was put off, not dropped, and the alarm is armed for it.
       const { timers, alarm } = await runInDurableObject(chatObject("r9"), async (_i, st) => ({
-        timers: st.storage.sql.exec<{ kind: string; ref: string; at: number }>("SELECT kind, ref, at FROM timers").toArray(),
+        timers: st.storage.sql
+          .exec<{ kind: string; ref: string; at: number }>("SELECT kind, ref, at FROM timers")
+          .toArray(),
         alarm: await st.storage.getAlarm(),
       }));
       expect(timers.find((t) => t.kind === "idle" && t.ref === "broken")!.at).toBeGreaterThan(Date.now());
@@ -97,7 +99,10 @@ describe("a timer whose handler throws on every run", () => {
 });
 
 /** A queue copy of one job reaching its chat, as the `jobs` consumer hands it over. */
-const takeCopy = (chat: string, id: string) => chatObject(chat).takeQueued([id]).then(([answer]) => answer);
+const takeCopy = (chat: string, id: string) =>
+  chatObject(chat)
+    .takeQueued([id])
+    .then(([answer]) => answer);
 
 describe("two invocations taking the same job", () => {
   it("two queue copies arriving while the first looks up its target: the call is sent to a runner once, and called once", async () => {
@@ -133,7 +138,9 @@ describe("the fast path", () => {
     const res = await parallel("r3", { tool_calls: [call("echo", { first: 1 })], timeout: 5, job_timeout: 20 });
     expect(res.body.jobs[0]).toMatchObject({ state: "success", result: '{"first":1}' });
     // A job the fast path could not start would still get its copy from the watchdog.
-    const watchdog = await runInDurableObject(chatObject("r3"), (_i, st) => st.storage.sql.exec("SELECT at FROM timers WHERE kind = 'dispatch'").toArray());
+    const watchdog = await runInDurableObject(chatObject("r3"), (_i, st) =>
+      st.storage.sql.exec("SELECT at FROM timers WHERE kind = 'dispatch'").toArray(),
+    );
     expect(watchdog).toHaveLength(1);
   });
 });
@@ -142,7 +149,9 @@ describe("egress at run time", () => {
   it("a stored tool URL no longer allowed fails the job instead of being called", async () => {
     const id = await strandedJob("r4", call("echo", { blocked: 1 }));
     // The runner reads the rules in force where it runs: here a `calls` consumer whose deployment allows no private address.
-    await deliver("calls", [{ tenant: "acme", chat_id: "r4", jobs: [{ job_id: id, attempt: 1 }] }], { ALLOW_PRIVATE_EGRESS: "false" });
+    await deliver("calls", [{ tenant: "acme", chat_id: "r4", jobs: [{ job_id: id, attempt: 1 }] }], {
+      ALLOW_PRIVATE_EGRESS: "false",
+    });
     const row = await jobInState("r4", id, "error");
     expect(row.error).toMatch(/^The tool URL must use https:; outbound calls there are not allowed\.$/);
     expect(await toolCalls(id)).toHaveLength(0);
@@ -151,12 +160,24 @@ describe("egress at run time", () => {
 
 describe("a hand-off its parent no longer holds", () => {
   const handOff = (chat: string, parent: string, lease: string) => ({
-    tenant: "acme", chat_id: chat, parent_chat_id: parent, root_chat_id: parent, parent_job_id: "spawntask-gone",
-    lease, deadline_at: Date.now() + 60_000, level: 1, profile: "default", name: "n", message: "m", attachments: [],
+    tenant: "acme",
+    chat_id: chat,
+    parent_chat_id: parent,
+    root_chat_id: parent,
+    parent_job_id: "spawntask-gone",
+    lease,
+    deadline_at: Date.now() + 60_000,
+    level: 1,
+    profile: "default",
+    name: "n",
+    message: "m",
+    attachments: [],
     limits: chatLimits(defaultConfig()),
   });
   const tablesOf = (stub: ReturnType<typeof chatObject>) =>
-    runInDurableObject(stub, (_i, s) => s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf%'").toArray());
+    runInDurableObject(stub, (_i, s) =>
+      s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf%'").toArray(),
+    );
 
   it("starts nothing and gives the child no storage when the parent is gone (deleted meanwhile)", async () => {
     const child = chatObject("sub-orphan");
@@ -175,10 +196,25 @@ describe("a hand-off its parent no longer holds", () => {
 describe("a stop that arrives before the hand-off", () => {
   it("leaves a stopped turn that a late hand-off cannot start, and the chat is still purged", async () => {
     const child = chatObject("sub-tombstone");
-    await child.stopTurn({ tenant: "acme", chat_id: "sub-tombstone", parent_job_id: "callsubordin-x", parent_chat_id: "p" });
+    await child.stopTurn({
+      tenant: "acme",
+      chat_id: "sub-tombstone",
+      parent_job_id: "callsubordin-x",
+      parent_chat_id: "p",
+    });
     const late = await child.beginTurn({
-      tenant: "acme", chat_id: "sub-tombstone", parent_chat_id: "p", root_chat_id: "p", parent_job_id: "callsubordin-x",
-      lease: "l", deadline_at: Date.now() + 60_000, level: 1, profile: "default", name: "n", message: "m", attachments: [],
+      tenant: "acme",
+      chat_id: "sub-tombstone",
+      parent_chat_id: "p",
+      root_chat_id: "p",
+      parent_job_id: "callsubordin-x",
+      lease: "l",
+      deadline_at: Date.now() + 60_000,
+      level: 1,
+      profile: "default",
+      name: "n",
+      message: "m",
+      attachments: [],
       limits: chatLimits(defaultConfig()),
     });
     expect(late).toBe("duplicate");

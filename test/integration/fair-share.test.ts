@@ -29,7 +29,10 @@ describe("live streams per tenant", () => {
     await configure(toolConfig({ limits: { max_streams: 3 } }));
     await parallel("fs1", { tool_calls: [call("echo", { x: 1 })] });
     const spare = (await ticket()).body.ticket as string;
-    const tenantStreams = [await open("/v1/events", (await ticket()).body.ticket), await open("/v1/events", (await ticket()).body.ticket)];
+    const tenantStreams = [
+      await open("/v1/events", (await ticket()).body.ticket),
+      await open("/v1/events", (await ticket()).body.ticket),
+    ];
     const chatStream = await open("/v1/chats/fs1/events", (await ticket("fs1")).body.ticket);
     expect([...tenantStreams, chatStream].map((s) => s.status)).toEqual([101, 101, 101]);
 
@@ -59,7 +62,10 @@ describe("live streams per tenant", () => {
     await configure(toolConfig({ limits: { max_streams: 3 } }));
     // What a chat restarted by a deploy leaves behind: its streams counted, none open.
     await runInDurableObject(env.TENANT.getByName("tenant/acme"), (_i, state) => {
-      state.storage.sql.exec(`INSERT INTO chat_streams (chat_id, sockets, updated_at) VALUES ('ghost', 50, ?)`, Date.now());
+      state.storage.sql.exec(
+        `INSERT INTO chat_streams (chat_id, sockets, updated_at) VALUES ('ghost', 50, ?)`,
+        Date.now(),
+      );
     });
     const issued = await ticket();
     expect(issued.status).toBe(200);
@@ -86,7 +92,9 @@ describe("requests per API key", () => {
     let refused: Response | undefined;
     // In rounds of 25 at once: one after another, a busy machine may not fit 1,000 in the 10 s window.
     for (let sent = 0; sent < 2000 && !refused; sent += 25) {
-      const round = await Promise.all(Array.from({ length: 25 }, () => api("/v1/config", { key: TEST_KEYS.throttled })));
+      const round = await Promise.all(
+        Array.from({ length: 25 }, () => api("/v1/config", { key: TEST_KEYS.throttled })),
+      );
       for (const res of round) {
         if (res.status === 429 && !refused) refused = res;
         else await res.arrayBuffer();
@@ -96,7 +104,8 @@ describe("requests per API key", () => {
     expect(refused!.headers.get("retry-after")).toBe("10");
     expect((await json(refused!)).error).toEqual({
       code: "rate_limited",
-      message: "Too many requests with this API key; retry after 10 s. The operator sets the limit (docs/operations.md#fair-share).",
+      message:
+        "Too many requests with this API key; retry after 10 s. The operator sets the limit (docs/operations.md#fair-share).",
     });
     expect((await api("/v1/config")).status).toBe(200);
   });

@@ -7,17 +7,38 @@ import { env, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflar
 import { flowName } from "../../src/core/objects/names";
 import { FLOW_SHARDS, flowShard } from "../../src/core/flow/shard";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { agentConfig, api, chatObject, configure, eventually, json, parallel, scriptLlm, toolCalls, toolConfig, toolServer } from "../helpers";
+import {
+  agentConfig,
+  api,
+  chatObject,
+  configure,
+  eventually,
+  json,
+  parallel,
+  scriptLlm,
+  toolCalls,
+  toolConfig,
+  toolServer,
+} from "../helpers";
 
 afterEach(() => {
   vi.useRealTimers();
   return reset();
 });
 
-const tracked = { name: "tracked", description: "held, counted", url: `${toolServer()}/tracked`, read_only: true, parameters: { type: "object" } };
-const flowConfig = (flow: unknown[], more: Record<string, unknown> = {}) => toolConfig({ tools: [...toolConfig().tools, tracked], flow, ...more });
+const tracked = {
+  name: "tracked",
+  description: "held, counted",
+  url: `${toolServer()}/tracked`,
+  read_only: true,
+  parameters: { type: "object" },
+};
+const flowConfig = (flow: unknown[], more: Record<string, unknown> = {}) =>
+  toolConfig({ tools: [...toolConfig().tools, tracked], flow, ...more });
 const call = (group: string, n: number, ms = 300) => ({ tool_name: "tracked", tool_args: { group, n, ms } });
-const maxInFlight = async (group: string) => ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number }).max_in_flight;
+const maxInFlight = async (group: string) =>
+  ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number })
+    .max_in_flight;
 
 describe("flow rules", () => {
   it("run at most `concurrency` matching calls at once across the tenant's chats, and start the rest as slots free", async () => {
@@ -28,16 +49,36 @@ describe("flow rules", () => {
     ]);
     expect([a.status, b.status]).toEqual([200, 200]);
     const waiting = await eventually(async () => {
-      const seen = [...(await json(await api("/v1/chats/flow-a/parallel", { body: { action: "collect", job_ids: a.body.jobs.map((j: any) => j.job_id) } }))).jobs, ...(await json(await api("/v1/chats/flow-b/parallel", { body: { action: "collect", job_ids: [b.body.jobs[0].job_id] } }))).jobs];
+      const seen = [
+        ...(
+          await json(
+            await api("/v1/chats/flow-a/parallel", {
+              body: { action: "collect", job_ids: a.body.jobs.map((j: any) => j.job_id) },
+            }),
+          )
+        ).jobs,
+        ...(
+          await json(
+            await api("/v1/chats/flow-b/parallel", { body: { action: "collect", job_ids: [b.body.jobs[0].job_id] } }),
+          )
+        ).jobs,
+      ];
       return seen.some((j: any) => j.waiting_for === "flow") ? seen : undefined;
     });
     const held = waiting.find((j: any) => j.waiting_for === "flow");
     expect(held).toMatchObject({ state: "pending", flow: { rule: "one-at-a-time" } });
     const chat = a.body.jobs.some((j: any) => j.job_id === held.job_id) ? "flow-a" : "flow-b";
-    expect(await json(await api(`/v1/chats/${chat}/jobs/${held.job_id}`))).toMatchObject({ waiting_for: "flow", flow: { rule: "one-at-a-time" } });
+    expect(await json(await api(`/v1/chats/${chat}/jobs/${held.job_id}`))).toMatchObject({
+      waiting_for: "flow",
+      flow: { rule: "one-at-a-time" },
+    });
     const done = await Promise.all([
-      api("/v1/chats/flow-a/parallel", { body: { action: "await", job_ids: a.body.jobs.map((j: any) => j.job_id), timeout: 20 } }).then(json),
-      api("/v1/chats/flow-b/parallel", { body: { action: "await", job_ids: [b.body.jobs[0].job_id], timeout: 20 } }).then(json),
+      api("/v1/chats/flow-a/parallel", {
+        body: { action: "await", job_ids: a.body.jobs.map((j: any) => j.job_id), timeout: 20 },
+      }).then(json),
+      api("/v1/chats/flow-b/parallel", {
+        body: { action: "await", job_ids: [b.body.jobs[0].job_id], timeout: 20 },
+      }).then(json),
     ]);
     expect(done.flatMap((d) => d.jobs.map((j: any) => j.state))).toEqual(["success", "success", "success"]);
     expect(await maxInFlight("g1")).toBe(1);
@@ -58,10 +99,15 @@ describe("flow rules", () => {
 
   it("end a call with no room at once under `reject`, with the contract's text; the batch's other calls run", async () => {
     await configure(flowConfig([{ name: "strict", tools: ["tracked"], concurrency: 1, on_limit: "reject" }]));
-    const res = await parallel("flow-r", { tool_calls: [call("g4", 1, 600), call("g4", 2, 600), { tool_name: "echo", tool_args: { x: 1 } }], timeout: 20 });
+    const res = await parallel("flow-r", {
+      tool_calls: [call("g4", 1, 600), call("g4", 2, 600), { tool_name: "echo", tool_args: { x: 1 } }],
+      timeout: 20,
+    });
     const states = res.body.jobs.map((j: any) => j.state);
     expect(states.filter((s: string) => s === "error")).toHaveLength(1);
-    expect(res.body.jobs.find((j: any) => j.state === "error").error).toBe("Flow rule 'strict' is at its limit (1 running, limit 1); try again later.");
+    expect(res.body.jobs.find((j: any) => j.state === "error").error).toBe(
+      "Flow rule 'strict' is at its limit (1 running, limit 1); try again later.",
+    );
     expect(res.body.jobs[2]).toMatchObject({ tool_name: "echo", state: "success" });
   });
 
@@ -71,7 +117,11 @@ describe("flow rules", () => {
     const queued = await parallel("flow-d", { tool_calls: [call("g5", 2)], wait: false, job_timeout: 1 });
     await new Promise((r) => setTimeout(r, 1_200));
     await runDurableObjectAlarm(chatObject("flow-d"));
-    const ended = await json(await api("/v1/chats/flow-d/parallel", { body: { action: "await", job_ids: [queued.body.jobs[0].job_id], timeout: 10 } }));
+    const ended = await json(
+      await api("/v1/chats/flow-d/parallel", {
+        body: { action: "await", job_ids: [queued.body.jobs[0].job_id], timeout: 10 },
+      }),
+    );
     expect(ended.jobs[0]).toMatchObject({
       state: "timeout",
       error: "Job waited 1 s for flow rule 'slow-lane' and reached its deadline (job_timeout) without starting.",
@@ -98,9 +148,15 @@ describe("flow rules", () => {
     const first = await parallel("flow-p", { tool_calls: [call("g7", 1, 1_500)], wait: false });
     const second = await parallel("flow-p", { tool_calls: [call("g7", 2, 100)], wait: false });
     const third = await parallel("flow-p", { tool_calls: [call("g7", 3, 100)], wait: false });
-    await eventually(async () => (await json(await api(`/v1/chats/flow-p/jobs/${second.body.jobs[0].job_id}`))).state === "pending");
+    await eventually(
+      async () => (await json(await api(`/v1/chats/flow-p/jobs/${second.body.jobs[0].job_id}`))).state === "pending",
+    );
     await api("/v1/chats/flow-p/parallel", { body: { action: "cancel", job_ids: [second.body.jobs[0].job_id] } });
-    const done = await json(await api("/v1/chats/flow-p/parallel", { body: { action: "await", job_ids: [first.body.jobs[0].job_id, third.body.jobs[0].job_id], timeout: 20 } }));
+    const done = await json(
+      await api("/v1/chats/flow-p/parallel", {
+        body: { action: "await", job_ids: [first.body.jobs[0].job_id, third.body.jobs[0].job_id], timeout: 20 },
+      }),
+    );
     expect(done.jobs.map((j: any) => j.state)).toEqual(["success", "success"]);
     expect(await maxInFlight("g7")).toBe(1);
   });
@@ -108,11 +164,17 @@ describe("flow rules", () => {
   it("hold the model requests of every agent loop to a rule on `llm`", async () => {
     const modelLimit = async (model: string, flow: unknown[]) => {
       await configure(agentConfig(model, { flow }));
-      await scriptLlm(model, [{ content: "one", delay_ms: 300 }, { content: "two", delay_ms: 300 }, { content: "three", delay_ms: 300 }]);
+      await scriptLlm(model, [
+        { content: "one", delay_ms: 300 },
+        { content: "two", delay_ms: 300 },
+        { content: "three", delay_ms: 300 },
+      ]);
       const sub = (message: string) => ({ tool_name: "call_subordinate", tool_args: { message, reset: true } });
       const res = await parallel(`flow-llm-${model}`, { tool_calls: [sub("a"), sub("b"), sub("c")], timeout: 30 });
       expect(res.body.jobs.map((j: any) => j.state)).toEqual(["success", "success", "success"]);
-      return ((await (await fetch(`${toolServer()}/__llm/concurrency?model=${model}`)).json()) as { max_in_flight: number }).max_in_flight;
+      return (
+        (await (await fetch(`${toolServer()}/__llm/concurrency?model=${model}`)).json()) as { max_in_flight: number }
+      ).max_in_flight;
     };
     expect(await modelLimit("m-flow-free", [])).toBe(3);
     expect(await modelLimit("m-flow-one", [{ name: "model", tools: ["llm"], concurrency: 1 }])).toBe(1);
@@ -132,19 +194,39 @@ describe("flow rules", () => {
       ],
     });
     const meta = (user: string) => `?metadata=${encodeURIComponent(JSON.stringify({ user_id: user }))}`;
-    const u1 = await parallel("flow-list-1", { tool_calls: [{ tool_name: "hang", tool_args: {} }, { tool_name: "hang", tool_args: {} }], wait: false }, { query: meta("u1") });
-    const u2 = await parallel("flow-list-2", { tool_calls: [{ tool_name: "hang", tool_args: {} }], wait: false }, { query: meta("u2") });
+    const u1 = await parallel(
+      "flow-list-1",
+      {
+        tool_calls: [
+          { tool_name: "hang", tool_args: {} },
+          { tool_name: "hang", tool_args: {} },
+        ],
+        wait: false,
+      },
+      { query: meta("u1") },
+    );
+    const u2 = await parallel(
+      "flow-list-2",
+      { tool_calls: [{ tool_name: "hang", tool_args: {} }], wait: false },
+      { query: meta("u2") },
+    );
     await parallel("flow-list-3", { tool_calls: [{ tool_name: "echo", tool_args: {} }] });
     const busy = await eventually(async () => {
       const now = await json(await api("/v1/flow"));
-      return now.rules[0].running === 2 && now.rules[0].queued === 1 && now.rules[1].rate.available === 3 ? now : undefined;
+      return now.rules[0].running === 2 && now.rules[0].queued === 1 && now.rules[1].rate.available === 3
+        ? now
+        : undefined;
     });
     expect(busy.rules[0].keys).toEqual([
       { key: "u1", running: 1, queued: 1 },
       { key: "u2", running: 1, queued: 0 },
     ]);
-    await api("/v1/chats/flow-list-1/parallel", { body: { action: "cancel", job_ids: u1.body.jobs.map((j: any) => j.job_id) } });
-    await api("/v1/chats/flow-list-2/parallel", { body: { action: "cancel", job_ids: u2.body.jobs.map((j: any) => j.job_id) } });
+    await api("/v1/chats/flow-list-1/parallel", {
+      body: { action: "cancel", job_ids: u1.body.jobs.map((j: any) => j.job_id) },
+    });
+    await api("/v1/chats/flow-list-2/parallel", {
+      body: { action: "cancel", job_ids: u2.body.jobs.map((j: any) => j.job_id) },
+    });
     const idle = await eventually(async () => {
       const now = await json(await api("/v1/flow"));
       return now.rules[0].running === 0 && now.rules[0].queued === 0 ? now : undefined;
@@ -153,15 +235,23 @@ describe("flow rules", () => {
   });
 
   it("pace starts under a rate: one every 100 ms at 10 a second with no burst", async () => {
-    await configure(flowConfig([{ name: "paced", tools: ["tracked"], rate: { limit: 10, period_seconds: 1, burst: 1 } }]));
+    await configure(
+      flowConfig([{ name: "paced", tools: ["tracked"], rate: { limit: 10, period_seconds: 1, burst: 1 } }]),
+    );
     // Due within 25 s: each call goes straight to an invocation the chat starts, so its arrival follows
     // its release with no queue hop (whose delivery time varies) in between. One call first, so the
     // tool's target is looked up already when the three are released (a first lookup delays only the first).
     await parallel("flow-rate", { tool_calls: [call("g8", 0, 10)], timeout: 20, job_timeout: 20 });
     await new Promise((r) => setTimeout(r, 150)); // the bucket refills
-    const res = await parallel("flow-rate", { tool_calls: [call("g8", 1, 10), call("g8", 2, 10), call("g8", 3, 10)], timeout: 20, job_timeout: 20 });
+    const res = await parallel("flow-rate", {
+      tool_calls: [call("g8", 1, 10), call("g8", 2, 10), call("g8", 3, 10)],
+      timeout: 20,
+      job_timeout: 20,
+    });
     expect(res.body.jobs.map((j: any) => j.state)).toEqual(["success", "success", "success"]);
-    const arrivals = (await Promise.all(res.body.jobs.map(async (j: any) => (await toolCalls(j.job_id))[0]!.at))).sort((a, b) => a - b);
+    const arrivals = (await Promise.all(res.body.jobs.map(async (j: any) => (await toolCalls(j.job_id))[0]!.at))).sort(
+      (a, b) => a - b,
+    );
     // The rate's own spacing, less a little for the clocks of two processes.
     expect(arrivals[1]! - arrivals[0]!).toBeGreaterThanOrEqual(90);
     expect(arrivals[2]! - arrivals[1]!).toBeGreaterThanOrEqual(90);
@@ -169,7 +259,10 @@ describe("flow rules", () => {
 
   it("refuse a call past `max_queued`, with the reason, while the ones before it run or wait", async () => {
     await configure(flowConfig([{ name: "tight", tools: ["tracked"], concurrency: 1, max_queued: 1 }]));
-    const res = await parallel("flow-full", { tool_calls: [call("g9", 1, 300), call("g9", 2, 300), call("g9", 3, 300)], timeout: 20 });
+    const res = await parallel("flow-full", {
+      tool_calls: [call("g9", 1, 300), call("g9", 2, 300), call("g9", 3, 300)],
+      timeout: 20,
+    });
     expect(res.body.jobs.map((j: any) => j.state)).toEqual(["success", "success", "error"]);
     // Refused like `reject`, with its text.
     expect(res.body.jobs[2].error).toBe("Flow rule 'tight' is at its limit (1 running, limit 1); try again later.");
@@ -182,17 +275,30 @@ describe("flow rules", () => {
     vi.setSystemTime(Date.now());
     try {
       // The newer config also gives the rule a rate, which its figures show (`available`).
-      const rule = (concurrency: number) => ({ name: "swap", concurrency, ...(concurrency > 1 ? { rate: { limit: 100, period_seconds: 1 } } : {}), on_limit: "queue" as const, max_queued: 1000 });
+      const rule = (concurrency: number) => ({
+        name: "swap",
+        concurrency,
+        ...(concurrency > 1 ? { rate: { limit: 100, period_seconds: 1 } } : {}),
+        on_limit: "queue" as const,
+        max_queued: 1000,
+      });
       const line = { rule: "swap", key: "" };
       const asker = (id: string) => ({ job_id: id, chat: "c1", deadline_at: Date.now() + 60_000, holds: [line] });
       const rules = (concurrency: number, asOf: number) => ({ swap: { rule: rule(concurrency), asOf } });
       const queued = (position: number) => ({ outcome: "queued", at: line, position });
       // Admitted under concurrency 1: one holds, two wait.
-      expect(await object.ask("acme", rules(1, 1_000), [asker("old-1"), asker("old-2"), asker("old-3")])).toEqual([{ outcome: "granted" }, queued(1), queued(2)]);
+      expect(await object.ask("acme", rules(1, 1_000), [asker("old-1"), asker("old-2"), asker("old-3")])).toEqual([
+        { outcome: "granted" },
+        queued(1),
+        queued(2),
+      ]);
       // A call admitted after the config went to 3 brings the new limit: both waiters are offered a slot, the newcomer waits.
       expect(await object.ask("acme", rules(3, 2_000), [asker("new-1")])).toEqual([queued(3)]);
       // The old waiters, woken, ask again with the rules they were admitted under, and take their offers.
-      expect(await object.ask("acme", rules(1, 1_000), [asker("old-2"), asker("old-3")])).toEqual([{ outcome: "granted" }, { outcome: "granted" }]);
+      expect(await object.ask("acme", rules(1, 1_000), [asker("old-2"), asker("old-3")])).toEqual([
+        { outcome: "granted" },
+        { outcome: "granted" },
+      ]);
       expect(await object.figures()).toEqual([{ rule: "swap", key: "", running: 3, queued: 1, available: 98 }]);
       // A slot frees: under the limit of 3 (not the 1 the old calls carried) the newcomer gets it.
       await object.giveBack("acme", [{ hold: line, ids: ["old-1"] }]);
@@ -205,20 +311,35 @@ describe("flow rules", () => {
 
   it("keep every key a model chooses in the tenant's 8 shards, and delete their storage once nothing is held", async () => {
     // Round 4: 32 keyed rules × 32 calls made 1,024 objects in one request, kept after the jobs ended.
-    const rules = Array.from({ length: 32 }, (_, r) => ({ name: `keyed-${r}`, tools: ["tracked"], key: "args.u", concurrency: 1 }));
+    const rules = Array.from({ length: 32 }, (_, r) => ({
+      name: `keyed-${r}`,
+      tools: ["tracked"],
+      key: "args.u",
+      concurrency: 1,
+    }));
     await configure(flowConfig(rules, { limits: { max_calls: 32 } }));
-    const calls = Array.from({ length: 32 }, (_, k) => ({ tool_name: "tracked", tool_args: { group: "g-keys", n: k, ms: 300, u: `user-${k}` } }));
+    const calls = Array.from({ length: 32 }, (_, k) => ({
+      tool_name: "tracked",
+      tool_args: { group: "g-keys", n: k, ms: 300, u: `user-${k}` },
+    }));
     const started = await parallel("flow-keys", { tool_calls: calls, wait: false });
     expect(started.status).toBe(200);
     const tables = (shard: number) =>
-      runInDurableObject(env.FLOW.getByName(flowName("acme", shard)), (_o, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'lines'`).toArray().length);
+      runInDurableObject(
+        env.FLOW.getByName(flowName("acme", shard)),
+        (_o, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'lines'`).toArray().length,
+      );
     // While they run, each of the 32 rules holds one slot per key: 1,024 lines, in at most 8 objects.
     const busy = await eventually(async () => {
       const flow = await json(await api("/v1/flow"));
       return flow.rules.every((r: any) => r.running === 32) ? flow : undefined;
     });
     expect(busy.rules[0].keys).toHaveLength(20);
-    const done = await json(await api("/v1/chats/flow-keys/parallel", { body: { action: "await", job_ids: started.body.jobs.map((j: any) => j.job_id), timeout: 30 } }));
+    const done = await json(
+      await api("/v1/chats/flow-keys/parallel", {
+        body: { action: "await", job_ids: started.body.jobs.map((j: any) => j.job_id), timeout: 30 },
+      }),
+    );
     expect(done.status).toBe("success");
     await eventually(async () => {
       const left = await Promise.all(Array.from({ length: FLOW_SHARDS }, (_, i) => tables(i)));
@@ -228,8 +349,13 @@ describe("flow rules", () => {
   });
 
   it("keep a key whose rate is spent until it refills, then let its shard go", async () => {
-    await configure(flowConfig([{ name: "paced", tools: ["tracked"], key: "args.u", rate: { limit: 1, period_seconds: 30 } }]));
-    const res = await parallel("flow-refill", { tool_calls: [{ tool_name: "tracked", tool_args: { group: "g-refill", n: 1, ms: 10, u: "u1" } }], timeout: 20 });
+    await configure(
+      flowConfig([{ name: "paced", tools: ["tracked"], key: "args.u", rate: { limit: 1, period_seconds: 30 } }]),
+    );
+    const res = await parallel("flow-refill", {
+      tool_calls: [{ tool_name: "tracked", tool_args: { group: "g-refill", n: 1, ms: 10, u: "u1" } }],
+      timeout: 20,
+    });
     expect(res.body.jobs[0].state).toBe("success");
     const shard = env.FLOW.getByName(flowName("acme", flowShard("u1")));
     // Nothing runs, but the one start a 30 s period allows is spent: forgetting it now would allow another.
@@ -242,18 +368,29 @@ describe("flow rules", () => {
     vi.setSystemTime(Date.now() + 31_000);
     await runDurableObjectAlarm(shard);
     expect(await shard.figures()).toEqual([]);
-    const left = await runInDurableObject(shard, (_o, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'lines'`).toArray().length);
+    const left = await runInDurableObject(
+      shard,
+      (_o, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'lines'`).toArray().length,
+    );
     expect(left).toBe(0);
   });
 
   it("give a deleted chat's slots back at once: the call waiting in another chat starts", async () => {
     await configure(flowConfig([{ name: "solo", tools: ["tracked"], concurrency: 1 }]));
     const holder = await parallel("flow-del-a", { tool_calls: [call("g11", 1, 30_000)], wait: false });
-    await eventually(async () => ((await json(await api(`/v1/chats/flow-del-a/jobs/${holder.body.jobs[0].job_id}`))).state === "running" ? true : undefined));
+    await eventually(async () =>
+      (await json(await api(`/v1/chats/flow-del-a/jobs/${holder.body.jobs[0].job_id}`))).state === "running"
+        ? true
+        : undefined,
+    );
     const waiter = await parallel("flow-del-b", { tool_calls: [call("g11", 2, 10)], wait: false });
     expect(waiter.body.jobs[0]).toMatchObject({ state: "pending", waiting_for: "flow" });
     expect((await api("/v1/chats/flow-del-a", { method: "DELETE" })).status).toBe(200);
-    const done = await json(await api("/v1/chats/flow-del-b/parallel", { body: { action: "await", job_ids: [waiter.body.jobs[0].job_id], timeout: 10 } }));
+    const done = await json(
+      await api("/v1/chats/flow-del-b/parallel", {
+        body: { action: "await", job_ids: [waiter.body.jobs[0].job_id], timeout: 10 },
+      }),
+    );
     expect(done.jobs[0].state).toBe("success");
   });
 });

@@ -12,23 +12,58 @@ beforeAll(() => configure(toolConfig({ limits: { max_wait_seconds: 2 } })));
 afterAll(() => reset());
 
 const smallArgs = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
-const toolName = fc.constantFrom("echo", "text", "wait", "parallel", "response", "nope", "echo:run", ":x", "", "http_request");
+const toolName = fc.constantFrom(
+  "echo",
+  "text",
+  "wait",
+  "parallel",
+  "response",
+  "nope",
+  "echo:run",
+  ":x",
+  "",
+  "http_request",
+);
 const item = fc.oneof(
   fc.record({ tool_name: toolName, tool_args: smallArgs }),
   fc.record({ tool: toolName, args: smallArgs }),
-  fc.record({ type: fc.constant("function"), function: fc.record({ name: toolName, arguments: fc.oneof(fc.constant(""), fc.json({ maxDepth: 2 })) }) }),
+  fc.record({
+    type: fc.constant("function"),
+    function: fc.record({ name: toolName, arguments: fc.oneof(fc.constant(""), fc.json({ maxDepth: 2 })) }),
+  }),
   fc.record({ name: toolName, arguments: fc.oneof(smallArgs, fc.string({ maxLength: 10 })) }),
-  fc.record({ tool_name: fc.constant("wait"), tool_args: fc.record({ seconds: fc.oneof(fc.double({ min: 0, max: 0.05, noNaN: true }), fc.string({ maxLength: 3 })) }) }),
+  fc.record({
+    tool_name: fc.constant("wait"),
+    tool_args: fc.record({
+      seconds: fc.oneof(fc.double({ min: 0, max: 0.05, noNaN: true }), fc.string({ maxLength: 3 })),
+    }),
+  }),
   fc.jsonValue({ maxDepth: 2 }),
 );
 const body = fc.record(
   {
-    tool_calls: fc.oneof(fc.array(item, { maxLength: 10 }), fc.constant(null), fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 2 })),
+    tool_calls: fc.oneof(
+      fc.array(item, { maxLength: 10 }),
+      fc.constant(null),
+      fc.string({ maxLength: 20 }),
+      fc.jsonValue({ maxDepth: 2 }),
+    ),
     calls: fc.array(item, { maxLength: 3 }),
-    job_ids: fc.oneof(fc.string({ maxLength: 12 }), fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 4 }), fc.jsonValue({ maxDepth: 1 })),
-    action: fc.oneof(fc.constantFrom("start", "background", "await", "wait", "collect", "cancel", "other"), fc.jsonValue({ maxDepth: 1 })),
+    job_ids: fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 4 }),
+      fc.jsonValue({ maxDepth: 1 }),
+    ),
+    action: fc.oneof(
+      fc.constantFrom("start", "background", "await", "wait", "collect", "cancel", "other"),
+      fc.jsonValue({ maxDepth: 1 }),
+    ),
     wait: fc.oneof(fc.boolean(), fc.constantFrom("yes", "off", "maybe", ""), fc.jsonValue({ maxDepth: 1 })),
-    timeout: fc.oneof(fc.integer({ min: -5, max: 3 }), fc.constantFrom("1", "x", "", "2.5"), fc.jsonValue({ maxDepth: 1 })),
+    timeout: fc.oneof(
+      fc.integer({ min: -5, max: 3 }),
+      fc.constantFrom("1", "x", "", "2.5"),
+      fc.jsonValue({ maxDepth: 1 }),
+    ),
     job_timeout: fc.oneof(fc.integer({ min: -5, max: 5000 }), fc.jsonValue({ maxDepth: 1 })),
     notify: fc.jsonValue({ maxDepth: 1 }),
   },
@@ -36,11 +71,21 @@ const body = fc.record(
 );
 const validItem = fc.oneof(
   fc.record({ tool_name: fc.constantFrom("echo", "text"), tool_args: smallArgs }),
-  fc.record({ type: fc.constant("function"), function: fc.record({ name: fc.constant("echo"), arguments: fc.constant("{}") }) }),
-  fc.record({ tool_name: fc.constant("wait"), tool_args: fc.record({ seconds: fc.double({ min: 0.001, max: 0.05, noNaN: true }) }) }),
+  fc.record({
+    type: fc.constant("function"),
+    function: fc.record({ name: fc.constant("echo"), arguments: fc.constant("{}") }),
+  }),
+  fc.record({
+    tool_name: fc.constant("wait"),
+    tool_args: fc.record({ seconds: fc.double({ min: 0.001, max: 0.05, noNaN: true }) }),
+  }),
 );
 const validBody = fc.record(
-  { tool_calls: fc.array(validItem, { minLength: 1, maxLength: 8 }), wait: fc.boolean(), timeout: fc.integer({ min: 1, max: 2 }) },
+  {
+    tool_calls: fc.array(validItem, { minLength: 1, maxLength: 8 }),
+    wait: fc.boolean(),
+    timeout: fc.integer({ min: 1, max: 2 }),
+  },
   { requiredKeys: ["tool_calls"] },
 );
 const anyBody = fc.oneof(

@@ -21,7 +21,10 @@ const kept = (chat: string) =>
     const store = new ChatStore(state, () => env);
     return {
       events: store.events.after(0, 100, Date.now()) as Kept,
-      rows: state.storage.sql.exec<{ type: string }>("SELECT type FROM events ORDER BY seq").toArray().map((r) => r.type),
+      rows: state.storage.sql
+        .exec<{ type: string }>("SELECT type FROM events ORDER BY seq")
+        .toArray()
+        .map((r) => r.type),
       jobs: store.jobs.count(),
     };
   });
@@ -30,11 +33,17 @@ describe("job events kept on the job row", () => {
   it("move to event rows, unchanged, when the jobs are purged before them (retention under a day)", async () => {
     await configure(toolConfig({ limits: { retention_seconds: 60 } }));
     // The idempotency record outlives the jobs (24 h), so the chat is not emptied by the purge.
-    const res = await parallel("je1", { tool_calls: [call("echo", { a: 1 }), call("echo", { a: 2 })] }, { headers: { "idempotency-key": "je1" } });
+    const res = await parallel(
+      "je1",
+      { tool_calls: [call("echo", { a: 1 }), call("echo", { a: 2 })] },
+      { headers: { "idempotency-key": "je1" } },
+    );
     expect(res.body.status).toBe("success");
     const before = await kept("je1");
     expect(before.rows).not.toContain("job.started");
-    expect(before.events.map((e) => JSON.parse(e.body).type).filter((t: string) => t.startsWith("job."))).toHaveLength(4);
+    expect(before.events.map((e) => JSON.parse(e.body).type).filter((t: string) => t.startsWith("job."))).toHaveLength(
+      4,
+    );
 
     const after = await runInDurableObject(chatObject("je1"), (_i, state) => {
       const store = new ChatStore(state, () => env);
@@ -50,18 +59,34 @@ describe("job events kept on the job row", () => {
     await configure(toolConfig());
     await parallel("je2", { tool_calls: [call("echo")] }); // a client used the id before the hand-over
     const before = await kept("je2");
-    expect(JSON.parse(before.events.find((e) => JSON.parse(e.body).type === "job.finished")!.body).data.parent_chat_id).toBeNull();
+    expect(
+      JSON.parse(before.events.find((e) => JSON.parse(e.body).type === "job.finished")!.body).data.parent_chat_id,
+    ).toBeNull();
 
     const held = await parallel("je2-parent", { tool_calls: [call("hang")], wait: false });
     const jobId = held.body.jobs[0].job_id as string;
     const lease = await eventually(() =>
-      runInDurableObject(chatObject("je2-parent"), (_i, s) =>
-        s.storage.sql.exec<{ lease: string }>("SELECT lease FROM jobs WHERE job_id = ? AND lease IS NOT NULL", jobId).toArray()[0]?.lease,
+      runInDurableObject(
+        chatObject("je2-parent"),
+        (_i, s) =>
+          s.storage.sql
+            .exec<{ lease: string }>("SELECT lease FROM jobs WHERE job_id = ? AND lease IS NOT NULL", jobId)
+            .toArray()[0]?.lease,
       ),
     );
     const started = await chatObject("je2").beginTurn({
-      tenant: "acme", chat_id: "je2", parent_chat_id: "je2-parent", root_chat_id: "je2-parent", parent_job_id: jobId,
-      lease, deadline_at: Date.now() + 60_000, level: 1, profile: "default", name: "n", message: "m", attachments: [],
+      tenant: "acme",
+      chat_id: "je2",
+      parent_chat_id: "je2-parent",
+      root_chat_id: "je2-parent",
+      parent_job_id: jobId,
+      lease,
+      deadline_at: Date.now() + 60_000,
+      level: 1,
+      profile: "default",
+      name: "n",
+      message: "m",
+      attachments: [],
       limits: chatLimits(defaultConfig()),
     });
     expect(started).toBe("started");
@@ -77,6 +102,8 @@ describe("job events kept on the job row", () => {
     const finished = JSON.parse(events.find((e) => JSON.parse(e.body).type === "job.finished")!.body);
     const res = await api(`/v1/chats/je3/events/${finished.id}/redeliver`, { method: "POST" });
     expect(res.status).toBe(404);
-    expect((await json(res)).error.message).toBe(`Event '${finished.id}' of chat 'je3' had no webhook to go to when it happened, so there is no delivery to repeat.`);
+    expect((await json(res)).error.message).toBe(
+      `Event '${finished.id}' of chat 'je3' had no webhook to go to when it happened, so there is no delivery to repeat.`,
+    );
   });
 });

@@ -8,7 +8,19 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DISPATCH_WATCHDOG_MS } from "../../durable-objects/chat/jobs/batch-rows";
 import { forgetCached } from "../../durable-objects/chat/storage/sql-cache";
 import { Timers } from "../../durable-objects/chat/storage/timers";
-import { advanceAndRunAlarm, api, call, chatObject, configure, eventually, json, jobRow, parallel, toolConfig, jobInState } from "../helpers";
+import {
+  advanceAndRunAlarm,
+  api,
+  call,
+  chatObject,
+  configure,
+  eventually,
+  json,
+  jobRow,
+  parallel,
+  toolConfig,
+  jobInState,
+} from "../helpers";
 
 beforeEach(() => configure());
 afterEach(async () => {
@@ -63,7 +75,10 @@ describe("start and wait", () => {
   });
 
   it("accepts the whole tool envelope and unwraps it", async () => {
-    const { body } = await parallel("c1", { tool_name: "parallel", tool_args: { tool_calls: [call("echo", { x: 2 })] } });
+    const { body } = await parallel("c1", {
+      tool_name: "parallel",
+      tool_args: { tool_calls: [call("echo", { x: 2 })] },
+    });
     expect(body.jobs[0].result).toBe('{"x":2}');
   });
 });
@@ -87,7 +102,10 @@ describe("background jobs", () => {
     expect(started.body.status).toBe("started");
     const ids = started.body.jobs.map((j: any) => j.job_id);
     const awaited = await parallel("c1", { action: "await", job_ids: ids });
-    expect(awaited.body).toMatchObject({ status: "success", jobs: [{ job_id: ids[0], state: "success", result: "slept 100" }] });
+    expect(awaited.body).toMatchObject({
+      status: "success",
+      jobs: [{ job_id: ids[0], state: "success", result: "slept 100" }],
+    });
   });
 
   it("an await past its timeout returns waiting and never cancels; the job finishes and is awaitable again", async () => {
@@ -156,7 +174,8 @@ describe("cancel", () => {
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("cancelled");
     expect(res.body.jobs).toHaveLength(2); // cancel ignores tool_calls
-    for (const job of res.body.jobs) expect(job).toMatchObject({ state: "cancelled", error: "Parallel job was cancelled." });
+    for (const job of res.body.jobs)
+      expect(job).toMatchObject({ state: "cancelled", error: "Parallel job was cancelled." });
     const listed = await json(await api("/v1/chats/c1/jobs"));
     expect(listed.jobs).toEqual([]);
   });
@@ -173,7 +192,10 @@ describe("cancel", () => {
     const id = s.body.jobs[0].job_id;
     const res = await parallel("c1", { action: "cancel", job_ids: [id, "nope-1", "nope-2"] });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "unknown_job_ids", message: "Unknown parallel job id(s): nope-1, nope-2" });
+    expect(res.body.error).toMatchObject({
+      code: "unknown_job_ids",
+      message: "Unknown parallel job id(s): nope-1, nope-2",
+    });
     expect((await jobRow("c1", id))?.state).not.toBe("cancelled");
   });
 
@@ -195,7 +217,11 @@ describe("deadlines", () => {
       state: "timeout",
       error: "Job exceeded its 30 s deadline (job_timeout) and was stopped; its late result was discarded.",
     });
-    const late = await chatObject("c1").completeJob(id, running.lease, { state: "success", result: "too late", attempt: 1 });
+    const late = await chatObject("c1").completeJob(id, running.lease, {
+      state: "success",
+      result: "too late",
+      attempt: 1,
+    });
     expect(late.status).toBe("stale");
     expect((await jobRow("c1", id))?.result).toBeNull();
   });
@@ -206,33 +232,53 @@ describe("deadlines", () => {
     const id = s.body.jobs[0].job_id;
     const running = await jobInState("c1", id, "running");
     vi.setSystemTime(Date.now() + 10_001);
-    const late = await chatObject("c1").completeJob(id, running.lease, { state: "success", result: "late", attempt: 1 });
+    const late = await chatObject("c1").completeJob(id, running.lease, {
+      state: "success",
+      result: "late",
+      attempt: 1,
+    });
     expect(late.status).toBe("late");
     expect(await jobRow("c1", id)).toMatchObject({ state: "timeout", result: null });
   });
 
   it("a wait longer than its deadline is refused at once, naming the deadline, and starts nothing", async () => {
-    const s = await parallel("c1w", { tool_calls: [call("echo"), call("wait", { seconds: 100 })], job_timeout: 5, wait: false });
+    const s = await parallel("c1w", {
+      tool_calls: [call("echo"), call("wait", { seconds: 100 })],
+      job_timeout: 5,
+      wait: false,
+    });
     expect(s.status).toBe(400);
     expect(s.body.error).toEqual({
       code: "invalid_tool_calls",
-      message: "tool_calls[1] is not a valid tool call: /seconds must be at most the job's deadline of 5 s (job_timeout); wait less or raise job_timeout",
+      message:
+        "tool_calls[1] is not a valid tool call: /seconds must be at most the job's deadline of 5 s (job_timeout); wait less or raise job_timeout",
     });
     const fallback = await parallel("c1w", { tool_calls: [call("wait", { seconds: 601 })], wait: false });
-    expect(fallback.body.error.message).toContain("/seconds must be at most the job's deadline of 600 s (limits.tool_job_timeout_seconds)");
+    expect(fallback.body.error.message).toContain(
+      "/seconds must be at most the job's deadline of 600 s (limits.tool_job_timeout_seconds)",
+    );
     expect((await api("/v1/chats/c1w")).status).toBe(404);
   });
 
   it("one chat timer serves every deadline: each job ends at its own, the timer moving to the next", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
-    const late = (await parallel("c9", { tool_calls: [call("hang")], job_timeout: 20, wait: false })).body.jobs[0].job_id;
-    const soon = (await parallel("c9", { tool_calls: [call("hang"), call("hang")], job_timeout: 5, wait: false })).body.jobs.map((j: any) => j.job_id);
+    const late = (await parallel("c9", { tool_calls: [call("hang")], job_timeout: 20, wait: false })).body.jobs[0]
+      .job_id;
+    const soon = (
+      await parallel("c9", { tool_calls: [call("hang"), call("hang")], job_timeout: 5, wait: false })
+    ).body.jobs.map((j: any) => j.job_id);
     const deadlineTimers = () =>
-      runInDurableObject(chatObject("c9"), (_i, s) => s.storage.sql.exec(`SELECT ref, at FROM timers WHERE kind = 'deadline'`).toArray());
+      runInDurableObject(chatObject("c9"), (_i, s) =>
+        s.storage.sql.exec(`SELECT ref, at FROM timers WHERE kind = 'deadline'`).toArray(),
+      );
     for (const id of [late, ...soon]) await jobInState("c9", id, "running");
     expect(await deadlineTimers()).toEqual([{ ref: "", at: (await jobRow("c9", soon[0]))!.deadline_at }]);
     await advanceAndRunAlarm("c9", 6_000);
-    expect([(await jobRow("c9", soon[0]))?.state, (await jobRow("c9", soon[1]))?.state, (await jobRow("c9", late))?.state]).toEqual(["timeout", "timeout", "running"]);
+    expect([
+      (await jobRow("c9", soon[0]))?.state,
+      (await jobRow("c9", soon[1]))?.state,
+      (await jobRow("c9", late))?.state,
+    ]).toEqual(["timeout", "timeout", "running"]);
     expect(await deadlineTimers()).toEqual([{ ref: "", at: (await jobRow("c9", late))!.deadline_at }]);
     await advanceAndRunAlarm("c9", 15_000);
     expect((await jobRow("c9", late))?.state).toBe("timeout");
@@ -261,7 +307,10 @@ describe("deadlines", () => {
 describe("the timers that watch jobs", () => {
   const timers = (chat: string) =>
     runInDurableObject(chatObject(chat), async (_i, st) => ({
-      kinds: st.storage.sql.exec<{ kind: string }>("SELECT kind FROM timers ORDER BY kind").toArray().map((t) => t.kind),
+      kinds: st.storage.sql
+        .exec<{ kind: string }>("SELECT kind FROM timers ORDER BY kind")
+        .toArray()
+        .map((t) => t.kind),
       alarm: await st.storage.getAlarm(),
       purge: st.storage.sql.exec<{ at: number }>("SELECT at FROM timers WHERE kind = 'purge'").toArray()[0]?.at,
     }));
@@ -281,8 +330,13 @@ describe("the timers that watch jobs", () => {
     await jobInState("tw1", id, "running");
     const now = Date.now();
     const watched = await runInDurableObject(chatObject("tw1"), async (_i, st) => ({
-      past: st.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM timers WHERE kind != 'purge' AND at <= ?", now).one().n,
-      kinds: st.storage.sql.exec<{ kind: string }>("SELECT kind FROM timers ORDER BY kind").toArray().map((t) => t.kind),
+      past: st.storage.sql
+        .exec<{ n: number }>("SELECT COUNT(*) AS n FROM timers WHERE kind != 'purge' AND at <= ?", now)
+        .one().n,
+      kinds: st.storage.sql
+        .exec<{ kind: string }>("SELECT kind FROM timers ORDER BY kind")
+        .toArray()
+        .map((t) => t.kind),
       alarm: await st.storage.getAlarm(),
     }));
     expect(watched.past).toBe(0);
@@ -329,7 +383,8 @@ describe("the timers that watch jobs", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     expect((await parallel("tw6", { tool_calls: [call("echo")] })).body.status).toBe("success");
     vi.setSystemTime(Date.now() + 20_000);
-    const id = (await parallel("tw6", { tool_calls: [call("hang")], job_timeout: 30, wait: false })).body.jobs[0].job_id;
+    const id = (await parallel("tw6", { tool_calls: [call("hang")], job_timeout: 30, wait: false })).body.jobs[0]
+      .job_id;
     await jobInState("tw6", id, "running");
     // As after a restart or a rolled-back transaction: nothing in memory says the watches are armed.
     const next = await runInDurableObject(chatObject("tw6"), (_i, st) => {

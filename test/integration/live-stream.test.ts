@@ -65,16 +65,29 @@ describe("the chat stream", () => {
     (await connect("/v1/chats/ls2/events", once)).close();
     const reused = await api(`/v1/chats/ls2/events?ticket=${once}`, { key: null, headers: { upgrade: "websocket" } });
     expect(reused.status).toBe(401);
-    expect((await json(reused)).error.message).toBe("The ticket is invalid, used or expired; get a new one with POST /v1/ws-tickets.");
-    const other = await api(`/v1/chats/ls2b/events?ticket=${await ticket("ls2")}`, { key: null, headers: { upgrade: "websocket" } });
+    expect((await json(reused)).error.message).toBe(
+      "The ticket is invalid, used or expired; get a new one with POST /v1/ws-tickets.",
+    );
+    const other = await api(`/v1/chats/ls2b/events?ticket=${await ticket("ls2")}`, {
+      key: null,
+      headers: { upgrade: "websocket" },
+    });
     expect(other.status).toBe(403);
-    const keyInUrl = await api("/v1/chats/ls2/events?api_key=test-key-acme", { key: null, headers: { upgrade: "websocket" } });
+    const keyInUrl = await api("/v1/chats/ls2/events?api_key=test-key-acme", {
+      key: null,
+      headers: { upgrade: "websocket" },
+    });
     expect(keyInUrl.status).toBe(401);
     // A ticket opens the live streams and nothing else, upgrade header or not.
     expect((await api(`/v1/chats/ls2/jobs?ticket=${await ticket()}`, { key: null })).status).toBe(401);
     const ws = { upgrade: "websocket" };
     expect((await api(`/v1/chats/ls2/jobs?ticket=${await ticket()}`, { key: null, headers: ws })).status).toBe(401);
-    const put = await api(`/v1/config?ticket=${await ticket()}`, { key: null, method: "PUT", body: toolConfig(), headers: ws });
+    const put = await api(`/v1/config?ticket=${await ticket()}`, {
+      key: null,
+      method: "PUT",
+      body: toolConfig(),
+      headers: ws,
+    });
     expect(put.status).toBe(401);
     const del = await api(`/v1/chats/ls2?ticket=${await ticket()}`, { key: null, method: "DELETE", headers: ws });
     expect(del.status).toBe(401);
@@ -102,7 +115,10 @@ describe("the chat stream", () => {
     expect(replay.messages.slice(0, sent.length)).toEqual(sent);
 
     const rows = await runInDurableObject(chatObject("ls5"), (_i, s) =>
-      s.storage.sql.exec<{ type: string }>("SELECT type FROM events ORDER BY seq").toArray().map((r) => r.type),
+      s.storage.sql
+        .exec<{ type: string }>("SELECT type FROM events ORDER BY seq")
+        .toArray()
+        .map((r) => r.type),
     );
     expect(rows).toEqual(["chat.created", "batch.finished", "chat.idle", "batch.finished", "chat.idle"]);
   });
@@ -125,7 +141,10 @@ describe("the chat stream", () => {
   it("answers ping with pong", async () => {
     await configure(toolConfig());
     await parallel("ls4", { tool_calls: [echo(0)] });
-    const res = await api(`/v1/chats/ls4/events?ticket=${await ticket("ls4")}`, { key: null, headers: { upgrade: "websocket" } });
+    const res = await api(`/v1/chats/ls4/events?ticket=${await ticket("ls4")}`, {
+      key: null,
+      headers: { upgrade: "websocket" },
+    });
     const ws = res.webSocket!;
     const replies: string[] = [];
     ws.addEventListener("message", (e) => replies.push(e.data as string));
@@ -180,7 +199,11 @@ describe("the tenant stream", () => {
   it("a dashboard that connects later still hears chats that had found nobody listening", async () => {
     await configure(toolConfig());
     await parallel("ts3", { tool_calls: [echo(1)] }); // publishes once, learns nobody listens, goes quiet
-    const hint = () => runInDurableObject(chatObject("ts3"), (_i, s) => s.storage.sql.exec("SELECT value FROM meta WHERE key = 'tenant_listening'").one().value);
+    const hint = () =>
+      runInDurableObject(
+        chatObject("ts3"),
+        (_i, s) => s.storage.sql.exec("SELECT value FROM meta WHERE key = 'tenant_listening'").one().value,
+      );
     await eventually(async () => (await hint()) === "0");
     const socket = await connect("/v1/events", await ticket());
     await eventually(async () => (await hint()) === "1");

@@ -13,7 +13,8 @@ import { inbox, received as deliveries } from "../webhook-inbox";
 afterEach(() => reset());
 
 const everything = { name: "everything", url: inject("everythingMcp"), headers: {} };
-const withEverything = (extra: Record<string, unknown> = {}) => configure(toolConfig({ mcp_servers: [everything], ...extra }));
+const withEverything = (extra: Record<string, unknown> = {}) =>
+  configure(toolConfig({ mcp_servers: [everything], ...extra }));
 const record = async (chat: string, jobId: string) => json(await api(`/v1/chats/${chat}/jobs/${jobId}`));
 
 /** The tiny PNG the server sends: 4033 bytes, 5380 characters of base64. */
@@ -22,9 +23,15 @@ const TINY_IMAGE_BASE64_CHARS = 5380;
 describe("MCP results from server-everything", () => {
   it("echo: a text part is the result, and the record keeps no second copy of it", async () => {
     await withEverything();
-    const { status, body } = await parallel("ev1", { tool_calls: [call("everything__echo", { message: "hello, fanout" })] });
+    const { status, body } = await parallel("ev1", {
+      tool_calls: [call("everything__echo", { message: "hello, fanout" })],
+    });
     expect(status).toBe(200);
-    expect(body.jobs[0]).toMatchObject({ tool_name: "everything__echo", state: "success", result: "Echo: hello, fanout" });
+    expect(body.jobs[0]).toMatchObject({
+      tool_name: "everything__echo",
+      state: "success",
+      result: "Echo: hello, fanout",
+    });
     // Text parts are the result itself: the record keeps no second copy of them.
     expect((await record("ev1", body.jobs[0].job_id)).content).toBeNull();
   });
@@ -87,7 +94,9 @@ async function listen(path: string): Promise<Socket> {
 const received = async (name: string) => (await deliveries(name)).map((d) => JSON.parse(d.body));
 
 describe("MCP progress from server-everything", () => {
-  it("trigger-long-running-operation: progress on the job and on the live streams, never in webhooks, gone once it ends", { timeout: 40_000 }, async () => {
+  it("trigger-long-running-operation: progress on the job and on the live streams, never in webhooks, gone once it ends", {
+    timeout: 40_000,
+  }, async () => {
     const hooks = await inbox("ev-progress");
     await withEverything({ webhook: { url: hooks, secret: "whsec_dGVzdC13ZWJob29rLXNlY3JldC0xMjM0NTY3OA==" } });
     const tenant = await listen("/v1/events");
@@ -95,7 +104,10 @@ describe("MCP progress from server-everything", () => {
     const chat = await listen("/v1/chats/ev5/events");
 
     // Six reports, one every 500 ms: more often than the one write a second the job keeps.
-    const started = await parallel("ev5", { tool_calls: [call("everything__trigger-long-running-operation", { duration: 3, steps: 6 })], wait: false });
+    const started = await parallel("ev5", {
+      tool_calls: [call("everything__trigger-long-running-operation", { duration: 3, steps: 6 })],
+      wait: false,
+    });
     const jobId = started.body.jobs[0].job_id;
     const seen = await eventually(async () => {
       const { jobs } = await json(await api("/v1/chats/ev5/jobs"));
@@ -105,13 +117,18 @@ describe("MCP progress from server-everything", () => {
     expect(JSON.parse((await jobRow("ev5", jobId))!.progress)).toMatchObject({ total: 6 });
 
     const { body } = await parallel("ev5", { job_ids: [jobId], timeout: 30 });
-    expect(body.jobs[0]).toMatchObject({ state: "success", result: "Long running operation completed. Duration: 3 seconds, Steps: 6." });
+    expect(body.jobs[0]).toMatchObject({
+      state: "success",
+      result: "Long running operation completed. Duration: 3 seconds, Steps: 6.",
+    });
     expect(body.jobs[0]).not.toHaveProperty("progress");
     expect((await jobRow("ev5", jobId))!.progress).toBeNull();
     const { jobs } = await json(await api("/v1/chats/ev5/jobs"));
     expect(jobs.every((j: any) => j.progress === undefined)).toBe(true);
 
-    await eventually(async () => chat.messages.some((m) => m.type === "batch.finished" && m.data.results.jobs[0].job_id === jobId));
+    await eventually(async () =>
+      chat.messages.some((m) => m.type === "batch.finished" && m.data.results.jobs[0].job_id === jobId),
+    );
     const progress = chat.messages.filter((m) => m.type === "job.progress");
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress.length).toBeLessThanOrEqual(4);
@@ -120,7 +137,13 @@ describe("MCP progress from server-everything", () => {
     const values = progress.map((m) => m.data.progress.progress);
     expect(values).toEqual([...values].sort((a, b) => a - b));
     for (const m of progress) {
-      expect(m.data).toMatchObject({ tenant: "acme", chat_id: "ev5", job_id: jobId, batch_id: expect.any(String), tool_name: "everything__trigger-long-running-operation" });
+      expect(m.data).toMatchObject({
+        tenant: "acme",
+        chat_id: "ev5",
+        job_id: jobId,
+        batch_id: expect.any(String),
+        tool_name: "everything__trigger-long-running-operation",
+      });
       expect(m.data.progress.total).toBe(6);
       expect(m.id).toMatch(/^evt_/);
     }
@@ -137,11 +160,16 @@ describe("MCP progress from server-everything", () => {
     // Webhooks get the job's kept events, and no progress; the outbox holds no progress rows.
     const delivered = await eventually(async () => {
       const list = await received("ev-progress");
-      return list.some((e) => e.type === "batch.finished" && e.data.results.jobs[0].job_id === jobId) ? list : undefined;
+      return list.some((e) => e.type === "batch.finished" && e.data.results.jobs[0].job_id === jobId)
+        ? list
+        : undefined;
     });
     expect(delivered.map((e) => e.type)).toContain("job.finished");
     expect(delivered.map((e) => e.type)).not.toContain("job.progress");
-    const stored = await runInDurableObject(chatObject("ev5"), (_i, s) => s.storage.sql.exec("SELECT COUNT(*) AS n FROM events WHERE type = 'job.progress'").one().n);
+    const stored = await runInDurableObject(
+      chatObject("ev5"),
+      (_i, s) => s.storage.sql.exec("SELECT COUNT(*) AS n FROM events WHERE type = 'job.progress'").one().n,
+    );
     expect(stored).toBe(0);
   });
 });

@@ -12,12 +12,18 @@ afterEach(async () => {
   await reset();
 });
 
-const fake = (path: string, instance: string, init?: RequestInit) => fetch(`${toolServer()}/__mcp/${path}?instance=${instance}`, init);
-const setMcp = (instance: string, state: Record<string, unknown>) => fake("state", instance, { method: "POST", body: JSON.stringify(state) });
-const listed = async (instance: string) => (await (await fake("lists", instance)).json()) as { lists: number; maxOpen: number };
+const fake = (path: string, instance: string, init?: RequestInit) =>
+  fetch(`${toolServer()}/__mcp/${path}?instance=${instance}`, init);
+const setMcp = (instance: string, state: Record<string, unknown>) =>
+  fake("state", instance, { method: "POST", body: JSON.stringify(state) });
+const listed = async (instance: string) =>
+  (await (await fake("lists", instance)).json()) as { lists: number; maxOpen: number };
 const docsTools = async (key?: string) =>
-  ((await json(await api("/v1/tools", key ? { key } : {}))).tools as any[]).map((t) => t.function.name as string).filter((n) => n.startsWith("docs__"));
-const withDocs = (instance: string) => configure(toolConfig({ mcp_servers: [{ name: "docs", url: `${toolServer()}/mcp/${instance}` }] }));
+  ((await json(await api("/v1/tools", key ? { key } : {}))).tools as any[])
+    .map((t) => t.function.name as string)
+    .filter((n) => n.startsWith("docs__"));
+const withDocs = (instance: string) =>
+  configure(toolConfig({ mcp_servers: [{ name: "docs", url: `${toolServer()}/mcp/${instance}` }] }));
 
 describe("a hostile MCP listing", () => {
   it("20,000 tools in one page of 1 MB: the first 256 are kept, and another tenant is answered at once", async () => {

@@ -8,22 +8,43 @@ import { env, reset } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { OUTCOME_UNKNOWN_ERROR } from "../../src/core/jobs/job";
 import { swapEnv } from "../faults";
-import { agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
+import {
+  agentConfig,
+  api,
+  call,
+  configure,
+  eventually,
+  json,
+  llmRequests,
+  parallel,
+  scriptLlm,
+  toolConfig,
+  toolServer,
+} from "../helpers";
 
 afterEach(async () => {
   vi.useRealTimers();
   await reset();
 });
 
-const docs = (instance: string) => ({ name: "docs", url: `${toolServer()}/mcp/${instance}`, headers: { Authorization: "Bearer mcp-secret" } });
+const docs = (instance: string) => ({
+  name: "docs",
+  url: `${toolServer()}/mcp/${instance}`,
+  headers: { Authorization: "Bearer mcp-secret" },
+});
 /** A tenant whose MCP server `docs` is the fake server's instance `instance`. */
-const withDocs = (instance: string, extra: Record<string, unknown> = {}) => configure(toolConfig({ mcp_servers: [docs(instance)], ...extra }));
+const withDocs = (instance: string, extra: Record<string, unknown> = {}) =>
+  configure(toolConfig({ mcp_servers: [docs(instance)], ...extra }));
 
-const fake = (path: string, instance: string, init?: RequestInit) => fetch(`${toolServer()}/__mcp/${path}?instance=${instance}`, init);
-const mcpCalls = async (instance: string) => (await (await fake("calls", instance)).json()) as { tool: string; args: unknown; authorization?: string }[];
-const setMcp = (instance: string, state: Record<string, unknown>) => fake("state", instance, { method: "POST", body: JSON.stringify(state) });
+const fake = (path: string, instance: string, init?: RequestInit) =>
+  fetch(`${toolServer()}/__mcp/${path}?instance=${instance}`, init);
+const mcpCalls = async (instance: string) =>
+  (await (await fake("calls", instance)).json()) as { tool: string; args: unknown; authorization?: string }[];
+const setMcp = (instance: string, state: Record<string, unknown>) =>
+  fake("state", instance, { method: "POST", body: JSON.stringify(state) });
 const record = async (chat: string, jobId: string) => json(await api(`/v1/chats/${chat}/jobs/${jobId}`));
-const toolNames = async (agent = "default") => ((await json(await api(`/v1/tools?agent=${agent}`))).tools as any[]).map((t) => t.function.name as string);
+const toolNames = async (agent = "default") =>
+  ((await json(await api(`/v1/tools?agent=${agent}`))).tools as any[]).map((t) => t.function.name as string);
 
 describe("calling MCP tools", () => {
   it("runs <server>__<tool> on the server, with the configured headers", async () => {
@@ -31,7 +52,9 @@ describe("calling MCP tools", () => {
     const { status, body } = await parallel("m1", { tool_calls: [call("docs__search", { query: "alarms" })] });
     expect(status).toBe(200);
     expect(body.jobs[0]).toMatchObject({ tool_name: "docs__search", state: "success", result: "found: alarms" });
-    expect(await mcpCalls("call")).toEqual([{ tool: "search", args: { query: "alarms" }, authorization: "Bearer mcp-secret" }]);
+    expect(await mcpCalls("call")).toEqual([
+      { tool: "search", args: { query: "alarms" }, authorization: "Bearer mcp-secret" },
+    ]);
   });
 
   it("accepts <server>.<tool> in parallel and stores the model-facing name", async () => {
@@ -67,7 +90,11 @@ describe("calling MCP tools", () => {
     await withDocs("down");
     expect(await toolNames()).toContain("docs__write_note"); // listed while it was up
     await setMcp("down", { down: true });
-    const started = await parallel("m5", { tool_calls: [call("docs__write_note", { text: "hi" })], wait: false, job_timeout: 20 });
+    const started = await parallel("m5", {
+      tool_calls: [call("docs__write_note", { text: "hi" })],
+      wait: false,
+      job_timeout: 20,
+    });
     expect(started.status).toBe(200);
     setTimeout(() => void setMcp("down", { down: false }), 300);
     const { body } = await parallel("m5", { job_ids: [started.body.jobs[0].job_id], timeout: 20 });
@@ -79,11 +106,19 @@ describe("calling MCP tools", () => {
   it("retries a read-only tool after the connection broke mid-call, never a tool without readOnlyHint", async () => {
     await withDocs("drop");
     await setMcp("drop", { dropCalls: 1 });
-    const read = await parallel("m6", { tool_calls: [call("docs__search", { query: "again" })], job_timeout: 20, timeout: 20 });
+    const read = await parallel("m6", {
+      tool_calls: [call("docs__search", { query: "again" })],
+      job_timeout: 20,
+      timeout: 20,
+    });
     expect(read.body.jobs[0]).toMatchObject({ state: "success", result: "found: again" });
     expect((await record("m6", read.body.jobs[0].job_id)).attempt).toBe(2);
     await setMcp("drop", { dropCalls: 1 });
-    const write = await parallel("m6", { tool_calls: [call("docs__write_note", { text: "once" })], job_timeout: 20, timeout: 20 });
+    const write = await parallel("m6", {
+      tool_calls: [call("docs__write_note", { text: "once" })],
+      job_timeout: 20,
+      timeout: 20,
+    });
     expect(write.body.jobs[0]).toMatchObject({ state: "error", error: OUTCOME_UNKNOWN_ERROR });
     expect((await record("m6", write.body.jobs[0].job_id)).attempt).toBe(1);
   });
@@ -110,12 +145,22 @@ describe("calling MCP tools", () => {
 
   it("runs a readOnlyHint tool in the concurrent tier of /tool-calls and a tool without it after", async () => {
     await withDocs("tiers");
-    const openai = (id: string, name: string, args: unknown) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
+    const openai = (id: string, name: string, args: unknown) => ({
+      id,
+      type: "function",
+      function: { name, arguments: JSON.stringify(args) },
+    });
     const res = await api("/v1/chats/m12/tool-calls", {
-      body: { tool_calls: [openai("c1", "docs__write_note", { text: "after" }), openai("c2", "docs__slow", { ms: 400 })], timeout: 20 },
+      body: {
+        tool_calls: [openai("c1", "docs__write_note", { text: "after" }), openai("c2", "docs__slow", { ms: 400 })],
+        timeout: 20,
+      },
     });
     const { results } = await json(res);
-    expect(results.map((r: any) => [r.name, r.state])).toEqual([["docs__write_note", "success"], ["docs__slow", "success"]]);
+    expect(results.map((r: any) => [r.name, r.state])).toEqual([
+      ["docs__write_note", "success"],
+      ["docs__slow", "success"],
+    ]);
     const [write, read] = await Promise.all(results.map((r: any) => record("m12", r.job_id)));
     // The side-effecting call, though first in the message, starts only once the read-only one has ended.
     expect(Date.parse(write.started_at)).toBeGreaterThanOrEqual(Date.parse(read.completed_at));
@@ -138,7 +183,11 @@ describe("MCP tool lists", () => {
     const { tools } = await json(await api("/v1/tools"));
     const search = tools.find((t: any) => t.function.name === "docs__search");
     expect(search.function.description).toBe("Searches the fake docs");
-    expect(search.function.parameters).toMatchObject({ type: "object", properties: { query: { type: "string" } }, required: ["query"] });
+    expect(search.function.parameters).toMatchObject({
+      type: "object",
+      properties: { query: { type: "string" } },
+      required: ["query"],
+    });
     expect(search.function.parameters.$schema).toBeUndefined();
     expect(await toolNames("researcher")).toEqual(expect.arrayContaining(["docs__search", "docs__slow"]));
     expect(await toolNames("researcher")).not.toContain("docs__write_note");
@@ -186,10 +235,19 @@ describe("MCP tool lists", () => {
 
   it("reach a subordinate's model and its calls", async () => {
     await configure(
-      agentConfig("m-mcp-child", { mcp_servers: [docs("child")], agents: { researcher: { description: "r", tools: ["docs__*"] } } }),
+      agentConfig("m-mcp-child", {
+        mcp_servers: [docs("child")],
+        agents: { researcher: { description: "r", tools: ["docs__*"] } },
+      }),
     );
-    await scriptLlm("m-mcp-child", [{ tool_calls: [{ name: "docs__search", arguments: { query: "deep" } }] }, { content: "found it" }]);
-    const { body } = await parallel("m10", { tool_calls: [call("call_subordinate", { message: "Look.", profile: "researcher", reset: true })], timeout: 20 });
+    await scriptLlm("m-mcp-child", [
+      { tool_calls: [{ name: "docs__search", arguments: { query: "deep" } }] },
+      { content: "found it" },
+    ]);
+    const { body } = await parallel("m10", {
+      tool_calls: [call("call_subordinate", { message: "Look.", profile: "researcher", reset: true })],
+      timeout: 20,
+    });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "found it" });
     const [first, second] = await llmRequests("m-mcp-child");
     const names = first!.tools!.map((t: any) => t.function.name);
@@ -205,7 +263,12 @@ describe("MCP configuration", () => {
   it("refuses a tenant tool named like a tool of an MCP server", async () => {
     const res = await api("/v1/config", {
       method: "PUT",
-      body: toolConfig({ mcp_servers: [docs("cfg")], tools: [{ name: "docs__search", description: "d", url: `${toolServer()}/echo`, parameters: { type: "object" } }] }),
+      body: toolConfig({
+        mcp_servers: [docs("cfg")],
+        tools: [
+          { name: "docs__search", description: "d", url: `${toolServer()}/echo`, parameters: { type: "object" } },
+        ],
+      }),
     });
     expect(res.status).toBe(400);
     expect((await json(res)).error.message).toContain("'docs__search' looks like a tool of MCP server 'docs'");

@@ -13,13 +13,18 @@ afterEach(() => reset());
 // "!" is outside the alphabet of generated ids: an id can never contain the value by chance.
 const META = { telegram_chat_id: 42, user_id: "u7!" };
 const q = (m: unknown) => `?metadata=${encodeURIComponent(JSON.stringify(m))}`;
-const events = async (name: string) => (await received(name)).map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
+const events = async (name: string) =>
+  (await received(name)).map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
 
 describe("request metadata", () => {
   it("comes back in every event of the batch and in its job records, not in the answer a model reads", async () => {
     const url = await inbox("meta-1");
     await configure(webhookConfig(url));
-    const res = await parallel("meta-1", { tool_calls: [call("echo", { a: 1 }), call("echo", { a: 2 })] }, { query: q(META) });
+    const res = await parallel(
+      "meta-1",
+      { tool_calls: [call("echo", { a: 1 }), call("echo", { a: 2 })] },
+      { query: q(META) },
+    );
     expect(res.status).toBe(200);
     expect(JSON.stringify(res.body)).not.toContain("u7!");
     const got = await eventually(async () => {
@@ -27,7 +32,13 @@ describe("request metadata", () => {
       return list.some((e) => e.type === "batch.finished") ? list : undefined;
     });
     const ofBatch = got.filter((e) => e.type.startsWith("job.") || e.type === "batch.finished");
-    expect(ofBatch.map((e) => e.type).sort()).toEqual(["batch.finished", "job.finished", "job.finished", "job.started", "job.started"]);
+    expect(ofBatch.map((e) => e.type).sort()).toEqual([
+      "batch.finished",
+      "job.finished",
+      "job.finished",
+      "job.started",
+      "job.started",
+    ]);
     for (const e of ofBatch) expect(e.data.metadata).toEqual(META);
     // What the model is handed inside batch.finished is the same answer: no metadata in it.
     expect(JSON.stringify(got.find((e) => e.type === "batch.finished")!.data.results)).not.toContain("u7!");
@@ -41,9 +52,15 @@ describe("request metadata", () => {
 
   it("is read from the Fanout-Metadata header too, and a batch without any has null in its records", async () => {
     await configure(webhookConfig(await inbox("meta-2")));
-    const withHeader = await parallel("meta-2", { tool_calls: [call("echo")] }, { headers: { "fanout-metadata": JSON.stringify({ route: "slack" }) } });
+    const withHeader = await parallel(
+      "meta-2",
+      { tool_calls: [call("echo")] },
+      { headers: { "fanout-metadata": JSON.stringify({ route: "slack" }) } },
+    );
     const without = await parallel("meta-2", { tool_calls: [call("echo")] });
-    expect((await json(await api(`/v1/chats/meta-2/jobs/${withHeader.body.jobs[0].job_id}`))).metadata).toEqual({ route: "slack" });
+    expect((await json(await api(`/v1/chats/meta-2/jobs/${withHeader.body.jobs[0].job_id}`))).metadata).toEqual({
+      route: "slack",
+    });
     expect((await json(await api(`/v1/chats/meta-2/jobs/${without.body.jobs[0].job_id}`))).metadata).toBeNull();
   });
 
@@ -81,7 +98,9 @@ describe("request metadata", () => {
 
   it("goes with a /tool-calls batch too", async () => {
     await configure();
-    const res = await api(`/v1/chats/meta-6/tool-calls${q(META)}`, { body: { tool_calls: [{ id: "c1", type: "function", function: { name: "echo", arguments: "{}" } }] } });
+    const res = await api(`/v1/chats/meta-6/tool-calls${q(META)}`, {
+      body: { tool_calls: [{ id: "c1", type: "function", function: { name: "echo", arguments: "{}" } }] },
+    });
     const answer = await json(res);
     expect(JSON.stringify(answer)).not.toContain("u7!");
     expect((await json(await api(`/v1/chats/meta-6/jobs/${answer.results[0].job_id}`))).metadata).toEqual(META);
@@ -89,9 +108,17 @@ describe("request metadata", () => {
 
   it("is inherited by what a subordinate starts, and never reaches its model", async () => {
     const url = await inbox("meta-7");
-    await configure(agentConfig("m-meta", { webhook: { url, secret: "whsec_dGVzdC13ZWJob29rLXNlY3JldC0xMjM0NTY3OA==", include_child_chats: true } }));
+    await configure(
+      agentConfig("m-meta", {
+        webhook: { url, secret: "whsec_dGVzdC13ZWJob29rLXNlY3JldC0xMjM0NTY3OA==", include_child_chats: true },
+      }),
+    );
     await scriptLlm("m-meta", [{ tool_calls: [{ name: "echo", arguments: { q: "x" } }] }, { content: "done" }]);
-    const res = await parallel("meta-7", { tool_calls: [call("call_subordinate", { message: "Look it up.", reset: true })], timeout: 20 }, { query: q(META) });
+    const res = await parallel(
+      "meta-7",
+      { tool_calls: [call("call_subordinate", { message: "Look it up.", reset: true })], timeout: 20 },
+      { query: q(META) },
+    );
     expect(res.body.jobs[0]).toMatchObject({ state: "success", result: "done" });
     const child = res.body.jobs[0].context_id as string;
     const records = await json(await api(`/v1/chats/${child}/job-records`));
@@ -101,7 +128,9 @@ describe("request metadata", () => {
       const list = await events("meta-7");
       return list.filter((e) => e.type === "batch.finished").length >= 2 ? list : undefined;
     });
-    for (const e of got.filter((e) => e.type.startsWith("subagent.") || (e.type.startsWith("job.") && e.data.chat_id === child))) {
+    for (const e of got.filter(
+      (e) => e.type.startsWith("subagent.") || (e.type.startsWith("job.") && e.data.chat_id === child),
+    )) {
       expect(e.data.metadata).toEqual(META);
     }
     expect(got.filter((e) => e.type === "subagent.started" || e.type === "subagent.finish")).toHaveLength(2);

@@ -4,13 +4,33 @@
  * reply is taken only under the ask's lease. A runner gone silent costs a second ask, whose reply
  * is the one the turn goes on with; a stopped turn stops the request at the runner's next renewal.
  */
-import { abortAllDurableObjects, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  evictDurableObject,
+  reset,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import worker from "../../src/index";
 import { NO_LLM_ERROR } from "../../durable-objects/chat/subagents/agent-loop";
 import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS } from "../../src/core/runner/lease";
 import type { ModelAsk } from "../../src/core/runner/model-ask";
-import { agentConfig, api, call, chatObject, configure, eventually, jobInState, json, llmRequests, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
+import {
+  agentConfig,
+  api,
+  call,
+  chatObject,
+  configure,
+  eventually,
+  jobInState,
+  json,
+  llmRequests,
+  parallel,
+  scriptLlm,
+  toolConfig,
+  toolServer,
+} from "../helpers";
 
 afterEach(async () => {
   vi.useRealTimers();
@@ -19,20 +39,33 @@ afterEach(async () => {
 
 const sub = (message: string) => call("call_subordinate", { message, reset: true });
 /** Model requests holding room under the tenant's one flow rule. */
-const running = async () => ((await json(await api("/v1/flow"))) as { rules: { name: string; running: number }[] }).rules[0]!.running;
-const dropped = async (model: string) => ((await (await fetch(`${toolServer()}/__llm/dropped?model=${model}`)).json()) as { dropped: number }).dropped;
+const running = async () =>
+  ((await json(await api("/v1/flow"))) as { rules: { name: string; running: number }[] }).rules[0]!.running;
+const dropped = async (model: string) =>
+  ((await (await fetch(`${toolServer()}/__llm/dropped?model=${model}`)).json()) as { dropped: number }).dropped;
 
 /** The ask the child's turn waits on, as the chat keeps it. */
 const askOf = (child: string) =>
   runInDurableObject(chatObject(child), (_o, state) => {
-    const row = state.storage.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'model_ask'").toArray()[0];
+    const row = state.storage.sql
+      .exec<{ value: string }>("SELECT value FROM meta WHERE key = 'model_ask'")
+      .toArray()[0];
     return row?.value ? (JSON.parse(row.value) as ModelAsk) : undefined;
   });
 
 /** A subagent whose first model request the fake model holds for `holdMs`; its job id and child chat, once the request has arrived. */
-async function subagentAsking(chat: string, model: string, holdMs: number, extra: Parameters<typeof agentConfig>[1] = {}, secondMs = 0) {
+async function subagentAsking(
+  chat: string,
+  model: string,
+  holdMs: number,
+  extra: Parameters<typeof agentConfig>[1] = {},
+  secondMs = 0,
+) {
   await configure(agentConfig(model, extra));
-  await scriptLlm(model, [{ content: "The slow answer.", delay_ms: holdMs }, { content: "The second answer.", delay_ms: secondMs }]);
+  await scriptLlm(model, [
+    { content: "The slow answer.", delay_ms: holdMs },
+    { content: "The second answer.", delay_ms: secondMs },
+  ]);
   const { body } = await parallel(chat, { tool_calls: [sub("Think slowly.")], wait: false });
   const job = body.jobs[0] as { job_id: string; context_id: string };
   await eventually(async () => (await llmRequests(model)).length === 1);
@@ -48,7 +81,11 @@ describe("a subagent's model request", () => {
     expect(ask.turn_id).toBe(job);
     expect(await stub.claimModelAsk(job, ask.lease)).toBeNull(); // the queue delivered its message twice
     expect(await stub.renewModelAsk(job, "another-lease")).toBe(false);
-    expect(await stub.modelReplied(job, "another-lease", { reply: { content: "forged", tool_calls: [], usage: { prompt_tokens: 1, completion_tokens: 1 } } })).toBe("stale");
+    expect(
+      await stub.modelReplied(job, "another-lease", {
+        reply: { content: "forged", tool_calls: [], usage: { prompt_tokens: 1, completion_tokens: 1 } },
+      }),
+    ).toBe("stale");
     // Past the parent job's deadline a renewal is refused, whatever the lease.
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + 3_600_000);
@@ -83,7 +120,13 @@ describe("a subagent's model request", () => {
 
   it("asked again keeps the room its turn holds under a flow rule on `llm`: one slot, given back once", async () => {
     const model = "m-ask-room";
-    const { job, child } = await subagentAsking("ask-room", model, 25_000, { flow: [{ name: "model", tools: ["llm"], concurrency: 1 }] }, 1_500);
+    const { job, child } = await subagentAsking(
+      "ask-room",
+      model,
+      25_000,
+      { flow: [{ name: "model", tools: ["llm"], concurrency: 1 }] },
+      1_500,
+    );
     expect(await running()).toBe(1);
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + RUNNER_LAPSES_AFTER_MS + 1_000);
@@ -121,7 +164,12 @@ describe("a subagent's model request", () => {
 
   it("of a turn that ends while it is out gives back its room under a flow rule on `llm`", async () => {
     const model = "m-ask-idle";
-    await configure(agentConfig(model, { flow: [{ name: "model", tools: ["llm"], concurrency: 1 }], limits: { subagent_idle_seconds: 1 } }));
+    await configure(
+      agentConfig(model, {
+        flow: [{ name: "model", tools: ["llm"], concurrency: 1 }],
+        limits: { subagent_idle_seconds: 1 },
+      }),
+    );
     await scriptLlm(model, [{ content: "Too late.", delay_ms: 15_000 }]);
     const { body } = await parallel("ask-idle", { tool_calls: [sub("Think for too long.")], wait: false });
     await eventually(async () => (await llmRequests(model)).length === 1);

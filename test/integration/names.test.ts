@@ -12,14 +12,23 @@ afterEach(async () => {
   await reset();
 });
 
-const openai = (id: string, name: string, args: unknown = {}) => ({ id, type: "function", function: { name, arguments: JSON.stringify(args) } });
+const openai = (id: string, name: string, args: unknown = {}) => ({
+  id,
+  type: "function",
+  function: { name, arguments: JSON.stringify(args) },
+});
 const begins = (name: string) => `'${name.slice(0, 64)}…'`;
 
 describe("names", () => {
   it("31 calls named with 19,000 characters and a wait: error entries, a small idempotency row, the same answer again", async () => {
     await configure(toolConfig({ limits: { max_calls: 32, max_body_bytes: 655_360 } }));
     const long = "n".repeat(19_000);
-    const body = { tool_calls: [...Array.from({ length: 31 }, (_, i) => openai(`c${i}-${"i".repeat(1000)}`, long)), openai("w", "wait", { seconds: 1 })] };
+    const body = {
+      tool_calls: [
+        ...Array.from({ length: 31 }, (_, i) => openai(`c${i}-${"i".repeat(1000)}`, long)),
+        openai("w", "wait", { seconds: 1 }),
+      ],
+    };
     const headers = { "idempotency-key": "huge-names" };
     const res = await api("/v1/chats/names1/tool-calls", { body, headers });
     expect(res.status).toBe(200);
@@ -60,7 +69,9 @@ describe("names", () => {
     const unknown = await parallel("names2", { tool_calls: [call("y".repeat(128))] });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.code).toBe("unknown_tool");
-    expect(unknown.body.error.message).toMatch(new RegExp(`^tool_calls\\[0\\] uses unknown tool '${"y".repeat(64)}…'\\. Available tools: `));
+    expect(unknown.body.error.message).toMatch(
+      new RegExp(`^tool_calls\\[0\\] uses unknown tool '${"y".repeat(64)}…'\\. Available tools: `),
+    );
     // Nothing was created by the refusals.
     expect((await api("/v1/chats/names2")).status).toBe(404);
   });
@@ -119,7 +130,9 @@ describe("names", () => {
     const eventId = `evt_${"e".repeat(64)}`;
     const redeliver = await api(`/v1/chats/ids1/events/${eventId}/redeliver`, { method: "POST" });
     expect(redeliver.status).toBe(404);
-    expect((await json(redeliver)).error.message).toMatch(new RegExp(`^Event ${begins(eventId)} not found in chat 'ids1':`));
+    expect((await json(redeliver)).error.message).toMatch(
+      new RegExp(`^Event ${begins(eventId)} not found in chat 'ids1':`),
+    );
 
     const chatId = "c".repeat(128);
     const chat = await api(`/v1/chats/${chatId}`);
@@ -128,7 +141,9 @@ describe("names", () => {
 
     const key = "k".repeat(255);
     const headers = { "idempotency-key": key };
-    expect((await parallel("ids1", { tool_calls: [call("echo", { n: 1 })], wait: false }, { headers })).status).toBe(200);
+    expect((await parallel("ids1", { tool_calls: [call("echo", { n: 1 })], wait: false }, { headers })).status).toBe(
+      200,
+    );
     const other = await parallel("ids1", { tool_calls: [call("echo", { n: 2 })], wait: false }, { headers });
     expect(other.status).toBe(409);
     expect(other.body.error).toEqual({

@@ -52,11 +52,21 @@ function startDurationMeter() {
     add(key, from);
     return result;
   };
-  for (const [label, cls] of [["ChatDO", ChatDO], ["TenantDO", TenantDO], ["CallRunnerDO", CallRunnerDO], ["FlowShardDO", FlowShardDO], ["BudgetDO", BudgetDO]] as const) {
+  for (const [label, cls] of [
+    ["ChatDO", ChatDO],
+    ["TenantDO", TenantDO],
+    ["CallRunnerDO", CallRunnerDO],
+    ["FlowShardDO", FlowShardDO],
+    ["BudgetDO", BudgetDO],
+  ] as const) {
     for (const name of Object.getOwnPropertyNames(cls.prototype)) {
-      if (name === "constructor" || typeof Object.getOwnPropertyDescriptor(cls.prototype, name)?.value !== "function") continue;
+      if (name === "constructor" || typeof Object.getOwnPropertyDescriptor(cls.prototype, name)?.value !== "function")
+        continue;
       const orig = (cls.prototype as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!;
-      (cls.prototype as unknown as Record<string, unknown>)[name] = function (this: { ctx: DurableObjectState }, ...a: unknown[]) {
+      (cls.prototype as unknown as Record<string, unknown>)[name] = function (
+        this: { ctx: DurableObjectState },
+        ...a: unknown[]
+      ) {
         const key = `${label}:${this.ctx.id.toString()}`;
         return inObject.run(key, () => timed(key, () => orig.apply(this, a)));
       };
@@ -64,7 +74,8 @@ function startDurationMeter() {
     }
   }
   const fetchBefore = globalThis.fetch;
-  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => timed(outboundKey(input, init, inObject.getStore()), () => fetchBefore(input, init))) as typeof fetch;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+    timed(outboundKey(input, init, inObject.getStore()), () => fetchBefore(input, init))) as typeof fetch;
   undo.push(() => (globalThis.fetch = fetchBefore));
   return {
     spans,
@@ -166,12 +177,19 @@ describe("object-seconds per job", () => {
     // Every job had ended while the meter ran (read after it stopped, so the reads count nowhere).
     for (const chat of [...scenarios.map((s) => s.chat), "os-sub"]) {
       const { jobs } = await json(await api(`/v1/chats/${chat}/jobs`));
-      expect(jobs.filter((j: { state: string }) => j.state === "pending" || j.state === "running"), chat).toEqual([]);
+      expect(
+        jobs.filter((j: { state: string }) => j.state === "pending" || j.state === "running"),
+        chat,
+      ).toEqual([]);
     }
     const calls = [...meter.spans.keys()].filter((key) => key.startsWith("call:"));
-    const placed = Object.fromEntries(await Promise.all(calls.map(async (key) => [key, await callObject(key)] as const)));
+    const placed = Object.fromEntries(
+      await Promise.all(calls.map(async (key) => [key, await callObject(key)] as const)),
+    );
     const inWorkers = calls.filter((key) => placed[key] === null).length;
-    const models = Object.fromEntries([...meter.spans.keys()].filter((key) => key.startsWith("llm@")).map((key) => [key, key.slice(4) || null]));
+    const models = Object.fromEntries(
+      [...meter.spans.keys()].filter((key) => key.startsWith("llm@")).map((key) => [key, key.slice(4) || null]),
+    );
     const allModelRequests = Object.keys(models).reduce((n, key) => n + meter.spans.get(key)!.length, 0);
     const seconds = objectSeconds(meter.spans, { ...placed, ...models });
     const rows = Object.fromEntries(

@@ -16,7 +16,13 @@ describe("/openapi.json", () => {
         .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([a-z_]+)/g, "{$1}")}`),
     );
     const doc = openApiDocument() as { paths: Record<string, Record<string, unknown>> };
-    const described = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).filter((m) => METHODS.has(m)).map((m) => `${m} ${path}`)));
+    const described = new Set(
+      Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops)
+          .filter((m) => METHODS.has(m))
+          .map((m) => `${m} ${path}`),
+      ),
+    );
     expect([...described].filter((op) => !served.has(op)).sort()).toEqual([]);
     expect([...served].filter((op) => !described.has(op)).sort()).toEqual([]);
     expect(served.size).toBeGreaterThan(20);

@@ -54,7 +54,9 @@ describe("rows under 2 MB", () => {
 
   it("cuts a large result to the room the largest arguments leave, in the job row and the log row", async () => {
     await configure(roomiest);
-    const { body } = await parallel("rows-b", { tool_calls: [call("big", argsOf(MAX_CALL_ARGS_BYTES, { bytes: 3_000_000 }))] });
+    const { body } = await parallel("rows-b", {
+      tool_calls: [call("big", argsOf(MAX_CALL_ARGS_BYTES, { bytes: 3_000_000 }))],
+    });
     expect(body.jobs[0]).toMatchObject({ state: "success", result_truncated: true });
     const bytes = await rowBytes("rows-b", body.jobs[0].job_id);
     expect(bytes.job).toBeLessThanOrEqual(STORED_ROW_BYTES);
@@ -63,7 +65,9 @@ describe("rows under 2 MB", () => {
 
   it("cuts a large error text the same way", async () => {
     await configure(roomiest);
-    const { body } = await parallel("rows-c", { tool_calls: [call("refuse", argsOf(MAX_CALL_ARGS_BYTES, { bytes: 3_000_000 }))] });
+    const { body } = await parallel("rows-c", {
+      tool_calls: [call("refuse", argsOf(MAX_CALL_ARGS_BYTES, { bytes: 3_000_000 }))],
+    });
     expect(body.jobs[0].state).toBe("error");
     const bytes = await rowBytes("rows-c", body.jobs[0].job_id);
     expect(bytes.job).toBeLessThanOrEqual(STORED_ROW_BYTES);
@@ -73,7 +77,10 @@ describe("rows under 2 MB", () => {
     await configure(agentConfig("m-rows-big"));
     // 1,000,001 characters and the two quotes of its JSON string.
     await scriptLlm("m-rows-big", [{ content: "y".repeat(1_000_001) }]);
-    const { body } = await parallel("rows-d", { tool_calls: [call("spawn_task", { task: "write a lot" })], timeout: 20 });
+    const { body } = await parallel("rows-d", {
+      tool_calls: [call("spawn_task", { task: "write a lot" })],
+      timeout: 20,
+    });
     expect(body.jobs[0]).toMatchObject({
       state: "error",
       error: "The model's reply took 1000003 bytes; fanout keeps at most 1000000 per message.",

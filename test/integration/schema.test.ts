@@ -5,7 +5,18 @@
  */
 import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTable, ensureSchema, FIRST_USE, hasSchema, hasTable, MIGRATIONS, readLimits, readMeta, SCHEMA_VERSION, writeMeta } from "../../durable-objects/chat/storage/schema";
+import {
+  createTable,
+  ensureSchema,
+  FIRST_USE,
+  hasSchema,
+  hasTable,
+  MIGRATIONS,
+  readLimits,
+  readMeta,
+  SCHEMA_VERSION,
+  writeMeta,
+} from "../../durable-objects/chat/storage/schema";
 import { Children } from "../../durable-objects/chat/storage/children";
 import { Idempotency } from "../../durable-objects/chat/storage/idempotency";
 import { Notifications } from "../../durable-objects/chat/storage/notifications";
@@ -52,10 +63,14 @@ describe("a new chat's tables", () => {
       ensureSchema(sql);
       const names = (type: string) =>
         sql
-          .exec(`SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name`, type)
+          .exec(
+            `SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name`,
+            type,
+          )
           .toArray()
           .map((r) => r.name);
-      const definition = (name: string) => String(sql.exec(`SELECT sql FROM sqlite_master WHERE name = ?`, name).one().sql);
+      const definition = (name: string) =>
+        String(sql.exec(`SELECT sql FROM sqlite_master WHERE name = ?`, name).one().sql);
       return {
         before,
         tablesBefore,
@@ -66,7 +81,9 @@ describe("a new chat's tables", () => {
         timersWithoutRowid: /WITHOUT ROWID/i.test(definition("timers")),
         metaWithoutRowid: /WITHOUT ROWID/i.test(definition("meta")),
         pendingOnly: /WHERE status = 'pending'/.test(definition("events_pending")),
-        runnerColumns: sql.exec(`SELECT name FROM pragma_table_info('jobs') WHERE name IN ('lane', 'runner')`).toArray(),
+        runnerColumns: sql
+          .exec(`SELECT name FROM pragma_table_info('jobs') WHERE name IN ('lane', 'runner')`)
+          .toArray(),
       };
     });
     expect(result).toEqual({
@@ -121,7 +138,12 @@ describe("the tables a chat creates on first use", () => {
       turns.update("job-1", { state: "done" });
       new Notifications(sql).purge(Date.now());
       const untouched = tables() === before;
-      idempotency.record("parallel", { key: "k", fingerprint: "f" }, { job_ids: ["job-1"], shape: { wait: true, wait_seconds: 0, started_only: false, collect: true } }, 1);
+      idempotency.record(
+        "parallel",
+        { key: "k", fingerprint: "f" },
+        { job_ids: ["job-1"], shape: { wait: true, wait_seconds: 0, started_only: false, collect: true } },
+        1,
+      );
       return {
         reads,
         untouched,
@@ -130,8 +152,18 @@ describe("the tables a chat creates on first use", () => {
       };
     });
     expect(result.reads).toEqual({
-      replay: undefined, keys: 0, oldestKey: undefined, children: [], continued: undefined, holders: [], running: false,
-      idleSince: undefined, awaiting: [], messages: [], pendingMessages: 0, dueMessages: [],
+      replay: undefined,
+      keys: 0,
+      oldestKey: undefined,
+      children: [],
+      continued: undefined,
+      holders: [],
+      running: false,
+      idleSince: undefined,
+      awaiting: [],
+      messages: [],
+      pendingMessages: 0,
+      dueMessages: [],
     });
     expect(result.untouched).toBe(true);
     expect(result.created).toEqual(["idempotency"]);
@@ -169,7 +201,9 @@ describe("ensureSchema on a chat that has its tables", () => {
       ensureSchema(sql);
       expect(version(sql)).toBe(String(SCHEMA_VERSION));
       expect(sql.exec(`SELECT job_id FROM jobs`).toArray()).toEqual([{ job_id: "echo-kept" }]);
-      expect(sql.exec(`SELECT kind, ref, at FROM timers`).toArray()).toEqual([{ kind: "deadline", ref: "echo-kept", at: 600001 }]);
+      expect(sql.exec(`SELECT kind, ref, at FROM timers`).toArray()).toEqual([
+        { kind: "deadline", ref: "echo-kept", at: 600001 },
+      ]);
       expect(readMeta(sql, "tenant")).toBe("acme");
     });
   });
@@ -263,7 +297,9 @@ describe("the step to v12 (a running call's `lane` is its `runner`)", () => {
       forgetCached(sql);
       ensureSchema(sql, MIGRATIONS.slice(0, 11));
       expect(version(sql)).toBe("12");
-      expect(sql.exec(`SELECT job_id, runner, renewed_at FROM jobs`).toArray()).toEqual([{ job_id: "echo-v11", runner: -1, renewed_at: 5 }]);
+      expect(sql.exec(`SELECT job_id, runner, renewed_at FROM jobs`).toArray()).toEqual([
+        { job_id: "echo-v11", runner: -1, renewed_at: 5 },
+      ]);
       expect(sql.exec(`SELECT COUNT(*) AS n FROM pragma_table_info('jobs') WHERE name = 'lane'`).one().n).toBe(0);
     });
   });
@@ -280,17 +316,32 @@ describe("the step to v3 (log rows read off the jobs)", () => {
         "Using tool 'echo'",
       );
       // Two events given out, the newest purged: the next must still be 3.
-      for (const seq of [1, 2]) sql.exec(`INSERT INTO events (seq, type, data, created_at) VALUES (?, 'chat.idle', '{}', 1)`, seq);
+      for (const seq of [1, 2])
+        sql.exec(`INSERT INTO events (seq, type, data, created_at) VALUES (?, 'chat.idle', '{}', 1)`, seq);
       sql.exec(`DELETE FROM events WHERE seq = 2`);
       forgetCached(sql);
       ensureSchema(sql, MIGRATIONS.slice(0, 2));
       expect(version(sql)).toBe("3");
       expect(readMeta(sql, "events_seq")).toBe("2");
-      expect(sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'events' AND sql LIKE '%AUTOINCREMENT%'`).one().n).toBe(0);
+      expect(
+        sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'events' AND sql LIKE '%AUTOINCREMENT%'`).one()
+          .n,
+      ).toBe(0);
       expect(sql.exec(`SELECT log_id, log_type FROM jobs`).toArray()).toEqual([{ log_id: "log-abc", log_type: "mcp" }]);
-      expect(sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('log', 'jobs_by_state')`).one().n).toBe(0);
+      expect(sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('log', 'jobs_by_state')`).one().n).toBe(
+        0,
+      );
       expect(new LogStore(sql).all()).toEqual([
-        { id: "log-abc", job_id: "echo-v2", type: "mcp", heading: "Using tool 'echo'", kvps: {}, content: "", created_at: new Date(1).toISOString(), updated_at: new Date(1).toISOString() },
+        {
+          id: "log-abc",
+          job_id: "echo-v2",
+          type: "mcp",
+          heading: "Using tool 'echo'",
+          kvps: {},
+          content: "",
+          created_at: new Date(1).toISOString(),
+          updated_at: new Date(1).toISOString(),
+        },
       ]);
     });
   });
@@ -302,23 +353,40 @@ describe("the step to v4 (jobs keyed by job_id alone, job events on the job row)
       const sql = state.storage.sql;
       ensureSchema(sql, MIGRATIONS.slice(0, 2)); // a chat stored at v3
       addJob(sql, "echo-v3");
-      sql.exec(`UPDATE jobs SET state = 'success', completed_at = 9, result = ?, lane = 2, log_id = 'log-x', log_type = 'tool' WHERE job_id = 'echo-v3'`, "r".repeat(20_000));
+      sql.exec(
+        `UPDATE jobs SET state = 'success', completed_at = 9, result = ?, lane = 2, log_id = 'log-x', log_type = 'tool' WHERE job_id = 'echo-v3'`,
+        "r".repeat(20_000),
+      );
       const stored = sql.exec(`SELECT * FROM jobs`).one();
       forgetCached(sql);
       ensureSchema(sql, MIGRATIONS.slice(0, 3));
       expect(version(sql)).toBe("4");
       expect(sql.exec(`SELECT sql FROM sqlite_master WHERE name = 'jobs'`).one().sql).toMatch(/WITHOUT ROWID$/);
-      const indexes = sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' ORDER BY name`).toArray();
+      const indexes = sql
+        .exec<{ name: string }>(
+          `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' ORDER BY name`,
+        )
+        .toArray();
       expect(indexes.map((i) => i.name)).toEqual(["jobs_active", "jobs_by_batch"]);
       const moved = sql.exec(`SELECT * FROM jobs`).one();
-      expect(moved).toEqual({ ...stored, started_seq: null, started_event: null, finished_seq: null, finished_event: null, finished_cut: null });
+      expect(moved).toEqual({
+        ...stored,
+        started_seq: null,
+        started_event: null,
+        finished_seq: null,
+        finished_event: null,
+        finished_cut: null,
+      });
     });
   });
 });
 
 describe("a later migration", () => {
   // These steps exist only here, after the real ones, to show the path the next schema change takes.
-  const addNote = [...MIGRATIONS, ["ALTER TABLE jobs ADD COLUMN note TEXT", "UPDATE jobs SET note = 'from ' || job_id"]];
+  const addNote = [
+    ...MIGRATIONS,
+    ["ALTER TABLE jobs ADD COLUMN note TEXT", "UPDATE jobs SET note = 'from ' || job_id"],
+  ];
   const indexNote = ["CREATE INDEX jobs_by_note ON jobs (note)"];
   const versionAfter = (n: number) => String(SCHEMA_VERSION + n);
 
@@ -352,7 +420,10 @@ describe("a later migration", () => {
     });
     expect(ran).toEqual({
       version: versionAfter(2),
-      written: ["CREATE INDEX jobs_by_note ON jobs (note)", "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)"],
+      written: [
+        "CREATE INDEX jobs_by_note ON jobs (note)",
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+      ],
     });
   });
 
@@ -396,7 +467,13 @@ describe("the in-memory copy of a chat's meta", () => {
   it("is read whole by a new instance's first read, one statement however many keys its first turn asks for", async () => {
     await runInDurableObject(chatObject("meta-one-read"), (_i, state) => {
       ensureSchema(state.storage.sql);
-      for (const [key, value] of [["tenant", "t"], ["chat_id", "c"], ["level", "0"], ["tools", '["search"]']] as const) writeMeta(state.storage.sql, key, value);
+      for (const [key, value] of [
+        ["tenant", "t"],
+        ["chat_id", "c"],
+        ["level", "0"],
+        ["tools", '["search"]'],
+      ] as const)
+        writeMeta(state.storage.sql, key, value);
       const { sql, statements } = freshView(state.storage.sql);
       const read = ["tenant", "chat_id", "level", "tools", "parent_chat_id", "tenant"].map((key) => readMeta(sql, key));
       expect(read).toEqual(["t", "c", "0", '["search"]', undefined, "t"]);
@@ -428,13 +505,22 @@ describe("an event row", () => {
       writeMeta(sql, "chat_id", "event-row");
       const events = new Events(sql);
       const { envelope: announced, seq } = events.record("chat.idle", {}, 5000);
-      expect(sql.exec(`SELECT data, parent_chat_id, root_chat_id FROM events WHERE seq = ?`, seq).one()).toEqual({ data: "{}", parent_chat_id: null, root_chat_id: null });
+      expect(sql.exec(`SELECT data, parent_chat_id, root_chat_id FROM events WHERE seq = ?`, seq).one()).toEqual({
+        data: "{}",
+        parent_chat_id: null,
+        root_chat_id: null,
+      });
       // The stream and a retry read the envelope it was announced with, also after the chat became
       // somebody's child (a client may use a child's id before its turn arrives).
       writeMeta(sql, "parent_chat_id", "later-parent");
       writeMeta(sql, "root_chat_id", "later-root");
       expect(events.after(seq - 1, 10, 5000)[0]!.body).toBe(announced);
-      expect(JSON.parse(announced).data).toMatchObject({ tenant: "acme", chat_id: "event-row", parent_chat_id: null, root_chat_id: "event-row" });
+      expect(JSON.parse(announced).data).toMatchObject({
+        tenant: "acme",
+        chat_id: "event-row",
+        parent_chat_id: null,
+        root_chat_id: "event-row",
+      });
     });
   });
   it("keeps counting after every event is purged: the next one carries on from the newest seq given out", async () => {
@@ -452,7 +538,6 @@ describe("an event row", () => {
       expect(new Events(sql).record("chat.idle", {}, 2000 + EVENT_TTL_MS).seq).toBe(seq + 1);
     });
   });
-
 });
 
 describe("the step to v5 (meta without a rowid)", () => {
@@ -485,11 +570,16 @@ describe("the step to v6 (one gate for pending jobs)", () => {
       sql.exec(`UPDATE jobs SET queue_seq = 7 WHERE job_id = 'queued-1'`);
       sql.exec(`UPDATE jobs SET queue_seq = 4 WHERE job_id = 'queued-2'`);
       sql.exec(`UPDATE jobs SET state = 'cancelled', completed_at = 5 WHERE job_id = 'ended-1'`);
-      sql.exec(`INSERT INTO timers (kind, ref, at) VALUES ('start', 'released-1', 10), ('queue', '', 11), ('queue', 'safety', 30011), ('deadline', '', 600001)`);
+      sql.exec(
+        `INSERT INTO timers (kind, ref, at) VALUES ('start', 'released-1', 10), ('queue', '', 11), ('queue', 'safety', 30011), ('deadline', '', 600001)`,
+      );
       forgetCached(sql);
       ensureSchema(sql, MIGRATIONS.slice(0, 5));
       expect(version(sql)).toBe("6");
-      const columns = sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('jobs')`).toArray().map((c) => c.name);
+      const columns = sql
+        .exec<{ name: string }>(`SELECT name FROM pragma_table_info('jobs')`)
+        .toArray()
+        .map((c) => c.name);
       expect(columns).not.toContain("held");
       expect(columns).not.toContain("queue_seq");
       expect(sql.exec(`SELECT job_id, waiting_for, wait_seq FROM jobs ORDER BY job_id`).toArray()).toEqual([

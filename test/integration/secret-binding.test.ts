@@ -10,7 +10,8 @@ import { api, configure, json, toolServer } from "../helpers";
 afterEach(() => reset());
 
 const put = (body: unknown) => api("/v1/config", { method: "PUT", body });
-const patch = (body: unknown) => api("/v1/config", { method: "PATCH", body, headers: { "content-type": "application/merge-patch+json" } });
+const patch = (body: unknown) =>
+  api("/v1/config", { method: "PATCH", body, headers: { "content-type": "application/merge-patch+json" } });
 const shown = async () => json(await api("/v1/config"));
 const tenant = () => env.TENANT.getByName("tenant/acme");
 
@@ -21,7 +22,9 @@ const WEBHOOK_SECRET = "whsec_c2VjcmV0LWJvdW5kLXRvLW5vdGhpbmctYXQtYWxs";
 async function storeEverySecret() {
   await configure({
     tools: [{ name: "echo", url: `${toolServer()}/echo`, secret: "whsec_c2VjcmV0LWZvci1lY2hv" }],
-    mcp_servers: [{ name: "docs", url: `${toolServer()}/mcp/bound-docs`, headers: { Authorization: "Bearer docs-token" } }],
+    mcp_servers: [
+      { name: "docs", url: `${toolServer()}/mcp/bound-docs`, headers: { Authorization: "Bearer docs-token" } },
+    ],
     llm: { base_url: `${toolServer()}/llm/v1`, model: "m", api_key: "sk-bound" },
     telegram: { bot_token: "123:bound-token", api_base_url: `${toolServer()}/telegram` },
     webhook: { url: `${toolServer()}/status/204`, secret: WEBHOOK_SECRET },
@@ -32,14 +35,25 @@ async function storeEverySecret() {
 const origin = () => new URL(toolServer()).origin;
 const refusal = (field: string) => ({
   status: "error",
-  error: { code: "secret_required", message: `${field} must be sent again: its destination changed from ${origin()} to ${EVIL}.` },
+  error: {
+    code: "secret_required",
+    message: `${field} must be sent again: its destination changed from ${origin()} to ${EVIL}.`,
+  },
 });
 
 /** For each field: the GET document with its destination moved (secrets all "***"), and the PATCH that moves it leaving the secret out. */
 const MOVES: [field: string, moved: (doc: any) => unknown, patch: unknown][] = [
   ["llm.api_key", (d) => ({ ...d, llm: { ...d.llm, base_url: `${EVIL}/v1` } }), { llm: { base_url: `${EVIL}/v1` } }],
-  ["telegram.bot_token", (d) => ({ ...d, telegram: { ...d.telegram, api_base_url: EVIL } }), { telegram: { api_base_url: EVIL } }],
-  ["tools.echo.secret", (d) => ({ ...d, tools: [{ ...d.tools[0], url: `${EVIL}/echo` }] }), { tools: [{ name: "echo", url: `${EVIL}/echo` }] }],
+  [
+    "telegram.bot_token",
+    (d) => ({ ...d, telegram: { ...d.telegram, api_base_url: EVIL } }),
+    { telegram: { api_base_url: EVIL } },
+  ],
+  [
+    "tools.echo.secret",
+    (d) => ({ ...d, tools: [{ ...d.tools[0], url: `${EVIL}/echo` }] }),
+    { tools: [{ name: "echo", url: `${EVIL}/echo` }] },
+  ],
   [
     "mcp_servers.docs.headers.Authorization",
     (d) => ({ ...d, mcp_servers: [{ ...d.mcp_servers[0], url: `${EVIL}/mcp` }] }),
@@ -66,7 +80,9 @@ describe("a stored secret whose destination changes", () => {
 
   it("a PATCH that says *** for it is refused just the same", async () => {
     await storeEverySecret();
-    expect(await json(await patch({ llm: { base_url: `${EVIL}/v1`, api_key: "***" } }))).toEqual(refusal("llm.api_key"));
+    expect(await json(await patch({ llm: { base_url: `${EVIL}/v1`, api_key: "***" } }))).toEqual(
+      refusal("llm.api_key"),
+    );
   });
 
   it("is accepted once the secret is sent again, and then goes only to the new origin", async () => {
@@ -77,7 +93,14 @@ describe("a stored secret whose destination changes", () => {
 
   it("stays with a new path on the same origin", async () => {
     await storeEverySecret();
-    expect((await patch({ llm: { base_url: `${toolServer()}/llm/v2` }, telegram: { api_base_url: `${toolServer()}/telegram2` } })).status).toBe(200);
+    expect(
+      (
+        await patch({
+          llm: { base_url: `${toolServer()}/llm/v2` },
+          telegram: { api_base_url: `${toolServer()}/telegram2` },
+        })
+      ).status,
+    ).toBe(200);
     expect(await tenant().llmTarget()).toMatchObject({ api_key: "sk-bound" });
     expect(await tenant().telegramTarget()).toMatchObject({ bot_token: "123:bound-token" });
   });

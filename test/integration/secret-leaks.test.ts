@@ -9,7 +9,18 @@
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentConfig, api, call, configure, eventually, json, parallel, scriptLlm, toolCalls, toolServer } from "../helpers";
+import {
+  agentConfig,
+  api,
+  call,
+  configure,
+  eventually,
+  json,
+  parallel,
+  scriptLlm,
+  toolCalls,
+  toolServer,
+} from "../helpers";
 import { inbox, received } from "../webhook-inbox";
 
 afterEach(async () => {
@@ -33,7 +44,9 @@ describe("stored secrets", () => {
       ...base,
       tools: (base.tools as any[]).map((t) => ({ ...t, secret: CANARIES.tool })),
       llm: { base_url: `${toolServer()}/llm/v1`, model: "m-leaks", api_key: CANARIES.llm },
-      mcp_servers: [{ name: "docs", url: `${toolServer()}/mcp/leaks`, headers: { Authorization: `Bearer ${CANARIES.mcp}` } }],
+      mcp_servers: [
+        { name: "docs", url: `${toolServer()}/mcp/leaks`, headers: { Authorization: `Bearer ${CANARIES.mcp}` } },
+      ],
       telegram: { bot_token: CANARIES.telegram, api_base_url: `${toolServer()}/telegram` },
       webhook: { url: hook, secret: CANARIES.webhook },
     });
@@ -43,7 +56,13 @@ describe("stored secrets", () => {
     const batch = await parallel(
       "leaks",
       {
-        tool_calls: [call("spawn_task", { task: "fail at the provider" }), call("docs__refuse"), call("docs__search", { query: "q" }), call("fail404"), call("echo", { x: 1 })],
+        tool_calls: [
+          call("spawn_task", { task: "fail at the provider" }),
+          call("docs__refuse"),
+          call("docs__search", { query: "q" }),
+          call("fail404"),
+          call("echo", { x: 1 }),
+        ],
         timeout: 20,
       },
       { query: `?notify=${notify}` },
@@ -54,7 +73,9 @@ describe("stored secrets", () => {
 
     const reads = [
       JSON.stringify(batch.body),
-      ...(await Promise.all(batch.body.jobs.map((j: any) => api(`/v1/chats/leaks/jobs/${j.job_id}`).then((r) => r.text())))),
+      ...(await Promise.all(
+        batch.body.jobs.map((j: any) => api(`/v1/chats/leaks/jobs/${j.job_id}`).then((r) => r.text())),
+      )),
       await (await api(`/v1/chats/${batch.body.jobs[0].context_id}/jobs`)).text(),
       await (await api("/v1/chats/leaks/log")).text(),
       await (await api("/v1/chats/leaks")).text(),
@@ -81,20 +102,33 @@ describe("stored secrets", () => {
       llm: { base_url: `${toolServer()}/llm/v1`, model: "m-echoes", api_key: CANARIES.llm },
       mcp_servers: [
         { name: "docs", url: `${toolServer()}/mcp/echoes`, headers: { Authorization: `Bearer ${CANARIES.mcp}` } },
-        { name: "refusing", url: `${toolServer()}/mcp/echoes-refusing`, headers: { Authorization: `Bearer ${CANARIES.mcp}` } },
+        {
+          name: "refusing",
+          url: `${toolServer()}/mcp/echoes-refusing`,
+          headers: { Authorization: `Bearer ${CANARIES.mcp}` },
+        },
       ],
       webhook: { url: hook, secret: CANARIES.webhook },
     });
-    await fetch(`${toolServer()}/__mcp/state?instance=echoes-refusing`, { method: "POST", body: JSON.stringify({ refuseEchoing: true }) });
+    await fetch(`${toolServer()}/__mcp/state?instance=echoes-refusing`, {
+      method: "POST",
+      body: JSON.stringify({ refuseEchoing: true }),
+    });
     // A server that cannot be listed, and answers with the header it was sent: its failure is an answer too.
     const refused = await parallel("echoes-refused", { tool_calls: [call("refusing__search", { query: "q" })] });
     expect(refused.status, JSON.stringify(refused.body)).toBe(502);
     // The provider echoes the Authorization header it was sent: into a tool's arguments, then into its answer.
     await scriptLlm("m-echoes", [
       { tool_calls: [{ name: "echo", arguments: { x: "{{authorization}}", y: "{{authorization_base64}}" } }] },
-      { content: "my key is {{authorization}}, or {{authorization_base64}}, or {{authorization_json}}, or {{authorization_html}}" },
+      {
+        content:
+          "my key is {{authorization}}, or {{authorization_base64}}, or {{authorization_json}}, or {{authorization_html}}",
+      },
     ]);
-    const batch = await parallel("echoes", { tool_calls: [call("spawn_task", { task: "say your key" }), call("docs__echo_auth")], timeout: 20 });
+    const batch = await parallel("echoes", {
+      tool_calls: [call("spawn_task", { task: "say your key" }), call("docs__echo_auth")],
+      timeout: 20,
+    });
     expect(batch.status).toBe(200);
     expect(batch.body.jobs.map((j: any) => j.state)).toEqual(["success", "success"]);
     await eventually(async () => (await received("echoes")).some((r) => r.body.includes('"batch.finished"')));
@@ -106,7 +140,9 @@ describe("stored secrets", () => {
     const reads = [
       JSON.stringify(batch.body),
       JSON.stringify(refused.body),
-      ...(await Promise.all(batch.body.jobs.map((j: any) => api(`/v1/chats/echoes/jobs/${j.job_id}`).then((r) => r.text())))),
+      ...(await Promise.all(
+        batch.body.jobs.map((j: any) => api(`/v1/chats/echoes/jobs/${j.job_id}`).then((r) => r.text())),
+      )),
       ...(await Promise.all(childJobs.map((j) => api(`/v1/chats/${child}/jobs/${j.job_id}`).then((r) => r.text())))),
       await (await api(`/v1/chats/${child}/log`)).text(),
       await (await api(`/v1/chats/${child}/transcript`)).text(),
@@ -119,7 +155,10 @@ describe("stored secrets", () => {
     const bytes = (text: string) => new TextEncoder().encode(text);
     const b64 = (text: string) => btoa(String.fromCharCode(...bytes(text)));
     const hex = (text: string) => [...bytes(text)].map((b) => b.toString(16).padStart(2, "0")).join("");
-    for (const [field, canary] of [["llm", CANARIES.llm], ["mcp", CANARIES.mcp]] as const) {
+    for (const [field, canary] of [
+      ["llm", CANARIES.llm],
+      ["mcp", CANARIES.mcp],
+    ] as const) {
       const forms = {
         plain: canary,
         base64: b64(`Bearer ${canary}`).slice(4, 24),
@@ -132,7 +171,10 @@ describe("stored secrets", () => {
       for (const [form, text] of Object.entries(forms)) {
         // Reads are JSON, which writes each `\` of a stored text as `\\`: both as written and as stored.
         for (const read of [reads, reads.replaceAll("\\\\", "\\")]) {
-          expect(read.includes(text), `${field} secret found ${form} in what a key holder can read or a tool received`).toBe(false);
+          expect(
+            read.includes(text),
+            `${field} secret found ${form} in what a key holder can read or a tool received`,
+          ).toBe(false);
         }
       }
     }

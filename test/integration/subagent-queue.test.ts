@@ -5,13 +5,26 @@
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentConfig, api, call, configure, eventually, jobRow, json, llmRequests, parallel, scriptLlm } from "../helpers";
+import {
+  agentConfig,
+  api,
+  call,
+  configure,
+  eventually,
+  jobRow,
+  json,
+  llmRequests,
+  parallel,
+  scriptLlm,
+} from "../helpers";
 
 afterEach(() => reset());
 
 const sub = (message: string) => call("call_subordinate", { message, reset: true });
 const queueing = (model: string, limits: Record<string, unknown> = {}) =>
-  agentConfig(model, { limits: { max_parallel_subagents: 1, on_subagent_limit: "queue", max_queued_subagents: 5, ...limits } });
+  agentConfig(model, {
+    limits: { max_parallel_subagents: 1, on_subagent_limit: "queue", max_queued_subagents: 5, ...limits },
+  });
 
 describe("queued subagents", () => {
   it("wait with their queue position, start in order as slots free, and their deadline starts then", async () => {
@@ -26,7 +39,14 @@ describe("queued subagents", () => {
     const jobs = started.body.jobs;
     expect(jobs.map((j: any) => j.queue_position)).toEqual([undefined, 1, 2]);
     expect(jobs.slice(1).every((j: any) => j.state === "pending")).toBe(true);
-    expect(Object.keys(jobs[1]).slice(0, 6)).toEqual(["job_id", "tool_name", "state", "duration_seconds", "queue_position", "waiting_for"]);
+    expect(Object.keys(jobs[1]).slice(0, 6)).toEqual([
+      "job_id",
+      "tool_name",
+      "state",
+      "duration_seconds",
+      "queue_position",
+      "waiting_for",
+    ]);
     expect(jobs.map((j: any) => j.waiting_for)).toEqual([undefined, "subagent_slot", "subagent_slot"]);
 
     const ids = jobs.map((j: any) => j.job_id);
@@ -80,7 +100,10 @@ describe("queued subagents", () => {
 
   it("a child chat never queues on the tree cap: the call is refused and its model carries on", async () => {
     await configure(queueing("m-q5", { max_subagents_per_tree: 1 }));
-    await scriptLlm("m-q5", [{ tool_calls: [{ name: "spawn_task", arguments: { task: "deeper", wait: true } }] }, { content: "carried on" }]);
+    await scriptLlm("m-q5", [
+      { tool_calls: [{ name: "spawn_task", arguments: { task: "deeper", wait: true } }] },
+      { content: "carried on" },
+    ]);
     const { body } = await parallel("q5", { tool_calls: [sub("Spawn one more.")], timeout: 30 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "carried on" });
     const requests = await eventually(async () => {
@@ -88,7 +111,9 @@ describe("queued subagents", () => {
       return r.length === 2 ? r : undefined;
     });
     const tool = requests[1]!.messages.find((m: any) => m.role === "tool");
-    expect(tool.content).toBe("Error: Subagent limit reached (1 running + 1 requested > 1); wait for running subagents or split the batch.");
+    expect(tool.content).toBe(
+      "Error: Subagent limit reached (1 running + 1 requested > 1); wait for running subagents or split the batch.",
+    );
   });
 
   it("the top-level chat queues on the tree cap; a release from deep in the tree starts the next", async () => {
@@ -106,7 +131,10 @@ describe("queued subagents", () => {
     const first = await parallel("q6", { tool_calls: [sub("a")], wait: false });
     // The child and its grandchild now hold both of the tree's slots.
     await eventually(async () => (await llmRequests("m-q6")).length === 2);
-    const queued = await parallel("q6", { tool_calls: [call("call_subordinate", { message: "b", reset: true, profile: "other" })], wait: false });
+    const queued = await parallel("q6", {
+      tool_calls: [call("call_subordinate", { message: "b", reset: true, profile: "other" })],
+      wait: false,
+    });
     expect(queued.body.jobs[0]).toMatchObject({ state: "pending", queue_position: 1 });
     // It starts when the grandchild's slot comes back, long before the child itself ends.
     const done = await parallel("q6", { action: "await", job_ids: [queued.body.jobs[0].job_id], timeout: 3 });

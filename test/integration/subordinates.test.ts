@@ -29,7 +29,8 @@ afterEach(async () => {
 
 // Awaits here wait 20 s at most, under vitest's 30 s: a stuck job fails its assertion with its state
 // instead of a bare test timeout.
-const sub = (message: string, more: Record<string, unknown> = {}) => call("call_subordinate", { message, reset: true, ...more });
+const sub = (message: string, more: Record<string, unknown> = {}) =>
+  call("call_subordinate", { message, reset: true, ...more });
 
 /** Waits until the child chat has a job of `tool` (in `state`, when given) and returns its id. */
 const childJob = (contextId: string, tool: string, state?: string) =>
@@ -42,7 +43,9 @@ const childJob = (contextId: string, tool: string, state?: string) =>
 
 /** The chat's own tables: none once it is deleted. */
 const tables = (chat: string) =>
-  runInDurableObject(chatObject(chat), (_i, s) => s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf%'").toArray());
+  runInDurableObject(chatObject(chat), (_i, s) =>
+    s.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '_cf%'").toArray(),
+  );
 
 describe("a subordinate job", () => {
   it("runs in a child chat and returns the model's final text", async () => {
@@ -67,14 +70,19 @@ describe("a subordinate job", () => {
 
   it("lets the child's model call tools, each a durable job, and feeds the results back", async () => {
     await configure(agentConfig("m-tools"));
-    await scriptLlm("m-tools", [{ tool_calls: [{ name: "echo", arguments: { q: "weather" } }] }, { content: "Done: sunny." }]);
+    await scriptLlm("m-tools", [
+      { tool_calls: [{ name: "echo", arguments: { q: "weather" } }] },
+      { content: "Done: sunny." },
+    ]);
     const { body } = await parallel("p1", { tool_calls: [sub("Check the weather.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "Done: sunny." });
     const requests = await llmRequests("m-tools");
     expect(requests).toHaveLength(2);
     const toolMessage = requests[1]!.messages.find((m: any) => m.role === "tool");
     expect(toolMessage.content).toBe('{"q":"weather"}');
-    expect(requests[0]!.tools!.map((t: any) => t.function.name)).toEqual(expect.arrayContaining(["echo", "wait", "spawn_task", "call_subordinate"]));
+    expect(requests[0]!.tools!.map((t: any) => t.function.name)).toEqual(
+      expect.arrayContaining(["echo", "wait", "spawn_task", "call_subordinate"]),
+    );
     const childJobs = await json(await api(`/v1/chats/${body.jobs[0].context_id}/log`));
     expect(childJobs.rows.map((r: any) => r.heading)).toEqual(["Using tool 'echo'"]);
   });
@@ -124,7 +132,10 @@ describe("subagent cap", () => {
 
   it("lets exactly one of two concurrent requests of 3 pass a cap of 5", async () => {
     await configure(agentConfig("m-race", { limits: { max_parallel_subagents: 5 } }));
-    await scriptLlm("m-race", Array.from({ length: 6 }, () => ({ content: "ok", delay_ms: 1500 })));
+    await scriptLlm(
+      "m-race",
+      Array.from({ length: 6 }, () => ({ content: "ok", delay_ms: 1500 })),
+    );
     const batch = () => parallel("c2", { tool_calls: [sub("a"), sub("b"), sub("c")], wait: false });
     const [a, b] = await Promise.all([batch(), batch()]);
     expect([a.status, b.status].sort()).toEqual([200, 429]);
@@ -134,7 +145,12 @@ describe("subagent cap", () => {
 
   it("frees the slot when the subordinate ends: success, error, cancel", async () => {
     await configure(agentConfig("m-slot", { limits: { max_parallel_subagents: 1 } }));
-    await scriptLlm("m-slot", [{ content: "first" }, { status: 400 }, { content: "slow", delay_ms: 3000 }, { content: "last" }]);
+    await scriptLlm("m-slot", [
+      { content: "first" },
+      { status: 400 },
+      { content: "slow", delay_ms: 3000 },
+      { content: "last" },
+    ]);
     const first = await parallel("c3", { tool_calls: [sub("one")], timeout: 20 });
     expect(first.body.jobs[0].state).toBe("success");
     const second = await parallel("c3", { tool_calls: [sub("two")], timeout: 20 });
@@ -169,7 +185,14 @@ describe("permission.task and depth", () => {
   const bossConfig = () =>
     agentConfig("m-perm", {
       agents: {
-        boss: { permission: { task: [["*", "deny"], ["researcher", "allow"]] } },
+        boss: {
+          permission: {
+            task: [
+              ["*", "deny"],
+              ["researcher", "allow"],
+            ],
+          },
+        },
         researcher: { description: "Finds facts" },
         open: {},
       },
@@ -180,7 +203,10 @@ describe("permission.task and depth", () => {
     const q = { query: "?agent=boss" };
     const noAgent = await parallel("d1", { tool_calls: [call("spawn_task", { task: "x" })] }, q);
     expect(noAgent.status).toBe(403);
-    expect(noAgent.body.error).toMatchObject({ code: "agent_type_denied", message: 'Sub-agent type "default" is not allowed (permission.task).' });
+    expect(noAgent.body.error).toMatchObject({
+      code: "agent_type_denied",
+      message: 'Sub-agent type "default" is not allowed (permission.task).',
+    });
     const viaProfile = await parallel("d1", { tool_calls: [sub("x", { profile: "open" })] }, q);
     expect(viaProfile.body.error.message).toBe('Sub-agent type "open" is not allowed (permission.task).');
     expect((await api("/v1/chats/d1")).status).toBe(404);
@@ -189,9 +215,17 @@ describe("permission.task and depth", () => {
   it("allows the types its rules allow, and everything when there are no rules", async () => {
     await configure(bossConfig());
     await scriptLlm("m-perm", [{ content: "ok" }, { content: "ok" }]);
-    const allowed = await parallel("d2", { tool_calls: [call("spawn_task", { task: "x", agent: "researcher" })], wait: false }, { query: "?agent=boss" });
+    const allowed = await parallel(
+      "d2",
+      { tool_calls: [call("spawn_task", { task: "x", agent: "researcher" })], wait: false },
+      { query: "?agent=boss" },
+    );
     expect(allowed.status).toBe(200);
-    const open = await parallel("d3", { tool_calls: [sub("x", { profile: "researcher" })], wait: false }, { query: "?agent=open" });
+    const open = await parallel(
+      "d3",
+      { tool_calls: [sub("x", { profile: "researcher" })], wait: false },
+      { query: "?agent=open" },
+    );
     expect(open.status).toBe(200);
   });
 
@@ -208,7 +242,10 @@ describe("permission.task and depth", () => {
     await configure(agentConfig("m-depth", { limits: { max_depth: 0 } }));
     const res = await parallel("d1", { tool_calls: [sub("x")] });
     expect(res.status).toBe(400);
-    expect(res.body.error).toEqual({ code: "max_depth", message: "A0 cannot start subordinates: limits.max_depth is 0." });
+    expect(res.body.error).toEqual({
+      code: "max_depth",
+      message: "A0 cannot start subordinates: limits.max_depth is 0.",
+    });
   });
 });
 
@@ -219,28 +256,44 @@ describe("continuation", () => {
     const first = await parallel("k1", { tool_calls: [sub("Do it.")], timeout: 20 });
     expect(first.body.jobs[0].state).toBe("error");
     const contextId = first.body.jobs[0].context_id;
-    const again = await parallel("k1", { tool_calls: [call("call_subordinate", { message: "Try again.", context_id: contextId })], timeout: 20 });
+    const again = await parallel("k1", {
+      tool_calls: [call("call_subordinate", { message: "Try again.", context_id: contextId })],
+      timeout: 20,
+    });
     expect(again.body.jobs[0]).toMatchObject({ state: "success", result: "second try worked", context_id: contextId });
     const second = (await llmRequests("m-cont"))[1]!;
-    expect(second.messages.filter((m: any) => m.role === "user").map((m: any) => m.content)).toEqual(["Do it.", "Try again."]);
+    expect(second.messages.filter((m: any) => m.role === "user").map((m: any) => m.content)).toEqual([
+      "Do it.",
+      "Try again.",
+    ]);
   });
 
   it("fresh siblings get distinct children", async () => {
     await configure(agentConfig("m-sib"));
     await scriptLlm("m-sib", [{ content: "a" }, { content: "b" }]);
-    const { body } = await parallel("k2", { tool_calls: [sub("one"), call("spawn_task", { task: "two" })], timeout: 20 });
+    const { body } = await parallel("k2", {
+      tool_calls: [sub("one"), call("spawn_task", { task: "two" })],
+      timeout: 20,
+    });
     expect(body.jobs[0].context_id).not.toBe(body.jobs[1].context_id);
   });
 
   it("reports argument errors of call_subordinate with Agent Zero's texts", async () => {
     await configure(agentConfig("m-args"));
     const missing = await parallel("k3", { tool_calls: [call("call_subordinate", {})] });
-    expect(missing.body.error).toEqual({ code: "invalid_subordinate_call", message: "call_subordinate requires `tool_args.message`." });
-    const both = await parallel("k3", { tool_calls: [call("call_subordinate", { message: "x", context_id: "sub-1", reset: true })] });
+    expect(missing.body.error).toEqual({
+      code: "invalid_subordinate_call",
+      message: "call_subordinate requires `tool_args.message`.",
+    });
+    const both = await parallel("k3", {
+      tool_calls: [call("call_subordinate", { message: "x", context_id: "sub-1", reset: true })],
+    });
     expect(both.body.error.message).toBe(
       "`context_id` continues an existing subordinate and requires reset=false. Omit `context_id` to create a fresh subordinate.",
     );
-    const unknown = await parallel("k3", { tool_calls: [call("call_subordinate", { message: "x", context_id: "sub-nope" })] });
+    const unknown = await parallel("k3", {
+      tool_calls: [call("call_subordinate", { message: "x", context_id: "sub-nope" })],
+    });
     expect(unknown.body.error.message).toBe("Subordinate context 'sub-nope' was not found under A0.");
   });
 });
@@ -248,7 +301,10 @@ describe("continuation", () => {
 describe("durability", () => {
   it("a child evicted between steps resumes and never repeats a finished tool call", async () => {
     await configure(agentConfig("m-evict"));
-    await scriptLlm("m-evict", [{ tool_calls: [{ name: "echo", arguments: { once: true } }] }, { content: "lost with the instance", delay_ms: 3000 }]);
+    await scriptLlm("m-evict", [
+      { tool_calls: [{ name: "echo", arguments: { once: true } }] },
+      { content: "lost with the instance", delay_ms: 3000 },
+    ]);
     const started = await parallel("e1", { tool_calls: [sub("Echo, then report.")], wait: false });
     const jobId = started.body.jobs[0].job_id;
     const contextId = started.body.jobs[0].context_id;
@@ -272,11 +328,20 @@ describe("durability", () => {
     await scriptLlm("m-event", [{ content: "handed back" }]);
     const { body } = await parallel("h1", { tool_calls: [sub("x")], timeout: 20 });
     const events = await runInDurableObject(chatObject("h1"), (_i, s) =>
-      s.storage.sql.exec("SELECT type, data FROM events ORDER BY seq").toArray().map((r) => ({ type: r.type, data: JSON.parse(r.data as string) })),
+      s.storage.sql
+        .exec("SELECT type, data FROM events ORDER BY seq")
+        .toArray()
+        .map((r) => ({ type: r.type, data: JSON.parse(r.data as string) })),
     );
     const handBack = events.filter((e) => String(e.type).startsWith("subagent."));
     expect(handBack.map((e) => e.type)).toEqual(["subagent.started", "subagent.finish"]);
-    expect(handBack[1]!.data).toMatchObject({ job_id: body.jobs[0].job_id, context_id: body.jobs[0].context_id, agent: "default", status: "success", result: "handed back" });
+    expect(handBack[1]!.data).toMatchObject({
+      job_id: body.jobs[0].job_id,
+      context_id: body.jobs[0].context_id,
+      agent: "default",
+      status: "success",
+      result: "handed back",
+    });
     expect((await jobRow("h1", body.jobs[0].job_id))?.kind).toBe("subordinate");
   });
 });
@@ -288,10 +353,18 @@ describe("hand-back of a failed subordinate", () => {
     const { body } = await parallel("h1e", { tool_calls: [sub("x")], timeout: 20 });
     expect(body.jobs[0].state).toBe("error");
     const finish = await runInDurableObject(chatObject("h1e"), (_i, s) =>
-      s.storage.sql.exec("SELECT data FROM events WHERE type = 'subagent.finish'").toArray().map((r) => JSON.parse(r.data as string)),
+      s.storage.sql
+        .exec("SELECT data FROM events WHERE type = 'subagent.finish'")
+        .toArray()
+        .map((r) => JSON.parse(r.data as string)),
     );
     expect(finish).toHaveLength(1);
-    expect(finish[0]).toMatchObject({ job_id: body.jobs[0].job_id, context_id: body.jobs[0].context_id, agent: "default", status: "error" });
+    expect(finish[0]).toMatchObject({
+      job_id: body.jobs[0].job_id,
+      context_id: body.jobs[0].context_id,
+      agent: "default",
+      status: "error",
+    });
     expect(finish[0].error).toContain("LLM provider error");
     expect(finish[0].result).toBeUndefined();
   });
@@ -305,7 +378,10 @@ describe("profiles inside the child", () => {
       }),
     );
     await scriptLlm("m-prof-r", [{ content: "researched" }]);
-    const { body } = await parallel("pr1", { tool_calls: [sub("Look it up.", { profile: "researcher" })], timeout: 20 });
+    const { body } = await parallel("pr1", {
+      tool_calls: [sub("Look it up.", { profile: "researcher" })],
+      timeout: 20,
+    });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "researched" });
     expect(await llmRequests("m-prof-base")).toHaveLength(0);
     const [request] = await llmRequests("m-prof-r");
@@ -327,7 +403,9 @@ describe("profiles inside the child", () => {
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "did it myself" });
     const [first, second] = await llmRequests("m-prof-deny");
     expect((first!.tools ?? []).map((t: any) => t.function.name)).not.toContain("spawn_task");
-    expect(second!.messages.find((m: any) => m.role === "tool").content).toContain('Sub-agent type "default" is not allowed (permission.task).');
+    expect(second!.messages.find((m: any) => m.role === "tool").content).toContain(
+      'Sub-agent type "default" is not allowed (permission.task).',
+    );
     const child = await json(await api(`/v1/chats/${body.jobs[0].context_id}`));
     expect(child.children).toEqual([]);
   });
@@ -358,13 +436,22 @@ describe("tiered execution in the agent loop", () => {
     ]);
     const { body } = await parallel("t1", { tool_calls: [sub("Do four things.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "all four done" });
-    const { max_in_flight } = await (await fetch(`${toolServer()}/__concurrency?group=loop`)).json() as { max_in_flight: number };
+    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=loop`)).json()) as {
+      max_in_flight: number;
+    };
     expect(max_in_flight).toBe(2);
     const second = (await llmRequests("m-tier"))[1]!;
     expect(second.messages.filter((m: any) => m.role === "tool").map((m: any) => m.content)).toEqual([
-      "tracked 1", "tracked 2", "tracked 3", "tracked 4",
+      "tracked 1",
+      "tracked 2",
+      "tracked 3",
+      "tracked 4",
     ]);
-    const calls = (await (await fetch(`${toolServer()}/__calls`)).json()) as { path: string; body: string; at: number }[];
+    const calls = (await (await fetch(`${toolServer()}/__calls`)).json()) as {
+      path: string;
+      body: string;
+      at: number;
+    }[];
     const order = calls
       .filter((c) => c.path === "/tracked" && JSON.parse(c.body).tool_args.group === "loop")
       .map((c) => JSON.parse(c.body).tool_args.n);
@@ -400,12 +487,20 @@ describe("spawn_task context", () => {
   it('"fork" passes the spawning agent\'s recent conversation; "fresh" passes nothing', async () => {
     await configure(agentConfig("m-fork"));
     await scriptLlm("m-fork", [
-      { tool_calls: [{ name: "spawn_task", arguments: { task: "Use the context.", context: "fork", wait: true } }, { name: "spawn_task", arguments: { task: "No context.", wait: true } }] },
+      {
+        tool_calls: [
+          { name: "spawn_task", arguments: { task: "Use the context.", context: "fork", wait: true } },
+          { name: "spawn_task", arguments: { task: "No context.", wait: true } },
+        ],
+      },
       { content: "forked child answer" },
       { content: "fresh child answer" },
       { content: "done" },
     ]);
-    const { body } = await parallel("f1", { tool_calls: [sub("Delegate with context: the code word is PAPAYA.")], timeout: 20 });
+    const { body } = await parallel("f1", {
+      tool_calls: [sub("Delegate with context: the code word is PAPAYA.")],
+      timeout: 20,
+    });
     expect(body.jobs[0].state).toBe("success");
     const firstUser = (r: { messages: any[] }) => r.messages.find((m: any) => m.role === "user").content as string;
     const [, a, b] = await llmRequests("m-fork");
@@ -451,7 +546,9 @@ describe("cancellation down the tree", () => {
     ]);
     const started = await parallel(chat, { tool_calls: [sub("Delegate a hang.")], wait: false });
     const { job_id, context_id } = started.body.jobs[0];
-    const grandchild = await eventually(async () => (await json(await api(`/v1/chats/${context_id}`))).children?.[0]?.chat_id as string | undefined);
+    const grandchild = await eventually(
+      async () => (await json(await api(`/v1/chats/${context_id}`))).children?.[0]?.chat_id as string | undefined,
+    );
     const hangJob = await childJob(grandchild, "hang", "running");
     return { job_id, grandchild, hangJob };
   }
@@ -493,7 +590,19 @@ describe("parallel inside a child", () => {
   it("a child's model may call parallel: its calls start at once and it reads the results payload", async () => {
     await configure(agentConfig("m-par"));
     await scriptLlm("m-par", [
-      { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "echo", tool_args: { a: 1 } }, { tool_name: "text", tool_args: {} }] } }] },
+      {
+        tool_calls: [
+          {
+            name: "parallel",
+            arguments: {
+              tool_calls: [
+                { tool_name: "echo", tool_args: { a: 1 } },
+                { tool_name: "text", tool_args: {} },
+              ],
+            },
+          },
+        ],
+      },
       { content: "combined" },
     ]);
     const { body } = await parallel("pp", { tool_calls: [sub("Use parallel.")], timeout: 20 });
@@ -507,7 +616,14 @@ describe("parallel inside a child", () => {
   it("parallel with wait:false answers at once; the jobs reach the model before it may finish", async () => {
     await configure(agentConfig("m-par-bg"));
     await scriptLlm("m-par-bg", [
-      { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "sleep", tool_args: { ms: 400 } }], wait: false } }] },
+      {
+        tool_calls: [
+          {
+            name: "parallel",
+            arguments: { tool_calls: [{ tool_name: "sleep", tool_args: { ms: 400 } }], wait: false },
+          },
+        ],
+      },
       { content: "started it" },
       { content: "final, after the sleep" },
     ]);
@@ -526,13 +642,22 @@ describe("parallel inside a child", () => {
   it("a child may spawn a subordinate from inside its parallel", async () => {
     await configure(agentConfig("m-par-spawn"));
     await scriptLlm("m-par-spawn", [
-      { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "spawn_task", tool_args: { task: "Go deeper." } }] } }] },
+      {
+        tool_calls: [
+          {
+            name: "parallel",
+            arguments: { tool_calls: [{ tool_name: "spawn_task", tool_args: { task: "Go deeper." } }] },
+          },
+        ],
+      },
       { content: "deep answer" },
       { content: "combined" },
     ]);
     const { body } = await parallel("pp-spawn", { tool_calls: [sub("Delegate through parallel.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "combined" });
-    const payload = JSON.parse((await llmRequests("m-par-spawn"))[2]!.messages.find((m: any) => m.role === "tool").content);
+    const payload = JSON.parse(
+      (await llmRequests("m-par-spawn"))[2]!.messages.find((m: any) => m.role === "tool").content,
+    );
     expect(payload.jobs[0]).toMatchObject({ tool_name: "spawn_task", state: "success", result: "deep answer" });
     const grandchild = await json(await api(`/v1/chats/${payload.jobs[0].context_id}`));
     expect(grandchild).toMatchObject({ level: 2, parent_chat_id: body.jobs[0].context_id });
@@ -547,7 +672,9 @@ describe("parallel inside a child", () => {
     const { body } = await parallel("pp2", { tool_calls: [sub("Nest.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "recovered" });
     const second = (await llmRequests("m-par2"))[1]!;
-    expect(second.messages.find((m: any) => m.role === "tool").content).toBe("Error: `parallel` cannot be nested inside another `parallel` call.");
+    expect(second.messages.find((m: any) => m.role === "tool").content).toBe(
+      "Error: `parallel` cannot be nested inside another `parallel` call.",
+    );
   });
 
   it("ends error when max_steps is reached without a final answer, with the last text", async () => {
@@ -557,14 +684,35 @@ describe("parallel inside a child", () => {
       { content: "still thinking", tool_calls: [{ name: "wait", arguments: { seconds: 0.01 } }] },
     ]);
     const { body } = await parallel("ms", { tool_calls: [sub("Loop.")], timeout: 20 });
-    expect(body.jobs[0]).toMatchObject({ state: "error", error: "Reached max_steps (2) without a final answer. Last text: still thinking" });
+    expect(body.jobs[0]).toMatchObject({
+      state: "error",
+      error: "Reached max_steps (2) without a final answer. Last text: still thinking",
+    });
   });
 });
 
 describe("review findings", () => {
   it("checks permission.task for call_subordinate with no profile (the type is default)", async () => {
-    await configure(agentConfig("m-h1", { agents: { boss: { permission: { task: [["*", "deny"], ["researcher", "allow"]] } }, researcher: {} } }));
-    const res = await parallel("h1a", { tool_calls: [call("call_subordinate", { message: "hi" })] }, { query: "?agent=boss" });
+    await configure(
+      agentConfig("m-h1", {
+        agents: {
+          boss: {
+            permission: {
+              task: [
+                ["*", "deny"],
+                ["researcher", "allow"],
+              ],
+            },
+          },
+          researcher: {},
+        },
+      }),
+    );
+    const res = await parallel(
+      "h1a",
+      { tool_calls: [call("call_subordinate", { message: "hi" })] },
+      { query: "?agent=boss" },
+    );
     expect(res.status).toBe(403);
     expect(res.body.error.message).toBe('Sub-agent type "default" is not allowed (permission.task).');
   });
@@ -581,9 +729,15 @@ describe("review findings", () => {
     vi.useRealTimers();
     expect((await jobRow("h2a", job_id))?.state).toBe("timeout");
     await eventually(() =>
-      runInDurableObject(chatObject(context_id), (_i, s) => s.storage.sql.exec("SELECT state FROM turns").one().state === "stopped"),
+      runInDurableObject(
+        chatObject(context_id),
+        (_i, s) => s.storage.sql.exec("SELECT state FROM turns").one().state === "stopped",
+      ),
     );
-    const again = await parallel("h2a", { tool_calls: [call("call_subordinate", { message: "Go on.", context_id })], timeout: 20 });
+    const again = await parallel("h2a", {
+      tool_calls: [call("call_subordinate", { message: "Go on.", context_id })],
+      timeout: 20,
+    });
     expect(again.body.jobs[0]).toMatchObject({ state: "success", result: "continued fine" });
     const roles = (await llmRequests("m-h2"))[1]!.messages.map((m: any) => m.role);
     expect(roles).toEqual(["system", "user", "assistant", "tool", "user"]);
@@ -607,10 +761,15 @@ describe("review findings", () => {
       { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "text", tool_args: {} }] } }] },
       { content: "done" },
     ]);
-    const { body } = await parallel("m3a", { tool_calls: [call("spawn_task", { task: "x", tools: ["echo"] })], timeout: 20 });
+    const { body } = await parallel("m3a", {
+      tool_calls: [call("spawn_task", { task: "x", tools: ["echo"] })],
+      timeout: 20,
+    });
     expect(body.jobs[0].state).toBe("success");
     const toolMessage = (await llmRequests("m-m3"))[1]!.messages.find((m: any) => m.role === "tool").content;
-    expect(toolMessage).toMatch(/^Error: tool_calls\[0\] uses unknown tool 'text'\. Available tools: wait, echo, spawn_task, call_subordinate\.$/);
+    expect(toolMessage).toMatch(
+      /^Error: tool_calls\[0\] uses unknown tool 'text'\. Available tools: wait, echo, spawn_task, call_subordinate\.$/,
+    );
   });
 
   it("a spawn_task tools subset binds the whole subtree: a grandchild gets no tool its parent could not use", async () => {
@@ -624,7 +783,10 @@ describe("review findings", () => {
       },
     ]);
     await scriptLlm("m-b5-grand", [{ tool_calls: [{ name: "text", arguments: {} }] }, { content: "grand done" }]);
-    const { body } = await parallel("b5a", { tool_calls: [call("spawn_task", { task: "x", agent: "worker", tools: ["echo"] })], timeout: 20 });
+    const { body } = await parallel("b5a", {
+      tool_calls: [call("spawn_task", { task: "x", agent: "worker", tools: ["echo"] })],
+      timeout: 20,
+    });
     expect(body.jobs[0].state).toBe("success");
 
     const grand = await llmRequests("m-b5-grand");
@@ -632,9 +794,13 @@ describe("review findings", () => {
     expect(offered).toContain("echo");
     expect(offered).not.toContain("text");
     expect(offered).not.toContain("sleep");
-    expect(grand[1]!.messages.find((m: any) => m.role === "tool").content).toMatch(/^Error: tool_calls\[0\] uses unknown tool 'text'\./);
+    expect(grand[1]!.messages.find((m: any) => m.role === "tool").content).toMatch(
+      /^Error: tool_calls\[0\] uses unknown tool 'text'\./,
+    );
 
-    const childResults = (await llmRequests("m-b5-child"))[1]!.messages.filter((m: any) => m.role === "tool").map((m: any) => m.content);
+    const childResults = (await llmRequests("m-b5-child"))[1]!.messages
+      .filter((m: any) => m.role === "tool")
+      .map((m: any) => m.content);
     expect(childResults[1]).toBe(
       "Error: `tools` must be a subset of the 'default' profile's tools within this agent's own (echo); not allowed: text.",
     );
@@ -643,7 +809,10 @@ describe("review findings", () => {
   it("a restricted child chat keeps to its tools for calls a key holder sends it directly", async () => {
     await configure(agentConfig("m-b7"));
     await scriptLlm("m-b7", [{ content: "done" }]);
-    const { body } = await parallel("b7a", { tool_calls: [call("spawn_task", { task: "x", tools: ["echo"] })], timeout: 20 });
+    const { body } = await parallel("b7a", {
+      tool_calls: [call("spawn_task", { task: "x", tools: ["echo"] })],
+      timeout: 20,
+    });
     const child = body.jobs[0].context_id;
 
     const outside = await parallel(child, { tool_calls: [call("text")] });
@@ -661,7 +830,13 @@ describe("review findings", () => {
 
     const tiered = await json(
       await api(`/v1/chats/${child}/tool-calls`, {
-        body: { tool_calls: [{ id: "a", name: "text", arguments: "{}" }, { id: "b", name: "echo", arguments: '{"b":2}' }], timeout: 10 },
+        body: {
+          tool_calls: [
+            { id: "a", name: "text", arguments: "{}" },
+            { id: "b", name: "echo", arguments: '{"b":2}' },
+          ],
+          timeout: 10,
+        },
       }),
     );
     expect(tiered.results.map((r: any) => [r.tool_call_id, r.content])).toEqual([
@@ -673,9 +848,15 @@ describe("review findings", () => {
   it("a child started with a tools subset keeps it when call_subordinate continues it", async () => {
     await configure(agentConfig("m-b8"));
     await scriptLlm("m-b8", [{ content: "first" }, { content: "second" }]);
-    const first = await parallel("b8a", { tool_calls: [call("spawn_task", { task: "x", tools: ["echo"] })], timeout: 20 });
+    const first = await parallel("b8a", {
+      tool_calls: [call("spawn_task", { task: "x", tools: ["echo"] })],
+      timeout: 20,
+    });
     const child = first.body.jobs[0].context_id;
-    const again = await parallel("b8a", { tool_calls: [call("call_subordinate", { message: "go on", context_id: child })], timeout: 20 });
+    const again = await parallel("b8a", {
+      tool_calls: [call("call_subordinate", { message: "go on", context_id: child })],
+      timeout: 20,
+    });
     expect(again.body.jobs[0]).toMatchObject({ state: "success", result: "second" });
     const offered = (await llmRequests("m-b8"))[1]!.tools!.map((t: any) => t.function.name);
     expect(offered).toContain("echo");
@@ -693,15 +874,28 @@ describe("atomic parallel and the latest child inside tiered batches", () => {
   it("a parallel call inside a child that breaks the cap starts none of its calls", async () => {
     await configure(agentConfig("m-m2", { limits: { max_parallel_subagents: 1 } }));
     await scriptLlm("m-m2", [
-      { tool_calls: [{ name: "parallel", arguments: { tool_calls: [{ tool_name: "spawn_task", tool_args: { task: "a" } }, { tool_name: "spawn_task", tool_args: { task: "b" } }] } }] },
+      {
+        tool_calls: [
+          {
+            name: "parallel",
+            arguments: {
+              tool_calls: [
+                { tool_name: "spawn_task", tool_args: { task: "a" } },
+                { tool_name: "spawn_task", tool_args: { task: "b" } },
+              ],
+            },
+          },
+        ],
+      },
       { content: "adapted" },
     ]);
     const { body } = await parallel("m2a", { tool_calls: [sub("Fan out.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "success", result: "adapted" });
     const toolMessage = (await llmRequests("m-m2"))[1]!.messages.find((m: any) => m.role === "tool").content;
     expect(toolMessage).toMatch(/^Error: Subagent limit reached/);
-    const started = await runInDurableObject(chatObject(body.jobs[0].context_id), (_i, s) =>
-      s.storage.sql.exec("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'subordinate'").one().n,
+    const started = await runInDurableObject(
+      chatObject(body.jobs[0].context_id),
+      (_i, s) => s.storage.sql.exec("SELECT COUNT(*) AS n FROM jobs WHERE kind = 'subordinate'").one().n,
     );
     expect(started).toBe(0);
     expect(await llmRequests("m-m2")).toHaveLength(2);
@@ -736,12 +930,21 @@ describe("usage and token budget", () => {
     const { body } = await parallel("u1", { tool_calls: [sub("Delegate.")], timeout: 20 });
     // child: 2 LLM calls and a subagent; grandchild: 1 LLM call. 10 prompt + 5 completion tokens each.
     // The spawn is a subagent, not a tool call: two subagents in all, the child and the grandchild.
-    expect(body.jobs[0].usage).toEqual({ llm_calls: 3, prompt_tokens: 30, completion_tokens: 15, tool_calls: 0, subagents: 2 });
+    expect(body.jobs[0].usage).toEqual({
+      llm_calls: 3,
+      prompt_tokens: 30,
+      completion_tokens: 15,
+      tool_calls: 0,
+      subagents: 2,
+    });
   });
 
   it("ends the job `Token budget exhausted.` once max_tokens_per_job is crossed", async () => {
     await configure(agentConfig("m-budget", { limits: { max_tokens_per_job: 20 } }));
-    await scriptLlm("m-budget", [{ tool_calls: [{ name: "wait", arguments: { seconds: 0.01 } }] }, { content: "too expensive" }]);
+    await scriptLlm("m-budget", [
+      { tool_calls: [{ name: "wait", arguments: { seconds: 0.01 } }] },
+      { content: "too expensive" },
+    ]);
     const { body } = await parallel("u2", { tool_calls: [sub("Spend.")], timeout: 20 });
     expect(body.jobs[0]).toMatchObject({ state: "error", error: "Token budget exhausted." });
     expect(body.jobs[0].usage.llm_calls).toBe(2);
@@ -777,9 +980,15 @@ describe("child chat events", () => {
     await scriptLlm("m-rename", [{ content: "one" }, { content: "two" }]);
     const first = await parallel("rn1", { tool_calls: [sub("Start.")], timeout: 20 });
     const contextId = first.body.jobs[0].context_id;
-    await parallel("rn1", { tool_calls: [call("call_subordinate", { message: "Go on.", context_id: contextId, name: "Renamed" })], timeout: 20 });
+    await parallel("rn1", {
+      tool_calls: [call("call_subordinate", { message: "Go on.", context_id: contextId, name: "Renamed" })],
+      timeout: 20,
+    });
     const types = await runInDurableObject(chatObject(contextId), (_i, s) =>
-      s.storage.sql.exec("SELECT type, data FROM events ORDER BY seq").toArray().map((r) => [r.type, JSON.parse(String(r.data)).name]),
+      s.storage.sql
+        .exec("SELECT type, data FROM events ORDER BY seq")
+        .toArray()
+        .map((r) => [r.type, JSON.parse(String(r.data)).name]),
     );
     expect(types.filter(([type]) => String(type).startsWith("chat."))).toEqual([
       ["chat.created", "Start."],
@@ -808,7 +1017,12 @@ describe("per-tree subagent cap", () => {
   it("counts descendants: a child's subordinates share the tree's slots with its own job", async () => {
     await configure(agentConfig("m-tree-2", { limits: { max_parallel_subagents: 5, max_subagents_per_tree: 2 } }));
     await scriptLlm("m-tree-2", [
-      { tool_calls: [{ name: "spawn_task", arguments: { task: "one", wait: true } }, { name: "spawn_task", arguments: { task: "two", wait: true } }] },
+      {
+        tool_calls: [
+          { name: "spawn_task", arguments: { task: "one", wait: true } },
+          { name: "spawn_task", arguments: { task: "two", wait: true } },
+        ],
+      },
       { content: "grandchild done" },
       { content: "child done" },
     ]);
@@ -817,7 +1031,9 @@ describe("per-tree subagent cap", () => {
     const requests = await llmRequests("m-tree-2");
     const toolMessages = requests[2]!.messages.filter((m: any) => m.role === "tool").map((m: any) => m.content);
     expect(toolMessages[0]).toBe("grandchild done");
-    expect(toolMessages[1]).toBe("Error: Subagent limit reached (2 running + 1 requested > 2); wait for running subagents or split the batch.");
+    expect(toolMessages[1]).toBe(
+      "Error: Subagent limit reached (2 running + 1 requested > 2); wait for running subagents or split the batch.",
+    );
     // Every slot is given back once the jobs end.
     const again = await parallel("tr2", { tool_calls: [sub("x"), sub("y")], wait: false });
     expect(again.status).toBe(200);
@@ -852,7 +1068,11 @@ describe("per-tree subagent cap", () => {
     const res = await api(`/v1/chats/${child}/tool-calls`, {
       body: {
         tool_calls: [
-          { id: "a", type: "function", function: { name: "call_subordinate", arguments: '{"message":"x","context_id":"sub-nobody"}' } },
+          {
+            id: "a",
+            type: "function",
+            function: { name: "call_subordinate", arguments: '{"message":"x","context_id":"sub-nobody"}' },
+          },
           { id: "b", type: "function", function: { name: "spawn_task", arguments: '{"task":"allowed"}' } },
         ],
         timeout: 20,

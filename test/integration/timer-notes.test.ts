@@ -21,7 +21,8 @@ function counted(state: DurableObjectState) {
   const view = Object.assign(Object.create(Object.getPrototypeOf(sql)), sql, {
     exec: (query: string, ...bindings: unknown[]) => (statements++, exec(query, ...bindings)),
   }) as SqlStorage;
-  const stored = (kind: string) => sql.exec<{ at: number }>(`SELECT at FROM timers WHERE kind = ? AND ref = ''`, kind).toArray()[0]?.at;
+  const stored = (kind: string) =>
+    sql.exec<{ at: number }>(`SELECT at FROM timers WHERE kind = ? AND ref = ''`, kind).toArray()[0]?.at;
   return { timers: new Timers(view, state.storage), view, stored, statements: () => statements };
 }
 
@@ -98,7 +99,9 @@ describe("the alarm's note", () => {
     await armedAt("alarm-note", at);
     const calls = await runInDurableObject(chatObject("alarm-note"), async (_i, state) => {
       let n = 0;
-      const storage = Object.assign(Object.create(state.storage), { setAlarm: (t: number) => (n++, state.storage.setAlarm(t)) });
+      const storage = Object.assign(Object.create(state.storage), {
+        setAlarm: (t: number) => (n++, state.storage.setAlarm(t)),
+      });
       const timers = new Timers(state.storage.sql, storage as DurableObjectStorage);
       await timers.arm();
       await timers.arm();

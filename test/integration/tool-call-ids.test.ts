@@ -12,11 +12,23 @@ import { generateText, jsonSchema, tool } from "ai";
 import { reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ToolCallsBody } from "../../packages/client/src/types";
-import { agentConfig, api, call, chatObject, configure, eventually, json, llmRequests, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
+import {
+  agentConfig,
+  api,
+  call,
+  chatObject,
+  configure,
+  eventually,
+  json,
+  llmRequests,
+  parallel,
+  scriptLlm,
+  toolConfig,
+  toolServer,
+} from "../helpers";
 import { inbox, received as deliveries, SECRET } from "../webhook-inbox";
 
 afterEach(() => reset());
-
 
 /** The tool calls the AI SDK hands a bot for a model reply that calls `echo` with each of `args`. */
 async function aiSdkCalls(model: string, args: Record<string, unknown>[]) {
@@ -25,16 +37,23 @@ async function aiSdkCalls(model: string, args: Record<string, unknown>[]) {
   const { toolCalls } = await generateText({
     model: provider.chatModel(model),
     prompt: "Echo twice.",
-    tools: { echo: tool({ description: "Echoes", inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }) }) },
+    tools: {
+      echo: tool({ description: "Echoes", inputSchema: jsonSchema<Record<string, unknown>>({ type: "object" }) }),
+    },
   });
   expect(toolCalls.map((c) => [c.type, c.toolName])).toEqual(args.map(() => ["tool-call", "echo"]));
   return toolCalls;
 }
 
-const openaiCall = (id: string, args: unknown) => ({ id, type: "function", function: { name: "echo", arguments: JSON.stringify(args) } });
+const openaiCall = (id: string, args: unknown) => ({
+  id,
+  type: "function",
+  function: { name: "echo", arguments: JSON.stringify(args) },
+});
 const anthropicBlock = (id: string, input: Record<string, unknown>, name = "echo") =>
   ({ type: "tool_use", id, name, input, caller: { type: "direct" } }) satisfies Anthropic.ToolUseBlock;
-const geminiPart = (id: string | undefined, args: Record<string, unknown>) => ({ functionCall: { name: "echo", args, ...(id ? { id } : {}) } }) satisfies Part;
+const geminiPart = (id: string | undefined, args: Record<string, unknown>) =>
+  ({ functionCall: { name: "echo", args, ...(id ? { id } : {}) } }) satisfies Part;
 
 describe("a /parallel batch of every SDK's tool calls", () => {
   it("runs them all, and every snapshot carries its call's id right after tool_name", async () => {
@@ -53,16 +72,34 @@ describe("a /parallel batch of every SDK's tool calls", () => {
     });
     expect(status).toBe(200);
     expect(body.status).toBe("success");
-    const ids = ["call_openai_1", "toolu_01XYZ", fromAiSdk[0]!.toolCallId, fromAiSdk[1]!.toolCallId, "gemini-5", undefined, "explicit-7"];
+    const ids = [
+      "call_openai_1",
+      "toolu_01XYZ",
+      fromAiSdk[0]!.toolCallId,
+      fromAiSdk[1]!.toolCallId,
+      "gemini-5",
+      undefined,
+      "explicit-7",
+    ];
     expect(body.jobs.map((j: any) => j.tool_call_id)).toEqual(ids);
     expect(body.jobs.map((j: any) => JSON.parse(j.result).n)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(Object.keys(body.jobs[0])).toEqual(["job_id", "tool_name", "tool_call_id", "state", "duration_seconds", "result"]);
+    expect(Object.keys(body.jobs[0])).toEqual([
+      "job_id",
+      "tool_name",
+      "tool_call_id",
+      "state",
+      "duration_seconds",
+      "result",
+    ]);
     expect(Object.keys(body.jobs[5])).toEqual(["job_id", "tool_name", "state", "duration_seconds", "result"]);
   });
 
   it("keeps the ids on the started payload, a later await, the job list, the full record and an idempotent replay", async () => {
     await configure(toolConfig());
-    const request = { tool_calls: [anthropicBlock("toolu_hang", {}, "hang"), anthropicBlock("toolu_echo", { x: 1 })], wait: false };
+    const request = {
+      tool_calls: [anthropicBlock("toolu_hang", {}, "hang"), anthropicBlock("toolu_echo", { x: 1 })],
+      wait: false,
+    };
     const headers = { "idempotency-key": "ids-replay-1" };
     const started = await parallel("ids2", request, { headers });
     expect(started.body.status).toBe("started");
@@ -82,14 +119,18 @@ describe("a /parallel batch of every SDK's tool calls", () => {
     const record = await json(await api(`/v1/chats/ids2/jobs/${echo}`));
     expect(record.tool_call_id).toBe("toolu_echo");
     expect(Object.keys(record).slice(4, 7)).toEqual(["tool_name", "tool_call_id", "tool_args"]);
-    const stored = await runInDurableObject(chatObject("ids2"), (_i, s) => s.storage.sql.exec("SELECT tool_call_id FROM jobs ORDER BY idx").toArray());
+    const stored = await runInDurableObject(chatObject("ids2"), (_i, s) =>
+      s.storage.sql.exec("SELECT tool_call_id FROM jobs ORDER BY idx").toArray(),
+    );
     expect(stored.map((r) => r.tool_call_id)).toEqual(["toolu_hang", "toolu_echo"]);
     await parallel("ids2", { action: "cancel", job_ids: [hang] });
   });
 
   it("gives a call with an unusable id (too long) no tool_call_id, and still runs it", async () => {
     await configure(toolConfig());
-    const { body } = await parallel("ids3", { tool_calls: [openaiCall("c".repeat(129), { a: 1 }), openaiCall("c".repeat(128), { a: 2 })] });
+    const { body } = await parallel("ids3", {
+      tool_calls: [openaiCall("c".repeat(129), { a: 1 }), openaiCall("c".repeat(128), { a: 2 })],
+    });
     expect(body.jobs.map((j: any) => [j.state, j.tool_call_id])).toEqual([
       ["success", undefined],
       ["success", "c".repeat(128)],
@@ -117,20 +158,35 @@ describe("events carry the call's id", () => {
     expect(body.status).toBe("success");
     const events = await eventually(async () => {
       const list = await received("ids-events");
-      return list.some((e) => e.type === "batch.finished") && list.some((e) => e.type === "subagent.finish") ? list : undefined;
+      return list.some((e) => e.type === "batch.finished") && list.some((e) => e.type === "subagent.finish")
+        ? list
+        : undefined;
     });
     const batch = events.find((e) => e.type === "batch.finished")!;
     expect(batch.data.results.jobs.map((j: any) => j.tool_call_id)).toEqual(["call_e1", "call_sub", undefined]);
-    expect(Object.keys(batch.data.results.jobs[0]).slice(0, 4)).toEqual(["job_id", "tool_name", "tool_call_id", "state"]);
+    expect(Object.keys(batch.data.results.jobs[0]).slice(0, 4)).toEqual([
+      "job_id",
+      "tool_name",
+      "tool_call_id",
+      "state",
+    ]);
 
     const byJob = (type: string) => new Map(events.filter((e) => e.type === type).map((e) => [e.data.job_id, e.data]));
     const [first, sub, third] = body.jobs.map((j: any) => j.job_id);
     for (const type of ["job.started", "job.finished"]) {
       const seen = byJob(type);
-      expect([seen.get(first)?.tool_call_id, seen.get(sub)?.tool_call_id, seen.get(third)?.tool_call_id], type).toEqual(["call_e1", "call_sub", undefined]);
+      expect([seen.get(first)?.tool_call_id, seen.get(sub)?.tool_call_id, seen.get(third)?.tool_call_id], type).toEqual(
+        ["call_e1", "call_sub", undefined],
+      );
       expect("tool_call_id" in seen.get(third)!).toBe(false);
     }
-    expect(Object.keys(byJob("job.started").get(first)!).slice(-5)).toEqual(["seq", "job_id", "batch_id", "tool_name", "tool_call_id"]);
+    expect(Object.keys(byJob("job.started").get(first)!).slice(-5)).toEqual([
+      "seq",
+      "job_id",
+      "batch_id",
+      "tool_name",
+      "tool_call_id",
+    ]);
     const finishedKeys = Object.keys(byJob("job.finished").get(first)!);
     expect(finishedKeys.indexOf("tool_call_id")).toBe(finishedKeys.indexOf("tool_name") + 1);
     for (const type of ["subagent.started", "subagent.finish"]) {

@@ -4,7 +4,19 @@
  */
 import { reset, runDurableObjectAlarm } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { agentConfig, api, chatObject, configure, jobInState, jobRow, json, llmRequests, scriptLlm, toolConfig, toolServer } from "../helpers";
+import {
+  agentConfig,
+  api,
+  chatObject,
+  configure,
+  jobInState,
+  jobRow,
+  json,
+  llmRequests,
+  scriptLlm,
+  toolConfig,
+  toolServer,
+} from "../helpers";
 
 afterEach(async () => {
   vi.useRealTimers();
@@ -18,8 +30,17 @@ const openai = (id: string, name: string, args: unknown) => ({
 });
 
 function trackedConfig(extra: Record<string, unknown> = {}) {
-  const tracked = (name: string, read_only: boolean) => ({ name, url: `${toolServer()}/tracked`, read_only, parameters: { type: "object" } });
-  return { ...toolConfig(), tools: [...toolConfig().tools, tracked("tracked_read", true), tracked("tracked_write", false)], ...extra };
+  const tracked = (name: string, read_only: boolean) => ({
+    name,
+    url: `${toolServer()}/tracked`,
+    read_only,
+    parameters: { type: "object" },
+  });
+  return {
+    ...toolConfig(),
+    tools: [...toolConfig().tools, tracked("tracked_read", true), tracked("tracked_write", false)],
+    ...extra,
+  };
 }
 
 const post = async (chat: string, body: unknown) => {
@@ -49,7 +70,9 @@ describe("tool-calls", () => {
       ["d", "tracked_read", "success", "tracked 4"],
     ]);
     expect(Object.keys(body.results[0])).toEqual(["tool_call_id", "name", "job_id", "state", "content"]);
-    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=tool-calls`)).json()) as { max_in_flight: number };
+    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=tool-calls`)).json()) as {
+      max_in_flight: number;
+    };
     expect(max_in_flight).toBe(2);
   });
 
@@ -58,7 +81,9 @@ describe("tool-calls", () => {
       tool_calls: [1, 2, 3].map((n) => openai(`w${n}`, "tracked_write", { n, ms: 200, group })),
       timeout: 20,
     });
-    const inFlight = async (group: string) => ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number }).max_in_flight;
+    const inFlight = async (group: string) =>
+      ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number })
+        .max_in_flight;
     await configure(trackedConfig());
     const byQuery = await api("/v1/chats/tc-order/tool-calls?order=parallel", { body: writes("order-q") });
     expect((await json(byQuery)).results.map((r: any) => r.state)).toEqual(["success", "success", "success"]);
@@ -102,7 +127,11 @@ describe("tool-calls", () => {
       timeout: 20,
     });
     expect(body.results[0]).toMatchObject({ state: "success", content: "one" });
-    expect(body.results[1]).toMatchObject({ job_id: null, state: "error", error: { code: "subagent_limit", scope: "chat", limit: 1 } });
+    expect(body.results[1]).toMatchObject({
+      job_id: null,
+      state: "error",
+      error: { code: "subagent_limit", scope: "chat", limit: 1 },
+    });
     expect(body.results[2]).toMatchObject({ state: "success" });
   });
 
@@ -111,7 +140,9 @@ describe("tool-calls", () => {
     const { body } = await post("tc4", { tool_calls: [openai("a", "hang", {}), openai("b", "echo", {})] });
     expect(body.status).toBe("waiting");
     expect(body.results[0]).toEqual({ tool_call_id: "a", name: "hang", job_id: expect.any(String), state: "running" });
-    const awaited = await api("/v1/chats/tc4/parallel", { body: { action: "cancel", job_ids: [body.results[0].job_id] } });
+    const awaited = await api("/v1/chats/tc4/parallel", {
+      body: { action: "cancel", job_ids: [body.results[0].job_id] },
+    });
     expect((await json(awaited)).status).toBe("cancelled");
   });
 
@@ -119,13 +150,17 @@ describe("tool-calls", () => {
     await configure(trackedConfig({ limits: { max_wait_seconds: 1 } }));
     const { body } = await post("tc4w", { tool_calls: [openai("a", "hang", {}), openai("b", "tracked_write", {})] });
     const [hang, write] = body.results.map((r: any) => r.job_id);
-    const seen = await json(await api("/v1/chats/tc4w/parallel", { body: { action: "collect", job_ids: [hang, write] } }));
+    const seen = await json(
+      await api("/v1/chats/tc4w/parallel", { body: { action: "collect", job_ids: [hang, write] } }),
+    );
     expect(seen.jobs[0]).not.toHaveProperty("waiting_for");
     expect(seen.jobs[1]).toMatchObject({ state: "pending", waiting_for: "tier" });
     expect(await json(await api(`/v1/chats/tc4w/jobs/${write}`))).toMatchObject({ waiting_for: "tier", flow: null });
     await api("/v1/chats/tc4w/parallel", { body: { action: "cancel", job_ids: [hang] } });
     await runDurableObjectAlarm(chatObject("tc4w"));
-    const after = await json(await api("/v1/chats/tc4w/parallel", { body: { action: "await", job_ids: [write], timeout: 10 } }));
+    const after = await json(
+      await api("/v1/chats/tc4w/parallel", { body: { action: "await", job_ids: [write], timeout: 10 } }),
+    );
     expect(after.jobs[0]).toMatchObject({ state: "success" });
     expect(after.jobs[0]).not.toHaveProperty("waiting_for");
   });
@@ -182,10 +217,14 @@ describe("tool-calls with a subordinate", () => {
       ["s", "success", "child done"],
       ["r", "success", "tracked 2"],
     ]);
-    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=tc-sub`)).json()) as { max_in_flight: number };
+    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=tc-sub`)).json()) as {
+      max_in_flight: number;
+    };
     expect(max_in_flight).toBe(2);
     const calls = (await (await fetch(`${toolServer()}/__calls`)).json()) as { path: string; body: string }[];
-    const order = calls.filter((c) => c.path === "/tracked" && JSON.parse(c.body).tool_args.group === "tc-sub").map((c) => JSON.parse(c.body).tool_args.n);
+    const order = calls
+      .filter((c) => c.path === "/tracked" && JSON.parse(c.body).tool_args.group === "tc-sub")
+      .map((c) => JSON.parse(c.body).tool_args.n);
     expect(order[2]).toBe(1);
   });
 
@@ -196,7 +235,12 @@ describe("tool-calls with a subordinate", () => {
     });
     const body = await json(res);
     expect(res.status).toBe(200);
-    expect(body.results[0]).toMatchObject({ tool_call_id: "s", job_id: null, state: "error", error: { code: "agent_type_denied" } });
+    expect(body.results[0]).toMatchObject({
+      tool_call_id: "s",
+      job_id: null,
+      state: "error",
+      error: { code: "agent_type_denied" },
+    });
     expect(body.results[0].content).toContain('Sub-agent type "default" is not allowed (permission.task).');
     expect(body.results[1]).toMatchObject({ tool_call_id: "e", state: "success" });
     expect(await llmRequests("m-tc-deny")).toHaveLength(0);
@@ -207,12 +251,17 @@ describe("tool-calls with side-effecting calls only", () => {
   it("runs them one at a time from the first, in call order", async () => {
     await configure(trackedConfig());
     const { body } = await post("tc6", {
-      tool_calls: [openai("a", "tracked_write", { n: 1, ms: 100, group: "writes-only" }), openai("b", "tracked_write", { n: 2, ms: 100, group: "writes-only" })],
+      tool_calls: [
+        openai("a", "tracked_write", { n: 1, ms: 100, group: "writes-only" }),
+        openai("b", "tracked_write", { n: 2, ms: 100, group: "writes-only" }),
+      ],
       timeout: 20,
     });
     expect(body.status).toBe("success");
     expect(body.results.map((r: any) => r.content)).toEqual(["tracked 1", "tracked 2"]);
-    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=writes-only`)).json()) as { max_in_flight: number };
+    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=writes-only`)).json()) as {
+      max_in_flight: number;
+    };
     expect(max_in_flight).toBe(1);
   });
 });
@@ -223,7 +272,10 @@ describe("tool-calls: the next call of a sequential tier", () => {
     // An hour ahead, the chat's alarm is an hour away for the runtime: it fires only when the test runs it.
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + 3_600_000);
-    const calls = [openai("a", "tracked_write", { n: 1, ms: 10, group: "chain" }), openai("b", "tracked_write", { n: 2, ms: 10, group: "chain" })];
+    const calls = [
+      openai("a", "tracked_write", { n: 1, ms: 10, group: "chain" }),
+      openai("b", "tracked_write", { n: 2, ms: 10, group: "chain" }),
+    ];
     const { body } = await post("tc11", { tool_calls: calls, timeout: 1 });
     expect(body.results[0]).toMatchObject({ tool_call_id: "a", state: "success" });
     const second = body.results[1].job_id as string;
@@ -243,7 +295,10 @@ describe("tool-calls with an Idempotency-Key", () => {
     expect(again).toEqual(first);
     const { toolCalls } = await import("../helpers");
     expect(await toolCalls(first.results[0].job_id)).toHaveLength(1);
-    const other = await api("/v1/chats/tc7/tool-calls", { body: { tool_calls: [openai("a", "echo", { once: 2 })] }, headers });
+    const other = await api("/v1/chats/tc7/tool-calls", {
+      body: { tool_calls: [openai("a", "echo", { once: 2 })] },
+      headers,
+    });
     expect(other.status).toBe(409);
   });
 });
@@ -273,27 +328,38 @@ describe("a parallel call among the tool calls", () => {
     const payload = JSON.parse(group.content);
     expect(payload).toMatchObject({ status: "success", jobs: [{ result: "tracked 2" }, { result: "tracked 3" }] });
     // Both reads ran together; the write ran alone, after them.
-    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=tp1`)).json()) as { max_in_flight: number };
+    const { max_in_flight } = (await (await fetch(`${toolServer()}/__concurrency?group=tp1`)).json()) as {
+      max_in_flight: number;
+    };
     expect(max_in_flight).toBe(2);
   });
 
   it("wait:false answers with the started payload and does not hold the response", async () => {
     await configure(trackedConfig());
     const { body } = await post("tp2", {
-      tool_calls: [parallelCall("p", { tool_calls: [{ tool_name: "hang", tool_args: {} }], wait: false }), openai("e", "echo", { x: 1 })],
+      tool_calls: [
+        parallelCall("p", { tool_calls: [{ tool_name: "hang", tool_args: {} }], wait: false }),
+        openai("e", "echo", { x: 1 }),
+      ],
       timeout: 20,
     });
     expect(body.status).toBe("success");
     expect(JSON.parse(body.results[0].content).status).toBe("started");
     expect(body.results[1]).toMatchObject({ state: "success", content: '{"x":1}' });
     // The background job is still running; it is awaited or cancelled like any job.
-    const cancelled = await json(await api("/v1/chats/tp2/parallel", { body: { action: "cancel", job_ids: body.results[0].job_ids } }));
+    const cancelled = await json(
+      await api("/v1/chats/tp2/parallel", { body: { action: "cancel", job_ids: body.results[0].job_ids } }),
+    );
     expect(cancelled.jobs[0].state).toBe("cancelled");
   });
 
   it("awaits and cancels earlier jobs by id; unknown ids refuse only that call", async () => {
     await configure(trackedConfig());
-    const started = await json(await api("/v1/chats/tp3/parallel", { body: { tool_calls: [{ tool_name: "hang", tool_args: {} }], wait: false } }));
+    const started = await json(
+      await api("/v1/chats/tp3/parallel", {
+        body: { tool_calls: [{ tool_name: "hang", tool_args: {} }], wait: false },
+      }),
+    );
     const hanging = started.jobs[0].job_id;
     const { body } = await post("tp3", {
       tool_calls: [
@@ -305,8 +371,15 @@ describe("a parallel call among the tool calls", () => {
     });
     const [cancel, unknown, echo] = body.results;
     expect(cancel).toMatchObject({ state: "success", job_ids: [hanging] });
-    expect(JSON.parse(cancel.content)).toMatchObject({ status: "cancelled", jobs: [{ job_id: hanging, state: "cancelled" }] });
-    expect(unknown).toMatchObject({ job_id: null, state: "error", error: { code: "unknown_job_ids", job_ids: ["echo-doesnotexist"] } });
+    expect(JSON.parse(cancel.content)).toMatchObject({
+      status: "cancelled",
+      jobs: [{ job_id: hanging, state: "cancelled" }],
+    });
+    expect(unknown).toMatchObject({
+      job_id: null,
+      state: "error",
+      error: { code: "unknown_job_ids", job_ids: ["echo-doesnotexist"] },
+    });
     expect(echo).toMatchObject({ state: "success", content: '{"y":2}' });
   });
 

@@ -10,7 +10,15 @@ afterEach(() => reset());
 const governed = (model: string) =>
   agentConfig(model, {
     agents: {
-      boss: { description: "Runs the show", permission: { task: [["*", "deny"], ["researcher", "allow"]] } },
+      boss: {
+        description: "Runs the show",
+        permission: {
+          task: [
+            ["*", "deny"],
+            ["researcher", "allow"],
+          ],
+        },
+      },
       researcher: { description: "Finds facts" },
       loner: { permission: { task: [["*", "deny"]] } },
     },
@@ -23,7 +31,9 @@ describe("GET /v1/tools", () => {
     await configure(governed("m-tools-1"));
     const body = await json(await api("/v1/tools"));
     const tools = byName(body.tools);
-    expect(Object.keys(tools)).toEqual(expect.arrayContaining(["parallel", "wait", "echo", "http_request", "spawn_task", "call_subordinate"]));
+    expect(Object.keys(tools)).toEqual(
+      expect.arrayContaining(["parallel", "wait", "echo", "http_request", "spawn_task", "call_subordinate"]),
+    );
     expect(body.tools.every((t: any) => t.type === "function")).toBe(true);
     expect(JSON.stringify(body)).not.toContain("$schema");
     expect(tools.spawn_task.parameters.properties.agent.enum).toEqual(["default", "boss", "researcher", "loner"]);
@@ -67,7 +77,9 @@ describe("POST /v1/chats/{chat}/spawn", () => {
     const body = await json(res);
     expect(body.status).toBe("started");
     expect(body.jobs[0]).toMatchObject({ tool_name: "spawn_task", context_id: expect.stringMatching(/^sub-/) });
-    const awaited = await json(await api("/v1/chats/s1/parallel", { body: { action: "await", job_ids: [body.jobs[0].job_id], timeout: 20 } }));
+    const awaited = await json(
+      await api("/v1/chats/s1/parallel", { body: { action: "await", job_ids: [body.jobs[0].job_id], timeout: 20 } }),
+    );
     expect(awaited.jobs[0]).toMatchObject({ state: "success", result: "spawned answer" });
   });
 
@@ -84,7 +96,9 @@ describe("POST /v1/chats/{chat}/spawn", () => {
     expect(denied.status).toBe(403);
     const skills = await api("/v1/chats/s3/spawn", { body: { task: "x", skills: ["a"] } });
     expect((await json(skills)).error.code).toBe("invalid_subordinate_call");
-    const wider = await api("/v1/chats/s3/spawn", { body: { task: "x", agent: "researcher", tools: ["no_such_tool"] } });
+    const wider = await api("/v1/chats/s3/spawn", {
+      body: { task: "x", agent: "researcher", tools: ["no_such_tool"] },
+    });
     expect((await json(wider)).error.message).toContain("`tools` must be a subset of the 'researcher' profile's tools");
   });
 });

@@ -33,7 +33,9 @@ describe("tenant HTTP tools", () => {
     expect(h["idempotency-key"]).toBe(job.job_id);
     expect(h["webhook-id"]).toBe(`${job.job_id}.1`);
     expect(h["webhook-timestamp"]).toMatch(/^\d+$/);
-    expect(h["webhook-signature"]).toBe(await expectedSignature(TOOL_SECRET, h["webhook-id"]!, h["webhook-timestamp"]!, received!.body));
+    expect(h["webhook-signature"]).toBe(
+      await expectedSignature(TOOL_SECRET, h["webhook-id"]!, h["webhook-timestamp"]!, received!.body),
+    );
   });
 
   it("reads result strings as is, other results as compact JSON, error strings as failures, anything else as text", async () => {
@@ -52,8 +54,13 @@ describe("tenant HTTP tools", () => {
     const { body } = await parallel("t1", { tool_calls: [call("redirect")] });
     expect(body.jobs[0].state).toBe("error");
     expect(body.jobs[0].error).toMatch(/^HTTP 302: /);
-    const calls = (await (await fetch(`${toolServer()}/__calls`)).json()) as { path: string; headers: Record<string, string> }[];
-    expect(calls.filter((c) => c.headers["idempotency-key"] === body.jobs[0].job_id).map((c) => c.path)).toEqual(["/redirect"]);
+    const calls = (await (await fetch(`${toolServer()}/__calls`)).json()) as {
+      path: string;
+      headers: Record<string, string>;
+    }[];
+    expect(calls.filter((c) => c.headers["idempotency-key"] === body.jobs[0].job_id).map((c) => c.path)).toEqual([
+      "/redirect",
+    ]);
   });
 
   it("cuts long results to max_result_chars and keeps the full text on the job record", async () => {
@@ -79,11 +86,19 @@ describe("tenant HTTP tools", () => {
   it("reads a body of declared length whole within max_response_bytes, and cuts one declared beyond it", async () => {
     await configure(toolConfig({ limits: { max_response_bytes: 1000 } }));
     const { body } = await parallel("t1", {
-      tool_calls: [call("big", { bytes: 1000, declared: true }), call("big", { bytes: 999, declared: true }), call("big", { bytes: 50_000, declared: true })],
+      tool_calls: [
+        call("big", { bytes: 1000, declared: true }),
+        call("big", { bytes: 999, declared: true }),
+        call("big", { bytes: 50_000, declared: true }),
+      ],
     });
     expect(body.jobs.map((j: { state: string }) => j.state)).toEqual(["success", "success", "success"]);
     const { api, json } = await import("../helpers");
-    const lengths = await Promise.all(body.jobs.map(async (j: { job_id: string }) => (await json(await api(`/v1/chats/t1/jobs/${j.job_id}`))).result.length));
+    const lengths = await Promise.all(
+      body.jobs.map(
+        async (j: { job_id: string }) => (await json(await api(`/v1/chats/t1/jobs/${j.job_id}`))).result.length,
+      ),
+    );
     expect(lengths).toEqual([1000, 999, 1000]);
   });
 
@@ -113,7 +128,10 @@ describe("retries", () => {
 
   it("never retries a side-effecting tool after a network error: outcome unknown", async () => {
     const { body } = await parallel("t1", { tool_calls: [call("drop_write")] });
-    expect(body.jobs[0]).toMatchObject({ state: "error", error: "Outcome unknown: the tool may have run; not retried." });
+    expect(body.jobs[0]).toMatchObject({
+      state: "error",
+      error: "Outcome unknown: the tool may have run; not retried.",
+    });
     expect(await toolCalls(body.jobs[0].job_id)).toHaveLength(1);
   });
 
@@ -148,11 +166,16 @@ describe("http_request", () => {
   it("is unknown while no origin is allowed", async () => {
     await configure({ tools: [] });
     const res = await parallel("t1", { tool_calls: [call("http_request", { url: `${toolServer()}/page` })] });
-    expect(res.body.error).toEqual({ code: "unknown_tool", message: "tool_calls[0] uses unknown tool 'http_request'. Available tools: wait, spawn_task, call_subordinate." });
+    expect(res.body.error).toEqual({
+      code: "unknown_tool",
+      message: "tool_calls[0] uses unknown tool 'http_request'. Available tools: wait, spawn_task, call_subordinate.",
+    });
   });
 
   it("is never retried", async () => {
-    const { body } = await parallel("t1", { tool_calls: [call("http_request", { url: `${toolServer()}/status/503` })] });
+    const { body } = await parallel("t1", {
+      tool_calls: [call("http_request", { url: `${toolServer()}/status/503` })],
+    });
     expect(body.jobs[0]).toMatchObject({ state: "error", error: "HTTP 503: status 503" });
   });
 });

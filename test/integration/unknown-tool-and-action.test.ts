@@ -26,15 +26,23 @@ describe("an unknown tool's error", () => {
   });
 
   it("leaves out the subordinate tools the calling agent may not start", async () => {
-    await configure({ tools: [echoTool()], mcp_servers: [docs], agents: { solo: { permission: { task: [["*", "deny"]] } } } });
+    await configure({
+      tools: [echoTool()],
+      mcp_servers: [docs],
+      agents: { solo: { permission: { task: [["*", "deny"]] } } },
+    });
     const { body } = await parallel("u2", { tool_calls: [call("nope")] }, { query: "?agent=solo" });
-    expect(body.error.message).toBe(`tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, ${MCP_TOOLS}.`);
+    expect(body.error.message).toBe(
+      `tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, ${MCP_TOOLS}.`,
+    );
   });
 
   it("at /tool-calls is the call's error entry, and names parallel too", async () => {
     await configure({ tools: [echoTool()], mcp_servers: [docs] });
     const openai = (id: string, name: string) => ({ id, type: "function", function: { name, arguments: "{}" } });
-    const answer = await json(await api("/v1/chats/u3/tool-calls", { body: [openai("c1", "nope"), openai("c2", "echo")] }));
+    const answer = await json(
+      await api("/v1/chats/u3/tool-calls", { body: [openai("c1", "nope"), openai("c2", "echo")] }),
+    );
     expect(answer.results[0]).toMatchObject({ tool_call_id: "c1", state: "error", error: { code: "unknown_tool" } });
     expect(answer.results[0].content).toBe(
       `Error: tool_calls[0] uses unknown tool 'nope'. Available tools: parallel, wait, echo, ${MCP_TOOLS}, spawn_task, call_subordinate.`,
@@ -50,7 +58,12 @@ describe("an unknown action", () => {
     const jobId = started.body.jobs[0].job_id;
     await jobInState("u4", jobId, "running"); // its runner took it
     const t0 = Date.now();
-    const { status, body } = await parallel("u4", { action: "check_later", wait: false, job_ids: [jobId], timeout: 30 });
+    const { status, body } = await parallel("u4", {
+      action: "check_later",
+      wait: false,
+      job_ids: [jobId],
+      timeout: 30,
+    });
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(status).toBe(200);
     expect(body.status).toBe("running");
@@ -69,7 +82,10 @@ describe("an unknown action", () => {
   });
 
   it("without wait:false still waits like await", async () => {
-    await configure({ tools: [{ ...echoTool(), name: "hang", url: `${toolServer()}/hang` }], limits: { max_wait_seconds: 1 } });
+    await configure({
+      tools: [{ ...echoTool(), name: "hang", url: `${toolServer()}/hang` }],
+      limits: { max_wait_seconds: 1 },
+    });
     const started = await parallel("u6", { tool_calls: [call("hang")], wait: false });
     const { body } = await parallel("u6", { action: "check_later", job_ids: [started.body.jobs[0].job_id] });
     expect(body).toMatchObject({ status: "waiting", wait_timeout: true });

@@ -29,7 +29,12 @@ describe("POST /v1/webhook/test", () => {
     const [delivery, ...more] = await received("wt1");
     expect(more).toEqual([]);
     const event = new Webhook(SECRET).verify(delivery!.body, delivery!.headers) as Record<string, any>;
-    expect(event).toEqual({ id: expect.stringMatching(/^evt_/), type: "webhook.test", timestamp: expect.stringMatching(RFC3339_MS), data: { tenant: "acme" } });
+    expect(event).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: "webhook.test",
+      timestamp: expect.stringMatching(RFC3339_MS),
+      data: { tenant: "acme" },
+    });
     expect(delivery!.headers["webhook-id"]).toBe(event.id);
   });
 
@@ -37,7 +42,8 @@ describe("POST /v1/webhook/test", () => {
     await configure(webhookConfig(await inbox("wt2", [503])));
     expect((await test()).body).toEqual({
       status: 503,
-      error: "The receiver answered 503: events answered so are retried for about 27 h, then fail. Answer 2xx within 10 s.",
+      error:
+        "The receiver answered 503: events answered so are retried for about 27 h, then fail. Answer 2xx within 10 s.",
       duration_ms: expect.any(Number),
     });
     expect(await received("wt2")).toHaveLength(1);
@@ -47,13 +53,21 @@ describe("POST /v1/webhook/test", () => {
     await configure(webhookConfig(`${toolServer()}/drop`));
     const { status, body } = await test();
     expect(status).toBe(200);
-    expect(body).toEqual({ status: null, error: expect.stringMatching(/^Network error: /), duration_ms: expect.any(Number) });
+    expect(body).toEqual({
+      status: null,
+      error: expect.stringMatching(/^Network error: /),
+      duration_ms: expect.any(Number),
+    });
   });
 
   it("says where it could not connect when nothing listens there, not just that a connection was lost", async () => {
     await configure(webhookConfig("http://127.0.0.1:9/fanout")); // the discard port: nothing listens on it here
     const { body } = await test();
-    expect(body).toMatchObject({ status: null, error: "Network error: no connection to http://127.0.0.1:9: refused (is anything listening there?) or dropped before an answer." });
+    expect(body).toMatchObject({
+      status: null,
+      error:
+        "Network error: no connection to http://127.0.0.1:9: refused (is anything listening there?) or dropped before an answer.",
+    });
   });
 
   it("is 400 no_webhook when none is configured (per tenant)", async () => {
@@ -61,16 +75,29 @@ describe("POST /v1/webhook/test", () => {
     await configure(toolConfig(), TEST_KEYS.globex);
     expect(await test(TEST_KEYS.globex)).toEqual({
       status: 400,
-      body: { status: "error", error: { code: "no_webhook", message: "No webhook is configured: set webhook.url with PATCH /v1/config, then send the test event." } },
+      body: {
+        status: "error",
+        error: {
+          code: "no_webhook",
+          message: "No webhook is configured: set webhook.url with PATCH /v1/config, then send the test event.",
+        },
+      },
     });
     expect(await received("wt4")).toEqual([]);
   });
 
   it("keeps to the egress rules at send time", async () => {
     await configure(webhookConfig(await inbox("wt5")));
-    const request = new Request("https://fanout.test/v1/webhook/test", { method: "POST", headers: { authorization: `Bearer ${TEST_KEYS.acme}` } });
+    const request = new Request("https://fanout.test/v1/webhook/test", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TEST_KEYS.acme}` },
+    });
     const res = await worker.fetch(request, { ...env, ALLOW_PRIVATE_EGRESS: "false" }, createExecutionContext());
-    expect(await res.json()).toEqual({ status: null, error: "The webhook URL must use https:; outbound requests there are not allowed.", duration_ms: expect.any(Number) });
+    expect(await res.json()).toEqual({
+      status: null,
+      error: "The webhook URL must use https:; outbound requests there are not allowed.",
+      duration_ms: expect.any(Number),
+    });
     expect(await received("wt5")).toEqual([]);
   });
 });

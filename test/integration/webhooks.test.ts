@@ -6,7 +6,19 @@
 import { evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { agentConfig, api, call, chatObject, configure, eventually, json, parallel, scriptLlm, toolConfig, toolServer } from "../helpers";
+import {
+  agentConfig,
+  api,
+  call,
+  chatObject,
+  configure,
+  eventually,
+  json,
+  parallel,
+  scriptLlm,
+  toolConfig,
+  toolServer,
+} from "../helpers";
 import { verifyWebhook } from "../../packages/client/src/webhook";
 import { eventEnvelope } from "../../src/core/api/events";
 import { DELIVERIES_AT_ONCE } from "../../durable-objects/chat/events/outbox";
@@ -30,9 +42,11 @@ async function inbox(name: string, statuses: number[] = []) {
   await fetch(`${toolServer()}/__hooks/script`, { method: "POST", body: JSON.stringify({ inbox: name, statuses }) });
   return `${toolServer()}/hooks/${name}`;
 }
-const received = async (name: string): Promise<Delivery[]> => (await fetch(`${toolServer()}/__hooks/received?inbox=${name}`)).json();
+const received = async (name: string): Promise<Delivery[]> =>
+  (await fetch(`${toolServer()}/__hooks/received?inbox=${name}`)).json();
 const events = (list: Delivery[]) => list.map((d) => JSON.parse(d.body));
-const webhookConfig = (url: string, more: Record<string, unknown> = {}) => toolConfig({ webhook: { url, secret: SECRET, ...more } });
+const webhookConfig = (url: string, more: Record<string, unknown> = {}) =>
+  toolConfig({ webhook: { url, secret: SECRET, ...more } });
 
 /** Waits until the receiver has seen a delivery of each type. */
 const deliveriesOf = (name: string, types: string[]) =>
@@ -47,8 +61,19 @@ describe("the event schema in /openapi.json", () => {
     const url = await inbox("wire");
     await configure(agentConfig("m-wire", { webhook: { url, secret: SECRET, include_child_chats: true } }));
     await scriptLlm("m-wire", [{ content: "wired" }]);
-    await parallel("wire1", { tool_calls: [echo(1), call("call_subordinate", { message: "Go.", reset: true })], timeout: 20 });
-    const types = ["chat.created", "job.started", "job.finished", "batch.finished", "subagent.started", "subagent.finish", "chat.idle"];
+    await parallel("wire1", {
+      tool_calls: [echo(1), call("call_subordinate", { message: "Go.", reset: true })],
+      timeout: 20,
+    });
+    const types = [
+      "chat.created",
+      "job.started",
+      "job.finished",
+      "batch.finished",
+      "subagent.started",
+      "subagent.finish",
+      "chat.idle",
+    ];
     const list = events(await deliveriesOf("wire", types));
     for (const e of list) {
       const parsed = eventEnvelope.safeParse(e);
@@ -67,7 +92,9 @@ async function later(chat: string, ms: number) {
 
 const outboxRows = (chat: string) =>
   runInDurableObject(chatObject(chat), (_i, s) =>
-    s.storage.sql.exec("SELECT seq, type, status, attempts, next_at, last_status FROM events WHERE status != 'none' ORDER BY seq").toArray(),
+    s.storage.sql
+      .exec("SELECT seq, type, status, attempts, next_at, last_status FROM events WHERE status != 'none' ORDER BY seq")
+      .toArray(),
   );
 
 describe("webhook delivery", () => {
@@ -75,7 +102,13 @@ describe("webhook delivery", () => {
     const url = await inbox("w1");
     await configure(webhookConfig(url));
     const { body } = await parallel("wh1", { tool_calls: [echo(1), echo(2)] });
-    const list = await deliveriesOf("w1", ["chat.created", "job.started", "job.finished", "batch.finished", "chat.idle"]);
+    const list = await deliveriesOf("w1", [
+      "chat.created",
+      "job.started",
+      "job.finished",
+      "batch.finished",
+      "chat.idle",
+    ]);
     const reference = new Webhook(SECRET);
     for (const d of list) {
       expect(reference.verify(d.body, d.headers)).toBeTruthy();
@@ -96,14 +129,24 @@ describe("webhook delivery", () => {
     const url = await inbox("w2", [500]);
     await configure(webhookConfig(url));
     await parallel("wh2", { tool_calls: [echo(1)] });
-    const first = await deliveriesOf("w2", ["chat.created", "job.started", "job.finished", "batch.finished", "chat.idle"]);
+    const first = await deliveriesOf("w2", [
+      "chat.created",
+      "job.started",
+      "job.finished",
+      "batch.finished",
+      "chat.idle",
+    ]);
     const failed = first.find((d) => d.status === 500)!;
     expect(first.filter((d) => d.status === 200)).toHaveLength(4); // the others went on meanwhile
     const rows = await outboxRows("wh2");
-    expect(rows.filter((r) => r.status === "pending")).toEqual([expect.objectContaining({ attempts: 1, last_status: 500 })]);
+    expect(rows.filter((r) => r.status === "pending")).toEqual([
+      expect.objectContaining({ attempts: 1, last_status: 500 }),
+    ]);
 
     await later("wh2", 5_500);
-    const again = await eventually(async () => (await received("w2")).find((d) => d.status === 200 && d.headers["webhook-id"] === failed.headers["webhook-id"]));
+    const again = await eventually(async () =>
+      (await received("w2")).find((d) => d.status === 200 && d.headers["webhook-id"] === failed.headers["webhook-id"]),
+    );
     expect(again.body).toBe(failed.body);
     expect(await verifyWebhook(SECRET, again.headers, again.body, { toleranceSeconds: 0 })).toBe(true);
   });
@@ -117,9 +160,22 @@ describe("webhook delivery", () => {
       const answer = await json(await api("/v1/chats/wh3/events?status=failed"));
       return answer.events.length === 1 ? answer : undefined;
     });
-    expect(res.events[0]).toMatchObject({ attempts: 1, last_status: 400, last_error: "The receiver answered 400; not retried." });
+    expect(res.events[0]).toMatchObject({
+      attempts: 1,
+      last_status: 400,
+      last_error: "The receiver answered 400; not retried.",
+    });
     // The v1.2 listing's shape: the older failed-events fields, in their order, with `status` after `seq`.
-    expect(Object.keys(res.events[0])).toEqual(["id", "type", "seq", "status", "attempts", "last_status", "last_error", "failed_at"]);
+    expect(Object.keys(res.events[0])).toEqual([
+      "id",
+      "type",
+      "seq",
+      "status",
+      "attempts",
+      "last_status",
+      "last_error",
+      "failed_at",
+    ]);
     expect((await api("/v1/chats/wh3/events")).status).toBe(400);
     expect((await api("/v1/chats/nobody/events?status=failed")).status).toBe(404);
   });
@@ -155,7 +211,9 @@ describe("webhook delivery", () => {
       return tried.length >= DELIVERIES_AT_ONCE ? tried : undefined;
     }, 20_000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(9_500);
-    const errors = await runInDurableObject(chatObject("wh10"), (_i, s) => s.storage.sql.exec("SELECT DISTINCT last_error FROM events WHERE attempts = 1").toArray());
+    const errors = await runInDurableObject(chatObject("wh10"), (_i, s) =>
+      s.storage.sql.exec("SELECT DISTINCT last_error FROM events WHERE attempts = 1").toArray(),
+    );
     expect(errors).toEqual([{ last_error: "No answer within 10 s." }]);
     expect(rows.every((r) => r.status === "pending" && r.last_status === null)).toBe(true);
   });
@@ -191,7 +249,10 @@ describe("webhook delivery", () => {
     const finished = list.find((e) => e.type === "job.finished");
     expect(finished.data).toMatchObject({ state: "success", truncated: true, result_truncated: true });
     expect(finished.data.result.length).toBeLessThanOrEqual(1000);
-    expect(list.find((e) => e.type === "batch.finished").data.results.jobs[0]).toMatchObject({ state: "success", result_truncated: true });
+    expect(list.find((e) => e.type === "batch.finished").data.results.jobs[0]).toMatchObject({
+      state: "success",
+      result_truncated: true,
+    });
   });
 
   it("keeps a batch's callback_url while its events wait, even after its jobs are purged", async () => {
@@ -199,16 +260,28 @@ describe("webhook delivery", () => {
     const callback = await inbox("w13-callback", Array(9).fill(503));
     await configure({ ...webhookConfig(main), limits: { retention_seconds: 60 } });
     await parallel("wh13", { tool_calls: [echo(1)] }, { query: `?callback_url=${encodeURIComponent(callback)}` });
-    const attempts = (n: number) => eventually(async () => (await outboxRows("wh13")).filter((r) => r.status === "pending").every((r) => r.attempts === n));
+    const attempts = (n: number) =>
+      eventually(async () =>
+        (await outboxRows("wh13")).filter((r) => r.status === "pending").every((r) => r.attempts === n),
+      );
     await attempts(1);
     await later("wh13", 61_000); // retry 2; the jobs pass their retention and are purged
     await attempts(2);
-    expect(await runInDurableObject(chatObject("wh13"), (_i, s) => s.storage.sql.exec("SELECT COUNT(*) AS n FROM jobs").one().n)).toBe(0);
+    expect(
+      await runInDurableObject(
+        chatObject("wh13"),
+        (_i, s) => s.storage.sql.exec("SELECT COUNT(*) AS n FROM jobs").one().n,
+      ),
+    ).toBe(0);
     await later("wh13", 24 * 3600_000); // retry 3, and the purge of settled events runs again
     await attempts(3);
     await later("wh13", 2 * 3600_000 + 1000); // retry 4 succeeds
     await eventually(async () => (await received("w13-callback")).filter((d) => d.status === 200).length === 3);
-    expect(events(await received("w13")).map((e) => e.type).filter((t) => t.startsWith("job.") || t.startsWith("batch."))).toEqual([]);
+    expect(
+      events(await received("w13"))
+        .map((e) => e.type)
+        .filter((t) => t.startsWith("job.") || t.startsWith("batch.")),
+    ).toEqual([]);
   });
 
   it("an event waiting for a retry survives the chat being evicted", async () => {
@@ -219,7 +292,9 @@ describe("webhook delivery", () => {
     const failed = first.find((d) => d.status === 503)!;
     await evictDurableObject(chatObject("wh5"));
     await later("wh5", 6_000);
-    await eventually(async () => (await received("w5")).find((d) => d.status === 200 && d.headers["webhook-id"] === failed.headers["webhook-id"]));
+    await eventually(async () =>
+      (await received("w5")).find((d) => d.status === 200 && d.headers["webhook-id"] === failed.headers["webhook-id"]),
+    );
   });
 
   it("a delivered batch.finished collects its jobs", async () => {
@@ -236,9 +311,17 @@ describe("webhook delivery", () => {
     await configure(webhookConfig(main));
     await parallel("wh7", { tool_calls: [echo(1)] }, { query: `?callback_url=${encodeURIComponent(callback)}` });
     const batch = await deliveriesOf("w7-callback", ["job.started", "job.finished", "batch.finished"]);
-    expect(events(batch).map((e) => e.type).sort()).toEqual(["batch.finished", "job.finished", "job.started"]);
+    expect(
+      events(batch)
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(["batch.finished", "job.finished", "job.started"]);
     const chat = await deliveriesOf("w7", ["chat.created", "chat.idle"]);
-    expect(events(chat).map((e) => e.type).sort()).toEqual(["chat.created", "chat.idle"]);
+    expect(
+      events(chat)
+        .map((e) => e.type)
+        .sort(),
+    ).toEqual(["chat.created", "chat.idle"]);
   });
 
   it("a 410 disables the webhook until the configuration is replaced", async () => {
@@ -260,12 +343,17 @@ describe("webhook delivery", () => {
     });
     expect(refused.map((r) => r.attempts)).toEqual(refused.map(() => 0));
     const failed = (await json(await api("/v1/chats/wh8b/events?status=failed"))).events;
-    expect(failed[0].last_error).toBe("The webhook is disabled after a 410 Gone; PUT or PATCH /v1/config to enable it again.");
+    expect(failed[0].last_error).toBe(
+      "The webhook is disabled after a 410 Gone; PUT or PATCH /v1/config to enable it again.",
+    );
     expect((await received("w8")).length).toBe(sent);
     // A new PUT enables it again.
     await configure(webhookConfig(url));
     await parallel("wh8", { tool_calls: [echo(3)] });
-    await eventually(async () => (await received("w8")).filter((d) => d.status === 200 && JSON.parse(d.body).type === "chat.idle").length >= 1);
+    await eventually(
+      async () =>
+        (await received("w8")).filter((d) => d.status === 200 && JSON.parse(d.body).type === "chat.idle").length >= 1,
+    );
   });
 
   it("child chats' events go out only with include_child_chats; subagent events always do", async () => {
@@ -275,17 +363,29 @@ describe("webhook delivery", () => {
       const model = `m-wh-children-${include}`;
       await configure(agentConfig(model, { webhook: { url, secret: SECRET, include_child_chats: include } }));
       await scriptLlm(model, [{ content: "child answer" }]);
-      const { body } = await parallel(`wh9-${include}`, { tool_calls: [call("call_subordinate", { message: "hi", reset: true })], timeout: 20 });
+      const { body } = await parallel(`wh9-${include}`, {
+        tool_calls: [call("call_subordinate", { message: "hi", reset: true })],
+        timeout: 20,
+      });
       const list = events(await deliveriesOf(name, ["subagent.finish", "chat.idle"]));
       const finish = list.find((e) => e.type === "subagent.finish");
-      expect(finish.data).toMatchObject({ status: "success", result: "child answer", context_id: body.jobs[0].context_id, agent: "default" });
+      expect(finish.data).toMatchObject({
+        status: "success",
+        result: "child answer",
+        context_id: body.jobs[0].context_id,
+        agent: "default",
+      });
       const fromChild = () => list.filter((e) => e.data.chat_id === body.jobs[0].context_id);
       if (include) {
         await eventually(async () => {
           list.splice(0, list.length, ...events(await received(name)));
           return fromChild().some((e) => e.type === "chat.created");
         });
-        expect(fromChild().find((e) => e.type === "chat.created").data).toMatchObject({ parent_chat_id: `wh9-${include}`, root_chat_id: `wh9-${include}`, level: 1 });
+        expect(fromChild().find((e) => e.type === "chat.created").data).toMatchObject({
+          parent_chat_id: `wh9-${include}`,
+          root_chat_id: `wh9-${include}`,
+          level: 1,
+        });
       } else {
         expect(fromChild()).toEqual([]);
       }
@@ -331,16 +431,24 @@ describe("Telegram notifications (?notify)", () => {
     expect(byLabel["【table】failed"]).toBeDefined();
     expect(sent.every((m) => m.token === "123:test-token")).toBe(true);
     // Each message goes out only once the webhook had its try at the hand-back it follows.
-    const handBacks = events(await deliveriesOf("w-tg", ["subagent.finish"])).filter((e) => e.type === "subagent.finish");
+    const handBacks = events(await deliveriesOf("w-tg", ["subagent.finish"])).filter(
+      (e) => e.type === "subagent.finish",
+    );
     const hooks = await received("w-tg");
-    const handedBackAt = Math.min(...hooks.filter((d) => JSON.parse(d.body).type === "subagent.finish").map((d) => d.at));
+    const handedBackAt = Math.min(
+      ...hooks.filter((d) => JSON.parse(d.body).type === "subagent.finish").map((d) => d.at),
+    );
     expect(handBacks).toHaveLength(2);
     expect(Math.min(...sent.map((m) => m.at))).toBeGreaterThanOrEqual(handedBackAt);
   });
 
   it("refuses notify without a Telegram bot, or without a chat id", async () => {
     await configure(toolConfig());
-    const noBot = await parallel("tg2", { tool_calls: [echo(1)] }, { query: `?notify=${encodeURIComponent('{"telegram_chat_id":1}')}` });
+    const noBot = await parallel(
+      "tg2",
+      { tool_calls: [echo(1)] },
+      { query: `?notify=${encodeURIComponent('{"telegram_chat_id":1}')}` },
+    );
     expect(noBot.body.error).toEqual({
       code: "invalid_notify",
       message: "`notify` needs a Telegram bot: set telegram.bot_token with PATCH /v1/config first.",

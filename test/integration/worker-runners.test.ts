@@ -6,7 +6,14 @@
  * is lost and its calls are recovered by the attempt rules, and a cancel reaches the call at the
  * runner's next renewal.
  */
-import { abortAllDurableObjects, env, evictDurableObject, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  abortAllDurableObjects,
+  env,
+  evictDurableObject,
+  reset,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { afterEach, describe, expect, it, onTestFinished, vi } from "vitest";
 import { RUNNER_OBJECTS } from "../../durable-objects/chat/jobs/call-placement";
 import { EXEC_HEARTBEAT_MS } from "../../durable-objects/chat/storage/timers";
@@ -15,26 +22,55 @@ import { OUTCOME_UNKNOWN_ERROR } from "../../src/core/jobs/job";
 import { callRunnerName } from "../../src/core/objects/names";
 import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS, WORKER_RUNNER } from "../../src/core/runner/lease";
 import { degradeChat, startedJob } from "../faults";
-import { call, chatObject, configure, eventually, expectRecoveredAfterLoss, jobInState, jobRow, parallel, toolCalls, toolConfig, toolServer } from "../helpers";
+import {
+  call,
+  chatObject,
+  configure,
+  eventually,
+  expectRecoveredAfterLoss,
+  jobInState,
+  jobRow,
+  parallel,
+  toolCalls,
+  toolConfig,
+  toolServer,
+} from "../helpers";
 
 afterEach(async () => {
   vi.useRealTimers();
   await reset();
 });
 
-const tracked = { name: "tracked", description: "held, counted", url: `${toolServer()}/tracked`, read_only: true, parameters: { type: "object" } };
-const overlap = async (group: string) => ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number }).max_in_flight;
+const tracked = {
+  name: "tracked",
+  description: "held, counted",
+  url: `${toolServer()}/tracked`,
+  read_only: true,
+  parameters: { type: "object" },
+};
+const overlap = async (group: string) =>
+  ((await (await fetch(`${toolServer()}/__concurrency?group=${group}`)).json()) as { max_in_flight: number })
+    .max_in_flight;
 /** The most calls each runner object of the chat had waiting at once. */
 const objectPeaks = (chat: string) =>
-  Promise.all(Array.from({ length: RUNNER_OBJECTS }, (_, i) => runInDurableObject(env.CALL_RUNNER.getByName(callRunnerName("acme", chat, i)), (o) => o.callMeter.peak)));
+  Promise.all(
+    Array.from({ length: RUNNER_OBJECTS }, (_, i) =>
+      runInDurableObject(env.CALL_RUNNER.getByName(callRunnerName("acme", chat, i)), (o) => o.callMeter.peak),
+    ),
+  );
 
 describe("calls whose deadline a queue consumer outlives", () => {
   it("all wait at once in Worker runners, none in an object", async () => {
     await configure(toolConfig({ tools: [tracked], limits: { max_calls: 32 } }));
     const chat = "runners-12";
-    const { body } = await parallel(chat, { tool_calls: Array.from({ length: 12 }, (_, i) => call("tracked", { n: i, ms: 600, group: chat })), timeout: 20 });
+    const { body } = await parallel(chat, {
+      tool_calls: Array.from({ length: 12 }, (_, i) => call("tracked", { n: i, ms: 600, group: chat })),
+      timeout: 20,
+    });
     expect(body.status).toBe("success");
-    expect(body.jobs.map((j: { result: string }) => j.result)).toEqual(Array.from({ length: 12 }, (_, i) => `tracked ${i}`));
+    expect(body.jobs.map((j: { result: string }) => j.result)).toEqual(
+      Array.from({ length: 12 }, (_, i) => `tracked ${i}`),
+    );
     expect(await overlap(chat)).toBe(12); // three runners of 4, all at once
     for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.runner).toBe(WORKER_RUNNER);
     expect(Math.max(...(await objectPeaks(chat)))).toBe(0);
@@ -60,7 +96,11 @@ describe("calls whose deadline a queue consumer outlives", () => {
   it("do not include one whose deadline a consumer would not outlive: that one runs in a runner object", async () => {
     await configure();
     const chat = "runners-long-deadline";
-    const { body } = await parallel(chat, { tool_calls: [call("sleep", { ms: 300 }), call("sleep", { ms: 301 })], job_timeout: 1800, timeout: 20 });
+    const { body } = await parallel(chat, {
+      tool_calls: [call("sleep", { ms: 300 }), call("sleep", { ms: 301 })],
+      job_timeout: 1800,
+      timeout: 20,
+    });
     expect(body.status).toBe("success");
     for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.runner).toBe(0);
     expect((await objectPeaks(chat))[0]).toBe(2);
@@ -68,7 +108,11 @@ describe("calls whose deadline a queue consumer outlives", () => {
 });
 
 /** Replaces `obj[name]` until the test's end. */
-function swap<T extends object>(obj: T, name: string, make: (orig: (...a: unknown[]) => unknown) => (...a: unknown[]) => unknown) {
+function swap<T extends object>(
+  obj: T,
+  name: string,
+  make: (orig: (...a: unknown[]) => unknown) => (...a: unknown[]) => unknown,
+) {
   const orig = (obj as Record<string, unknown>)[name] as (...a: unknown[]) => unknown;
   (obj as Record<string, unknown>)[name] = make(orig);
   onTestFinished(() => void ((obj as Record<string, unknown>)[name] = orig));
@@ -77,12 +121,21 @@ function swap<T extends object>(obj: T, name: string, make: (orig: (...a: unknow
 describe("calls whose deadline falls within an invocation's waitUntil grace", () => {
   it("wait in runners the chat starts itself: no `calls` message is on their path", async () => {
     // The `calls` consumer takes nothing: a call sent that way would never start.
-    swap(worker, "queue", (orig) => function (this: unknown, batch: MessageBatch, ...rest: unknown[]) {
-      return batch.queue === "calls" ? undefined : orig.call(this, batch, ...rest);
-    } as (...a: unknown[]) => unknown);
+    swap(
+      worker,
+      "queue",
+      (orig) =>
+        function (this: unknown, batch: MessageBatch, ...rest: unknown[]) {
+          return batch.queue === "calls" ? undefined : orig.call(this, batch, ...rest);
+        } as (...a: unknown[]) => unknown,
+    );
     await configure(toolConfig({ tools: [tracked], limits: { max_calls: 32 } }));
     const chat = "direct-8";
-    const { body } = await parallel(chat, { tool_calls: Array.from({ length: 8 }, (_, i) => call("tracked", { n: i, ms: 300, group: chat })), job_timeout: 20, timeout: 15 });
+    const { body } = await parallel(chat, {
+      tool_calls: Array.from({ length: 8 }, (_, i) => call("tracked", { n: i, ms: 300, group: chat })),
+      job_timeout: 20,
+      timeout: 15,
+    });
     expect(body.status).toBe("success");
     expect(await overlap(chat)).toBe(8); // two runners of 4, all at once
     for (const job of body.jobs) expect((await jobRow(chat, job.job_id))?.runner).toBe(WORKER_RUNNER);
@@ -91,14 +144,34 @@ describe("calls whose deadline falls within an invocation's waitUntil grace", ()
 
   it("are recovered by the attempt rules when the hand-over fails: a side-effecting call ends outcome unknown, a read-only one is sent again", async () => {
     let failures = 1;
-    swap(DirectRunner.prototype, "run", (orig) => function (this: unknown, ...a: unknown[]) {
-      if (failures-- > 0) throw new Error("runner unreachable");
-      return orig.apply(this, a);
-    });
+    swap(
+      DirectRunner.prototype,
+      "run",
+      (orig) =>
+        function (this: unknown, ...a: unknown[]) {
+          if (failures-- > 0) throw new Error("runner unreachable");
+          return orig.apply(this, a);
+        },
+    );
     const base = toolConfig();
-    await configure({ ...base, tools: [...base.tools, { name: "echo_write", description: "echoes, not read-only", url: `${toolServer()}/echo`, parameters: { type: "object" } }] });
+    await configure({
+      ...base,
+      tools: [
+        ...base.tools,
+        {
+          name: "echo_write",
+          description: "echoes, not read-only",
+          url: `${toolServer()}/echo`,
+          parameters: { type: "object" },
+        },
+      ],
+    });
     const chat = "direct-lost";
-    const { body } = await parallel(chat, { tool_calls: [call("echo_write", { n: 1 }), call("echo", { n: 2 })], job_timeout: 20, timeout: 15 });
+    const { body } = await parallel(chat, {
+      tool_calls: [call("echo_write", { n: 1 }), call("echo", { n: 2 })],
+      job_timeout: 20,
+      timeout: 15,
+    });
     const [write, read] = body.jobs as { job_id: string; state: string; error?: string }[];
     expect(write).toMatchObject({ state: "error", error: OUTCOME_UNKNOWN_ERROR });
     expect(read?.state).toBe("success");

@@ -20,7 +20,9 @@ const freePort = () =>
     probe.once("error", reject);
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() => (address && typeof address === "object" ? resolve(address.port) : reject(new Error("no port"))));
+      probe.close(() =>
+        address && typeof address === "object" ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 
@@ -37,7 +39,10 @@ function startOnce(port: number): Promise<ChildProcess> {
   });
   return new Promise((resolve, reject) => {
     let output = "";
-    const timer = setTimeout(() => fail(new Error(`server-everything did not start within ${START_TIMEOUT_MS} ms: ${output}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`server-everything did not start within ${START_TIMEOUT_MS} ms: ${output}`)),
+      START_TIMEOUT_MS,
+    );
     const fail = (e: Error) => {
       clearTimeout(timer);
       child.kill("SIGTERM");

@@ -50,10 +50,12 @@ const htmlEscaped = (value: string) => value.replaceAll("/", "&#47;").replaceAll
 
 function mcpServer(state: Instance, authorization: string | undefined): McpServer {
   const server = new McpServer({ name: "fake-mcp", version: "1.0.0" });
-  const seen = <T>(tool: string, run: (args: T) => unknown) => (args: T) => {
-    state.calls.push({ tool, args, authorization });
-    return run(args) as never;
-  };
+  const seen =
+    <T>(tool: string, run: (args: T) => unknown) =>
+    (args: T) => {
+      state.calls.push({ tool, args, authorization });
+      return run(args) as never;
+    };
   server.registerTool(
     "search",
     { description: "Searches the fake docs", inputSchema: { query: z.string() }, annotations: { readOnlyHint: true } },
@@ -77,7 +79,12 @@ function mcpServer(state: Instance, authorization: string | undefined): McpServe
   server.registerTool(
     "multi",
     { description: "Answers in two parts", annotations: { readOnlyHint: true } },
-    seen("multi", () => ({ content: [{ type: "text", text: "part one" }, { type: "text", text: "part two" }] })),
+    seen("multi", () => ({
+      content: [
+        { type: "text", text: "part one" },
+        { type: "text", text: "part two" },
+      ],
+    })),
   );
   server.registerTool(
     "echo_auth",
@@ -87,7 +94,10 @@ function mcpServer(state: Instance, authorization: string | undefined): McpServe
       const bytes = Buffer.from(auth);
       return {
         content: [
-          { type: "text", text: `pct ${encodeURIComponent(auth)} b64url ${bytes.toString("base64url")} hex ${bytes.toString("hex")}` },
+          {
+            type: "text",
+            text: `pct ${encodeURIComponent(auth)} b64url ${bytes.toString("base64url")} hex ${bytes.toString("hex")}`,
+          },
           { type: "text", text: `json ${jsonEscaped(auth)} html ${htmlEscaped(auth)}` },
           { type: "resource", resource: { uri: "echo://authorization", mimeType: "text/plain", text: auth } },
           { type: "image", mimeType: "image/png", data: bytes.toString("base64") },
@@ -95,7 +105,12 @@ function mcpServer(state: Instance, authorization: string | undefined): McpServe
       };
     }),
   );
-  if (state.late) server.registerTool("late", { description: "Added later" }, seen("late", () => text("late")));
+  if (state.late)
+    server.registerTool(
+      "late",
+      { description: "Added later" },
+      seen("late", () => text("late")),
+    );
   if (state.stall) {
     server.registerTool(
       "stall",
@@ -114,10 +129,16 @@ function listingPage(listing: NonNullable<Instance["listing"]>, cursor: string |
   // Without descriptions, the smallest tools a server can list: 20,000 of them fit in 1 MB.
   const tools = Array.from({ length: to - from }, (_, k) =>
     listing.descriptionChars
-      ? { name: `t${from + k}`, description: "d".repeat(listing.descriptionChars), inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }
+      ? {
+          name: `t${from + k}`,
+          description: "d".repeat(listing.descriptionChars),
+          inputSchema: { type: "object" },
+          annotations: { readOnlyHint: true },
+        }
       : { name: `t${from + k}`, inputSchema: { type: "object" } },
   );
-  const next = listing.endless || to < listing.tools ? { nextCursor: String(listing.endless ? from + perPage : to) } : {};
+  const next =
+    listing.endless || to < listing.tools ? { nextCursor: String(listing.endless ? from + perPage : to) } : {};
   return { tools, ...next };
 }
 
@@ -125,7 +146,11 @@ export function fakeMcp() {
   const instances = new Map<string, Instance>();
   const instance = (name: string) => {
     let state = instances.get(name);
-    if (!state) instances.set(name, (state = { down: false, late: false, dropCalls: 0, lists: 0, calls: [], open: 0, maxOpen: 0 }));
+    if (!state)
+      instances.set(
+        name,
+        (state = { down: false, late: false, dropCalls: 0, lists: 0, calls: [], open: 0, maxOpen: 0 }),
+      );
     return state;
   };
   const json = (res: ServerResponse, status: number, value: unknown) =>
@@ -156,8 +181,13 @@ export function fakeMcp() {
       const messages = Array.isArray(parsed) ? parsed : [parsed];
       const method = (name: string) => messages.some((m) => (m as { method?: string } | undefined)?.method === name);
       if (method("tools/list")) state.lists += 1;
-      const list = messages.find((m) => (m as { method?: string } | undefined)?.method === "tools/list") as { id: number; params?: { cursor?: string } } | undefined;
-      if (list && state.listing) return (json(res, 200, { jsonrpc: "2.0", id: list.id, result: listingPage(state.listing, list.params?.cursor) }), true);
+      const list = messages.find((m) => (m as { method?: string } | undefined)?.method === "tools/list") as
+        | { id: number; params?: { cursor?: string } }
+        | undefined;
+      if (list && state.listing)
+        return (
+          json(res, 200, { jsonrpc: "2.0", id: list.id, result: listingPage(state.listing, list.params?.cursor) }), true
+        );
       if (method("tools/call") && state.dropCalls > 0) {
         state.dropCalls -= 1;
         req.socket.destroy(); // the call left; whether the tool ran is unknown to the client
@@ -176,7 +206,8 @@ export function fakeMcp() {
       return true;
     }
     if (url.pathname === "/__mcp/calls") return (json(res, 200, instance(name).calls), true);
-    if (url.pathname === "/__mcp/lists") return (json(res, 200, { lists: instance(name).lists, maxOpen: instance(name).maxOpen }), true);
+    if (url.pathname === "/__mcp/lists")
+      return (json(res, 200, { lists: instance(name).lists, maxOpen: instance(name).maxOpen }), true);
     return false;
   };
 }

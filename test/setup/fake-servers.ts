@@ -80,7 +80,9 @@ export default async function setup(project: TestProject) {
     if (telegram(url, req, res, body)) return;
     if (url.pathname === "/__concurrency") {
       const group = url.searchParams.get("group") ?? "";
-      return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ max_in_flight: maxInFlight.get(group) ?? 0 }));
+      return res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ max_in_flight: maxInFlight.get(group) ?? 0 }));
     }
     const received: Call = { method: req.method ?? "", path: url.pathname, headers: req.headers, body, at: Date.now() };
     calls.push(received);
@@ -111,16 +113,20 @@ export default async function setup(project: TestProject) {
         const now = (inFlight.get(group) ?? 0) + 1;
         inFlight.set(group, now);
         maxInFlight.set(group, Math.max(maxInFlight.get(group) ?? 0, now));
-        return setTimeout(() => {
-          inFlight.set(group, (inFlight.get(group) ?? 1) - 1);
-          if (args.fail) json(200, { error: `tracked ${args.n} failed` });
-          else json(200, { result: `tracked ${args.n}` });
-        }, Number(args.ms ?? 150));
+        return setTimeout(
+          () => {
+            inFlight.set(group, (inFlight.get(group) ?? 1) - 1);
+            if (args.fail) json(200, { error: `tracked ${args.n} failed` });
+            else json(200, { result: `tracked ${args.n}` });
+          },
+          Number(args.ms ?? 150),
+        );
       }
       case "/hang":
         return; // never answers; the job's deadline or a cancel must end it
       case "/flaky":
-        if ((parsed.attempt ?? 1) <= Number(args.failures ?? 1)) return json(503, { error: "busy" }, { "retry-after": "0" });
+        if ((parsed.attempt ?? 1) <= Number(args.failures ?? 1))
+          return json(503, { error: "busy" }, { "retry-after": "0" });
         return json(200, { result: `ok on attempt ${parsed.attempt}` });
       case "/error":
         return json(200, { error: args.bytes ? "n".repeat(Number(args.bytes)) : "tool says no" });
@@ -131,12 +137,23 @@ export default async function setup(project: TestProject) {
       case "/big": {
         // Streamed (chunked) unless tool_args.declared, as a web framework sends a body it holds whole.
         const big = "x".repeat(Number(args.bytes ?? 0));
-        return res.writeHead(200, { "content-type": "text/plain", ...(args.declared ? { "content-length": String(big.length) } : {}) }).end(big);
+        return res
+          .writeHead(200, {
+            "content-type": "text/plain",
+            ...(args.declared ? { "content-length": String(big.length) } : {}),
+          })
+          .end(big);
       }
       case "/gzip": {
         // Small on the wire, tool_args.bytes once decoded: the declared length says nothing of the answer.
         const packed = gzipSync("x".repeat(Number(args.bytes ?? 0)));
-        return res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip", "content-length": String(packed.length) }).end(packed);
+        return res
+          .writeHead(200, {
+            "content-type": "text/plain",
+            "content-encoding": "gzip",
+            "content-length": String(packed.length),
+          })
+          .end(packed);
       }
       case "/drop":
         return req.socket.destroy();

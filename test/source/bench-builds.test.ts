@@ -15,7 +15,11 @@ describe("the bench's queue-delay build", () => {
     const bound = [...read("wrangler.toml").matchAll(/^class_name\s*=\s*"(\w+)"/gm)].map((m) => m[1]!);
     expect(bound.length).toBeGreaterThanOrEqual(5);
     const source = read("bench/queue-delay/index.ts");
-    const exported = new Set([...source.matchAll(/export\s+(?:class\s+(\w+)|\{([^}]*)\})/g)].flatMap((m) => (m[1] ? [m[1]] : m[2]!.split(",").map((n) => n.trim()))));
+    const exported = new Set(
+      [...source.matchAll(/export\s+(?:class\s+(\w+)|\{([^}]*)\})/g)].flatMap((m) =>
+        m[1] ? [m[1]] : m[2]!.split(",").map((n) => n.trim()),
+      ),
+    );
     expect(bound.filter((name) => !exported.has(name))).toEqual([]);
   });
 });

@@ -7,7 +7,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { EVENT_TYPES, eventTypes, type EventType, type JobEventType, type LiveEventType } from "../../src/core/api/event-types";
+import {
+  EVENT_TYPES,
+  eventTypes,
+  type EventType,
+  type JobEventType,
+  type LiveEventType,
+} from "../../src/core/api/event-types";
 import { eventEnvelope } from "../../src/core/api/events";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -29,7 +35,11 @@ const isComment = (line: string) => /^\s*(\*|\/\*|\/\/)/.test(line);
 
 /** `file:line: text` for every line of code in `text` that lists event types by hand. */
 function handLists(file: string, text: string): string[] {
-  return text.split("\n").flatMap((line, i) => (!isComment(line) && HAND_LISTS.some((p) => p.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
+  return text
+    .split("\n")
+    .flatMap((line, i) =>
+      !isComment(line) && HAND_LISTS.some((p) => p.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : [],
+    );
 }
 
 function* sourceFiles(dir: string): Generator<string> {
@@ -44,8 +54,13 @@ function* sourceFiles(dir: string): Generator<string> {
 /** The rows of docs/api.md's table of events: the types each names (in backticks in its first cell), and the row. */
 function documentedTypes(): { types: string[]; row: string }[] {
   const api = readFileSync(join(ROOT, "docs/api.md"), "utf8");
-  const section = api.slice(api.indexOf("\n## Events and webhooks\n"), api.indexOf("\n### ", api.indexOf("\n## Events and webhooks\n")));
-  const table = section.split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| type |") && !line.startsWith("|---"));
+  const section = api.slice(
+    api.indexOf("\n## Events and webhooks\n"),
+    api.indexOf("\n### ", api.indexOf("\n## Events and webhooks\n")),
+  );
+  const table = section
+    .split("\n")
+    .filter((line) => line.startsWith("| ") && !line.startsWith("| type |") && !line.startsWith("|---"));
   return table.map((row) => ({ types: [...(row.split("|")[1] ?? "").matchAll(/`([^`]+)`/g)].map((m) => m[1]!), row }));
 }
 
@@ -66,7 +81,10 @@ describe("the list of event types", () => {
     const documented = rows.flatMap((r) => r.types);
     expect([...documented].sort()).toEqual([...eventTypes].sort());
     for (const { types, row } of rows) {
-      for (const t of types) expect(row.includes("live streams only"), `${t}: ${row}`).toBe("live" in EVENT_TYPES[t as keyof typeof EVENT_TYPES]);
+      for (const t of types)
+        expect(row.includes("live streams only"), `${t}: ${row}`).toBe(
+          "live" in EVENT_TYPES[t as keyof typeof EVENT_TYPES],
+        );
     }
   });
 
@@ -78,10 +96,16 @@ describe("the list of event types", () => {
   });
 
   it("would be caught written anywhere else, in each way it has been", () => {
-    expect(handLists("a.ts", `export const EVENT_TYPES = ["job.started", "job.finished", "batch.finished"] as const;`)).toHaveLength(1);
-    expect(handLists("a.ts", `export type JobEventType = Extract<EventType, "job.started" | "job.finished">;`)).toHaveLength(1);
+    expect(
+      handLists("a.ts", `export const EVENT_TYPES = ["job.started", "job.finished", "batch.finished"] as const;`),
+    ).toHaveLength(1);
+    expect(
+      handLists("a.ts", `export type JobEventType = Extract<EventType, "job.started" | "job.finished">;`),
+    ).toHaveLength(1);
     expect(handLists("a.ts", `  event("chat.idle", {}), event("chat.created", { name })`)).toEqual([]); // one per call, not a list
-    expect(handLists("a.js", `if (event.type === "job.started" || event.type === "job.finished") return;`)).toHaveLength(1);
+    expect(
+      handLists("a.js", `if (event.type === "job.started" || event.type === "job.finished") return;`),
+    ).toHaveLength(1);
     expect(handLists("a.ts", ` * What \`job.started\`, \`job.finished\` say about a job`)).toEqual([]);
     expect(handLists("a.ts", `if (event.type === "batch.finished") return;`)).toEqual([]);
   });

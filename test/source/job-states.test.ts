@@ -10,7 +10,11 @@ import { JOB_STATES } from "../../src/core/api/job-states";
 
 const ROOT = join(import.meta.dirname, "../..");
 /** The list itself, and what is generated from it. */
-const THE_LIST = new Set(["src/core/api/job-states.ts", "packages/client/src/job-states.ts", "packages/client/src/openapi.ts"]);
+const THE_LIST = new Set([
+  "src/core/api/job-states.ts",
+  "packages/client/src/job-states.ts",
+  "packages/client/src/openapi.ts",
+]);
 const SCANNED = ["src", "durable-objects", "packages/client/src", "examples/telegram-bot/src"];
 
 const state = `(?:${Object.keys(JOB_STATES).join("|")})`;
@@ -26,7 +30,9 @@ const HAND_LISTS = [
 
 /** `file:line: text` for every line of `text` that lists states by hand. */
 function handLists(file: string, text: string): string[] {
-  return text.split("\n").flatMap((line, i) => (HAND_LISTS.some((p) => p.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
+  return text
+    .split("\n")
+    .flatMap((line, i) => (HAND_LISTS.some((p) => p.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
 }
 
 function* sourceFiles(dir: string): Generator<string> {
@@ -52,7 +58,9 @@ describe("the list of job states", () => {
     expect(handLists("a.ts", "const ACTIVE = `state IN ('pending', 'running')`;")).toHaveLength(1);
     expect(handLists("a.ts", `type S = "pending" | "running";`)).toHaveLength(1);
     expect(handLists("a.html", `<option value="timeout">timeout</option>`)).toHaveLength(1);
-    expect(handLists("a.js", `const isActive = (job) => job.state === "pending" || job.state === "running";`)).toHaveLength(1);
+    expect(
+      handLists("a.js", `const isActive = (job) => job.state === "pending" || job.state === "running";`),
+    ).toHaveLength(1);
     expect(handLists("a.ts", `if (job.state === "success") return;`)).toEqual([]);
   });
 });

@@ -16,20 +16,48 @@ const caller: Caller = { agent: "default", task_rules: [] };
 const limits = (over: Partial<ChatLimits> = {}): ChatLimits => ({ ...chatLimits(config), ...over });
 
 const tool = (index: number, over: Partial<JobSpec> = {}): JobSpec =>
-  ({ index, job_id: `echo-${index}`, tool_name: "echo", tool_args: "{}", kind: "tool", read_only: true, timeout_seconds: 600, ...over }) as JobSpec;
-const sub = (index: number, over: Partial<JobSpec> = {}, tool_name = "spawn_task", tool_args: Record<string, unknown> = { task: `task ${index}` }): JobSpec =>
-  ({ ...jobSpec(index, { tool_name, tool_args: tool_args as never }, { config, agent: "default", available: [], patterns: new PatternMeter() }), job_id: `sub-${index}`, ...over }) as JobSpec;
+  ({
+    index,
+    job_id: `echo-${index}`,
+    tool_name: "echo",
+    tool_args: "{}",
+    kind: "tool",
+    read_only: true,
+    timeout_seconds: 600,
+    ...over,
+  }) as JobSpec;
+const sub = (
+  index: number,
+  over: Partial<JobSpec> = {},
+  tool_name = "spawn_task",
+  tool_args: Record<string, unknown> = { task: `task ${index}` },
+): JobSpec =>
+  ({
+    ...jobSpec(
+      index,
+      { tool_name, tool_args: tool_args as never },
+      { config, agent: "default", available: [], patterns: new PatternMeter() },
+    ),
+    job_id: `sub-${index}`,
+    ...over,
+  }) as JobSpec;
 /** A member of the `parallel` call at `group`. */
 const inGroup = (group: number) => ({ group, concurrent: true });
 
 const chat = (over: Partial<SubordinateState> = {}): SubordinateState => ({ ...NEW_CHAT_STATE("chat-1"), ...over });
 const fullTree = (): TreeAllowance =>
-  treeAllowance({ remote: false, slots: [], holders: [], expiresAt: 0, root: "chat-1", tenant: "acme" }, 1, () => ["other-sub"]);
+  treeAllowance({ remote: false, slots: [], holders: [], expiresAt: 0, root: "chat-1", tenant: "acme" }, 1, () => [
+    "other-sub",
+  ]);
 
-function admit(specs: JobSpec[], o: { state?: SubordinateState; active?: number; limits?: ChatLimits; tree?: TreeAllowance } = {}) {
+function admit(
+  specs: JobSpec[],
+  o: { state?: SubordinateState; active?: number; limits?: ChatLimits; tree?: TreeAllowance } = {},
+) {
   return admitInOrder(specs, o.state ?? chat(), o.active ?? 0, o.limits ?? limits(), caller, o.tree ?? UNLIMITED_TREE);
 }
-const codes = (refusals: Map<number, ApiError>) => Object.fromEntries([...refusals].map(([i, e]) => [i, `${e.status} ${e.code}`]));
+const codes = (refusals: Map<number, ApiError>) =>
+  Object.fromEntries([...refusals].map(([i, e]) => [i, `${e.status} ${e.code}`]));
 
 describe("call order", () => {
   it("admits every call that fits, in call order, with a plan for each subordinate only", () => {
@@ -46,16 +74,22 @@ describe("call order", () => {
     // Two `call_subordinate` calls without `reset` both mean "the latest child": planned one at a
     // time, the second must see the child the first continued (or created) as busy.
     const kids: ChildRow[] = [{ context_id: "sub-old", tool: "call_subordinate", profile: "default", name: "old" }];
-    const state = chat({ children: { get: (id) => kids.find((k) => k.context_id === id), latestDefault: () => kids[0] } });
+    const state = chat({
+      children: { get: (id) => kids.find((k) => k.context_id === id), latestDefault: () => kids[0] },
+    });
     const ask = (i: number) => sub(i, {}, "call_subordinate", { message: `m${i}` });
     const continued = admit([ask(0), ask(1)], { state });
     expect(continued.plans.get(0)!.context_id).toBe("sub-old");
     expect(continued.admitted.map((s) => s.index)).toEqual([0]);
-    expect(continued.refusals.get(1)!.message).toBe("Subordinate context 'sub-old' is still running. Wait for it to finish or stop it before continuing it.");
+    expect(continued.refusals.get(1)!.message).toBe(
+      "Subordinate context 'sub-old' is still running. Wait for it to finish or stop it before continuing it.",
+    );
 
     const created = admit([ask(0), ask(1)]);
     const first = created.plans.get(0)!.context_id;
-    expect(created.refusals.get(1)!.message).toBe(`Subordinate context '${first}' is still running. Wait for it to finish or stop it before continuing it.`);
+    expect(created.refusals.get(1)!.message).toBe(
+      `Subordinate context '${first}' is still running. Wait for it to finish or stop it before continuing it.`,
+    );
   });
 
   it("lets an error that is not a refusal escape", () => {
@@ -64,13 +98,18 @@ describe("call order", () => {
         throw new TypeError("storage broke");
       },
     });
-    expect(() => admit([tool(0), sub(1, {}, "spawn_task", { task: "t", context: "fork" })], { state })).toThrow("storage broke");
+    expect(() => admit([tool(0), sub(1, {}, "spawn_task", { task: "t", context: "fork" })], { state })).toThrow(
+      "storage broke",
+    );
   });
 });
 
 describe("max_active_jobs_per_chat, call by call", () => {
   it("counts the calls admitted before each one: the first that does not fit is refused, and every later one", () => {
-    const r = admit([tool(0), tool(1), tool(2), tool(3)], { active: 1, limits: limits({ max_active_jobs_per_chat: 3 }) });
+    const r = admit([tool(0), tool(1), tool(2), tool(3)], {
+      active: 1,
+      limits: limits({ max_active_jobs_per_chat: 3 }),
+    });
     expect(r.admitted.map((s) => s.index)).toEqual([0, 1]);
     expect(codes(r.refusals)).toEqual({ 2: "429 job_limit", 3: "429 job_limit" });
     expect(r.refusals.get(2)!.details).toEqual({ running: 1, requested: 3, limit: 3 });
@@ -93,21 +132,33 @@ describe("the subagent caps: refuse or queue", () => {
 
   it("refuses a subordinate over max_parallel_subagents by default, naming the running ones", () => {
     const r = admit([sub(0), tool(1)], { state: busy, limits: limits({ max_parallel_subagents: 1 }) });
-    expect(r.refusals.get(0)!.details).toMatchObject({ scope: "chat", running: 1, limit: 1, requested: 1, running_job_ids: ["sub-running"] });
+    expect(r.refusals.get(0)!.details).toMatchObject({
+      scope: "chat",
+      running: 1,
+      limit: 1,
+      requested: 1,
+      running_job_ids: ["sub-running"],
+    });
     expect(r.plans.size).toBe(0);
     expect(r.queued.size).toBe(0);
     expect(r.admitted.map((s) => s.index)).toEqual([1]);
   });
 
   it("with on_subagent_limit queue, admits it with its plan and puts it in the queue", () => {
-    const r = admit([sub(0), sub(1)], { state: chat(), limits: limits({ max_parallel_subagents: 1, on_subagent_limit: "queue" }) });
+    const r = admit([sub(0), sub(1)], {
+      state: chat(),
+      limits: limits({ max_parallel_subagents: 1, on_subagent_limit: "queue" }),
+    });
     expect(r.admitted.map((s) => s.index)).toEqual([0, 1]);
     expect([...r.queued]).toEqual(["sub-1"]);
     expect([...r.plans.keys()]).toEqual([0, 1]);
   });
 
   it("refuses once the queue is full", () => {
-    const r = admit([sub(0), sub(1)], { state: busy, limits: limits({ max_parallel_subagents: 1, on_subagent_limit: "queue", max_queued_subagents: 1 }) });
+    const r = admit([sub(0), sub(1)], {
+      state: busy,
+      limits: limits({ max_parallel_subagents: 1, on_subagent_limit: "queue", max_queued_subagents: 1 }),
+    });
     expect([...r.queued]).toEqual(["sub-0"]);
     expect(r.refusals.get(1)!.details).toMatchObject({ scope: "queue", queued: 1, limit: 1 });
   });

@@ -1,7 +1,14 @@
 /** One step of a child's agent loop (runStep) against a fake host: what it asks the model, what it persists, what it admits or awaits, and how it ends the turn. */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { modelRequestOf, NO_LLM_ERROR, runStep, takeReply, type LoopHost, type StepResult } from "../../durable-objects/chat/subagents/agent-loop";
+import {
+  modelRequestOf,
+  NO_LLM_ERROR,
+  runStep,
+  takeReply,
+  type LoopHost,
+  type StepResult,
+} from "../../durable-objects/chat/subagents/agent-loop";
 import { JobStore } from "../../durable-objects/chat/storage/job-store";
 import { ensureSchema } from "../../durable-objects/chat/storage/schema";
 import type { TreeReservation } from "../../durable-objects/chat/storage/tree-slots";
@@ -66,7 +73,10 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
   let pending: ModelAsk | undefined;
   let released = 0;
   // The stored config names the provider (its key is opened only for the claim, by `llm`).
-  const config: TenantConfig = { ...(o.config ?? baseConfig()), llm: o.noLlm ? null : { base_url: `${toolServer()}/llm/v1`, model: o.model } };
+  const config: TenantConfig = {
+    ...(o.config ?? baseConfig()),
+    llm: o.noLlm ? null : { base_url: `${toolServer()}/llm/v1`, model: o.model },
+  };
   const tree: TreeReservation = { remote: true, slots: [], holders: [], expiresAt: 0, root: "root", tenant: "acme" };
   const host: LoopHost = {
     turns,
@@ -75,7 +85,8 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
     // No flow rule on `llm` here: every model request has room (tested in test/integration/flow.test.ts).
     modelRoom: async () => ({ outcome: "granted", release: async () => {} }),
     config: async () => config,
-    llm: async () => (o.noLlm ? null : { base_url: `${toolServer()}/llm/v1`, model: o.model, api_key: "sk-test", secrets: ["sk-test"] }),
+    llm: async () =>
+      o.noLlm ? null : { base_url: `${toolServer()}/llm/v1`, model: o.model, api_key: "sk-test", secrets: ["sk-test"] },
     allowPrivateEgress: () => true, // the fake LLM listens on 127.0.0.1
     pendingAsk: () => pending,
     ask: async (turn, now) => {
@@ -99,10 +110,27 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
           continue;
         }
         jobs.insert({
-          job_id: spec.job_id!, chat_id: "child", batch_id: "batch-1", idx: spec.index, tool_name: spec.tool_name,
-          tool_call_id: spec.tool_call_id ?? null, tool_args: spec.tool_args, kind: spec.kind, read_only: spec.read_only,
-          timeout_seconds: spec.timeout_seconds, created_at: now, deadline_at: turn.deadline_at, context_id: null, spec: null, metadata: null, flow: null, approval: null, budget: null, waiting_for: null,
-          log_id: `log-${spec.job_id}`, log_type: "tool",
+          job_id: spec.job_id!,
+          chat_id: "child",
+          batch_id: "batch-1",
+          idx: spec.index,
+          tool_name: spec.tool_name,
+          tool_call_id: spec.tool_call_id ?? null,
+          tool_args: spec.tool_args,
+          kind: spec.kind,
+          read_only: spec.read_only,
+          timeout_seconds: spec.timeout_seconds,
+          created_at: now,
+          deadline_at: turn.deadline_at,
+          context_id: null,
+          spec: null,
+          metadata: null,
+          flow: null,
+          approval: null,
+          budget: null,
+          waiting_for: null,
+          log_id: `log-${spec.job_id}`,
+          log_type: "tool",
         });
         jobIds.set(spec.index, spec.job_id!);
       }
@@ -122,7 +150,18 @@ function fakeHost(sql: SqlStorage, storage: DurableObjectStorage, o: FakeOptions
       turns.update(turn.parent_job_id, { state: "done", outcome });
     },
   };
-  return { host, turns, jobs, calls, admitted, finished, asks, pending: () => pending, answered: () => (pending = undefined), released: () => released };
+  return {
+    host,
+    turns,
+    jobs,
+    calls,
+    admitted,
+    finished,
+    asks,
+    pending: () => pending,
+    answered: () => (pending = undefined),
+    released: () => released,
+  };
 }
 
 /**
@@ -149,13 +188,22 @@ function step<T>(name: string, o: FakeOptions, test: (f: Fake) => Promise<T>, de
     ensureSchema(sql);
     const f = fakeHost(sql, state.storage, o);
     const now = Date.now();
-    f.turns.begin({ parent_job_id: TURN, parent_chat_id: "parent", lease: "lease-1", deadline_at: now + deadlineIn }, now);
+    f.turns.begin(
+      { parent_job_id: TURN, parent_chat_id: "parent", lease: "lease-1", deadline_at: now + deadlineIn },
+      now,
+    );
     f.turns.append(TURN, { role: "user", content: "What is the weather?" }, now);
     return test(f);
   });
 }
 
-const usage = (llm_calls: number, tool_calls: number) => ({ llm_calls, prompt_tokens: 10 * llm_calls, completion_tokens: 5 * llm_calls, tool_calls, subagents: 1 });
+const usage = (llm_calls: number, tool_calls: number) => ({
+  llm_calls,
+  prompt_tokens: 10 * llm_calls,
+  completion_tokens: 5 * llm_calls,
+  tool_calls,
+  subagents: 1,
+});
 
 describe("a model reply with text only", () => {
   it("finishes the turn with that text, the reply kept in the conversation", async () => {
@@ -181,14 +229,34 @@ describe("a model reply with text only", () => {
     await scriptLlm(model, [{ content: "Done already?" }, { content: "Now with the results." }]);
     await step("background", { model }, async (f) => {
       f.jobs.insert({
-        job_id: "echo-bg", chat_id: "child", batch_id: "b0", idx: 0, tool_name: "echo", tool_call_id: null, tool_args: "{}", kind: "tool",
-        read_only: true, timeout_seconds: 600, created_at: Date.now(), deadline_at: Date.now() + 600_000, context_id: null, spec: null, metadata: null, flow: null, approval: null, budget: null, waiting_for: null,
-        log_id: "log-echo-bg", log_type: "tool",
+        job_id: "echo-bg",
+        chat_id: "child",
+        batch_id: "b0",
+        idx: 0,
+        tool_name: "echo",
+        tool_call_id: null,
+        tool_args: "{}",
+        kind: "tool",
+        read_only: true,
+        timeout_seconds: 600,
+        created_at: Date.now(),
+        deadline_at: Date.now() + 600_000,
+        context_id: null,
+        spec: null,
+        metadata: null,
+        flow: null,
+        approval: null,
+        budget: null,
+        waiting_for: null,
+        log_id: "log-echo-bg",
+        log_type: "tool",
       });
       f.turns.update(TURN, { background: ["echo-bg"] });
       expect(await takeStep(f, Date.now())).toBe("again");
       expect(f.finished).toEqual([]);
-      expect(f.turns.get(TURN)!.awaiting).toEqual([{ tool_call_id: "", job_id: null, job_ids: ["echo-bg"], report: true }]);
+      expect(f.turns.get(TURN)!.awaiting).toEqual([
+        { tool_call_id: "", job_id: null, job_ids: ["echo-bg"], report: true },
+      ]);
       // Still running: the step waits for it without asking the model.
       expect(await takeStep(f, Date.now())).toBe("waiting");
       f.jobs.finish("echo-bg", { state: "success", result: "background result" }, Date.now());
@@ -216,8 +284,15 @@ describe("a model reply with tool calls", () => {
       expect(spec).toMatchObject({ index: 0, tool_name: "echo", tool_args: '{"q":"weather"}', kind: "tool" });
       const callId = spec!.tool_call_id!;
       // A tool call counts once it has run: this one is still pending.
-      expect(f.turns.get(TURN)).toMatchObject({ steps: 1, usage: usage(1, 0), awaiting: [{ tool_call_id: callId, job_id: spec!.job_id }] });
-      expect(f.turns.messages().at(-1)).toMatchObject({ role: "assistant", tool_calls: [{ id: callId, function: { name: "echo" } }] });
+      expect(f.turns.get(TURN)).toMatchObject({
+        steps: 1,
+        usage: usage(1, 0),
+        awaiting: [{ tool_call_id: callId, job_id: spec!.job_id }],
+      });
+      expect(f.turns.messages().at(-1)).toMatchObject({
+        role: "assistant",
+        tool_calls: [{ id: callId, function: { name: "echo" } }],
+      });
 
       // The job still runs: nothing new for the model.
       expect(await takeStep(f, Date.now())).toBe("waiting");
@@ -248,18 +323,29 @@ describe("a model reply with tool calls", () => {
 
   it("answers a call it cannot plan, or one the chat refuses, with its error, and goes on without waiting", async () => {
     const model = "m-step-refused";
-    await scriptLlm(model, [{ tool_calls: [{ name: "nope", arguments: {} }, { name: "echo", arguments: {} }] }]);
-    await step("refused", { model, refuse: { echo: "Chat already has 64 active jobs (limit 64); await or cancel some first." } }, async (f) => {
-      expect(await takeStep(f, Date.now())).toBe("again");
-      // The unknown tool never reaches admission; the echo call is numbered first.
-      expect(f.admitted[0]!.map((s) => [s.index, s.tool_name])).toEqual([[0, "echo"]]);
-      const awaiting = f.turns.get(TURN)!.awaiting!;
-      expect(awaiting.map((a) => [a.job_id, a.content])).toEqual([
-        [null, expect.stringMatching(/^Error: tool_calls\[0\] uses unknown tool 'nope'\./)],
-        [null, "Error: Chat already has 64 active jobs (limit 64); await or cancel some first."],
-      ]);
-      expect(f.jobs.count()).toBe(0);
-    });
+    await scriptLlm(model, [
+      {
+        tool_calls: [
+          { name: "nope", arguments: {} },
+          { name: "echo", arguments: {} },
+        ],
+      },
+    ]);
+    await step(
+      "refused",
+      { model, refuse: { echo: "Chat already has 64 active jobs (limit 64); await or cancel some first." } },
+      async (f) => {
+        expect(await takeStep(f, Date.now())).toBe("again");
+        // The unknown tool never reaches admission; the echo call is numbered first.
+        expect(f.admitted[0]!.map((s) => [s.index, s.tool_name])).toEqual([[0, "echo"]]);
+        const awaiting = f.turns.get(TURN)!.awaiting!;
+        expect(awaiting.map((a) => [a.job_id, a.content])).toEqual([
+          [null, expect.stringMatching(/^Error: tool_calls\[0\] uses unknown tool 'nope'\./)],
+          [null, "Error: Chat already has 64 active jobs (limit 64); await or cancel some first."],
+        ]);
+        expect(f.jobs.count()).toBe(0);
+      },
+    );
   });
 
   it("starts nothing when the turn was stopped while the model was thinking", async () => {
@@ -329,7 +415,9 @@ describe("a turn that cannot go on", () => {
       { model },
       async (f) => {
         expect(await takeStep(f, Date.now() + 1000)).toBe("finished");
-        expect(f.finished).toEqual([{ state: "error", error: "The parent job's deadline passed.", attempt: 1, usage: usage(0, 0) }]);
+        expect(f.finished).toEqual([
+          { state: "error", error: "The parent job's deadline passed.", attempt: 1, usage: usage(0, 0) },
+        ]);
       },
       1000,
     );
@@ -350,7 +438,9 @@ describe("a turn that cannot go on", () => {
       f.turns.append(TURN, { role: "assistant", content: "Still looking." }, Date.now());
       f.turns.update(TURN, { steps: 1 });
       expect(await takeStep(f, Date.now())).toBe("finished");
-      expect(f.finished).toMatchObject([{ state: "error", error: "Reached max_steps (1) without a final answer. Last text: Still looking." }]);
+      expect(f.finished).toMatchObject([
+        { state: "error", error: "Reached max_steps (1) without a final answer. Last text: Still looking." },
+      ]);
     });
     expect(await llmRequests(model)).toHaveLength(0);
   });
@@ -360,7 +450,9 @@ describe("a turn that cannot go on", () => {
     await scriptLlm(model, [{ content: "A long answer." }]);
     await step("budget", { model, config: baseConfig({ limits: { max_tokens_per_job: 14 } }) }, async (f) => {
       expect(await takeStep(f, Date.now())).toBe("finished");
-      expect(f.finished).toEqual([{ state: "error", error: "Token budget exhausted.", attempt: 1, usage: usage(1, 0) }]);
+      expect(f.finished).toEqual([
+        { state: "error", error: "Token budget exhausted.", attempt: 1, usage: usage(1, 0) },
+      ]);
       expect(f.turns.messages()).toHaveLength(1);
     });
   });

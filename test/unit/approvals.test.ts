@@ -1,6 +1,14 @@
 /** Approvals' pure rules (src/core/approvals/approval.ts): which rule a call is under, how decisions meet, the texts. */
 import { describe, expect, it } from "vitest";
-import { approvalEntry, approvalRuleFor, deniedError, expiredError, meetDecision, requested, type JobApproval } from "../../src/core/approvals/approval";
+import {
+  approvalEntry,
+  approvalRuleFor,
+  deniedError,
+  expiredError,
+  meetDecision,
+  requested,
+  type JobApproval,
+} from "../../src/core/approvals/approval";
 import { approvalRulesSchema } from "../../src/core/config/approval-rules";
 
 const rules = approvalRulesSchema.parse([
@@ -43,7 +51,9 @@ describe("a decision", () => {
     expect(meetDecision(open, true, "deny", 61_000)).toBe("expire");
     expect(meetDecision(open, true, "approve", 61_051)).toBe("expire");
     // It has: the call was decided `expired`.
-    expect(meetDecision({ ...open, decision: "expired", decided_at: 61_020 }, false, "approve", 61_051)).toBe("conflict");
+    expect(meetDecision({ ...open, decision: "expired", decided_at: 61_020 }, false, "approve", 61_051)).toBe(
+      "conflict",
+    );
     // A decision taken in time stands: asking the same again after the deadline is still a repeat.
     expect(meetDecision({ ...open, decision: "approve", decided_at: 60_999 }, true, "approve", 61_051)).toBe("repeat");
   });
@@ -61,9 +71,23 @@ describe("a decision", () => {
   });
 
   it("is listed as the job stands: a wait that ended undecided is `cancelled`, long arguments are left out", () => {
-    const job = { chat_id: "c", job_id: "j", tool_name: "send_email", tool_args: '{"to":"a"}', created_at: 1_000, metadata: null, state: "cancelled" };
-    expect(approvalEntry(job, open, false)).toMatchObject({ status: "cancelled", tool_args: '{"to":"a"}', decided_at: null });
+    const job = {
+      chat_id: "c",
+      job_id: "j",
+      tool_name: "send_email",
+      tool_args: '{"to":"a"}',
+      created_at: 1_000,
+      metadata: null,
+      state: "cancelled",
+    };
+    expect(approvalEntry(job, open, false)).toMatchObject({
+      status: "cancelled",
+      tool_args: '{"to":"a"}',
+      decided_at: null,
+    });
     expect(approvalEntry({ ...job, state: "pending" }, open, true).status).toBe("pending");
-    expect(approvalEntry({ ...job, tool_args: JSON.stringify({ body: "x".repeat(3000) }) }, open, true).tool_args).toBeNull();
+    expect(
+      approvalEntry({ ...job, tool_args: JSON.stringify({ body: "x".repeat(3000) }) }, open, true).tool_args,
+    ).toBeNull();
   });
 });

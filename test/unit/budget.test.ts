@@ -1,11 +1,27 @@
 /** Budgets' pure rules (src/core/budgets/budget.ts): the effective budget, what is reached first, the text. */
 import { describe, expect, it } from "vitest";
-import { addSpent, askModel, budgetSchema, effectiveBudget, exhaustedError, modelAnswered, noneLeft, NOTHING_SPENT, overspent, spentBy, type Ledger } from "../../src/core/budgets/budget";
+import {
+  addSpent,
+  askModel,
+  budgetSchema,
+  effectiveBudget,
+  exhaustedError,
+  modelAnswered,
+  noneLeft,
+  NOTHING_SPENT,
+  overspent,
+  spentBy,
+  type Ledger,
+} from "../../src/core/budgets/budget";
 import { NO_USAGE } from "../../src/core/usage/usage";
 
 describe("a batch's budget", () => {
   it("is the configured one lowered by the request, never raised; none when neither sets a field", () => {
-    expect(effectiveBudget({ llm_tokens: 1000, tool_calls: 5 }, { tool_calls: 2, subagents: 3 })).toEqual({ llm_tokens: 1000, tool_calls: 2, subagents: 3 });
+    expect(effectiveBudget({ llm_tokens: 1000, tool_calls: 5 }, { tool_calls: 2, subagents: 3 })).toEqual({
+      llm_tokens: 1000,
+      tool_calls: 2,
+      subagents: 3,
+    });
     expect(effectiveBudget({ tool_calls: 5 }, { tool_calls: 50 })).toEqual({ tool_calls: 5 });
     expect(effectiveBudget({}, undefined)).toBeUndefined();
     expect(effectiveBudget({}, {})).toBeUndefined();
@@ -19,7 +35,9 @@ describe("a batch's budget", () => {
     expect(overspent({ llm_tokens: 100, cost_usd: 0.31 }, spent)).toBeUndefined();
     expect(overspent({ llm_tokens: 99, cost_usd: 0.25 }, spent)).toEqual({ field: "llm_tokens", used: 99, limit: 99 });
     expect(overspent({ cost_usd: 0.25 }, spent)).toEqual({ field: "cost_usd", used: 0.3, limit: 0.25 });
-    expect(exhaustedError({ field: "llm_tokens", used: 1200, limit: 1000 })).toBe("Budget exhausted: llm_tokens 1200 of 1000; the call was not made.");
+    expect(exhaustedError({ field: "llm_tokens", used: 1200, limit: 1000 })).toBe(
+      "Budget exhausted: llm_tokens 1200 of 1000; the call was not made.",
+    );
   });
 
   it("counts a model request once as it is let go, however often its step asks, and its tokens once it answers", () => {
@@ -32,9 +50,19 @@ describe("a batch's budget", () => {
     modelAnswered({ llm_calls: 2 }, ledger, "c t:0", { llm_tokens: 15 });
     expect(ledger.spent).toMatchObject({ llm_calls: 2, llm_tokens: 15 });
     // The other step's request is still out when the budget is reached.
-    expect(askModel({ llm_calls: 2 }, ledger, "c t:1")).toEqual({ field: "llm_calls", used: 2, limit: 2, in_flight: 1 });
+    expect(askModel({ llm_calls: 2 }, ledger, "c t:1")).toEqual({
+      field: "llm_calls",
+      used: 2,
+      limit: 2,
+      in_flight: 1,
+    });
     // Let go before that but not sent yet (it waited for room): refused now, and it leaves the ledger.
-    expect(askModel({ llm_calls: 2 }, ledger, "d u:0")).toEqual({ field: "llm_calls", used: 2, limit: 2, in_flight: 1 });
+    expect(askModel({ llm_calls: 2 }, ledger, "d u:0")).toEqual({
+      field: "llm_calls",
+      used: 2,
+      limit: 2,
+      in_flight: 1,
+    });
     expect(ledger.asking).toEqual({});
   });
 
@@ -61,7 +89,13 @@ describe("a batch's budget", () => {
   });
 
   it("counts a model request's prompt and completion tokens together", () => {
-    expect(spentBy({ ...NO_USAGE, llm_calls: 1, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.01 })).toEqual({ llm_tokens: 15, llm_calls: 1, tool_calls: 0, subagents: 0, cost_usd: 0.01 });
+    expect(spentBy({ ...NO_USAGE, llm_calls: 1, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.01 })).toEqual({
+      llm_tokens: 15,
+      llm_calls: 1,
+      tool_calls: 0,
+      subagents: 0,
+      cost_usd: 0.01,
+    });
   });
 
   it("takes only known fields, none negative", () => {

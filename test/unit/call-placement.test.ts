@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { callWeight, groupForRunners, placeInObjects, RUNNER_OBJECTS } from "../../durable-objects/chat/jobs/call-placement";
+import {
+  callWeight,
+  groupForRunners,
+  placeInObjects,
+  RUNNER_OBJECTS,
+} from "../../durable-objects/chat/jobs/call-placement";
 
-const calls = (n: number, weight = 1, prefix = "j") => Array.from({ length: n }, (_, i) => ({ job_id: `${prefix}${i}`, weight }));
+const calls = (n: number, weight = 1, prefix = "j") =>
+  Array.from({ length: n }, (_, i) => ({ job_id: `${prefix}${i}`, weight }));
 const sizes = (p: ReturnType<typeof placeInObjects>) => Object.fromEntries([...p].map(([k, ids]) => [k, ids.length]));
 
 describe("placing calls in a chat's runner objects", () => {
@@ -14,9 +20,19 @@ describe("placing calls in a chat's runner objects", () => {
   });
 
   it("counts an MCP call (or one whose target is unknown) as 2", () => {
-    expect(callWeight({ kind: "mcp", endpoint: { name: "d", url: "https://x", headers: {} }, tool: "t", max_response_bytes: 1, secrets: [] })).toBe(2);
+    expect(
+      callWeight({
+        kind: "mcp",
+        endpoint: { name: "d", url: "https://x", headers: {} },
+        tool: "t",
+        max_response_bytes: 1,
+        secrets: [],
+      }),
+    ).toBe(2);
     expect(callWeight(undefined)).toBe(2);
-    expect(callWeight({ kind: "http_tool", url: "https://x", secret: "s", max_response_bytes: 1, secrets: [] })).toBe(1);
+    expect(callWeight({ kind: "http_tool", url: "https://x", secret: "s", max_response_bytes: 1, secrets: [] })).toBe(
+      1,
+    );
     expect(sizes(placeInObjects(calls(6, 2), []))).toEqual({ 0: 2, 1: 2, 2: 2 });
   });
 
@@ -25,7 +41,13 @@ describe("placing calls in a chat's runner objects", () => {
   });
 
   it("a heavy call skips an object without room for it", () => {
-    const p = placeInObjects([{ job_id: "mcp", weight: 2 }, { job_id: "http", weight: 1 }], [3]);
+    const p = placeInObjects(
+      [
+        { job_id: "mcp", weight: 2 },
+        { job_id: "http", weight: 1 },
+      ],
+      [3],
+    );
     expect(p.get(0)).toEqual(["http"]);
     expect(p.get(1)).toEqual(["mcp"]);
   });
@@ -46,7 +68,16 @@ describe("grouping calls for Worker runners", () => {
   });
 
   it("counts an MCP call as 2, starting a new group rather than overfill one", () => {
-    const mixed = [{ job_id: "a", weight: 1 }, { job_id: "m1", weight: 2 }, { job_id: "b", weight: 1 }, { job_id: "m2", weight: 2 }, { job_id: "m3", weight: 2 }];
-    expect(groupForRunners(mixed)).toEqual([["a", "m1", "b"], ["m2", "m3"]]);
+    const mixed = [
+      { job_id: "a", weight: 1 },
+      { job_id: "m1", weight: 2 },
+      { job_id: "b", weight: 1 },
+      { job_id: "m2", weight: 2 },
+      { job_id: "m3", weight: 2 },
+    ];
+    expect(groupForRunners(mixed)).toEqual([
+      ["a", "m1", "b"],
+      ["m2", "m3"],
+    ]);
   });
 });

@@ -15,9 +15,17 @@ const config = configSchema.parse({
   ],
   agents: { reader: { tools: ["search"] } },
 });
-const ctx = (agent = "default"): SpecContext => ({ config, agent, available: toolsForAgent(config, agent), patterns: new PatternMeter() });
-const toolCall = (tool_name: string, tool_args: Record<string, unknown> = {}, tool_call_id?: string): ToolCall =>
-  ({ tool_name, tool_args: tool_args as ToolCall["tool_args"], ...(tool_call_id ? { tool_call_id } : {}) });
+const ctx = (agent = "default"): SpecContext => ({
+  config,
+  agent,
+  available: toolsForAgent(config, agent),
+  patterns: new PatternMeter(),
+});
+const toolCall = (tool_name: string, tool_args: Record<string, unknown> = {}, tool_call_id?: string): ToolCall => ({
+  tool_name,
+  tool_args: tool_args as ToolCall["tool_args"],
+  ...(tool_call_id ? { tool_call_id } : {}),
+});
 
 /** Plans a whole message's calls with one numbering, as `/tool-calls` and agent loops do. */
 function planMessage(calls: ToolCall[], c: SpecContext = ctx()): CallPlan[] {
@@ -41,17 +49,28 @@ describe("an ordinary call", () => {
     const [write, search] = planMessage([toolCall("write", { a: 1 }, "call_w"), toolCall("search", { q: "x" })]);
     expect(write).toEqual({
       kind: "job",
-      spec: { index: 0, tool_name: "write", tool_call_id: "call_w", tool_args: '{"a":1}', kind: "tool", read_only: false, timeout_seconds: 600 },
+      spec: {
+        index: 0,
+        tool_name: "write",
+        tool_call_id: "call_w",
+        tool_args: '{"a":1}',
+        kind: "tool",
+        read_only: false,
+        timeout_seconds: 600,
+      },
     });
     expect(search).toMatchObject({ kind: "job", spec: { index: 1, tool_name: "search", read_only: true } });
     // Neither is marked concurrent or grouped: tiering decides by read_only alone.
-    for (const spec of [oneJob(write), oneJob(search)]) expect([spec.concurrent, spec.group]).toEqual([undefined, undefined]);
+    for (const spec of [oneJob(write), oneJob(search)])
+      expect([spec.concurrent, spec.group]).toEqual([undefined, undefined]);
   });
 
   it("may name `parallel` itself: an unknown tool's error offers it", () => {
     const e = apiError(() => planMessage([toolCall("nope")]));
     expect(e.code).toBe("unknown_tool");
-    expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: parallel, wait, search, write, spawn_task, call_subordinate.");
+    expect(e.message).toBe(
+      "tool_calls[0] uses unknown tool 'nope'. Available tools: parallel, wait, search, write, spawn_task, call_subordinate.",
+    );
   });
 
   it("is checked against the calling agent's tools", () => {
@@ -63,30 +82,58 @@ describe("a parallel call", () => {
   it("becomes a group of concurrent jobs named after the call, numbered on from the message's earlier calls", () => {
     const plans = planMessage([
       toolCall("search", { q: "first" }),
-      toolCall("parallel", { tool_calls: [{ tool_name: "write", tool_args: { a: 1 } }, { tool_name: "search", tool_args: { q: "b" } }] }),
+      toolCall("parallel", {
+        tool_calls: [
+          { tool_name: "write", tool_args: { a: 1 } },
+          { tool_name: "search", tool_args: { q: "b" } },
+        ],
+      }),
       toolCall("search", { q: "last" }),
     ]);
-    expect([oneJob(plans[0]).index, groupSpecs(plans[1]).map((s) => s.index), oneJob(plans[2]).index]).toEqual([0, [1, 2], 3]);
+    expect([oneJob(plans[0]).index, groupSpecs(plans[1]).map((s) => s.index), oneJob(plans[2]).index]).toEqual([
+      0,
+      [1, 2],
+      3,
+    ]);
     expect(plans[1]).toMatchObject({ kind: "parallel", job_ids: [], wait: true, cancel: false });
     // A write tool in the group still starts at once: the group is one call, admitted together.
-    expect(groupSpecs(plans[1]).map((s) => ({ tool_name: s.tool_name, concurrent: s.concurrent, group: s.group }))).toEqual([
+    expect(
+      groupSpecs(plans[1]).map((s) => ({ tool_name: s.tool_name, concurrent: s.concurrent, group: s.group })),
+    ).toEqual([
       { tool_name: "write", concurrent: true, group: 1 },
       { tool_name: "search", concurrent: true, group: 1 },
     ]);
   });
 
   it("is recognised under its other name too", () => {
-    const [plan] = planMessage([toolCall("parallel_tool_calls", { tool_calls: [{ tool_name: "search", tool_args: {} }] })]);
+    const [plan] = planMessage([
+      toolCall("parallel_tool_calls", { tool_calls: [{ tool_name: "search", tool_args: {} }] }),
+    ]);
     expect(groupSpecs(plan).map((s) => s.tool_name)).toEqual(["search"]);
   });
 
   it("carries the earlier jobs it names, and whether to wait for them", () => {
     const [awaited, background] = planMessage([
       toolCall("parallel", { job_ids: ["search-AAAAAAAAAAAA"] }),
-      toolCall("parallel", { tool_calls: [{ tool_name: "search", tool_args: {} }], job_ids: ["search-BBBBBBBBBBBB"], wait: false }),
+      toolCall("parallel", {
+        tool_calls: [{ tool_name: "search", tool_args: {} }],
+        job_ids: ["search-BBBBBBBBBBBB"],
+        wait: false,
+      }),
     ]);
-    expect(awaited).toEqual({ kind: "parallel", specs: [], job_ids: ["search-AAAAAAAAAAAA"], wait: true, cancel: false });
-    expect(background).toMatchObject({ kind: "parallel", job_ids: ["search-BBBBBBBBBBBB"], wait: false, cancel: false });
+    expect(awaited).toEqual({
+      kind: "parallel",
+      specs: [],
+      job_ids: ["search-AAAAAAAAAAAA"],
+      wait: true,
+      cancel: false,
+    });
+    expect(background).toMatchObject({
+      kind: "parallel",
+      job_ids: ["search-BBBBBBBBBBBB"],
+      wait: false,
+      cancel: false,
+    });
     expect(groupSpecs(background).map((s) => s.index)).toEqual([0]);
   });
 
@@ -98,13 +145,19 @@ describe("a parallel call", () => {
   it("offers its members only the tools the call may use, even when narrower than the profile's", () => {
     // As under a spawn_task `tools` subset: the profile has `write`, this chat may not use it.
     const narrowed: SpecContext = { ...ctx(), available: ctx().available.filter((t) => t.name !== "write") };
-    const e = apiError(() => planMessage([toolCall("parallel", { tool_calls: [{ tool_name: "write", tool_args: {} }] })], narrowed));
+    const e = apiError(() =>
+      planMessage([toolCall("parallel", { tool_calls: [{ tool_name: "write", tool_args: {} }] })], narrowed),
+    );
     expect(e.code).toBe("unknown_tool");
-    expect(e.message).toBe("tool_calls[0] uses unknown tool 'write'. Available tools: wait, search, spawn_task, call_subordinate.");
+    expect(e.message).toBe(
+      "tool_calls[0] uses unknown tool 'write'. Available tools: wait, search, spawn_task, call_subordinate.",
+    );
   });
 
   it("refuses what a parallel call cannot hold: a nested parallel, or nothing to do", () => {
-    const nested = apiError(() => planMessage([toolCall("parallel", { tool_calls: [{ tool_name: "parallel", tool_args: {} }] })]));
+    const nested = apiError(() =>
+      planMessage([toolCall("parallel", { tool_calls: [{ tool_name: "parallel", tool_args: {} }] })]),
+    );
     expect(nested.code).toBe("nested_parallel");
     expect(apiError(() => planMessage([toolCall("parallel", {})])).code).toBe("nothing_to_do");
   });
@@ -112,7 +165,14 @@ describe("a parallel call", () => {
 
 describe("specNumbering", () => {
   it("numbers in one sequence per message, starting again for the next message, leaving the spec it is given as it was", () => {
-    const spec: JobSpec = { index: 7, tool_name: "search", tool_args: "{}", kind: "tool", read_only: true, timeout_seconds: 600 };
+    const spec: JobSpec = {
+      index: 7,
+      tool_name: "search",
+      tool_args: "{}",
+      kind: "tool",
+      read_only: true,
+      timeout_seconds: 600,
+    };
     const first = specNumbering();
     const second = specNumbering();
     expect([first(spec).index, first(spec).index, second(spec).index]).toEqual([0, 1, 0]);

@@ -7,7 +7,11 @@ describe("what a chat knows of its calls on their way", () => {
     room.handed("x", 0, 1);
     room.handed("y", 0, 2);
     room.handed("z", 2, 1);
-    expect([...room.objectWeights()]).toEqual([["x", 1], ["y", 2], ["z", 1]]);
+    expect([...room.objectWeights()]).toEqual([
+      ["x", 1],
+      ["y", 2],
+      ["z", 1],
+    ]);
     room.left("y");
     room.stop("z");
     expect([...room.objectWeights()]).toEqual([["x", 1]]);

@@ -3,7 +3,11 @@ import { configSchema, type TenantConfigInput } from "../../src/core/config/sche
 import { defaultJobTimeout, schemaProblems, toolsForAgent, type CatalogTool } from "../../src/core/tools/catalog";
 import { PatternMeter } from "../../src/core/json-schema/linear-patterns";
 
-const tool = (name: string, more: Record<string, unknown> = {}) => ({ name, url: `https://tools.example/${name}`, ...more });
+const tool = (name: string, more: Record<string, unknown> = {}) => ({
+  name,
+  url: `https://tools.example/${name}`,
+  ...more,
+});
 
 function config(extra: Partial<TenantConfigInput> = {}) {
   return configSchema.parse({
@@ -32,7 +36,14 @@ describe("toolsForAgent", () => {
   it("offers http_request only when an origin is allowed", () => {
     expect(names(toolsForAgent(config(), "default"))).not.toContain("http_request");
     const c = config({ builtins: { http_request: { allowed_origins: ["https://api.example"] } } });
-    expect(names(toolsForAgent(c, "default"))).toEqual(["wait", "http_request", "search", "docs__find", "docs__read", "mailer"]);
+    expect(names(toolsForAgent(c, "default"))).toEqual([
+      "wait",
+      "http_request",
+      "search",
+      "docs__find",
+      "docs__read",
+      "mailer",
+    ]);
   });
 
   it("filters tools by the profile's globs", () => {
@@ -86,7 +97,10 @@ describe("toolsForAgent", () => {
   });
 
   it("publishes built-in schemas without $schema", () => {
-    for (const t of toolsForAgent(config({ builtins: { http_request: { allowed_origins: ["https://api.example"] } } }), "default")) {
+    for (const t of toolsForAgent(
+      config({ builtins: { http_request: { allowed_origins: ["https://api.example"] } } }),
+      "default",
+    )) {
       expect(t.parameters).not.toHaveProperty("$schema");
     }
   });

@@ -4,7 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { chatList } from "../../src/core/api/chats";
-import { chatTree, MAX_LISTED_CHILDREN, MAX_LISTED_DESCENDANTS, type ChildrenOf, type IndexRow } from "../../src/core/chats/chat-tree";
+import {
+  chatTree,
+  MAX_LISTED_CHILDREN,
+  MAX_LISTED_DESCENDANTS,
+  type ChildrenOf,
+  type IndexRow,
+} from "../../src/core/chats/chat-tree";
 import { T0 } from "./fixtures";
 
 const row = (chat_id: string, parent_chat_id: string | null, level: number, at: number): IndexRow => ({
@@ -33,13 +39,20 @@ function index(rows: IndexRow[]): { childrenOf: ChildrenOf; calls: string[][] } 
   return { childrenOf, calls };
 }
 
-const ids = (nodes: { chat_id: string; children: any[] }[]): unknown => nodes.map((n) => (n.children.length ? { [n.chat_id]: ids(n.children) } : n.chat_id));
+const ids = (nodes: { chat_id: string; children: any[] }[]): unknown =>
+  nodes.map((n) => (n.children.length ? { [n.chat_id]: ids(n.children) } : n.chat_id));
 
 describe("the chat listing tree", () => {
   it("nests each top-level chat's descendants under it, oldest first, in the listed chat's shape", () => {
     const a = row("a", null, 0, 0);
     const b = row("b", null, 0, 1);
-    const rows = [row("sub-2", "a", 1, 20), row("sub-1", "a", 1, 10), row("sub-1x", "sub-1", 2, 30), row("sub-b", "b", 1, 5), row("sub-other", "z", 1, 5)];
+    const rows = [
+      row("sub-2", "a", 1, 20),
+      row("sub-1", "a", 1, 10),
+      row("sub-1x", "sub-1", 2, 30),
+      row("sub-b", "b", 1, 5),
+      row("sub-other", "z", 1, 5),
+    ];
     const { childrenOf, calls } = index(rows);
     const tree = chatTree([a, b], childrenOf);
     expect(ids(tree)).toEqual([{ a: [{ "sub-1": ["sub-1x"] }, "sub-2"] }, { b: ["sub-b"] }]);
@@ -57,7 +70,9 @@ describe("the chat listing tree", () => {
   });
 
   it("lists a chat's newest children and says how many were left out", () => {
-    const rows = Array.from({ length: MAX_LISTED_CHILDREN + 7 }, (_, i) => row(`sub-${String(i).padStart(2, "0")}`, "a", 1, i));
+    const rows = Array.from({ length: MAX_LISTED_CHILDREN + 7 }, (_, i) =>
+      row(`sub-${String(i).padStart(2, "0")}`, "a", 1, i),
+    );
     const [a] = chatTree([row("a", null, 0, 0)], index(rows).childrenOf);
     expect(a!.children).toHaveLength(MAX_LISTED_CHILDREN);
     expect(a!.children[0]!.chat_id).toBe("sub-07");

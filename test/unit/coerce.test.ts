@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { apiError } from "./fixtures";
 import { coerceBool, coerceSeconds, normalizeJobIds, pyRepr, truthy } from "../../src/core/calls/coerce";
 
-
 describe("pyRepr", () => {
   it("quotes strings with single quotes like Python", () => {
     expect(pyRepr("abc")).toBe("'abc'");

@@ -33,7 +33,11 @@ describe("RFC 7396 merge (tiny-merge-patch), the cases of the RFC's appendix A",
     [{ a: "c" }, { a: ["b"] }, { a: ["b"] }],
     [{ a: { b: "c" } }, { a: { b: "d", c: null } }, { a: { b: "d" } }],
     [{ a: [{ b: "c" }] }, { a: [1] }, { a: [1] }],
-    [["a", "b"], ["c", "d"], ["c", "d"]],
+    [
+      ["a", "b"],
+      ["c", "d"],
+      ["c", "d"],
+    ],
     [{ a: "b" }, ["c"], ["c"]],
     [{ a: "foo" }, null, null],
     [{ a: "foo" }, "bar", "bar"],
@@ -51,7 +55,11 @@ describe("applyConfigPatch", () => {
   it("changes only the keys the patch names", () => {
     const next = merged({ webhook: { url: "https://bot.example/fanout" } });
     const before = shown();
-    expect(next.webhook).toEqual({ url: "https://bot.example/fanout", allowed_callback_origins: [], include_child_chats: false });
+    expect(next.webhook).toEqual({
+      url: "https://bot.example/fanout",
+      allowed_callback_origins: [],
+      include_child_chats: false,
+    });
     expect(next.llm).toEqual(before.llm);
     expect(next.tools).toEqual(before.tools);
     expect(next.mcp_servers).toEqual(before.mcp_servers);
@@ -77,7 +85,14 @@ describe("applyConfigPatch", () => {
   it("replaces arrays whole: entries left out are gone, the others take their defaults", () => {
     const next = merged({ tools: [{ name: "search", url: "https://tools.example/v2" }] });
     expect(next.tools).toEqual([
-      { name: "search", url: "https://tools.example/v2", description: "", parameters: { type: "object" }, read_only: false, secret: "***" },
+      {
+        name: "search",
+        url: "https://tools.example/v2",
+        description: "",
+        parameters: { type: "object" },
+        read_only: false,
+        secret: "***",
+      },
     ]);
   });
 
@@ -89,15 +104,26 @@ describe("applyConfigPatch", () => {
         { name: "search", url: "https://tools.example/search", secret: "whsec_c2VudA==" },
       ],
     });
-    expect(next.tools.map((t) => [t.name, t.secret])).toEqual([["new", undefined], ["fetch", "***"], ["search", "whsec_c2VudA=="]]);
+    expect(next.tools.map((t) => [t.name, t.secret])).toEqual([
+      ["new", undefined],
+      ["fetch", "***"],
+      ["search", "whsec_c2VudA=="],
+    ]);
   });
 
   it("keeps a replaced MCP server's headers when it leaves them out; listed headers are exactly those", () => {
-    expect(merged({ mcp_servers: [{ name: "docs", url: "https://mcp.example/v2" }] }).mcp_servers[0]!.headers).toEqual({ Authorization: "***" });
-    expect(merged({ mcp_servers: [{ name: "docs", url: "https://mcp.example/mcp", headers: { "X-Key": "k" } }] }).mcp_servers[0]!.headers).toEqual({
+    expect(merged({ mcp_servers: [{ name: "docs", url: "https://mcp.example/v2" }] }).mcp_servers[0]!.headers).toEqual({
+      Authorization: "***",
+    });
+    expect(
+      merged({ mcp_servers: [{ name: "docs", url: "https://mcp.example/mcp", headers: { "X-Key": "k" } }] })
+        .mcp_servers[0]!.headers,
+    ).toEqual({
       "X-Key": "k",
     });
-    expect(merged({ mcp_servers: [{ name: "other", url: "https://mcp.example/mcp" }] }).mcp_servers[0]!.headers).toEqual({});
+    expect(
+      merged({ mcp_servers: [{ name: "other", url: "https://mcp.example/mcp" }] }).mcp_servers[0]!.headers,
+    ).toEqual({});
   });
 
   it("changes neither the stored document nor the patch", () => {
@@ -118,7 +144,9 @@ describe("configPatchSchema", () => {
   const ok = (patch: unknown) => configPatchSchema.safeParse(patch).success;
 
   it("takes null for any key of an object, and for a record's entries", () => {
-    expect(ok({ llm: null, webhook: null, limits: { max_calls: null, max_tokens_per_job: null }, agents: { boss: null } })).toBe(true);
+    expect(
+      ok({ llm: null, webhook: null, limits: { max_calls: null, max_tokens_per_job: null }, agents: { boss: null } }),
+    ).toBe(true);
     expect(ok({ llm: { api_key: null }, builtins: { http_request: { allowed_origins: null } } })).toBe(true);
     expect(ok({})).toBe(true);
   });
@@ -147,7 +175,9 @@ describe("configPatchSchema", () => {
 describe("prototypeKeyPath", () => {
   it("finds a __proto__ key wherever JSON.parse left one", () => {
     expect(prototypeKeyPath(JSON.parse('{"agents":{"__proto__":{"max_steps":1}}}'))).toBe("agents.__proto__");
-    expect(prototypeKeyPath(JSON.parse('{"tools":[{"parameters":{"__proto__":{}}}]}'))).toBe("tools.0.parameters.__proto__");
+    expect(prototypeKeyPath(JSON.parse('{"tools":[{"parameters":{"__proto__":{}}}]}'))).toBe(
+      "tools.0.parameters.__proto__",
+    );
     expect(prototypeKeyPath({ agents: { boss: {} } })).toBeUndefined();
   });
 });

@@ -29,26 +29,44 @@ describe("a delivery entry", () => {
   it("a failed event: the common fields in the documented order, then failed_at in RFC 3339 with milliseconds", () => {
     const entry = deliveryEntry(row() as DeliveryRow & { status: "failed" });
     expect(Object.keys(entry)).toEqual([...COMMON, "failed_at"]);
-    expect(entry).toMatchObject({ status: "failed", attempts: 1, last_status: 400, failed_at: "2026-11-30T10:00:00.123Z" });
+    expect(entry).toMatchObject({
+      status: "failed",
+      attempts: 1,
+      last_status: 400,
+      failed_at: "2026-11-30T10:00:00.123Z",
+    });
     expect(schemas.delivery.strict().parse(entry)).toEqual(entry);
   });
 
   it("a pending event carries next_attempt_at; a delivered one delivered_at; neither carries the others' times", () => {
-    const pending = deliveryEntry({ ...row({ status: "pending", next_at: T + 5000, failed_at: T }), status: "pending" });
+    const pending = deliveryEntry({
+      ...row({ status: "pending", next_at: T + 5000, failed_at: T }),
+      status: "pending",
+    });
     expect(Object.keys(pending)).toEqual([...COMMON, "next_attempt_at"]);
     expect(pending.next_attempt_at).toBe("2026-11-30T10:00:05.123Z");
-    const delivered = deliveryEntry({ ...row({ status: "delivered", last_status: 204, last_error: null, delivered_at: T + 7 }), status: "delivered" });
+    const delivered = deliveryEntry({
+      ...row({ status: "delivered", last_status: 204, last_error: null, delivered_at: T + 7 }),
+      status: "delivered",
+    });
     expect(Object.keys(delivered)).toEqual([...COMMON, "delivered_at"]);
     expect(delivered.delivered_at).toBe("2026-11-30T10:00:00.130Z");
     for (const entry of [pending, delivered]) expect(schemas.delivery.strict().parse(entry)).toEqual(entry);
   });
 
   it("an event delivered before delivery times were kept has no delivered_at", () => {
-    expect(Object.keys(deliveryEntry({ ...row({ status: "delivered", delivered_at: null }), status: "delivered" }))).toEqual(COMMON);
+    expect(
+      Object.keys(deliveryEntry({ ...row({ status: "delivered", delivered_at: null }), status: "delivered" })),
+    ).toEqual(COMMON);
   });
 
   it("the schema refuses a time without milliseconds", () => {
-    expect(schemas.delivery.safeParse({ ...deliveryEntry(row() as DeliveryRow & { status: "failed" }), failed_at: "2026-11-30T10:00:00Z" }).success).toBe(false);
+    expect(
+      schemas.delivery.safeParse({
+        ...deliveryEntry(row() as DeliveryRow & { status: "failed" }),
+        failed_at: "2026-11-30T10:00:00Z",
+      }).success,
+    ).toBe(false);
   });
 });
 
@@ -61,16 +79,25 @@ describe("whether an event may be sent again", () => {
   it("a failed or delivered event may, while a webhook is configured", () => {
     expect(refusal(row())).toBeUndefined();
     expect(refusal(row({ status: "delivered" }))).toBeUndefined();
-    expect(refusal(row(), false)).toEqual({ status: 400, code: "no_webhook", message: "No webhook is configured: set webhook.url with PATCH /v1/config, then redeliver the event." });
+    expect(refusal(row(), false)).toEqual({
+      status: 400,
+      code: "no_webhook",
+      message: "No webhook is configured: set webhook.url with PATCH /v1/config, then redeliver the event.",
+    });
   });
 
   it("an unknown or purged event is 404 event_not_found, and so is one that never had a webhook target", () => {
     expect(refusal(undefined)).toEqual({
       status: 404,
       code: "event_not_found",
-      message: "Event 'evt_x' not found in chat 'c1': it never happened there, or it was purged (events are kept 24 h, the last 1000 per chat).",
+      message:
+        "Event 'evt_x' not found in chat 'c1': it never happened there, or it was purged (events are kept 24 h, the last 1000 per chat).",
     });
-    expect(refusal(row({ status: "none" }))).toMatchObject({ status: 404, code: "event_not_found", message: expect.stringContaining("had no webhook to go to") });
+    expect(refusal(row({ status: "none" }))).toMatchObject({
+      status: 404,
+      code: "event_not_found",
+      message: expect.stringContaining("had no webhook to go to"),
+    });
   });
 
   it("an event still on its schedule can be sent now: no refusal but a missing webhook", () => {
@@ -82,7 +109,12 @@ describe("whether an event may be sent again", () => {
 describe("the test event", () => {
   it("is an event envelope with only the tenant in data", () => {
     const body = JSON.parse(testEventBody("evt_t", "acme", T));
-    expect(body).toEqual({ id: "evt_t", type: "webhook.test", timestamp: "2026-11-30T10:00:00.123Z", data: { tenant: "acme" } });
+    expect(body).toEqual({
+      id: "evt_t",
+      type: "webhook.test",
+      timestamp: "2026-11-30T10:00:00.123Z",
+      data: { tenant: "acme" },
+    });
     expect(schemas.webhookTestEvent.strict().parse(body)).toEqual(body);
   });
 
@@ -97,10 +129,29 @@ describe("the test event", () => {
     ];
     expect(answers).toEqual([
       { status: 204, duration_ms: 12 },
-      { status: 204, error: "The receiver answered 204, but the webhook is disabled after a 410 Gone: no event is sent until the next PUT or PATCH of /v1/config.", duration_ms: 12 },
-      { status: 503, error: "The receiver answered 503: events answered so are retried for about 27 h, then fail. Answer 2xx within 10 s.", duration_ms: 3 },
-      { status: 400, error: "The receiver answered 400: events answered so fail at once. Answer 2xx within 10 s.", duration_ms: 3 },
-      { status: 410, error: "The receiver answered 410 Gone: an event answered so disables the webhook until the next PUT or PATCH of /v1/config.", duration_ms: 3 },
+      {
+        status: 204,
+        error:
+          "The receiver answered 204, but the webhook is disabled after a 410 Gone: no event is sent until the next PUT or PATCH of /v1/config.",
+        duration_ms: 12,
+      },
+      {
+        status: 503,
+        error:
+          "The receiver answered 503: events answered so are retried for about 27 h, then fail. Answer 2xx within 10 s.",
+        duration_ms: 3,
+      },
+      {
+        status: 400,
+        error: "The receiver answered 400: events answered so fail at once. Answer 2xx within 10 s.",
+        duration_ms: 3,
+      },
+      {
+        status: 410,
+        error:
+          "The receiver answered 410 Gone: an event answered so disables the webhook until the next PUT or PATCH of /v1/config.",
+        duration_ms: 3,
+      },
       { status: null, error: "No answer within 10 s.", duration_ms: 10_000 },
     ]);
     expect(Object.keys(answers[1]!)).toEqual(["status", "error", "duration_ms"]);
@@ -110,9 +161,27 @@ describe("the test event", () => {
 
 describe("a webhook send", () => {
   it("to a URL the egress rules refuse makes no request and says why", async () => {
-    const result = await sendWebhook("http://127.0.0.1:1/hook", "whsec_c2VjcmV0", { id: "evt_1", body: "{}" }, new AbortController().signal, false);
-    expect(result).toEqual({ status: null, error: "The webhook URL must use https:; outbound requests there are not allowed.", refused: true });
-    const https = await sendWebhook("https://127.0.0.1:1/hook", "whsec_c2VjcmV0", { id: "evt_1", body: "{}" }, new AbortController().signal, false);
-    expect(https.error).toBe("The webhook URL points at a non-public address (loopback); outbound requests there are not allowed.");
+    const result = await sendWebhook(
+      "http://127.0.0.1:1/hook",
+      "whsec_c2VjcmV0",
+      { id: "evt_1", body: "{}" },
+      new AbortController().signal,
+      false,
+    );
+    expect(result).toEqual({
+      status: null,
+      error: "The webhook URL must use https:; outbound requests there are not allowed.",
+      refused: true,
+    });
+    const https = await sendWebhook(
+      "https://127.0.0.1:1/hook",
+      "whsec_c2VjcmV0",
+      { id: "evt_1", body: "{}" },
+      new AbortController().signal,
+      false,
+    );
+    expect(https.error).toBe(
+      "The webhook URL points at a non-public address (loopback); outbound requests there are not allowed.",
+    );
   });
 });

@@ -55,7 +55,9 @@ describe("egressFetch", () => {
   });
 
   it("hands back a 3xx as the answer and makes no second request", async () => {
-    const { seen, send } = recording(() => new Response(null, { status: 302, headers: { location: "https://elsewhere.example/" } }));
+    const { seen, send } = recording(
+      () => new Response(null, { status: 302, headers: { location: "https://elsewhere.example/" } }),
+    );
     const res = await egressFetch(false, send)("https://tools.example/x");
     expect(res.status).toBe(302);
     expect(seen).toHaveLength(1);
@@ -68,14 +70,18 @@ describe("egressFetch", () => {
   });
 
   it("names no URL in its error: a Telegram URL carries the bot token", async () => {
-    const refused = await egressFetch(false)("http://api.telegram.example/bot123:secret/sendMessage").catch((e: Error) => e);
+    const refused = await egressFetch(false)("http://api.telegram.example/bot123:secret/sendMessage").catch(
+      (e: Error) => e,
+    );
     expect((refused as Error).message).toBe("Outbound request refused: its URL must use https:.");
   });
 
   it("recognises a refusal a client wrapped in its own error", () => {
     const refusal = new EgressRefused("must use https:");
     expect(egressRefusal(refusal)).toBe(refusal);
-    expect(egressRefusal(new Error("Connection error.", { cause: new TypeError("fetch failed", { cause: refusal }) }))).toBe(refusal);
+    expect(
+      egressRefusal(new Error("Connection error.", { cause: new TypeError("fetch failed", { cause: refusal }) })),
+    ).toBe(refusal);
     expect(egressRefusal(new Error("Connection error."))).toBeUndefined();
     expect(egressRefusal("not an error")).toBeUndefined();
   });
@@ -86,14 +92,18 @@ describe("serverFetch (an MCP server's transport)", () => {
     const { seen, send } = recording();
     const fetchFor = serverFetch("https://mcp.example/mcp", false, send);
     await fetchFor(new URL("https://mcp.example/mcp"), { method: "POST" });
-    const followed = await fetchFor(new URL("https://mcp.example/elsewhere"), { method: "GET" }).catch((e: unknown) => e);
+    const followed = await fetchFor(new URL("https://mcp.example/elsewhere"), { method: "GET" }).catch(
+      (e: unknown) => e,
+    );
     expect(followed).toBeInstanceOf(EgressRefused);
     expect(seen).toEqual([{ url: "https://mcp.example/mcp", redirect: "manual" }]);
   });
 
   it("checks the egress rules at send time like every other request", async () => {
     const { seen, send } = recording();
-    await expect(serverFetch("http://127.0.0.1:9/mcp", false, send)("http://127.0.0.1:9/mcp")).rejects.toBeInstanceOf(EgressRefused);
+    await expect(serverFetch("http://127.0.0.1:9/mcp", false, send)("http://127.0.0.1:9/mcp")).rejects.toBeInstanceOf(
+      EgressRefused,
+    );
     expect(seen).toEqual([]);
   });
 });
@@ -104,9 +114,13 @@ describe("send-time refusals of a URL stored while allowed", () => {
   it("the LLM: no request leaves, the error says why", async () => {
     const model = `m-unit-refused-${crypto.randomUUID()}`;
     const target = { base_url: `${server()}/llm/v1`, model, api_key: "sk-test", secrets: [] };
-    const refused = await complete(target, { messages: [{ role: "user", content: "hi" }], tools: [] }, false).catch((e: unknown) => e);
+    const refused = await complete(target, { messages: [{ role: "user", content: "hi" }], tools: [] }, false).catch(
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(LlmError);
-    expect((refused as Error).message).toBe("The LLM base_url must use https:; outbound requests there are not allowed.");
+    expect((refused as Error).message).toBe(
+      "The LLM base_url must use https:; outbound requests there are not allowed.",
+    );
     const asked = (await (await fetch(`${server()}/__llm/requests?model=${model}`)).json()) as unknown[];
     expect(asked).toEqual([]);
   });
@@ -115,7 +129,11 @@ describe("send-time refusals of a URL stored while allowed", () => {
     const chatId = `unit-refused-${crypto.randomUUID()}`;
     const target = { api_base_url: `${server()}/telegram`, bot_token: "123:unit", secrets: [] };
     const result = await sendTelegram(target, chatId, "hello", new AbortController().signal, false);
-    expect(result).toEqual({ status: null, error: "The Telegram api_base_url must use https:; outbound requests there are not allowed.", refused: true });
+    expect(result).toEqual({
+      status: null,
+      error: "The Telegram api_base_url must use https:; outbound requests there are not allowed.",
+      refused: true,
+    });
     const sent = (await (await fetch(`${server()}/__telegram/messages?chat_id=${chatId}`)).json()) as unknown[];
     expect(sent).toEqual([]);
     // The same send with private egress allowed does arrive: the refusal above is the rule, not the fake.

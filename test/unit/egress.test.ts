@@ -48,21 +48,31 @@ describe("egressProblem", () => {
     expect(egressProblem(url, true)).toBeUndefined();
   });
 
-  it.each(["https://2130706433/", "https://0x7f.0.0.1/", "https://127.1/", "https://017700000001/", "https://[0:0:0:0:0:0:0:1]/"])(
-    "refuses the loopback spelling %s",
-    (url) => {
-      expect(egressProblem(url, false)).toEqual(expect.any(String));
-    },
-  );
+  it.each([
+    "https://2130706433/",
+    "https://0x7f.0.0.1/",
+    "https://127.1/",
+    "https://017700000001/",
+    "https://[0:0:0:0:0:0:0:1]/",
+  ])("refuses the loopback spelling %s", (url) => {
+    expect(egressProblem(url, false)).toEqual(expect.any(String));
+  });
 });
 
 describe("isPrivateHost", () => {
-  it.each(["172.15.255.255", "172.32.0.1", "11.0.0.1", "192.169.0.1", "169.255.0.1", "8.8.8.8", "tools.example", "fc.example", "fd00.example"])(
-    "treats %s as public",
-    (host) => {
-      expect(isPrivateHost(host)).toBe(false);
-    },
-  );
+  it.each([
+    "172.15.255.255",
+    "172.32.0.1",
+    "11.0.0.1",
+    "192.169.0.1",
+    "169.255.0.1",
+    "8.8.8.8",
+    "tools.example",
+    "fc.example",
+    "fd00.example",
+  ])("treats %s as public", (host) => {
+    expect(isPrivateHost(host)).toBe(false);
+  });
 
   it.each(["10.255.255.255", "127.0.0.1", "172.20.1.1", "192.168.0.1", "169.254.0.1", "[::1]", "LOCALHOST"])(
     "treats %s as private",
@@ -105,7 +115,12 @@ describe("configEgressProblems", () => {
   });
 
   it("checks only the URLs that are configured", () => {
-    const c = configSchema.parse({ tools: [{ name: "a", url: "https://ok.example" }, { name: "b", url: "http://bad.example" }] });
+    const c = configSchema.parse({
+      tools: [
+        { name: "a", url: "https://ok.example" },
+        { name: "b", url: "http://bad.example" },
+      ],
+    });
     const problems = configEgressProblems(c, false);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^tools\[1\]\.url /);
@@ -115,14 +130,17 @@ describe("configEgressProblems", () => {
 describe("IPv6 spellings of IPv4 hosts", () => {
   it("treats IPv4-compatible and NAT64 forms as private", async () => {
     const { isPrivateHost } = await import("../../src/core/egress/policy");
-    for (const host of ["[::7f00:1]", "[::10.0.0.1]", "[64:ff9b::a00:1]", "[::ffff:127.0.0.1]"]) expect(isPrivateHost(host), host).toBe(true);
+    for (const host of ["[::7f00:1]", "[::10.0.0.1]", "[64:ff9b::a00:1]", "[::ffff:127.0.0.1]"])
+      expect(isPrivateHost(host), host).toBe(true);
     expect(isPrivateHost("[2606:4700::1111]")).toBe(false);
   });
 
   it("checks webhook callback origins like every other outbound URL", async () => {
     const { configSchema } = await import("../../src/core/config/schema");
     const { configEgressProblems } = await import("../../src/core/egress/policy");
-    const config = configSchema.parse({ webhook: { url: "https://bot.example/hook", allowed_callback_origins: ["http://10.0.0.1"] } });
+    const config = configSchema.parse({
+      webhook: { url: "https://bot.example/hook", allowed_callback_origins: ["http://10.0.0.1"] },
+    });
     expect(configEgressProblems(config, false)).toEqual(["webhook.allowed_callback_origins[0] must use https:"]);
   });
 });
@@ -267,7 +285,10 @@ describe("the egress rules, address by address", () => {
   });
 
   it("reports the path of every refused URL in a config", () => {
-    const config = configSchema.parse({ llm: { base_url: "https://[fec0::1]/v1", model: "m" }, webhook: { url: "https://localhost./hook" } });
+    const config = configSchema.parse({
+      llm: { base_url: "https://[fec0::1]/v1", model: "m" },
+      webhook: { url: "https://localhost./hook" },
+    });
     expect(configEgressProblems(config, false)).toEqual([
       "llm.base_url points at a non-public address (site-local)",
       "webhook.url points at localhost",

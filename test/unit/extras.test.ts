@@ -5,13 +5,18 @@ import { extrasText } from "../../src/core/jobs/extras";
 
 const NOW = T0 + 100_000;
 
-
 /** A job running since `startedAt` ms after T0, created just before. */
 const running = (id: string, startedAt: number, tool = "echo") =>
   job({ job_id: id, tool_name: tool, state: "running", created_at: T0 + startedAt - 10, started_at: T0 + startedAt });
 
 /** A finished job that ran from `startedAt` to `completedAt` ms after T0. */
-const finished = (id: string, startedAt: number, completedAt: number, state: JobRow["state"] = "success", tool = "echo") =>
+const finished = (
+  id: string,
+  startedAt: number,
+  completedAt: number,
+  state: JobRow["state"] = "success",
+  tool = "echo",
+) =>
   job({
     job_id: id,
     tool_name: tool,
@@ -43,7 +48,10 @@ describe("extrasText", () => {
   });
 
   it("writes running and ready jobs in the exact line format", () => {
-    const text = extrasText([finished("echo-done", 1_000, 3_500, "success", "echo"), running("search-run", 87_600, "search")], NOW);
+    const text = extrasText(
+      [finished("echo-done", 1_000, 3_500, "success", "echo"), running("search-run", 87_600, "search")],
+      NOW,
+    );
     expect(text).toBe(
       [
         HEADER,
@@ -91,14 +99,26 @@ describe("extrasText", () => {
   });
 
   it("lists running jobs first, oldest first, whatever the input order", () => {
-    const text = extrasText([finished("f1", 0, 1_000), running("r2", 50_000), running("r1", 10_000), finished("f0", 0, 500)], NOW)!;
-    const ids = text.split("\n").filter((l) => l.startsWith("- ")).map((l) => l.slice(2, l.indexOf(":")));
+    const text = extrasText(
+      [finished("f1", 0, 1_000), running("r2", 50_000), running("r1", 10_000), finished("f0", 0, 500)],
+      NOW,
+    )!;
+    const ids = text
+      .split("\n")
+      .filter((l) => l.startsWith("- "))
+      .map((l) => l.slice(2, l.indexOf(":")));
     expect(ids).toEqual(["r1", "r2", "f0", "f1"]);
   });
 
   it("lists finished jobs oldest first", () => {
-    const text = extrasText([finished("c", 3_000, 4_000), finished("a", 1_000, 2_000), finished("b", 2_000, 3_000)], NOW)!;
-    const ids = text.split("\n").filter((l) => l.startsWith("- ")).map((l) => l.slice(2, l.indexOf(":")));
+    const text = extrasText(
+      [finished("c", 3_000, 4_000), finished("a", 1_000, 2_000), finished("b", 2_000, 3_000)],
+      NOW,
+    )!;
+    const ids = text
+      .split("\n")
+      .filter((l) => l.startsWith("- "))
+      .map((l) => l.slice(2, l.indexOf(":")));
     expect(ids).toEqual(["a", "b", "c"]);
   });
 
@@ -121,7 +141,9 @@ describe("extrasText", () => {
   });
 
   it("fills the 20 lines with running jobs first, then the oldest finished ones", () => {
-    const runningJobs = Array.from({ length: 15 }, (_, i) => running(`r${String(i).padStart(2, "0")}`, 50_000 + i * 100));
+    const runningJobs = Array.from({ length: 15 }, (_, i) =>
+      running(`r${String(i).padStart(2, "0")}`, 50_000 + i * 100),
+    );
     const finishedJobs = Array.from({ length: 10 }, (_, i) =>
       finished(`f${String(i).padStart(2, "0")}`, i * 1_000, i * 1_000 + 500),
     ).reverse();
@@ -135,7 +157,10 @@ describe("extrasText", () => {
   });
 
   it("counts finished jobs that found no room in the remainder line", () => {
-    const jobs = [...Array.from({ length: 20 }, (_, i) => running(`r${String(i).padStart(2, "0")}`, i * 100)), finished("f", 0, 1)];
+    const jobs = [
+      ...Array.from({ length: 20 }, (_, i) => running(`r${String(i).padStart(2, "0")}`, i * 100)),
+      finished("f", 0, 1),
+    ];
     const lines = extrasText(jobs, NOW)!.split("\n");
     expect(lines).not.toContain("- f: echo [success], duration 0.0s");
     expect(lines.at(-2)).toBe("- … and 1 more");

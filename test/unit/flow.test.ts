@@ -10,8 +10,26 @@ import { flowRuleProblems, flowRulesSchema, type FlowRule } from "../../src/core
 import { flowHolds, flowKey, MAX_FLOW_KEY_CHARS, type FlowHold } from "../../src/core/flow/rules";
 import { startsAvailable, takeStart, type RateRule } from "../../src/core/flow/rate";
 import { acquireMany } from "../../src/core/flow/acquire";
-import { askLines, FLOW_SHARDS, flowShard, giveBackLines, inAskingOrder, ruleFigures, settleLine, type Line, type ShardAnswer } from "../../src/core/flow/shard";
-import { ask, emptySlots, giveBack, offerNext, OFFER_MS, type SlotRule, type SlotState } from "../../src/core/flow/slots";
+import {
+  askLines,
+  FLOW_SHARDS,
+  flowShard,
+  giveBackLines,
+  inAskingOrder,
+  ruleFigures,
+  settleLine,
+  type Line,
+  type ShardAnswer,
+} from "../../src/core/flow/shard";
+import {
+  ask,
+  emptySlots,
+  giveBack,
+  offerNext,
+  OFFER_MS,
+  type SlotRule,
+  type SlotState,
+} from "../../src/core/flow/slots";
 
 const T0 = 1_000_000;
 
@@ -36,29 +54,42 @@ function memoryLines() {
   };
 }
 
-const rule = (name: string, concurrency: number): SlotRule => ({ name, concurrency, on_limit: "queue", max_queued: 1000 });
+const rule = (name: string, concurrency: number): SlotRule => ({
+  name,
+  concurrency,
+  on_limit: "queue",
+  max_queued: 1000,
+});
 
 describe("the smoothed rate", () => {
-  const rule = fc.record({ limit: fc.integer({ min: 1, max: 20 }), period_seconds: fc.integer({ min: 1, max: 60 }), burst: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }) });
+  const rule = fc.record({
+    limit: fc.integer({ min: 1, max: 20 }),
+    period_seconds: fc.integer({ min: 1, max: 60 }),
+    burst: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
+  });
 
   it("never lets more through in a span than its burst and its pace allow", () => {
     fc.assert(
-      fc.property(rule, fc.array(fc.integer({ min: 0, max: 200_000 }), { minLength: 1, maxLength: 200 }), (r: RateRule, offsets) => {
-        let state = 0;
-        const starts: number[] = [];
-        for (const at of offsets.map((o) => T0 + o).sort((a, b) => a - b)) {
-          const taken = takeStart(r, state, at);
-          if (taken.ok) (state = taken.state), starts.push(at);
-        }
-        const interval = (r.period_seconds * 1000) / r.limit;
-        const burst = r.burst ?? r.limit;
-        for (let i = 0; i < starts.length; i++) {
-          for (const span of [0, interval, r.period_seconds * 1000]) {
-            const inSpan = starts.filter((t) => t >= starts[i]! && t <= starts[i]! + span).length;
-            expect(inSpan).toBeLessThanOrEqual(burst + Math.floor(span / interval) + 1e-9);
+      fc.property(
+        rule,
+        fc.array(fc.integer({ min: 0, max: 200_000 }), { minLength: 1, maxLength: 200 }),
+        (r: RateRule, offsets) => {
+          let state = 0;
+          const starts: number[] = [];
+          for (const at of offsets.map((o) => T0 + o).sort((a, b) => a - b)) {
+            const taken = takeStart(r, state, at);
+            if (taken.ok) (state = taken.state), starts.push(at);
           }
-        }
-      }),
+          const interval = (r.period_seconds * 1000) / r.limit;
+          const burst = r.burst ?? r.limit;
+          for (let i = 0; i < starts.length; i++) {
+            for (const span of [0, interval, r.period_seconds * 1000]) {
+              const inSpan = starts.filter((t) => t >= starts[i]! && t <= starts[i]! + span).length;
+              expect(inSpan).toBeLessThanOrEqual(burst + Math.floor(span / interval) + 1e-9);
+            }
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -75,7 +106,12 @@ describe("the smoothed rate", () => {
 });
 
 describe("the fair pick", () => {
-  const w = (job_id: string, chat: string, seq: number, arrived_at = T0 + seq): Waiter => ({ job_id, chat, seq, arrived_at });
+  const w = (job_id: string, chat: string, seq: number, arrived_at = T0 + seq): Waiter => ({
+    job_id,
+    chat,
+    seq,
+    arrived_at,
+  });
 
   it("serves a chat first come first served, and another chat's single call before the first chat's 500th", () => {
     const flood = Array.from({ length: 500 }, (_, i) => w(`a${i}`, "A", i + 1));
@@ -115,8 +151,15 @@ describe("the fair pick", () => {
 });
 
 describe("one rule and key's slots", () => {
-  const queueRule = (concurrency: number, more: Partial<SlotRule> = {}): SlotRule => ({ name: "search-api", concurrency, on_limit: "queue", max_queued: 1000, ...more });
-  const askFor = (rule: SlotRule, s: SlotState, job: string, now = T0, chat = "c1") => ask(rule, s, { job_id: job, chat, deadline_at: now + 60_000 }, now);
+  const queueRule = (concurrency: number, more: Partial<SlotRule> = {}): SlotRule => ({
+    name: "search-api",
+    concurrency,
+    on_limit: "queue",
+    max_queued: 1000,
+    ...more,
+  });
+  const askFor = (rule: SlotRule, s: SlotState, job: string, now = T0, chat = "c1") =>
+    ask(rule, s, { job_id: job, chat, deadline_at: now + 60_000 }, now);
 
   it("grants up to its concurrency, queues the rest, and offers a freed slot to the next in line only", () => {
     const rule = queueRule(2);
@@ -146,16 +189,30 @@ describe("one rule and key's slots", () => {
   it("refuses with the contract's texts under `reject` and past `max_queued`", () => {
     const reject = queueRule(1, { on_limit: "reject" });
     const held = askFor(reject, emptySlots(), "j1").state;
-    expect(askFor(reject, held, "j2").answer).toEqual({ outcome: "refused", message: "Flow rule 'search-api' is at its limit (1 running, limit 1); try again later." });
-    const rated: SlotRule = { name: "mail", rate: { limit: 2, period_seconds: 60 }, on_limit: "reject", max_queued: 1000 };
+    expect(askFor(reject, held, "j2").answer).toEqual({
+      outcome: "refused",
+      message: "Flow rule 'search-api' is at its limit (1 running, limit 1); try again later.",
+    });
+    const rated: SlotRule = {
+      name: "mail",
+      rate: { limit: 2, period_seconds: 60 },
+      on_limit: "reject",
+      max_queued: 1000,
+    };
     let s = emptySlots();
     for (const job of ["m1", "m2"]) ({ state: s } = askFor(rated, s, job));
     s = giveBack(giveBack(s, "m1", T0), "m2", T0);
-    expect(askFor(rated, s, "m3").answer).toEqual({ outcome: "refused", message: "Flow rule 'mail' is at its limit (0 running, 2 started in the last 60 s); try again later." });
+    expect(askFor(rated, s, "m3").answer).toEqual({
+      outcome: "refused",
+      message: "Flow rule 'mail' is at its limit (0 running, 2 started in the last 60 s); try again later.",
+    });
     const tight = queueRule(1, { max_queued: 1 });
     let q = askFor(tight, emptySlots(), "j1").state;
     q = askFor(tight, q, "j2").state;
-    expect(askFor(tight, q, "j3").answer).toEqual({ outcome: "refused", message: "Flow rule 'search-api' is at its limit (1 running, limit 1); try again later." });
+    expect(askFor(tight, q, "j3").answer).toEqual({
+      outcome: "refused",
+      message: "Flow rule 'search-api' is at its limit (1 running, limit 1); try again later.",
+    });
   });
 
   it("frees a slot whose holder never gave it back at the holder's deadline, and an offer nobody took", () => {
@@ -185,36 +242,40 @@ describe("one rule and key's slots", () => {
 
   it("keeps the granted at or under its concurrency, and starts every queued call in the end", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 4 }), fc.array(fc.tuple(fc.constantFrom("A", "B", "C"), fc.boolean()), { minLength: 1, maxLength: 40 }), (concurrency, ops) => {
-        const rule = queueRule(concurrency);
-        let s = emptySlots();
-        let now = T0;
-        const granted = new Set<string>();
-        const ended = new Set<string>();
-        const ask1 = (job: string, chat: string) => {
-          const r = ask(rule, s, { job_id: job, chat, deadline_at: now + 3_600_000 }, now);
-          s = r.state;
-          if (r.answer.outcome === "granted") granted.add(job);
-          expect(s.holders.length).toBeLessThanOrEqual(concurrency);
-        };
-        const finishOne = () => {
-          const h = s.holders[0];
-          if (!h) return;
-          ended.add(h.job_id);
-          s = giveBack(s, h.job_id, now);
-          const o = offerNext(rule, s, now);
-          s = o.state;
-          for (const waiter of o.woken) ask1(waiter.job_id, waiter.chat);
-        };
-        ops.forEach(([chat, finish], i) => {
-          now += 10;
-          ask1(`j${i}`, chat);
-          if (finish) finishOne();
-        });
-        for (let guard = 0; s.holders.length && guard < 1000; guard++) (now += 10), finishOne();
-        expect(s.waiters).toEqual([]);
-        expect(granted.size).toBe(ops.length);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.array(fc.tuple(fc.constantFrom("A", "B", "C"), fc.boolean()), { minLength: 1, maxLength: 40 }),
+        (concurrency, ops) => {
+          const rule = queueRule(concurrency);
+          let s = emptySlots();
+          let now = T0;
+          const granted = new Set<string>();
+          const ended = new Set<string>();
+          const ask1 = (job: string, chat: string) => {
+            const r = ask(rule, s, { job_id: job, chat, deadline_at: now + 3_600_000 }, now);
+            s = r.state;
+            if (r.answer.outcome === "granted") granted.add(job);
+            expect(s.holders.length).toBeLessThanOrEqual(concurrency);
+          };
+          const finishOne = () => {
+            const h = s.holders[0];
+            if (!h) return;
+            ended.add(h.job_id);
+            s = giveBack(s, h.job_id, now);
+            const o = offerNext(rule, s, now);
+            s = o.state;
+            for (const waiter of o.woken) ask1(waiter.job_id, waiter.chat);
+          };
+          ops.forEach(([chat, finish], i) => {
+            now += 10;
+            ask1(`j${i}`, chat);
+            if (finish) finishOne();
+          });
+          for (let guard = 0; s.holders.length && guard < 1000; guard++) (now += 10), finishOne();
+          expect(s.waiters).toEqual([]);
+          expect(granted.size).toBe(ops.length);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -223,22 +284,48 @@ describe("one rule and key's slots", () => {
 describe("a tenant's flow shards", () => {
   it("put each key in one of 8 shards, the same in every isolate, and order a call's lines by shard, then rule", () => {
     expect([flowShard(""), flowShard("u1"), flowShard("u2"), flowShard("u3")]).toEqual([5, 3, 6, 1]);
-    for (const key of ["", "x", "a".repeat(256), "\u{1F600}"]) expect(flowShard(key)).toBeGreaterThanOrEqual(0), expect(flowShard(key)).toBeLessThan(FLOW_SHARDS);
-    const holds = [{ rule: "b", key: "u1" }, { rule: "z", key: "u3" }, { rule: "a", key: "u1" }, { rule: "m", key: "" }];
-    expect(inAskingOrder(holds)).toEqual([{ rule: "z", key: "u3" }, { rule: "a", key: "u1" }, { rule: "b", key: "u1" }, { rule: "m", key: "" }]);
+    for (const key of ["", "x", "a".repeat(256), "\u{1F600}"])
+      expect(flowShard(key)).toBeGreaterThanOrEqual(0), expect(flowShard(key)).toBeLessThan(FLOW_SHARDS);
+    const holds = [
+      { rule: "b", key: "u1" },
+      { rule: "z", key: "u3" },
+      { rule: "a", key: "u1" },
+      { rule: "m", key: "" },
+    ];
+    expect(inAskingOrder(holds)).toEqual([
+      { rule: "z", key: "u3" },
+      { rule: "a", key: "u1" },
+      { rule: "b", key: "u1" },
+      { rule: "m", key: "" },
+    ]);
   });
 
   it("grant a call all its lines in a shard or none: at the first without room it gives back what it took there", () => {
     const lines = memoryLines();
     const rules = { a: { rule: rule("a", 5), asOf: 1 }, b: { rule: rule("b", 1), asOf: 1 } };
-    const asker = (id: string) => ({ job_id: id, chat: "c1", deadline_at: T0 + 60_000, holds: [{ rule: "a", key: "u1" }, { rule: "b", key: "u1" }] });
+    const asker = (id: string) => ({
+      job_id: id,
+      chat: "c1",
+      deadline_at: T0 + 60_000,
+      holds: [
+        { rule: "a", key: "u1" },
+        { rule: "b", key: "u1" },
+      ],
+    });
     expect(askLines(lines, rules, [asker("j1"), asker("j2")], T0)).toEqual([
       { outcome: "granted" },
       { outcome: "queued", at: { rule: "b", key: "u1" }, position: 1 },
     ]);
     // j2 holds nothing under a while it waits at b.
     expect(lines.get({ rule: "a", key: "u1" })!.slots.holders.map((h) => h.job_id)).toEqual(["j1"]);
-    giveBackLines(lines, [{ hold: { rule: "a", key: "u1" }, ids: ["j1"] }, { hold: { rule: "b", key: "u1" }, ids: ["j1"] }], T0 + 10);
+    giveBackLines(
+      lines,
+      [
+        { hold: { rule: "a", key: "u1" }, ids: ["j1"] },
+        { hold: { rule: "b", key: "u1" }, ids: ["j1"] },
+      ],
+      T0 + 10,
+    );
     const settled = settleLine(lines.get({ rule: "b", key: "u1" })!, T0 + 10);
     expect(settled.woken.map((w) => w.job_id)).toEqual(["j2"]);
   });
@@ -246,7 +333,12 @@ describe("a tenant's flow shards", () => {
   it("keep a line while it holds something or its rate is spent, and let it go once it holds nothing", () => {
     const paced = { ...rule("p", 5), rate: { limit: 1, period_seconds: 10 } };
     const lines = memoryLines();
-    askLines(lines, { p: { rule: paced, asOf: 1 } }, [{ job_id: "j", chat: "c", deadline_at: T0 + 60_000, holds: [{ rule: "p", key: "" }] }], T0);
+    askLines(
+      lines,
+      { p: { rule: paced, asOf: 1 } },
+      [{ job_id: "j", chat: "c", deadline_at: T0 + 60_000, holds: [{ rule: "p", key: "" }] }],
+      T0,
+    );
     expect(settleLine(lines.get({ rule: "p", key: "" })!, T0).wakeAt).toBe(T0 + 10_000);
     giveBackLines(lines, [{ hold: { rule: "p", key: "" }, ids: ["j"] }], T0 + 1);
     // Nothing held, but the rate refills only at T0 + 10 s: forgetting it sooner would hand out a fresh start.
@@ -270,7 +362,12 @@ describe("a tenant's flow shards", () => {
         { key: "u2", running: 1, queued: 0 },
       ],
     });
-    expect(ruleFigures({ name: "idle", rate: { limit: 60, burst: 5 } }, lines)).toEqual({ running: 0, queued: 0, available: 5, keys: [] });
+    expect(ruleFigures({ name: "idle", rate: { limit: 60, burst: 5 } }, lines)).toEqual({
+      running: 0,
+      queued: 0,
+      available: 5,
+      keys: [],
+    });
   });
 });
 
@@ -279,7 +376,12 @@ describe("a call that needs several rules", () => {
     const asked: number[] = [];
     const given: number[] = [];
     // u3 is in shard 1, u1 in 3, u2 in 6.
-    const holds = [{ rule: "a", key: "u1" }, { rule: "b", key: "u1" }, { rule: "c", key: "u2" }, { rule: "d", key: "u3" }];
+    const holds = [
+      { rule: "a", key: "u1" },
+      { rule: "b", key: "u1" },
+      { rule: "c", key: "u2" },
+      { rule: "d", key: "u3" },
+    ];
     const run = async (answer: (shard: number) => ShardAnswer) =>
       (
         await acquireMany(
@@ -289,7 +391,11 @@ describe("a call that needs several rules", () => {
         )
       ).get("j");
     const queuedAtC = { outcome: "queued" as const, at: { rule: "c", key: "u2" }, position: 3 };
-    expect(await run((shard) => (shard === 6 ? queuedAtC : { outcome: "granted" }))).toEqual({ outcome: "waiting", at: { rule: "c", key: "u2" }, position: 3 });
+    expect(await run((shard) => (shard === 6 ? queuedAtC : { outcome: "granted" }))).toEqual({
+      outcome: "waiting",
+      at: { rule: "c", key: "u2" },
+      position: 3,
+    });
     expect(asked).toEqual([1, 3, 6]);
     expect(given).toEqual([1, 3]);
     const refused = { outcome: "refused" as const, at: { rule: "b", key: "u1" }, message: "no" };
@@ -301,7 +407,13 @@ describe("a call that needs several rules", () => {
     const requests: { shard: number; asks: { id: string; holds: FlowHold[] }[] }[] = [];
     const outcomes = await acquireMany(
       [
-        { id: "j1", holds: [{ rule: "a", key: "u1" }, { rule: "b", key: "u1" }] },
+        {
+          id: "j1",
+          holds: [
+            { rule: "a", key: "u1" },
+            { rule: "b", key: "u1" },
+          ],
+        },
         { id: "j2", holds: [{ rule: "a", key: "u2" }] },
         { id: "j3", holds: [{ rule: "b", key: "u1" }] },
         { id: "j4", holds: [] },
@@ -310,14 +422,32 @@ describe("a call that needs several rules", () => {
       async () => {},
     );
     expect(requests).toEqual([
-      { shard: 3, asks: [{ id: "j1", holds: [{ rule: "a", key: "u1" }, { rule: "b", key: "u1" }] }, { id: "j3", holds: [{ rule: "b", key: "u1" }] }] },
+      {
+        shard: 3,
+        asks: [
+          {
+            id: "j1",
+            holds: [
+              { rule: "a", key: "u1" },
+              { rule: "b", key: "u1" },
+            ],
+          },
+          { id: "j3", holds: [{ rule: "b", key: "u1" }] },
+        ],
+      },
       { shard: 6, asks: [{ id: "j2", holds: [{ rule: "a", key: "u2" }] }] },
     ]);
     expect([...outcomes.values()].every((o) => o.outcome === "granted")).toBe(true);
   });
 
   /** The chat's side (`acquireMany`) for calls asked together, against in-memory shards; returns the waiters its give-backs woke. */
-  async function tryAll(rules: SlotRule[], shards: Map<number, ReturnType<typeof memoryLines>>, asking: { id: string; chat: string; needs: FlowHold[] }[], now: number, running: Set<string>): Promise<string[]> {
+  async function tryAll(
+    rules: SlotRule[],
+    shards: Map<number, ReturnType<typeof memoryLines>>,
+    asking: { id: string; chat: string; needs: FlowHold[] }[],
+    now: number,
+    running: Set<string>,
+  ): Promise<string[]> {
     const woken: string[] = [];
     const brought = Object.fromEntries(rules.map((r) => [r.name, { rule: r, asOf: 1 }]));
     const chatOf = new Map(asking.map((j) => [j.id, j.chat]));
@@ -325,7 +455,12 @@ describe("a call that needs several rules", () => {
     const outcomes = await acquireMany(
       asking.map((job) => ({ id: job.id, holds: job.needs })),
       async (i, asks) => {
-        const answers = askLines(shard(i), brought, asks.map((a) => ({ job_id: a.id, chat: chatOf.get(a.id)!, deadline_at: now + 3_600_000, holds: a.holds })), now);
+        const answers = askLines(
+          shard(i),
+          brought,
+          asks.map((a) => ({ job_id: a.id, chat: chatOf.get(a.id)!, deadline_at: now + 3_600_000, holds: a.holds })),
+          now,
+        );
         woken.push(...shard(i).settle(now));
         return answers;
       },
@@ -336,7 +471,11 @@ describe("a call that needs several rules", () => {
   }
 
   /** A shard takes back what calls had at these lines and offers it on: the woken waiters. */
-  function release(lines: ReturnType<typeof memoryLines>, items: { hold: FlowHold; ids: string[] }[], now: number): string[] {
+  function release(
+    lines: ReturnType<typeof memoryLines>,
+    items: { hold: FlowHold; ids: string[] }[],
+    now: number,
+  ): string[] {
     giveBackLines(lines, items, now);
     return lines.settle(now);
   }
@@ -345,50 +484,70 @@ describe("a call that needs several rules", () => {
     const ruleSet = fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 2, maxLength: 4 });
     const keys = ["u1", "u2", "u3", ""];
     await fc.assert(
-      fc.asyncProperty(ruleSet, fc.array(fc.tuple(fc.constantFrom("c1", "c2", "c3"), fc.array(fc.tuple(fc.nat(3), fc.nat(3)), { minLength: 1, maxLength: 4 })), { minLength: 1, maxLength: 25 }), async (limits, wanted) => {
-        const rules = limits.map((concurrency, i): SlotRule => ({ name: `r${i}`, concurrency, on_limit: "queue", max_queued: 1000 }));
-        const shards = new Map<number, ReturnType<typeof memoryLines>>();
-        const jobs = wanted.map(([chat, picks], i) => {
-          // One key per rule for a call, as a rule's key field has one value per call.
-          const byRule = new Map(picks.map(([r, k]) => [`r${r % rules.length}`, keys[k]!]));
-          return { id: `j${i}`, chat, needs: [...byRule].map(([rule, key]) => ({ rule, key })) };
-        });
-        const running = new Set<string>();
-        const done = new Set<string>();
-        let now = T0;
-        const lineOf = (hold: FlowHold) => shards.get(flowShard(hold.key))?.get(hold);
-        const check = () => {
-          for (const r of rules) {
-            for (const key of keys) expect(lineOf({ rule: r.name, key })?.slots.holders.length ?? 0).toBeLessThanOrEqual(r.concurrency!);
-          }
-          for (const job of jobs) {
-            if (running.has(job.id) || done.has(job.id)) continue;
-            for (const hold of job.needs) expect(lineOf(hold)?.slots.holders.some((h) => h.job_id === job.id) ?? false).toBe(false);
-          }
-        };
-        /** The woken calls ask again, together (as their chat's gate does), and so may wake others; every call is asked at least once. */
-        const settle = async (ids: string[]) => {
-          for (let asking = ids; asking.length > 0; ) {
-            const jobsAsking = [...new Set(asking)].map((id) => jobs.find((j) => j.id === id)!).filter((j) => !running.has(j.id) && !done.has(j.id));
-            asking = jobsAsking.length ? await tryAll(rules, shards, jobsAsking, now, running) : [];
-            check();
-          }
-        };
-        await settle(jobs.map((j) => j.id));
-        for (let step = 0; done.size < jobs.length; step++) {
-          // Calls wait and nothing runs: that would be a deadlock.
-          expect(running.size).toBeGreaterThan(0);
-          expect(step).toBeLessThan(10_000);
-          now += 100;
-          const finishing = jobs.find((j) => j.id === [...running][0])!;
-          running.delete(finishing.id);
-          done.add(finishing.id);
-          const woken = [...new Set(finishing.needs.map((h) => flowShard(h.key)))].flatMap((i) =>
-            release(shards.get(i)!, finishing.needs.filter((h) => flowShard(h.key) === i).map((hold) => ({ hold, ids: [finishing.id] })), now),
+      fc.asyncProperty(
+        ruleSet,
+        fc.array(
+          fc.tuple(
+            fc.constantFrom("c1", "c2", "c3"),
+            fc.array(fc.tuple(fc.nat(3), fc.nat(3)), { minLength: 1, maxLength: 4 }),
+          ),
+          { minLength: 1, maxLength: 25 },
+        ),
+        async (limits, wanted) => {
+          const rules = limits.map(
+            (concurrency, i): SlotRule => ({ name: `r${i}`, concurrency, on_limit: "queue", max_queued: 1000 }),
           );
-          await settle(woken);
-        }
-      }),
+          const shards = new Map<number, ReturnType<typeof memoryLines>>();
+          const jobs = wanted.map(([chat, picks], i) => {
+            // One key per rule for a call, as a rule's key field has one value per call.
+            const byRule = new Map(picks.map(([r, k]) => [`r${r % rules.length}`, keys[k]!]));
+            return { id: `j${i}`, chat, needs: [...byRule].map(([rule, key]) => ({ rule, key })) };
+          });
+          const running = new Set<string>();
+          const done = new Set<string>();
+          let now = T0;
+          const lineOf = (hold: FlowHold) => shards.get(flowShard(hold.key))?.get(hold);
+          const check = () => {
+            for (const r of rules) {
+              for (const key of keys)
+                expect(lineOf({ rule: r.name, key })?.slots.holders.length ?? 0).toBeLessThanOrEqual(r.concurrency!);
+            }
+            for (const job of jobs) {
+              if (running.has(job.id) || done.has(job.id)) continue;
+              for (const hold of job.needs)
+                expect(lineOf(hold)?.slots.holders.some((h) => h.job_id === job.id) ?? false).toBe(false);
+            }
+          };
+          /** The woken calls ask again, together (as their chat's gate does), and so may wake others; every call is asked at least once. */
+          const settle = async (ids: string[]) => {
+            for (let asking = ids; asking.length > 0; ) {
+              const jobsAsking = [...new Set(asking)]
+                .map((id) => jobs.find((j) => j.id === id)!)
+                .filter((j) => !running.has(j.id) && !done.has(j.id));
+              asking = jobsAsking.length ? await tryAll(rules, shards, jobsAsking, now, running) : [];
+              check();
+            }
+          };
+          await settle(jobs.map((j) => j.id));
+          for (let step = 0; done.size < jobs.length; step++) {
+            // Calls wait and nothing runs: that would be a deadlock.
+            expect(running.size).toBeGreaterThan(0);
+            expect(step).toBeLessThan(10_000);
+            now += 100;
+            const finishing = jobs.find((j) => j.id === [...running][0])!;
+            running.delete(finishing.id);
+            done.add(finishing.id);
+            const woken = [...new Set(finishing.needs.map((h) => flowShard(h.key)))].flatMap((i) =>
+              release(
+                shards.get(i)!,
+                finishing.needs.filter((h) => flowShard(h.key) === i).map((hold) => ({ hold, ids: [finishing.id] })),
+                now,
+              ),
+            );
+            await settle(woken);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -406,7 +565,9 @@ describe("which rules a call is under", () => {
       { rule: "by-city", key: "Oslo" },
       { rule: "search-api", key: "u7" },
     ]);
-    expect(flowHolds(rules, { name: "docs__read", args: {}, metadata: null })).toEqual([{ rule: "search-api", key: "" }]);
+    expect(flowHolds(rules, { name: "docs__read", args: {}, metadata: null })).toEqual([
+      { rule: "search-api", key: "" },
+    ]);
     expect(flowHolds(rules, { name: "llm", args: {}, metadata: null })).toEqual([{ rule: "model", key: "" }]);
     expect(flowHolds(rules, { name: "send_email", args: {}, metadata: { user_id: "u7" } })).toEqual([]);
   });
@@ -421,10 +582,21 @@ describe("which rules a call is under", () => {
 
   it("are checked as the config will state them: a limit, a key's shape, unique names, at most 32", () => {
     expect(flowRulesSchema.safeParse([{ name: "a", tools: ["x"] }]).success).toBe(false);
-    expect(flowRulesSchema.safeParse([{ name: "a", tools: ["x"], concurrency: 1, key: "body.user" }]).success).toBe(false);
-    expect(flowRulesSchema.safeParse(Array.from({ length: 33 }, (_, i) => ({ name: `r${i}`, tools: ["x"], concurrency: 1 }))).success).toBe(false);
-    const twice = flowRulesSchema.parse([{ name: "a", tools: ["x"], concurrency: 1 }, { name: "a", tools: ["y"], rate: { limit: 1, period_seconds: 1 } }]);
+    expect(flowRulesSchema.safeParse([{ name: "a", tools: ["x"], concurrency: 1, key: "body.user" }]).success).toBe(
+      false,
+    );
+    expect(
+      flowRulesSchema.safeParse(Array.from({ length: 33 }, (_, i) => ({ name: `r${i}`, tools: ["x"], concurrency: 1 })))
+        .success,
+    ).toBe(false);
+    const twice = flowRulesSchema.parse([
+      { name: "a", tools: ["x"], concurrency: 1 },
+      { name: "a", tools: ["y"], rate: { limit: 1, period_seconds: 1 } },
+    ]);
     expect(flowRuleProblems(twice)).toEqual(["flow: the rule name 'a' is used twice"]);
-    expect(flowRulesSchema.parse([{ name: "a", tools: ["x"], concurrency: 1 }])[0]).toMatchObject({ on_limit: "queue", max_queued: 1000 });
+    expect(flowRulesSchema.parse([{ name: "a", tools: ["x"], concurrency: 1 }])[0]).toMatchObject({
+      on_limit: "queue",
+      max_queued: 1000,
+    });
   });
 });

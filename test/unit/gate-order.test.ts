@@ -8,15 +8,35 @@ import type { WaitReason } from "../../src/core/jobs/job";
 import { T0 } from "./fixtures";
 
 const undecided = JSON.stringify({ agent: "default", timeout_seconds: 600, expires_at: T0 + 600_000 });
-const approved = JSON.stringify({ agent: "default", timeout_seconds: 600, expires_at: T0 + 600_000, decision: "approve", decided_at: T0 });
+const approved = JSON.stringify({
+  agent: "default",
+  timeout_seconds: 600,
+  expires_at: T0 + 600_000,
+  decision: "approve",
+  decided_at: T0,
+});
 const flow = JSON.stringify({ holds: [{ rule: "r", key: "" }], rules: {} });
 const budget = JSON.stringify({ root_chat: "c", batch_id: "b", limits: { tool_calls: 5 } });
 
 const job = (over: Partial<GateJob> = {}): GateJob => ({
-  job_id: "send-1", batch_id: "batch-1", idx: 0, tool_name: "send", tool_args: "{}", kind: "tool", timeout_seconds: 60,
-  created_at: T0, deadline_at: T0 + 60_000, metadata: null, flow: null, approval: null, budget: null, ...over,
+  job_id: "send-1",
+  batch_id: "batch-1",
+  idx: 0,
+  tool_name: "send",
+  tool_args: "{}",
+  kind: "tool",
+  timeout_seconds: 60,
+  created_at: T0,
+  deadline_at: T0 + 60_000,
+  metadata: null,
+  flow: null,
+  approval: null,
+  budget: null,
+  ...over,
 });
-const admitted = (over: Partial<GateJob["atAdmission"]> = {}) => ({ atAdmission: { waitsForTier: false, queued: false, ...over } });
+const admitted = (over: Partial<GateJob["atAdmission"]> = {}) => ({
+  atAdmission: { waitsForTier: false, queued: false, ...over },
+});
 const at = (waiting_for: WaitReason | null, over: Partial<GateJob> = {}) => ({ ...job(over), waiting_for });
 
 describe("the order of the gates", () => {
@@ -51,7 +71,9 @@ describe("where admission puts a job", () => {
   it("at its tier's turn or in the subagent queue first, as its batch decided, whatever else it is under", () => {
     const under = { approval: undecided, flow, budget };
     expect(GATES.first(job({ ...under, ...admitted({ waitsForTier: true }) }), T0)).toBe("tier");
-    expect(GATES.first(job({ ...under, kind: "subordinate", ...admitted({ queued: true }) }), T0)).toBe("subagent_slot");
+    expect(GATES.first(job({ ...under, kind: "subordinate", ...admitted({ queued: true }) }), T0)).toBe(
+      "subagent_slot",
+    );
   });
 
   it("then at a person's approval, then at flow, then at the budget: the first whose rule applies", () => {
@@ -87,7 +109,12 @@ describe("where a job let go goes on to", () => {
 });
 
 describe("a gate put in the order", () => {
-  const notBefore: GateRule = { reason: "not_before", clock: "from_release", order: "call", applies: (_job, now) => now < T0 + 1_000 };
+  const notBefore: GateRule = {
+    reason: "not_before",
+    clock: "from_release",
+    order: "call",
+    applies: (_job, now) => now < T0 + 1_000,
+  };
 
   it("is asked in its place by admission and release alike, until taken out", () => {
     const order = new GateOrder<WaitReason>(GATES.reasons.map((r) => GATES.rule(r)));

@@ -32,9 +32,28 @@ function rig<T>(name: string, test: (r: Rig) => T): Promise<T> {
       store,
       add(jobId, over = {}) {
         store.jobs.insert({
-          job_id: jobId, chat_id: "chat-1", batch_id: "batch-1", idx: 0, tool_name: "send", tool_call_id: null, tool_args: "{}",
-          kind: "tool", read_only: false, timeout_seconds: 60, created_at: T0, deadline_at: T0 + 60_000, context_id: null, spec: null,
-          waiting_for: null, metadata: null, flow: null, approval: null, budget: null, log_id: `log-${jobId}`, log_type: "tool", ...over,
+          job_id: jobId,
+          chat_id: "chat-1",
+          batch_id: "batch-1",
+          idx: 0,
+          tool_name: "send",
+          tool_call_id: null,
+          tool_args: "{}",
+          kind: "tool",
+          read_only: false,
+          timeout_seconds: 60,
+          created_at: T0,
+          deadline_at: T0 + 60_000,
+          context_id: null,
+          spec: null,
+          waiting_for: null,
+          metadata: null,
+          flow: null,
+          approval: null,
+          budget: null,
+          log_id: `log-${jobId}`,
+          log_type: "tool",
+          ...over,
         });
       },
       row: (jobId) => store.jobs.get(jobId)!,
@@ -42,7 +61,10 @@ function rig<T>(name: string, test: (r: Rig) => T): Promise<T> {
         const job = store.jobs.finish(jobId, { state: "success", result: "ok" }, T0 + 1_000)!;
         return { job, active: store.jobs.activeAround(job.batch_id) };
       },
-      timers: () => store.sql.exec<{ kind: string; ref: string; at: number }>(`SELECT kind, ref, at FROM timers ORDER BY kind, ref`).toArray(),
+      timers: () =>
+        store.sql
+          .exec<{ kind: string; ref: string; at: number }>(`SELECT kind, ref, at FROM timers ORDER BY kind, ref`)
+          .toArray(),
     });
   });
 }
@@ -83,7 +105,12 @@ describe("the tier gate", () => {
 });
 
 describe("the subagent slot gate", () => {
-  const sub = (over: Partial<NewJob>): Partial<NewJob> => ({ kind: "subordinate", tool_name: "spawn_task", read_only: false, ...over });
+  const sub = (over: Partial<NewJob>): Partial<NewJob> => ({
+    kind: "subordinate",
+    tool_name: "spawn_task",
+    read_only: false,
+    ...over,
+  });
 
   it("opens when a running subordinate ends and some wait, not for a tool or a waiting one", () =>
     rig("slot-after-end", (r) => {
@@ -105,13 +132,18 @@ describe("the subagent slot gate", () => {
       r.add("sub-b", sub({ idx: 0, batch_id: "batch-0", waiting_for: "subagent_slot" }));
       r.add("sub-c", sub({ idx: 1, batch_id: "batch-0", waiting_for: "subagent_slot" }));
       const waiting = r.store.jobs.waitingAt("subagent_slot");
-      expect(waiting.map((j) => [j.job_id, j.queue_position])).toEqual([["sub-a", 1], ["sub-b", 2], ["sub-c", 3]]);
+      expect(waiting.map((j) => [j.job_id, j.queue_position])).toEqual([
+        ["sub-a", 1],
+        ["sub-b", 2],
+        ["sub-c", 3],
+      ]);
       expect(r.store.jobs.waitingAt("tier")).toEqual([]);
     }));
 });
 
 describe("the approval gate", () => {
-  const asked = (over: Partial<JobApproval> = {}) => JSON.stringify({ agent: "default", timeout_seconds: 600, expires_at: T0 + 600_000, ...over });
+  const asked = (over: Partial<JobApproval> = {}) =>
+    JSON.stringify({ agent: "default", timeout_seconds: 600, expires_at: T0 + 600_000, ...over });
 
   it("takes a call its tier lets go to a person's approval while undecided, and on to start once approved", () =>
     rig("approval-after-tier", (r) => {
@@ -125,8 +157,15 @@ describe("the approval gate", () => {
 
   it("sends an approved call under a flow rule on to the flow gate, with its clock from the approval", () =>
     rig("approval-then-flow", (r) => {
-      const flow = JSON.stringify({ holds: [{ rule: "r", key: "" }], rules: { r: { name: "r", concurrency: 1, on_limit: "queue", max_queued: 10 } } });
-      r.add("send-1", { waiting_for: "approval", flow, approval: asked({ decision: "approve", decided_at: T0 + 5_000 }) });
+      const flow = JSON.stringify({
+        holds: [{ rule: "r", key: "" }],
+        rules: { r: { name: "r", concurrency: 1, on_limit: "queue", max_queued: 10 } },
+      });
+      r.add("send-1", {
+        waiting_for: "approval",
+        flow,
+        approval: asked({ decision: "approve", decided_at: T0 + 5_000 }),
+      });
       expect(letGo(r.store, r.row("send-1"), T0 + 5_000)).toBe(false);
       expect(r.row("send-1")).toMatchObject({ waiting_for: "flow", deadline_at: T0 + 65_000 });
       expect(r.timers()).toContainEqual({ kind: "gate", ref: "flow", at: T0 + 5_000 });
@@ -152,7 +191,13 @@ describe("the one release path", () => {
       r.add("sub-1", { kind: "subordinate", waiting_for: "subagent_slot" });
       const now = T0 + 90_000;
       letGo(r.store, r.row("sub-1"), now, "sub-1");
-      expect(r.row("sub-1")).toMatchObject({ waiting_for: null, wait_seq: null, tree_slot: "sub-1", deadline_at: now + 60_000, queue_position: null });
+      expect(r.row("sub-1")).toMatchObject({
+        waiting_for: null,
+        wait_seq: null,
+        tree_slot: "sub-1",
+        deadline_at: now + 60_000,
+        queue_position: null,
+      });
       expect(r.timers()).toEqual([
         { kind: "deadline", ref: "", at: now + 60_000 },
         { kind: "dispatch", ref: "", at: now + 15_000 },

@@ -56,7 +56,9 @@ describe("globMatch", () => {
 
 /** The matcher this one replaced, kept as the reference: a regular expression, correct but able to backtrack. */
 function regexGlob(glob: string, name: string): boolean {
-  const pattern = [...glob].map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&"))).join("");
+  const pattern = [...glob]
+    .map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&")))
+    .join("");
   return new RegExp(`^${pattern}$`, "is").test(name);
 }
 
@@ -69,7 +71,10 @@ describe("globMatch against the regular-expression reference", () => {
   const name = fc.array(nameChar, { maxLength: 20 }).map((cs) => cs.join(""));
 
   it("agrees with the reference on random globs and names", () => {
-    fc.assert(fc.property(glob, name, (g, n) => globMatch(g, n) === regexGlob(g, n)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(glob, name, (g, n) => globMatch(g, n) === regexGlob(g, n)),
+      { numRuns: 20_000 },
+    );
   });
 
   it("never makes more than (|name| + 1) × (|glob| + 1) comparisons", () => {
@@ -103,9 +108,14 @@ describe("matchGlobPrefix against the names it claims", () => {
   const continuations = (length: number): string[] =>
     length === 0 ? [""] : continuations(length - 1).flatMap((c) => [`${c}a`, `${c}b`]);
   const someLongerName = (g: string, p: string) =>
-    Array.from({ length: g.length + 1 }, (_, i) => continuations(i + 1)).some((cs) => cs.some((c) => globMatch(g, p + c)));
+    Array.from({ length: g.length + 1 }, (_, i) => continuations(i + 1)).some((cs) =>
+      cs.some((c) => globMatch(g, p + c)),
+    );
 
   it("answers true exactly when some longer name with the prefix matches", () => {
-    fc.assert(fc.property(glob, prefix, (g, p) => matchGlobPrefix(g, p).matched === someLongerName(g, p)), { numRuns: 3_000 });
+    fc.assert(
+      fc.property(glob, prefix, (g, p) => matchGlobPrefix(g, p).matched === someLongerName(g, p)),
+      { numRuns: 3_000 },
+    );
   });
 });

@@ -1,7 +1,12 @@
 /** The job state machine (docs/api.md#jobs-and-their-lifecycle) on a chat's real tables: claim, completion, cancel, deadline, `wait`, and the hooks each transition calls exactly once. */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { JobMachine, UNDELIVERABLE_AFTER_MS, UNDELIVERABLE_ERROR, type MachineHooks } from "../../durable-objects/chat/jobs/job-machine";
+import {
+  JobMachine,
+  UNDELIVERABLE_AFTER_MS,
+  UNDELIVERABLE_ERROR,
+  type MachineHooks,
+} from "../../durable-objects/chat/jobs/job-machine";
 import { Waiters, type WaitingSocket } from "../../durable-objects/chat/jobs/waiters";
 import { JOBS_ENDED } from "../../src/core/jobs/messages";
 import { ChatStore } from "../../durable-objects/chat/storage/chat-store";
@@ -39,7 +44,10 @@ function rig<T>(name: string, test: (r: Rig) => T | Promise<T>): Promise<T> {
     store.ensure();
     const { sql, jobs, log, timers } = store;
     const sockets: WaitingSocket[] = [];
-    const waiters = new Waiters(() => sockets, (ids) => jobs.stillActive(ids));
+    const waiters = new Waiters(
+      () => sockets,
+      (ids) => jobs.stillActive(ids),
+    );
     const calls: string[] = [];
     const hooks: MachineHooks = {
       stopWork: (job) => calls.push(`stopWork ${job.job_id} ${job.state}`),
@@ -57,14 +65,36 @@ function rig<T>(name: string, test: (r: Rig) => T | Promise<T>): Promise<T> {
       hooks: calls,
       add(jobId, over = {}) {
         const job: NewJob = {
-          job_id: jobId, chat_id: "chat-1", batch_id: "batch-1", idx: 0, tool_name: "echo", tool_call_id: null, tool_args: "{}",
-          kind: "tool", read_only: true, timeout_seconds: 600, created_at: T0, deadline_at: DEADLINE, context_id: null, spec: null,
-          waiting_for: null, metadata: null, flow: null, approval: null, budget: null, log_id: `log-${jobId}`, log_type: "tool", ...over,
+          job_id: jobId,
+          chat_id: "chat-1",
+          batch_id: "batch-1",
+          idx: 0,
+          tool_name: "echo",
+          tool_call_id: null,
+          tool_args: "{}",
+          kind: "tool",
+          read_only: true,
+          timeout_seconds: 600,
+          created_at: T0,
+          deadline_at: DEADLINE,
+          context_id: null,
+          spec: null,
+          waiting_for: null,
+          metadata: null,
+          flow: null,
+          approval: null,
+          budget: null,
+          log_id: `log-${jobId}`,
+          log_type: "tool",
+          ...over,
         };
         jobs.insert(job);
       },
       row: (jobId) => sql.exec(`SELECT * FROM jobs WHERE job_id = ?`, jobId).one(),
-      timersOf: (jobId) => sql.exec<{ kind: string; at: number }>(`SELECT kind, at FROM timers WHERE ref = ? ORDER BY kind`, jobId).toArray(),
+      timersOf: (jobId) =>
+        sql
+          .exec<{ kind: string; at: number }>(`SELECT kind, at FROM timers WHERE ref = ? ORDER BY kind`, jobId)
+          .toArray(),
     });
   });
 }
@@ -88,7 +118,13 @@ describe("claim", () => {
         context_id: null,
         spec: null,
       });
-      expect(r.row("echo-1")).toMatchObject({ state: "running", started_at: T0 + 5, attempt: 1, lease: claim.status === "claimed" && claim.lease, sent: 1 });
+      expect(r.row("echo-1")).toMatchObject({
+        state: "running",
+        started_at: T0 + 5,
+        attempt: 1,
+        lease: claim.status === "claimed" && claim.lease,
+        sent: 1,
+      });
       expect(r.hooks).toEqual(["claimed echo-1 5"]);
     }));
 
@@ -117,7 +153,12 @@ describe("claim", () => {
     rig("claim-late", (r) => {
       r.add("echo-1");
       expect(r.machine.claim("echo-1", 1, DEADLINE)).toEqual({ status: "finished" });
-      expect(r.row("echo-1")).toMatchObject({ state: "timeout", error: deadlineError(600), completed_at: DEADLINE, lease: null });
+      expect(r.row("echo-1")).toMatchObject({
+        state: "timeout",
+        error: deadlineError(600),
+        completed_at: DEADLINE,
+        lease: null,
+      });
       expect(r.hooks).toEqual(["ended echo-1 timeout 600000", "stopWork echo-1 pending"]);
       expect(logContent(r, "echo-1")).toBe(`Error: ${deadlineError(600)}`);
     }));
@@ -135,12 +176,33 @@ describe.each([
       const claim = r.machine.claim("echo-1", 1, T0);
       const sent: string[] = [];
       let attachment: unknown = null;
-      r.sockets.push({ send: (m) => void sent.push(m), serializeAttachment: (v) => void (attachment = v), deserializeAttachment: () => attachment });
+      r.sockets.push({
+        send: (m) => void sent.push(m),
+        serializeAttachment: (v) => void (attachment = v),
+        deserializeAttachment: () => attachment,
+      });
       r.waiters.wait(r.sockets[0]!, ["echo-1"]);
       const usage = { llm_calls: 1, prompt_tokens: 2, completion_tokens: 3, tool_calls: 0, subagents: 1 };
       const lease = claim.status === "claimed" ? claim.lease : "";
-      expect(r.machine.complete("echo-1", lease, { state: "success", result: "sunny", attempt: 1, usage }, T0 + 50, BIG, batch)).toEqual({ status: "recorded" });
-      expect(r.row("echo-1")).toMatchObject({ state: "success", result: "sunny", result_truncated: 0, error: null, completed_at: T0 + 50, lease: null, usage: JSON.stringify(usage) });
+      expect(
+        r.machine.complete(
+          "echo-1",
+          lease,
+          { state: "success", result: "sunny", attempt: 1, usage },
+          T0 + 50,
+          BIG,
+          batch,
+        ),
+      ).toEqual({ status: "recorded" });
+      expect(r.row("echo-1")).toMatchObject({
+        state: "success",
+        result: "sunny",
+        result_truncated: 0,
+        error: null,
+        completed_at: T0 + 50,
+        lease: null,
+        usage: JSON.stringify(usage),
+      });
       expect(logContent(r, "echo-1")).toBe("sunny");
       expect(sent).toEqual([JOBS_ENDED]); // woken by the completion itself
       expect(r.hooks).toEqual(["claimed echo-1 0", "ended echo-1 success 50"]);
@@ -151,8 +213,26 @@ describe.each([
       r.add("echo-1");
       r.machine.claim("echo-1", 1, T0);
       const before = r.row("echo-1");
-      expect(r.machine.complete("echo-1", "not-the-lease", { state: "success", result: "x", attempt: 1 }, T0 + 1, BIG, batch)).toEqual({ status: "stale" });
-      expect(r.machine.complete("nobody-1", "not-the-lease", { state: "success", result: "x", attempt: 1 }, T0 + 1, BIG, batch)).toEqual({ status: "stale" });
+      expect(
+        r.machine.complete(
+          "echo-1",
+          "not-the-lease",
+          { state: "success", result: "x", attempt: 1 },
+          T0 + 1,
+          BIG,
+          batch,
+        ),
+      ).toEqual({ status: "stale" });
+      expect(
+        r.machine.complete(
+          "nobody-1",
+          "not-the-lease",
+          { state: "success", result: "x", attempt: 1 },
+          T0 + 1,
+          BIG,
+          batch,
+        ),
+      ).toEqual({ status: "stale" });
       expect(r.row("echo-1")).toEqual(before);
       expect(r.hooks).toEqual(["claimed echo-1 0"]);
     }));
@@ -163,7 +243,9 @@ describe.each([
       const claim = r.machine.claim("echo-1", 1, T0);
       const lease = claim.status === "claimed" ? claim.lease : "";
       r.machine.complete("echo-1", lease, { state: "success", result: "first", attempt: 1 }, T0 + 1, BIG, batch);
-      expect(r.machine.complete("echo-1", lease, { state: "error", error: "second", attempt: 1 }, T0 + 2, BIG, batch)).toEqual({ status: "stale" });
+      expect(
+        r.machine.complete("echo-1", lease, { state: "error", error: "second", attempt: 1 }, T0 + 2, BIG, batch),
+      ).toEqual({ status: "stale" });
       expect(r.row("echo-1")).toMatchObject({ state: "success", result: "first", completed_at: T0 + 1 });
     }));
 
@@ -172,7 +254,9 @@ describe.each([
       r.add("echo-1");
       const claim = r.machine.claim("echo-1", 1, T0);
       const lease = claim.status === "claimed" ? claim.lease : "";
-      expect(r.machine.complete("echo-1", lease, { state: "success", result: "too late", attempt: 1 }, DEADLINE, BIG, batch)).toEqual({ status: "late" });
+      expect(
+        r.machine.complete("echo-1", lease, { state: "success", result: "too late", attempt: 1 }, DEADLINE, BIG, batch),
+      ).toEqual({ status: "late" });
       expect(r.row("echo-1")).toMatchObject({ state: "timeout", result: null, error: deadlineError(600) });
       expect(r.hooks).toEqual(["claimed echo-1 0", "ended echo-1 timeout 600000", "stopWork echo-1 running"]);
     }));
@@ -184,8 +268,22 @@ describe.each([
         const c = r.machine.claim(id, 1, T0);
         return c.status === "claimed" ? c.lease : "";
       };
-      r.machine.complete("ok-1", lease("ok-1"), { state: "success", result: "abcdefghijklmnop", attempt: 1 }, T0 + 1, 10, batch);
-      r.machine.complete("bad-1", lease("bad-1"), { state: "error", error: "abcdefghijklmnop", attempt: 1 }, T0 + 1, 10, batch);
+      r.machine.complete(
+        "ok-1",
+        lease("ok-1"),
+        { state: "success", result: "abcdefghijklmnop", attempt: 1 },
+        T0 + 1,
+        10,
+        batch,
+      );
+      r.machine.complete(
+        "bad-1",
+        lease("bad-1"),
+        { state: "error", error: "abcdefghijklmnop", attempt: 1 },
+        T0 + 1,
+        10,
+        batch,
+      );
       expect(r.row("ok-1")).toMatchObject({ result: "abcdefghij", result_truncated: 1 });
       expect(r.row("bad-1")).toMatchObject({ state: "error", error: "abc" });
     }));
@@ -195,7 +293,16 @@ describe.each([
       r.add("big-args-1", { tool_args: JSON.stringify({ blob: "a".repeat(1_950_000) }) });
       const claim = r.machine.claim("big-args-1", 1, T0);
       const lease = claim.status === "claimed" ? claim.lease : "";
-      expect(r.machine.complete("big-args-1", lease, { state: "success", result: "r".repeat(100_000), attempt: 1 }, T0 + 1, BIG, batch)).toEqual({ status: "recorded" });
+      expect(
+        r.machine.complete(
+          "big-args-1",
+          lease,
+          { state: "success", result: "r".repeat(100_000), attempt: 1 },
+          T0 + 1,
+          BIG,
+          batch,
+        ),
+      ).toEqual({ status: "recorded" });
       const row = r.row("big-args-1");
       expect(row.result_truncated).toBe(1);
       expect((row.result as string).length).toBe(2_000_000 - (r.row("big-args-1").tool_args as string).length);

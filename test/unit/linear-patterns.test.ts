@@ -30,7 +30,9 @@ describe("patternProblem", () => {
 
   it("refuses what RE2 cannot run, saying what is not supported", () => {
     for (const p of ["(a)\\1", "(?=a)b", "(?!a)b", "(?<=a)b", "(?<!a)b"]) {
-      expect(patternProblem(p), p).toMatch(/^cannot run in linear time \(.*\); backreferences, lookahead, lookbehind and counts over 1000 are not supported$/);
+      expect(patternProblem(p), p).toMatch(
+        /^cannot run in linear time \(.*\); backreferences, lookahead, lookbehind and counts over 1000 are not supported$/,
+      );
     }
   });
 
@@ -38,17 +40,23 @@ describe("patternProblem", () => {
     expect(patternProblem("(")).toMatch(/^is not a valid regular expression/);
     expect(patternProblem("a".repeat(1025))).toBe("is longer than 1024 characters");
     expect(patternProblem(".{5000}y")).toMatch(/^compiles to about 5003 steps/);
-    expect(patternProblem("[a-z]{1000}[0-9]{1000}x")).toMatch(new RegExp(`^compiles to about \\d+ steps, more than the ${MAX_PATTERN_PROGRAM} fanout runs`));
+    expect(patternProblem("[a-z]{1000}[0-9]{1000}x")).toMatch(
+      new RegExp(`^compiles to about \\d+ steps, more than the ${MAX_PATTERN_PROGRAM} fanout runs`),
+    );
     // Refused from its shape, before RE2 compiles it (that alone took 190 ms).
     const huge = Array.from({ length: 146 }, (_, i) => `${String.fromCharCode(97 + (i % 26))}{1000}`).join("");
-    expect(patternProblem(huge)).toBe(`compiles to about 146147 steps, more than the ${MAX_PATTERN_PROGRAM} fanout runs per pattern; use smaller counts or fewer alternatives`);
+    expect(patternProblem(huge)).toBe(
+      `compiles to about 146147 steps, more than the ${MAX_PATTERN_PROGRAM} fanout runs per pattern; use smaller counts or fewer alternatives`,
+    );
   });
 
   it("counts a pattern's steps, and a schema's patterns together", () => {
     expect(checkPattern(".{1000}y")).toEqual({ steps: expect.any(Number) });
     const allOf = Array.from({ length: 50 }, (_, i) => ({ pattern: `.{${1000 - i}}y` }));
     expect(schemaHazards({ type: "string", allOf })).toEqual([
-      expect.stringMatching(new RegExp(`^/ has patterns of about \\d+ steps in all; at most ${MAX_SCHEMA_PROGRAM} are run per call`)),
+      expect.stringMatching(
+        new RegExp(`^/ has patterns of about \\d+ steps in all; at most ${MAX_SCHEMA_PROGRAM} are run per call`),
+      ),
     ]);
   });
 });
@@ -73,15 +81,16 @@ describe("runWithLinearPatterns", () => {
       ["^a\\.b$", ["a.b", "axb"]],
     ];
     for (const [pattern, texts] of cases) {
-      for (const text of texts) expect(linearTest(pattern, text), `${pattern} on ${text}`).toBe(new nativeRegExp(pattern, "u").test(text));
+      for (const text of texts)
+        expect(linearTest(pattern, text), `${pattern} on ${text}`).toBe(new nativeRegExp(pattern, "u").test(text));
     }
   });
 
   it("stops a validation whose patterns would cost more than the budget, and restores RegExp", () => {
     const text = "x".repeat(10_000);
-    expect(() => runWithLinearPatterns(() => ["a", "b", "c"].map((c) => new RegExp(`.{1000}${c}`, "u").test(text)))).toThrow(
-      PatternBudgetExceeded,
-    );
+    expect(() =>
+      runWithLinearPatterns(() => ["a", "b", "c"].map((c) => new RegExp(`.{1000}${c}`, "u").test(text))),
+    ).toThrow(PatternBudgetExceeded);
     expect(RegExp).toBe(nativeRegExp);
     expect(/a/.test("a")).toBe(true);
   });
@@ -89,7 +98,10 @@ describe("runWithLinearPatterns", () => {
   it("charges each pattern its program size times the text, so short texts stay well within it", () => {
     // 100 tests of a 36-step pattern on 50 characters: about 180,000 of the budget.
     const meter = new PatternMeter();
-    const ok = runWithLinearPatterns(() => Array.from({ length: 100 }, () => /^[a-z]{3,16}@[a-z]+$/u.test("x".repeat(49))), meter);
+    const ok = runWithLinearPatterns(
+      () => Array.from({ length: 100 }, () => /^[a-z]{3,16}@[a-z]+$/u.test("x".repeat(49))),
+      meter,
+    );
     expect(ok.every((v) => v === false)).toBe(true);
     expect(meter.spent).toBeGreaterThan(100 * 36 * 50);
     expect(meter.spent).toBeLessThan(MATCH_BUDGET);
@@ -142,7 +154,10 @@ describe("checkArguments", () => {
     const schema = { type: "object", properties: { q: { type: "string", allOf } } };
     const result = checkArguments(schema, { q: "x".repeat(10_000) });
     expect(result).toEqual({ valid: false, errors: [], budgetExceeded: true });
-    const few = { type: "object", properties: { q: { type: "string", allOf: allOf.slice(0, 5).map((_, i) => ({ pattern: `.{${100 - i}}y` })) } } };
+    const few = {
+      type: "object",
+      properties: { q: { type: "string", allOf: allOf.slice(0, 5).map((_, i) => ({ pattern: `.{${100 - i}}y` })) } },
+    };
     expect(checkArguments(few, { q: `${"x".repeat(100)}y` })).toEqual({ valid: true, errors: [] });
   });
 

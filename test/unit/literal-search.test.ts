@@ -7,7 +7,10 @@ const covered = (literals: string[], text: string) =>
 describe("LiteralSearch", () => {
   it("finds every occurrence of each literal, in order", () => {
     const search = new LiteralSearch(["secret-one", "secret-two"]);
-    expect(search.spans("a secret-two, b secret-one.")).toEqual([[2, 12], [16, 26]]);
+    expect(search.spans("a secret-two, b secret-one.")).toEqual([
+      [2, 12],
+      [16, 26],
+    ]);
     expect(covered(["needle"], "no match here")).toEqual([]);
     expect(covered(["needle"], "")).toEqual([]);
   });
@@ -30,7 +33,10 @@ describe("LiteralSearch", () => {
   });
 
   it("finds characters past ASCII and at the first state as well as later", () => {
-    expect(covered(["clé-secrète", "ключ-секрет"], "x clé-secrète y ключ-секрет z")).toEqual(["clé-secrète", "ключ-секрет"]);
+    expect(covered(["clé-secrète", "ключ-секрет"], "x clé-secrète y ключ-секрет z")).toEqual([
+      "clé-secrète",
+      "ключ-секрет",
+    ]);
   });
 
   it("finds the one literal of 200 sharing a 1,000-character beginning at the end of 100,000 near misses", () => {

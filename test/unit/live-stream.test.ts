@@ -2,7 +2,11 @@
 import { describe, expect, it } from "vitest";
 import { echoCloseCode, REPLAY_LIMIT, resumeFrom, type StreamLog } from "../../durable-objects/shared/live-stream";
 
-const log = (oldest: number | undefined, latest: number): StreamLog => ({ oldest: () => oldest, latest: () => latest, after: () => [] });
+const log = (oldest: number | undefined, latest: number): StreamLog => ({
+  oldest: () => oldest,
+  latest: () => latest,
+  after: () => [],
+});
 
 describe("resumeFrom", () => {
   it("resumes right after the cursor when everything since is kept", () => {

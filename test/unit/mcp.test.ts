@@ -1,14 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../../src/core/config/schema";
 import { toolsForAgent } from "../../src/core/tools/catalog";
-import { callOutcome, canonicalToolName, exposedTools, keptTool, serversNamedIn, splitMcpName, type McpTool } from "../../src/core/tools/mcp";
+import {
+  callOutcome,
+  canonicalToolName,
+  exposedTools,
+  keptTool,
+  serversNamedIn,
+  splitMcpName,
+  type McpTool,
+} from "../../src/core/tools/mcp";
 
 const server = (name: string) => ({ name, url: `https://mcp.example/${name}` });
 const config = configSchema.parse({
   mcp_servers: [server("docs"), server("docs_v2"), server("web")],
   agents: { reader: { description: "r", tools: ["docs__s*"] } },
 });
-const mcpTool = (name: string, read_only = false): McpTool => ({ name, description: `d ${name}`, parameters: { type: "object" }, read_only });
+const mcpTool = (name: string, read_only = false): McpTool => ({
+  name,
+  description: `d ${name}`,
+  parameters: { type: "object" },
+  read_only,
+});
 
 describe("MCP tool names", () => {
   it("split in either spelling, the longest configured server winning", () => {
@@ -38,7 +51,12 @@ describe("MCP tool names", () => {
 
 describe("servers a request names", () => {
   it("are found in tool names and tools lists, in either spelling", () => {
-    const body = { tool_calls: [{ tool_name: "web.fetch", tool_args: {} }, { tool_name: "spawn_task", tool_args: { tools: ["docs__search"] } }] };
+    const body = {
+      tool_calls: [
+        { tool_name: "web.fetch", tool_args: {} },
+        { tool_name: "spawn_task", tool_args: { tools: ["docs__search"] } },
+      ],
+    };
     expect(serversNamedIn(body, config)).toEqual(["docs", "web"]);
   });
 
@@ -50,20 +68,36 @@ describe("servers a request names", () => {
 
 describe("a tools/list entry", () => {
   it("keeps its schema without $schema and reads readOnlyHint; absent means not read-only", () => {
-    const schema = { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { q: { type: "string" } } };
-    expect(keptTool({ name: "s", description: "S", inputSchema: schema, annotations: { readOnlyHint: true } })).toEqual({
-      name: "s",
-      description: "S",
-      parameters: { type: "object", properties: { q: { type: "string" } } },
-      read_only: true,
+    const schema = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { q: { type: "string" } },
+    };
+    expect(keptTool({ name: "s", description: "S", inputSchema: schema, annotations: { readOnlyHint: true } })).toEqual(
+      {
+        name: "s",
+        description: "S",
+        parameters: { type: "object", properties: { q: { type: "string" } } },
+        read_only: true,
+      },
+    );
+    expect(keptTool({ name: "w", inputSchema: { type: "object" } })).toMatchObject({
+      description: "",
+      read_only: false,
     });
-    expect(keptTool({ name: "w", inputSchema: { type: "object" } })).toMatchObject({ description: "", read_only: false });
   });
 });
 
 describe("a tools/call result", () => {
   it("keeps no parts when they are all text: the result is their text", () => {
-    expect(callOutcome({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })).toEqual({ state: "success", result: "a\nb" });
+    expect(
+      callOutcome({
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      }),
+    ).toEqual({ state: "success", result: "a\nb" });
   });
 
   it("reads as text with placeholders, and keeps its parts as sent", () => {
@@ -80,7 +114,10 @@ describe("a tools/call result", () => {
   it("is an error when isError is set, with the server's text or a plain explanation", () => {
     const content = [{ type: "text", text: "quota exceeded" }];
     expect(callOutcome({ content, isError: true })).toEqual({ state: "error", error: "quota exceeded" });
-    expect(callOutcome({ isError: true })).toEqual({ state: "error", error: "The MCP tool reported an error without a message." });
+    expect(callOutcome({ isError: true })).toEqual({
+      state: "error",
+      error: "The MCP tool reported an error without a message.",
+    });
   });
 });
 
@@ -92,7 +129,11 @@ describe("the catalog with MCP lists", () => {
     };
     const all = toolsForAgent(config, "default", mcp);
     expect(all.map((t) => t.name)).toEqual(["wait", "docs__search", "docs__write"]);
-    expect(all.map((t) => [t.kind, t.readOnly({})])).toEqual([["wait", true], ["mcp", true], ["mcp", false]]);
+    expect(all.map((t) => [t.kind, t.readOnly({})])).toEqual([
+      ["wait", true],
+      ["mcp", true],
+      ["mcp", false],
+    ]);
     expect(toolsForAgent(config, "reader", { docs: mcp.docs }).map((t) => t.name)).toEqual(["wait", "docs__search"]);
     expect(toolsForAgent(config, "default").map((t) => t.name)).toEqual(["wait"]);
   });

@@ -3,7 +3,12 @@ import { RUNNER_LAPSES_AFTER_MS } from "../../src/core/runner/lease";
 import { askCheckAt, askLapsed, ASK_UNCLAIMED_MS, holdsAsk, type ModelAsk } from "../../src/core/runner/model-ask";
 
 const sent = 1_000_000;
-const ask = (renewed_at: number | null = null): ModelAsk => ({ turn_id: "job-1", lease: "l1", sent_at: sent, renewed_at });
+const ask = (renewed_at: number | null = null): ModelAsk => ({
+  turn_id: "job-1",
+  lease: "l1",
+  sent_at: sent,
+  renewed_at,
+});
 
 describe("a model request's ask", () => {
   it("not claimed in time is sent again, as a batch's queue copy would be", () => {

@@ -12,14 +12,20 @@ describe("names", () => {
   it("says when a name is past 128 characters, and nothing for other values", () => {
     expect(overlongName("/agent", "a".repeat(MAX_NAME_CHARS))).toBeUndefined();
     expect(overlongName("/agent", 42)).toBeUndefined();
-    expect(overlongName("/agent", "a".repeat(129))).toBe(`/agent is 129 characters long; a name is at most 128 ('${"a".repeat(64)}…')`);
+    expect(overlongName("/agent", "a".repeat(129))).toBe(
+      `/agent is 129 characters long; a name is at most 128 ('${"a".repeat(64)}…')`,
+    );
   });
 
   it("a call named past 128 characters is not a valid call, and its echoed name is cut to 128", () => {
     const item = { id: "c1", type: "function", function: { name: "n".repeat(1000), arguments: "{}" } };
     expect(() => normalizeToolCall(item)).toThrow(InvalidToolCall);
-    expect(() => normalizeToolCall(item)).toThrow(/^Tool request tool_name is 1000 characters long; a name is at most 128/);
+    expect(() => normalizeToolCall(item)).toThrow(
+      /^Tool request tool_name is 1000 characters long; a name is at most 128/,
+    );
     expect(callIdentity(item)).toEqual({ tool_call_id: "c1", name: "n".repeat(128) });
-    expect(normalizeToolCall({ ...item, function: { name: "n".repeat(128), arguments: "{}" } }).tool_name).toHaveLength(128);
+    expect(normalizeToolCall({ ...item, function: { name: "n".repeat(128), arguments: "{}" } }).tool_name).toHaveLength(
+      128,
+    );
   });
 });

@@ -9,7 +9,9 @@ describe("networkErrorText", () => {
   });
 
   it("keeps any other message as it is", () => {
-    expect(networkErrorText(new TypeError("fetch failed: bad header"), "https://bot.example/")).toBe("Network error: fetch failed: bad header");
+    expect(networkErrorText(new TypeError("fetch failed: bad header"), "https://bot.example/")).toBe(
+      "Network error: fetch failed: bad header",
+    );
     expect(networkErrorText("odd", "https://bot.example/")).toBe("Network error: odd");
   });
 });

@@ -18,7 +18,8 @@ import { chatObject } from "../helpers";
 import { T0 } from "./fixtures";
 
 /** The whole gate, as far as admission and release are concerned. (What opens it at T, a file in the chat's gates/ room, is played here by calling `letGo`.) */
-const notBeforeOf = (job: GateJob) => (job.metadata ? (JSON.parse(job.metadata) as { not_before?: number }).not_before : undefined);
+const notBeforeOf = (job: GateJob) =>
+  job.metadata ? (JSON.parse(job.metadata) as { not_before?: number }).not_before : undefined;
 const notBefore: GateRule = {
   reason: "not_before",
   clock: "from_release",
@@ -36,7 +37,15 @@ beforeAll(() => {
 afterAll(() => takeOut());
 
 const call = (index: number, tool_name: string, read_only: boolean): JobSpec =>
-  ({ index, job_id: `${tool_name}-${index}`, tool_name, tool_args: "{}", kind: "tool", read_only, timeout_seconds: 60 }) as JobSpec;
+  ({
+    index,
+    job_id: `${tool_name}-${index}`,
+    tool_name,
+    tool_args: "{}",
+    kind: "tool",
+    read_only,
+    timeout_seconds: 60,
+  }) as JobSpec;
 
 /** A tiered batch of three calls, admitted at `now`: a read, a write (its tier waits), and a read under an approval rule; the batch has a budget. */
 const admit = (now: number) =>
@@ -58,7 +67,10 @@ function inChat<R>(name: string, test: (store: ChatStore) => R): Promise<R> {
 }
 
 const gateTimers = (store: ChatStore) =>
-  store.sql.exec<{ ref: string; at: number }>(`SELECT ref, at FROM timers WHERE kind = 'gate' ORDER BY ref`).toArray().map((t) => ({ ...t }));
+  store.sql
+    .exec<{ ref: string; at: number }>(`SELECT ref, at FROM timers WHERE kind = 'gate' ORDER BY ref`)
+    .toArray()
+    .map((t) => ({ ...t }));
 
 describe("a gate put in the order, and nowhere else", () => {
   it("is where admission puts a call it applies to, in its place: after the tier and an approval, before the budget", () => {
@@ -80,7 +92,11 @@ describe("a gate put in the order, and nowhere else", () => {
       const row = (id: string) => store.jobs.get(id)!;
 
       // A person approves `pay` before T: it goes on to wait for T, its deadline from the approval.
-      const decided = JSON.stringify({ ...JSON.parse(row("pay-2").approval!), decision: "approve", decided_at: T0 + 5_000 });
+      const decided = JSON.stringify({
+        ...JSON.parse(row("pay-2").approval!),
+        decision: "approve",
+        decided_at: T0 + 5_000,
+      });
       expect(letGo(store, { ...row("pay-2"), approval: decided }, T0 + 5_000)).toBe(false);
       expect(row("pay-2")).toMatchObject({ waiting_for: "not_before", deadline_at: T0 + 65_000 });
       expect(store.jobs.waitingAt(NOT_BEFORE).map((j) => j.job_id)).toEqual(["search-0", "pay-2"]);

@@ -100,14 +100,33 @@ describe("normalizeToolCall: accepted shapes", () => {
 // The fixtures below are typed with the SDKs' own types, so they are the objects a bot gets from them.
 describe("normalizeToolCall: provider and SDK shapes, with the call's own id", () => {
   it("reads an Anthropic tool_use block and keeps its id", () => {
-    const block = { type: "tool_use", id: "toolu_01A09q90qw90lq917835lq9", name: "search", input: { q: "x" }, caller: { type: "direct" } } satisfies Anthropic.ToolUseBlock;
+    const block = {
+      type: "tool_use",
+      id: "toolu_01A09q90qw90lq917835lq9",
+      name: "search",
+      input: { q: "x" },
+      caller: { type: "direct" },
+    } satisfies Anthropic.ToolUseBlock;
     const call = normalizeToolCall(block);
-    expect(plain(call)).toEqual({ tool_name: "search", tool_args: { q: "x" }, tool_call_id: "toolu_01A09q90qw90lq917835lq9" });
+    expect(plain(call)).toEqual({
+      tool_name: "search",
+      tool_args: { q: "x" },
+      tool_call_id: "toolu_01A09q90qw90lq917835lq9",
+    });
   });
 
   it("reads an AI SDK tool call and keeps its toolCallId", () => {
-    const part = { type: "tool-call", toolCallId: "call_aisdk_1", toolName: "search", input: { q: "x" } } satisfies ToolCallPart;
-    expect(plain(normalizeToolCall(part))).toEqual({ tool_name: "search", tool_args: { q: "x" }, tool_call_id: "call_aisdk_1" });
+    const part = {
+      type: "tool-call",
+      toolCallId: "call_aisdk_1",
+      toolName: "search",
+      input: { q: "x" },
+    } satisfies ToolCallPart;
+    expect(plain(normalizeToolCall(part))).toEqual({
+      tool_name: "search",
+      tool_args: { q: "x" },
+      tool_call_id: "call_aisdk_1",
+    });
   });
 
   it("reads an AI SDK tool call without its type", () => {
@@ -116,22 +135,35 @@ describe("normalizeToolCall: provider and SDK shapes, with the call's own id", (
   });
 
   it("reads the AI SDK's provider-level tool call, whose input is JSON text", () => {
-    const raw = { type: "tool-call", toolCallId: "c2", toolName: "search", input: '{"q":"x"}' } satisfies LanguageModelV4ToolCall;
+    const raw = {
+      type: "tool-call",
+      toolCallId: "c2",
+      toolName: "search",
+      input: '{"q":"x"}',
+    } satisfies LanguageModelV4ToolCall;
     expect(plain(normalizeToolCall(raw))).toEqual({ tool_name: "search", tool_args: { q: "x" }, tool_call_id: "c2" });
   });
 
   it("reads older AI SDK calls that name the arguments args, as an object or JSON text", () => {
-    expect(plain(normalizeToolCall({ type: "tool-call", toolCallId: "c3", toolName: "search", args: { q: "x" } }))).toEqual({
+    expect(
+      plain(normalizeToolCall({ type: "tool-call", toolCallId: "c3", toolName: "search", args: { q: "x" } })),
+    ).toEqual({
       tool_name: "search",
       tool_args: { q: "x" },
       tool_call_id: "c3",
     });
-    expect(plain(normalizeToolCall({ toolCallId: "c4", toolName: "search", args: '{"q":"y"}' }).tool_args)).toEqual({ q: "y" });
+    expect(plain(normalizeToolCall({ toolCallId: "c4", toolName: "search", args: '{"q":"y"}' }).tool_args)).toEqual({
+      q: "y",
+    });
   });
 
   it("reads a Gemini functionCall part and keeps the id Gemini gives", () => {
     const part = { functionCall: { name: "search", args: { q: "x" }, id: "gem-1" } } satisfies Part;
-    expect(plain(normalizeToolCall(part))).toEqual({ tool_name: "search", tool_args: { q: "x" }, tool_call_id: "gem-1" });
+    expect(plain(normalizeToolCall(part))).toEqual({
+      tool_name: "search",
+      tool_args: { q: "x" },
+      tool_call_id: "gem-1",
+    });
   });
 
   it("reads a Gemini function_call part (the Python SDK's spelling) without an id", () => {
@@ -150,7 +182,10 @@ describe("normalizeToolCall: provider and SDK shapes, with the call's own id", (
   });
 
   it("keeps the id of an OpenAI tool call and of {id, name, arguments}", () => {
-    expect(normalizeToolCall({ id: "call_abc", type: "function", function: { name: "search", arguments: "{}" } }).tool_call_id).toBe("call_abc");
+    expect(
+      normalizeToolCall({ id: "call_abc", type: "function", function: { name: "search", arguments: "{}" } })
+        .tool_call_id,
+    ).toBe("call_abc");
     expect(normalizeToolCall({ id: "call_def", name: "search", arguments: {} }).tool_call_id).toBe("call_def");
   });
 
@@ -160,27 +195,43 @@ describe("normalizeToolCall: provider and SDK shapes, with the call's own id", (
   });
 
   it("keeps an explicit tool_call_id on any shape, Agent Zero's included", () => {
-    expect(normalizeToolCall({ tool_name: "search", tool_args: {}, tool_call_id: "mine-1" }).tool_call_id).toBe("mine-1");
+    expect(normalizeToolCall({ tool_name: "search", tool_args: {}, tool_call_id: "mine-1" }).tool_call_id).toBe(
+      "mine-1",
+    );
     expect(normalizeToolCall({ tool: "search", args: {}, tool_call_id: "mine-2" }).tool_call_id).toBe("mine-2");
   });
 
   it("prefers tool_call_id, then toolCallId, then id", () => {
-    expect(normalizeToolCall({ tool_call_id: "a", toolCallId: "b", id: "c", name: "s", arguments: {} }).tool_call_id).toBe("a");
+    expect(
+      normalizeToolCall({ tool_call_id: "a", toolCallId: "b", id: "c", name: "s", arguments: {} }).tool_call_id,
+    ).toBe("a");
     expect(normalizeToolCall({ toolCallId: "b", id: "c", toolName: "s", input: {} }).tool_call_id).toBe("b");
   });
 
   it("reads the id of the call inside an actions wrapper, else the wrapper's tool_call_id", () => {
-    expect(normalizeToolCall({ actions: [{ type: "tool_use", id: "toolu_in", name: "s", input: {} }] }).tool_call_id).toBe("toolu_in");
-    expect(normalizeToolCall({ tool_call_id: "outer", actions: [{ tool_name: "s", tool_args: {} }] }).tool_call_id).toBe("outer");
+    expect(
+      normalizeToolCall({ actions: [{ type: "tool_use", id: "toolu_in", name: "s", input: {} }] }).tool_call_id,
+    ).toBe("toolu_in");
+    expect(
+      normalizeToolCall({ tool_call_id: "outer", actions: [{ tool_name: "s", tool_args: {} }] }).tool_call_id,
+    ).toBe("outer");
   });
 
   it("applies the tool:method suffix to AI SDK and Anthropic names too", () => {
-    expect(plain(normalizeToolCall({ toolCallId: "c", toolName: "mail:send", input: {} }))).toEqual({ tool_name: "mail", tool_args: { action: "send" }, tool_call_id: "c" });
-    expect(normalizeToolCall({ type: "tool_use", id: "t", name: "mail:send", input: {} }).tool_args.action).toBe("send");
+    expect(plain(normalizeToolCall({ toolCallId: "c", toolName: "mail:send", input: {} }))).toEqual({
+      tool_name: "mail",
+      tool_args: { action: "send" },
+      tool_call_id: "c",
+    });
+    expect(normalizeToolCall({ type: "tool_use", id: "t", name: "mail:send", input: {} }).tool_args.action).toBe(
+      "send",
+    );
   });
 
   it("copies input into null-prototype objects like any other arguments", () => {
-    const parsed = JSON.parse('{"type":"tool_use","id":"t","name":"s","input":{"__proto__":{"polluted":true}}}') as unknown;
+    const parsed = JSON.parse(
+      '{"type":"tool_use","id":"t","name":"s","input":{"__proto__":{"polluted":true}}}',
+    ) as unknown;
     const call = normalizeToolCall(parsed);
     expect(Object.getPrototypeOf(call.tool_args)).toBeNull();
     expect(Object.keys(call.tool_args)).toEqual(["__proto__"]);
@@ -197,16 +248,19 @@ describe("normalizeToolCall: provider and SDK shapes, with the call's own id", (
     expect(reason(item)).toBe("Tool request must have a tool_args (type dictionary) field");
   });
 
-  it.each([[{ type: "tool_use", id: "t", input: {} }], [{ toolCallId: "c", input: {} }], [{ functionCall: { args: {} } }], [{ functionCall: "search" }]])(
-    "refuses %j for a missing tool name",
-    (item) => {
-      expect(reason(item)).toBe("Tool request must have a tool_name (type string) field");
-    },
-  );
+  it.each([
+    [{ type: "tool_use", id: "t", input: {} }],
+    [{ toolCallId: "c", input: {} }],
+    [{ functionCall: { args: {} } }],
+    [{ functionCall: "search" }],
+  ])("refuses %j for a missing tool name", (item) => {
+    expect(reason(item)).toBe("Tool request must have a tool_name (type string) field");
+  });
 });
 
 describe("normalizeToolCall: which ids are kept", () => {
-  const idOf = (id: unknown) => normalizeToolCall({ tool_name: "search", tool_args: {}, tool_call_id: id }).tool_call_id;
+  const idOf = (id: unknown) =>
+    normalizeToolCall({ tool_name: "search", tool_args: {}, tool_call_id: id }).tool_call_id;
 
   it("keeps an id of exactly 128 characters and ignores one of 129", () => {
     expect(idOf("a".repeat(128))).toBe("a".repeat(128));
@@ -223,16 +277,24 @@ describe("normalizeToolCall: which ids are kept", () => {
     expect(idOf("appel-é_1:x/y")).toBe("appel-é_1:x/y");
   });
 
-  it.each([["line\nbreak"], ["nul\u0000"], ["tab\t"], ["zero\u200bwidth"], ["line\u2028sep"], ["del\u007f"], ["lone\ud800"]])(
-    "ignores the id %j, which has a character that is not printable",
+  it.each([
+    ["line\nbreak"],
+    ["nul\u0000"],
+    ["tab\t"],
+    ["zero\u200bwidth"],
+    ["line\u2028sep"],
+    ["del\u007f"],
+    ["lone\ud800"],
+  ])("ignores the id %j, which has a character that is not printable", (id) => {
+    expect(idOf(id)).toBeUndefined();
+  });
+
+  it.each([[""], [42], [null], [true], [["call_1"]], [{ id: "call_1" }]])(
+    "ignores the non-string or empty id %j",
     (id) => {
       expect(idOf(id)).toBeUndefined();
     },
   );
-
-  it.each([[""], [42], [null], [true], [["call_1"]], [{ id: "call_1" }]])("ignores the non-string or empty id %j", (id) => {
-    expect(idOf(id)).toBeUndefined();
-  });
 
   it("ignores a bad id without refusing the call", () => {
     const call = normalizeToolCall({ id: 7, type: "function", function: { name: "search", arguments: '{"q":"x"}' } });
@@ -240,17 +302,24 @@ describe("normalizeToolCall: which ids are kept", () => {
   });
 
   it("falls back to the next id the call carries when the first is unusable", () => {
-    expect(normalizeToolCall({ tool_call_id: "x".repeat(200), toolCallId: "good", toolName: "s", input: {} }).tool_call_id).toBe("good");
+    expect(
+      normalizeToolCall({ tool_call_id: "x".repeat(200), toolCallId: "good", toolName: "s", input: {} }).tool_call_id,
+    ).toBe("good");
   });
 });
 
 describe("callIdentity", () => {
   it("gives the id and the name as written, even when the arguments are malformed", () => {
-    expect(callIdentity({ id: "call_1", type: "function", function: { name: "mail:send", arguments: "{bad" } })).toEqual({
+    expect(
+      callIdentity({ id: "call_1", type: "function", function: { name: "mail:send", arguments: "{bad" } }),
+    ).toEqual({
       tool_call_id: "call_1",
       name: "mail:send",
     });
-    expect(callIdentity({ type: "tool_use", id: "toolu_1", name: "search" })).toEqual({ tool_call_id: "toolu_1", name: "search" });
+    expect(callIdentity({ type: "tool_use", id: "toolu_1", name: "search" })).toEqual({
+      tool_call_id: "toolu_1",
+      name: "search",
+    });
   });
 
   it("gives what there is and nothing more", () => {
@@ -312,7 +381,14 @@ describe("normalizeToolCall: item-level reasons", () => {
 
   it.each([
     [{ actions: [] }],
-    [{ actions: [{ tool_name: "a", tool_args: {} }, { tool_name: "b", tool_args: {} }] }],
+    [
+      {
+        actions: [
+          { tool_name: "a", tool_args: {} },
+          { tool_name: "b", tool_args: {} },
+        ],
+      },
+    ],
     [{ actions: ["a"] }],
     [{ actions: { tool_name: "a", tool_args: {} } }],
     [{ actions: null }],

@@ -28,11 +28,11 @@ function makeConfig(extra: Partial<TenantConfigInput> = {}): TenantConfig {
 }
 
 const config = makeConfig();
-const parse = (body: unknown, cfg: TenantConfig = config, agent = "default"): ParallelCommand => parseParallel(body, cfg, agent);
+const parse = (body: unknown, cfg: TenantConfig = config, agent = "default"): ParallelCommand =>
+  parseParallel(body, cfg, agent);
 
 const waitCall = (seconds = 1) => ({ tool_name: "wait", tool_args: { seconds } });
 const echoCall = (args: Record<string, unknown> = {}) => ({ tool_name: "echo", tool_args: args });
-
 
 const refusal = (body: unknown, cfg: TenantConfig = config, agent = "default") => {
   const e = apiError(() => parseParallel(body, cfg, agent));
@@ -41,11 +41,18 @@ const refusal = (body: unknown, cfg: TenantConfig = config, agent = "default") =
 
 describe("parseParallel: body", () => {
   it.each([[null], [[]], ["text"], [5], [[echoCall()]]])("refuses %j as not a JSON object", (body) => {
-    expect(refusal(body)).toEqual({ status: 400, code: "invalid_json", message: "Request body must be a JSON object." });
+    expect(refusal(body)).toEqual({
+      status: 400,
+      code: "invalid_json",
+      message: "Request body must be a JSON object.",
+    });
   });
 
   it("unwraps a whole {tool_name:'parallel', tool_args} envelope", () => {
-    const cmd = parse({ tool_name: "parallel", tool_args: { tool_calls: [echoCall({ a: 1 })], wait: false, action: "start" } });
+    const cmd = parse({
+      tool_name: "parallel",
+      tool_args: { tool_calls: [echoCall({ a: 1 })], wait: false, action: "start" },
+    });
     expect(cmd.jobs.map((j) => j.tool_name)).toEqual(["echo"]);
     expect(cmd.wait).toBe(false);
     expect(cmd.action).toBe("start");
@@ -64,7 +71,12 @@ describe("parseParallel: body", () => {
 
 describe("parseParallel: request metadata in the body", () => {
   it.each(["callback_url", "notify"])("refuses %s inside the tool arguments", (key) => {
-    expect(refusal({ tool_calls: [echoCall()], [key]: key === "notify" ? { telegram_chat_id: 1 } : "https://bot.example/cb" })).toEqual({
+    expect(
+      refusal({
+        tool_calls: [echoCall()],
+        [key]: key === "notify" ? { telegram_chat_id: 1 } : "https://bot.example/cb",
+      }),
+    ).toEqual({
       status: 400,
       code: "option_not_allowed_in_tool_args",
       message: `\`${key}\` is request metadata; pass it as a query parameter, not inside tool arguments.`,
@@ -72,7 +84,10 @@ describe("parseParallel: request metadata in the body", () => {
   });
 
   it("refuses callback_url inside an unwrapped envelope", () => {
-    const r = refusal({ tool_name: "parallel", tool_args: { tool_calls: [echoCall()], callback_url: "https://x.example" } });
+    const r = refusal({
+      tool_name: "parallel",
+      tool_args: { tool_calls: [echoCall()], callback_url: "https://x.example" },
+    });
     expect(r.code).toBe("option_not_allowed_in_tool_args");
   });
 
@@ -218,11 +233,16 @@ describe("parseParallel: a wait within its job's deadline", () => {
     expect(refusal({ tool_calls: [waitCall(6)], job_timeout: 5 }).message).toBe(
       "tool_calls[0] is not a valid tool call: /seconds must be at most the job's deadline of 5 s (job_timeout); wait less or raise job_timeout",
     );
-    expect(refusal({ tool_calls: [waitCall(600.5)] }).message).toContain("deadline of 600 s (limits.tool_job_timeout_seconds)");
+    expect(refusal({ tool_calls: [waitCall(600.5)] }).message).toContain(
+      "deadline of 600 s (limits.tool_job_timeout_seconds)",
+    );
   });
 
   it("accepts a wait of exactly its deadline", () => {
-    expect(parse({ tool_calls: [waitCall(5)], job_timeout: 5 }).jobs[0]).toMatchObject({ tool_name: "wait", timeout_seconds: 5 });
+    expect(parse({ tool_calls: [waitCall(5)], job_timeout: 5 }).jobs[0]).toMatchObject({
+      tool_name: "wait",
+      timeout_seconds: 5,
+    });
   });
 });
 
@@ -294,18 +314,25 @@ describe("parseParallel: action and wait", () => {
   });
 
   it("treats an unknown action like await", () => {
-    for (const body of [{ action: "poll", job_ids: ["x"] }, { action: "poll", job_ids: ["x"], wait: true }, { action: 7, job_ids: ["x"], wait: null }]) {
+    for (const body of [
+      { action: "poll", job_ids: ["x"] },
+      { action: "poll", job_ids: ["x"], wait: true },
+      { action: 7, job_ids: ["x"], wait: null },
+    ]) {
       const cmd = parse(body);
       expect(cmd.action).toBe("await");
       expect(cmd.wait).toBe(true);
     }
   });
 
-  it.each([[false], ["no"], ["OFF"], [0]])("treats an unknown action with an explicit wait %j like collect: no wait", (wait) => {
-    const cmd = parse({ action: "poll", job_ids: ["x"], wait });
-    expect(cmd.action).toBe("collect");
-    expect(cmd.wait).toBe(false);
-  });
+  it.each([[false], ["no"], ["OFF"], [0]])(
+    "treats an unknown action with an explicit wait %j like collect: no wait",
+    (wait) => {
+      const cmd = parse({ action: "poll", job_ids: ["x"], wait });
+      expect(cmd.action).toBe("collect");
+      expect(cmd.wait).toBe(false);
+    },
+  );
 
   it("starts the calls of an unknown action with wait:false in the background", () => {
     const cmd = parse({ action: "run_now", tool_calls: [echoCall()], wait: false });
@@ -369,7 +396,15 @@ describe("parseParallel: each call's own id", () => {
         echoCall(),
       ],
     });
-    expect(cmd.jobs.map((j) => j.tool_call_id)).toEqual(["call_openai", "toolu_anthropic", "call_aisdk", "gemini_1", undefined, "explicit", undefined]);
+    expect(cmd.jobs.map((j) => j.tool_call_id)).toEqual([
+      "call_openai",
+      "toolu_anthropic",
+      "call_aisdk",
+      "gemini_1",
+      undefined,
+      "explicit",
+      undefined,
+    ]);
     expect(cmd.jobs.map((j) => j.tool_name)).toEqual(Array(7).fill("echo"));
     expect("tool_call_id" in cmd.jobs[6]!).toBe(false);
   });
@@ -387,7 +422,9 @@ describe("parseParallel: each call's own id", () => {
 
 describe("parseParallel: tool_calls", () => {
   it("turns each item into a job in index order", () => {
-    const cmd = parse({ tool_calls: [echoCall({ a: 1 }), waitCall(2), { tool_name: "search", tool_args: { q: "x" } }] });
+    const cmd = parse({
+      tool_calls: [echoCall({ a: 1 }), waitCall(2), { tool_name: "search", tool_args: { q: "x" } }],
+    });
     expect(cmd.jobs.map((j) => [j.index, j.tool_name, j.kind])).toEqual([
       [0, "echo", "tool"],
       [1, "wait", "tool"],
@@ -424,7 +461,9 @@ describe("parseParallel: tool_calls", () => {
       code: "invalid_tool_calls",
       message: "`tool_calls` must contain at least one tool call.",
     });
-    expect(refusal({ tool_calls: "[]", job_ids: ["a"] }).message).toBe("`tool_calls` must contain at least one tool call.");
+    expect(refusal({ tool_calls: "[]", job_ids: ["a"] }).message).toBe(
+      "`tool_calls` must contain at least one tool call.",
+    );
   });
 
   it("accepts exactly max_calls items and refuses one more", () => {
@@ -510,7 +549,9 @@ describe("parseParallel: tool_calls", () => {
   });
 
   it("keeps a __proto__ key in the arguments as plain data", () => {
-    const body = JSON.parse('{"tool_calls":[{"tool_name":"echo","tool_args":{"__proto__":{"polluted":true}}}]}') as unknown;
+    const body = JSON.parse(
+      '{"tool_calls":[{"tool_name":"echo","tool_args":{"__proto__":{"polluted":true}}}]}',
+    ) as unknown;
     const cmd = parse(body);
     expect(cmd.jobs[0]?.tool_args).toBe('{"__proto__":{"polluted":true}}');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -545,7 +586,8 @@ describe("parseParallel: unknown tools", () => {
     expect(refusal({ tool_calls: [echoCall(), { tool_name: "nope", tool_args: {} }] })).toEqual({
       status: 400,
       code: "unknown_tool",
-      message: "tool_calls[1] uses unknown tool 'nope'. Available tools: wait, echo, search, spawn_task, call_subordinate.",
+      message:
+        "tool_calls[1] uses unknown tool 'nope'. Available tools: wait, echo, search, spawn_task, call_subordinate.",
     });
   });
 
@@ -572,9 +614,21 @@ describe("parseParallel: unknown tools", () => {
 
   it("lists the MCP tools of the servers it was given, after the tenant's", () => {
     const cfg = makeConfig({ mcp_servers: [{ name: "docs", url: "https://mcp.example/docs" }] });
-    const mcp = { docs: { tools: [{ name: "lookup", description: "", parameters: { type: "object" }, read_only: true }], fetched_at: 0 } };
-    const e = apiError(() => parseParallel({ tool_calls: [{ tool_name: "nope", tool_args: {} }] }, cfg, "default", { available: toolsForAgent(cfg, "default", mcp), mcp }));
-    expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search, docs__lookup, spawn_task, call_subordinate.");
+    const mcp = {
+      docs: {
+        tools: [{ name: "lookup", description: "", parameters: { type: "object" }, read_only: true }],
+        fetched_at: 0,
+      },
+    };
+    const e = apiError(() =>
+      parseParallel({ tool_calls: [{ tool_name: "nope", tool_args: {} }] }, cfg, "default", {
+        available: toolsForAgent(cfg, "default", mcp),
+        mcp,
+      }),
+    );
+    expect(e.message).toBe(
+      "tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search, docs__lookup, spawn_task, call_subordinate.",
+    );
   });
 
   it("leaves the subordinate tools out when the calling agent may start no type", () => {
@@ -586,7 +640,17 @@ describe("parseParallel: unknown tools", () => {
 
   it("leaves the subordinate tools out at max_depth", () => {
     const e = apiError(() =>
-      jobSpec(0, { tool_name: "nope", tool_args: {} }, { config, agent: "default", available: toolsForAgent(config, "default"), level: config.limits.max_depth, patterns: new PatternMeter() }),
+      jobSpec(
+        0,
+        { tool_name: "nope", tool_args: {} },
+        {
+          config,
+          agent: "default",
+          available: toolsForAgent(config, "default"),
+          level: config.limits.max_depth,
+          patterns: new PatternMeter(),
+        },
+      ),
     );
     expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search.");
   });
@@ -594,13 +658,28 @@ describe("parseParallel: unknown tools", () => {
   it("names parallel too where a call may be parallel itself (a tool call of its own, not one inside parallel)", () => {
     const ctx = { config, agent: "default", available: toolsForAgent(config, "default"), patterns: new PatternMeter() };
     const e = apiError(() => planToolCall(0, { tool_name: "nope", tool_args: {} }, ctx, specNumbering()));
-    expect(e.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: parallel, wait, echo, search, spawn_task, call_subordinate.");
-    const inside = apiError(() => planToolCall(0, { tool_name: "parallel", tool_args: { tool_calls: [{ tool_name: "nope", tool_args: {} }] } }, ctx, specNumbering()));
-    expect(inside.message).toBe("tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search, spawn_task, call_subordinate.");
+    expect(e.message).toBe(
+      "tool_calls[0] uses unknown tool 'nope'. Available tools: parallel, wait, echo, search, spawn_task, call_subordinate.",
+    );
+    const inside = apiError(() =>
+      planToolCall(
+        0,
+        { tool_name: "parallel", tool_args: { tool_calls: [{ tool_name: "nope", tool_args: {} }] } },
+        ctx,
+        specNumbering(),
+      ),
+    );
+    expect(inside.message).toBe(
+      "tool_calls[0] uses unknown tool 'nope'. Available tools: wait, echo, search, spawn_task, call_subordinate.",
+    );
   });
 
   it("lets the calling agent use its own tools and wait", () => {
-    const cmd = parse({ tool_calls: [{ tool_name: "search", tool_args: { q: "x" } }, waitCall()] }, config, "researcher");
+    const cmd = parse(
+      { tool_calls: [{ tool_name: "search", tool_args: { q: "x" } }, waitCall()] },
+      config,
+      "researcher",
+    );
     expect(cmd.jobs.map((j) => j.tool_name)).toEqual(["search", "wait"]);
   });
 });
@@ -614,7 +693,9 @@ describe("parseParallel: schema validation", () => {
   });
 
   it("reports a nested violation with the full pointer", () => {
-    const r = refusal({ tool_calls: [echoCall(), { tool_name: "search", tool_args: { q: "x", opts: { n: "many" } } }] });
+    const r = refusal({
+      tool_calls: [echoCall(), { tool_name: "search", tool_args: { q: "x", opts: { n: "many" } } }],
+    });
     expect(r.code).toBe("invalid_tool_calls");
     expect(r.message).toMatch(/^tool_calls\[1\] is not a valid tool call: \/opts\/n \S.*/);
   });
@@ -635,7 +716,10 @@ describe("parseParallel: schema validation", () => {
     const cfg = makeConfig({ builtins: { http_request: { allowed_origins: ["https://api.example"] } } });
     const ok = parse({ tool_calls: [{ tool_name: "http_request", tool_args: { url: "https://api.example/x" } }] }, cfg);
     expect(ok.jobs[0]?.tool_name).toBe("http_request");
-    const r = refusal({ tool_calls: [{ tool_name: "http_request", tool_args: { url: "https://evil.example/x" } }] }, cfg);
+    const r = refusal(
+      { tool_calls: [{ tool_name: "http_request", tool_args: { url: "https://evil.example/x" } }] },
+      cfg,
+    );
     expect(r.code).toBe("invalid_tool_calls");
     expect(r.message).toMatch(/^tool_calls\[0\] is not a valid tool call: \/url /);
   });

@@ -3,8 +3,6 @@ import { T0, job } from "./fixtures";
 import type { JobRow, JobState } from "../../src/core/jobs/job";
 import { batchStatus, payloadText, resultsPayload, snapshot, startedPayload } from "../../src/core/jobs/payloads";
 
-
-
 const done = (over: Partial<JobRow> = {}) =>
   job({ state: "success", started_at: T0 + 100, completed_at: T0 + 1_600, result: "ok", ...over });
 
@@ -42,17 +40,39 @@ describe("snapshot", () => {
 
   it("puts the call's own id right after tool_name, when the job has one", () => {
     const s = snapshot(
-      done({ tool_call_id: "toolu_01", kind: "subordinate", context_id: "sub-abc", error: "boom", state: "error", usage: '{"llm_calls":1}' }),
+      done({
+        tool_call_id: "toolu_01",
+        kind: "subordinate",
+        context_id: "sub-abc",
+        error: "boom",
+        state: "error",
+        usage: '{"llm_calls":1}',
+      }),
       { ...opts, includeResult: true },
     );
-    expect(Object.keys(s)).toEqual(["job_id", "tool_name", "tool_call_id", "state", "duration_seconds", "context_id", "result", "error", "usage"]);
+    expect(Object.keys(s)).toEqual([
+      "job_id",
+      "tool_name",
+      "tool_call_id",
+      "state",
+      "duration_seconds",
+      "context_id",
+      "result",
+      "error",
+      "usage",
+    ]);
     expect(s.tool_call_id).toBe("toolu_01");
   });
 
   it("carries the call's id on started snapshots and in the compact JSON", () => {
     const started = startedPayload([job({ tool_call_id: "call_1" })], opts);
-    expect(JSON.stringify(started.jobs[0])).toBe('{"job_id":"echo-AAAAAAAAAAAA","tool_name":"echo","tool_call_id":"call_1","state":"pending","duration_seconds":0}');
-    const results = resultsPayload([done({ tool_call_id: "call_2", started_at: T0, completed_at: T0 + 250, result: "hi" })], opts);
+    expect(JSON.stringify(started.jobs[0])).toBe(
+      '{"job_id":"echo-AAAAAAAAAAAA","tool_name":"echo","tool_call_id":"call_1","state":"pending","duration_seconds":0}',
+    );
+    const results = resultsPayload(
+      [done({ tool_call_id: "call_2", started_at: T0, completed_at: T0 + 250, result: "hi" })],
+      opts,
+    );
     expect(JSON.stringify(results)).toBe(
       '{"status":"success","jobs":[{"job_id":"echo-AAAAAAAAAAAA","tool_name":"echo","tool_call_id":"call_2","state":"success","duration_seconds":0.25,"result":"hi"}]}',
     );
@@ -63,20 +83,43 @@ describe("snapshot", () => {
   });
 
   it("puts wait_timed_out last on an active job", () => {
-    const s = snapshot(
-      job({ state: "running", started_at: T0, context_id: "sub-abc", usage: '{"llm_calls":1}' }),
-      { ...opts, includeResult: true, waitTimedOut: true },
-    );
-    expect(Object.keys(s)).toEqual(["job_id", "tool_name", "state", "duration_seconds", "context_id", "usage", "wait_timed_out"]);
+    const s = snapshot(job({ state: "running", started_at: T0, context_id: "sub-abc", usage: '{"llm_calls":1}' }), {
+      ...opts,
+      includeResult: true,
+      waitTimedOut: true,
+    });
+    expect(Object.keys(s)).toEqual([
+      "job_id",
+      "tool_name",
+      "state",
+      "duration_seconds",
+      "context_id",
+      "usage",
+      "wait_timed_out",
+    ]);
     expect(s.wait_timed_out).toBe(true);
   });
 
   it("puts an active MCP job's progress after usage and before wait_timed_out", () => {
     const progress = '{"progress":2,"total":5,"message":"step 2"}';
-    const s = snapshot(job({ state: "running", started_at: T0, usage: '{"llm_calls":1}', progress }), { ...opts, includeResult: true, waitTimedOut: true });
-    expect(Object.keys(s)).toEqual(["job_id", "tool_name", "state", "duration_seconds", "usage", "progress", "wait_timed_out"]);
+    const s = snapshot(job({ state: "running", started_at: T0, usage: '{"llm_calls":1}', progress }), {
+      ...opts,
+      includeResult: true,
+      waitTimedOut: true,
+    });
+    expect(Object.keys(s)).toEqual([
+      "job_id",
+      "tool_name",
+      "state",
+      "duration_seconds",
+      "usage",
+      "progress",
+      "wait_timed_out",
+    ]);
     expect(s.progress).toEqual({ progress: 2, total: 5, message: "step 2" });
-    expect(snapshot(job({ state: "running", started_at: T0, progress }), { ...opts, includeResult: false }).progress).toEqual({ progress: 2, total: 5, message: "step 2" });
+    expect(
+      snapshot(job({ state: "running", started_at: T0, progress }), { ...opts, includeResult: false }).progress,
+    ).toEqual({ progress: 2, total: 5, message: "step 2" });
   });
 
   it("leaves progress out once the job is terminal, even if the row still holds one", () => {
@@ -96,7 +139,10 @@ describe("snapshot", () => {
   });
 
   it("measures a running job from its claim, not its creation", () => {
-    const s = snapshot(job({ state: "running", created_at: T0 - 60_000, started_at: T0 + 2_000 }), { ...opts, includeResult: true });
+    const s = snapshot(job({ state: "running", created_at: T0 - 60_000, started_at: T0 + 2_000 }), {
+      ...opts,
+      includeResult: true,
+    });
     expect(s.duration_seconds).toBe(8);
   });
 
@@ -237,7 +283,10 @@ describe("resultsPayload", () => {
   });
 
   it("includes results and errors in the snapshots", () => {
-    const p = resultsPayload([done({ result: "r1" }), done({ job_id: "x", state: "error", result: null, error: "e1" })], opts);
+    const p = resultsPayload(
+      [done({ result: "r1" }), done({ job_id: "x", state: "error", result: null, error: "e1" })],
+      opts,
+    );
     expect(p.jobs[0]?.result).toBe("r1");
     expect(p.jobs[1]?.error).toBe("e1");
   });
@@ -269,7 +318,8 @@ describe("resultsPayload", () => {
   });
 
   it("reports an all-cancelled batch as cancelled with the cancellation errors", () => {
-    const cancelled = (id: string) => job({ job_id: id, state: "cancelled", completed_at: T0 + 1, error: "Parallel job was cancelled." });
+    const cancelled = (id: string) =>
+      job({ job_id: id, state: "cancelled", completed_at: T0 + 1, error: "Parallel job was cancelled." });
     const p = resultsPayload([cancelled("a"), cancelled("b")], opts);
     expect(p.status).toBe("cancelled");
     expect(p.jobs.map((j) => j.error)).toEqual(["Parallel job was cancelled.", "Parallel job was cancelled."]);
@@ -286,7 +336,17 @@ describe("startedPayload", () => {
   });
 
   it("includes a subordinate job's context_id", () => {
-    const p = startedPayload([job({ job_id: "spawntask-x", tool_name: "spawn_task", kind: "subordinate", context_id: "sub-0123456789abcdef" })], opts);
+    const p = startedPayload(
+      [
+        job({
+          job_id: "spawntask-x",
+          tool_name: "spawn_task",
+          kind: "subordinate",
+          context_id: "sub-0123456789abcdef",
+        }),
+      ],
+      opts,
+    );
     expect(p.jobs[0]).toEqual({
       job_id: "spawntask-x",
       tool_name: "spawn_task",

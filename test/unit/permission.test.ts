@@ -12,9 +12,33 @@ describe("permission.task", () => {
   });
 
   it("lets the last matching rule win, whatever the order of allow and deny", () => {
-    expect(mayStart([["*", "deny"], ["researcher", "allow"]], "researcher")).toBe(true);
-    expect(mayStart([["researcher", "allow"], ["*", "deny"]], "researcher")).toBe(false);
-    expect(mayStart([["*", "allow"], ["boss", "deny"]], "boss")).toBe(false);
+    expect(
+      mayStart(
+        [
+          ["*", "deny"],
+          ["researcher", "allow"],
+        ],
+        "researcher",
+      ),
+    ).toBe(true);
+    expect(
+      mayStart(
+        [
+          ["researcher", "allow"],
+          ["*", "deny"],
+        ],
+        "researcher",
+      ),
+    ).toBe(false);
+    expect(
+      mayStart(
+        [
+          ["*", "allow"],
+          ["boss", "deny"],
+        ],
+        "boss",
+      ),
+    ).toBe(false);
   });
 
   it("matches globs case-insensitively on the whole name", () => {
@@ -29,11 +53,22 @@ describe("permission.task", () => {
   });
 
   it("reads the object form in key order", () => {
-    expect(orderedRules({ "*": "deny", researcher: "allow" })).toEqual([["*", "deny"], ["researcher", "allow"]]);
+    expect(orderedRules({ "*": "deny", researcher: "allow" })).toEqual([
+      ["*", "deny"],
+      ["researcher", "allow"],
+    ]);
     expect(mayStart({ "*": "deny", researcher: "allow" }, "researcher")).toBe(true);
   });
 
   it("lists the permitted types in profile order", () => {
-    expect(permittedTypes([["*", "deny"], ["r*", "allow"]], ["default", "boss", "researcher", "reader"])).toEqual(["researcher", "reader"]);
+    expect(
+      permittedTypes(
+        [
+          ["*", "deny"],
+          ["r*", "allow"],
+        ],
+        ["default", "boss", "researcher", "reader"],
+      ),
+    ).toEqual(["researcher", "reader"]);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { keptProgress, LatestEvery, PROGRESS_INTERVAL_MS, PROGRESS_MESSAGE_MAX_CHARS, type Clock } from "../../src/core/jobs/progress";
+import {
+  keptProgress,
+  LatestEvery,
+  PROGRESS_INTERVAL_MS,
+  PROGRESS_MESSAGE_MAX_CHARS,
+  type Clock,
+} from "../../src/core/jobs/progress";
 
 /** A clock whose time moves only when told, running timers as it passes them. */
 function manualClock() {
@@ -43,10 +49,17 @@ describe("progress writes", () => {
     advance(200);
     latest.offer(3);
     advance(600); // one second after the first write
-    expect(writes).toEqual([[0, 1], [1000, 3]]);
+    expect(writes).toEqual([
+      [0, 1],
+      [1000, 3],
+    ]);
     advance(5000);
     latest.offer(4); // after a quiet spell: at once again
-    expect(writes).toEqual([[0, 1], [1000, 3], [6000, 4]]);
+    expect(writes).toEqual([
+      [0, 1],
+      [1000, 3],
+      [6000, 4],
+    ]);
   });
 
   it("never write twice within a second, however fast reports come", () => {
@@ -57,7 +70,8 @@ describe("progress writes", () => {
     }
     advance(1000);
     expect(writes.length).toBeLessThanOrEqual(6);
-    for (let i = 1; i < writes.length; i++) expect(writes[i]![0] - writes[i - 1]![0]).toBeGreaterThanOrEqual(PROGRESS_INTERVAL_MS);
+    for (let i = 1; i < writes.length; i++)
+      expect(writes[i]![0] - writes[i - 1]![0]).toBeGreaterThanOrEqual(PROGRESS_INTERVAL_MS);
     expect(writes.at(-1)![1]).toBe(99);
   });
 
@@ -75,7 +89,11 @@ describe("progress writes", () => {
 
 describe("a progress notification as kept", () => {
   it("keeps progress, total and message in contract order", () => {
-    expect(Object.keys(keptProgress({ message: "half", total: 10, progress: 5 })!)).toEqual(["progress", "total", "message"]);
+    expect(Object.keys(keptProgress({ message: "half", total: 10, progress: 5 })!)).toEqual([
+      "progress",
+      "total",
+      "message",
+    ]);
     expect(keptProgress({ progress: 0.5 })).toEqual({ progress: 0.5 });
   });
 

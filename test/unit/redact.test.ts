@@ -7,8 +7,12 @@ const hex = (text: string) => [...new TextEncoder().encode(text)].map((b) => b.t
 
 describe("redact", () => {
   it("takes every occurrence of each secret out of a remote's text", () => {
-    expect(redact("auth: Bearer sk-abcdef123 and again sk-abcdef123", ["sk-abcdef123"])).toBe("auth: Bearer *** and again ***");
-    expect(redact("token 4242:ABCDEFGH in /bot4242:ABCDEFGH/sendMessage", [undefined, "4242:ABCDEFGH"])).toBe("token *** in /bot***/sendMessage");
+    expect(redact("auth: Bearer sk-abcdef123 and again sk-abcdef123", ["sk-abcdef123"])).toBe(
+      "auth: Bearer *** and again ***",
+    );
+    expect(redact("token 4242:ABCDEFGH in /bot4242:ABCDEFGH/sendMessage", [undefined, "4242:ABCDEFGH"])).toBe(
+      "token *** in /bot***/sendMessage",
+    );
   });
 
   it("takes out the whole of two secrets that overlap, and keeps two that only touch apart", () => {

@@ -6,7 +6,9 @@ import { ReportQueue } from "../../src/core/jobs/report-queue";
 function heldDeliveries() {
   const calls: { items: string[]; finish: (error?: Error) => void }[] = [];
   const deliver = (items: string[]) =>
-    new Promise<void>((resolve, reject) => calls.push({ items, finish: (error) => (error ? reject(error) : resolve()) }));
+    new Promise<void>((resolve, reject) =>
+      calls.push({ items, finish: (error) => (error ? reject(error) : resolve()) }),
+    );
   return { calls, deliver };
 }
 

@@ -50,12 +50,16 @@ describe("cutStoredResult", () => {
 
   it("keeps every whole character that fits", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary", minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 120 }), (text, max) => {
-        fc.pre(text.isWellFormed() && !text.includes("\uFFFD") && bytes(text) > max);
-        const r = cutStoredResult(text, max);
-        const next = String.fromCodePoint(text.slice(r.result.length).codePointAt(0)!);
-        expect(bytes(r.result + next)).toBeGreaterThan(max);
-      }),
+      fc.property(
+        fc.string({ unit: "binary", minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1, max: 120 }),
+        (text, max) => {
+          fc.pre(text.isWellFormed() && !text.includes("\uFFFD") && bytes(text) > max);
+          const r = cutStoredResult(text, max);
+          const next = String.fromCodePoint(text.slice(r.result.length).codePointAt(0)!);
+          expect(bytes(r.result + next)).toBeGreaterThan(max);
+        },
+      ),
     );
   });
 });

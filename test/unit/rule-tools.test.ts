@@ -16,7 +16,12 @@ const problemsOf = (over: Record<string, unknown>) => ruleToolProblems(withCanon
 
 describe("rules must name something", () => {
   it("spells a rule's entries as calls are stored: pay.charge is pay__charge", () => {
-    const canonical = withCanonicalRuleTools(config({ approvals: [{ tools: ["pay.charge", "pay.*", "send_email"] }], flow: [{ name: "f", tools: ["pay.refund"], concurrency: 1 }] }));
+    const canonical = withCanonicalRuleTools(
+      config({
+        approvals: [{ tools: ["pay.charge", "pay.*", "send_email"] }],
+        flow: [{ name: "f", tools: ["pay.refund"], concurrency: 1 }],
+      }),
+    );
     expect(canonical.approvals[0]!.tools).toEqual(["pay__charge", "pay__*", "send_email"]);
     expect(canonical.flow[0]!.tools).toEqual(["pay__refund"]);
   });
@@ -24,18 +29,43 @@ describe("rules must name something", () => {
   it("accepts tenant tools, built-ins, llm in flow, and any tool or glob under a configured MCP server", () => {
     expect(
       problemsOf({
-        approvals: [{ tools: ["Send_Email", "search", "wait", "http_request", "spawn_task", "call_subordinate", "pay__charge", "pay.anything", "pay__*", "p*", "*"] }],
+        approvals: [
+          {
+            tools: [
+              "Send_Email",
+              "search",
+              "wait",
+              "http_request",
+              "spawn_task",
+              "call_subordinate",
+              "pay__charge",
+              "pay.anything",
+              "pay__*",
+              "p*",
+              "*",
+            ],
+          },
+        ],
         flow: [{ name: "model", tools: ["llm", "*__charge", "se?rch"], concurrency: 1 }],
       }),
     ).toEqual([]);
   });
 
   it("refuses each entry that matches nothing, with the name it most likely meant", () => {
-    expect(problemsOf({ approvals: [{ tools: ["send_emial"] }] })).toEqual(['approvals.0.tools: "send_emial" matches no tool (did you mean "send_email"?)']);
-    expect(problemsOf({ approvals: [{ tools: ["search", "Send-Email"] }] })).toEqual(['approvals.0.tools: "Send-Email" matches no tool (did you mean "send_email"?)']);
-    expect(problemsOf({ flow: [{ name: "f", tools: ["search"], concurrency: 1 }, { name: "g", tools: ["llm", "llms"], concurrency: 1 }] })).toEqual([
-      'flow.1.tools: "llms" matches no tool (did you mean "llm"?)',
+    expect(problemsOf({ approvals: [{ tools: ["send_emial"] }] })).toEqual([
+      'approvals.0.tools: "send_emial" matches no tool (did you mean "send_email"?)',
     ]);
+    expect(problemsOf({ approvals: [{ tools: ["search", "Send-Email"] }] })).toEqual([
+      'approvals.0.tools: "Send-Email" matches no tool (did you mean "send_email"?)',
+    ]);
+    expect(
+      problemsOf({
+        flow: [
+          { name: "f", tools: ["search"], concurrency: 1 },
+          { name: "g", tools: ["llm", "llms"], concurrency: 1 },
+        ],
+      }),
+    ).toEqual(['flow.1.tools: "llms" matches no tool (did you mean "llm"?)']);
   });
 
   it("says what a rule may name when nothing is near", () => {
@@ -44,19 +74,36 @@ describe("rules must name something", () => {
     ]);
     // A server's prefix alone is no tool of it, and `llm` is no call a person approves or a tool.
     expect(problemsOf({ approvals: [{ tools: ["pay__"] }] })).toHaveLength(1);
-    expect(problemsOf({ approvals: [{ tools: ["pay__charge"] }], flow: [{ name: "f", tools: ["wait*"], concurrency: 1 }] })).toEqual([]);
+    expect(
+      problemsOf({ approvals: [{ tools: ["pay__charge"] }], flow: [{ name: "f", tools: ["wait*"], concurrency: 1 }] }),
+    ).toEqual([]);
   });
 
   it("is the check every stored document passes, so a PATCH that removes a named tool is refused too", () => {
     const checked = checkConfig({ tools: [tool("search")], approvals: [{ tools: ["send_email"] }] }, false);
-    expect(checked).toEqual({ ok: false, problems: ['approvals.0.tools: "send_email" matches no tool; name a tool of this configuration, a built-in, or <server>__<tool> of a configured MCP server'] });
-    const stored = checkConfig({ tools: [tool("send_email")], mcp_servers: [{ name: "pay", url: "https://pay.example/mcp" }], approvals: [{ tools: ["pay.charge"] }] }, false);
+    expect(checked).toEqual({
+      ok: false,
+      problems: [
+        'approvals.0.tools: "send_email" matches no tool; name a tool of this configuration, a built-in, or <server>__<tool> of a configured MCP server',
+      ],
+    });
+    const stored = checkConfig(
+      {
+        tools: [tool("send_email")],
+        mcp_servers: [{ name: "pay", url: "https://pay.example/mcp" }],
+        approvals: [{ tools: ["pay.charge"] }],
+      },
+      false,
+    );
     expect(stored.ok && stored.config.approvals[0]!.tools).toEqual(["pay__charge"]);
   });
 
   it("bounds the work a crafted document's globs take", () => {
     // Every entry is walked over 32 long server names before it is found to match nothing.
-    const servers = Array.from({ length: 32 }, (_, i) => ({ name: `${"s".repeat(44)}${i}`, url: "https://mcp.example/mcp" }));
+    const servers = Array.from({ length: 32 }, (_, i) => ({
+      name: `${"s".repeat(44)}${i}`,
+      url: "https://mcp.example/mcp",
+    }));
     const rules = Array.from({ length: 32 }, () => ({ tools: Array.from({ length: 64 }, () => "*?".repeat(64)) }));
     const problems = ruleToolProblems(configSchema.parse({ mcp_servers: servers, approvals: rules }));
     expect(problems).toEqual([expect.stringMatching(/take more work to check than fanout spends on one document/)]);

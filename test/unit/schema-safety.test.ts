@@ -12,7 +12,8 @@ import {
 /** `$defs.a0 = {anyOf: [{$ref: a1}, {$ref: a1}]}`, `depth` deep: a few KB that validate in 2^depth steps. */
 function fanOut(depth: number) {
   const $defs: Record<string, unknown> = { [`a${depth}`]: { type: "string" } };
-  for (let i = 0; i < depth; i++) $defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
+  for (let i = 0; i < depth; i++)
+    $defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
   return { type: "object", properties: { q: { $ref: "#/$defs/a0" } }, $defs };
 }
 
@@ -26,7 +27,11 @@ describe("schemaPatterns", () => {
       $defs: { d: { not: { pattern: "^not$" } } },
       additionalProperties: { propertyNames: { pattern: "^k$" } },
     };
-    expect(schemaPatterns(schema).map((p) => [p.pointer, p.pattern]).sort()).toEqual(
+    expect(
+      schemaPatterns(schema)
+        .map((p) => [p.pointer, p.pattern])
+        .sort(),
+    ).toEqual(
       [
         ["/$defs/d/not/pattern", "^not$"],
         ["/additionalProperties/propertyNames/pattern", "^k$"],
@@ -41,7 +46,9 @@ describe("schemaPatterns", () => {
   it("finds a pattern under any member a $ref can reach, not only known keywords", () => {
     const schema = { type: "object", properties: { q: { $ref: "#/x" } }, x: { type: "string", pattern: "^(a)\\1$" } };
     expect(schemaPatterns(schema)).toEqual([{ pointer: "/x/pattern", pattern: "^(a)\\1$" }]);
-    expect(schemaHazards(schema)).toEqual([expect.stringMatching(/^\/x\/pattern "\^\(a\)\\\\1\$" cannot run in linear time/)]);
+    expect(schemaHazards(schema)).toEqual([
+      expect.stringMatching(/^\/x\/pattern "\^\(a\)\\\\1\$" cannot run in linear time/),
+    ]);
   });
 
   it("treats const, enum, default and examples as data", () => {
@@ -67,7 +74,10 @@ describe("schemaHazards", () => {
   });
 
   it("accepts a recursive schema: the recursion is bounded by the arguments", () => {
-    const tree = { $defs: { node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/node" } } } } }, $ref: "#/$defs/node" };
+    const tree = {
+      $defs: { node: { type: "object", properties: { children: { type: "array", items: { $ref: "#/$defs/node" } } } } },
+      $ref: "#/$defs/node",
+    };
     expect(schemaHazards(tree)).toEqual([]);
   });
 
@@ -76,18 +86,26 @@ describe("schemaHazards", () => {
       '/properties/a/$ref "https://schemas.example/a.json" is not a local reference (#/…) to a part of this schema',
     ]);
     expect(schemaHazards({ properties: { a: { $ref: "#/$defs/missing" } } })).toHaveLength(1);
-    expect(schemaHazards({ properties: { a: { $ref: "#/$defs/x~1y" } }, $defs: { "x/y": { type: "string" } } })).toEqual([]);
+    expect(
+      schemaHazards({ properties: { a: { $ref: "#/$defs/x~1y" } }, $defs: { "x/y": { type: "string" } } }),
+    ).toEqual([]);
   });
 
   it("refuses more pattern text than it checks", () => {
-    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, { type: "string", pattern: `^${"a".repeat(1000)}$` }]));
-    expect(schemaHazards({ properties: many })).toEqual([`/ has ${20 * 1002} characters of patterns; at most ${MAX_PATTERN_TEXT_CHARS} are checked`]);
+    const many = Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [`p${i}`, { type: "string", pattern: `^${"a".repeat(1000)}$` }]),
+    );
+    expect(schemaHazards({ properties: many })).toEqual([
+      `/ has ${20 * 1002} characters of patterns; at most ${MAX_PATTERN_TEXT_CHARS} are checked`,
+    ]);
   });
 });
 
 describe("runnableSchema", () => {
   it("keeps the formats whose checks have a fixed shape and leaves the others to annotate", () => {
-    const schema = { properties: { a: { format: "url" }, b: { format: "uri" }, c: { format: "date" }, d: { format: "email" } } };
+    const schema = {
+      properties: { a: { format: "url" }, b: { format: "uri" }, c: { format: "date" }, d: { format: "email" } },
+    };
     const { schema: run, checksStrings } = runnableSchema(schema);
     expect(run).toEqual({ properties: { a: {}, b: {}, c: { format: "date" }, d: { format: "email" } } });
     expect(checksStrings).toBe(true);

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { configSchema, crossFieldProblems, defaultConfig, NAME_PATTERN, RESERVED_NAMES } from "../../src/core/config/schema";
+import {
+  configSchema,
+  crossFieldProblems,
+  defaultConfig,
+  NAME_PATTERN,
+  RESERVED_NAMES,
+} from "../../src/core/config/schema";
 
 const ok = (input: unknown) => configSchema.safeParse(input).success;
 const tool = (over: Record<string, unknown> = {}) => ({ name: "search", url: "https://tools.example/search", ...over });
@@ -69,7 +75,9 @@ describe("configSchema defaults", () => {
   });
 
   it("defaults the Telegram API base URL", () => {
-    expect(configSchema.parse({ telegram: { bot_token: "t" } }).telegram?.api_base_url).toBe("https://api.telegram.org");
+    expect(configSchema.parse({ telegram: { bot_token: "t" } }).telegram?.api_base_url).toBe(
+      "https://api.telegram.org",
+    );
   });
 
   it("accepts the whole example document of docs/api.md#configuration", () => {
@@ -88,11 +96,26 @@ describe("configSchema defaults", () => {
       mcp_servers: [{ name: "docs", url: "https://mcp.example/mcp", headers: { Authorization: "***" } }],
       agents: {
         default: { description: "Main agent", system_prompt: "…", tools: ["*"], max_steps: 25 },
-        boss: { description: "…", system_prompt: "…", tools: ["search"], permission: { task: [["*", "deny"], ["researcher", "allow"]] } },
+        boss: {
+          description: "…",
+          system_prompt: "…",
+          tools: ["search"],
+          permission: {
+            task: [
+              ["*", "deny"],
+              ["researcher", "allow"],
+            ],
+          },
+        },
         researcher: { description: "Finds facts", system_prompt: "…", tools: ["search", "docs__*"] },
       },
       llm: { base_url: "https://api.example/v1", model: "model-x", api_key: "***" },
-      webhook: { url: "https://bot.example/fanout", secret: "whsec_abc", allowed_callback_origins: [], include_child_chats: false },
+      webhook: {
+        url: "https://bot.example/fanout",
+        secret: "whsec_abc",
+        allowed_callback_origins: [],
+        include_child_chats: false,
+      },
       telegram: { bot_token: "***", api_base_url: "https://api.telegram.org" },
       builtins: { http_request: { allowed_origins: [] } },
       limits: defaultConfig().limits,
@@ -154,7 +177,18 @@ describe("configSchema names", () => {
 
   it("reserves exactly the built-in and Agent Zero names of docs/api.md#names-and-agent-profiles", () => {
     expect([...RESERVED_NAMES].sort()).toEqual(
-      ["parallel", "wait", "http_request", "spawn_task", "call_subordinate", "response", "document_query", "goal", "input", "input_remote"].sort(),
+      [
+        "parallel",
+        "wait",
+        "http_request",
+        "spawn_task",
+        "call_subordinate",
+        "response",
+        "document_query",
+        "goal",
+        "input",
+        "input_remote",
+      ].sort(),
     );
     expect(NAME_PATTERN.source).toBe("^[a-zA-Z][a-zA-Z0-9_-]{0,47}$");
   });
@@ -189,13 +223,17 @@ describe("configSchema limit bounds", () => {
     ["retention_seconds", 31_536_001, false],
     ["max_response_bytes", 4_194_304, true],
     ["max_response_bytes", 4_194_305, false],
-    ...["default_timeout_seconds", "tool_job_timeout_seconds", "subordinate_job_timeout_seconds", "max_job_timeout_seconds", "subagent_idle_seconds"].flatMap(
-      (key): [string, unknown, boolean][] => [
-        [key, 2_592_000, true],
-        [key, 2_592_001, false],
-        [key, Number.MAX_SAFE_INTEGER, false],
-      ],
-    ),
+    ...[
+      "default_timeout_seconds",
+      "tool_job_timeout_seconds",
+      "subordinate_job_timeout_seconds",
+      "max_job_timeout_seconds",
+      "subagent_idle_seconds",
+    ].flatMap((key): [string, unknown, boolean][] => [
+      [key, 2_592_000, true],
+      [key, 2_592_001, false],
+      [key, Number.MAX_SAFE_INTEGER, false],
+    ]),
   ])("%s = %j is accepted: %s", (key, value, accepted) => {
     expect(limit(key, value)).toBe(accepted);
   });
@@ -216,7 +254,12 @@ describe("configSchema permission.task", () => {
   const task = (rules: unknown) => ok({ agents: { boss: { permission: { task: rules } } } });
 
   it("accepts the ordered array form", () => {
-    expect(task([["*", "deny"], ["researcher", "allow"]])).toBe(true);
+    expect(
+      task([
+        ["*", "deny"],
+        ["researcher", "allow"],
+      ]),
+    ).toBe(true);
     expect(task([])).toBe(true);
   });
 
@@ -239,7 +282,18 @@ describe("configSchema permission.task", () => {
   );
 
   it("keeps the rule order of the array form", () => {
-    const c = configSchema.parse({ agents: { boss: { permission: { task: [["b*", "allow"], ["*", "deny"]] } } } });
+    const c = configSchema.parse({
+      agents: {
+        boss: {
+          permission: {
+            task: [
+              ["b*", "allow"],
+              ["*", "deny"],
+            ],
+          },
+        },
+      },
+    });
     expect(c.agents.boss?.permission?.task).toEqual([
       ["b*", "allow"],
       ["*", "deny"],
@@ -253,7 +307,10 @@ describe("crossFieldProblems", () => {
   });
 
   it("reports a tool defined twice and a server clashing with a tool", () => {
-    const c = configSchema.parse({ tools: [tool(), tool()], mcp_servers: [{ name: "search", url: "https://mcp.example" }] });
+    const c = configSchema.parse({
+      tools: [tool(), tool()],
+      mcp_servers: [{ name: "search", url: "https://mcp.example" }],
+    });
     expect(crossFieldProblems(c)).toHaveLength(2);
   });
 

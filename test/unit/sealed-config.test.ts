@@ -5,7 +5,11 @@ import { maskSecrets, openSecrets, sealSecrets, secretOutcome } from "../../dura
 
 const key = async () => (await importConfigKey(btoa(String.fromCharCode(...new Uint8Array(32).fill(7)))))!;
 const doc = (input: unknown) => configSchema.parse(input);
-const tool = (name: string, secret?: string) => ({ name, url: `https://tools.example/${name}`, ...(secret ? { secret } : {}) });
+const tool = (name: string, secret?: string) => ({
+  name,
+  url: `https://tools.example/${name}`,
+  ...(secret ? { secret } : {}),
+});
 
 describe("secretOutcome: whether a stored secret is kept", () => {
   const signing = { path: "tools.search.secret", generated: true, destination: "https://tools.example/search" };
@@ -14,18 +18,29 @@ describe("secretOutcome: whether a stored secret is kept", () => {
   const stored = (destination?: string) => ({ sealed: "enc:v1:a:b", destination });
 
   it('keeps the stored secret for "***" while it goes to the same origin', () => {
-    expect(secretOutcome(signing, "***", stored("https://tools.example/other-path"))).toEqual({ kind: "keep", sealed: "enc:v1:a:b" });
-    expect(secretOutcome(apiKey, "***", stored("https://LLM.example:443/v2"))).toEqual({ kind: "keep", sealed: "enc:v1:a:b" });
+    expect(secretOutcome(signing, "***", stored("https://tools.example/other-path"))).toEqual({
+      kind: "keep",
+      sealed: "enc:v1:a:b",
+    });
+    expect(secretOutcome(apiKey, "***", stored("https://LLM.example:443/v2"))).toEqual({
+      kind: "keep",
+      sealed: "enc:v1:a:b",
+    });
   });
 
   it('refuses "***" when the destination origin changed: host, scheme or port', () => {
     expect(secretOutcome(apiKey, "***", stored("https://old.example/v1"))).toEqual({
       kind: "refuse",
       code: "secret_required",
-      message: "llm.api_key must be sent again: its destination changed from https://old.example to https://llm.example.",
+      message:
+        "llm.api_key must be sent again: its destination changed from https://old.example to https://llm.example.",
     });
-    expect(secretOutcome(signing, "***", stored("https://tools.example:8443/search"))).toMatchObject({ code: "secret_required" });
-    expect(secretOutcome(signing, "***", stored("http://tools.example/search"))).toMatchObject({ code: "secret_required" });
+    expect(secretOutcome(signing, "***", stored("https://tools.example:8443/search"))).toMatchObject({
+      code: "secret_required",
+    });
+    expect(secretOutcome(signing, "***", stored("http://tools.example/search"))).toMatchObject({
+      code: "secret_required",
+    });
   });
 
   it("keeps the webhook's signing secret wherever the webhook points: it is never sent", () => {
@@ -41,7 +56,10 @@ describe("secretOutcome: whether a stored secret is kept", () => {
   });
 
   it("seals a value that was sent, whatever is stored and wherever it goes", () => {
-    expect(secretOutcome(signing, "whsec_bmV3", stored("https://elsewhere.example"))).toEqual({ kind: "seal", plain: "whsec_bmV3" });
+    expect(secretOutcome(signing, "whsec_bmV3", stored("https://elsewhere.example"))).toEqual({
+      kind: "seal",
+      plain: "whsec_bmV3",
+    });
   });
 
   it("generates an omitted signing secret and leaves other omitted secrets out", () => {
@@ -65,21 +83,34 @@ describe("sealSecrets", () => {
     const k = await key();
     const stored = doc({
       tools: [tool("a", await encryptSecret(k, "secret-a")), tool("b", await encryptSecret(k, "secret-b"))],
-      mcp_servers: [{ name: "docs", url: "https://mcp.example/mcp", headers: { Authorization: await encryptSecret(k, "Bearer d") } }],
+      mcp_servers: [
+        {
+          name: "docs",
+          url: "https://mcp.example/mcp",
+          headers: { Authorization: await encryptSecret(k, "Bearer d") },
+        },
+      ],
     });
     const next = maskSecrets(stored);
     next.tools.reverse();
     next.mcp_servers[0]!.headers = { authorization: "***" }; // header names match whatever their case
     const { sealed, generated } = await sealSecrets(next, stored, k);
     const opened = await openSecrets(sealed, k);
-    expect(opened.tools.map((t) => [t.name, t.secret])).toEqual([["b", "secret-b"], ["a", "secret-a"]]);
+    expect(opened.tools.map((t) => [t.name, t.secret])).toEqual([
+      ["b", "secret-b"],
+      ["a", "secret-a"],
+    ]);
     expect(opened.mcp_servers[0]!.headers).toEqual({ authorization: "Bearer d" });
     expect(generated).toEqual({});
   });
 
   it('names the field of a "***" with nothing stored', async () => {
-    await expect(sealSecrets(doc({ tools: [tool("t", "***")] }), doc({}), await key())).rejects.toThrow(/^tools\.t\.secret is "\*\*\*"/);
-    const header = doc({ mcp_servers: [{ name: "docs", url: "https://mcp.example/mcp", headers: { "X-Key": "***" } }] });
+    await expect(sealSecrets(doc({ tools: [tool("t", "***")] }), doc({}), await key())).rejects.toThrow(
+      /^tools\.t\.secret is "\*\*\*"/,
+    );
+    const header = doc({
+      mcp_servers: [{ name: "docs", url: "https://mcp.example/mcp", headers: { "X-Key": "***" } }],
+    });
     await expect(sealSecrets(header, doc({}), await key())).rejects.toThrow(/^mcp_servers\.docs\.headers\.X-Key is/);
   });
 });

@@ -7,7 +7,13 @@ const NOW = Date.parse("2026-11-01T10:00:00.123Z");
 const fromB64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 
 /** Verifies like a Standard Webhooks receiver would, independently of the code under test. */
-async function verify(secret: string, id: string, timestamp: string, body: string, signature: string): Promise<boolean> {
+async function verify(
+  secret: string,
+  id: string,
+  timestamp: string,
+  body: string,
+  signature: string,
+): Promise<boolean> {
   const [version, mac] = signature.split(",");
   if (version !== "v1" || mac === undefined) return false;
   const keyBytes = fromB64(secret.slice("whsec_".length));

@@ -7,9 +7,21 @@ import { admitBatch, SubagentCap, type CapState } from "../../durable-objects/ch
 import { treeAllowance, UNLIMITED_TREE } from "../../durable-objects/chat/storage/tree-slots";
 import { apiError } from "./fixtures";
 
-const limits = (over: Partial<ChatLimits> = {}): ChatLimits => ({ ...chatLimits(defaultConfig()), max_parallel_subagents: 2, ...over });
-const cap = (over: Partial<CapState> = {}): CapState => ({ running: [], queued: 0, tree: UNLIMITED_TREE, limits: limits(), queueOnTree: true, ...over });
-const queueing = (over: Partial<ChatLimits> = {}) => limits({ on_subagent_limit: "queue", max_queued_subagents: 2, ...over });
+const limits = (over: Partial<ChatLimits> = {}): ChatLimits => ({
+  ...chatLimits(defaultConfig()),
+  max_parallel_subagents: 2,
+  ...over,
+});
+const cap = (over: Partial<CapState> = {}): CapState => ({
+  running: [],
+  queued: 0,
+  tree: UNLIMITED_TREE,
+  limits: limits(),
+  queueOnTree: true,
+  ...over,
+});
+const queueing = (over: Partial<ChatLimits> = {}) =>
+  limits({ on_subagent_limit: "queue", max_queued_subagents: 2, ...over });
 const rootTree = (holders: string[], limit: number) =>
   treeAllowance({ remote: false, slots: [], holders: [], expiresAt: 0, root: "r", tenant: "t" }, limit, () => holders);
 
@@ -20,7 +32,9 @@ describe("a whole batch (parallel, spawn)", () => {
 
   it("refuses the whole batch over the chat cap, naming the running jobs", () => {
     const e = apiError(() => admitBatch(["a", "b"], cap({ running: ["r1"] })));
-    expect(e.message).toBe("Subagent limit reached (1 running + 2 requested > 2); wait for running subagents or split the batch.");
+    expect(e.message).toBe(
+      "Subagent limit reached (1 running + 2 requested > 2); wait for running subagents or split the batch.",
+    );
     expect(e.details).toEqual({ scope: "chat", running: 1, limit: 2, requested: 2, running_job_ids: ["r1"] });
   });
 
@@ -35,7 +49,9 @@ describe("a whole batch (parallel, spawn)", () => {
   });
 
   it("a child chat never queues on the tree cap: its ancestors may be the ones holding the tree", () => {
-    const e = apiError(() => admitBatch(["a"], cap({ limits: queueing(), tree: rootTree(["x1", "x2"], 2), queueOnTree: false })));
+    const e = apiError(() =>
+      admitBatch(["a"], cap({ limits: queueing(), tree: rootTree(["x1", "x2"], 2), queueOnTree: false })),
+    );
     expect(e.details).toMatchObject({ scope: "tree" });
     expect(admitBatch(["a", "b", "c"], cap({ limits: queueing(), queueOnTree: false }))).toEqual(new Set(["c"]));
   });
@@ -73,7 +89,11 @@ describe("call by call (tool-calls, agent loops)", () => {
   });
 
   it("a remote tree grant decides per job id", () => {
-    const tree = treeAllowance({ remote: true, slots: ["b"], holders: ["h"], expiresAt: 0, root: "r", tenant: "t" }, 2, () => []);
+    const tree = treeAllowance(
+      { remote: true, slots: ["b"], holders: ["h"], expiresAt: 0, root: "r", tenant: "t" },
+      2,
+      () => [],
+    );
     const c = new SubagentCap(cap({ tree }));
     expect(apiError(() => c.admit("a")).details).toMatchObject({ scope: "tree", running_job_ids: ["h"] });
     expect(c.admit("b")).toBe("start");

@@ -4,12 +4,21 @@ import { apiError } from "./fixtures";
 
 describe("call_subordinate arguments", () => {
   it("defaults to continuing the latest child (reset false)", () => {
-    expect(parseCallSubordinate({ message: "Go" })).toMatchObject({ mode: "latest", message: "Go", label: "Go", attachments: [] });
+    expect(parseCallSubordinate({ message: "Go" })).toMatchObject({
+      mode: "latest",
+      message: "Go",
+      label: "Go",
+      attachments: [],
+    });
   });
 
   it("reset:true makes a fresh child; context_id continues one; aliases agent_id and agent_profile", () => {
     expect(parseCallSubordinate({ message: "Go", reset: "true" }).mode).toBe("fresh");
-    expect(parseCallSubordinate({ message: "Go", agent_id: "sub-1", agent_profile: "r" })).toMatchObject({ mode: "continue", context_id: "sub-1", profile: "r" });
+    expect(parseCallSubordinate({ message: "Go", agent_id: "sub-1", agent_profile: "r" })).toMatchObject({
+      mode: "continue",
+      context_id: "sub-1",
+      profile: "r",
+    });
   });
 
   it("names the child by `name`, else the first 80 characters of the message", () => {
@@ -22,7 +31,9 @@ describe("call_subordinate arguments", () => {
     expect(apiError(() => parseCallSubordinate({ message: "Go", context_id: "sub-1", reset: true })).message).toBe(
       "`context_id` continues an existing subordinate and requires reset=false. Omit `context_id` to create a fresh subordinate.",
     );
-    expect(apiError(() => parseCallSubordinate({ message: "Go", attachments: [1] })).code).toBe("invalid_subordinate_call");
+    expect(apiError(() => parseCallSubordinate({ message: "Go", attachments: [1] })).code).toBe(
+      "invalid_subordinate_call",
+    );
   });
 });
 
@@ -34,7 +45,9 @@ describe("spawn_task arguments", () => {
   });
 
   it("always makes a fresh child, with agent as the profile", () => {
-    expect(parseSpawnTask({ task: "t", agent: "researcher", context: "fork", tools: ["echo"], wait: "yes" })).toMatchObject({
+    expect(
+      parseSpawnTask({ task: "t", agent: "researcher", context: "fork", tools: ["echo"], wait: "yes" }),
+    ).toMatchObject({
       mode: "fresh",
       profile: "researcher",
       fork: true,
@@ -46,6 +59,8 @@ describe("spawn_task arguments", () => {
   it("refuses a missing task, skills, and an unknown context", () => {
     expect(apiError(() => parseSpawnTask({})).message).toBe("spawn_task requires `tool_args.task`.");
     expect(apiError(() => parseSpawnTask({ task: "t", skills: [] })).code).toBe("invalid_subordinate_call");
-    expect(apiError(() => parseSpawnTask({ task: "t", context: "all" })).message).toBe('`context` must be "fresh" or "fork".');
+    expect(apiError(() => parseSpawnTask({ task: "t", context: "all" })).message).toBe(
+      '`context` must be "fresh" or "fork".',
+    );
   });
 });

@@ -11,7 +11,11 @@ const config = configSchema.parse({ agents: { researcher: {} } });
 const limits: ChatLimits = { ...config.limits, webhooks: "none" };
 const caller = { agent: "default", task_rules: [] };
 const spec = (index: number, tool_name: string, tool_args: Record<string, unknown>) =>
-  jobSpec(index, { tool_name, tool_args: tool_args as never }, { config, agent: "default", available: [], patterns: new PatternMeter() }) as SubordinateJobSpec;
+  jobSpec(
+    index,
+    { tool_name, tool_args: tool_args as never },
+    { config, agent: "default", available: [], patterns: new PatternMeter() },
+  ) as SubordinateJobSpec;
 
 function state(children: ChildRow[] = [], over: Partial<SubordinateState> = {}): SubordinateState {
   return {
@@ -31,34 +35,61 @@ function state(children: ChildRow[] = [], over: Partial<SubordinateState> = {}):
 
 describe("planning subordinate calls", () => {
   it("gives fresh siblings distinct children at level + 1", () => {
-    const plans = planSubordinates([spec(0, "spawn_task", { task: "a" }), spec(1, "call_subordinate", { message: "b", reset: true })], state(), limits, caller);
+    const plans = planSubordinates(
+      [spec(0, "spawn_task", { task: "a" }), spec(1, "call_subordinate", { message: "b", reset: true })],
+      state(),
+      limits,
+      caller,
+    );
     expect(plans.get(0)!.context_id).not.toBe(plans.get(1)!.context_id);
     expect(plans.get(0)!.level).toBe(1);
   });
 
   it("continues the latest default child, and refuses a second such call in the same batch", () => {
     const kids: ChildRow[] = [{ context_id: "sub-a", tool: "call_subordinate", profile: "default", name: "a" }];
-    expect(planSubordinates([spec(0, "call_subordinate", { message: "x" })], state(kids), limits, caller).get(0)!.context_id).toBe("sub-a");
+    expect(
+      planSubordinates([spec(0, "call_subordinate", { message: "x" })], state(kids), limits, caller).get(0)!.context_id,
+    ).toBe("sub-a");
     const e = apiError(() =>
-      planSubordinates([spec(0, "call_subordinate", { message: "x" }), spec(1, "call_subordinate", { message: "y" })], state(kids), limits, caller),
+      planSubordinates(
+        [spec(0, "call_subordinate", { message: "x" }), spec(1, "call_subordinate", { message: "y" })],
+        state(kids),
+        limits,
+        caller,
+      ),
     );
-    expect(e.message).toBe("Subordinate context 'sub-a' is still running. Wait for it to finish or stop it before continuing it.");
+    expect(e.message).toBe(
+      "Subordinate context 'sub-a' is still running. Wait for it to finish or stop it before continuing it.",
+    );
   });
 
   it("refuses a profile switch on continuation and checks permission against the child's own profile", () => {
     const kids: ChildRow[] = [{ context_id: "sub-r", tool: "call_subordinate", profile: "researcher", name: "r" }];
-    const e = apiError(() => planSubordinates([spec(0, "call_subordinate", { message: "x", context_id: "sub-r", profile: "default" })], state(kids), limits, caller));
-    expect(e.message).toBe("Subordinate already uses profile 'researcher'. Set reset=true and omit `context_id` to switch to 'default'.");
+    const e = apiError(() =>
+      planSubordinates(
+        [spec(0, "call_subordinate", { message: "x", context_id: "sub-r", profile: "default" })],
+        state(kids),
+        limits,
+        caller,
+      ),
+    );
+    expect(e.message).toBe(
+      "Subordinate already uses profile 'researcher'. Set reset=true and omit `context_id` to switch to 'default'.",
+    );
     const denied = apiError(() =>
-      planSubordinates([spec(0, "call_subordinate", { message: "x", context_id: "sub-r" })], state(kids), limits, { agent: "boss", task_rules: [["*", "deny"]] }),
+      planSubordinates([spec(0, "call_subordinate", { message: "x", context_id: "sub-r" })], state(kids), limits, {
+        agent: "boss",
+        task_rules: [["*", "deny"]],
+      }),
     );
     expect(denied).toMatchObject({ status: 403, code: "agent_type_denied" });
   });
 
   it("refuses beyond max_depth", () => {
-    expect(apiError(() => planSubordinates([spec(0, "spawn_task", { task: "a" })], state([], { level: 2 }), limits, caller)).message).toBe(
-      "A2 cannot start subordinates: limits.max_depth is 2.",
-    );
+    expect(
+      apiError(() => planSubordinates([spec(0, "spawn_task", { task: "a" })], state([], { level: 2 }), limits, caller))
+        .message,
+    ).toBe("A2 cannot start subordinates: limits.max_depth is 2.");
   });
 });
 
@@ -68,7 +99,11 @@ describe("the tools a subordinate may use", () => {
     agents: { researcher: { tools: ["search", "fetch"] } },
   });
   const bounded = (tool_args: Record<string, unknown>, toolBound?: string[], tool_name = "spawn_task") =>
-    jobSpec(0, { tool_name, tool_args: tool_args as never }, { config: tooled, agent: "default", available: [], toolBound, patterns: new PatternMeter() }) as SubordinateJobSpec;
+    jobSpec(
+      0,
+      { tool_name, tool_args: tool_args as never },
+      { config: tooled, agent: "default", available: [], toolBound, patterns: new PatternMeter() },
+    ) as SubordinateJobSpec;
 
   it("are the profile's own when nothing binds the caller", () => {
     expect(bounded({ task: "t" }).sub.tools).toBeUndefined();
@@ -84,10 +119,14 @@ describe("the tools a subordinate may use", () => {
     expect(apiError(() => bounded({ task: "t", tools: ["fetch"] }, ["search"])).message).toBe(
       "`tools` must be a subset of the 'default' profile's tools within this agent's own (search); not allowed: fetch.",
     );
-    expect(apiError(() => bounded({ task: "t", agent: "researcher", tools: ["write"] }, ["search", "write"])).message).toBe(
+    expect(
+      apiError(() => bounded({ task: "t", agent: "researcher", tools: ["write"] }, ["search", "write"])).message,
+    ).toBe(
       "`tools` must be a subset of the 'researcher' profile's tools within this agent's own (search); not allowed: write.",
     );
-    expect(bounded({ task: "t", agent: "researcher", tools: ["search"] }, ["search", "write"]).sub.tools).toEqual(["search"]);
+    expect(bounded({ task: "t", agent: "researcher", tools: ["search"] }, ["search", "write"]).sub.tools).toEqual([
+      "search",
+    ]);
   });
 });
 

@@ -1,13 +1,29 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { TenantConfig } from "../../src/core/config/schema";
-import { CONFIG_DOCUMENT_MAX_AGE_MS, configCheck, forgetTenants, rememberConfig, runTargetsOf, TENANT_RECHECK_MS, tenantConfigOf, vouchFor, type TenantReads } from "../../src/core/objects/tenant-cache";
+import {
+  CONFIG_DOCUMENT_MAX_AGE_MS,
+  configCheck,
+  forgetTenants,
+  rememberConfig,
+  runTargetsOf,
+  TENANT_RECHECK_MS,
+  tenantConfigOf,
+  vouchFor,
+  type TenantReads,
+} from "../../src/core/objects/tenant-cache";
 import type { RunTarget } from "../../src/core/tools/executors";
 
 afterEach(() => forgetTenants());
 
 /** A TenantDO stand-in that counts what it is asked; `version` and `url` change as a write would. */
 function tenantDo() {
-  const state = { version: 1, url: "https://tools.example/a", configReads: 0, documents: 0, targetReads: [] as string[][] };
+  const state = {
+    version: 1,
+    url: "https://tools.example/a",
+    configReads: 0,
+    documents: 0,
+    targetReads: [] as string[][],
+  };
   const reads: TenantReads = {
     getConfig: async (known) => {
       state.configReads++;
@@ -18,7 +34,8 @@ function tenantDo() {
     runTargets: async (names) => {
       state.targetReads.push(names);
       const targets: Record<string, RunTarget> = {};
-      for (const n of names) targets[n] = { kind: "http_tool", url: `${state.url}/${n}`, secret: "s", max_response_bytes: 1, secrets: [] };
+      for (const n of names)
+        targets[n] = { kind: "http_tool", url: `${state.url}/${n}`, secret: "s", max_response_bytes: 1, secrets: [] };
       return { version: state.version, targets };
     },
   };
@@ -55,7 +72,8 @@ describe("the isolate's copy of a tenant", () => {
   it("asks for the document again once its copy is a minute old, even at the same version", async () => {
     const t = tenantDo();
     await tenantConfigOf("acme", t.reads, 0);
-    for (let at = TENANT_RECHECK_MS; at < CONFIG_DOCUMENT_MAX_AGE_MS; at += TENANT_RECHECK_MS) await tenantConfigOf("acme", t.reads, at);
+    for (let at = TENANT_RECHECK_MS; at < CONFIG_DOCUMENT_MAX_AGE_MS; at += TENANT_RECHECK_MS)
+      await tenantConfigOf("acme", t.reads, at);
     expect(t.state.documents).toBe(1);
     await tenantConfigOf("acme", t.reads, CONFIG_DOCUMENT_MAX_AGE_MS);
     expect(t.state.documents).toBe(2);
@@ -96,7 +114,9 @@ describe("the isolate's copy of a tenant", () => {
     expect(t.state.targetReads).toEqual([["x", "y"], ["z"]]);
     t.state.url = "https://tools.example/moved";
     expect(url((await runTargetsOf("acme", ["x"], t.reads, 4_000)).x)).toBe("https://tools.example/a/x");
-    expect(url((await runTargetsOf("acme", ["x"], t.reads, TENANT_RECHECK_MS + 1)).x)).toBe("https://tools.example/moved/x");
+    expect(url((await runTargetsOf("acme", ["x"], t.reads, TENANT_RECHECK_MS + 1)).x)).toBe(
+      "https://tools.example/moved/x",
+    );
   });
 
   it("drops every target kept under an older version when a newer one is read", async () => {
@@ -106,7 +126,9 @@ describe("the isolate's copy of a tenant", () => {
     t.state.url = "https://tools.example/v2";
     await runTargetsOf("acme", ["x"], t.reads, TENANT_RECHECK_MS + 1);
     // `y` was opened under version 1: it is asked for again rather than served stale.
-    expect(url((await runTargetsOf("acme", ["y"], t.reads, TENANT_RECHECK_MS + 2)).y)).toBe("https://tools.example/v2/y");
+    expect(url((await runTargetsOf("acme", ["y"], t.reads, TENANT_RECHECK_MS + 2)).y)).toBe(
+      "https://tools.example/v2/y",
+    );
   });
 
   it("sees a write it answered at once (read-your-writes), targets included", async () => {

@@ -6,10 +6,25 @@ import type { ToolCallEntry } from "../../src/core/jobs/messages";
 import { admittedCall, deliveredJobIds, reportedJobIds, toolCallResult } from "../../src/core/jobs/tool-call-results";
 import { job, T0 } from "./fixtures";
 
-const spec = (index: number): JobSpec => ({ index, tool_name: "echo", tool_args: "{}", kind: "tool", read_only: true, timeout_seconds: 60 });
-const entry = (over: Partial<ToolCallEntry>): ToolCallEntry => ({ index: 0, tool_call_id: "c1", name: "echo", ...over });
+const spec = (index: number): JobSpec => ({
+  index,
+  tool_name: "echo",
+  tool_args: "{}",
+  kind: "tool",
+  read_only: true,
+  timeout_seconds: 60,
+});
+const entry = (over: Partial<ToolCallEntry>): ToolCallEntry => ({
+  index: 0,
+  tool_call_id: "c1",
+  name: "echo",
+  ...over,
+});
 const parallelEntry = (over: Partial<NonNullable<ToolCallEntry["parallel"]>> = {}) =>
-  entry({ name: "parallel", parallel: { specs: [spec(1), spec(2)], job_ids: ["old-1"], wait: true, cancel: false, ...over } });
+  entry({
+    name: "parallel",
+    parallel: { specs: [spec(1), spec(2)], job_ids: ["old-1"], wait: true, cancel: false, ...over },
+  });
 const ids = new Map([
   [0, "echo-0"],
   [1, "echo-1"],
@@ -25,7 +40,11 @@ describe("admittedCall", () => {
   });
 
   it("names the job of a plain call", () => {
-    expect(admittedCall(entry({ spec: spec(0) }), new Map(), ids)).toEqual({ tool_call_id: "c1", name: "echo", job_id: "echo-0" });
+    expect(admittedCall(entry({ spec: spec(0) }), new Map(), ids)).toEqual({
+      tool_call_id: "c1",
+      name: "echo",
+      job_id: "echo-0",
+    });
   });
 
   it("reports a parallel call's earlier jobs first, then its own", () => {
@@ -48,12 +67,24 @@ describe("admittedCall", () => {
 });
 
 describe("toolCallResult for a parallel call", () => {
-  const done = (id: string) => job({ job_id: id, state: "success", result: `r-${id}`, started_at: T0, completed_at: T0 + 1000 });
-  const call = (over: Partial<NonNullable<ToolCallEntry["parallel"]>> = {}) => admittedCall(parallelEntry(over), new Map(), ids);
+  const done = (id: string) =>
+    job({ job_id: id, state: "success", result: `r-${id}`, started_at: T0, completed_at: T0 + 1000 });
+  const call = (over: Partial<NonNullable<ToolCallEntry["parallel"]>> = {}) =>
+    admittedCall(parallelEntry(over), new Map(), ids);
 
   it("waits: no content while a job is active, then the results payload", () => {
-    const running = toolCallResult(call(), rows(done("old-1"), job({ job_id: "echo-1", state: "running" }), done("echo-2")), view);
-    expect(running).toEqual({ tool_call_id: "c1", name: "parallel", job_id: null, job_ids: ["old-1", "echo-1", "echo-2"], state: "running" });
+    const running = toolCallResult(
+      call(),
+      rows(done("old-1"), job({ job_id: "echo-1", state: "running" }), done("echo-2")),
+      view,
+    );
+    expect(running).toEqual({
+      tool_call_id: "c1",
+      name: "parallel",
+      job_id: null,
+      job_ids: ["old-1", "echo-1", "echo-2"],
+      state: "running",
+    });
     const finished = toolCallResult(call(), rows(done("old-1"), done("echo-1"), done("echo-2")), view);
     expect(finished.state).toBe("success");
     const payload = JSON.parse(finished.content!);
@@ -62,7 +93,11 @@ describe("toolCallResult for a parallel call", () => {
   });
 
   it("wait:false answers the started payload at once when it only starts jobs", () => {
-    const result = toolCallResult(call({ wait: false, job_ids: [] }), rows(job({ job_id: "echo-1" }), job({ job_id: "echo-2" })), view);
+    const result = toolCallResult(
+      call({ wait: false, job_ids: [] }),
+      rows(job({ job_id: "echo-1" }), job({ job_id: "echo-2" })),
+      view,
+    );
     expect(result.state).toBe("success");
     expect(JSON.parse(result.content!).status).toBe("started");
   });
@@ -71,7 +106,10 @@ describe("toolCallResult for a parallel call", () => {
     const failed = job({ job_id: "echo-2", state: "error", error: "boom", started_at: T0, completed_at: T0 + 1 });
     const result = toolCallResult(call({ job_ids: [] }), rows(done("echo-1"), failed), view);
     expect(result.state).toBe("success");
-    expect(JSON.parse(result.content!)).toMatchObject({ status: "partial", jobs: [{ state: "success" }, { state: "error", error: "boom" }] });
+    expect(JSON.parse(result.content!)).toMatchObject({
+      status: "partial",
+      jobs: [{ state: "success" }, { state: "error", error: "boom" }],
+    });
   });
 });
 

@@ -1,17 +1,45 @@
 /** Usage's pure rules (src/core/usage/usage.ts): sums, prices, a job's share, days. */
 import { describe, expect, it } from "vitest";
-import { addUsage, jobShares, jobUsage, modelRequest, NO_USAGE, sharesByDay, shownUsage } from "../../src/core/usage/usage";
+import {
+  addUsage,
+  jobShares,
+  jobUsage,
+  modelRequest,
+  NO_USAGE,
+  sharesByDay,
+  shownUsage,
+} from "../../src/core/usage/usage";
 
 describe("usage", () => {
   it("sums every field, and dollars only once a priced request is in the sum", () => {
-    const priced = modelRequest({ prompt_tokens: 1000, completion_tokens: 500 }, { input_per_million: 2.5, output_per_million: 10 });
-    expect(priced).toEqual({ ...NO_USAGE, llm_calls: 1, prompt_tokens: 1000, completion_tokens: 500, cost_usd: 0.0075 });
+    const priced = modelRequest(
+      { prompt_tokens: 1000, completion_tokens: 500 },
+      { input_per_million: 2.5, output_per_million: 10 },
+    );
+    expect(priced).toEqual({
+      ...NO_USAGE,
+      llm_calls: 1,
+      prompt_tokens: 1000,
+      completion_tokens: 500,
+      cost_usd: 0.0075,
+    });
     const plain = modelRequest({ prompt_tokens: 10, completion_tokens: 5 }, undefined);
     expect(plain).not.toHaveProperty("cost_usd");
-    expect(addUsage(plain, { tool_calls: 2 })).toEqual({ ...NO_USAGE, llm_calls: 1, prompt_tokens: 10, completion_tokens: 5, tool_calls: 2 });
+    expect(addUsage(plain, { tool_calls: 2 })).toEqual({
+      ...NO_USAGE,
+      llm_calls: 1,
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      tool_calls: 2,
+    });
     expect(addUsage(plain, priced).cost_usd).toBe(0.0075);
     // A report from before subagents were counted reads as 0 of them.
-    expect(addUsage({ llm_calls: 1, prompt_tokens: 1, completion_tokens: 1, tool_calls: 0 } as never)).toEqual({ ...NO_USAGE, llm_calls: 1, prompt_tokens: 1, completion_tokens: 1 });
+    expect(addUsage({ llm_calls: 1, prompt_tokens: 1, completion_tokens: 1, tool_calls: 0 } as never)).toEqual({
+      ...NO_USAGE,
+      llm_calls: 1,
+      prompt_tokens: 1,
+      completion_tokens: 1,
+    });
   });
 
   it("shows dollars to 6 decimals", () => {
@@ -28,8 +56,15 @@ describe("usage", () => {
   });
 
   it("gives a chat as its own a tool call whole, a subagent as one, and sums ended jobs by the day they ended", () => {
-    const sub = { usage: JSON.stringify({ ...NO_USAGE, llm_calls: 2, subagents: 3 }), kind: "subordinate" as const, attempt: 1 };
-    expect(jobShares(sub)).toEqual({ own: { ...NO_USAGE, subagents: 1 }, subtree: { ...NO_USAGE, llm_calls: 2, subagents: 3 } });
+    const sub = {
+      usage: JSON.stringify({ ...NO_USAGE, llm_calls: 2, subagents: 3 }),
+      kind: "subordinate" as const,
+      attempt: 1,
+    };
+    expect(jobShares(sub)).toEqual({
+      own: { ...NO_USAGE, subagents: 1 },
+      subtree: { ...NO_USAGE, llm_calls: 2, subagents: 3 },
+    });
     const day = (iso: string) => Date.parse(iso);
     const days = sharesByDay([
       { ...sub, completed_at: day("2026-12-01T10:00:00Z") },
@@ -38,6 +73,9 @@ describe("usage", () => {
       { usage: null, kind: "tool", attempt: 1, completed_at: null },
     ]);
     expect([...days.keys()]).toEqual(["2026-12-01", "2026-12-02"]);
-    expect(days.get("2026-12-01")).toEqual({ own: { ...NO_USAGE, tool_calls: 1, subagents: 1 }, subtree: { ...NO_USAGE, llm_calls: 2, tool_calls: 1, subagents: 3 } });
+    expect(days.get("2026-12-01")).toEqual({
+      own: { ...NO_USAGE, tool_calls: 1, subagents: 1 },
+      subtree: { ...NO_USAGE, llm_calls: 2, tool_calls: 1, subagents: 3 },
+    });
   });
 });

@@ -4,7 +4,11 @@ import { JOBS_ENDED } from "../../src/core/jobs/messages";
 
 /** Which jobs storage says are active, and how often it was asked. */
 function storage(active: string[]) {
-  const s = { active: new Set(active), reads: 0, stillActive: (ids: string[]) => (s.reads++, ids.filter((id) => s.active.has(id))) };
+  const s = {
+    active: new Set(active),
+    reads: 0,
+    stillActive: (ids: string[]) => (s.reads++, ids.filter((id) => s.active.has(id))),
+  };
   return s;
 }
 
@@ -12,13 +16,21 @@ function storage(active: string[]) {
 function socket(): WaitingSocket & { sent: string[] } {
   let attachment: unknown = null;
   const sent: string[] = [];
-  return { sent, send: (m) => void sent.push(m), serializeAttachment: (v) => void (attachment = structuredClone(v)), deserializeAttachment: () => attachment };
+  return {
+    sent,
+    send: (m) => void sent.push(m),
+    serializeAttachment: (v) => void (attachment = structuredClone(v)),
+    deserializeAttachment: () => attachment,
+  };
 }
 
 function rig(active: string[]) {
   const s = storage(active);
   const sockets: ReturnType<typeof socket>[] = [];
-  const waiters = new Waiters(() => sockets, (ids) => s.stillActive(ids));
+  const waiters = new Waiters(
+    () => sockets,
+    (ids) => s.stillActive(ids),
+  );
   const wait = (ids: string[]) => {
     const ws = socket();
     sockets.push(ws);

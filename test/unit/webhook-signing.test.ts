@@ -58,7 +58,8 @@ describe("after a webhook attempt", () => {
   });
 
   it("408, 429, 5xx and no answer retry at 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then fail", () => {
-    for (const status of [408, 429, 500, 503, null]) expect(afterAttempt(status, 1, now)).toEqual({ kind: "retry", at: now + 5000 });
+    for (const status of [408, 429, 500, 503, null])
+      expect(afterAttempt(status, 1, now)).toEqual({ kind: "retry", at: now + 5000 });
     const schedule = RETRY_DELAYS_MS.map((_, i) => (afterAttempt(500, i + 1, now) as { at: number }).at - now);
     expect(schedule).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
     expect(schedule.reduce((a, b) => a + b) / 3_600_000).toBeCloseTo(27.6, 1);
@@ -72,7 +73,13 @@ describe("an event too big for one row", () => {
     const data = {
       job_id: "j",
       result: "x".repeat(5000),
-      results: { status: "success", jobs: [{ job_id: "a", state: "success", result: "y".repeat(10) }, { job_id: "b", state: "error", error: "no" }] },
+      results: {
+        status: "success",
+        jobs: [
+          { job_id: "a", state: "success", result: "y".repeat(10) },
+          { job_id: "b", state: "error", error: "no" },
+        ],
+      },
     };
     const slim = withoutResults(data);
     expect(slim).toMatchObject({ job_id: "j", truncated: true, result_truncated: true });
@@ -89,7 +96,14 @@ describe("an event too big for one row", () => {
   it("cuts error texts to their first 1,000 characters, in the event and in each job of a batch", async () => {
     const { withoutResults } = await import("../../src/core/events/envelope");
     const long = "e".repeat(300_000);
-    const slim = withoutResults({ job_id: "j", error: long, results: { status: "error", jobs: Array.from({ length: 32 }, (_, i) => ({ job_id: `j${i}`, state: "error", error: long })) } });
+    const slim = withoutResults({
+      job_id: "j",
+      error: long,
+      results: {
+        status: "error",
+        jobs: Array.from({ length: 32 }, (_, i) => ({ job_id: `j${i}`, state: "error", error: long })),
+      },
+    });
     expect(slim.error).toBe("e".repeat(1000));
     expect((slim.results as { jobs: { error: string }[] }).jobs.every((j) => j.error === "e".repeat(1000))).toBe(true);
     expect(JSON.stringify(slim).length).toBeLessThan(64 * 1024);

@@ -11,7 +11,12 @@ export async function wrongKeys(ctx, known) {
   const statuses = new Map();
   for (let i = 0; i < 1000; i++) {
     const kind = i % 3;
-    const headers = kind === 0 ? { authorization: "Bearer wrong-key", "content-type": "application/json" } : kind === 1 ? { "content-type": "application/json" } : { authorization: `Bearer ${OTHER_KEY}` };
+    const headers =
+      kind === 0
+        ? { authorization: "Bearer wrong-key", "content-type": "application/json" }
+        : kind === 1
+          ? { "content-type": "application/json" }
+          : { authorization: `Bearer ${OTHER_KEY}` };
     const res =
       kind === 2
         ? await call(`/v1/chats/${known.chatId}/jobs/${known.ids[0]}`, undefined, headers)
@@ -20,5 +25,9 @@ export async function wrongKeys(ctx, known) {
   }
   const untouched = (await call(`/v1/chats/${known.chatId}/jobs/${known.ids[0]}`)).json?.state;
   const authOk = [...statuses.keys()].every((s) => s === 401 || s === 404) && untouched !== "cancelled";
-  report("auth", { ...Object.fromEntries([...statuses].map(([s, n]) => [`HTTP ${s}`, n])), "job still": untouched }, authOk);
+  report(
+    "auth",
+    { ...Object.fromEntries([...statuses].map(([s, n]) => [`HTTP ${s}`, n])), "job still": untouched },
+    authOk,
+  );
 }

@@ -37,7 +37,9 @@ export async function crowdOnOneChat(ctx) {
   const records = (await Promise.all(ids.map((id) => call(`/v1/chats/${chatId}/jobs/${id}`)))).map((r) => r.json);
   const done = records.filter((r) => r && TERMINAL.has(r.state));
   const ended = done.length;
-  const inconsistent = done.filter((r) => (r.state === "cancelled" && r.result !== null) || (r.state === "success" && r.result === null)).length;
+  const inconsistent = done.filter(
+    (r) => (r.state === "cancelled" && r.result !== null) || (r.state === "success" && r.result === null),
+  ).length;
   const ranTwice = ids.filter((id) => tools.count(id) > 1).length;
   report(
     "200 concurrent clients",

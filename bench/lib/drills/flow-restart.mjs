@@ -10,12 +10,22 @@ import { auth, sleep, TERMINAL } from "./kit.mjs";
 export async function flowAcrossRestart(ctx) {
   const { call, report, settle, tools } = ctx;
   console.log("drill: flow slots across a restart of wrangler dev, 20 chats under a rule of concurrency 3…");
-  const slow = { name: "slow", description: "slow", url: `${tools.url}/slow`, read_only: true, parameters: { type: "object" } };
+  const slow = {
+    name: "slow",
+    description: "slow",
+    url: `${tools.url}/slow`,
+    read_only: true,
+    parameters: { type: "object" },
+  };
   const flow = [{ name: "drill-flow", tools: ["slow"], concurrency: 3 }];
   await call("/v1/config", { tools: [slow], flow, limits: { max_wait_seconds: 95 } }, auth, "PUT");
   const batches = [];
   for (let i = 0; i < 20; i++) {
-    const res = await call(`/v1/chats/flow-restart-${i}/parallel`, { tool_calls: [{ tool_name: "slow", tool_args: { ms: 3000 } }], wait: false, job_timeout: 120 });
+    const res = await call(`/v1/chats/flow-restart-${i}/parallel`, {
+      tool_calls: [{ tool_name: "slow", tool_args: { ms: 3000 } }],
+      wait: false,
+      job_timeout: 120,
+    });
     batches.push({ chatId: `flow-restart-${i}`, ids: res.json?.jobs?.map((j) => j.job_id) ?? [] });
   }
   await sleep(1500);
@@ -30,7 +40,12 @@ export async function flowAcrossRestart(ctx) {
   tools.resetPeak();
   const at = Date.now();
   const after = await Promise.all(
-    [0, 1, 2].map((i) => call(`/v1/chats/flow-after-${i}/parallel`, { tool_calls: [{ tool_name: "slow", tool_args: { ms: 1000 } }], timeout: 60 })),
+    [0, 1, 2].map((i) =>
+      call(`/v1/chats/flow-after-${i}/parallel`, {
+        tool_calls: [{ tool_name: "slow", tool_args: { ms: 1000 } }],
+        timeout: 60,
+      }),
+    ),
   );
   const took = Date.now() - at;
   const side = after.every((r) => r.json?.jobs?.[0]?.state === "success") && tools.peak() === 3;

@@ -11,16 +11,35 @@ export async function hostileBodies(ctx) {
     const pick = i % 10;
     const deep = (n) => (n === 0 ? {} : { tool_calls: [deep(n - 1)] });
     switch (pick) {
-      case 0: return "{not json";
-      case 1: return JSON.stringify({ tool_calls: "x".repeat(200_000) });
-      case 2: return JSON.stringify(deep(200));
-      case 3: return JSON.stringify({ tool_calls: Array.from({ length: 9 + (i % 20) }, () => ({ tool_name: "noop", tool_args: {} })) });
-      case 4: return `{"__proto__": {"polluted": true}, "tool_calls": [{"tool_name": "noop", "tool_args": {"__proto__": {"x": 1}}}], "constructor": {"prototype": {"y": 2}}}`;
-      case 5: return JSON.stringify({ tool_calls: [{ tool_name: "no\u0000pe\u202e", tool_args: { "𝔁": "💥".repeat(1000) } }] });
-      case 6: return JSON.stringify({ tool_calls: [{ tool_name: "slow", tool_args: { ms: "abc" } }], timeout: -5, job_timeout: 1e308 });
-      case 7: return JSON.stringify([1, 2, 3]);
-      case 8: return JSON.stringify({ action: "cancel", job_ids: Array.from({ length: 500 }, (_, k) => `x-${k}`) });
-      default: return JSON.stringify({ tool_calls: [{ tool_name: "parallel", tool_args: { tool_calls: [] } }], callback_url: "http://evil" });
+      case 0:
+        return "{not json";
+      case 1:
+        return JSON.stringify({ tool_calls: "x".repeat(200_000) });
+      case 2:
+        return JSON.stringify(deep(200));
+      case 3:
+        return JSON.stringify({
+          tool_calls: Array.from({ length: 9 + (i % 20) }, () => ({ tool_name: "noop", tool_args: {} })),
+        });
+      case 4:
+        return `{"__proto__": {"polluted": true}, "tool_calls": [{"tool_name": "noop", "tool_args": {"__proto__": {"x": 1}}}], "constructor": {"prototype": {"y": 2}}}`;
+      case 5:
+        return JSON.stringify({ tool_calls: [{ tool_name: "no\u0000pe\u202e", tool_args: { 𝔁: "💥".repeat(1000) } }] });
+      case 6:
+        return JSON.stringify({
+          tool_calls: [{ tool_name: "slow", tool_args: { ms: "abc" } }],
+          timeout: -5,
+          job_timeout: 1e308,
+        });
+      case 7:
+        return JSON.stringify([1, 2, 3]);
+      case 8:
+        return JSON.stringify({ action: "cancel", job_ids: Array.from({ length: 500 }, (_, k) => `x-${k}`) });
+      default:
+        return JSON.stringify({
+          tool_calls: [{ tool_name: "parallel", tool_args: { tool_calls: [] } }],
+          callback_url: "http://evil",
+        });
     }
   };
   let fiveXX = 0;
@@ -38,6 +57,17 @@ export async function hostileBodies(ctx) {
       }),
     );
   }
-  const alive = (await call("/v1/chats/after-fuzz/parallel", { tool_calls: [{ tool_name: "noop", tool_args: {} }] })).json?.status;
-  report("hostile bodies", { requests: 10_000, "5xx": fiveXX, "accepted (valid by chance)": accepted, "refused yet created": leaked, "afterwards": alive }, fiveXX === 0 && leaked === 0 && alive === "success");
+  const alive = (await call("/v1/chats/after-fuzz/parallel", { tool_calls: [{ tool_name: "noop", tool_args: {} }] }))
+    .json?.status;
+  report(
+    "hostile bodies",
+    {
+      requests: 10_000,
+      "5xx": fiveXX,
+      "accepted (valid by chance)": accepted,
+      "refused yet created": leaked,
+      afterwards: alive,
+    },
+    fiveXX === 0 && leaked === 0 && alive === "success",
+  );
 }

@@ -15,7 +15,11 @@ export const auth = { authorization: `Bearer ${BENCH_KEY}`, "content-type": "app
 export function drillContext({ fanout, tools }) {
   const ctx = { fanout, tools, failures: [] };
   ctx.report = (name, counts, ok) => {
-    console.log(`${ok ? "PASS" : "FAIL"}  ${name}: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+    console.log(
+      `${ok ? "PASS" : "FAIL"}  ${name}: ${Object.entries(counts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ")}`,
+    );
     if (!ok) ctx.failures.push(name);
   };
 
@@ -70,9 +74,23 @@ export function drillContext({ fanout, tools }) {
     return jobs;
   }
 
-  const tool = (name, path, readOnly) => ({ name, description: name, url: `${ctx.tools.url}${path}`, read_only: readOnly, parameters: { type: "object" } });
+  const tool = (name, path, readOnly) => ({
+    name,
+    description: name,
+    url: `${ctx.tools.url}${path}`,
+    read_only: readOnly,
+    parameters: { type: "object" },
+  });
   const configure = () =>
-    call("/v1/config", { tools: [tool("slow", "/slow", true), tool("slow_write", "/slow", false), tool("noop", "/noop", true)], limits: { max_wait_seconds: 95 } }, auth, "PUT");
+    call(
+      "/v1/config",
+      {
+        tools: [tool("slow", "/slow", true), tool("slow_write", "/slow", false), tool("noop", "/noop", true)],
+        limits: { max_wait_seconds: 95 },
+      },
+      auth,
+      "PUT",
+    );
 
   return Object.assign(ctx, { call, startFaultBatches, settle, configure });
 }

@@ -30,7 +30,9 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * in the forms a JSON or HTML encoder writes, filling about `echoBytes` (what a job stores at most).
  */
 export async function startHostileMcp({ tools = 20_000, echoBytes = 1_000_000 } = {}) {
-  const page = JSON.stringify({ tools: Array.from({ length: tools }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object" } })) });
+  const page = JSON.stringify({
+    tools: Array.from({ length: tools }, (_, i) => ({ name: `t${i}`, inputSchema: { type: "object" } })),
+  });
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
@@ -38,13 +40,26 @@ export async function startHostileMcp({ tools = 20_000, echoBytes = 1_000_000 } 
       if (req.method !== "POST") return res.writeHead(405).end();
       const msg = JSON.parse(body || "{}");
       if (msg.id === undefined) return res.writeHead(202).end();
-      const answer = (result) => res.writeHead(200, { "content-type": "application/json" }).end(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}`);
+      const answer = (result) =>
+        res
+          .writeHead(200, { "content-type": "application/json" })
+          .end(`{"jsonrpc":"2.0","id":${JSON.stringify(msg.id)},"result":${result}}`);
       if (msg.method === "initialize") {
-        return answer(JSON.stringify({ protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1" } }));
+        return answer(
+          JSON.stringify({
+            protocolVersion: msg.params.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: "hostile", version: "1" },
+          }),
+        );
       }
       if (msg.method === "tools/list") {
         if (req.url.endsWith("/huge")) return answer(page);
-        return answer(JSON.stringify({ tools: [{ name: "echo", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }] }));
+        return answer(
+          JSON.stringify({
+            tools: [{ name: "echo", inputSchema: { type: "object" }, annotations: { readOnlyHint: true } }],
+          }),
+        );
       }
       if (msg.method === "tools/call") {
         // Without a secret to echo (the control), text of the same shape that is no secret.
@@ -75,8 +90,16 @@ function shapes({ send, noop, mcp, tools }) {
   const string = (pattern) => ({ type: "object", properties: { q: { type: "string", pattern } } });
   const calls = (n, call) => ({ tool_calls: Array.from({ length: n }, (_, k) => call(k)), wait: false });
   const worstPattern = "(?:a?){490}a{490}";
-  const fixed = { type: "object", properties: { q: { type: "string", allOf: Array.from({ length: 10 }, (_, i) => ({ pattern: `.{${990 - i}}y` })) } } };
-  const keyedRules = Array.from({ length: 32 }, (_, r) => ({ name: `keyed-${r}`, tools: ["noop"], key: "args.u", concurrency: 32 }));
+  const fixed = {
+    type: "object",
+    properties: { q: { type: "string", allOf: Array.from({ length: 10 }, (_, i) => ({ pattern: `.{${990 - i}}y` })) } },
+  };
+  const keyedRules = Array.from({ length: 32 }, (_, r) => ({
+    name: `keyed-${r}`,
+    tools: ["noop"],
+    key: "args.u",
+    concurrency: 32,
+  }));
   let chat = 0;
   const fresh = (prefix) => `${prefix}-${chat++}`;
   // A server of its own per shape: a changed definition is not listed again within 10 s.
@@ -86,30 +109,48 @@ function shapes({ send, noop, mcp, tools }) {
     {
       name: "control: 32 calls of a tool with no schema, every one with its own argument",
       setup: () => send("/v1/config", { tools: [noop], limits }, BENCH_KEY, "PUT"),
-      request: (i) => send(`/v1/chats/${fresh("control")}/parallel`, calls(32, (k) => ({ tool_name: "noop", tool_args: { u: `u-${i}-${k}` } }))),
+      request: (i) =>
+        send(
+          `/v1/chats/${fresh("control")}/parallel`,
+          calls(32, (k) => ({ tool_name: "noop", tool_args: { u: `u-${i}-${k}` } })),
+        ),
       requests: 8,
     },
     {
       name: `patterns: ${worstPattern} on 124 characters, 32 calls`,
       setup: () => send("/v1/config", patterned("pat", string(worstPattern)), BENCH_KEY, "PUT"),
-      request: () => send(`/v1/chats/${fresh("pattern")}/tool-calls`, { tool_calls: Array.from({ length: 32 }, () => ({ name: "pat", arguments: { q: "a".repeat(124) } })) }),
+      request: () =>
+        send(`/v1/chats/${fresh("pattern")}/tool-calls`, {
+          tool_calls: Array.from({ length: 32 }, () => ({ name: "pat", arguments: { q: "a".repeat(124) } })),
+        }),
     },
     {
       name: "patterns: ten .{990}y against 10,000 characters, 32 calls",
       setup: () => send("/v1/config", patterned("fixed", fixed), BENCH_KEY, "PUT"),
-      request: () => send(`/v1/chats/${fresh("fixed")}/tool-calls`, { tool_calls: Array.from({ length: 32 }, () => ({ name: "fixed", arguments: { q: "x".repeat(10_000) } })) }),
+      request: () =>
+        send(`/v1/chats/${fresh("fixed")}/tool-calls`, {
+          tool_calls: Array.from({ length: 32 }, () => ({ name: "fixed", arguments: { q: "x".repeat(10_000) } })),
+        }),
     },
     {
       name: "flow control: 32 keyed rules × 32 calls, all of one key",
       setup: () => send("/v1/config", { tools: [noop], flow: keyedRules, limits }, BENCH_KEY, "PUT"),
-      request: () => send(`/v1/chats/${fresh("one-key")}/parallel`, calls(32, () => ({ tool_name: "noop", tool_args: { u: "one" } }))),
+      request: () =>
+        send(
+          `/v1/chats/${fresh("one-key")}/parallel`,
+          calls(32, () => ({ tool_name: "noop", tool_args: { u: "one" } })),
+        ),
       requests: 8,
     },
     {
       name: "flow keys: 32 keyed rules × 32 calls, every key new",
       control: "flow control",
       setup: () => send("/v1/config", { tools: [noop], flow: keyedRules, limits }, BENCH_KEY, "PUT"),
-      request: (i) => send(`/v1/chats/${fresh("keys")}/parallel`, calls(32, (k) => ({ tool_name: "noop", tool_args: { u: `u-${i}-${k}` } }))),
+      request: (i) =>
+        send(
+          `/v1/chats/${fresh("keys")}/parallel`,
+          calls(32, (k) => ({ tool_name: "noop", tool_args: { u: `u-${i}-${k}` } })),
+        ),
       requests: 8,
     },
     {
@@ -121,7 +162,13 @@ function shapes({ send, noop, mcp, tools }) {
     {
       name: "echoes: an MCP tool echoing its secret in 1 MB, plain, JSON- and HTML-escaped",
       control: "echo control",
-      setup: () => send("/v1/config", echoServer("echo", { Authorization: "AKIA/wJalrXUtnFEMI+bPxRfiCYEXAMPLEKEY=" }), BENCH_KEY, "PUT"),
+      setup: () =>
+        send(
+          "/v1/config",
+          echoServer("echo", { Authorization: "AKIA/wJalrXUtnFEMI+bPxRfiCYEXAMPLEKEY=" }),
+          BENCH_KEY,
+          "PUT",
+        ),
       request: () => send(`/v1/chats/${fresh("echo")}/parallel`, echoBatch("echo")),
       requests: 8,
     },
@@ -131,7 +178,10 @@ function shapes({ send, noop, mcp, tools }) {
         send(
           "/v1/config",
           {
-            mcp_servers: Array.from({ length: 32 }, (_, i) => ({ name: `${"s".repeat(44)}${i}`, url: `${tools.url}/mcp` })),
+            mcp_servers: Array.from({ length: 32 }, (_, i) => ({
+              name: `${"s".repeat(44)}${i}`,
+              url: `${tools.url}/mcp`,
+            })),
             approvals: Array.from({ length: 32 }, () => ({ tools: Array.from({ length: 64 }, () => "*?".repeat(64)) })),
           },
           BENCH_KEY,
@@ -141,12 +191,21 @@ function shapes({ send, noop, mcp, tools }) {
     {
       name: "ids: await 64 job ids of 5,000 characters",
       setup: () => send("/v1/config", { tools: [noop], limits }, BENCH_KEY, "PUT"),
-      request: () => send(`/v1/chats/ids/parallel`, { action: "await", job_ids: Array.from({ length: 64 }, (_, k) => `${k}${"j".repeat(5000)}`) }),
+      request: () =>
+        send(`/v1/chats/ids/parallel`, {
+          action: "await",
+          job_ids: Array.from({ length: 64 }, (_, k) => `${k}${"j".repeat(5000)}`),
+        }),
     },
     {
       name: "listing: a 20,000-tool MCP listing stored, then listed (two requests)",
       request: async () => {
-        const put = await send("/v1/config", { mcp_servers: [{ name: "huge", url: mcp.hugeUrl }], limits }, BENCH_KEY, "PUT");
+        const put = await send(
+          "/v1/config",
+          { mcp_servers: [{ name: "huge", url: mcp.hugeUrl }], limits },
+          BENCH_KEY,
+          "PUT",
+        );
         return put === 200 ? send("/v1/tools") : put;
       },
       requests: 10,
@@ -158,7 +217,11 @@ function shapes({ send, noop, mcp, tools }) {
         // One chat: a new chat's first request costs about 25 ms whatever it holds (the batch flood below).
         send(`/v1/chats/names/tool-calls`, {
           tool_calls: [
-            ...Array.from({ length: 31 }, (_, k) => ({ id: `c${k}`, type: "function", function: { name: "n".repeat(20_000), arguments: "{}" } })),
+            ...Array.from({ length: 31 }, (_, k) => ({
+              id: `c${k}`,
+              type: "function",
+              function: { name: "n".repeat(20_000), arguments: "{}" },
+            })),
             { id: "w", type: "function", function: { name: "noop", arguments: "{}" } },
           ],
         }),
@@ -167,7 +230,8 @@ function shapes({ send, noop, mcp, tools }) {
     {
       name: "batches: one small batch (of a flood of 600)",
       setup: () => send("/v1/config", { tools: [noop] }, BENCH_KEY, "PUT"),
-      request: (i) => send(`/v1/chats/flood-${i % 100}/parallel`, { tool_calls: [{ tool_name: "noop", tool_args: {} }] }),
+      request: (i) =>
+        send(`/v1/chats/flood-${i % 100}/parallel`, { tool_calls: [{ tool_name: "noop", tool_args: {} }] }),
       requests: 600,
       concurrency: 30,
     },
@@ -191,7 +255,13 @@ export async function requestCpu({ url, groupId, tools, report, neighbour = fals
       return 0;
     }
   };
-  const noop = { name: "noop", description: "noop", url: `${tools.url}/noop`, read_only: true, parameters: { type: "object" } };
+  const noop = {
+    name: "noop",
+    description: "noop",
+    url: `${tools.url}/noop`,
+    read_only: true,
+    parameters: { type: "object" },
+  };
   await send("/v1/config", { tools: [noop] }, OTHER_KEY, "PUT");
   const mcp = await startHostileMcp();
   let fiveXX = 0;
@@ -203,7 +273,11 @@ export async function requestCpu({ url, groupId, tools, report, neighbour = fals
     await sleep(100);
     for (let i = 0; (!done || times.length < 5) && times.length < 200; i++) {
       const at = performance.now();
-      await send(`/v1/chats/other-${i % 20}/parallel`, { tool_calls: [{ tool_name: "noop", tool_args: {} }] }, OTHER_KEY);
+      await send(
+        `/v1/chats/other-${i % 20}/parallel`,
+        { tool_calls: [{ tool_name: "noop", tool_args: {} }] },
+        OTHER_KEY,
+      );
       times.push(performance.now() - at);
     }
     await running;

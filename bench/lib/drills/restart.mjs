@@ -27,6 +27,10 @@ export async function restartMidRun(ctx) {
     deadlines += jobs[2]?.state === "timeout" ? 1 : 0;
     if (tools.count(b.ids[1]) > 1) twice++; // the side-effecting call
   }
-  report("restart mid-run", { started, finished, lost: started - finished, "run twice": twice, "deadlines fired": `${deadlines}/100` }, started === finished && twice === 0 && deadlines === 100);
+  report(
+    "restart mid-run",
+    { started, finished, lost: started - finished, "run twice": twice, "deadlines fired": `${deadlines}/100` },
+    started === finished && twice === 0 && deadlines === 100,
+  );
   return batches;
 }

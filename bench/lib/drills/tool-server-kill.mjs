@@ -39,7 +39,20 @@ export async function toolServerKilled(ctx) {
   }
   report(
     "tool server killed mid-batch",
-    { started: total, finished: killedEnded, lost: total - killedEnded, "read-only retried to success": `${readsOk}/30`, "writes cut mid-call → outcome unknown": `${writesUnknown}/${cutWrites.size}`, "past deadline → timeout": `${timeouts}/30`, "run twice": writesTwice },
-    killedEnded === total && readsOk === 30 && cutWrites.size > 0 && writesUnknown === cutWrites.size && timeouts === 30 && writesTwice === 0,
+    {
+      started: total,
+      finished: killedEnded,
+      lost: total - killedEnded,
+      "read-only retried to success": `${readsOk}/30`,
+      "writes cut mid-call → outcome unknown": `${writesUnknown}/${cutWrites.size}`,
+      "past deadline → timeout": `${timeouts}/30`,
+      "run twice": writesTwice,
+    },
+    killedEnded === total &&
+      readsOk === 30 &&
+      cutWrites.size > 0 &&
+      writesUnknown === cutWrites.size &&
+      timeouts === 30 &&
+      writesTwice === 0,
   );
 }

@@ -25,7 +25,8 @@ export class SpecFloorChat extends FloorChat<Env> {
     const claimed = ids.map((id) => this.claim(id)).filter((c) => c !== undefined);
     const lanes: (typeof claimed)[] = [];
     for (let i = PER_OBJECT; i < claimed.length; i += PER_OBJECT) lanes.push(claimed.slice(i, i + PER_OBJECT));
-    for (const c of claimed.slice(0, PER_OBJECT)) this.ctx.waitUntil(callTool(c.url, c.id, c.args).then((o) => this.report(c.id, o)));
+    for (const c of claimed.slice(0, PER_OBJECT))
+      this.ctx.waitUntil(callTool(c.url, c.id, c.args).then((o) => this.report(c.id, o)));
     await Promise.all(lanes.map((group, n) => this.env.LANE.getByName(`${chat}/${n}`).run(chat, group)));
   }
 
@@ -44,8 +45,13 @@ export class SpecFloorLane extends DurableObject<Env> {
 }
 
 export default {
-  fetch: (req: Request, env: Env) => routeRun(req, (chat, calls, wait) => env.CHAT.getByName(chat).run(chat, calls, wait)),
+  fetch: (req: Request, env: Env) =>
+    routeRun(req, (chat, calls, wait) => env.CHAT.getByName(chat).run(chat, calls, wait)),
   async queue(batch: MessageBatch<{ chat: string; ids: string[] }>, env: Env) {
-    await Promise.all(batch.messages.map(async (m) => (await env.CHAT.getByName(m.body.chat).takeQueued(m.body.chat, m.body.ids), m.ack())));
+    await Promise.all(
+      batch.messages.map(
+        async (m) => (await env.CHAT.getByName(m.body.chat).takeQueued(m.body.chat, m.body.ids), m.ack()),
+      ),
+    );
   },
 } satisfies ExportedHandler<Env>;

@@ -8,7 +8,14 @@
  * to the live streams alone.
  */
 import type { EventType } from "../../../src/core/events/envelope";
-import { approvalDecidedData, approvalRequestedData, callId, jobFinishedData, jobStartedData, metadataOf } from "../../../src/core/events/job-events";
+import {
+  approvalDecidedData,
+  approvalRequestedData,
+  callId,
+  jobFinishedData,
+  jobStartedData,
+  metadataOf,
+} from "../../../src/core/events/job-events";
 import type { JobApproval } from "../../../src/core/approvals/approval";
 import type { Reached } from "../../../src/core/budgets/budget";
 import { addUsage, jobUsage, NO_USAGE, shownUsage } from "../../../src/core/usage/usage";
@@ -31,7 +38,13 @@ export class Announcer {
   ) {}
 
   /** `kept`: a job event already kept on its job row, which only needs publishing. */
-  #record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null, kept?: JobEvent): number | undefined {
+  #record(
+    type: EventType,
+    data: Record<string, unknown>,
+    now: number,
+    batchId: string | null = null,
+    kept?: JobEvent,
+  ): number | undefined {
     try {
       if (kept) {
         this.stream.publish(this.store.events.envelopeOnJob(kept, type as JobEventType, data, now), now);
@@ -59,14 +72,20 @@ export class Announcer {
   /** `started`: the event's seq and id when it is kept on the job row. */
   jobStarted(job: JobRow, now: number, started?: JobEvent): void {
     this.#record("job.started", jobStartedData(job), now, job.batch_id, started);
-    if (job.kind === "subordinate") this.#record("subagent.started", { ...subagent(job), ...metadataOf(job) }, now, job.batch_id);
+    if (job.kind === "subordinate")
+      this.#record("subagent.started", { ...subagent(job), ...metadataOf(job) }, now, job.batch_id);
   }
 
   /** A call waits for a person's decision (docs/api.md#approvals): the bot asks them. */
   approvalRequested(job: JobRow, approval: JobApproval, now: number): void {
     const { chat_id } = this.store.address();
     const root_chat_id = this.store.meta("root_chat_id") ?? chat_id;
-    this.#record("job.approval_requested", approvalRequestedData(job, { chat_id, root_chat_id }, approval), now, job.batch_id);
+    this.#record(
+      "job.approval_requested",
+      approvalRequestedData(job, { chat_id, root_chat_id }, approval),
+      now,
+      job.batch_id,
+    );
   }
 
   /** The decision on a call's approval (or its expiry). */
@@ -77,13 +96,31 @@ export class Announcer {
   /** The batch's budget was reached (docs/api.md#budgets): said once, by the top-level chat. */
   budgetExhausted(batchId: string, metadata: string | null, over: Reached, now: number): void {
     const inFlight = over.in_flight === undefined ? {} : { in_flight: over.in_flight };
-    this.#record("batch.budget_exhausted", { batch_id: batchId, field: over.field, used: over.used, limit: over.limit, ...inFlight, ...metadataOf({ metadata }) }, now, batchId);
+    this.#record(
+      "batch.budget_exhausted",
+      {
+        batch_id: batchId,
+        field: over.field,
+        used: over.used,
+        limit: over.limit,
+        ...inFlight,
+        ...metadataOf({ metadata }),
+      },
+      now,
+      batchId,
+    );
   }
 
   /** A running MCP tool's progress, to the live streams only (see `./job-progress` for why). */
   jobProgress(job: JobRow, progress: Progress, now: number): void {
     try {
-      const data = { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, progress, ...metadataOf(job) };
+      const data = {
+        job_id: job.job_id,
+        batch_id: job.batch_id,
+        tool_name: job.tool_name,
+        progress,
+        ...metadataOf(job),
+      };
       this.stream.publishLive(this.store.events.live("job.progress", data, now));
     } catch (e) {
       console.error("could not announce progress", job.job_id, e);
@@ -94,7 +131,11 @@ export class Announcer {
   #notify(job: JobRow, now: number, afterSeq: number | undefined): void {
     const chatId = telegramChatId(this.store.events.notify(job.batch_id));
     if (chatId === undefined) return;
-    const text = subagentSummary(subagent(job).label, job.state === "success", job.state === "success" ? job.result : job.error);
+    const text = subagentSummary(
+      subagent(job).label,
+      job.state === "success",
+      job.state === "success" ? job.result : job.error,
+    );
     this.store.notifications.add(chatId, text, now, afterSeq);
     this.outbox.wake(now);
   }
@@ -106,9 +147,17 @@ export class Announcer {
     if (job.kind === "subordinate") {
       // The result as a response would show it: cut at max_result_chars (the job keeps all of it).
       const shown = snapshot(job, { ...view, includeResult: true });
-      const ending = job.state === "success" ? { result: shown.result ?? null, ...(shown.result_truncated ? { result_truncated: true } : {}) } : { error: job.error };
+      const ending =
+        job.state === "success"
+          ? { result: shown.result ?? null, ...(shown.result_truncated ? { result_truncated: true } : {}) }
+          : { error: job.error };
       const usage = job.usage ? shownUsage(jobUsage(job)) : null;
-      const seq = this.#record("subagent.finish", { ...subagent(job), status: job.state, ...ending, usage, ...metadataOf(job) }, now, job.batch_id);
+      const seq = this.#record(
+        "subagent.finish",
+        { ...subagent(job), status: job.state, ...ending, usage, ...metadataOf(job) },
+        now,
+        job.batch_id,
+      );
       this.#notify(job, now, seq);
     }
     // The batch's rows (results and all) are read once, when its last job ends.
@@ -125,5 +174,11 @@ export class Announcer {
 /** What subagent events say about a subordinate job. */
 function subagent(job: JobRow) {
   const plan = job.spec ? (JSON.parse(job.spec) as SubordinatePlan) : undefined;
-  return { job_id: job.job_id, ...callId(job), context_id: job.context_id, agent: plan?.profile ?? "default", label: plan?.request.label ?? "" };
+  return {
+    job_id: job.job_id,
+    ...callId(job),
+    context_id: job.context_id,
+    agent: plan?.profile ?? "default",
+    label: plan?.request.label ?? "",
+  };
 }

@@ -8,11 +8,16 @@
  * mid-run is simply driven again.
  */
 import { refusal, type Refusal } from "../../../src/core/http/errors";
-import { deliveryEntry, redeliveryRefusal, type DeliveryEntry, type DeliveryRow } from "../../../src/core/webhooks/deliveries";
+import {
+  deliveryEntry,
+  redeliveryRefusal,
+  type DeliveryEntry,
+  type DeliveryRow,
+} from "../../../src/core/webhooks/deliveries";
 import { afterAttempt } from "../../../src/core/webhooks/delivery-rules";
 import { sendWebhook, type WebhookTarget } from "../../../src/core/webhooks/send";
 import { sendTelegram, type TelegramTarget } from "../../../src/core/notify/telegram";
-import type { Notification, } from "../storage/notifications";
+import type { Notification } from "../storage/notifications";
 import { CALLS_PER_OBJECT } from "../../../src/core/tools/call-meter";
 
 /**
@@ -81,11 +86,23 @@ export class Outbox {
     const now = Date.now();
     if (now < this.#pausedUntil) return this.#settled();
     const room = DELIVERIES_AT_ONCE - this.#inFlight.size;
-    const events = room > 0 ? this.store.events.due(now, DELIVERIES_AT_ONCE * 4).filter((e) => !this.#inFlight.has(`e${e.seq}`)) : [];
-    const notes = room > 0 ? this.store.notifications.due(now, DELIVERIES_AT_ONCE * 4).filter((n) => !this.#inFlight.has(`n${n.id}`)) : [];
+    const events =
+      room > 0
+        ? this.store.events.due(now, DELIVERIES_AT_ONCE * 4).filter((e) => !this.#inFlight.has(`e${e.seq}`))
+        : [];
+    const notes =
+      room > 0
+        ? this.store.notifications.due(now, DELIVERIES_AT_ONCE * 4).filter((n) => !this.#inFlight.has(`n${n.id}`))
+        : [];
     const work: [string, (t: Targets) => Promise<void>][] = [
-      ...events.map((e): [string, (t: Targets) => Promise<void>] => [`e${e.seq}`, async (t) => this.#attempt(e, await t.webhook)]),
-      ...notes.map((n): [string, (t: Targets) => Promise<void>] => [`n${n.id}`, async (t) => this.#notify(n, await t.telegram)]),
+      ...events.map((e): [string, (t: Targets) => Promise<void>] => [
+        `e${e.seq}`,
+        async (t) => this.#attempt(e, await t.webhook),
+      ]),
+      ...notes.map((n): [string, (t: Targets) => Promise<void>] => [
+        `n${n.id}`,
+        async (t) => this.#notify(n, await t.telegram),
+      ]),
     ].slice(0, Math.max(0, room));
     if (work.length === 0) return this.#settled();
     const targets = this.#targetsAt(now);
@@ -118,7 +135,11 @@ export class Outbox {
 
   #targetsAt(now: number): Targets {
     if (!this.#targets || now - this.#targets.at > TARGETS_TTL_MS) {
-      this.#targets = { at: now, webhook: this.store.tenant().webhookTarget(), telegram: this.store.tenant().telegramTarget() };
+      this.#targets = {
+        at: now,
+        webhook: this.store.tenant().webhookTarget(),
+        telegram: this.store.tenant().telegramTarget(),
+      };
       // A failed lookup is not kept: the next attempt asks again.
       const forget = () => (this.#targets = undefined);
       this.#targets.webhook.catch(forget);
@@ -133,7 +154,10 @@ export class Outbox {
     const now = Date.now();
     // Nothing is in flight any more: retention may count again.
     this.store.schedulePurge(now);
-    const next = Math.max(this.#pausedUntil, Math.min(this.store.events.nextDue() ?? Infinity, this.store.notifications.nextDue() ?? Infinity));
+    const next = Math.max(
+      this.#pausedUntil,
+      Math.min(this.store.events.nextDue() ?? Infinity, this.store.notifications.nextDue() ?? Infinity),
+    );
     if (next === Infinity) this.store.timers.clear("deliver", "");
     else this.store.timers.set("deliver", "", next);
     await this.store.timers.arm();
@@ -144,9 +168,21 @@ export class Outbox {
     // A callback_url is only accepted while a webhook is configured; its secret signs both.
     if (!url || !webhook) return this.store.events.undeliverable(event.seq);
     if (webhook.disabled && !event.callback_url) {
-      return this.store.events.failed(event.seq, 410, "The webhook is disabled after a 410 Gone; PUT or PATCH /v1/config to enable it again.", Date.now(), false);
+      return this.store.events.failed(
+        event.seq,
+        410,
+        "The webhook is disabled after a 410 Gone; PUT or PATCH /v1/config to enable it again.",
+        Date.now(),
+        false,
+      );
     }
-    const { status, error, refused } = await sendWebhook(url, webhook.secret, event, new AbortController().signal, this.store.env().ALLOW_PRIVATE_EGRESS === "true");
+    const { status, error, refused } = await sendWebhook(
+      url,
+      webhook.secret,
+      event,
+      new AbortController().signal,
+      this.store.env().ALLOW_PRIVATE_EGRESS === "true",
+    );
     const now = Date.now();
     // Not sent, and sending again cannot help until the configuration changes: fail it, uncounted.
     if (refused) return this.store.events.failed(event.seq, null, error, now, false);
@@ -156,7 +192,8 @@ export class Outbox {
         this.store.transaction(() => {
           this.store.events.delivered(event.seq, status!, now);
           // A delivered batch.finished carried the results: it collects them.
-          if (event.type === "batch.finished" && event.batch_id) this.store.jobs.markCollected(this.store.jobs.byBatch(event.batch_id), now);
+          if (event.type === "batch.finished" && event.batch_id)
+            this.store.jobs.markCollected(this.store.jobs.byBatch(event.batch_id), now);
         });
         return;
       case "retry":
@@ -166,14 +203,28 @@ export class Outbox {
         if (!event.callback_url) await this.store.tenant().disableWebhook(webhook.version);
         return;
       case "failed":
-        return this.store.events.failed(event.seq, status, status === null ? `${outcome.reason} Last error: ${error}` : outcome.reason, now);
+        return this.store.events.failed(
+          event.seq,
+          status,
+          status === null ? `${outcome.reason} Last error: ${error}` : outcome.reason,
+          now,
+        );
     }
   }
 
   async #notify(note: Notification, telegram: TelegramTarget | null): Promise<void> {
-    if (!telegram) return this.store.notifications.settle(note.id, { failed: "Telegram is no longer configured (telegram.bot_token)." });
+    if (!telegram)
+      return this.store.notifications.settle(note.id, {
+        failed: "Telegram is no longer configured (telegram.bot_token).",
+      });
     const chatId = JSON.parse(note.telegram_chat_id) as string | number;
-    const { status, error, refused } = await sendTelegram(telegram, chatId, note.text, new AbortController().signal, this.store.env().ALLOW_PRIVATE_EGRESS === "true");
+    const { status, error, refused } = await sendTelegram(
+      telegram,
+      chatId,
+      note.text,
+      new AbortController().signal,
+      this.store.env().ALLOW_PRIVATE_EGRESS === "true",
+    );
     // Not sent, and sending again cannot help until the configuration changes.
     if (refused) return this.store.notifications.settle(note.id, { failed: error });
     const outcome = afterAttempt(status, note.attempts + 1, Date.now());

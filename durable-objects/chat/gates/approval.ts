@@ -47,11 +47,17 @@ type DecisionAnswer =
   | { outcome: "not_awaiting" | "unknown" };
 
 /** What the decision route answers: the job's snapshot, or why the decision was not taken. */
-export type ApprovalAnswer = { outcome: "decided" | "repeat"; snapshot: Snapshot } | { outcome: "conflict"; status: ApprovalStatus } | { outcome: "not_awaiting" | "unknown" };
+export type ApprovalAnswer =
+  | { outcome: "decided" | "repeat"; snapshot: Snapshot }
+  | { outcome: "conflict"; status: ApprovalStatus }
+  | { outcome: "not_awaiting" | "unknown" };
 
 export function approvalAnswer(answer: DecisionAnswer, maxResultChars: number): ApprovalAnswer {
   if (answer.outcome === "decided" || answer.outcome === "repeat") {
-    return { outcome: answer.outcome, snapshot: snapshot(answer.job, { now: Date.now(), maxResultChars, includeResult: true }) };
+    return {
+      outcome: answer.outcome,
+      snapshot: snapshot(answer.job, { now: Date.now(), maxResultChars, includeResult: true }),
+    };
   }
   if (answer.outcome === "conflict") return { outcome: "conflict", status: approvalStatus(answer.approval) };
   return { outcome: answer.outcome };
@@ -80,7 +86,13 @@ export async function decide(
     // would end it (which then finds it decided), and the decision came too late.
     if (met === "expire") return { outcome: "conflict", job, approval: expireNow(parts, job, approval!, now) };
     if (met === "not_awaiting") return { outcome: "not_awaiting" };
-    const decided: JobApproval = { ...approval!, decision: decision.decision, by: decision.by, reason: decision.reason, decided_at: now };
+    const decided: JobApproval = {
+      ...approval!,
+      decision: decision.decision,
+      by: decision.by,
+      reason: decision.reason,
+      decided_at: now,
+    };
     store.jobs.setApproval(jobId, JSON.stringify(decided));
     store.timers.clear("gate", `approval:expire:${jobId}`);
     store.timers.set("gate", "approval:report", now);
@@ -103,13 +115,19 @@ function expire(parts: GateParts, jobId: string, now: number): void {
   parts.store.transaction(() => {
     const job = parts.store.jobs.get(jobId);
     const approval = job && approvalOf(job);
-    if (!job || !approval || approval.decision !== undefined || isTerminal(job.state) || approval.expires_at > now) return;
+    if (!job || !approval || approval.decision !== undefined || isTerminal(job.state) || approval.expires_at > now)
+      return;
     expireNow(parts, job, approval, now);
   });
 }
 
 /** Ends an undecided call past its deadline (inside the caller's transaction), whichever came first: the alarm or a late decision. */
-function expireNow({ store, machine, announce }: GateParts, job: JobRow, approval: JobApproval, now: number): JobApproval {
+function expireNow(
+  { store, machine, announce }: GateParts,
+  job: JobRow,
+  approval: JobApproval,
+  now: number,
+): JobApproval {
   const expired: JobApproval = { ...approval, decision: "expired", by: null, reason: null, decided_at: now };
   store.jobs.setApproval(job.job_id, JSON.stringify(expired));
   store.timers.set("gate", "approval:report", now);

@@ -26,7 +26,11 @@ export const budgetGate: Gate = {
     for (const job of waiting) byBudget.set(job.budget!, [...(byBudget.get(job.budget!) ?? []), job]);
     const answers = new Map<string, Awaited<ReturnType<typeof takeShares>>[number]>();
     for (const [budget, jobs] of byBudget) {
-      const got = await takeShares(store, budget, jobs.map((j) => ({ job_id: j.job_id, kind: j.kind })));
+      const got = await takeShares(
+        store,
+        budget,
+        jobs.map((j) => ({ job_id: j.job_id, kind: j.kind })),
+      );
       jobs.forEach((job, i) => {
         answers.set(job.job_id, got[i]!);
       });
@@ -63,7 +67,8 @@ export function budgetReached(
     // Calls still held by an earlier gate. Those at this gate go as the budget answers them (the last
     // shares it granted may be among them), and those let go have their share and are starting.
     for (const job of store.jobs.pendingUnderBudget(rootChat, batchId)) {
-      if (job.waiting_for !== null && job.waiting_for !== "budget") machine.finish(job, { state: "error", error: exhaustedError(over) }, now);
+      if (job.waiting_for !== null && job.waiting_for !== "budget")
+        machine.finish(job, { state: "error", error: exhaustedError(over) }, now);
     }
     const announced = `budget_reached:${batchId}`;
     if (rootChat !== store.address().chat_id || store.meta(announced)) return;

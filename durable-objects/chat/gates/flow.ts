@@ -50,7 +50,10 @@ export class FlowReturns {
     } catch {
       // The chat's storage went meanwhile (its deletion): nothing of it runs any more, all goes back.
     }
-    return giveBackRoom(this.store, ended.map(([id, flow]) => ({ id, flow })));
+    return giveBackRoom(
+      this.store,
+      ended.map(([id, flow]) => ({ id, flow })),
+    );
   }
 }
 
@@ -62,12 +65,18 @@ export const flowGate: Gate = {
     const asking = beingAsked.get(store) ?? beingAsked.set(store, new Set()).get(store)!;
     // Calls not in any line yet first: those already waiting are woken by their flow objects.
     const waiting = store.jobs.waitingAt("flow").filter((j) => !asking.has(j.job_id));
-    const asked = [...waiting.filter((j) => flowOf(j).at === undefined), ...waiting.filter((j) => flowOf(j).at !== undefined)].slice(0, ASKED_PER_RUN);
+    const asked = [
+      ...waiting.filter((j) => flowOf(j).at === undefined),
+      ...waiting.filter((j) => flowOf(j).at !== undefined),
+    ].slice(0, ASKED_PER_RUN);
     for (const job of asked) asking.add(job.job_id);
     const start: string[] = [];
     const late: JobRow[] = [];
     try {
-      const outcomes = await askForRoom(store, asked.map((job) => ({ id: job.job_id, flow: flowOf(job), deadlineAt: job.deadline_at })));
+      const outcomes = await askForRoom(
+        store,
+        asked.map((job) => ({ id: job.job_id, flow: flowOf(job), deadlineAt: job.deadline_at })),
+      );
       store.transaction(() => {
         for (const job of asked) {
           const outcome = outcomes.get(job.job_id)!;
@@ -80,8 +89,10 @@ export const flowGate: Gate = {
           }
           const flow = flowOf(job);
           if (outcome.outcome === "granted" && letGo(store, current, now)) start.push(job.job_id);
-          else if (outcome.outcome === "waiting") store.jobs.setFlow(job.job_id, JSON.stringify({ ...flow, at: outcome.at }));
-          else if (outcome.outcome === "refused") machine.finish(current, { state: "error", error: outcome.message }, now);
+          else if (outcome.outcome === "waiting")
+            store.jobs.setFlow(job.job_id, JSON.stringify({ ...flow, at: outcome.at }));
+          else if (outcome.outcome === "refused")
+            machine.finish(current, { state: "error", error: outcome.message }, now);
         }
         if (waiting.length > ASKED_PER_RUN) store.timers.set("gate", "flow", now + NEXT_RUN_MS);
         else {
@@ -93,7 +104,13 @@ export const flowGate: Gate = {
     } finally {
       for (const job of asked) asking.delete(job.job_id);
     }
-    if (late.length) store.ctx.waitUntil(giveBackRoom(store, late.map((job) => ({ id: job.job_id, flow: flowOf(job) }))));
+    if (late.length)
+      store.ctx.waitUntil(
+        giveBackRoom(
+          store,
+          late.map((job) => ({ id: job.job_id, flow: flowOf(job) })),
+        ),
+      );
     await dispatcher.start(start);
   },
 };

@@ -15,12 +15,19 @@ import { flowGate } from "./flow";
 import { subagentSlotGate } from "./subagent-slot";
 import { tierGate } from "./tier";
 
-const BY_REASON: Record<WaitReason, Gate> = { tier: tierGate, subagent_slot: subagentSlotGate, approval: approvalGate, flow: flowGate, budget: budgetGate };
+const BY_REASON: Record<WaitReason, Gate> = {
+  tier: tierGate,
+  subagent_slot: subagentSlotGate,
+  approval: approvalGate,
+  flow: flowGate,
+  budget: budgetGate,
+};
 
 /** A job ended (in its transaction): each gate whose waiting jobs may now go gets its timer, due now. */
 export function afterJobEnded(store: ChatStore, job: JobRow, active: ActiveCounts, now: number): void {
   for (const gate of Object.values(BY_REASON)) {
-    for (const scope of gate.afterEnd(store, job, active)) store.timers.set("gate", scope ? `${gate.reason}:${scope}` : gate.reason, now);
+    for (const scope of gate.afterEnd(store, job, active))
+      store.timers.set("gate", scope ? `${gate.reason}:${scope}` : gate.reason, now);
   }
 }
 

@@ -16,7 +16,11 @@ const QUEUE_SAFETY_MS = 30_000;
 export const subagentSlotGate: Gate = {
   reason: "subagent_slot",
   afterEnd: (store, ended) =>
-    ended.kind === "subordinate" && ended.waiting_for !== "subagent_slot" && store.jobs.waitingAt("subagent_slot").length ? [""] : [],
+    ended.kind === "subordinate" &&
+    ended.waiting_for !== "subagent_slot" &&
+    store.jobs.waitingAt("subagent_slot").length
+      ? [""]
+      : [],
   async open({ store, tree, machine, dispatcher }, _scope, now) {
     const limits = store.limits();
     const free = limits.max_parallel_subagents - subordinateState(store).runningJobIds.length;
@@ -34,10 +38,14 @@ export const subagentSlotGate: Gate = {
     }
     const dispatched = store.transaction(() => {
       const started = starting.filter((job) => letGo(store, job, now, job.job_id));
-      tree.settle(reservation, starting.map((j) => j.job_id));
+      tree.settle(
+        reservation,
+        starting.map((j) => j.job_id),
+      );
       const error = subagentLimit("tree", allowance.holders, 1, limits.max_subagents_per_tree).message;
       for (const job of refused) machine.finish(job, { state: "error", error }, now);
-      if (store.jobs.waitingAt("subagent_slot").length) store.timers.set("gate", "subagent_slot:safety", now + QUEUE_SAFETY_MS);
+      if (store.jobs.waitingAt("subagent_slot").length)
+        store.timers.set("gate", "subagent_slot:safety", now + QUEUE_SAFETY_MS);
       return started;
     });
     await dispatcher.start(dispatched.map((j) => j.job_id));

@@ -15,7 +15,8 @@ export function nextOfTier(store: ChatStore, batchId: string, now: number): stri
 
 export const tierGate: Gate = {
   reason: "tier",
-  afterEnd: (_store, ended, active) => (ended.waiting_for !== "tier" && active.released === 0 && active.tier > 0 ? [ended.batch_id] : []),
+  afterEnd: (_store, ended, active) =>
+    ended.waiting_for !== "tier" && active.released === 0 && active.tier > 0 ? [ended.batch_id] : [],
   async open({ store, dispatcher }, batchId, now) {
     const next = store.transaction(() => nextOfTier(store, batchId, now));
     if (next) await dispatcher.start([next]);

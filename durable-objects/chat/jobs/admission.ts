@@ -21,16 +21,22 @@ import type { Budget, BudgetScope } from "../../../src/core/budgets/budget";
 const newJobId = (toolName: string) => `${jobIdPrefix(toolName)}-${nanoid(12)}`;
 
 /** Job ids are chosen before admission: a subordinate's id also names its tree slot. */
-export const withJobIds = <S extends JobSpec>(specs: S[]): S[] => specs.map((s) => (s.job_id ? s : { ...s, job_id: newJobId(s.tool_name) }));
+export const withJobIds = <S extends JobSpec>(specs: S[]): S[] =>
+  specs.map((s) => (s.job_id ? s : { ...s, job_id: newJobId(s.tool_name) }));
 
 export function admissionProblem(requested: number, active: number, limits: ChatLimits): ApiError | undefined {
   const limit = limits.max_active_jobs_per_chat;
   if (active + requested <= limit) return undefined;
-  return new ApiError(429, "job_limit", `Chat already has ${active} active jobs (limit ${limit}); await or cancel some first.`, {
-    running: active,
-    requested,
-    limit,
-  });
+  return new ApiError(
+    429,
+    "job_limit",
+    `Chat already has ${active} active jobs (limit ${limit}); await or cancel some first.`,
+    {
+      running: active,
+      requested,
+      limit,
+    },
+  );
 }
 
 export interface AdmittedBatch {
@@ -79,7 +85,8 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
   const sequential = specs.filter(waitsForTier);
   const first = sequential.length === specs.length ? Math.min(...sequential.map((s) => s.index)) : undefined;
   const metadata = o.metadata === null ? null : (JSON.parse(o.metadata) as Record<string, unknown>);
-  const scope: BudgetScope | undefined = o.budget && "limits" in o.budget ? { root_chat: o.chat_id, batch_id, limits: o.budget.limits } : undefined;
+  const scope: BudgetScope | undefined =
+    o.budget && "limits" in o.budget ? { root_chat: o.chat_id, batch_id, limits: o.budget.limits } : undefined;
   const budget = o.budget ? ("inherited" in o.budget ? o.budget.inherited : JSON.stringify(scope)) : null;
   return {
     batch_id,
@@ -88,8 +95,16 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
       const job_id = spec.job_id ?? newJobId(spec.tool_name);
       const queued = o.queued?.has(job_id) ?? false;
       const counted = !(o.nested && spec.kind === "subordinate");
-      const flow = counted ? planFlow(o.flow ?? [], { name: spec.tool_name, args: JSON.parse(spec.tool_args) as Record<string, unknown>, metadata }, now) : null;
-      const approvalRule = o.approvals ? approvalRuleFor(o.approvals.rules, { name: spec.tool_name, agent: o.approvals.agent }) : null;
+      const flow = counted
+        ? planFlow(
+            o.flow ?? [],
+            { name: spec.tool_name, args: JSON.parse(spec.tool_args) as Record<string, unknown>, metadata },
+            now,
+          )
+        : null;
+      const approvalRule = o.approvals
+        ? approvalRuleFor(o.approvals.rules, { name: spec.tool_name, agent: o.approvals.agent })
+        : null;
       const row = {
         job_id,
         log_id: `log-${nanoid(12)}`,
@@ -112,7 +127,11 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         approval: approvalRule ? JSON.stringify(requested(approvalRule, o.approvals!.agent, now)) : null,
         budget,
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
-        log_type: logType({ tool_name: spec.tool_name, kind: spec.kind, mcp: spec.kind === "tool" && spec.mcp === true }),
+        log_type: logType({
+          tool_name: spec.tool_name,
+          kind: spec.kind,
+          mcp: spec.kind === "tool" && spec.mcp === true,
+        }),
       };
       // The first gate, in the one order of the gates, whose rule says the job waits there.
       const atAdmission = { waitsForTier: waitsForTier(spec) && spec.index !== first, queued };

@@ -22,7 +22,13 @@ export const DISPATCH_WATCHDOG_MS = 15_000;
  * ask when the `gate` timer fires at `askAt`; a caller that asks at once beside the answer sets it
  * later, as the backup of that ask.
  */
-export function insertBatch(store: ChatStore, batch: AdmittedBatch, plans: Map<number, SubordinatePlan>, now: number, askAt = now): string[] {
+export function insertBatch(
+  store: ChatStore,
+  batch: AdmittedBatch,
+  plans: Map<number, SubordinatePlan>,
+  now: number,
+  askAt = now,
+): string[] {
   const start: string[] = [];
   let deadline = Infinity;
   store.timers.unparkJobWatches(now); // before the rows: only a chat with no active job has parked watches

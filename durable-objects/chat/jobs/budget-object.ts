@@ -9,7 +9,8 @@ import type { ChatStore } from "../storage/chat-store";
 
 export const scopeOf = (budget: string) => JSON.parse(budget) as BudgetScope;
 
-const object = (store: ChatStore, scope: BudgetScope) => store.env().BUDGET.getByName(budgetName(store.address().tenant, scope.root_chat, scope.batch_id));
+const object = (store: ChatStore, scope: BudgetScope) =>
+  store.env().BUDGET.getByName(budgetName(store.address().tenant, scope.root_chat, scope.batch_id));
 
 export function takeShares(store: ChatStore, budget: string, asks: { job_id: string; kind: "tool" | "subordinate" }[]) {
   const { tenant, chat_id } = store.address();

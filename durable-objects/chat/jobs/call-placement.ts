@@ -19,7 +19,11 @@ export function callWeight(target: RunTarget | undefined): number {
  * (one already warm is reused before a new one starts); when every object is full, it waits in the
  * least loaded one, which runs what it holds in turn.
  */
-export function placeInObjects(calls: readonly { job_id: string; weight: number }[], loadsNow: readonly number[], objects = RUNNER_OBJECTS): Map<number, string[]> {
+export function placeInObjects(
+  calls: readonly { job_id: string; weight: number }[],
+  loadsNow: readonly number[],
+  objects = RUNNER_OBJECTS,
+): Map<number, string[]> {
   const loads = Array.from({ length: objects }, (_, i) => loadsNow[i] ?? 0);
   const placement = new Map<number, string[]>();
   for (const { job_id, weight } of calls) {

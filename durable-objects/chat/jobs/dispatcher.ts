@@ -61,7 +61,8 @@ export class Dispatcher {
     const all: JobRow[] = [];
     for (const job of this.store.jobs.many(asked.map((j) => j.job_id))) {
       if (this.runners.wouldRun(job, now)) all.push(job);
-      else answers.set(job.job_id, isTerminal(job.state) ? "finished" : job.waiting_for !== null ? "held" : "duplicate");
+      else
+        answers.set(job.job_id, isTerminal(job.state) ? "finished" : job.waiting_for !== null ? "held" : "duplicate");
     }
     const calls: JobRow[] = [];
     for (const job of all) {
@@ -71,7 +72,11 @@ export class Dispatcher {
       else if (this.runners.endIfUnknown(job, now)) answers.set(job.job_id, "finished");
       else calls.push(job);
     }
-    const byHost = new Map<CallHost, JobRow[]>([["invocation", []], ["queue", []], ["object", []]]);
+    const byHost = new Map<CallHost, JobRow[]>([
+      ["invocation", []],
+      ["queue", []],
+      ["object", []],
+    ]);
     const hosts = this.#hosts();
     for (const job of calls) {
       // A call without its target cannot leave, wherever it would go: its queue copy retries it.
@@ -80,12 +85,26 @@ export class Dispatcher {
     }
     const weighed = (jobs: JobRow[]) => jobs.map((job) => ({ job_id: job.job_id, weight: callWeight(targetOf(job)) }));
     const byId = new Map(calls.map((j) => [j.job_id, j]));
-    const claimFor = (runner: number) => (ids: string[]) => this.#claimFor(runner, ids.map((id) => byId.get(id)!), targetOf, answers, Date.now());
+    const claimFor = (runner: number) => (ids: string[]) =>
+      this.#claimFor(
+        runner,
+        ids.map((id) => byId.get(id)!),
+        targetOf,
+        answers,
+        Date.now(),
+      );
 
     const toQueue = this.#sendToQueue(byHost.get("queue")!, targetOf, answers);
-    const toInvocations = handToInvocations(this.store, this.runners, weighed(byHost.get("invocation")!), claimFor(WORKER_RUNNER));
+    const toInvocations = handToInvocations(
+      this.store,
+      this.runners,
+      weighed(byHost.get("invocation")!),
+      claimFor(WORKER_RUNNER),
+    );
     const inObjects = byHost.get("object")!;
-    const placed = inObjects.length ? placeInObjects(weighed(inObjects), this.runners.objectLoads()) : new Map<number, string[]>();
+    const placed = inObjects.length
+      ? placeInObjects(weighed(inObjects), this.runners.objectLoads())
+      : new Map<number, string[]>();
     const toObjects = [...placed].map(([index, ids]) => handToObject(this.store, index, claimFor(index)(ids)));
     await this.store.timers.arm(); // the claims set the heartbeat and deadlines
     await Promise.all([toQueue, toInvocations, ...toObjects]);
@@ -108,19 +127,29 @@ export class Dispatcher {
    * `CALLS_PER_OBJECT`, one invocation each, unclaimed. The runner claims them when it takes them
    * (`claimForQueuedRunner`); a message lost before that leaves them pending, for the dispatch watchdog.
    */
-  async #sendToQueue(jobs: JobRow[], targetOf: (job: JobRow) => RunTarget | undefined, answers: Map<string, LaunchAnswer>): Promise<void> {
+  async #sendToQueue(
+    jobs: JobRow[],
+    targetOf: (job: JobRow) => RunTarget | undefined,
+    answers: Map<string, LaunchAnswer>,
+  ): Promise<void> {
     if (jobs.length === 0) return;
     const groups = groupForRunners(jobs.map((j) => ({ job_id: j.job_id, weight: callWeight(targetOf(j)) })));
     const address = this.store.address();
-    const messages = groups.map((ids) => ({ body: { ...address, jobs: ids.map((job_id) => ({ job_id, attempt: 1 })) } satisfies JobsMessage }));
+    const messages = groups.map((ids) => ({
+      body: { ...address, jobs: ids.map((job_id) => ({ job_id, attempt: 1 })) } satisfies JobsMessage,
+    }));
     const ids = jobs.map((j) => j.job_id);
     // Marked before the send, so a launch beside this one sends nothing twice.
     this.runners.room.sentToQueue(ids, Date.now());
     try {
-      for (let i = 0; i < messages.length; i += MAX_SEND_BATCH) await this.store.env().CALLS!.sendBatch(messages.slice(i, i + MAX_SEND_BATCH));
+      for (let i = 0; i < messages.length; i += MAX_SEND_BATCH)
+        await this.store.env().CALLS!.sendBatch(messages.slice(i, i + MAX_SEND_BATCH));
       for (const id of ids) answers.set(id, "sent");
     } catch (e) {
-      console.warn("sending calls to the calls queue failed; the queue copy or the watchdog sends them again", (e as Error).message);
+      console.warn(
+        "sending calls to the calls queue failed; the queue copy or the watchdog sends them again",
+        (e as Error).message,
+      );
       for (const id of ids) {
         this.runners.room.takenFromQueue(id);
         answers.set(id, "failed");
@@ -138,7 +167,13 @@ export class Dispatcher {
     if (open.length === 0) return [];
     const targets = await this.store.runTargets([...new Set(open.map((j) => j.tool_name))]);
     // Read again after that await: another invocation may have taken or ended a job meanwhile.
-    const calls = this.#claimFor(WORKER_RUNNER, this.store.jobs.many(open.map((j) => j.job_id)), (job) => targets[job.tool_name], new Map(), Date.now());
+    const calls = this.#claimFor(
+      WORKER_RUNNER,
+      this.store.jobs.many(open.map((j) => j.job_id)),
+      (job) => targets[job.tool_name],
+      new Map(),
+      Date.now(),
+    );
     try {
       await this.store.timers.arm(); // the claims set the heartbeat; a recovery may have ended a job
     } catch (e) {
@@ -159,7 +194,9 @@ export class Dispatcher {
     // ids says so, and only the rest are read whole.
     const active = this.store.jobs.stillActive(jobIds);
     // A running job is a runner's, or the heartbeat's to recover: a copy starts only what never started.
-    const toStart = this.store.jobs.many(active).filter((job) => job.state === "pending" && this.runners.wouldRun(job, now));
+    const toStart = this.store.jobs
+      .many(active)
+      .filter((job) => job.state === "pending" && this.runners.wouldRun(job, now));
     if (toStart.length === 0) return jobIds.map(() => "duplicate");
     const answers = await this.launch(toStart);
     return jobIds.map((id) => {
@@ -169,7 +206,13 @@ export class Dispatcher {
   }
 
   /** Claims calls for `runner`; a call without its target (gone from the config meanwhile) cannot leave and is left to its queue copy. */
-  #claimFor(runner: number, jobs: JobRow[], targetOf: (job: JobRow) => RunTarget | undefined, answers: Map<string, LaunchAnswer>, now: number): RunnerCall[] {
+  #claimFor(
+    runner: number,
+    jobs: JobRow[],
+    targetOf: (job: JobRow) => RunTarget | undefined,
+    answers: Map<string, LaunchAnswer>,
+    now: number,
+  ): RunnerCall[] {
     const claimed: RunnerCall[] = [];
     for (const job of jobs) {
       const target = targetOf(job);
@@ -193,16 +236,21 @@ export class Dispatcher {
     const orphans = this.runners.orphans(now);
     // Beside the alarm, so the deadlines due with it are not held up.
     if (orphans.length > 0) this.store.ctx.waitUntil(this.launch(this.store.jobs.many(orphans)));
-    return orphans.length > 0 || this.store.jobs.running().some((j) => j.runner !== null || (j.kind === "subordinate" && j.sent === 0));
+    return (
+      orphans.length > 0 ||
+      this.store.jobs.running().some((j) => j.runner !== null || (j.kind === "subordinate" && j.sent === 0))
+    );
   }
 
   /** The queue copies: one message per batch (up to `JOBS_PER_MESSAGE` jobs), at most 100 messages per send; false when a send failed. */
   async send(jobs: { job_id: string; attempt: number }[]): Promise<boolean> {
     const address = this.store.address();
     const messages: { body: JobsMessage }[] = [];
-    for (let i = 0; i < jobs.length; i += JOBS_PER_MESSAGE) messages.push({ body: { ...address, jobs: jobs.slice(i, i + JOBS_PER_MESSAGE) } });
+    for (let i = 0; i < jobs.length; i += JOBS_PER_MESSAGE)
+      messages.push({ body: { ...address, jobs: jobs.slice(i, i + JOBS_PER_MESSAGE) } });
     try {
-      for (let i = 0; i < messages.length; i += MAX_SEND_BATCH) await this.store.env().JOBS.sendBatch(messages.slice(i, i + MAX_SEND_BATCH));
+      for (let i = 0; i < messages.length; i += MAX_SEND_BATCH)
+        await this.store.env().JOBS.sendBatch(messages.slice(i, i + MAX_SEND_BATCH));
       return true;
     } catch (e) {
       console.warn("queue send failed; the watchdog will retry", (e as Error).message);
@@ -228,7 +276,9 @@ export class Dispatcher {
     if (job.kind !== "subordinate" || !job.context_id) return;
     const { tenant, chat_id } = this.store.address();
     try {
-      await this.store.chat(job.context_id).stopTurn({ tenant, chat_id: job.context_id, parent_job_id: job.job_id, parent_chat_id: chat_id });
+      await this.store
+        .chat(job.context_id)
+        .stopTurn({ tenant, chat_id: job.context_id, parent_job_id: job.job_id, parent_chat_id: chat_id });
     } catch (e) {
       console.warn("stopping a child's turn failed (best effort)", job.job_id, (e as Error).message);
     }
@@ -244,7 +294,11 @@ export class Dispatcher {
     try {
       await this.store.callRunner(job.runner).abort(job.job_id);
     } catch (e) {
-      console.warn("stopping a runner object's call failed (best effort: its outcome is discarded)", job.job_id, (e as Error).message);
+      console.warn(
+        "stopping a runner object's call failed (best effort: its outcome is discarded)",
+        job.job_id,
+        (e as Error).message,
+      );
     }
   }
 }

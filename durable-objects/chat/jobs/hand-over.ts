@@ -34,7 +34,10 @@ export async function handToInvocations(
 ): Promise<void> {
   const groups = groupForRunners(calls);
   for (let i = 0; i < groups.length; i += CALLS_PER_OBJECT) {
-    const claimed = groups.slice(i, i + CALLS_PER_OBJECT).map(claim).filter((c) => c.length > 0);
+    const claimed = groups
+      .slice(i, i + CALLS_PER_OBJECT)
+      .map(claim)
+      .filter((c) => c.length > 0);
     if (i > 0) await store.timers.arm(); // the first groups' claims are armed by the launch
     await Promise.all(claimed.map((c) => toInvocation(store, runners, c)));
   }
@@ -54,7 +57,11 @@ async function toInvocation(store: ChatStore, runners: Runners, calls: RunnerCal
     console.warn("handing calls to an invocation failed; the chat recovers them", ids.join(","), (e as Error).message);
     runners.lost(ids);
     const failures = Math.max(...ids.map((id) => runners.room.handOverFailed(id)));
-    store.timers.setEarliest("exec", "", Date.now() + Math.min(HANDOVER_RETRY_MS * 2 ** (failures - 1), HANDOVER_RETRY_MAX_MS));
+    store.timers.setEarliest(
+      "exec",
+      "",
+      Date.now() + Math.min(HANDOVER_RETRY_MS * 2 ** (failures - 1), HANDOVER_RETRY_MAX_MS),
+    );
     await store.timers.arm();
   }
 }

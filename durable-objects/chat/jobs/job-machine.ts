@@ -55,7 +55,13 @@ export class JobMachine {
    * anything terminal is `finished`, so a late duplicate is dropped. The
    * built-in `wait` is finished by the `wait_done` timer.
    */
-  claim(jobId: string, attempt: number, now: number, job: JobRow | undefined = this.jobs.get(jobId), runner: number | null = null): ClaimResult {
+  claim(
+    jobId: string,
+    attempt: number,
+    now: number,
+    job: JobRow | undefined = this.jobs.get(jobId),
+    runner: number | null = null,
+  ): ClaimResult {
     if (!job || isTerminal(job.state)) return { status: "finished" };
     let claimed = job;
     if (job.state === "pending") {
@@ -90,8 +96,18 @@ export class JobMachine {
    * is discarded. With its `batchId` (the caller has it), an outcome that needs no cutting ends the
    * job in one guarded update, with no read first: every call ends here.
    */
-  complete(jobId: string, lease: string, outcome: JobOutcome, now: number, maxStoredBytes: number, batchId?: string): CompleteResult {
-    if (batchId !== undefined && this.#endAsItIs({ job_id: jobId, batch_id: batchId }, lease, outcome, now, maxStoredBytes)) {
+  complete(
+    jobId: string,
+    lease: string,
+    outcome: JobOutcome,
+    now: number,
+    maxStoredBytes: number,
+    batchId?: string,
+  ): CompleteResult {
+    if (
+      batchId !== undefined &&
+      this.#endAsItIs({ job_id: jobId, batch_id: batchId }, lease, outcome, now, maxStoredBytes)
+    ) {
       return { status: "recorded" };
     }
     const job = this.jobs.toEnd(jobId);
@@ -105,8 +121,17 @@ export class JobMachine {
       outcome.state === "success"
         ? { state: "success", ...cutStoredResult(outcome.result, room), attempt: outcome.attempt, usage: outcome.usage }
         : // The log row shows it as `Error: <text>` beside the arguments: room for that prefix too.
-          { state: outcome.state, error: cutStoredResult(outcome.error, Math.max(0, room - "Error: ".length)).result, attempt: outcome.attempt, usage: outcome.usage };
-    if (outcome.state !== "timeout" && outcome.content) f.content = storedContent(outcome.content, contentBudget([f.result ?? f.error ?? null, job.tool_args, job.spec], maxStoredBytes));
+          {
+            state: outcome.state,
+            error: cutStoredResult(outcome.error, Math.max(0, room - "Error: ".length)).result,
+            attempt: outcome.attempt,
+            usage: outcome.usage,
+          };
+    if (outcome.state !== "timeout" && outcome.content)
+      f.content = storedContent(
+        outcome.content,
+        contentBudget([f.result ?? f.error ?? null, job.tool_args, job.spec], maxStoredBytes),
+      );
     this.finish(job, f, now);
     return { status: "recorded" };
   }
@@ -116,7 +141,13 @@ export class JobMachine {
    * row may hold: false when it might not, or when the update's guard (lease, deadline, sizes)
    * refused it. The full path then decides, from the row, what the outcome is owed.
    */
-  #endAsItIs(job: Pick<JobRow, "job_id" | "batch_id">, lease: string, outcome: JobOutcome, now: number, maxStoredBytes: number): boolean {
+  #endAsItIs(
+    job: Pick<JobRow, "job_id" | "batch_id">,
+    lease: string,
+    outcome: JobOutcome,
+    now: number,
+    maxStoredBytes: number,
+  ): boolean {
     if (outcome.state === "timeout" || outcome.content) return false;
     const text = outcome.state === "success" ? outcome.result : outcome.error;
     // An upper bound without encoding: a UTF-16 unit is at most 3 bytes of UTF-8. The log row shows an error as `Error: <text>`.
@@ -137,13 +168,16 @@ export class JobMachine {
   /** The deadline passed: whatever notices first ends the job `timeout`. */
   expire(job: JobRow, now: number): void {
     const stillWaiting = job.state === "pending" && job.waiting_for === "flow" && job.flow !== null;
-    const error = stillWaiting ? flowDeadlineError(job.timeout_seconds, waitingAt(job.flow!).rule) : deadlineError(job.timeout_seconds);
+    const error = stillWaiting
+      ? flowDeadlineError(job.timeout_seconds, waitingAt(job.flow!).rule)
+      : deadlineError(job.timeout_seconds);
     this.#stop(job, { state: "timeout", error }, now);
   }
 
   finishWait(jobId: string, now: number): void {
     const job = this.jobs.get(jobId);
-    if (job?.state === "running") this.finish(job, { state: "success", result: `Waited ${waitSeconds(job)} seconds.` }, now);
+    if (job?.state === "running")
+      this.finish(job, { state: "success", result: `Waited ${waitSeconds(job)} seconds.` }, now);
   }
 
   /**

@@ -16,7 +16,10 @@ export type Recovery =
   /** The request may have reached a tool that must not run twice. */
   | { step: "outcome_unknown" };
 
-export function recoveryStep(job: Pick<JobRow, "state" | "kind" | "tool_name" | "read_only" | "attempt" | "sent" | "deadline_at">, now: number): Recovery {
+export function recoveryStep(
+  job: Pick<JobRow, "state" | "kind" | "tool_name" | "read_only" | "attempt" | "sent" | "deadline_at">,
+  now: number,
+): Recovery {
   if (job.state !== "running" || endsByTimer(job) || now >= job.deadline_at) return { step: "none" };
   if (job.kind === "subordinate") return job.sent > 0 ? { step: "none" } : { step: "hand" };
   if (job.sent < job.attempt) return { step: "resume", attempt: job.attempt };

@@ -60,7 +60,15 @@ export class Runners {
       batch_id: job.batch_id,
       weight,
       target,
-      call: { job_id: job.job_id, chat_id: job.chat_id, tool_name: claim.tool_name, tool_args: claim.tool_args, read_only: claim.read_only, deadline_at: claim.deadline_at, attempt: taken.attempt },
+      call: {
+        job_id: job.job_id,
+        chat_id: job.chat_id,
+        tool_name: claim.tool_name,
+        tool_args: claim.tool_args,
+        read_only: claim.read_only,
+        deadline_at: claim.deadline_at,
+        attempt: taken.attempt,
+      },
     };
   }
 
@@ -77,7 +85,13 @@ export class Runners {
     this.store.timers.setEarliest("exec", "", now + EXEC_HEARTBEAT_MS);
     this.store.ctx.waitUntil(
       this.#beginChildTurn(taken.claim, job)
-        .catch((e) => console.error("handing a subordinate to its child chat failed; the heartbeat will recover it", job.job_id, (e as Error).message))
+        .catch((e) =>
+          console.error(
+            "handing a subordinate to its child chat failed; the heartbeat will recover it",
+            job.job_id,
+            (e as Error).message,
+          ),
+        )
         .finally(() => this.room.handedToChild(job.job_id)),
     );
     return "started";
@@ -88,7 +102,8 @@ export class Runners {
    * have it, it ends "Outcome unknown" here (true), or it is not such a call (false).
    */
   endIfUnknown(job: JobRow, now: number): boolean {
-    if (job.state !== "running" || job.runner !== null || recoveryStep(job, now).step !== "outcome_unknown") return false;
+    if (job.state !== "running" || job.runner !== null || recoveryStep(job, now).step !== "outcome_unknown")
+      return false;
     return this.#claim(job, now, null) === "finished";
   }
 
@@ -108,7 +123,8 @@ export class Runners {
 
   /** Whether a launch would do anything for this job: a queue copy of a job already taken needs none. */
   wouldRun(job: JobRow, now: number): boolean {
-    if (isTerminal(job.state) || this.room.isHandingToChild(job.job_id) || this.room.onItsWayToQueue(job.job_id, now)) return false;
+    if (isTerminal(job.state) || this.room.isHandingToChild(job.job_id) || this.room.onItsWayToQueue(job.job_id, now))
+      return false;
     if (job.state === "pending") return job.waiting_for === null;
     return job.runner === null && recoveryStep(job, now).step !== "none";
   }
@@ -234,6 +250,13 @@ export class Runners {
   }
 
   #complete(job: JobRow, claim: Claimed, outcome: JobOutcome): void {
-    this.machine.complete(job.job_id, claim.lease, outcome, Date.now(), this.store.limits().max_stored_result_bytes, job.batch_id);
+    this.machine.complete(
+      job.job_id,
+      claim.lease,
+      outcome,
+      Date.now(),
+      this.store.limits().max_stored_result_bytes,
+      job.batch_id,
+    );
   }
 }

@@ -32,7 +32,9 @@ export class Children {
 
   get(contextId: string): ChildRow | undefined {
     if (!hasTable(this.sql, "children")) return undefined;
-    return this.sql.exec<ChildRow>(`SELECT context_id, tool, profile, name FROM children WHERE context_id = ?`, contextId).toArray()[0];
+    return this.sql
+      .exec<ChildRow>(`SELECT context_id, tool, profile, name FROM children WHERE context_id = ?`, contextId)
+      .toArray()[0];
   }
 
   /** The most recent child this chat created with `call_subordinate`. */
@@ -50,7 +52,12 @@ export class Children {
     this.sql.exec(
       `INSERT INTO children (context_id, tool, profile, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (context_id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at`,
-      child.context_id, child.tool, child.profile, child.name, now, now,
+      child.context_id,
+      child.tool,
+      child.profile,
+      child.name,
+      now,
+      now,
     );
   }
 
@@ -62,7 +69,9 @@ export class Children {
 
   all(): ChildRow[] {
     if (!hasTable(this.sql, "children")) return [];
-    return this.sql.exec<ChildRow>(`SELECT context_id, tool, profile, name FROM children ORDER BY created_at, rowid`).toArray();
+    return this.sql
+      .exec<ChildRow>(`SELECT context_id, tool, profile, name FROM children ORDER BY created_at, rowid`)
+      .toArray();
   }
 }
 

@@ -14,11 +14,24 @@
  * before their events would be hand them to the events table first (`keepFromJobs`).
  */
 import { nanoid } from "nanoid";
-import { EVENT_MAX_CHARS, eventEnvelope, withoutResults, type EventSource, type EventType, type JobEventType, type LiveEventType } from "../../../src/core/events/envelope";
+import {
+  EVENT_MAX_CHARS,
+  eventEnvelope,
+  withoutResults,
+  type EventSource,
+  type EventType,
+  type JobEventType,
+  type LiveEventType,
+} from "../../../src/core/events/envelope";
 import { jobFinishedData, jobStartedData } from "../../../src/core/events/job-events";
 import { globMatch } from "../../../src/core/tools/glob";
 import type { ChatLimits } from "../../../src/core/jobs/messages";
-import { deliveryEntry, type DeliveryEntry, type DeliveryRow, type DeliveryStatus } from "../../../src/core/webhooks/deliveries";
+import {
+  deliveryEntry,
+  type DeliveryEntry,
+  type DeliveryRow,
+  type DeliveryStatus,
+} from "../../../src/core/webhooks/deliveries";
 import { jobRowDelivery, jobRowEvents, newestJobRowSeq, type JobEvent } from "./job-row-events";
 import { readLimits, readMeta, writeMeta } from "./schema";
 import { cached, LATEST_SEQ, remember } from "./sql-cache";
@@ -41,7 +54,15 @@ export type OutboxEvent = {
 };
 
 /** What an event row keeps (see the module comment). */
-type StoredEvent = { id: string; type: string; created_at: number; seq: number; data: string; parent_chat_id: string | null; root_chat_id: string | null };
+type StoredEvent = {
+  id: string;
+  type: string;
+  created_at: number;
+  seq: number;
+  data: string;
+  parent_chat_id: string | null;
+  root_chat_id: string | null;
+};
 
 export type { JobEvent } from "./job-row-events";
 export type { JobEventType };
@@ -54,13 +75,27 @@ export class Events {
   constructor(private readonly sql: SqlStorage) {}
 
   /** Records an event (inside the caller's transaction): its envelope, and whether it waits for delivery. */
-  record(type: EventType, data: Record<string, unknown>, now: number, batchId: string | null = null): { envelope: string; deliver: boolean; seq: number } {
+  record(
+    type: EventType,
+    data: Record<string, unknown>,
+    now: number,
+    batchId: string | null = null,
+  ): { envelope: string; deliver: boolean; seq: number } {
     const seq = this.latestSeq() + 1;
     const { row, envelope } = this.#kept({ seq, id: newEventId() }, type, data, now);
     const deliver = this.#deliverable(batchId, type);
     this.sql.exec(
       `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at, parent_chat_id, root_chat_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      seq, row.id, type, row.data, now, batchId, deliver ? "pending" : "none", deliver ? now : null, row.parent_chat_id, row.root_chat_id,
+      seq,
+      row.id,
+      type,
+      row.data,
+      now,
+      batchId,
+      deliver ? "pending" : "none",
+      deliver ? now : null,
+      row.parent_chat_id,
+      row.root_chat_id,
     );
     remember(this.sql, LATEST_SEQ, seq);
     return { envelope, deliver, seq };
@@ -90,9 +125,22 @@ export class Events {
   }
 
   /** An event as it is kept, and its envelope: past `EVENT_MAX_CHARS` its result texts are left out. */
-  #kept(event: JobEvent, type: EventType, data: Record<string, unknown>, now: number): { row: StoredEvent; envelope: string } {
+  #kept(
+    event: JobEvent,
+    type: EventType,
+    data: Record<string, unknown>,
+    now: number,
+  ): { row: StoredEvent; envelope: string } {
     const { parent_chat_id, root_chat_id } = this.#lineage();
-    const row = { id: event.id, type, created_at: now, seq: event.seq, data: JSON.stringify(data), parent_chat_id, root_chat_id };
+    const row = {
+      id: event.id,
+      type,
+      created_at: now,
+      seq: event.seq,
+      data: JSON.stringify(data),
+      parent_chat_id,
+      root_chat_id,
+    };
     let envelope = this.#envelope(row, data);
     if (envelope.length > EVENT_MAX_CHARS) {
       const cut = withoutResults(data);
@@ -106,7 +154,10 @@ export class Events {
   #lineage(): { parent_chat_id: string | null; root_chat_id: string | null } {
     const chatId = readMeta(this.sql, "chat_id")!;
     const root = readMeta(this.sql, "root_chat_id");
-    return { parent_chat_id: readMeta(this.sql, "parent_chat_id") ?? null, root_chat_id: root === undefined || root === chatId ? null : root };
+    return {
+      parent_chat_id: readMeta(this.sql, "parent_chat_id") ?? null,
+      root_chat_id: root === undefined || root === chatId ? null : root,
+    };
   }
 
   /**
@@ -121,7 +172,10 @@ export class Events {
 
   /** The envelope of a live-only event (see `EVENT_TYPES`): nothing is written. */
   live(type: LiveEventType, data: Record<string, unknown>, now: number): string {
-    return this.#envelope({ id: newEventId(), type, created_at: now, seq: this.latestSeq(), data: "", ...this.#lineage() }, data);
+    return this.#envelope(
+      { id: newEventId(), type, created_at: now, seq: this.latestSeq(), data: "", ...this.#lineage() },
+      data,
+    );
   }
 
   /**
@@ -141,28 +195,50 @@ export class Events {
    */
   #envelope(row: StoredEvent, data = JSON.parse(row.data) as Record<string, unknown>): string {
     const chat_id = readMeta(this.sql, "chat_id")!;
-    const source: EventSource = { tenant: readMeta(this.sql, "tenant")!, chat_id, parent_chat_id: row.parent_chat_id, root_chat_id: row.root_chat_id ?? chat_id };
+    const source: EventSource = {
+      tenant: readMeta(this.sql, "tenant")!,
+      chat_id,
+      parent_chat_id: row.parent_chat_id,
+      root_chat_id: row.root_chat_id ?? chat_id,
+    };
     return JSON.stringify(eventEnvelope(row.id, row.type as EventType, row.created_at, source, row.seq, data));
   }
 
   /** A request's delivery options, kept with its batch. */
   addBatch(batchId: string, callbackUrl: string | null, notify: string | null, now: number): void {
     if (callbackUrl === null && notify === null) return;
-    this.sql.exec(`INSERT OR IGNORE INTO batches (batch_id, callback_url, notify, created_at) VALUES (?, ?, ?, ?)`, batchId, callbackUrl, notify, now);
+    this.sql.exec(
+      `INSERT OR IGNORE INTO batches (batch_id, callback_url, notify, created_at) VALUES (?, ?, ?, ?)`,
+      batchId,
+      callbackUrl,
+      notify,
+      now,
+    );
     if (callbackUrl !== null) remember(this.sql, "callbacks", true);
   }
 
   /** Whether any batch was started with a `callback_url` (most chats never use one): saves a lookup per event. */
   #hasCallbacks(): boolean {
-    return cached(this.sql, "callbacks", () => this.sql.exec(`SELECT 1 FROM batches WHERE callback_url IS NOT NULL LIMIT 1`).toArray().length > 0);
+    return cached(
+      this.sql,
+      "callbacks",
+      () => this.sql.exec(`SELECT 1 FROM batches WHERE callback_url IS NOT NULL LIMIT 1`).toArray().length > 0,
+    );
   }
 
   callbackUrl(batchId: string): string | null {
-    return this.sql.exec<{ url: string | null }>(`SELECT callback_url AS url FROM batches WHERE batch_id = ?`, batchId).toArray()[0]?.url ?? null;
+    return (
+      this.sql
+        .exec<{ url: string | null }>(`SELECT callback_url AS url FROM batches WHERE batch_id = ?`, batchId)
+        .toArray()[0]?.url ?? null
+    );
   }
 
   notify(batchId: string): string | null {
-    return this.sql.exec<{ notify: string | null }>(`SELECT notify FROM batches WHERE batch_id = ?`, batchId).toArray()[0]?.notify ?? null;
+    return (
+      this.sql.exec<{ notify: string | null }>(`SELECT notify FROM batches WHERE batch_id = ?`, batchId).toArray()[0]
+        ?.notify ?? null
+    );
   }
 
   /** Events due for an attempt, oldest first. */
@@ -172,14 +248,26 @@ export class Events {
         `SELECT e.seq, e.id, e.type, e.data, e.created_at, e.parent_chat_id, e.root_chat_id, e.batch_id, e.attempts, b.callback_url
          FROM events e LEFT JOIN batches b ON b.batch_id = e.batch_id
          WHERE e.status = 'pending' AND e.next_at <= ? ORDER BY e.seq LIMIT ?`,
-        now, limit,
+        now,
+        limit,
       )
       .toArray()
-      .map((row) => ({ seq: row.seq, id: row.id, type: row.type, batch_id: row.batch_id, attempts: row.attempts, callback_url: row.callback_url, body: this.#envelope(row) }));
+      .map((row) => ({
+        seq: row.seq,
+        id: row.id,
+        type: row.type,
+        batch_id: row.batch_id,
+        attempts: row.attempts,
+        callback_url: row.callback_url,
+        body: this.#envelope(row),
+      }));
   }
 
   nextDue(): number | undefined {
-    return this.sql.exec<{ at: number | null }>(`SELECT MIN(next_at) AS at FROM events WHERE status = 'pending'`).one().at ?? undefined;
+    return (
+      this.sql.exec<{ at: number | null }>(`SELECT MIN(next_at) AS at FROM events WHERE status = 'pending'`).one().at ??
+      undefined
+    );
   }
 
   pendingCount(): number {
@@ -189,19 +277,31 @@ export class Events {
   delivered(seq: number, status: number, now: number): void {
     this.sql.exec(
       `UPDATE events SET status = 'delivered', attempts = attempts + 1, last_status = ?, next_at = NULL, delivered_at = ? WHERE seq = ?`,
-      status, now, seq,
+      status,
+      now,
+      seq,
     );
   }
 
   retry(seq: number, status: number | null, error: string, at: number): void {
-    this.sql.exec(`UPDATE events SET attempts = attempts + 1, last_status = ?, last_error = ?, next_at = ? WHERE seq = ?`, status, error, at, seq);
+    this.sql.exec(
+      `UPDATE events SET attempts = attempts + 1, last_status = ?, last_error = ?, next_at = ? WHERE seq = ?`,
+      status,
+      error,
+      at,
+      seq,
+    );
   }
 
   /** `counted`: false when no attempt was made (the webhook was already disabled). */
   failed(seq: number, status: number | null, error: string, now: number, counted = true): void {
     this.sql.exec(
       `UPDATE events SET status = 'failed', attempts = attempts + ?, last_status = ?, last_error = ?, next_at = NULL, failed_at = ? WHERE seq = ?`,
-      counted ? 1 : 0, status, error, now, seq,
+      counted ? 1 : 0,
+      status,
+      error,
+      now,
+      seq,
     );
   }
 
@@ -213,7 +313,10 @@ export class Events {
   /** Kept events with a webhook target in one delivery state, oldest first (docs/api.md#deliveries-redelivery-and-a-test-event). */
   deliveries(status: DeliveryStatus): DeliveryEntry[] {
     return this.sql
-      .exec<DeliveryRow & { status: DeliveryStatus }>(`SELECT ${DELIVERY_COLUMNS} FROM events WHERE status = ? ORDER BY seq`, status)
+      .exec<DeliveryRow & { status: DeliveryStatus }>(
+        `SELECT ${DELIVERY_COLUMNS} FROM events WHERE status = ? ORDER BY seq`,
+        status,
+      )
       .toArray()
       .map(deliveryEntry);
   }
@@ -232,7 +335,8 @@ export class Events {
     this.sql.exec(
       `UPDATE events SET status = 'pending', attempts = 0, next_at = ?, last_status = NULL, last_error = NULL, delivered_at = NULL, failed_at = NULL
        WHERE seq = ?`,
-      now, seq,
+      now,
+      seq,
     );
   }
 
@@ -269,7 +373,8 @@ export class Events {
    * their rows to the events table, which keeps them as long as any other.
    */
   keepFromJobs(jobIds: string[], now: number): void {
-    for (let i = 0; i < jobIds.length; i += 90) this.#toRows(this.#onJobs(0, 2 * EVENTS_KEPT, now, jobIds.slice(i, i + 90)));
+    for (let i = 0; i < jobIds.length; i += 90)
+      this.#toRows(this.#onJobs(0, 2 * EVENTS_KEPT, now, jobIds.slice(i, i + 90)));
   }
 
   /**
@@ -286,7 +391,13 @@ export class Events {
     for (const row of events) {
       this.sql.exec(
         `INSERT OR IGNORE INTO events (seq, id, type, data, created_at, status, parent_chat_id, root_chat_id) VALUES (?, ?, ?, ?, ?, 'none', ?, ?)`,
-        row.seq, row.id, row.type, row.data, row.created_at, row.parent_chat_id, row.root_chat_id,
+        row.seq,
+        row.id,
+        row.type,
+        row.data,
+        row.created_at,
+        row.parent_chat_id,
+        row.root_chat_id,
       );
     }
   }
@@ -308,7 +419,10 @@ export class Events {
   }
 
   oldestSettled(): number | undefined {
-    return this.sql.exec<{ at: number | null }>(`SELECT MIN(created_at) AS at FROM events WHERE status != 'pending'`).one().at ?? undefined;
+    return (
+      this.sql.exec<{ at: number | null }>(`SELECT MIN(created_at) AS at FROM events WHERE status != 'pending'`).one()
+        .at ?? undefined
+    );
   }
 
   /** Drops settled events past the TTL or beyond the last 1000, and batches whose jobs are gone. */

@@ -44,7 +44,11 @@ export class Idempotency {
       .toArray()[0];
     if (!row) return undefined;
     if (row.fingerprint !== key.fingerprint) {
-      throw new ApiError(409, "idempotency_conflict", `Idempotency-Key '${quoteName(key.key)}' was used with a different request.`);
+      throw new ApiError(
+        409,
+        "idempotency_conflict",
+        `Idempotency-Key '${quoteName(key.key)}' was used with a different request.`,
+      );
     }
     const recorded = JSON.parse(row.request) as IdempotencyRecord;
     return { ...recorded, shape: { ...recorded.shape, collect: false } };
@@ -54,7 +58,12 @@ export class Idempotency {
     createTable(this.sql, "idempotency");
     this.sql.exec(
       `INSERT INTO idempotency (route, key, fingerprint, request, job_ids, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-      route, key.key, key.fingerprint, JSON.stringify(rec), JSON.stringify(rec.job_ids), now,
+      route,
+      key.key,
+      key.fingerprint,
+      JSON.stringify(rec),
+      JSON.stringify(rec.job_ids),
+      now,
     );
   }
 
@@ -62,8 +71,9 @@ export class Idempotency {
   oldestAfter(cutoff: number): number | undefined {
     if (!hasTable(this.sql, "idempotency")) return undefined;
     return (
-      this.sql.exec<{ at: number | null }>(`SELECT MIN(created_at) AS at FROM idempotency WHERE created_at > ?`, cutoff).one()
-        .at ?? undefined
+      this.sql
+        .exec<{ at: number | null }>(`SELECT MIN(created_at) AS at FROM idempotency WHERE created_at > ?`, cutoff)
+        .one().at ?? undefined
     );
   }
 

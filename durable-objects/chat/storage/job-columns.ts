@@ -8,7 +8,23 @@ import { ACTIVE_STATES_SQL, type TerminalState } from "../../../src/core/api/job
 /** A job as admission builds it: the row's identity and limits, with SQLite's 0/1 flags as booleans. */
 export type NewJob = Pick<
   JobRow,
-  "job_id" | "chat_id" | "batch_id" | "idx" | "tool_name" | "tool_call_id" | "tool_args" | "kind" | "timeout_seconds" | "created_at" | "deadline_at" | "context_id" | "spec" | "metadata" | "flow" | "approval" | "budget"
+  | "job_id"
+  | "chat_id"
+  | "batch_id"
+  | "idx"
+  | "tool_name"
+  | "tool_call_id"
+  | "tool_args"
+  | "kind"
+  | "timeout_seconds"
+  | "created_at"
+  | "deadline_at"
+  | "context_id"
+  | "spec"
+  | "metadata"
+  | "flow"
+  | "approval"
+  | "budget"
 > & {
   read_only: boolean;
   /** The gate it waits at before it may start, or null to start at once. */

@@ -9,7 +9,11 @@ export function recordOf(jobs: JobStore, jobId: string): JobRecord | null {
 }
 
 /** `limit` records older than the job `before` (newest first), and where the next page starts. */
-export function recordsPage(jobs: JobStore, limit: number, before: string | null): { records: Omit<JobRecord, "content">[]; next_before: string | null } {
+export function recordsPage(
+  jobs: JobStore,
+  limit: number,
+  before: string | null,
+): { records: Omit<JobRecord, "content">[]; next_before: string | null } {
   const rows = jobs.newestFirst(limit + 1, before);
   const page = rows.slice(0, limit);
   return { records: page.map(listedRecord), next_before: rows.length > limit ? page.at(-1)!.job_id : null };

@@ -21,17 +21,35 @@ const EVENT_JOB_COLUMNS = `job_id, batch_id, tool_name, tool_call_id, context_id
  * Events kept on job rows with a seq after `after` and a time after `since`, at most `limit` of
  * each kind; `only`: of these jobs (at most 90 ids, the bound-parameter limit leaves room).
  */
-export function jobRowEvents(sql: SqlStorage, after: number, since: number, limit: number, only?: string[]): JobRowEvent[] {
+export function jobRowEvents(
+  sql: SqlStorage,
+  after: number,
+  since: number,
+  limit: number,
+  only?: string[],
+): JobRowEvent[] {
   const ids = only ? ` AND job_id IN (${only.map(() => "?").join(",")})` : "";
   const read = (kind: "started" | "finished", at: "started_at" | "completed_at") =>
     sql
       .exec<JobRow & { event_seq: number; event_id: string; cut: number | null }>(
         `SELECT ${EVENT_JOB_COLUMNS}, ${kind}_seq AS event_seq, ${kind}_event AS event_id, finished_cut AS cut
          FROM jobs WHERE ${kind}_seq > ? AND ${at} > ?${ids} ORDER BY ${kind}_seq LIMIT ?`,
-        after, since, ...(only ?? []), limit,
+        after,
+        since,
+        ...(only ?? []),
+        limit,
       )
       .toArray()
-      .map((job): JobRowEvent => ({ type: `job.${kind}`, seq: job.event_seq, id: job.event_id, at: job[at]!, job, cut: job.cut ?? 0 }));
+      .map(
+        (job): JobRowEvent => ({
+          type: `job.${kind}`,
+          seq: job.event_seq,
+          id: job.event_id,
+          at: job[at]!,
+          job,
+          cut: job.cut ?? 0,
+        }),
+      );
   return [...read("started", "started_at"), ...read("finished", "completed_at")];
 }
 
@@ -40,17 +58,26 @@ export function jobRowDelivery(sql: SqlStorage, id: string): DeliveryRow | undef
   const row = sql
     .exec<{ started: string | null; started_seq: number; finished_seq: number }>(
       `SELECT started_event AS started, started_seq, finished_seq FROM jobs WHERE started_event = ? OR finished_event = ?`,
-      id, id,
+      id,
+      id,
     )
     .toArray()[0];
   if (!row) return undefined;
   const started = row.started === id;
   const none = { attempts: 0, last_status: null, last_error: null, next_at: null, delivered_at: null, failed_at: null };
-  return { id, type: started ? "job.started" : "job.finished", seq: started ? row.started_seq : row.finished_seq, status: "none", ...none };
+  return {
+    id,
+    type: started ? "job.started" : "job.finished",
+    seq: started ? row.started_seq : row.finished_seq,
+    status: "none",
+    ...none,
+  };
 }
 
 /** The newest seq a job row keeps, 0 when none does (a scan: read once per object, see `Events.latestSeq`). */
 export function newestJobRowSeq(sql: SqlStorage): number {
-  const row = sql.exec<{ s: number | null; f: number | null }>(`SELECT MAX(started_seq) AS s, MAX(finished_seq) AS f FROM jobs`).one();
+  const row = sql
+    .exec<{ s: number | null; f: number | null }>(`SELECT MAX(started_seq) AS s, MAX(finished_seq) AS f FROM jobs`)
+    .one();
   return Math.max(row.s ?? 0, row.f ?? 0);
 }

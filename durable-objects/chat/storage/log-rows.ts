@@ -33,7 +33,10 @@ export function logContent(job: Pick<JobRow, "state" | "result" | "error">): str
   return `Error: ${job.error ?? job.state}`;
 }
 
-type LoggedJob = Pick<JobRow, "job_id" | "tool_name" | "tool_args" | "kind" | "state" | "result" | "error" | "created_at" | "completed_at"> & {
+type LoggedJob = Pick<
+  JobRow,
+  "job_id" | "tool_name" | "tool_args" | "kind" | "state" | "result" | "error" | "created_at" | "completed_at"
+> & {
   log_id: string | null;
   log_type: string | null;
 };

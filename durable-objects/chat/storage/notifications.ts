@@ -15,7 +15,11 @@ export class Notifications {
     createTable(this.sql, "notifications");
     this.sql.exec(
       `INSERT INTO notifications (telegram_chat_id, text, next_at, created_at, after_seq) VALUES (?, ?, ?, ?, ?)`,
-      JSON.stringify(telegramChatId), text, now, now, afterSeq ?? null,
+      JSON.stringify(telegramChatId),
+      text,
+      now,
+      now,
+      afterSeq ?? null,
     );
   }
 
@@ -28,7 +32,8 @@ export class Notifications {
          WHERE status = 'pending' AND next_at <= ?
            AND NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = n.after_seq AND e.status = 'pending' AND e.attempts = 0)
          ORDER BY id LIMIT ?`,
-        now, limit,
+        now,
+        limit,
       )
       .toArray();
   }
@@ -54,10 +59,24 @@ export class Notifications {
   /** Records an attempt: `at` to try again, `sent`, or `failed` with the reason. */
   settle(id: number, outcome: { sent: true } | { retryAt: number; error: string } | { failed: string }): void {
     if (!hasTable(this.sql, "notifications")) return;
-    if ("sent" in outcome) this.sql.exec(`UPDATE notifications SET status = 'sent', attempts = attempts + 1, next_at = NULL WHERE id = ?`, id);
+    if ("sent" in outcome)
+      this.sql.exec(
+        `UPDATE notifications SET status = 'sent', attempts = attempts + 1, next_at = NULL WHERE id = ?`,
+        id,
+      );
     else if ("retryAt" in outcome) {
-      this.sql.exec(`UPDATE notifications SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE id = ?`, outcome.retryAt, outcome.error, id);
-    } else this.sql.exec(`UPDATE notifications SET status = 'failed', attempts = attempts + 1, next_at = NULL, last_error = ? WHERE id = ?`, outcome.failed, id);
+      this.sql.exec(
+        `UPDATE notifications SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE id = ?`,
+        outcome.retryAt,
+        outcome.error,
+        id,
+      );
+    } else
+      this.sql.exec(
+        `UPDATE notifications SET status = 'failed', attempts = attempts + 1, next_at = NULL, last_error = ? WHERE id = ?`,
+        outcome.failed,
+        id,
+      );
   }
 
   purge(now: number): void {

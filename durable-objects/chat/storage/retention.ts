@@ -11,7 +11,13 @@ import type { Turns } from "./turns";
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 
 /** When the next purge is due, or undefined when nothing will expire. */
-export function nextPurgeAt(jobs: JobStore, idempotency: Idempotency, turns: Turns, retentionMs: number, now: number): number | undefined {
+export function nextPurgeAt(
+  jobs: JobStore,
+  idempotency: Idempotency,
+  turns: Turns,
+  retentionMs: number,
+  now: number,
+): number | undefined {
   const at = Math.min(
     (jobs.oldestFinished() ?? Infinity) + retentionMs,
     (idempotency.oldestAfter(now - IDEMPOTENCY_TTL_MS) ?? Infinity) + IDEMPOTENCY_TTL_MS,

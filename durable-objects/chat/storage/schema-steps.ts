@@ -105,7 +105,8 @@ const jobsV7 = (name: string) => jobsV6(name).replace(") WITHOUT ROWID", ", meta
 const jobsV8 = (name: string) => jobsV7(name).replace(") WITHOUT ROWID", ", flow TEXT) WITHOUT ROWID");
 
 /** The jobs table from v9 on: v8's, with a call's approval and whether the tenant's list has its latest (docs/api.md#approvals). */
-const jobsV9 = (name: string) => jobsV8(name).replace(") WITHOUT ROWID", ", approval TEXT, approval_sync INTEGER) WITHOUT ROWID");
+const jobsV9 = (name: string) =>
+  jobsV8(name).replace(") WITHOUT ROWID", ", approval TEXT, approval_sync INTEGER) WITHOUT ROWID");
 
 /** The jobs table from v10 on: v9's, with the budget of the top-level batch a job counts against (docs/api.md#budgets). */
 const jobsV10 = (name: string) => jobsV9(name).replace(") WITHOUT ROWID", ", budget TEXT) WITHOUT ROWID");
@@ -117,7 +118,9 @@ const jobsV11 = (name: string) => jobsV10(name).replace(") WITHOUT ROWID", ", re
 const jobsV12 = (name: string) => jobsV11(name).replace(" lane INTEGER,", " runner INTEGER,");
 
 /** The events table from v3 on (no AUTOINCREMENT). */
-const eventsV3 = (name: string) => `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
+const eventsV3 = (
+  name: string,
+) => `CREATE TABLE ${name} (seq INTEGER PRIMARY KEY, type TEXT NOT NULL, data TEXT NOT NULL,
   created_at INTEGER NOT NULL, id TEXT, batch_id TEXT, status TEXT NOT NULL DEFAULT 'none',
   attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_status INTEGER, last_error TEXT, failed_at INTEGER,
   parent_chat_id TEXT, root_chat_id TEXT, delivered_at INTEGER)`;
@@ -251,6 +254,8 @@ const LATER_TABLES = {
 } as const;
 export type FirstUseTable = (typeof FIRST_USE)[number] | keyof typeof LATER_TABLES;
 export const FIRST_USE_DDL = new Map<FirstUseTable, string>([
-  ...FIRST_USE.map((table) => [table, SCHEMA.find((statement) => statement.startsWith(`CREATE TABLE ${table} (`))!] as const),
+  ...FIRST_USE.map(
+    (table) => [table, SCHEMA.find((statement) => statement.startsWith(`CREATE TABLE ${table} (`))!] as const,
+  ),
   ...Object.entries(LATER_TABLES).map(([table, ddl]) => [table as FirstUseTable, ddl] as const),
 ]);

@@ -5,7 +5,17 @@
  */
 import type { ChatLimits } from "../../../src/core/jobs/messages";
 import { cached, forget, isRemembered, LATEST_SEQ, peek, remember } from "./sql-cache";
-import { BASE_VERSION, CURRENT_SCHEMA, FIRST_USE, FIRST_USE_DDL, MIGRATIONS, SCHEMA, SCHEMA_VERSION, type FirstUseTable, type Migration } from "./schema-steps";
+import {
+  BASE_VERSION,
+  CURRENT_SCHEMA,
+  FIRST_USE,
+  FIRST_USE_DDL,
+  MIGRATIONS,
+  SCHEMA,
+  SCHEMA_VERSION,
+  type FirstUseTable,
+  type Migration,
+} from "./schema-steps";
 
 export { FIRST_USE, MIGRATIONS, SCHEMA_VERSION, type FirstUseTable, type Migration };
 
@@ -16,7 +26,11 @@ const tableNote = (table: FirstUseTable) => `table:${table}`;
 
 /** Whether the chat has `table`, remembered either way: only `createTable` makes one, and a failed transaction drops the note. */
 export function hasTable(sql: SqlStorage, table: FirstUseTable): boolean {
-  return cached(sql, tableNote(table), () => sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, table).toArray().length > 0);
+  return cached(
+    sql,
+    tableNote(table),
+    () => sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`, table).toArray().length > 0,
+  );
 }
 
 /** Creates `table` unless the chat has it (before a first write to it). */
@@ -32,7 +46,11 @@ export function createTable(sql: SqlStorage, table: FirstUseTable): void {
  * false again) drops the cache. A new chat's first request asked ten times before its tables existed.
  */
 export function hasSchema(sql: SqlStorage): boolean {
-  return cached(sql, "schema", () => sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'`).toArray().length > 0);
+  return cached(
+    sql,
+    "schema",
+    () => sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'jobs'`).toArray().length > 0,
+  );
 }
 
 /**
@@ -87,7 +105,8 @@ const setVersion = (sql: SqlStorage, version: number) =>
  */
 export function readMeta(sql: SqlStorage, key: string): string | undefined {
   if (!isRemembered(sql, META_READ)) {
-    for (const row of sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`)) remember(sql, `meta:${row.key}`, String(row.value));
+    for (const row of sql.exec<{ key: string; value: string }>(`SELECT key, value FROM meta`))
+      remember(sql, `meta:${row.key}`, String(row.value));
     remember(sql, META_READ, true);
   }
   return peek<string>(sql, `meta:${key}`);

@@ -6,7 +6,20 @@
  */
 import { ACTIVE } from "./job-columns";
 import { forget, isRemembered, peek, remember } from "./sql-cache";
-const TIMER_KINDS = ["deadline", "wait_done", "dispatch", "exec", "register", "purge", "agent", "report", "idle", "gate", "deliver", "delete"] as const;
+const TIMER_KINDS = [
+  "deadline",
+  "wait_done",
+  "dispatch",
+  "exec",
+  "register",
+  "purge",
+  "agent",
+  "report",
+  "idle",
+  "gate",
+  "deliver",
+  "delete",
+] as const;
 export type TimerKind = (typeof TIMER_KINDS)[number];
 
 /**
@@ -126,7 +139,10 @@ export class Timers {
       forget(this.sql, IDLE_SINCE);
     }
     if (peek<boolean>(this.sql, PARKED) === false) return;
-    const removed = this.sql.exec(`DELETE FROM timers WHERE ref = '' AND kind IN (${WATCH_KINDS}) AND at <= ? AND NOT ${ANY_ACTIVE}`, now);
+    const removed = this.sql.exec(
+      `DELETE FROM timers WHERE ref = '' AND kind IN (${WATCH_KINDS}) AND at <= ? AND NOT ${ANY_ACTIVE}`,
+      now,
+    );
     if (removed.rowsWritten > 0) for (const kind of JOB_WATCH) forget(this.sql, dueBy(kind));
     remember(this.sql, PARKED, false);
   }
@@ -144,7 +160,13 @@ export class Timers {
 
   /** Moves a timer whose handler failed to `at`, unless the handler had already moved it. */
   postpone(timer: Timer, at: number): void {
-    this.sql.exec(`UPDATE timers SET at = ? WHERE kind = ? AND ref = ? AND at = ?`, at, timer.kind, timer.ref, timer.at);
+    this.sql.exec(
+      `UPDATE timers SET at = ? WHERE kind = ? AND ref = ? AND at = ?`,
+      at,
+      timer.kind,
+      timer.ref,
+      timer.at,
+    );
     if (timer.ref === "") forget(this.sql, dueBy(timer.kind));
   }
 
@@ -159,7 +181,9 @@ export class Timers {
     const armed = peek<boolean>(this.sql, PARKED) === false;
     const row = this.sql
       .exec<{ at: number | null }>(
-        armed ? `SELECT MIN(at) AS at FROM timers WHERE at <= ?` : `SELECT MIN(at) AS at FROM timers WHERE at <= ? AND (kind NOT IN (${WATCH_KINDS}) OR ${ANY_ACTIVE})`,
+        armed
+          ? `SELECT MIN(at) AS at FROM timers WHERE at <= ?`
+          : `SELECT MIN(at) AS at FROM timers WHERE at <= ? AND (kind NOT IN (${WATCH_KINDS}) OR ${ANY_ACTIVE})`,
         LATEST_ALARM_AT,
       )
       .one();

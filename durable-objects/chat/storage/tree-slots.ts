@@ -36,7 +36,8 @@ export class TreeSlots {
   insert(jobIds: string[], expiresAt: number): void {
     if (jobIds.length === 0) return;
     createTable(this.sql, "tree_slots");
-    for (const id of jobIds) this.sql.exec(`INSERT OR IGNORE INTO tree_slots (slot, expires_at) VALUES (?, ?)`, id, expiresAt);
+    for (const id of jobIds)
+      this.sql.exec(`INSERT OR IGNORE INTO tree_slots (slot, expires_at) VALUES (?, ?)`, id, expiresAt);
   }
 
   release(jobIds: string[]): void {

@@ -71,7 +71,9 @@ export class Turns {
 
   running(): Turn | undefined {
     if (!hasTable(this.sql, "turns")) return undefined;
-    const row = this.sql.exec<{ parent_job_id: string }>(`SELECT parent_job_id FROM turns WHERE state = 'running' LIMIT 1`).toArray()[0];
+    const row = this.sql
+      .exec<{ parent_job_id: string }>(`SELECT parent_job_id FROM turns WHERE state = 'running' LIMIT 1`)
+      .toArray()[0];
     return row ? this.get(row.parent_job_id) : undefined;
   }
 
@@ -89,9 +91,11 @@ export class Turns {
   /** Turns waiting on one of `jobIds`. */
   awaitingAny(jobIds: string[]): string[] {
     if (!hasTable(this.sql, "turns")) return [];
-    const rows = this.sql.exec<{ parent_job_id: string; awaiting: string | null }>(
-      `SELECT parent_job_id, awaiting FROM turns WHERE state = 'running' AND awaiting IS NOT NULL`,
-    ).toArray();
+    const rows = this.sql
+      .exec<{ parent_job_id: string; awaiting: string | null }>(
+        `SELECT parent_job_id, awaiting FROM turns WHERE state = 'running' AND awaiting IS NOT NULL`,
+      )
+      .toArray();
     return rows.filter((r) => jobIds.some((id) => r.awaiting!.includes(`"${id}"`))).map((r) => r.parent_job_id);
   }
 
@@ -100,13 +104,26 @@ export class Turns {
     this.sql.exec(
       `INSERT INTO turns (parent_job_id, parent_chat_id, lease, deadline_at, state, steps, awaiting, usage, outcome, created_at, progress_at)
        VALUES (?, ?, ?, ?, 'running', 0, NULL, ?, NULL, ?, ?)`,
-      t.parent_job_id, t.parent_chat_id, t.lease, t.deadline_at, JSON.stringify(beginningUsage()), now, now,
+      t.parent_job_id,
+      t.parent_chat_id,
+      t.lease,
+      t.deadline_at,
+      JSON.stringify(beginningUsage()),
+      now,
+      now,
     );
   }
 
   update(
     id: string,
-    patch: { steps?: number; awaiting?: AwaitedCall[] | null; usage?: Usage; state?: TurnState; outcome?: JobOutcome; background?: string[] },
+    patch: {
+      steps?: number;
+      awaiting?: AwaitedCall[] | null;
+      usage?: Usage;
+      state?: TurnState;
+      outcome?: JobOutcome;
+      background?: string[];
+    },
     now = Date.now(),
   ): void {
     const turn = this.get(id);
@@ -116,7 +133,13 @@ export class Turns {
       `UPDATE turns SET steps = ?, awaiting = ?, usage = ?, state = ?, outcome = ?, ended_at = COALESCE(?, ended_at), background = ?
        WHERE parent_job_id = ?`,
       patch.steps ?? turn.steps,
-      patch.awaiting === undefined ? (turn.awaiting ? JSON.stringify(turn.awaiting) : null) : patch.awaiting ? JSON.stringify(patch.awaiting) : null,
+      patch.awaiting === undefined
+        ? turn.awaiting
+          ? JSON.stringify(turn.awaiting)
+          : null
+        : patch.awaiting
+          ? JSON.stringify(patch.awaiting)
+          : null,
       JSON.stringify(patch.usage ?? turn.usage),
       patch.state ?? turn.state,
       patch.outcome ? JSON.stringify(patch.outcome) : turn.outcome ? JSON.stringify(turn.outcome) : null,
@@ -154,7 +177,10 @@ export class Turns {
     let body = JSON.stringify(usage ? { ...message, usage } : message);
     if (utf8Length(body) > MAX_MESSAGE_BYTES && typeof message.content === "string") {
       const beside = utf8Length(JSON.stringify({ ...message, content: "" })) + utf8Length(MESSAGE_CUT_NOTE);
-      body = JSON.stringify({ ...message, content: cutForJson(message.content, beside, MAX_MESSAGE_BYTES).text + MESSAGE_CUT_NOTE });
+      body = JSON.stringify({
+        ...message,
+        content: cutForJson(message.content, beside, MAX_MESSAGE_BYTES).text + MESSAGE_CUT_NOTE,
+      });
     }
     createTable(this.sql, "messages");
     this.sql.exec(`INSERT INTO messages (turn, body, created_at) VALUES (?, ?, ?)`, turnId, body, now);
@@ -193,7 +219,10 @@ export class Turns {
   transcript(limit: number): { message: ChatMessage & { usage?: Usage }; at: number }[] {
     if (!hasTable(this.sql, "messages")) return [];
     return this.sql
-      .exec<{ body: string; created_at: number }>(`SELECT body, created_at FROM (SELECT seq, body, created_at FROM messages ORDER BY seq DESC LIMIT ?) ORDER BY seq`, limit)
+      .exec<{ body: string; created_at: number }>(
+        `SELECT body, created_at FROM (SELECT seq, body, created_at FROM messages ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+        limit,
+      )
       .toArray()
       .map((r) => ({ message: JSON.parse(r.body) as ChatMessage & { usage?: Usage }, at: r.created_at }));
   }

@@ -42,9 +42,13 @@ export class UsageDays {
     const days = new Map<string, Shares>();
     const merge = (day: string, shares: Shares) => {
       const sum = days.get(day);
-      days.set(day, sum ? { own: addUsage(sum.own, shares.own), subtree: addUsage(sum.subtree, shares.subtree) } : shares);
+      days.set(
+        day,
+        sum ? { own: addUsage(sum.own, shares.own), subtree: addUsage(sum.subtree, shares.subtree) } : shares,
+      );
     };
-    for (const row of this.#rows(since)) merge(row.day, { own: JSON.parse(row.own) as Usage, subtree: JSON.parse(row.subtree) as Usage });
+    for (const row of this.#rows(since))
+      merge(row.day, { own: JSON.parse(row.own) as Usage, subtree: JSON.parse(row.subtree) as Usage });
     for (const [day, shares] of sharesByDay(jobs)) if (day >= since) merge(day, shares);
     const ordered = [...days].sort(([a], [b]) => (a < b ? -1 : 1));
     return {
@@ -56,16 +60,28 @@ export class UsageDays {
 
   #rows(since: string) {
     if (!hasTable(this.sql, "usage_days")) return [];
-    return this.sql.exec<{ day: string; own: string; subtree: string }>(`SELECT day, own, subtree FROM usage_days WHERE day >= ?`, since).toArray();
+    return this.sql
+      .exec<{ day: string; own: string; subtree: string }>(
+        `SELECT day, own, subtree FROM usage_days WHERE day >= ?`,
+        since,
+      )
+      .toArray();
   }
 
   #add(days: Map<string, Shares>, now: number): void {
     createTable(this.sql, "usage_days");
     for (const [day, shares] of days) {
-      const row = this.sql.exec<{ own: string; subtree: string }>(`SELECT own, subtree FROM usage_days WHERE day = ?`, day).toArray()[0];
+      const row = this.sql
+        .exec<{ own: string; subtree: string }>(`SELECT own, subtree FROM usage_days WHERE day = ?`, day)
+        .toArray()[0];
       const own = row ? addUsage(JSON.parse(row.own) as Usage, shares.own) : shares.own;
       const subtree = row ? addUsage(JSON.parse(row.subtree) as Usage, shares.subtree) : shares.subtree;
-      this.sql.exec(`INSERT OR REPLACE INTO usage_days (day, own, subtree) VALUES (?, ?, ?)`, day, JSON.stringify(own), JSON.stringify(subtree));
+      this.sql.exec(
+        `INSERT OR REPLACE INTO usage_days (day, own, subtree) VALUES (?, ?, ?)`,
+        day,
+        JSON.stringify(own),
+        JSON.stringify(subtree),
+      );
     }
     this.sql.exec(`DELETE FROM usage_days WHERE day < ?`, dayOf(now - (USAGE_DAYS - 1) * DAY_MS));
   }

@@ -35,21 +35,33 @@ export function admitInOrder(
   tree: TreeAllowance,
 ): InOrderAdmission {
   const result: InOrderAdmission = { admitted: [], plans: new Map(), refusals: new Map(), queued: new Set() };
-  const cap = new SubagentCap({ running: state.runningJobIds, queued: state.queued, tree, limits, queueOnTree: state.level === 0 });
+  const cap = new SubagentCap({
+    running: state.runningJobIds,
+    queued: state.queued,
+    tree,
+    limits,
+    queueOnTree: state.level === 0,
+  });
   const busy = new Set(state.busyContexts);
   // A "continue the latest child" call planned earlier in this batch is the latest for the next one.
   let latest: ChildRow | undefined;
-  const children = { get: (id: string) => state.children.get(id), latestDefault: () => latest ?? state.children.latestDefault() };
+  const children = {
+    get: (id: string) => state.children.get(id),
+    latestDefault: () => latest ?? state.children.latestDefault(),
+  };
   for (const spec of specs) {
     try {
       const overCap = admissionProblem(result.admitted.length + 1, activeJobs, limits);
       if (overCap) throw overCap;
       if (spec.kind === "subordinate") {
-        const plan = planSubordinates([spec], { ...state, children, busyContexts: busy }, limits, caller).get(spec.index)!;
+        const plan = planSubordinates([spec], { ...state, children, busyContexts: busy }, limits, caller).get(
+          spec.index,
+        )!;
         if (cap.admit(spec.job_id!) === "queue") result.queued.add(spec.job_id!);
         result.plans.set(spec.index, plan);
         busy.add(plan.context_id);
-        if (spec.sub.mode === "latest") latest = { context_id: plan.context_id, tool: "call_subordinate", profile: plan.profile, name: plan.name };
+        if (spec.sub.mode === "latest")
+          latest = { context_id: plan.context_id, tool: "call_subordinate", profile: plan.profile, name: plan.name };
       }
       result.admitted.push(spec);
     } catch (e) {

@@ -30,7 +30,6 @@ const MAX_RESULT_CHARS_IN_LOOP = 16_000;
 export const NO_LLM_ERROR =
   "No LLM provider configured: set llm.base_url, llm.model and llm.api_key with PUT /v1/config.";
 
-
 export interface LoopHost {
   turns: Turns;
   jobs: JobStore;
@@ -77,7 +76,14 @@ export interface LoopHost {
    * Room for the turn's next model request under the flow rules on `llm` (docs/api.md#flow-control):
    * granted (give it back once the request ends), waiting (the chat is woken when there is room) or refused.
    */
-  modelRoom(turn: Turn, config: TenantConfig): Promise<{ outcome: "granted"; release: () => Promise<void> } | { outcome: "waiting" } | { outcome: "refused"; message: string }>;
+  modelRoom(
+    turn: Turn,
+    config: TenantConfig,
+  ): Promise<
+    | { outcome: "granted"; release: () => Promise<void> }
+    | { outcome: "waiting" }
+    | { outcome: "refused"; message: string }
+  >;
   /** Ends the turn and hands the outcome back to the parent. */
   finish(turn: Turn, outcome: JobOutcome): Promise<void>;
 }
@@ -91,10 +97,12 @@ export type StepResult = "waiting" | "room" | "asking" | "again" | "finished";
 /** Tool results for the model, from finished jobs: the result, or `Error: …`. */
 function toolContent(call: AwaitedCall, jobs: JobStore, now: number): string {
   if (call.content !== undefined) return call.content;
-  if (call.job_ids) return JSON.stringify(resultsPayload(jobs.many(call.job_ids), { now, maxResultChars: MAX_RESULT_CHARS_IN_LOOP }));
+  if (call.job_ids)
+    return JSON.stringify(resultsPayload(jobs.many(call.job_ids), { now, maxResultChars: MAX_RESULT_CHARS_IN_LOOP }));
   const job = jobs.get(call.job_id!);
   if (!job) return "Error: the job's record was purged before its result was read.";
-  if (job.state === "success") return job.result === null ? "(completed without textual output)" : cutChars(job.result, MAX_RESULT_CHARS_IN_LOOP);
+  if (job.state === "success")
+    return job.result === null ? "(completed without textual output)" : cutChars(job.result, MAX_RESULT_CHARS_IN_LOOP);
   return `Error: ${job.error ?? job.state}`;
 }
 
@@ -128,7 +136,13 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   const turn = host.turns.get(turnId);
   if (turn?.state !== "running") return "finished";
   // Past the parent job's deadline the parent has ended it `timeout`: no more model calls.
-  if (now >= turn.deadline_at) return finishWith(host, turn, { state: "error", error: "The parent job's deadline passed.", attempt: 1, usage: turn.usage });
+  if (now >= turn.deadline_at)
+    return finishWith(host, turn, {
+      state: "error",
+      error: "The parent job's deadline passed.",
+      attempt: 1,
+      usage: turn.usage,
+    });
 
   const ask = host.pendingAsk(turnId);
   if (ask) {
@@ -147,7 +161,12 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     host.transaction(() => {
       for (const call of turn.awaiting!) {
         if (call.report) host.turns.append(turnId, backgroundReport(call.job_ids ?? [], host.jobs, now), now);
-        else host.turns.append(turnId, { role: "tool", tool_call_id: call.tool_call_id, content: toolContent(call, host.jobs, now) }, now);
+        else
+          host.turns.append(
+            turnId,
+            { role: "tool", tool_call_id: call.tool_call_id, content: toolContent(call, host.jobs, now) },
+            now,
+          );
       }
       const reported = turn.awaiting!.some((c) => c.report);
       host.turns.update(turnId, { awaiting: null, usage, ...(reported ? { background: [] } : {}) });
@@ -162,7 +181,8 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   // Stopped or deleted during that lookup: no model call may start after that.
   if (!host.running(turnId)) return "finished";
   // The provider's key is opened only at the claim, for the runner that sends the request.
-  if (!config.llm) return finishWith(host, turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
+  if (!config.llm)
+    return finishWith(host, turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
   const prof = profileOf(config, host.identity().profile);
   const history = host.turns.messages();
   if (turn.steps >= prof.max_steps) {
@@ -203,7 +223,11 @@ export async function modelRequestOf(host: LoopHost, turn: Turn): Promise<Claime
   const system = `${prof.system_prompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PROMPT_SOURCES.orchestration}`;
   const messages: ChatMessage[] = [{ role: "system", content: system }, ...host.turns.messages()];
   const tools = toolDefinitions(config, who.profile, who.level, who.tools, mcp);
-  return { target: llm, allow_private_egress: host.allowPrivateEgress(), request: { model: prof.model, messages, tools } };
+  return {
+    target: llm,
+    allow_private_egress: host.allowPrivateEgress(),
+    request: { model: prof.model, messages, tools },
+  };
 }
 
 /**
@@ -226,7 +250,9 @@ export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswe
   await host.modelUsed(Date.now(), request, stepOf(turn));
   const usage = addUsage(turn.usage, request);
   // Measured as it would be stored (JSON-escaped): it is one message row, and later the outcome's.
-  const replyBytes = utf8Length(JSON.stringify(reply.content)) + reply.tool_calls.reduce((n, c) => n + utf8Length(JSON.stringify(c.arguments)), 0);
+  const replyBytes =
+    utf8Length(JSON.stringify(reply.content)) +
+    reply.tool_calls.reduce((n, c) => n + utf8Length(JSON.stringify(c.arguments)), 0);
   if (replyBytes > MAX_MESSAGE_BYTES) {
     const error = `The model's reply took ${replyBytes} bytes; fanout keeps at most ${MAX_MESSAGE_BYTES} per message.`;
     return finishWith(host, turn, { state: "error", error, attempt: 1, usage });
@@ -237,7 +263,11 @@ export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswe
   const budget = config.limits.max_tokens_per_job;
   if (budget !== null && usage.prompt_tokens + usage.completion_tokens > budget) {
     host.turns.update(turnId, { usage });
-    return finishWith(host, { ...turn, usage }, { state: "error", error: "Token budget exhausted.", attempt: 1, usage });
+    return finishWith(
+      host,
+      { ...turn, usage },
+      { state: "error", error: "Token budget exhausted.", attempt: 1, usage },
+    );
   }
 
   // 3. Persist the reply; its tool calls become jobs in the same step.
@@ -246,7 +276,9 @@ export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswe
     const pending = turn.background;
     host.transaction(() => {
       host.turns.append(turnId, { role: "assistant", content: reply.content }, after, request);
-      const report: AwaitedCall[] | null = pending.length ? [{ tool_call_id: "", job_id: null, job_ids: pending, report: true }] : null;
+      const report: AwaitedCall[] | null = pending.length
+        ? [{ tool_call_id: "", job_id: null, job_ids: pending, report: true }]
+        : null;
       host.turns.update(turnId, { steps: turn.steps + 1, usage, awaiting: report });
     });
     if (pending.length) return "again";
@@ -266,7 +298,11 @@ export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswe
       {
         role: "assistant",
         content: reply.content || null,
-        tool_calls: reply.tool_calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: reply.tool_calls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: { name: c.name, arguments: c.arguments },
+        })),
       },
       after,
       request,
@@ -285,7 +321,9 @@ export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswe
       if (inBackground(plan)) {
         background.push(...started);
         const view = { now: after, maxResultChars: MAX_RESULT_CHARS_IN_LOOP };
-        const payload = earlier.length ? resultsPayload(host.jobs.many([...earlier, ...started]), view) : startedPayload(host.jobs.many(started), view);
+        const payload = earlier.length
+          ? resultsPayload(host.jobs.many([...earlier, ...started]), view)
+          : startedPayload(host.jobs.many(started), view);
         return { tool_call_id: c.id, job_id: null, content: JSON.stringify(payload) };
       }
       if (plan.kind === "job") return { tool_call_id: c.id, job_id: started[0]! };

@@ -40,7 +40,6 @@ const MODEL_ROOM_RETRY_MS = 30_000;
 /** A hand-back the parent did not take is retried after this. */
 export const REPORT_RETRY_MS = 5_000;
 
-
 export class ChildTurns implements LoopHost {
   /** The turns being driven in this instance, each with its drive. */
   readonly #driving = new Map<string, Promise<void>>();
@@ -170,7 +169,8 @@ export class ChildTurns implements LoopHost {
       // Waiting for room under a flow rule is not idle: the turn asks again when woken, or at the latest then.
       this.progress(Date.now());
       this.store.timers.set("agent", turnId, Date.now() + MODEL_ROOM_RETRY_MS);
-    } else if (ask) this.store.timers.set("agent", turnId, askCheckAt(ask)); // look again when it could have lapsed
+    } else if (ask)
+      this.store.timers.set("agent", turnId, askCheckAt(ask)); // look again when it could have lapsed
     else this.store.timers.clear("agent", turnId);
   }
 
@@ -229,7 +229,10 @@ export class ChildTurns implements LoopHost {
   releaseModelRoom = () => releaseModelRoom(this.store);
 
   mcp(config: TenantConfig): Promise<McpListings> {
-    return loadMcpListings(this.#tenant(), config.mcp_servers.map((s) => s.name));
+    return loadMcpListings(
+      this.#tenant(),
+      config.mcp_servers.map((s) => s.name),
+    );
   }
 
   transaction<T>(fn: () => T): T {
@@ -237,7 +240,12 @@ export class ChildTurns implements LoopHost {
   }
 
   reserveTree(specs: JobSpec[], now: number, config: TenantConfig): Promise<TreeReservation> {
-    return this.tree.reserveTiered({ ...this.store.address(), limits: this.#limits() }, specs, this.#caller(config), now);
+    return this.tree.reserveTiered(
+      { ...this.store.address(), limits: this.#limits() },
+      specs,
+      this.#caller(config),
+      now,
+    );
   }
 
   releaseTree(tree: TreeReservation): void {
@@ -262,7 +270,14 @@ export class ChildTurns implements LoopHost {
   }
 
   admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig, tree: TreeReservation) {
-    const { admitted, plans, refusals, queued } = this.tree.admitTiered(this.store.address().chat_id, specs, this.#limits(), this.#caller(config), tree, now);
+    const { admitted, plans, refusals, queued } = this.tree.admitTiered(
+      this.store.address().chat_id,
+      specs,
+      this.#limits(),
+      this.#caller(config),
+      tree,
+      now,
+    );
     const chat_id = readMeta(this.store.sql, "chat_id")!;
     // A subordinate's jobs carry the metadata of the batch that started it (the running turn's).
     const metadata = readMeta(this.store.sql, "metadata") || null;
@@ -270,7 +285,16 @@ export class ChildTurns implements LoopHost {
     // A subordinate's calls count against the budget of the batch that started it.
     const budget = readMeta(this.store.sql, "budget");
     const rules = { flow: config.flow, approvals, ...(budget ? { budget: { inherited: budget } } : {}) };
-    const batch = newJobRows(admitted, now, { chat_id, tiered: true, deadlineCap: turn.deadline_at, plans, queued, metadata, ...rules, nested: true });
+    const batch = newJobRows(admitted, now, {
+      chat_id,
+      tiered: true,
+      deadlineCap: turn.deadline_at,
+      plans,
+      queued,
+      metadata,
+      ...rules,
+      nested: true,
+    });
     this.#toStart.push(...insertBatch(this.store, batch, plans, now));
     this.onAdmitted(batch.jobs, now);
     const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));

@@ -38,7 +38,11 @@ export class ModelAsks {
     try {
       await this.store.env().CALLS.send(message);
     } catch (e) {
-      console.warn("sending a model request to a runner failed; it is sent again when unclaimed", turnId, (e as Error).message);
+      console.warn(
+        "sending a model request to a runner failed; it is sent again when unclaimed",
+        turnId,
+        (e as Error).message,
+      );
     }
   }
 

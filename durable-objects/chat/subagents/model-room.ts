@@ -15,11 +15,22 @@ import type { Turn } from "../storage/turns";
 /** The meta key of the running turn's model request while it holds or waits for room. */
 const MODEL_ROOM = "model_room";
 
-export type ModelRoom = { outcome: "granted"; release: () => Promise<void> } | { outcome: "waiting" } | { outcome: "refused"; message: string };
+export type ModelRoom =
+  | { outcome: "granted"; release: () => Promise<void> }
+  | { outcome: "waiting" }
+  | { outcome: "refused"; message: string };
 
 export async function modelRoom(store: ChatStore, turn: Turn, config: TenantConfig): Promise<ModelRoom> {
   const metadata = readMeta(store.sql, "metadata") || null;
-  const flow = planFlow(config.flow, { name: LLM_FLOW_NAME, args: {}, metadata: metadata === null ? null : (JSON.parse(metadata) as Record<string, unknown>) }, Date.now());
+  const flow = planFlow(
+    config.flow,
+    {
+      name: LLM_FLOW_NAME,
+      args: {},
+      metadata: metadata === null ? null : (JSON.parse(metadata) as Record<string, unknown>),
+    },
+    Date.now(),
+  );
   if (!flow) return { outcome: "granted", release: async () => {} };
   const holder = `${turn.parent_job_id}:llm:${turn.steps}`;
   writeMeta(store.sql, MODEL_ROOM, JSON.stringify({ flow, holder }));

@@ -26,10 +26,25 @@ export type StepCall = CallPlan | { kind: "error"; content: string };
  * Turns each tool call of a model reply into job specs (numbered in one
  * sequence for the whole step), or an error entry the model will read.
  */
-export function planCalls(calls: { id: string; name: string; arguments: string }[], config: TenantConfig, who: ChildIdentity, mcp: McpListings) {
-  const available = toolsForAgent(config, who.profile, mcp).filter((t) => !who.tools || t.kind === "wait" || who.tools.includes(t.name));
+export function planCalls(
+  calls: { id: string; name: string; arguments: string }[],
+  config: TenantConfig,
+  who: ChildIdentity,
+  mcp: McpListings,
+) {
+  const available = toolsForAgent(config, who.profile, mcp).filter(
+    (t) => !who.tools || t.kind === "wait" || who.tools.includes(t.name),
+  );
   // One model reply is one request's worth of checks: its calls share one pattern meter.
-  const ctx = { config, agent: who.profile, available, mcp, level: who.level, toolBound: who.tools, patterns: new PatternMeter() };
+  const ctx = {
+    config,
+    agent: who.profile,
+    available,
+    mcp,
+    level: who.level,
+    toolBound: who.tools,
+    patterns: new PatternMeter(),
+  };
   const number = specNumbering();
   const plans = calls.map((call, callIndex): StepCall => {
     try {
@@ -37,11 +52,14 @@ export function planCalls(calls: { id: string; name: string; arguments: string }
       const asSent = { id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } };
       const plan = planToolCall(callIndex, normalizeToolCall(asSent), ctx, number);
       if (plan.kind === "parallel" && plan.cancel) {
-        throw new InvalidToolCall("inside an agent loop, stop jobs by finishing without them; `cancel` is not available here");
+        throw new InvalidToolCall(
+          "inside an agent loop, stop jobs by finishing without them; `cancel` is not available here",
+        );
       }
       return plan;
     } catch (e) {
-      if (e instanceof ApiError || e instanceof InvalidToolCall) return { kind: "error", content: `Error: ${e.message}` };
+      if (e instanceof ApiError || e instanceof InvalidToolCall)
+        return { kind: "error", content: `Error: ${e.message}` };
       throw e;
     }
   });
@@ -52,4 +70,6 @@ export function planCalls(calls: { id: string; name: string; arguments: string }
 
 /** spawn_task without `wait: true`, and `parallel` with `wait: false`, answer at once; the jobs run in the background. */
 export const inBackground = (plan: CallPlan) =>
-  plan.kind === "parallel" ? !plan.wait : plan.spec.kind === "subordinate" && plan.spec.sub.tool === "spawn_task" && plan.spec.sub.wait !== true;
+  plan.kind === "parallel"
+    ? !plan.wait
+    : plan.spec.kind === "subordinate" && plan.spec.sub.tool === "spawn_task" && plan.spec.sub.wait !== true;

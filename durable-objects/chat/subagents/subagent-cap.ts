@@ -29,8 +29,17 @@ type LimitScope = "chat" | "tree" | "queue";
  * The one 429 `subagent_limit`: `running` are the jobs holding the slots of `scope` (this chat's,
  * or the tree's), `queued` the subordinates already waiting when the queue is what is full.
  */
-export function subagentLimit(scope: LimitScope, running: string[], requested: number, limit: number, queued = 0): ApiError {
-  const count = scope === "queue" ? `${queued} queued + ${requested} requested > ${limit}, limits.max_queued_subagents` : `${running.length} running + ${requested} requested > ${limit}`;
+export function subagentLimit(
+  scope: LimitScope,
+  running: string[],
+  requested: number,
+  limit: number,
+  queued = 0,
+): ApiError {
+  const count =
+    scope === "queue"
+      ? `${queued} queued + ${requested} requested > ${limit}, limits.max_queued_subagents`
+      : `${running.length} running + ${requested} requested > ${limit}`;
   const what = scope === "queue" ? "Subagent queue is full" : "Subagent limit reached";
   return new ApiError(429, "subagent_limit", `${what} (${count}); wait for running subagents or split the batch.`, {
     scope,
@@ -59,7 +68,8 @@ export function admitBatch(jobIds: string[], s: CapState): Set<string> {
     throw subagentLimit("tree", s.tree.holders, n, s.tree.limit);
   }
   const waiting = jobIds.slice(start);
-  if (s.queued + waiting.length > s.limits.max_queued_subagents) throw subagentLimit("queue", s.running, waiting.length, s.limits.max_queued_subagents, s.queued);
+  if (s.queued + waiting.length > s.limits.max_queued_subagents)
+    throw subagentLimit("queue", s.running, waiting.length, s.limits.max_queued_subagents, s.queued);
   return new Set(waiting);
 }
 
@@ -80,11 +90,13 @@ export class SubagentCap {
         this.#started.push(jobId);
         return "start";
       }
-      if (!queueing(this.s) || !this.s.queueOnTree) throw subagentLimit("tree", [...tree.holders, ...this.#started], 1, tree.limit);
+      if (!queueing(this.s) || !this.s.queueOnTree)
+        throw subagentLimit("tree", [...tree.holders, ...this.#started], 1, tree.limit);
     } else if (!queueing(this.s)) {
       throw subagentLimit("chat", [...running, ...this.#started], 1, limits.max_parallel_subagents);
     }
-    if (queued >= limits.max_queued_subagents) throw subagentLimit("queue", [...running, ...this.#started], 1, limits.max_queued_subagents, queued);
+    if (queued >= limits.max_queued_subagents)
+      throw subagentLimit("queue", [...running, ...this.#started], 1, limits.max_queued_subagents, queued);
     this.#queued++;
     return "queue";
   }

@@ -55,23 +55,33 @@ export function planSubordinates(
   let plannedDefault: ChildRow | undefined;
   for (const spec of specs) {
     if (state.level >= limits.max_depth) {
-      throw badRequest("max_depth", `${levelName(state.level)} cannot start subordinates: limits.max_depth is ${limits.max_depth}.`);
+      throw badRequest(
+        "max_depth",
+        `${levelName(state.level)} cannot start subordinates: limits.max_depth is ${limits.max_depth}.`,
+      );
     }
     const sub = spec.sub;
     let child: ChildRow | undefined;
     if (sub.mode === "continue") {
       child = state.children.get(sub.context_id!);
-      if (!child) throw invalid(`Subordinate context '${quoteName(sub.context_id!)}' was not found under ${levelName(state.level)}.`);
+      if (!child)
+        throw invalid(
+          `Subordinate context '${quoteName(sub.context_id!)}' was not found under ${levelName(state.level)}.`,
+        );
     } else if (sub.mode === "latest") {
       child = plannedDefault ?? state.children.latestDefault();
     }
     let profile = sub.profile ?? "default";
     if (child) {
       if (busy.has(child.context_id)) {
-        throw invalid(`Subordinate context '${quoteName(child.context_id)}' is still running. Wait for it to finish or stop it before continuing it.`);
+        throw invalid(
+          `Subordinate context '${quoteName(child.context_id)}' is still running. Wait for it to finish or stop it before continuing it.`,
+        );
       }
       if (sub.profile && sub.profile !== child.profile) {
-        throw invalid(`Subordinate already uses profile '${child.profile}'. Set reset=true and omit \`context_id\` to switch to '${quoteName(sub.profile)}'.`);
+        throw invalid(
+          `Subordinate already uses profile '${child.profile}'. Set reset=true and omit \`context_id\` to switch to '${quoteName(sub.profile)}'.`,
+        );
       }
       profile = child.profile;
     }

@@ -28,15 +28,23 @@ export class TreeCap {
    * Slots for new subordinates. A child asks its root (one RPC, granting up to
    * `specs.length`); the root itself grants inside its admission step instead.
    */
-  async reserve(target: Target, specs: Pick<JobSpec, "job_id" | "timeout_seconds">[], now: number): Promise<TreeReservation> {
+  async reserve(
+    target: Target,
+    specs: Pick<JobSpec, "job_id" | "timeout_seconds">[],
+    now: number,
+  ): Promise<TreeReservation> {
     const expiresAt = now + Math.max(0, ...specs.map((s) => s.timeout_seconds)) * 1000;
     const root = this.rootOf(target.chat_id);
-    if (specs.length === 0 || root === target.chat_id) return { remote: false, slots: [], holders: [], expiresAt, root, tenant: target.tenant };
-    const granted = await this.store.env().CHAT.getByName(chatName(target.tenant, root)).reserveTreeSlots({
-      job_ids: specs.map((s) => s.job_id!),
-      limit: target.limits.max_subagents_per_tree,
-      expires_at: expiresAt,
-    });
+    if (specs.length === 0 || root === target.chat_id)
+      return { remote: false, slots: [], holders: [], expiresAt, root, tenant: target.tenant };
+    const granted = await this.store
+      .env()
+      .CHAT.getByName(chatName(target.tenant, root))
+      .reserveTreeSlots({
+        job_ids: specs.map((s) => s.job_id!),
+        limit: target.limits.max_subagents_per_tree,
+        expires_at: expiresAt,
+      });
     return { remote: true, ...granted, expiresAt, root, tenant: target.tenant };
   }
 
@@ -46,18 +54,37 @@ export class TreeCap {
    */
   async reserveTiered(target: Target, specs: JobSpec[], caller: Caller, now: number): Promise<TreeReservation> {
     const candidates = this.#admitInOrder(target.chat_id, specs, target.limits, caller, UNLIMITED_TREE).admitted;
-    return this.reserve(target, candidates.filter((s) => s.kind === "subordinate"), now);
+    return this.reserve(
+      target,
+      candidates.filter((s) => s.kind === "subordinate"),
+      now,
+    );
   }
 
   /** Tiered admission (sync): call by call; a child's unused grants go back, the root records its slots. */
-  admitTiered(chatId: string, specs: JobSpec[], limits: ChatLimits, caller: Caller, tree: TreeReservation, now: number): InOrderAdmission {
+  admitTiered(
+    chatId: string,
+    specs: JobSpec[],
+    limits: ChatLimits,
+    caller: Caller,
+    tree: TreeReservation,
+    now: number,
+  ): InOrderAdmission {
     const admission = this.#admitInOrder(chatId, specs, limits, caller, this.allowance(tree, limits, now));
-    const started = admission.admitted.flatMap((s) => (s.kind === "subordinate" && !admission.queued.has(s.job_id!) ? [s.job_id!] : []));
+    const started = admission.admitted.flatMap((s) =>
+      s.kind === "subordinate" && !admission.queued.has(s.job_id!) ? [s.job_id!] : [],
+    );
     this.settle(tree, started);
     return admission;
   }
 
-  #admitInOrder(chatId: string, specs: JobSpec[], limits: ChatLimits, caller: Caller, tree: TreeAllowance): InOrderAdmission {
+  #admitInOrder(
+    chatId: string,
+    specs: JobSpec[],
+    limits: ChatLimits,
+    caller: Caller,
+    tree: TreeAllowance,
+  ): InOrderAdmission {
     const live = this.store.exists();
     const state = live ? subordinateState(this.store) : NEW_CHAT_STATE(chatId);
     return admitInOrder(specs, state, live ? this.store.jobs.activeCount() : 0, limits, caller, tree);
@@ -65,12 +92,20 @@ export class TreeCap {
 
   /** What a reservation allows (sync, inside admission): a child's grants, or the root's own free slots. */
   allowance(tree: TreeReservation, limits: ChatLimits, now: number): TreeAllowance {
-    return treeAllowance(tree, limits.max_subagents_per_tree, () => (this.store.exists() ? this.store.treeSlots.holders(now) : []));
+    return treeAllowance(tree, limits.max_subagents_per_tree, () =>
+      this.store.exists() ? this.store.treeSlots.holders(now) : [],
+    );
   }
 
   /** What the subagent caps see for a whole batch. */
   capState(state: SubordinateState, limits: ChatLimits, tree: TreeReservation, now: number): CapState {
-    return { running: state.runningJobIds, queued: state.queued, tree: this.allowance(tree, limits, now), limits, queueOnTree: state.level === 0 };
+    return {
+      running: state.runningJobIds,
+      queued: state.queued,
+      tree: this.allowance(tree, limits, now),
+      limits,
+      queueOnTree: state.level === 0,
+    };
   }
 
   /** After admission: the root records the slots its started subordinates hold; a child returns the grants it did not use. */
@@ -92,7 +127,9 @@ export class TreeCap {
       return;
     }
     this.store.ctx.waitUntil(
-      this.store.env().CHAT.getByName(chatName(tree.tenant, tree.root))
+      this.store
+        .env()
+        .CHAT.getByName(chatName(tree.tenant, tree.root))
         .releaseTreeSlots(tree.slots)
         .catch((e: Error) => console.warn("tree slot release failed; it expires at its deadline", e.message)),
     );

@@ -28,7 +28,11 @@ export function beginTurn(store: ChatStore, req: TurnRequest, now: number): "sta
     writeMeta(store.sql, "metadata", req.metadata ?? "");
     writeMeta(store.sql, "budget", req.budget ?? "");
     // A continued child keeps the subset it was started with: a continuation narrows it, never widens it.
-    writeMeta(store.sql, "tools", JSON.stringify(narrowestTools(JSON.parse(readMeta(store.sql, "tools") ?? "null"), req.tools)));
+    writeMeta(
+      store.sql,
+      "tools",
+      JSON.stringify(narrowestTools(JSON.parse(readMeta(store.sql, "tools") ?? "null"), req.tools)),
+    );
     if (readMeta(store.sql, "created_at") === undefined) writeMeta(store.sql, "created_at", String(now));
     store.turns.begin(req, now);
     const lines = [

@@ -35,7 +35,15 @@ export function stopTurn(store: ChatStore, machine: JobMachine, asks: ModelAsks,
   for (const job of store.jobs.active()) machine.cancel(job.job_id, now);
   // Answer every call still awaited, so a continued conversation stays valid for the provider.
   for (const call of turn.awaiting ?? []) {
-    store.turns.append(parent.parent_job_id, { role: "tool", tool_call_id: call.tool_call_id, content: "Error: the task was stopped before this call finished." }, now);
+    store.turns.append(
+      parent.parent_job_id,
+      {
+        role: "tool",
+        tool_call_id: call.tool_call_id,
+        content: "Error: the task was stopped before this call finished.",
+      },
+      now,
+    );
   }
   store.turns.update(parent.parent_job_id, { state: "stopped", awaiting: null }, now);
   asks.forget();

@@ -34,7 +34,8 @@ const UP_WITHIN_MS = 180_000;
 
 const port = (/** @type {string} */ name, /** @type {number} */ fallback) => {
   const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1 || value > 65535) throw new Error(`${name} must be a port number, got "${process.env[name]}"`);
+  if (!Number.isInteger(value) || value < 1 || value > 65535)
+    throw new Error(`${name} must be a port number, got "${process.env[name]}"`);
   return value;
 };
 const ports = {
@@ -80,7 +81,12 @@ const fakes = await startFakes({
   weatherSecret,
   postcardSecret,
   onMessage: (m) => {
-    const buttons = m.reply_markup ? `\n  [${m.reply_markup.inline_keyboard.flat().map((b) => b.text).join("] [")}]` : "";
+    const buttons = m.reply_markup
+      ? `\n  [${m.reply_markup.inline_keyboard
+          .flat()
+          .map((b) => b.text)
+          .join("] [")}]`
+      : "";
     console.log(`\ntelegram | the bot replied in chat ${m.chat_id}:\n${m.text.replace(/^/gm, "  ")}${buttons}\n`);
   },
 });
@@ -103,8 +109,13 @@ const exitWhenGone = (/** @type {import("node:child_process").ChildProcess} */ c
 
 try {
   const fanout = startWranglerDev({
-    cwd: ROOT, port: ports.fanout, inspectorPort: ports.fanoutInspector, persistTo: join(state, "fanout"),
-    vars: DEV_VARS, env: registry, output: prefixed("fanout"),
+    cwd: ROOT,
+    port: ports.fanout,
+    inspectorPort: ports.fanoutInspector,
+    persistTo: join(state, "fanout"),
+    vars: DEV_VARS,
+    env: registry,
+    output: prefixed("fanout"),
   });
   children.push(fanout);
   exitWhenGone(fanout, "fanout");
@@ -112,13 +123,20 @@ try {
   await pointFanoutAtBot(fanoutUrl, DEV_KEY, {
     webhookUrl: `${botUrl}/fanout`,
     webhookSecret,
-    tools: [weatherTool(`${fakes.url}/tools/weather`, weatherSecret), postcardTool(`${fakes.url}/tools/postcard`, postcardSecret)],
+    tools: [
+      weatherTool(`${fakes.url}/tools/weather`, weatherSecret),
+      postcardTool(`${fakes.url}/tools/postcard`, postcardSecret),
+    ],
     approvals: [{ tools: ["send_postcard"], timeout_seconds: 3600 }],
   });
 
   const bot = startWranglerDev({
-    cwd: BOT_DIR, port: ports.bot, inspectorPort: ports.botInspector, persistTo: join(state, "bot"),
-    env: registry, output: prefixed("bot"),
+    cwd: BOT_DIR,
+    port: ports.bot,
+    inspectorPort: ports.botInspector,
+    persistTo: join(state, "bot"),
+    env: registry,
+    output: prefixed("bot"),
     vars: {
       // Empty, even if a .dev.vars sets one: the bot reaches fanout over its FANOUT service binding, as when deployed.
       FANOUT_URL: "",
@@ -135,10 +153,17 @@ try {
   children.push(bot);
   exitWhenGone(bot, "bot");
   await waitUntilUp(`${botUrl}/healthz`, UP_WITHIN_MS, bot);
-  await setTelegramWebhook(`${fakes.url}/telegram`, LOCAL_TELEGRAM.botToken, `${botUrl}/telegram`, LOCAL_TELEGRAM.secretToken);
+  await setTelegramWebhook(
+    `${fakes.url}/telegram`,
+    LOCAL_TELEGRAM.botToken,
+    `${botUrl}/telegram`,
+    LOCAL_TELEGRAM.secretToken,
+  );
   const tested = await testWebhook(fanoutUrl, DEV_KEY);
   if (tested.status !== 204) {
-    throw new Error(`fanout's test event to ${botUrl}/fanout got ${tested.status ?? tested.error}, not 204: the bot cannot check fanout's signature`);
+    throw new Error(
+      `fanout's test event to ${botUrl}/fanout got ${tested.status ?? tested.error}, not 204: the bot cannot check fanout's signature`,
+    );
   }
   console.log(`webhook test: fanout's signed test event reached the bot, which answered 204`);
 } catch (e) {

@@ -58,7 +58,10 @@ export async function pointFanoutAtBot(fanoutUrl, apiKey, { webhookUrl, webhookS
  * @returns {Promise<{ status: number | null, error?: string }>}
  */
 export async function testWebhook(fanoutUrl, apiKey) {
-  const res = await fetch(`${fanoutUrl}/v1/webhook/test`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` } });
+  const res = await fetch(`${fanoutUrl}/v1/webhook/test`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
   if (!res.ok) throw new Error(`POST /v1/webhook/test answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
   return /** @type {{ status: number | null, error?: string }} */ (await res.json());
 }

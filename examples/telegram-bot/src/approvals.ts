@@ -28,7 +28,10 @@ export function approvalMessage(request: ApprovalRequest): { text: string; keybo
   const shown = args.length > SHOWN_ARGS ? `${args.slice(0, SHOWN_ARGS)}…` : args;
   const who = request.agent === "default" ? "The assistant" : `The ${request.agent} agent`;
   const text = `${who} wants to run ${request.tool_name}:\n${shown}\nApprove it before ${request.approval_expires_at.slice(0, 16).replace("T", " ")} UTC?`;
-  const button = (label: string, decision: Decision) => ({ text: label, callback_data: `${PREFIX}:${decision}:${request.job_id}` });
+  const button = (label: string, decision: Decision) => ({
+    text: label,
+    callback_data: `${PREFIX}:${decision}:${request.job_id}`,
+  });
   return { text, keyboard: { inline_keyboard: [[button("Approve", "approve"), button("Deny", "deny")]] } };
 }
 

@@ -32,9 +32,13 @@ export class Conversation extends DurableObject<Env> {
     this.#sql.exec(`CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)`);
     // Messages that arrive while a batch runs wait here: a tool call's answers must come right after it.
     this.#sql.exec(`CREATE TABLE IF NOT EXISTS inbox (seq INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL)`);
-    this.#sql.exec(`CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), chat_id INTEGER NOT NULL, pending TEXT, due INTEGER NOT NULL DEFAULT 0, steps INTEGER NOT NULL DEFAULT 0)`);
+    this.#sql.exec(
+      `CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), chat_id INTEGER NOT NULL, pending TEXT, due INTEGER NOT NULL DEFAULT 0, steps INTEGER NOT NULL DEFAULT 0)`,
+    );
     // The approval messages sent to this chat: which fanout call each asks about, and whether it shows the decision yet.
-    this.#sql.exec(`CREATE TABLE IF NOT EXISTS approvals (job_id TEXT PRIMARY KEY, fanout_chat TEXT NOT NULL, tool_name TEXT NOT NULL, message_id INTEGER, decided INTEGER NOT NULL DEFAULT 0)`);
+    this.#sql.exec(
+      `CREATE TABLE IF NOT EXISTS approvals (job_id TEXT PRIMARY KEY, fanout_chat TEXT NOT NULL, tool_name TEXT NOT NULL, message_id INTEGER, decided INTEGER NOT NULL DEFAULT 0)`,
+    );
   }
 
   /** A user's message: written down now, answered from the alarm. */
@@ -45,7 +49,10 @@ export class Conversation extends DurableObject<Env> {
       return;
     }
     this.#append({ role: "user", content: text });
-    this.#sql.exec(`INSERT INTO state (id, chat_id, due, steps) VALUES (1, ?, 1, 0) ON CONFLICT (id) DO UPDATE SET due = 1, steps = 0`, chatId);
+    this.#sql.exec(
+      `INSERT INTO state (id, chat_id, due, steps) VALUES (1, ?, 1, 0) ON CONFLICT (id) DO UPDATE SET due = 1, steps = 0`,
+      chatId,
+    );
     await this.ctx.storage.setAlarm(Date.now());
   }
 
@@ -65,7 +72,12 @@ export class Conversation extends DurableObject<Env> {
    */
   async approvalRequested(chatId: number, request: ApprovalRequest): Promise<void> {
     if (this.#approval(request.job_id)) return;
-    this.#sql.exec(`INSERT INTO approvals (job_id, fanout_chat, tool_name) VALUES (?, ?, ?)`, request.job_id, request.chat_id, request.tool_name);
+    this.#sql.exec(
+      `INSERT INTO approvals (job_id, fanout_chat, tool_name) VALUES (?, ?, ?)`,
+      request.job_id,
+      request.chat_id,
+      request.tool_name,
+    );
     try {
       const { text, keyboard } = approvalMessage(request);
       const messageId = await sendMessage(this.#telegram(), chatId, text, keyboard);
@@ -80,7 +92,8 @@ export class Conversation extends DurableObject<Env> {
   async buttonPressed(chatId: number, press: ButtonPress): Promise<void> {
     const pressed = pressedDecision(press.data);
     const approval = pressed && this.#approval(pressed.job_id);
-    if (!pressed || !approval) return void (await answerCallbackQuery(this.#telegram(), press.id, "This button is no longer in use."));
+    if (!pressed || !approval)
+      return void (await answerCallbackQuery(this.#telegram(), press.id, "This button is no longer in use."));
     let note: string;
     try {
       const decide = pressed.decision === "approve" ? this.#fanout().approve : this.#fanout().deny;
@@ -90,13 +103,21 @@ export class Conversation extends DurableObject<Env> {
     } catch (e) {
       // Someone decided first (another tap, the dashboard), or the call is gone: say so, change nothing.
       if (!(e instanceof FanoutError) || (e.code !== "already_decided" && e.code !== "not_awaiting_approval")) throw e;
-      note = e.code === "already_decided" ? `Already ${String(e.details.status ?? "decided")}` : "This call no longer waits for a decision";
+      note =
+        e.code === "already_decided"
+          ? `Already ${String(e.details.status ?? "decided")}`
+          : "This call no longer waits for a decision";
     }
     await answerCallbackQuery(this.#telegram(), press.id, note);
   }
 
   /** fanout's `job.approval_decided` (a button here, the dashboard, or its deadline): the message shows it, once. */
-  async approvalDecided(chatId: number, jobId: string, decision: Decision | "expired", by: string | null): Promise<void> {
+  async approvalDecided(
+    chatId: number,
+    jobId: string,
+    decision: Decision | "expired",
+    by: string | null,
+  ): Promise<void> {
     await this.#showDecision(chatId, jobId, decision, by);
   }
 
@@ -109,7 +130,10 @@ export class Conversation extends DurableObject<Env> {
 
   #approval(jobId: string) {
     return this.#sql
-      .exec<{ fanout_chat: string; tool_name: string; message_id: number | null; decided: number }>(`SELECT fanout_chat, tool_name, message_id, decided FROM approvals WHERE job_id = ?`, jobId)
+      .exec<{ fanout_chat: string; tool_name: string; message_id: number | null; decided: number }>(
+        `SELECT fanout_chat, tool_name, message_id, decided FROM approvals WHERE job_id = ?`,
+        jobId,
+      )
       .toArray()[0];
   }
 
@@ -117,7 +141,8 @@ export class Conversation extends DurableObject<Env> {
   async #answerCalls(answers: Message[]): Promise<void> {
     this.ctx.storage.transactionSync(() => {
       for (const message of answers) this.#append(message);
-      for (const { text } of this.#sql.exec<{ text: string }>(`SELECT text FROM inbox ORDER BY seq`).toArray()) this.#append({ role: "user", content: text });
+      for (const { text } of this.#sql.exec<{ text: string }>(`SELECT text FROM inbox ORDER BY seq`).toArray())
+        this.#append({ role: "user", content: text });
       this.#sql.exec(`DELETE FROM inbox`);
       this.#sql.exec(`UPDATE state SET pending = NULL, due = 1`);
     });
@@ -152,7 +177,11 @@ export class Conversation extends DurableObject<Env> {
     });
     const message = response.choices[0]?.message;
     if (!message) throw new Error("the model answered no choice");
-    return { role: "assistant", content: message.content ?? null, ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}) };
+    return {
+      role: "assistant",
+      content: message.content ?? null,
+      ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}),
+    };
   }
 
   async #startBatch(chatId: number, calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[]): Promise<void> {
@@ -160,13 +189,19 @@ export class Conversation extends DurableObject<Env> {
     const turnKey = `tg-${chatId}-${this.#lastSeq()}`;
     try {
       // fanout hands the Telegram chat back on the batch's events: the webhook routes by it.
-      const started = await this.#fanout().parallel(`tg-${chatId}`, { ...args, wait: false }, { idempotencyKey: turnKey, metadata: { telegram_chat_id: chatId } });
+      const started = await this.#fanout().parallel(
+        `tg-${chatId}`,
+        { ...args, wait: false },
+        { idempotencyKey: turnKey, metadata: { telegram_chat_id: chatId } },
+      );
       const pending: Pending = { job_ids: started.jobs.map((j) => j.job_id), spans };
       this.#sql.exec(`UPDATE state SET pending = ?, due = 0`, JSON.stringify(pending));
     } catch (e) {
       if (!(e instanceof FanoutError) || e.retryable) throw e; // the alarm runs the step again
       // A refusal (an unknown tool, bad arguments): the model reads why and tries something else.
-      await this.#answerCalls(calls.map((call) => ({ role: "tool", tool_call_id: call.id, content: `Error: ${e.message}` })));
+      await this.#answerCalls(
+        calls.map((call) => ({ role: "tool", tool_call_id: call.id, content: `Error: ${e.message}` })),
+      );
     }
   }
 
@@ -188,7 +223,10 @@ export class Conversation extends DurableObject<Env> {
   }
 
   #messages(): Message[] {
-    return this.#sql.exec<{ json: string }>(`SELECT json FROM messages ORDER BY seq`).toArray().map((r) => JSON.parse(r.json) as Message);
+    return this.#sql
+      .exec<{ json: string }>(`SELECT json FROM messages ORDER BY seq`)
+      .toArray()
+      .map((r) => JSON.parse(r.json) as Message);
   }
 
   #lastSeq(): number {
@@ -196,7 +234,11 @@ export class Conversation extends DurableObject<Env> {
   }
 
   #state() {
-    return this.#sql.exec<{ chat_id: number; pending: string | null; due: number; steps: number }>(`SELECT chat_id, pending, due, steps FROM state`).toArray()[0];
+    return this.#sql
+      .exec<{ chat_id: number; pending: string | null; due: number; steps: number }>(
+        `SELECT chat_id, pending, due, steps FROM state`,
+      )
+      .toArray()[0];
   }
 
   #pending(): Pending | undefined {

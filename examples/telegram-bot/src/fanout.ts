@@ -19,6 +19,7 @@ const BOUND_URL = "https://fanout.binding";
 export function fanoutClient(env: FanoutSettings): Fanout {
   if (env.FANOUT_URL) return new Fanout({ url: env.FANOUT_URL, apiKey: env.FANOUT_API_KEY });
   const binding = env.FANOUT;
-  if (!binding) throw new Error("fanout is not reachable: bind it as the FANOUT service in wrangler.toml, or set FANOUT_URL");
+  if (!binding)
+    throw new Error("fanout is not reachable: bind it as the FANOUT service in wrangler.toml, or set FANOUT_URL");
   return new Fanout({ url: BOUND_URL, apiKey: env.FANOUT_API_KEY, fetch: (request) => binding.fetch(request) });
 }

@@ -20,7 +20,8 @@ export default {
 
     if (pathname === "/telegram") {
       const token = request.headers.get("x-telegram-bot-api-secret-token");
-      if (!(await hasSecretToken(token, env.TELEGRAM_SECRET_TOKEN))) return new Response("unauthorized", { status: 401 });
+      if (!(await hasSecretToken(token, env.TELEGRAM_SECRET_TOKEN)))
+        return new Response("unauthorized", { status: 401 });
       const update = await request.json().catch(() => null);
       const message = textMessage(update);
       if (message) await conversation(env, message.chat_id).userMessage(message.chat_id, message.text);
@@ -36,11 +37,13 @@ export default {
       // The Telegram chat rides on the batch as its metadata (see Conversation.#startBatch), a subagent's
       // calls included: no lookup.
       const telegramChat = (event.data as { metadata?: { telegram_chat_id?: unknown } }).metadata?.telegram_chat_id;
-      if (typeof telegramChat !== "number" || !Number.isSafeInteger(telegramChat)) return new Response(null, { status: 204 });
+      if (typeof telegramChat !== "number" || !Number.isSafeInteger(telegramChat))
+        return new Response(null, { status: 204 });
       const chat = conversation(env, telegramChat);
       if (event.type === "batch.finished") await chat.batchFinished(event.data.results);
       if (event.type === "job.approval_requested") await chat.approvalRequested(telegramChat, event.data);
-      if (event.type === "job.approval_decided") await chat.approvalDecided(telegramChat, event.data.job_id, event.data.decision, event.data.by);
+      if (event.type === "job.approval_decided")
+        await chat.approvalDecided(telegramChat, event.data.job_id, event.data.decision, event.data.by);
       return new Response(null, { status: 204 });
     }
 

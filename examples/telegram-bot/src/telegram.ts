@@ -28,9 +28,20 @@ export interface ButtonPress {
 export function buttonPress(update: unknown): ButtonPress | undefined {
   const query = (update as { callback_query?: Record<string, any> } | null)?.callback_query;
   const chatId = query?.message?.chat?.id;
-  if (typeof query?.id !== "string" || typeof chatId !== "number" || typeof query.message.message_id !== "number" || typeof query.data !== "string") return undefined;
+  if (
+    typeof query?.id !== "string" ||
+    typeof chatId !== "number" ||
+    typeof query.message.message_id !== "number" ||
+    typeof query.data !== "string"
+  )
+    return undefined;
   const from = query.from ?? {};
-  const by = typeof from.username === "string" ? `@${from.username}` : typeof from.first_name === "string" ? from.first_name : "someone";
+  const by =
+    typeof from.username === "string"
+      ? `@${from.username}`
+      : typeof from.first_name === "string"
+        ? from.first_name
+        : "someone";
   return { id: query.id, chat_id: chatId, message_id: query.message.message_id, data: query.data, by };
 }
 
@@ -41,7 +52,9 @@ export function buttonPress(update: unknown): ButtonPress | undefined {
  */
 export async function hasSecretToken(header: string | null, secretToken: string): Promise<boolean> {
   if (header === null || secretToken === "") return false;
-  const [got, want] = await Promise.all([header, secretToken].map((s) => crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))));
+  const [got, want] = await Promise.all(
+    [header, secretToken].map((s) => crypto.subtle.digest("SHA-256", new TextEncoder().encode(s))),
+  );
   const a = new Uint8Array(got!);
   const b = new Uint8Array(want!);
   let difference = 0;
@@ -64,7 +77,11 @@ export interface TelegramApi {
 }
 
 async function call<T>(api: TelegramApi, method: string, body: Record<string, unknown>): Promise<T> {
-  const res = await fetch(`${api.baseUrl}/bot${api.token}/${method}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${api.baseUrl}/bot${api.token}/${method}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`Telegram ${method} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
   return ((await res.json()) as { result: T }).result;
 }
@@ -72,8 +89,17 @@ async function call<T>(api: TelegramApi, method: string, body: Record<string, un
 const fit = (text: string) => [...text].slice(0, MAX_TEXT).join("");
 
 /** Sends a message, with buttons if given; its message id. */
-export async function sendMessage(api: TelegramApi, chatId: number, text: string, keyboard?: InlineKeyboard): Promise<number> {
-  const sent = await call<{ message_id: number }>(api, "sendMessage", { chat_id: chatId, text: fit(text), ...(keyboard ? { reply_markup: keyboard } : {}) });
+export async function sendMessage(
+  api: TelegramApi,
+  chatId: number,
+  text: string,
+  keyboard?: InlineKeyboard,
+): Promise<number> {
+  const sent = await call<{ message_id: number }>(api, "sendMessage", {
+    chat_id: chatId,
+    text: fit(text),
+    ...(keyboard ? { reply_markup: keyboard } : {}),
+  });
   return sent.message_id;
 }
 
@@ -82,4 +108,5 @@ export const editMessageText = (api: TelegramApi, chatId: number, messageId: num
   call(api, "editMessageText", { chat_id: chatId, message_id: messageId, text: fit(text) });
 
 /** Stops the button's spinner on the presser's screen, with a short note. */
-export const answerCallbackQuery = (api: TelegramApi, id: string, text: string) => call(api, "answerCallbackQuery", { callback_query_id: id, text });
+export const answerCallbackQuery = (api: TelegramApi, id: string, text: string) =>
+  call(api, "answerCallbackQuery", { callback_query_id: id, text });

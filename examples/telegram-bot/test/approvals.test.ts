@@ -14,9 +14,12 @@ const request = {
 describe("asking in the chat", () => {
   it("says what will run, with what, until when, under Approve and Deny buttons that fit Telegram's 64 bytes", () => {
     const { text, keyboard } = approvalMessage(request);
-    expect(text).toBe('The assistant wants to run send_postcard:\n{\n "to": "Ana",\n "text": "Hi"\n}\nApprove it before 2026-12-05 10:30 UTC?');
+    expect(text).toBe(
+      'The assistant wants to run send_postcard:\n{\n "to": "Ana",\n "text": "Hi"\n}\nApprove it before 2026-12-05 10:30 UTC?',
+    );
     expect(keyboard.inline_keyboard[0]!.map((b) => b.text)).toEqual(["Approve", "Deny"]);
-    for (const button of keyboard.inline_keyboard.flat()) expect(new TextEncoder().encode(button.callback_data).length).toBeLessThanOrEqual(64);
+    for (const button of keyboard.inline_keyboard.flat())
+      expect(new TextEncoder().encode(button.callback_data).length).toBeLessThanOrEqual(64);
     expect(approvalMessage({ ...request, agent: "researcher" }).text).toMatch(/^The researcher agent wants to run/);
     expect(approvalMessage({ ...request, tool_args: { text: "x".repeat(2000) } }).text.length).toBeLessThan(800);
   });
@@ -25,7 +28,8 @@ describe("asking in the chat", () => {
     const [approve, deny] = approvalMessage(request).keyboard.inline_keyboard[0]!;
     expect(pressedDecision(approve!.callback_data)).toEqual({ decision: "approve", job_id: request.job_id });
     expect(pressedDecision(deny!.callback_data)).toEqual({ decision: "deny", job_id: request.job_id });
-    for (const other of ["", "fanout:maybe:j", "other:approve:j", "fanout:approve:", "fanout:approve:j:x"]) expect(pressedDecision(other)).toBeUndefined();
+    for (const other of ["", "fanout:maybe:j", "other:approve:j", "fanout:approve:", "fanout:approve:j:x"])
+      expect(pressedDecision(other)).toBeUndefined();
   });
 
   it("shows the decision in place of the question", () => {
@@ -35,8 +39,17 @@ describe("asking in the chat", () => {
   });
 
   it("takes a button press from an update, naming the presser by username, else first name", () => {
-    const update = (from: Record<string, unknown>) => ({ update_id: 1, callback_query: { id: "q1", from, data: "fanout:deny:j", message: { message_id: 9, chat: { id: 42 } } } });
-    expect(buttonPress(update({ id: 1, username: "ana", first_name: "Ana" }))).toEqual({ id: "q1", chat_id: 42, message_id: 9, data: "fanout:deny:j", by: "@ana" });
+    const update = (from: Record<string, unknown>) => ({
+      update_id: 1,
+      callback_query: { id: "q1", from, data: "fanout:deny:j", message: { message_id: 9, chat: { id: 42 } } },
+    });
+    expect(buttonPress(update({ id: 1, username: "ana", first_name: "Ana" }))).toEqual({
+      id: "q1",
+      chat_id: 42,
+      message_id: 9,
+      data: "fanout:deny:j",
+      by: "@ana",
+    });
     expect(buttonPress(update({ id: 1, first_name: "Ana" }))?.by).toBe("Ana");
     expect(buttonPress({ update_id: 2, message: { chat: { id: 42 }, text: "hi" } })).toBeUndefined();
   });

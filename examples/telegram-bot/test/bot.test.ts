@@ -25,7 +25,10 @@ const telegramUpdate = (chatId: number, text: string, secret = SECRETS.telegramS
   fetch(`${bot()}/telegram`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
-    body: JSON.stringify({ update_id: ++updateId, message: { message_id: updateId, date: 0, chat: { id: chatId, type: "private" }, text } }),
+    body: JSON.stringify({
+      update_id: ++updateId,
+      message: { message_id: updateId, date: 0, chat: { id: chatId, type: "private" }, text },
+    }),
   });
 
 /** The model's turns, in order: a call of `parallel`, or a text reply. */
@@ -36,9 +39,13 @@ const script = (...turns: (ReturnType<typeof parallelCall> | string)[]) => {
 beforeEach(() => model().reset());
 afterEach(() => model().reset());
 const llmRequests = () => model().requests as unknown as { messages: { role: string; content: string | null }[] }[];
-const sent = async (chatId: number) => (await (await fetch(`${fake()}/__telegram/messages?chat_id=${chatId}`)).json()) as { text: string; token: string }[];
+const sent = async (chatId: number) =>
+  (await (await fetch(`${fake()}/__telegram/messages?chat_id=${chatId}`)).json()) as { text: string; token: string }[];
 
-const parallelCall = (...seconds: number[]) => ({ name: "parallel", args: { tool_calls: seconds.map((s) => ({ tool_name: "wait", tool_args: { seconds: s } })) } });
+const parallelCall = (...seconds: number[]) => ({
+  name: "parallel",
+  args: { tool_calls: seconds.map((s) => ({ tool_name: "wait", tool_args: { seconds: s } })) },
+});
 
 describe("the Telegram bot on fanout", () => {
   it("acknowledges the update at once, runs the tool calls in fanout and replies when they are done", async () => {
@@ -60,7 +67,10 @@ describe("the Telegram bot on fanout", () => {
     expect(toolMessage.role).toBe("tool");
     const results = JSON.parse(toolMessage.content!);
     expect(results.status).toBe("success");
-    expect(results.jobs.map((j: { tool_name: string; state: string }) => [j.tool_name, j.state])).toEqual([["wait", "success"], ["wait", "success"]]);
+    expect(results.jobs.map((j: { tool_name: string; state: string }) => [j.tool_name, j.state])).toEqual([
+      ["wait", "success"],
+      ["wait", "success"],
+    ]);
   });
 
   it("holds a message sent while its batch runs until the tool results are in", async () => {
@@ -84,19 +94,39 @@ describe("the Telegram bot on fanout", () => {
         headers: { authorization: `Bearer ${harness.fanout.apiKey}`, "content-type": "application/json" },
         body: body ? JSON.stringify(body) : undefined,
       }).then((r) => r.json());
-    const [job] = await eventually(async () => (await fanoutApi("/v1/chats/tg-4203/jobs").catch(() => undefined))?.jobs);
+    const [job] = await eventually(
+      async () => (await fanoutApi("/v1/chats/tg-4203/jobs").catch(() => undefined))?.jobs,
+    );
     // The batch carries its Telegram chat, which is how the bot routes the event below.
     expect((await fanoutApi(`/v1/chats/tg-4203/jobs/${job.job_id}`)).metadata).toEqual({ telegram_chat_id: 4203 });
     // fanout delivers at least once: the same event, signed as fanout signs it, arrives twice.
     const body = JSON.stringify({
-      id: "evt_twice", type: "batch.finished", timestamp: new Date().toISOString(),
-      data: { tenant: harness.fanout.tenant, chat_id: "tg-4203", parent_chat_id: null, root_chat_id: "tg-4203", seq: 9, batch_id: "batch-x", metadata: { telegram_chat_id: 4203 },
-        results: { status: "success", jobs: [{ job_id: job.job_id, tool_name: "wait", state: "success", duration_seconds: 1, result: "ok" }] } },
+      id: "evt_twice",
+      type: "batch.finished",
+      timestamp: new Date().toISOString(),
+      data: {
+        tenant: harness.fanout.tenant,
+        chat_id: "tg-4203",
+        parent_chat_id: null,
+        root_chat_id: "tg-4203",
+        seq: 9,
+        batch_id: "batch-x",
+        metadata: { telegram_chat_id: 4203 },
+        results: {
+          status: "success",
+          jobs: [{ job_id: job.job_id, tool_name: "wait", state: "success", duration_seconds: 1, result: "ok" }],
+        },
+      },
     });
     const deliver = () => {
       const now = new Date();
       const signature = new Webhook(harness.fanout.webhooks.secret).sign("evt_twice", now, body);
-      const headers = { "content-type": "application/json", "webhook-id": "evt_twice", "webhook-timestamp": String(Math.floor(now.getTime() / 1000)), "webhook-signature": signature };
+      const headers = {
+        "content-type": "application/json",
+        "webhook-id": "evt_twice",
+        "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+        "webhook-signature": signature,
+      };
       return fetch(`${bot()}/fanout`, { method: "POST", headers, body });
     };
     expect((await deliver()).status).toBe(204);
@@ -112,23 +142,41 @@ describe("the Telegram bot on fanout", () => {
     const fanoutApi = (path: string, body: unknown, method = "POST") =>
       fetch(`${harness.fanout.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${harness.fanout.apiKey}`, "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json" },
+        headers: {
+          authorization: `Bearer ${harness.fanout.apiKey}`,
+          "content-type": method === "PATCH" ? "application/merge-patch+json" : "application/json",
+        },
         body: JSON.stringify(body),
       });
-    expect((await fanoutApi("/v1/config", { approvals: [{ tools: ["wait"], timeout_seconds: 600 }] }, "PATCH")).status).toBe(200);
+    expect(
+      (await fanoutApi("/v1/config", { approvals: [{ tools: ["wait"], timeout_seconds: 600 }] }, "PATCH")).status,
+    ).toBe(200);
     try {
       script(parallelCall(0.01), "Waited, with your blessing.");
       await telegramUpdate(4205, "Wait a moment, if I say so.");
       const [question] = await eventually(async () => {
         const list = await sent(4205);
-        return list.length ? (list as unknown as { text: string; message_id: number; reply_markup?: { inline_keyboard: { text: string; callback_data: string }[][] } }[]) : undefined;
+        return list.length
+          ? (list as unknown as {
+              text: string;
+              message_id: number;
+              reply_markup?: { inline_keyboard: { text: string; callback_data: string }[][] };
+            }[])
+          : undefined;
       }, 20_000);
-      expect(question!.text).toMatch(/^The assistant wants to run wait:\n\{\n "seconds": 0\.01\n\}\nApprove it before \d{4}-\d\d-\d\d \d\d:\d\d UTC\?$/);
+      expect(question!.text).toMatch(
+        /^The assistant wants to run wait:\n\{\n "seconds": 0\.01\n\}\nApprove it before \d{4}-\d\d-\d\d \d\d:\d\d UTC\?$/,
+      );
       expect(question!.reply_markup!.inline_keyboard[0]!.map((b) => b.text)).toEqual(["Approve", "Deny"]);
       // Nothing ran yet: the model has been asked once, and the reply waits for the person.
       expect(llmRequests()).toHaveLength(1);
 
-      const press = await (await fetch(`${fake()}/__telegram/press`, { method: "POST", body: JSON.stringify({ chat_id: 4205, button: "Approve", from: { username: "ana" } }) })).json();
+      const press = await (
+        await fetch(`${fake()}/__telegram/press`, {
+          method: "POST",
+          body: JSON.stringify({ chat_id: 4205, button: "Approve", from: { username: "ana" } }),
+        })
+      ).json();
       expect(press.status).toBe(200);
       const [edited, reply] = await eventually(async () => {
         const list = await sent(4205);
@@ -137,7 +185,10 @@ describe("the Telegram bot on fanout", () => {
       expect(edited!.text).toBe("✅ Approved by @ana: wait runs now.");
       expect(edited).not.toHaveProperty("reply_markup");
       expect(reply!.text).toBe("Waited, with your blessing.");
-      const answers = (await (await fetch(`${fake()}/__telegram/answers`)).json()) as { callback_query_id: string; text: string }[];
+      const answers = (await (await fetch(`${fake()}/__telegram/answers`)).json()) as {
+        callback_query_id: string;
+        text: string;
+      }[];
       expect(answers.find((a) => a.callback_query_id === press.callback_query_id)?.text).toBe("Approved");
 
       // A late press of the other button (a second phone, a stale screen) changes nothing and says why.
@@ -145,12 +196,27 @@ describe("the Telegram bot on fanout", () => {
       const late = await fetch(`${bot()}/telegram`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": SECRETS.telegramSecret },
-        body: JSON.stringify({ update_id: ++updateId, callback_query: { id: "late-1", from: { id: 8, first_name: "Bo" }, data: deny, message: { message_id: question!.message_id, chat: { id: 4205 } } } }),
+        body: JSON.stringify({
+          update_id: ++updateId,
+          callback_query: {
+            id: "late-1",
+            from: { id: 8, first_name: "Bo" },
+            data: deny,
+            message: { message_id: question!.message_id, chat: { id: 4205 } },
+          },
+        }),
       });
       expect(late.status).toBe(200);
-      const lateAnswer = await eventually(async () => ((await (await fetch(`${fake()}/__telegram/answers`)).json()) as { callback_query_id: string; text: string }[]).find((a) => a.callback_query_id === "late-1"));
+      const lateAnswer = await eventually(async () =>
+        (
+          (await (await fetch(`${fake()}/__telegram/answers`)).json()) as { callback_query_id: string; text: string }[]
+        ).find((a) => a.callback_query_id === "late-1"),
+      );
       expect(lateAnswer.text).toBe("Already approved");
-      expect((await sent(4205)).map((m) => m.text)).toEqual(["✅ Approved by @ana: wait runs now.", "Waited, with your blessing."]);
+      expect((await sent(4205)).map((m) => m.text)).toEqual([
+        "✅ Approved by @ana: wait runs now.",
+        "Waited, with your blessing.",
+      ]);
     } finally {
       await fanoutApi("/v1/config", { approvals: [] }, "PATCH");
     }
@@ -164,7 +230,10 @@ describe("the Telegram bot on fanout", () => {
 
   it("refuses updates without Telegram's secret token and events without fanout's signature", async () => {
     expect((await telegramUpdate(4204, "hi", "wrong")).status).toBe(401);
-    const unsigned = await fetch(`${bot()}/fanout`, { method: "POST", body: JSON.stringify({ id: "evt_x", type: "batch.finished", data: {} }) });
+    const unsigned = await fetch(`${bot()}/fanout`, {
+      method: "POST",
+      body: JSON.stringify({ id: "evt_x", type: "batch.finished", data: {} }),
+    });
     expect(unsigned.status).toBe(401);
   });
 });

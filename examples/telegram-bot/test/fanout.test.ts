@@ -25,7 +25,9 @@ describe("how the bot reaches fanout", () => {
   it("uses FANOUT_URL instead of the binding when it is set", async () => {
     const FANOUT = binding();
     // Nothing listens on port 9: the call fails, and never touches the binding.
-    await expect(fanoutClient({ FANOUT, FANOUT_URL: "http://127.0.0.1:9", FANOUT_API_KEY: "k1" }).tools()).rejects.toThrow();
+    await expect(
+      fanoutClient({ FANOUT, FANOUT_URL: "http://127.0.0.1:9", FANOUT_API_KEY: "k1" }).tools(),
+    ).rejects.toThrow();
     expect(FANOUT.requests).toHaveLength(0);
   });
 

@@ -25,7 +25,10 @@ export interface BotUnderTest {
 }
 
 export async function startBot(): Promise<BotUnderTest> {
-  const [fanoutStart, fakesStart] = await Promise.allSettled([startFanout({ config: { webhook: { events: BOT_EVENTS } } }), startFakes()]);
+  const [fanoutStart, fakesStart] = await Promise.allSettled([
+    startFanout({ config: { webhook: { events: BOT_EVENTS } } }),
+    startFakes(),
+  ]);
   const fanout = fanoutStart.status === "fulfilled" ? fanoutStart.value : undefined;
   const fakes = fakesStart.status === "fulfilled" ? fakesStart.value : undefined;
   let bot: Awaited<ReturnType<typeof startWranglerDev>> | undefined;
@@ -34,7 +37,8 @@ export async function startBot(): Promise<BotUnderTest> {
     await fakes?.close();
   };
   try {
-    if (!fanout || !fakes) throw fanoutStart.status === "rejected" ? fanoutStart.reason : (fakesStart as PromiseRejectedResult).reason;
+    if (!fanout || !fakes)
+      throw fanoutStart.status === "rejected" ? fanoutStart.reason : (fakesStart as PromiseRejectedResult).reason;
     bot = await startWranglerDev(fileURLToPath(new URL("..", import.meta.url)), {
       FANOUT_URL: fanout.url,
       FANOUT_API_KEY: fanout.apiKey,
@@ -47,7 +51,12 @@ export async function startBot(): Promise<BotUnderTest> {
       LLM_API_KEY: "sk-test",
     });
     fanout.webhooks.forward(`${bot.url}/fanout`);
-    await setTelegramWebhook(`${fakes.url}/telegram`, SECRETS.telegramToken, `${bot.url}/telegram`, SECRETS.telegramSecret);
+    await setTelegramWebhook(
+      `${fakes.url}/telegram`,
+      SECRETS.telegramToken,
+      `${bot.url}/telegram`,
+      SECRETS.telegramSecret,
+    );
     return { fanout, botUrl: bot.url, fakeUrl: fakes.url, stop };
   } catch (error) {
     await stop(); // whatever did start

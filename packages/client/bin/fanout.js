@@ -9,4 +9,10 @@ const readStdin = async () => {
   for await (const chunk of process.stdin) text += chunk;
   return text;
 };
-process.exitCode = await run(process.argv.slice(2), { env: process.env, stdout: process.stdout, stderr: process.stderr, readStdin, signal: stop.signal });
+process.exitCode = await run(process.argv.slice(2), {
+  env: process.env,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  readStdin,
+  signal: stop.signal,
+});

@@ -61,7 +61,11 @@ export interface AwaitOptions {
 }
 
 /** The request body the wire schema describes for a POST route. */
-type Body<P extends keyof paths> = paths[P] extends { post: { requestBody: { content: { "application/json": infer B } } } } ? B : never;
+type Body<P extends keyof paths> = paths[P] extends {
+  post: { requestBody: { content: { "application/json": infer B } } };
+}
+  ? B
+  : never;
 
 export class Fanout {
   readonly #api: ReturnType<typeof createClient<paths>>;
@@ -104,10 +108,16 @@ export class Fanout {
    * Runs one assistant message's tool calls (OpenAI `tool_calls`, Anthropic `tool_use` blocks, the
    * AI SDK's `toolCalls`, …); the answer lists them in call order, each with its `tool_call_id`.
    */
-  toolCalls(chatId: string, calls: ToolCallsBody, options: CallOptions & { order?: "tiered" | "parallel" } = {}): Promise<ToolCallsAnswer> {
+  toolCalls(
+    chatId: string,
+    calls: ToolCallsBody,
+    options: CallOptions & { order?: "tiered" | "parallel" } = {},
+  ): Promise<ToolCallsAnswer> {
     const start = startInit(chatId, options);
     // `parallel`: every call of the message at once; default the tenant's `limits.tool_calls_order`.
-    const init = options.order ? { ...start, params: { ...start.params, query: { ...start.params.query, order: options.order } } } : start;
+    const init = options.order
+      ? { ...start, params: { ...start.params, query: { ...start.params.query, order: options.order } } }
+      : start;
     const body = calls as Body<"/v1/chats/{chat_id}/tool-calls">;
     return this.#send(options.signal, () => this.#api.POST("/v1/chats/{chat_id}/tool-calls", { ...init, body }));
   }
@@ -122,7 +132,11 @@ export class Fanout {
     for (;;) {
       const timeout = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
       const call = { agent: options.agent, signal: options.signal };
-      const answer = (await this.parallel(chatId, { action: "await", job_ids: jobIds, timeout }, call)) as ResultsPayload;
+      const answer = (await this.parallel(
+        chatId,
+        { action: "await", job_ids: jobIds, timeout },
+        call,
+      )) as ResultsPayload;
       if (answer.status !== "waiting" || deadline - Date.now() < 1000) return answer;
     }
   }
@@ -148,35 +162,57 @@ export class Fanout {
   /** A job's full record (its whole result text), until it is purged. */
   job(chatId: string, jobId: string, options: { signal?: AbortSignal } = {}): Promise<JobRecord> {
     return this.#send(options.signal, () =>
-      this.#api.GET("/v1/chats/{chat_id}/jobs/{job_id}", { params: { path: { chat_id: chatId, job_id: jobId } }, signal: options.signal }),
+      this.#api.GET("/v1/chats/{chat_id}/jobs/{job_id}", {
+        params: { path: { chat_id: chatId, job_id: jobId } },
+        signal: options.signal,
+      }),
     );
   }
 
   chat(chatId: string, options: { signal?: AbortSignal } = {}): Promise<ChatInfo> {
-    return this.#send(options.signal, () => this.#api.GET("/v1/chats/{chat_id}", { params: { path: { chat_id: chatId } }, signal: options.signal }));
+    return this.#send(options.signal, () =>
+      this.#api.GET("/v1/chats/{chat_id}", { params: { path: { chat_id: chatId } }, signal: options.signal }),
+    );
   }
 
   /** A subagent's conversation (its child chat's): each model turn's text and tool calls, with usage; the newest `limit`. */
   transcript(chatId: string, options: { limit?: number; signal?: AbortSignal } = {}): Promise<Transcript> {
     const query = options.limit ? { limit: String(options.limit) } : {};
-    return this.#send(options.signal, () => this.#api.GET("/v1/chats/{chat_id}/transcript", { params: { path: { chat_id: chatId }, query }, signal: options.signal }));
+    return this.#send(options.signal, () =>
+      this.#api.GET("/v1/chats/{chat_id}/transcript", {
+        params: { path: { chat_id: chatId }, query },
+        signal: options.signal,
+      }),
+    );
   }
 
   /** What the chat and everything under it took in the last 30 days, and by day. */
   usage(chatId: string, options: { signal?: AbortSignal } = {}): Promise<ChatUsage> {
-    return this.#send(options.signal, () => this.#api.GET("/v1/chats/{chat_id}/usage", { params: { path: { chat_id: chatId } }, signal: options.signal }));
+    return this.#send(options.signal, () =>
+      this.#api.GET("/v1/chats/{chat_id}/usage", { params: { path: { chat_id: chatId } }, signal: options.signal }),
+    );
   }
 
   /** A page of the tenant's top-level chats; pass `next_cursor` back as `cursor` for the next. */
   chats(options: { cursor?: string; limit?: number; signal?: AbortSignal } = {}): Promise<ChatList> {
-    const query = { ...(options.cursor ? { cursor: options.cursor } : {}), ...(options.limit ? { limit: String(options.limit) } : {}) };
+    const query = {
+      ...(options.cursor ? { cursor: options.cursor } : {}),
+      ...(options.limit ? { limit: String(options.limit) } : {}),
+    };
     return this.#send(options.signal, () => this.#api.GET("/v1/chats", { params: { query }, signal: options.signal }));
   }
 
   /** The chat's kept events that have a webhook target and are `status`, oldest first. */
-  async deliveries(chatId: string, status: DeliveryStatus, options: { signal?: AbortSignal } = {}): Promise<Delivery[]> {
+  async deliveries(
+    chatId: string,
+    status: DeliveryStatus,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<Delivery[]> {
     const answer = await this.#send(options.signal, () =>
-      this.#api.GET("/v1/chats/{chat_id}/events", { params: { path: { chat_id: chatId }, query: { status } }, signal: options.signal }),
+      this.#api.GET("/v1/chats/{chat_id}/events", {
+        params: { path: { chat_id: chatId }, query: { status } },
+        signal: options.signal,
+      }),
     );
     return answer.events;
   }
@@ -187,7 +223,10 @@ export class Fanout {
    */
   redeliver(chatId: string, eventId: string, options: { signal?: AbortSignal } = {}): Promise<Delivery> {
     return this.#send(options.signal, () =>
-      this.#api.POST("/v1/chats/{chat_id}/events/{event_id}/redeliver", { params: { path: { chat_id: chatId, event_id: eventId } }, signal: options.signal }),
+      this.#api.POST("/v1/chats/{chat_id}/events/{event_id}/redeliver", {
+        params: { path: { chat_id: chatId, event_id: eventId } },
+        signal: options.signal,
+      }),
     );
   }
 
@@ -198,7 +237,9 @@ export class Fanout {
 
   /** The function definitions and prompts to give a model acting as `agent`. */
   tools(agent?: string, options: { signal?: AbortSignal } = {}): Promise<ToolsAnswer> {
-    return this.#send(options.signal, () => this.#api.GET("/v1/tools", { params: { query: agent ? { agent } : {} }, signal: options.signal }));
+    return this.#send(options.signal, () =>
+      this.#api.GET("/v1/tools", { params: { query: agent ? { agent } : {} }, signal: options.signal }),
+    );
   }
 
   /** What each flow rule holds back now: running and queued calls, the rate's headroom, the busiest keys. */
@@ -216,19 +257,34 @@ export class Fanout {
     return this.#decide(chatId, jobId, "deny", options);
   }
 
-  #decide(chatId: string, jobId: string, decision: "approve" | "deny", { by, reason, signal }: DecisionOptions): Promise<JobSnapshot> {
+  #decide(
+    chatId: string,
+    jobId: string,
+    decision: "approve" | "deny",
+    { by, reason, signal }: DecisionOptions,
+  ): Promise<JobSnapshot> {
     const body = { decision, ...(by !== undefined ? { by } : {}), ...(reason !== undefined ? { reason } : {}) };
-    return this.#send(signal, () => this.#api.POST("/v1/chats/{chat_id}/jobs/{job_id}/approval", { params: { path: { chat_id: chatId, job_id: jobId } }, body, signal }));
+    return this.#send(signal, () =>
+      this.#api.POST("/v1/chats/{chat_id}/jobs/{job_id}/approval", {
+        params: { path: { chat_id: chatId, job_id: jobId } },
+        body,
+        signal,
+      }),
+    );
   }
 
   /** A page of the tenant's calls waiting for a decision (`pending`, the default) or decided, newest first. */
-  approvals(options: { status?: "pending" | "decided"; cursor?: string; limit?: number; signal?: AbortSignal } = {}): Promise<ApprovalList> {
+  approvals(
+    options: { status?: "pending" | "decided"; cursor?: string; limit?: number; signal?: AbortSignal } = {},
+  ): Promise<ApprovalList> {
     const query = {
       ...(options.status ? { status: options.status } : {}),
       ...(options.cursor ? { cursor: options.cursor } : {}),
       ...(options.limit ? { limit: String(options.limit) } : {}),
     };
-    return this.#send(options.signal, () => this.#api.GET("/v1/approvals", { params: { query }, signal: options.signal }));
+    return this.#send(options.signal, () =>
+      this.#api.GET("/v1/approvals", { params: { query }, signal: options.signal }),
+    );
   }
 
   // The config calls cast their answer: openapi-fetch's answer types widen `permission.task`'s
@@ -236,7 +292,9 @@ export class Fanout {
 
   /** The tenant configuration, secrets shown as `"***"`. */
   config(options: { signal?: AbortSignal } = {}): Promise<TenantConfig> {
-    return this.#send(options.signal, () => this.#api.GET("/v1/config", { signal: options.signal })) as Promise<TenantConfig>;
+    return this.#send(options.signal, () =>
+      this.#api.GET("/v1/config", { signal: options.signal }),
+    ) as Promise<TenantConfig>;
   }
 
   /**
@@ -252,7 +310,9 @@ export class Fanout {
 
   /** Replaces the whole configuration: every key `doc` leaves out takes its default. */
   putConfig(doc: ConfigDocument, options: { signal?: AbortSignal } = {}): Promise<ConfigAnswer> {
-    return this.#send(options.signal, () => this.#api.PUT("/v1/config", { body: doc, signal: options.signal })) as Promise<ConfigAnswer>;
+    return this.#send(options.signal, () =>
+      this.#api.PUT("/v1/config", { body: doc, signal: options.signal }),
+    ) as Promise<ConfigAnswer>;
   }
 
   /**
@@ -289,7 +349,9 @@ export class Fanout {
 
   /** A single-use ticket for one stream (browsers cannot send an Authorization header there). */
   async #ticket(chatId: string | null): Promise<string> {
-    const answer = await this.#send(undefined, () => this.#api.POST("/v1/ws-tickets", { body: chatId === null ? {} : { chat_id: chatId } }));
+    const answer = await this.#send(undefined, () =>
+      this.#api.POST("/v1/ws-tickets", { body: chatId === null ? {} : { chat_id: chatId } }),
+    );
     return answer.ticket;
   }
 

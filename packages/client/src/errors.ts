@@ -28,13 +28,22 @@ export class FanoutError extends Error {
 
   static async from(response: Response, body?: unknown): Promise<FanoutError> {
     const retryAfter = Number(response.headers.get("retry-after"));
-    const retryAfterMs = Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has("retry-after") ? retryAfter * 1000 : undefined;
+    const retryAfterMs =
+      Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has("retry-after")
+        ? retryAfter * 1000
+        : undefined;
     const error = (body as ErrorBody | undefined)?.error;
     if (error && typeof error.code === "string") {
       const { code, message, ...details } = error;
       return new FanoutError(response.status, code, message, details, retryAfterMs);
     }
     const text = typeof body === "string" ? body : response.statusText;
-    return new FanoutError(response.status, "http_error", `HTTP ${response.status}: ${text.slice(0, 500)}`, {}, retryAfterMs);
+    return new FanoutError(
+      response.status,
+      "http_error",
+      `HTTP ${response.status}: ${text.slice(0, 500)}`,
+      {},
+      retryAfterMs,
+    );
   }
 }

@@ -122,7 +122,10 @@ export class EventStream implements AsyncIterable<StreamMessage> {
       return this.#failed(e);
     }
     this.#socket = socket;
-    const ping = setInterval(() => socket.readyState === 1 /* open, in every runtime's numbering */ && socket.send("ping"), PING_MS);
+    const ping = setInterval(
+      () => socket.readyState === 1 /* open, in every runtime's numbering */ && socket.send("ping"),
+      PING_MS,
+    );
     socket.addEventListener("open", () => {
       this.#failures = 0;
       this.#fix();
@@ -168,7 +171,13 @@ export class EventStream implements AsyncIterable<StreamMessage> {
         this.#fix();
       } else if (++this.#openFailures >= this.source.attempts) {
         const why = cause instanceof Error ? `: ${cause.message}` : "";
-        return this.#fail(new FanoutError(0, "network_error", `fanout's event stream did not open after ${this.#openFailures} tries${why}; check the URL and that the service is up`));
+        return this.#fail(
+          new FanoutError(
+            0,
+            "network_error",
+            `fanout's event stream did not open after ${this.#openFailures} tries${why}; check the URL and that the service is up`,
+          ),
+        );
       }
     }
     if (!this.#closed) await this.#retry();
@@ -177,7 +186,8 @@ export class EventStream implements AsyncIterable<StreamMessage> {
   #lastQueued(): number | undefined {
     for (let i = this.#queue.length - 1; i >= 0; i--) {
       const m = this.#queue[i]!;
-      if (m.type !== "cursor.expired") return this.source.position === "cursor" ? (m as TenantStreamEvent).cursor : m.data.seq;
+      if (m.type !== "cursor.expired")
+        return this.source.position === "cursor" ? (m as TenantStreamEvent).cursor : m.data.seq;
     }
     return undefined;
   }

@@ -36,7 +36,11 @@ export type Result<T> = { data?: T; error?: unknown; response: Response };
 const BACKOFF_MS = 250;
 
 /** One route call, repeated while fanout could not answer; refusals are thrown as FanoutError. */
-export async function send<T>(signal: AbortSignal | undefined, request: () => Promise<Result<T>>, attempts: number): Promise<T> {
+export async function send<T>(
+  signal: AbortSignal | undefined,
+  request: () => Promise<Result<T>>,
+  attempts: number,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     let failure: FanoutError;
     try {

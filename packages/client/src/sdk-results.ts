@@ -43,7 +43,8 @@ interface Outcome {
 }
 
 /** A state this client does not know yet (a newer worker) counts as neither active nor failed. */
-const stateOf = (state: string) => (JOB_STATES as Record<string, { active: boolean; failed: boolean } | undefined>)[state];
+const stateOf = (state: string) =>
+  (JOB_STATES as Record<string, { active: boolean; failed: boolean } | undefined>)[state];
 
 /** `{"role":"tool","tool_call_id","content"}` per call, to push onto the chat-completions messages. */
 export function toOpenAIToolMessages(source: ResultsSource): OpenAIToolMessage[] {
@@ -52,7 +53,12 @@ export function toOpenAIToolMessages(source: ResultsSource): OpenAIToolMessage[]
 
 /** `tool_result` blocks, `is_error` on failures: the content of the next `user` message. */
 export function toAnthropicToolResults(source: ResultsSource): AnthropicToolResult[] {
-  return outcomes(source).map((o) => ({ type: "tool_result", tool_use_id: o.id, content: o.content, ...(o.failed ? { is_error: true as const } : {}) }));
+  return outcomes(source).map((o) => ({
+    type: "tool_result",
+    tool_use_id: o.id,
+    content: o.content,
+    ...(o.failed ? { is_error: true as const } : {}),
+  }));
 }
 
 /** `tool-result` parts (`error-text` output on failures): the content of the next `tool` message. */
@@ -77,7 +83,9 @@ function outcomes(source: ResultsSource): Outcome[] {
   }
   const payload = "data" in source ? source.data.results : (source as ResultsPayload);
   if (!payload || !Array.isArray(payload.jobs)) {
-    throw new TypeError("Expected a results payload ({status, jobs}), a batch.finished event or a /tool-calls answer ({status, batch_id, results}).");
+    throw new TypeError(
+      "Expected a results payload ({status, jobs}), a batch.finished event or a /tool-calls answer ({status, batch_id, results}).",
+    );
   }
   return payload.jobs.map((job) => fromSnapshot(job));
 }
@@ -91,6 +99,10 @@ function fromSnapshot(job: JobSnapshot): Outcome {
     );
   }
   const failed = stateOf(job.state)?.failed === true;
-  const content = stateOf(job.state)?.active ? JSON.stringify(job) : failed ? `Error: ${job.error ?? `the job ended ${job.state}`}` : (job.result ?? "");
+  const content = stateOf(job.state)?.active
+    ? JSON.stringify(job)
+    : failed
+      ? `Error: ${job.error ?? `the job ended ${job.state}`}`
+      : (job.result ?? "");
   return { id: job.tool_call_id, name: job.tool_name, failed, content };
 }

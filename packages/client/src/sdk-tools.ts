@@ -58,17 +58,34 @@ export interface GeminiTool {
 
 /** `tools` for `messages.create`. */
 export function toAnthropicTools(source: ToolsSource): AnthropicTool[] {
-  return definitions(source).map((d) => ({ name: d.name, description: d.description, input_schema: objectSchema(d.parameters) }));
+  return definitions(source).map((d) => ({
+    name: d.name,
+    description: d.description,
+    input_schema: objectSchema(d.parameters),
+  }));
 }
 
 /** A tool set for `generateText` / `streamText`, keyed by name. */
 export function toAiSdkTools(source: ToolsSource): Record<string, AiSdkTool> {
-  return Object.fromEntries(definitions(source).map((d) => [d.name, { description: d.description, inputSchema: standardSchema(objectSchema(d.parameters)) }]));
+  return Object.fromEntries(
+    definitions(source).map((d) => [
+      d.name,
+      { description: d.description, inputSchema: standardSchema(objectSchema(d.parameters)) },
+    ]),
+  );
 }
 
 /** `config.tools` for `models.generateContent`: one tool with every function declaration. */
 export function toGeminiTools(source: ToolsSource): GeminiTool[] {
-  return [{ functionDeclarations: definitions(source).map((d) => ({ name: d.name, description: d.description, parametersJsonSchema: objectSchema(d.parameters) })) }];
+  return [
+    {
+      functionDeclarations: definitions(source).map((d) => ({
+        name: d.name,
+        description: d.description,
+        parametersJsonSchema: objectSchema(d.parameters),
+      })),
+    },
+  ];
 }
 
 function definitions(source: ToolsSource): ToolDefinition["function"][] {

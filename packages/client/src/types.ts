@@ -8,12 +8,18 @@ import type { ToolCallList } from "./call-shapes.js";
 import type { components, paths } from "./openapi.js";
 
 type Json<T> = T extends { content: { "application/json": infer B } } ? B : never;
-type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody: infer R } ? Json<R> : never;
-type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: { 200: infer R } } ? Json<R> : never;
+type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody: infer R }
+  ? Json<R>
+  : never;
+type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: { 200: infer R } }
+  ? Json<R>
+  : never;
 
 type ParallelBody = Body<"/v1/chats/{chat_id}/parallel", "post">;
 /** The `tool_args` of a `parallel` call, as a model writes them; `tool_calls` also as an SDK hands them over. */
-export type ParallelArgs = Omit<ParallelBody, "tool_calls"> & { tool_calls?: ParallelBody["tool_calls"] | ToolCallList };
+export type ParallelArgs = Omit<ParallelBody, "tool_calls"> & {
+  tool_calls?: ParallelBody["tool_calls"] | ToolCallList;
+};
 /** What `parallel` answers: results, or the started payload with `wait: false`. */
 export type ParallelAnswer = Ok<"/v1/chats/{chat_id}/parallel", "post">;
 export type ResultsPayload = Exclude<ParallelAnswer, { status: "started" }>;
@@ -24,7 +30,9 @@ export type JobRecord = Ok<"/v1/chats/{chat_id}/jobs/{job_id}", "get">;
 /** `spawn_task` arguments plus `agent` (the subagent type). */
 export type SpawnArgs = Body<"/v1/chats/{chat_id}/spawn", "post">;
 /** One assistant message's tool calls, in the shapes its SDK gives them (`{tool_calls, timeout?}`, or the bare list). */
-export type ToolCallsBody = { tool_calls: ToolCallList; timeout?: number | string } | Exclude<ToolCallList, null | undefined>;
+export type ToolCallsBody =
+  | { tool_calls: ToolCallList; timeout?: number | string }
+  | Exclude<ToolCallList, null | undefined>;
 export type ToolCallsAnswer = Ok<"/v1/chats/{chat_id}/tool-calls", "post">;
 export type ToolsAnswer = Ok<"/v1/tools", "get">;
 /** One function definition of `GET /v1/tools`, in OpenAI's form: `{type: "function", function: {name, description, parameters}}`. */

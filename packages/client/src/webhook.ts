@@ -38,7 +38,12 @@ function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
 }
 
 /** True when `body` was signed with `secret` (`whsec_…`) within the tolerance. */
-export async function verifyWebhook(secret: string, headers: HeaderSource, body: string, options: VerifyOptions = {}): Promise<boolean> {
+export async function verifyWebhook(
+  secret: string,
+  headers: HeaderSource,
+  body: string,
+  options: VerifyOptions = {},
+): Promise<boolean> {
   const id = header(headers, "webhook-id");
   const timestamp = header(headers, "webhook-timestamp");
   const signatures = header(headers, "webhook-signature");
@@ -70,7 +75,12 @@ export async function verifyWebhook(secret: string, headers: HeaderSource, body:
  * The event of a delivery whose signature holds, or null: answer null with a 401 and ignore it. A
  * `webhook.test` event (sent by `testWebhook()`) belongs to no chat: acknowledge it and stop there.
  */
-export async function readWebhook(secret: string, headers: HeaderSource, body: string, options: VerifyOptions = {}): Promise<WebhookEvent | null> {
+export async function readWebhook(
+  secret: string,
+  headers: HeaderSource,
+  body: string,
+  options: VerifyOptions = {},
+): Promise<WebhookEvent | null> {
   if (!(await verifyWebhook(secret, headers, body, options))) return null;
   return JSON.parse(body) as WebhookEvent;
 }

@@ -16,7 +16,13 @@ const callsFile = (value: unknown) => jsonFile(value, "calls.json");
 
 describe("fanout parallel, await, jobs, cancel", () => {
   it("runs the calls of a file and prints a job table", async () => {
-    const { code, stdout } = await fanout(["parallel", "--chat", chat("cli"), "--calls", await callsFile([wait(0.01), wait(0.01)])]);
+    const { code, stdout } = await fanout([
+      "parallel",
+      "--chat",
+      chat("cli"),
+      "--calls",
+      await callsFile([wait(0.01), wait(0.01)]),
+    ]);
     expect(code).toBe(0);
     const [status, head, ...rows] = stdout.trim().split("\n");
     expect(status).toBe("success");
@@ -27,7 +33,9 @@ describe("fanout parallel, await, jobs, cancel", () => {
 
   it("starts without waiting, then awaits past the per-request cap (--json for scripts)", async () => {
     const id = chat("cli-await");
-    const started = await fanout(["parallel", "--chat", id, "--calls", "-", "--no-wait", "--json"], { readStdin: async () => JSON.stringify({ tool_calls: [wait(2)] }) });
+    const started = await fanout(["parallel", "--chat", id, "--calls", "-", "--no-wait", "--json"], {
+      readStdin: async () => JSON.stringify({ tool_calls: [wait(2)] }),
+    });
     const answer = JSON.parse(started.stdout);
     expect(answer.status).toBe("started");
     const jobs = JSON.parse((await fanout(["jobs", "--chat", id, "--json"])).stdout).jobs;
@@ -38,7 +46,9 @@ describe("fanout parallel, await, jobs, cancel", () => {
 
   it("cancels jobs by id", async () => {
     const id = chat("cli-cancel");
-    const started = JSON.parse((await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(30)]), "--no-wait", "--json"])).stdout);
+    const started = JSON.parse(
+      (await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(30)]), "--no-wait", "--json"])).stdout,
+    );
     const { code, stdout } = await fanout(["cancel", "--chat", id, started.jobs[0].job_id]);
     expect(code).toBe(0);
     expect(stdout).toContain("cancelled");
@@ -53,7 +63,11 @@ describe("fanout watch", () => {
     const lines: string[] = [];
     const watching = run(["watch", "--chat", id, "--json"], {
       env: { FANOUT_URL: url(), FANOUT_API_KEY: key() },
-      stdout: { write: (t: string) => (lines.push(...t.trim().split("\n")), lines.some((l) => l.includes('"batch.finished"')) && stop.abort()) },
+      stdout: {
+        write: (t: string) => (
+          lines.push(...t.trim().split("\n")), lines.some((l) => l.includes('"batch.finished"')) && stop.abort()
+        ),
+      },
       stderr: { write: () => {} },
       readStdin: async () => "",
       signal: stop.signal,
@@ -61,7 +75,12 @@ describe("fanout watch", () => {
     await new Promise((r) => setTimeout(r, 500)); // the stream is open before the batch starts
     await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(0.01)])]);
     expect(await watching).toBe(0);
-    expect(lines.map((l) => JSON.parse(l).type)).toEqual(["chat.created", "job.started", "job.finished", "batch.finished"]);
+    expect(lines.map((l) => JSON.parse(l).type)).toEqual([
+      "chat.created",
+      "job.started",
+      "job.finished",
+      "batch.finished",
+    ]);
   });
 
   it("shows running jobs and a line per ended job and batch on a terminal", async () => {
@@ -99,14 +118,25 @@ describe("fanout tools", () => {
     const answer = JSON.parse((await fanout(["tools", "--json"])).stdout);
     expect(answer.tools[0]).toMatchObject({ type: "function", function: { name: expect.any(String) } });
     expect(Object.keys(answer.prompts)).toEqual(["parallel", "spawn_task", "call_subordinate", "orchestration"]);
-    expect(await fanout(["tools", "--agent", "nobody"])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^fanout: unknown_profile: /) });
+    expect(await fanout(["tools", "--agent", "nobody"])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/^fanout: unknown_profile: /),
+    });
   });
 });
 
 describe("fanout flow", () => {
   it("shows what each flow rule holds back, a line per rule and its busy keys; --json for scripts", async () => {
-    expect((await fanout(["flow"])).stdout.trim()).toBe("no flow rules (set `flow` in the config: docs/api.md#flow-control)");
-    await configure({ limits: { max_wait_seconds: 1 }, flow: [{ name: "waits", tools: ["wait"], concurrency: 1 }, { name: "paced", tools: ["http_request"], rate: { limit: 6, period_seconds: 60 } }] });
+    expect((await fanout(["flow"])).stdout.trim()).toBe(
+      "no flow rules (set `flow` in the config: docs/api.md#flow-control)",
+    );
+    await configure({
+      limits: { max_wait_seconds: 1 },
+      flow: [
+        { name: "waits", tools: ["wait"], concurrency: 1 },
+        { name: "paced", tools: ["http_request"], rate: { limit: 6, period_seconds: 60 } },
+      ],
+    });
     const id = chat("flow");
     await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(3), wait(3)]), "--no-wait"]);
     let shown = "";
@@ -117,7 +147,12 @@ describe("fanout flow", () => {
       "paced  running 0  queued 0  rate 6 of 6 per 60 s available",
     ]);
     const answer = JSON.parse((await fanout(["flow", "--json"])).stdout);
-    expect(answer.rules[0]).toEqual({ name: "waits", running: 1, queued: 1, keys: [{ key: "", running: 1, queued: 1 }] });
+    expect(answer.rules[0]).toEqual({
+      name: "waits",
+      running: 1,
+      queued: 1,
+      keys: [{ key: "", running: 1, queued: 1 }],
+    });
     expect((await client().flow()).rules.map((r) => r.name)).toEqual(["waits", "paced"]);
   });
 });
@@ -126,7 +161,19 @@ describe("fanout approvals, approve, deny", () => {
   it("lists the calls waiting for a person, decides them, and lists them as decided; the client does the same", async () => {
     await configure({ limits: { max_wait_seconds: 1 }, approvals: [{ tools: ["wait"], timeout_seconds: 600 }] });
     const id = chat("appr");
-    const started = JSON.parse((await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(0.01), wait(0.01)]), "--no-wait", "--json"])).stdout);
+    const started = JSON.parse(
+      (
+        await fanout([
+          "parallel",
+          "--chat",
+          id,
+          "--calls",
+          await callsFile([wait(0.01), wait(0.01)]),
+          "--no-wait",
+          "--json",
+        ])
+      ).stdout,
+    );
     const [first, second] = started.jobs.map((j: { job_id: string }) => j.job_id);
     let listed = "";
     for (let i = 0; i < 40 && !listed.includes(second); i++) listed = (await fanout(["approvals"])).stdout;
@@ -135,17 +182,31 @@ describe("fanout approvals, approve, deny", () => {
     expect(rows.filter((r) => r.startsWith(id))).toHaveLength(2);
     expect(rows.find((r) => r.includes(first))).toMatch(/\swait\s+default\s+pending\s+until \S+\s+\{"seconds":0.01\}$/);
 
-    expect((await fanout(["approve", id, first, "--by", "ops"])).stdout.trim()).toBe(`${first} (wait) approved: pending`);
+    expect((await fanout(["approve", id, first, "--by", "ops"])).stdout.trim()).toBe(
+      `${first} (wait) approved: pending`,
+    );
     const denied = await client().deny(id, second, { by: "ops", reason: "not now" });
     expect(denied).toMatchObject({ job_id: second, state: "error", error: "The call was denied by ops: not now." });
     const again = await fanout(["approve", id, second]);
     expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/^fanout: already_decided: /) });
     const awaited = JSON.parse((await fanout(["await", "--chat", id, "--timeout", "20", "--json", first])).stdout);
     expect(awaited.jobs[0]).toMatchObject({ job_id: first, state: "success" });
-    const decided = JSON.parse((await fanout(["approvals", "--decided", "--json"])).stdout).approvals.filter((e: { chat_id: string }) => e.chat_id === id);
-    expect(decided.map((e: { job_id: string; status: string; by: string }) => [e.job_id, e.status, e.by]).sort()).toEqual([[first, "approved", "ops"], [second, "denied", "ops"]].sort());
+    const decided = JSON.parse((await fanout(["approvals", "--decided", "--json"])).stdout).approvals.filter(
+      (e: { chat_id: string }) => e.chat_id === id,
+    );
+    expect(
+      decided.map((e: { job_id: string; status: string; by: string }) => [e.job_id, e.status, e.by]).sort(),
+    ).toEqual(
+      [
+        [first, "approved", "ops"],
+        [second, "denied", "ops"],
+      ].sort(),
+    );
     expect((await client().approvals()).approvals.filter((e) => e.chat_id === id)).toEqual([]);
-    expect(await fanout(["approve", id])).toMatchObject({ code: 2, stderr: expect.stringContaining("approve takes a chat and a job id") });
+    expect(await fanout(["approve", id])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("approve takes a chat and a job id"),
+    });
   });
 });
 
@@ -153,20 +214,43 @@ describe("errors", () => {
   it("says what to set when FANOUT_URL has no key (exit 2)", async () => {
     const { code, stderr } = await fanout(["jobs", "--chat", "x"], { env: { FANOUT_URL: url() } });
     expect(code).toBe(2);
-    expect(stderr).toContain(`fanout: set FANOUT_API_KEY to a key of the service at ${url()} (one from its API_KEYS secret)`);
+    expect(stderr).toContain(
+      `fanout: set FANOUT_API_KEY to a key of the service at ${url()} (one from its API_KEYS secret)`,
+    );
   });
 
   it("prints usage for a wrong command line (exit 2) and for --help (exit 0)", async () => {
-    expect(await fanout(["frobnicate"])).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown command 'frobnicate'") });
-    expect(await fanout(["constructor"])).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown command 'constructor'") });
-    expect(await fanout(["jobs"])).toMatchObject({ code: 2, stderr: expect.stringContaining("this command needs --chat <id>") });
-    expect(await fanout(["await", "--chat", "c"])).toMatchObject({ code: 2, stderr: expect.stringContaining("name at least one job id") });
-    expect(await fanout(["parallel", "--chat", "c", "--calls", "/nonexistent.json"])).toMatchObject({ code: 2, stderr: expect.stringContaining("cannot read /nonexistent.json") });
+    expect(await fanout(["frobnicate"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("unknown command 'frobnicate'"),
+    });
+    expect(await fanout(["constructor"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("unknown command 'constructor'"),
+    });
+    expect(await fanout(["jobs"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("this command needs --chat <id>"),
+    });
+    expect(await fanout(["await", "--chat", "c"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("name at least one job id"),
+    });
+    expect(await fanout(["parallel", "--chat", "c", "--calls", "/nonexistent.json"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("cannot read /nonexistent.json"),
+    });
     expect(await fanout(["--help"])).toMatchObject({ code: 0, stdout: USAGE });
   });
 
   it("prints fanout's refusal with its code (exit 1)", async () => {
-    const { code, stderr } = await fanout(["parallel", "--chat", chat("cli-bad"), "--calls", await callsFile([{ tool_name: "nope", tool_args: {} }])]);
+    const { code, stderr } = await fanout([
+      "parallel",
+      "--chat",
+      chat("cli-bad"),
+      "--calls",
+      await callsFile([{ tool_name: "nope", tool_args: {} }]),
+    ]);
     expect(code).toBe(1);
     expect(stderr).toMatch(/^fanout: unknown_tool: tool_calls\[0\] uses unknown tool 'nope'/);
   });
@@ -179,7 +263,9 @@ describe("npx fanout", () => {
       env: { ...process.env, FANOUT_URL: url(), FANOUT_API_KEY: key() },
     }).catch((e) => e);
     expect(stdout).toBe("");
-    const failed = await promisify(execFile)(process.execPath, [bin, "jobs", "--chat", "none-such"], { env: { ...process.env, FANOUT_URL: url(), FANOUT_API_KEY: key() } }).catch((e) => e);
+    const failed = await promisify(execFile)(process.execPath, [bin, "jobs", "--chat", "none-such"], {
+      env: { ...process.env, FANOUT_URL: url(), FANOUT_API_KEY: key() },
+    }).catch((e) => e);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain("fanout: chat_not_found");
   });

@@ -17,7 +17,9 @@ beforeEach(() => configure({ limits: { max_wait_seconds: 1 } }));
 /** A fetch that counts the requests it passes on. */
 function counting() {
   const seen: string[] = [];
-  const fetcher = (request: Request) => (seen.push(`${request.method} ${new URL(request.url).pathname}`), fetch(request));
+  const fetcher = (request: Request) => (
+    seen.push(`${request.method} ${new URL(request.url).pathname}`), fetch(request)
+  );
   return { seen, fetcher };
 }
 
@@ -25,7 +27,10 @@ describe("starting and awaiting jobs", () => {
   it("runs a batch and answers typed results", async () => {
     const answer = await client().parallel(chat("run"), { tool_calls: [wait(0.01), wait(0.01)], timeout: 10 });
     expect(answer.status).toBe("success");
-    expect(answer.jobs.map((j) => [j.tool_name, j.state])).toEqual([["wait", "success"], ["wait", "success"]]);
+    expect(answer.jobs.map((j) => [j.tool_name, j.state])).toEqual([
+      ["wait", "success"],
+      ["wait", "success"],
+    ]);
   });
 
   it("awaitJobs asks again past the per-request cap until the jobs end", async () => {
@@ -34,7 +39,11 @@ describe("starting and awaiting jobs", () => {
     const fanout = client({ fetch: fetcher });
     const started = await fanout.parallel(id, { tool_calls: [wait(3)], wait: false });
     expect(started.status).toBe("started");
-    const done = await fanout.awaitJobs(id, started.jobs.map((j) => j.job_id), { timeoutSeconds: 20 });
+    const done = await fanout.awaitJobs(
+      id,
+      started.jobs.map((j) => j.job_id),
+      { timeoutSeconds: 20 },
+    );
     expect(done.status).toBe("success");
     // max_wait_seconds is 1: a 3 s job needs several awaits.
     expect(seen.filter((s) => s.endsWith("/parallel")).length).toBeGreaterThanOrEqual(3);
@@ -70,15 +79,25 @@ describe("starting and awaiting jobs", () => {
     const answer = await fanout.parallel(id, { tool_calls: [wait(0.01)], timeout: 10 }, { metadata });
     expect(JSON.stringify(answer)).not.toContain("u7!");
     expect((await fanout.job(id, answer.jobs[0]!.job_id)).metadata).toEqual(metadata);
-    const calls = await fanout.toolCalls(id, { tool_calls: [{ id: "c1", type: "function", function: { name: "wait", arguments: '{"seconds":0.01}' } }] }, { metadata: { turn: 2 } });
+    const calls = await fanout.toolCalls(
+      id,
+      { tool_calls: [{ id: "c1", type: "function", function: { name: "wait", arguments: '{"seconds":0.01}' } }] },
+      { metadata: { turn: 2 } },
+    );
     expect((await fanout.job(id, calls.results[0]!.job_id!)).metadata).toEqual({ turn: 2 });
-    await expect(fanout.spawn(id, { task: "x" }, { metadata: { big: "x".repeat(3000) } })).rejects.toMatchObject({ code: "invalid_metadata" });
+    await expect(fanout.spawn(id, { task: "x" }, { metadata: { big: "x".repeat(3000) } })).rejects.toMatchObject({
+      code: "invalid_metadata",
+    });
   });
 
   it("asks /tool-calls for every call at once with { order: 'parallel' }", async () => {
     let url = "";
     const fanout = client({ fetch: async (request) => ((url = request.url), fetch(request)) });
-    const answer = await fanout.toolCalls(chat("order"), { tool_calls: [{ id: "c1", type: "function", function: { name: "wait", arguments: '{"seconds":0.01}' } }] }, { order: "parallel" });
+    const answer = await fanout.toolCalls(
+      chat("order"),
+      { tool_calls: [{ id: "c1", type: "function", function: { name: "wait", arguments: '{"seconds":0.01}' } }] },
+      { order: "parallel" },
+    );
     expect(answer.results[0]!.state).toBe("success");
     expect(new URL(url).searchParams.get("order")).toBe("parallel");
   });
@@ -86,7 +105,11 @@ describe("starting and awaiting jobs", () => {
   it("sends a batch's budget, and reads a chat's usage", async () => {
     const id = chat("budget");
     const fanout = client();
-    const answer = await fanout.parallel(id, { tool_calls: [wait(0.01), wait(0.01)], timeout: 10 }, { budget: { tool_calls: 1 } });
+    const answer = await fanout.parallel(
+      id,
+      { tool_calls: [wait(0.01), wait(0.01)], timeout: 10 },
+      { budget: { tool_calls: 1 } },
+    );
     expect(answer.jobs.map((j) => j.state)).toEqual(["success", "error"]);
     expect(answer.jobs[1]!.error).toBe("Budget exhausted: tool_calls 1 of 1; the call was not made.");
     const usage = await fanout.usage(id);
@@ -96,11 +119,15 @@ describe("starting and awaiting jobs", () => {
 
 describe("failures", () => {
   it("throws refusals as FanoutError with the API's code and message", async () => {
-    const error = await client().parallel(chat("bad"), { tool_calls: [{ tool_name: "nope", tool_args: {} }] }).catch((e) => e);
+    const error = await client()
+      .parallel(chat("bad"), { tool_calls: [{ tool_name: "nope", tool_args: {} }] })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(FanoutError);
     expect(error).toMatchObject({ status: 400, code: "unknown_tool", retryable: false });
     expect(error.message).toContain("unknown tool 'nope'");
-    const auth = await client({ apiKey: "wrong" }).jobs("x").catch((e) => e);
+    const auth = await client({ apiKey: "wrong" })
+      .jobs("x")
+      .catch((e) => e);
     expect(auth).toMatchObject({ status: 401, code: "unauthorized" });
   });
 
@@ -153,7 +180,8 @@ describe("event streams", () => {
     }
     return seen;
   }
-  const batchesDone = (n: number) => (seen: StreamMessage[]) => seen.filter((m) => m.type === "batch.finished").length >= n;
+  const batchesDone = (n: number) => (seen: StreamMessage[]) =>
+    seen.filter((m) => m.type === "batch.finished").length >= n;
 
   it("gives a chat's events in order", async () => {
     const id = chat("stream");
@@ -162,7 +190,9 @@ describe("event streams", () => {
     const stream = await fanout.events(id, { after: 0 });
     const events = (await take(stream[Symbol.asyncIterator](), batchesDone(1))) as FanoutEvent[];
     stream.close();
-    expect(events.map((e) => e.type)).toEqual(["chat.created", "job.started", "job.finished", "batch.finished", "chat.idle"].slice(0, events.length));
+    expect(events.map((e) => e.type)).toEqual(
+      ["chat.created", "job.started", "job.finished", "batch.finished", "chat.idle"].slice(0, events.length),
+    );
     expect(events.map((e) => e.data.seq)).toEqual(events.map((_, i) => i + 1));
   });
 
@@ -196,7 +226,14 @@ describe("event streams", () => {
     const seen = (await take(stream[Symbol.asyncIterator](), batchesDone(1))) as FanoutEvent[];
     stream.close();
     expect(seen[0]!.type).toBe("chat.created");
-    expect(seen.map((m) => m.type).sort()).toEqual(["batch.finished", "chat.created", "job.finished", "job.finished", "job.started", "job.started"]);
+    expect(seen.map((m) => m.type).sort()).toEqual([
+      "batch.finished",
+      "chat.created",
+      "job.finished",
+      "job.finished",
+      "job.started",
+      "job.started",
+    ]);
     expect(seen.map((e) => e.data.seq)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
@@ -210,11 +247,17 @@ describe("event streams", () => {
       const seen = (await take(stream[Symbol.asyncIterator](), batchesDone(1))) as FanoutEvent[];
       stream.close();
       const ours = started.jobs.map((j) => j.job_id).sort();
-      const jobs = (type: string) => seen.filter((e) => e.type === type).map((e) => (e.data as { job_id: string }).job_id).sort();
+      const jobs = (type: string) =>
+        seen
+          .filter((e) => e.type === type)
+          .map((e) => (e.data as { job_id: string }).job_id)
+          .sort();
       expect(jobs("job.started")).toEqual(ours);
       expect(jobs("job.finished")).toEqual(ours);
       // Besides them only the batch's end, and perhaps the chat.idle of the round before.
-      expect(seen.filter((e) => !["job.started", "job.finished", "chat.idle"].includes(e.type)).map((e) => e.type)).toEqual(["batch.finished"]);
+      expect(
+        seen.filter((e) => !["job.started", "job.finished", "chat.idle"].includes(e.type)).map((e) => e.type),
+      ).toEqual(["batch.finished"]);
       const seqs = seen.map((e) => e.data.seq);
       expect(seqs).toEqual(seqs.map((_, i) => seqs[0]! + i)); // nothing in between was missed
     }
@@ -232,10 +275,18 @@ describe("event streams", () => {
   });
 
   it("opening says why it cannot: a refused key, no service", async () => {
-    await expect(client({ apiKey: "wrong" }).events(chat("refused"))).rejects.toMatchObject({ status: 401, code: "unauthorized" });
-    const down = await client({ url: "http://127.0.0.1:9", attempts: 2 }).events(null).catch((e) => e);
+    await expect(client({ apiKey: "wrong" }).events(chat("refused"))).rejects.toMatchObject({
+      status: 401,
+      code: "unauthorized",
+    });
+    const down = await client({ url: "http://127.0.0.1:9", attempts: 2 })
+      .events(null)
+      .catch((e) => e);
     expect(down).toBeInstanceOf(FanoutError);
-    expect(down).toMatchObject({ code: "network_error", message: expect.stringContaining("fanout's event stream did not open after 2 tries") });
+    expect(down).toMatchObject({
+      code: "network_error",
+      message: expect.stringContaining("fanout's event stream did not open after 2 tries"),
+    });
   });
 
   it("an open ended by its signal first gives a stream that has ended", async () => {

@@ -77,12 +77,25 @@ describe("the client", () => {
     const first = receiver.of(failed.id)[0]!;
 
     const pending = await fanout.redeliver(id, failed.id);
-    expect(pending).toMatchObject({ id: failed.id, seq: failed.seq, status: "pending", attempts: 0, next_attempt_at: expect.any(String) });
+    expect(pending).toMatchObject({
+      id: failed.id,
+      seq: failed.seq,
+      status: "pending",
+      attempts: 0,
+      next_attempt_at: expect.any(String),
+    });
     const again = await eventually(async () => receiver.of(failed.id).find((d) => d.status === 200));
     expect(again.body).toBe(first.body);
     expect((await readWebhook(SECRET, again.headers, again.body))?.id).toBe(failed.id);
-    const delivered = await eventually(async () => (await fanout.deliveries(id, "delivered")).find((d) => d.id === failed.id));
-    expect(delivered).toMatchObject({ status: "delivered", attempts: 1, last_status: 200, delivered_at: expect.any(String) });
+    const delivered = await eventually(async () =>
+      (await fanout.deliveries(id, "delivered")).find((d) => d.id === failed.id),
+    );
+    expect(delivered).toMatchObject({
+      status: "delivered",
+      attempts: 1,
+      last_status: 200,
+      delivered_at: expect.any(String),
+    });
     expect(await fanout.deliveries(id, "failed")).toEqual([]);
   });
 
@@ -108,7 +121,12 @@ describe("the client", () => {
     expect(answer).toEqual({ status: 200, duration_ms: expect.any(Number) });
     const [delivery] = receiver.received;
     const event = await readWebhook(SECRET, delivery!.headers, delivery!.body);
-    expect(event).toEqual({ id: expect.stringMatching(/^evt_/), type: "webhook.test", timestamp: expect.any(String), data: { tenant: "e2e" } });
+    expect(event).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: "webhook.test",
+      timestamp: expect.any(String),
+      data: { tenant: "e2e" },
+    });
 
     receiver.reset([500]);
     expect(await client().testWebhook()).toMatchObject({ status: 500, error: expect.stringContaining("retried") });
@@ -122,11 +140,21 @@ describe("the CLI", () => {
     expect(one.code).toBe(0);
     const [head, row, ...rest] = one.stdout.trim().split("\n");
     expect(head).toMatch(/^chat\s+event\s+type\s+seq\s+status\s+attempts\s+last\s+at\s+error$/);
-    expect(row).toMatch(new RegExp(`^${id}\\s+${failed.id}\\s+${failed.type.replace(".", "\\.")}\\s+${failed.seq}\\s+failed\\s+1\\s+400\\s+\\S+Z\\s+The receiver answered 400; not retried\\.$`));
+    expect(row).toMatch(
+      new RegExp(
+        `^${id}\\s+${failed.id}\\s+${failed.type.replace(".", "\\.")}\\s+${failed.seq}\\s+failed\\s+1\\s+400\\s+\\S+Z\\s+The receiver answered 400; not retried\\.$`,
+      ),
+    );
     expect(rest).toEqual([]);
 
     const json = JSON.parse((await fanout(["events", "--failed", "--delivered", "--chat", id, "--json"])).stdout);
-    expect(json.events.map((e: { status: string }) => e.status).sort()).toEqual(["delivered", "delivered", "delivered", "delivered", "failed"]);
+    expect(json.events.map((e: { status: string }) => e.status).sort()).toEqual([
+      "delivered",
+      "delivered",
+      "delivered",
+      "delivered",
+      "failed",
+    ]);
     expect(json.events.map((e: { seq: number }) => e.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(json.events.every((e: { chat_id: string }) => e.chat_id === id)).toBe(true);
 
@@ -139,32 +167,60 @@ describe("the CLI", () => {
     const { id, failed } = await chatWithAFailedEvent("cli-rd");
     receiver.reset([], 1500);
     const sent = await fanout(["redeliver", id, failed.id]);
-    expect(sent).toMatchObject({ code: 0, stdout: `${failed.id} (${failed.type}, seq ${failed.seq}) of ${id}: pending again, a fresh attempt schedule\n` });
-    expect(await fanout(["redeliver", id, failed.id])).toMatchObject({ code: 0, stdout: expect.stringContaining("pending again") });
+    expect(sent).toMatchObject({
+      code: 0,
+      stdout: `${failed.id} (${failed.type}, seq ${failed.seq}) of ${id}: pending again, a fresh attempt schedule\n`,
+    });
+    expect(await fanout(["redeliver", id, failed.id])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("pending again"),
+    });
     await eventually(async () => receiver.of(failed.id).some((d) => d.status === 200));
-    expect(JSON.parse((await fanout(["redeliver", id, failed.id, "--json"])).stdout)).toMatchObject({ id: failed.id, status: "pending" });
+    expect(JSON.parse((await fanout(["redeliver", id, failed.id, "--json"])).stdout)).toMatchObject({
+      id: failed.id,
+      status: "pending",
+    });
   });
 
   it("fanout webhook test prints the receiver's answer: exit 0 on a 2xx, 1 otherwise", async () => {
-    expect(await fanout(["webhook", "test"])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^webhook\.url answered 200 in \d+ ms\n$/) });
+    expect(await fanout(["webhook", "test"])).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^webhook\.url answered 200 in \d+ ms\n$/),
+    });
     receiver.reset([410]);
     const gone = await fanout(["webhook", "test"]);
     expect(gone.code).toBe(1);
-    expect(gone.stdout).toMatch(/^webhook\.url answered 410 in \d+ ms: The receiver answered 410 Gone: an event answered so disables the webhook/);
+    expect(gone.stdout).toMatch(
+      /^webhook\.url answered 410 in \d+ ms: The receiver answered 410 Gone: an event answered so disables the webhook/,
+    );
     receiver.reset([503]);
-    expect(JSON.parse((await fanout(["webhook", "test", "--json"])).stdout)).toMatchObject({ status: 503, error: expect.any(String) });
+    expect(JSON.parse((await fanout(["webhook", "test", "--json"])).stdout)).toMatchObject({
+      status: 503,
+      error: expect.any(String),
+    });
 
     await configure({});
     expect(await fanout(["webhook", "test"])).toMatchObject({
       code: 1,
-      stderr: "fanout: no_webhook: No webhook is configured: set webhook.url with PATCH /v1/config, then send the test event.\n",
+      stderr:
+        "fanout: no_webhook: No webhook is configured: set webhook.url with PATCH /v1/config, then send the test event.\n",
     });
   });
 
   it("says what each command needs (exit 2) and lists them in the usage", async () => {
-    expect(await fanout(["events"])).toMatchObject({ code: 2, stderr: expect.stringContaining("events needs --failed, --pending or --delivered") });
-    expect(await fanout(["redeliver", "only-a-chat"])).toMatchObject({ code: 2, stderr: expect.stringContaining("fanout redeliver <chat> <event_id>") });
-    expect(await fanout(["webhook"])).toMatchObject({ code: 2, stderr: expect.stringContaining("`fanout webhook test`") });
-    for (const command of ["events   --failed|--pending|--delivered", "redeliver <chat> <event_id>", "webhook test"]) expect(USAGE).toContain(command);
+    expect(await fanout(["events"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("events needs --failed, --pending or --delivered"),
+    });
+    expect(await fanout(["redeliver", "only-a-chat"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("fanout redeliver <chat> <event_id>"),
+    });
+    expect(await fanout(["webhook"])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("`fanout webhook test`"),
+    });
+    for (const command of ["events   --failed|--pending|--delivered", "redeliver <chat> <event_id>", "webhook test"])
+      expect(USAGE).toContain(command);
   });
 });

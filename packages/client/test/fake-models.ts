@@ -33,13 +33,19 @@ const read = (req: IncomingMessage) =>
     req.on("end", () => resolve(body));
   });
 
-const json = (res: ServerResponse, status: number, value: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
+const json = (res: ServerResponse, status: number, value: unknown) =>
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(value));
 
 /** The first user message's text: the calls to ask for. */
 function asked(messages: { role: string; content: unknown }[]): Call[] {
   const first = messages.find((m) => m.role === "user");
   const content = first?.content;
-  const text = typeof content === "string" ? content : Array.isArray(content) ? (content.find((p) => p?.type === "text")?.text ?? "") : "";
+  const text =
+    typeof content === "string"
+      ? content
+      : Array.isArray(content)
+        ? (content.find((p) => p?.type === "text")?.text ?? "")
+        : "";
   return JSON.parse(text) as Call[];
 }
 
@@ -59,37 +65,76 @@ const offered = (body: Tools): Offered[] =>
       return [{ name: f.name, description: f.description, schema: f.parameters }];
     }
     if (t.functionDeclarations) {
-      return (t.functionDeclarations as { name: string; description: string; parametersJsonSchema: unknown }[]).map((d) => ({ name: d.name, description: d.description, schema: d.parametersJsonSchema }));
+      return (t.functionDeclarations as { name: string; description: string; parametersJsonSchema: unknown }[]).map(
+        (d) => ({ name: d.name, description: d.description, schema: d.parametersJsonSchema }),
+      );
     }
     return [{ name: t.name as string, description: t.description as string, schema: t.input_schema }];
   });
 
-function chatCompletion(body: Tools & { model: string; messages: { role: string; content: unknown; tool_call_id?: string }[] }) {
+function chatCompletion(
+  body: Tools & { model: string; messages: { role: string; content: unknown; tool_call_id?: string }[] },
+) {
   const last = body.messages.at(-1)!;
-  const base = { id: id("chatcmpl-"), object: "chat.completion", created: Math.floor(Date.now() / 1000), model: body.model, usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } };
+  const base = {
+    id: id("chatcmpl-"),
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: body.model,
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  };
   if (last.role === "tool") {
     const results: Returned[] = [];
-    for (let i = body.messages.length - 1; i >= 0 && body.messages[i]!.role === "tool"; i--) results.unshift({ id: body.messages[i]!.tool_call_id!, content: body.messages[i]!.content });
-    return { ...base, choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify(results) }, finish_reason: "stop" }] };
+    for (let i = body.messages.length - 1; i >= 0 && body.messages[i]!.role === "tool"; i--)
+      results.unshift({ id: body.messages[i]!.tool_call_id!, content: body.messages[i]!.content });
+    return {
+      ...base,
+      choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify(results) }, finish_reason: "stop" }],
+    };
   }
   const calls = asked(body.messages);
-  if (!calls.length) return { ...base, choices: [{ index: 0, message: { role: "assistant", content: JSON.stringify(offered(body)) }, finish_reason: "stop" }] };
-  const tool_calls = calls.map((c) => ({ id: id("call_"), type: "function", function: { name: c.name, arguments: JSON.stringify(c.input) } }));
-  return { ...base, choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls }, finish_reason: "tool_calls" }] };
+  if (!calls.length)
+    return {
+      ...base,
+      choices: [
+        { index: 0, message: { role: "assistant", content: JSON.stringify(offered(body)) }, finish_reason: "stop" },
+      ],
+    };
+  const tool_calls = calls.map((c) => ({
+    id: id("call_"),
+    type: "function",
+    function: { name: c.name, arguments: JSON.stringify(c.input) },
+  }));
+  return {
+    ...base,
+    choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls }, finish_reason: "tool_calls" }],
+  };
 }
 
 type Block = { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string };
 
 function message(body: Tools & { model: string; messages: { role: string; content: string | Block[] }[] }) {
   const last = body.messages.at(-1)!;
-  const base = { id: id("msg_"), type: "message", role: "assistant", model: body.model, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } };
+  const base = {
+    id: id("msg_"),
+    type: "message",
+    role: "assistant",
+    model: body.model,
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 5 },
+  };
   const results = Array.isArray(last.content) ? last.content.filter((b) => b.type === "tool_result") : [];
   if (results.length) {
-    const returned: Returned[] = results.map((b) => ({ id: b.tool_use_id!, content: b.content, ...(b.is_error ? { is_error: true } : {}) }));
+    const returned: Returned[] = results.map((b) => ({
+      id: b.tool_use_id!,
+      content: b.content,
+      ...(b.is_error ? { is_error: true } : {}),
+    }));
     return { ...base, content: [{ type: "text", text: JSON.stringify(returned) }], stop_reason: "end_turn" };
   }
   const calls = asked(body.messages);
-  if (!calls.length) return { ...base, content: [{ type: "text", text: JSON.stringify(offered(body)) }], stop_reason: "end_turn" };
+  if (!calls.length)
+    return { ...base, content: [{ type: "text", text: JSON.stringify(offered(body)) }], stop_reason: "end_turn" };
   const uses = calls.map((c) => ({ type: "tool_use", id: id("toolu_"), name: c.name, input: c.input }));
   return { ...base, content: [{ type: "text", text: "Running them." }, ...uses], stop_reason: "tool_use" };
 }
@@ -97,7 +142,9 @@ function message(body: Tools & { model: string; messages: { role: string; conten
 /** Gemini: the offered tools as text, whatever was asked. */
 function generateContent(body: Tools) {
   return {
-    candidates: [{ index: 0, content: { role: "model", parts: [{ text: JSON.stringify(offered(body)) }] }, finishReason: "STOP" }],
+    candidates: [
+      { index: 0, content: { role: "model", parts: [{ text: JSON.stringify(offered(body)) }] }, finishReason: "STOP" },
+    ],
     usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
   };
 }
@@ -108,7 +155,8 @@ export async function fakeModels(): Promise<{ url: string; close(): Promise<void
       const body = JSON.parse(await read(req));
       if (req.method === "POST" && req.url === "/v1/chat/completions") return json(res, 200, chatCompletion(body));
       if (req.method === "POST" && req.url === "/v1/messages") return json(res, 200, message(body));
-      if (req.method === "POST" && /^\/v1(beta)?\/models\/[^/:]+:generateContent$/.test(req.url ?? "")) return json(res, 200, generateContent(body));
+      if (req.method === "POST" && /^\/v1(beta)?\/models\/[^/:]+:generateContent$/.test(req.url ?? ""))
+        return json(res, 200, generateContent(body));
       json(res, 404, { error: { message: `no ${req.method} ${req.url} here` } });
     } catch (e) {
       json(res, 400, { error: { message: (e as Error).message } });

@@ -29,7 +29,10 @@ describe("job tables", () => {
 describe("tool lists", () => {
   it("align names and show the first line of each description, then the prompts", () => {
     const tools = [
-      { type: "function" as const, function: { name: "parallel", description: "Run calls at once.\nMore.", parameters: { type: "object" } } },
+      {
+        type: "function" as const,
+        function: { name: "parallel", description: "Run calls at once.\nMore.", parameters: { type: "object" } },
+      },
       { type: "function" as const, function: { name: "wait", description: "", parameters: { type: "object" } } },
     ];
     expect(toolTable({ tools, prompts: { parallel: "…" } }).split("\n")).toEqual([
@@ -45,11 +48,25 @@ describe("tool lists", () => {
 
 describe("the watch display", () => {
   const started = (job_id: string, timestamp = at): FanoutEvent => ({
-    id: "evt_1", type: "job.started", timestamp, data: { ...source, seq: 1, job_id, batch_id: "b1", tool_name: "wait" },
+    id: "evt_1",
+    type: "job.started",
+    timestamp,
+    data: { ...source, seq: 1, job_id, batch_id: "b1", tool_name: "wait" },
   });
   const finished: FanoutEvent = {
-    id: "evt_2", type: "job.finished", timestamp: at,
-    data: { ...source, seq: 2, batch_id: "b1", job_id: "wait-1", tool_name: "wait", state: "success", duration_seconds: 2.25, result: "ok" },
+    id: "evt_2",
+    type: "job.finished",
+    timestamp: at,
+    data: {
+      ...source,
+      seq: 2,
+      batch_id: "b1",
+      job_id: "wait-1",
+      tool_name: "wait",
+      state: "success",
+      duration_seconds: 2.25,
+      result: "ok",
+    },
   };
 
   it("tracks running jobs from job.started to job.finished", () => {
@@ -70,7 +87,9 @@ describe("the watch display", () => {
   it("gives ended jobs and batches a line, other events none", () => {
     expect(eventLine(finished)).toBe("✓ c1  wait-1  wait  success  2.3s  ok");
     const batch: FanoutEvent = {
-      id: "evt_3", type: "batch.finished", timestamp: at,
+      id: "evt_3",
+      type: "batch.finished",
+      timestamp: at,
       data: { ...source, seq: 3, batch_id: "b1", results: { status: "partial", jobs: [] } },
     };
     expect(eventLine(batch)).toBe("■ c1  b1  partial (0 jobs)");

@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import { openApiDocument } from "../../../src/core/api/openapi";
 import { JOB_STATES } from "../../../src/core/api/job-states";
 
-const HEADER = "// Generated from openapi.json by openapi-typescript (npm run openapi -w @fanout/client). Do not edit.\n\n";
+const HEADER =
+  "// Generated from openapi.json by openapi-typescript (npm run openapi -w @fanout/client). Do not edit.\n\n";
 
 describe("generated API types", () => {
   it("openapi.json is the document the worker serves", async () => {

@@ -53,7 +53,12 @@ afterAll(async () => {
   await Promise.all([dir, app].filter(Boolean).map((d) => rm(d, { recursive: true, force: true })));
 });
 
-const env = (more: Record<string, string> = {}) => ({ ...process.env, FANOUT_URL: url(), FANOUT_API_KEY: key(), ...more });
+const env = (more: Record<string, string> = {}) => ({
+  ...process.env,
+  FANOUT_URL: url(),
+  FANOUT_API_KEY: key(),
+  ...more,
+});
 /** The CLI as npm linked it into the project. */
 const bin = () => join(app, "node_modules", ".bin", "fanout");
 const cli = (...args: string[]) => run(NODE_20!, [bin(), ...args], { cwd: app, env: env() });
@@ -61,7 +66,11 @@ const cli = (...args: string[]) => run(NODE_20!, [bin(), ...args], { cwd: app, e
 describe("the installed package", () => {
   it("installs on Node 20 without an engine warning, with `ws` beside it", async () => {
     expect(warnings).not.toMatch(/EBADENGINE[\s\S]*@fanout\/client/);
-    const { stdout } = await run(NODE_20 ?? process.execPath, ["-e", "import('ws').then((m) => console.log(typeof m.WebSocket))"], { cwd: app });
+    const { stdout } = await run(
+      NODE_20 ?? process.execPath,
+      ["-e", "import('ws').then((m) => console.log(typeof m.WebSocket))"],
+      { cwd: app },
+    );
     expect(stdout.trim()).toBe("function");
   });
 
@@ -76,7 +85,14 @@ describe("the installed package", () => {
     expect(outcome.ownWebSocket).toBe(ownWebSocket); // on Node 20 the events came through `ws`
     expect(outcome.status).toBe("success");
     expect(outcome.types[0]).toBe("chat.created");
-    expect(outcome.types.sort()).toEqual(["batch.finished", "chat.created", "job.finished", "job.finished", "job.started", "job.started"]);
+    expect(outcome.types.sort()).toEqual([
+      "batch.finished",
+      "chat.created",
+      "job.finished",
+      "job.finished",
+      "job.started",
+      "job.started",
+    ]);
   });
 
   it("installs `fanout` whose commands run on Node 20", async (ctx) => {
@@ -101,7 +117,10 @@ describe("the installed package", () => {
     await finished;
     watcher.kill("SIGINT");
     expect(await ended).toBe(0);
-    const types = out.trim().split("\n").map((l) => JSON.parse(l).type);
+    const types = out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).type);
     expect(types.slice(0, 4)).toEqual(["chat.created", "job.started", "job.finished", "batch.finished"]);
     expect(types.slice(4).every((t) => t === "chat.idle")).toBe(true); // it may come before Ctrl-C does
   });
@@ -111,7 +130,9 @@ describe("the installed package", () => {
     const ws = join(app, "node_modules", "ws");
     await rename(ws, `${ws}-away`);
     try {
-      const failed = await run(NODE_20, ["first.mjs"], { cwd: app, env: env({ CHAT: chat("packed-nows") }) }).catch((e) => e);
+      const failed = await run(NODE_20, ["first.mjs"], { cwd: app, env: env({ CHAT: chat("packed-nows") }) }).catch(
+        (e) => e,
+      );
       expect(failed.code).toBe(1);
       expect(failed.stderr).toContain(NO_WEBSOCKET);
     } finally {

@@ -25,7 +25,8 @@ export function machineNode(major: number): string | undefined {
   for (const candidate of [...dirs.map((d) => join(d, "node")), "/usr/bin/node", "/usr/local/bin/node"]) {
     if (!existsSync(candidate)) continue;
     try {
-      if (execFileSync(candidate, ["--version"], { encoding: "utf8" }).trim().startsWith(`v${major}.`)) return candidate;
+      if (execFileSync(candidate, ["--version"], { encoding: "utf8" }).trim().startsWith(`v${major}.`))
+        return candidate;
     } catch {
       // not a runnable node
     }
@@ -43,18 +44,24 @@ function npm(node: string): [string, string[]] {
 export async function pack(into: string): Promise<string> {
   const stage = join(into, "stage");
   await mkdir(stage, { recursive: true });
-  for (const entry of ["package.json", "bin", "openapi.json"]) await cp(join(PACKAGE, entry), join(stage, entry), { recursive: true });
+  for (const entry of ["package.json", "bin", "openapi.json"])
+    await cp(join(PACKAGE, entry), join(stage, entry), { recursive: true });
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   await run(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", join(stage, "dist")], { cwd: PACKAGE });
   // dist/ is built already: the package's prepare script (the same tsc) need not run again.
-  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", into], { cwd: stage });
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", into], {
+    cwd: stage,
+  });
   return join(into, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
 }
 
 /** A fresh project with the tarball installed by `node`'s npm, as a user would install it; and npm's warnings. */
 export async function installInFreshProject(tarball: string, node: string): Promise<{ app: string; warnings: string }> {
   const app = await mkdtemp(join(tmpdir(), "fanout-client-user-"));
-  await writeFile(join(app, "package.json"), JSON.stringify({ name: "fanout-client-user", private: true, type: "module" }));
+  await writeFile(
+    join(app, "package.json"),
+    JSON.stringify({ name: "fanout-client-user", private: true, type: "module" }),
+  );
   const [command, args] = npm(node);
   const env = { ...process.env, PATH: `${dirname(node)}${delimiter}${process.env.PATH}` };
   const { stderr } = await run(command, [...args, "install", "--no-audit", "--no-fund", tarball], { cwd: app, env });

@@ -48,13 +48,19 @@ describe("openai", () => {
   const openai = () => new OpenAI({ apiKey: "sk-local", baseURL: `${models()}/v1` });
 
   it("message.tool_calls through /tool-calls, back as tool messages", async () => {
-    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: "user", content: ASK(WITH_UNKNOWN) }];
+    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+      { role: "user", content: ASK(WITH_UNKNOWN) },
+    ];
     const first = (await openai().chat.completions.create({ model: "fake", messages })).choices[0]!.message;
     messages.push(first);
     const answer = await client().toolCalls(chat("openai"), { tool_calls: first.tool_calls });
     messages.push(...toOpenAIToolMessages(answer));
     const second = (await openai().chat.completions.create({ model: "fake", messages })).choices[0]!.message;
-    expectAnswered(JSON.parse(second.content!), first.tool_calls!.map((c) => c.id), true);
+    expectAnswered(
+      JSON.parse(second.content!),
+      first.tool_calls!.map((c) => c.id),
+      true,
+    );
   });
 
   it("message.tool_calls through /parallel, back from the results payload", async () => {
@@ -65,7 +71,10 @@ describe("openai", () => {
     if (results.status === "started") throw new Error("a waited call answers results");
     messages.push(...toOpenAIToolMessages(results));
     const second = (await openai().chat.completions.create({ model: "fake", messages })).choices[0]!.message;
-    expectAnswered(JSON.parse(second.content!), first.tool_calls!.map((c) => c.id));
+    expectAnswered(
+      JSON.parse(second.content!),
+      first.tool_calls!.map((c) => c.id),
+    );
   });
 
   it("started with wait: false, back from the batch.finished event", async () => {
@@ -77,10 +86,14 @@ describe("openai", () => {
     const stream = await fanout.events(id);
     await fanout.parallel(id, { tool_calls: first.tool_calls, wait: false });
     let finished: Extract<FanoutEvent, { type: "batch.finished" }> | undefined;
-    for await (const event of stream) if (event.type === "batch.finished") (finished = event as typeof finished), stream.close();
+    for await (const event of stream)
+      if (event.type === "batch.finished") (finished = event as typeof finished), stream.close();
     messages.push(...toOpenAIToolMessages(finished!));
     const second = (await openai().chat.completions.create({ model: "fake", messages })).choices[0]!.message;
-    expectAnswered(JSON.parse(second.content!), first.tool_calls!.map((c) => c.id));
+    expectAnswered(
+      JSON.parse(second.content!),
+      first.tool_calls!.map((c) => c.id),
+    );
   });
 });
 
@@ -89,14 +102,21 @@ describe("the AI SDK", () => {
     const model = createOpenAICompatible({ name: "fake", baseURL: `${models()}/v1`, apiKey: "sk-local" })("fake");
     // No `execute`: the bot runs the calls through fanout, not in-process.
     const anyArgs = jsonSchema<Record<string, unknown>>({ type: "object", additionalProperties: true });
-    const tools = { wait: tool({ description: "Wait.", inputSchema: anyArgs }), nope: tool({ description: "Unknown to fanout.", inputSchema: anyArgs }) };
+    const tools = {
+      wait: tool({ description: "Wait.", inputSchema: anyArgs }),
+      nope: tool({ description: "Unknown to fanout.", inputSchema: anyArgs }),
+    };
     const messages: ModelMessage[] = [{ role: "user", content: ASK(WITH_UNKNOWN) }];
     const first = await generateText({ model, tools, messages });
     expect(first.toolCalls).toHaveLength(3);
     const answer = await client().toolCalls(chat("ai-sdk"), { tool_calls: first.toolCalls });
     messages.push(...first.response.messages, { role: "tool", content: toAiSdkToolResults(answer) });
     const second = await generateText({ model, tools, messages });
-    expectAnswered(JSON.parse(second.text), first.toolCalls.map((c) => c.toolCallId), true);
+    expectAnswered(
+      JSON.parse(second.text),
+      first.toolCalls.map((c) => c.toolCallId),
+      true,
+    );
   });
 });
 
@@ -109,11 +129,18 @@ describe("Anthropic", () => {
     const uses = first.content.filter((block) => block.type === "tool_use");
     expect(uses).toHaveLength(3);
     const answer = await client().toolCalls(chat("anthropic"), { tool_calls: uses });
-    messages.push({ role: "assistant", content: first.content }, { role: "user", content: toAnthropicToolResults(answer) });
+    messages.push(
+      { role: "assistant", content: first.content },
+      { role: "user", content: toAnthropicToolResults(answer) },
+    );
     const second = await anthropic().messages.create({ model: "fake", max_tokens: 256, messages });
     const text = second.content.find((block) => block.type === "text")!.text;
     const returned: Returned[] = JSON.parse(text);
-    expectAnswered(returned, uses.map((u) => u.id), true);
+    expectAnswered(
+      returned,
+      uses.map((u) => u.id),
+      true,
+    );
     expect(returned.map((r) => r.is_error === true)).toEqual([false, false, true]);
   });
 
@@ -123,15 +150,26 @@ describe("Anthropic", () => {
     const uses = first.content.filter((block) => block.type === "tool_use");
     const results = await client().parallel(chat("anthropic-parallel"), { tool_calls: uses, timeout: 10 });
     if (results.status === "started") throw new Error("a waited call answers results");
-    messages.push({ role: "assistant", content: first.content }, { role: "user", content: toAnthropicToolResults(results) });
+    messages.push(
+      { role: "assistant", content: first.content },
+      { role: "user", content: toAnthropicToolResults(results) },
+    );
     const second = await anthropic().messages.create({ model: "fake", max_tokens: 256, messages });
-    expectAnswered(JSON.parse(second.content.find((block) => block.type === "text")!.text), uses.map((u) => u.id));
+    expectAnswered(
+      JSON.parse(second.content.find((block) => block.type === "text")!.text),
+      uses.map((u) => u.id),
+    );
   });
 });
 
 describe("tool definitions from GET /v1/tools, through each SDK", () => {
   // A tenant tool whose schema leaves out `type`, as a configuration may; every SDK is given an object schema.
-  const lookup = { name: "lookup", description: "Look a word up.", url: "https://tools.example/lookup", parameters: { properties: { q: { type: "string" } }, required: ["q"] } };
+  const lookup = {
+    name: "lookup",
+    description: "Look a word up.",
+    url: "https://tools.example/lookup",
+    parameters: { properties: { q: { type: "string" } }, required: ["q"] },
+  };
   let defined: ToolsAnswer;
   beforeEach(async () => {
     await configure({ tools: [lookup] });
@@ -141,19 +179,38 @@ describe("tool definitions from GET /v1/tools, through each SDK", () => {
 
   /** What every model should have been offered: fanout's definitions, each an object schema. */
   const expected = (more: Record<string, unknown> = {}) =>
-    defined.tools.map((t) => ({ name: t.function.name, description: t.function.description, schema: { ...t.function.parameters, type: "object", ...more } }));
+    defined.tools.map((t) => ({
+      name: t.function.name,
+      description: t.function.description,
+      schema: { ...t.function.parameters, type: "object", ...more },
+    }));
 
   it("openai takes the answer as it is", async () => {
     const openai = new OpenAI({ apiKey: "sk-local", baseURL: `${models()}/v1` });
-    const reply = await openai.chat.completions.create({ model: "fake", messages: [{ role: "user", content: NO_CALLS }], tools: defined.tools });
+    const reply = await openai.chat.completions.create({
+      model: "fake",
+      messages: [{ role: "user", content: NO_CALLS }],
+      tools: defined.tools,
+    });
     const seen: Offered[] = JSON.parse(reply.choices[0]!.message.content!);
-    expect(seen).toEqual(defined.tools.map((t) => ({ name: t.function.name, description: t.function.description, schema: t.function.parameters })));
+    expect(seen).toEqual(
+      defined.tools.map((t) => ({
+        name: t.function.name,
+        description: t.function.description,
+        schema: t.function.parameters,
+      })),
+    );
     expect(seen.find((t) => t.name === "lookup")!.schema).toEqual(lookup.parameters);
   });
 
   it("toAnthropicTools: input_schema, always of type object", async () => {
     const anthropic = new Anthropic({ apiKey: "sk-ant-local", baseURL: models() });
-    const reply = await anthropic.messages.create({ model: "fake", max_tokens: 256, messages: [{ role: "user", content: NO_CALLS }], tools: toAnthropicTools(defined) });
+    const reply = await anthropic.messages.create({
+      model: "fake",
+      max_tokens: 256,
+      messages: [{ role: "user", content: NO_CALLS }],
+      tools: toAnthropicTools(defined),
+    });
     const seen: Offered[] = JSON.parse(reply.content.find((block) => block.type === "text")!.text);
     expect(seen).toEqual(expected());
     expect(seen.find((t) => t.name === "lookup")!.schema).toEqual({ type: "object", ...lookup.parameters });
@@ -162,21 +219,35 @@ describe("tool definitions from GET /v1/tools, through each SDK", () => {
   it("toAiSdkTools: a tool set the AI SDK turns into JSON Schema, and runs nothing itself", async () => {
     const model = createOpenAICompatible({ name: "fake", baseURL: `${models()}/v1`, apiKey: "sk-local" })("fake");
     const tools = toAiSdkTools(defined);
-    const seen: Offered[] = JSON.parse((await generateText({ model, tools, messages: [{ role: "user", content: NO_CALLS }] })).text);
+    const seen: Offered[] = JSON.parse(
+      (await generateText({ model, tools, messages: [{ role: "user", content: NO_CALLS }] })).text,
+    );
     expect(seen.map((t) => t.name)).toEqual(defined.tools.map((t) => t.function.name));
     // The AI SDK closes every object schema (`additionalProperties: false`); the rest arrives as fanout wrote it.
-    expect(seen.find((t) => t.name === "lookup")).toEqual({ name: "lookup", description: lookup.description, schema: { type: "object", ...lookup.parameters, additionalProperties: false } });
+    expect(seen.find((t) => t.name === "lookup")).toEqual({
+      name: "lookup",
+      description: lookup.description,
+      schema: { type: "object", ...lookup.parameters, additionalProperties: false },
+    });
     // A second request reads the schema afresh: the SDK's edits never reach the definitions.
     await generateText({ model, tools, messages: [{ role: "user", content: NO_CALLS }] });
     expect(defined.tools.find((t) => t.function.name === "lookup")!.function.parameters).toEqual(lookup.parameters);
     // A call the model makes reaches the bot unchecked by the SDK (fanout checks it when the bot hands it over).
-    const first = await generateText({ model, tools, messages: [{ role: "user", content: ASK([{ name: "lookup", input: { q: 1 } }]) }] });
+    const first = await generateText({
+      model,
+      tools,
+      messages: [{ role: "user", content: ASK([{ name: "lookup", input: { q: 1 } }]) }],
+    });
     expect(first.toolCalls.map((c) => [c.toolName, c.input])).toEqual([["lookup", { q: 1 }]]);
   });
 
   it("toGeminiTools: one tool of function declarations with parametersJsonSchema", async () => {
     const gemini = new GoogleGenAI({ apiKey: "local", httpOptions: { baseUrl: models() } });
-    const reply = await gemini.models.generateContent({ model: "fake", contents: NO_CALLS, config: { tools: toGeminiTools(defined) } });
+    const reply = await gemini.models.generateContent({
+      model: "fake",
+      contents: NO_CALLS,
+      config: { tools: toGeminiTools(defined) },
+    });
     expect(JSON.parse(reply.text!)).toEqual(expected());
   });
 });

@@ -5,7 +5,14 @@ import { toAiSdkTools, toAnthropicTools, toGeminiTools, type ToolsAnswer } from 
 
 const answer: ToolsAnswer = {
   tools: [
-    { type: "function", function: { name: "wait", description: "Wait.", parameters: { type: "object", properties: { seconds: { type: "number" } } } } },
+    {
+      type: "function",
+      function: {
+        name: "wait",
+        description: "Wait.",
+        parameters: { type: "object", properties: { seconds: { type: "number" } } },
+      },
+    },
     { type: "function", function: { name: "lookup", description: "Look up.", parameters: {} } },
   ],
   prompts: {},
@@ -13,7 +20,11 @@ const answer: ToolsAnswer = {
 
 describe("tool helpers", () => {
   it("give every SDK an object schema, even for a definition that leaves `type` out", () => {
-    expect(toAnthropicTools(answer)[1]).toEqual({ name: "lookup", description: "Look up.", input_schema: { type: "object" } });
+    expect(toAnthropicTools(answer)[1]).toEqual({
+      name: "lookup",
+      description: "Look up.",
+      input_schema: { type: "object" },
+    });
     expect(toGeminiTools(answer.tools)).toEqual([
       {
         functionDeclarations: [

@@ -25,7 +25,10 @@ import {
 declare const fanout: Fanout;
 declare const chatId: string;
 
-export async function openai7(message: OpenAI.Chat.Completions.ChatCompletionMessage, messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[]) {
+export async function openai7(
+  message: OpenAI.Chat.Completions.ChatCompletionMessage,
+  messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+) {
   // `message.tool_calls` is `Array<function | custom tool call> | undefined`.
   const answer = await fanout.toolCalls(chatId, { tool_calls: message.tool_calls });
   messages.push(...toOpenAIToolMessages(answer));
@@ -33,10 +36,20 @@ export async function openai7(message: OpenAI.Chat.Completions.ChatCompletionMes
   const results = await fanout.parallel(chatId, { tool_calls: message.tool_calls });
   if (results.status !== "started") messages.push(...toOpenAIToolMessages(results));
   const started = await fanout.parallel(chatId, { tool_calls: message.tool_calls, wait: false });
-  messages.push(...toOpenAIToolMessages(await fanout.awaitJobs(chatId, started.jobs.map((j) => j.job_id))));
+  messages.push(
+    ...toOpenAIToolMessages(
+      await fanout.awaitJobs(
+        chatId,
+        started.jobs.map((j) => j.job_id),
+      ),
+    ),
+  );
 }
 
-export async function openai6(message: OpenAI6.Chat.Completions.ChatCompletionMessage, messages: OpenAI6.Chat.Completions.ChatCompletionMessageParam[]) {
+export async function openai6(
+  message: OpenAI6.Chat.Completions.ChatCompletionMessage,
+  messages: OpenAI6.Chat.Completions.ChatCompletionMessageParam[],
+) {
   // openai 6 has `ChatCompletionMessageCustomToolCall` among the calls too.
   const answer = await fanout.toolCalls(chatId, { tool_calls: message.tool_calls });
   messages.push(...toOpenAIToolMessages(answer));
@@ -45,14 +58,24 @@ export async function openai6(message: OpenAI6.Chat.Completions.ChatCompletionMe
 }
 
 export async function anthropic(message: Anthropic.Message, messages: Anthropic.MessageParam[]) {
-  const answer = await fanout.toolCalls(chatId, { tool_calls: message.content.filter((block) => block.type === "tool_use") });
-  messages.push({ role: "assistant", content: message.content }, { role: "user", content: toAnthropicToolResults(answer) });
+  const answer = await fanout.toolCalls(chatId, {
+    tool_calls: message.content.filter((block) => block.type === "tool_use"),
+  });
+  messages.push(
+    { role: "assistant", content: message.content },
+    { role: "user", content: toAnthropicToolResults(answer) },
+  );
   const block: Anthropic.ToolResultBlockParam = toAnthropicToolResults(answer)[0]!;
   void block;
 }
 
 export async function aiSdk(model: LanguageModel, messages: ModelMessage[]) {
-  const tools = { wait: tool({ description: "Wait.", inputSchema: jsonSchema<{ seconds: number }>({ type: "object", properties: { seconds: { type: "number" } } }) }) };
+  const tools = {
+    wait: tool({
+      description: "Wait.",
+      inputSchema: jsonSchema<{ seconds: number }>({ type: "object", properties: { seconds: { type: "number" } } }),
+    }),
+  };
   const result = await generateText({ model, messages, tools });
   const answer = await fanout.toolCalls(chatId, { tool_calls: result.toolCalls });
   messages.push(...result.response.messages, { role: "tool", content: toAiSdkToolResults(answer) });
@@ -79,8 +102,9 @@ export function fromEvents(message: StreamMessage, event: FanoutEvent) {
 export async function mistakes() {
   // @ts-expect-error a call needs its name
   await fanout.toolCalls(chatId, { tool_calls: [{ id: "call_1" }] });
+  const started = await fanout.parallel(chatId, { tool_calls: [{ tool_name: "wait", tool_args: {} }], wait: false });
   // @ts-expect-error a started payload has no results yet
-  toOpenAIToolMessages(await fanout.parallel(chatId, { tool_calls: [{ tool_name: "wait", tool_args: {} }], wait: false }));
+  toOpenAIToolMessages(started);
 }
 
 export async function toolDefinitions(openai: OpenAI, anthropic: Anthropic, gemini: GoogleGenAI, model: LanguageModel) {
@@ -89,9 +113,21 @@ export async function toolDefinitions(openai: OpenAI, anthropic: Anthropic, gemi
   const chatTools: OpenAI.Chat.Completions.ChatCompletionTool[] = answer.tools;
   await openai.chat.completions.create({ model: "gpt", messages: [], tools: answer.tools });
   const anthropicTools: Anthropic.Tool[] = toAnthropicTools(answer);
-  await anthropic.messages.create({ model: "claude", max_tokens: 1, messages: [], tools: toAnthropicTools(answer.tools.filter((t) => t.function.name !== "parallel")) });
+  await anthropic.messages.create({
+    model: "claude",
+    max_tokens: 1,
+    messages: [],
+    tools: toAnthropicTools(answer.tools.filter((t) => t.function.name !== "parallel")),
+  });
   await generateText({ model, messages: [], tools: toAiSdkTools(answer) });
-  await generateText({ model, messages: [], tools: { ...toAiSdkTools(answer), wait: tool({ description: "Wait.", inputSchema: jsonSchema<{ seconds: number }>({ type: "object" }) }) } });
+  await generateText({
+    model,
+    messages: [],
+    tools: {
+      ...toAiSdkTools(answer),
+      wait: tool({ description: "Wait.", inputSchema: jsonSchema<{ seconds: number }>({ type: "object" }) }),
+    },
+  });
   const geminiTools: GeminiSdkTool[] = toGeminiTools(answer);
   await gemini.models.generateContent({ model: "gemini", contents: "hi", config: { tools: toGeminiTools(answer) } });
   void [chatTools, anthropicTools, geminiTools];

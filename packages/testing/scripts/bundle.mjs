@@ -18,7 +18,15 @@ const ROOT = join(PACKAGE, "..", "..");
 const OUT = join(PACKAGE, "worker");
 
 /** The option groups of the worker that a test needs; the rest wrangler lists empty, or are dev-only. */
-const KEPT = ["compatibilityDate", "compatibilityFlags", "bindings", "durableObjects", "queueProducers", "queueConsumers", "ratelimits"];
+const KEPT = [
+  "compatibilityDate",
+  "compatibilityFlags",
+  "bindings",
+  "durableObjects",
+  "queueProducers",
+  "queueConsumers",
+  "ratelimits",
+];
 
 /** How workerd loads each file of the bundle: the entry as a module, the rest as the [[rules]] made them. */
 const moduleType = (/** @type {string} */ file) =>
@@ -68,7 +76,10 @@ async function holderAlive() {
   const pid = Number(await readFile(join(LOCK, "pid"), "utf8").catch(() => ""));
   if (!pid) {
     // Just made, its pid not written yet; or left empty by a crash: old means the latter.
-    const age = await stat(LOCK).then((s) => Date.now() - s.mtimeMs, () => Infinity);
+    const age = await stat(LOCK).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => Infinity,
+    );
     return age < 10_000;
   }
   try {
@@ -90,7 +101,10 @@ async function newest(/** @type {string} */ path) {
 }
 
 async function fresh() {
-  const built = await stat(join(OUT, "options.json")).then((s) => s.mtimeMs, () => 0);
+  const built = await stat(join(OUT, "options.json")).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
   if (!built) return false;
   for (const source of SOURCES) if ((await newest(join(ROOT, source))) > built) return false;
   return true;
@@ -118,7 +132,9 @@ async function buildInto(/** @type {string} */ dir) {
   // The source map is 3× the bundle and only helps someone debugging fanout itself.
   for (const file of await readdir(dir)) if (file.endsWith(".map") || file === "README.md") await rm(join(dir, file));
 
-  const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import(createRequire(join(ROOT, "package.json")).resolve("wrangler"));
+  const { unstable_getMiniflareWorkerOptions, unstable_readConfig } = await import(
+    createRequire(join(ROOT, "package.json")).resolve("wrangler")
+  );
   const configPath = join(ROOT, "wrangler.toml");
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
   // Only the [vars] of wrangler.toml: never a value a developer's .dev.vars may hold.
@@ -126,7 +142,9 @@ async function buildInto(/** @type {string} */ dir) {
   const options = Object.fromEntries(KEPT.map((key) => [key, workerOptions[key]]));
   options.bindings = Object.fromEntries(Object.entries(options.bindings ?? {}).filter(([name]) => vars.includes(name)));
   // Listed, not located by rules: Miniflare 5 takes the modules one by one.
-  const files = (await readdir(dir)).filter((file) => file !== "options.json").sort((a, b) => Number(b === "index.js") - Number(a === "index.js"));
+  const files = (await readdir(dir))
+    .filter((file) => file !== "options.json")
+    .sort((a, b) => Number(b === "index.js") - Number(a === "index.js"));
   options.modules = files.map((file) => ({ type: moduleType(file), path: file }));
   await writeFile(join(dir, "options.json"), `${JSON.stringify(options, null, 2)}\n`);
 }

@@ -6,7 +6,9 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
-export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<LocalServer> {
+export async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+): Promise<LocalServer> {
   const listener: RequestListener = (req, res) => {
     handler(req, res).catch((error: unknown) => {
       if (!res.headersSent) json(res, 500, { error: `fanout testing kit: ${(error as Error).message}` });
@@ -47,4 +49,5 @@ export function headersOf(req: IncomingMessage): Headers {
 }
 
 /** A fresh Standard Webhooks secret: `whsec_` and 24 random bytes in base64. */
-export const signingSecret = () => `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64")}`;
+export const signingSecret = () =>
+  `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("base64")}`;

@@ -33,7 +33,12 @@ export interface ModelRequest {
   body: Record<string, unknown>;
 }
 
-type Turn = TurnOptions & ({ kind: "reply"; text: string } | { kind: "calls"; calls: ScriptedCall[]; text?: string } | { kind: "fail"; status: number; message: string });
+type Turn = TurnOptions &
+  (
+    | { kind: "reply"; text: string }
+    | { kind: "calls"; calls: ScriptedCall[]; text?: string }
+    | { kind: "fail"; status: number; message: string }
+  );
 
 export interface ScriptedModel {
   /** Anthropic's `baseURL`; the AI SDK's Anthropic provider takes `${url}/v1`. */
@@ -69,26 +74,54 @@ export async function startModel(): Promise<ScriptedModel & LocalServer> {
 
   const server = await listen(async (req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
-    const api = req.method !== "POST" ? undefined : path === "/v1/chat/completions" ? "openai" : path === "/v1/messages" ? "anthropic" : undefined;
-    if (!api) return json(res, 404, { error: { message: `The fake model answers POST /v1/chat/completions and POST /v1/messages, not ${req.method} ${path}.` } });
+    const api =
+      req.method !== "POST"
+        ? undefined
+        : path === "/v1/chat/completions"
+          ? "openai"
+          : path === "/v1/messages"
+            ? "anthropic"
+            : undefined;
+    if (!api)
+      return json(res, 404, {
+        error: {
+          message: `The fake model answers POST /v1/chat/completions and POST /v1/messages, not ${req.method} ${path}.`,
+        },
+      });
     let body: Record<string, unknown>;
     try {
       body = JSON.parse(await readBody(req)) as Record<string, unknown>;
     } catch {
-      return json(res, 400, { type: "error", error: { type: "invalid_request_error", message: "The fake model takes a JSON body." } });
+      return json(res, 400, {
+        type: "error",
+        error: { type: "invalid_request_error", message: "The fake model takes a JSON body." },
+      });
     }
     const model = String(body.model ?? "");
-    const tools = ((body.tools ?? []) as { name?: string; function?: { name: string } }[]).map((t) => t.function?.name ?? t.name ?? "");
+    const tools = ((body.tools ?? []) as { name?: string; function?: { name: string } }[]).map(
+      (t) => t.function?.name ?? t.name ?? "",
+    );
     requests.push({ api, model, messages: (body.messages ?? []) as ModelRequest["messages"], tools, body });
-    if (body.stream) return json(res, 400, { error: { type: "invalid_request_error", message: "The fake model does not stream: call it without `stream: true`." } });
+    if (body.stream)
+      return json(res, 400, {
+        error: {
+          type: "invalid_request_error",
+          message: "The fake model does not stream: call it without `stream: true`.",
+        },
+      });
     const turn = take(model);
     if (!turn) {
       const message = `The fake model has no turn queued for model '${model}': call model.reply(text) or model.callTools(calls) before request ${requests.length}.`;
       return json(res, 400, { type: "error", error: { type: "invalid_request_error", message } });
     }
-    if (turn.kind === "fail") return json(res, turn.status, { type: "error", error: { type: "api_error", message: turn.message } });
+    if (turn.kind === "fail")
+      return json(res, turn.status, { type: "error", error: { type: "api_error", message: turn.message } });
     const usage = turn.usage ?? { input: 10, output: 5 };
-    json(res, 200, api === "openai" ? chatCompletion(turn, model, usage, nextId) : anthropicMessage(turn, model, usage, nextId));
+    json(
+      res,
+      200,
+      api === "openai" ? chatCompletion(turn, model, usage, nextId) : anthropicMessage(turn, model, usage, nextId),
+    );
   });
 
   const self: ScriptedModel & LocalServer = {
@@ -99,7 +132,8 @@ export async function startModel(): Promise<ScriptedModel & LocalServer> {
       return self;
     },
     callTools(calls, { text, ...options } = {}) {
-      if (!calls.length) throw new TypeError("callTools needs at least one call; use reply(text) for a turn without calls.");
+      if (!calls.length)
+        throw new TypeError("callTools needs at least one call; use reply(text) for a turn without calls.");
       turns.push({ ...options, kind: "calls", calls, ...(text !== undefined ? { text } : {}) });
       return self;
     },
@@ -122,14 +156,23 @@ export async function startModel(): Promise<ScriptedModel & LocalServer> {
 
 type Answer = Exclude<Turn, { kind: "fail" }>;
 
-function chatCompletion(turn: Answer, model: string, usage: { input: number; output: number }, nextId: (p: string) => string) {
+function chatCompletion(
+  turn: Answer,
+  model: string,
+  usage: { input: number; output: number },
+  nextId: (p: string) => string,
+) {
   const message =
     turn.kind === "reply"
       ? { role: "assistant", content: turn.text }
       : {
           role: "assistant",
           content: turn.text ?? null,
-          tool_calls: turn.calls.map((c) => ({ id: c.id ?? nextId("call_"), type: "function", function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) } })),
+          tool_calls: turn.calls.map((c) => ({
+            id: c.id ?? nextId("call_"),
+            type: "function",
+            function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) },
+          })),
         };
   return {
     id: nextId("chatcmpl-"),
@@ -141,10 +184,17 @@ function chatCompletion(turn: Answer, model: string, usage: { input: number; out
   };
 }
 
-function anthropicMessage(turn: Answer, model: string, usage: { input: number; output: number }, nextId: (p: string) => string) {
+function anthropicMessage(
+  turn: Answer,
+  model: string,
+  usage: { input: number; output: number },
+  nextId: (p: string) => string,
+) {
   const content = [
     ...(turn.text ? [{ type: "text", text: turn.text }] : []),
-    ...(turn.kind === "calls" ? turn.calls.map((c) => ({ type: "tool_use", id: c.id ?? nextId("toolu_"), name: c.name, input: c.args ?? {} })) : []),
+    ...(turn.kind === "calls"
+      ? turn.calls.map((c) => ({ type: "tool_use", id: c.id ?? nextId("toolu_"), name: c.name, input: c.args ?? {} }))
+      : []),
   ];
   return {
     id: nextId("msg_"),

@@ -73,7 +73,10 @@ export async function startFanout(options: StartOptions = {}): Promise<TestFanou
   const started = parts.flatMap((p) => (p.status === "fulfilled" ? [p.value] : []));
   let stopping: Promise<void> | undefined;
   // Once, however often it is called (`await using` and an explicit stop() both may).
-  const stop = () => (stopping ??= Promise.allSettled(started.map((part) => ("stop" in part ? part.stop() : part.close()))).then(() => undefined));
+  const stop = () =>
+    (stopping ??= Promise.allSettled(started.map((part) => ("stop" in part ? part.stop() : part.close()))).then(
+      () => undefined,
+    ));
   const failed = parts.find((p) => p.status === "rejected");
   if (failed) {
     await stop();
@@ -92,10 +95,26 @@ export async function startFanout(options: StartOptions = {}): Promise<TestFanou
     await client.putConfig({
       ...config,
       tools: [...tools.config, ...(config.tools ?? [])],
-      llm: config.llm !== undefined ? config.llm : modelName === false ? null : { base_url: model.openaiBaseUrl, model: modelName, api_key: "fake-key" },
+      llm:
+        config.llm !== undefined
+          ? config.llm
+          : modelName === false
+            ? null
+            : { base_url: model.openaiBaseUrl, model: modelName, api_key: "fake-key" },
       webhook: config.webhook === null ? null : { ...config.webhook, url: webhooks.url, secret: webhookSecret },
     } as ConfigDocument);
-    return { url: worker.url, apiKey, tenant: TENANT, client, model, webhooks, tools, logs: worker.logs, stop, [Symbol.asyncDispose]: stop };
+    return {
+      url: worker.url,
+      apiKey,
+      tenant: TENANT,
+      client,
+      model,
+      webhooks,
+      tools,
+      logs: worker.logs,
+      stop,
+      [Symbol.asyncDispose]: stop,
+    };
   } catch (error) {
     await stop();
     throw error;

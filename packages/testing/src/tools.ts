@@ -62,7 +62,13 @@ export interface ToolServer extends LocalServer {
   reset(): void;
 }
 
-type ToolBody = { tool_name: string; tool_args: Record<string, unknown>; job_id: string; chat_id: string; attempt: number };
+type ToolBody = {
+  tool_name: string;
+  tool_args: Record<string, unknown>;
+  job_id: string;
+  chat_id: string;
+  attempt: number;
+};
 
 export async function startTools(tools: Record<string, TestTool<never>>): Promise<ToolServer> {
   const secrets = new Map(Object.keys(tools).map((name) => [name, signingSecret()]));
@@ -72,7 +78,8 @@ export async function startTools(tools: Record<string, TestTool<never>>): Promis
     const name = decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname.replace(/^\/tools\//, ""));
     const tool = tools[name];
     const body = await readBody(req);
-    if (!tool || req.method !== "POST") return json(res, 404, { error: `No tool '${name}' in this test's startFanout({ tools }).` });
+    if (!tool || req.method !== "POST")
+      return json(res, 404, { error: `No tool '${name}' in this test's startFanout({ tools }).` });
     if (!(await verifyWebhook(secrets.get(name)!, headersOf(req), body))) {
       unsigned++;
       return json(res, 401, { error: "bad signature" });
@@ -82,7 +89,12 @@ export async function startTools(tools: Record<string, TestTool<never>>): Promis
     const aborted = new AbortController();
     res.on("close", () => res.writableFinished || aborted.abort(new Error("fanout closed the call")));
     try {
-      const value = await (tool.run as TestTool["run"])(call.tool_args, { jobId: call.job_id, chatId: call.chat_id, attempt: call.attempt, signal: aborted.signal });
+      const value = await (tool.run as TestTool["run"])(call.tool_args, {
+        jobId: call.job_id,
+        chatId: call.chat_id,
+        attempt: call.attempt,
+        signal: aborted.signal,
+      });
       json(res, 200, { result: value === undefined ? "" : value });
     } catch (error) {
       if (error instanceof ToolHttpError) return json(res, error.status, { error: error.message });

@@ -28,7 +28,10 @@ export interface WebhookReceiver {
    * not arrived. Rejects after the timeout, naming what did arrive; rejects at once if a test
    * function throws.
    */
-  next<Type extends WebhookEvent["type"]>(type: Type, options?: NextOptions): Promise<Extract<WebhookEvent, { type: Type }>>;
+  next<Type extends WebhookEvent["type"]>(
+    type: Type,
+    options?: NextOptions,
+  ): Promise<Extract<WebhookEvent, { type: Type }>>;
   next(match?: EventMatch, options?: NextOptions): Promise<WebhookEvent>;
   /**
    * Pass each delivery on to `url` as it came (its body, content type and signature); `null` stops.
@@ -66,12 +69,16 @@ export async function startWebhooks(secret: string): Promise<WebhookReceiver & L
       return json(res, 401, { error: "bad signature" });
     }
     if (forwardTo) {
-      const answer = await fetch(forwardTo, { method: "POST", headers: forwardedHeaders(headers), body }).catch((e: Error) => e);
+      const answer = await fetch(forwardTo, { method: "POST", headers: forwardedHeaders(headers), body }).catch(
+        (e: Error) => e,
+      );
       if (answer instanceof Error || !answer.ok) {
         const what = answer instanceof Error ? answer.message : `HTTP ${answer.status}`;
         refusedByBot.push(`${event.type} ${event.id}: ${what}`);
         if (refusedByBot.length > 5) refusedByBot.shift();
-        return json(res, answer instanceof Error ? 502 : answer.status, { error: `the bot at ${forwardTo} answered ${what}` });
+        return json(res, answer instanceof Error ? 502 : answer.status, {
+          error: `the bot at ${forwardTo} answered ${what}`,
+        });
       }
     }
     if (!received.some((e) => e.id === event.id)) {
@@ -81,7 +88,8 @@ export async function startWebhooks(secret: string): Promise<WebhookReceiver & L
     res.writeHead(204).end();
   });
 
-  const matches = (match: EventMatch | undefined, event: WebhookEvent) => match === undefined || (typeof match === "string" ? event.type === match : match(event));
+  const matches = (match: EventMatch | undefined, event: WebhookEvent) =>
+    match === undefined || (typeof match === "string" ? event.type === match : match(event));
 
   const next = (match?: EventMatch, { timeoutMs = DEFAULT_TIMEOUT_MS }: NextOptions = {}) =>
     new Promise<WebhookEvent>((resolve, reject) => {
@@ -114,7 +122,11 @@ export async function startWebhooks(secret: string): Promise<WebhookReceiver & L
         const seen = received.map((e) => e.type).join(", ") || "none";
         const what = match === undefined ? "event" : typeof match === "string" ? `'${match}' event` : "matching event";
         const bot = refusedByBot.length ? ` The bot refused: ${refusedByBot.join("; ")}.` : "";
-        waiter.fail(new Error(`No ${what} arrived within ${timeoutMs} ms. Received so far: ${seen}.${bot} Is it filtered out by webhook.events?`));
+        waiter.fail(
+          new Error(
+            `No ${what} arrived within ${timeoutMs} ms. Received so far: ${seen}.${bot} Is it filtered out by webhook.events?`,
+          ),
+        );
       }, timeoutMs);
       timer.unref(); // a test that forgot a next() still ends
       if (!waiter.check()) waiters.add(waiter);

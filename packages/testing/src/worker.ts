@@ -34,7 +34,9 @@ export async function startWorker({ port = 0, vars, log = logFromEnv() }: Worker
   try {
     options = JSON.parse(await readFile(`${WORKER}options.json`, "utf8"));
   } catch {
-    throw new Error(`@fanout/testing: no worker bundle at ${WORKER}. In a checkout of fanout, run \`npm run bundle -w @fanout/testing\` first.`);
+    throw new Error(
+      `@fanout/testing: no worker bundle at ${WORKER}. In a checkout of fanout, run \`npm run bundle -w @fanout/testing\` first.`,
+    );
   }
   const logs: string[] = [];
   const keep = (line: string) => {
@@ -57,7 +59,10 @@ export async function startWorker({ port = 0, vars, log = logFromEnv() }: Worker
           ...options,
           name: "fanout",
           modulesRoot: WORKER,
-          modules: (options.modules as { type: string; path: string }[]).map((m) => ({ ...m, path: `${WORKER}${m.path}` })),
+          modules: (options.modules as { type: string; path: string }[]).map((m) => ({
+            ...m,
+            path: `${WORKER}${m.path}`,
+          })),
           bindings: { ...(options.bindings as Record<string, string>), ...vars },
         },
       ],

@@ -33,8 +33,14 @@ describe("a subagent's model", () => {
     const [first, second] = fanout.model.requests.slice(-2);
     expect(first).toMatchObject({ api: "openai", model: "fake-model" });
     expect(first!.tools).toContain("search");
-    expect(first!.messages.at(-1)).toMatchObject({ role: "user", content: expect.stringContaining("Find a fact about otters.") });
-    expect(second!.messages.at(-1)).toMatchObject({ role: "tool", content: expect.stringContaining("3 results for otters") });
+    expect(first!.messages.at(-1)).toMatchObject({
+      role: "user",
+      content: expect.stringContaining("Find a fact about otters."),
+    });
+    expect(second!.messages.at(-1)).toMatchObject({
+      role: "tool",
+      content: expect.stringContaining("3 results for otters"),
+    });
   });
 
   it("gives a turn queued for a model name only to requests for that model", async () => {
@@ -48,7 +54,9 @@ describe("a subagent's model", () => {
   it("refuses a request with no turn queued, saying what to queue", async () => {
     const job = await spawned("model-4", { task: "Nothing scripted." });
     expect(job.state).toBe("error");
-    expect(job.error).toMatch(/no turn queued for model 'fake-model': call model\.reply\(text\) or model\.callTools\(calls\)/);
+    expect(job.error).toMatch(
+      /no turn queued for model 'fake-model': call model\.reply\(text\) or model\.callTools\(calls\)/,
+    );
   });
 });
 
@@ -66,27 +74,53 @@ describe("reset", () => {
 describe("the bot's own model client", () => {
   it("openai: tool calls with ids, then text; a scripted failure is the status the SDK sees", async () => {
     const openai = new OpenAI({ apiKey: "sk-test", baseURL: fanout.model.openaiBaseUrl, maxRetries: 0 });
-    fanout.model.callTools([{ name: "search", args: { q: "a" } }, { name: "search", args: { q: "b" }, id: "call_mine" }]).reply("Done.").fail(429, "slow down");
-    const first = (await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "go" }] })).choices[0]!;
+    fanout.model
+      .callTools([
+        { name: "search", args: { q: "a" } },
+        { name: "search", args: { q: "b" }, id: "call_mine" },
+      ])
+      .reply("Done.")
+      .fail(429, "slow down");
+    const first = (
+      await openai.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "go" }] })
+    ).choices[0]!;
     expect(first.finish_reason).toBe("tool_calls");
-    expect(first.message.tool_calls!.map((c) => c.type === "function" && [c.id.startsWith("call_"), c.function.name, JSON.parse(c.function.arguments)])).toEqual([
+    expect(
+      first.message.tool_calls!.map(
+        (c) => c.type === "function" && [c.id.startsWith("call_"), c.function.name, JSON.parse(c.function.arguments)],
+      ),
+    ).toEqual([
       [true, "search", { q: "a" }],
       [true, "search", { q: "b" }],
     ]);
     expect(first.message.tool_calls![1]!.id).toBe("call_mine");
-    expect((await openai.chat.completions.create({ model: "gpt-test", messages: [] })).choices[0]!.message.content).toBe("Done.");
-    await expect(openai.chat.completions.create({ model: "gpt-test", messages: [] })).rejects.toMatchObject({ status: 429 });
+    expect(
+      (await openai.chat.completions.create({ model: "gpt-test", messages: [] })).choices[0]!.message.content,
+    ).toBe("Done.");
+    await expect(openai.chat.completions.create({ model: "gpt-test", messages: [] })).rejects.toMatchObject({
+      status: 429,
+    });
   });
 
   it("@anthropic-ai/sdk: tool_use blocks beside the text, then end_turn", async () => {
     const anthropic = new Anthropic({ apiKey: "sk-ant-test", baseURL: fanout.model.url, maxRetries: 0 });
-    fanout.model.callTools([{ name: "search", args: { q: "c" } }], { text: "Searching.", usage: { input: 120, output: 7 } }).reply("Found it.");
-    const first = await anthropic.messages.create({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "go" }] });
+    fanout.model
+      .callTools([{ name: "search", args: { q: "c" } }], { text: "Searching.", usage: { input: 120, output: 7 } })
+      .reply("Found it.");
+    const first = await anthropic.messages.create({
+      model: "claude-test",
+      max_tokens: 100,
+      messages: [{ role: "user", content: "go" }],
+    });
     expect(first.stop_reason).toBe("tool_use");
     expect(first.content.map((b) => b.type)).toEqual(["text", "tool_use"]);
     expect(first.content[1]).toMatchObject({ type: "tool_use", name: "search", input: { q: "c" } });
     expect(first.usage).toMatchObject({ input_tokens: 120, output_tokens: 7 });
-    const second = await anthropic.messages.create({ model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "go" }] });
+    const second = await anthropic.messages.create({
+      model: "claude-test",
+      max_tokens: 100,
+      messages: [{ role: "user", content: "go" }],
+    });
     expect(second).toMatchObject({ stop_reason: "end_turn", content: [{ type: "text", text: "Found it." }] });
     expect(fanout.model.requests.at(-1)).toMatchObject({ api: "anthropic", model: "claude-test" });
   });

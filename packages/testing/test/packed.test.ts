@@ -22,7 +22,8 @@ const NODE_22 = process.execPath; // npm scripts put the `node` devDependency (N
 /** docs/testing.md's files: each code block under a `<!-- file: path -->` line. */
 export function docFiles(markdown: string): Map<string, string> {
   const files = new Map<string, string>();
-  for (const [, path, code] of markdown.matchAll(/<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```/g)) files.set(path!, code!);
+  for (const [, path, code] of markdown.matchAll(/<!-- file: (\S+) -->\n```\w*\n([\s\S]*?)```/g))
+    files.set(path!, code!);
   return files;
 }
 
@@ -30,10 +31,13 @@ export function docFiles(markdown: string): Map<string, string> {
 async function packKit(into: string): Promise<string> {
   const stage = join(into, "stage-testing");
   await mkdir(stage, { recursive: true });
-  for (const entry of ["package.json", "README.md", "LICENSE", "worker"]) await cp(join(PACKAGE, entry), join(stage, entry), { recursive: true });
+  for (const entry of ["package.json", "README.md", "LICENSE", "worker"])
+    await cp(join(PACKAGE, entry), join(stage, entry), { recursive: true });
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   await run(NODE_22, [tsc, "-p", "tsconfig.build.json", "--outDir", join(stage, "dist")], { cwd: PACKAGE });
-  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", into], { cwd: stage });
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", into], {
+    cwd: stage,
+  });
   return join(into, (JSON.parse(stdout) as { filename: string }[])[0]!.filename);
 }
 
@@ -78,9 +82,26 @@ beforeAll(async () => {
   const started = Date.now();
   // The registry's packages, as a bot's project has them; the kit's own pins come with it.
   await writeFile(join(app, "types-check.ts"), TYPES_CHECK);
-  await writeFile(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "nodenext", target: "es2022", strict: true, noEmit: true, types: ["node"] }, files: ["types-check.ts"] }));
-  const devDependencies = [client, kit, "openai@7.59.0", "vitest@5.1.2", "jest@30.5.2", "typescript@5.9.3", "@types/node@22.19.1"];
-  await run("npm", ["install", "--no-audit", "--no-fund", "--save-dev", ...devDependencies], { cwd: app, env: { ...process.env, npm_config_loglevel: "error" } });
+  await writeFile(
+    join(app, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { module: "nodenext", target: "es2022", strict: true, noEmit: true, types: ["node"] },
+      files: ["types-check.ts"],
+    }),
+  );
+  const devDependencies = [
+    client,
+    kit,
+    "openai@7.59.0",
+    "vitest@5.1.2",
+    "jest@30.5.2",
+    "typescript@5.9.3",
+    "@types/node@22.19.1",
+  ];
+  await run("npm", ["install", "--no-audit", "--no-fund", "--save-dev", ...devDependencies], {
+    cwd: app,
+    env: { ...process.env, npm_config_loglevel: "error" },
+  });
   timings.install = seconds(started);
 }, 600_000);
 
@@ -94,19 +115,40 @@ async function inBot(name: string, command: string, args: string[], env: Record<
   const started = Date.now();
   const bin = join(app, "node_modules", ".bin");
   // The bot's CI environment, not this runner's: vitest's own variables (NODE_ENV=test among them) left out.
-  const own = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "NODE_ENV" && !name.startsWith("VITEST")));
-  const result = await run(command, args, { cwd: app, env: { ...own, ...env, PATH: `${dirname(NODE_22)}:${bin}:${process.env.PATH}`, CI: "true", NO_COLOR: "1", FORCE_COLOR: "0" } }).catch((e) => e);
+  const own = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => name !== "NODE_ENV" && !name.startsWith("VITEST")),
+  );
+  const result = await run(command, args, {
+    cwd: app,
+    env: {
+      ...own,
+      ...env,
+      PATH: `${dirname(NODE_22)}:${bin}:${process.env.PATH}`,
+      CI: "true",
+      NO_COLOR: "1",
+      FORCE_COLOR: "0",
+    },
+  }).catch((e) => e);
   timings[name] = seconds(started);
   return { code: result.code ?? 0, output: `${result.stdout}\n${result.stderr}` };
 }
 
 describe("@fanout/testing in a fresh bot project", () => {
   it("docs/testing.md has the bot and a test for each runner", () => {
-    expect([...files.keys()].sort()).toEqual(["bot.mjs", "test/weather.jest.test.mjs", "test/weather.node.test.mjs", "test/weather.vitest.test.mjs"]);
+    expect([...files.keys()].sort()).toEqual([
+      "bot.mjs",
+      "test/weather.jest.test.mjs",
+      "test/weather.node.test.mjs",
+      "test/weather.vitest.test.mjs",
+    ]);
   });
 
   it("type-checks a TypeScript bot's use of it, libraries' declarations included", async () => {
-    const { code, output } = await inBot("tsc", NODE_22, [join(app, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"]);
+    const { code, output } = await inBot("tsc", NODE_22, [
+      join(app, "node_modules", "typescript", "bin", "tsc"),
+      "-p",
+      "tsconfig.json",
+    ]);
     expect(output.trim()).toBe("");
     expect(code).toBe(0);
   });
@@ -125,7 +167,9 @@ describe("@fanout/testing in a fresh bot project", () => {
   });
 
   it("jest", async () => {
-    const { code, output } = await inBot("jest", "jest", ["--testMatch", "**/*.jest.test.mjs"], { NODE_OPTIONS: "--experimental-vm-modules" });
+    const { code, output } = await inBot("jest", "jest", ["--testMatch", "**/*.jest.test.mjs"], {
+      NODE_OPTIONS: "--experimental-vm-modules",
+    });
     expect(output).toMatch(/Tests:\s+1 passed/);
     expect(code).toBe(0);
   });

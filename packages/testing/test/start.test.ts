@@ -15,7 +15,9 @@ describe("startFanout", () => {
       expect(config.tools.map((t) => t.name)).toEqual(["echo", "elsewhere"]);
       expect(config.llm).toMatchObject({ base_url: fanout.model.openaiBaseUrl, model: "fake-model" });
       expect(config.webhook!.url).toBe(fanout.webhooks.url);
-      const wrongKey = await fetch(`${fanout.url}/v1/config`, { headers: { authorization: "Bearer fanout-local-dev-key" } });
+      const wrongKey = await fetch(`${fanout.url}/v1/config`, {
+        headers: { authorization: "Bearer fanout-local-dev-key" },
+      });
       expect(wrongKey.status).toBe(401);
     } finally {
       await fanout.stop();
@@ -34,7 +36,9 @@ describe("startFanout", () => {
 
   it("stops once however often it is told, and ends a next() still waiting", async () => {
     const fanout = await startFanout();
-    const waiting = expect(fanout.webhooks.next("batch.finished")).rejects.toThrow("The fanout was stopped before the event arrived.");
+    const waiting = expect(fanout.webhooks.next("batch.finished")).rejects.toThrow(
+      "The fanout was stopped before the event arrived.",
+    );
     await Promise.all([fanout.stop(), fanout[Symbol.asyncDispose](), fanout.stop()]);
     await waiting;
   });

@@ -13,7 +13,12 @@ beforeAll(async () => {
         description: "Search the web.",
         parameters: { type: "object", properties: { q: { type: "string" } }, required: ["q"] },
         read_only: true,
-        run: ({ q }: { q: string }, ctx: ToolContext) => ({ q, job: ctx.jobId, chat: ctx.chatId, attempt: ctx.attempt }),
+        run: ({ q }: { q: string }, ctx: ToolContext) => ({
+          q,
+          job: ctx.jobId,
+          chat: ctx.chatId,
+          attempt: ctx.attempt,
+        }),
       },
       send_email: {
         run: () => {
@@ -30,7 +35,9 @@ beforeAll(async () => {
       slow: {
         timeout_seconds: 1,
         run: (_args: unknown, { signal, jobId }: ToolContext) =>
-          new Promise((_, reject) => signal.addEventListener("abort", () => (aborted.push(jobId), reject(signal.reason)))),
+          new Promise((_, reject) =>
+            signal.addEventListener("abort", () => (aborted.push(jobId), reject(signal.reason))),
+          ),
       },
     },
   });
@@ -39,12 +46,20 @@ afterAll(() => fanout.stop());
 
 describe("tools as functions", () => {
   it("run with the call's arguments and its job, chat and attempt; the result is the job's", async () => {
-    const answer = await fanout.client.parallel("tools-1", { tool_calls: [{ tool_name: "search", tool_args: { q: "cats" } }] });
+    const answer = await fanout.client.parallel("tools-1", {
+      tool_calls: [{ tool_name: "search", tool_args: { q: "cats" } }],
+    });
     if (answer.status === "started") throw new Error("a waited call answers results");
     const job = answer.jobs[0]!;
     expect(job.state).toBe("success");
     expect(JSON.parse(job.result!)).toEqual({ q: "cats", job: job.job_id, chat: "tools-1", attempt: 1 });
-    expect(fanout.tools.calls.at(-1)).toEqual({ tool: "search", args: { q: "cats" }, jobId: job.job_id, chatId: "tools-1", attempt: 1 });
+    expect(fanout.tools.calls.at(-1)).toEqual({
+      tool: "search",
+      args: { q: "cats" },
+      jobId: job.job_id,
+      chatId: "tools-1",
+      attempt: 1,
+    });
   });
 
   it("are offered to models with their description and parameters", async () => {
@@ -57,20 +72,27 @@ describe("tools as functions", () => {
   });
 
   it("end the job error with what they throw", async () => {
-    const answer = await fanout.client.parallel("tools-2", { tool_calls: [{ tool_name: "send_email", tool_args: {} }] });
+    const answer = await fanout.client.parallel("tools-2", {
+      tool_calls: [{ tool_name: "send_email", tool_args: {} }],
+    });
     if (answer.status === "started") throw new Error("a waited call answers results");
     expect(answer.jobs[0]).toMatchObject({ state: "error", error: "mailbox full" });
   });
 
   it("answer a ToolHttpError's status, which fanout retries for a read-only tool", async () => {
-    const answer = await fanout.client.parallel("tools-3", { tool_calls: [{ tool_name: "flaky_lookup", tool_args: {} }] });
+    const answer = await fanout.client.parallel("tools-3", {
+      tool_calls: [{ tool_name: "flaky_lookup", tool_args: {} }],
+    });
     if (answer.status === "started") throw new Error("a waited call answers results");
     expect(answer.jobs[0]).toMatchObject({ state: "success", result: "found on the second try" });
     expect(fanout.tools.calls.filter((c) => c.tool === "flaky_lookup").map((c) => c.attempt)).toEqual([1, 2]);
   });
 
   it("see their signal aborted when the job's deadline passes", async () => {
-    const answer = await fanout.client.parallel("tools-4", { tool_calls: [{ tool_name: "slow", tool_args: {} }], timeout: 10 });
+    const answer = await fanout.client.parallel("tools-4", {
+      tool_calls: [{ tool_name: "slow", tool_args: {} }],
+      timeout: 10,
+    });
     if (answer.status === "started") throw new Error("a waited call answers results");
     expect(answer.jobs[0]!.state).toBe("timeout");
     await expect.poll(() => aborted).toEqual([answer.jobs[0]!.job_id]);
@@ -87,7 +109,10 @@ describe("tools as functions", () => {
   it("refuse a request fanout did not sign", async () => {
     const before = fanout.tools.unsigned;
     const url = (await fanout.client.config()).tools.find((t) => t.name === "search")!.url;
-    const res = await fetch(url, { method: "POST", body: JSON.stringify({ tool_name: "search", tool_args: { q: "x" }, job_id: "j", chat_id: "c", attempt: 1 }) });
+    const res = await fetch(url, {
+      method: "POST",
+      body: JSON.stringify({ tool_name: "search", tool_args: { q: "x" }, job_id: "j", chat_id: "c", attempt: 1 }),
+    });
     expect(res.status).toBe(401);
     expect(fanout.tools.unsigned).toBe(before + 1);
     expect(fanout.tools.calls.some((c) => c.jobId === "j")).toBe(false);

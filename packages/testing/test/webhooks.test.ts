@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => fanout.stop());
 
-const wait = (chat: string) => fanout.client.parallel(chat, { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01 } }] });
+const wait = (chat: string) =>
+  fanout.client.parallel(chat, { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 0.01 } }] });
 
 describe("webhooks", () => {
   it("next(type) resolves with the event, typed by its type, and never hands the same one out twice", async () => {
@@ -21,18 +22,26 @@ describe("webhooks", () => {
     expect(first.data.chat_id).toBe("hooks-1");
     expect(first.data.results.jobs[0]!.tool_name).toBe("wait");
     expect(second.data.batch_id).not.toBe(first.data.batch_id);
-    expect(await fanout.webhooks.next((e) => e.type === "job.finished" && e.data.batch_id === second.data.batch_id)).toMatchObject({ type: "job.finished" });
+    expect(
+      await fanout.webhooks.next((e) => e.type === "job.finished" && e.data.batch_id === second.data.batch_id),
+    ).toMatchObject({ type: "job.finished" });
   });
 
   it("keeps the test's webhook.events filter, and says what arrived when nothing matches", async () => {
     await wait("hooks-2");
     await fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-2");
     expect(fanout.webhooks.received.map((e) => e.type)).not.toContain("chat.created");
-    await expect(fanout.webhooks.next("chat.created", { timeoutMs: 200 })).rejects.toThrow(/No 'chat.created' event arrived within 200 ms\. Received so far: .*batch\.finished/);
+    await expect(fanout.webhooks.next("chat.created", { timeoutMs: 200 })).rejects.toThrow(
+      /No 'chat.created' event arrived within 200 ms\. Received so far: .*batch\.finished/,
+    );
   });
 
   it("rejects a next() whose test throws, and goes on receiving for the others", async () => {
-    const careless = expect(fanout.webhooks.next((e) => (e as unknown as { data: { results: { status: string } } }).data.results.status === "success")).rejects.toThrow(TypeError);
+    const careless = expect(
+      fanout.webhooks.next(
+        (e) => (e as unknown as { data: { results: { status: string } } }).data.results.status === "success",
+      ),
+    ).rejects.toThrow(TypeError);
     await wait("hooks-throw");
     await careless;
     const finished = await fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-throw");
@@ -42,7 +51,11 @@ describe("webhooks", () => {
   it("refuses a delivery with a bad signature", async () => {
     const res = await fetch((await fanout.client.config()).webhook!.url, {
       method: "POST",
-      headers: { "webhook-id": "evt_forged", "webhook-timestamp": String(Math.floor(Date.now() / 1000)), "webhook-signature": "v1,AAAA" },
+      headers: {
+        "webhook-id": "evt_forged",
+        "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+        "webhook-signature": "v1,AAAA",
+      },
       body: JSON.stringify({ id: "evt_forged", type: "batch.finished", timestamp: new Date().toISOString(), data: {} }),
     });
     expect(res.status).toBe(401);
@@ -67,7 +80,9 @@ describe("webhooks", () => {
     fanout.webhooks.forward(`http://127.0.0.1:${(bot.address() as { port: number }).port}/fanout`);
     try {
       await wait("hooks-3");
-      const event = await fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-3", { timeoutMs: 15_000 });
+      const event = await fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-3", {
+        timeoutMs: 15_000,
+      });
       // Refused once (503), delivered on fanout's retry 5 s later: the bot saw it twice, the test once.
       const forEvent = bodies.filter((b) => JSON.parse(b).id === event.id);
       expect(forEvent).toHaveLength(2);
@@ -84,9 +99,9 @@ describe("webhooks", () => {
     fanout.webhooks.forward(`http://127.0.0.1:${(bot.address() as { port: number }).port}/fanout`);
     try {
       await wait("hooks-4");
-      await expect(fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-4", { timeoutMs: 1500 })).rejects.toThrow(
-        /The bot refused: .*batch\.finished evt_\S+: HTTP 401/,
-      );
+      await expect(
+        fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-4", { timeoutMs: 1500 }),
+      ).rejects.toThrow(/The bot refused: .*batch\.finished evt_\S+: HTTP 401/);
     } finally {
       fanout.webhooks.forward(null);
       bot.close();
@@ -100,8 +115,8 @@ describe("webhooks", () => {
     expect(fanout.webhooks.received).toEqual([]);
     // The event that did arrive is not handed out again. (Another chat's may arrive meanwhile: the
     // test before this one refused its deliveries, which fanout sends again 5 s later.)
-    await expect(fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-5", { timeoutMs: 300 })).rejects.toThrow(
-      /No matching event arrived within 300 ms/,
-    );
+    await expect(
+      fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-5", { timeoutMs: 300 }),
+    ).rejects.toThrow(/No matching event arrived within 300 ms/);
   });
 });

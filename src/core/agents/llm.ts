@@ -104,7 +104,9 @@ export async function complete(
       return {
         content: clean(message?.content ?? ""),
         tool_calls: (message?.tool_calls ?? []).flatMap((c) =>
-          c.type === "function" ? [{ id: c.id, name: clean(c.function.name), arguments: clean(c.function.arguments) }] : [],
+          c.type === "function"
+            ? [{ id: c.id, name: clean(c.function.name), arguments: clean(c.function.arguments) }]
+            : [],
         ),
         usage: {
           prompt_tokens: response.usage?.prompt_tokens ?? 0,
@@ -116,9 +118,11 @@ export async function complete(
       if (stop.aborted) throw new LlmError("The model request was stopped.");
       const refused = egressRefusal(e);
       if (refused) throw new LlmError(refusedText(refused.problem));
-      if (e instanceof OpenAI.APIError && e.status !== undefined && e.status >= 300 && e.status < 400) throw new LlmError(redirectText(e, target.base_url));
+      if (e instanceof OpenAI.APIError && e.status !== undefined && e.status >= 300 && e.status < 400)
+        throw new LlmError(redirectText(e, target.base_url));
       const delay = retryDelay(e, attempt);
-      if (delay === undefined) throw new LlmError(redact(`LLM provider error: ${(e as Error).message}`, target.secrets));
+      if (delay === undefined)
+        throw new LlmError(redact(`LLM provider error: ${(e as Error).message}`, target.secrets));
       await sleep(delay, stop); // a stop meanwhile ends the next try at once
     }
   }

@@ -25,7 +25,10 @@ export function profile(config: TenantConfig, name: string): Profile {
 export function requireProfile(config: TenantConfig, name: string): string {
   const names = profileNames(config);
   if (!names.includes(name)) {
-    throw badRequest("unknown_profile", `Agent profile '${quoteName(name)}' not found. Use one of the available profiles: ${names.join(", ")}.`);
+    throw badRequest(
+      "unknown_profile",
+      `Agent profile '${quoteName(name)}' not found. Use one of the available profiles: ${names.join(", ")}.`,
+    );
   }
   return name;
 }

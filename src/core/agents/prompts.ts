@@ -28,7 +28,10 @@ export const PROMPT_SOURCES = {
 export function renderPrompts(config: TenantConfig, agent: string, level = 0): RenderedPrompts {
   const types = startableTypes(config, agent, level);
   const list = types
-    .map((t) => `- \`${t}\`: ${profile(config, t).description || (t === "default" ? "a general-purpose agent" : "no description")}`)
+    .map(
+      (t) =>
+        `- \`${t}\`: ${profile(config, t).description || (t === "default" ? "a general-purpose agent" : "no description")}`,
+    )
     .join("\n");
   const withTypes = (template: string) => (types.length ? template.replace("{{agent_types}}", list) : "");
   return {

@@ -6,7 +6,12 @@
  */
 import { z } from "zod";
 import type { TenantConfig } from "../config/schema";
-import { CALL_SUBORDINATE_DESCRIPTION, callSubordinateArgs, SPAWN_TASK_DESCRIPTION, spawnTaskArgs } from "../subagents/schemas";
+import {
+  CALL_SUBORDINATE_DESCRIPTION,
+  callSubordinateArgs,
+  SPAWN_TASK_DESCRIPTION,
+  spawnTaskArgs,
+} from "../subagents/schemas";
 import { parallelArgs } from "../api/calls";
 import { toolsForAgent } from "../tools/catalog";
 import type { McpListings } from "../tools/mcp";
@@ -35,9 +40,18 @@ const PARALLEL_DESCRIPTION =
   "Run independent tool calls at the same time and get all results together; also awaits background jobs by id.";
 
 /** `only`: a spawn_task `tools` list narrowing the profile's; `mcp`: the MCP servers' lists to include. */
-export function toolDefinitions(config: TenantConfig, agent: string, level: number, only?: string[], mcp: McpListings = {}): ToolDefinition[] {
+export function toolDefinitions(
+  config: TenantConfig,
+  agent: string,
+  level: number,
+  only?: string[],
+  mcp: McpListings = {},
+): ToolDefinition[] {
   const tools = toolsForAgent(config, agent, mcp).filter((t) => !only || t.kind === "wait" || only.includes(t.name));
-  const defs = [fn("parallel", PARALLEL_DESCRIPTION, schemaOf(parallelArgs)), ...tools.map((t) => fn(t.name, t.description, t.parameters))];
+  const defs = [
+    fn("parallel", PARALLEL_DESCRIPTION, schemaOf(parallelArgs)),
+    ...tools.map((t) => fn(t.name, t.description, t.parameters)),
+  ];
   const types = startableTypes(config, agent, level);
   if (types.length) {
     defs.push(fn("spawn_task", SPAWN_TASK_DESCRIPTION, schemaOf(spawnTaskArgs(types))));

@@ -18,15 +18,34 @@ export interface TranscriptEntry {
   at: string;
 }
 
-export function transcriptEntry({ message, at }: { message: ChatMessage & { usage?: Usage }; at: number }): TranscriptEntry {
-  const raw = typeof message.content === "string" ? message.content : message.content == null ? null : JSON.stringify(message.content);
+export function transcriptEntry({
+  message,
+  at,
+}: {
+  message: ChatMessage & { usage?: Usage };
+  at: number;
+}): TranscriptEntry {
+  const raw =
+    typeof message.content === "string"
+      ? message.content
+      : message.content == null
+        ? null
+        : JSON.stringify(message.content);
   const cut = raw !== null && raw.length > TRANSCRIPT_CHARS;
   const calls = "tool_calls" in message && message.tool_calls?.length ? message.tool_calls : undefined;
   return {
     role: message.role,
     content: cut ? raw.slice(0, TRANSCRIPT_CHARS) : raw,
     ...(cut ? { content_truncated: true as const } : {}),
-    ...(calls ? { tool_calls: calls.map((c) => ({ id: c.id, name: "function" in c ? c.function.name : "", arguments: "function" in c ? c.function.arguments : "" })) } : {}),
+    ...(calls
+      ? {
+          tool_calls: calls.map((c) => ({
+            id: c.id,
+            name: "function" in c ? c.function.name : "",
+            arguments: "function" in c ? c.function.arguments : "",
+          })),
+        }
+      : {}),
     ...("tool_call_id" in message && message.tool_call_id ? { tool_call_id: message.tool_call_id } : {}),
     ...(message.usage ? { usage: shownUsage(addUsage(message.usage)) } : {}),
     at: new Date(at).toISOString(),

@@ -15,9 +15,14 @@ export const approvalEntry = z.object({
   chat_id: z.string(),
   job_id: z.string(),
   tool_name: z.string(),
-  tool_args: z.record(z.string(), z.unknown()).nullable().describe("The call's arguments; null when they were too long to list (the job's record has them)."),
+  tool_args: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe("The call's arguments; null when they were too long to list (the job's record has them)."),
   agent: z.string().describe("The agent profile that made the call."),
-  status: z.enum(["pending", "approved", "denied", "expired", "cancelled"]).describe("`cancelled`: the job ended otherwise before anyone decided."),
+  status: z
+    .enum(["pending", "approved", "denied", "expired", "cancelled"])
+    .describe("`cancelled`: the job ended otherwise before anyone decided."),
   requested_at: z.string(),
   expires_at: z.string(),
   decided_at: z.string().nullable(),

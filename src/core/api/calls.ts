@@ -15,7 +15,9 @@ export const toolCallItem = z
     tool_name: z.string().describe("Tool to run; `tool:method` sets `tool_args.action`."),
     tool_args: z.record(z.string(), z.unknown()),
   })
-  .describe("One tool call. Also accepted: {tool,args}, OpenAI {type:'function',function:{name,arguments}}, {name,arguments}.");
+  .describe(
+    "One tool call. Also accepted: {tool,args}, OpenAI {type:'function',function:{name,arguments}}, {name,arguments}.",
+  );
 
 export const parallelArgs = z
   .object({
@@ -23,17 +25,30 @@ export const parallelArgs = z
       .union([z.array(toolCallItem), z.string()])
       .optional()
       .describe("Calls to start as jobs (aliases: calls, items); a JSON string of the array is accepted."),
-    job_ids: z.union([z.string(), z.array(z.string())]).optional().describe("Existing jobs to await, collect or cancel."),
+    job_ids: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .describe("Existing jobs to await, collect or cancel."),
     action: z.enum(["start", "background", "await", "wait", "collect", "cancel"]).optional(),
-    wait: z.union([z.boolean(), z.string()]).optional().describe("Wait for the jobs; default true unless action is start, background or collect."),
-    timeout: z.union([z.number().int().positive(), z.string()]).optional().describe("Seconds this call may wait (default 300, capped by max_wait_seconds)."),
-    job_timeout: z.union([z.number().int().positive(), z.string()]).optional().describe("Hard deadline in seconds for each started job."),
+    wait: z
+      .union([z.boolean(), z.string()])
+      .optional()
+      .describe("Wait for the jobs; default true unless action is start, background or collect."),
+    timeout: z
+      .union([z.number().int().positive(), z.string()])
+      .optional()
+      .describe("Seconds this call may wait (default 300, capped by max_wait_seconds)."),
+    job_timeout: z
+      .union([z.number().int().positive(), z.string()])
+      .optional()
+      .describe("Hard deadline in seconds for each started job."),
   })
   .describe("The `tool_args` of a `parallel` call, or the whole {tool_name:'parallel', tool_args} envelope.");
 
 // The call shapes a bot may post as they came from its SDK (docs/api.md#arguments-and-call-shapes). Each call's own id
 // (at most 128 printable characters, else ignored) is kept as its job's `tool_call_id`.
-const callId = (what: string) => z.string().describe(`${what}; kept as the job's tool_call_id (at most 128 printable characters, else ignored).`);
+const callId = (what: string) =>
+  z.string().describe(`${what}; kept as the job's tool_call_id (at most 128 printable characters, else ignored).`);
 const objectArgs = z.record(z.string(), z.unknown());
 // As loose as the SDKs' own types (`input: unknown`), so their calls can be passed on as they are.
 const sdkArgs = z.unknown().describe("The arguments: an object, or JSON text of one.");
@@ -62,7 +77,11 @@ const aiSdkToolCall = z
   })
   .describe("Vercel AI SDK tool call.");
 
-const geminiFunctionCall = z.object({ name: z.string(), args: objectArgs.optional(), id: callId("The call's id, when Gemini gives one").optional() });
+const geminiFunctionCall = z.object({
+  name: z.string(),
+  args: objectArgs.optional(),
+  id: callId("The call's id, when Gemini gives one").optional(),
+});
 const geminiPart = z
   .union([z.object({ functionCall: geminiFunctionCall }), z.object({ function_call: geminiFunctionCall })])
   .describe("Gemini content part with a function call (function_call in the Python SDK).");
@@ -75,14 +94,19 @@ export const parallelBody = parallelArgs
     tool_calls: z
       .union([z.array(anyToolCall), z.string()])
       .optional()
-      .describe("Calls to start as jobs (aliases: calls, items), in any accepted shape (Agent Zero, OpenAI, Anthropic, AI SDK, Gemini); a JSON string of the array is accepted."),
+      .describe(
+        "Calls to start as jobs (aliases: calls, items), in any accepted shape (Agent Zero, OpenAI, Anthropic, AI SDK, Gemini); a JSON string of the array is accepted.",
+      ),
   })
   .describe("The `tool_args` of a `parallel` call, or the whole {tool_name:'parallel', tool_args} envelope.");
 
 export const toolCallsBody = z.union([
   z.object({
     tool_calls: z.array(anyToolCall).describe("The tool calls of one assistant message, each with its id."),
-    timeout: z.union([z.number().int().positive(), z.string()]).optional().describe("Seconds this request may wait (capped by max_wait_seconds)."),
+    timeout: z
+      .union([z.number().int().positive(), z.string()])
+      .optional()
+      .describe("Seconds this request may wait (capped by max_wait_seconds)."),
   }),
   z.array(anyToolCall),
 ]);
@@ -91,9 +115,15 @@ export const toolCallResult = z.object({
   tool_call_id: z.string(),
   name: z.string(),
   job_id: z.string().nullable(),
-  job_ids: z.array(z.string()).optional().describe("A `parallel` call's jobs: the ones it named, then the ones it started."),
+  job_ids: z
+    .array(z.string())
+    .optional()
+    .describe("A `parallel` call's jobs: the ones it named, then the ones it started."),
   state: jobState,
-  content: z.string().optional().describe("The result text, `Error: <message>`, or a `parallel` call's payload; absent while active."),
+  content: z
+    .string()
+    .optional()
+    .describe("The result text, `Error: <message>`, or a `parallel` call's payload; absent while active."),
   error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
 });
 
@@ -109,11 +139,15 @@ export const toolDefinition = z.object({
   function: z.object({
     name: z.string(),
     description: z.string(),
-    parameters: z.record(z.string(), z.unknown()).describe("A JSON Schema of the call's arguments, as OpenAI-style function calling takes it."),
+    parameters: z
+      .record(z.string(), z.unknown())
+      .describe("A JSON Schema of the call's arguments, as OpenAI-style function calling takes it."),
   }),
 });
 
 export const toolsAnswer = z.object({
   tools: z.array(toolDefinition),
-  prompts: z.record(z.string(), z.string()).describe("`parallel`, `spawn_task`, `call_subordinate` and `orchestration`, rendered for the agent."),
+  prompts: z
+    .record(z.string(), z.string())
+    .describe("`parallel`, `spawn_task`, `call_subordinate` and `orchestration`, rendered for the agent."),
 });

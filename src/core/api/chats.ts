@@ -7,7 +7,12 @@ import { z } from "zod";
 import { usage } from "./jobs";
 import { MAX_LISTED_CHILDREN, MAX_LISTED_DESCENDANTS } from "../chats/chat-tree";
 
-const childChat = z.object({ chat_id: z.string(), name: z.string(), level: z.number().int(), running_jobs: z.number().int() });
+const childChat = z.object({
+  chat_id: z.string(),
+  name: z.string(),
+  level: z.number().int(),
+  running_jobs: z.number().int(),
+});
 
 export const chatInfo = z.object({
   chat_id: z.string(),
@@ -16,7 +21,9 @@ export const chatInfo = z.object({
   name: z.string(),
   children: z.array(childChat),
   running_jobs: z.number().int(),
-  last_activity: z.string().describe("The latest of the chat's creation and its kept jobs' acceptance, claim and end (ISO 8601)."),
+  last_activity: z
+    .string()
+    .describe("The latest of the chat's creation and its kept jobs' acceptance, claim and end (ISO 8601)."),
 });
 
 /**
@@ -34,8 +41,14 @@ const listedChat = (below: z.ZodType) =>
     last_activity: z.string(),
     children: z
       .array(below)
-      .describe(`Oldest first: a chat's newest ${MAX_LISTED_CHILDREN} children at most, and ${MAX_LISTED_DESCENDANTS} descendants per top-level chat.`),
-    more_children: z.number().int().optional().describe("How many children were left out of `children`; GET /v1/chats/{chat_id} lists them all."),
+      .describe(
+        `Oldest first: a chat's newest ${MAX_LISTED_CHILDREN} children at most, and ${MAX_LISTED_DESCENDANTS} descendants per top-level chat.`,
+      ),
+    more_children: z
+      .number()
+      .int()
+      .optional()
+      .describe("How many children were left out of `children`; GET /v1/chats/{chat_id} lists them all."),
   });
 let listedTree: z.ZodType = z.never(); // below level 5 there is nothing
 for (let level = 5; level >= 0; level--) listedTree = listedChat(listedTree);
@@ -50,7 +63,9 @@ export const chatUsage = z.object({
   chat_id: z.string(),
   chat: usage.describe("The chat's own work: its model requests, its tool calls, the subagents it started."),
   subtree: usage.describe("That and everything its subagents did, however deep."),
-  by_day: z.array(z.object({ date: z.string().describe("A UTC day, YYYY-MM-DD."), usage })).describe("The subtree's usage by day, oldest first; days without any are left out."),
+  by_day: z
+    .array(z.object({ date: z.string().describe("A UTC day, YYYY-MM-DD."), usage }))
+    .describe("The subtree's usage by day, oldest first; days without any are left out."),
 });
 
 /** `GET /v1/chats/{chat}/transcript` (docs/api.md#a-subagents-transcript): a child chat's conversation, oldest first. */

@@ -10,5 +10,7 @@ export { configPatchSchema as configPatch, PATCH_MEDIA_TYPES } from "../config/p
 export const configAnswer = configSchema.extend({
   generated_secrets: z
     .record(z.string(), z.string())
-    .describe("Signing secrets fanout generated in this write, keyed by name (`tools.<name>.secret`, `webhook.secret`): shown only here, so store them."),
+    .describe(
+      "Signing secrets fanout generated in this write, keyed by name (`tools.<name>.secret`, `webhook.secret`): shown only here, so store them.",
+    ),
 });

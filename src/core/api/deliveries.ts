@@ -14,7 +14,11 @@ export const delivery = z.object({
   seq: z.number().int(),
   status: z.enum(["pending", "delivered", "failed"]),
   attempts: z.number().int().describe("Attempts in the current schedule (a redelivery starts a fresh one)."),
-  last_status: z.number().int().nullable().describe("The receiver's HTTP status at the last attempt; null: no answer, or no attempt yet."),
+  last_status: z
+    .number()
+    .int()
+    .nullable()
+    .describe("The receiver's HTTP status at the last attempt; null: no answer, or no attempt yet."),
   last_error: z.string().nullable(),
   next_attempt_at: rfc3339.optional().describe("Pending: when the next attempt is due."),
   delivered_at: rfc3339.optional().describe("Delivered: when the receiver answered 2xx."),
@@ -24,8 +28,17 @@ export const delivery = z.object({
 export const deliveryList = z.object({ events: z.array(delivery) });
 
 export const webhookTestAnswer = z.object({
-  status: z.number().int().nullable().describe("The receiver's HTTP status; null when none came (no answer in 10 s, a network error, a URL egress refuses)."),
-  error: z.string().optional().describe("What went wrong, as what the same answer would do to real events; absent on a plain 2xx."),
+  status: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "The receiver's HTTP status; null when none came (no answer in 10 s, a network error, a URL egress refuses).",
+    ),
+  error: z
+    .string()
+    .optional()
+    .describe("What went wrong, as what the same answer would do to real events; absent on a plain 2xx."),
   duration_ms: z.number().int(),
 });
 

@@ -7,7 +7,9 @@ import { z } from "zod";
 import { jobState, progress, requestMetadata, resultsPayload, snapshot, usage } from "./jobs";
 import { eventTypes, type AnyEventType } from "./event-types";
 
-export const ticketRequest = z.object({ chat_id: z.string().optional().describe("Limit the ticket to this chat's stream.") });
+export const ticketRequest = z.object({
+  chat_id: z.string().optional().describe("Limit the ticket to this chat's stream."),
+});
 export const ticketAnswer = z.object({ ticket: z.string(), expires_in: z.literal(60) });
 
 /** What every event's `data` starts with; `truncated` when result texts were left out (docs/api.md#events-and-webhooks). */
@@ -18,7 +20,10 @@ const eventData = <T extends z.core.$ZodLooseShape>(own: T) =>
     parent_chat_id: z.string().nullable(),
     root_chat_id: z.string(),
     seq: z.number().int().describe("Increases per chat: order events by it, since retries can reorder deliveries."),
-    truncated: z.literal(true).optional().describe("Result texts were left out to keep the event under 256 KiB: await or read the jobs."),
+    truncated: z
+      .literal(true)
+      .optional()
+      .describe("Result texts were left out to keep the event under 256 KiB: await or read the jobs."),
     ...own,
   });
 
@@ -31,7 +36,14 @@ const event = <K extends string, T extends z.core.$ZodLooseShape>(type: K, own: 
   });
 
 const metadata = requestMetadata.optional();
-const subagentFields = { job_id: z.string(), tool_call_id: z.string().optional(), context_id: z.string(), agent: z.string(), label: z.string(), metadata };
+const subagentFields = {
+  job_id: z.string(),
+  tool_call_id: z.string().optional(),
+  context_id: z.string(),
+  agent: z.string(),
+  label: z.string(),
+  metadata,
+};
 
 /**
  * Each event type's own `data` fields, and what to say of the event, if anything: one entry for
@@ -54,10 +66,18 @@ const EVENT_DATA: { [T in AnyEventType]: { data: z.core.$ZodLooseShape; about?: 
   "job.finished": { data: { batch_id: z.string(), ...snapshot.shape, metadata } },
   "job.progress": {
     data: { job_id: z.string(), batch_id: z.string(), tool_name: z.string(), progress, metadata },
-    about: "Live streams only: never kept, replayed or sent to webhooks; its `seq` is that of the chat's latest kept event.",
+    about:
+      "Live streams only: never kept, replayed or sent to webhooks; its `seq` is that of the chat's latest kept event.",
   },
   "batch.finished": {
-    data: { batch_id: z.string(), results: resultsPayload, usage: usage.optional().describe("The batch's jobs and their subtrees (events kept from before it was added lack it)."), metadata },
+    data: {
+      batch_id: z.string(),
+      results: resultsPayload,
+      usage: usage
+        .optional()
+        .describe("The batch's jobs and their subtrees (events kept from before it was added lack it)."),
+      metadata,
+    },
   },
   "subagent.started": { data: subagentFields },
   "subagent.finish": {
@@ -80,20 +100,25 @@ const EVENT_DATA: { [T in AnyEventType]: { data: z.core.$ZodLooseShape; about?: 
       approval_expires_at: z.string(),
       metadata,
     },
-    about: "A call waits for a person's decision (docs/api.md#approvals): `chat_id` is where to send it, `root_chat_id` the chat the person talks in.",
+    about:
+      "A call waits for a person's decision (docs/api.md#approvals): `chat_id` is where to send it, `root_chat_id` the chat the person talks in.",
   },
   "batch.budget_exhausted": {
     data: {
       batch_id: z.string(),
       field: z.enum(["llm_tokens", "llm_calls", "tool_calls", "subagents", "cost_usd"]),
-      used: z.number().describe("What was spent of `field` when the budget was reached, not the batch's total: see `in_flight`."),
+      used: z
+        .number()
+        .describe("What was spent of `field` when the budget was reached, not the batch's total: see `in_flight`."),
       limit: z.number(),
       in_flight: z
         .number()
         .int()
         .min(0)
         .optional()
-        .describe("Model requests let go before the budget was reached and not answered yet: their tokens and cost come on top of `used`, and are in the batch's `usage` on `batch.finished` (events kept from before it was added lack it)."),
+        .describe(
+          "Model requests let go before the budget was reached and not answered yet: their tokens and cost come on top of `used`, and are in the batch's `usage` on `batch.finished` (events kept from before it was added lack it).",
+        ),
       metadata,
     },
     about: "A top-level batch reached its budget (docs/api.md#budgets): its calls not yet started end; sent once.",
@@ -118,7 +143,10 @@ const eventSchema = (type: AnyEventType) => {
 };
 
 /** One event, as webhooks deliver it and live streams send it (docs/api.md, "Events and webhooks"): one member per type, in the list's order. */
-export const eventEnvelope = z.discriminatedUnion("type", eventTypes.map(eventSchema) as [ReturnType<typeof eventSchema>, ...ReturnType<typeof eventSchema>[]]);
+export const eventEnvelope = z.discriminatedUnion(
+  "type",
+  eventTypes.map(eventSchema) as [ReturnType<typeof eventSchema>, ...ReturnType<typeof eventSchema>[]],
+);
 
 /** A message of the tenant-wide stream: the event plus the cursor to resume after. */
 export const tenantStreamEvent = z.intersection(eventEnvelope, z.object({ cursor: z.number().int() }));

@@ -15,10 +15,15 @@ export const flowAnswer = z.object({
         .object({
           limit: z.number().int(),
           period_seconds: z.number().int(),
-          available: z.number().int().describe("Starts the rule allows at once now (under a key, the least among its busy keys)."),
+          available: z
+            .number()
+            .int()
+            .describe("Starts the rule allows at once now (under a key, the least among its busy keys)."),
         })
         .optional(),
-      keys: z.array(z.object({ key: z.string(), ...counts })).describe("The 20 busiest keys; a key with nothing running or queued is not listed."),
+      keys: z
+        .array(z.object({ key: z.string(), ...counts }))
+        .describe("The 20 busiest keys; a key with nothing running or queued is not listed."),
     }),
   ),
 });

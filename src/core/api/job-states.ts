@@ -26,7 +26,8 @@ export const JOB_STATE_NAMES = names as [JobState, ...JobState[]];
 export const ACTIVE_STATES = names.filter((s) => JOB_STATES[s].active) as ActiveState[];
 export const TERMINAL_STATES = names.filter((s) => !JOB_STATES[s].active) as TerminalState[];
 
-export const isTerminal = (state: string): state is TerminalState => (TERMINAL_STATES as readonly string[]).includes(state);
+export const isTerminal = (state: string): state is TerminalState =>
+  (TERMINAL_STATES as readonly string[]).includes(state);
 
 /** The active states as an SQL list, `'pending', 'running'`. */
 export const ACTIVE_STATES_SQL = ACTIVE_STATES.map((s) => `'${s}'`).join(", ");

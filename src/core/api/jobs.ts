@@ -20,7 +20,9 @@ export const progress = z.object({
 /** A batch's request metadata (`?metadata=` or `Fanout-Metadata`), as the bot sent it. */
 export const requestMetadata = z
   .record(z.string(), z.unknown())
-  .describe("The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs.");
+  .describe(
+    "The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs.",
+  );
 
 const flowWait = z.object({ rule: z.string(), key: z.string().optional() });
 
@@ -40,19 +42,32 @@ export const snapshot = z.object({
   tool_call_id: z.string().optional().describe("The id of the call this job answers, when the call had one."),
   state: jobState,
   duration_seconds: z.number(),
-  queue_position: z.number().int().optional().describe("While waiting for a subagent slot: its place in the chat's queue (1 = next)."),
+  queue_position: z
+    .number()
+    .int()
+    .optional()
+    .describe("While waiting for a subagent slot: its place in the chat's queue (1 = next)."),
   waiting_for: z
     .enum(waitReasons)
     .optional()
-    .describe("Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order)."),
+    .describe(
+      "Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).",
+    ),
   flow: flowWait.optional().describe("While waiting for flow: the rule (and key) it waits at."),
-  approval_expires_at: z.string().optional().describe("While a person has still to approve the call: when it ends, not made, without a decision."),
+  approval_expires_at: z
+    .string()
+    .optional()
+    .describe("While a person has still to approve the call: when it ends, not made, without a decision."),
   context_id: z.string().optional(),
   result: z.string().optional(),
   result_truncated: z.literal(true).optional(),
   error: z.string().optional(),
   usage: usage.optional().describe("A subordinate's: its subtree's model requests, tokens, tool calls and subagents."),
-  progress: progress.optional().describe("The last progress a running MCP tool reported (written at most once a second); absent once the job ends."),
+  progress: progress
+    .optional()
+    .describe(
+      "The last progress a running MCP tool reported (written at most once a second); absent once the job ends.",
+    ),
   wait_timed_out: z.literal(true).optional(),
 });
 
@@ -97,9 +112,15 @@ export const jobRecord = z.object({
   usage: usage.describe("The job's own and its subtree's: a tool call is one once claimed."),
   collected_at: z.string().nullable(),
   metadata: requestMetadata.nullable(),
-  waiting_for: z.enum(waitReasons).nullable().describe("Why a pending job has not started yet; null once it has, or when nothing holds it."),
+  waiting_for: z
+    .enum(waitReasons)
+    .nullable()
+    .describe("Why a pending job has not started yet; null once it has, or when nothing holds it."),
   flow: flowWait.nullable().describe("While waiting for flow: the rule (and key) it waits at."),
-  approval_expires_at: z.string().nullable().describe("While a person has still to approve the call: when it ends, not made, without a decision."),
+  approval_expires_at: z
+    .string()
+    .nullable()
+    .describe("While a person has still to approve the call: when it ends, not made, without a decision."),
   approval: z
     .object({
       status: z.enum(["pending", "approved", "denied", "expired"]),

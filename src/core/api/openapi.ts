@@ -32,8 +32,19 @@ interface Operation {
 }
 
 const OPERATIONS: Operation[] = [
-  { method: "get", path: "/v1/config", summary: "Read the tenant configuration (secrets shown as \"***\")", response: configSchema },
-  { method: "put", path: "/v1/config", summary: "Replace the tenant configuration (omitted keys take defaults)", body: configSchema, response: configAnswer },
+  {
+    method: "get",
+    path: "/v1/config",
+    summary: 'Read the tenant configuration (secrets shown as "***")',
+    response: configSchema,
+  },
+  {
+    method: "put",
+    path: "/v1/config",
+    summary: "Replace the tenant configuration (omitted keys take defaults)",
+    body: configSchema,
+    response: configAnswer,
+  },
   {
     method: "patch",
     path: "/v1/config",
@@ -54,7 +65,8 @@ const OPERATIONS: Operation[] = [
   {
     method: "post",
     path: "/v1/chats/{chat_id}/tool-calls",
-    summary: "Run one assistant message's tool calls (OpenAI, Anthropic, AI SDK, Gemini), tiered or all at once (order); answers in call order",
+    summary:
+      "Run one assistant message's tool calls (OpenAI, Anthropic, AI SDK, Gemini), tiered or all at once (order); answers in call order",
     body: toolCallsBody,
     response: toolCallsAnswer,
     query: ["agent", "callback_url", "notify", "metadata", "budget", "order"],
@@ -69,8 +81,19 @@ const OPERATIONS: Operation[] = [
     query: ["agent", "callback_url", "notify", "metadata", "budget"],
     headers: ["Fanout-Metadata"],
   },
-  { method: "get", path: "/v1/tools", summary: "Function definitions and prompts for an agent", response: toolsAnswer, query: ["agent"] },
-  { method: "get", path: "/v1/flow", summary: "Each flow rule's running and queued calls, its rate's headroom and its busiest keys", response: flowAnswer },
+  {
+    method: "get",
+    path: "/v1/tools",
+    summary: "Function definitions and prompts for an agent",
+    response: toolsAnswer,
+    query: ["agent"],
+  },
+  {
+    method: "get",
+    path: "/v1/flow",
+    summary: "Each flow rule's running and queued calls, its rate's headroom and its busiest keys",
+    response: flowAnswer,
+  },
   {
     method: "post",
     path: "/v1/chats/{chat_id}/jobs/{job_id}/approval",
@@ -78,18 +101,26 @@ const OPERATIONS: Operation[] = [
     body: approvalDecision,
     response: snapshot,
   },
-  { method: "get", path: "/v1/approvals", summary: "The tenant's calls waiting for a decision, or decided, newest first", response: approvalList, query: ["status", "cursor", "limit"] },
+  {
+    method: "get",
+    path: "/v1/approvals",
+    summary: "The tenant's calls waiting for a decision, or decided, newest first",
+    response: approvalList,
+    query: ["status", "cursor", "limit"],
+  },
   {
     method: "get",
     path: "/v1/chats/{chat_id}/events",
-    summary: "With ?status=pending|delivered|failed: the chat's kept events with a webhook target in that state. With Upgrade: websocket: the chat's live stream (?after=<seq>)",
+    summary:
+      "With ?status=pending|delivered|failed: the chat's kept events with a webhook target in that state. With Upgrade: websocket: the chat's live stream (?after=<seq>)",
     response: deliveryList,
     query: ["status", "after", "ticket"],
   },
   {
     method: "post",
     path: "/v1/chats/{chat_id}/events/{event_id}/redeliver",
-    summary: "Send a delivered or failed event again to its own target, or a pending one now: same id, a fresh attempt schedule",
+    summary:
+      "Send a delivered or failed event again to its own target, or a pending one now: same id, a fresh attempt schedule",
     response: delivery,
     status: 202,
   },
@@ -99,7 +130,12 @@ const OPERATIONS: Operation[] = [
     summary: "Send a signed webhook.test event to webhook.url once, now, and answer what the receiver said",
     response: webhookTestAnswer,
   },
-  { method: "get", path: "/v1/events", summary: "Upgrade: websocket only: every chat's events, each with a cursor (?after=<cursor>)", query: ["after", "ticket"] },
+  {
+    method: "get",
+    path: "/v1/events",
+    summary: "Upgrade: websocket only: every chat's events, each with a cursor (?after=<cursor>)",
+    query: ["after", "ticket"],
+  },
   {
     method: "post",
     path: "/v1/ws-tickets",
@@ -109,20 +145,51 @@ const OPERATIONS: Operation[] = [
   },
   { method: "get", path: "/v1/chats", summary: "List top-level chats", response: chatList, query: ["cursor", "limit"] },
   { method: "get", path: "/v1/chats/{chat_id}", summary: "Chat info", response: chatInfo },
-  { method: "delete", path: "/v1/chats/{chat_id}", summary: "Delete a chat and its whole subtree (503 while a part of it cannot be reached yet; the deletion goes on)" },
-  { method: "get", path: "/v1/chats/{chat_id}/jobs", summary: "Active and uncollected jobs", response: z.object({ jobs: z.array(snapshot) }) },
-  { method: "get", path: "/v1/chats/{chat_id}/jobs/{job_id}", summary: "A job's full record until purge", response: jobRecord },
+  {
+    method: "delete",
+    path: "/v1/chats/{chat_id}",
+    summary: "Delete a chat and its whole subtree (503 while a part of it cannot be reached yet; the deletion goes on)",
+  },
+  {
+    method: "get",
+    path: "/v1/chats/{chat_id}/jobs",
+    summary: "Active and uncollected jobs",
+    response: z.object({ jobs: z.array(snapshot) }),
+  },
+  {
+    method: "get",
+    path: "/v1/chats/{chat_id}/jobs/{job_id}",
+    summary: "A job's full record until purge",
+    response: jobRecord,
+  },
   {
     method: "get",
     path: "/v1/chats/{chat_id}/job-records",
-    summary: "A page of the chat's job records, newest first, without `content` (limit 1-100, default 24; `before`: the previous page's `next_before`)",
+    summary:
+      "A page of the chat's job records, newest first, without `content` (limit 1-100, default 24; `before`: the previous page's `next_before`)",
     response: z.object({ records: z.array(jobRecord.omit({ content: true })), next_before: z.string().nullable() }),
     query: ["limit", "before"],
   },
-  { method: "get", path: "/v1/chats/{chat_id}/extras", summary: "Reminder text of uncollected jobs for the model's context", text: true },
+  {
+    method: "get",
+    path: "/v1/chats/{chat_id}/extras",
+    summary: "Reminder text of uncollected jobs for the model's context",
+    text: true,
+  },
   { method: "get", path: "/v1/chats/{chat_id}/log", summary: "Log rows, one per job", response: logRows },
-  { method: "get", path: "/v1/chats/{chat_id}/transcript", summary: "A subagent's conversation: each model turn's text and tool calls, with usage", response: chatTranscript, query: ["limit"] },
-  { method: "get", path: "/v1/chats/{chat_id}/usage", summary: "What the chat and its subtree took in the last 30 days, and by day", response: chatUsage },
+  {
+    method: "get",
+    path: "/v1/chats/{chat_id}/transcript",
+    summary: "A subagent's conversation: each model turn's text and tool calls, with usage",
+    response: chatTranscript,
+    query: ["limit"],
+  },
+  {
+    method: "get",
+    path: "/v1/chats/{chat_id}/usage",
+    summary: "What the chat and its subtree took in the last 30 days, and by day",
+    response: chatUsage,
+  },
 ];
 
 const jsonSchema = (schema: z.ZodType, io: "input" | "output") => {
@@ -147,10 +214,11 @@ export function openApiDocument() {
       default: { description: "Error", content: { "application/json": { schema: jsonSchema(errorBody, "output") } } },
     };
     if (op.text) responses["200"] = { description: "OK", content: { "text/plain": { schema: { type: "string" } } } };
-    else responses[String(op.status ?? 200)] = {
-      description: op.status === 202 ? "Accepted" : "OK",
-      ...(op.response ? { content: { "application/json": { schema: jsonSchema(op.response, "output") } } } : {}),
-    };
+    else
+      responses[String(op.status ?? 200)] = {
+        description: op.status === 202 ? "Accepted" : "OK",
+        ...(op.response ? { content: { "application/json": { schema: jsonSchema(op.response, "output") } } } : {}),
+      };
     paths[op.path] ??= {};
     paths[op.path]![op.method] = {
       summary: op.summary,
@@ -166,7 +234,11 @@ export function openApiDocument() {
   }
   return {
     openapi: "3.1.0",
-    info: { title: "fanout", version: "1.1.0", description: "Durable parallel tool calls and subagents for webhook-driven bots." },
+    info: {
+      title: "fanout",
+      version: "1.1.0",
+      description: "Durable parallel tool calls and subagents for webhook-driven bots.",
+    },
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
       // What webhooks POST and live streams send, and request bodies that several media types share.
@@ -175,23 +247,38 @@ export function openApiDocument() {
         TenantStreamEvent: jsonSchema(tenantStreamEvent, "output"),
         CursorExpired: jsonSchema(cursorExpired, "output"),
         WebhookTestEvent: jsonSchema(webhookTestEvent, "output"),
-        ...Object.fromEntries(OPERATIONS.flatMap((op) => (op.bodyTypes && op.body ? [[op.bodyTypes.schemaName, jsonSchema(op.body, "input")]] : []))),
+        ...Object.fromEntries(
+          OPERATIONS.flatMap((op) =>
+            op.bodyTypes && op.body ? [[op.bodyTypes.schemaName, jsonSchema(op.body, "input")]] : [],
+          ),
+        ),
       },
     },
     paths,
     webhooks: {
       event: {
         post: {
-          summary: "An event, POSTed to webhook.url (or a request's callback_url), signed with Standard Webhooks headers",
-          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/Event" } } } },
-          responses: { "200": { description: "Any 2xx acknowledges the event; 408/429/5xx are retried; 410 disables the webhook" } },
+          summary:
+            "An event, POSTed to webhook.url (or a request's callback_url), signed with Standard Webhooks headers",
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Event" } } },
+          },
+          responses: {
+            "200": { description: "Any 2xx acknowledges the event; 408/429/5xx are retried; 410 disables the webhook" },
+          },
         },
       },
       test: {
         post: {
           summary: "A webhook.test event, POSTed to webhook.url once by POST /v1/webhook/test, signed like every event",
-          requestBody: { required: true, content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookTestEvent" } } } },
-          responses: { "200": { description: "Any 2xx: the receiver works; the answer's status is shown to the caller" } },
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: "#/components/schemas/WebhookTestEvent" } } },
+          },
+          responses: {
+            "200": { description: "Any 2xx: the receiver works; the answer's status is shown to the caller" },
+          },
         },
       },
     },

@@ -29,7 +29,8 @@ export interface JobApproval {
 }
 
 /** A job's approval, from its row; null when it is under no approval rule. */
-export const approvalOf = (job: { approval: string | null }): JobApproval | null => (job.approval ? (JSON.parse(job.approval) as JobApproval) : null);
+export const approvalOf = (job: { approval: string | null }): JobApproval | null =>
+  job.approval ? (JSON.parse(job.approval) as JobApproval) : null;
 
 /** Whether a person has still to decide on the job's call. */
 export function awaitsDecision(job: { approval: string | null }): boolean {
@@ -41,9 +42,16 @@ export function awaitsDecision(job: { approval: string | null }): boolean {
 export type ApprovalStatus = "pending" | "approved" | "denied" | "expired";
 
 /** The rule a call is under, the first that matches its name and its agent; null when none does (nothing asks). */
-export function approvalRuleFor(rules: readonly ApprovalRule[], call: { name: string; agent: string }): ApprovalRule | null {
+export function approvalRuleFor(
+  rules: readonly ApprovalRule[],
+  call: { name: string; agent: string },
+): ApprovalRule | null {
   return (
-    rules.find((rule) => rule.tools.some((glob) => globMatch(glob, call.name)) && (rule.agents ?? ["*"]).some((glob) => globMatch(glob, call.agent))) ?? null
+    rules.find(
+      (rule) =>
+        rule.tools.some((glob) => globMatch(glob, call.name)) &&
+        (rule.agents ?? ["*"]).some((glob) => globMatch(glob, call.agent)),
+    ) ?? null
   );
 }
 
@@ -111,7 +119,19 @@ export interface ApprovalEntry {
 export const LISTED_ARGS_CHARS = 2_000;
 
 /** A job's entry in the tenant's list, as its row says now. */
-export function approvalEntry(job: { chat_id: string; job_id: string; tool_name: string; tool_args: string; created_at: number; metadata: string | null; state: string }, approval: JobApproval, jobActive: boolean): ApprovalEntry {
+export function approvalEntry(
+  job: {
+    chat_id: string;
+    job_id: string;
+    tool_name: string;
+    tool_args: string;
+    created_at: number;
+    metadata: string | null;
+    state: string;
+  },
+  approval: JobApproval,
+  jobActive: boolean,
+): ApprovalEntry {
   const status = approvalStatus(approval);
   return {
     chat_id: job.chat_id,

@@ -12,4 +12,5 @@ export const TICKET_TTL_SECONDS = 60;
 export const newTicket = (tenant: string) => `${tenant}.${nanoid(32)}`;
 
 /** The tenant a ticket claims to belong to; redeeming it there proves it. */
-export const ticketTenant = (ticket: string): string | undefined => /^([a-z0-9][a-z0-9_-]{0,31})\.[A-Za-z0-9_-]{32}$/.exec(ticket)?.[1];
+export const ticketTenant = (ticket: string): string | undefined =>
+  /^([a-z0-9][a-z0-9_-]{0,31})\.[A-Za-z0-9_-]{32}$/.exec(ticket)?.[1];

@@ -62,7 +62,11 @@ export type Reached = { field: BudgetField; used: number; limit: number; in_flig
  * Whether one more of `field` (a model request, a tool call, a subagent) fits: none is left once
  * as many as the limit were counted. A batch that spends exactly its budget is never stopped.
  */
-export function noneLeft(budget: Budget, spent: Spent, field: "llm_calls" | "tool_calls" | "subagents"): Reached | undefined {
+export function noneLeft(
+  budget: Budget,
+  spent: Spent,
+  field: "llm_calls" | "tool_calls" | "subagents",
+): Reached | undefined {
   const limit = budget[field];
   return limit !== undefined && spent[field] >= limit ? { field, used: spent[field], limit } : undefined;
 }

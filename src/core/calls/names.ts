@@ -11,7 +11,8 @@ export const MAX_NAME_CHARS = 128;
 const QUOTED_NAME_CHARS = 64;
 
 /** `name` (or an id or key from a request) as error texts quote it: at most its first 64 characters. */
-export const quoteName = (name: string): string => (name.length > QUOTED_NAME_CHARS ? `${name.slice(0, QUOTED_NAME_CHARS)}…` : name);
+export const quoteName = (name: string): string =>
+  name.length > QUOTED_NAME_CHARS ? `${name.slice(0, QUOTED_NAME_CHARS)}…` : name;
 
 /** Why `value`, given as `field`, is too long a name; undefined when it is not. */
 export function overlongName(field: string, value: unknown): string | undefined {

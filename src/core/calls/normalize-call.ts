@@ -50,7 +50,8 @@ function parseArguments(raw: unknown): Record<string, unknown> | undefined {
   if (isObject(raw)) return raw;
   if (typeof raw !== "string") return undefined;
   if (raw.trim() === "") return {};
-  if (jsonDepth(raw) > MAX_JSON_DEPTH) throw new InvalidToolCall(`Tool request arguments nest deeper than ${MAX_JSON_DEPTH} levels`);
+  if (jsonDepth(raw) > MAX_JSON_DEPTH)
+    throw new InvalidToolCall(`Tool request arguments nest deeper than ${MAX_JSON_DEPTH} levels`);
   try {
     const parsed: unknown = JSON.parse(raw);
     return isObject(parsed) ? parsed : undefined;
@@ -124,7 +125,10 @@ export function callIdentity(item: unknown): { tool_call_id?: string; name?: str
   const { name, provider } = writtenName(req);
   const tool_call_id = ownId(item, req, provider);
   // An entry answers with the name it was called by, never more of it than a name may have.
-  return { ...(tool_call_id !== undefined ? { tool_call_id } : {}), ...(name !== undefined ? { name: name.slice(0, MAX_NAME_CHARS) } : {}) };
+  return {
+    ...(tool_call_id !== undefined ? { tool_call_id } : {}),
+    ...(name !== undefined ? { name: name.slice(0, MAX_NAME_CHARS) } : {}),
+  };
 }
 
 function readArgs(req: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -139,7 +143,12 @@ function readArgs(req: Record<string, unknown>): Record<string, unknown> | undef
   if ("input" in req) return parseArguments(req.input);
   if (nonEmptyString(req.toolName) && "args" in req) return parseArguments(req.args);
   // Gemini leaves `args` out of a call to a function without parameters.
-  if (gemini) return "args" in gemini ? parseArguments(gemini.args) : "arguments" in gemini ? parseArguments(gemini.arguments) : {};
+  if (gemini)
+    return "args" in gemini
+      ? parseArguments(gemini.args)
+      : "arguments" in gemini
+        ? parseArguments(gemini.arguments)
+        : {};
   return undefined;
 }
 

@@ -65,7 +65,9 @@ export function chatTree(roots: IndexRow[], childrenOf: ChildrenOf): ListedChat[
     for (const parentId of frontier) {
       const parent = nodes.get(parentId)!;
       const root = rootOf.get(parentId)!;
-      const newestFirst = [...(byParent.get(parentId) ?? [])].sort((a, b) => b.created_at - a.created_at || (a.chat_id < b.chat_id ? 1 : -1));
+      const newestFirst = [...(byParent.get(parentId) ?? [])].sort(
+        (a, b) => b.created_at - a.created_at || (a.chat_id < b.chat_id ? 1 : -1),
+      );
       const kept = newestFirst.slice(0, Math.min(MAX_LISTED_CHILDREN, budget.get(root)!));
       budget.set(root, budget.get(root)! - kept.length);
       for (const row of kept.reverse()) {

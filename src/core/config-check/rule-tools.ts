@@ -79,7 +79,9 @@ export function ruleToolProblems(config: TenantConfig): string[] {
     ...config.flow.flatMap((rule, i) => problems(`flow.${i}.tools`, rule.tools, [...names, LLM_FLOW_NAME])),
   ];
   if (spent > MATCH_COMPARISONS) {
-    return ["approvals, flow: the rules' tool globs take more work to check than fanout spends on one document; use fewer or simpler globs"];
+    return [
+      "approvals, flow: the rules' tool globs take more work to check than fanout spends on one document; use fewer or simpler globs",
+    ];
   }
   return found;
 }

@@ -24,6 +24,10 @@ export function checkConfig(input: unknown, allowPrivateEgress: boolean): Checke
   const parsed = configSchema.safeParse(input);
   if (!parsed.success) return { ok: false, problems: issueLines(parsed.error) };
   const config = withCanonicalRuleTools(parsed.data);
-  const problems = [...crossFieldProblems(config), ...ruleToolProblems(config), ...configEgressProblems(config, allowPrivateEgress)];
+  const problems = [
+    ...crossFieldProblems(config),
+    ...ruleToolProblems(config),
+    ...configEgressProblems(config, allowPrivateEgress),
+  ];
   return problems.length ? { ok: false, problems } : { ok: true, config };
 }

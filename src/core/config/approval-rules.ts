@@ -8,15 +8,22 @@ import { MAX_GLOB_CHARS, MAX_GLOBS } from "./bounds";
 /** The longest an approval may be waited for: 30 days. */
 export const MAX_APPROVAL_SECONDS = 2_592_000;
 
-const globs = (what: string) => z.array(z.string().min(1).max(MAX_GLOB_CHARS)).min(1).max(MAX_GLOBS, `an approval rule's ${what} list has at most ${MAX_GLOBS} globs`);
+const globs = (what: string) =>
+  z
+    .array(z.string().min(1).max(MAX_GLOB_CHARS))
+    .min(1)
+    .max(MAX_GLOBS, `an approval rule's ${what} list has at most ${MAX_GLOBS} globs`);
 
 export const approvalRuleSchema = z.strictObject({
   tools: globs("tools")
     .refine((tools) => !tools.includes("llm"), {
-      message: "approval rules cannot match `llm`: a model request is not a call a person approves (limit it with a flow rule)",
+      message:
+        "approval rules cannot match `llm`: a model request is not a call a person approves (limit it with a flow rule)",
     })
     .describe("Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate)."),
-  agents: globs("agents").optional().describe("Globs over the calling agent's profile; default every agent, at any level."),
+  agents: globs("agents")
+    .optional()
+    .describe("Globs over the calling agent's profile; default every agent, at any level."),
   timeout_seconds: z
     .number()
     .int()

@@ -17,7 +17,9 @@ export const flowRuleSchema = z
       .array(z.string().min(1).max(MAX_GLOB_CHARS))
       .min(1)
       .max(MAX_GLOBS, `a flow rule's tools list has at most ${MAX_GLOBS} globs`)
-      .describe("Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop."),
+      .describe(
+        "Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop.",
+      ),
     concurrency: count(1, 10_000).optional().describe("Matching calls running at once, per key."),
     rate: z
       .strictObject({
@@ -34,9 +36,13 @@ export const flowRuleSchema = z
       .describe('Each distinct value of this field has its own limits; a missing one is the key "".'),
     on_limit: z.enum(["queue", "reject"]).default("queue"),
     // At most 10,000: a key's line is kept in one row, which must stay well under 2 MB.
-    max_queued: count(0, 10_000).default(1000).describe("Calls waiting per key (at most 10,000); past it a call is refused."),
+    max_queued: count(0, 10_000)
+      .default(1000)
+      .describe("Calls waiting per key (at most 10,000); past it a call is refused."),
   })
-  .refine((r) => r.concurrency !== undefined || r.rate !== undefined, { message: "a flow rule needs `concurrency`, `rate` or both" });
+  .refine((r) => r.concurrency !== undefined || r.rate !== undefined, {
+    message: "a flow rule needs `concurrency`, `rate` or both",
+  });
 
 export const flowRulesSchema = z.array(flowRuleSchema).max(32, "at most 32 flow rules");
 

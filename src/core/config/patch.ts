@@ -17,7 +17,12 @@ export const PATCH_MEDIA_TYPES = ["application/merge-patch+json", "application/j
 /** Defaults, optionality and null are the merge's business: a patch names values, or null to remove one. */
 function bare(schema: z.ZodType): z.ZodType {
   let s = schema;
-  while (s instanceof z.ZodDefault || s instanceof z.ZodPrefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable) {
+  while (
+    s instanceof z.ZodDefault ||
+    s instanceof z.ZodPrefault ||
+    s instanceof z.ZodOptional ||
+    s instanceof z.ZodNullable
+  ) {
     s = s.unwrap() as z.ZodType;
   }
   return s;
@@ -34,7 +39,9 @@ export function mergePatchOf(schema: z.ZodType): z.ZodType {
   let patch: z.ZodType = s;
   if (s instanceof z.ZodObject) {
     const shape = s.shape as Record<string, z.ZodType>;
-    patch = z.strictObject(Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, mergePatchOf(v).nullable().optional()])));
+    patch = z.strictObject(
+      Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, mergePatchOf(v).nullable().optional()])),
+    );
   } else if (s instanceof z.ZodRecord) {
     patch = z.record(s.keyType as z.ZodString, mergePatchOf(s.valueType as z.ZodType).nullable());
   }
@@ -84,7 +91,11 @@ export function applyConfigPatch(shown: TenantConfig, patch: ConfigPatch): unkno
     merged.tools = keepOmittedSecrets(merged.tools, new Map(shown.tools.map((t) => [t.name, t as Entry])), "secret");
   }
   if (Array.isArray(patch.mcp_servers)) {
-    merged.mcp_servers = keepOmittedSecrets(merged.mcp_servers, new Map(shown.mcp_servers.map((s) => [s.name, s as Entry])), "headers");
+    merged.mcp_servers = keepOmittedSecrets(
+      merged.mcp_servers,
+      new Map(shown.mcp_servers.map((s) => [s.name, s as Entry])),
+      "headers",
+    );
   }
   return merged;
 }

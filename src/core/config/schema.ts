@@ -6,9 +6,23 @@
  * key is a 400, so a typo never silently falls back to a default.
  */
 import { z } from "zod";
-import { MAX_CONFIG_PATTERN_CHARS, patternSteps, schemaHazards, schemaPatterns, unusableSchema } from "../json-schema/schema-safety";
+import {
+  MAX_CONFIG_PATTERN_CHARS,
+  patternSteps,
+  schemaHazards,
+  schemaPatterns,
+  unusableSchema,
+} from "../json-schema/schema-safety";
 import { MAX_CONFIG_PROGRAM } from "../json-schema/linear-patterns";
-import { MAX_BODY_BYTES, MAX_GLOB_CHARS, MAX_GLOBS, MAX_RESPONSE_BYTES, MAX_RETENTION_SECONDS, MAX_SECONDS, NAME_PATTERN } from "./bounds";
+import {
+  MAX_BODY_BYTES,
+  MAX_GLOB_CHARS,
+  MAX_GLOBS,
+  MAX_RESPONSE_BYTES,
+  MAX_RETENTION_SECONDS,
+  MAX_SECONDS,
+  NAME_PATTERN,
+} from "./bounds";
 import { approvalRulesSchema } from "./approval-rules";
 import { budgetSchema } from "../budgets/budget";
 import { flowRuleProblems, flowRulesSchema } from "./flow-rules";
@@ -52,7 +66,9 @@ export const limitsSchema = z
     max_queued_subagents: int(0, 1000).default(20),
     max_active_jobs_per_chat: int(1, 10_000).default(64).describe("Pending + running jobs one chat may hold."),
     max_wait_seconds: int(1, 95).default(90).describe("Longest a request waits; below Cloudflare's 100 s idle cutoff."),
-    default_timeout_seconds: int(1, MAX_SECONDS).default(300).describe("How long an await waits when `timeout` is omitted."),
+    default_timeout_seconds: int(1, MAX_SECONDS)
+      .default(300)
+      .describe("How long an await waits when `timeout` is omitted."),
     tool_job_timeout_seconds: int(1, MAX_SECONDS).default(600),
     subordinate_job_timeout_seconds: int(1, MAX_SECONDS).default(1800),
     max_job_timeout_seconds: int(1, MAX_SECONDS).default(3600),
@@ -61,15 +77,23 @@ export const limitsSchema = z
     max_result_chars: int(1, 2_000_000).default(16_000).describe("No stored result is longer than 2,000,000 bytes."),
     max_stored_result_bytes: int(1, 2_000_000).default(1_048_576).describe("Stays under SQLite's 2 MB row limit."),
     max_response_bytes: int(1, MAX_RESPONSE_BYTES).default(1_048_576),
-    max_body_bytes: int(1, MAX_BODY_BYTES).default(262_144).describe("At most 640 KiB: a larger body costs more CPU to read than one request may spend."),
+    max_body_bytes: int(1, MAX_BODY_BYTES)
+      .default(262_144)
+      .describe("At most 640 KiB: a larger body costs more CPU to read than one request may spend."),
     max_job_ids: int(1, 1000).default(64),
     retention_seconds: int(60, MAX_RETENTION_SECONDS).default(604_800),
     max_streams: int(1, 200).default(100).describe("Live streams (WebSockets) the tenant may have open at once."),
     tool_calls_order: z
       .enum(["tiered", "parallel"])
       .default("tiered")
-      .describe("/tool-calls: `tiered` runs side-effecting calls one after another after the rest; `parallel` starts every call of a message at once. A request may say `?order=`."),
-    budget: budgetSchema.default({}).describe("What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=."),
+      .describe(
+        "/tool-calls: `tiered` runs side-effecting calls one after another after the rest; `parallel` starts every call of a message at once. A request may say `?order=`.",
+      ),
+    budget: budgetSchema
+      .default({})
+      .describe(
+        "What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.",
+      ),
   })
   .prefault({});
 
@@ -96,7 +120,8 @@ const taskRules = z.union([
   z
     .record(glob, z.enum(["allow", "deny"]))
     .refine((o) => Object.keys(o).every((k) => !/^\d+$/.test(k)), {
-      message: "object form of permission.task cannot have integer-like keys (their order is lost); use [[glob, action], …]",
+      message:
+        "object form of permission.task cannot have integer-like keys (their order is lost); use [[glob, action], …]",
     })
     .refine((o) => Object.keys(o).length <= MAX_GLOBS, { message: `permission.task has at most ${MAX_GLOBS} rules` }),
 ]);
@@ -126,7 +151,12 @@ export const configSchema = z.strictObject({
   mcp_servers: z.array(mcpServerSchema).max(32).default([]),
   agents: z.record(name("Agent"), agentSchema).default({}),
   llm: z
-    .strictObject({ base_url: z.string().url(), model: z.string().min(1), api_key: z.string().min(1).optional(), prices: pricesSchema.optional() })
+    .strictObject({
+      base_url: z.string().url(),
+      model: z.string().min(1),
+      api_key: z.string().min(1).optional(),
+      prices: pricesSchema.optional(),
+    })
     .nullable()
     .default(null),
   webhook: z
@@ -140,7 +170,9 @@ export const configSchema = z.strictObject({
         .min(1)
         .max(MAX_GLOBS, `webhook.events has at most ${MAX_GLOBS} globs`)
         .optional()
-        .describe('Globs over event types the webhook receives (e.g. ["batch.finished", "job.approval_*"]); omitted: every type. The others are still kept and streamed.'),
+        .describe(
+          'Globs over event types the webhook receives (e.g. ["batch.finished", "job.approval_*"]); omitted: every type. The others are still kept and streamed.',
+        ),
     })
     .nullable()
     .default(null),
@@ -156,8 +188,14 @@ export const configSchema = z.strictObject({
       http_request: z.strictObject({ allowed_origins: z.array(z.string().url()).default([]) }).prefault({}),
     })
     .prefault({}),
-  flow: flowRulesSchema.default([]).describe("Flow rules (docs/api.md#flow-control): how many matching calls run at once and start per period, per key."),
-  approvals: approvalRulesSchema.default([]).describe("Approval rules (docs/api.md#approvals): which calls wait for a person's decision before they leave."),
+  flow: flowRulesSchema
+    .default([])
+    .describe(
+      "Flow rules (docs/api.md#flow-control): how many matching calls run at once and start per period, per key.",
+    ),
+  approvals: approvalRulesSchema
+    .default([])
+    .describe("Approval rules (docs/api.md#approvals): which calls wait for a person's decision before they leave."),
   limits: limitsSchema,
 });
 
@@ -181,7 +219,8 @@ export function crossFieldProblems(config: TenantConfig): string[] {
     seen.add(s.name);
     // Models see MCP tools as `<server>__<tool>`: a tenant tool of that form would be ambiguous.
     for (const t of config.tools) {
-      if (t.name.startsWith(`${s.name}__`)) problems.push(`tools: '${t.name}' looks like a tool of MCP server '${s.name}'; rename it`);
+      if (t.name.startsWith(`${s.name}__`))
+        problems.push(`tools: '${t.name}' looks like a tool of MCP server '${s.name}'; rename it`);
     }
   }
   problems.push(...flowRuleProblems(config.flow));
@@ -199,14 +238,20 @@ export function crossFieldProblems(config: TenantConfig): string[] {
     patternText += schemaPatterns(t.parameters).reduce((n, p) => n + p.pattern.length, 0);
   });
   if (patternText > MAX_CONFIG_PATTERN_CHARS) {
-    problems.push(`tools: ${patternText} characters of schema patterns in all; at most ${MAX_CONFIG_PATTERN_CHARS} are checked`);
+    problems.push(
+      `tools: ${patternText} characters of schema patterns in all; at most ${MAX_CONFIG_PATTERN_CHARS} are checked`,
+    );
   }
   if (steps > MAX_CONFIG_PROGRAM) {
-    problems.push(`tools: schema patterns of about ${steps} steps in all; at most ${MAX_CONFIG_PROGRAM} are checked, so use fewer or smaller counts`);
+    problems.push(
+      `tools: schema patterns of about ${steps} steps in all; at most ${MAX_CONFIG_PROGRAM} are checked, so use fewer or smaller counts`,
+    );
   }
   for (const t of config.tools) {
     if (t.timeout_seconds !== undefined && t.timeout_seconds > l.max_job_timeout_seconds) {
-      problems.push(`tools['${t.name}'].timeout_seconds must be <= limits.max_job_timeout_seconds (${l.max_job_timeout_seconds})`);
+      problems.push(
+        `tools['${t.name}'].timeout_seconds must be <= limits.max_job_timeout_seconds (${l.max_job_timeout_seconds})`,
+      );
     }
   }
   return problems;

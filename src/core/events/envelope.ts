@@ -23,7 +23,14 @@ export interface EventEnvelope {
   data: EventSource & { seq: number } & Record<string, unknown>;
 }
 
-export function eventEnvelope(id: string, type: AnyEventType, now: number, source: EventSource, seq: number, data: Record<string, unknown>): EventEnvelope {
+export function eventEnvelope(
+  id: string,
+  type: AnyEventType,
+  now: number,
+  source: EventSource,
+  seq: number,
+  data: Record<string, unknown>,
+): EventEnvelope {
   return { id, type, timestamp: new Date(now).toISOString(), data: { ...source, seq, ...data } };
 }
 
@@ -55,7 +62,10 @@ export function withoutResults(data: Record<string, unknown>): Record<string, un
     out.results = {
       ...results,
       jobs: results.jobs.map(({ result, ...job }) => {
-        const kept = typeof job.error === "string" && job.error.length > RESULT_KEPT_CHARS ? { ...job, error: firstChars(job.error) } : job;
+        const kept =
+          typeof job.error === "string" && job.error.length > RESULT_KEPT_CHARS
+            ? { ...job, error: firstChars(job.error) }
+            : job;
         return result === undefined ? kept : { ...kept, result_truncated: true };
       }),
     };

@@ -8,14 +8,23 @@ import { snapshot } from "../jobs/payloads";
 import type { JobApproval } from "../approvals/approval";
 
 /** The call's own id, when it had one: a bot answers the call from the event alone. */
-export const callId = (job: Pick<JobRow, "tool_call_id">) => (job.tool_call_id ? { tool_call_id: job.tool_call_id } : {});
+export const callId = (job: Pick<JobRow, "tool_call_id">) =>
+  job.tool_call_id ? { tool_call_id: job.tool_call_id } : {};
 
 /** The batch's request metadata, when it had some, last in every event of the batch and its jobs (docs/api.md#request-metadata). */
-export const metadataOf = (job: Pick<JobRow, "metadata">) => (job.metadata ? { metadata: JSON.parse(job.metadata) as Record<string, unknown> } : {});
+export const metadataOf = (job: Pick<JobRow, "metadata">) =>
+  job.metadata ? { metadata: JSON.parse(job.metadata) as Record<string, unknown> } : {};
 
 export function jobStartedData(job: JobRow): Record<string, unknown> {
   const context = job.context_id ? { context_id: job.context_id } : {};
-  return { job_id: job.job_id, batch_id: job.batch_id, tool_name: job.tool_name, ...callId(job), ...context, ...metadataOf(job) };
+  return {
+    job_id: job.job_id,
+    batch_id: job.batch_id,
+    tool_name: job.tool_name,
+    ...callId(job),
+    ...context,
+    ...metadataOf(job),
+  };
 }
 
 /** An ended job, its result cut at `maxResultChars` as a response would show it. */
@@ -29,7 +38,11 @@ export function jobFinishedData(job: JobRow, maxResultChars: number): Record<str
  * `job.approval_requested` (docs/api.md#approvals): what a person needs to decide on the call, and
  * where to send the decision. `root_chat_id`: the chat the person talks in, for a child chat's call.
  */
-export function approvalRequestedData(job: JobRow, chat: { chat_id: string; root_chat_id: string }, approval: JobApproval): Record<string, unknown> {
+export function approvalRequestedData(
+  job: JobRow,
+  chat: { chat_id: string; root_chat_id: string },
+  approval: JobApproval,
+): Record<string, unknown> {
   return {
     batch_id: job.batch_id,
     ...snapshot(job, { now: job.created_at, maxResultChars: 0, includeResult: false }),

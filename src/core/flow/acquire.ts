@@ -34,7 +34,9 @@ export type AskShard = (shard: number, asks: { id: string; holds: FlowHold[] }[]
 export type GiveBackShard = (shard: number, items: { hold: FlowHold; ids: string[] }[]) => Promise<void>;
 
 /** Groups `[hold, id]` pairs by shard and then by line, each line's ids in the order given. */
-export function byShard(pairs: Iterable<readonly [FlowHold, string]>): Map<number, { hold: FlowHold; ids: string[] }[]> {
+export function byShard(
+  pairs: Iterable<readonly [FlowHold, string]>,
+): Map<number, { hold: FlowHold; ids: string[] }[]> {
   const shards = new Map<number, Map<string, { hold: FlowHold; ids: string[] }>>();
   for (const [hold, id] of pairs) {
     const shard = flowShard(hold.key);
@@ -57,7 +59,11 @@ function shardRuns(holds: readonly FlowHold[]): { shard: number; holds: FlowHold
 }
 
 /** Asks for room for every call of `requests` together; the outcome of each, by id. */
-export async function acquireMany(requests: readonly RoomRequest[], ask: AskShard, giveBack: GiveBackShard): Promise<Map<string, Acquired>> {
+export async function acquireMany(
+  requests: readonly RoomRequest[],
+  ask: AskShard,
+  giveBack: GiveBackShard,
+): Promise<Map<string, Acquired>> {
   const outcomes = new Map<string, Acquired>();
   const runs = new Map(requests.map((r) => [r.id, shardRuns(r.holds)]));
   const next = new Map<string, number>();
@@ -89,7 +95,10 @@ export async function acquireMany(requests: readonly RoomRequest[], ask: AskShar
         outcomes.set(r.id, { outcome: "granted" });
         return false;
       }
-      outcomes.set(r.id, answer.outcome === "queued" ? { outcome: "waiting", at: answer.at, position: answer.position } : answer);
+      outcomes.set(
+        r.id,
+        answer.outcome === "queued" ? { outcome: "waiting", at: answer.at, position: answer.position } : answer,
+      );
       // What it took in the shards before this one goes back (the shard gave back what it took there).
       stopped.push(...mine.slice(0, at).flatMap((run) => run.holds.map((h) => [h, r.id] as const)));
       return false;

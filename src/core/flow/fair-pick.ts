@@ -17,7 +17,10 @@ export interface Waiter {
  * start under this rule and key. A chat has waited since its last start, or since its oldest
  * waiter arrived if that is later.
  */
-export function nextWaiter<W extends Waiter>(waiters: readonly W[], lastStart: (chat: string) => number | undefined): W | undefined {
+export function nextWaiter<W extends Waiter>(
+  waiters: readonly W[],
+  lastStart: (chat: string) => number | undefined,
+): W | undefined {
   const head = new Map<string, W>();
   for (const w of waiters) {
     const first = head.get(w.chat);

@@ -31,7 +31,11 @@ export function planFlow(rules: readonly FlowRule[], call: FlowCall, now: number
   const holds = flowHolds(rules, call);
   if (holds.length === 0) return null;
   const used = new Set(holds.map((h) => h.rule));
-  return { holds, rules: Object.fromEntries(rules.filter((r) => used.has(r.name)).map((r) => [r.name, slotRule(r)])), as_of: now };
+  return {
+    holds,
+    rules: Object.fromEntries(rules.filter((r) => used.has(r.name)).map((r) => [r.name, slotRule(r)])),
+    as_of: now,
+  };
 }
 
 /** The text a job ends with when its deadline comes while it waits at a flow rule. */

@@ -19,7 +19,11 @@ const interval = (r: RateRule) => (r.period_seconds * 1000) / r.limit;
 const tolerance = (r: RateRule) => ((r.burst ?? r.limit) - 1) * interval(r);
 
 /** Whether a start may happen `now`, and the state after it; when not, the earliest time it may. */
-export function takeStart(rule: RateRule, state: RateState, now: number): { ok: true; state: RateState } | { ok: false; at: number } {
+export function takeStart(
+  rule: RateRule,
+  state: RateState,
+  now: number,
+): { ok: true; state: RateState } | { ok: false; at: number } {
   const due = Math.max(state, now);
   if (due - now > tolerance(rule)) return { ok: false, at: Math.ceil(due - tolerance(rule)) };
   return { ok: true, state: due + interval(rule) };

@@ -10,7 +10,17 @@
  * all in one request. Pure: the flow object keeps the lines in rows and calls these.
  */
 import type { FlowHold } from "./rules";
-import { ask, emptySlots, giveBack, offerNext, type Answer, type Ask, type InLine, type SlotRule, type SlotState } from "./slots";
+import {
+  ask,
+  emptySlots,
+  giveBack,
+  offerNext,
+  type Answer,
+  type Ask,
+  type InLine,
+  type SlotRule,
+  type SlotState,
+} from "./slots";
 
 /** A line's identity in maps and in the shard's memory. */
 export const lineId = (hold: FlowHold) => `${hold.rule}\u0000${hold.key}`;
@@ -30,7 +40,9 @@ export function flowShard(key: string): number {
  * once, and no two calls can each hold what the other waits for.
  */
 export function inAskingOrder(holds: readonly FlowHold[]): FlowHold[] {
-  return [...holds].sort((a, b) => flowShard(a.key) - flowShard(b.key) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
+  return [...holds].sort(
+    (a, b) => flowShard(a.key) - flowShard(b.key) || (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0),
+  );
 }
 
 /** A line as its shard keeps it: the rule as the newest call brought it, and its slots. */
@@ -62,7 +74,12 @@ export interface Lines {
  * without room, gives back what it took here and waits there (or is refused). A line whose rule a
  * newer admission brought is judged against the newer limits from now on.
  */
-export function askLines(lines: Lines, rules: Record<string, { rule: SlotRule; asOf: number }>, asks: readonly ShardAsk[], now: number): ShardAnswer[] {
+export function askLines(
+  lines: Lines,
+  rules: Record<string, { rule: SlotRule; asOf: number }>,
+  asks: readonly ShardAsk[],
+  now: number,
+): ShardAnswer[] {
   const current = (hold: FlowHold): Line => {
     const brought = rules[hold.rule]!;
     const line = lines.get(hold);
@@ -91,10 +108,16 @@ export function askLines(lines: Lines, rules: Record<string, { rule: SlotRule; a
 }
 
 const stopped = (answer: Exclude<Answer, { outcome: "granted" }>, at: FlowHold): ShardAnswer =>
-  answer.outcome === "queued" ? { outcome: "queued", at, position: answer.position } : { outcome: "refused", at, message: answer.message };
+  answer.outcome === "queued"
+    ? { outcome: "queued", at, position: answer.position }
+    : { outcome: "refused", at, message: answer.message };
 
 /** Calls give back what they had at these lines: they ended, or they wait at another line. */
-export function giveBackLines(lines: Lines, items: readonly { hold: FlowHold; ids: readonly string[] }[], now: number): void {
+export function giveBackLines(
+  lines: Lines,
+  items: readonly { hold: FlowHold; ids: readonly string[] }[],
+  now: number,
+): void {
   for (const { hold, ids } of items) {
     const line = lines.get(hold);
     if (line) lines.set(hold, { ...line, slots: ids.reduce((slots, id) => giveBack(slots, id, now), line.slots) });
@@ -112,7 +135,9 @@ export function settleLine(line: Line, now: number): { line: Line; woken: InLine
   const held = state.holders.length + state.offers.length + state.waiters.length > 0;
   // A spent rate is state too: forgetting it early would hand out a fresh burst.
   const refilling = state.rate > now ? state.rate : undefined;
-  const leases = held ? [...state.holders, ...state.offers, ...state.waiters].reduce((t, l) => Math.min(t, l.until), Infinity) : Infinity;
+  const leases = held
+    ? [...state.holders, ...state.offers, ...state.waiters].reduce((t, l) => Math.min(t, l.until), Infinity)
+    : Infinity;
   const wakeAt = Math.min(again ?? Infinity, leases, refilling ?? Infinity);
   return { line: settled, woken, ...(wakeAt < Infinity ? { wakeAt } : {}) };
 }
@@ -133,7 +158,10 @@ export const BUSIEST_KEYS = 20;
  * One rule's figures over its lines in every shard: its totals, the least headroom its rate has
  * under any key (its whole burst when no key has spent any), and its busiest keys.
  */
-export function ruleFigures(rule: { name: string; rate?: { limit: number; burst?: number } }, lines: readonly LineFigures[]) {
+export function ruleFigures(
+  rule: { name: string; rate?: { limit: number; burst?: number } },
+  lines: readonly LineFigures[],
+) {
   const mine = lines.filter((l) => l.rule === rule.name);
   const headroom = mine.flatMap((l) => (l.available === undefined ? [] : [l.available]));
   const busy = mine.filter((l) => l.running + l.queued > 0);

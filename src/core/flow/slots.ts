@@ -45,7 +45,14 @@ export interface SlotState {
 /** How long a woken waiter has to ask again before its slot goes to the next one. */
 export const OFFER_MS = 10_000;
 
-export const emptySlots = (): SlotState => ({ holders: [], offers: [], waiters: [], rate: 0, last_start: {}, next_seq: 1 });
+export const emptySlots = (): SlotState => ({
+  holders: [],
+  offers: [],
+  waiters: [],
+  rate: 0,
+  last_start: {},
+  next_seq: 1,
+});
 
 export interface Ask {
   job_id: string;
@@ -69,7 +76,13 @@ function expire(state: SlotState, now: number): SlotState {
   if (state.holders.every(live) && state.offers.every(live) && state.waiters.every(live)) return state;
   const lapsed = new Set(state.offers.filter((o) => !live(o)).map((o) => o.job_id));
   const waiters = state.waiters.filter((w) => live(w) && !lapsed.has(w.job_id));
-  return { ...state, holders: state.holders.filter(live), offers: state.offers.filter(live), waiters, last_start: startsOfChatsInLine(state.last_start, waiters) };
+  return {
+    ...state,
+    holders: state.holders.filter(live),
+    offers: state.offers.filter(live),
+    waiters,
+    last_start: startsOfChatsInLine(state.last_start, waiters),
+  };
 }
 
 /** Only chats with a call in line need their last start remembered (the fair pick reads no other). */
@@ -79,12 +92,14 @@ function startsOfChatsInLine(lastStart: Record<string, number>, waiters: readonl
 }
 
 const used = (s: SlotState) => s.holders.length + s.offers.length;
-const concurrencyFull = (rule: SlotRule, s: SlotState, plus = 0) => rule.concurrency !== undefined && used(s) + plus >= rule.concurrency;
+const concurrencyFull = (rule: SlotRule, s: SlotState, plus = 0) =>
+  rule.concurrency !== undefined && used(s) + plus >= rule.concurrency;
 
 /** The text a refused call ends with (docs/api.md#flow-control). */
 function refusal(rule: SlotRule, s: SlotState, now: number): string {
   const running = s.holders.length;
-  if (concurrencyFull(rule, s)) return `Flow rule '${rule.name}' is at its limit (${running} running, limit ${rule.concurrency}); try again later.`;
+  if (concurrencyFull(rule, s))
+    return `Flow rule '${rule.name}' is at its limit (${running} running, limit ${rule.concurrency}); try again later.`;
   const period = rule.rate!.period_seconds;
   const burst = rule.rate!.burst ?? rule.rate!.limit;
   const started = Math.min(rule.rate!.limit, burst - startsAvailable(rule.rate!, s.rate, now));
@@ -123,7 +138,8 @@ export function ask(rule: SlotRule, before: SlotState, a: Ask, now: number): { s
   if (!waiting) {
     // Past `max_queued` a call is refused as if the rule were `reject`, with the same text: a caller
     // handles one refusal whichever way the line was full.
-    if (state.waiters.length >= rule.max_queued) return { state, answer: { outcome: "refused", message: refusal(rule, state, now) } };
+    if (state.waiters.length >= rule.max_queued)
+      return { state, answer: { outcome: "refused", message: refusal(rule, state, now) } };
     const inLine = { job_id: a.job_id, chat: a.chat, seq: state.next_seq, arrived_at: now, until: a.deadline_at };
     state = { ...state, waiters: [...state.waiters, inLine], next_seq: state.next_seq + 1 };
   }
@@ -140,14 +156,23 @@ function position(state: SlotState, jobId: string): number {
 export function giveBack(before: SlotState, jobId: string, now: number): SlotState {
   const state = expire(before, now);
   const other = (l: { job_id: string }) => l.job_id !== jobId;
-  return { ...state, holders: state.holders.filter(other), offers: state.offers.filter(other), waiters: state.waiters.filter(other) };
+  return {
+    ...state,
+    holders: state.holders.filter(other),
+    offers: state.offers.filter(other),
+    waiters: state.waiters.filter(other),
+  };
 }
 
 /**
  * Offers free slots to the waiters next in line. Returns the waiters woken (their chats ask
  * again) and, when the rate holds the next one back, when to look again.
  */
-export function offerNext(rule: SlotRule, before: SlotState, now: number): { state: SlotState; woken: InLine[]; again?: number } {
+export function offerNext(
+  rule: SlotRule,
+  before: SlotState,
+  now: number,
+): { state: SlotState; woken: InLine[]; again?: number } {
   let state = expire(before, now);
   const woken: InLine[] = [];
   for (;;) {
@@ -164,7 +189,10 @@ export function offerNext(rule: SlotRule, before: SlotState, now: number): { sta
     state = { ...state, offers: [...state.offers, { job_id: next.job_id, chat: next.chat, until: now + OFFER_MS }] };
     woken.push(next);
   }
-  const soonest = [...state.holders, ...state.offers, ...state.waiters].reduce((t, l) => Math.min(t, l.until), Infinity);
+  const soonest = [...state.holders, ...state.offers, ...state.waiters].reduce(
+    (t, l) => Math.min(t, l.until),
+    Infinity,
+  );
   return { state, woken, ...(state.waiters.length > woken.length && soonest < Infinity ? { again: soonest } : {}) };
 }
 

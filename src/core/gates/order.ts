@@ -123,7 +123,8 @@ export class GateOrder<R extends string> {
 
   rule(reason: R): GateRule<R> {
     const found = this.#rules.find((r) => r.reason === reason);
-    if (!found) throw new Error(`No gate '${reason}': a job waits only at a gate of the list in src/core/gates/order.ts.`);
+    if (!found)
+      throw new Error(`No gate '${reason}': a job waits only at a gate of the list in src/core/gates/order.ts.`);
     return found as GateRule<R>;
   }
 
@@ -155,7 +156,8 @@ export class GateOrder<R extends string> {
    * which a gate of production's joins by its entry above.
    */
   add(rule: GateRule, place: { before: R }): () => void {
-    if (this.#rules.some((r) => r.reason === rule.reason)) throw new Error(`A gate '${rule.reason}' is already in the order.`);
+    if (this.#rules.some((r) => r.reason === rule.reason))
+      throw new Error(`A gate '${rule.reason}' is already in the order.`);
     this.#rules.splice(this.#rules.indexOf(this.rule(place.before)), 0, rule);
     return () => {
       this.#rules = this.#rules.filter((r) => r !== rule);

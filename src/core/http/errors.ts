@@ -52,7 +52,6 @@ export const refusal = (e: ApiError): Refusal => ({
 export const fromRefusal = (r: Refusal): ApiError =>
   new ApiError(r.status, r.code, r.message, r.details ?? {}, r.status === 503 ? { "Retry-After": "1" } : {});
 
-
 export const badRequest = (code: string, message: string, details?: ErrorDetails) =>
   new ApiError(400, code, message, details);
 
@@ -61,7 +60,12 @@ export const unavailable = (message = "fanout is briefly unavailable; retry in a
 
 /** A tenant's live streams are at `limits.max_streams` (docs/api.md#live-streams): the next ticket or upgrade is refused. */
 export const tooManyStreams = (open: number, max: number) =>
-  new ApiError(429, "too_many_streams", `This tenant has ${open} live streams open (limits.max_streams is ${max}); close one before opening another.`, {
-    open,
-    limit: max,
-  });
+  new ApiError(
+    429,
+    "too_many_streams",
+    `This tenant has ${open} live streams open (limits.max_streams is ${max}); close one before opening another.`,
+    {
+      open,
+      limit: max,
+    },
+  );

@@ -21,9 +21,15 @@ export interface ParallelCall {
 export type CallPlan = { kind: "job"; spec: JobSpec } | ({ kind: "parallel" } & ParallelCall);
 
 /** Plans call `index` of a message; its specs are numbered by `number`, once for the whole message. Throws ApiError. */
-export function planToolCall(index: number, call: ToolCall, ctx: SpecContext, number: (spec: JobSpec) => JobSpec): CallPlan {
+export function planToolCall(
+  index: number,
+  call: ToolCall,
+  ctx: SpecContext,
+  number: (spec: JobSpec) => JobSpec,
+): CallPlan {
   // Here, unlike inside `parallel`, `parallel` itself is a tool the call could have named.
-  if (!PARALLEL_NAMES.has(call.tool_name)) return { kind: "job", spec: number(jobSpec(index, call, { ...ctx, parallelCallable: true })) };
+  if (!PARALLEL_NAMES.has(call.tool_name))
+    return { kind: "job", spec: number(jobSpec(index, call, { ...ctx, parallelCallable: true })) };
   const command = parseParallel(call.tool_args, ctx.config, ctx.agent, ctx);
   return {
     kind: "parallel",

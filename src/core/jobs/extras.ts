@@ -22,11 +22,13 @@ export function extrasText(jobs: JobRow[], now: number): string | null {
   const room = () => shown < MAX_LINES;
   if (running.length) {
     lines.push("running:");
-    for (const j of running) if (room() && ++shown) lines.push(`- ${j.job_id}: ${j.tool_name} [${j.state}], running for ${secs(j)}s`);
+    for (const j of running)
+      if (room() && ++shown) lines.push(`- ${j.job_id}: ${j.tool_name} [${j.state}], running for ${secs(j)}s`);
   }
   if (ready.length && room()) {
     lines.push("ready to collect with `parallel` and `job_ids`:");
-    for (const j of ready) if (room() && ++shown) lines.push(`- ${j.job_id}: ${j.tool_name} [${j.state}], duration ${secs(j)}s`);
+    for (const j of ready)
+      if (room() && ++shown) lines.push(`- ${j.job_id}: ${j.tool_name} [${j.state}], duration ${secs(j)}s`);
   }
   const hidden = eligible.length - shown;
   if (hidden > 0) lines.push(`- … and ${hidden} more`);

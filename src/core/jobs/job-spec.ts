@@ -63,11 +63,14 @@ export const invalidCall = (index: number, reason: string) =>
   badRequest("invalid_tool_calls", `tool_calls[${index}] is not a valid tool call: ${reason}`);
 
 export const typeDenied = (type: string) =>
-  new ApiError(403, "agent_type_denied", `Sub-agent type "${quoteName(type)}" is not allowed (permission.task).`, { agent: quoteName(type) });
+  new ApiError(403, "agent_type_denied", `Sub-agent type "${quoteName(type)}" is not allowed (permission.task).`, {
+    agent: quoteName(type),
+  });
 
 /** Every tool the calling agent may call here, in the order `/v1/tools` lists them: what an unknown-tool error offers. */
 export function callableToolNames(ctx: SpecContext): string[] {
-  const subordinates = startableTypes(ctx.config, ctx.agent, ctx.level ?? 0).length > 0 ? ["spawn_task", "call_subordinate"] : [];
+  const subordinates =
+    startableTypes(ctx.config, ctx.agent, ctx.level ?? 0).length > 0 ? ["spawn_task", "call_subordinate"] : [];
   return [...(ctx.parallelCallable ? ["parallel"] : []), ...ctx.available.map((t) => t.name), ...subordinates];
 }
 
@@ -86,7 +89,12 @@ function httpRequestProblem(tool: CatalogTool, args: ToolCall["tool_args"], conf
 }
 
 /** A wait that could only end by its deadline is a mistake the caller can fix now (the bounds of docs/api.md#limits-and-bounds). */
-function waitProblem(tool: CatalogTool, args: ToolCall["tool_args"], timeout: number, ctx: SpecContext): string | undefined {
+function waitProblem(
+  tool: CatalogTool,
+  args: ToolCall["tool_args"],
+  timeout: number,
+  ctx: SpecContext,
+): string | undefined {
   if (tool.kind !== "wait" || typeof args.seconds !== "number" || args.seconds <= timeout) return undefined;
   const source = ctx.jobTimeout === undefined ? "limits.tool_job_timeout_seconds" : "job_timeout";
   return `/seconds must be at most the job's deadline of ${timeout} s (${source}); wait less or raise ${source}`;
@@ -139,8 +147,13 @@ function childTools(sub: SubordinateRequest, ctx: SpecContext): string[] | undef
   const requested = sub.tools.map((t) => canonicalToolName(t, ctx.config));
   const extra = requested.filter((t) => !allowed.includes(t));
   if (extra.length) {
-    const whose = bound ? `the '${childProfile}' profile's tools within this agent's own (${allowed.join(", ")})` : `the '${childProfile}' profile's tools (${allowed.join(", ")})`;
-    throw badRequest("invalid_subordinate_call", `\`tools\` must be a subset of ${whose}; not allowed: ${extra.map(quoteName).join(", ")}.`);
+    const whose = bound
+      ? `the '${childProfile}' profile's tools within this agent's own (${allowed.join(", ")})`
+      : `the '${childProfile}' profile's tools (${allowed.join(", ")})`;
+    throw badRequest(
+      "invalid_subordinate_call",
+      `\`tools\` must be a subset of ${whose}; not allowed: ${extra.map(quoteName).join(", ")}.`,
+    );
   }
   return requested;
 }
@@ -150,7 +163,12 @@ function mcpUnavailable(name: string, ctx: SpecContext): ApiError | undefined {
   const server = splitMcpName(name, ctx.config)?.server;
   const listing = server === undefined ? undefined : ctx.mcp?.[server];
   if (!listing || !("unavailable" in listing)) return undefined;
-  return new ApiError(502, "mcp_unavailable", `${listing.unavailable}. Its tools cannot be used until it answers; try again later.`, { server: server! });
+  return new ApiError(
+    502,
+    "mcp_unavailable",
+    `${listing.unavailable}. Its tools cannot be used until it answers; try again later.`,
+    { server: server! },
+  );
 }
 
 export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpec {
@@ -159,11 +177,17 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
     throw badRequest("nested_parallel", "`parallel` cannot be nested inside another `parallel` call.");
   }
   if (SEQUENTIAL_ONLY_TOOLS.has(name)) {
-    throw badRequest("tool_not_allowed_in_parallel", `\`${name}\` cannot be used inside \`parallel\`; call it sequentially.`);
+    throw badRequest(
+      "tool_not_allowed_in_parallel",
+      `\`${name}\` cannot be used inside \`parallel\`; call it sequentially.`,
+    );
   }
   const argsBytes = utf8Length(JSON.stringify(call.tool_args));
   if (argsBytes > MAX_CALL_ARGS_BYTES) {
-    throw invalidCall(index, `its arguments take ${argsBytes} bytes as JSON; one call takes at most ${MAX_CALL_ARGS_BYTES}`);
+    throw invalidCall(
+      index,
+      `its arguments take ${argsBytes} bytes as JSON; one call takes at most ${MAX_CALL_ARGS_BYTES}`,
+    );
   }
   if (isSubordinateTool(name)) return subordinateSpec(index, call, ctx);
   const tool = ctx.available.find((t) => t.name === name);
@@ -171,11 +195,16 @@ export function jobSpec(index: number, call: ToolCall, ctx: SpecContext): JobSpe
     const unavailable = mcpUnavailable(name, ctx);
     if (unavailable) throw unavailable;
     const names = callableToolNames(ctx).join(", ");
-    throw badRequest("unknown_tool", `tool_calls[${index}] uses unknown tool '${quoteName(name)}'. Available tools: ${names}.`);
+    throw badRequest(
+      "unknown_tool",
+      `tool_calls[${index}] uses unknown tool '${quoteName(name)}'. Available tools: ${names}.`,
+    );
   }
   const timeout = ctx.jobTimeout ?? defaultJobTimeout(tool, ctx.config.limits);
   const problem =
-    schemaProblems(tool, call.tool_args, ctx.patterns)[0] ?? httpRequestProblem(tool, call.tool_args, ctx.config) ?? waitProblem(tool, call.tool_args, timeout, ctx);
+    schemaProblems(tool, call.tool_args, ctx.patterns)[0] ??
+    httpRequestProblem(tool, call.tool_args, ctx.config) ??
+    waitProblem(tool, call.tool_args, timeout, ctx);
   if (problem) throw invalidCall(index, problem);
   return {
     index,

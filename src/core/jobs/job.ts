@@ -12,7 +12,6 @@ import { jobUsage, shownUsage } from "../usage/usage";
 export { isTerminal, TERMINAL_STATES, type JobState, type TerminalState } from "../api/job-states";
 export { GATES, type WaitReason } from "../gates/order";
 
-
 /** One row of the `jobs` table; times are epoch milliseconds. */
 export type JobRow = {
   job_id: string;
@@ -96,11 +95,17 @@ export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toI
  * Why a pending job has not started (`waiting_for`, and the flow rule it waits at), and until when a
  * person may approve its call while they have not (whichever gate it waits at); null otherwise.
  */
-export function whyWaiting(job: JobRow): { waiting_for: WaitReason | null; flow: { rule: string; key?: string } | null; approval_expires_at: string | null } {
+export function whyWaiting(job: JobRow): {
+  waiting_for: WaitReason | null;
+  flow: { rule: string; key?: string } | null;
+  approval_expires_at: string | null;
+} {
   const approval = job.state === "pending" ? approvalOf(job) : null;
   const approval_expires_at = approval && approval.decision === undefined ? iso(approval.expires_at) : null;
-  if (job.state !== "pending" || job.waiting_for === null) return { waiting_for: null, flow: null, approval_expires_at };
-  if (job.waiting_for !== "flow" || job.flow === null) return { waiting_for: job.waiting_for, flow: null, approval_expires_at };
+  if (job.state !== "pending" || job.waiting_for === null)
+    return { waiting_for: null, flow: null, approval_expires_at };
+  if (job.waiting_for !== "flow" || job.flow === null)
+    return { waiting_for: job.waiting_for, flow: null, approval_expires_at };
   return { waiting_for: "flow", flow: flowWait(job.flow), approval_expires_at };
 }
 
@@ -108,7 +113,13 @@ export function whyWaiting(job: JobRow): { waiting_for: WaitReason | null; flow:
 function approvalRecord(job: JobRow) {
   const approval = approvalOf(job);
   if (!approval) return null;
-  return { status: approvalStatus(approval), expires_at: iso(approval.expires_at)!, decided_at: iso(approval.decided_at ?? null), by: approval.by ?? null, reason: approval.reason ?? null };
+  return {
+    status: approvalStatus(approval),
+    expires_at: iso(approval.expires_at)!,
+    decided_at: iso(approval.decided_at ?? null),
+    by: approval.by ?? null,
+    reason: approval.reason ?? null,
+  };
 }
 
 /** The full record of `GET …/jobs/{id}` (docs/api.md#jobs-and-their-lifecycle), field order as listed there; `tool_call_id` sits after `tool_name` as on a snapshot. */

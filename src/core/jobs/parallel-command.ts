@@ -91,7 +91,9 @@ export function parseParallel(
   body: unknown,
   config: TenantConfig,
   agent: string,
-  tools: Pick<SpecContext, "available" | "mcp"> & Partial<Pick<SpecContext, "patterns">> = { available: toolsForAgent(config, agent) },
+  tools: Pick<SpecContext, "available" | "mcp"> & Partial<Pick<SpecContext, "patterns">> = {
+    available: toolsForAgent(config, agent),
+  },
 ): ParallelCommand {
   if (!isObject(body)) throw badRequest("invalid_json", "Request body must be a JSON object.");
   const args = unwrapEnvelope(body);
@@ -106,7 +108,10 @@ export function parseParallel(
   }
   // A model must not set what it may spend (docs/api.md#budgets).
   if ("budget" in args) {
-    throw badRequest("option_not_allowed_in_tool_args", "`budget` is set by the bot, not the model: pass it as the query parameter ?budget=, not inside tool arguments.");
+    throw badRequest(
+      "option_not_allowed_in_tool_args",
+      "`budget` is set by the bot, not the model: pass it as the query parameter ?budget=, not inside tool arguments.",
+    );
   }
   const limits: Limits = config.limits;
   const timeout = coerceSeconds("timeout", args.timeout) ?? limits.default_timeout_seconds;
@@ -134,7 +139,8 @@ export function parseParallel(
   const items = rawToolCalls(args);
   if (items !== undefined) {
     if (items.length === 0) throw invalidCalls("`tool_calls` must contain at least one tool call.");
-    if (items.length > limits.max_calls) throw invalidCalls(`\`tool_calls\` supports at most ${limits.max_calls} items.`);
+    if (items.length > limits.max_calls)
+      throw invalidCalls(`\`tool_calls\` supports at most ${limits.max_calls} items.`);
   }
   // The request's calls share one pattern meter (a request's own, unless its caller brought one).
   const ctx: SpecContext = { config, agent, patterns: new PatternMeter(), ...tools, jobTimeout };
@@ -147,4 +153,3 @@ export function parseParallel(
   }
   return { ...base, jobs };
 }
-

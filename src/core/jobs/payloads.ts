@@ -83,7 +83,10 @@ export function resultsPayload(jobs: JobRow[], o: Omit<SnapshotOptions, "include
   const active = jobs.some((j) => !isTerminal(j.state));
   const timedOut = Boolean(o.waitTimedOut) && active;
   const payload: ResultsPayload = {
-    status: batchStatus(jobs.map((j) => j.state), timedOut),
+    status: batchStatus(
+      jobs.map((j) => j.state),
+      timedOut,
+    ),
     jobs: jobs.map((j) => snapshot(j, { ...o, waitTimedOut: timedOut, includeResult: true })),
   };
   if (timedOut) payload.wait_timeout = true;

@@ -38,16 +38,28 @@ type Callable = Exclude<RunTarget, { kind: "missing" }>;
  * ends it `timeout`). Whatever the remote answered is redacted of the tenant's stored secrets here,
  * before the chat stores, returns or sends on any of it.
  */
-export async function runCall(call: ClaimedCall, target: RunTarget, stop: AbortSignal, record: CallRecord): Promise<JobOutcome | undefined> {
+export async function runCall(
+  call: ClaimedCall,
+  target: RunTarget,
+  stop: AbortSignal,
+  record: CallRecord,
+): Promise<JobOutcome | undefined> {
   if (target.kind === "missing") return attempts(call, target, stop, record);
   const clean = redactor(target.secrets);
   const progress = record.progress;
-  const cleanRecord = progress ? { ...record, progress: (p: ProgressParams) => progress.call(record, redactDeep(p, clean)) } : record;
+  const cleanRecord = progress
+    ? { ...record, progress: (p: ProgressParams) => progress.call(record, redactDeep(p, clean)) }
+    : record;
   const outcome = await attempts(call, target, stop, cleanRecord);
   return outcome && redactDeep(outcome, clean);
 }
 
-async function attempts(call: ClaimedCall, target: RunTarget, stop: AbortSignal, record: CallRecord): Promise<JobOutcome | undefined> {
+async function attempts(
+  call: ClaimedCall,
+  target: RunTarget,
+  stop: AbortSignal,
+  record: CallRecord,
+): Promise<JobOutcome | undefined> {
   const args = JSON.parse(call.tool_args) as Record<string, unknown>;
   const refused = refusal(target, args, record.allowPrivateEgress);
   if (refused) return { state: "error", error: refused, attempt: call.attempt };
@@ -59,7 +71,9 @@ async function attempts(call: ClaimedCall, target: RunTarget, stop: AbortSignal,
     if (result === "stopped") return undefined; // stopped or past the deadline: not an `error` (docs/api.md#attempts-and-retries)
     if (result.kind === "done") {
       const content = result.content ? { content: result.content } : {};
-      return result.state === "success" ? { state: "success", result: result.result, attempt, ...content } : { state: "error", error: result.error, attempt, ...content };
+      return result.state === "success"
+        ? { state: "success", result: result.result, attempt, ...content }
+        : { state: "error", error: result.error, attempt, ...content };
     }
     // `http_request` is never retried (docs/api.md#attempts-and-retries).
     const retry = callable.kind !== "http_request" && isRetryable(result.failure, call.read_only);
@@ -89,11 +103,26 @@ async function attemptOnce(
   const { allowPrivateEgress, meter } = record;
   try {
     if (target.kind === "mcp") {
-      const mcpCall = () => callMcpTool(target.endpoint, target.tool, args, { signal: bound.signal, remainingMs: remaining, allowPrivateEgress, onProgress: record.progress });
+      const mcpCall = () =>
+        callMcpTool(target.endpoint, target.tool, args, {
+          signal: bound.signal,
+          remainingMs: remaining,
+          allowPrivateEgress,
+          onProgress: record.progress,
+        });
       return await (meter ? meter.during(2, mcpCall) : mcpCall());
     }
     const send = meter?.wrap();
-    const ctx: AttemptContext = { job_id: call.job_id, chat_id: call.chat_id, tool_name: call.tool_name, tool_args: args, attempt, signal: bound.signal, allowPrivateEgress, send };
+    const ctx: AttemptContext = {
+      job_id: call.job_id,
+      chat_id: call.chat_id,
+      tool_name: call.tool_name,
+      tool_args: args,
+      attempt,
+      signal: bound.signal,
+      allowPrivateEgress,
+      send,
+    };
     return await (target.kind === "http_tool" ? callTenantTool(target, ctx) : callHttpRequest(target, ctx));
   } catch (e) {
     if (bound.signal.aborted) return "stopped";

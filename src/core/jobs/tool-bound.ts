@@ -22,7 +22,10 @@ export function withinToolBound(specs: JobSpec[], bound: string[] | null): JobSp
     }
     const wider = (spec.sub.tools ?? []).filter((t) => !bound.includes(t));
     if (wider.length) {
-      throw badRequest("invalid_subordinate_call", `\`tools\` must be a subset of this chat's own tools (${bound.join(", ")}); not allowed: ${wider.map(quoteName).join(", ")}.`);
+      throw badRequest(
+        "invalid_subordinate_call",
+        `\`tools\` must be a subset of this chat's own tools (${bound.join(", ")}); not allowed: ${wider.map(quoteName).join(", ")}.`,
+      );
     }
     return { ...spec, sub: { ...spec.sub, tools: spec.sub.tools ?? bound } };
   });

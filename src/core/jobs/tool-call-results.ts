@@ -15,10 +15,15 @@ import { batchStatus, resultsPayload, startedPayload, type PayloadView } from ".
  * stored row may take, even with every tool of a large configuration listed as available.
  */
 const MAX_ERROR_CHARS = 16_000;
-const bounded = (message: string) => (message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}…` : message);
+const bounded = (message: string) =>
+  message.length > MAX_ERROR_CHARS ? `${message.slice(0, MAX_ERROR_CHARS)}…` : message;
 
 /** A call after admission: refused (by the worker or the chat), or the job ids it reports. */
-export function admittedCall(entry: ToolCallEntry, refusals: Map<number, ApiError>, jobIds: Map<number, string>): AdmittedToolCall {
+export function admittedCall(
+  entry: ToolCallEntry,
+  refusals: Map<number, ApiError>,
+  jobIds: Map<number, string>,
+): AdmittedToolCall {
   const base = { tool_call_id: entry.tool_call_id, name: entry.name };
   if (entry.error) return { ...base, error: { ...entry.error, message: bounded(entry.error.message) } };
   const own = entry.spec ? [entry.spec] : (entry.parallel?.specs ?? []);
@@ -37,9 +42,13 @@ export function admittedCall(entry: ToolCallEntry, refusals: Map<number, ApiErro
  */
 export type ReplayedCall = Omit<AdmittedToolCall, "tool_call_id" | "name">;
 
-export const forReplay = (calls: AdmittedToolCall[]): ReplayedCall[] => calls.map(({ tool_call_id: _id, name: _name, ...rest }) => rest);
+export const forReplay = (calls: AdmittedToolCall[]): ReplayedCall[] =>
+  calls.map(({ tool_call_id: _id, name: _name, ...rest }) => rest);
 
-export const fromReplay = (calls: ReplayedCall[], entries: Pick<ToolCallEntry, "tool_call_id" | "name">[]): AdmittedToolCall[] =>
+export const fromReplay = (
+  calls: ReplayedCall[],
+  entries: Pick<ToolCallEntry, "tool_call_id" | "name">[],
+): AdmittedToolCall[] =>
   calls.map((call, i) => ({ ...call, tool_call_id: entries[i]!.tool_call_id, name: entries[i]!.name }));
 
 export function toolCallResult(call: AdmittedToolCall, rows: Map<string, JobRow>, view: PayloadView): ToolCallResult {
@@ -75,7 +84,9 @@ function parallelResult(
 
 /** The jobs whose results this answer delivers (and so collects): not those left running in the background. */
 export function deliveredJobIds(calls: AdmittedToolCall[]): string[] {
-  return calls.flatMap((c) => (c.job_id ? [c.job_id] : c.parallel && (c.parallel.wait || c.parallel.cancel) ? c.parallel.job_ids : []));
+  return calls.flatMap((c) =>
+    c.job_id ? [c.job_id] : c.parallel && (c.parallel.wait || c.parallel.cancel) ? c.parallel.job_ids : [],
+  );
 }
 
 /** Every job an answer reports on. */
@@ -84,5 +95,8 @@ export function reportedJobIds(calls: AdmittedToolCall[]): string[] {
 }
 
 export function toolCallsStatus(results: ToolCallResult[], waitTimedOut: boolean): ToolCallsAnswer["status"] {
-  return batchStatus(results.map((r) => r.state), waitTimedOut);
+  return batchStatus(
+    results.map((r) => r.state),
+    waitTimedOut,
+  );
 }

@@ -155,7 +155,9 @@ export function checkPattern(pattern: string): { steps: number } | { problem: st
   try {
     steps = compile(pattern).programSize();
   } catch (e) {
-    return { problem: `cannot run in linear time (${(e as Error).message}); backreferences, lookahead, lookbehind and counts over 1000 are not supported` };
+    return {
+      problem: `cannot run in linear time (${(e as Error).message}); backreferences, lookahead, lookbehind and counts over 1000 are not supported`,
+    };
   }
   return steps > MAX_PATTERN_PROGRAM ? tooMany(steps) : { steps };
 }

@@ -22,7 +22,14 @@
  */
 import { Validator, type OutputUnit, type Schema } from "@cfworker/json-schema";
 import { isObject } from "../util/json";
-import { checkPattern, estimateSteps, MAX_SCHEMA_PROGRAM, PatternBudgetExceeded, PatternMeter, runWithLinearPatterns } from "./linear-patterns";
+import {
+  checkPattern,
+  estimateSteps,
+  MAX_SCHEMA_PROGRAM,
+  PatternBudgetExceeded,
+  PatternMeter,
+  runWithLinearPatterns,
+} from "./linear-patterns";
 
 /** Longest string (or property name) checked against a schema's patterns or formats. */
 export const MAX_CHECKED_STRING_CHARS = 10_000;
@@ -41,8 +48,18 @@ const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples"]);
 
 /** Formats whose checks are regular expressions of a fixed shape (measured: under 0.1 ms at 10,000 characters). */
 const ASSERTED_FORMATS = new Set([
-  "date", "time", "date-time", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
-  "json-pointer", "json-pointer-uri-fragment", "relative-json-pointer",
+  "date",
+  "time",
+  "date-time",
+  "duration",
+  "email",
+  "hostname",
+  "ipv4",
+  "ipv6",
+  "uuid",
+  "json-pointer",
+  "json-pointer-uri-fragment",
+  "relative-json-pointer",
 ]);
 
 const escapePointer = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -59,7 +76,8 @@ function walk(schema: unknown, visit: (node: Record<string, unknown>, at: string
     } else if (isObject(node)) {
       visit(node, at);
       for (const [key, value] of Object.entries(node)) {
-        if (!DATA_KEYWORDS.has(key) && typeof value === "object" && value !== null) stack.push([value, `${at}/${escapePointer(key)}`]);
+        if (!DATA_KEYWORDS.has(key) && typeof value === "object" && value !== null)
+          stack.push([value, `${at}/${escapePointer(key)}`]);
       }
     }
   }
@@ -77,7 +95,8 @@ export function schemaPatterns(schema: unknown): SchemaPattern[] {
   walk(schema, (node, at) => {
     if (typeof node.pattern === "string") found.push({ pointer: `${at}/pattern`, pattern: node.pattern });
     if (isObject(node.patternProperties)) {
-      for (const key of Object.keys(node.patternProperties)) found.push({ pointer: `${at}/patternProperties/${escapePointer(key)}`, pattern: key });
+      for (const key of Object.keys(node.patternProperties))
+        found.push({ pointer: `${at}/patternProperties/${escapePointer(key)}`, pattern: key });
     }
   });
   return found;
@@ -95,11 +114,14 @@ export function patternSteps(schema: unknown): number {
 export function schemaHazards(schema: unknown): string[] {
   const patterns = schemaPatterns(schema);
   const text = patterns.reduce((n, p) => n + p.pattern.length, 0);
-  if (text > MAX_PATTERN_TEXT_CHARS) return [`/ has ${text} characters of patterns; at most ${MAX_PATTERN_TEXT_CHARS} are checked`];
+  if (text > MAX_PATTERN_TEXT_CHARS)
+    return [`/ has ${text} characters of patterns; at most ${MAX_PATTERN_TEXT_CHARS} are checked`];
   // Estimated before anything compiles: compiling is the cost this bound keeps small.
   const steps = patternSteps(schema);
   if (steps > MAX_SCHEMA_PROGRAM) {
-    return [`/ has patterns of about ${steps} steps in all; at most ${MAX_SCHEMA_PROGRAM} are run per call, so use fewer or smaller counts`];
+    return [
+      `/ has patterns of about ${steps} steps in all; at most ${MAX_SCHEMA_PROGRAM} are run per call, so use fewer or smaller counts`,
+    ];
   }
   const hazards = patterns.flatMap((p) => {
     const check = checkPattern(p.pattern);
@@ -119,7 +141,9 @@ function referenceHazards(schema: unknown): string[] {
   if (hazards.length > 0) return hazards;
   const size = expandedSize(schema);
   return size > MAX_EXPANDED_SUBSCHEMAS
-    ? [`/ expands to more than ${MAX_EXPANDED_SUBSCHEMAS} subschemas through its $refs; reference each definition from fewer places`]
+    ? [
+        `/ expands to more than ${MAX_EXPANDED_SUBSCHEMAS} subschemas through its $refs; reference each definition from fewer places`,
+      ]
     : [];
 }
 

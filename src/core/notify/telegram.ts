@@ -42,7 +42,12 @@ export async function sendTelegram(
 ): Promise<AttemptResult> {
   // Checked at every send (docs/api.md#outbound-urls): the config may have been stored under other rules.
   const problem = egressProblem(target.api_base_url, allowPrivateEgress);
-  if (problem) return { status: null, error: `The Telegram api_base_url ${problem}; outbound requests there are not allowed.`, refused: true };
+  if (problem)
+    return {
+      status: null,
+      error: `The Telegram api_base_url ${problem}; outbound requests there are not allowed.`,
+      refused: true,
+    };
   const bounded = boundedSignal(stop, ATTEMPT_TIMEOUT_MS);
   const base = target.api_base_url.replace(/\/+$/, "");
   try {
@@ -54,10 +59,18 @@ export async function sendTelegram(
     });
     const answer = await res.text();
     // The token is part of the URL: never echo the URL into an error.
-    return { status: res.status, error: res.ok ? "" : `Telegram answered ${res.status}: ${redact(answer, target.secrets).slice(0, 200)}` };
+    return {
+      status: res.status,
+      error: res.ok ? "" : `Telegram answered ${res.status}: ${redact(answer, target.secrets).slice(0, 200)}`,
+    };
   } catch {
     const timedOut = bounded.signal.reason?.name === "TimeoutError";
-    return { status: null, error: timedOut ? `Telegram gave no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.` : "Network error reaching Telegram." };
+    return {
+      status: null,
+      error: timedOut
+        ? `Telegram gave no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.`
+        : "Network error reaching Telegram.",
+    };
   } finally {
     bounded.release();
   }

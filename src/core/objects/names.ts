@@ -14,4 +14,5 @@ export const isValidChatId = (id: string) => CHAT_ID_PATTERN.test(id) && !/^\.+$
 /** One of a tenant's flow shards (docs/architecture.md#flow-objects): the lines whose keys hash to `shard`. */
 export const flowName = (tenant: string, shard: number) => `flow/${tenant}/${shard}`;
 /** The budget of a top-level batch (docs/architecture.md#budgets). */
-export const budgetName = (tenant: string, rootChat: string, batchId: string) => `budget/${tenant}/${rootChat}/${batchId}`;
+export const budgetName = (tenant: string, rootChat: string, batchId: string) =>
+  `budget/${tenant}/${rootChat}/${batchId}`;

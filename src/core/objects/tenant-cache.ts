@@ -53,10 +53,16 @@ function keep<T>(map: Map<string, T>, tenant: string, value: T): void {
  * The configuration (secrets masked), checked only when this isolate has not checked it for 5 s.
  * A check names the version kept, and the TenantDO sends the document only if it changed.
  */
-export async function tenantConfigOf(tenant: string, reads: () => TenantReads, now = Date.now()): Promise<TenantConfig> {
+export async function tenantConfigOf(
+  tenant: string,
+  reads: () => TenantReads,
+  now = Date.now(),
+): Promise<TenantConfig> {
   const kept = configs.get(tenant);
   if (kept && now - kept.checkedAt < TENANT_RECHECK_MS) return kept.config;
-  const { config, version } = await reads().getConfig(kept && now - kept.readAt < CONFIG_DOCUMENT_MAX_AGE_MS ? kept.version : undefined);
+  const { config, version } = await reads().getConfig(
+    kept && now - kept.readAt < CONFIG_DOCUMENT_MAX_AGE_MS ? kept.version : undefined,
+  );
   if (config === undefined) {
     // Left out only when `kept` is current: it is now as fresh as the check. A write this isolate
     // answered meanwhile replaced it in the map, and stays.
@@ -72,19 +78,31 @@ export async function tenantConfigOf(tenant: string, reads: () => TenantReads, n
 }
 
 /** The document a `PUT` or `PATCH` stored, as its answer shows it: this isolate sees it at once. */
-export function rememberConfig(tenant: string, config: TenantConfig, version: number, now = Date.now(), previous = configs.get(tenant)?.version): void {
+export function rememberConfig(
+  tenant: string,
+  config: TenantConfig,
+  version: number,
+  now = Date.now(),
+  previous = configs.get(tenant)?.version,
+): void {
   keep(configs, tenant, { config, version, checkedAt: now, readAt: now });
   // Targets read under another version may name a URL, secret or tool that changed.
   if (previous !== version || (targets.get(tenant)?.version ?? version) !== version) targets.delete(tenant);
 }
 
 /** The tools' targets (secrets opened), asked for only when one is missing or this isolate has not checked them for 5 s. */
-export async function runTargetsOf(tenant: string, toolNames: string[], reads: () => TenantReads, now = Date.now()): Promise<Record<string, RunTarget>> {
+export async function runTargetsOf(
+  tenant: string,
+  toolNames: string[],
+  reads: () => TenantReads,
+  now = Date.now(),
+): Promise<Record<string, RunTarget>> {
   const kept = targets.get(tenant);
   const fresh = kept && now - kept.checkedAt < TENANT_RECHECK_MS;
   if (fresh && toolNames.every((n) => kept.byName.has(n))) return pick(kept.byName, toolNames);
   const answer = await reads().runTargets(toolNames);
-  const entry: Targets = fresh && kept.version === answer.version ? kept : { version: answer.version, checkedAt: now, byName: new Map() };
+  const entry: Targets =
+    fresh && kept.version === answer.version ? kept : { version: answer.version, checkedAt: now, byName: new Map() };
   for (const [name, target] of Object.entries(answer.targets)) entry.byName.set(name, target);
   keep(targets, tenant, entry);
   return pick(entry.byName, toolNames);
@@ -115,7 +133,8 @@ export function vouchFor(tenant: string, check: ConfigCheck, now = Date.now()): 
   }
 }
 
-const pick = (byName: Map<string, RunTarget>, names: string[]) => Object.fromEntries(names.map((n) => [n, byName.get(n)!]));
+const pick = (byName: Map<string, RunTarget>, names: string[]) =>
+  Object.fromEntries(names.map((n) => [n, byName.get(n)!]));
 
 /** Drops everything kept (tests: storage wiped between them, this isolate's memory not). */
 export function forgetTenants(): void {

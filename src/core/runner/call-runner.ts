@@ -106,10 +106,13 @@ export class CallRunner {
     // which a Worker runner outlives) stays broken. The chat answers false once the job is no
     // longer this lease's (it ended, or went to another runner): the call stops.
     const record = async (next: number, phase: "settled" | "sending") => {
-      if (!(await this.#chat(held).runnerAttempt(job_id, held.lease, next, phase))) stopper.abort(new DOMException("job ended", "AbortError"));
+      if (!(await this.#chat(held).runnerAttempt(job_id, held.lease, next, phase)))
+        stopper.abort(new DOMException("job ended", "AbortError"));
     };
     const progress = new LatestEvery<Progress>(PROGRESS_INTERVAL_MS, (p) => {
-      this.#chat(held).runnerProgress(job_id, held.lease, p).catch(() => {}); // a courtesy: the call goes on without it
+      this.#chat(held)
+        .runnerProgress(job_id, held.lease, p)
+        .catch(() => {}); // a courtesy: the call goes on without it
     });
     try {
       const outcome = await runCall(held.call, held.target, stop, {
@@ -126,7 +129,8 @@ export class CallRunner {
       if (outcome && !stop.aborted) await this.#report(held, outcome);
     } catch (e) {
       // A record of an attempt could not reach the chat: the call stops, and the chat's heartbeat recovers it from the row.
-      if (!stop.aborted) console.error("a runner's call stopped; its chat's heartbeat will recover it", job_id, (e as Error).message);
+      if (!stop.aborted)
+        console.error("a runner's call stopped; its chat's heartbeat will recover it", job_id, (e as Error).message);
     } finally {
       progress.stop();
     }
@@ -167,7 +171,10 @@ export class CallRunner {
     // The invocation stays alive until the renewals end with the last call (no timer outlives it).
     let done!: () => void;
     const finished = new Promise<void>((resolve) => (done = resolve));
-    const renewal = { timer: setTimeout(() => void this.#renew().finally(() => this.#renewed(renewal)), RENEW_EVERY_MS), done };
+    const renewal = {
+      timer: setTimeout(() => void this.#renew().finally(() => this.#renewed(renewal)), RENEW_EVERY_MS),
+      done,
+    };
     this.#renewal = renewal;
     this.waitUntil(finished);
   }
@@ -198,7 +205,9 @@ export class CallRunner {
     await Promise.all(
       [...byChat.values()].map(async (calls) => {
         try {
-          const ended = await this.#chat(calls[0]!).renewLeases(calls.map((c) => ({ job_id: c.call.job_id, lease: c.lease })));
+          const ended = await this.#chat(calls[0]!).renewLeases(
+            calls.map((c) => ({ job_id: c.call.job_id, lease: c.lease })),
+          );
           for (const id of ended) this.abort(id);
         } catch (e) {
           // Tried again at the next renewal; a chat that never hears one recovers the calls.

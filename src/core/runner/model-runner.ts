@@ -19,7 +19,11 @@ const REPORT_TRIES = 5;
 type Chat = ReturnType<Env["CHAT"]["getByName"]>;
 
 /** Claims the ask its message names; the request then goes on in `waitUntil`. Nothing to make (taken, stale, ended) ends it here. */
-export async function takeModelAsk(env: Env, message: ModelAskMessage, waitUntil: (work: Promise<unknown>) => void): Promise<void> {
+export async function takeModelAsk(
+  env: Env,
+  message: ModelAskMessage,
+  waitUntil: (work: Promise<unknown>) => void,
+): Promise<void> {
   // Each message to the chat gets a new stub: one from before a restart of the chat stays broken.
   const chat = () => env.CHAT.getByName(chatName(message.tenant, message.chat_id));
   const claimed = await chat().claimModelAsk(message.ask.turn_id, message.ask.lease);
@@ -39,7 +43,8 @@ async function askModel(chat: () => Chat, ask: ModelAskMessage["ask"], claimed: 
   try {
     answer = await answerOf(claimed, stop.signal);
   } catch (e) {
-    if (!stop.signal.aborted) console.error("a model request failed unexpectedly; its chat asks again", ask.turn_id, (e as Error).message);
+    if (!stop.signal.aborted)
+      console.error("a model request failed unexpectedly; its chat asks again", ask.turn_id, (e as Error).message);
     return;
   } finally {
     clearInterval(renewals);

@@ -40,7 +40,9 @@ export function cutStoredResult(result: string, maxBytes: number): { result: str
   if (bytes.length <= maxBytes) return { result, result_truncated: false };
   // Decoding a cut UTF-8 sequence yields U+FFFD at the end; drop it rather than store a broken character.
   // A leading U+FEFF is the result's own text, not a byte-order mark to strip.
-  const cut = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true }).decode(bytes.slice(0, maxBytes)).replace(/\uFFFD+$/, "");
+  const cut = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true })
+    .decode(bytes.slice(0, maxBytes))
+    .replace(/\uFFFD+$/, "");
   return { result: cut, result_truncated: true };
 }
 

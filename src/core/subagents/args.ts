@@ -71,7 +71,9 @@ export function parseCallSubordinate(args: JsonObject): SubordinateRequest {
   const contextId = optionalText(args.context_id ?? args.agent_id, "context_id");
   const reset = coerceBool(args.reset, false);
   if (contextId && reset) {
-    throw invalid("`context_id` continues an existing subordinate and requires reset=false. Omit `context_id` to create a fresh subordinate.");
+    throw invalid(
+      "`context_id` continues an existing subordinate and requires reset=false. Omit `context_id` to create a fresh subordinate.",
+    );
   }
   const name = optionalText(args.name, "name");
   return {

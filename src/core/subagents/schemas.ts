@@ -12,10 +12,16 @@ export function spawnTaskArgs(types: string[]) {
   const agent = enumOf(types).describe("Subagent type (profile) to run the task.");
   return z.object({
     task: z.string().min(1).describe("What the subagent should do, with everything it needs to know."),
-    label: z.string().optional().describe("Short label for progress messages (default: the task's first 30 characters)."),
+    label: z
+      .string()
+      .optional()
+      .describe("Short label for progress messages (default: the task's first 30 characters)."),
     agent: types.includes("default") ? agent.optional() : agent,
     wait: z.boolean().optional().describe("Wait for the result (honoured at /spawn and in agent loops)."),
-    context: z.enum(["fresh", "fork"]).optional().describe('"fork" passes your recent conversation; "fresh" (default) nothing.'),
+    context: z
+      .enum(["fresh", "fork"])
+      .optional()
+      .describe('"fork" passes your recent conversation; "fresh" (default) nothing.'),
     tools: z.array(z.string()).optional().describe("Restrict the subagent to these of its profile's tools."),
   });
 }
@@ -25,7 +31,10 @@ export function callSubordinateArgs(types: string[]) {
   return z.object({
     message: z.string().min(1).describe("The instruction for the subordinate."),
     profile: types.includes("default") ? profile.optional() : profile,
-    reset: z.boolean().optional().describe("true starts a fresh subordinate; false (default) continues the latest one."),
+    reset: z
+      .boolean()
+      .optional()
+      .describe("true starts a fresh subordinate; false (default) continues the latest one."),
     context_id: z.string().optional().describe("Continue this earlier subordinate (requires reset=false)."),
     name: z.string().optional().describe("A name for the subordinate's chat."),
     attachments: z.array(z.string()).optional().describe("URLs the subordinate should look at."),

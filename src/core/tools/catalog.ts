@@ -50,7 +50,13 @@ function deepFreeze<T>(value: T): T {
 
 function builtins(config: TenantConfig): CatalogTool[] {
   const tools: CatalogTool[] = [
-    { name: WAIT_TOOL.name, kind: "wait", description: WAIT_TOOL.description, parameters: builtinParameters(WAIT_TOOL), readOnly: () => true },
+    {
+      name: WAIT_TOOL.name,
+      kind: "wait",
+      description: WAIT_TOOL.description,
+      parameters: builtinParameters(WAIT_TOOL),
+      readOnly: () => true,
+    },
   ];
   if (config.builtins.http_request.allowed_origins.length > 0) {
     tools.push({
@@ -70,13 +76,15 @@ function builtins(config: TenantConfig): CatalogTool[] {
 function mcpTools(mcp: McpListings): CatalogTool[] {
   return Object.entries(mcp).flatMap(([server, listing]) =>
     "tools" in listing
-      ? exposedTools(server, listing.tools).map((t): CatalogTool => ({
-          name: mcpToolName(server, t.name),
-          kind: "mcp",
-          description: t.description,
-          parameters: t.parameters,
-          readOnly: () => t.read_only,
-        }))
+      ? exposedTools(server, listing.tools).map(
+          (t): CatalogTool => ({
+            name: mcpToolName(server, t.name),
+            kind: "mcp",
+            description: t.description,
+            parameters: t.parameters,
+            readOnly: () => t.read_only,
+          }),
+        )
       : [],
   );
 }
@@ -109,7 +117,9 @@ export function schemaProblems(tool: CatalogTool, args: JsonObject, patterns: Pa
   const { checksStrings } = runnableSchema(tool.parameters);
   const overlong = checksStrings ? overlongString(args) : undefined;
   if (overlong) {
-    return [`${overlong} is longer than ${MAX_CHECKED_STRING_CHARS} characters, the most fanout checks against this tool's schema patterns and formats; send a shorter value`];
+    return [
+      `${overlong} is longer than ${MAX_CHECKED_STRING_CHARS} characters, the most fanout checks against this tool's schema patterns and formats; send a shorter value`,
+    ];
   }
   let result: ReturnType<typeof checkArguments>;
   try {

@@ -64,7 +64,11 @@ export async function callHttpRequest(
   const args = ctx.tool_args as { url: string; method?: string; headers?: Record<string, string>; body?: string };
   const origin = new URL(args.url).origin;
   if (!target.allowed_origins.map((o) => new URL(o).origin).includes(origin)) {
-    return { kind: "done", state: "error", error: `Origin ${origin} is no longer in builtins.http_request.allowed_origins.` };
+    return {
+      kind: "done",
+      state: "error",
+      error: `Origin ${origin} is no longer in builtins.http_request.allowed_origins.`,
+    };
   }
   const method = (args.method ?? "GET").toUpperCase();
   return attempt(

@@ -54,7 +54,11 @@ export const httpError = (status: number, text: string) => `HTTP ${status}: ${te
 export function statusFailure(response: Response, text: string): AttemptResult {
   return {
     kind: "failed",
-    failure: { kind: "status", status: response.status, retryAfterMs: parseRetryAfter(response.headers.get("retry-after")) },
+    failure: {
+      kind: "status",
+      status: response.status,
+      retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
+    },
     error: httpError(response.status, text),
   };
 }
@@ -99,7 +103,11 @@ export async function attempt(
     text = await readCapped(response, maxBytes);
   } catch (e) {
     if ((e as Error).name === "AbortError" || (e as Error).name === "TimeoutError") throw e;
-    return { kind: "failed", failure: { kind: "network" }, error: `Network error while reading the answer: ${(e as Error).message}` };
+    return {
+      kind: "failed",
+      failure: { kind: "network" },
+      error: `Network error while reading the answer: ${(e as Error).message}`,
+    };
   }
   if (response.status >= 200 && response.status < 300) return read(response, text);
   return statusFailure(response, text);

@@ -36,7 +36,8 @@ export function serverFetch(url: string, allowPrivateEgress: boolean, send?: Fet
   const own = new URL(url).href;
   return async (input, init) => {
     const target = input instanceof Request ? input.url : String(input);
-    if (new URL(target).href !== own) throw new EgressRefused("is the target of a redirect, and redirects are not followed");
+    if (new URL(target).href !== own)
+      throw new EgressRefused("is the target of a redirect, and redirects are not followed");
     return guarded(input, init);
   };
 }
@@ -82,7 +83,10 @@ const reason = (e: unknown) => (e instanceof Error ? e.message : String(e));
  * that says what was left out. Throws when the server cannot be listed at all. Pages are read one
  * at a time: with the SDK's event stream, at most 2 connections are open.
  */
-export async function listMcpTools(endpoint: McpEndpoint, allowPrivateEgress: boolean): Promise<{ tools: McpTool[]; report?: string }> {
+export async function listMcpTools(
+  endpoint: McpEndpoint,
+  allowPrivateEgress: boolean,
+): Promise<{ tools: McpTool[]; report?: string }> {
   const signal = AbortSignal.timeout(MCP_LIST_TIMEOUT_MS);
   const metered = meteredFetch(serverFetch(endpoint.url, allowPrivateEgress), MCP_LIST_BOUNDS.bytes);
   const client = await connected(endpoint, signal, MCP_LIST_TIMEOUT_MS, metered.fetch);
@@ -128,7 +132,12 @@ export async function callMcpTool(
   endpoint: McpEndpoint,
   tool: string,
   args: Record<string, unknown>,
-  call: { signal: AbortSignal; remainingMs: number; allowPrivateEgress: boolean; onProgress?: (progress: ProgressParams) => void },
+  call: {
+    signal: AbortSignal;
+    remainingMs: number;
+    allowPrivateEgress: boolean;
+    onProgress?: (progress: ProgressParams) => void;
+  },
 ): Promise<AttemptResult> {
   const { signal, remainingMs, onProgress } = call;
   // The caller's signal ends the call at the deadline; the SDK's own timer must not fire first.
@@ -141,7 +150,11 @@ export async function callMcpTool(
     return failure(endpoint.name, e, "unsent");
   }
   try {
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout, ...(onProgress ? { onprogress: onProgress } : {}) });
+    const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+      signal,
+      timeout,
+      ...(onProgress ? { onprogress: onProgress } : {}),
+    });
     return { kind: "done", ...callOutcome(result as Parameters<typeof callOutcome>[0]) };
   } catch (e) {
     if (signal.aborted) throw e;
@@ -154,12 +167,24 @@ export async function callMcpTool(
 function failure(server: string, e: unknown, otherwise: "unsent" | "network"): AttemptResult {
   // Nothing was sent, and sending again cannot help: final, never retried.
   const refused = egressRefusal(e);
-  if (refused) return { kind: "done", state: "error", error: `MCP server '${server}': its URL ${refused.problem}; outbound calls there are not allowed.` };
+  if (refused)
+    return {
+      kind: "done",
+      state: "error",
+      error: `MCP server '${server}': its URL ${refused.problem}; outbound calls there are not allowed.`,
+    };
   if (e instanceof StreamableHTTPError && e.code !== undefined) {
-    return { kind: "failed", failure: { kind: "status", status: e.code }, error: `MCP server '${server}' answered HTTP ${e.code}: ${reason(e).slice(0, 500)}` };
+    return {
+      kind: "failed",
+      failure: { kind: "status", status: e.code },
+      error: `MCP server '${server}' answered HTTP ${e.code}: ${reason(e).slice(0, 500)}`,
+    };
   }
   // A JSON-RPC error is the server's answer (unknown tool, invalid arguments): final.
   if (e instanceof McpError) return { kind: "done", state: "error", error: `MCP server '${server}': ${reason(e)}` };
-  const error = otherwise === "unsent" ? `MCP server '${server}' could not be reached: ${reason(e)}` : `Network error: ${reason(e)}`;
+  const error =
+    otherwise === "unsent"
+      ? `MCP server '${server}' could not be reached: ${reason(e)}`
+      : `Network error: ${reason(e)}`;
   return { kind: "failed", failure: { kind: otherwise }, error };
 }

@@ -55,7 +55,9 @@ export function placeholder(part: ContentPart): string {
     case "image":
     case "audio": {
       const data = str(part.data);
-      const details = [str(part.mimeType), data === undefined ? undefined : byteSize(decodedBytes(data))].filter(Boolean);
+      const details = [str(part.mimeType), data === undefined ? undefined : byteSize(decodedBytes(data))].filter(
+        Boolean,
+      );
       return `[${[part.type, details.join(", ")].filter(Boolean).join(" ")}]`;
     }
     case "resource": {
@@ -67,7 +69,8 @@ export function placeholder(part: ContentPart): string {
       return uri ? `[resource ${uri}]` : "[resource]";
     }
     default: {
-      const type = typeof part.type === "string" && part.type ? [...part.type].slice(0, TYPE_SHOWN_CHARS).join("") : "unknown";
+      const type =
+        typeof part.type === "string" && part.type ? [...part.type].slice(0, TYPE_SHOWN_CHARS).join("") : "unknown";
       return `[${type}]`;
     }
   }
@@ -85,7 +88,8 @@ export function resultText(result: ToolCallContent): string {
   const hasText = parts.some((p) => p.type === "text");
   if (!hasText) {
     const structured = result.structuredContent ?? (parts.length === 0 ? result.toolResult : undefined);
-    if (structured !== undefined) lines.unshift(typeof structured === "string" ? structured : JSON.stringify(structured));
+    if (structured !== undefined)
+      lines.unshift(typeof structured === "string" ? structured : JSON.stringify(structured));
   }
   return lines.join("\n");
 }

@@ -53,7 +53,8 @@ class LeftOut {
 
   describe(): string[] {
     return [...this.#reasons].map(
-      ([reason, { count, first, detail }]) => `${count} ${reason} (${count > 1 ? "first " : ""}${quoted(first)}${detail ? `: ${detail}` : ""})`,
+      ([reason, { count, first, detail }]) =>
+        `${count} ${reason} (${count > 1 ? "first " : ""}${quoted(first)}${detail ? `: ${detail}` : ""})`,
     );
   }
 }
@@ -62,7 +63,11 @@ class LeftOut {
  * The tools of a server's list fanout can run, and at most one log line saying what it left
  * out, cut short or did not read.
  */
-export function keptTools(server: string, listed: ListedTool[], cut?: ListingCut): { tools: McpTool[]; report?: string } {
+export function keptTools(
+  server: string,
+  listed: ListedTool[],
+  cut?: ListingCut,
+): { tools: McpTool[]; report?: string } {
   const b = MCP_LIST_BOUNDS;
   const tools: McpTool[] = [];
   const leftOut = new LeftOut();
@@ -89,9 +94,14 @@ export function keptTools(server: string, listed: ListedTool[], cut?: ListingCut
     // a configuration gets. A schema refused for its own size compiles nothing, so it spends none of it.
     const ownText = schemaPatterns(tool.inputSchema).reduce((n, p) => n + p.pattern.length, 0);
     const ownSteps = patternSteps(tool.inputSchema);
-    const fits = ownSteps > MAX_SCHEMA_PROGRAM || (patternText + ownText <= MAX_CONFIG_PATTERN_CHARS && steps + ownSteps <= MAX_CONFIG_PROGRAM);
+    const fits =
+      ownSteps > MAX_SCHEMA_PROGRAM ||
+      (patternText + ownText <= MAX_CONFIG_PATTERN_CHARS && steps + ownSteps <= MAX_CONFIG_PROGRAM);
     if (!fits) {
-      leftOut.add(`past the ${MAX_CONFIG_PATTERN_CHARS} characters or ${MAX_CONFIG_PROGRAM} steps of patterns a server's schemas may hold`, name);
+      leftOut.add(
+        `past the ${MAX_CONFIG_PATTERN_CHARS} characters or ${MAX_CONFIG_PROGRAM} steps of patterns a server's schemas may hold`,
+        name,
+      );
       continue;
     }
     const [hazard] = schemaHazards(tool.inputSchema);

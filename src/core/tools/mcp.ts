@@ -58,7 +58,9 @@ export function canonicalToolName(name: string, config: TenantConfig): string {
 export function serversNamedIn(body: unknown, config: TenantConfig): string[] {
   if (config.mcp_servers.length === 0) return [];
   const text = JSON.stringify(body) ?? "";
-  return config.mcp_servers.map((s) => s.name).filter((s) => text.includes(`"${s}${MCP_SEPARATOR}`) || text.includes(`"${s}.`));
+  return config.mcp_servers
+    .map((s) => s.name)
+    .filter((s) => text.includes(`"${s}${MCP_SEPARATOR}`) || text.includes(`"${s}.`));
 }
 
 /** The listed tools models can call: names OpenAI accepts, each server's tools in their own order. */
@@ -76,7 +78,12 @@ export type ListedTool = {
 /** A `tools/list` entry as fanout keeps it; the SDK has already checked the shape. */
 export function keptTool(tool: ListedTool): McpTool {
   const { $schema: _ignored, ...parameters } = tool.inputSchema;
-  return { name: tool.name, description: tool.description ?? "", parameters, read_only: tool.annotations?.readOnlyHint === true };
+  return {
+    name: tool.name,
+    description: tool.description ?? "",
+    parameters,
+    read_only: tool.annotations?.readOnlyHint === true,
+  };
 }
 
 /**
@@ -86,10 +93,13 @@ export function keptTool(tool: ListedTool): McpTool {
  */
 export function callOutcome(
   result: ToolCallContent & { isError?: boolean },
-): { state: "success"; result: string; content?: ContentPart[] } | { state: "error"; error: string; content?: ContentPart[] } {
+):
+  | { state: "success"; result: string; content?: ContentPart[] }
+  | { state: "error"; error: string; content?: ContentPart[] } {
   const text = resultText(result);
   const parts = result.content ?? [];
   const content = parts.some((p) => p.type !== "text") ? { content: parts } : {};
-  if (result.isError) return { state: "error", error: text || "The MCP tool reported an error without a message.", ...content };
+  if (result.isError)
+    return { state: "error", error: text || "The MCP tool reported an error without a message.", ...content };
   return { state: "success", result: text, ...content };
 }

@@ -39,10 +39,22 @@ export function addUsage(...parts: Partial<Usage>[]): Usage {
 }
 
 /** One model request: its tokens, and their price when there is one. */
-export function modelRequest(tokens: { prompt_tokens: number; completion_tokens: number }, prices: Prices | undefined): Usage {
-  const usage = { ...NO_USAGE, llm_calls: 1, prompt_tokens: tokens.prompt_tokens, completion_tokens: tokens.completion_tokens };
+export function modelRequest(
+  tokens: { prompt_tokens: number; completion_tokens: number },
+  prices: Prices | undefined,
+): Usage {
+  const usage = {
+    ...NO_USAGE,
+    llm_calls: 1,
+    prompt_tokens: tokens.prompt_tokens,
+    completion_tokens: tokens.completion_tokens,
+  };
   if (!prices) return usage;
-  return { ...usage, cost_usd: (tokens.prompt_tokens * prices.input_per_million + tokens.completion_tokens * prices.output_per_million) / 1e6 };
+  return {
+    ...usage,
+    cost_usd:
+      (tokens.prompt_tokens * prices.input_per_million + tokens.completion_tokens * prices.output_per_million) / 1e6,
+  };
 }
 
 /** What a job's row says of its usage: a subordinate's report, and whether its call was ever tried (`attempt`). */
@@ -78,7 +90,10 @@ export function sharesByDay(jobs: (UsageOfJob & { completed_at: number | null })
     const day = new Date(job.completed_at).toISOString().slice(0, 10);
     const shares = jobShares(job);
     const sum = days.get(day);
-    days.set(day, sum ? { own: addUsage(sum.own, shares.own), subtree: addUsage(sum.subtree, shares.subtree) } : shares);
+    days.set(
+      day,
+      sum ? { own: addUsage(sum.own, shares.own), subtree: addUsage(sum.subtree, shares.subtree) } : shares,
+    );
   }
   return days;
 }

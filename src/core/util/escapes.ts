@@ -26,12 +26,51 @@ for (const [k, v] of Object.entries({ '"': '"', "\\": "\\", "/": "/", b: "\b", f
 /** The named references HTML has for ASCII characters; names are case-sensitive. */
 const NAMED = new Map<string, number>(
   Object.entries({
-    amp: "&", AMP: "&", lt: "<", LT: "<", gt: ">", GT: ">", quot: '"', QUOT: '"', apos: "'",
-    sol: "/", plus: "+", equals: "=", excl: "!", num: "#", dollar: "$", percnt: "%", lpar: "(", rpar: ")",
-    ast: "*", midast: "*", comma: ",", period: ".", colon: ":", semi: ";", quest: "?", commat: "@",
-    lsqb: "[", lbrack: "[", bsol: "\\", rsqb: "]", rbrack: "]", Hat: "^", lowbar: "_", UnderBar: "_",
-    grave: "`", DiacriticalGrave: "`", lcub: "{", lbrace: "{", verbar: "|", vert: "|", VerticalLine: "|",
-    rcub: "}", rbrace: "}", Tab: "\t", NewLine: "\n",
+    amp: "&",
+    AMP: "&",
+    lt: "<",
+    LT: "<",
+    gt: ">",
+    GT: ">",
+    quot: '"',
+    QUOT: '"',
+    apos: "'",
+    sol: "/",
+    plus: "+",
+    equals: "=",
+    excl: "!",
+    num: "#",
+    dollar: "$",
+    percnt: "%",
+    lpar: "(",
+    rpar: ")",
+    ast: "*",
+    midast: "*",
+    comma: ",",
+    period: ".",
+    colon: ":",
+    semi: ";",
+    quest: "?",
+    commat: "@",
+    lsqb: "[",
+    lbrack: "[",
+    bsol: "\\",
+    rsqb: "]",
+    rbrack: "]",
+    Hat: "^",
+    lowbar: "_",
+    UnderBar: "_",
+    grave: "`",
+    DiacriticalGrave: "`",
+    lcub: "{",
+    lbrace: "{",
+    verbar: "|",
+    vert: "|",
+    VerticalLine: "|",
+    rcub: "}",
+    rbrace: "}",
+    Tab: "\t",
+    NewLine: "\n",
   }).map(([k, v]) => [k, code(v)]),
 );
 const LONGEST_NAME = Math.max(...[...NAMED.keys()].map((name) => name.length));
@@ -49,7 +88,7 @@ function hexDigit(c: number): number {
   return lower >= 97 && lower <= 102 ? lower - 87 : -1;
 }
 
-const isLetter = (c: number) => ((c | 0x20) >= 97 && (c | 0x20) <= 122);
+const isLetter = (c: number) => (c | 0x20) >= 97 && (c | 0x20) <= 122;
 
 /** What the escape at `i` was read as: the code point, and the index after it. */
 let readPoint = 0;
@@ -85,7 +124,7 @@ function htmlReference(text: string, i: number): boolean {
     if (hex) k++;
     const first = k;
     let value = 0;
-    for (;; k++) {
+    for (; ; k++) {
       const c = text.charCodeAt(k);
       const digit = hex ? hexDigit(c) : c >= 48 && c <= 57 ? c - 48 : -1;
       if (digit < 0) break;

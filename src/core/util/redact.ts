@@ -39,7 +39,6 @@ function base64Cores(secret: Uint8Array): string[] {
   });
 }
 
-
 /** Every form of `secret` a remote's text is searched for. */
 export function secretForms(secret: string): string[] {
   const bytes = utf8(secret);
@@ -65,7 +64,9 @@ const unchanged = (text: string) => text;
 
 /** A function that takes every form of each secret out of a text. */
 export function redactor(secrets: readonly (string | undefined)[]): (text: string) => string {
-  const usable = [...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_CHARS))].sort();
+  const usable = [
+    ...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_CHARS)),
+  ].sort();
   if (usable.length === 0) return unchanged;
   const key = usable.join("\u0000");
   let redact = compiled.get(key);

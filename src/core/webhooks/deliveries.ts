@@ -65,12 +65,25 @@ export const noWebhook = (then: string) =>
  * Why `row` cannot be sent again now, or undefined when it can. Any delivered, failed or pending
  * event can: a pending one is sent now instead of at its next retry.
  */
-export function redeliveryRefusal(row: DeliveryRow | undefined, chatId: string, eventId: string, webhookConfigured: boolean): ApiError | undefined {
+export function redeliveryRefusal(
+  row: DeliveryRow | undefined,
+  chatId: string,
+  eventId: string,
+  webhookConfigured: boolean,
+): ApiError | undefined {
   if (!row) {
-    return new ApiError(404, "event_not_found", `Event '${quoteName(eventId)}' not found in chat '${quoteName(chatId)}': it never happened there, or it was purged (events are kept 24 h, the last 1000 per chat).`);
+    return new ApiError(
+      404,
+      "event_not_found",
+      `Event '${quoteName(eventId)}' not found in chat '${quoteName(chatId)}': it never happened there, or it was purged (events are kept 24 h, the last 1000 per chat).`,
+    );
   }
   if (row.status === "none") {
-    return new ApiError(404, "event_not_found", `Event '${quoteName(eventId)}' of chat '${quoteName(chatId)}' had no webhook to go to when it happened, so there is no delivery to repeat.`);
+    return new ApiError(
+      404,
+      "event_not_found",
+      `Event '${quoteName(eventId)}' of chat '${quoteName(chatId)}' had no webhook to go to when it happened, so there is no delivery to repeat.`,
+    );
   }
   if (!webhookConfigured) {
     return noWebhook("then redeliver the event");

@@ -23,7 +23,11 @@ export type AttemptOutcome =
  */
 export function afterAttempt(status: number | null, attempts: number, now: number): AttemptOutcome {
   if (status !== null && status >= 200 && status < 300) return { kind: "delivered" };
-  if (status === 410) return { kind: "disable", reason: "The receiver answered 410 Gone: the webhook is disabled until the next PUT or PATCH of /v1/config." };
+  if (status === 410)
+    return {
+      kind: "disable",
+      reason: "The receiver answered 410 Gone: the webhook is disabled until the next PUT or PATCH of /v1/config.",
+    };
   const retryable = status === null || status === 408 || status === 429 || status >= 500;
   if (!retryable) return { kind: "failed", reason: `The receiver answered ${status}; not retried.` };
   const delay = RETRY_DELAYS_MS[attempts - 1];

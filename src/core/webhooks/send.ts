@@ -35,7 +35,12 @@ export async function sendWebhook(
   allowPrivateEgress: boolean,
 ): Promise<AttemptResult> {
   const problem = egressProblem(url, allowPrivateEgress);
-  if (problem) return { status: null, error: `The webhook URL ${problem}; outbound requests there are not allowed.`, refused: true };
+  if (problem)
+    return {
+      status: null,
+      error: `The webhook URL ${problem}; outbound requests there are not allowed.`,
+      refused: true,
+    };
   const bounded = boundedSignal(stop, ATTEMPT_TIMEOUT_MS);
   try {
     const headers = await signatureHeaders(secret, event.id, event.body);
@@ -50,7 +55,10 @@ export async function sendWebhook(
     return { status: res.status, error: res.ok ? "" : `HTTP ${res.status}` };
   } catch (e) {
     const timedOut = (e as Error).name === "TimeoutError" || bounded.signal.reason?.name === "TimeoutError";
-    return { status: null, error: timedOut ? `No answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.` : networkErrorText(e, url) };
+    return {
+      status: null,
+      error: timedOut ? `No answer within ${ATTEMPT_TIMEOUT_MS / 1000} s.` : networkErrorText(e, url),
+    };
   } finally {
     bounded.release();
   }

@@ -31,7 +31,9 @@ function testError({ status, error }: AttemptResult, disabled: boolean): string 
   const outcome = afterAttempt(status, 1, 0);
   switch (outcome.kind) {
     case "delivered":
-      return disabled ? `The receiver answered ${status}, but the webhook is disabled after a 410 Gone: no event is sent until the next PUT or PATCH of /v1/config.` : undefined;
+      return disabled
+        ? `The receiver answered ${status}, but the webhook is disabled after a 410 Gone: no event is sent until the next PUT or PATCH of /v1/config.`
+        : undefined;
     case "retry":
       return `The receiver answered ${status}: events answered so are retried for about 27 h, then fail. Answer 2xx within 10 s.`;
     case "disable":
@@ -41,10 +43,20 @@ function testError({ status, error }: AttemptResult, disabled: boolean): string 
   }
 }
 
-export async function sendTestEvent(target: WebhookTarget, tenant: string, allowPrivateEgress: boolean): Promise<WebhookTestAnswer> {
+export async function sendTestEvent(
+  target: WebhookTarget,
+  tenant: string,
+  allowPrivateEgress: boolean,
+): Promise<WebhookTestAnswer> {
   const id = `evt_${nanoid(21)}`;
   const started = Date.now();
   const body = testEventBody(id, tenant, started);
-  const result = await sendWebhook(target.url, target.secret, { id, body }, new AbortController().signal, allowPrivateEgress);
+  const result = await sendWebhook(
+    target.url,
+    target.secret,
+    { id, body },
+    new AbortController().signal,
+    allowPrivateEgress,
+  );
   return testAnswer(result, Date.now() - started, target.disabled);
 }

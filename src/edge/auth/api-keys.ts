@@ -33,7 +33,10 @@ export async function parseApiKeys(raw: string | undefined): Promise<KeyTable> {
     const tenant = pair.slice(0, at).trim();
     const key = pair.slice(at + 1).trim();
     if (at < 0 || !TENANT_PATTERN.test(tenant) || !key) {
-      return { ok: false, reason: `API_KEYS must be comma-separated tenant:key pairs with tenant ids matching ${TENANT_PATTERN.source}` };
+      return {
+        ok: false,
+        reason: `API_KEYS must be comma-separated tenant:key pairs with tenant ids matching ${TENANT_PATTERN.source}`,
+      };
     }
     const previous = owner.get(key);
     if (previous !== undefined && previous !== tenant) {
@@ -61,7 +64,9 @@ export async function keyForToken(entries: KeyEntry[], token: string): Promise<M
   if (known !== undefined) return known;
   const digest = await sha256(token);
   let found: MatchedKey | undefined;
-  for (const entry of entries) if (equalDigests(entry.digest, digest)) found = { tenant: entry.tenant, id: `${entry.tenant}:${hex(digest.slice(0, 8))}` };
+  for (const entry of entries)
+    if (equalDigests(entry.digest, digest))
+      found = { tenant: entry.tenant, id: `${entry.tenant}:${hex(digest.slice(0, 8))}` };
   if (found !== undefined) {
     let keys = matched.get(entries);
     if (!keys) {

@@ -27,7 +27,10 @@ const BAD_TICKET = () =>
   Response.json(
     {
       status: "error",
-      error: { code: "unauthorized", message: "The ticket is invalid, used or expired; get a new one with POST /v1/ws-tickets." },
+      error: {
+        code: "unauthorized",
+        message: "The ticket is invalid, used or expired; get a new one with POST /v1/ws-tickets.",
+      },
     },
     { status: 401 },
   );
@@ -65,7 +68,11 @@ const bearer = bearerAuth<AppEnv>({
 export const requireTenant: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>(async (c, next) => {
   const table = await keyTable(c.env);
   if (!table.ok) {
-    throw new ApiError(503, "misconfigured", `fanout is misconfigured: ${table.reason}. The operator must fix the Worker secrets.`);
+    throw new ApiError(
+      503,
+      "misconfigured",
+      `fanout is misconfigured: ${table.reason}. The operator must fix the Worker secrets.`,
+    );
   }
   const ticket = c.req.query("ticket");
   if (ticket !== undefined) {
@@ -73,7 +80,8 @@ export const requireTenant: MiddlewareHandler<AppEnv> = createMiddleware<AppEnv>
     const tenant = ticketTenant(ticket);
     const upgrade = c.req.header("upgrade")?.toLowerCase() === "websocket";
     const stream = c.req.method === "GET" && STREAM_PATH.test(c.req.path);
-    const scope = upgrade && stream && tenant ? await c.env.TENANT.getByName(tenantName(tenant)).redeemTicket(ticket) : undefined;
+    const scope =
+      upgrade && stream && tenant ? await c.env.TENANT.getByName(tenantName(tenant)).redeemTicket(ticket) : undefined;
     if (!scope) return BAD_TICKET();
     c.set("tenant", tenant!);
     c.set("apiKey", `${tenant}:ticket`);

@@ -30,7 +30,9 @@ export async function consumeCalls(batch: MessageBatch<unknown>, env: Env, ctx: 
       const body = readJobsMessage(message);
       if (!body) return;
       try {
-        const calls = await env.CHAT.getByName(chatName(body.tenant, body.chat_id)).claimForRunner(body.jobs.map((j) => j.job_id));
+        const calls = await env.CHAT.getByName(chatName(body.tenant, body.chat_id)).claimForRunner(
+          body.jobs.map((j) => j.job_id),
+        );
         runner.run(calls);
         message.ack();
       } catch (e) {
@@ -42,7 +44,12 @@ export async function consumeCalls(batch: MessageBatch<unknown>, env: Env, ctx: 
   );
 }
 
-async function takeAsk(body: ModelAskMessage, message: Message<unknown>, env: Env, ctx: ExecutionContext): Promise<void> {
+async function takeAsk(
+  body: ModelAskMessage,
+  message: Message<unknown>,
+  env: Env,
+  ctx: ExecutionContext,
+): Promise<void> {
   try {
     await takeModelAsk(env, body, (work) => ctx.waitUntil(work));
     message.ack();

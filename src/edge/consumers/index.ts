@@ -16,11 +16,16 @@ const jobRef = z.object({ job_id: z.string().min(1), attempt: z.number().int().m
 /** A batch's message, or the one-job message of earlier versions (a deploy can leave some queued). */
 export const jobsMessageSchema = z.union([
   z.object({ tenant: z.string().min(1), chat_id: z.string().min(1), jobs: z.array(jobRef).min(1) }),
-  z.object({ tenant: z.string().min(1), chat_id: z.string().min(1), ...jobRef.shape }).transform(({ tenant, chat_id, job_id, attempt }) => ({ tenant, chat_id, jobs: [{ job_id, attempt }] })),
+  z
+    .object({ tenant: z.string().min(1), chat_id: z.string().min(1), ...jobRef.shape })
+    .transform(({ tenant, chat_id, job_id, attempt }) => ({ tenant, chat_id, jobs: [{ job_id, attempt }] })),
 ]);
 
 export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-  const byChat = new Map<string, { tenant: string; chat_id: string; messages: { message: Message<unknown>; body: JobsMessage }[] }>();
+  const byChat = new Map<
+    string,
+    { tenant: string; chat_id: string; messages: { message: Message<unknown>; body: JobsMessage }[] }
+  >();
   for (const message of batch.messages) {
     const body = readJobsMessage(message);
     if (!body) continue;

@@ -6,7 +6,16 @@
  * the answer. A socket that drops (a deploy restarts the chat) is opened again, through a new
  * stub (one from before a restart stays broken), while time is left.
  */
-import { AWAIT_PATH, JOBS_ENDED, type AwaitTicket, type BatchAnswer, type BatchResult, type ChatLimits, type ToolCallsReply, type ToolCallsResult } from "../../core/jobs/messages";
+import {
+  AWAIT_PATH,
+  JOBS_ENDED,
+  type AwaitTicket,
+  type BatchAnswer,
+  type BatchResult,
+  type ChatLimits,
+  type ToolCallsReply,
+  type ToolCallsResult,
+} from "../../core/jobs/messages";
 import { sleep, within } from "../../core/util/abort";
 
 type Chat = ReturnType<Env["CHAT"]["getByName"]>;
@@ -23,7 +32,11 @@ export async function settleBatch(chat: () => Chat, answer: BatchAnswer, limits:
 }
 
 /** A `/tool-calls` answer, once its wait (if it has one) is over. */
-export async function settleToolCalls(chat: () => Chat, reply: ToolCallsReply, limits: ChatLimits): Promise<ToolCallsResult> {
+export async function settleToolCalls(
+  chat: () => Chat,
+  reply: ToolCallsReply,
+  limits: ChatLimits,
+): Promise<ToolCallsResult> {
   if (!reply.ok || !("awaiting" in reply)) return reply;
   const { awaiting } = reply;
   await untilJobsEnd(chat, awaiting);
@@ -47,7 +60,11 @@ export async function untilJobsEnd(chat: () => Chat, ticket: AwaitTicket): Promi
   for (;;) {
     const left = deadline - Date.now();
     if (left <= 0) return false;
-    const opened = await within(chat().fetch(url, { headers: { upgrade: "websocket" } }), left, "opening the wait's socket").then(
+    const opened = await within(
+      chat().fetch(url, { headers: { upgrade: "websocket" } }),
+      left,
+      "opening the wait's socket",
+    ).then(
       (res) => res,
       () => undefined,
     );

@@ -81,10 +81,19 @@ export async function batchContext(c: Ctx): Promise<BatchContext> {
   // A document stored before the bound may hold more: the bound holds for it too.
   const body = await readJsonBody(c.req.raw, Math.min(config.limits.max_body_bytes, MAX_BODY_BYTES));
   const agent = callerAgent(c, config);
-  const delivery = { ...deliveryOptions((k) => c.req.query(k), config), metadata: requestMetadata(c.req.query("metadata"), c.req.header("fanout-metadata")) };
+  const delivery = {
+    ...deliveryOptions((k) => c.req.query(k), config),
+    metadata: requestMetadata(c.req.query("metadata"), c.req.header("fanout-metadata")),
+  };
   const budget = requestBudget(c.req.query("budget"), config.limits.budget);
   const mcp = await loadMcpListings(tenantStub(c), serversNamedIn(body, config));
-  const spec: SpecContext = { config, agent, available: toolsForAgent(config, agent, mcp), mcp, patterns: new PatternMeter() };
+  const spec: SpecContext = {
+    config,
+    agent,
+    available: toolsForAgent(config, agent, mcp),
+    mcp,
+    patterns: new PatternMeter(),
+  };
   const limits = chatLimits(config);
   const caller = callerOf(config, agent);
   return {
@@ -102,7 +111,14 @@ export async function batchContext(c: Ctx): Promise<BatchContext> {
       return { ...spec, available: toolsForAgent(spec.config, spec.agent, mcp), mcp };
     },
     async fields(route, extra = {}) {
-      const key = await idempotency(c.req.header("idempotency-key"), { route, body, agent, ...delivery, budget: c.req.query("budget"), ...extra });
+      const key = await idempotency(c.req.header("idempotency-key"), {
+        route,
+        body,
+        agent,
+        ...delivery,
+        budget: c.req.query("budget"),
+        ...extra,
+      });
       return {
         tenant: c.get("tenant"),
         chat_id: chatId,

@@ -2,7 +2,8 @@
 import { budgetSchema, effectiveBudget, type Budget } from "../../core/budgets/budget";
 import { badRequest } from "../../core/http/errors";
 
-const EXAMPLE = '`budget` must be a JSON object like {"llm_tokens": 50000, "tool_calls": 20} (fields llm_tokens, llm_calls, tool_calls, subagents, cost_usd)';
+const EXAMPLE =
+  '`budget` must be a JSON object like {"llm_tokens": 50000, "tool_calls": 20} (fields llm_tokens, llm_calls, tool_calls, subagents, cost_usd)';
 
 /** The batch's budget: the configured one, each field lowered to the request's where it asks for less. */
 export function requestBudget(raw: string | undefined, configured: Budget): Budget | undefined {
@@ -14,6 +15,10 @@ export function requestBudget(raw: string | undefined, configured: Budget): Budg
     throw badRequest("invalid_budget", `${EXAMPLE}; it is not JSON.`);
   }
   const checked = budgetSchema.safeParse(parsed);
-  if (!checked.success) throw badRequest("invalid_budget", `${EXAMPLE}: ${checked.error.issues.map((i) => `${i.path.join(".") || "budget"} ${i.message}`).join("; ")}.`);
+  if (!checked.success)
+    throw badRequest(
+      "invalid_budget",
+      `${EXAMPLE}: ${checked.error.issues.map((i) => `${i.path.join(".") || "budget"} ${i.message}`).join("; ")}.`,
+    );
   return effectiveBudget(configured, checked.data);
 }

@@ -47,4 +47,8 @@ export const callerAgent = (c: Ctx, config: TenantConfig): string =>
   requireProfile(config, c.req.query("agent") ?? DEFAULT_PROFILE);
 
 export const chatNotFound = (chatId: string) =>
-  new ApiError(404, "chat_not_found", `Chat '${quoteName(chatId)}' not found: it has no jobs yet, or it was deleted or purged.`);
+  new ApiError(
+    404,
+    "chat_not_found",
+    `Chat '${quoteName(chatId)}' not found: it has no jobs yet, or it was deleted or purged.`,
+  );

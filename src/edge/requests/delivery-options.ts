@@ -39,9 +39,16 @@ function checkNotify(notify: string, config: TenantConfig): void {
     throw badRequest("invalid_notify", NOTIFY_EXAMPLE);
   }
   const chat = (parsed as { telegram_chat_id?: unknown } | null)?.telegram_chat_id;
-  const valid = typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) && (Number.isSafeInteger(chat) || (typeof chat === "string" && chat.length > 0));
+  const valid =
+    typeof parsed === "object" &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    (Number.isSafeInteger(chat) || (typeof chat === "string" && chat.length > 0));
   if (!valid) throw badRequest("invalid_notify", NOTIFY_EXAMPLE);
   if (!config.telegram) {
-    throw badRequest("invalid_notify", "`notify` needs a Telegram bot: set telegram.bot_token with PATCH /v1/config first.");
+    throw badRequest(
+      "invalid_notify",
+      "`notify` needs a Telegram bot: set telegram.bot_token with PATCH /v1/config first.",
+    );
   }
 }

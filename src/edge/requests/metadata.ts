@@ -16,7 +16,10 @@ const EXAMPLE = 'a JSON object such as {"telegram_chat_id":42,"user_id":"u7"}';
 /** The metadata as compact JSON, or null when the request has none. */
 export function requestMetadata(query: string | undefined, header: string | undefined): string | null {
   if (query !== undefined && header !== undefined) {
-    throw badRequest("invalid_metadata", "Send metadata once: as the `metadata` query parameter or as the Fanout-Metadata header, not both.");
+    throw badRequest(
+      "invalid_metadata",
+      "Send metadata once: as the `metadata` query parameter or as the Fanout-Metadata header, not both.",
+    );
   }
   const raw = query ?? header;
   if (raw === undefined) return null;
@@ -30,7 +33,10 @@ export function requestMetadata(query: string | undefined, header: string | unde
   const compact = JSON.stringify(parsed);
   const bytes = utf8Length(compact);
   if (bytes > MAX_METADATA_BYTES) {
-    throw badRequest("invalid_metadata", `\`metadata\` takes ${bytes} bytes as JSON; it may take at most ${MAX_METADATA_BYTES}. Keep ids in it, not content.`);
+    throw badRequest(
+      "invalid_metadata",
+      `\`metadata\` takes ${bytes} bytes as JSON; it may take at most ${MAX_METADATA_BYTES}. Keep ids in it, not content.`,
+    );
   }
   return compact;
 }

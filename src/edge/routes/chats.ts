@@ -48,7 +48,10 @@ export const chatRoutes = new Hono<AppEnv>()
     const chatId = chatIdParam(c);
     const limit = pageLimit(c.req.query("limit"), { fallback: 24, max: 100 });
     // The RPC type mapping cannot carry `tool_args`' open shape; the values are plain JSON.
-    const page = (await chatStub(c, chatId).jobRecords(limit, c.req.query("before") ?? null)) as { records: Omit<JobRecord, "content">[]; next_before: string | null } | null;
+    const page = (await chatStub(c, chatId).jobRecords(limit, c.req.query("before") ?? null)) as {
+      records: Omit<JobRecord, "content">[];
+      next_before: string | null;
+    } | null;
     return c.json(found(page, chatId));
   })
   .get("/chats/:chat_id/jobs/:job_id", async (c) => {
@@ -57,7 +60,12 @@ export const chatRoutes = new Hono<AppEnv>()
     // The RPC type mapping cannot carry `tool_args`' open shape; the value itself is plain JSON.
     const answer = (await chatStub(c, chatId).getJob(jobId)) as { record: JobRecord | null } | null;
     const { record } = found(answer, chatId);
-    if (!record) throw new ApiError(404, "job_not_found", `Job '${quoteName(jobId)}' not found in chat '${quoteName(chatId)}'; it may have been purged.`);
+    if (!record)
+      throw new ApiError(
+        404,
+        "job_not_found",
+        `Job '${quoteName(jobId)}' not found in chat '${quoteName(chatId)}'; it may have been purged.`,
+      );
     return c.json(record);
   })
   .get("/chats/:chat_id/extras", async (c) => {

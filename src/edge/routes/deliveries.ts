@@ -19,7 +19,11 @@ export const deliveryRoutes = new Hono<AppEnv>()
   .post("/chats/:chat_id/events/:event_id/redeliver", async (c) => {
     const chatId = chatIdParam(c);
     const eventId = eventIdParam.safeParse(c.req.param("event_id"));
-    if (!eventId.success) throw badRequest("invalid_event_id", "An event id looks like `evt_…`: the `id` of an event, and the webhook-id header of its deliveries.");
+    if (!eventId.success)
+      throw badRequest(
+        "invalid_event_id",
+        "An event id looks like `evt_…`: the `id` of an event, and the webhook-id header of its deliveries.",
+      );
     const config = await tenantConfig(c);
     const answer = await chatStub(c, chatId).redeliver(eventId.data, config.webhook !== null);
     if (answer === null) throw chatNotFound(chatId);

@@ -18,12 +18,20 @@ import { DELIVERY_STATUSES } from "../../core/webhooks/deliveries";
 const isUpgrade = (c: Context<AppEnv>) => c.req.header("upgrade")?.toLowerCase() === "websocket";
 
 const upgradeRequired = () =>
-  new ApiError(426, "upgrade_required", "This is a WebSocket stream: connect with `Upgrade: websocket` (browsers: `?ticket=` from POST /v1/ws-tickets).");
+  new ApiError(
+    426,
+    "upgrade_required",
+    "This is a WebSocket stream: connect with `Upgrade: websocket` (browsers: `?ticket=` from POST /v1/ws-tickets).",
+  );
 
 /** `?after=` resumes a stream after that cursor. */
 function checkCursor(c: Context<AppEnv>): void {
   const after = c.req.query("after");
-  if (after !== undefined && !/^\d{1,15}$/.test(after)) throw badRequest("invalid_cursor", "`after` must be a non-negative integer: the last `seq` (chat stream) or `cursor` (tenant stream) you received.");
+  if (after !== undefined && !/^\d{1,15}$/.test(after))
+    throw badRequest(
+      "invalid_cursor",
+      "`after` must be a non-negative integer: the last `seq` (chat stream) or `cursor` (tenant stream) you received.",
+    );
 }
 
 const statusQuery = z.enum(DELIVERY_STATUSES);
@@ -32,7 +40,10 @@ const statusQuery = z.enum(DELIVERY_STATUSES);
 async function listDeliveries(c: Context<AppEnv>, chatId: string): Promise<Response> {
   const status = statusQuery.safeParse(c.req.query("status"));
   if (!status.success) {
-    throw badRequest("invalid_status", "Use `?status=pending`, `delivered` or `failed` to list webhook deliveries, or open a WebSocket for the live stream.");
+    throw badRequest(
+      "invalid_status",
+      "Use `?status=pending`, `delivered` or `failed` to list webhook deliveries, or open a WebSocket for the live stream.",
+    );
   }
   const answer = await chatStub(c, chatId).deliveries(status.data);
   if (answer === null) throw chatNotFound(chatId);
@@ -47,7 +58,11 @@ export const eventRoutes = new Hono<AppEnv>()
     const parsed = ticketRequest.strict().safeParse(raw);
     if (!parsed.success) throw badRequest("invalid_ticket_request", 'Body must be {} or {"chat_id": "<chat>"}.');
     const chatId = parsed.data.chat_id ?? null;
-    if (chatId !== null && !isValidChatId(chatId)) throw badRequest("invalid_chat_id", "chat_id must be 1-128 characters of A-Z a-z 0-9 . _ : @ ! - and not only dots.");
+    if (chatId !== null && !isValidChatId(chatId))
+      throw badRequest(
+        "invalid_chat_id",
+        "chat_id must be 1-128 characters of A-Z a-z 0-9 . _ : @ ! - and not only dots.",
+      );
     const issued = await tenantStub(c).issueTicket(c.get("tenant"), chatId);
     if ("refused" in issued) return c.json(issued.refused, 429);
     return c.json({ ticket: issued.ticket, expires_in: TICKET_TTL_SECONDS });
@@ -55,7 +70,8 @@ export const eventRoutes = new Hono<AppEnv>()
   .get("/events", async (c) => {
     if (!isUpgrade(c)) throw upgradeRequired();
     const scope = c.get("ticket");
-    if (scope && scope.chat_id !== null) throw new ApiError(403, "forbidden", `This ticket is for chat '${quoteName(scope.chat_id)}' only.`);
+    if (scope && scope.chat_id !== null)
+      throw new ApiError(403, "forbidden", `This ticket is for chat '${quoteName(scope.chat_id)}' only.`);
     checkCursor(c);
     const url = new URL(c.req.url);
     url.searchParams.delete("ticket");
@@ -66,7 +82,8 @@ export const eventRoutes = new Hono<AppEnv>()
     const chatId = chatIdParam(c);
     if (!isUpgrade(c)) return listDeliveries(c, chatId);
     const scope = c.get("ticket");
-    if (scope && scope.chat_id !== null && scope.chat_id !== chatId) throw new ApiError(403, "forbidden", `This ticket is for chat '${quoteName(scope.chat_id)}' only.`);
+    if (scope && scope.chat_id !== null && scope.chat_id !== chatId)
+      throw new ApiError(403, "forbidden", `This ticket is for chat '${quoteName(scope.chat_id)}' only.`);
     checkCursor(c);
     return chatStub(c, chatId).fetch(c.req.raw);
   });

@@ -17,7 +17,11 @@ export const flowRoutes = new Hono<AppEnv>().get("/flow", async (c) => {
   const lines: LineFigures[] = [];
   if (config.flow.length > 0) {
     const shards = Array.from({ length: FLOW_SHARDS }, (_, i) => i);
-    await forEachLimited(shards, MAX_OPEN_CONNECTIONS, async (i) => void lines.push(...(await c.env.FLOW.getByName(flowName(tenant, i)).figures())));
+    await forEachLimited(
+      shards,
+      MAX_OPEN_CONNECTIONS,
+      async (i) => void lines.push(...(await c.env.FLOW.getByName(flowName(tenant, i)).figures())),
+    );
   }
   const rules: FlowAnswer["rules"] = config.flow.map((rule) => {
     const f = ruleFigures(rule, lines);
@@ -25,7 +29,9 @@ export const flowRoutes = new Hono<AppEnv>().get("/flow", async (c) => {
       name: rule.name,
       running: f.running,
       queued: f.queued,
-      ...(rule.rate ? { rate: { limit: rule.rate.limit, period_seconds: rule.rate.period_seconds, available: f.available! } } : {}),
+      ...(rule.rate
+        ? { rate: { limit: rule.rate.limit, period_seconds: rule.rate.period_seconds, available: f.available! } }
+        : {}),
       keys: f.keys,
     };
   });

@@ -20,7 +20,13 @@ export const spawnRoutes = new Hono<AppEnv>().post("/chats/:chat_id/spawn", asyn
   const args = cleanCopy(ctx.body) as JsonObject;
   const spec = jobSpec(0, { tool_name: "spawn_task", tool_args: args }, ctx.spec);
   const wait = coerceBool(args.wait, false);
-  const command = { action: undefined, wait, wait_seconds: ctx.config.limits.max_wait_seconds, job_ids: [], jobs: [spec] };
+  const command = {
+    action: undefined,
+    wait,
+    wait_seconds: ctx.config.limits.max_wait_seconds,
+    job_ids: [],
+    jobs: [spec],
+  };
   const started = await ctx.chat().startBatch({ ...(await ctx.fields("spawn")), route: "spawn", command });
   const answer = await settleBatch(ctx.chat, started, ctx.limits);
   if (!answer.ok) throw fromRefusal(answer);

@@ -55,17 +55,26 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
   const ctx = await batchContext(c);
   const { body, config } = ctx;
   const items = Array.isArray(body) ? body : isObject(body) ? body.tool_calls : undefined;
-  if (!Array.isArray(items)) throw badRequest("invalid_tool_calls", "`tool_calls` must be an array of normal tool-call objects.");
+  if (!Array.isArray(items))
+    throw badRequest("invalid_tool_calls", "`tool_calls` must be an array of normal tool-call objects.");
   if (isObject(body) && "budget" in body) {
-    throw badRequest("option_not_allowed_in_tool_args", "`budget` is set by the bot, not the model: pass it as the query parameter ?budget=, not in the body.");
+    throw badRequest(
+      "option_not_allowed_in_tool_args",
+      "`budget` is set by the bot, not the model: pass it as the query parameter ?budget=, not in the body.",
+    );
   }
   if (items.length === 0) throw badRequest("invalid_tool_calls", "`tool_calls` must contain at least one tool call.");
   if (items.length > config.limits.max_calls) {
     throw badRequest("invalid_tool_calls", `\`tool_calls\` supports at most ${config.limits.max_calls} items.`);
   }
-  const timeout = coerceSeconds("timeout", isObject(body) ? body.timeout : undefined) ?? config.limits.default_timeout_seconds;
+  const timeout =
+    coerceSeconds("timeout", isObject(body) ? body.timeout : undefined) ?? config.limits.default_timeout_seconds;
   const order = c.req.query("order") ?? config.limits.tool_calls_order;
-  if (order !== "tiered" && order !== "parallel") throw badRequest("invalid_order", "`order` is `tiered` (side-effecting calls one after another, after the rest) or `parallel` (every call at once).");
+  if (order !== "tiered" && order !== "parallel")
+    throw badRequest(
+      "invalid_order",
+      "`order` is `tiered` (side-effecting calls one after another, after the rest) or `parallel` (every call at once).",
+    );
   const plan = (spec: SpecContext) => {
     const number = specNumbering();
     return items.map((item, i) => entryFor(i, item, spec, number));
@@ -76,7 +85,9 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     if (every) entries = plan(every); // an unknown-tool entry names the MCP tools too
   }
   const fields = await ctx.fields("tool-calls", { order: c.req.query("order") });
-  const reply = await ctx.chat().runToolCalls({ ...fields, entries, order, wait_seconds: Math.min(timeout, config.limits.max_wait_seconds) });
+  const reply = await ctx
+    .chat()
+    .runToolCalls({ ...fields, entries, order, wait_seconds: Math.min(timeout, config.limits.max_wait_seconds) });
   const answer = await settleToolCalls(ctx.chat, reply, ctx.limits);
   if (!answer.ok) throw fromRefusal(answer);
   return respond(c, answer.answer);

@@ -18,10 +18,17 @@ export const toolsRoutes = new Hono<AppEnv>().get("/tools", async (c) => {
   const agent = c.req.query("agent") ?? DEFAULT_PROFILE;
   const names = profileNames(config);
   if (!names.includes(agent)) {
-    throw new ApiError(404, "unknown_profile", `Agent profile '${quoteName(agent)}' not found. Use one of the available profiles: ${names.join(", ")}.`);
+    throw new ApiError(
+      404,
+      "unknown_profile",
+      `Agent profile '${quoteName(agent)}' not found. Use one of the available profiles: ${names.join(", ")}.`,
+    );
   }
   // A server that cannot be listed (and never was) leaves its tools out rather than failing the list.
-  const mcp = await loadMcpListings(tenantStub(c), config.mcp_servers.map((s) => s.name));
+  const mcp = await loadMcpListings(
+    tenantStub(c),
+    config.mcp_servers.map((s) => s.name),
+  );
   return c.json({
     tools: toolDefinitions(config, agent, 0, undefined, mcp),
     prompts: renderPrompts(config, agent, 0),

@@ -11,7 +11,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { alive, descendants, freePort, killAll, listening, NOISE, startScript, within } from "../../../../scripts/test/processes";
+import {
+  alive,
+  descendants,
+  freePort,
+  killAll,
+  listening,
+  NOISE,
+  startScript,
+  within,
+} from "../../../../scripts/test/processes";
 import { FORECAST_MS, forecast } from "../../../../scripts/fakes/weather.mjs";
 
 const ROOT = fileURLToPath(new URL("../../../..", import.meta.url));
@@ -33,9 +42,17 @@ interface Sent {
 describe("npm run bot", () => {
   it("answers a posted Telegram update through fanout, and stops everything on SIGTERM", async () => {
     const names = ["FANOUT_PORT", "BOT_PORT", "FAKES_PORT", "FANOUT_INSPECTOR_PORT", "BOT_INSPECTOR_PORT"] as const;
-    const ports = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await freePort()] as const))) as Record<(typeof names)[number], number>;
-    run = startScript("npm", ["run", "bot"], { cwd: ROOT, env: { ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), LOCAL_STATE_DIR: state } });
-    const ready = await within(240_000, () => run!.output().includes("The example bot is ready") || run!.child.exitCode !== null);
+    const ports = Object.fromEntries(
+      await Promise.all(names.map(async (name) => [name, await freePort()] as const)),
+    ) as Record<(typeof names)[number], number>;
+    run = startScript("npm", ["run", "bot"], {
+      cwd: ROOT,
+      env: { ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), LOCAL_STATE_DIR: state },
+    });
+    const ready = await within(
+      240_000,
+      () => run!.output().includes("The example bot is ready") || run!.child.exitCode !== null,
+    );
     expect(ready && run.child.exitCode === null, run.output()).toBe(true);
     expect(run.output()).toContain("webhook test: fanout's signed test event reached the bot, which answered 204");
 
@@ -66,14 +83,22 @@ describe("npm run bot", () => {
 
     // Both calls reached the tool through fanout (signed, so the wiring handed over the tool's
     // secret), and at the same time: the second started before the first one's second was up.
-    const calls = (await (await fetch(`${fakes}/__tools/weather/calls`)).json()) as { city: string; started_at: number; ended_at: number }[];
+    const calls = (await (await fetch(`${fakes}/__tools/weather/calls`)).json()) as {
+      city: string;
+      started_at: number;
+      ended_at: number;
+    }[];
     expect(calls.map((c) => c.city).sort()).toEqual(["Lisbon", "Oslo"]);
     expect(Math.abs(calls[0]!.started_at - calls[1]!.started_at)).toBeLessThan(FORECAST_MS);
 
     // A call a person approves first, as printed: ask for a postcard, press Approve, and the card goes.
     const updates = [...run.output().matchAll(/-d '(\{"update_id"[^']+)'/g)].map((m) => m[1]!);
     expect(updates, run.output()).toHaveLength(2);
-    await fetch(`${bot}/telegram`, { method: "POST", headers: { "x-telegram-bot-api-secret-token": printed![1]!, "content-type": "application/json" }, body: updates[1]! });
+    await fetch(`${bot}/telegram`, {
+      method: "POST",
+      headers: { "x-telegram-bot-api-secret-token": printed![1]!, "content-type": "application/json" },
+      body: updates[1]!,
+    });
     const asked = await within(60_000, async () => {
       sent = (await (await fetch(`${fakes}/__telegram/messages?chat_id=42`)).json()) as Sent[];
       return sent.some((m) => m.reply_markup);
@@ -90,13 +115,17 @@ describe("npm run bot", () => {
     });
     expect(posted, run.output()).toBe(true);
     expect(sent.map((m) => m.text)).toContain("✅ Approved by @tester: send_postcard runs now.");
-    expect(await (await fetch(`${fakes}/__tools/postcard/sent`)).json()).toEqual([expect.objectContaining({ to: "Ana" })]);
+    expect(await (await fetch(`${fakes}/__tools/postcard/sent`)).json()).toEqual([
+      expect.objectContaining({ to: "Ana" }),
+    ]);
     expect(run.output()).not.toMatch(NOISE);
 
     tree = descendants(run.child.pid!);
     expect(tree.length).toBeGreaterThan(4); // npm's shell, the command, two wranglers and their workerds
     process.kill(run.child.pid!, "SIGTERM"); // npm alone, as `kill <pid of npm>` does
-    expect(await within(30_000, () => alive(tree).length === 0), `still running: ${alive(tree)}\n${run.output()}`).toBe(true);
+    expect(await within(30_000, () => alive(tree).length === 0), `still running: ${alive(tree)}\n${run.output()}`).toBe(
+      true,
+    );
     for (const [name, port] of Object.entries(ports)) expect(await listening(port), `${name} ${port}`).toBe(false);
   });
 });

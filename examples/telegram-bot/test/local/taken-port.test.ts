@@ -25,8 +25,17 @@ describe("npm run bot on a taken port", () => {
     await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
     const held = (other.address() as AddressInfo).port;
     try {
-      const ports = { BOT_PORT: await freePort(), FAKES_PORT: await freePort(), FANOUT_INSPECTOR_PORT: await freePort(), BOT_INSPECTOR_PORT: await freePort() };
-      const env = { FANOUT_PORT: String(held), ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), LOCAL_STATE_DIR: state };
+      const ports = {
+        BOT_PORT: await freePort(),
+        FAKES_PORT: await freePort(),
+        FANOUT_INSPECTOR_PORT: await freePort(),
+        BOT_INSPECTOR_PORT: await freePort(),
+      };
+      const env = {
+        FANOUT_PORT: String(held),
+        ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+        LOCAL_STATE_DIR: state,
+      };
       const run = startScript("npm", ["run", "bot"], { cwd: ROOT, env });
       expect(await run.exited).not.toBe(0);
       expect(run.output()).toContain(`could not start: port ${held} (FANOUT_PORT) is in use by pid ${process.pid} (`);

@@ -30,10 +30,14 @@ const decide =
   (decision: "approve" | "deny") =>
   async ({ fanout, args, options, io, usage }: Run): Promise<number> => {
     const [chat, job, ...more] = args;
-    if (!chat || !job || more.length > 0) throw usage(`${decision} takes a chat and a job id: fanout ${decision} <chat> <job_id>`);
+    if (!chat || !job || more.length > 0)
+      throw usage(`${decision} takes a chat and a job id: fanout ${decision} <chat> <job_id>`);
     const decided = { by: options.by, reason: options.reason };
-    const answer = decision === "approve" ? await fanout.approve(chat, job, decided) : await fanout.deny(chat, job, decided);
-    io.stdout.write(`${options.json ? JSON.stringify(answer) : `${answer.job_id} (${answer.tool_name}) ${decision === "approve" ? "approved" : "denied"}: ${answer.state}`}\n`);
+    const answer =
+      decision === "approve" ? await fanout.approve(chat, job, decided) : await fanout.deny(chat, job, decided);
+    io.stdout.write(
+      `${options.json ? JSON.stringify(answer) : `${answer.job_id} (${answer.tool_name}) ${decision === "approve" ? "approved" : "denied"}: ${answer.state}`}\n`,
+    );
     return 0;
   };
 
@@ -67,5 +71,8 @@ export function approvalTable(entries: ApprovalEntry[], status: "pending" | "dec
     status === "pending" ? `until ${e.expires_at}` : `${e.decided_at ?? "-"}${e.by ? ` by ${e.by}` : ""}`,
     cell(e.tool_args === null ? "(too long to list)" : JSON.stringify(e.tool_args), 50),
   ]);
-  return columns(["chat", "job", "tool", "agent", "status", status === "pending" ? "expires" : "decided", "arguments"], rows);
+  return columns(
+    ["chat", "job", "tool", "agent", "status", status === "pending" ? "expires" : "decided", "arguments"],
+    rows,
+  );
 }

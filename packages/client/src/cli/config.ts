@@ -51,7 +51,9 @@ function written(answer: ConfigAnswer, o: { json: boolean }, io: CliIo): number 
   io.stdout.write(`${JSON.stringify(config, null, 2)}\n`);
   if (names.length) {
     const width = Math.max(...names.map((n) => n.length));
-    io.stdout.write(`\nGenerated secrets, shown only this once: store them now (your bot and tools verify signatures with them).\n`);
+    io.stdout.write(
+      `\nGenerated secrets, shown only this once: store them now (your bot and tools verify signatures with them).\n`,
+    );
     for (const name of names) io.stdout.write(`  ${name.padEnd(width)}  ${generated[name]}\n`);
   }
   return 0;
@@ -74,6 +76,7 @@ async function readDocument(source: string | undefined, io: CliIo): Promise<Reco
   } catch (e) {
     throw new ConfigUsage(`${what} is not JSON: ${(e as Error).message}`);
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) throw new ConfigUsage(`${what} must hold a JSON object`);
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new ConfigUsage(`${what} must hold a JSON object`);
   return value as Record<string, unknown>;
 }

@@ -46,12 +46,16 @@ const CHATS_AT_ONCE = 4;
 export const DELIVERY_COMMANDS: Record<string, (run: Run) => Promise<number>> = {
   async events({ fanout, options, io, usage }) {
     const statuses = (["pending", "failed", "delivered"] as const).filter((s) => options[s]);
-    if (statuses.length === 0) throw usage("events needs --failed, --pending or --delivered (the live stream is `fanout watch`)");
+    if (statuses.length === 0)
+      throw usage("events needs --failed, --pending or --delivered (the live stream is `fanout watch`)");
     const chats = options.chat ? [options.chat] : await everyChat(fanout);
     const found: ChatDelivery[][] = [];
     await inLanes(chats, CHATS_AT_ONCE, async (chat_id, i) => {
       const lists = await Promise.all(statuses.map((s) => fanout.deliveries(chat_id, s)));
-      found[i] = lists.flat().sort((a, b) => a.seq - b.seq).map((d) => ({ chat_id, ...d }));
+      found[i] = lists
+        .flat()
+        .sort((a, b) => a.seq - b.seq)
+        .map((d) => ({ chat_id, ...d }));
     });
     const events = found.flat();
     io.stdout.write(`${options.json ? JSON.stringify({ events }) : deliveryTable(events)}\n`);
@@ -60,9 +64,12 @@ export const DELIVERY_COMMANDS: Record<string, (run: Run) => Promise<number>> = 
 
   async redeliver({ fanout, args, options, io, usage }) {
     const [chat, id, ...more] = args;
-    if (!chat || !id || more.length > 0) throw usage("redeliver takes a chat and an event id: fanout redeliver <chat> <event_id>");
+    if (!chat || !id || more.length > 0)
+      throw usage("redeliver takes a chat and an event id: fanout redeliver <chat> <event_id>");
     const answer = await fanout.redeliver(chat, id);
-    io.stdout.write(`${options.json ? JSON.stringify(answer) : `${answer.id} (${answer.type}, seq ${answer.seq}) of ${chat}: ${answer.status} again, a fresh attempt schedule`}\n`);
+    io.stdout.write(
+      `${options.json ? JSON.stringify(answer) : `${answer.id} (${answer.type}, seq ${answer.seq}) of ${chat}: ${answer.status} again, a fresh attempt schedule`}\n`,
+    );
     return 0;
   },
 
@@ -114,7 +121,15 @@ const when = (d: Delivery) => d.next_attempt_at ?? d.delivered_at ?? d.failed_at
 export function deliveryTable(events: ChatDelivery[]): string {
   if (events.length === 0) return "no deliveries";
   const rows = events.map((d) => [
-    d.chat_id, d.id, d.type, String(d.seq), d.status, String(d.attempts), d.last_status === null ? "-" : String(d.last_status), when(d), cell(d.last_error ?? "", 50),
+    d.chat_id,
+    d.id,
+    d.type,
+    String(d.seq),
+    d.status,
+    String(d.attempts),
+    d.last_status === null ? "-" : String(d.last_status),
+    when(d),
+    cell(d.last_error ?? "", 50),
   ]);
   return columns(["chat", "event", "type", "seq", "status", "attempts", "last", "at", "error"], rows);
 }

@@ -19,14 +19,24 @@ const seconds = (s: number) => `${s.toFixed(1)}s`;
 /** A header and rows as aligned columns, two spaces apart; the last column runs free. */
 export function columns(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   return [line(head), ...rows.map(line)].join("\n");
 }
 
 /** Jobs as aligned columns: id, tool, state, duration, result or error. */
 export function jobTable(jobs: JobSnapshot[]): string {
   if (jobs.length === 0) return "no jobs";
-  const rows = jobs.map((j) => [j.job_id, j.tool_name, j.state, seconds(j.duration_seconds), cell(j.error ? `Error: ${j.error}` : (j.result ?? ""))]);
+  const rows = jobs.map((j) => [
+    j.job_id,
+    j.tool_name,
+    j.state,
+    seconds(j.duration_seconds),
+    cell(j.error ? `Error: ${j.error}` : (j.result ?? "")),
+  ]);
   return columns(["job", "tool", "state", "time", "result"], rows);
 }
 
@@ -34,7 +44,9 @@ export function jobTable(jobs: JobSnapshot[]): string {
 export function toolTable(answer: ToolsAnswer): string {
   const rows = answer.tools.map((t) => [t.function.name, cell(t.function.description, 70)]);
   const width = Math.max(4, ...rows.map((r) => r[0]!.length));
-  const lines = [["tool", "description"], ...rows].map(([name, description]) => `${name!.padEnd(width)}  ${description}`.trimEnd());
+  const lines = [["tool", "description"], ...rows].map(([name, description]) =>
+    `${name!.padEnd(width)}  ${description}`.trimEnd(),
+  );
   const prompts = Object.keys(answer.prompts);
   if (prompts.length) lines.push("", `prompts: ${prompts.join(", ")} (--json prints them)`);
   return lines.join("\n");
@@ -64,7 +76,9 @@ const SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
 /** The progress block: one line per running job, with a spinner and the time it has run. */
 export function progressLines(running: RunningJob[], now: number): string[] {
   const frame = SPINNER[Math.floor(now / 100) % SPINNER.length];
-  return running.map((j) => `${frame} ${j.chat_id}  ${j.job_id}  ${j.tool_name}  ${seconds(Math.max(0, now - j.started_at) / 1000)}`);
+  return running.map(
+    (j) => `${frame} ${j.chat_id}  ${j.job_id}  ${j.tool_name}  ${seconds(Math.max(0, now - j.started_at) / 1000)}`,
+  );
 }
 
 /** A line for an event worth a line of its own (a job or batch ending); undefined for the rest. */
@@ -75,7 +89,8 @@ export function eventLine(event: FanoutEvent): string | undefined {
     const outcome = event.data.error ? `Error: ${event.data.error}` : (event.data.result ?? "");
     return `${mark} ${where}  ${event.data.job_id}  ${event.data.tool_name}  ${event.data.state}  ${seconds(event.data.duration_seconds)}  ${cell(outcome, 40)}`;
   }
-  if (event.type === "batch.finished") return `■ ${where}  ${event.data.batch_id}  ${event.data.results.status} (${event.data.results.jobs.length} jobs)`;
+  if (event.type === "batch.finished")
+    return `■ ${where}  ${event.data.batch_id}  ${event.data.results.status} (${event.data.results.jobs.length} jobs)`;
   return undefined;
 }
 
@@ -83,7 +98,10 @@ export function eventLine(event: FanoutEvent): string | undefined {
 export function track(running: RunningJob[], event: FanoutEvent): RunningJob[] {
   if (event.type === "job.started") {
     const started_at = Date.parse(event.timestamp);
-    return [...running.filter((j) => j.job_id !== event.data.job_id), { chat_id: event.data.chat_id, job_id: event.data.job_id, tool_name: event.data.tool_name, started_at }];
+    return [
+      ...running.filter((j) => j.job_id !== event.data.job_id),
+      { chat_id: event.data.chat_id, job_id: event.data.job_id, tool_name: event.data.tool_name, started_at },
+    ];
   }
   if (event.type === "job.finished") return running.filter((j) => j.job_id !== event.data.job_id);
   return running;

@@ -90,7 +90,8 @@ function connect(io: CliIo): Fanout {
 }
 
 async function dispatch(fanout: Fanout, command: string, ids: string[], o: Options, io: CliIo): Promise<number> {
-  const print = (value: unknown, human: () => string) => io.stdout.write(`${o.json ? JSON.stringify(value) : human()}\n`);
+  const print = (value: unknown, human: () => string) =>
+    io.stdout.write(`${o.json ? JSON.stringify(value) : human()}\n`);
   switch (command) {
     case "parallel": {
       const args = await readCalls(need(o.calls, "--calls <file|->"), io);
@@ -106,7 +107,9 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
       return 0;
     }
     case "await": {
-      const answer = await fanout.awaitJobs(need(o.chat, "--chat <id>"), needIds(ids), { timeoutSeconds: o.timeout ? seconds(o.timeout) : 300 });
+      const answer = await fanout.awaitJobs(need(o.chat, "--chat <id>"), needIds(ids), {
+        timeoutSeconds: o.timeout ? seconds(o.timeout) : 300,
+      });
       print(answer, () => `${answer.status}\n${jobTable(answer.jobs)}`);
       return 0;
     }
@@ -133,9 +136,11 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
     default: {
       // Own keys only: `constructor` or `toString` is no command.
       const deliveryCommand = Object.hasOwn(DELIVERY_COMMANDS, command) ? DELIVERY_COMMANDS[command] : undefined;
-      if (deliveryCommand) return deliveryCommand({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
+      if (deliveryCommand)
+        return deliveryCommand({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
       const approvalCommand = Object.hasOwn(APPROVAL_COMMANDS, command) ? APPROVAL_COMMANDS[command] : undefined;
-      if (approvalCommand) return approvalCommand({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
+      if (approvalCommand)
+        return approvalCommand({ fanout, args: ids, options: o, io, usage: (m) => new UsageError(m) });
       throw new UsageError(`unknown command '${command}'`);
     }
   }
@@ -172,6 +177,7 @@ function needIds(ids: string[]): string[] {
 
 function seconds(raw: string): number {
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--timeout must be a whole number of seconds >= 1, not '${raw}'`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--timeout must be a whole number of seconds >= 1, not '${raw}'`);
   return n;
 }

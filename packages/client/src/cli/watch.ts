@@ -50,6 +50,7 @@ export async function watch(fanout: Fanout, chatId: string | null, o: WatchOptio
 }
 
 function describe(message: StreamMessage): string | undefined {
-  if (message.type === "cursor.expired") return "… some events were missed and are gone: `fanout jobs` shows the current state";
+  if (message.type === "cursor.expired")
+    return "… some events were missed and are gone: `fanout jobs` shows the current state";
   return eventLine(message as FanoutEvent);
 }

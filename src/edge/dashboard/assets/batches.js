@@ -13,7 +13,8 @@ export function waitingText(job) {
   if (job.state !== "pending" || !job.waiting_for) return null;
   if (job.waiting_for === "tier") return "waiting for its turn";
   if (job.waiting_for === "subagent_slot") return "waiting for a subagent slot";
-  if (job.waiting_for === "flow") return `waiting for flow slot: ${job.flow?.rule ?? "?"}${job.flow?.key ? ` (${job.flow.key})` : ""}`;
+  if (job.waiting_for === "flow")
+    return `waiting for flow slot: ${job.flow?.rule ?? "?"}${job.flow?.key ? ` (${job.flow.key})` : ""}`;
   return `waiting for ${job.waiting_for}`;
 }
 
@@ -36,7 +37,13 @@ export function groupBatches(jobs, now = Date.now()) {
     if (list) list.push(job);
     else byBatch.set(job.batch_id, [job]);
   }
-  const batches = [...byBatch].map(([batchId, list]) => summarize(batchId, list.sort((a, b) => a.index - b.index), now));
+  const batches = [...byBatch].map(([batchId, list]) =>
+    summarize(
+      batchId,
+      list.sort((a, b) => a.index - b.index),
+      now,
+    ),
+  );
   return batches.sort((a, b) => b.acceptedAt - a.acceptedAt || (a.batchId < b.batchId ? 1 : -1));
 }
 
@@ -53,7 +60,9 @@ function summarize(batchId, jobs, now) {
 function countStates(jobs) {
   const counts = new Map();
   for (const job of jobs) counts.set(job.state, (counts.get(job.state) ?? 0) + 1);
-  return Object.keys(JOB_STATES).filter((s) => counts.has(s)).map((s) => [s, counts.get(s)]);
+  return Object.keys(JOB_STATES)
+    .filter((s) => counts.has(s))
+    .map((s) => [s, counts.get(s)]);
 }
 
 /**
@@ -88,7 +97,10 @@ export function formatMs(ms) {
 /** What a batch's header says about it: with several jobs, its speed-up over running them one after another. */
 export function batchSummary(batch) {
   const states = batch.states.map(([state, n]) => `${n} ${state}`).join(", ");
-  const faster = batch.jobs.length > 1 && batch.sumMs > 0 && batch.wallMs > 0 ? ` · ${(batch.sumMs / batch.wallMs).toFixed(1)}× faster than one after another` : "";
+  const faster =
+    batch.jobs.length > 1 && batch.sumMs > 0 && batch.wallMs > 0
+      ? ` · ${(batch.sumMs / batch.wallMs).toFixed(1)}× faster than one after another`
+      : "";
   return `${states} · wall ${formatMs(batch.wallMs)} · sum ${formatMs(batch.sumMs)}${faster}`;
 }
 

@@ -3,12 +3,22 @@
 // does, and a child chat's name, come in `actions` ({select, cancel, redeliver, childName}), so this
 // file holds no state of its own.
 
-import { attemptsText, batchSummary, batchUsage, formatMs, isActive, runMs, timelineBars, usageText, waitingText } from "/batches.js";
+import {
+  attemptsText,
+  batchSummary,
+  batchUsage,
+  formatMs,
+  isActive,
+  runMs,
+  timelineBars,
+  usageText,
+  waitingText,
+} from "/batches.js";
 import { clock, duration, h, progressText, svg } from "/view.js";
 
 /** A batch: its header (states, wall time against the sum of its jobs), its timeline and `jobs`, the ones shown. */
 export function batchSection(batch, jobs, now, actions) {
-  const worst = batch.running ? "running" : batch.states.find(([s]) => s !== "success")?.[0] ?? "success";
+  const worst = batch.running ? "running" : (batch.states.find(([s]) => s !== "success")?.[0] ?? "success");
   return h(
     "section",
     { class: "batch", "data-batch": batch.batchId },
@@ -22,7 +32,11 @@ export function batchSection(batch, jobs, now, actions) {
       h("span", { class: "muted when" }, clock(batch.acceptedAt)),
     ),
     timeline(batch, jobs, now, actions),
-    h("div", { class: "jobs" }, jobs.map((j) => jobCard(j, actions))),
+    h(
+      "div",
+      { class: "jobs" },
+      jobs.map((j) => jobCard(j, actions)),
+    ),
   );
 }
 
@@ -38,16 +52,36 @@ function timeline(batch, jobs, now, actions) {
       const label = `#${job.index} ${job.tool_name} · ${job.state} · ${times.join(" · ")}`;
       const opensChild = job.context_id ? () => actions.select(job.context_id) : undefined;
       // A bar at least a pixel or so wide, so an instant job still shows.
-      const rect = (seg, cls) => svg("rect", { class: cls, "data-state": job.state, x: `${seg.from}%`, width: `${Math.max(seg.to - seg.from, 0.4)}%`, y: 2, height: 12, rx: 2 });
+      const rect = (seg, cls) =>
+        svg("rect", {
+          class: cls,
+          "data-state": job.state,
+          x: `${seg.from}%`,
+          width: `${Math.max(seg.to - seg.from, 0.4)}%`,
+          y: 2,
+          height: 12,
+          rx: 2,
+        });
       return h(
         "div",
         { class: opensChild ? "tl-row opens" : "tl-row", "data-job": job.job_id, title: label, onclick: opensChild },
         h("span", { class: "tl-label" }, `#${job.index} ${job.tool_name}`),
-        svg("svg", { class: "tl-bar", role: "img", "aria-label": label }, svg("title", {}, label), rect(wait, "wait"), run ? rect(run, "run") : null),
+        svg(
+          "svg",
+          { class: "tl-bar", role: "img", "aria-label": label },
+          svg("title", {}, label),
+          rect(wait, "wait"),
+          run ? rect(run, "run") : null,
+        ),
         h("span", { class: "tl-time" }, job.started_at ? formatMs(runMs(job, now)) : "–"),
       );
     });
-  const ends = h("div", { class: "tl-ticks" }, h("span", {}, clock(batch.acceptedAt)), h("span", {}, batch.running ? "now" : `+${formatMs(batch.wallMs)}`));
+  const ends = h(
+    "div",
+    { class: "tl-ticks" },
+    h("span", {}, clock(batch.acceptedAt)),
+    h("span", {}, batch.running ? "now" : `+${formatMs(batch.wallMs)}`),
+  );
   const axis = h("div", { class: "tl-row tl-axis" }, h("span"), ends, h("span"));
   return h("div", { class: "timeline" }, rows, axis);
 }
@@ -55,7 +89,7 @@ function timeline(batch, jobs, now, actions) {
 /** A job as a card: its state, arguments, outcome, usage, progress, and what can be done with it. */
 export function jobCard(job, actions) {
   const active = isActive(job);
-  const outcome = job.state === "success" ? job.result ?? "(no text)" : job.error;
+  const outcome = job.state === "success" ? (job.result ?? "(no text)") : job.error;
   return h(
     "article",
     { class: "job", "data-job": job.job_id },
@@ -68,14 +102,18 @@ export function jobCard(job, actions) {
       waitingText(job) ? h("span", { class: "waiting muted" }, waitingText(job)) : null,
       h("span", { class: "grow" }),
       h("span", { class: "muted" }, duration(job)),
-      active ? h("button", { type: "button", class: "cancel", onclick: () => actions.cancel(job.job_id) }, "Cancel") : null,
+      active
+        ? h("button", { type: "button", class: "cancel", onclick: () => actions.cancel(job.job_id) }, "Cancel")
+        : null,
     ),
     h(
       "dl",
       {},
       h("dt", {}, "args"),
       h("dd", {}, h("pre", {}, JSON.stringify(job.tool_args, null, 2))),
-      outcome !== null && outcome !== undefined ? [h("dt", {}, job.state === "success" ? "result" : "error"), h("dd", {}, h("pre", {}, outcome))] : null,
+      outcome !== null && outcome !== undefined
+        ? [h("dt", {}, job.state === "success" ? "result" : "error"), h("dd", {}, h("pre", {}, outcome))]
+        : null,
       usageText(job.usage) ? [h("dt", {}, "usage"), h("dd", {}, usageText(job.usage))] : null,
       attemptsText(job) ? [h("dt", {}, "sent"), h("dd", { class: "attempts" }, attemptsText(job))] : null,
       active && job.progress
@@ -90,7 +128,23 @@ export function jobCard(job, actions) {
           ]
         : null,
       job.context_id
-        ? [h("dt", {}, "child"), h("dd", {}, h("button", { type: "button", class: "child", title: job.context_id, onclick: () => actions.select(job.context_id) }, actions.childName(job)))]
+        ? [
+            h("dt", {}, "child"),
+            h(
+              "dd",
+              {},
+              h(
+                "button",
+                {
+                  type: "button",
+                  class: "child",
+                  title: job.context_id,
+                  onclick: () => actions.select(job.context_id),
+                },
+                actions.childName(job),
+              ),
+            ),
+          ]
         : null,
     ),
   );
@@ -99,15 +153,33 @@ export function jobCard(job, actions) {
 /** A webhook event still to deliver or given up on: its last answer, and a way to send it again (a pending one now). */
 export function deliveryRow(d, actions) {
   const answer = d.last_status === null ? "no answer" : `HTTP ${d.last_status}`;
-  const when = d.status === "failed" ? `failed ${clock(Date.parse(d.failed_at))}` : d.next_attempt_at ? `next try ${clock(Date.parse(d.next_attempt_at))}` : "";
+  const when =
+    d.status === "failed"
+      ? `failed ${clock(Date.parse(d.failed_at))}`
+      : d.next_attempt_at
+        ? `next try ${clock(Date.parse(d.next_attempt_at))}`
+        : "";
   return h(
     "li",
     { class: "delivery", "data-event": d.id, "data-status": d.status },
     h("span", { class: "state", "data-state": d.status === "failed" ? "error" : "pending" }, d.status),
     h("span", { class: "tool" }, d.type),
-    h("span", { class: "muted" }, `seq ${d.seq} · ${d.attempts} attempt${d.attempts === 1 ? "" : "s"} · ${d.attempts ? answer : "not sent yet"}${when ? ` · ${when}` : ""}`),
+    h(
+      "span",
+      { class: "muted" },
+      `seq ${d.seq} · ${d.attempts} attempt${d.attempts === 1 ? "" : "s"} · ${d.attempts ? answer : "not sent yet"}${when ? ` · ${when}` : ""}`,
+    ),
     d.last_error ? h("span", { class: "error-text" }, d.last_error) : null,
-    h("button", { type: "button", class: "redeliver", title: d.status === "pending" ? "Send it now, not at its next try" : "Send it again", onclick: () => actions.redeliver(d.id) }, "Redeliver"),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "redeliver",
+        title: d.status === "pending" ? "Send it now, not at its next try" : "Send it again",
+        onclick: () => actions.redeliver(d.id),
+      },
+      "Redeliver",
+    ),
   );
 }
 
@@ -119,9 +191,21 @@ export function transcriptList(messages) {
     h(
       "li",
       { class: `turn ${m.role}` },
-      h("div", { class: "turn-head" }, h("strong", {}, SPEAKERS[m.role] ?? m.role), h("span", { class: "muted" }, clock(Date.parse(m.at))), m.usage ? h("span", { class: "muted" }, usageText(m.usage)) : null),
+      h(
+        "div",
+        { class: "turn-head" },
+        h("strong", {}, SPEAKERS[m.role] ?? m.role),
+        h("span", { class: "muted" }, clock(Date.parse(m.at))),
+        m.usage ? h("span", { class: "muted" }, usageText(m.usage)) : null,
+      ),
       m.content ? h("pre", {}, m.content + (m.content_truncated ? "…" : "")) : null,
-      m.tool_calls?.length ? h("ul", { class: "turn-calls" }, m.tool_calls.map((c) => h("li", {}, h("code", {}, `${c.name} ${c.arguments}`)))) : null,
+      m.tool_calls?.length
+        ? h(
+            "ul",
+            { class: "turn-calls" },
+            m.tool_calls.map((c) => h("li", {}, h("code", {}, `${c.name} ${c.arguments}`))),
+          )
+        : null,
     ),
   );
 }

@@ -52,7 +52,11 @@ const LOCAL_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 async function api(path, init = {}) {
   const res = await fetch(path, {
     ...init,
-    headers: { authorization: `Bearer ${sessionStorage.getItem(KEY)}`, "content-type": "application/json", ...init.headers },
+    headers: {
+      authorization: `Bearer ${sessionStorage.getItem(KEY)}`,
+      "content-type": "application/json",
+      ...init.headers,
+    },
   });
   if (res.status === 401) {
     signOut("That API key was refused.");
@@ -112,10 +116,18 @@ function chatNode(id, summary) {
         h("span", { class: isRunning(info) ? "dot live" : "dot", title: isRunning(info) ? "running" : "idle" }),
         h("span", { class: "name" }, info?.name ?? id),
         isRunning(info) ? h("span", { class: "count" }, `${info.running_jobs} running`) : null,
-        info?.last_activity ? h("span", { class: "when", title: new Date(info.last_activity).toLocaleString() }, ago(info.last_activity)) : null,
+        info?.last_activity
+          ? h("span", { class: "when", title: new Date(info.last_activity).toLocaleString() }, ago(info.last_activity))
+          : null,
       ),
     ),
-    open ? h("ul", { role: "group" }, children.map((child) => chatNode(child.chat_id, child))) : null,
+    open
+      ? h(
+          "ul",
+          { role: "group" },
+          children.map((child) => chatNode(child.chat_id, child)),
+        )
+      : null,
   );
 }
 
@@ -154,7 +166,13 @@ async function loadFlow() {
         { "data-rule": r.name, class: r.busy ? "busy" : undefined },
         h("strong", {}, r.name),
         figures(r.figures, r.rate),
-        r.keys.length ? h("ul", { class: "flow-keys" }, r.keys.map((k) => h("li", {}, h("span", { class: "key" }, k.key), figures(k.figures)))) : null,
+        r.keys.length
+          ? h(
+              "ul",
+              { class: "flow-keys" },
+              r.keys.map((k) => h("li", {}, h("span", { class: "key" }, k.key), figures(k.figures))),
+            )
+          : null,
       ),
     ),
   );
@@ -175,7 +193,13 @@ async function loadApprovals() {
   $("approvals-panel").hidden = rows.length === 0;
   $("approvals").replaceChildren(
     ...rows.map((r) => {
-      const reason = h("input", { type: "text", class: "reason", placeholder: "reason (optional)", "aria-label": `Reason for ${r.tool}`, maxlength: 500 });
+      const reason = h("input", {
+        type: "text",
+        class: "reason",
+        placeholder: "reason (optional)",
+        "aria-label": `Reason for ${r.tool}`,
+        maxlength: 500,
+      });
       const decide = (decision) => () => decideApproval(r.chatId, r.jobId, decision, reason.value.trim());
       return h(
         "li",
@@ -185,7 +209,12 @@ async function loadApprovals() {
         h("span", { class: "muted" }, r.expires),
         h("pre", {}, r.args),
         reason,
-        h("div", { class: "decide" }, h("button", { type: "button", class: "approve", onclick: decide("approve") }, "Approve"), h("button", { type: "button", class: "deny", onclick: decide("deny") }, "Deny")),
+        h(
+          "div",
+          { class: "decide" },
+          h("button", { type: "button", class: "approve", onclick: decide("approve") }, "Approve"),
+          h("button", { type: "button", class: "deny", onclick: decide("deny") }, "Deny"),
+        ),
       );
     }),
   );
@@ -201,7 +230,10 @@ function approvalsChanged() {
 
 async function decideApproval(chatId, jobId, decision, reason) {
   try {
-    await api(`/v1/chats/${enc(chatId)}/jobs/${enc(jobId)}/approval`, { method: "POST", body: JSON.stringify({ decision, by: "dashboard", ...(reason ? { reason } : {}) }) });
+    await api(`/v1/chats/${enc(chatId)}/jobs/${enc(jobId)}/approval`, {
+      method: "POST",
+      body: JSON.stringify({ decision, by: "dashboard", ...(reason ? { reason } : {}) }),
+    });
   } finally {
     await loadApprovals().catch(() => {});
     if (state.selected) await loadSelected();
@@ -222,7 +254,12 @@ async function loadSelected() {
   const id = state.selected;
   if (!id) return;
   const events = (status) => api(`/v1/chats/${enc(id)}/events?status=${status}`).then((r) => r.events);
-  const [info, log, failed, waiting] = await Promise.all([api(`/v1/chats/${enc(id)}`), api(`/v1/chats/${enc(id)}/log`), events("failed"), events("pending")]);
+  const [info, log, failed, waiting] = await Promise.all([
+    api(`/v1/chats/${enc(id)}`),
+    api(`/v1/chats/${enc(id)}/log`),
+    events("failed"),
+    events("pending"),
+  ]);
   const records = await newestJobs(id, state.shown);
   // A subagent's chat shows its conversation too.
   const transcript = info.level > 0 ? (await api(`/v1/chats/${enc(id)}/transcript`)).messages : [];
@@ -241,7 +278,10 @@ async function newestJobs(chatId, count) {
   const records = [];
   let before = null;
   do {
-    const query = new URLSearchParams({ limit: String(Math.min(100, count - records.length)), ...(before ? { before } : {}) });
+    const query = new URLSearchParams({
+      limit: String(Math.min(100, count - records.length)),
+      ...(before ? { before } : {}),
+    });
     const page = await api(`/v1/chats/${enc(chatId)}/job-records?${query}`);
     records.push(...page.records);
     before = page.next_before;
@@ -253,7 +293,10 @@ async function newestJobs(chatId, count) {
 function renderFilters() {
   const tools = [...new Set(state.jobs.map((j) => j.tool_name))].sort();
   if (state.filter.tool && !tools.includes(state.filter.tool)) tools.push(state.filter.tool);
-  $("filter-tool").replaceChildren(h("option", { value: "" }, "any tool"), ...tools.map((t) => h("option", { value: t, selected: t === state.filter.tool }, t)));
+  $("filter-tool").replaceChildren(
+    h("option", { value: "" }, "any tool"),
+    ...tools.map((t) => h("option", { value: t, selected: t === state.filter.tool }, t)),
+  );
   $("filter-state").value = state.filter.state;
 }
 
@@ -281,16 +324,31 @@ function renderSelected() {
   const older = state.jobTotal - state.jobs.length;
   const more =
     older > 0
-      ? h("button", { type: "button", id: "older", onclick: () => {
-            state.shown += JOBS_PER_PAGE;
-            loadSelected();
-          } }, `Show older jobs (${older} more)`)
+      ? h(
+          "button",
+          {
+            type: "button",
+            id: "older",
+            onclick: () => {
+              state.shown += JOBS_PER_PAGE;
+              loadSelected();
+            },
+          },
+          `Show older jobs (${older} more)`,
+        )
       : null;
-  $("jobs").replaceChildren(...(sections.length ? sections : [h("p", { class: "muted" }, empty)]), ...(more ? [more] : []));
-  $("deliveries").replaceChildren(
-    ...(state.deliveries.length ? state.deliveries.map((d) => deliveryRow(d, actions)) : [h("li", { class: "muted" }, "No pending or failed deliveries.")]),
+  $("jobs").replaceChildren(
+    ...(sections.length ? sections : [h("p", { class: "muted" }, empty)]),
+    ...(more ? [more] : []),
   );
-  $("log").replaceChildren(...state.log.map((row) => h("li", {}, h("strong", {}, row.heading), " ", row.content || "…")));
+  $("deliveries").replaceChildren(
+    ...(state.deliveries.length
+      ? state.deliveries.map((d) => deliveryRow(d, actions))
+      : [h("li", { class: "muted" }, "No pending or failed deliveries.")]),
+  );
+  $("log").replaceChildren(
+    ...state.log.map((row) => h("li", {}, h("strong", {}, row.heading), " ", row.content || "…")),
+  );
   $("transcript-box").hidden = state.transcript.length === 0;
   $("transcript").replaceChildren(...transcriptList(state.transcript));
 }
@@ -317,7 +375,10 @@ async function sendTestEvent() {
 
 async function cancel(chatId, jobId) {
   try {
-    await api(`/v1/chats/${enc(chatId)}/parallel`, { method: "POST", body: JSON.stringify({ action: "cancel", job_ids: [jobId] }) });
+    await api(`/v1/chats/${enc(chatId)}/parallel`, {
+      method: "POST",
+      body: JSON.stringify({ action: "cancel", job_ids: [jobId] }),
+    });
   } finally {
     await loadSelected();
   }
@@ -376,7 +437,10 @@ async function connect() {
       state.retryMs = 1000;
       // Back after a drop: what changed meanwhile is read again, whether or not a cursor was seen
       // (the page renders from state, so nothing shows twice).
-      if (state.wasLive) loadChats().then(loadSelected).catch(() => {});
+      if (state.wasLive)
+        loadChats()
+          .then(loadSelected)
+          .catch(() => {});
       state.wasLive = true;
       pinger = setInterval(() => socket.send("ping"), 30_000);
     });
@@ -466,7 +530,10 @@ document.addEventListener("DOMContentLoaded", () => {
     renderTree();
   });
   $("filter-state").append(...Object.keys(JOB_STATES).map((s) => h("option", { value: s }, s)));
-  for (const [id, key] of [["filter-state", "state"], ["filter-tool", "tool"]]) {
+  for (const [id, key] of [
+    ["filter-state", "state"],
+    ["filter-tool", "tool"],
+  ]) {
     $(id).addEventListener("change", (e) => {
       state.filter[key] = e.target.value;
       if (state.selected) renderSelected();

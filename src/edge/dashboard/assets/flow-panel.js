@@ -16,7 +16,12 @@ export function flowRules(flow) {
     name: rule.name,
     busy: rule.queued > 0,
     figures: figures(rule),
-    rate: rule.rate ? `${rule.rate.limit} ${per(rule.rate.period_seconds)} · ${rule.rate.available} ${rule.rate.available === 1 ? "start" : "starts"} free` : null,
-    keys: rule.keys?.length === 1 && rule.keys[0].key === "" ? [] : (rule.keys ?? []).map((k) => ({ key: k.key === "" ? "(no key)" : k.key, figures: figures(k) })),
+    rate: rule.rate
+      ? `${rule.rate.limit} ${per(rule.rate.period_seconds)} · ${rule.rate.available} ${rule.rate.available === 1 ? "start" : "starts"} free`
+      : null,
+    keys:
+      rule.keys?.length === 1 && rule.keys[0].key === ""
+        ? []
+        : (rule.keys ?? []).map((k) => ({ key: k.key === "" ? "(no key)" : k.key, figures: figures(k) })),
   }));
 }

@@ -48,4 +48,5 @@ export function duration(job) {
 }
 
 /** `3 / 6 · copying files`: a running MCP tool's last report. */
-export const progressText = ({ progress, total, message }) => [total === undefined ? String(progress) : `${progress} / ${total}`, message].filter(Boolean).join(" · ");
+export const progressText = ({ progress, total, message }) =>
+  [total === undefined ? String(progress) : `${progress} / ${total}`, message].filter(Boolean).join(" · ");
