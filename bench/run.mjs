@@ -218,15 +218,18 @@ try {
     overheadFanout: overhead(s.fanout.p50),
     overheadFloor: overhead(s.floor.p50),
     overheadRatio: overhead(s.fanout.p50) / overhead(s.floor.p50),
-    // The latency targets are against the production floor: the platform floor's work with at most 4 calls waiting per object.
+    // The latency targets are against the production floor: the platform floor's work with at most 4 calls
+    // waiting per object.
     overheadProdFloor: overhead(s.prodFloor.p50),
     overheadVsProdFloor: overhead(s.fanout.p50) / overhead(s.prodFloor.p50),
     prodFloorRatio: overhead(s.prodFloor.p50) / overhead(s.floor.p50),
-    // Informational: what the rules every design must keep (docs/architecture.md#platform-rules) cost on their own, and fanout against that.
+    // Informational: what the rules every design must keep (docs/architecture.md#platform-rules) cost on
+    // their own, and fanout against that.
     overheadSpecFloor: overhead(s.specFloor.p50),
     specFloorRatio: overhead(s.specFloor.p50) / overhead(s.floor.p50),
     overheadVsSpecFloor: overhead(s.fanout.p50) / overhead(s.specFloor.p50),
-    // fanout's calls wait in queue consumers (v1.3): the speed targets are against the Worker-run floor, the least such a design does.
+    // fanout's calls wait in queue consumers (v1.3): the speed targets are against the Worker-run floor, the
+    // least such a design does.
     overheadWorkerFloor: overhead(s.workerFloor.p50),
     overheadVsWorkerFloor: overhead(s.fanout.p50) / overhead(s.workerFloor.p50),
     startVsWorkerFloor: s.startFanout.p50 / s.startWorkerFloor.p50,

@@ -55,7 +55,10 @@ function npm(/** @type {string} */ root, /** @type {string[]} */ args) {
   return { stdout: result.stdout, stderr: `${result.stderr}${failed}` };
 }
 
-/** The tarball's paths from `npm publish/pack --json`, which answers a list (pack) or an object by name (publish -w). */
+/**
+ * The tarball's paths from `npm publish/pack --json`, which answers a list (pack) or an object by name
+ * (publish -w).
+ */
 function tarballFiles(/** @type {string} */ name, /** @type {string} */ stdout) {
   let parsed;
   try {

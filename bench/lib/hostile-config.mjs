@@ -1,6 +1,7 @@
 /**
  * Hostile configuration documents for `npm run drill`: numbers past every bound, globs, schema
- * patterns no linear-time engine runs or too large to run, and every spelling of a non-public egress target. Each is sent as
+ * patterns no linear-time engine runs or too large to run, and every spelling of a non-public egress target.
+ * Each is sent as
  * a PUT or a PATCH by a tenant holding a valid key; a deployed fanout (ALLOW_PRIVATE_EGRESS=false)
  * must refuse every one with a 400, store nothing, and keep answering other tenants at once.
  */

@@ -211,7 +211,10 @@ export async function startFanoutWithTenants(count) {
   return { ...fanout, stop: async () => (await fanout.stop(), config.remove()) };
 }
 
-/** The contract floor (bench/spec-floor): the platform floor plus the rules every design must keep (docs/architecture.md#platform-rules). */
+/**
+ * The contract floor (bench/spec-floor): the platform floor plus the rules every design must keep
+ * (docs/architecture.md#platform-rules).
+ */
 export function startSpecFloor() {
   return wranglerDev(resolve(ROOT, "bench/spec-floor"), [], "spec-floor");
 }

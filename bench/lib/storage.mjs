@@ -9,7 +9,10 @@ import { DatabaseSync } from "node:sqlite";
 
 const CLASSES = ["ChatDO", "TenantDO"];
 
-/** The event log is bounded per chat (docs/api.md#events-and-webhooks: 24 h, the last 1000), not per job: counted apart. */
+/**
+ * The event log is bounded per chat (docs/api.md#events-and-webhooks: 24 h, the last 1000), not per job:
+ * counted apart.
+ */
 const EVENT_TABLES = "name = 'events' OR name LIKE 'events\\_%' ESCAPE '\\'";
 
 function usedBytes(file) {

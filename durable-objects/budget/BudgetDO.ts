@@ -153,7 +153,10 @@ export class BudgetDO extends DurableObject<Env> {
     return state;
   }
 
-  /** Keeps the state; the first time the budget is reached, every chat that asked is told. A request reopens a closed budget. */
+  /**
+   * Keeps the state; the first time the budget is reached, every chat that asked is told. A request reopens a
+   * closed budget.
+   */
   #settle(state: Stored, { reopen = true } = {}): void {
     state.active_at = Date.now();
     if (reopen) delete state.closed_at;

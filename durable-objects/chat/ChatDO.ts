@@ -88,7 +88,10 @@ export class ChatDO extends DurableObject<Env> {
     return answerWaitedToolCalls(this.#chat, ticket, limits);
   }
 
-  /** A route's side, with the worker's config check taken on, and a refusal answered as one (an RPC would lose the error's details). */
+  /**
+   * A route's side, with the worker's config check taken on, and a refusal answered as one (an RPC would lose
+   * the error's details).
+   */
   async #refusing<T>(
     req: BatchRequest | ToolCallsRequest,
     run: () => Promise<T>,
@@ -205,7 +208,10 @@ export class ChatDO extends DurableObject<Env> {
     if (this.#store.exists()) this.#chat.runners.progressed(jobId, lease, progress);
   }
 
-  /** A Worker runner takes a child's model request (docs/architecture.md#model-requests): what to send, or null when it is not the runner's to make. */
+  /**
+   * A Worker runner takes a child's model request (docs/architecture.md#model-requests): what to send, or
+   * null when it is not the runner's to make.
+   */
   async claimModelAsk(turnId: string, lease: string): Promise<ClaimedAsk | null> {
     return this.#store.readable() ? claimAsk(this.#chat.child, turnId, lease, Date.now()) : null;
   }
@@ -276,7 +282,10 @@ export class ChatDO extends DurableObject<Env> {
     return this.#read((s) => ({ text: extrasText(s.jobs.visible(), Date.now()) }));
   }
 
-  /** A child chat's conversation as people read it, the newest `limit` messages (docs/api.md#a-subagents-transcript). */
+  /**
+   * A child chat's conversation as people read it, the newest `limit` messages
+   * (docs/api.md#a-subagents-transcript).
+   */
   transcript(limit: number): { messages: TranscriptEntry[] } | null {
     return this.#read((s) => ({ messages: s.turns.transcript(limit).map(transcriptEntry) }));
   }
@@ -286,7 +295,10 @@ export class ChatDO extends DurableObject<Env> {
     return this.#read((s) => s.usage.summary(Date.now(), s.jobs.endedUsage()));
   }
 
-  /** The chat's live stream, or a waiting request's socket (`/await`): the worker forwards the authenticated upgrade here. */
+  /**
+   * The chat's live stream, or a waiting request's socket (`/await`): the worker forwards the authenticated
+   * upgrade here.
+   */
   override async fetch(request: Request): Promise<Response> {
     if (!this.#store.readable())
       return Response.json(

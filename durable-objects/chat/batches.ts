@@ -184,7 +184,10 @@ function respond(chat: Chat, ids: string[], shape: ReplayShape, limits: ChatLimi
   return answerBatch(chat, ids, shape, limits, false);
 }
 
-/** The answer to a request whose wait is over (docs/architecture.md#awaits): a job still active then means the wait timed out. */
+/**
+ * The answer to a request whose wait is over (docs/architecture.md#awaits): a job still active then means the
+ * wait timed out.
+ */
 export function answerWaited(chat: Chat, ticket: AwaitTicket, limits: ChatLimits): BatchResult {
   if (!chat.store.exists()) return refusal(deletedWhileWaiting());
   return answerBatch(

@@ -78,7 +78,8 @@ export class Chat implements MachineHooks {
   // ---- MachineHooks: what follows a job's transitions ---------------------------
 
   stopWork(job: JobRow): void {
-    // A chat being deleted deletes its child chats itself: a stop sent to one already wiped would give it storage again.
+    // A chat being deleted deletes its child chats itself: a stop sent to one already wiped would give it
+    // storage again.
     this.store.ctx.waitUntil(this.store.beingDeleted() ? this.dispatcher.stopCall(job) : this.dispatcher.stopWork(job));
   }
 

@@ -53,7 +53,10 @@ export interface DeletionState {
   retries: number;
 }
 
-/** Pauses between the passes a DELETE request makes itself before answering 503 (docs/architecture.md#platform-rules). */
+/**
+ * Pauses between the passes a DELETE request makes itself before answering 503
+ * (docs/architecture.md#platform-rules).
+ */
 const REQUEST_PAUSES_MS = [100, 400];
 /** A DELETE request starts no further pass after this long: the alarm goes on instead. */
 const REQUEST_BUDGET_MS = 8_000;

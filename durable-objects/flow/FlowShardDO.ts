@@ -23,7 +23,10 @@ import {
 import { figures, type SlotRule } from "../../src/core/flow/slots";
 import { LazyTable } from "../shared/lazy-table";
 
-/** Lines one shard keeps: past this many, those holding nothing but a spent rate go, longest idle first (their rate refills early). */
+/**
+ * Lines one shard keeps: past this many, those holding nothing but a spent rate go, longest idle first (their
+ * rate refills early).
+ */
 export const MAX_LINES = 10_000;
 
 type Changed = { hold: FlowHold; line: Line; created: boolean };
@@ -176,7 +179,8 @@ export class FlowShardDO extends DurableObject<Env> {
     for (let i = 0; i < kept.length; i += 14) {
       const rows = kept.slice(i, i + 14);
       sql.exec(
-        `INSERT OR REPLACE INTO lines (key, rule, tenant, wake_at, idle, updated_at, line) VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+        `INSERT OR REPLACE INTO lines (key, rule, tenant, wake_at, idle, updated_at, line)
+           VALUES ${rows.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
         ...rows.flatMap((r) => r.row),
       );
     }
@@ -219,7 +223,8 @@ export class FlowShardDO extends DurableObject<Env> {
     const sql = this.ctx.storage.sql;
     sql.exec(
       // Not the unkeyed rules' lines: new keys of one rule must not hand a tenant-wide rule a fresh burst.
-      `DELETE FROM lines WHERE (key, rule) IN (SELECT key, rule FROM lines WHERE idle = 1 AND key != '' ORDER BY updated_at LIMIT ?)`,
+      `DELETE FROM lines WHERE (key, rule) IN (SELECT key, rule FROM lines WHERE idle = 1 AND key != ''
+         ORDER BY updated_at LIMIT ?)`,
       this.#count! - MAX_LINES,
     );
     this.#count = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM lines`).one().n;

@@ -3,7 +3,8 @@
  * document with its secrets sealed under CONFIG_KEY (`config-store.ts`), the
  * targets opened from it (`targets.ts`), the index of the tenant's chats
  * (`chat-index.ts`), the tenant-wide stream (`tenant-stream.ts`, `tickets.ts`), the count
- * of the tenant's live streams (`stream-share.ts`) and the MCP tool lists (`mcp-lists.ts`); this class is their RPC face and the
+ * of the tenant's live streams (`stream-share.ts`) and the MCP tool lists (`mcp-lists.ts`); this class is
+ * their RPC face and the
  * glue between them. Secrets leave this object only decrypted for the chat
  * whose call needs one, never in `GET /v1/config`, job records or errors.
  */
@@ -85,7 +86,10 @@ export class TenantDO extends DurableObject<Env> {
     return { ticket: await this.#tickets.issue(tenant, chatId, Date.now()) };
   }
 
-  /** A chat asks before it accepts a stream, saying how many it has open: null when the tenant has room for one more. */
+  /**
+   * A chat asks before it accepts a stream, saying how many it has open: null when the tenant has room for
+   * one more.
+   */
   async admitChatStream(tenant: string, chatId: string, sockets: number): Promise<ErrorBody | null> {
     const max = this.#maxStreams();
     const admit = () => this.#streams.admitChat(chatId, sockets, this.#ownSockets(), max, Date.now());
@@ -150,7 +154,10 @@ export class TenantDO extends DurableObject<Env> {
     return response;
   }
 
-  /** Chats' events, while someone listens; the answer tells a chat whether to keep publishing. Live-only ones are not kept. */
+  /**
+   * Chats' events, while someone listens; the answer tells a chat whether to keep publishing. Live-only ones
+   * are not kept.
+   */
   publish(messages: StreamMessage[]): { listening: boolean } {
     return this.#publish(messages);
   }
@@ -227,7 +234,10 @@ export class TenantDO extends DurableObject<Env> {
 
   // ---- targets, with their secrets opened ---------------------------------------------
 
-  /** The targets of a batch's tools, in one call, with the config version they were opened from (the isolate cache keys on it). */
+  /**
+   * The targets of a batch's tools, in one call, with the config version they were opened from (the isolate
+   * cache keys on it).
+   */
   async runTargets(toolNames: string[]): Promise<{ version: number; targets: Record<string, RunTarget> }> {
     const { version } = this.#config.masked();
     const targets: Record<string, RunTarget> = {};

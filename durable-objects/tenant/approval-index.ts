@@ -23,7 +23,8 @@ export class ApprovalIndex {
   note(entries: ApprovalEntry[]): void {
     for (const e of entries) {
       this.sql.exec(
-        `INSERT INTO approvals (job_id, chat_id, tool_name, tool_args, agent, status, requested_at, expires_at, decided_at, by, reason, metadata, pending)
+        `INSERT INTO approvals (job_id, chat_id, tool_name, tool_args, agent, status, requested_at, expires_at,
+           decided_at, by, reason, metadata, pending)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (job_id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at, by = excluded.by,
            reason = excluded.reason, pending = excluded.pending WHERE approvals.pending = 1`,
@@ -45,7 +46,8 @@ export class ApprovalIndex {
     const decided = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM approvals WHERE pending = 0`).one().n;
     if (decided > MAX_DECIDED) {
       this.sql.exec(
-        `DELETE FROM approvals WHERE job_id IN (SELECT job_id FROM approvals WHERE pending = 0 ORDER BY requested_at LIMIT ?)`,
+        `DELETE FROM approvals WHERE job_id IN (SELECT job_id FROM approvals WHERE pending = 0
+           ORDER BY requested_at LIMIT ?)`,
         decided - MAX_DECIDED,
       );
     }
@@ -67,7 +69,8 @@ export class ApprovalIndex {
       : [Number.MAX_SAFE_INTEGER, ""];
     const rows = this.sql
       .exec<ApprovalEntry & Record<string, SqlStorageValue>>(
-        `SELECT job_id, chat_id, tool_name, tool_args, agent, status, requested_at, expires_at, decided_at, by, reason, metadata FROM approvals
+        `SELECT job_id, chat_id, tool_name, tool_args, agent, status, requested_at, expires_at, decided_at, by,
+           reason, metadata FROM approvals
          WHERE pending = ? AND (requested_at < ? OR (requested_at = ? AND job_id < ?)) ORDER BY requested_at DESC, job_id DESC LIMIT ?`,
         status === "pending" ? 1 : 0,
         at,

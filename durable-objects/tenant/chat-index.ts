@@ -33,11 +33,15 @@ export class ChatIndex {
     this.sql.exec(`DELETE FROM chats WHERE chat_id = ?`, chatId);
   }
 
-  /** A chat being deleted leaves the index with every descendant at once, by the parent links (UNION stops at any cycle); the ids that left. */
+  /**
+   * A chat being deleted leaves the index with every descendant at once, by the parent links (UNION stops at
+   * any cycle); the ids that left.
+   */
   forgetSubtree(chatId: string): string[] {
     const gone = this.sql
       .exec<{ chat_id: string }>(
-        `WITH RECURSIVE subtree(chat_id) AS (SELECT ? UNION SELECT c.chat_id FROM chats c JOIN subtree s ON c.parent_chat_id = s.chat_id)
+        `WITH RECURSIVE subtree(chat_id) AS (SELECT ? UNION SELECT c.chat_id FROM chats c JOIN subtree s
+           ON c.parent_chat_id = s.chat_id)
          DELETE FROM chats WHERE chat_id IN (SELECT chat_id FROM subtree) RETURNING chat_id`,
         chatId,
       )

@@ -38,7 +38,10 @@ export class McpLists {
     ) => Promise<{ tools: McpTool[]; report?: string }>,
     /** ALLOW_PRIVATE_EGRESS, read at each listing: the egress rules apply to every send. */
     private readonly allowPrivateEgress: () => boolean,
-    /** The tenant's stored secrets: a listing, its failure and its log line are redacted of them like any remote's answer. */
+    /**
+     * The tenant's stored secrets: a listing, its failure and its log line are redacted of them like any
+     * remote's answer.
+     */
     private readonly secrets: () => Promise<string[]>,
   ) {
     sql.exec(

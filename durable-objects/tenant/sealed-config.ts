@@ -30,7 +30,10 @@ function originOf(url: string | undefined): string | undefined {
 
 interface Slot {
   id: string;
-  /** Where a person finds it in the document, by name: `tools.search.secret`, `mcp_servers.docs.headers.Authorization`. */
+  /**
+   * Where a person finds it in the document, by name: `tools.search.secret`,
+   * `mcp_servers.docs.headers.Authorization`.
+   */
   path: string;
   get(): string | undefined;
   set(value: string): void;

@@ -28,8 +28,10 @@ export const DEMO_MODEL = "fanout-demo";
 export const DEMO_CITIES = ["Oslo", "Lisbon"];
 
 /**
- * @typedef {{ content?: string, tool_calls?: { name: string, arguments: unknown }[], status?: number, delay_ms?: number }} ScriptedReply
- * @typedef {{ role: string, content?: string | null, tool_calls?: { id: string, function: { name: string, arguments: string } }[], tool_call_id?: string }} ChatMessage
+ * @typedef {{ content?: string, tool_calls?: { name: string, arguments: unknown }[], status?: number,
+ * delay_ms?: number }} ScriptedReply
+ * @typedef {{ role: string, content?: string | null, tool_calls?: { id: string, function: { name: string,
+ * arguments: string } }[], tool_call_id?: string }} ChatMessage
  * @typedef {{ model: string, messages: ChatMessage[] }} ChatRequest
  * @typedef {import("node:http").ServerResponse} ServerResponse
  */

@@ -4,7 +4,8 @@
  * The local wiring puts it under an approval rule, so the bot asks in the chat, with Approve and
  * Deny buttons, before fanout sends it. Like the weather tool, it checks fanout's signature.
  *
- *   POST /tools/postcard          {"tool_args":{"to","text"}, "job_id", …} → {"result":"Postcard to <to> is on its way."}
+ *   POST /tools/postcard          {"tool_args":{"to","text"}, "job_id", …} → {"result":"Postcard to <to> is
+ * on its way."}
  *   GET  /__tools/postcard/sent   → [{to, text, job_id, at}]
  */
 import { Webhook } from "standardwebhooks";
@@ -32,7 +33,8 @@ const json = (res, status, value) =>
 
 /**
  * @param {{ secret?: string }} [options] the tool's secret (`whsec_…`); without one, signatures are not checked
- * @returns {(url: URL, req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse, body: string) => boolean}
+ * @returns {(url: URL, req: import("node:http").IncomingMessage, res: import("node:http").ServerResponse,
+ * body: string) => boolean}
  */
 export function fakePostcard({ secret } = {}) {
   /** @type {{ to: string, text: string, job_id: string, at: number }[]} */

@@ -3,7 +3,8 @@
 /**
  * The outside world of the example bot on one local port: Telegram's Bot API
  * (telegram.mjs), an OpenAI-compatible LLM (llm.mjs), the `weather` demo
- * tool (weather.mjs) and the `send_postcard` one, which a person approves first (postcard.mjs). `npm run bot` and the bot's tests start it in-process;
+ * tool (weather.mjs) and the `send_postcard` one, which a person approves first (postcard.mjs). `npm run bot`
+ * and the bot's tests start it in-process;
  * `node scripts/fakes/server.mjs` runs it alone (FAKES_PORT, default 8789;
  * WEATHER_SECRET, the tool's whsec_… secret, to check fanout's signatures).
  */
@@ -21,7 +22,8 @@ import { fakePostcard } from "./postcard.mjs";
 
 /**
  * Starts the fakes on 127.0.0.1 (`port` 0: any free port).
- * @param {{ port?: number, weatherSecret?: string, postcardSecret?: string, onMessage?: (message: SentMessage) => void }} [options]
+ * @param {{ port?: number, weatherSecret?: string, postcardSecret?: string, onMessage?: (message:
+ * SentMessage) => void }} [options]
  * @returns {Promise<Fakes>}
  */
 export async function startFakes({ port = 0, weatherSecret, postcardSecret, onMessage } = {}) {

@@ -5,8 +5,10 @@
  * where it is the place a reply shows up and where a person presses a button.
  *
  *   POST /telegram/bot<token>/setWebhook          {url, secret_token?} → where updates for that bot go
- *   POST /telegram/bot<token>/sendMessage         {chat_id, text, reply_markup?} → records it; answers {"ok":true,"result":{message_id,…}}
- *   POST /telegram/bot<token>/editMessageText     {chat_id, message_id, text, reply_markup?} → the message's new text (and keyboard, none if absent)
+ *   POST /telegram/bot<token>/sendMessage         {chat_id, text, reply_markup?} → records it; answers
+ * {"ok":true,"result":{message_id,…}}
+ *   POST /telegram/bot<token>/editMessageText     {chat_id, message_id, text, reply_markup?} → the message's
+ * new text (and keyboard, none if absent)
  *   POST /telegram/bot<token>/answerCallbackQuery {callback_query_id, text?} → recorded
  *   GET  /__telegram/messages[?chat_id=…]          → what was sent (to that chat), oldest first, as it reads now
  *   GET  /__telegram/answers                       → the callback queries answered, oldest first
@@ -20,7 +22,8 @@
 /**
  * @typedef {{ text: string, callback_data?: string }} Button
  * @typedef {{ inline_keyboard: Button[][] }} Keyboard
- * @typedef {{ token: string, chat_id: unknown, message_id: number, text: string, at: number, reply_markup?: Keyboard, edits: number }} SentMessage
+ * @typedef {{ token: string, chat_id: unknown, message_id: number, text: string, at: number, reply_markup?:
+ * Keyboard, edits: number }} SentMessage
  * @typedef {import("node:http").ServerResponse} ServerResponse
  */
 
@@ -101,7 +104,10 @@ export function fakeTelegram({ onMessage } = {}) {
     },
   };
 
-  /** Presses a button as a user would: the bot hears a `callback_query` at its webhook. @param {Record<string, any>} press @param {ServerResponse} res */
+  /**
+   * Presses a button as a user would: the bot hears a `callback_query` at its webhook. @param {Record<string,
+   * any>} press @param {ServerResponse} res
+   */
   async function pressButton(press, res) {
     const inChat = sent.filter((m) => String(m.chat_id) === String(press.chat_id) && m.reply_markup);
     const message =

@@ -126,7 +126,8 @@ describe("the fake Telegram Bot API", () => {
         await post("/telegram/bot9:kb/sendMessage", { chat_id: 77, text: "Send it?", reply_markup: keyboard })
       ).json();
       const id = sentMessage.result.message_id;
-      expect((await post("/__telegram/press", { chat_id: 77, button: "Approve" })).status).toBe(409); // no webhook set yet
+      // no webhook set yet
+      expect((await post("/__telegram/press", { chat_id: 77, button: "Approve" })).status).toBe(409);
       const { port } = bot.address() as AddressInfo;
       await post("/telegram/bot9:kb/setWebhook", { url: `http://127.0.0.1:${port}/telegram`, secret_token: "s3cret" });
       const pressed = await (await post("/__telegram/press", { chat_id: 77, button: "Approve" })).json();
@@ -154,7 +155,8 @@ describe("the fake Telegram Bot API", () => {
       }[];
       expect(edited).toMatchObject({ text: "Approved by tester", edits: 1 });
       expect(edited).not.toHaveProperty("reply_markup");
-      expect((await post("/__telegram/press", { chat_id: 77, button: "Approve" })).status).toBe(404); // the keyboard is gone
+      // the keyboard is gone
+      expect((await post("/__telegram/press", { chat_id: 77, button: "Approve" })).status).toBe(404);
     } finally {
       bot.close();
     }

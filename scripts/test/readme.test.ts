@@ -109,7 +109,10 @@ function runBlock(
   });
 }
 
-/** What the block's comments show it printing (`# {…`, `# received …`): each `"status"`, `"type"` and `"state"` there. */
+/**
+ * What the block's comments show it printing (`# {…`, `# received …`): each `"status"`, `"type"` and
+ * `"state"` there.
+ */
 function promised(block: string): string[] {
   const text = block
     .split("\n")

@@ -112,7 +112,8 @@ it("runs in a browser: a stream opened before a batch sees all of it, over a tic
   }, KEY);
 
   expect(problems).toEqual([]);
-  expect(refusedHandshakes.length).toBeLessThanOrEqual(4); // the open and its probe, perhaps a retry before the first job
+  // the open and its probe, perhaps a retry before the first job
+  expect(refusedHandshakes.length).toBeLessThanOrEqual(4);
   expect(outcome.status).toBe("success");
   expect(outcome.types[0]).toBe("chat.created");
   expect([...outcome.types].sort()).toEqual([

@@ -202,7 +202,8 @@ describe("the dashboard", () => {
     await page.selectOption("#filter-tool", "");
     await page.selectOption("#filter-state", "cancelled");
     await expect.poll(() => cards.locator(".state").allTextContents()).toEqual(["cancelled"]);
-    expect(await cards.locator("dd pre").last().textContent()).toBe("Parallel job was cancelled."); // an error reads as its text
+    // an error reads as its text
+    expect(await cards.locator("dd pre").last().textContent()).toBe("Parallel job was cancelled.");
     await page.selectOption("#filter-state", "timeout");
     await page.locator("#jobs p", { hasText: "No jobs match these filters." }).waitFor();
     await page.selectOption("#filter-state", "");

@@ -1,4 +1,7 @@
-/** The dashboard's Approvals panel words and usage words (src/edge/dashboard/assets/approvals.js, batches.js), in Node as the page loads them. */
+/**
+ * The dashboard's Approvals panel words and usage words (src/edge/dashboard/assets/approvals.js, batches.js),
+ * in Node as the page loads them.
+ */
 import { describe, expect, it } from "vitest";
 
 interface Approvals {

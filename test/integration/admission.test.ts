@@ -1,5 +1,6 @@
 /**
- * Admission over HTTP (docs/api.md#arguments-and-call-shapes, docs/api.md#validation-order-and-errors, docs/api.md#idempotency): error bodies and statuses,
+ * Admission over HTTP (docs/api.md#arguments-and-call-shapes, docs/api.md#validation-order-and-errors,
+ * docs/api.md#idempotency): error bodies and statuses,
  * atomic validation (a rejected request changes nothing), the active-job cap,
  * request metadata, idempotency.
  */

@@ -5,7 +5,8 @@
  * SQL statements run (not billed, but the chat's CPU per job), for
  * batches of 8 tool jobs through the fast path, including the queue copies
  * that arrive afterwards as duplicates (one message per batch), in Worker
- * runners and in the runner objects of calls past a consumer's lifetime, and what flow rules add to them. The bounds guard against regressions;
+ * runners and in the runner objects of calls past a consumer's lifetime, and what flow rules add to them. The
+ * bounds guard against regressions;
  * docs/benchmarks.md turns the figures into cost per million jobs.
  */
 import { env, reset, runInDurableObject } from "cloudflare:test";
@@ -316,7 +317,10 @@ describe("a tenant whose batches come more than 5 s apart", () => {
   });
 });
 
-/** Runs `batches` batches of 8 echo calls in `chat` under a meter, until every queue copy has come; the counts per job. */
+/**
+ * Runs `batches` batches of 8 echo calls in `chat` under a meter, until every queue copy has come; the counts
+ * per job.
+ */
 async function meterBatches(chat: string, batches: number, query = "") {
   await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }, { query });
   await new Promise((r) => setTimeout(r, 300));

@@ -262,7 +262,8 @@ describe("budgets", () => {
     await configure(
       agentConfig(model, { webhook: { url: hook, secret: SECRET }, limits: { budget: { llm_tokens: 40 }, ...wide } }),
     );
-    // 28 subagents ask at once and every answer (15 tokens) takes 1.5 s: the third reaches the budget with the others still out.
+    // 28 subagents ask at once and every answer (15 tokens) takes 1.5 s: the third reaches the budget with
+    // the others still out.
     await scriptLlm(
       model,
       Array.from({ length: 28 }, () => ({

@@ -95,7 +95,8 @@ describe("GET /v1/chats", () => {
       const body = await json(await api("/v1/chats"));
       return body.chats.length === 2 ? body : undefined;
     });
-    expect(list.chats.map((c: any) => c.chat_id)).toEqual(["tree-list", "tree-other"]); // child chats are never top-level
+    // child chats are never top-level
+    expect(list.chats.map((c: any) => c.chat_id)).toEqual(["tree-list", "tree-other"]);
     const [root, other] = list.chats;
     const byId = Object.fromEntries(root.children.map((c: any) => [c.chat_id, c]));
     expect(Object.keys(byId).sort()).toEqual([lead, two, three].sort());

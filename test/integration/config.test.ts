@@ -195,7 +195,10 @@ const NOT_PUBLIC = [
   "https://[64:ff9b::a9fe:a9fe]/x",
 ];
 
-/** Each outbound field of a config, set to `url`: its path in the error, and the document (PUT) or patch (PATCH) that sets it. */
+/**
+ * Each outbound field of a config, set to `url`: its path in the error, and the document (PUT) or patch
+ * (PATCH) that sets it.
+ */
 const FIELDS: [path: string, set: (url: string) => Record<string, unknown>][] = [
   ["tools[0].url", (url) => ({ tools: [{ name: "t", url }] })],
   ["mcp_servers[0].url", (url) => ({ mcp_servers: [{ name: "docs", url }] })],

@@ -1,5 +1,6 @@
 /**
- * At-least-once delivery and crashes (docs/architecture.md#platform-rules, docs/api.md#attempts-and-retries): duplicated messages, a
+ * At-least-once delivery and crashes (docs/architecture.md#platform-rules, docs/api.md#attempts-and-retries):
+ * duplicated messages, a
  * consumer that fails mid-batch, chats lost mid-call, a lost dispatch, the
  * dead-letter queue. Nothing is lost and nothing runs twice.
  *
@@ -114,13 +115,17 @@ describe("drill: every queue message duplicated", () => {
       const attempts = await Promise.all(
         ids.map(async (id) => (await toolCalls(id)).map((c) => JSON.parse(c.body).attempt)),
       );
-      // Only the two flaky tools see a second attempt, after a 503 (docs/api.md#attempts-and-retries allows it for both); nothing runs an attempt twice.
+      // Only the two flaky tools see a second attempt, after a 503 (docs/api.md#attempts-and-retries allows
+      // it for both); nothing runs an attempt twice.
       expect(attempts).toEqual([[1], [1], [1, 2], [1, 2], [1], [1], [1], [1]]);
     },
   );
 });
 
-/** Jobs nobody starts before the watchdog: their `calls` messages were lost, and the chat, evicted since, forgot it sent them. */
+/**
+ * Jobs nobody starts before the watchdog: their `calls` messages were lost, and the chat, evicted since,
+ * forgot it sent them.
+ */
 async function stranded<const T extends ReturnType<typeof call>[]>(
   chat: string,
   tools: T,

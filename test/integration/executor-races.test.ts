@@ -148,7 +148,8 @@ describe("the fast path", () => {
 describe("egress at run time", () => {
   it("a stored tool URL no longer allowed fails the job instead of being called", async () => {
     const id = await strandedJob("r4", call("echo", { blocked: 1 }));
-    // The runner reads the rules in force where it runs: here a `calls` consumer whose deployment allows no private address.
+    // The runner reads the rules in force where it runs: here a `calls` consumer whose deployment allows no
+    // private address.
     await deliver("calls", [{ tenant: "acme", chat_id: "r4", jobs: [{ job_id: id, attempt: 1 }] }], {
       ALLOW_PRIVATE_EGRESS: "false",
     });

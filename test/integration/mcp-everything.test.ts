@@ -1,6 +1,7 @@
 /**
  * MCP results as a model should see them, and MCP progress on the job
- * (docs/api.md#payloads, docs/api.md#mcp-servers, docs/api.md#events-and-webhooks), against the MCP project's reference server
+ * (docs/api.md#payloads, docs/api.md#mcp-servers, docs/api.md#events-and-webhooks), against the MCP project's
+ * reference server
  * `@modelcontextprotocol/server-everything` (test/setup/everything-mcp.ts): a
  * third-party server with sessions and SSE answers. Its tools are spelled
  * `echo`, `get-sum`, `get-tiny-image` and `trigger-long-running-operation`.

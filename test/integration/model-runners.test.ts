@@ -53,7 +53,10 @@ const askOf = (child: string) =>
     return row?.value ? (JSON.parse(row.value) as ModelAsk) : undefined;
   });
 
-/** A subagent whose first model request the fake model holds for `holdMs`; its job id and child chat, once the request has arrived. */
+/**
+ * A subagent whose first model request the fake model holds for `holdMs`; its job id and child chat, once the
+ * request has arrived.
+ */
 async function subagentAsking(
   chat: string,
   model: string,

@@ -125,7 +125,10 @@ async function callObject(key: string): Promise<string | null> {
   return `CallRunnerDO:${env.CALL_RUNNER.idFromName(callRunnerName("acme", chat!, row.runner)).toString()}`;
 }
 
-/** Each object's seconds, with `same` naming keys that are one object (a model request and its subagent's chat); a key named null waited in no object. */
+/**
+ * Each object's seconds, with `same` naming keys that are one object (a model request and its subagent's
+ * chat); a key named null waited in no object.
+ */
 function objectSeconds(spans: Map<string, Span[]>, same: Record<string, string | null> = {}): Map<string, number> {
   const byObject = new Map<string, Span[]>();
   for (const [key, list] of spans) {

@@ -150,7 +150,8 @@ describe("a call in a runner object", () => {
     await eventually(async () => (await toolCalls(id)).length === 1);
     await evictDurableObject(chatObject(chat)).catch(() => {}); // the chat forgets what it handed out
     vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(Date.now() + EXEC_HEARTBEAT_MS); // its heartbeat is due, the lease not lapsed: the claim counts as a renewal
+    // its heartbeat is due, the lease not lapsed: the claim counts as a renewal
+    vi.setSystemTime(Date.now() + EXEC_HEARTBEAT_MS);
     expect(await runDurableObjectAlarm(chatObject(chat))).toBe(true);
     vi.useRealTimers();
     expect((await jobInState(chat, id, "success")).result).toBe("slept 1500");
@@ -205,7 +206,8 @@ describe("a runner object handed a job it holds under an older claim", () => {
     const [first, second] = await toolCalls("tracked-again");
     expect(JSON.parse(first!.body).attempt).toBe(1);
     expect(JSON.parse(second!.body).attempt).toBe(2);
-    await eventually(async () => (await toolCalls("tracked-again"))[0]!.closed_at !== undefined); // the old copy stopped
+    // the old copy stopped
+    await eventually(async () => (await toolCalls("tracked-again"))[0]!.closed_at !== undefined);
     expect(await holding(group, 0, ["tracked-again"])).toEqual(["tracked-again"]); // the new one runs on
   });
 });

@@ -41,7 +41,10 @@ const refusal = (field: string) => ({
   },
 });
 
-/** For each field: the GET document with its destination moved (secrets all "***"), and the PATCH that moves it leaving the secret out. */
+/**
+ * For each field: the GET document with its destination moved (secrets all "***"), and the PATCH that moves
+ * it leaving the secret out.
+ */
 const MOVES: [field: string, moved: (doc: any) => unknown, patch: unknown][] = [
   ["llm.api_key", (d) => ({ ...d, llm: { ...d.llm, base_url: `${EVIL}/v1` } }), { llm: { base_url: `${EVIL}/v1` } }],
   [

@@ -308,7 +308,8 @@ describe("durability", () => {
     const started = await parallel("e1", { tool_calls: [sub("Echo, then report.")], wait: false });
     const jobId = started.body.jobs[0].job_id;
     const contextId = started.body.jobs[0].context_id;
-    await eventually(async () => (await llmRequests("m-evict")).length === 2); // the tool ran; the second step is in flight
+    // the tool ran; the second step is in flight
+    await eventually(async () => (await llmRequests("m-evict")).length === 2);
     const echoJob = await runInDurableObject(chatObject(contextId), (_i, s) =>
       String(s.storage.sql.exec("SELECT job_id FROM jobs WHERE tool_name = 'echo'").one().job_id),
     );

@@ -126,7 +126,8 @@ describe("the alarm's note", () => {
   it("starts from the alarm an instance finds, and repairs one that points past the earliest timer", async () => {
     const at = Date.now() + 60_000;
     await armedAt("alarm-note-found", at);
-    await runInDurableObject(chatObject("alarm-note-found"), (_i, state) => state.storage.setAlarm(at + 5_000)); // behind the note's back
+    // behind the note's back
+    await runInDurableObject(chatObject("alarm-note-found"), (_i, state) => state.storage.setAlarm(at + 5_000));
     await abortAllDurableObjects(); // the next instance reads the alarm as it starts
     expect(await alarmOf("alarm-note-found")).toBe(at);
   });

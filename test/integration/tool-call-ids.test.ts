@@ -1,5 +1,6 @@
 /**
- * Each call's own id on everything that reports its job (docs/api.md#arguments-and-call-shapes, docs/api.md#payloads, docs/api.md#events-and-webhooks),
+ * Each call's own id on everything that reports its job (docs/api.md#arguments-and-call-shapes,
+ * docs/api.md#payloads, docs/api.md#events-and-webhooks),
  * for the tool-call shapes of every SDK a bot may use: the AI SDK's calls come
  * from a real `generateText` against the fake LLM, Anthropic's and Gemini's are
  * typed with their SDKs' own types. A webhook-driven bot then answers its model

@@ -1,5 +1,6 @@
 /**
- * `POST /v1/chats/{chat}/tool-calls` (docs/api.md#tiered-execution-and-the-tool-calls-route): the OpenAI tool_calls of one
+ * `POST /v1/chats/{chat}/tool-calls` (docs/api.md#tiered-execution-and-the-tool-calls-route): the OpenAI
+ * tool_calls of one
  * assistant message run tiered, and come back in the original order.
  */
 import { reset, runDurableObjectAlarm } from "cloudflare:test";

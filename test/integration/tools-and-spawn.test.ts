@@ -1,5 +1,6 @@
 /**
- * `GET /v1/tools?agent=` and `POST /v1/chats/{chat}/spawn` (docs/api.md#tool-definitions-for-an-agent, docs/api.md#the-spawn-route).
+ * `GET /v1/tools?agent=` and `POST /v1/chats/{chat}/spawn` (docs/api.md#tool-definitions-for-an-agent,
+ * docs/api.md#the-spawn-route).
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";

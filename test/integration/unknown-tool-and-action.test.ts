@@ -1,5 +1,6 @@
 /**
- * Two wire texts a model acts on (docs/api.md#arguments-and-call-shapes, docs/api.md#validation-order-and-errors): an unknown tool's error
+ * Two wire texts a model acts on (docs/api.md#arguments-and-call-shapes,
+ * docs/api.md#validation-order-and-errors): an unknown tool's error
  * names every tool the calling agent may call there, MCP and subordinate tools
  * included, and an unknown `action` with `wait: false` returns at once.
  */

@@ -82,7 +82,8 @@ describe("calls whose deadline a queue consumer outlives", () => {
     await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
     const { sent } = await degradeChat(chat, { queue: "drop" });
     const id = await startedJob(chat, call("echo", { lost: 1 }));
-    expect(sent).toEqual([expect.objectContaining({ jobs: [{ job_id: id, attempt: 1 }] })]); // the `calls` message, dropped
+    // the `calls` message, dropped
+    expect(sent).toEqual([expect.objectContaining({ jobs: [{ job_id: id, attempt: 1 }] })]);
     expect((await jobRow(chat, id))?.state).toBe("pending");
     await evictDurableObject(chatObject(chat)).catch(() => abortAllDurableObjects()); // the real queues back
     vi.useFakeTimers({ toFake: ["Date"] });
@@ -200,7 +201,10 @@ describe("a hand-over to an invocation that keeps failing", () => {
   }, 15_000);
 });
 
-/** Two calls that never answer, started in `chat` and held by a runner: their job ids once both reached the tool server. */
+/**
+ * Two calls that never answer, started in `chat` and held by a runner: their job ids once both reached the
+ * tool server.
+ */
 async function twoHeld(chat: string, tools: [string, string]): Promise<[string, string]> {
   await configure();
   const { body } = await parallel(chat, { tool_calls: tools.map((name) => call(name)), wait: false });

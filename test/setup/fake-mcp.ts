@@ -5,9 +5,11 @@
  * instance of its own in the path; an instance's state is its own.
  *
  *   POST /mcp/<instance>                 → MCP (initialize, tools/list, tools/call, …)
- *   POST /__mcp/state?instance=…         {"down"?: bool, "late"?: bool, "stall"?: bool, "dropCalls"?: n, "refuseEchoing"?: bool}:
+ *   POST /__mcp/state?instance=…         {"down"?: bool, "late"?: bool, "stall"?: bool, "dropCalls"?: n,
+ * "refuseEchoing"?: bool}:
  *                                        down answers 503 to everything, refuseEchoing 401 with the request's
- *                                        Authorization header in the body; late adds the tool `late` to the list, stall the tool `stall` (a backreference);
+ *                                        Authorization header in the body; late adds the tool `late` to the
+ * list, stall the tool `stall` (a backreference);
  *                                        dropCalls closes the socket of the next n tools/call requests
  *   GET  /__mcp/calls?instance=…         → [{tool, args, authorization}] of tools/call received
  *   GET  /__mcp/lists?instance=…         → how many tools/list requests arrived, and the most

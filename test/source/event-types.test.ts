@@ -1,5 +1,6 @@
 /**
- * The types of event are listed once, in src/core/api/event-types.ts (docs/architecture.md#events-and-the-webhook-outbox):
+ * The types of event are listed once, in src/core/api/event-types.ts
+ * (docs/architecture.md#events-and-the-webhook-outbox):
  * the wire schema is built from that list (its compiler-checked map gives each type its `data`), the
  * client's types are generated from the schema (packages/client/test/openapi.test.ts keeps them in
  * step), and this test holds docs/api.md's table of events and the rest of the source to it.
@@ -102,7 +103,8 @@ describe("the list of event types", () => {
     expect(
       handLists("a.ts", `export type JobEventType = Extract<EventType, "job.started" | "job.finished">;`),
     ).toHaveLength(1);
-    expect(handLists("a.ts", `  event("chat.idle", {}), event("chat.created", { name })`)).toEqual([]); // one per call, not a list
+    // one per call, not a list
+    expect(handLists("a.ts", `  event("chat.idle", {}), event("chat.created", { name })`)).toEqual([]);
     expect(
       handLists("a.js", `if (event.type === "job.started" || event.type === "job.finished") return;`),
     ).toHaveLength(1);

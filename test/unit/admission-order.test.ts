@@ -1,4 +1,7 @@
-/** Tiered admission (`/tool-calls`, agent loops): call order, the caps call by call, queue or refuse, and a `parallel` group admitted whole or not at all. */
+/**
+ * Tiered admission (`/tool-calls`, agent loops): call order, the caps call by call, queue or refuse, and a
+ * `parallel` group admitted whole or not at all.
+ */
 import { describe, expect, it } from "vitest";
 import { admitInOrder } from "../../durable-objects/chat/subagents/admit-in-order";
 import type { ChildRow } from "../../durable-objects/chat/storage/children";

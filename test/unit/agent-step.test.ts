@@ -1,4 +1,7 @@
-/** One step of a child's agent loop (runStep) against a fake host: what it asks the model, what it persists, what it admits or awaits, and how it ends the turn. */
+/**
+ * One step of a child's agent loop (runStep) against a fake host: what it asks the model, what it persists,
+ * what it admits or awaits, and how it ends the turn.
+ */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {
@@ -463,7 +466,8 @@ describe("a turn that cannot go on", () => {
     await step("fail", { model }, async (f) => {
       expect(await takeStep(f, Date.now())).toBe("finished");
       expect(f.finished).toMatchObject([{ state: "error", error: expect.stringContaining("LLM provider error") }]);
-      // The budget let the request go: it hears the request is no longer in flight, though nothing is known of what it spent.
+      // The budget let the request go: it hears the request is no longer in flight, though nothing is known
+      // of what it spent.
       expect(f.calls).toEqual([`modelUnanswered ${TURN}:0`, "finish"]);
     });
   });

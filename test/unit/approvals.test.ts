@@ -1,4 +1,7 @@
-/** Approvals' pure rules (src/core/approvals/approval.ts): which rule a call is under, how decisions meet, the texts. */
+/**
+ * Approvals' pure rules (src/core/approvals/approval.ts): which rule a call is under, how decisions meet, the
+ * texts.
+ */
 import { describe, expect, it } from "vitest";
 import {
   approvalEntry,

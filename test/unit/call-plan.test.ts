@@ -1,4 +1,8 @@
-/** How one tool call of an assistant message becomes jobs (docs/api.md#tiered-execution-and-the-tool-calls-route): one job, or a `parallel` group plus the earlier jobs it awaits, collects or cancels. */
+/**
+ * How one tool call of an assistant message becomes jobs
+ * (docs/api.md#tiered-execution-and-the-tool-calls-route): one job, or a `parallel` group plus the earlier
+ * jobs it awaits, collects or cancels.
+ */
 import { describe, expect, it } from "vitest";
 import { planToolCall, specNumbering, type CallPlan } from "../../src/core/jobs/call-plan";
 import { configSchema } from "../../src/core/config/schema";

@@ -66,7 +66,8 @@ describe("the chat listing tree", () => {
       children: [expect.objectContaining({ chat_id: "sub-1x", level: 2, children: [] })],
     });
     expect(calls).toEqual([["a", "b"], ["sub-1", "sub-2", "sub-b"], ["sub-1x"]]); // one lookup per level
-    expect(chatList.parse({ chats: tree, next_cursor: null })).toEqual({ chats: tree, next_cursor: null }); // no key the schema lacks
+    // no key the schema lacks
+    expect(chatList.parse({ chats: tree, next_cursor: null })).toEqual({ chats: tree, next_cursor: null });
   });
 
   it("lists a chat's newest children and says how many were left out", () => {

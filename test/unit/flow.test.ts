@@ -440,7 +440,10 @@ describe("a call that needs several rules", () => {
     expect([...outcomes.values()].every((o) => o.outcome === "granted")).toBe(true);
   });
 
-  /** The chat's side (`acquireMany`) for calls asked together, against in-memory shards; returns the waiters its give-backs woke. */
+  /**
+   * The chat's side (`acquireMany`) for calls asked together, against in-memory shards; returns the waiters
+   * its give-backs woke.
+   */
   async function tryAll(
     rules: SlotRule[],
     shards: Map<number, ReturnType<typeof memoryLines>>,
@@ -518,7 +521,10 @@ describe("a call that needs several rules", () => {
                 expect(lineOf(hold)?.slots.holders.some((h) => h.job_id === job.id) ?? false).toBe(false);
             }
           };
-          /** The woken calls ask again, together (as their chat's gate does), and so may wake others; every call is asked at least once. */
+          /**
+           * The woken calls ask again, together (as their chat's gate does), and so may wake others; every
+           * call is asked at least once.
+           */
           const settle = async (ids: string[]) => {
             for (let asking = ids; asking.length > 0; ) {
               const jobsAsking = [...new Set(asking)]

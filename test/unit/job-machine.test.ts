@@ -1,4 +1,7 @@
-/** The job state machine (docs/api.md#jobs-and-their-lifecycle) on a chat's real tables: claim, completion, cancel, deadline, `wait`, and the hooks each transition calls exactly once. */
+/**
+ * The job state machine (docs/api.md#jobs-and-their-lifecycle) on a chat's real tables: claim, completion,
+ * cancel, deadline, `wait`, and the hooks each transition calls exactly once.
+ */
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import {

@@ -1,4 +1,7 @@
-/** Resuming a live stream (docs/api.md#live-streams): from the cursor, or `cursor.expired` when something the client missed is gone. */
+/**
+ * Resuming a live stream (docs/api.md#live-streams): from the cursor, or `cursor.expired` when something the
+ * client missed is gone.
+ */
 import { describe, expect, it } from "vitest";
 import { echoCloseCode, REPLAY_LIMIT, resumeFrom, type StreamLog } from "../../durable-objects/shared/live-stream";
 

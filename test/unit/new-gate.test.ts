@@ -17,7 +17,10 @@ import type { JobSpec } from "../../src/core/jobs/job-spec";
 import { chatObject } from "../helpers";
 import { T0 } from "./fixtures";
 
-/** The whole gate, as far as admission and release are concerned. (What opens it at T, a file in the chat's gates/ room, is played here by calling `letGo`.) */
+/**
+ * The whole gate, as far as admission and release are concerned. (What opens it at T, a file in the chat's
+ * gates/ room, is played here by calling `letGo`.)
+ */
 const notBeforeOf = (job: GateJob) =>
   job.metadata ? (JSON.parse(job.metadata) as { not_before?: number }).not_before : undefined;
 const notBefore: GateRule = {
@@ -47,7 +50,10 @@ const call = (index: number, tool_name: string, read_only: boolean): JobSpec =>
     timeout_seconds: 60,
   }) as JobSpec;
 
-/** A tiered batch of three calls, admitted at `now`: a read, a write (its tier waits), and a read under an approval rule; the batch has a budget. */
+/**
+ * A tiered batch of three calls, admitted at `now`: a read, a write (its tier waits), and a read under an
+ * approval rule; the batch has a budget.
+ */
 const admit = (now: number) =>
   newJobRows([call(0, "search", true), call(1, "send", false), call(2, "pay", true)], now, {
     chat_id: "chat-1",

@@ -1,4 +1,7 @@
-/** A lane's outcomes on their way to its chat (`src/core/jobs/report-queue`): at once when nothing is on its way, together otherwise. */
+/**
+ * A lane's outcomes on their way to its chat (`src/core/jobs/report-queue`): at once when nothing is on its
+ * way, together otherwise.
+ */
 import { describe, expect, it } from "vitest";
 import { ReportQueue } from "../../src/core/jobs/report-queue";
 

@@ -1,4 +1,7 @@
-/** `/tool-calls` answers (docs/api.md#tiered-execution-and-the-tool-calls-route): admission outcomes and the entry for each call. */
+/**
+ * `/tool-calls` answers (docs/api.md#tiered-execution-and-the-tool-calls-route): admission outcomes and the
+ * entry for each call.
+ */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/core/http/errors";
 import type { JobSpec } from "../../src/core/jobs/job-spec";

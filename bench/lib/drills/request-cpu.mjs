@@ -8,7 +8,8 @@
  *
  * Each shape runs alone: workerd is let settle, the shape's requests go one after another, workerd
  * is let settle again (so the jobs the requests started are paid for too), and the process group's
- * CPU time (from /proc, 10 ms ticks) is divided by the requests; the less of two such runs counts. A shape whose requests start jobs
+ * CPU time (from /proc, 10 ms ticks) is divided by the requests; the less of two such runs counts. A shape
+ * whose requests start jobs
  * names a control that starts the same jobs without the attack (32 calls cost about 160 ms in all
  * under `wrangler dev`, over some forty invocations); what the attack adds is held to 50 ms.
  * `neighbour: true` also times the other tenant's `/parallel` while each shape runs again, for

@@ -1,5 +1,6 @@
 /**
- * What a chat announces, and when (docs/api.md#hand-back-and-im-delivery, docs/api.md#events-and-webhooks): each job's start and end,
+ * What a chat announces, and when (docs/api.md#hand-back-and-im-delivery, docs/api.md#events-and-webhooks):
+ * each job's start and end,
  * a subordinate's start and hand-back, a request's batch once all its jobs
  * are terminal (with the payload an await would return, so a webhook-driven
  * bot can hand it straight to its model), `chat.idle` once the chat has no
@@ -127,7 +128,10 @@ export class Announcer {
     }
   }
 
-  /** A batch started with `?notify=` gets a short Telegram message per subordinate that ends (docs/api.md#hand-back-and-im-delivery). */
+  /**
+   * A batch started with `?notify=` gets a short Telegram message per subordinate that ends
+   * (docs/api.md#hand-back-and-im-delivery).
+   */
   #notify(job: JobRow, now: number, afterSeq: number | undefined): void {
     const chatId = telegramChatId(this.store.events.notify(job.batch_id));
     if (chatId === undefined) return;

@@ -20,7 +20,10 @@ const PROBE_MS = 30_000;
 export class ChatStream implements StreamLog {
   #unsent: StreamMessage[] = [];
   #sending = false;
-  /** A new chat's events wait for its index entry, which carries them to the tenant and answers whether anyone listens. */
+  /**
+   * A new chat's events wait for its index entry, which carries them to the tenant and answers whether anyone
+   * listens.
+   */
   #awaitingEntry = false;
 
   constructor(private readonly store: ChatStore) {}

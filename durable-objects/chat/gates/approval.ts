@@ -30,7 +30,10 @@ import { letGo, type Gate, type GateParts } from "./gate";
 /** Calls the tenant's list hears about in one request. */
 const REPORTED_PER_RUN = 50;
 
-/** Calls just admitted under an approval rule (inside the admission's transaction): each is announced and given its deadline. */
+/**
+ * Calls just admitted under an approval rule (inside the admission's transaction): each is announced and
+ * given its deadline.
+ */
 export function askApprovals(store: ChatStore, announce: Announcer, jobs: readonly NewJob[], now: number): void {
   const asked = jobs.filter((job) => job.approval !== null);
   for (const admitted of asked) {
@@ -121,7 +124,10 @@ function expire(parts: GateParts, jobId: string, now: number): void {
   });
 }
 
-/** Ends an undecided call past its deadline (inside the caller's transaction), whichever came first: the alarm or a late decision. */
+/**
+ * Ends an undecided call past its deadline (inside the caller's transaction), whichever came first: the alarm
+ * or a late decision.
+ */
 function expireNow(
   { store, machine, announce }: GateParts,
   job: JobRow,

@@ -40,7 +40,8 @@ export const budgetGate: Gate = {
       for (const job of waiting) {
         const current = store.jobs.get(job.job_id);
         const answer = answers.get(job.job_id)!;
-        if (current?.state !== "pending" || current.waiting_for !== "budget") continue; // ended meanwhile: a share taken for nothing
+        // ended meanwhile: a share taken for nothing
+        if (current?.state !== "pending" || current.waiting_for !== "budget") continue;
         if (!answer.ok) machine.finish(current, { state: "error", error: exhaustedError(answer) }, now);
         else if (letGo(store, current, now)) started.push(job.job_id);
       }

@@ -20,7 +20,10 @@ const NEXT_RUN_MS = 1_000;
 
 const flowOf = (job: Pick<JobRow, "flow">) => JSON.parse(job.flow!) as JobFlow;
 
-/** The calls of each chat being asked for right now: a run beside a batch's answer and one from the alarm never ask for the same call at once. */
+/**
+ * The calls of each chat being asked for right now: a run beside a batch's answer and one from the alarm
+ * never ask for the same call at once.
+ */
 const beingAsked = new WeakMap<ChatStore, Set<string>>();
 
 /**

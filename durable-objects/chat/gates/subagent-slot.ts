@@ -27,7 +27,8 @@ export const subagentSlotGate: Gate = {
     const next = store.jobs.waitingAt("subagent_slot").slice(0, Math.max(0, free));
     if (next.length === 0) return;
     const reservation = await tree.reserve({ ...store.address(), limits }, next, now);
-    const stillWaiting = new Set(store.jobs.waitingAt("subagent_slot").map((j) => j.job_id)); // a cancel may have come in meanwhile
+    // a cancel may have come in meanwhile
+    const stillWaiting = new Set(store.jobs.waitingAt("subagent_slot").map((j) => j.job_id));
     const allowance = tree.allowance(reservation, limits, now);
     const starting: JobRow[] = [];
     const refused: JobRow[] = [];

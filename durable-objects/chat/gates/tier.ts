@@ -6,7 +6,10 @@
 import type { ChatStore } from "../storage/chat-store";
 import { letGo, type Gate } from "./gate";
 
-/** Lets the batch's next call of its sequential tier go, when nothing else of the batch is active; its id when it may start now. */
+/**
+ * Lets the batch's next call of its sequential tier go, when nothing else of the batch is active; its id when
+ * it may start now.
+ */
 export function nextOfTier(store: ChatStore, batchId: string, now: number): string | undefined {
   const next = store.jobs.nextInTier(batchId);
   if (!next) return undefined;

@@ -1,5 +1,6 @@
 /**
- * Admission rules for a batch (docs/api.md#validation-order-and-errors, docs/api.md#jobs-and-their-lifecycle): the chat-wide active job cap,
+ * Admission rules for a batch (docs/api.md#validation-order-and-errors,
+ * docs/api.md#jobs-and-their-lifecycle): the chat-wide active job cap,
  * job ids, deadlines, and the gate each job waits at first (the first in the one order of the
  * gates, src/core/gates/order.ts, whose rule applies). Pure: the ChatDO calls these inside its one
  * `transactionSync`, with no `await` between the check and the insert.
@@ -45,7 +46,8 @@ export interface AdmittedBatch {
 }
 
 /**
- * The concurrent tier of a tiered batch (docs/api.md#tiered-execution-and-the-tool-calls-route): subordinates, `wait` and
+ * The concurrent tier of a tiered batch (docs/api.md#tiered-execution-and-the-tool-calls-route):
+ * subordinates, `wait` and
  * read-only tools. Everything else runs afterwards, one at a time in call order.
  */
 export const concurrentTier = (spec: JobSpec) =>
@@ -69,7 +71,10 @@ export interface RowOptions {
    * scope a subagent's chat inherited from the batch that started it.
    */
   budget?: { limits: Budget } | { inherited: string };
-  /** The tenant's approval rules, and the calling agent's profile they match on: a call under one waits for a person. */
+  /**
+   * The tenant's approval rules, and the calling agent's profile they match on: a call under one waits for a
+   * person.
+   */
   approvals?: { rules: readonly ApprovalRule[]; agent: string };
   /**
    * Admitted inside a subagent: its own subordinates are not counted under flow rules, since their

@@ -7,7 +7,10 @@ import type { SubordinatePlan } from "../storage/children";
 import type { ChatStore } from "../storage/chat-store";
 import type { AdmittedBatch } from "./admission";
 
-/** Gates whose waiting calls ask an object (`gates/flow.ts`, `gates/budget.ts`), among those `jobs` wait at: a new batch asks them beside its answer. */
+/**
+ * Gates whose waiting calls ask an object (`gates/flow.ts`, `gates/budget.ts`), among those `jobs` wait at: a
+ * new batch asks them beside its answer.
+ */
 export const askedAtOnce = (jobs: readonly { waiting_for: WaitReason | null }[]): WaitReason[] =>
   GATES.reasons.filter((reason) => GATES.rule(reason).due === "at_once" && jobs.some((j) => j.waiting_for === reason));
 /** Should that ask be lost with the instance (or fail), the gate's timer asks this much later. */

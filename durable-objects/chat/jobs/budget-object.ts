@@ -31,7 +31,10 @@ export function answered(store: ChatStore, budget: string, step: string, spent: 
   return object(store, scope).answered(tenant, scope, chat_id, step, spent);
 }
 
-/** Whether `job`'s batch is the top-level batch its budget belongs to (a subagent's jobs count against an inherited one). */
+/**
+ * Whether `job`'s batch is the top-level batch its budget belongs to (a subagent's jobs count against an
+ * inherited one).
+ */
 export function ownsBudget(job: { budget: string | null; batch_id: string; chat_id: string }): boolean {
   const scope = job.budget ? scopeOf(job.budget) : undefined;
   return scope?.batch_id === job.batch_id && scope.root_chat === job.chat_id;

@@ -18,12 +18,18 @@ import { canStartInvocations, handToInvocations, handToObject } from "./hand-ove
 import type { ClaimRefusal, Runners } from "./runners";
 import type { JobMachine } from "./job-machine";
 
-/** Production's most messages in one `sendBatch` (docs/architecture.md#platform-rules); local queues take any number. */
+/**
+ * Production's most messages in one `sendBatch` (docs/architecture.md#platform-rules); local queues take any
+ * number.
+ */
 export const MAX_SEND_BATCH = 100;
 /** Jobs named in one queue message: one message per batch, and the watchdog's re-send stays far below 128 KB. */
 export const JOBS_PER_MESSAGE = 100;
 
-/** `sent`: on its way to the `calls` queue, whose message is its queue copy; `failed`: it could not leave (its copy retries). */
+/**
+ * `sent`: on its way to the `calls` queue, whose message is its queue copy; `failed`: it could not leave (its
+ * copy retries).
+ */
 export type LaunchAnswer = "started" | "sent" | "failed" | ClaimRefusal;
 
 export class Dispatcher {
@@ -205,7 +211,10 @@ export class Dispatcher {
     });
   }
 
-  /** Claims calls for `runner`; a call without its target (gone from the config meanwhile) cannot leave and is left to its queue copy. */
+  /**
+   * Claims calls for `runner`; a call without its target (gone from the config meanwhile) cannot leave and is
+   * left to its queue copy.
+   */
   #claimFor(
     runner: number,
     jobs: JobRow[],
@@ -242,7 +251,10 @@ export class Dispatcher {
     );
   }
 
-  /** The queue copies: one message per batch (up to `JOBS_PER_MESSAGE` jobs), at most 100 messages per send; false when a send failed. */
+  /**
+   * The queue copies: one message per batch (up to `JOBS_PER_MESSAGE` jobs), at most 100 messages per send;
+   * false when a send failed.
+   */
   async send(jobs: { job_id: string; attempt: number }[]): Promise<boolean> {
     const address = this.store.address();
     const messages: { body: JobsMessage }[] = [];

@@ -17,7 +17,10 @@ export const HANDOVER_RETRY_MS = 1_000;
 /** The longest wait between two tries. */
 const HANDOVER_RETRY_MAX_MS = 3 * RENEW_EVERY_MS;
 
-/** Whether this chat can start Worker invocations of its own (a build without the entrypoint sends the calls to the queue). */
+/**
+ * Whether this chat can start Worker invocations of its own (a build without the entrypoint sends the calls
+ * to the queue).
+ */
 export const canStartInvocations = (store: ChatStore) => store.ctx.exports?.DirectRunner !== undefined;
 
 /**

@@ -150,7 +150,8 @@ export class JobMachine {
   ): boolean {
     if (outcome.state === "timeout" || outcome.content) return false;
     const text = outcome.state === "success" ? outcome.result : outcome.error;
-    // An upper bound without encoding: a UTF-16 unit is at most 3 bytes of UTF-8. The log row shows an error as `Error: <text>`.
+    // An upper bound without encoding: a UTF-16 unit is at most 3 bytes of UTF-8. The log row shows an error
+    // as `Error: <text>`.
     const needs = text.length * 3 + (outcome.state === "error" ? "Error: ".length : 0);
     if (needs > maxStoredBytes) return false;
     const f: Finish =

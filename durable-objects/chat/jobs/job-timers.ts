@@ -10,14 +10,20 @@ import type { Dispatcher } from "./dispatcher";
 import { EXEC_HEARTBEAT_MS } from "../storage/timers";
 import type { JobMachine } from "./job-machine";
 
-/** One timer for the chat, at its earliest deadline: every job past its deadline ends, then the timer moves to the next. */
+/**
+ * One timer for the chat, at its earliest deadline: every job past its deadline ends, then the timer moves to
+ * the next.
+ */
 export function expirePastDeadline(store: ChatStore, machine: JobMachine, now: number): void {
   for (const job of store.jobs.pastDeadline(now)) machine.expire(job, now);
   const next = store.jobs.nextDeadline();
   if (next !== undefined) store.timers.set("deadline", "", next);
 }
 
-/** One watchdog for the chat: every job that should have started and has not gets its queue copy again; one that did start absorbs it. */
+/**
+ * One watchdog for the chat: every job that should have started and has not gets its queue copy again; one
+ * that did start absorbs it.
+ */
 export async function redispatchStuck(store: ChatStore, dispatcher: Dispatcher, now: number): Promise<void> {
   const stuck = store.jobs.undispatched();
   if (stuck.length === 0) return;

@@ -129,12 +129,18 @@ export class Runners {
     return job.runner === null && recoveryStep(job, now).step !== "none";
   }
 
-  /** The chat ended the job (cancel, deadline): what this instance knew of its call goes. A runner object is told by the dispatcher. */
+  /**
+   * The chat ended the job (cancel, deadline): what this instance knew of its call goes. A runner object is
+   * told by the dispatcher.
+   */
   forget(jobId: string): void {
     this.room.stop(jobId);
   }
 
-  /** Running jobs no runner holds: taken back from a lost runner, or claimed by an instance lost before its hand-over. */
+  /**
+   * Running jobs no runner holds: taken back from a lost runner, or claimed by an instance lost before its
+   * hand-over.
+   */
   orphans(now: number): string[] {
     return this.store.jobs
       .running()
@@ -150,7 +156,10 @@ export class Runners {
       .map((j) => j.job_id);
   }
 
-  /** A runner's renewal: the leases still its are renewed; the jobs no longer its (ended, or recovered) are answered, so it stops them. */
+  /**
+   * A runner's renewal: the leases still its are renewed; the jobs no longer its (ended, or recovered) are
+   * answered, so it stops them.
+   */
   renew(calls: { job_id: string; lease: string }[], now: number): string[] {
     const rows = new Map(this.store.jobs.many(calls.map((c) => c.job_id)).map((j) => [j.job_id, j]));
     const ended: string[] = [];
@@ -170,7 +179,10 @@ export class Runners {
     }
   }
 
-  /** A runner's record of a retry (see `runCall`): false when the job is no longer this lease's, so the runner stops. */
+  /**
+   * A runner's record of a retry (see `runCall`): false when the job is no longer this lease's, so the runner
+   * stops.
+   */
   attempt(jobId: string, lease: string, next: number, phase: "settled" | "sending"): boolean {
     const job = this.store.jobs.get(jobId);
     if (job?.state !== "running" || job.lease !== lease) return false;

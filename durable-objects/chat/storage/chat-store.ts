@@ -153,7 +153,10 @@ export class ChatStore {
     return this.env().TENANT.getByName(tenantName(this.address().tenant));
   }
 
-  /** The tenant's config and tool targets from the isolate's copy, checked every 5 s (`src/core/objects/tenant-cache`). */
+  /**
+   * The tenant's config and tool targets from the isolate's copy, checked every 5 s
+   * (`src/core/objects/tenant-cache`).
+   */
   tenantConfig(): Promise<TenantConfig> {
     return tenantConfigOf(this.address().tenant, () => this.#tenantReads());
   }

@@ -42,7 +42,8 @@ export class Children {
     if (!hasTable(this.sql, "children")) return undefined;
     return this.sql
       .exec<ChildRow>(
-        `SELECT context_id, tool, profile, name FROM children WHERE tool = 'call_subordinate' ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+        `SELECT context_id, tool, profile, name FROM children WHERE tool = 'call_subordinate'
+           ORDER BY created_at DESC, rowid DESC LIMIT 1`,
       )
       .toArray()[0];
   }

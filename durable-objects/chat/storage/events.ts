@@ -1,5 +1,6 @@
 /**
- * The chat's events (docs/api.md#hand-back-and-im-delivery, docs/api.md#events-and-webhooks) and their webhook outbox. An event is
+ * The chat's events (docs/api.md#hand-back-and-im-delivery, docs/api.md#events-and-webhooks) and their
+ * webhook outbox. An event is
  * written in the same transaction as the change it announces, so a crash
  * loses nothing. A row keeps what is particular to its event, with the chat's
  * parent and root as they were then (NULL when the chat is its own root); the
@@ -39,7 +40,10 @@ import { cached, LATEST_SEQ, remember } from "./sql-cache";
 /** `none`: nowhere to deliver (no webhook for this chat); the live stream still carries it. */
 export type EventStatus = "none" | "pending" | "delivered" | "failed";
 
-/** Events are kept 24 h, and at most the last 1000 per chat (docs/api.md#events-and-webhooks); undelivered ones until they settle. */
+/**
+ * Events are kept 24 h, and at most the last 1000 per chat (docs/api.md#events-and-webhooks); undelivered
+ * ones until they settle.
+ */
 export const EVENT_TTL_MS = 24 * 3600_000;
 const EVENTS_KEPT = 1000;
 
@@ -85,7 +89,8 @@ export class Events {
     const { row, envelope } = this.#kept({ seq, id: newEventId() }, type, data, now);
     const deliver = this.#deliverable(batchId, type);
     this.sql.exec(
-      `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at, parent_chat_id, root_chat_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at, parent_chat_id,
+         root_chat_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       seq,
       row.id,
       type,
@@ -245,7 +250,8 @@ export class Events {
   due(now: number, limit: number): OutboxEvent[] {
     return this.sql
       .exec<StoredEvent & Omit<OutboxEvent, "body">>(
-        `SELECT e.seq, e.id, e.type, e.data, e.created_at, e.parent_chat_id, e.root_chat_id, e.batch_id, e.attempts, b.callback_url
+        `SELECT e.seq, e.id, e.type, e.data, e.created_at, e.parent_chat_id, e.root_chat_id, e.batch_id,
+           e.attempts, b.callback_url
          FROM events e LEFT JOIN batches b ON b.batch_id = e.batch_id
          WHERE e.status = 'pending' AND e.next_at <= ? ORDER BY e.seq LIMIT ?`,
         now,
@@ -276,7 +282,9 @@ export class Events {
 
   delivered(seq: number, status: number, now: number): void {
     this.sql.exec(
-      `UPDATE events SET status = 'delivered', attempts = attempts + 1, last_status = ?, next_at = NULL, delivered_at = ? WHERE seq = ?`,
+      `UPDATE events
+         SET status = 'delivered', attempts = attempts + 1, last_status = ?, next_at = NULL, delivered_at = ?
+         WHERE seq = ?`,
       status,
       now,
       seq,
@@ -296,7 +304,9 @@ export class Events {
   /** `counted`: false when no attempt was made (the webhook was already disabled). */
   failed(seq: number, status: number | null, error: string, now: number, counted = true): void {
     this.sql.exec(
-      `UPDATE events SET status = 'failed', attempts = attempts + ?, last_status = ?, last_error = ?, next_at = NULL, failed_at = ? WHERE seq = ?`,
+      `UPDATE events
+         SET status = 'failed', attempts = attempts + ?, last_status = ?, last_error = ?, next_at = NULL,
+         failed_at = ? WHERE seq = ?`,
       counted ? 1 : 0,
       status,
       error,
@@ -310,7 +320,10 @@ export class Events {
     this.sql.exec(`UPDATE events SET status = 'none', next_at = NULL WHERE seq = ?`, seq);
   }
 
-  /** Kept events with a webhook target in one delivery state, oldest first (docs/api.md#deliveries-redelivery-and-a-test-event). */
+  /**
+   * Kept events with a webhook target in one delivery state, oldest first
+   * (docs/api.md#deliveries-redelivery-and-a-test-event).
+   */
   deliveries(status: DeliveryStatus): DeliveryEntry[] {
     return this.sql
       .exec<DeliveryRow & { status: DeliveryStatus }>(
@@ -321,7 +334,10 @@ export class Events {
       .map(deliveryEntry);
   }
 
-  /** The delivery state of the event with this id (events are few per chat: no index needed). One kept on its job row has none. */
+  /**
+   * The delivery state of the event with this id (events are few per chat: no index needed). One kept on its
+   * job row has none.
+   */
   delivery(id: string): DeliveryRow | undefined {
     const row = this.sql.exec<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM events WHERE id = ?`, id).toArray()[0];
     return row ?? jobRowDelivery(this.sql, id);
@@ -333,7 +349,9 @@ export class Events {
    */
   redeliver(seq: number, now: number): void {
     this.sql.exec(
-      `UPDATE events SET status = 'pending', attempts = 0, next_at = ?, last_status = NULL, last_error = NULL, delivered_at = NULL, failed_at = NULL
+      `UPDATE events
+         SET status = 'pending', attempts = 0, next_at = ?, last_status = NULL, last_error = NULL, delivered_at
+         = NULL, failed_at = NULL
        WHERE seq = ?`,
       now,
       seq,
@@ -344,7 +362,8 @@ export class Events {
   after(seq: number, limit: number, now: number): { seq: number; body: string }[] {
     const rows = this.sql
       .exec<StoredEvent>(
-        `SELECT seq, id, type, created_at, data, parent_chat_id, root_chat_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?`,
+        `SELECT seq, id, type, created_at, data, parent_chat_id, root_chat_id FROM events WHERE seq > ?
+           ORDER BY seq LIMIT ?`,
         seq,
         limit,
       )
@@ -390,7 +409,8 @@ export class Events {
   #toRows(events: StoredEvent[]): void {
     for (const row of events) {
       this.sql.exec(
-        `INSERT OR IGNORE INTO events (seq, id, type, data, created_at, status, parent_chat_id, root_chat_id) VALUES (?, ?, ?, ?, ?, 'none', ?, ?)`,
+        `INSERT OR IGNORE INTO events (seq, id, type, data, created_at, status, parent_chat_id, root_chat_id)
+           VALUES (?, ?, ?, ?, ?, 'none', ?, ?)`,
         row.seq,
         row.id,
         row.type,
@@ -402,7 +422,10 @@ export class Events {
     }
   }
 
-  /** The last seq given out, purged or not (0 before the first event): the newest row's or job's, or what a purge kept in `meta`. */
+  /**
+   * The last seq given out, purged or not (0 before the first event): the newest row's or job's, or what a
+   * purge kept in `meta`.
+   */
   latestSeq(): number {
     return cached(this.sql, LATEST_SEQ, () => {
       const rows = this.sql.exec<{ n: number | null }>(`SELECT MAX(seq) AS n FROM events`).one().n ?? 0;

@@ -35,7 +35,10 @@ export type NewJob = Pick<
   log_type: string;
 };
 
-/** Active jobs after a job's end (see `JobStore.activeAround`): `released`, the batch's not waiting for their tier; `tier`, those that are. */
+/**
+ * Active jobs after a job's end (see `JobStore.activeAround`): `released`, the batch's not waiting for their
+ * tier; `tier`, those that are.
+ */
 export type ActiveCounts = { chat: number; batch: number; released: number; tier: number };
 
 export interface Finish {
@@ -49,7 +52,10 @@ export interface Finish {
   content?: string | null;
 }
 
-/** Active: not ended. `completed_at IS NULL` (set by every end) lets SQLite use the `jobs_active` index; the state says it. */
+/**
+ * Active: not ended. `completed_at IS NULL` (set by every end) lets SQLite use the `jobs_active` index; the
+ * state says it.
+ */
 export const ACTIVE = `completed_at IS NULL AND state IN (${ACTIVE_STATES_SQL})`;
 /** Waiting at `reason`'s gate. */
 export const waitingAt = (reason: WaitReason) => `waiting_for = '${reason}' AND state = 'pending'`;

@@ -1,4 +1,7 @@
-/** A chat's job records as the companion routes read them (docs/api.md#companion-routes): one whole, or a page newest first. */
+/**
+ * A chat's job records as the companion routes read them (docs/api.md#companion-routes): one whole, or a page
+ * newest first.
+ */
 import { jobRecord, listedRecord, type JobRecord } from "../../../src/core/jobs/job";
 import type { JobStore } from "./job-store";
 

@@ -57,7 +57,8 @@ export function jobRowEvents(
 export function jobRowDelivery(sql: SqlStorage, id: string): DeliveryRow | undefined {
   const row = sql
     .exec<{ started: string | null; started_seq: number; finished_seq: number }>(
-      `SELECT started_event AS started, started_seq, finished_seq FROM jobs WHERE started_event = ? OR finished_event = ?`,
+      `SELECT started_event AS started, started_seq, finished_seq FROM jobs WHERE started_event = ?
+         OR finished_event = ?`,
       id,
       id,
     )

@@ -211,7 +211,8 @@ export class JobStore {
    */
   release(jobId: string, deadlineAt: number, treeSlot: string | null, next: WaitReason | null = null): void {
     this.sql.exec(
-      `UPDATE jobs SET waiting_for = ?, wait_seq = NULL, deadline_at = ?, tree_slot = COALESCE(?, tree_slot) WHERE job_id = ? AND state = 'pending'`,
+      `UPDATE jobs SET waiting_for = ?, wait_seq = NULL, deadline_at = ?, tree_slot = COALESCE(?, tree_slot)
+         WHERE job_id = ? AND state = 'pending'`,
       next,
       deadlineAt,
       treeSlot,
@@ -393,7 +394,8 @@ export class JobStore {
   pendingUnderBudget(rootChat: string, batchId: string): JobRow[] {
     return this.sql
       .exec<JobRow>(
-        `SELECT ${ROW}, NULL AS queue_position FROM jobs WHERE state = 'pending' AND completed_at IS NULL AND budget IS NOT NULL
+        `SELECT ${ROW}, NULL AS queue_position FROM jobs WHERE state = 'pending' AND completed_at IS NULL
+           AND budget IS NOT NULL
            AND json_extract(budget, '$.root_chat') = ? AND json_extract(budget, '$.batch_id') = ?`,
         rootChat,
         batchId,
@@ -446,7 +448,10 @@ export class JobStore {
   }
 }
 
-/** `ids` in pieces one statement can bind (≤ 100 parameters, docs/architecture.md#platform-rules), each with its `?` list. */
+/**
+ * `ids` in pieces one statement can bind (≤ 100 parameters, docs/architecture.md#platform-rules), each with
+ * its `?` list.
+ */
 function* boundChunks(ids: string[]): Generator<[string[], string]> {
   for (let i = 0; i < ids.length; i += 90) {
     const chunk = ids.slice(i, i + 90);

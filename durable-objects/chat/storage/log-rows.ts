@@ -57,7 +57,10 @@ export function logRow(job: LoggedJob): LogRow {
 export class LogStore {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** Every job's row, oldest first (accepted together: in call order; batches accepted in the same millisecond, by batch id). */
+  /**
+   * Every job's row, oldest first (accepted together: in call order; batches accepted in the same
+   * millisecond, by batch id).
+   */
   all(): LogRow[] {
     return this.sql
       .exec<LoggedJob>(

@@ -10,7 +10,10 @@ export type Notification = { id: number; telegram_chat_id: string; text: string;
 export class Notifications {
   constructor(private readonly sql: SqlStorage) {}
 
-  /** `afterSeq`: the `subagent.finish` event this message follows (docs/api.md#hand-back-and-im-delivery: results reach the agent first). */
+  /**
+   * `afterSeq`: the `subagent.finish` event this message follows (docs/api.md#hand-back-and-im-delivery:
+   * results reach the agent first).
+   */
   add(telegramChatId: string | number, text: string, now: number, afterSeq?: number): void {
     createTable(this.sql, "notifications");
     this.sql.exec(
@@ -23,7 +26,10 @@ export class Notifications {
     );
   }
 
-  /** Messages due, once the webhook had its first try at the hand-back they follow (a failing webhook never holds them). */
+  /**
+   * Messages due, once the webhook had its first try at the hand-back they follow (a failing webhook never
+   * holds them).
+   */
   due(now: number, limit: number): Notification[] {
     if (!hasTable(this.sql, "notifications")) return [];
     return this.sql
@@ -73,7 +79,8 @@ export class Notifications {
       );
     } else
       this.sql.exec(
-        `UPDATE notifications SET status = 'failed', attempts = attempts + 1, next_at = NULL, last_error = ? WHERE id = ?`,
+        `UPDATE notifications SET status = 'failed', attempts = attempts + 1, next_at = NULL, last_error = ?
+           WHERE id = ?`,
         outcome.failed,
         id,
       );

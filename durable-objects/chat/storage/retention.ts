@@ -1,5 +1,6 @@
 /**
- * Retention (docs/api.md#jobs-and-their-lifecycle, docs/api.md#idempotency): terminal jobs, their log rows and idempotency
+ * Retention (docs/api.md#jobs-and-their-lifecycle, docs/api.md#idempotency): terminal jobs, their log rows
+ * and idempotency
  * records go after `retention_seconds`; idempotency records live at least 24 h
  * and until their jobs are purged. A chat left with nothing is deleted whole,
  * so it returns to its baseline storage size.

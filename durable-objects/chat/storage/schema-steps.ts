@@ -45,7 +45,8 @@ export const SCHEMA: readonly string[] = [
      progress_at INTEGER NOT NULL, background TEXT)`,
   `CREATE TABLE messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, turn TEXT NOT NULL, body TEXT NOT NULL,
      created_at INTEGER NOT NULL)`,
-  // The per-tree subagent cap (docs/api.md#caps-permissions-and-depth) is counted in the tree's root chat: one slot per active subordinate.
+  // The per-tree subagent cap (docs/api.md#caps-permissions-and-depth) is counted in the tree's root chat:
+  // one slot per active subordinate.
   `CREATE TABLE tree_slots (slot TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)`,
   // Events and their webhook outbox (docs/api.md#hand-back-and-im-delivery, docs/api.md#events-and-webhooks).
   // A row keeps only its own data and the chat's parent and root as they were (NULL: its own root);
@@ -59,7 +60,8 @@ export const SCHEMA: readonly string[] = [
   `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
   // A request's delivery options (query parameters), kept while its jobs are.
   `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL)`,
-  // Direct IM messages (docs/api.md#hand-back-and-im-delivery) waiting to be sent, retried like webhooks; `after_seq`: a Telegram
+  // Direct IM messages (docs/api.md#hand-back-and-im-delivery) waiting to be sent, retried like webhooks;
+  // `after_seq`: a Telegram
   // message waits for the webhook's first try at the hand-back it follows.
   `CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, telegram_chat_id TEXT NOT NULL, text TEXT NOT NULL,
      status TEXT NOT NULL DEFAULT 'pending', attempts INTEGER NOT NULL DEFAULT 0, next_at INTEGER, last_error TEXT,
@@ -104,14 +106,23 @@ const jobsV7 = (name: string) => jobsV6(name).replace(") WITHOUT ROWID", ", meta
 /** The jobs table from v8 on: v7's, with a call's flow holds (docs/api.md#flow-control). */
 const jobsV8 = (name: string) => jobsV7(name).replace(") WITHOUT ROWID", ", flow TEXT) WITHOUT ROWID");
 
-/** The jobs table from v9 on: v8's, with a call's approval and whether the tenant's list has its latest (docs/api.md#approvals). */
+/**
+ * The jobs table from v9 on: v8's, with a call's approval and whether the tenant's list has its latest
+ * (docs/api.md#approvals).
+ */
 const jobsV9 = (name: string) =>
   jobsV8(name).replace(") WITHOUT ROWID", ", approval TEXT, approval_sync INTEGER) WITHOUT ROWID");
 
-/** The jobs table from v10 on: v9's, with the budget of the top-level batch a job counts against (docs/api.md#budgets). */
+/**
+ * The jobs table from v10 on: v9's, with the budget of the top-level batch a job counts against
+ * (docs/api.md#budgets).
+ */
 const jobsV10 = (name: string) => jobsV9(name).replace(") WITHOUT ROWID", ", budget TEXT) WITHOUT ROWID");
 
-/** The jobs table from v11 on: v10's, with when a Worker runner last renewed a running call's lease (docs/architecture.md#where-a-call-runs). */
+/**
+ * The jobs table from v11 on: v10's, with when a Worker runner last renewed a running call's lease
+ * (docs/architecture.md#where-a-call-runs).
+ */
 const jobsV11 = (name: string) => jobsV10(name).replace(") WITHOUT ROWID", ", renewed_at INTEGER) WITHOUT ROWID");
 
 /** The jobs table from v12 on: v11's, with `lane` called `runner`, where it stood. */
@@ -248,7 +259,10 @@ export const CURRENT_SCHEMA: readonly string[] = [
  * chat opened for one batch of 8 wrote. A chat stored before v5 has them all.
  */
 export const FIRST_USE = ["idempotency", "children", "turns", "messages", "tree_slots", "notifications"] as const;
-/** Tables added since, made on first use by every chat, stored or new (none has one before it writes there): a day's usage (docs/api.md#usage-and-cost). */
+/**
+ * Tables added since, made on first use by every chat, stored or new (none has one before it writes there): a
+ * day's usage (docs/api.md#usage-and-cost).
+ */
 const LATER_TABLES = {
   usage_days: `CREATE TABLE usage_days (day TEXT PRIMARY KEY, own TEXT NOT NULL, subtree TEXT NOT NULL) WITHOUT ROWID`,
 } as const;

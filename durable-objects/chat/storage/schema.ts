@@ -24,7 +24,10 @@ const META_READ = "meta:*";
 
 const tableNote = (table: FirstUseTable) => `table:${table}`;
 
-/** Whether the chat has `table`, remembered either way: only `createTable` makes one, and a failed transaction drops the note. */
+/**
+ * Whether the chat has `table`, remembered either way: only `createTable` makes one, and a failed transaction
+ * drops the note.
+ */
 export function hasTable(sql: SqlStorage, table: FirstUseTable): boolean {
   return cached(
     sql,
@@ -112,7 +115,10 @@ export function readMeta(sql: SqlStorage, key: string): string | undefined {
   return peek<string>(sql, `meta:${key}`);
 }
 
-/** The limits the chat last admitted jobs under, parsed once per stored value (several reads per job). Shared: do not mutate. */
+/**
+ * The limits the chat last admitted jobs under, parsed once per stored value (several reads per job). Shared:
+ * do not mutate.
+ */
 export function readLimits(sql: SqlStorage): ChatLimits | undefined {
   const raw = readMeta(sql, "limits");
   if (raw === undefined) return undefined;

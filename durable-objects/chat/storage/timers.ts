@@ -85,7 +85,8 @@ export class Timers {
   /** Sets or moves the timer; setting it to the time it already has writes nothing (rows written are billed). */
   set(kind: TimerKind, ref: string, at: number): void {
     this.sql.exec(
-      `INSERT INTO timers (kind, ref, at) VALUES (?, ?, ?) ON CONFLICT (kind, ref) DO UPDATE SET at = excluded.at WHERE excluded.at != timers.at`,
+      `INSERT INTO timers (kind, ref, at) VALUES (?, ?, ?) ON CONFLICT (kind, ref) DO UPDATE
+         SET at = excluded.at WHERE excluded.at != timers.at`,
       kind,
       ref,
       at,
@@ -102,7 +103,8 @@ export class Timers {
     const known = ref === "" ? peek<number>(this.sql, dueBy(kind)) : undefined;
     if (known !== undefined && known <= at) return;
     this.sql.exec(
-      `INSERT INTO timers (kind, ref, at) VALUES (?, ?, ?) ON CONFLICT (kind, ref) DO UPDATE SET at = excluded.at WHERE excluded.at < timers.at`,
+      `INSERT INTO timers (kind, ref, at) VALUES (?, ?, ?) ON CONFLICT (kind, ref) DO UPDATE
+         SET at = excluded.at WHERE excluded.at < timers.at`,
       kind,
       ref,
       at,
@@ -176,7 +178,10 @@ export class Timers {
     if (timer.ref === "") forget(this.sql, dueBy(timer.kind));
   }
 
-  /** The earliest timer the alarm can be set for (see LATEST_ALARM_AT); job watches only while they may not be parked (see JOB_WATCH). */
+  /**
+   * The earliest timer the alarm can be set for (see LATEST_ALARM_AT); job watches only while they may not be
+   * parked (see JOB_WATCH).
+   */
   next(): number | undefined {
     const armed = peek<boolean>(this.sql, PARKED) === false;
     const row = this.sql

@@ -102,7 +102,8 @@ export class Turns {
   begin(t: { parent_job_id: string; parent_chat_id: string; lease: string; deadline_at: number }, now: number): void {
     createTable(this.sql, "turns");
     this.sql.exec(
-      `INSERT INTO turns (parent_job_id, parent_chat_id, lease, deadline_at, state, steps, awaiting, usage, outcome, created_at, progress_at)
+      `INSERT INTO turns (parent_job_id, parent_chat_id, lease, deadline_at, state, steps, awaiting, usage,
+         outcome, created_at, progress_at)
        VALUES (?, ?, ?, ?, 'running', 0, NULL, ?, NULL, ?, ?)`,
       t.parent_job_id,
       t.parent_chat_id,
@@ -130,7 +131,9 @@ export class Turns {
     if (!turn) return;
     const ending = patch.state !== undefined && patch.state !== "running";
     this.sql.exec(
-      `UPDATE turns SET steps = ?, awaiting = ?, usage = ?, state = ?, outcome = ?, ended_at = COALESCE(?, ended_at), background = ?
+      `UPDATE turns
+         SET steps = ?, awaiting = ?, usage = ?, state = ?, outcome = ?, ended_at = COALESCE(?, ended_at),
+         background = ?
        WHERE parent_job_id = ?`,
       patch.steps ?? turn.steps,
       patch.awaiting === undefined
@@ -220,7 +223,8 @@ export class Turns {
     if (!hasTable(this.sql, "messages")) return [];
     return this.sql
       .exec<{ body: string; created_at: number }>(
-        `SELECT body, created_at FROM (SELECT seq, body, created_at FROM messages ORDER BY seq DESC LIMIT ?) ORDER BY seq`,
+        `SELECT body, created_at FROM (SELECT seq, body, created_at FROM messages ORDER BY seq DESC LIMIT ?)
+           ORDER BY seq`,
         limit,
       )
       .toArray()

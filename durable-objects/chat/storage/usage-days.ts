@@ -36,7 +36,10 @@ export class UsageDays {
     if (days.size) this.#add(days, now);
   }
 
-  /** The last 30 days, the kept days' rows and the jobs still kept: the chat's own usage, its subtree's, and the subtree's by day, oldest first. */
+  /**
+   * The last 30 days, the kept days' rows and the jobs still kept: the chat's own usage, its subtree's, and
+   * the subtree's by day, oldest first.
+   */
   summary(now: number, jobs: Pick<JobRow, "usage" | "kind" | "attempt" | "completed_at">[]): ChatUsage {
     const since = dayOf(now - (USAGE_DAYS - 1) * DAY_MS);
     const days = new Map<string, Shares>();

@@ -16,7 +16,10 @@ import { planSubordinates, type SubordinateState } from "./subordinates";
 export interface InOrderAdmission {
   admitted: JobSpec[];
   plans: Map<number, SubordinatePlan>;
-  /** Calls refused by a cap, a permission or the depth: each gets its own error entry (docs/api.md#caps-permissions-and-depth). */
+  /**
+   * Calls refused by a cap, a permission or the depth: each gets its own error entry
+   * (docs/api.md#caps-permissions-and-depth).
+   */
   refusals: Map<number, ApiError>;
   /** Admitted subordinates that wait for a slot. */
   queued: Set<string>;
@@ -72,7 +75,10 @@ export function admitInOrder(
   return dropBrokenGroups(specs, result);
 }
 
-/** A `parallel` call inside a loop is atomic (docs/api.md#validation-order-and-errors): one refused call refuses its whole group. */
+/**
+ * A `parallel` call inside a loop is atomic (docs/api.md#validation-order-and-errors): one refused call
+ * refuses its whole group.
+ */
 export function dropBrokenGroups(specs: JobSpec[], result: InOrderAdmission): InOrderAdmission {
   const broken = new Map<number, ApiError>();
   for (const spec of specs) {

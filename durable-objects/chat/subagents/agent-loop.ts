@@ -66,9 +66,15 @@ export interface LoopHost {
   running(turnId: string): boolean;
   /** The model replied: progress for the idle rule. */
   progress(now: number): void;
-  /** A model request's usage (the request of the turn's `step`): the chat's usage by day, and the budget of the batch that started the turn. */
+  /**
+   * A model request's usage (the request of the turn's `step`): the chat's usage by day, and the budget of
+   * the batch that started the turn.
+   */
   modelUsed(now: number, usage: Usage, step: string): Promise<void>;
-  /** The model request of the turn's `step` ended with no answer (it failed, or never left after the budget let it go): the budget no longer counts it in flight. */
+  /**
+   * The model request of the turn's `step` ended with no answer (it failed, or never left after the budget
+   * let it go): the budget no longer counts it in flight.
+   */
   modelUnanswered(step: string): Promise<void>;
   /** Whether the budget of the batch that started the turn (if any) lets the model request of the turn's `step` go. */
   budgetAllows(step: string): Promise<{ ok: true } | { ok: false; field: BudgetField; used: number; limit: number }>;
@@ -115,7 +121,10 @@ function backgroundReport(jobIds: string[], jobs: JobStore, now: number): ChatMe
   };
 }
 
-/** The step a model request is for, as the budget knows it: one request per step of a turn, however often the step runs before it leaves. */
+/**
+ * The step a model request is for, as the budget knows it: one request per step of a turn, however often the
+ * step runs before it leaves.
+ */
 export const stepOf = (turn: Turn) => `${turn.parent_job_id}:${turn.steps}`;
 
 function lastText(messages: ChatMessage[]): string {

@@ -315,7 +315,8 @@ export class ChildTurns implements LoopHost {
     // A turn stopped meanwhile (its job ended, its chat is being deleted) has no outcome to hand back.
     if (!this.running(turn.parent_job_id)) return;
     const now = Date.now();
-    // Ended while its model request was out (idle, past its deadline, no provider at the claim): the runner's reply is stale, its room goes back.
+    // Ended while its model request was out (idle, past its deadline, no provider at the claim): the runner's
+    // reply is stale, its room goes back.
     this.asks.forget();
     giveBackModelRoom(this.store);
     this.store.transaction(() => {

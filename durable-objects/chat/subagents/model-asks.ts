@@ -59,7 +59,10 @@ export class ModelAsks {
     return true;
   }
 
-  /** The claim did not lead to a request (building it failed): the queue's next delivery of the message may claim it again. */
+  /**
+   * The claim did not lead to a request (building it failed): the queue's next delivery of the message may
+   * claim it again.
+   */
   unclaim(turnId: string, lease: string): void {
     const ask = this.current(turnId);
     if (holdsAsk(ask, turnId, lease)) this.#write({ ...ask, renewed_at: null });
@@ -111,7 +114,10 @@ export async function claimAsk(host: AskHost, turnId: string, lease: string, now
   return null;
 }
 
-/** The runner renews its ask; false tells it to stop (the turn ended or is past its deadline, or the ask went to another runner). */
+/**
+ * The runner renews its ask; false tells it to stop (the turn ended or is past its deadline, or the ask went
+ * to another runner).
+ */
 export function renewAsk(host: AskHost, turnId: string, lease: string, now: number): boolean {
   const deadline = host.turns.get(turnId)?.deadline_at ?? 0;
   return host.running(turnId) && now < deadline && host.asks.renew(turnId, lease, now);

@@ -52,7 +52,10 @@ export function giveBackModelRoom(store: ChatStore): void {
   store.ctx.waitUntil(releaseModelRoom(store));
 }
 
-/** A model request that has its answer gives back its room: kept in meta, it survives the chat's restarts while the runner works. */
+/**
+ * A model request that has its answer gives back its room: kept in meta, it survives the chat's restarts
+ * while the runner works.
+ */
 export async function releaseModelRoom(store: ChatStore): Promise<void> {
   const held = readMeta(store.sql, MODEL_ROOM);
   if (!held) return;

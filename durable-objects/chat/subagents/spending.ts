@@ -17,7 +17,10 @@ export async function modelUsed(store: ChatStore, now: number, usage: Usage, ste
   if (budget) await answered(store, budget, step, { ...spentBy(usage), llm_calls: 0 });
 }
 
-/** The request of the turn's `step`, let go by the budget, ended with no answer (it failed, or never left): it is no longer in flight. */
+/**
+ * The request of the turn's `step`, let go by the budget, ended with no answer (it failed, or never left): it
+ * is no longer in flight.
+ */
 export async function modelUnanswered(store: ChatStore, step: string): Promise<void> {
   const budget = store.meta("budget");
   if (budget) await answered(store, budget, step, {});

@@ -68,7 +68,10 @@ export function planCalls(
   return { specs, plans };
 }
 
-/** spawn_task without `wait: true`, and `parallel` with `wait: false`, answer at once; the jobs run in the background. */
+/**
+ * spawn_task without `wait: true`, and `parallel` with `wait: false`, answer at once; the jobs run in the
+ * background.
+ */
 export const inBackground = (plan: CallPlan) =>
   plan.kind === "parallel"
     ? !plan.wait

@@ -73,7 +73,10 @@ export function admitBatch(jobIds: string[], s: CapState): Set<string> {
   return new Set(waiting);
 }
 
-/** Tiered paths (`/tool-calls`, agent loops): one subordinate at a time, in call order; a refusal is that call's alone. */
+/**
+ * Tiered paths (`/tool-calls`, agent loops): one subordinate at a time, in call order; a refusal is that
+ * call's alone.
+ */
 export class SubagentCap {
   readonly #started: string[] = [];
   #queued = 0;

@@ -1,5 +1,6 @@
 /**
- * Admission rules for subordinate jobs (docs/api.md#child-chats, docs/api.md#caps-permissions-and-depth): which child chat
+ * Admission rules for subordinate jobs (docs/api.md#child-chats, docs/api.md#caps-permissions-and-depth):
+ * which child chat
  * each call runs in, the continuation rules, the permission of an omitted
  * type and the depth limit. The caps are `./subagent-cap`. Synchronous, so the
  * ChatDO runs it inside the same step as the inserts.

@@ -108,7 +108,10 @@ export class TreeCap {
     };
   }
 
-  /** After admission: the root records the slots its started subordinates hold; a child returns the grants it did not use. */
+  /**
+   * After admission: the root records the slots its started subordinates hold; a child returns the grants it
+   * did not use.
+   */
   settle(tree: TreeReservation, started: string[]): void {
     if (tree.remote) {
       const kept = new Set(started);

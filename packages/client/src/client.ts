@@ -175,7 +175,10 @@ export class Fanout {
     );
   }
 
-  /** A subagent's conversation (its child chat's): each model turn's text and tool calls, with usage; the newest `limit`. */
+  /**
+   * A subagent's conversation (its child chat's): each model turn's text and tool calls, with usage; the
+   * newest `limit`.
+   */
   transcript(chatId: string, options: { limit?: number; signal?: AbortSignal } = {}): Promise<Transcript> {
     const query = options.limit ? { limit: String(options.limit) } : {};
     return this.#send(options.signal, () =>
@@ -247,12 +250,18 @@ export class Fanout {
     return this.#send(options.signal, () => this.#api.GET("/v1/flow", { signal: options.signal }));
   }
 
-  /** Approves a call waiting for a person (docs/api.md#approvals): it goes on and runs. The same decision again is harmless. */
+  /**
+   * Approves a call waiting for a person (docs/api.md#approvals): it goes on and runs. The same decision
+   * again is harmless.
+   */
   approve(chatId: string, jobId: string, options: DecisionOptions = {}): Promise<JobSnapshot> {
     return this.#decide(chatId, jobId, "approve", options);
   }
 
-  /** Denies a call waiting for a person: it ends `error`, never made. A FanoutError `already_decided` (409) means the other decision came first. */
+  /**
+   * Denies a call waiting for a person: it ends `error`, never made. A FanoutError `already_decided` (409)
+   * means the other decision came first.
+   */
   deny(chatId: string, jobId: string, options: DecisionOptions = {}): Promise<JobSnapshot> {
     return this.#decide(chatId, jobId, "deny", options);
   }

@@ -90,7 +90,10 @@ function outcomes(source: ResultsSource): Outcome[] {
   return payload.jobs.map((job) => fromSnapshot(job));
 }
 
-/** A job's content as `/tool-calls` writes it (docs/api.md#tiered-execution-and-the-tool-calls-route): its result, or `Error: <message>`. */
+/**
+ * A job's content as `/tool-calls` writes it (docs/api.md#tiered-execution-and-the-tool-calls-route): its
+ * result, or `Error: <message>`.
+ */
 function fromSnapshot(job: JobSnapshot): Outcome {
   if (!job.tool_call_id) {
     throw new TypeError(

@@ -29,13 +29,19 @@ export type JobRecord = Ok<"/v1/chats/{chat_id}/jobs/{job_id}", "get">;
 
 /** `spawn_task` arguments plus `agent` (the subagent type). */
 export type SpawnArgs = Body<"/v1/chats/{chat_id}/spawn", "post">;
-/** One assistant message's tool calls, in the shapes its SDK gives them (`{tool_calls, timeout?}`, or the bare list). */
+/**
+ * One assistant message's tool calls, in the shapes its SDK gives them (`{tool_calls, timeout?}`, or the bare
+ * list).
+ */
 export type ToolCallsBody =
   | { tool_calls: ToolCallList; timeout?: number | string }
   | Exclude<ToolCallList, null | undefined>;
 export type ToolCallsAnswer = Ok<"/v1/chats/{chat_id}/tool-calls", "post">;
 export type ToolsAnswer = Ok<"/v1/tools", "get">;
-/** One function definition of `GET /v1/tools`, in OpenAI's form: `{type: "function", function: {name, description, parameters}}`. */
+/**
+ * One function definition of `GET /v1/tools`, in OpenAI's form: `{type: "function", function: {name,
+ * description, parameters}}`.
+ */
 export type ToolDefinition = ToolsAnswer["tools"][number];
 /** `GET /v1/flow`: each flow rule's running and queued calls, its rate's headroom, its busiest keys. */
 export type FlowAnswer = Ok<"/v1/flow", "get">;

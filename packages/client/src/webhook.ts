@@ -28,7 +28,10 @@ function base64ToBytes(text: string): Uint8Array<ArrayBuffer> {
   return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
-/** The HMAC key: the base64 part of `whsec_…`; a secret that is not base64 is used as its raw bytes (as fanout signs). */
+/**
+ * The HMAC key: the base64 part of `whsec_…`; a secret that is not base64 is used as its raw bytes (as fanout
+ * signs).
+ */
 function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
   try {
     return base64ToBytes(secret.startsWith("whsec_") ? secret.slice(6) : secret);

@@ -16,7 +16,10 @@ export interface ScriptedCall {
 }
 
 export interface TurnOptions {
-  /** Only a request for this model takes the turn, before any turn queued without one (an agent profile's `model`, say). */
+  /**
+   * Only a request for this model takes the turn, before any turn queued without one (an agent profile's
+   * `model`, say).
+   */
   model?: string;
   /** Tokens the answer reports; default 10 in, 5 out. */
   usage?: { input: number; output: number };

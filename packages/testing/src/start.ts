@@ -18,7 +18,10 @@ export interface StartOptions {
    * `false` configures no `llm` (give your own in `config.llm`).
    */
   model?: string | false;
-  /** The rest of the tenant configuration (limits, agents, flow, approvals, `webhook.events`, …); `webhook.url` is the receiver's. */
+  /**
+   * The rest of the tenant configuration (limits, agents, flow, approvals, `webhook.events`, …);
+   * `webhook.url` is the receiver's.
+   */
   config?: TestConfig;
   /** fanout's port; default a free one. */
   port?: number;

@@ -1,6 +1,7 @@
 /**
  * The prompt contracts in `prompts/`, rendered for one calling agent: the
- * subordinate types it may not start never appear (docs/api.md#tool-definitions-for-an-agent, docs/api.md#caps-permissions-and-depth), and the
+ * subordinate types it may not start never appear (docs/api.md#tool-definitions-for-an-agent,
+ * docs/api.md#caps-permissions-and-depth), and the
  * spawning prompts are empty when it may start none.
  */
 import callSubordinatePrompt from "../../../prompts/call_subordinate.md";

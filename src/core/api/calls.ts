@@ -1,5 +1,6 @@
 /**
- * Wire schemas of the calls a bot or model writes (docs/api.md#arguments-and-call-shapes, docs/api.md#companion-routes, docs/api.md#tiered-execution-and-the-tool-calls-route), for
+ * Wire schemas of the calls a bot or model writes (docs/api.md#arguments-and-call-shapes,
+ * docs/api.md#companion-routes, docs/api.md#tiered-execution-and-the-tool-calls-route), for
  * `/openapi.json`: the `parallel` tool's arguments, the tool-call shapes of each
  * SDK, `/tool-calls` and its answer, and `/v1/tools`. Requests are validated by
  * the lenient parsers in `src/core/calls` and `src/core/jobs` (models write loose JSON),

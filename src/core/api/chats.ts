@@ -68,7 +68,10 @@ export const chatUsage = z.object({
     .describe("The subtree's usage by day, oldest first; days without any are left out."),
 });
 
-/** `GET /v1/chats/{chat}/transcript` (docs/api.md#a-subagents-transcript): a child chat's conversation, oldest first. */
+/**
+ * `GET /v1/chats/{chat}/transcript` (docs/api.md#a-subagents-transcript): a child chat's conversation, oldest
+ * first.
+ */
 export const chatTranscript = z.object({
   chat_id: z.string(),
   messages: z.array(

@@ -7,7 +7,10 @@ import { z } from "zod";
 
 const rfc3339 = z.iso.datetime({ precision: 3 });
 
-/** One kept event's webhook delivery (docs/api.md#deliveries-redelivery-and-a-test-event); each status carries its own time. */
+/**
+ * One kept event's webhook delivery (docs/api.md#deliveries-redelivery-and-a-test-event); each status carries
+ * its own time.
+ */
 export const delivery = z.object({
   id: z.string().describe("The event id: the webhook-id of every attempt, a redelivery's too."),
   type: z.string(),

@@ -12,7 +12,10 @@ export const ticketRequest = z.object({
 });
 export const ticketAnswer = z.object({ ticket: z.string(), expires_in: z.literal(60) });
 
-/** What every event's `data` starts with; `truncated` when result texts were left out (docs/api.md#events-and-webhooks). */
+/**
+ * What every event's `data` starts with; `truncated` when result texts were left out
+ * (docs/api.md#events-and-webhooks).
+ */
 const eventData = <T extends z.core.$ZodLooseShape>(own: T) =>
   z.looseObject({
     tenant: z.string(),
@@ -142,7 +145,10 @@ const eventSchema = (type: AnyEventType) => {
   return about === undefined ? event(type, data) : event(type, data).describe(about);
 };
 
-/** One event, as webhooks deliver it and live streams send it (docs/api.md, "Events and webhooks"): one member per type, in the list's order. */
+/**
+ * One event, as webhooks deliver it and live streams send it (docs/api.md, "Events and webhooks"): one member
+ * per type, in the list's order.
+ */
 export const eventEnvelope = z.discriminatedUnion(
   "type",
   eventTypes.map(eventSchema) as [ReturnType<typeof eventSchema>, ...ReturnType<typeof eventSchema>[]],

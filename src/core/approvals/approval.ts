@@ -97,7 +97,10 @@ export const deniedError = (by: string | null | undefined, reason: string | null
 /** The error a call ends with when no decision came by its approval's deadline. */
 export const expiredError = (seconds: number) => `No approval within ${seconds} s; the call was not made.`;
 
-/** What the tenant's list of approvals (`GET /v1/approvals`) shows of a call. `cancelled`: its wait ended with no decision (the job ended otherwise). */
+/**
+ * What the tenant's list of approvals (`GET /v1/approvals`) shows of a call. `cancelled`: its wait ended with
+ * no decision (the job ended otherwise).
+ */
 export interface ApprovalEntry {
   chat_id: string;
   job_id: string;

@@ -29,7 +29,10 @@ export interface BudgetScope {
 
 export const NOTHING_SPENT: Spent = { llm_tokens: 0, llm_calls: 0, tool_calls: 0, subagents: 0, cost_usd: 0 };
 
-/** A batch's budget: the configured one, lowered by the request's (`?budget=`), never raised; undefined when neither sets any field. */
+/**
+ * A batch's budget: the configured one, lowered by the request's (`?budget=`), never raised; undefined when
+ * neither sets any field.
+ */
 export function effectiveBudget(configured: Budget, requested: Budget | undefined): Budget | undefined {
   const budget: Budget = {};
   for (const field of BUDGET_FIELDS) {

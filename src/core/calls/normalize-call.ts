@@ -23,7 +23,10 @@ import { cleanCopy, isObject, type JsonObject } from "../util/json";
 export interface ToolCall {
   tool_name: string;
   tool_args: JsonObject;
-  /** The id the call came with (OpenAI/Anthropic `id`, AI SDK `toolCallId`, `tool_call_id`); absent when it had no usable one. */
+  /**
+   * The id the call came with (OpenAI/Anthropic `id`, AI SDK `toolCallId`, `tool_call_id`); absent when it
+   * had no usable one.
+   */
   tool_call_id?: string;
 }
 

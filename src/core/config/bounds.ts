@@ -11,7 +11,10 @@ export const MAX_SECONDS = 2_592_000;
 /** `limits.retention_seconds`: a year. */
 export const MAX_RETENTION_SECONDS = 31_536_000;
 
-/** `limits.max_response_bytes`: a tool's answer is read into an isolate of 128 MB (docs/architecture.md#platform-rules). */
+/**
+ * `limits.max_response_bytes`: a tool's answer is read into an isolate of 128 MB
+ * (docs/architecture.md#platform-rules).
+ */
 export const MAX_RESPONSE_BYTES = 4_194_304;
 
 /**

@@ -14,7 +14,10 @@ export type ChatLimits = Pick<
   | "subagent_idle_seconds"
   | "max_depth"
 > & {
-  /** Which chats' events go to `webhook.url` (docs/api.md#events-and-webhooks); travels with the limits down to child chats. */
+  /**
+   * Which chats' events go to `webhook.url` (docs/api.md#events-and-webhooks); travels with the limits down
+   * to child chats.
+   */
   webhooks: "none" | "top-level" | "all";
   /** `webhook.events`: the event types sent (to `webhook.url` and a batch's `callback_url`); absent: every type. */
   webhook_events?: string[];

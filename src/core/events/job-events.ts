@@ -1,5 +1,6 @@
 /**
- * What `job.started`, `job.finished` and a call's approval events say about a job (docs/api.md#events-and-webhooks). Built from
+ * What `job.started`, `job.finished` and a call's approval events say about a job
+ * (docs/api.md#events-and-webhooks). Built from
  * the job's row alone, so an event kept on its job row (no webhook waits for it) reads back the same
  * as when it was announced.
  */
@@ -11,7 +12,10 @@ import type { JobApproval } from "../approvals/approval";
 export const callId = (job: Pick<JobRow, "tool_call_id">) =>
   job.tool_call_id ? { tool_call_id: job.tool_call_id } : {};
 
-/** The batch's request metadata, when it had some, last in every event of the batch and its jobs (docs/api.md#request-metadata). */
+/**
+ * The batch's request metadata, when it had some, last in every event of the batch and its jobs
+ * (docs/api.md#request-metadata).
+ */
 export const metadataOf = (job: Pick<JobRow, "metadata">) =>
   job.metadata ? { metadata: JSON.parse(job.metadata) as Record<string, unknown> } : {};
 

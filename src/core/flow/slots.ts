@@ -152,7 +152,10 @@ function position(state: SlotState, jobId: string): number {
   return sorted.findIndex((w) => w.job_id === jobId) + 1;
 }
 
-/** A call gives back what it has here (its slot, its offer, its place in line): it ended, or it waits at another rule. */
+/**
+ * A call gives back what it has here (its slot, its offer, its place in line): it ended, or it waits at
+ * another rule.
+ */
 export function giveBack(before: SlotState, jobId: string, now: number): SlotState {
   const state = expire(before, now);
   const other = (l: { job_id: string }) => l.job_id !== jobId;

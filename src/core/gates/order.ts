@@ -43,7 +43,10 @@ export interface GateRule<R extends string = string> {
   readonly reason: R;
   /** Whether the job's deadline starts when its gate lets it go, or counts from its acceptance, the wait included. */
   readonly clock: "from_release" | "from_acceptance";
-  /** The order its waiting jobs go in: their call order within their batch, or their arrival across the chat (a `wait_seq`, given at admission). */
+  /**
+   * The order its waiting jobs go in: their call order within their batch, or their arrival across the chat
+   * (a `wait_seq`, given at admission).
+   */
   readonly order: "call" | "arrival";
   /** Whether the job must wait here, at `now`. */
   applies(job: GateJob, now: number): boolean;
@@ -61,14 +64,20 @@ const gate = <const R extends string>(rule: GateRule<R>): GateRule<R> => rule;
 /** The gates, in the order a job passes them. */
 const BUILT_IN = [
   gate({
-    /** The sequential tier of a tiered batch waits for the calls before it (docs/api.md#tiered-execution-and-the-tool-calls-route). */
+    /**
+     * The sequential tier of a tiered batch waits for the calls before it
+     * (docs/api.md#tiered-execution-and-the-tool-calls-route).
+     */
     reason: "tier",
     clock: "from_release",
     order: "call",
     applies: (job) => job.atAdmission?.waitsForTier === true,
   }),
   gate({
-    /** A subordinate over the cap waits for a slot (`on_subagent_limit: "queue"`). Never a call of a tier: the two do not meet. */
+    /**
+     * A subordinate over the cap waits for a slot (`on_subagent_limit: "queue"`). Never a call of a tier: the
+     * two do not meet.
+     */
     reason: "subagent_slot",
     clock: "from_release",
     order: "arrival",
@@ -86,7 +95,10 @@ const BUILT_IN = [
     applies: (job) => awaitsDecision(job),
   }),
   gate({
-    /** A call under flow rules waits for room under every one of them (docs/api.md#flow-control); its deadline counts the wait. */
+    /**
+     * A call under flow rules waits for room under every one of them (docs/api.md#flow-control); its deadline
+     * counts the wait.
+     */
     reason: "flow",
     clock: "from_acceptance",
     order: "call",
@@ -94,7 +106,10 @@ const BUILT_IN = [
     due: "at_once",
   }),
   gate({
-    /** A call of a batch with a budget: the budget is asked for it as it starts (a moment) (docs/api.md#budgets). The last gate. */
+    /**
+     * A call of a batch with a budget: the budget is asked for it as it starts (a moment)
+     * (docs/api.md#budgets). The last gate.
+     */
     reason: "budget",
     clock: "from_acceptance",
     order: "call",
@@ -143,7 +158,10 @@ export class GateOrder<R extends string> {
     return this.#from(0, job, now);
   }
 
-  /** Where a job goes on to once its gate (`waiting_for`) lets it go: the first gate after it whose rule applies, or null to start. */
+  /**
+   * Where a job goes on to once its gate (`waiting_for`) lets it go: the first gate after it whose rule
+   * applies, or null to start.
+   */
   after(job: GateJob & { waiting_for: R | null }, now: number): R | null {
     const passed = job.waiting_for === null ? -1 : this.#rules.indexOf(this.rule(job.waiting_for));
     return this.#from(passed + 1, job, now);

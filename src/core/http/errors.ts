@@ -48,7 +48,10 @@ export const refusal = (e: ApiError): Refusal => ({
   details: e.details,
 });
 
-/** A 503 from an object is the platform-failure answer of docs/architecture.md#platform-rules, so it says when to retry like any other. */
+/**
+ * A 503 from an object is the platform-failure answer of docs/architecture.md#platform-rules, so it says when
+ * to retry like any other.
+ */
 export const fromRefusal = (r: Refusal): ApiError =>
   new ApiError(r.status, r.code, r.message, r.details ?? {}, r.status === 503 ? { "Retry-After": "1" } : {});
 
@@ -58,7 +61,10 @@ export const badRequest = (code: string, message: string, details?: ErrorDetails
 export const unavailable = (message = "fanout is briefly unavailable; retry in a second. Started jobs keep running.") =>
   new ApiError(503, "unavailable", message, {}, { "Retry-After": "1" });
 
-/** A tenant's live streams are at `limits.max_streams` (docs/api.md#live-streams): the next ticket or upgrade is refused. */
+/**
+ * A tenant's live streams are at `limits.max_streams` (docs/api.md#live-streams): the next ticket or upgrade
+ * is refused.
+ */
 export const tooManyStreams = (open: number, max: number) =>
   new ApiError(
     429,

@@ -1,5 +1,6 @@
 /**
- * How one tool call of an assistant message becomes jobs (docs/api.md#tiered-execution-and-the-tool-calls-route), shared
+ * How one tool call of an assistant message becomes jobs
+ * (docs/api.md#tiered-execution-and-the-tool-calls-route), shared
  * by `/tool-calls` and agent loops: an ordinary call is one job; a `parallel`
  * call is a group of jobs in the concurrent tier, admitted together or not at
  * all, plus the earlier jobs it awaits, collects or cancels.

@@ -67,7 +67,10 @@ export const typeDenied = (type: string) =>
     agent: quoteName(type),
   });
 
-/** Every tool the calling agent may call here, in the order `/v1/tools` lists them: what an unknown-tool error offers. */
+/**
+ * Every tool the calling agent may call here, in the order `/v1/tools` lists them: what an unknown-tool error
+ * offers.
+ */
 export function callableToolNames(ctx: SpecContext): string[] {
   const subordinates =
     startableTypes(ctx.config, ctx.agent, ctx.level ?? 0).length > 0 ? ["spawn_task", "call_subordinate"] : [];
@@ -88,7 +91,10 @@ function httpRequestProblem(tool: CatalogTool, args: ToolCall["tool_args"], conf
   return allowed.includes(origin) ? undefined : `/url origin ${origin} is not in builtins.http_request.allowed_origins`;
 }
 
-/** A wait that could only end by its deadline is a mistake the caller can fix now (the bounds of docs/api.md#limits-and-bounds). */
+/**
+ * A wait that could only end by its deadline is a mistake the caller can fix now (the bounds of
+ * docs/api.md#limits-and-bounds).
+ */
 function waitProblem(
   tool: CatalogTool,
   args: ToolCall["tool_args"],

@@ -51,11 +51,17 @@ export type JobRow = {
   tree_slot: string | null;
   /** The last progress a running MCP tool reported (JSON of `Progress`); NULL once the job ends. */
   progress: string | null;
-  /** A call under flow rules: its holds, the rules as admitted, and the rule it waits at (JSON of `JobFlow`); else null. */
+  /**
+   * A call under flow rules: its holds, the rules as admitted, and the rule it waits at (JSON of `JobFlow`);
+   * else null.
+   */
   flow: string | null;
   /** A call under an approval rule: its request and the decision once taken (JSON of `JobApproval`); else null. */
   approval: string | null;
-  /** The budget of the top-level batch the job counts against (JSON of `BudgetScope`), inherited by a subordinate's jobs; null without one. */
+  /**
+   * The budget of the top-level batch the job counts against (JSON of `BudgetScope`), inherited by a
+   * subordinate's jobs; null without one.
+   */
   budget: string | null;
   /** The batch's request metadata (compact JSON), inherited by a subordinate's jobs; null without any. */
   metadata: string | null;
@@ -122,7 +128,10 @@ function approvalRecord(job: JobRow) {
   };
 }
 
-/** The full record of `GET …/jobs/{id}` (docs/api.md#jobs-and-their-lifecycle), field order as listed there; `tool_call_id` sits after `tool_name` as on a snapshot. */
+/**
+ * The full record of `GET …/jobs/{id}` (docs/api.md#jobs-and-their-lifecycle), field order as listed there;
+ * `tool_call_id` sits after `tool_name` as on a snapshot.
+ */
 export function jobRecord(job: JobRow & { content: string | null }) {
   return {
     job_id: job.job_id,

@@ -60,7 +60,10 @@ export interface JobMessage {
 /** The limits travel with every request to a chat and down to its children; the config owns their shape. */
 export type { ChatLimits } from "../config/chat-limits";
 
-/** A request's delivery options (query parameters, docs/api.md#the-parallel-route): where its events go besides the webhook. */
+/**
+ * A request's delivery options (query parameters, docs/api.md#the-parallel-route): where its events go
+ * besides the webhook.
+ */
 /** What a request asks of its batch's outcome, beside the calls: query parameters and headers, never model-written. */
 export interface Delivery {
   callback_url: string | null;
@@ -88,10 +91,16 @@ export interface BatchRequest {
   flow?: FlowRule[];
   /** The tenant's approval rules (docs/api.md#approvals); absent when it has none. */
   approvals?: ApprovalRule[];
-  /** The batch's budget (docs/api.md#budgets): the configured one, lowered by `?budget=`; absent when neither sets one. */
+  /**
+   * The batch's budget (docs/api.md#budgets): the configured one, lowered by `?budget=`; absent when neither
+   * sets one.
+   */
   budget?: Budget;
   idempotency?: { key: string; fingerprint: string };
-  /** The worker's latest check of the tenant's config: the chat's copy of it and of the targets is as current (`vouchFor`). */
+  /**
+   * The worker's latest check of the tenant's config: the chat's copy of it and of the targets is as current
+   * (`vouchFor`).
+   */
   config_check?: ConfigCheck;
 }
 
@@ -108,7 +117,10 @@ export interface AwaitTicket {
 export type BatchResult = { ok: true; payload: ResultsPayload | StartedPayload } | Refusal;
 export type BatchAnswer = BatchResult | { ok: true; awaiting: AwaitTicket };
 
-/** Where a waiting request opens its socket to the chat, and the one message it gets there: every job it named has ended. */
+/**
+ * Where a waiting request opens its socket to the chat, and the one message it gets there: every job it named
+ * has ended.
+ */
 export const AWAIT_PATH = "/await";
 export const JOBS_ENDED = "ended";
 
@@ -251,7 +263,10 @@ export interface ToolCallsRequest {
   flow?: FlowRule[];
   approvals?: ApprovalRule[];
   budget?: Budget;
-  /** `tiered`: side-effecting calls one after another after the rest; `parallel`: every call at once (docs/api.md#tiered-execution-and-the-tool-calls-route). */
+  /**
+   * `tiered`: side-effecting calls one after another after the rest; `parallel`: every call at once
+   * (docs/api.md#tiered-execution-and-the-tool-calls-route).
+   */
   order: "tiered" | "parallel";
   wait_seconds: number;
   idempotency?: { key: string; fingerprint: string };

@@ -68,7 +68,8 @@ async function attempts(
     const remaining = call.deadline_at - Date.now();
     if (remaining <= 0 || stop.aborted) return undefined;
     const result = await attemptOnce(callable, call, args, attempt, stop, remaining, record);
-    if (result === "stopped") return undefined; // stopped or past the deadline: not an `error` (docs/api.md#attempts-and-retries)
+    // stopped or past the deadline: not an `error` (docs/api.md#attempts-and-retries)
+    if (result === "stopped") return undefined;
     if (result.kind === "done") {
       const content = result.content ? { content: result.content } : {};
       return result.state === "success"

@@ -1,5 +1,6 @@
 /**
- * The answer of `/tool-calls` (docs/api.md#tiered-execution-and-the-tool-calls-route): one entry per call in the original
+ * The answer of `/tool-calls` (docs/api.md#tiered-execution-and-the-tool-calls-route): one entry per call in
+ * the original
  * order; `content` is the result text or `Error: <message>`; calls still
  * active have their state and no content; refused calls carry their error. A
  * `parallel` call is answered like the `parallel` tool: the started payload

@@ -5,7 +5,10 @@
  */
 export const chatName = (tenant: string, chatId: string) => `chat/${tenant}/${chatId}`;
 export const tenantName = (tenant: string) => `tenant/${tenant}`;
-/** A chat's runner object `index` (docs/architecture.md#where-a-call-runs): the chat's own pool, so no chat waits behind another's calls. */
+/**
+ * A chat's runner object `index` (docs/architecture.md#where-a-call-runs): the chat's own pool, so no chat
+ * waits behind another's calls.
+ */
 export const callRunnerName = (tenant: string, chatId: string, index: number) => `runner/${tenant}/${chatId}/${index}`;
 
 /** `chat_id`: 1–128 of `[A-Za-z0-9._:@!-]`, not made only of dots (docs/api.md#authentication-tenants-and-chats). */

@@ -90,7 +90,10 @@ export function rememberConfig(
   if (previous !== version || (targets.get(tenant)?.version ?? version) !== version) targets.delete(tenant);
 }
 
-/** The tools' targets (secrets opened), asked for only when one is missing or this isolate has not checked them for 5 s. */
+/**
+ * The tools' targets (secrets opened), asked for only when one is missing or this isolate has not checked
+ * them for 5 s.
+ */
 export async function runTargetsOf(
   tenant: string,
   toolNames: string[],

@@ -38,7 +38,10 @@ export interface Hosts {
 
 const ALL_HOSTS: Hosts = { invocation: true, queue: true };
 
-/** The host of a tool call with this deadline, counted from now (a recovered call near its end goes to a nearer host). */
+/**
+ * The host of a tool call with this deadline, counted from now (a recovered call near its end goes to a
+ * nearer host).
+ */
 export function callHost(deadlineAt: number, now: number, hosts: Hosts = ALL_HOSTS): CallHost {
   const left = deadlineAt - now;
   if (hosts.invocation && left <= WAIT_UNTIL_GRACE_MS - GRACE_MARGIN_MS) return "invocation";

@@ -128,7 +128,8 @@ export class CallRunner {
       progress.stop();
       if (outcome && !stop.aborted) await this.#report(held, outcome);
     } catch (e) {
-      // A record of an attempt could not reach the chat: the call stops, and the chat's heartbeat recovers it from the row.
+      // A record of an attempt could not reach the chat: the call stops, and the chat's heartbeat recovers it
+      // from the row.
       if (!stop.aborted)
         console.error("a runner's call stopped; its chat's heartbeat will recover it", job_id, (e as Error).message);
     } finally {

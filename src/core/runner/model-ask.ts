@@ -32,12 +32,18 @@ export function askCheckAt(ask: ModelAsk): number {
   return ask.renewed_at === null ? ask.sent_at + ASK_UNCLAIMED_MS : ask.renewed_at + RUNNER_LAPSES_AFTER_MS;
 }
 
-/** Whether the ask is to be sent again: never claimed in time, or claimed by a runner gone silent (from its check on, so the timer set for the check finds it lapsed). */
+/**
+ * Whether the ask is to be sent again: never claimed in time, or claimed by a runner gone silent (from its
+ * check on, so the timer set for the check finds it lapsed).
+ */
 export function askLapsed(ask: ModelAsk, now: number): boolean {
   return now >= askCheckAt(ask);
 }
 
-/** Whether `lease` names the ask the turn is waiting on (a claim, a renewal or a reply under an older lease is stale). */
+/**
+ * Whether `lease` names the ask the turn is waiting on (a claim, a renewal or a reply under an older lease is
+ * stale).
+ */
 export function holdsAsk(ask: ModelAsk | undefined, turnId: string, lease: string): ask is ModelAsk {
   return ask !== undefined && ask.turn_id === turnId && ask.lease === lease;
 }

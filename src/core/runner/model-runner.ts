@@ -18,7 +18,10 @@ const REPORT_TRIES = 5;
 
 type Chat = ReturnType<Env["CHAT"]["getByName"]>;
 
-/** Claims the ask its message names; the request then goes on in `waitUntil`. Nothing to make (taken, stale, ended) ends it here. */
+/**
+ * Claims the ask its message names; the request then goes on in `waitUntil`. Nothing to make (taken, stale,
+ * ended) ends it here.
+ */
 export async function takeModelAsk(
   env: Env,
   message: ModelAskMessage,
@@ -52,7 +55,10 @@ async function askModel(chat: () => Chat, ask: ModelAskMessage["ask"], claimed: 
   if (!stop.signal.aborted) await report(chat, ask, answer);
 }
 
-/** The model's reply, or the error the provider's answer ends the turn with (docs/api.md#the-agent-loop); anything else throws. */
+/**
+ * The model's reply, or the error the provider's answer ends the turn with (docs/api.md#the-agent-loop);
+ * anything else throws.
+ */
 export async function answerOf(claimed: ClaimedAsk, signal?: AbortSignal): Promise<AskAnswer> {
   try {
     return { reply: await complete(claimed.target, claimed.request, claimed.allow_private_egress, { signal }) };

@@ -1,6 +1,7 @@
 /**
  * The argument schemas of `spawn_task` and `call_subordinate` as a model sees
- * them (`/v1/tools` in docs/api.md#tool-definitions-for-an-agent, docs/api.md#the-agent-loop): only the subordinate types the calling
+ * them (`/v1/tools` in docs/api.md#tool-definitions-for-an-agent, docs/api.md#the-agent-loop): only the
+ * subordinate types the calling
  * agent may start appear in the `enum`s, and when `default` is denied the type
  * becomes required.
  */

@@ -7,7 +7,10 @@
  */
 import type { Fetch } from "../egress/fetch";
 
-/** Production lets an invocation wait on 6 connections; fanout keeps 2 spare (webhooks, RPC) and places at most 4 calls per object. */
+/**
+ * Production lets an invocation wait on 6 connections; fanout keeps 2 spare (webhooks, RPC) and places at
+ * most 4 calls per object.
+ */
 export const CALLS_PER_OBJECT = 4;
 
 export class CallMeter {

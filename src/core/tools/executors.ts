@@ -1,6 +1,7 @@
 /**
  * The executors a chat's job uses: one HTTP attempt of a tenant tool or of the
- * built-in `http_request` (an MCP tool's is in `./mcp-client`). The chat's executor owns attempts, deadlines and outcomes;
+ * built-in `http_request` (an MCP tool's is in `./mcp-client`). The chat's executor owns attempts, deadlines
+ * and outcomes;
  * an executor only knows how to make and read one call.
  */
 import { egressFetch, type Fetch } from "../egress/fetch";

@@ -23,7 +23,10 @@ export type DeliveryRow = {
   failed_at: number | null;
 };
 
-/** One entry of `GET /v1/chats/{chat}/events?status=…`, keys in the order docs/api.md#deliveries-redelivery-and-a-test-event lists them. */
+/**
+ * One entry of `GET /v1/chats/{chat}/events?status=…`, keys in the order
+ * docs/api.md#deliveries-redelivery-and-a-test-event lists them.
+ */
 export interface DeliveryEntry {
   id: string;
   type: string;

@@ -54,7 +54,10 @@ export async function consumeJobs(batch: MessageBatch<unknown>, env: Env): Promi
   );
 }
 
-/** The message's body, or undefined once the message is settled (a poison message is acked, an unreadable one retried). */
+/**
+ * The message's body, or undefined once the message is settled (a poison message is acked, an unreadable one
+ * retried).
+ */
 export function readJobsMessage(message: Message<unknown>): JobsMessage | undefined {
   try {
     const parsed = jobsMessageSchema.safeParse(message.body);

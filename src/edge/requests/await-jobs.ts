@@ -43,7 +43,10 @@ export async function settleToolCalls(
   return onceMore(async (c): Promise<ToolCallsResult> => await c.answerToolCalls(awaiting, limits), chat);
 }
 
-/** The answer, asked again through a new stub if the chat restarted at that moment (asking twice only collects twice). */
+/**
+ * The answer, asked again through a new stub if the chat restarted at that moment (asking twice only collects
+ * twice).
+ */
 async function onceMore<T>(ask: (chat: Chat) => Promise<T>, chat: () => Chat): Promise<T> {
   try {
     return await ask(chat());
@@ -52,7 +55,10 @@ async function onceMore<T>(ask: (chat: Chat) => Promise<T>, chat: () => Chat): P
   }
 }
 
-/** True once every job the ticket names has ended, false when its time ran out first (or the chat is gone: its answer says so). */
+/**
+ * True once every job the ticket names has ended, false when its time ran out first (or the chat is gone: its
+ * answer says so).
+ */
 export async function untilJobsEnd(chat: () => Chat, ticket: AwaitTicket): Promise<boolean> {
   const deadline = Date.now() + ticket.wait_ms;
   const url = new URL(`https://chat${AWAIT_PATH}`);

@@ -29,7 +29,10 @@ import { requestBudget } from "./budget";
 
 type Ctx = Context<AppEnv>;
 
-/** The fields of a batch message to the chat that do not depend on the route: a `BatchRequest` without its command, and the frame of a `ToolCallsRequest`. */
+/**
+ * The fields of a batch message to the chat that do not depend on the route: a `BatchRequest` without its
+ * command, and the frame of a `ToolCallsRequest`.
+ */
 export type BatchFields = Omit<BatchRequest, "route" | "command">;
 
 /** The route a batch came by, as its idempotency fingerprint names it. */
@@ -41,7 +44,10 @@ export interface BatchContext {
   body: unknown;
   /** The calling agent's profile (`?agent=`). */
   agent: string;
-  /** What a call is checked against: the config, the agent, the tools it may call, the MCP lists the body names, the pattern meter. */
+  /**
+   * What a call is checked against: the config, the agent, the tools it may call, the MCP lists the body
+   * names, the pattern meter.
+   */
   spec: SpecContext;
   limits: BatchFields["limits"];
   /** A stub of the chat, made anew each time (one from before the chat restarted stays broken). */

@@ -1,4 +1,7 @@
-/** `?budget=` (docs/api.md#budgets): a request lowers its batch's budget, never raises it. Request metadata: never model-written. */
+/**
+ * `?budget=` (docs/api.md#budgets): a request lowers its batch's budget, never raises it. Request metadata:
+ * never model-written.
+ */
 import { budgetSchema, effectiveBudget, type Budget } from "../../core/budgets/budget";
 import { badRequest } from "../../core/http/errors";
 

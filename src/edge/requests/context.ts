@@ -29,7 +29,10 @@ export function chatIdParam(c: Ctx): string {
 export const tenantStub = (c: Ctx) => c.env.TENANT.getByName(tenantName(c.get("tenant")));
 export const chatStub = (c: Ctx, chatId: string) => c.env.CHAT.getByName(chatName(c.get("tenant"), chatId));
 
-/** The tenant's configuration, the same for a whole request; from the isolate's copy, checked every 5 s (`../objects/tenant-cache`). */
+/**
+ * The tenant's configuration, the same for a whole request; from the isolate's copy, checked every 5 s
+ * (`../objects/tenant-cache`).
+ */
 export async function tenantConfig(c: Ctx): Promise<TenantConfig> {
   const cached = c.get("config");
   if (cached) return cached;

@@ -1,4 +1,7 @@
-/** Batch-level delivery options (docs/api.md#the-parallel-route): query parameters, validated against the tenant's webhook config. */
+/**
+ * Batch-level delivery options (docs/api.md#the-parallel-route): query parameters, validated against the
+ * tenant's webhook config.
+ */
 import type { TenantConfig } from "../../core/config/schema";
 import { badRequest } from "../../core/http/errors";
 

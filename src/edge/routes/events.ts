@@ -36,7 +36,10 @@ function checkCursor(c: Context<AppEnv>): void {
 
 const statusQuery = z.enum(DELIVERY_STATUSES);
 
-/** `GET /v1/chats/{chat}/events?status=pending|delivered|failed`: the chat's kept events with a webhook target in that state. */
+/**
+ * `GET /v1/chats/{chat}/events?status=pending|delivered|failed`: the chat's kept events with a webhook target
+ * in that state.
+ */
 async function listDeliveries(c: Context<AppEnv>, chatId: string): Promise<Response> {
   const status = statusQuery.safeParse(c.req.query("status"));
   if (!status.success) {

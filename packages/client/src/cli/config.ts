@@ -59,7 +59,10 @@ function written(answer: ConfigAnswer, o: { json: boolean }, io: CliIo): number 
   return 0;
 }
 
-/** A JSON object from a file, standard input (`-`) or the argument itself (`{…}`; `[` is taken as JSON too, to refuse it). */
+/**
+ * A JSON object from a file, standard input (`-`) or the argument itself (`{…}`; `[` is taken as JSON too, to
+ * refuse it).
+ */
 async function readDocument(source: string | undefined, io: CliIo): Promise<Record<string, unknown>> {
   if (!source) throw new ConfigUsage("name a file, - for standard input, or give the JSON itself");
   const inline = /^\s*[{[]/.test(source);

@@ -114,7 +114,10 @@ const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 /** How often a job's call was sent (`1 attempt`, `3 attempts`); null before its first. */
 export const attemptsText = (job) => (job.attempt > 0 ? plural(job.attempt, "attempt") : null);
 
-/** What a job, a batch or a chat took, in words (`2 model requests · 30 tokens · 3 tool calls · $0.000150`); null for nothing. */
+/**
+ * What a job, a batch or a chat took, in words (`2 model requests · 30 tokens · 3 tool calls · $0.000150`);
+ * null for nothing.
+ */
 export function usageText(usage) {
   if (!usage) return null;
   const tokens = (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0);
