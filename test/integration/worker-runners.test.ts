@@ -181,6 +181,39 @@ describe("calls whose deadline falls within an invocation's waitUntil grace", ()
   });
 });
 
+describe("calls for more invocations than hand over at once", () => {
+  it("are claimed a group at a time as they are handed, never left claimed behind a slow hand-over", async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    let handed = 0;
+    swap(
+      DirectRunner.prototype,
+      "run",
+      (orig) =>
+        async function (this: unknown, ...a: unknown[]) {
+          // The first four hand-overs answer late; the fifth group waits for them.
+          if (handed++ < 4) await slow;
+          return orig.apply(this, a);
+        },
+    );
+    await configure(toolConfig({ limits: { max_calls: 32 } }));
+    const chat = "direct-chunks";
+    const { body } = await parallel(chat, {
+      tool_calls: Array.from({ length: 20 }, (_, i) => call("echo", { n: i })),
+      job_timeout: 20,
+      wait: false,
+    });
+    const ids = body.jobs.map((j: { job_id: string }) => j.job_id) as string[];
+    await eventually(async () => handed === 4);
+    // Groups of 4: the first four are claimed and on their way; the fifth is not claimed yet.
+    const states = await Promise.all(ids.map(async (id) => (await jobRow(chat, id))!.state));
+    expect(states.slice(0, 16).every((s) => s === "running")).toBe(true);
+    expect(states.slice(16)).toEqual(["pending", "pending", "pending", "pending"]);
+    release();
+    for (const id of ids) await jobInState(chat, id, "success");
+  });
+});
+
 describe("a hand-over to an invocation that keeps failing", () => {
   it("is tried again later each time (1 s, 2 s, 4 s …), not every second until the deadline", async () => {
     swap(DirectRunner.prototype, "run", () => () => {

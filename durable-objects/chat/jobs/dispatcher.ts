@@ -99,6 +99,9 @@ export class Dispatcher {
         answers,
         Date.now(),
       );
+    // Invocation groups after the first few are claimed after an await: their rows are read again then.
+    const claimLater = (ids: string[]) =>
+      this.#claimFor(WORKER_RUNNER, this.store.jobs.many(ids), targetOf, answers, Date.now());
 
     const toQueue = this.#sendToQueue(byHost.get("queue")!, targetOf, answers);
     const toInvocations = handToInvocations(
@@ -106,6 +109,7 @@ export class Dispatcher {
       this.runners,
       weighed(byHost.get("invocation")!),
       claimFor(WORKER_RUNNER),
+      claimLater,
     );
     const inObjects = byHost.get("object")!;
     const placed = inObjects.length

@@ -34,12 +34,14 @@ export async function handToInvocations(
   runners: Runners,
   calls: { job_id: string; weight: number }[],
   claim: (jobIds: string[]) => RunnerCall[],
+  /** Claims after an await, from rows read again (a job may have ended or been taken meanwhile). */
+  claimLater: (jobIds: string[]) => RunnerCall[],
 ): Promise<void> {
   const groups = groupForRunners(calls);
   for (let i = 0; i < groups.length; i += CALLS_PER_OBJECT) {
     const claimed = groups
       .slice(i, i + CALLS_PER_OBJECT)
-      .map(claim)
+      .map(i === 0 ? claim : claimLater)
       .filter((c) => c.length > 0);
     if (i > 0) await store.timers.arm(); // the first groups' claims are armed by the launch
     await Promise.all(claimed.map((c) => toInvocation(store, runners, c)));
