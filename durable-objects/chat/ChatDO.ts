@@ -306,8 +306,7 @@ export class ChatDO extends DurableObject<Env> {
         { status: 404 },
       );
     const url = new URL(request.url);
-    if (url.pathname === AWAIT_PATH)
-      return acceptWaiter(this.ctx, this.#chat.waiters, url.searchParams.getAll("job_id"));
+    if (url.pathname === AWAIT_PATH) return acceptWaiter(this.ctx, this.#chat.waiters, url);
     const after = parseCursor(new URL(request.url).searchParams.get("after"));
     return this.#chat.stream.accept(after === "invalid" ? null : after);
   }

@@ -16,11 +16,11 @@ import type {
   Delivery,
 } from "../../src/core/jobs/messages";
 import type { ApprovalRule } from "../../src/core/config/approval-rules";
-import { resultsPayload, startedPayload } from "../../src/core/jobs/payloads";
 import { withinToolBound } from "../../src/core/jobs/tool-bound";
 import type { Chat } from "./chat";
 import { beingDeleted, deletedWhileWaiting } from "./deletion";
 import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./jobs/admission";
+import { answerBatch } from "./jobs/batch-answer";
 import { ASK_BACKUP_MS, askedAtOnce, insertBatch } from "./jobs/batch-rows";
 import { openGate } from "./gates";
 import { askApprovals } from "./gates/approval";
@@ -181,7 +181,7 @@ export function requireKnown(chat: Chat, ids: string[]): void {
 function respond(chat: Chat, ids: string[], shape: ReplayShape, limits: ChatLimits): BatchAnswer {
   if (shape.wait && chat.store.jobs.stillActive(ids).length > 0)
     return { ok: true, awaiting: { job_ids: ids, wait_ms: shape.wait_seconds * 1000 } };
-  return answerBatch(chat, ids, shape, limits, false);
+  return answerBatch(chat.store, ids, shape, limits, false);
 }
 
 /**
@@ -191,29 +191,10 @@ function respond(chat: Chat, ids: string[], shape: ReplayShape, limits: ChatLimi
 export function answerWaited(chat: Chat, ticket: AwaitTicket, limits: ChatLimits): BatchResult {
   if (!chat.store.exists()) return refusal(deletedWhileWaiting());
   return answerBatch(
-    chat,
+    chat.store,
     ticket.job_ids,
     { started_only: false, collect: true },
     limits,
     chat.store.jobs.stillActive(ticket.job_ids).length > 0,
   );
-}
-
-/** Builds the payload once any wait is over; a response that carries a final snapshot collects it. */
-export function answerBatch(
-  chat: Chat,
-  ids: string[],
-  shape: Pick<ReplayShape, "started_only" | "collect">,
-  limits: ChatLimits,
-  waitTimedOut: boolean,
-): BatchResult {
-  const { jobs } = chat.store;
-  const rows = jobs.many(ids);
-  const now = Date.now();
-  const view = { now, maxResultChars: limits.max_result_chars };
-  // Always the started shape, even if a job already finished: it carries no result, so nothing is collected.
-  if (shape.started_only) return { ok: true, payload: startedPayload(rows, view) };
-  const payload = resultsPayload(rows, { ...view, waitTimedOut });
-  if (shape.collect) jobs.markCollected(rows, now);
-  return { ok: true, payload };
 }

@@ -12,6 +12,7 @@ import { ChatStream } from "./events/chat-stream";
 import { JobProgress } from "./events/job-progress";
 import { Outbox } from "./events/outbox";
 import { closeBudget, ownsBudget } from "./jobs/budget-object";
+import { wakeAnswer } from "./jobs/batch-answer";
 import { Dispatcher } from "./jobs/dispatcher";
 import { afterJobEnded } from "./gates";
 import { FlowReturns } from "./gates/flow";
@@ -45,6 +46,7 @@ export class Chat implements MachineHooks {
     this.waiters = new Waiters(
       () => ctx.getWebSockets(AWAIT_TAG),
       (ids) => this.store.jobs.stillActive(ids),
+      (ids, maxResultChars) => wakeAnswer(this.store, ids, maxResultChars),
     );
     this.stream = new ChatStream(this.store);
     this.outbox = new Outbox(this.store);

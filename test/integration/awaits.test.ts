@@ -6,6 +6,7 @@
 import { abortAllDurableObjects, evictDurableObject, reset, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { AWAIT_TAG } from "../../durable-objects/chat/jobs/waiters";
+import { JOBS_ENDED } from "../../src/core/jobs/messages";
 import { api, call, chatObject, configure, eventually, json, parallel, toolCalls, toolConfig } from "../helpers";
 
 afterEach(() => reset());
@@ -83,4 +84,43 @@ describe("a wait on many jobs", () => {
     expect(body.status).toBe("success");
     expect(body.jobs).toHaveLength(128);
   }, 40_000);
+});
+
+describe("a wake", () => {
+  const openWait = async (chat: string, query: string) => {
+    const res = await chatObject(chat).fetch(`https://chat/await?${query}`, { headers: { upgrade: "websocket" } });
+    const socket = res.webSocket!;
+    socket.accept();
+    return new Promise<string>((resolve) => socket.addEventListener("message", (e) => resolve(e.data as string)));
+  };
+
+  it("carries a batch's answer when the request asks for it, and the jobs are collected", async () => {
+    await configure();
+    const chat = "wake-answer";
+    const { body } = await parallel(chat, {
+      tool_calls: [call("sleep", { ms: 300 }), call("echo", { n: 2 })],
+      wait: false,
+    });
+    const ids: string[] = body.jobs.map((j: { job_id: string }) => j.job_id);
+    const query = `${ids.map((id) => `job_id=${id}`).join("&")}&answer=4`;
+    const answer = JSON.parse(await openWait(chat, query));
+    expect(answer).toMatchObject({ ok: true, payload: { status: "success" } });
+    // Cut to the request's max_result_chars, as the RPC's answer is.
+    expect(answer.payload.jobs.map((j: { result: string }) => j.result)).toEqual(["slep", '{"n"']);
+    // Collected by the answer the wake carried: the chat lists only active and uncollected jobs.
+    expect((await json(await api(`/v1/chats/${chat}/jobs`))).jobs).toEqual([]);
+    // Jobs ended already: the answer comes at once; without `answer`, only that they ended.
+    expect(JSON.parse(await openWait(chat, query)).payload.jobs).toHaveLength(2);
+    expect(await openWait(chat, ids.map((id) => `job_id=${id}`).join("&"))).toBe(JOBS_ENDED);
+  });
+
+  it("says only that the jobs ended when the answer is too long for one message; the worker asks for it", async () => {
+    await configure(toolConfig({ limits: { max_result_chars: 2_000_000 } }));
+    const chat = "wake-long-answer";
+    const { body } = await parallel(chat, { tool_calls: [call("big", { bytes: 600_000 })], wait: false });
+    const id = body.jobs[0].job_id;
+    expect(await openWait(chat, `job_id=${id}&answer=2000000`)).toBe(JOBS_ENDED);
+    const { body: waited } = await parallel(chat, { action: "await", job_ids: [id], timeout: 10 });
+    expect(waited.jobs[0].result).toHaveLength(600_000);
+  });
 });

@@ -24,21 +24,25 @@ function socket(): WaitingSocket & { sent: string[] } {
   };
 }
 
-function rig(active: string[]) {
+function rig(active: string[], answerOf?: (ids: string[], maxResultChars: number) => string | undefined) {
   const s = storage(active);
   const sockets: ReturnType<typeof socket>[] = [];
   const waiters = new Waiters(
     () => sockets,
     (ids) => s.stillActive(ids),
+    answerOf,
   );
-  const wait = (ids: string[]) => {
+  const wait = (ids: string[], answer?: number) => {
     const ws = socket();
     sockets.push(ws);
-    waiters.wait(ws, ids);
+    waiters.wait(ws, ids, answer);
     return ws;
   };
   return { s, waiters, wait };
 }
+
+/** The wake's answer is read after the work that ended the last job: a microtask later. */
+const afterThisWork = () => new Promise<void>((r) => queueMicrotask(r));
 
 describe("Waiters", () => {
   it("wakes a request at its last job's end, reading storage when it starts and at that end only", () => {
@@ -94,5 +98,45 @@ describe("Waiters", () => {
     };
     s.active.delete("a");
     expect(() => waiters.ended("a")).not.toThrow();
+  });
+
+  it("sends a request that asked for it its answer with the wake, read for its ids and max_result_chars", async () => {
+    const asked: unknown[] = [];
+    const { s, waiters, wait } = rig(["a", "b"], (ids, max) => (asked.push([ids, max]), `{"ok":true,"n":${max}}`));
+    const ws = wait(["a", "b"], 500);
+    s.active.delete("a");
+    waiters.ended("a");
+    s.active.delete("b");
+    waiters.ended("b");
+    expect(ws.sent).toEqual([]); // not inside the work that ended "b"
+    await afterThisWork();
+    expect(ws.sent).toEqual(['{"ok":true,"n":500}']);
+    expect(asked).toEqual([[["a", "b"], 500]]);
+  });
+
+  it("keeps a request waiting when the end that would wake it was rolled back before its answer was read", async () => {
+    const { s, waiters, wait } = rig(["a"], () => '{"ok":true}');
+    const ws = wait(["a"], 100);
+    s.active.delete("a");
+    waiters.ended("a"); // the last job ended inside a transaction...
+    s.active.add("a"); // ...that rolled back before the answer was read
+    await afterThisWork();
+    expect(ws.sent).toEqual([]);
+    s.active.delete("a");
+    waiters.ended("a");
+    await afterThisWork();
+    expect(ws.sent).toEqual(['{"ok":true}']);
+  });
+
+  it("says only that the jobs ended when the answer is not to be had, so the worker asks for it", async () => {
+    const none = rig([], () => undefined).wait(["a"], 100);
+    const failing = rig([], () => {
+      throw new Error("storage gone");
+    }).wait(["a"], 100);
+    const notAsked = rig([], () => '{"ok":true}').wait(["a"]);
+    expect(notAsked.sent).toEqual([JOBS_ENDED]);
+    await afterThisWork();
+    expect(none.sent).toEqual([JOBS_ENDED]);
+    expect(failing.sent).toEqual([JOBS_ENDED]);
   });
 });

@@ -13,6 +13,9 @@
  * reports its end, so the jobs' rows are read once when the wait starts and once more when the
  * last one ends, not on every end in the chat. That last read confirms what the socket says: an
  * end whose transaction was rolled back did not happen.
+ *
+ * A `parallel` or `spawn` request asks for its answer on the socket (`?answer=<max_result_chars>`): the wake
+ * carries it, read once the work that ended the last job is over, and the worker answers without asking again.
  */
 import { JOBS_ENDED } from "../../../src/core/jobs/messages";
 
@@ -26,13 +29,18 @@ export interface WaitingSocket {
   deserializeAttachment(): unknown;
 }
 
-type Waiting = { ids: string[]; remaining: string[] } | { ended: true };
+/** `answer`: the `max_result_chars` of the answer the wake carries; without it, the wake says only `ended`. */
+type Waiting = { ids: string[]; remaining: string[]; answer?: number } | { ended: true };
+
+/** The answer a wake carries (`batch-answer.ts`), or undefined to have the worker ask for it. */
+export type WakeAnswer = (jobIds: string[], maxResultChars: number) => string | undefined;
 
 /** A request's socket, accepted for hibernation and told at once if its jobs have ended already. */
-export function acceptWaiter(ctx: DurableObjectState, waiters: Waiters, jobIds: string[]): Response {
+export function acceptWaiter(ctx: DurableObjectState, waiters: Waiters, url: URL): Response {
   const { 0: client, 1: server } = new WebSocketPair();
   ctx.acceptWebSocket(server, [AWAIT_TAG]);
-  waiters.wait(server, jobIds);
+  const answer = Number(url.searchParams.get("answer") ?? Number.NaN);
+  waiters.wait(server, url.searchParams.getAll("job_id"), Number.isSafeInteger(answer) ? answer : undefined);
   return new Response(null, { status: 101, webSocket: client });
 }
 
@@ -42,13 +50,17 @@ export class Waiters {
     private readonly sockets: () => WaitingSocket[],
     /** Which of these jobs are active, read from storage; jobs it does not know count as ended. */
     private readonly stillActive: (jobIds: string[]) => string[],
+    private readonly answerOf: WakeAnswer = () => undefined,
   ) {}
 
-  /** A request starts waiting on `jobIds` over `socket`: told at once when none is active any more. */
-  wait(socket: WaitingSocket, jobIds: string[]): void {
-    const active = this.stillActive(jobIds);
-    if (active.length === 0) this.#wake(socket);
-    else socket.serializeAttachment({ ids: jobIds, remaining: active } satisfies Waiting);
+  /**
+   * A request starts waiting on `jobIds` over `socket`: told at once when none is active any more, with its
+   * answer when it asks for one (`answer`: its `max_result_chars`).
+   */
+  wait(socket: WaitingSocket, jobIds: string[], answer?: number): void {
+    const waiting = { ids: jobIds, remaining: this.stillActive(jobIds), ...(answer === undefined ? {} : { answer }) };
+    if (waiting.remaining.length === 0) this.#wake(socket, waiting);
+    else socket.serializeAttachment(waiting satisfies Waiting);
   }
 
   /** Called after a job ended (`JobMachine.finish`, the one way into a terminal state). */
@@ -58,17 +70,41 @@ export class Waiters {
       if (!waiting || "ended" in waiting || !waiting.remaining.includes(jobId)) continue;
       const remaining = waiting.remaining.filter((id) => id !== jobId);
       const active = remaining.length > 0 ? remaining : this.stillActive(waiting.ids);
-      if (active.length === 0) this.#wake(socket);
-      else socket.serializeAttachment({ ids: waiting.ids, remaining: active } satisfies Waiting);
+      if (active.length === 0) this.#wake(socket, waiting);
+      else socket.serializeAttachment({ ...waiting, remaining: active } satisfies Waiting);
     }
   }
 
-  #wake(socket: WaitingSocket): void {
+  #wake(socket: WaitingSocket, waiting: { ids: string[]; answer?: number }): void {
     socket.serializeAttachment({ ended: true } satisfies Waiting);
-    try {
-      socket.send(JOBS_ENDED);
-    } catch {
-      // The request is gone (its client left): nobody waits for the answer.
+    const { answer } = waiting;
+    if (answer === undefined) {
+      send(socket, JOBS_ENDED);
+      return;
     }
+    // Read once the work that ended the last job is over (a transaction has committed or rolled back): what a
+    // rolled-back end left active goes on waiting, and the answer holds only what was stored.
+    queueMicrotask(() => {
+      let text: string | undefined;
+      try {
+        const active = this.stillActive(waiting.ids);
+        if (active.length > 0) {
+          socket.serializeAttachment({ ...waiting, remaining: active } satisfies Waiting);
+          return;
+        }
+        text = this.answerOf(waiting.ids, answer);
+      } catch (e) {
+        console.warn("a wake's answer could not be read; the worker asks for it", (e as Error).message);
+      }
+      send(socket, text ?? JOBS_ENDED);
+    });
+  }
+}
+
+function send(socket: WaitingSocket, message: string): void {
+  try {
+    socket.send(message);
+  } catch {
+    // The request is gone (its client left): nobody waits for the answer.
   }
 }

@@ -119,7 +119,8 @@ export type BatchAnswer = BatchResult | { ok: true; awaiting: AwaitTicket };
 
 /**
  * Where a waiting request opens its socket to the chat, and the one message it gets there: every job it named
- * has ended.
+ * has ended. A request that names `answer` (its `max_result_chars`) is sent its `BatchResult` as JSON
+ * instead, unless that is too long for one message.
  */
 export const AWAIT_PATH = "/await";
 export const JOBS_ENDED = "ended";

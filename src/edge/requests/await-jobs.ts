@@ -2,8 +2,8 @@
  * A request that waits for jobs waits here, in the worker (docs/architecture.md#awaits), which is
  * billed for CPU only however long it waits, and not in the chat, which would be billed every
  * second of it. The chat answers at once with a ticket; the worker opens a hibernatable WebSocket
- * to the chat, which sends one message when the jobs have all ended, and then asks the chat for
- * the answer. A socket that drops (a deploy restarts the chat) is opened again, through a new
+ * to the chat, which sends one message when the jobs have all ended: a batch's answer itself, or
+ * only that they ended, and then the worker asks the chat for the answer. A socket that drops (a deploy restarts the chat) is opened again, through a new
  * stub (one from before a restart stays broken), while time is left.
  */
 import {
@@ -27,7 +27,8 @@ const REOPEN_MS = 100;
 export async function settleBatch(chat: () => Chat, answer: BatchAnswer, limits: ChatLimits): Promise<BatchResult> {
   if (!answer.ok || !("awaiting" in answer)) return answer;
   const { awaiting } = answer;
-  await untilJobsEnd(chat, awaiting);
+  const woke = await untilJobsEnd(chat, awaiting, limits.max_result_chars);
+  if (typeof woke === "object") return woke.answer as BatchResult;
   return onceMore(async (c): Promise<BatchResult> => await c.answerBatch(awaiting, limits), chat);
 }
 
@@ -57,12 +58,18 @@ async function onceMore<T>(ask: (chat: Chat) => Promise<T>, chat: () => Chat): P
 
 /**
  * True once every job the ticket names has ended, false when its time ran out first (or the chat is gone: its
- * answer says so).
+ * answer says so). Given `answer` (a batch's `max_result_chars`), the chat may send the batch's answer with the
+ * wake: then that answer.
  */
-export async function untilJobsEnd(chat: () => Chat, ticket: AwaitTicket): Promise<boolean> {
+export async function untilJobsEnd(
+  chat: () => Chat,
+  ticket: AwaitTicket,
+  answer?: number,
+): Promise<boolean | { answer: unknown }> {
   const deadline = Date.now() + ticket.wait_ms;
   const url = new URL(`https://chat${AWAIT_PATH}`);
   for (const id of ticket.job_ids) url.searchParams.append("job_id", id);
+  if (answer !== undefined) url.searchParams.set("answer", String(answer));
   for (;;) {
     const left = deadline - Date.now();
     if (left <= 0) return false;
@@ -82,21 +89,25 @@ export async function untilJobsEnd(chat: () => Chat, ticket: AwaitTicket): Promi
       continue;
     }
     socket.accept();
-    const outcome = await new Promise<"ended" | "timeout" | "dropped">((resolve) => {
+    const outcome = await new Promise<"ended" | "timeout" | "dropped" | { answer: unknown }>((resolve) => {
       const timer = setTimeout(() => resolve("timeout"), left);
-      const settle = (how: "ended" | "dropped") => {
+      const settle = (how: "ended" | "dropped" | { answer: unknown }) => {
         clearTimeout(timer);
         resolve(how);
       };
-      socket.addEventListener("message", (e) => e.data === JOBS_ENDED && settle("ended"));
+      socket.addEventListener("message", (e) => {
+        if (e.data === JOBS_ENDED) settle("ended");
+        else if (typeof e.data === "string" && e.data.startsWith("{")) settle({ answer: JSON.parse(e.data) });
+      });
       socket.addEventListener("close", () => settle("dropped"));
       socket.addEventListener("error", () => settle("dropped"));
     });
     try {
-      socket.close(1000, outcome);
+      socket.close(1000, typeof outcome === "string" ? outcome : "ended");
     } catch {
       // Closed by the other side already.
     }
+    if (typeof outcome === "object") return outcome;
     if (outcome !== "dropped") return outcome === "ended";
     await sleep(Math.min(REOPEN_MS, Math.max(0, deadline - Date.now())), new AbortController().signal);
   }
