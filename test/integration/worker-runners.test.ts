@@ -21,7 +21,7 @@ import worker, { DirectRunner } from "../../src/index";
 import { OUTCOME_UNKNOWN_ERROR } from "../../src/core/jobs/job";
 import { callRunnerName } from "../../src/core/objects/names";
 import { RENEW_EVERY_MS, RUNNER_LAPSES_AFTER_MS, WORKER_RUNNER } from "../../src/core/runner/lease";
-import { degradeChat, startedJob } from "../faults";
+import { degradeChat, deliver, startedJob } from "../faults";
 import {
   call,
   chatObject,
@@ -274,4 +274,57 @@ describe("a Worker runner", () => {
     expect((await toolCalls(kept))[0]!.closed_at).toBeUndefined();
     await parallel(chat, { action: "cancel", job_ids: [kept] });
   }, 20_000);
+});
+
+describe("the `calls` consumer", () => {
+  /** A chat namespace whose claims fail `failures` times, then go to the real chat (claims only); and what the consumer sends again. */
+  function rig(failures: number) {
+    let claims = 0;
+    const resent: { body: unknown; options: unknown }[] = [];
+    const CHAT = {
+      getByName: (name: string) => {
+        const real = env.CHAT.getByName(name);
+        return {
+          claimForRunner: (ids: string[]) =>
+            ++claims <= failures ? Promise.reject(new Error("chat unreachable")) : real.claimForRunner(ids),
+        };
+      },
+    };
+    const CALLS = { send: async (body: unknown, options: unknown) => void resent.push({ body, options }) };
+    return { CHAT, CALLS, resent, claims: () => claims };
+  }
+
+  it("acks a message and runs the calls claimed for it", async () => {
+    await configure();
+    const chat = "calls-ack-first";
+    await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
+    const { sent } = await degradeChat(chat, { queue: "drop" });
+    const id = await startedJob(chat, call("echo", { first: 1 }));
+    const { CALLS, resent } = rig(0);
+    const result = await deliver("calls", sent, { CALLS });
+    expect(result.explicitAcks).toEqual(["m0"]);
+    expect(resent).toEqual([]);
+    expect(await jobInState(chat, id, "success")).toMatchObject({ result: '{"first":1}', runner: WORKER_RUNNER });
+  });
+
+  it("sends a message again a second later when its claim failed, and leaves it to the chat's watchdog after 4", async () => {
+    await configure();
+    const chat = "calls-claim-fails";
+    await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }); // the chat exists
+    const { sent } = await degradeChat(chat, { queue: "drop" });
+    const id = await startedJob(chat, call("echo", { again: 1 }));
+    const { CHAT, CALLS, resent, claims } = rig(Infinity);
+    expect((await deliver("calls", sent, { CHAT, CALLS })).explicitAcks).toEqual(["m0"]);
+    expect(resent).toEqual([{ body: { ...(sent[0] as object), resends: 1 }, options: { delaySeconds: 1 } }]);
+    await deliver("calls", [resent[0]!.body], { CHAT, CALLS });
+    expect(resent.at(-1)?.body).toMatchObject({ resends: 2 });
+    await deliver("calls", [{ ...(sent[0] as object), resends: 4 }], { CHAT, CALLS });
+    expect(resent).toHaveLength(2); // the fourth send was the last
+    expect(claims()).toBe(3);
+    // Nothing was claimed: the job waits for its chat's watchdog, and then runs once.
+    expect((await jobRow(chat, id))?.state).toBe("pending");
+    await deliver("calls", sent);
+    expect(await jobInState(chat, id, "success")).toMatchObject({ result: '{"again":1}' });
+    expect(await toolCalls(id)).toHaveLength(1);
+  });
 });
