@@ -1,79 +1,33 @@
 /**
- * The chat's events (docs/api.md#hand-back-and-im-delivery, docs/api.md#events-and-webhooks) and their
- * webhook outbox. An event is
- * written in the same transaction as the change it announces, so a crash
- * loses nothing. A row keeps what is particular to its event, with the chat's
- * parent and root as they were then (NULL when the chat is its own root); the
- * tenant and chat id, the same in every row, are added back when it is read,
- * the same way each time, so a retry sends the same body. Each
- * event is delivered on its own schedule: a failing one never holds back the
- * next, and `seq` lets the receiver order them.
+ * The chat's event log (docs/api.md#hand-back-and-im-delivery, docs/api.md#events-and-webhooks). An
+ * event is written in the same transaction as the change it announces, so a crash loses nothing.
+ * What a row keeps and how it is read back is in `./event-rows`; the webhook outbox's bookkeeping
+ * in `./event-deliveries`; events kept on job rows in `./event-replay`. This class answers for all
+ * of them, so the rest of the chat sees one events table.
  *
  * A job's start and end with nowhere to deliver them (no webhook, no callback: most chats) write no
  * event row: their seq and id go on the job row, in the update that starts or ends the job, and
  * the event is built from the row when read, the same way it was when announced. Jobs purged
  * before their events would be hand them to the events table first (`keepFromJobs`).
  */
-import { nanoid } from "nanoid";
-import {
-  EVENT_MAX_CHARS,
-  eventEnvelope,
-  withoutResults,
-  type EventSource,
-  type EventType,
-  type JobEventType,
-  type LiveEventType,
-} from "../../../src/core/events/envelope";
-import { jobFinishedData, jobStartedData } from "../../../src/core/events/job-events";
+import type { EventType, JobEventType, LiveEventType } from "../../../src/core/events/envelope";
 import { globMatch } from "../../../src/core/tools/glob";
 import type { ChatLimits } from "../../../src/core/jobs/messages";
-import {
-  deliveryEntry,
-  type DeliveryEntry,
-  type DeliveryRow,
-  type DeliveryStatus,
-} from "../../../src/core/webhooks/deliveries";
-import { jobRowDelivery, jobRowEvents, newestJobRowSeq, type JobEvent } from "./job-row-events";
+import type { DeliveryEntry, DeliveryRow, DeliveryStatus } from "../../../src/core/webhooks/deliveries";
+import * as deliveries from "./event-deliveries";
+import * as replay from "./event-replay";
+import { EVENT_TTL_MS, EVENTS_KEPT, keptEvent, latestSeq, lineage, newEventId, storedEnvelope } from "./event-rows";
+import type { JobEvent } from "./job-row-events";
 import { readLimits, readMeta, writeMeta } from "./schema";
 import { cached, LATEST_SEQ, remember } from "./sql-cache";
 
 /** `none`: nowhere to deliver (no webhook for this chat); the live stream still carries it. */
 export type EventStatus = "none" | "pending" | "delivered" | "failed";
 
-/**
- * Events are kept 24 h, and at most the last 1000 per chat (docs/api.md#events-and-webhooks); undelivered
- * ones until they settle.
- */
-export const EVENT_TTL_MS = 24 * 3600_000;
-const EVENTS_KEPT = 1000;
-
-export type OutboxEvent = {
-  seq: number;
-  id: string;
-  type: EventType;
-  body: string;
-  batch_id: string | null;
-  attempts: number;
-  callback_url: string | null;
-};
-
-/** What an event row keeps (see the module comment). */
-type StoredEvent = {
-  id: string;
-  type: string;
-  created_at: number;
-  seq: number;
-  data: string;
-  parent_chat_id: string | null;
-  root_chat_id: string | null;
-};
-
+export { EVENT_TTL_MS };
+export type { OutboxEvent } from "./event-deliveries";
 export type { JobEvent } from "./job-row-events";
 export type { JobEventType };
-
-const newEventId = () => `evt_${nanoid(21)}`;
-
-const DELIVERY_COLUMNS = "id, type, seq, status, attempts, last_status, last_error, next_at, delivered_at, failed_at";
 
 export class Events {
   constructor(private readonly sql: SqlStorage) {}
@@ -86,7 +40,7 @@ export class Events {
     batchId: string | null = null,
   ): { envelope: string; deliver: boolean; seq: number } {
     const seq = this.latestSeq() + 1;
-    const { row, envelope } = this.#kept({ seq, id: newEventId() }, type, data, now);
+    const { row, envelope } = keptEvent(this.sql, { seq, id: newEventId() }, type, data, now);
     const deliver = this.#deliverable(batchId, type);
     this.sql.exec(
       `INSERT INTO events (seq, id, type, data, created_at, batch_id, status, next_at, parent_chat_id,
@@ -126,43 +80,7 @@ export class Events {
 
   /** The envelope of an event kept on its job row (see `onJobRow`); nothing is written here. */
   envelopeOnJob(event: JobEvent, type: JobEventType, data: Record<string, unknown>, now: number): string {
-    return this.#kept(event, type, data, now).envelope;
-  }
-
-  /** An event as it is kept, and its envelope: past `EVENT_MAX_CHARS` its result texts are left out. */
-  #kept(
-    event: JobEvent,
-    type: EventType,
-    data: Record<string, unknown>,
-    now: number,
-  ): { row: StoredEvent; envelope: string } {
-    const { parent_chat_id, root_chat_id } = this.#lineage();
-    const row = {
-      id: event.id,
-      type,
-      created_at: now,
-      seq: event.seq,
-      data: JSON.stringify(data),
-      parent_chat_id,
-      root_chat_id,
-    };
-    let envelope = this.#envelope(row, data);
-    if (envelope.length > EVENT_MAX_CHARS) {
-      const cut = withoutResults(data);
-      row.data = JSON.stringify(cut);
-      envelope = this.#envelope(row, cut);
-    }
-    return { row, envelope };
-  }
-
-  /** The chat's parent and root as they are now (root NULL when the chat is its own). */
-  #lineage(): { parent_chat_id: string | null; root_chat_id: string | null } {
-    const chatId = readMeta(this.sql, "chat_id")!;
-    const root = readMeta(this.sql, "root_chat_id");
-    return {
-      parent_chat_id: readMeta(this.sql, "parent_chat_id") ?? null,
-      root_chat_id: root === undefined || root === chatId ? null : root,
-    };
+    return keptEvent(this.sql, event, type, data, now).envelope;
   }
 
   /**
@@ -177,8 +95,9 @@ export class Events {
 
   /** The envelope of a live-only event (see `EVENT_TYPES`): nothing is written. */
   live(type: LiveEventType, data: Record<string, unknown>, now: number): string {
-    return this.#envelope(
-      { id: newEventId(), type, created_at: now, seq: this.latestSeq(), data: "", ...this.#lineage() },
+    return storedEnvelope(
+      this.sql,
+      { id: newEventId(), type, created_at: now, seq: this.latestSeq(), data: "", ...lineage(this.sql) },
       data,
     );
   }
@@ -192,21 +111,6 @@ export class Events {
     const child = Number(readMeta(this.sql, "level") ?? 0) > 0;
     if (type.startsWith("job.approval_")) return limits.webhooks !== undefined && limits.webhooks !== "none";
     return limits.webhooks === "all" || (limits.webhooks === "top-level" && !child);
-  }
-
-  /**
-   * The envelope of a stored event: its own fields, and the chat's, in the order every envelope has
-   * them. `data`: the row's data when the caller still has it as an object (spares a parse).
-   */
-  #envelope(row: StoredEvent, data = JSON.parse(row.data) as Record<string, unknown>): string {
-    const chat_id = readMeta(this.sql, "chat_id")!;
-    const source: EventSource = {
-      tenant: readMeta(this.sql, "tenant")!,
-      chat_id,
-      parent_chat_id: row.parent_chat_id,
-      root_chat_id: row.root_chat_id ?? chat_id,
-    };
-    return JSON.stringify(eventEnvelope(row.id, row.type as EventType, row.created_at, source, row.seq, data));
   }
 
   /** A request's delivery options, kept with its batch. */
@@ -246,197 +150,70 @@ export class Events {
     );
   }
 
-  /** Events due for an attempt, oldest first. */
-  due(now: number, limit: number): OutboxEvent[] {
-    return this.sql
-      .exec<StoredEvent & Omit<OutboxEvent, "body">>(
-        `SELECT e.seq, e.id, e.type, e.data, e.created_at, e.parent_chat_id, e.root_chat_id, e.batch_id,
-           e.attempts, b.callback_url
-         FROM events e LEFT JOIN batches b ON b.batch_id = e.batch_id
-         WHERE e.status = 'pending' AND e.next_at <= ? ORDER BY e.seq LIMIT ?`,
-        now,
-        limit,
-      )
-      .toArray()
-      .map((row) => ({
-        seq: row.seq,
-        id: row.id,
-        type: row.type,
-        batch_id: row.batch_id,
-        attempts: row.attempts,
-        callback_url: row.callback_url,
-        body: this.#envelope(row),
-      }));
+  // The outbox's bookkeeping (`./event-deliveries`).
+
+  due(now: number, limit: number): deliveries.OutboxEvent[] {
+    return deliveries.dueEvents(this.sql, now, limit);
   }
 
   nextDue(): number | undefined {
-    return (
-      this.sql.exec<{ at: number | null }>(`SELECT MIN(next_at) AS at FROM events WHERE status = 'pending'`).one().at ??
-      undefined
-    );
+    return deliveries.nextDue(this.sql);
   }
 
   pendingCount(): number {
-    return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM events WHERE status = 'pending'`).one().n;
+    return deliveries.pendingCount(this.sql);
   }
 
   delivered(seq: number, status: number, now: number): void {
-    this.sql.exec(
-      `UPDATE events
-         SET status = 'delivered', attempts = attempts + 1, last_status = ?, next_at = NULL, delivered_at = ?
-         WHERE seq = ?`,
-      status,
-      now,
-      seq,
-    );
+    deliveries.markDelivered(this.sql, seq, status, now);
   }
 
   retry(seq: number, status: number | null, error: string, at: number): void {
-    this.sql.exec(
-      `UPDATE events SET attempts = attempts + 1, last_status = ?, last_error = ?, next_at = ? WHERE seq = ?`,
-      status,
-      error,
-      at,
-      seq,
-    );
+    deliveries.markRetry(this.sql, seq, status, error, at);
   }
 
-  /** `counted`: false when no attempt was made (the webhook was already disabled). */
   failed(seq: number, status: number | null, error: string, now: number, counted = true): void {
-    this.sql.exec(
-      `UPDATE events
-         SET status = 'failed', attempts = attempts + ?, last_status = ?, last_error = ?, next_at = NULL,
-         failed_at = ? WHERE seq = ?`,
-      counted ? 1 : 0,
-      status,
-      error,
-      now,
-      seq,
-    );
+    deliveries.markFailed(this.sql, seq, status, error, now, counted);
   }
 
-  /** The webhook was removed from the configuration: nothing to deliver to. */
   undeliverable(seq: number): void {
-    this.sql.exec(`UPDATE events SET status = 'none', next_at = NULL WHERE seq = ?`, seq);
+    deliveries.markUndeliverable(this.sql, seq);
   }
 
-  /**
-   * Kept events with a webhook target in one delivery state, oldest first
-   * (docs/api.md#deliveries-redelivery-and-a-test-event).
-   */
   deliveries(status: DeliveryStatus): DeliveryEntry[] {
-    return this.sql
-      .exec<DeliveryRow & { status: DeliveryStatus }>(
-        `SELECT ${DELIVERY_COLUMNS} FROM events WHERE status = ? ORDER BY seq`,
-        status,
-      )
-      .toArray()
-      .map(deliveryEntry);
+    return deliveries.deliveriesIn(this.sql, status);
   }
 
-  /**
-   * The delivery state of the event with this id (events are few per chat: no index needed). One kept on its
-   * job row has none.
-   */
   delivery(id: string): DeliveryRow | undefined {
-    const row = this.sql.exec<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM events WHERE id = ?`, id).toArray()[0];
-    return row ?? jobRowDelivery(this.sql, id);
+    return deliveries.deliveryOf(this.sql, id);
   }
 
-  /**
-   * Puts a settled event back in the outbox as if it had just happened: same id, seq and body, a
-   * fresh attempt schedule (the retry delays count from the first again), due now.
-   */
   redeliver(seq: number, now: number): void {
-    this.sql.exec(
-      `UPDATE events
-         SET status = 'pending', attempts = 0, next_at = ?, last_status = NULL, last_error = NULL, delivered_at
-         = NULL, failed_at = NULL
-       WHERE seq = ?`,
-      now,
-      seq,
-    );
+    deliveries.redeliver(this.sql, seq, now);
   }
 
-  /** Envelopes after `seq`, for the live stream: event rows and the events kept on job rows, in seq order. */
+  // Events kept on job rows (`./event-replay`).
+
   after(seq: number, limit: number, now: number): { seq: number; body: string }[] {
-    const rows = this.sql
-      .exec<StoredEvent>(
-        `SELECT seq, id, type, created_at, data, parent_chat_id, root_chat_id FROM events WHERE seq > ?
-           ORDER BY seq LIMIT ?`,
-        seq,
-        limit,
-      )
-      .toArray();
-    const stored = new Set(rows.map((row) => row.seq));
-    return [...rows, ...this.#onJobs(seq, limit, now).filter((e) => !stored.has(e.seq))]
-      .sort((a, b) => a.seq - b.seq)
-      .slice(0, limit)
-      .map((row) => ({ seq: row.seq, body: this.#envelope(row) }));
+    return replay.eventsAfter(this.sql, seq, limit, now);
   }
 
-  /**
-   * Events kept on job rows after `seq` (at most `limit` of each kind), as rows of `events` would
-   * hold them. Only what an event row would still be kept for: the last day, the last 1000 seqs.
-   */
-  #onJobs(seq: number, limit: number, now: number, only?: string[]): StoredEvent[] {
-    const after = Math.max(seq, this.latestSeq() - EVENTS_KEPT);
-    return jobRowEvents(this.sql, after, now - EVENT_TTL_MS, limit, only).map((e) => {
-      const data = e.type === "job.started" ? jobStartedData(e.job) : jobFinishedData(e.job, e.cut);
-      return this.#kept(e, e.type, data, e.at).row;
-    });
-  }
-
-  /**
-   * Jobs about to be purged (their retention can be shorter than a day) hand the events kept on
-   * their rows to the events table, which keeps them as long as any other.
-   */
   keepFromJobs(jobIds: string[], now: number): void {
-    for (let i = 0; i < jobIds.length; i += 90)
-      this.#toRows(this.#onJobs(0, 2 * EVENTS_KEPT, now, jobIds.slice(i, i + 90)));
+    replay.keepFromJobs(this.sql, jobIds, now);
   }
 
-  /**
-   * The chat's parent and root are about to change (a top-level chat becomes somebody's child):
-   * events kept on job rows, which are read with the chat's lineage as it is, become event rows
-   * first, with the lineage they were announced with. Rare: once in a chat's life at most.
-   */
   beforeLineageChange(now: number): void {
-    this.#toRows(this.#onJobs(0, 2 * EVENTS_KEPT, now));
+    replay.beforeLineageChange(this.sql, now);
   }
 
-  /** Event rows for events kept on job rows; the job rows keep theirs, and a read prefers the event row (`after`). */
-  #toRows(events: StoredEvent[]): void {
-    for (const row of events) {
-      this.sql.exec(
-        `INSERT OR IGNORE INTO events (seq, id, type, data, created_at, status, parent_chat_id, root_chat_id)
-           VALUES (?, ?, ?, ?, ?, 'none', ?, ?)`,
-        row.seq,
-        row.id,
-        row.type,
-        row.data,
-        row.created_at,
-        row.parent_chat_id,
-        row.root_chat_id,
-      );
-    }
-  }
-
-  /**
-   * The last seq given out, purged or not (0 before the first event): the newest row's or job's, or what a
-   * purge kept in `meta`.
-   */
   latestSeq(): number {
-    return cached(this.sql, LATEST_SEQ, () => {
-      const rows = this.sql.exec<{ n: number | null }>(`SELECT MAX(seq) AS n FROM events`).one().n ?? 0;
-      return Math.max(rows, newestJobRowSeq(this.sql), Number(readMeta(this.sql, "events_seq") ?? 0));
-    });
+    return latestSeq(this.sql);
   }
 
   /** The oldest seq still kept, if any: an event row's, or one kept on a job row. */
   oldestSeq(now: number): number | undefined {
     const row = this.sql.exec<{ s: number | null }>(`SELECT MIN(seq) AS s FROM events`).one().s ?? Infinity;
-    const onJob = this.#onJobs(0, 1, now).reduce((min, e) => Math.min(min, e.seq), Infinity);
+    const onJob = replay.onJobs(this.sql, 0, 1, now).reduce((min, e) => Math.min(min, e.seq), Infinity);
     const oldest = Math.min(row, onJob);
     return Number.isFinite(oldest) ? oldest : undefined;
   }

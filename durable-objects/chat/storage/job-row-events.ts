@@ -1,7 +1,7 @@
 /**
  * The events a job keeps on its own row (`./events`: a job's start and end that nothing waits to
- * deliver): the reads of the jobs table that find them. `Events` turns what these return into the
- * rows `events` would hold.
+ * deliver): the reads of the jobs table that find them. `./event-replay` turns what these return into
+ * the rows `events` would hold.
  */
 import type { JobEventType } from "../../../src/core/events/envelope";
 import type { JobRow } from "../../../src/core/jobs/job";
