@@ -1,6 +1,6 @@
 /**
- * What a chat's job row is written and read as (`./job-store` runs the queries): the shapes
- * admission and the job machine hand in, and the SQL fragments every query shares.
+ * What a chat's job row is written and read as (`./job-store` and the classes it builds on run the
+ * queries): the shapes admission and the job machine hand in, and the SQL fragments every query shares.
  */
 import { GATES, type JobRow, type WaitReason } from "../../../src/core/jobs/job";
 import { ACTIVE_STATES_SQL, type TerminalState } from "../../../src/core/api/job-states";
