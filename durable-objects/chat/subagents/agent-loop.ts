@@ -5,135 +5,38 @@
  * this chat, or finish the turn with its text. Every step is written before the next begins; the
  * ChatDO's `agent` timer drives steps, so an evicted child simply runs the pending step again.
  */
-import type { ChatMessage, LlmTarget } from "../../../src/core/agents/llm";
-import { DEFAULT_SYSTEM_PROMPT, profile as profileOf } from "../../../src/core/agents/profiles";
+import type { ChatMessage } from "../../../src/core/agents/llm";
+import { profile as profileOf } from "../../../src/core/agents/profiles";
 import { toolDefinitions } from "../../../src/core/agents/tool-definitions";
-import { PROMPT_SOURCES } from "../../../src/core/agents/prompts";
-import type { TenantConfig } from "../../../src/core/config/schema";
-import type { JobSpec } from "../../../src/core/jobs/job-spec";
 import { isTerminal } from "../../../src/core/jobs/job";
-import { MAX_MESSAGE_BYTES, utf8Length } from "../../../src/core/storage/row-bounds";
+import { MAX_MESSAGE_BYTES } from "../../../src/core/storage/row-bounds";
 import type { AskAnswer, ClaimedAsk, JobOutcome } from "../../../src/core/jobs/messages";
-import { askLapsed, type ModelAsk } from "../../../src/core/runner/model-ask";
-import { addUsage, jobUsage, modelRequest, type Usage } from "../../../src/core/usage/usage";
-import { exhaustedError, type BudgetField } from "../../../src/core/budgets/budget";
-import { cutChars, resultsPayload, startedPayload } from "../../../src/core/jobs/payloads";
-import type { McpListings } from "../../../src/core/tools/mcp";
-import type { JobStore } from "../storage/job-store";
-import type { AwaitedCall, Turn, Turns } from "../storage/turns";
-import type { TreeReservation } from "../storage/tree-slots";
-import { inBackground, planCalls, type ChildIdentity } from "./step-calls";
+import { askLapsed } from "../../../src/core/runner/model-ask";
+import { addUsage, jobUsage, modelRequest } from "../../../src/core/usage/usage";
+import { exhaustedError } from "../../../src/core/budgets/budget";
+import { resultsPayload, startedPayload } from "../../../src/core/jobs/payloads";
+import type { AwaitedCall, Turn } from "../storage/turns";
+import type { LoopHost, StepResult } from "./loop-host";
+import {
+  backgroundReport,
+  lastText,
+  MAX_RESULT_CHARS_IN_LOOP,
+  replyBytes,
+  systemPrompt,
+  toolContent,
+} from "./loop-messages";
+import { inBackground, planCalls } from "./step-calls";
 
-/** Results a child's model reads are cut like a top-level response's default. */
-const MAX_RESULT_CHARS_IN_LOOP = 16_000;
+export type { LoopHost, StepResult } from "./loop-host";
 
 export const NO_LLM_ERROR =
   "No LLM provider configured: set llm.base_url, llm.model and llm.api_key with PUT /v1/config.";
-
-export interface LoopHost {
-  turns: Turns;
-  jobs: JobStore;
-  identity(): ChildIdentity;
-  config(): Promise<TenantConfig>;
-  llm(): Promise<LlmTarget | null>;
-  /** ALLOW_PRIVATE_EGRESS, read at each claim of a model request: the egress rules apply to every send. */
-  allowPrivateEgress(): boolean;
-  /** The ask the turn's model request is out on, if any (docs/architecture.md#model-requests). */
-  pendingAsk(turnId: string): ModelAsk | undefined;
-  /** Sends the turn's model request to a Worker runner: a new ask, under a new lease. */
-  ask(turn: Turn, now: number): Promise<void>;
-  /** The request has its answer: the room it held under the flow rules goes back. */
-  releaseModelRoom(): Promise<void>;
-  /** The lists of the tenant's MCP servers (an unreachable one, never listed, is `unavailable`). */
-  mcp(config: TenantConfig): Promise<McpListings>;
-  /**
-   * Admits one model message's calls as a tiered batch, inside the caller's
-   * transaction, in call order: a call refused by a cap, a permission or the
-   * depth gets its own error and the others still run.
-   */
-  admitCalls(
-    turn: Turn,
-    specs: JobSpec[],
-    now: number,
-    config: TenantConfig,
-    tree: TreeReservation,
-  ): { jobIds: Map<number, string>; errors: Map<number, string> };
-  /** Reserves per-tree cap slots for the step's subordinates (an RPC to the root, before the transaction). */
-  reserveTree(specs: JobSpec[], now: number, config: TenantConfig): Promise<TreeReservation>;
-  releaseTree(tree: TreeReservation): void;
-  transaction<T>(fn: () => T): T;
-  /** Whether the turn may take its next action: it is still running and its chat is not being deleted. */
-  running(turnId: string): boolean;
-  /** The model replied: progress for the idle rule. */
-  progress(now: number): void;
-  /**
-   * A model request's usage (the request of the turn's `step`): the chat's usage by day, and the budget of
-   * the batch that started the turn.
-   */
-  modelUsed(now: number, usage: Usage, step: string): Promise<void>;
-  /**
-   * The model request of the turn's `step` ended with no answer (it failed, or never left after the budget
-   * let it go): the budget no longer counts it in flight.
-   */
-  modelUnanswered(step: string): Promise<void>;
-  /** Whether the budget of the batch that started the turn (if any) lets the model request of the turn's `step` go. */
-  budgetAllows(step: string): Promise<{ ok: true } | { ok: false; field: BudgetField; used: number; limit: number }>;
-  /**
-   * Room for the turn's next model request under the flow rules on `llm` (docs/api.md#flow-control):
-   * granted (give it back once the request ends), waiting (the chat is woken when there is room) or refused.
-   */
-  modelRoom(
-    turn: Turn,
-    config: TenantConfig,
-  ): Promise<
-    | { outcome: "granted"; release: () => Promise<void> }
-    | { outcome: "waiting" }
-    | { outcome: "refused"; message: string }
-  >;
-  /** Ends the turn and hands the outcome back to the parent. */
-  finish(turn: Turn, outcome: JobOutcome): Promise<void>;
-}
-
-/**
- * `room`: the model request waits for room under a flow rule (not idle time: the turn asks again).
- * `asking`: a Worker runner has the model request; its reply comes back through `takeReply`.
- */
-export type StepResult = "waiting" | "room" | "asking" | "again" | "finished";
-
-/** Tool results for the model, from finished jobs: the result, or `Error: …`. */
-function toolContent(call: AwaitedCall, jobs: JobStore, now: number): string {
-  if (call.content !== undefined) return call.content;
-  if (call.job_ids)
-    return JSON.stringify(resultsPayload(jobs.many(call.job_ids), { now, maxResultChars: MAX_RESULT_CHARS_IN_LOOP }));
-  const job = jobs.get(call.job_id!);
-  if (!job) return "Error: the job's record was purged before its result was read.";
-  if (job.state === "success")
-    return job.result === null ? "(completed without textual output)" : cutChars(job.result, MAX_RESULT_CHARS_IN_LOOP);
-  return `Error: ${job.error ?? job.state}`;
-}
-
-/** The one user message that hands the model the background jobs it started (docs/api.md#the-agent-loop). */
-function backgroundReport(jobIds: string[], jobs: JobStore, now: number): ChatMessage {
-  const payload = resultsPayload(jobs.many(jobIds), { now, maxResultChars: MAX_RESULT_CHARS_IN_LOOP });
-  return {
-    role: "user",
-    content: `Background jobs you started have finished. Use their results, then give your final answer:\n${JSON.stringify(payload)}`,
-  };
-}
 
 /**
  * The step a model request is for, as the budget knows it: one request per step of a turn, however often the
  * step runs before it leaves.
  */
 export const stepOf = (turn: Turn) => `${turn.parent_job_id}:${turn.steps}`;
-
-function lastText(messages: ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role === "assistant" && typeof m.content === "string" && m.content) return m.content;
-  }
-  return "";
-}
 
 /**
  * The step's first half: the previous step's results go into the conversation, then the checks
@@ -229,8 +132,7 @@ export async function modelRequestOf(host: LoopHost, turn: Turn): Promise<Claime
   const mcp = await host.mcp(config);
   const who = host.identity();
   const prof = profileOf(config, who.profile);
-  const system = `${prof.system_prompt ?? DEFAULT_SYSTEM_PROMPT}\n\n${PROMPT_SOURCES.orchestration}`;
-  const messages: ChatMessage[] = [{ role: "system", content: system }, ...host.turns.messages()];
+  const messages: ChatMessage[] = [{ role: "system", content: systemPrompt(prof) }, ...host.turns.messages()];
   const tools = toolDefinitions(config, who.profile, who.level, who.tools, mcp);
   return {
     target: llm,
@@ -258,12 +160,9 @@ export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswe
   const request = modelRequest(reply.usage, prof.prices ?? config.llm?.prices);
   await host.modelUsed(Date.now(), request, stepOf(turn));
   const usage = addUsage(turn.usage, request);
-  // Measured as it would be stored (JSON-escaped): it is one message row, and later the outcome's.
-  const replyBytes =
-    utf8Length(JSON.stringify(reply.content)) +
-    reply.tool_calls.reduce((n, c) => n + utf8Length(JSON.stringify(c.arguments)), 0);
-  if (replyBytes > MAX_MESSAGE_BYTES) {
-    const error = `The model's reply took ${replyBytes} bytes; fanout keeps at most ${MAX_MESSAGE_BYTES} per message.`;
+  const bytes = replyBytes(reply);
+  if (bytes > MAX_MESSAGE_BYTES) {
+    const error = `The model's reply took ${bytes} bytes; fanout keeps at most ${MAX_MESSAGE_BYTES} per message.`;
     return finishWith(host, turn, { state: "error", error, attempt: 1, usage });
   }
   const after = Date.now();
