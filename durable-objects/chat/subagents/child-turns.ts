@@ -2,43 +2,40 @@
  * A chat's life as a child (docs/api.md#child-chats, docs/api.md#the-agent-loop): it receives a turn from its
  * parent's subordinate job, runs the agent loop step by step (driven by the
  * `agent` timer, so eviction only repeats the step in progress), and hands the
- * outcome back to the parent job, retrying the hand-back until it lands.
+ * outcome back to the parent job, retrying the hand-back until it lands. When a turn is looked at
+ * again is in `./turn-timing`, the rules its calls are admitted under in `./child-admission`.
  */
 import type { LlmTarget } from "../../../src/core/agents/llm";
 import { isTerminal } from "../../../src/core/jobs/job";
-import { orderedRules } from "../../../src/core/agents/permission";
-import { profile as profileOf } from "../../../src/core/agents/profiles";
 import { loadMcpListings } from "../../../src/core/tools/mcp-listings";
 import type { McpListings } from "../../../src/core/tools/mcp";
 import type { TenantConfig } from "../../../src/core/config/schema";
 import type { JobSpec } from "../../../src/core/jobs/job-spec";
-import type { AskAnswer, Caller, ChatLimits, JobOutcome, TurnRequest, Usage } from "../../../src/core/jobs/messages";
-import { newJobRows } from "../jobs/admission";
+import type { AskAnswer, Caller, JobOutcome, TurnRequest, Usage } from "../../../src/core/jobs/messages";
 import { budgetAllows, modelUnanswered, modelUsed } from "./spending";
-import { insertBatch } from "../jobs/batch-rows";
 import type { Dispatcher } from "../jobs/dispatcher";
 import type { JobMachine } from "../jobs/job-machine";
 import type { ChatStore } from "../storage/chat-store";
 import type { JobStore } from "../storage/job-store";
 import type { NewJob } from "../storage/job-columns";
-import { readLimits, readMeta } from "../storage/schema";
 import type { Turn, Turns } from "../storage/turns";
 import type { TreeReservation } from "../storage/tree-slots";
 import { runStep, takeReply, type LoopHost, type StepResult } from "./agent-loop";
 import type { ChildIdentity } from "./step-calls";
+import { admitStepCalls, callerOf, chatLimits, childIdentity } from "./child-admission";
 import { ModelAsks } from "./model-asks";
 import { giveBackModelRoom, modelRoom, releaseModelRoom } from "./model-room";
-import { askCheckAt } from "../../../src/core/runner/model-ask";
 import { beginTurn } from "./turn-start";
 import { stopTurn, type StopTurn } from "./turn-stop";
+import {
+  AGENT_STEP_SAFETY_MS,
+  idleError,
+  idleLimitMs,
+  idleRecheckAt,
+  nextStepAt,
+  REPORT_RETRY_MS,
+} from "./turn-timing";
 import type { TreeCap } from "./tree-cap";
-
-/** If a step's instance dies (an LLM call can take a while), the `agent` timer re-drives it after this. */
-export const AGENT_STEP_SAFETY_MS = 150_000;
-/** A turn whose model request waits for room under a flow rule asks again at least this often. */
-const MODEL_ROOM_RETRY_MS = 30_000;
-/** A hand-back the parent did not take is retried after this. */
-export const REPORT_RETRY_MS = 5_000;
 
 export class ChildTurns implements LoopHost {
   /** The turns being driven in this instance, each with its drive. */
@@ -79,7 +76,7 @@ export class ChildTurns implements LoopHost {
     if (!this.#isChild()) return;
     const turns = this.store.turns.progress(now);
     if (turns.length === 0) return;
-    const idleMs = this.#idleMs();
+    const idleMs = idleLimitMs(this.store.sql);
     for (const turnId of turns) this.store.timers.set("idle", turnId, now + idleMs);
   }
 
@@ -90,26 +87,21 @@ export class ChildTurns implements LoopHost {
   async checkIdle(turnId: string, now: number): Promise<void> {
     const turn = this.store.turns.get(turnId);
     if (turn?.state !== "running") return;
-    const idleMs = this.#idleMs();
+    const idleMs = idleLimitMs(this.store.sql);
     const awaited = (turn.awaiting ?? []).flatMap((c) => c.job_ids ?? (c.job_id ? [c.job_id] : []));
     const busy = this.store.jobs.many(awaited).some((j) => !isTerminal(j.state));
-    if (busy || now < turn.progress_at + idleMs) {
-      this.store.timers.set("idle", turnId, Math.max(now, turn.progress_at) + idleMs);
+    const again = idleRecheckAt(turn, busy, now, idleMs);
+    if (again !== undefined) {
+      this.store.timers.set("idle", turnId, again);
       return;
     }
-    const error = `No progress for ${idleMs / 1000} s (limits.subagent_idle_seconds); the subagent was stopped.`;
     this.store.timers.clear("agent", turnId);
-    await this.finish(turn, { state: "timeout", error, attempt: 1, usage: turn.usage });
+    await this.finish(turn, { state: "timeout", error: idleError(idleMs), attempt: 1, usage: turn.usage });
   }
 
   /** Only a child chat has turns; a top-level chat skips their bookkeeping on every job. */
   #isChild(): boolean {
     return this.store.isChild();
-  }
-
-  #idleMs(): number {
-    const limits: Partial<ChatLimits> = readLimits(this.store.sql) ?? {};
-    return (limits.subagent_idle_seconds ?? 300) * 1000;
   }
 
   /** A job ended: a turn waiting on it takes its next step. */
@@ -165,13 +157,11 @@ export class ChildTurns implements LoopHost {
   /** The `agent` timer as the turn waits: none while it waits on its jobs (their ends wake it). */
   #untilNextStep(turnId: string, result: StepResult): void {
     const ask = result === "asking" ? this.asks.current(turnId) : undefined;
-    if (result === "room") {
-      // Waiting for room under a flow rule is not idle: the turn asks again when woken, or at the latest then.
-      this.progress(Date.now());
-      this.store.timers.set("agent", turnId, Date.now() + MODEL_ROOM_RETRY_MS);
-    } else if (ask)
-      this.store.timers.set("agent", turnId, askCheckAt(ask)); // look again when it could have lapsed
-    else this.store.timers.clear("agent", turnId);
+    // Waiting for room under a flow rule is not idle (`nextStepAt`).
+    if (result === "room") this.progress(Date.now());
+    const at = nextStepAt(result, ask, Date.now());
+    if (at === undefined) this.store.timers.clear("agent", turnId);
+    else this.store.timers.set("agent", turnId, at);
   }
 
   /**
@@ -207,12 +197,7 @@ export class ChildTurns implements LoopHost {
   }
 
   identity(): ChildIdentity {
-    const tools = JSON.parse(readMeta(this.store.sql, "tools") ?? "null") as string[] | null;
-    return {
-      level: Number(readMeta(this.store.sql, "level") ?? 0),
-      profile: readMeta(this.store.sql, "profile") ?? "default",
-      ...(tools ? { tools } : {}),
-    };
+    return childIdentity(this.store.sql);
   }
 
   config(): Promise<TenantConfig> {
@@ -241,7 +226,7 @@ export class ChildTurns implements LoopHost {
 
   reserveTree(specs: JobSpec[], now: number, config: TenantConfig): Promise<TreeReservation> {
     return this.tree.reserveTiered(
-      { ...this.store.address(), limits: this.#limits() },
+      { ...this.store.address(), limits: chatLimits(this.store.sql) },
       specs,
       this.#caller(config),
       now,
@@ -270,45 +255,15 @@ export class ChildTurns implements LoopHost {
   }
 
   admitCalls(turn: Turn, specs: JobSpec[], now: number, config: TenantConfig, tree: TreeReservation) {
-    const { admitted, plans, refusals, queued } = this.tree.admitTiered(
-      this.store.address().chat_id,
-      specs,
-      this.#limits(),
-      this.#caller(config),
-      tree,
-      now,
-    );
-    const chat_id = readMeta(this.store.sql, "chat_id")!;
-    // A subordinate's jobs carry the metadata of the batch that started it (the running turn's).
-    const metadata = readMeta(this.store.sql, "metadata") || null;
-    const approvals = { rules: config.approvals, agent: this.#caller(config).agent };
-    // A subordinate's calls count against the budget of the batch that started it.
-    const budget = readMeta(this.store.sql, "budget");
-    const rules = { flow: config.flow, approvals, ...(budget ? { budget: { inherited: budget } } : {}) };
-    const batch = newJobRows(admitted, now, {
-      chat_id,
-      tiered: true,
-      deadlineCap: turn.deadline_at,
-      plans,
-      queued,
-      metadata,
-      ...rules,
-      nested: true,
-    });
-    this.#toStart.push(...insertBatch(this.store, batch, plans, now));
-    this.onAdmitted(batch.jobs, now);
-    const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));
-    return { jobIds: new Map(batch.jobs.map((j) => [j.idx, j.job_id])), errors };
-  }
-
-  #limits(): ChatLimits {
-    return readLimits(this.store.sql)!;
+    const { jobs, started, jobIds, errors } = admitStepCalls(this.store, this.tree, turn, specs, now, config, tree);
+    this.#toStart.push(...started);
+    this.onAdmitted(jobs, now);
+    return { jobIds, errors };
   }
 
   /** The calling agent inside this child: its own profile and that profile's task rules. */
   #caller(config: TenantConfig): Caller {
-    const agent = this.identity().profile;
-    return { agent, task_rules: orderedRules(profileOf(config, agent).permission?.task) };
+    return callerOf(config, this.identity().profile);
   }
 
   async finish(turn: Turn, outcome: JobOutcome): Promise<void> {
