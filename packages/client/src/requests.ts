@@ -3,7 +3,8 @@
  * job-starting call sends (query parameters, and an Idempotency-Key made once
  * per call, so each retry of it repeats the same request), and the rule for
  * repeating a request fanout could not answer (503, or no answer at all),
- * backing off in between. `Fanout` in ./client.ts builds every call on these.
+ * backing off in between. Every call of `Fanout` (./client.ts, by route group in ./job-calls.ts and
+ * its siblings) is built on these.
  */
 import { FanoutError } from "./errors.js";
 
