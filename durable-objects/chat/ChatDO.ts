@@ -5,38 +5,37 @@
  *
  * This file is the RPC surface and the "does the chat exist" guard, nothing
  * more. The parts are wired in `./chat`; the routes' sides are `./batches` and
- * `./tool-calls`; the alarm's table is `./alarm`; the rooms are `./storage`,
- * `./events`, `./jobs`, `./subagents` and `./gates` (docs/architecture.md#the-chat-object-room-by-room).
+ * `./tool-calls`; the alarm's table is `./alarm`; its WebSockets are `./sockets`;
+ * the rooms are `./storage`, `./events`, `./jobs`, `./subagents` and `./gates`
+ * (docs/architecture.md#the-chat-object-room-by-room).
  */
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/core/http/errors";
 import { extrasText } from "../../src/core/jobs/extras";
 import type { JobRecord } from "../../src/core/jobs/job";
-import {
-  AWAIT_PATH,
-  type AskAnswer,
-  type AwaitTicket,
-  type BatchAnswer,
-  type BatchRequest,
-  type BatchResult,
-  type ChatInfo,
-  type ClaimedAsk,
-  type ChatLimits,
-  type CompleteResult,
-  type JobOutcome,
-  type RunnerCall,
-  type RunnerOutcome,
-  type ToolCallsAwait,
-  type ToolCallsReply,
-  type ToolCallsRequest,
-  type ToolCallsResult,
-  type TurnRequest,
-  type Usage,
+import type {
+  AskAnswer,
+  AwaitTicket,
+  BatchAnswer,
+  BatchRequest,
+  BatchResult,
+  ChatInfo,
+  ClaimedAsk,
+  ChatLimits,
+  CompleteResult,
+  JobOutcome,
+  RunnerCall,
+  RunnerOutcome,
+  ToolCallsAwait,
+  ToolCallsReply,
+  ToolCallsRequest,
+  ToolCallsResult,
+  TurnRequest,
+  Usage,
 } from "../../src/core/jobs/messages";
 import { resultsPayload, type Snapshot } from "../../src/core/jobs/payloads";
 import { vouchFor } from "../../src/core/objects/tenant-cache";
 import type { DeliveryEntry, DeliveryStatus } from "../../src/core/webhooks/deliveries";
-import { answerClose, parseCursor } from "../shared/live-stream";
 import { runAlarm } from "./alarm";
 import { answerWaited, startBatch } from "./batches";
 import { Chat } from "./chat";
@@ -50,8 +49,8 @@ import { mayOpen } from "./gates";
 import { budgetReached, type Reached } from "./gates/budget";
 import { approvalAnswer, decide, type ApprovalAnswer, type DecisionRequest } from "./gates/approval";
 import { answerWaitedToolCalls, runToolCalls } from "./tool-calls";
-import { acceptWaiter, AWAIT_TAG } from "./jobs/waiters";
 import { Handovers } from "./handover";
+import { openSocket, socketClosed, socketErrored } from "./sockets";
 import type { ChatStore } from "./storage/chat-store";
 import type { ChatUsage } from "./storage/usage-days";
 import { chatInfo } from "./storage/chat-info";
@@ -297,27 +296,18 @@ export class ChatDO extends DurableObject<Env> {
 
   /**
    * The chat's live stream, or a waiting request's socket (`/await`): the worker forwards the authenticated
-   * upgrade here.
+   * upgrade here (`./sockets`).
    */
-  override async fetch(request: Request): Promise<Response> {
-    if (!this.#store.readable())
-      return Response.json(
-        { status: "error", error: { code: "chat_not_found", message: "No such chat." } },
-        { status: 404 },
-      );
-    const url = new URL(request.url);
-    if (url.pathname === AWAIT_PATH) return acceptWaiter(this.ctx, this.#chat.waiters, url);
-    const after = parseCursor(new URL(request.url).searchParams.get("after"));
-    return this.#chat.stream.accept(after === "invalid" ? null : after);
+  override fetch(request: Request): Promise<Response> {
+    return openSocket(this.ctx, this.#chat, request);
   }
 
-  override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    answerClose(ws, code, reason);
-    if (!this.ctx.getTags(ws).includes(AWAIT_TAG)) await this.#chat.stream.closed();
+  override webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
+    return socketClosed(this.ctx, this.#chat, ws, code, reason);
   }
 
-  override async webSocketError(ws: WebSocket): Promise<void> {
-    if (!this.ctx.getTags(ws).includes(AWAIT_TAG)) await this.#chat.stream.closed();
+  override webSocketError(ws: WebSocket): Promise<void> {
+    return socketErrored(this.ctx, this.#chat, ws);
   }
 
   /** The tenant recounts its live streams. */
