@@ -5,13 +5,13 @@
  *
  * This file is the RPC surface and the "does the chat exist" guard, nothing
  * more. The parts are wired in `./chat`; the routes' sides are `./batches` and
- * `./tool-calls`; the alarm's table is `./alarm`; its WebSockets are `./sockets`;
+ * `./tool-calls`; the alarm's table is `./alarm`; its WebSockets are `./sockets`; its
+ * reads are `./reads` and what the hosts running its work ask is `./runner-protocol`;
  * the rooms are `./storage`, `./events`, `./jobs`, `./subagents` and `./gates`
  * (docs/architecture.md#the-chat-object-room-by-room).
  */
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal } from "../../src/core/http/errors";
-import { extrasText } from "../../src/core/jobs/extras";
 import type { JobRecord } from "../../src/core/jobs/job";
 import type {
   AskAnswer,
@@ -33,7 +33,7 @@ import type {
   TurnRequest,
   Usage,
 } from "../../src/core/jobs/messages";
-import { resultsPayload, type Snapshot } from "../../src/core/jobs/payloads";
+import type { Snapshot } from "../../src/core/jobs/payloads";
 import { vouchFor } from "../../src/core/objects/tenant-cache";
 import type { DeliveryEntry, DeliveryStatus } from "../../src/core/webhooks/deliveries";
 import { runAlarm } from "./alarm";
@@ -44,18 +44,16 @@ import type { Redelivery } from "./events/outbox";
 import type { LaunchAnswer } from "./jobs/dispatcher";
 import type { Progress } from "../../src/core/jobs/progress";
 import type { StopTurn } from "./subagents/turn-stop";
-import { claimAsk, renewAsk } from "./subagents/model-asks";
 import { mayOpen } from "./gates";
 import { budgetReached, type Reached } from "./gates/budget";
 import { approvalAnswer, decide, type ApprovalAnswer, type DecisionRequest } from "./gates/approval";
 import { answerWaitedToolCalls, runToolCalls } from "./tool-calls";
 import { Handovers } from "./handover";
 import { openSocket, socketClosed, socketErrored } from "./sockets";
-import type { ChatStore } from "./storage/chat-store";
 import type { ChatUsage } from "./storage/usage-days";
-import { chatInfo } from "./storage/chat-info";
-import { recordOf, recordsPage } from "./storage/job-records";
-import { transcriptEntry, type TranscriptEntry } from "../../src/core/agents/transcript";
+import type { TranscriptEntry } from "../../src/core/agents/transcript";
+import * as reads from "./reads";
+import * as hosts from "./runner-protocol";
 
 export class ChatDO extends DurableObject<Env> {
   readonly #chat = new Chat(this.ctx, () => this.env);
@@ -152,76 +150,46 @@ export class ChatDO extends DurableObject<Env> {
     await this.#store.timers.arm();
   }
 
-  // ---- running jobs: the queue consumers, runners, child chats (docs/architecture.md#where-a-call-runs) ----
+  // ---- running jobs: the queue consumers, runners, child chats (`./runner-protocol`) ----
 
-  /** The queue consumer's hand-off of this chat's messages (each batch's queue copy): see `Dispatcher.takeQueued`. */
-  async takeQueued(jobIds: string[]): Promise<(LaunchAnswer | "retry")[]> {
-    if (!this.#store.exists()) return jobIds.map(() => "finished");
-    const answers = await this.#chat.dispatcher.takeQueued(jobIds);
-    if (answers.some((a) => a !== "duplicate")) await this.#store.timers.arm();
-    return answers;
+  takeQueued(jobIds: string[]): Promise<(LaunchAnswer | "retry")[]> {
+    return hosts.takeQueued(this.#chat, jobIds);
   }
 
-  /** A child chat's report on its subordinate turn. */
-  async completeJob(jobId: string, lease: string, outcome: JobOutcome): Promise<CompleteResult> {
-    if (!this.#store.exists()) return { status: "stale" };
-    const result = this.#chat.machine.complete(
-      jobId,
-      lease,
-      outcome,
-      Date.now(),
-      this.#store.limits().max_stored_result_bytes,
-    );
-    await this.#store.timers.arm();
-    return result;
+  completeJob(jobId: string, lease: string, outcome: JobOutcome): Promise<CompleteResult> {
+    return hosts.completeJob(this.#chat, jobId, lease, outcome);
   }
 
-  /**
-   * A runner's outcomes: the calls that ended while its previous report was on its way, ended here
-   * in one invocation (`src/core/jobs/report-queue`).
-   */
-  async runnerOutcomes(reports: RunnerOutcome[]): Promise<CompleteResult[]> {
-    if (!this.#store.exists()) return reports.map(() => ({ status: "stale" }));
-    const results = this.#chat.runners.reported(reports, Date.now());
-    await this.#store.timers.arm();
-    return results;
+  runnerOutcomes(reports: RunnerOutcome[]): Promise<CompleteResult[]> {
+    return hosts.runnerOutcomes(this.#chat, reports);
   }
 
-  /** A `calls` consumer takes the calls its message named: claimed for it, with their targets. */
   claimForRunner(jobIds: string[]): Promise<RunnerCall[]> {
-    return this.#store.exists() ? this.#chat.dispatcher.claimForQueuedRunner(jobIds) : Promise.resolve([]);
+    return hosts.claimForRunner(this.#chat, jobIds);
   }
 
-  /** A runner renews its calls' leases; it stops the ones answered (ended, or no longer its). */
   renewLeases(calls: { job_id: string; lease: string }[]): string[] {
-    return this.#store.exists() ? this.#chat.runners.renew(calls, Date.now()) : calls.map((c) => c.job_id);
+    return hosts.renewLeases(this.#chat, calls);
   }
 
-  /** A runner's record of a retry (see `src/core/jobs/run-call`); false tells the runner the job is over. */
   runnerAttempt(jobId: string, lease: string, next: number, phase: "settled" | "sending"): boolean {
-    return this.#store.exists() && this.#chat.runners.attempt(jobId, lease, next, phase);
+    return hosts.runnerAttempt(this.#chat, jobId, lease, next, phase);
   }
 
-  /** A runner's MCP call reported progress (kept to one a second by the runner). */
   runnerProgress(jobId: string, lease: string, progress: Progress): void {
-    if (this.#store.exists()) this.#chat.runners.progressed(jobId, lease, progress);
+    hosts.runnerProgress(this.#chat, jobId, lease, progress);
   }
 
-  /**
-   * A Worker runner takes a child's model request (docs/architecture.md#model-requests): what to send, or
-   * null when it is not the runner's to make.
-   */
-  async claimModelAsk(turnId: string, lease: string): Promise<ClaimedAsk | null> {
-    return this.#store.readable() ? claimAsk(this.#chat.child, turnId, lease, Date.now()) : null;
+  claimModelAsk(turnId: string, lease: string): Promise<ClaimedAsk | null> {
+    return hosts.claimModelAsk(this.#chat, turnId, lease);
   }
 
   renewModelAsk(turnId: string, lease: string): boolean {
-    return this.#store.readable() && renewAsk(this.#chat.child, turnId, lease, Date.now());
+    return hosts.renewModelAsk(this.#chat, turnId, lease);
   }
 
-  /** The model's answer, from the runner that made the request: the turn's step goes on with it. */
   modelReplied(turnId: string, lease: string, answer: AskAnswer): Promise<"taken" | "stale"> {
-    return this.#store.readable() ? this.#chat.child.replied(turnId, lease, answer) : Promise.resolve("stale");
+    return hosts.modelReplied(this.#chat, turnId, lease, answer);
   }
 
   // Runners of the version before this one report under these names; a deploy can leave some running.
@@ -237,61 +205,45 @@ export class ChatDO extends DurableObject<Env> {
     this.runnerProgress(jobId, lease, progress);
   }
 
-  /** The dead-letter consumer: the queue gave up delivering this job. */
-  async failDispatch(jobId: string): Promise<void> {
-    if (!this.#store.exists()) return;
-    this.#chat.machine.failUndeliverable(jobId, Date.now());
-    await this.#store.timers.arm();
+  failDispatch(jobId: string): Promise<void> {
+    return hosts.failDispatch(this.#chat, jobId);
   }
 
   override alarm(): Promise<void> {
     return runAlarm(this.#chat);
   }
 
-  // ---- reads ----------------------------------------------------------------------
-
-  /** `read` of the chat's storage, or null when the chat does not exist (or is being deleted): a 404. */
-  #read<T>(read: (store: ChatStore) => T): T | null {
-    return this.#store.readable() ? read(this.#store) : null;
-  }
+  // ---- reads (`./reads`) ------------------------------------------------------------
 
   listJobs(limits: ChatLimits): { jobs: Snapshot[] } | null {
-    return this.#read((s) => ({
-      jobs: resultsPayload(s.jobs.visible(), { now: Date.now(), maxResultChars: limits.max_result_chars }).jobs,
-    }));
+    return reads.listJobs(this.#chat, limits);
   }
 
   getJob(jobId: string): { record: JobRecord | null } | null {
-    return this.#read((s) => ({ record: recordOf(s.jobs, jobId) }));
+    return reads.getJob(this.#chat, jobId);
   }
 
   /** A person's decision on a call waiting for approval (docs/api.md#approvals). */
   async decideApproval(jobId: string, decision: DecisionRequest, limits: ChatLimits): Promise<ApprovalAnswer | null> {
-    return this.#read(async () =>
+    return reads.readable(this.#chat, async () =>
       approvalAnswer(await decide(this.#chat, jobId, decision, Date.now()), limits.max_result_chars),
     );
   }
 
-  /** A page of the chat's job records, newest first; `next_before` asks for the next one. */
-  jobRecords(limit: number, before: string | null): ReturnType<typeof recordsPage> | null {
-    return this.#read((s) => recordsPage(s.jobs, limit, before));
+  jobRecords(limit: number, before: string | null): ReturnType<typeof reads.jobRecords> {
+    return reads.jobRecords(this.#chat, limit, before);
   }
 
   extras(): { text: string | null } | null {
-    return this.#read((s) => ({ text: extrasText(s.jobs.visible(), Date.now()) }));
+    return reads.extras(this.#chat);
   }
 
-  /**
-   * A child chat's conversation as people read it, the newest `limit` messages
-   * (docs/api.md#a-subagents-transcript).
-   */
   transcript(limit: number): { messages: TranscriptEntry[] } | null {
-    return this.#read((s) => ({ messages: s.turns.transcript(limit).map(transcriptEntry) }));
+    return reads.transcript(this.#chat, limit);
   }
 
-  /** The chat's usage and its subtree's, the last 30 days (docs/api.md#usage-and-cost). */
   usage(): ChatUsage | null {
-    return this.#read((s) => s.usage.summary(Date.now(), s.jobs.endedUsage()));
+    return reads.usage(this.#chat);
   }
 
   /**
@@ -321,26 +273,25 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   deliveries(status: DeliveryStatus): { events: DeliveryEntry[] } | null {
-    return this.#read((s) => ({ events: s.events.deliveries(status) }));
+    return reads.deliveries(this.#chat, status);
   }
 
   async redeliver(eventId: string, webhookConfigured: boolean): Promise<Redelivery | null> {
-    return this.#read((s) => this.#chat.outbox.redeliver(eventId, s.address().chat_id, webhookConfigured));
+    return reads.readable(this.#chat, (s) =>
+      this.#chat.outbox.redeliver(eventId, s.address().chat_id, webhookConfigured),
+    );
   }
 
-  logRows() {
-    return this.#read((s) => ({ rows: s.log.all() }));
+  logRows(): ReturnType<typeof reads.logRows> {
+    return reads.logRows(this.#chat);
   }
 
   info(): ChatInfo | null {
-    return this.#read(chatInfo);
+    return reads.info(this.#chat);
   }
 
-  /** Whether `lease` still holds the running job `jobId` here: a child asks before it starts a turn. */
   holdsJob(jobId: string, lease: string): boolean {
-    if (!this.#store.readable()) return false;
-    const job = this.#store.jobs.get(jobId);
-    return job?.state === "running" && job.lease === lease;
+    return reads.holdsJob(this.#chat, jobId, lease);
   }
 
   // ---- deletion -------------------------------------------------------------------

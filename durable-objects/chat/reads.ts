@@ -1,0 +1,68 @@
+/**
+ * What the worker's GET routes and the tenant read of a chat, delegated to by `./ChatDO`. Every read
+ * answers null when the chat has nothing to read (it does not exist, or it is being deleted), which
+ * the worker answers as a 404; none of them writes.
+ */
+import { transcriptEntry, type TranscriptEntry } from "../../src/core/agents/transcript";
+import { extrasText } from "../../src/core/jobs/extras";
+import type { JobRecord } from "../../src/core/jobs/job";
+import type { ChatInfo, ChatLimits } from "../../src/core/jobs/messages";
+import { resultsPayload, type Snapshot } from "../../src/core/jobs/payloads";
+import type { DeliveryEntry, DeliveryStatus } from "../../src/core/webhooks/deliveries";
+import type { Chat } from "./chat";
+import { chatInfo } from "./storage/chat-info";
+import type { ChatStore } from "./storage/chat-store";
+import { recordOf, recordsPage } from "./storage/job-records";
+import type { ChatUsage } from "./storage/usage-days";
+
+/** `read` of the chat's storage, or null when it has none to read. */
+export function readable<T>(chat: Chat, read: (store: ChatStore) => T): T | null {
+  return chat.store.readable() ? read(chat.store) : null;
+}
+
+export function listJobs(chat: Chat, limits: ChatLimits): { jobs: Snapshot[] } | null {
+  return readable(chat, (s) => ({
+    jobs: resultsPayload(s.jobs.visible(), { now: Date.now(), maxResultChars: limits.max_result_chars }).jobs,
+  }));
+}
+
+export function getJob(chat: Chat, jobId: string): { record: JobRecord | null } | null {
+  return readable(chat, (s) => ({ record: recordOf(s.jobs, jobId) }));
+}
+
+/** A page of the chat's job records, newest first; `next_before` asks for the next one. */
+export function jobRecords(chat: Chat, limit: number, before: string | null): ReturnType<typeof recordsPage> | null {
+  return readable(chat, (s) => recordsPage(s.jobs, limit, before));
+}
+
+export function extras(chat: Chat): { text: string | null } | null {
+  return readable(chat, (s) => ({ text: extrasText(s.jobs.visible(), Date.now()) }));
+}
+
+/** A child chat's conversation as people read it, the newest `limit` messages (docs/api.md#a-subagents-transcript). */
+export function transcript(chat: Chat, limit: number): { messages: TranscriptEntry[] } | null {
+  return readable(chat, (s) => ({ messages: s.turns.transcript(limit).map(transcriptEntry) }));
+}
+
+/** The chat's usage and its subtree's, the last 30 days (docs/api.md#usage-and-cost). */
+export function usage(chat: Chat): ChatUsage | null {
+  return readable(chat, (s) => s.usage.summary(Date.now(), s.jobs.endedUsage()));
+}
+
+export function deliveries(chat: Chat, status: DeliveryStatus): { events: DeliveryEntry[] } | null {
+  return readable(chat, (s) => ({ events: s.events.deliveries(status) }));
+}
+
+export function logRows(chat: Chat) {
+  return readable(chat, (s) => ({ rows: s.log.all() }));
+}
+
+export function info(chat: Chat): ChatInfo | null {
+  return readable(chat, chatInfo);
+}
+
+/** Whether `lease` still holds the running job `jobId` here: a child asks before it starts a turn. */
+export function holdsJob(chat: Chat, jobId: string, lease: string): boolean {
+  const job = readable(chat, (s) => s.jobs.get(jobId));
+  return job?.state === "running" && job.lease === lease;
+}
