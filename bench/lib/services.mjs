@@ -183,12 +183,13 @@ export const manyTenants = (count) =>
   Array.from({ length: count }, (_, k) => ({ tenant: `many-${k}`, key: `many-key-${k}` }));
 
 /**
- * fanout as `startFanout` runs it, with `count` more tenants in `API_KEYS` (a deployment holds
- * about 50 in its 5 KB secret; locally any number fits). Its own instance, so the long key list
- * does not weigh on the other scenarios.
+ * fanout as the bench's main instance runs it (its rate limit answering from the isolate, as
+ * deployed), with `count` more tenants in `API_KEYS` (a deployment holds about 50 in its 5 KB
+ * secret; locally any number fits). Its own instance, so the long key list does not weigh on the
+ * other scenarios.
  */
 export async function startFanoutWithTenants(count) {
-  const config = configCopy("tenants", { requestsPer10s: UNLIMITED });
+  const config = configCopy("tenants", { requestsPer10s: UNLIMITED, main: "bench/production-limiter/index.ts" });
   const configKey = Buffer.alloc(32, 9).toString("base64");
   const keys = [
     `${BENCH_TENANT}:${BENCH_KEY}`,
@@ -205,6 +206,8 @@ export async function startFanoutWithTenants(count) {
       `CONFIG_KEY:${configKey}`,
       "--var",
       "ALLOW_PRIVATE_EGRESS:true",
+      "--var",
+      `BENCH_REQUESTS_PER_10S:${UNLIMITED}`,
     ],
     "fanout-tenants",
   );
