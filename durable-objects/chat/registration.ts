@@ -7,11 +7,17 @@
  */
 import { tenantName } from "../../src/core/objects/names";
 import type { ChatStream } from "./events/chat-stream";
+import { DISPATCH_WATCHDOG_MS } from "./jobs/batch-rows";
 import type { ChatStore } from "./storage/chat-store";
 import { forgetCached } from "./storage/sql-cache";
 
-/** A new chat's entry in the tenant's index is retried this often until it lands. */
-export const REGISTER_RETRY_MS = 10_000;
+/**
+ * A new chat's entry in the tenant's index is retried this often until it lands. As long as a batch's
+ * dispatch watchdog, and set with the same `now` at admission: once the entry lands and its timer goes,
+ * the watchdog keeps the alarm where it was, and no `setAlarm()` (billed as a row written, and a write
+ * on the chat's thread) moves it 5 s later.
+ */
+export const REGISTER_RETRY_MS = DISPATCH_WATCHDOG_MS;
 
 export class Registration {
   /** The entry being written, if any: a deletion waits for it. */

@@ -240,7 +240,7 @@ describe("billable operations per job", () => {
 });
 
 describe("batches that each open a chat", () => {
-  it("write the new chat's tables, meta and timers once, set its alarm three times, read back nothing they wrote, and ask the tenant once", async () => {
+  it("write the new chat's tables, meta and timers once, set its alarm twice, read back nothing they wrote, and ask the tenant once", async () => {
     await parallel("opening-warm", { tool_calls: [call("echo", { warm: 1 })] });
     await new Promise((r) => setTimeout(r, 300));
     const meter = await startMeter();
@@ -277,11 +277,13 @@ describe("batches that each open a chat", () => {
         requests: meter.counts.requests,
       }),
     );
-    // At admission, when the chat's index entry lands, and when its last job ends.
-    expect(meter.counts.alarmWrites / batches).toBeLessThanOrEqual(3);
-    // 90 rows per chat against a warm chat's 50 per batch: 116 before the tables of features most chats
-    // never use were created on first use (−18) and meta lost its rowid (−8).
-    expect(rows / (batches * 8)).toBeLessThanOrEqual(11.25);
+    // At admission and when its last job ends. The index entry's retry is due with the dispatch
+    // watchdog, so the entry landing moves nothing (it moved the alarm 5 s later, a third write).
+    expect(meter.counts.alarmWrites / batches).toBeLessThanOrEqual(2);
+    // 89 rows per chat against a warm chat's 50 per batch: 116 before the tables of features most chats
+    // never use were created on first use (−18), meta lost its rowid (−8) and the entry stopped moving
+    // the alarm (−1).
+    expect(rows / (batches * 8)).toBeLessThanOrEqual(11.125);
     // Each statement is a trip into SQLite on the chat's thread, on the answer's path. A new chat asks
     // whether its tables exist once (ten times before the answer was remembered both ways), and
     // reads back neither its meta nor its last event seq from the tables it has just made.

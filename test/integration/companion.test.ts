@@ -4,6 +4,7 @@
  */
 import { env, evictDurableObject, listDurableObjectIds, reset, runDurableObjectAlarm } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { REGISTER_RETRY_MS } from "../../durable-objects/chat/registration";
 import { swapEnv } from "../faults";
 import { api, call, chatObject, configure, eventually, json, jobRow, parallel } from "../helpers";
 
@@ -217,7 +218,7 @@ describe("chats", () => {
     expect(await listed()).toBe(false);
     await evictDurableObject(chatObject("late-index")); // the real binding back
     vi.useFakeTimers({ toFake: ["Date"] });
-    vi.setSystemTime(Date.now() + 11_000);
+    vi.setSystemTime(Date.now() + REGISTER_RETRY_MS + 1_000);
     expect(await runDurableObjectAlarm(chatObject("late-index"))).toBe(true);
     vi.useRealTimers();
     await eventually(listed);
