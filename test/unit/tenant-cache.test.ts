@@ -4,6 +4,7 @@ import {
   CONFIG_DOCUMENT_MAX_AGE_MS,
   configCheck,
   forgetTenants,
+  MAX_KEPT_CHARS,
   rememberConfig,
   runTargetsOf,
   TENANT_RECHECK_MS,
@@ -143,14 +144,38 @@ describe("the isolate's copy of a tenant", () => {
     expect(t.state.configReads).toBe(1);
   });
 
-  it("keeps at most 1000 tenants, forgetting the least recently stored", async () => {
+  it("keeps a round of more tenants than a count would, so none of them misses in turn", async () => {
     const t = tenantDo();
-    for (let i = 0; i <= 1000; i++) await tenantConfigOf(`t${i}`, t.reads, 0);
-    expect(t.state.configReads).toBe(1001);
-    await tenantConfigOf("t1000", t.reads, 1);
-    expect(t.state.configReads).toBe(1001);
-    await tenantConfigOf("t0", t.reads, 1);
-    expect(t.state.configReads).toBe(1002);
+    const tenants = Array.from({ length: 2_500 }, (_, i) => `t${i}`);
+    for (const tenant of tenants) {
+      await tenantConfigOf(tenant, t.reads, 0);
+      await runTargetsOf(tenant, ["x"], t.reads, 0);
+    }
+    expect(t.state.documents).toBe(2_500);
+    // A second round, 6 s on: each tenant is checked by version only, and its targets are still there.
+    for (const tenant of tenants) {
+      vouchFor(tenant, { version: 1, checkedAt: 6_000 }, 6_000);
+      await tenantConfigOf(tenant, t.reads, 6_000);
+      await runTargetsOf(tenant, ["x"], t.reads, 6_000);
+    }
+    expect(t.state.documents).toBe(2_500);
+    expect(t.state.targetReads).toHaveLength(2_500);
+  });
+
+  it("keeps documents up to a budget of their size, forgetting the least recently stored", async () => {
+    const big = (name: string) => ({ name, pad: "x".repeat(MAX_KEPT_CHARS / 2 - 100) }) as unknown as TenantConfig;
+    rememberConfig("a", big("a"), 1, 0);
+    rememberConfig("b", big("b"), 1, 0);
+    expect(configCheck("a")).toBeDefined();
+    rememberConfig("c", big("c"), 1, 0);
+    expect(configCheck("a")).toBeUndefined();
+    expect(configCheck("b")).toBeDefined();
+    expect(configCheck("c")).toBeDefined();
+    // Stored again, a tenant weighs what it weighs now, not twice.
+    rememberConfig("b", { name: "b" } as unknown as TenantConfig, 2, 1);
+    rememberConfig("d", big("d"), 1, 1);
+    expect(configCheck("b")).toBeDefined();
+    expect(configCheck("c")).toBeDefined();
   });
 });
 

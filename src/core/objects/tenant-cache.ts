@@ -16,8 +16,14 @@ export const TENANT_RECHECK_MS = 5_000;
  * secrets are masked, may change with a deploy the copy was read across.
  */
 export const CONFIG_DOCUMENT_MAX_AGE_MS = 60_000;
-/** Tenants kept per isolate; the least recently stored go first. */
-const MAX_TENANTS = 1_000;
+/**
+ * What an isolate keeps of its tenants' documents and targets, each kind, in characters of JSON; the
+ * least recently stored go first. A count of tenants would bound neither memory (a document may be
+ * 1 MiB) nor misses: once a round of tenants outnumbers it, every one of them misses in turn, and pays
+ * for a full read on each batch. Budgeted by size, every tenant of a deployment with modest documents
+ * stays (`API_KEYS` names about 50), and a few large ones cannot crowd the 128 MB isolate.
+ */
+export const MAX_KEPT_CHARS = 4 * 1024 * 1024;
 
 /** The part of the TenantDO the cache reads. */
 export interface TenantReads {
@@ -40,14 +46,47 @@ interface Targets {
   byName: Map<string, RunTarget>;
 }
 
-const configs = new Map<string, Config>();
-const targets = new Map<string, Targets>();
+/** Entries by tenant in the order they were stored, each with its weight, dropped oldest first past the budget. */
+class KeptByTenant<T> {
+  readonly #entries = new Map<string, { value: T; chars: number }>();
+  #chars = 0;
 
-function keep<T>(map: Map<string, T>, tenant: string, value: T): void {
-  map.delete(tenant); // re-inserted last: the map's order is the order of use
-  map.set(tenant, value);
-  if (map.size > MAX_TENANTS) map.delete(map.keys().next().value!);
+  get(tenant: string): T | undefined {
+    return this.#entries.get(tenant)?.value;
+  }
+
+  /** Stores `value` as the most recent, weighing `chars`; the tenant's previous weight no longer counts. */
+  keep(tenant: string, value: T, chars: number): void {
+    this.delete(tenant); // re-inserted last: the map's order is the order of use
+    this.#entries.set(tenant, { value, chars });
+    this.#chars += chars;
+    for (const oldest of this.#entries.keys()) {
+      if (this.#chars <= MAX_KEPT_CHARS || oldest === tenant) break;
+      this.delete(oldest);
+    }
+  }
+
+  /** The weight stored with the tenant's entry, 0 when there is none. */
+  weightOf(tenant: string): number {
+    return this.#entries.get(tenant)?.chars ?? 0;
+  }
+
+  delete(tenant: string): void {
+    const kept = this.#entries.get(tenant);
+    if (!kept) return;
+    this.#chars -= kept.chars;
+    this.#entries.delete(tenant);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#chars = 0;
+  }
 }
+
+const configs = new KeptByTenant<Config>();
+const targets = new KeptByTenant<Targets>();
+const weigh = (value: unknown) => JSON.stringify(value)?.length ?? 0;
 
 /**
  * The configuration (secrets masked), checked only when this isolate has not checked it for 5 s.
@@ -67,7 +106,7 @@ export async function tenantConfigOf(
     // Left out only when `kept` is current: it is now as fresh as the check. A write this isolate
     // answered meanwhile replaced it in the map, and stays.
     kept!.checkedAt = Math.max(kept!.checkedAt, now);
-    if (configs.get(tenant) === kept) keep(configs, tenant, kept);
+    if (configs.get(tenant) === kept) configs.keep(tenant, kept!, configs.weightOf(tenant));
     return kept!.config;
   }
   // A write this isolate answered while the read was on its way is newer: it stays, and serves this request too.
@@ -85,7 +124,7 @@ export function rememberConfig(
   now = Date.now(),
   previous = configs.get(tenant)?.version,
 ): void {
-  keep(configs, tenant, { config, version, checkedAt: now, readAt: now });
+  configs.keep(tenant, { config, version, checkedAt: now, readAt: now }, weigh(config));
   // Targets read under another version may name a URL, secret or tool that changed.
   if (previous !== version || (targets.get(tenant)?.version ?? version) !== version) targets.delete(tenant);
 }
@@ -104,10 +143,14 @@ export async function runTargetsOf(
   const fresh = kept && now - kept.checkedAt < TENANT_RECHECK_MS;
   if (fresh && toolNames.every((n) => kept.byName.has(n))) return pick(kept.byName, toolNames);
   const answer = await reads().runTargets(toolNames);
-  const entry: Targets =
-    fresh && kept.version === answer.version ? kept : { version: answer.version, checkedAt: now, byName: new Map() };
-  for (const [name, target] of Object.entries(answer.targets)) entry.byName.set(name, target);
-  keep(targets, tenant, entry);
+  const extend = fresh && kept.version === answer.version;
+  const entry: Targets = extend ? kept : { version: answer.version, checkedAt: now, byName: new Map() };
+  let chars = extend ? targets.weightOf(tenant) : 0;
+  for (const [name, target] of Object.entries(answer.targets)) {
+    if (!entry.byName.has(name)) chars += name.length + weigh(target);
+    entry.byName.set(name, target);
+  }
+  targets.keep(tenant, entry, chars);
   return pick(entry.byName, toolNames);
 }
 
