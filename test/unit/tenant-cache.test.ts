@@ -177,6 +177,20 @@ describe("the isolate's copy of a tenant", () => {
     expect(configCheck("b")).toBeDefined();
     expect(configCheck("c")).toBeDefined();
   });
+
+  it("keeps targets up to the same budget, counting each tool a tenant's entry gains", async () => {
+    const t = tenantDo();
+    t.state.url = `https://tools.example/${"p".repeat(MAX_KEPT_CHARS / 4 - 1_000)}`;
+    await runTargetsOf("a", ["x"], t.reads, 0);
+    await runTargetsOf("a", ["y"], t.reads, 0); // a's entry now weighs two targets: half the budget
+    await runTargetsOf("b", ["x"], t.reads, 0);
+    expect(t.state.targetReads).toHaveLength(3);
+    await runTargetsOf("c", ["x", "y"], t.reads, 1); // past the budget: the oldest stored, a, goes
+    await runTargetsOf("b", ["x"], t.reads, 2);
+    expect(t.state.targetReads).toHaveLength(4);
+    await runTargetsOf("a", ["x", "y"], t.reads, 2);
+    expect(t.state.targetReads).toHaveLength(5);
+  });
 });
 
 describe("a check made by another isolate (the worker's, with a batch)", () => {
