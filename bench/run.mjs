@@ -32,10 +32,11 @@ import {
   headOfLine,
   queueDelay,
   rotated,
+  SIDES,
   scale,
   storage,
   tenantSpread,
-  throughput,
+  throughputRounds,
   wakeLatency,
 } from "./scenarios.mjs";
 
@@ -50,6 +51,7 @@ const plan = quick
       hol: 10,
       holMs: 5_000,
       tpSeconds: 5,
+      tpRounds: 1,
       tpChats: [20],
       scaleSeconds: 5,
       spread: 200,
@@ -63,6 +65,7 @@ const plan = quick
       hol: 60,
       holMs: 30_000,
       tpSeconds: 20,
+      tpRounds: 4,
       tpChats: [20, 50],
       scaleSeconds: 20,
       spread: 1000,
@@ -132,29 +135,28 @@ try {
   const hol = await headOfLine(c, plan.hol, plan.holMs);
   const tp = [];
   for (const chats of plan.tpChats) {
-    console.log(`throughput with ${chats} chats…`);
-    // Rotate which side goes first between chat counts.
-    const order = rotated(tp.length);
-    const runs = {};
+    console.log(`throughput with ${chats} chats, ${plan.tpRounds} rounds…`);
     const before = workerdUsage(fanout.pid);
-    const settled = {};
-    for (const side of order) {
-      settled[side] = await settle([fanout.pid, floor.pid, specFloor.pid, workerFloor.pid]);
-      runs[side] = await throughput(c, side, chats, plan.tpSeconds);
-    }
-    const after = workerdUsage(fanout.pid);
-    tp.push({
+    const runs = await throughputRounds(c, {
+      sides: SIDES,
+      // Rotate which side goes first between chat counts.
+      first: tp.length,
       chats,
-      ...runs,
-      settledMs: settled,
-      rssMiB: { before: round(before.rssMiB), after: round(after.rssMiB) },
+      seconds: plan.tpSeconds,
+      rounds: plan.tpRounds,
+      settle: () => settle([fanout.pid, floor.pid, specFloor.pid, workerFloor.pid]),
     });
+    const after = workerdUsage(fanout.pid);
+    tp.push({ chats, ...runs, rssMiB: { before: round(before.rssMiB), after: round(after.rssMiB) } });
   }
-  const scaled = [];
-  for (const chats of SCALE_CHATS) {
-    console.log(`scale: ${SCALE_RATE} jobs/s over ${chats} chats…`);
-    scaled.push(await scale(c, () => workerdUsage(fanout.pid), chats, SCALE_RATE, plan.scaleSeconds));
-  }
+  console.log(`scale: ${SCALE_RATE} jobs/s over ${SCALE_CHATS.join(", ")} chats, in blocks there and back…`);
+  const scaled = await scale(c, {
+    usage: () => workerdUsage(fanout.pid),
+    settle: () => settle([fanout.pid]),
+    counts: SCALE_CHATS,
+    rate: SCALE_RATE,
+    seconds: plan.scaleSeconds,
+  });
   console.log(
     `one tenant with ${plan.spread} chats and ${plan.spread} tenants with a chat each, in alternating blocks (${SCALE_RATE} jobs/s)…`,
   );

@@ -234,15 +234,14 @@ export async function headOfLine(c, reps, longMs) {
   return out;
 }
 
-/** 5. `chats` clients each running batches of 8 no-op calls back to back for `seconds`. */
-export async function throughput(c, side, chats, seconds) {
+/** 5. A client per chat of `ids`, each running batches of 8 no-op calls back to back for `seconds`. */
+export async function throughput(c, side, ids, seconds) {
   let jobs = 0;
   let errors = 0;
   let unfinished = 0;
   const until = now() + seconds * 1000;
   await Promise.all(
-    Array.from({ length: chats }, async (_, k) => {
-      const chatId = chat(`tp-${side}-${k}`);
+    ids.map(async (chatId) => {
       while (now() < until) {
         try {
           const res = await c[side](
@@ -258,7 +257,38 @@ export async function throughput(c, side, chats, seconds) {
       }
     }),
   );
-  return { jobsPerSecond: jobs / seconds, jobs, errors, unfinished };
+  return { jobsPerSecond: jobs / seconds, jobs, errors, unfinished, seconds };
+}
+
+/**
+ * 5a. Throughput of every side with `chats` chats, in `rounds` rounds of `seconds / rounds` each, the
+ * sides' order rotating from round to round and each side keeping its chats. A side measured in one
+ * 20 s stretch paid alone for whatever slowed the machine meanwhile: fanout's 20 chats measured 138.8
+ * jobs/s in one full run and 187–198 in the five around it. Before each side's turn the bench waits
+ * until every instance is quiet (`settle`). `first`: which side starts the first round.
+ */
+export async function throughputRounds(c, { sides, first, chats, seconds, rounds, settle }) {
+  const ids = Object.fromEntries(
+    sides.map((side) => [side, Array.from({ length: chats }, (_, k) => chat(`tp-${side}-${k}`))]),
+  );
+  const out = Object.fromEntries(
+    sides.map((side) => [side, { jobsPerSecond: 0, jobs: 0, errors: 0, unfinished: 0, seconds: 0, rounds: [] }]),
+  );
+  const settledMs = Object.fromEntries(sides.map((side) => [side, 0]));
+  for (let r = 0; r < rounds; r++) {
+    for (const side of rotatedOf(sides, first + r)) {
+      settledMs[side] += await settle();
+      const run = await throughput(c, side, ids[side], seconds / rounds);
+      const o = out[side];
+      o.jobs += run.jobs;
+      o.errors += run.errors;
+      o.unfinished += run.unfinished;
+      o.seconds += run.seconds;
+      o.rounds.push(round(run.jobsPerSecond));
+    }
+  }
+  for (const o of Object.values(out)) o.jobsPerSecond = o.jobs / o.seconds;
+  return { ...out, settledMs };
 }
 
 /** Each chat's first batch, 16 at a time, then the alarms those batches leave behind (below). */
@@ -312,23 +342,46 @@ async function offeredLoad(clientOf, ids, rate, seconds, from = 0) {
 }
 
 /**
- * 5b. Scale: a fixed offered load of `rate` jobs per second over `chats` chats. `usage()` reads
- * workerd's CPU time, so the cost per job is the runtime's, not the client's.
+ * 5b. Scale: a fixed offered load of `rate` jobs per second over each of `counts` chats (10, 100,
+ * 1000). Every set is warmed first, then measured in blocks of `seconds / 2`, in order and back
+ * (10, 100, 1000, 1000, 100, 10), each after the instance is quiet (`settle`), the round-robin
+ * picking up where the set's last block stopped. Measured one count after the other, 20 s each,
+ * whatever slowed the machine during one of them went to that count alone: a full run read 8.5 s
+ * of CPU per 1000 jobs at 1000 chats where the five runs around it read 5.9–6.7, and the scale
+ * scenario alone, repeated on one instance, read 4.9–8.0 s whatever the chat count. `usage()`
+ * reads workerd's CPU time, so the cost per job is the runtime's, not the client's.
  */
-export async function scale(c, usage, chats, rate, seconds) {
-  const ids = Array.from({ length: chats }, (_, k) => chat(`scale${chats}-${k}`));
-  await warmChats(() => c, ids);
-  const before = usage();
-  const load = await offeredLoad(() => c, ids, rate, seconds);
-  const cpuSeconds = usage().cpuSeconds - before.cpuSeconds;
-  return {
+export async function scale(c, { usage, settle, counts, rate, seconds }) {
+  const sets = counts.map((chats) => ({
     chats,
-    latencies: load.latencies,
-    errors: load.errors,
-    jobs: load.jobs,
-    jobsPerSecond: load.jobs / load.seconds,
-    cpuSecondsPer1000Jobs: (cpuSeconds / Math.max(1, load.jobs)) * 1000,
-  };
+    ids: Array.from({ length: chats }, (_, k) => chat(`scale${chats}-${k}`)),
+    latencies: [],
+    errors: 0,
+    jobs: 0,
+    seconds: 0,
+    cpuSeconds: 0,
+    next: 0,
+  }));
+  for (const set of sets) await warmChats(() => c, set.ids);
+  for (const set of [...sets, ...[...sets].reverse()]) {
+    await settle();
+    const before = usage();
+    const load = await offeredLoad(() => c, set.ids, rate, seconds / 2, set.next);
+    set.cpuSeconds += usage().cpuSeconds - before.cpuSeconds;
+    set.latencies.push(...load.latencies);
+    set.errors += load.errors;
+    set.jobs += load.jobs;
+    set.seconds += load.seconds;
+    set.next += load.batches;
+  }
+  return sets.map(({ chats, latencies, errors, jobs, seconds: s, cpuSeconds }) => ({
+    chats,
+    latencies,
+    errors,
+    jobs,
+    jobsPerSecond: jobs / s,
+    cpuSecondsPer1000Jobs: (cpuSeconds / Math.max(1, jobs)) * 1000,
+  }));
 }
 
 /**
