@@ -158,7 +158,7 @@ try {
     seconds: plan.scaleSeconds,
   });
   console.log(
-    `one tenant with ${plan.spread} chats and ${plan.spread} tenants with a chat each, in alternating blocks (${SCALE_RATE} jobs/s)…`,
+    `one tenant with ${plan.spread} chats and ${plan.spread} tenants with a chat each, in eight alternating blocks (${SCALE_RATE} jobs/s)…`,
   );
   const spreadFanout = await startFanoutWithTenants(plan.spread);
   let spread;
@@ -169,7 +169,12 @@ try {
     const many = manyTenants(plan.spread).map(({ key }) => clients(side, key));
     await one.configure(config);
     for (let k = 0; k < many.length; k += 16) await Promise.all(many.slice(k, k + 16).map((m) => m.configure(config)));
-    spread = await tenantSpread(one, (k) => many[k], plan.spread, SCALE_RATE, plan.scaleSeconds);
+    spread = await tenantSpread(one, (k) => many[k], {
+      chats: plan.spread,
+      rate: SCALE_RATE,
+      seconds: plan.scaleSeconds,
+      usage: () => workerdUsage(spreadFanout.pid),
+    });
   } finally {
     await spreadFanout.stop();
   }

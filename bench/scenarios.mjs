@@ -235,7 +235,7 @@ export async function headOfLine(c, reps, longMs) {
 }
 
 /** 5. A client per chat of `ids`, each running batches of 8 no-op calls back to back for `seconds`. */
-export async function throughput(c, side, ids, seconds) {
+async function throughputRound(c, side, ids, seconds) {
   let jobs = 0;
   let errors = 0;
   let unfinished = 0;
@@ -257,7 +257,7 @@ export async function throughput(c, side, ids, seconds) {
       }
     }),
   );
-  return { jobsPerSecond: jobs / seconds, jobs, errors, unfinished, seconds };
+  return { jobsPerSecond: jobs / seconds, jobs, errors, unfinished };
 }
 
 /**
@@ -278,12 +278,12 @@ export async function throughputRounds(c, { sides, first, chats, seconds, rounds
   for (let r = 0; r < rounds; r++) {
     for (const side of rotatedOf(sides, first + r)) {
       settledMs[side] += await settle();
-      const run = await throughput(c, side, ids[side], seconds / rounds);
+      const run = await throughputRound(c, side, ids[side], seconds / rounds);
       const o = out[side];
       o.jobs += run.jobs;
       o.errors += run.errors;
       o.unfinished += run.unfinished;
-      o.seconds += run.seconds;
+      o.seconds += seconds / rounds;
       o.rounds.push(round(run.jobsPerSecond));
     }
   }
@@ -384,16 +384,30 @@ export async function scale(c, { usage, settle, counts, rate, seconds }) {
   }));
 }
 
+/** The tenants scenario's blocks, ABBA then BAAB: on average each side's blocks come as early as the other's. */
+const SPREAD_BLOCKS = [
+  "oneTenant",
+  "manyTenants",
+  "manyTenants",
+  "oneTenant",
+  "manyTenants",
+  "oneTenant",
+  "oneTenant",
+  "manyTenants",
+];
+
 /**
  * 5c. No per-tenant hot object: the same offered load over `chats` chats, all in one tenant
  * (`one`) and one chat in each of `chats` tenants (`many(k)` is chat k's tenant). Both sets are
- * warmed first, then measured in four blocks, one, many, many, one: run one after the other, the
- * set measured first on the freshly started instance was the slower in most runs, whichever it was.
- * The next block starts 11 s after the last: when each batch left its chat an alarm 10 s on (before
- * a quiet chat's job watches were parked), back to back, the one-tenant half paid for one block's
- * alarms and the other half for two. The pause stays, so runs before and after compare.
+ * warmed first, then measured in eight blocks of `seconds / 4` (`SPREAD_BLOCKS`). In four blocks
+ * of 10 s, one block of a side read up to 18 ms above its other (p50 43–63 ms), where alone the
+ * two sides differ by 2–4 ms: whichever side a slow stretch of the machine fell on decided the
+ * figure. The next block starts 11 s after the last: when each batch left its chat an alarm 10 s on
+ * (before a quiet chat's job watches were parked), back to back, the one-tenant half paid for one
+ * block's alarms and the other half for two. The pause stays, so runs before and after compare.
+ * `usage()` reads the instance's workerd CPU: each block keeps its CPU per batch beside its p50.
  */
-export async function tenantSpread(one, many, chats, rate, seconds) {
+export async function tenantSpread(one, many, { chats, rate, seconds, usage }) {
   const sets = {
     oneTenant: { clientOf: () => one, ids: Array.from({ length: chats }, (_, k) => chat(`spread-one-${k}`)) },
     manyTenants: { clientOf: many, ids: Array.from({ length: chats }, (_, k) => chat(`spread-many-${k}`)) },
@@ -401,12 +415,24 @@ export async function tenantSpread(one, many, chats, rate, seconds) {
   for (const set of Object.values(sets)) await warmChats(set.clientOf, set.ids);
   const out = {};
   for (const name of Object.keys(sets))
-    out[name] = { chats, latencies: [], blockP50s: [], errors: 0, jobs: 0, seconds: 0, next: 0 };
-  for (const [i, name] of ["oneTenant", "manyTenants", "manyTenants", "oneTenant"].entries()) {
+    out[name] = {
+      chats,
+      latencies: [],
+      blockP50s: [],
+      blockCpuMsPerBatch: [],
+      errors: 0,
+      jobs: 0,
+      seconds: 0,
+      next: 0,
+    };
+  const perSide = SPREAD_BLOCKS.length / Object.keys(sets).length;
+  for (const [i, name] of SPREAD_BLOCKS.entries()) {
     if (i > 0) await sleep(WARM_UP_ALARMS_MS);
     const { clientOf, ids } = sets[name];
     const o = out[name];
-    const load = await offeredLoad(clientOf, ids, rate, seconds / 2, o.next);
+    const before = usage().cpuSeconds;
+    const load = await offeredLoad(clientOf, ids, rate, seconds / perSide, o.next);
+    o.blockCpuMsPerBatch.push(round(((usage().cpuSeconds - before) * 1000) / Math.max(1, load.batches), 1));
     o.blockP50s.push(round(percentile(load.latencies, 50)));
     o.latencies.push(...load.latencies);
     o.errors += load.errors;
