@@ -52,7 +52,25 @@ async function until(probe, ms, what) {
   throw new Error(`${what} did not start within ${ms / 1000} s`);
 }
 
+/**
+ * `wrangler dev` on ports of its own. `freePort` frees the port it found before wrangler binds it,
+ * and wrangler picks more ports of its own, so another instance starting meanwhile can take one: a
+ * drill run once lost its sixth instance to "Address already in use". An instance that exits while
+ * starting is started again, on new ports unless the caller named one (a restart drill).
+ */
 async function wranglerDev(cwd, extra, name, reuse = {}) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startWranglerDev(cwd, extra, name, reuse);
+    } catch (e) {
+      if (!/exited/.test(e.message) || attempt === 3) throw e;
+      console.error(`${name}: wrangler dev exited while starting; starting it again (attempt ${attempt + 1} of 3)`);
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+}
+
+async function startWranglerDev(cwd, extra, name, reuse) {
   const port = reuse.port ?? (await freePort());
   const inspector = await freePort();
   const state = reuse.state ?? mkdtempSync(join(STATE_ROOT, `${name}-state-`));
@@ -101,7 +119,8 @@ async function wranglerDev(cwd, extra, name, reuse = {}) {
       name,
     );
   } catch (e) {
-    await stop();
+    // A restart drill's state is what it checks afterwards: a failed start must not wipe it.
+    await stop({ keepState: reuse.state !== undefined });
     throw e;
   }
   return { url, port, inspector, state, pid: child.pid, stop };
