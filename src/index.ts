@@ -12,6 +12,7 @@ export { CallRunnerDO } from "../durable-objects/runner/CallRunnerDO";
 export { FlowShardDO } from "../durable-objects/flow/FlowShardDO";
 export { BudgetDO } from "../durable-objects/budget/BudgetDO";
 export { DirectRunner } from "./edge/direct-runner";
+export { TraceExport } from "./edge/telemetry/trace-export";
 
 export default {
   fetch: app.fetch,

@@ -97,6 +97,7 @@ export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAn
       flow: req.flow,
       approvals: approvalsOf(req),
       ...(req.budget ? { budget: { limits: req.budget } } : {}),
+      ...(req.trace ? { trace: { batch: req.trace } } : {}),
     });
     const jobIds = batch.jobs.map((j) => j.job_id);
     await commit(chat, req, batch, plans, now, () => {

@@ -11,6 +11,7 @@ import { Announcer } from "./events/announcer";
 import { ChatStream } from "./events/chat-stream";
 import { JobProgress } from "./events/job-progress";
 import { Outbox } from "./events/outbox";
+import { SpanOutbox } from "./events/span-outbox";
 import { closeBudget, ownsBudget } from "./jobs/budget-object";
 import { wakeAnswer } from "./jobs/batch-answer";
 import { Dispatcher } from "./jobs/dispatcher";
@@ -32,6 +33,7 @@ export class Chat implements MachineHooks {
   readonly stream: ChatStream;
   readonly outbox: Outbox;
   readonly announce: Announcer;
+  readonly spans: SpanOutbox;
   readonly machine: JobMachine;
   readonly runners: Runners;
   readonly dispatcher: Dispatcher;
@@ -51,12 +53,18 @@ export class Chat implements MachineHooks {
     this.stream = new ChatStream(this.store);
     this.outbox = new Outbox(this.store);
     this.announce = new Announcer(this.store, this.outbox, this.stream);
+    this.spans = new SpanOutbox(this.store);
     this.machine = new JobMachine(this.store, this.waiters, this);
     this.runners = new Runners(this.store, this.machine, new JobProgress(this.store, this.announce));
     this.dispatcher = new Dispatcher(this.store, this.machine, this.runners);
     this.tree = new TreeCap(this.store);
-    this.child = new ChildTurns(this.store, this.machine, this.dispatcher, this.tree, (jobs, now) =>
-      askApprovals(this.store, this.announce, jobs, now),
+    this.child = new ChildTurns(
+      this.store,
+      this.machine,
+      this.dispatcher,
+      this.tree,
+      (jobs, now) => askApprovals(this.store, this.announce, jobs, now),
+      this.spans,
     );
     this.registration = new Registration(this.store, this.stream);
     this.deletion = new Deletion(this.store, this.machine, this.registration);
@@ -93,7 +101,8 @@ export class Chat implements MachineHooks {
   /** After any job ends: its events, the gates whose jobs may now go, a turn waiting on it, retention. */
   ended(job: JobRow, now: number, finished?: JobEvent): void {
     const active = this.store.jobs.activeAround(job.batch_id);
-    this.announce.jobEnded(job, now, active, finished);
+    const batch = this.announce.jobEnded(job, now, active, finished);
+    this.spans.jobEnded(job, batch);
     if (active.chat === 0) this.store.timers.chatWentIdle(now);
     if (job.tree_slot) {
       const { tenant, chat_id } = this.store.address();

@@ -71,6 +71,7 @@ export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<T
     flow: req.flow,
     approvals: approvalsOf(req),
     ...(req.budget ? { budget: { limits: req.budget } } : {}),
+    ...(req.trace ? { trace: { batch: req.trace } } : {}),
   });
   const jobIds = new Map(batch.jobs.map((j) => [j.idx, j.job_id]));
   const answered: Answered = {

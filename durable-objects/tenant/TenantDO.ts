@@ -35,6 +35,8 @@ import { ApprovalIndex } from "./approval-index";
 import type { ApprovalEntry } from "../../src/core/approvals/approval";
 import { Targets } from "./targets";
 import { sha256Hex } from "../../src/core/util/digest";
+import type { ExportTally, TelemetryTarget } from "../../src/core/telemetry/exporter";
+import { TelemetryCounts, type TelemetryStatus } from "./telemetry-counts";
 
 const DEFAULT_MAX_STREAMS = limitsSchema.parse({}).max_streams;
 
@@ -54,6 +56,7 @@ export class TenantDO extends DurableObject<Env> {
   readonly #stream: TenantStream;
   readonly #streams: StreamShare;
   readonly #mcp: McpLists;
+  readonly #telemetry: TelemetryCounts;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -69,6 +72,7 @@ export class TenantDO extends DurableObject<Env> {
     this.#tickets = new Tickets(sql);
     this.#stream = new TenantStream(sql);
     this.#streams = new StreamShare(sql);
+    this.#telemetry = new TelemetryCounts(sql);
     this.#mcp = new McpLists(
       sql,
       listMcpTools,
@@ -255,6 +259,23 @@ export class TenantDO extends DurableObject<Env> {
 
   telegramTarget(): Promise<TelegramTarget | null> {
     return this.#targets.telegram();
+  }
+
+  // ---- traces (docs/api.md#traces) ----------------------------------------------------
+
+  /** Where the tenant's spans go, headers opened, with the config version it was read from (the isolate cache keys on it). */
+  async telemetryTarget(): Promise<{ version: number; target: TelemetryTarget | null }> {
+    return { version: this.#config.version(), target: await this.#targets.telemetry() };
+  }
+
+  /** An exporter's report; the answer is the config version, so its copy of the target is checked with it. */
+  telemetryExported(tally: ExportTally): { version: number } {
+    this.#telemetry.add(tally);
+    return { version: this.#config.version() };
+  }
+
+  telemetryStatus(): TelemetryStatus {
+    return this.#telemetry.status();
   }
 
   disableWebhook(version: number): void {

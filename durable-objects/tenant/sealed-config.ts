@@ -70,7 +70,19 @@ function slots(c: TenantConfig): Slot[] {
       });
     }
   }
-  const { llm, webhook, telegram } = c;
+  const { llm, webhook, telegram, telemetry } = c;
+  if (telemetry) {
+    for (const header of Object.keys(telemetry.otlp.headers)) {
+      out.push({
+        id: `telemetry:${header.toLowerCase()}`,
+        path: `telemetry.otlp.headers.${header}`,
+        get: () => telemetry.otlp.headers[header],
+        set: (v) => (telemetry.otlp.headers[header] = v),
+        generated: false,
+        destination: telemetry.otlp.url,
+      });
+    }
+  }
   if (llm) {
     out.push({
       id: "llm",

@@ -14,6 +14,7 @@ import { splitMcpName } from "../../src/core/tools/mcp";
 import type { McpEndpoint } from "../../src/core/tools/mcp-client";
 import type { WebhookTarget } from "../../src/core/webhooks/send";
 import type { TenantConfig } from "../../src/core/config/schema";
+import type { TelemetryTarget } from "../../src/core/telemetry/exporter";
 import type { ConfigStore } from "./config-store";
 
 const CREDENTIAL_HEADER = /auth|token|key|secret|cookie|session|pass|credential|signature/i;
@@ -22,11 +23,15 @@ const CREDENTIAL_HEADER = /auth|token|key|secret|cookie|session|pass|credential|
 const secretsOf = new WeakMap<TenantConfig, string[]>();
 
 function gatherSecrets(opened: TenantConfig): string[] {
-  const headers = opened.mcp_servers.flatMap((s) =>
-    Object.entries(s.headers).flatMap(([name, value]) =>
-      CREDENTIAL_HEADER.test(name) && value.length <= 1024 ? [value] : [],
+  const headers = [
+    ...opened.mcp_servers.flatMap((s) =>
+      Object.entries(s.headers).flatMap(([name, value]) =>
+        CREDENTIAL_HEADER.test(name) && value.length <= 1024 ? [value] : [],
+      ),
     ),
-  );
+    // An OTLP endpoint's headers are there to authenticate (`x-honeycomb-team`, `DD-API-KEY`), whatever their name.
+    ...Object.values(opened.telemetry?.otlp.headers ?? {}).filter((value) => value.length <= 1024),
+  ];
   const credentials = headers.flatMap((value) => /^\S+\s+(\S+)$/.exec(value)?.[1] ?? []);
   return [
     opened.llm?.api_key,
@@ -129,6 +134,14 @@ export class Targets {
       bot_token: opened.telegram!.bot_token,
       secrets: await this.secrets(),
     };
+  }
+
+  /** Where the tenant's spans go, with its headers decrypted; null when it exports none. */
+  async telemetry(): Promise<TelemetryTarget | null> {
+    const { config } = this.config.sealed();
+    if (!config.telemetry) return null;
+    const { otlp } = (await this.config.opened()).telemetry!;
+    return { url: otlp.url, protocol: otlp.protocol, headers: otlp.headers, secrets: await this.secrets() };
   }
 
   /** The receiver answered 410 Gone: stop sending until the configuration is replaced. */

@@ -6,7 +6,8 @@
  *
  *   POST <prefix>/chat/completions → the next scripted reply for the request's `model`
  *   POST /__llm/script  {"model", "replies":[{content?, tool_calls?:[{name, arguments}], status?, delay_ms?}]}
- *   GET  /__llm/requests?model=…  → the chat-completions requests received for that model
+ *   GET  /__llm/requests?model=…  → the chat-completions requests received for that model, each with
+ *                                    `received_trace`: the `traceparent` and `tracestate` headers it came with
  *   GET  /__llm/concurrency?model=… → {"max_in_flight"}: the most requests for that model answered at once
  *   GET  /__llm/dropped?model=… → {"dropped"}: requests for that model whose caller hung up before the reply
  *
@@ -114,7 +115,9 @@ export function fakeLlm({ prefix = "/llm/v1" } = {}) {
     } catch {
       return (json(res, 400, { error: { message: "the body is not JSON" } }), true);
     }
-    requests.set(request.model, [...(requests.get(request.model) ?? []), request]);
+    // Trace context as the request carried it, beside the body (tests of traces read it).
+    const trace = { traceparent: req.headers.traceparent, tracestate: req.headers.tracestate };
+    requests.set(request.model, [...(requests.get(request.model) ?? []), { ...request, received_trace: trace }]);
     const now = (inFlight.get(request.model) ?? 0) + 1;
     inFlight.set(request.model, now);
     maxInFlight.set(request.model, Math.max(maxInFlight.get(request.model) ?? 0, now));

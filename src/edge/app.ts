@@ -21,6 +21,7 @@ import { toolsRoutes } from "./routes/tools";
 import { spawnRoutes } from "./routes/spawn";
 import { eventRoutes } from "./routes/events";
 import { deliveryRoutes } from "./routes/deliveries";
+import { telemetryRoutes } from "./routes/telemetry";
 import { flowRoutes } from "./routes/flow";
 import { approvalRoutes } from "./routes/approvals";
 
@@ -55,6 +56,7 @@ const v1 = new Hono<AppEnv>()
   .route("/", eventRoutes)
   .route("/", deliveryRoutes)
   .route("/", flowRoutes)
+  .route("/", telemetryRoutes)
   .route("/", approvalRoutes);
 
 export const app = new Hono<AppEnv>()

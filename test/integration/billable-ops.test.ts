@@ -17,6 +17,7 @@ import { CallRunnerDO } from "../../durable-objects/runner/CallRunnerDO";
 import { FlowShardDO } from "../../durable-objects/flow/FlowShardDO";
 import worker from "../../src/index";
 import {
+  toolServer,
   agentConfig,
   call,
   CALLS_IN_OBJECTS,
@@ -237,6 +238,60 @@ describe("billable operations per job", () => {
       expect(perJob.statements).toBeLessThanOrEqual(7.6);
     },
   );
+});
+
+describe("traces", () => {
+  /** Requests and rows of `batches` batches of 8 echo calls, each under a sampled traceparent. */
+  async function measure(chat: string, batches: number) {
+    // Warm: the exporter's copy of the tenant's target is read once, then checked by each report.
+    const warm = { traceparent: `00-${"f".repeat(32)}-00f067aa0ba902b7-01` };
+    await parallel(chat, { tool_calls: [call("echo", { warm: 1 })] }, { headers: warm });
+    await new Promise((r) => setTimeout(r, 300));
+    const meter = await startMeter();
+    try {
+      for (let b = 0; b < batches; b++) {
+        const trace = b.toString(16).padStart(32, "a");
+        const { body } = await parallel(
+          chat,
+          { tool_calls: Array.from({ length: 8 }, (_, i) => call("echo", { b, i })) },
+          { headers: { traceparent: `00-${trace}-00f067aa0ba902b7-01` } },
+        );
+        expect(body.trace_id).toBe(trace);
+      }
+      await eventually(async () => meter.counts.queued >= batches * 8);
+      await new Promise((r) => setTimeout(r, 500)); // the last batch's spans reach their exporter
+    } finally {
+      meter.stop();
+    }
+    const { counts } = meter;
+    const all = Object.values(counts.requests).reduce((a, b) => a + b, 0);
+    // A runner's outcome reports group by timing (see above): the rest are fixed per batch.
+    const fixed = all - (counts.requests["ChatDO.runnerOutcomes"] ?? 0);
+    const rows =
+      counts.statements.reduce((sum, [, c]) => sum + c.rowsWritten, 0) + counts.kvWrites + counts.alarmWrites;
+    return {
+      requests: fixed / batches,
+      rows: rows / batches,
+      exported: counts.requests["TenantDO.telemetryExported"] ?? 0,
+    };
+  }
+
+  it("cost at most one more object request and one more row per batch, with telemetry on", async () => {
+    const batches = 10;
+    await configure(toolConfig());
+    const off = await measure("meter-trace-off", batches);
+    await configure(
+      toolConfig({ telemetry: { otlp: { url: `${toolServer()}/otlp/billable/v1/traces`, headers: {} } } }),
+    );
+    const on = await measure("meter-trace-on", batches);
+    console.log("traces: per batch, telemetry off and on", JSON.stringify({ off, on }));
+    // The exporter's one report to the tenant per batch; the hand-over to it is a Worker invocation.
+    expect(on.exported).toBe(batches);
+    expect(on.requests - off.requests).toBeLessThanOrEqual(1.05);
+    // The context rides on the job rows; the tenant's export counts are its one row per batch.
+    expect(on.rows - off.rows).toBeLessThanOrEqual(1);
+    expect(off.exported).toBe(0);
+  });
 });
 
 describe("batches that each open a chat", () => {

@@ -271,6 +271,8 @@ describe("openapi.json", () => {
       ["metadata", "query"],
       ["budget", "query"],
       ["Fanout-Metadata", "header"],
+      ["traceparent", "header"],
+      ["tracestate", "header"],
     ]);
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
@@ -280,6 +282,7 @@ describe("openapi.json", () => {
         "/v1/chats/{chat_id}/tool-calls",
         "/v1/chats/{chat_id}/spawn",
         "/v1/tools",
+        "/v1/telemetry",
       ]),
     );
     const entry = doc.paths["/v1/chats/{chat_id}/tool-calls"].post.responses["200"].content["application/json"].schema;

@@ -19,7 +19,7 @@ import { CallRunnerDO } from "../../durable-objects/runner/CallRunnerDO";
 import { TenantDO } from "../../durable-objects/tenant/TenantDO";
 import { callRunnerName } from "../../src/core/objects/names";
 import { WORKER_RUNNER } from "../../src/core/runner/lease";
-import { agentConfig, api, call, configure, jobRow, json, parallel, scriptLlm } from "../helpers";
+import { agentConfig, api, call, configure, jobRow, json, parallel, scriptLlm, toolServer } from "../helpers";
 
 afterEach(() => reset());
 
@@ -145,7 +145,13 @@ const PRICE_PER_MILLION_OBJECT_SECONDS = 12.5 * 0.125; // $12.50 per million GB-
 describe("object-seconds per job", () => {
   it("count what waiting costs each object: 0.2 s, 5 s and 60 s calls, and a subagent's three 10-second model turns", async () => {
     const model = "object-seconds-sub";
-    await configure(agentConfig(model));
+    // Telemetry with none of fanout's own traces kept: the `-traced` chats' batches come with a
+    // sampled traceparent, so only theirs are traced and exported (docs/api.md#traces).
+    await configure(
+      agentConfig(model, {
+        telemetry: { otlp: { url: `${toolServer()}/otlp/object-seconds/v1/traces` }, sample_ratio: 0 },
+      }),
+    );
     await scriptLlm(model, [
       { tool_calls: [{ name: "echo", arguments: { turn: 1 } }], delay_ms: 10_000 },
       { tool_calls: [{ name: "echo", arguments: { turn: 2 } }], delay_ms: 10_000 },
@@ -159,7 +165,10 @@ describe("object-seconds per job", () => {
       { chat: "os-5s-nowait", jobs: 4, calls: sleeps(4, 5_000), wait: false },
       { chat: "os-60s-wait", jobs: 1, calls: sleeps(1, 60_000), wait: true },
       { chat: "os-60s-nowait", jobs: 1, calls: sleeps(1, 60_000), wait: false },
+      { chat: "os-short-wait-traced", jobs: 4, calls: sleeps(4, 200), wait: true, traced: true },
+      { chat: "os-5s-wait-traced", jobs: 4, calls: sleeps(4, 5_000), wait: true, traced: true },
     ];
+    const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
     const meter = startDurationMeter();
     let context = "";
     try {
@@ -167,7 +176,8 @@ describe("object-seconds per job", () => {
       const spawn = api("/v1/chats/os-sub/spawn", { method: "POST", body: { task: "Take three turns." } }).then(json);
       await Promise.all([
         ...scenarios.map(async (s) => {
-          const { body } = await parallel(s.chat, { tool_calls: s.calls, wait: s.wait, timeout: 80 });
+          const headers: Record<string, string> = "traced" in s ? { traceparent: TRACEPARENT } : {};
+          const { body } = await parallel(s.chat, { tool_calls: s.calls, wait: s.wait, timeout: 80 }, { headers });
           expect(body.status).toBe(s.wait ? "success" : "started");
         }),
         spawn.then((answer) => (context = answer.jobs[0].context_id)),
@@ -221,6 +231,10 @@ describe("object-seconds per job", () => {
     }
     // The subagent's three model requests were made in Worker runners, none in an object: its chat
     // is billed each step's bookkeeping, not its model's 10 s. Target: 0.1 per model request.
+    // A traced batch hands its spans to an exporter invocation and waits on nothing more: the same
+    // object-seconds as untraced, within the meter's resolution.
+    expect(rows["short-wait-traced"]).toBeLessThanOrEqual(rows["short-wait"]! + 0.01);
+    expect(rows["5s-wait-traced"]).toBeLessThanOrEqual(Math.max(rows["5s-wait"]! + 0.01, 0.05));
     expect(inRunners).toBe(3);
     expect(allModelRequests).toBe(3);
     expect(child / 3).toBeLessThanOrEqual(0.1);

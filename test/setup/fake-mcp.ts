@@ -11,7 +11,7 @@
  *                                        Authorization header in the body; late adds the tool `late` to the
  * list, stall the tool `stall` (a backreference);
  *                                        dropCalls closes the socket of the next n tools/call requests
- *   GET  /__mcp/calls?instance=…         → [{tool, args, authorization}] of tools/call received
+ *   GET  /__mcp/calls?instance=…         → [{tool, args, authorization, traceparent?, meta_traceparent?}] of tools/call received
  *   GET  /__mcp/lists?instance=…         → how many tools/list requests arrived, and the most
  *                                        requests the instance had open at once
  *
@@ -41,7 +41,14 @@ interface Instance {
   listing?: { tools: number; perPage?: number; descriptionChars?: number; endless?: boolean };
   open: number;
   maxOpen: number;
-  calls: { tool: string; args: unknown; authorization: string | undefined }[];
+  calls: {
+    tool: string;
+    args: unknown;
+    authorization: string | undefined;
+    /** The trace context the call came with, when it had one: its `traceparent` header, and in `params._meta`. */
+    traceparent?: string;
+    meta_traceparent?: unknown;
+  }[];
 }
 
 const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
@@ -50,12 +57,19 @@ const jsonEscaped = (value: string) =>
   JSON.stringify(value).slice(1, -1).replaceAll("/", "\\/").replaceAll("+", "\\u002B");
 const htmlEscaped = (value: string) => value.replaceAll("/", "&#47;").replaceAll("+", "&#x2b;");
 
-function mcpServer(state: Instance, authorization: string | undefined): McpServer {
+function mcpServer(state: Instance, authorization: string | undefined, traceparent?: string): McpServer {
   const server = new McpServer({ name: "fake-mcp", version: "1.0.0" });
   const seen =
     <T>(tool: string, run: (args: T) => unknown) =>
-    (args: T) => {
-      state.calls.push({ tool, args, authorization });
+    (args: T, extra?: { _meta?: Record<string, unknown> }) => {
+      const metaTrace = extra?._meta?.traceparent;
+      state.calls.push({
+        tool,
+        args,
+        authorization,
+        ...(traceparent ? { traceparent } : {}),
+        ...(metaTrace ? { meta_traceparent: metaTrace } : {}),
+      });
       return run(args) as never;
     };
   server.registerTool(
@@ -195,7 +209,7 @@ export function fakeMcp() {
         req.socket.destroy(); // the call left; whether the tool ran is unknown to the client
         return true;
       }
-      const server = mcpServer(state, req.headers.authorization);
+      const server = mcpServer(state, req.headers.authorization, req.headers.traceparent as string | undefined);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on("close", () => void transport.close().then(() => server.close()));
       void server.connect(transport).then(() => transport.handleRequest(req, res, parsed));

@@ -27,7 +27,7 @@
  * own replies under a model name of its own (scripts/fakes/llm.mjs, shared with `npm run bot`).
  * A fake Telegram Bot API lives under /telegram (scripts/fakes/telegram.mjs).
  *
- * Webhook receivers: see fake-receiver.ts. MCP servers: see fake-mcp.ts, and the reference server
+ * Webhook receivers: see fake-receiver.ts. An OTLP traces receiver: otlp-receiver.ts. MCP servers: see fake-mcp.ts, and the reference server
  * `@modelcontextprotocol/server-everything` (everything-mcp.ts), whose URL tests get through
  * `inject("everythingMcp")`.
  */
@@ -39,6 +39,7 @@ import { fakeTelegram } from "../../scripts/fakes/telegram.mjs";
 import { startEverythingMcp } from "./everything-mcp";
 import { fakeMcp } from "./fake-mcp";
 import { fakeReceiver } from "./fake-receiver";
+import { otlpReceiver } from "./otlp-receiver";
 
 interface Call {
   method: string;
@@ -65,6 +66,7 @@ export default async function setup(project: TestProject) {
   const mcp = fakeMcp();
   const llm = fakeLlm();
   const telegram = fakeTelegram();
+  const otlp = otlpReceiver();
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     if (url.pathname === "/__calls") {
@@ -73,6 +75,8 @@ export default async function setup(project: TestProject) {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(mine));
       return;
     }
+    // OTLP's protobuf bodies are bytes: the receiver reads its own.
+    if (otlp(url, req, res)) return;
     const body = await readBody(req);
     if (receiver(url, req, res, body)) return;
     if (mcp(url, req, res, body)) return;

@@ -28,6 +28,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     result: null,
     result_truncated: 0,
     error: null,
+    trace: null,
     context_id: null,
     usage: null,
     collected_at: null,

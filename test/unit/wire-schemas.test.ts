@@ -84,9 +84,13 @@ describe("wire schemas", () => {
   });
 
   it("describe the job record exactly, in the same key order", () => {
-    const record = jobRecord(finished);
+    // A job of a kept trace: every key, `trace_id` last (docs/api.md#traces).
+    const traced = { t: "4bf92f3577b34da6a3ce929d0e0e4736", s: "00f067aa0ba902b7", p: "b7ad6b7169203331" };
+    const record = jobRecord({ ...finished, trace: JSON.stringify(traced) });
     expect(exact(schemas.jobRecord).parse(record)).toEqual(record);
     expect(Object.keys(record)).toEqual(Object.keys(schemas.jobRecord.shape));
+    expect(record.trace_id).toBe(traced.t);
+    expect(jobRecord(finished)).not.toHaveProperty("trace_id");
     expect(record.tool_call_id).toBe("call_1");
     expect(jobRecord(job()).tool_call_id).toBeNull();
   });

@@ -15,7 +15,7 @@ import {
   callId,
   jobFinishedData,
   jobStartedData,
-  metadataOf,
+  batchEchoOf,
 } from "../../../src/core/events/job-events";
 import type { JobApproval } from "../../../src/core/approvals/approval";
 import type { Reached } from "../../../src/core/budgets/budget";
@@ -74,7 +74,7 @@ export class Announcer {
   jobStarted(job: JobRow, now: number, started?: JobEvent): void {
     this.#record("job.started", jobStartedData(job), now, job.batch_id, started);
     if (job.kind === "subordinate")
-      this.#record("subagent.started", { ...subagent(job), ...metadataOf(job) }, now, job.batch_id);
+      this.#record("subagent.started", { ...subagent(job), ...batchEchoOf(job) }, now, job.batch_id);
   }
 
   /** A call waits for a person's decision (docs/api.md#approvals): the bot asks them. */
@@ -95,7 +95,7 @@ export class Announcer {
   }
 
   /** The batch's budget was reached (docs/api.md#budgets): said once, by the top-level chat. */
-  budgetExhausted(batchId: string, metadata: string | null, over: Reached, now: number): void {
+  budgetExhausted(batchId: string, batch: Pick<JobRow, "metadata" | "trace">, over: Reached, now: number): void {
     const inFlight = over.in_flight === undefined ? {} : { in_flight: over.in_flight };
     this.#record(
       "batch.budget_exhausted",
@@ -105,7 +105,7 @@ export class Announcer {
         used: over.used,
         limit: over.limit,
         ...inFlight,
-        ...metadataOf({ metadata }),
+        ...batchEchoOf(batch),
       },
       now,
       batchId,
@@ -120,7 +120,7 @@ export class Announcer {
         batch_id: job.batch_id,
         tool_name: job.tool_name,
         progress,
-        ...metadataOf(job),
+        ...batchEchoOf(job),
       };
       this.stream.publishLive(this.store.events.live("job.progress", data, now));
     } catch (e) {
@@ -144,8 +144,11 @@ export class Announcer {
     this.outbox.wake(now);
   }
 
-  /** `active`: what is still active now; `finished`: the event's seq and id when it is kept on the job row. */
-  jobEnded(job: JobRow, now: number, active: ActiveCounts, finished?: JobEvent): void {
+  /**
+   * `active`: what is still active now; `finished`: the event's seq and id when it is kept on the job row.
+   * Returns the batch's rows when this was its last active job (they are read once, for `batch.finished`).
+   */
+  jobEnded(job: JobRow, now: number, active: ActiveCounts, finished?: JobEvent): JobRow[] | undefined {
     const view = { now, maxResultChars: this.store.limits().max_result_chars };
     this.#record("job.finished", jobFinishedData(job, view.maxResultChars), now, job.batch_id, finished);
     if (job.kind === "subordinate") {
@@ -158,20 +161,27 @@ export class Announcer {
       const usage = job.usage ? shownUsage(jobUsage(job)) : null;
       const seq = this.#record(
         "subagent.finish",
-        { ...subagent(job), status: job.state, ...ending, usage, ...metadataOf(job) },
+        { ...subagent(job), status: job.state, ...ending, usage, ...batchEchoOf(job) },
         now,
         job.batch_id,
       );
       this.#notify(job, now, seq);
     }
     // The batch's rows (results and all) are read once, when its last job ends.
+    let batch: JobRow[] | undefined;
     if (active.batch === 0) {
-      const jobs = this.store.jobs.byBatch(job.batch_id);
-      const results = resultsPayload(jobs, view);
-      const usage = shownUsage(addUsage(NO_USAGE, ...jobs.map(jobUsage)));
-      this.#record("batch.finished", { batch_id: job.batch_id, results, usage, ...metadataOf(job) }, now, job.batch_id);
+      batch = this.store.jobs.byBatch(job.batch_id);
+      const results = resultsPayload(batch, view);
+      const usage = shownUsage(addUsage(NO_USAGE, ...batch.map(jobUsage)));
+      this.#record(
+        "batch.finished",
+        { batch_id: job.batch_id, results, usage, ...batchEchoOf(job) },
+        now,
+        job.batch_id,
+      );
     }
     if (active.chat === 0) this.#record("chat.idle", {}, now);
+    return batch;
   }
 }
 

@@ -74,6 +74,7 @@ export function budgetReached(
     const announced = `budget_reached:${batchId}`;
     if (rootChat !== store.address().chat_id || store.meta(announced)) return;
     store.setMeta(announced, "1");
-    announce.budgetExhausted(batchId, store.jobs.byBatch(batchId)[0]?.metadata ?? null, over, now);
+    const first = store.jobs.byBatch(batchId)[0];
+    announce.budgetExhausted(batchId, { metadata: first?.metadata ?? null, trace: first?.trace ?? null }, over, now);
   });
 }

@@ -59,7 +59,7 @@ export function letGo(store: ChatStore, job: JobRow, now: number, treeSlot: stri
     store.timers.setEarliest("deadline", "", deadline);
   }
   const next = GATES.after(job, now);
-  store.jobs.release(job.job_id, deadline, treeSlot, next);
+  store.jobs.release(job.job_id, deadline, treeSlot, next, now);
   if (next) {
     // Its gate's timer, when its rule sets one: now for a gate that asks at once, else the job's own
     // time. Other gates are opened by what they wait for (an approval by the decision, or it ends at

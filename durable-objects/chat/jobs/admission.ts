@@ -18,6 +18,12 @@ import { planFlow } from "../../../src/core/flow/job-flow";
 import type { ApprovalRule } from "../../../src/core/config/approval-rules";
 import { approvalRuleFor, requested } from "../../../src/core/approvals/approval";
 import type { Budget, BudgetScope } from "../../../src/core/budgets/budget";
+import {
+  jobTraceInBatch,
+  jobTraceUnder,
+  type BatchTrace,
+  type JobTrace,
+} from "../../../src/core/telemetry/trace-context";
 
 const newJobId = (toolName: string) => `${jobIdPrefix(toolName)}-${nanoid(12)}`;
 
@@ -81,7 +87,16 @@ export interface RowOptions {
    * ancestor holds its slot while it waits for them, and counting them could leave both waiting.
    */
   nested?: boolean;
+  /**
+   * The trace its jobs belong to (docs/api.md#traces): a top-level batch's, or in a child chat the running
+   * turn's (the parent job's context); absent when no trace is kept.
+   */
+  trace?: { batch: BatchTrace } | { turn: JobTrace };
 }
+
+/** A new job's trace context: a span of its own under the batch's, or under its turn's. */
+const traceOfNewJob = (trace: RowOptions["trace"]): string | null =>
+  trace ? JSON.stringify("batch" in trace ? jobTraceInBatch(trace.batch) : jobTraceUnder(trace.turn)) : null;
 
 export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): AdmittedBatch {
   const batch_id = `batch-${nanoid(12)}`;
@@ -131,6 +146,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         // Asked for at once, whichever gate the job waits at first (gates/approval.ts).
         approval: approvalRule ? JSON.stringify(requested(approvalRule, o.approvals!.agent, now)) : null,
         budget,
+        trace: traceOfNewJob(o.trace),
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
         log_type: logType({
           tool_name: spec.tool_name,

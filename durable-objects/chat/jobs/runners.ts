@@ -21,11 +21,18 @@ import type { JobMachine } from "./job-machine";
 import { callWeight } from "./call-placement";
 import { CallRoom } from "./call-room";
 import { recoveryStep } from "./recovery";
+import { jobTraceOf, traceHeaders } from "../../../src/core/telemetry/trace-context";
 
 type Claimed = Extract<ClaimResult, { status: "claimed" }>;
 
 /** Why nothing is to be handed to a runner: the job ended, another invocation has it, or it waits at a gate. */
 export type ClaimRefusal = "duplicate" | "handled" | "finished" | "held";
+
+/** What a traced job's call carries out: `traceparent` for its span. */
+function traceOfCall(job: JobRow): { trace?: Record<string, string> } {
+  const trace = jobTraceOf(job);
+  return trace ? { trace: traceHeaders(trace) } : {};
+}
 
 export class Runners {
   /** What this instance knows of its calls on their way (the dispatcher places by it). */
@@ -68,6 +75,7 @@ export class Runners {
         read_only: claim.read_only,
         deadline_at: claim.deadline_at,
         attempt: taken.attempt,
+        ...traceOfCall(job),
       },
     };
   }
@@ -257,6 +265,7 @@ export class Runners {
       limits: plan.limits,
       metadata: job.metadata,
       budget: job.budget,
+      trace: job.trace,
     });
     this.store.jobs.markSent(job.job_id, claim.attempt);
   }

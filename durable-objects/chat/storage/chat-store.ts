@@ -25,6 +25,15 @@ import { TreeSlots } from "./tree-slots";
 import { Turns } from "./turns";
 import { UsageDays } from "./usage-days";
 
+/** The change committed whatever follows it: a failure here is logged, never thrown at its caller. */
+function runAfterCommit(run: () => void): void {
+  try {
+    run();
+  } catch (e) {
+    console.error("what followed a committed change failed", e);
+  }
+}
+
 /** `meta` key present while the chat is being deleted (see `../deletion`). */
 export const DELETION_META_KEY = "deletion";
 
@@ -109,8 +118,34 @@ export class ChatStore {
     return this.exists() ? (JSON.parse(readMeta(this.sql, "tools") ?? "null") as string[] | null) : null;
   }
 
+  /** What waits for the transaction under way (outermost first) to commit; dropped if it rolls back. */
+  readonly #afterCommit: (() => void)[][] = [];
+
   transaction<T>(fn: () => T): T {
-    return transact(this.ctx.storage, this.sql, fn);
+    this.#afterCommit.push([]);
+    let done: (() => void)[] | undefined;
+    try {
+      const result = transact(this.ctx.storage, this.sql, fn);
+      done = this.#afterCommit.pop();
+      return result;
+    } catch (e) {
+      this.#afterCommit.pop(); // rolled back: what it would have followed never happened
+      throw e;
+    } finally {
+      // An inner transaction's work waits for the outer one; the outermost runs it.
+      if (done && this.#afterCommit.length > 0) this.#afterCommit.at(-1)!.push(...done);
+      else if (done) for (const run of done) runAfterCommit(run);
+    }
+  }
+
+  /**
+   * Runs `fn` once the transaction under way commits (at once outside one): for what must follow only a
+   * change that stays, such as the spans of a job's end leaving the chat.
+   */
+  afterCommit(fn: () => void): void {
+    const current = this.#afterCommit.at(-1);
+    if (current) current.push(fn);
+    else runAfterCommit(fn);
   }
 
   /** Moves the `purge` timer to the moment the oldest kept row (job, key, turn, settled event) expires. */

@@ -16,9 +16,9 @@ export class JobStore extends JobLeases {
     this.sql.exec(
       `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only,
          timeout_seconds, created_at, deadline_at, context_id, spec, waiting_for, tree_slot, wait_seq, log_id, log_type, metadata, flow,
-         approval, approval_sync, budget)
+         approval, approval_sync, budget, trace)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?,
-         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?, ?, ?, CASE WHEN ? IS NULL THEN NULL ELSE 1 END, ?)`,
+         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?, ?, ?, CASE WHEN ? IS NULL THEN NULL ELSE 1 END, ?, ?)`,
       job.job_id,
       job.chat_id,
       job.batch_id,
@@ -43,6 +43,7 @@ export class JobStore extends JobLeases {
       job.approval,
       job.approval,
       job.budget,
+      job.trace ?? null,
     );
   }
 
@@ -50,13 +51,23 @@ export class JobStore extends JobLeases {
    * A waiting job leaves its gate with its deadline and the tree slot it was given, if any: it may
    * start (`next` null), or it waits at the next gate it has to pass.
    */
-  release(jobId: string, deadlineAt: number, treeSlot: string | null, next: WaitReason | null = null): void {
+  release(
+    jobId: string,
+    deadlineAt: number,
+    treeSlot: string | null,
+    next: WaitReason | null = null,
+    now = Date.now(),
+  ): void {
+    // A traced job notes the gate it leaves, and when (the span's `fanout.wait` events), in the same write.
     this.sql.exec(
-      `UPDATE jobs SET waiting_for = ?, wait_seq = NULL, deadline_at = ?, tree_slot = COALESCE(?, tree_slot)
+      `UPDATE jobs SET waiting_for = ?, wait_seq = NULL, deadline_at = ?, tree_slot = COALESCE(?, tree_slot),
+         trace = CASE WHEN trace IS NULL OR waiting_for IS NULL THEN trace
+           ELSE json_insert(trace, '$.w[#]', json_array(waiting_for, ?)) END
          WHERE job_id = ? AND state = 'pending'`,
       next,
       deadlineAt,
       treeSlot,
+      now,
       jobId,
     );
   }

@@ -128,6 +128,12 @@ const jobsV11 = (name: string) => jobsV10(name).replace(") WITHOUT ROWID", ", re
 /** The jobs table from v12 on: v11's, with `lane` called `runner`, where it stood. */
 const jobsV12 = (name: string) => jobsV11(name).replace(" lane INTEGER,", " runner INTEGER,");
 
+/**
+ * The jobs table from v13 on: v12's, with the job's trace context (JSON of `JobTrace`,
+ * docs/api.md#traces), NULL for a job of an untraced batch.
+ */
+const jobsV13 = (name: string) => jobsV12(name).replace(") WITHOUT ROWID", ", trace TEXT) WITHOUT ROWID");
+
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (
   name: string,
@@ -230,6 +236,9 @@ export const MIGRATIONS: readonly Migration[] = [
   [`ALTER TABLE jobs ADD COLUMN renewed_at INTEGER`],
   // v12 `lane` is `runner`: every call runs in a runner that renews its lease (docs/architecture.md#where-a-call-runs).
   [`ALTER TABLE jobs RENAME COLUMN lane TO runner`],
+  // v13 `trace`: the job's trace context (its span, its parent, the gates it left), written with the
+  // row and with the updates that write it anyway, so a traced batch costs no row of its own.
+  [`ALTER TABLE jobs ADD COLUMN trace TEXT`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -243,7 +252,7 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 export const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV12("jobs"),
+  jobsV13("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   ...SCHEMA.filter((statement) => /^CREATE TABLE (batches|timers) /.test(statement)),

@@ -18,6 +18,7 @@ import type { TreeReservation } from "../storage/tree-slots";
 import type { Turn } from "../storage/turns";
 import type { ChildIdentity } from "./step-calls";
 import type { TreeCap } from "./tree-cap";
+import type { JobTrace } from "../../../src/core/telemetry/trace-context";
 
 /** Who the child is, as its parent's spawn set it up: its level, its profile, the tools it may use. */
 export function childIdentity(sql: SqlStorage): ChildIdentity {
@@ -76,6 +77,8 @@ export function admitStepCalls(
   // A subordinate's calls count against the budget of the batch that started it.
   const budget = readMeta(store.sql, "budget");
   const rules = { flow: config.flow, approvals, ...(budget ? { budget: { inherited: budget } } : {}) };
+  // Its calls' spans are children of the turn's (the parent job's `invoke_agent` span).
+  const turnTrace = readMeta(store.sql, "trace");
   const batch = newJobRows(admitted, now, {
     chat_id,
     tiered: true,
@@ -85,6 +88,7 @@ export function admitStepCalls(
     metadata,
     ...rules,
     nested: true,
+    ...(turnTrace ? { trace: { turn: JSON.parse(turnTrace) as JobTrace } } : {}),
   });
   const started = insertBatch(store, batch, plans, now);
   const errors = new Map([...refusals].map(([index, e]) => [index, e.message]));

@@ -36,6 +36,9 @@ import {
   REPORT_RETRY_MS,
 } from "./turn-timing";
 import type { TreeCap } from "./tree-cap";
+import type { SpanOutbox } from "../events/span-outbox";
+import { profile as profileOf } from "../../../src/core/agents/profiles";
+import { chatSpan, providerName, type ModelRequestRecord } from "../../../src/core/telemetry/spans";
 
 export class ChildTurns implements LoopHost {
   /** The turns being driven in this instance, each with its drive. */
@@ -55,6 +58,8 @@ export class ChildTurns implements LoopHost {
     private readonly tree: TreeCap,
     /** The turn's calls were admitted (inside the transaction): those under an approval rule are asked about. */
     private readonly onAdmitted: (jobs: readonly NewJob[], now: number) => void,
+    /** Where the `chat` spans of a traced turn's model requests go. */
+    private readonly spans: SpanOutbox,
   ) {
     this.turns = store.turns;
     this.jobs = store.jobs;
@@ -171,9 +176,43 @@ export class ChildTurns implements LoopHost {
    */
   async replied(turnId: string, lease: string, answer: AskAnswer): Promise<"taken" | "stale"> {
     for (let driving = this.#driving.get(turnId); driving; driving = this.#driving.get(turnId)) await driving;
+    const ask = this.asks.current(turnId);
     if (!this.running(turnId) || !this.asks.take(turnId, lease)) return "stale";
+    // The request's span, before the reply joins the conversation it was asked with.
+    if (ask?.span) await this.#traceModelRequest(ask.span, ask.sent_at, answer);
     await this.drive(turnId, () => takeReply(this, turnId, answer));
     return "taken";
+  }
+
+  /** A traced turn's model request as its `chat` span (docs/api.md#traces). */
+  async #traceModelRequest(spanId: string, sentAt: number, answer: AskAnswer): Promise<void> {
+    const trace = this.asks.turnTrace();
+    if (!trace?.x) return;
+    const config = await this.config();
+    const llm = config.llm;
+    const prof = profileOf(config, this.identity().profile);
+    const reply = "reply" in answer ? answer.reply : undefined;
+    const content = trace.c
+      ? {
+          input: JSON.stringify(this.turns.messages()),
+          ...(reply
+            ? { output: JSON.stringify({ role: "assistant", content: reply.content, tool_calls: reply.tool_calls }) }
+            : {}),
+        }
+      : {};
+    const request: ModelRequestRecord = {
+      span_id: spanId,
+      started_at: answer.started_at ?? sentAt,
+      ended_at: answer.ended_at ?? Date.now(),
+      provider: llm ? providerName(llm.base_url) : "unknown",
+      request_model: prof.model ?? llm?.model ?? "unknown",
+      ...(reply?.model ? { response_model: reply.model } : {}),
+      ...(reply?.finish_reason ? { finish_reasons: [reply.finish_reason] } : {}),
+      ...(reply ? { usage: reply.usage } : {}),
+      ...("error" in answer ? { error: answer.error } : {}),
+      ...content,
+    };
+    this.spans.send([chatSpan(request, trace)]);
   }
 
   /** Sends (or re-sends) a finished turn's outcome to the parent job. */

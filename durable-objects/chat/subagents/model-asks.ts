@@ -9,6 +9,7 @@ import { nanoid } from "nanoid";
 import type { ClaimedAsk, ModelAskMessage } from "../../../src/core/jobs/messages";
 import { askCheckAt, holdsAsk, type ModelAsk } from "../../../src/core/runner/model-ask";
 import type { ChatStore } from "../storage/chat-store";
+import { newSpanId, traceHeaders, type JobTrace } from "../../../src/core/telemetry/trace-context";
 import { modelRequestOf, NO_LLM_ERROR, stepOf, type LoopHost } from "./agent-loop";
 
 const MODEL_ASK = "model_ask";
@@ -29,7 +30,9 @@ export class ModelAsks {
    * again once that lapses.
    */
   async send(turnId: string, now: number): Promise<void> {
-    const ask: ModelAsk = { turn_id: turnId, lease: nanoid(), sent_at: now, renewed_at: null };
+    // A traced turn's request gets a span of its own, kept with the ask (written anyway).
+    const span = this.turnTrace() ? { span: newSpanId() } : {};
+    const ask: ModelAsk = { turn_id: turnId, lease: nanoid(), sent_at: now, renewed_at: null, ...span };
     this.store.transaction(() => {
       this.#write(ask);
       this.store.timers.set("agent", turnId, askCheckAt(ask));
@@ -88,6 +91,19 @@ export class ModelAsks {
     if (this.store.meta(MODEL_ASK)) this.store.setMeta(MODEL_ASK, "");
   }
 
+  /** The running turn's trace context (its parent job's), when its trace is kept. */
+  turnTrace(): JobTrace | undefined {
+    const stored = this.store.meta("trace");
+    return stored ? (JSON.parse(stored) as JobTrace) : undefined;
+  }
+
+  /** `traceparent` (and `tracestate`) for the ask's request: its own span, in the turn's trace. */
+  traceHeaders(turnId: string): Record<string, string> | undefined {
+    const trace = this.turnTrace();
+    const span = this.current(turnId)?.span;
+    return trace && span ? traceHeaders(trace, span) : undefined;
+  }
+
   #write(ask: ModelAsk): void {
     this.store.setMeta(MODEL_ASK, JSON.stringify(ask));
   }
@@ -109,7 +125,10 @@ export async function claimAsk(host: AskHost, turnId: string, lease: string, now
   // The provider was removed while the request waited for its runner: the turn ends as it would have before asking.
   if (!claimed) await host.finish(turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
   // Stopped during that build: no request leaves.
-  if (claimed && host.running(turnId)) return claimed;
+  if (claimed && host.running(turnId)) {
+    const trace = host.asks.traceHeaders(turnId);
+    return trace ? { ...claimed, trace } : claimed;
+  }
   await host.modelUnanswered(stepOf(turn));
   return null;
 }

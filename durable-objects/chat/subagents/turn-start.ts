@@ -27,6 +27,8 @@ export function beginTurn(store: ChatStore, req: TurnRequest, now: number): "sta
     writeMeta(store.sql, "limits", JSON.stringify(req.limits));
     writeMeta(store.sql, "metadata", req.metadata ?? "");
     writeMeta(store.sql, "budget", req.budget ?? "");
+    // The turn's trace (its parent job's context); an untraced chat never writes the key.
+    if (req.trace || readMeta(store.sql, "trace")) writeMeta(store.sql, "trace", req.trace ?? "");
     // A continued child keeps the subset it was started with: a continuation narrows it, never widens it.
     writeMeta(
       store.sql,

@@ -24,6 +24,12 @@ interface Pending {
   spans: Span[];
 }
 
+/** W3C trace context, as the request that brought a user's message carried it. */
+export interface TraceContext {
+  traceparent?: string;
+  tracestate?: string;
+}
+
 export class Conversation extends DurableObject<Env> {
   readonly #sql = this.ctx.storage.sql;
 
@@ -35,20 +41,32 @@ export class Conversation extends DurableObject<Env> {
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), chat_id INTEGER NOT NULL, pending TEXT, due INTEGER NOT NULL DEFAULT 0, steps INTEGER NOT NULL DEFAULT 0)`,
     );
+    // The trace context the user's latest message came with, passed on to fanout with the turn's batches.
+    this.#sql.exec(
+      `CREATE TABLE IF NOT EXISTS turn_trace (id INTEGER PRIMARY KEY CHECK (id = 1), traceparent TEXT, tracestate TEXT)`,
+    );
     // The approval messages sent to this chat: which fanout call each asks about, and whether it shows the decision yet.
     this.#sql.exec(
       `CREATE TABLE IF NOT EXISTS approvals (job_id TEXT PRIMARY KEY, fanout_chat TEXT NOT NULL, tool_name TEXT NOT NULL, message_id INTEGER, decided INTEGER NOT NULL DEFAULT 0)`,
     );
   }
 
-  /** A user's message: written down now, answered from the alarm. */
-  async userMessage(chatId: number, text: string): Promise<void> {
+  /**
+   * A user's message: written down now, answered from the alarm. `trace`: the W3C trace context the
+   * update came with, if whatever sits in front of the bot traces it; the turn's batches join that trace.
+   */
+  async userMessage(chatId: number, text: string, trace: TraceContext = {}): Promise<void> {
     const last = this.#messages().at(-1);
     if (last?.role === "assistant" && last.tool_calls?.length) {
       this.#sql.exec(`INSERT INTO inbox (text) VALUES (?)`, text);
       return;
     }
     this.#append({ role: "user", content: text });
+    this.#sql.exec(
+      `INSERT OR REPLACE INTO turn_trace (id, traceparent, tracestate) VALUES (1, ?, ?)`,
+      trace.traceparent ?? null,
+      trace.tracestate ?? null,
+    );
     this.#sql.exec(
       `INSERT INTO state (id, chat_id, due, steps) VALUES (1, ?, 1, 0) ON CONFLICT (id) DO UPDATE SET due = 1, steps = 0`,
       chatId,
@@ -192,7 +210,7 @@ export class Conversation extends DurableObject<Env> {
       const started = await this.#fanout().parallel(
         `tg-${chatId}`,
         { ...args, wait: false },
-        { idempotencyKey: turnKey, metadata: { telegram_chat_id: chatId } },
+        { idempotencyKey: turnKey, metadata: { telegram_chat_id: chatId }, ...this.#turnTrace() },
       );
       const pending: Pending = { job_ids: started.jobs.map((j) => j.job_id), spans };
       this.#sql.exec(`UPDATE state SET pending = ?, due = 0`, JSON.stringify(pending));
@@ -208,6 +226,17 @@ export class Conversation extends DurableObject<Env> {
   async #reply(chatId: number, text: string): Promise<void> {
     await sendMessage(this.#telegram(), chatId, text);
     this.#sql.exec(`UPDATE state SET due = 0`);
+  }
+
+  /** The turn's trace context: fanout's spans of its batches become children of the caller's span. */
+  #turnTrace(): TraceContext {
+    const row = this.#sql
+      .exec<{ traceparent: string | null; tracestate: string | null }>(`SELECT traceparent, tracestate FROM turn_trace`)
+      .toArray()[0];
+    return {
+      ...(row?.traceparent ? { traceparent: row.traceparent } : {}),
+      ...(row?.tracestate ? { tracestate: row.tracestate } : {}),
+    };
   }
 
   #fanout(): Fanout {

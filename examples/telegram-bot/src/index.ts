@@ -24,7 +24,12 @@ export default {
         return new Response("unauthorized", { status: 401 });
       const update = await request.json().catch(() => null);
       const message = textMessage(update);
-      if (message) await conversation(env, message.chat_id).userMessage(message.chat_id, message.text);
+      // Trace context from whatever traces the bot's requests: its turn's fanout batches join that trace.
+      const trace = {
+        ...(request.headers.get("traceparent") ? { traceparent: request.headers.get("traceparent")! } : {}),
+        ...(request.headers.get("tracestate") ? { tracestate: request.headers.get("tracestate")! } : {}),
+      };
+      if (message) await conversation(env, message.chat_id).userMessage(message.chat_id, message.text, trace);
       const press = buttonPress(update);
       if (press) await conversation(env, press.chat_id).buttonPressed(press.chat_id, press);
       return new Response("ok"); // Telegram resends an update until it gets a 2xx

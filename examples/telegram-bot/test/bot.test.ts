@@ -21,10 +21,15 @@ const fake = () => harness.fakeUrl;
 const model = () => harness.fanout.model;
 
 let updateId = 0;
-const telegramUpdate = (chatId: number, text: string, secret = SECRETS.telegramSecret) =>
+const telegramUpdate = (
+  chatId: number,
+  text: string,
+  secret = SECRETS.telegramSecret,
+  headers: Record<string, string> = {},
+) =>
   fetch(`${bot()}/telegram`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret },
+    headers: { "content-type": "application/json", "x-telegram-bot-api-secret-token": secret, ...headers },
     body: JSON.stringify({
       update_id: ++updateId,
       message: { message_id: updateId, date: 0, chat: { id: chatId, type: "private" }, text },
@@ -48,6 +53,21 @@ const parallelCall = (...seconds: number[]) => ({
 });
 
 describe("the Telegram bot on fanout", () => {
+  it("passes the trace its update came with on to fanout: the turn's batch joins it", async () => {
+    script(parallelCall(0.01), "Done.");
+    const trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const ack = await telegramUpdate(4209, "Trace me.", SECRETS.telegramSecret, {
+      traceparent: `00-${trace}-00f067aa0ba902b7-01`,
+    });
+    expect(ack.status).toBe(200);
+    const finished = await harness.fanout.webhooks.next(
+      (e) => e.type === "batch.finished" && (e.data as { chat_id?: string }).chat_id === "tg-4209",
+    );
+    expect((finished.data as { trace_id?: string }).trace_id).toBe(trace);
+    // The turn ends with its reply before the next test scripts the model.
+    await eventually(async () => (await sent(4209)).length > 0);
+  });
+
   it("acknowledges the update at once, runs the tool calls in fanout and replies when they are done", async () => {
     script(parallelCall(1, 1), "Both waits are done.");
     const started = Date.now();

@@ -39,6 +39,7 @@ import type {
   ToolCallsAnswer,
   ToolCallsBody,
   FlowAnswer,
+  TelemetryAnswer,
   ToolsAnswer,
   Transcript,
   WebhookTestAnswer,
@@ -185,6 +186,11 @@ export class Fanout {
   /** What each flow rule holds back now: running and queued calls, the rate's headroom, the busiest keys. */
   flow(options: { signal?: AbortSignal } = {}): Promise<FlowAnswer> {
     return tenantCalls.flow(this.#routes, options);
+  }
+
+  /** What the tenant's span exports came to (docs/api.md#traces): spans exported and dropped, the latest failure. */
+  telemetry(options: { signal?: AbortSignal } = {}): Promise<TelemetryAnswer> {
+    return tenantCalls.telemetry(this.#routes, options);
   }
 
   /**

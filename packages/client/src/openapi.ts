@@ -168,6 +168,35 @@ export interface paths {
                                  */
                                 timeout_seconds: number;
                             }[];
+                            /**
+                             * @description OTLP export of the spans of this tenant's work (docs/api.md#traces); null: none is exported.
+                             * @default null
+                             */
+                            telemetry: {
+                                otlp: {
+                                    /** Format: uri */
+                                    url: string;
+                                    /** @default {} */
+                                    headers: {
+                                        [key: string]: string;
+                                    };
+                                    /**
+                                     * @default http/protobuf
+                                     * @enum {string}
+                                     */
+                                    protocol: "http/protobuf" | "http/json";
+                                };
+                                /**
+                                 * @description Tool arguments and results and model messages on the spans, redacted and cut to 8 KB each.
+                                 * @default false
+                                 */
+                                capture_content: boolean;
+                                /**
+                                 * @description Share of the traces fanout starts itself that are kept; a caller's sampled traceparent is always followed.
+                                 * @default 1
+                                 */
+                                sample_ratio: number;
+                            } | null;
                             limits: {
                                 /**
                                  * @description Most tool calls one `parallel` request may start.
@@ -440,6 +469,35 @@ export interface paths {
                              */
                             timeout_seconds?: number;
                         }[];
+                        /**
+                         * @description OTLP export of the spans of this tenant's work (docs/api.md#traces); null: none is exported.
+                         * @default null
+                         */
+                        telemetry?: {
+                            otlp: {
+                                /** Format: uri */
+                                url: string;
+                                /** @default {} */
+                                headers?: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * @default http/protobuf
+                                 * @enum {string}
+                                 */
+                                protocol?: "http/protobuf" | "http/json";
+                            };
+                            /**
+                             * @description Tool arguments and results and model messages on the spans, redacted and cut to 8 KB each.
+                             * @default false
+                             */
+                            capture_content?: boolean;
+                            /**
+                             * @description Share of the traces fanout starts itself that are kept; a caller's sampled traceparent is always followed.
+                             * @default 1
+                             */
+                            sample_ratio?: number;
+                        } | null;
                         /** @default {} */
                         limits?: {
                             /**
@@ -688,6 +746,35 @@ export interface paths {
                                  */
                                 timeout_seconds: number;
                             }[];
+                            /**
+                             * @description OTLP export of the spans of this tenant's work (docs/api.md#traces); null: none is exported.
+                             * @default null
+                             */
+                            telemetry: {
+                                otlp: {
+                                    /** Format: uri */
+                                    url: string;
+                                    /** @default {} */
+                                    headers: {
+                                        [key: string]: string;
+                                    };
+                                    /**
+                                     * @default http/protobuf
+                                     * @enum {string}
+                                     */
+                                    protocol: "http/protobuf" | "http/json";
+                                };
+                                /**
+                                 * @description Tool arguments and results and model messages on the spans, redacted and cut to 8 KB each.
+                                 * @default false
+                                 */
+                                capture_content: boolean;
+                                /**
+                                 * @description Share of the traces fanout starts itself that are kept; a caller's sampled traceparent is always followed.
+                                 * @default 1
+                                 */
+                                sample_ratio: number;
+                            } | null;
                             limits: {
                                 /**
                                  * @description Most tool calls one `parallel` request may start.
@@ -977,6 +1064,35 @@ export interface paths {
                                  */
                                 timeout_seconds: number;
                             }[];
+                            /**
+                             * @description OTLP export of the spans of this tenant's work (docs/api.md#traces); null: none is exported.
+                             * @default null
+                             */
+                            telemetry: {
+                                otlp: {
+                                    /** Format: uri */
+                                    url: string;
+                                    /** @default {} */
+                                    headers: {
+                                        [key: string]: string;
+                                    };
+                                    /**
+                                     * @default http/protobuf
+                                     * @enum {string}
+                                     */
+                                    protocol: "http/protobuf" | "http/json";
+                                };
+                                /**
+                                 * @description Tool arguments and results and model messages on the spans, redacted and cut to 8 KB each.
+                                 * @default false
+                                 */
+                                capture_content: boolean;
+                                /**
+                                 * @description Share of the traces fanout starts itself that are kept; a caller's sampled traceparent is always followed.
+                                 * @default 1
+                                 */
+                                sample_ratio: number;
+                            } | null;
                             limits: {
                                 /**
                                  * @description Most tool calls one `parallel` request may start.
@@ -1120,6 +1236,8 @@ export interface paths {
                 };
                 header?: {
                     "Fanout-Metadata"?: string;
+                    traceparent?: string;
+                    tracestate?: string;
                 };
                 path: {
                     chat_id: string;
@@ -1258,6 +1376,8 @@ export interface paths {
                             /** @constant */
                             wait_timeout?: true;
                             instruction?: string;
+                            /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                            trace_id?: string;
                         } | {
                             /** @constant */
                             status: "started";
@@ -1309,6 +1429,8 @@ export interface paths {
                                 wait_timed_out?: true;
                             }[];
                             instruction: string;
+                            /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                            trace_id?: string;
                         };
                     };
                 };
@@ -1360,6 +1482,8 @@ export interface paths {
                 };
                 header?: {
                     "Fanout-Metadata"?: string;
+                    traceparent?: string;
+                    tracestate?: string;
                 };
                 path: {
                     chat_id: string;
@@ -1563,6 +1687,8 @@ export interface paths {
                 };
                 header?: {
                     "Fanout-Metadata"?: string;
+                    traceparent?: string;
+                    tracestate?: string;
                 };
                 path: {
                     chat_id: string;
@@ -1650,6 +1776,8 @@ export interface paths {
                             /** @constant */
                             wait_timeout?: true;
                             instruction?: string;
+                            /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                            trace_id?: string;
                         } | {
                             /** @constant */
                             status: "started";
@@ -1701,6 +1829,8 @@ export interface paths {
                                 wait_timed_out?: true;
                             }[];
                             instruction: string;
+                            /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                            trace_id?: string;
                         };
                     };
                 };
@@ -1844,6 +1974,69 @@ export interface paths {
                                     queued: number;
                                 }[];
                             }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/telemetry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What the tenant's span exports came to: spans exported and dropped, the latest failure */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Spans the tenant's OTLP endpoint accepted. */
+                            exported: number;
+                            /** @description Spans given up: refused by the endpoint, failed after 3 retries, or dropped for room (10,000 wait at most). */
+                            dropped: number;
+                            /** @description The latest failure, redacted. */
+                            last_error?: string;
+                            /** @description When spans were last accepted (ISO 8601). */
+                            last_export_at?: string;
                         };
                     };
                 };
@@ -2854,6 +3047,8 @@ export interface paths {
                                 by: string | null;
                                 reason: string | null;
                             } | null;
+                            /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                            trace_id?: string;
                         };
                     };
                 };
@@ -2970,6 +3165,8 @@ export interface paths {
                                     by: string | null;
                                     reason: string | null;
                                 } | null;
+                                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                                trace_id?: string;
                             }[];
                             next_before: string | null;
                         };
@@ -3407,6 +3604,8 @@ export interface components {
                 truncated?: true;
                 name: string;
                 level: number;
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3429,6 +3628,8 @@ export interface components {
                  */
                 truncated?: true;
                 name: string;
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3459,6 +3660,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3530,6 +3733,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3564,6 +3769,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3639,6 +3846,8 @@ export interface components {
                     /** @constant */
                     wait_timeout?: true;
                     instruction?: string;
+                    /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                    trace_id?: string;
                 };
                 /** @description The batch's jobs and their subtrees (events kept from before it was added lack it). */
                 usage?: {
@@ -3654,6 +3863,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3684,6 +3895,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3729,6 +3942,8 @@ export interface components {
                     /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
                     cost_usd?: number;
                 } | null;
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3750,6 +3965,8 @@ export interface components {
                  * @constant
                  */
                 truncated?: true;
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3825,6 +4042,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3858,6 +4077,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3891,6 +4112,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3915,6 +4138,8 @@ export interface components {
                 truncated?: true;
                 name: string;
                 level: number;
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3937,6 +4162,8 @@ export interface components {
                  */
                 truncated?: true;
                 name: string;
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -3967,6 +4194,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -4038,6 +4267,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -4072,6 +4303,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -4147,6 +4380,8 @@ export interface components {
                     /** @constant */
                     wait_timeout?: true;
                     instruction?: string;
+                    /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                    trace_id?: string;
                 };
                 /** @description The batch's jobs and their subtrees (events kept from before it was added lack it). */
                 usage?: {
@@ -4162,6 +4397,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -4192,6 +4429,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -4237,6 +4476,8 @@ export interface components {
                     /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
                     cost_usd?: number;
                 } | null;
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -4258,6 +4499,8 @@ export interface components {
                  * @constant
                  */
                 truncated?: true;
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -4333,6 +4576,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -4366,6 +4611,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -4399,6 +4646,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
             } & {
                 [key: string]: unknown;
             };
@@ -4536,6 +4785,17 @@ export interface components {
                  */
                 timeout_seconds: number;
             }[] | null;
+            telemetry?: {
+                otlp?: {
+                    url?: string | null;
+                    headers?: {
+                        [key: string]: string | null;
+                    } | null;
+                    protocol?: ("http/protobuf" | "http/json") | null;
+                } | null;
+                capture_content?: boolean | null;
+                sample_ratio?: number | null;
+            } | null;
             limits?: {
                 max_calls?: number | null;
                 max_parallel_subagents?: number | null;

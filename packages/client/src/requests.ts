@@ -28,6 +28,12 @@ export interface CallOptions {
   budget?: { llm_tokens?: number; llm_calls?: number; tool_calls?: number; subagents?: number; cost_usd?: number };
   /** Makes a job-starting request safe to repeat; one is made up per call when omitted. */
   idempotencyKey?: string;
+  /**
+   * W3C trace context of your own span (docs/api.md#traces): the batch's spans become its children,
+   * and its tools, MCP servers and models get the trace passed on.
+   */
+  traceparent?: string;
+  tracestate?: string;
   signal?: AbortSignal;
 }
 
@@ -64,7 +70,11 @@ export async function send<T>(
 export function startInit(chatId: string, options: CallOptions) {
   return {
     params: { path: { chat_id: chatId }, query: query(options) },
-    headers: { "idempotency-key": options.idempotencyKey ?? crypto.randomUUID() },
+    headers: {
+      "idempotency-key": options.idempotencyKey ?? crypto.randomUUID(),
+      ...(options.traceparent ? { traceparent: options.traceparent } : {}),
+      ...(options.tracestate ? { tracestate: options.tracestate } : {}),
+    },
     signal: options.signal,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The client's calls about the tenant rather than one chat: its configuration, the tools a model
- * is given, what the flow rules hold back, and a test event to its webhook. `Fanout` answers for
+ * is given, what the flow rules hold back, what its span exports came to, and a test event to its webhook. `Fanout` answers for
  * them (its methods carry the documentation); apart so each route group reads alone.
  */
 import type { Routes } from "./routes.js";
@@ -9,6 +9,7 @@ import type {
   ConfigDocument,
   ConfigPatch,
   FlowAnswer,
+  TelemetryAnswer,
   TenantConfig,
   ToolsAnswer,
   WebhookTestAnswer,
@@ -30,6 +31,10 @@ export function tools(
 
 export function flow(routes: Routes, options: { signal?: AbortSignal }): Promise<FlowAnswer> {
   return routes.send(options.signal, () => routes.api.GET("/v1/flow", { signal: options.signal }));
+}
+
+export function telemetry(routes: Routes, options: { signal?: AbortSignal }): Promise<TelemetryAnswer> {
+  return routes.send(options.signal, () => routes.api.GET("/v1/telemetry", { signal: options.signal }));
 }
 
 // The config calls cast their answer: openapi-fetch's answer types widen `permission.task`'s

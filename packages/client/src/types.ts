@@ -45,6 +45,7 @@ export type ToolsAnswer = Ok<"/v1/tools", "get">;
 export type ToolDefinition = ToolsAnswer["tools"][number];
 /** `GET /v1/flow`: each flow rule's running and queued calls, its rate's headroom, its busiest keys. */
 export type FlowAnswer = Ok<"/v1/flow", "get">;
+export type TelemetryAnswer = Ok<"/v1/telemetry", "get">;
 /** `GET /v1/approvals`: a page of the tenant's calls waiting for a person's decision, or decided. */
 export type ApprovalList = Ok<"/v1/approvals", "get">;
 export type ApprovalEntry = ApprovalList["approvals"][number];

@@ -90,6 +90,21 @@ describe("starting and awaiting jobs", () => {
     });
   });
 
+  it("passes the caller's trace context through: the batch joins its trace", async () => {
+    const fanout = client();
+    const id = chat("trace");
+    const trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const answer = await fanout.parallel(
+      id,
+      { tool_calls: [wait(0.01)], timeout: 10 },
+      { traceparent: `00-${trace}-00f067aa0ba902b7-01`, tracestate: "vendor=1" },
+    );
+    expect(answer.trace_id).toBe(trace);
+    expect((await fanout.job(id, answer.jobs[0]!.job_id)).trace_id).toBe(trace);
+    // Nothing configured to export to: nothing exported, nothing dropped.
+    expect(await fanout.telemetry()).toEqual({ exported: 0, dropped: 0 });
+  });
+
   it("asks /tool-calls for every call at once with { order: 'parallel' }", async () => {
     let url = "";
     const fanout = client({ fetch: async (request) => ((url = request.url), fetch(request)) });

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { cell, eventLine, jobTable, progressLines, toolTable, track, type RunningJob } from "../src/cli/format.js";
+import {
+  cell,
+  eventLine,
+  jobTable,
+  progressLines,
+  telemetryLine,
+  toolTable,
+  track,
+  type RunningJob,
+} from "../src/cli/format.js";
 import type { FanoutEvent } from "../src/types.js";
 
 const source = { tenant: "t", chat_id: "c1", parent_chat_id: null, root_chat_id: "c1" };
@@ -23,6 +32,23 @@ describe("job tables", () => {
   it("cut long cells by characters, not bytes", () => {
     expect(cell("é".repeat(70), 10)).toBe(`${"é".repeat(9)}…`);
     expect(cell("short", 10)).toBe("short");
+  });
+});
+
+describe("telemetry", () => {
+  it("says what was exported and dropped, and the latest failure on a line of its own", () => {
+    expect(telemetryLine({ exported: 0, dropped: 0 })).toBe("exported 0  dropped 0");
+    expect(
+      telemetryLine({
+        exported: 42,
+        dropped: 2,
+        last_export_at: at,
+        last_error: "Export to https://otlp.example failed: HTTP 503",
+      }).split("\n"),
+    ).toEqual([
+      `exported 42  dropped 2  last export ${at}`,
+      "last error: Export to https://otlp.example failed: HTTP 503",
+    ]);
   });
 });
 

@@ -34,6 +34,8 @@ export interface ModelRequest {
   /** Names of the tools offered. */
   tools: string[];
   body: Record<string, unknown>;
+  /** The `traceparent` the request came with: a subagent's request in a kept trace names its `chat` span. */
+  traceparent?: string;
 }
 
 type Turn = TurnOptions &
@@ -104,7 +106,15 @@ export async function startModel(): Promise<ScriptedModel & LocalServer> {
     const tools = ((body.tools ?? []) as { name?: string; function?: { name: string } }[]).map(
       (t) => t.function?.name ?? t.name ?? "",
     );
-    requests.push({ api, model, messages: (body.messages ?? []) as ModelRequest["messages"], tools, body });
+    const traceparent = typeof req.headers.traceparent === "string" ? { traceparent: req.headers.traceparent } : {};
+    requests.push({
+      api,
+      model,
+      messages: (body.messages ?? []) as ModelRequest["messages"],
+      tools,
+      body,
+      ...traceparent,
+    });
     if (body.stream)
       return json(res, 400, {
         error: {

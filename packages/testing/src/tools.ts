@@ -15,6 +15,12 @@ export interface ToolContext {
   attempt: number;
   /** Aborted when fanout gives up on the call (its deadline, a cancel). */
   signal: AbortSignal;
+  /**
+   * The call's W3C trace context, when its batch's trace is kept (docs/api.md#traces): a tool
+   * instrumented with OpenTelemetry continues the trace from it.
+   */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 export interface TestTool<Args = Record<string, unknown>> {
@@ -49,6 +55,8 @@ export interface ToolCallRecord {
   jobId: string;
   chatId: string;
   attempt: number;
+  /** The `traceparent` the call came with, when its batch's trace is kept. */
+  traceparent?: string;
 }
 
 export interface ToolServer extends LocalServer {
@@ -85,7 +93,18 @@ export async function startTools(tools: Record<string, TestTool<never>>): Promis
       return json(res, 401, { error: "bad signature" });
     }
     const call = JSON.parse(body) as ToolBody;
-    calls.push({ tool: name, args: call.tool_args, jobId: call.job_id, chatId: call.chat_id, attempt: call.attempt });
+    const trace = {
+      ...(typeof req.headers.traceparent === "string" ? { traceparent: req.headers.traceparent } : {}),
+      ...(typeof req.headers.tracestate === "string" ? { tracestate: req.headers.tracestate } : {}),
+    };
+    calls.push({
+      tool: name,
+      args: call.tool_args,
+      jobId: call.job_id,
+      chatId: call.chat_id,
+      attempt: call.attempt,
+      ...(trace.traceparent ? { traceparent: trace.traceparent } : {}),
+    });
     const aborted = new AbortController();
     res.on("close", () => res.writableFinished || aborted.abort(new Error("fanout closed the call")));
     try {
@@ -94,6 +113,7 @@ export async function startTools(tools: Record<string, TestTool<never>>): Promis
         chatId: call.chat_id,
         attempt: call.attempt,
         signal: aborted.signal,
+        ...trace,
       });
       json(res, 200, { result: value === undefined ? "" : value });
     } catch (error) {

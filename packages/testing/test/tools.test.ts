@@ -18,6 +18,7 @@ beforeAll(async () => {
           job: ctx.jobId,
           chat: ctx.chatId,
           attempt: ctx.attempt,
+          ...(ctx.traceparent ? { traceparent: ctx.traceparent, tracestate: ctx.tracestate } : {}),
         }),
       },
       send_email: {
@@ -60,6 +61,23 @@ describe("tools as functions", () => {
       chatId: "tools-1",
       attempt: 1,
     });
+  });
+
+  it("get the bot's trace passed on: the call's context names fanout's span for it", async () => {
+    const trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const answer = await fanout.client.parallel(
+      "tools-trace",
+      { tool_calls: [{ tool_name: "search", tool_args: { q: "dogs" } }] },
+      { traceparent: `00-${trace}-00f067aa0ba902b7-01`, tracestate: "bot=1" },
+    );
+    if (answer.status === "started") throw new Error("a waited call answers results");
+    expect(answer.trace_id).toBe(trace);
+    const seen = JSON.parse(answer.jobs[0]!.result!) as { traceparent: string; tracestate: string };
+    // A child of the batch's span, in the bot's trace: not the bot's own span.
+    expect(seen.traceparent).toMatch(new RegExp(`^00-${trace}-[0-9a-f]{16}-01$`));
+    expect(seen.traceparent).not.toContain("00f067aa0ba902b7");
+    expect(seen.tracestate).toBe("bot=1");
+    expect(fanout.tools.calls.at(-1)!.traceparent).toBe(seen.traceparent);
   });
 
   it("are offered to models with their description and parameters", async () => {

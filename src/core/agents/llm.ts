@@ -28,6 +28,9 @@ export interface LlmReply {
   content: string;
   tool_calls: { id: string; name: string; arguments: string }[];
   usage: { prompt_tokens: number; completion_tokens: number };
+  /** The model that answered, as the provider names it (the `chat` span's `gen_ai.response.model`). */
+  model?: string;
+  finish_reason?: string;
 }
 
 /** So no single request waits silently for Cloudflare's 100 s idle cutoff. */
@@ -76,7 +79,8 @@ export async function complete(
   target: LlmTarget,
   request: CompletionRequest,
   allowPrivateEgress: boolean,
-  options: { signal?: AbortSignal } = {},
+  /** `headers`: sent with the request (a `traceparent`). */
+  options: { signal?: AbortSignal; headers?: Record<string, string> } = {},
 ): Promise<LlmReply> {
   const stop = options.signal ?? new AbortController().signal;
   const problem = egressProblem(target.base_url, allowPrivateEgress);
@@ -96,7 +100,7 @@ export async function complete(
           messages: request.messages,
           ...(request.tools.length ? { tools: request.tools } : {}),
         },
-        { signal: stop },
+        { signal: stop, ...(options.headers ? { headers: options.headers } : {}) },
       );
       const message = response.choices[0]?.message;
       // A provider that echoes its key must not put it in a result, or in a tool's arguments.
@@ -112,6 +116,8 @@ export async function complete(
           prompt_tokens: response.usage?.prompt_tokens ?? 0,
           completion_tokens: response.usage?.completion_tokens ?? 0,
         },
+        ...(response.model ? { model: clean(response.model) } : {}),
+        ...(response.choices[0]?.finish_reason ? { finish_reason: response.choices[0].finish_reason } : {}),
       };
     } catch (e) {
       // Nobody waits for an answer any more (the turn was stopped, or asked again elsewhere).

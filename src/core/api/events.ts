@@ -4,7 +4,7 @@
  * a browser opens a stream with.
  */
 import { z } from "zod";
-import { jobState, progress, requestMetadata, resultsPayload, snapshot, usage } from "./jobs";
+import { jobState, progress, requestMetadata, resultsPayload, snapshot, traceId, usage } from "./jobs";
 import { eventTypes, type AnyEventType } from "./event-types";
 
 export const ticketRequest = z.object({
@@ -28,6 +28,7 @@ const eventData = <T extends z.core.$ZodLooseShape>(own: T) =>
       .optional()
       .describe("Result texts were left out to keep the event under 256 KiB: await or read the jobs."),
     ...own,
+    trace_id: traceId.optional(),
   });
 
 const event = <K extends string, T extends z.core.$ZodLooseShape>(type: K, own: T) =>

@@ -71,17 +71,25 @@ export const snapshot = z.object({
   wait_timed_out: z.literal(true).optional(),
 });
 
+/** The W3C trace id of a kept trace (docs/api.md#traces). */
+export const traceId = z
+  .string()
+  .regex(/^[0-9a-f]{32}$/)
+  .describe("The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces).");
+
 export const resultsPayload = z.object({
   status: z.enum(BATCH_STATUSES),
   jobs: z.array(snapshot),
   wait_timeout: z.literal(true).optional(),
   instruction: z.string().optional(),
+  trace_id: traceId.optional(),
 });
 
 export const startedPayload = z.object({
   status: z.literal("started"),
   jobs: z.array(snapshot),
   instruction: z.string(),
+  trace_id: traceId.optional(),
 });
 
 export const jobRecord = z.object({
@@ -131,6 +139,7 @@ export const jobRecord = z.object({
     })
     .nullable()
     .describe("A call under an approval rule: the request and its decision; null for any other."),
+  trace_id: traceId.optional(),
 });
 
 export const logRows = z.object({

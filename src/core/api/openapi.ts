@@ -11,6 +11,7 @@ import { chatInfo, chatList, chatTranscript, chatUsage } from "./chats";
 import { delivery, deliveryList, webhookTestAnswer, webhookTestEvent } from "./deliveries";
 import { errorBody } from "./errors";
 import { flowAnswer } from "./flow";
+import { telemetryAnswer } from "./telemetry";
 import { approvalDecision, approvalList } from "./approvals";
 import { cursorExpired, eventEnvelope, tenantStreamEvent, ticketAnswer, ticketRequest } from "./events";
 import { jobRecord, logRows, resultsPayload, snapshot, startedPayload } from "./jobs";
@@ -60,7 +61,7 @@ const OPERATIONS: Operation[] = [
     body: parallelBody,
     response: z.union([resultsPayload, startedPayload]),
     query: ["agent", "callback_url", "notify", "metadata", "budget"],
-    headers: ["Fanout-Metadata"],
+    headers: ["Fanout-Metadata", "traceparent", "tracestate"],
   },
   {
     method: "post",
@@ -70,7 +71,7 @@ const OPERATIONS: Operation[] = [
     body: toolCallsBody,
     response: toolCallsAnswer,
     query: ["agent", "callback_url", "notify", "metadata", "budget", "order"],
-    headers: ["Fanout-Metadata"],
+    headers: ["Fanout-Metadata", "traceparent", "tracestate"],
   },
   {
     method: "post",
@@ -79,7 +80,7 @@ const OPERATIONS: Operation[] = [
     body: spawnTaskArgs(["default"]).extend({ agent: z.string().optional().describe("Subagent type (profile).") }),
     response: z.union([resultsPayload, startedPayload]),
     query: ["agent", "callback_url", "notify", "metadata", "budget"],
-    headers: ["Fanout-Metadata"],
+    headers: ["Fanout-Metadata", "traceparent", "tracestate"],
   },
   {
     method: "get",
@@ -93,6 +94,12 @@ const OPERATIONS: Operation[] = [
     path: "/v1/flow",
     summary: "Each flow rule's running and queued calls, its rate's headroom and its busiest keys",
     response: flowAnswer,
+  },
+  {
+    method: "get",
+    path: "/v1/telemetry",
+    summary: "What the tenant's span exports came to: spans exported and dropped, the latest failure",
+    response: telemetryAnswer,
   },
   {
     method: "post",

@@ -146,6 +146,42 @@ export const agentSchema = z.strictObject({
   permission: z.strictObject({ task: taskRules.optional() }).optional(),
 });
 
+/** Header names as HTTP allows them (RFC 9110 tokens). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+
+/** Where a tenant's spans go (docs/api.md#traces); `headers` are secrets, bound to the URL's origin. */
+export const telemetrySchema = z.strictObject({
+  otlp: z.strictObject({
+    url: z
+      .string()
+      .url()
+      .refine((u) => URL.canParse(u) && /\/v1\/traces\/?$/.test(new URL(u).pathname), {
+        message:
+          "must be the OTLP/HTTP traces endpoint, ending in /v1/traces (e.g. https://api.honeycomb.io/v1/traces)",
+      }),
+    headers: z
+      .record(
+        z.string().regex(HEADER_NAME, "header names are HTTP tokens of at most 64 characters"),
+        z.string().max(4096),
+      )
+      .refine((h) => Object.keys(h).length <= 16, { message: "telemetry.otlp has at most 16 headers" })
+      .default({}),
+    protocol: z.enum(["http/protobuf", "http/json"]).default("http/protobuf"),
+  }),
+  capture_content: z
+    .boolean()
+    .default(false)
+    .describe("Tool arguments and results and model messages on the spans, redacted and cut to 8 KB each."),
+  sample_ratio: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(1)
+    .describe(
+      "Share of the traces fanout starts itself that are kept; a caller's sampled traceparent is always followed.",
+    ),
+});
+
 export const configSchema = z.strictObject({
   tools: z.array(toolSchema).max(256).default([]),
   mcp_servers: z.array(mcpServerSchema).max(32).default([]),
@@ -196,6 +232,10 @@ export const configSchema = z.strictObject({
   approvals: approvalRulesSchema
     .default([])
     .describe("Approval rules (docs/api.md#approvals): which calls wait for a person's decision before they leave."),
+  telemetry: telemetrySchema
+    .nullable()
+    .default(null)
+    .describe("OTLP export of the spans of this tenant's work (docs/api.md#traces); null: none is exported."),
   limits: limitsSchema,
 });
 

@@ -128,6 +128,7 @@ export function configEgressProblems(
     webhook: { url: string; allowed_callback_origins: string[] } | null;
     telegram: { api_base_url: string } | null;
     builtins: { http_request: { allowed_origins: string[] } };
+    telemetry?: { otlp: { url: string } } | null;
   },
   allowPrivate: boolean,
 ): string[] {
@@ -138,6 +139,7 @@ export function configEgressProblems(
   if (config.llm) urls.push(["llm.base_url", config.llm.base_url]);
   if (config.webhook) urls.push(["webhook.url", config.webhook.url]);
   if (config.telegram) urls.push(["telegram.api_base_url", config.telegram.api_base_url]);
+  if (config.telemetry) urls.push(["telemetry.otlp.url", config.telemetry.otlp.url]);
   config.builtins.http_request.allowed_origins.forEach((o, i) => {
     urls.push([`builtins.http_request.allowed_origins[${i}]`, o]);
   });

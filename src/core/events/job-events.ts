@@ -7,6 +7,7 @@
 import type { JobRow } from "../jobs/job";
 import { snapshot } from "../jobs/payloads";
 import type { JobApproval } from "../approvals/approval";
+import { traceIdOf } from "../telemetry/trace-context";
 
 /** The call's own id, when it had one: a bot answers the call from the event alone. */
 export const callId = (job: Pick<JobRow, "tool_call_id">) =>
@@ -19,6 +20,12 @@ export const callId = (job: Pick<JobRow, "tool_call_id">) =>
 export const metadataOf = (job: Pick<JobRow, "metadata">) =>
   job.metadata ? { metadata: JSON.parse(job.metadata) as Record<string, unknown> } : {};
 
+/**
+ * What every event of a batch and its jobs ends with: its request metadata, and the id of its
+ * trace when that is kept (docs/api.md#traces).
+ */
+export const batchEchoOf = (job: Pick<JobRow, "metadata" | "trace">) => ({ ...metadataOf(job), ...traceIdOf(job) });
+
 export function jobStartedData(job: JobRow): Record<string, unknown> {
   const context = job.context_id ? { context_id: job.context_id } : {};
   return {
@@ -27,7 +34,7 @@ export function jobStartedData(job: JobRow): Record<string, unknown> {
     tool_name: job.tool_name,
     ...callId(job),
     ...context,
-    ...metadataOf(job),
+    ...batchEchoOf(job),
   };
 }
 
@@ -35,7 +42,11 @@ export function jobStartedData(job: JobRow): Record<string, unknown> {
 export function jobFinishedData(job: JobRow, maxResultChars: number): Record<string, unknown> {
   // A terminal job's duration ends at completed_at: `now` is never read.
   const now = job.completed_at ?? job.started_at ?? job.created_at;
-  return { batch_id: job.batch_id, ...snapshot(job, { now, maxResultChars, includeResult: true }), ...metadataOf(job) };
+  return {
+    batch_id: job.batch_id,
+    ...snapshot(job, { now, maxResultChars, includeResult: true }),
+    ...batchEchoOf(job),
+  };
 }
 
 /**
@@ -56,7 +67,7 @@ export function approvalRequestedData(
     root_chat_id: chat.root_chat_id,
     agent: approval.agent,
     approval_expires_at: new Date(approval.expires_at).toISOString(),
-    ...metadataOf(job),
+    ...batchEchoOf(job),
   };
 }
 
@@ -70,6 +81,6 @@ export function approvalDecidedData(job: JobRow, approval: JobApproval): Record<
     decision: approval.decision,
     by: approval.by ?? null,
     reason: approval.reason ?? null,
-    ...metadataOf(job),
+    ...batchEchoOf(job),
   };
 }

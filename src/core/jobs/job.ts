@@ -8,6 +8,7 @@ import type { WaitReason } from "../gates/order";
 import { flowWait } from "../flow/job-flow";
 import { approvalOf, approvalStatus } from "../approvals/approval";
 import { jobUsage, shownUsage } from "../usage/usage";
+import { traceIdOf } from "../telemetry/trace-context";
 
 export { isTerminal, TERMINAL_STATES, type JobState, type TerminalState } from "../api/job-states";
 export { GATES, type WaitReason } from "../gates/order";
@@ -72,6 +73,8 @@ export type JobRow = {
   runner: number | null;
   /** When the runner holding the call last renewed its lease. */
   renewed_at: number | null;
+  /** Its trace context (JSON of `JobTrace`, docs/api.md#traces); null when its batch's trace was not kept. */
+  trace: string | null;
   /** Computed on read: the place of a job waiting for a subagent slot (1 = next), else null. */
   queue_position?: number | null;
 };
@@ -159,6 +162,7 @@ export function jobRecord(job: JobRow & { content: string | null }) {
     metadata: job.metadata === null ? null : (JSON.parse(job.metadata) as Record<string, unknown>),
     ...whyWaiting(job),
     approval: approvalRecord(job),
+    ...traceIdOf(job),
   };
 }
 export type JobRecord = ReturnType<typeof jobRecord>;

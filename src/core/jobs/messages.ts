@@ -19,6 +19,7 @@ import type { ContentPart } from "../tools/mcp-content";
 import type { RunTarget } from "../tools/executors";
 import type { ConfigCheck } from "../objects/tenant-cache";
 import type { CompletionRequest, LlmReply, LlmTarget } from "../agents/llm";
+import type { BatchTrace } from "../telemetry/trace-context";
 
 /** A batch's queue copy: one message per batch and chat (docs/architecture.md#platform-rules). */
 export interface JobsMessage {
@@ -44,10 +45,15 @@ export interface ClaimedAsk {
   /** ALLOW_PRIVATE_EGRESS as the chat read it at the claim: `base_url` is checked against it at every send. */
   allow_private_egress: boolean;
   request: CompletionRequest;
+  /** `traceparent` (and `tracestate`) for the request's `chat` span, when the turn's trace is kept. */
+  trace?: Record<string, string>;
 }
 
-/** A runner's report on an ask: the model's reply, or the error the request ended with. */
-export type AskAnswer = { reply: LlmReply } | { error: string };
+/**
+ * A runner's report on an ask: the model's reply, or the error the request ended with, and when the request
+ * began and ended (the `chat` span's times; absent from runners of earlier versions).
+ */
+export type AskAnswer = ({ reply: LlmReply } | { error: string }) & { started_at?: number; ended_at?: number };
 
 /** The one-job message of earlier versions: still read, since a deploy can leave some in the queue. */
 export interface JobMessage {
@@ -102,6 +108,8 @@ export interface BatchRequest {
    * (`vouchFor`).
    */
   config_check?: ConfigCheck;
+  /** The trace the batch belongs to (docs/api.md#traces), decided by the worker; absent when none is kept. */
+  trace?: BatchTrace;
 }
 
 /**
@@ -155,6 +163,8 @@ export interface ClaimedCall {
   read_only: boolean;
   deadline_at: number;
   attempt: number;
+  /** `traceparent` (and `tracestate`) for the job's span, when its trace is kept (docs/api.md#traces). */
+  trace?: Record<string, string>;
 }
 
 /**
@@ -216,6 +226,8 @@ export interface TurnRequest {
   metadata?: string | null;
   /** The budget the parent job counts against (JSON of `BudgetScope`): the child's work counts against it too. */
   budget?: string | null;
+  /** The parent job's trace context (JSON of `JobTrace`): the turn's spans are children of its span. */
+  trace?: string | null;
 }
 
 export type CompleteResult = { status: "recorded" } | { status: "stale" } | { status: "late" };
@@ -273,6 +285,8 @@ export interface ToolCallsRequest {
   idempotency?: { key: string; fingerprint: string };
   /** As in `BatchRequest`. */
   config_check?: ConfigCheck;
+  /** As in `BatchRequest`. */
+  trace?: BatchTrace;
 }
 
 export interface ToolCallResult {

@@ -8,6 +8,7 @@ import type * as schemas from "../api/jobs";
 import { durationSeconds, isTerminal, whyWaiting, type JobRow, type JobState } from "./job";
 import type { Progress } from "./progress";
 import { addUsage, shownUsage } from "../usage/usage";
+import { jobTraceOf } from "../telemetry/trace-context";
 
 /** Wire types come from the zod schemas that also generate /openapi.json. */
 export type Snapshot = z.infer<typeof schemas.snapshot>;
@@ -91,18 +92,30 @@ export function resultsPayload(jobs: JobRow[], o: Omit<SnapshotOptions, "include
   };
   if (timedOut) payload.wait_timeout = true;
   if (active) payload.instruction = RUNNING_INSTRUCTION;
-  return payload;
+  return withTraceId(payload, jobs);
+}
+
+/**
+ * The trace the answer's jobs belong to, last in the payload, when their trace is kept
+ * (docs/api.md#traces); an await over jobs of several traces names none.
+ */
+function withTraceId<P extends ResultsPayload | StartedPayload>(payload: P, jobs: JobRow[]): P {
+  const ids = new Set(jobs.flatMap((j) => jobTraceOf(j)?.t ?? []));
+  return ids.size === 1 ? { ...payload, trace_id: [...ids][0]! } : payload;
 }
 
 /** When a payload is built and how long its results may be. */
 export type PayloadView = Pick<SnapshotOptions, "now" | "maxResultChars">;
 
 export function startedPayload(jobs: JobRow[], o: PayloadView): StartedPayload {
-  return {
-    status: "started",
-    jobs: jobs.map((j) => snapshot(j, { ...o, includeResult: false })),
-    instruction: STARTED_INSTRUCTION,
-  };
+  return withTraceId(
+    {
+      status: "started",
+      jobs: jobs.map((j) => snapshot(j, { ...o, includeResult: false })),
+      instruction: STARTED_INSTRUCTION,
+    },
+    jobs,
+  );
 }
 
 /** The text a model should see for a payload (`Accept: text/plain`). */

@@ -106,6 +106,7 @@ async function attemptOnce(
     if (target.kind === "mcp") {
       const mcpCall = () =>
         callMcpTool(target.endpoint, target.tool, args, {
+          ...(call.trace ? { trace: call.trace } : {}),
           signal: bound.signal,
           remainingMs: remaining,
           allowPrivateEgress,
@@ -123,6 +124,7 @@ async function attemptOnce(
       signal: bound.signal,
       allowPrivateEgress,
       send,
+      ...(call.trace ? { trace: call.trace } : {}),
     };
     return await (target.kind === "http_tool" ? callTenantTool(target, ctx) : callHttpRequest(target, ctx));
   } catch (e) {

@@ -16,6 +16,8 @@ export interface ModelAsk {
   sent_at: number;
   /** When a runner claimed it, or last renewed it; null while its message is on its way. */
   renewed_at: number | null;
+  /** The span of its `chat` request when the turn's trace is kept (docs/api.md#traces). */
+  span?: string;
 }
 
 /** How often the runner renews its ask: as often as a tool call's lease. */

@@ -60,10 +60,13 @@ async function askModel(chat: () => Chat, ask: ModelAskMessage["ask"], claimed: 
  * anything else throws.
  */
 export async function answerOf(claimed: ClaimedAsk, signal?: AbortSignal): Promise<AskAnswer> {
+  const started_at = Date.now();
+  const options = { signal, ...(claimed.trace ? { headers: claimed.trace } : {}) };
   try {
-    return { reply: await complete(claimed.target, claimed.request, claimed.allow_private_egress, { signal }) };
+    const reply = await complete(claimed.target, claimed.request, claimed.allow_private_egress, options);
+    return { reply, started_at, ended_at: Date.now() };
   } catch (e) {
-    if (e instanceof LlmError && !signal?.aborted) return { error: e.message };
+    if (e instanceof LlmError && !signal?.aborted) return { error: e.message, started_at, ended_at: Date.now() };
     throw e;
   }
 }

@@ -30,6 +30,8 @@ export interface AttemptContext {
   allowPrivateEgress: boolean;
   /** What sends the request (the object's call meter); the platform's fetch when absent. */
   send?: Fetch;
+  /** `traceparent` (and `tracestate`) of the job's span, when its trace is kept. */
+  trace?: Record<string, string>;
 }
 
 export async function callTenantTool(
@@ -48,7 +50,7 @@ export async function callTenantTool(
     () =>
       egressFetch(ctx.allowPrivateEgress, ctx.send)(target.url, {
         method: "POST",
-        headers: { "content-type": "application/json", "idempotency-key": ctx.job_id, ...signed },
+        headers: { "content-type": "application/json", "idempotency-key": ctx.job_id, ...ctx.trace, ...signed },
         body,
         signal: ctx.signal,
       }),
@@ -76,7 +78,8 @@ export async function callHttpRequest(
     () =>
       egressFetch(ctx.allowPrivateEgress, ctx.send)(args.url, {
         method,
-        headers: args.headers ?? {},
+        // A trace context the model wrote into the headers is its own; fanout's goes only where there is none.
+        headers: { ...ctx.trace, ...args.headers },
         body: method === "GET" || method === "HEAD" ? undefined : (args.body ?? undefined),
         signal: ctx.signal,
       }),

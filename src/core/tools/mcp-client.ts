@@ -137,20 +137,25 @@ export async function callMcpTool(
     remainingMs: number;
     allowPrivateEgress: boolean;
     onProgress?: (progress: ProgressParams) => void;
+    /** `traceparent` (and `tracestate`) of the job's span: sent as headers and in `params._meta`. */
+    trace?: Record<string, string>;
   },
 ): Promise<AttemptResult> {
-  const { signal, remainingMs, onProgress } = call;
+  const { signal, remainingMs, onProgress, trace } = call;
   // The caller's signal ends the call at the deadline; the SDK's own timer must not fire first.
   const timeout = remainingMs + 1_000;
   let client: Client;
   try {
-    client = await connected(endpoint, signal, timeout, serverFetch(endpoint.url, call.allowPrivateEgress));
+    const traced = trace ? { ...endpoint, headers: { ...endpoint.headers, ...trace } } : endpoint;
+    client = await connected(traced, signal, timeout, serverFetch(endpoint.url, call.allowPrivateEgress));
   } catch (e) {
     if (signal.aborted) throw e;
     return failure(endpoint.name, e, "unsent");
   }
   try {
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+    // MCP carries W3C trace context in `_meta` too (the 2026-07-28 revision), so it crosses a proxy that drops headers.
+    const meta = trace ? { _meta: { ...trace } } : {};
+    const result = await client.callTool({ name: tool, arguments: args, ...meta }, undefined, {
       signal,
       timeout,
       ...(onProgress ? { onprogress: onProgress } : {}),

@@ -26,6 +26,7 @@ import { deliveryOptions } from "./delivery-options";
 import { idempotency } from "./idempotency";
 import { requestMetadata } from "./metadata";
 import { requestBudget } from "./budget";
+import { batchTrace, readTraceHeaders } from "../../core/telemetry/trace-context";
 
 type Ctx = Context<AppEnv>;
 
@@ -102,6 +103,8 @@ export async function batchContext(c: Ctx): Promise<BatchContext> {
   };
   const limits = chatLimits(config);
   const caller = callerOf(config, agent);
+  // Decided once per top-level batch (docs/api.md#traces); a malformed traceparent counts as none.
+  const trace = batchTrace(readTraceHeaders(c.req.header("traceparent"), c.req.header("tracestate")), config.telemetry);
   return {
     chatId,
     config,
@@ -133,6 +136,7 @@ export async function batchContext(c: Ctx): Promise<BatchContext> {
         ...(config.flow.length ? { flow: config.flow } : {}),
         ...(config.approvals.length ? { approvals: config.approvals } : {}),
         ...(budget ? { budget } : {}),
+        ...(trace ? { trace } : {}),
         delivery,
         idempotency: key,
         config_check: configCheckOf(c),

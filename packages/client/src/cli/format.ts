@@ -3,7 +3,7 @@
  * `fanout watch`. Pure functions of the data and the clock, so they are tested
  * without a terminal.
  */
-import type { FlowAnswer, FanoutEvent, JobSnapshot, ToolsAnswer } from "../types.js";
+import type { FlowAnswer, FanoutEvent, JobSnapshot, TelemetryAnswer, ToolsAnswer } from "../types.js";
 
 const WIDTH = 60;
 
@@ -61,6 +61,15 @@ export function flowTable(answer: FlowAnswer): string {
       ...r.keys.map((k) => `  ${k.key === "" ? '""' : cell(k.key, 40)}  running ${k.running}  queued ${k.queued}`),
     ])
     .join("\n");
+}
+
+/** What the tenant's span exports came to, in one line, and the latest failure on the next. */
+export function telemetryLine(answer: TelemetryAnswer): string {
+  const last = answer.last_export_at ? `  last export ${answer.last_export_at}` : "";
+  return [
+    `exported ${answer.exported}  dropped ${answer.dropped}${last}`,
+    ...(answer.last_error ? [`last error: ${answer.last_error}`] : []),
+  ].join("\n");
 }
 
 /** A running job as `fanout watch` shows it. */

@@ -15,7 +15,7 @@ import { DELIVERY_COMMANDS, DELIVERY_OPTIONS, DELIVERY_USAGE } from "./deliverie
 import { APPROVAL_COMMANDS, APPROVAL_OPTIONS, APPROVAL_USAGE } from "./approvals.js";
 import { CONFIG_USAGE, configCommand } from "./config.js";
 import type { CliIo } from "./io.js";
-import { flowTable, jobTable, toolTable } from "./format.js";
+import { flowTable, jobTable, telemetryLine, toolTable } from "./format.js";
 import { watch } from "./watch.js";
 
 export const USAGE = `Usage: fanout <command> [options]
@@ -29,6 +29,7 @@ Commands:
   watch    [--chat <id>]                  live events, with running jobs and their times
   tools    [--agent <name>]               the tools and prompts to give a model
   flow                                    what each flow rule holds back: running, queued, busiest keys
+  telemetry                               spans exported to the tenant's OTLP endpoint, dropped, the latest failure
 ${DELIVERY_USAGE}
 ${APPROVAL_USAGE}
 ${CONFIG_USAGE}
@@ -131,6 +132,11 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
     case "flow": {
       const answer = await fanout.flow();
       print(answer, () => flowTable(answer));
+      return 0;
+    }
+    case "telemetry": {
+      const answer = await fanout.telemetry();
+      print(answer, () => telemetryLine(answer));
       return 0;
     }
     default: {
