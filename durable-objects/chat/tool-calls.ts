@@ -29,6 +29,7 @@ import { approvalsOf, commit, requireKnown } from "./batches";
 import type { Chat } from "./chat";
 import { beingDeleted, deletedWhileWaiting } from "./deletion";
 import { newJobRows, withJobIds } from "./jobs/admission";
+import { traceIdOf } from "../../src/core/telemetry/trace-context";
 
 export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<ToolCallsReply> {
   const { store, tree } = chat;
@@ -184,5 +185,13 @@ export function answerToolCalls(chat: Chat, stored: Answered, limits: ChatLimits
       awaited.flatMap((id) => rows.get(id) ?? []),
       now,
     );
-  return { status: toolCallsStatus(results, !done), batch_id: stored.batch_id || null, results };
+  // The batch's trace, when it is kept: its jobs' (a refused call has no job, an earlier job named by a
+  // `parallel` call may be of another batch, so the batch's own jobs say it).
+  const traced = [...rows.values()].find((r) => r.batch_id === stored.batch_id && r.trace);
+  return {
+    status: toolCallsStatus(results, !done),
+    batch_id: stored.batch_id || null,
+    results,
+    ...(traced ? traceIdOf(traced) : {}),
+  };
 }

@@ -235,6 +235,7 @@ describe("waits and content", () => {
       headers: { traceparent: traceparent() },
     });
     expect(res.status).toBe(200);
+    expect((await json(res)).trace_id).toBe(TRACE);
     const { spans } = await eventually(async () => {
       const got = await otlp.received();
       return got.spans.length >= 3 && got;
@@ -425,5 +426,41 @@ describe("faults", () => {
     expect(new Set(g!.spans.map((s) => s.trace_id))).toEqual(new Set([other]));
     expect(new Set(g!.spans.map((s) => s.resource["fanout.tenant"]))).toEqual(new Set(["globex"]));
     expect((await json(await api("/v1/telemetry", { key: TEST_KEYS.globex }))).exported).toBe(2);
+  });
+});
+
+describe("the telemetry config", () => {
+  it("keeps its headers as secrets bound to the endpoint's origin, and says what a wrong URL must be", async () => {
+    const otlp = sink("config");
+    const stored = await configure(toolConfig({ telemetry: otlp.telemetry }));
+    expect(stored.telemetry).toEqual({
+      otlp: { url: otlp.url, headers: { "x-honeycomb-team": "***" }, protocol: "http/protobuf" },
+      capture_content: false,
+      sample_ratio: 1,
+    });
+    const moved = await api("/v1/config", {
+      method: "PATCH",
+      body: { telemetry: { otlp: { url: "https://otlp.elsewhere.example/v1/traces" } } },
+      headers: { "content-type": "application/merge-patch+json" },
+    });
+    expect(moved.status).toBe(400);
+    expect(await json(moved)).toMatchObject({
+      error: {
+        code: "secret_required",
+        message: expect.stringContaining("telemetry.otlp.headers.x-honeycomb-team must be sent again"),
+      },
+    });
+    const wrong = await api("/v1/config", {
+      method: "PUT",
+      body: toolConfig({ telemetry: { otlp: { url: `${toolServer()}/otlp/x` }, sample_ratio: 2 } }),
+    });
+    expect(wrong.status).toBe(400);
+    const problems = (await json(wrong)).error.problems as string[];
+    expect(problems).toContainEqual(
+      expect.stringMatching(/^telemetry\.otlp\.url: must be the OTLP\/HTTP traces endpoint/),
+    );
+    expect(problems).toContainEqual(expect.stringMatching(/^telemetry\.sample_ratio: /));
+    // Nothing changed: the stored header still goes to its own endpoint.
+    expect((await json(await api("/v1/config"))).telemetry.otlp.url).toBe(otlp.url);
   });
 });

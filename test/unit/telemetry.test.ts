@@ -15,6 +15,7 @@ import {
 } from "../../src/core/telemetry/trace-context";
 import { batchSpan, chatSpan, cutContent, jobSpan, providerName, type SpanJob } from "../../src/core/telemetry/spans";
 import { encodeSpans, resourceOf } from "../../src/core/telemetry/otlp";
+import { configEgressProblems } from "../../src/core/egress/policy";
 import {
   EXPORT_RETRY_DELAYS_MS,
   MAX_WAITING_SPANS,
@@ -58,6 +59,27 @@ describe("readTraceHeaders", () => {
     expect(long).toEqual({ trace_id: TRACE, span_id: SPAN, sampled: true });
     const many = Array.from({ length: 33 }, (_, i) => `k${i}=v`).join(",");
     expect(readTraceHeaders(`00-${TRACE}-${SPAN}-01`, many)?.tracestate).toBeUndefined();
+  });
+});
+
+describe("the OTLP endpoint", () => {
+  it("is held to the egress rules like every URL fanout calls", () => {
+    const config = {
+      tools: [],
+      mcp_servers: [],
+      llm: null,
+      webhook: null,
+      telegram: null,
+      builtins: { http_request: { allowed_origins: [] } },
+    };
+    const at = (url: string) => ({ ...config, telemetry: { otlp: { url } } });
+    expect(configEgressProblems(at("http://127.0.0.1:4318/v1/traces"), false)).toEqual([
+      "telemetry.otlp.url must use https:",
+    ]);
+    expect(configEgressProblems(at("https://10.0.0.7/v1/traces"), false)).toEqual([
+      "telemetry.otlp.url points at a non-public address (private)",
+    ]);
+    expect(configEgressProblems(at("https://api.honeycomb.io/v1/traces"), false)).toEqual([]);
   });
 });
 

@@ -1637,6 +1637,8 @@ export interface paths {
                                     [key: string]: unknown;
                                 };
                             }[];
+                            /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                            trace_id?: string;
                         };
                     };
                 };

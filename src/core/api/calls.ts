@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { BATCH_STATUSES } from "./job-states";
-import { jobState } from "./jobs";
+import { jobState, traceId } from "./jobs";
 
 /** What a model sees in the `parallel` tool's schema: the one shape it needs to write. */
 export const toolCallItem = z
@@ -132,6 +132,7 @@ export const toolCallsAnswer = z.object({
   status: z.enum(BATCH_STATUSES),
   batch_id: z.string().nullable(),
   results: z.array(toolCallResult).describe("One entry per call, in the original order."),
+  trace_id: traceId.optional(),
 });
 
 /** One function definition in OpenAI's form, which the client turns into Anthropic's, the AI SDK's and Gemini's. */

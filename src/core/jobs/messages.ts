@@ -304,6 +304,8 @@ export interface ToolCallsAnswer {
   status: BatchStatus;
   batch_id: string | null;
   results: ToolCallResult[];
+  /** The batch's trace, when it is kept (docs/api.md#traces). */
+  trace_id?: string;
 }
 
 /** A `/tool-calls` request waiting for its calls' jobs: what the chat needs to answer once the wait ends. */
