@@ -19,6 +19,7 @@ import {
   startFloor,
   startSpecFloor,
   startWorkerFloor,
+  TRACED_KEY,
   UNLIMITED,
 } from "./lib/services.mjs";
 import { objectSeconds } from "./lib/object-seconds.mjs";
@@ -35,6 +36,7 @@ import {
   SIDES,
   scale,
   storage,
+  telemetryCost,
   tenantSpread,
   throughputRounds,
   wakeLatency,
@@ -55,6 +57,7 @@ const plan = quick
       tpChats: [20],
       scaleSeconds: 5,
       spread: 200,
+      telemetry: 16,
       store: { chats: 10, jobsPerChat: 41 },
     }
   : {
@@ -69,6 +72,7 @@ const plan = quick
       tpChats: [20, 50],
       scaleSeconds: 20,
       spread: 1000,
+      telemetry: 100,
       // Purged 60 s (retention) after the last job, by the chat's next alarm.
       store: { chats: 10, jobsPerChat: 201, purgeAfterMs: 75_000 },
     };
@@ -178,6 +182,28 @@ try {
   } finally {
     await spreadFanout.stop();
   }
+  console.log(`telemetry off and on: ${plan.telemetry} batches each, in eight alternating blocks…`);
+  // Its own tenant, every batch traced (fanout starts the trace) and exported to the tool server's OTLP sink.
+  const traced = clients({ fanout, floor, tools }, TRACED_KEY);
+  await traced.configure({
+    tools: [tool("slow"), tool("noop")],
+    limits: { max_wait_seconds: 95 },
+    telemetry: { otlp: { url: `${tools.url}/v1/traces` }, sample_ratio: 1 },
+  });
+  for (let i = 0; i < 5; i++)
+    await Promise.all(
+      [c, traced].map((side) =>
+        side.fanout(
+          `warm-tel-${i}`,
+          Array.from({ length: 8 }, () => ["noop", {}]),
+        ),
+      ),
+    );
+  const sinkBefore = tools.otlp();
+  const telemetry = await telemetryCost(c, traced, { reps: plan.telemetry, usage: () => workerdUsage(fanout.pid) });
+  await new Promise((r) => setTimeout(r, 1_000)); // the last batch's spans reach the sink
+  const sink = tools.otlp();
+  telemetry.exports = { requests: sink.requests - sinkBefore.requests, bytes: sink.bytes - sinkBefore.bytes };
   console.log(`storage${plan.store.purgeAfterMs ? " and purge (about 2 min)" : ""}…`);
   // Its own tenant, so the 60 s retention under test touches no other scenario's chats.
   const other = clients({ fanout, floor, tools }, OTHER_KEY);
@@ -218,6 +244,8 @@ try {
     ...Object.fromEntries(scaled.map((x) => [`scale${x.chats}`, summary(x.latencies)])),
     spreadOneTenant: summary(spread.oneTenant.latencies),
     spreadManyTenants: summary(spread.manyTenants.latencies),
+    telemetryOff: summary(telemetry.off.latencies),
+    telemetryOn: summary(telemetry.on.latencies),
   };
   const overhead = (x) => x - 500;
   const figures = {
@@ -251,6 +279,11 @@ try {
     scaleCpuRatio: scaled.at(-1).cpuSecondsPer1000Jobs / scaled[0].cpuSecondsPer1000Jobs,
     bytesPerJob: stored.bytesPerJob,
     tenantSpreadRatio: s.spreadManyTenants.p50 / s.spreadOneTenant.p50,
+    telemetryRatio: s.telemetryOn.p50 / s.telemetryOff.p50,
+    telemetryCpuMsPerBatch: {
+      off: telemetry.off.blockCpuMsPerBatch.reduce((a, b) => a + b, 0) / telemetry.off.blockCpuMsPerBatch.length,
+      on: telemetry.on.blockCpuMsPerBatch.reduce((a, b) => a + b, 0) / telemetry.on.blockCpuMsPerBatch.length,
+    },
   };
   // A purged chat leaves only an empty database's bookkeeping (~100 B).
   const purgedToBaseline =
@@ -329,6 +362,16 @@ try {
         spread.manyTenants.jobsPerSecond >= 0.95 * spread.oneTenant.jobsPerSecond &&
         spread.oneTenant.errors + spread.manyTenants.errors === 0,
       `p50 ${round(s.spreadOneTenant.p50)} vs ${round(s.spreadManyTenants.p50)} ms = ${round(figures.tenantSpreadRatio, 2)}×; ${round(spread.oneTenant.jobsPerSecond)} vs ${round(spread.manyTenants.jobsPerSecond)} jobs/s; errors ${spread.oneTenant.errors} + ${spread.manyTenants.errors}`,
+    ],
+    [
+      "telemetry: a traced, exported batch's latency within 5 % of an untraced one's (p50)",
+      figures.telemetryRatio <= 1.05,
+      `${round(s.telemetryOn.p50)} vs ${round(s.telemetryOff.p50)} ms = ${round(figures.telemetryRatio, 3)}× (p99 ${round(s.telemetryOn.p99)} vs ${round(s.telemetryOff.p99)} ms; workerd CPU per batch ${round(figures.telemetryCpuMsPerBatch.on, 1)} vs ${round(figures.telemetryCpuMsPerBatch.off, 1)} ms; ${telemetry.exports.requests} export requests for ${telemetry.on.latencies.length} batches)`,
+    ],
+    [
+      "object-seconds per job with telemetry on, 4 calls of 5 s, wait:true ≤ untraced + 0.01",
+      billed.perJob["5s-wait-traced"] <= billed.perJob["5s-wait"] + 0.01,
+      `${round(billed.perJob["5s-wait-traced"], 4)} vs ${round(billed.perJob["5s-wait"], 4)}; 0.2 s calls ${round(billed.perJob["short-wait-traced"], 4)} vs ${round(billed.perJob["short-wait"], 4)}`,
     ],
     [
       "scale: 0 errors",
@@ -415,6 +458,11 @@ try {
     throughput: tp,
     scale: scaled.map(({ latencies, ...x }) => x),
     tenantSpread: Object.fromEntries(Object.entries(spread).map(([k, { latencies, ...x }]) => [k, x])),
+    telemetry: {
+      off: { blockCpuMsPerBatch: telemetry.off.blockCpuMsPerBatch },
+      on: { blockCpuMsPerBatch: telemetry.on.blockCpuMsPerBatch },
+      exports: telemetry.exports,
+    },
     storage: stored,
     objectSeconds: billed,
     targets: targets.map(([name, ok, value]) => ({ name, ok, value })),

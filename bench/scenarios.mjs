@@ -447,6 +447,36 @@ export async function tenantSpread(one, many, { chats, rate, seconds, usage }) {
   return out;
 }
 
+/** The telemetry scenario's blocks: each side first and last once (`telemetryCost`). */
+const TELEMETRY_BLOCKS = ["off", "on", "on", "off", "on", "off", "off", "on"];
+
+/**
+ * 5c. What tracing costs a batch (docs/api.md#traces): 8 × 500 ms batches, one at a time, from a
+ * tenant without `telemetry` (`off`) and from one whose every batch is traced and its spans exported
+ * (`on`: `sample_ratio` 1, to the tool server's OTLP sink), on the same instance, in eight blocks of
+ * `reps / 4` (ABBA BAAB, so a slow stretch of the machine falls on both), with the instance's
+ * workerd CPU per batch of each block. An export runs after its batch answered: its CPU falls in its
+ * own block or the start of the next, which the order splits evenly.
+ */
+export async function telemetryCost(off, on, { reps, usage }) {
+  const sides = { off, on };
+  const out = { off: { latencies: [], blockCpuMsPerBatch: [] }, on: { latencies: [], blockCpuMsPerBatch: [] } };
+  const perBlock = Math.max(1, Math.round(reps / (TELEMETRY_BLOCKS.length / 2)));
+  for (const name of TELEMETRY_BLOCKS) {
+    const o = out[name];
+    const before = usage().cpuSeconds;
+    for (let k = 0; k < perBlock; k++) {
+      const t0 = now();
+      const res = await sides[name].fanout(chat(`tel-${name}`), eight(500));
+      if (res.status !== "success") throw new Error(`telemetry ${name}: a batch ended ${res.status}`);
+      if (name === "on" && !res.trace_id) throw new Error("telemetry on: a batch's answer has no trace_id");
+      o.latencies.push(now() - t0);
+    }
+    o.blockCpuMsPerBatch.push(round(((usage().cpuSeconds - before) * 1000) / perBlock, 1));
+  }
+  return out;
+}
+
 /**
  * 6. Storage: bytes each retained job adds across the chat and tenant
  * objects (small results), and, when `purgeAfterMs` is given, whether a

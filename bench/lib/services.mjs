@@ -15,6 +15,8 @@ export const BENCH_TENANT = "bench";
 export const BENCH_KEY = "bench-local-key";
 /** A second tenant, for drills that cross tenants and scenarios that need their own limits. */
 export const OTHER_KEY = "other-tenant-key";
+/** The tenant whose batches are traced and exported (the telemetry scenario). */
+export const TRACED_KEY = "traced-tenant-key";
 
 export async function freePort() {
   return new Promise((ok, fail) => {
@@ -170,7 +172,7 @@ export async function startFanout(
     [
       ...(config ? ["--config", config.path] : []),
       "--var",
-      `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:${OTHER_KEY}`,
+      `API_KEYS:${BENCH_TENANT}:${BENCH_KEY},other:${OTHER_KEY},traced:${TRACED_KEY}`,
       "--var",
       `CONFIG_KEY:${configKey}`,
       "--var",

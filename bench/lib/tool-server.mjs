@@ -1,7 +1,8 @@
 /**
  * The benchmark's tool endpoint: `POST /slow` waits `tool_args.ms`, `POST /noop`
  * answers at once. It records each call's arrival and finish time by job id
- * and the most calls in flight, so latencies are measured where the work happens.
+ * and the most calls in flight, so latencies are measured where the work happens. `POST /v1/traces`
+ * is an OTLP sink: it answers 200 and counts the requests and bytes it took.
  */
 import { createServer } from "node:http";
 
@@ -10,7 +11,16 @@ export async function startToolServer() {
   const counts = new Map(); // job_id → calls received (a drill's "run twice" check)
   let inFlight = 0;
   let maxInFlight = 0;
+  const otlp = { requests: 0, bytes: 0 };
   const server = createServer((req, res) => {
+    if (req.url === "/v1/traces") {
+      req.on("data", (c) => (otlp.bytes += c.length));
+      req.on("end", () => {
+        otlp.requests++;
+        res.writeHead(200, { "content-type": "application/x-protobuf", "content-length": 0 }).end();
+      });
+      return;
+    }
     let body = "";
     req.on("data", (c) => (body += c));
     req.on("end", () => {
@@ -47,6 +57,8 @@ export async function startToolServer() {
     count: (jobId) => counts.get(jobId) ?? 0,
     resetPeak: () => (maxInFlight = inFlight),
     peak: () => maxInFlight,
+    /** What the OTLP sink took so far. */
+    otlp: () => ({ ...otlp }),
     close: () => new Promise((r) => server.close(r)),
   };
 }

@@ -10,9 +10,17 @@
  * and changes nothing in it; `wrangler deploy` never sees this file (bench/run.mjs points a
  * generated config at it).
  */
-import worker, { BudgetDO, ChatDO, DirectRunner, FlowShardDO, CallRunnerDO, TenantDO } from "../../src/index";
+import worker, {
+  BudgetDO,
+  ChatDO,
+  DirectRunner,
+  FlowShardDO,
+  CallRunnerDO,
+  TenantDO,
+  TraceExport,
+} from "../../src/index";
 
-export { BudgetDO, ChatDO, DirectRunner, FlowShardDO, CallRunnerDO, TenantDO };
+export { BudgetDO, ChatDO, DirectRunner, FlowShardDO, CallRunnerDO, TenantDO, TraceExport };
 
 /** wrangler.toml's period for `API_RATE_LIMIT`. */
 const PERIOD_MS = 10_000;

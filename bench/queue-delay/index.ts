@@ -14,6 +14,7 @@ import worker, {
   FlowShardDO,
   CallRunnerDO,
   TenantDO,
+  TraceExport,
 } from "../../src/index";
 
 // Not exported: every export of a Worker entry must be a handler or a class.
@@ -52,7 +53,7 @@ export class ChatDO extends RealChatDO {
   }
 }
 
-export { BudgetDO, DirectRunner, FlowShardDO, CallRunnerDO, TenantDO };
+export { BudgetDO, DirectRunner, FlowShardDO, CallRunnerDO, TenantDO, TraceExport };
 
 export default {
   fetch: (request, env, ctx) => worker.fetch(request, slowQueue(env), ctx),

@@ -23,6 +23,8 @@ export const HELD_FOR_BATCH_MS = 10_000;
 const heldForBatch = (job: Pick<JobRow, "created_at" | "completed_at">) =>
   (job.completed_at ?? job.created_at) - job.created_at < HELD_FOR_BATCH_MS;
 
+let missingExporterSaid = false;
+
 export class SpanOutbox {
   #pending: SpanRecord[] = [];
   #handing = false;
@@ -64,7 +66,14 @@ export class SpanOutbox {
     this.#handing = false;
     const spans = this.#pending.splice(0);
     const exporter = this.store.ctx.exports?.TraceExport;
-    if (!exporter || spans.length === 0) return;
+    if (spans.length === 0) return;
+    if (!exporter) {
+      // A build whose entry does not export `TraceExport` (a wrapper's, say) can export nothing: say so once.
+      if (!missingExporterSaid)
+        console.warn("spans dropped: this build's Worker entry does not export TraceExport (src/index.ts does)");
+      missingExporterSaid = true;
+      return;
+    }
     const { tenant } = this.store.address();
     try {
       // Answered at once: the export runs in that invocation, after its answer.
