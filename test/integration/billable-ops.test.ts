@@ -16,6 +16,8 @@ import { TenantDO } from "../../durable-objects/tenant/TenantDO";
 import { CallRunnerDO } from "../../durable-objects/runner/CallRunnerDO";
 import { FlowShardDO } from "../../durable-objects/flow/FlowShardDO";
 import worker from "../../src/index";
+import { forgetTraceTargets } from "../../src/edge/telemetry/trace-export";
+import { REPORT_EVERY_MS } from "../../src/core/telemetry/exporter";
 import {
   toolServer,
   agentConfig,
@@ -259,7 +261,9 @@ describe("traces", () => {
         expect(body.trace_id).toBe(trace);
       }
       await eventually(async () => meter.counts.queued >= batches * 8);
-      await new Promise((r) => setTimeout(r, 500)); // the last batch's spans reach their exporter
+      // The exporter reports at most every 4 s (the warm-up's report opened the window): both sides wait
+      // past it, so each counts the same stretch of time.
+      await new Promise((r) => setTimeout(r, REPORT_EVERY_MS + 500));
     } finally {
       meter.stop();
     }
@@ -279,14 +283,17 @@ describe("traces", () => {
   it("cost at most one more object request and one more row per batch, with telemetry on", async () => {
     const batches = 10;
     await configure(toolConfig());
+    forgetTraceTargets();
     const off = await measure("meter-trace-off", batches);
     await configure(
       toolConfig({ telemetry: { otlp: { url: `${toolServer()}/otlp/billable/v1/traces`, headers: {} } } }),
     );
     const on = await measure("meter-trace-on", batches);
     console.log("traces: per batch, telemetry off and on", JSON.stringify({ off, on }));
-    // The exporter's one report to the tenant per batch; the hand-over to it is a Worker invocation.
-    expect(on.exported).toBe(batches);
+    // The exporter's reports to the tenant come at most every 4 s from an isolate (these batches take
+    // about 2 s); the hand-over to it is a Worker invocation, no object request.
+    expect(on.exported).toBeGreaterThanOrEqual(1);
+    expect(on.exported).toBeLessThanOrEqual(2);
     expect(on.requests - off.requests).toBeLessThanOrEqual(1.05);
     // The context rides on the job rows; the tenant's export counts are its one row per batch.
     expect(on.rows - off.rows).toBeLessThanOrEqual(1);

@@ -397,7 +397,8 @@ describe("faults", () => {
       const t = await json(await api("/v1/telemetry"));
       return t.dropped > 0 && t;
     }, 15_000);
-    expect(status).toMatchObject({ exported: 0, dropped: 2 });
+    // (`exported` may hold an earlier test's spans: reports come up to 4 s after their export.)
+    expect(status.dropped).toBe(2);
     expect(status.last_error).toContain("HTTP 503");
     expect(status.last_error).not.toContain("otlp-key-5678");
     const { requests } = (await (await fetch(`${toolServer()}/__otlp/failing`)).json()) as { requests: unknown[] };

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import {
   batchTrace,
   jobTraceInBatch,
+  jobTraceOf,
   jobTraceUnder,
   readTraceHeaders,
   traceHeaders,
@@ -17,7 +18,10 @@ import { batchSpan, chatSpan, cutContent, jobSpan, providerName, type SpanJob } 
 import { encodeSpans, resourceOf } from "../../src/core/telemetry/otlp";
 import { configEgressProblems } from "../../src/core/egress/policy";
 import {
+  EXPORT_ATTEMPT_TIMEOUT_MS,
   EXPORT_RETRY_DELAYS_MS,
+  HAND_OVER_LIMIT_MS,
+  REPORT_EVERY_MS,
   MAX_WAITING_SPANS,
   SPANS_PER_REQUEST,
   TenantSpans,
@@ -92,6 +96,17 @@ describe("batchTrace", () => {
     expect(withTelemetry).toMatchObject({ trace_id: TRACE, parent: SPAN, export: true, capture: false });
     expect(withTelemetry.batch_span).toMatch(/^[0-9a-f]{16}$/);
     expect(batchTrace(incoming, null)).toMatchObject({ trace_id: TRACE, export: false });
+    // Without export a job keeps only what passing the context on needs, and so do its subagent's jobs.
+    const passedOn = jobTraceInBatch(batchTrace({ ...incoming, tracestate: "a=b" }, null)!);
+    expect(Object.keys(passedOn).sort()).toEqual(["p", "s", "t", "ts"]);
+    expect(Object.keys(jobTraceUnder(passedOn)).sort()).toEqual(["p", "s", "t", "ts"]);
+  });
+
+  it("reads a stored context that is not one as none, so a job's reads never break on it", () => {
+    expect(jobTraceOf({ trace: "{not json" })).toBeNull();
+    expect(jobTraceOf({ trace: '{"x":1}' })).toBeNull();
+    expect(jobTraceOf({ trace: null })).toBeNull();
+    expect(jobTraceOf({ trace: JSON.stringify({ t: TRACE, s: SPAN, p: "" }) })).toMatchObject({ t: TRACE });
   });
 
   it("keeps no unsampled caller's trace, and starts none without telemetry", () => {
@@ -193,11 +208,12 @@ describe("jobSpan", () => {
     ]);
   });
 
-  it("carries content only when asked for, cut to 8 KB", () => {
-    const span = jobSpan(job({ result: "é".repeat(5_000) }), { ...trace, c: 1 });
+  it("carries content only when asked for, cut to 32 KB on its way (the exporter cuts to 8 KB once redacted)", () => {
+    const span = jobSpan(job({ result: "é".repeat(20_000) }), { ...trace, c: 1 });
     expect(span.attributes["gen_ai.tool.call.arguments"]).toBe('{"q":"x"}');
     const result = span.attributes["gen_ai.tool.call.result"] as string;
-    expect(new TextEncoder().encode(result).length).toBe(8192);
+    expect(new TextEncoder().encode(result).length).toBe(32_768);
+    expect(new TextEncoder().encode(cutContent(result)).length).toBe(8192);
     expect(cutContent("a".repeat(10))).toBe("a".repeat(10));
   });
 
@@ -382,11 +398,63 @@ describe("TenantSpans", () => {
     expect(spans.waiting).toBe(0);
   });
 
-  it("redacts the tenant's secrets from content before it leaves", async () => {
+  it("redacts the tenant's secrets from content before it leaves, then cuts it to 8 KB", async () => {
     const { spans, requests } = exporter([]);
     const leaky = jobSpan(job({ result: "the key is sekrit-token-123" }), { ...trace, c: 1 });
     await spans.add([leaky], target);
     expect(requests[0]!.body).not.toContain("sekrit-token-123");
     expect(requests[0]!.body).toContain("the key is ***");
+    // A secret across the 8 KB cut: whole when redacted, so no part of it leaves.
+    const across = jobSpan(job({ result: `${"x".repeat(8185)}sekrit-token-123 and more` }), { ...trace, c: 1 });
+    expect(across.attributes["gen_ai.tool.call.result"]).toContain("sekrit-token-123");
+    await spans.add([across], target);
+    const sent = JSON.parse(requests[1]!.body).resourceSpans[0].scopeSpans[0].spans[0].attributes.find(
+      (a: { key: string }) => a.key === "gen_ai.tool.call.result",
+    ).value.stringValue as string;
+    expect(new TextEncoder().encode(sent).length).toBe(8192);
+    // Redacted first, then cut: `x…x*** and`. Cut first, `x…xsekrit-` would have left part of it.
+    expect(sent.endsWith("x*** and")).toBe(true);
+    expect(sent).not.toMatch(/sekr|ekrit/);
+  });
+
+  it("reports what its hand-overs came to at most every 4 s, together", async () => {
+    const clock = { now: 0 };
+    const reports: ExportTally[] = [];
+    const spans = new TenantSpans("acme", {
+      post: async () => new Response(""),
+      // A timer of the test's: the clock moves when it fires.
+      sleep: (ms) => new Promise((r) => setTimeout(() => r(void (clock.now += ms)), 5)),
+      now: () => clock.now,
+      report: async (tally) => void reports.push(tally),
+    });
+    await spans.add(many(1), target);
+    await Promise.all([spans.add(many(2), target), spans.add(many(3), target)]);
+    expect(reports).toEqual([
+      { exported: 1, dropped: 0, last_export_at: 0 },
+      { exported: 5, dropped: 0, last_export_at: 0 },
+    ]);
+    expect(clock.now).toBe(2 * REPORT_EVERY_MS);
+  });
+
+  it("starts no try past its hand-over's limit: a hanging endpoint's spans are dropped in time", async () => {
+    const clock = { now: 0 };
+    const reports: ExportTally[] = [];
+    const spans = new TenantSpans("acme", {
+      // Every try hangs until its own 4 s limit.
+      post: async () => {
+        clock.now += EXPORT_ATTEMPT_TIMEOUT_MS;
+        throw new DOMException("The operation timed out.", "TimeoutError");
+      },
+      sleep: async (ms) => void (clock.now += ms),
+      now: () => clock.now,
+      report: async (tally) => void reports.push(tally),
+    });
+    await spans.add(many(2), target);
+    // Tries at 0, 5 and 11 s; a fourth would start at 19 s, past the 16 s limit.
+    expect(clock.now).toBe(15_000);
+    expect(clock.now).toBeLessThanOrEqual(HAND_OVER_LIMIT_MS);
+    expect(reports).toEqual([
+      { exported: 0, dropped: 2, last_error: expect.stringContaining("Export to https://otlp.example failed") },
+    ]);
   });
 });

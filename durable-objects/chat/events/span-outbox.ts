@@ -36,6 +36,15 @@ export class SpanOutbox {
    * last active job. Its spans leave once the end commits.
    */
   jobEnded(job: JobRow, batch: readonly JobRow[] | undefined): void {
+    // Inside the transaction that ends the job: whatever goes wrong here must not undo that end.
+    try {
+      this.#jobEnded(job, batch);
+    } catch (e) {
+      console.error("a job's spans could not be built; they are dropped", job.job_id, e);
+    }
+  }
+
+  #jobEnded(job: JobRow, batch: readonly JobRow[] | undefined): void {
     const trace = jobTraceOf(job);
     if (!trace?.x) return;
     const spans: SpanRecord[] = heldForBatch(job) ? [] : [jobSpan(job, trace)];

@@ -58,10 +58,11 @@ export class JobStore extends JobLeases {
     next: WaitReason | null = null,
     now = Date.now(),
   ): void {
-    // A traced job notes the gate it leaves, and when (the span's `fanout.wait` events), in the same write.
+    // A job whose spans are exported notes the gate it leaves, and when (its `fanout.wait` events), in
+    // the same write.
     this.sql.exec(
       `UPDATE jobs SET waiting_for = ?, wait_seq = NULL, deadline_at = ?, tree_slot = COALESCE(?, tree_slot),
-         trace = CASE WHEN trace IS NULL OR waiting_for IS NULL THEN trace
+         trace = CASE WHEN waiting_for IS NULL OR json_extract(trace, '$.x') IS NOT 1 THEN trace
            ELSE json_insert(trace, '$.w[#]', json_array(waiting_for, ?)) END
          WHERE job_id = ? AND state = 'pending'`,
       next,

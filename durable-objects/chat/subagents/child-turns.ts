@@ -178,9 +178,16 @@ export class ChildTurns implements LoopHost {
     for (let driving = this.#driving.get(turnId); driving; driving = this.#driving.get(turnId)) await driving;
     const ask = this.asks.current(turnId);
     if (!this.running(turnId) || !this.asks.take(turnId, lease)) return "stale";
-    // The request's span, before the reply joins the conversation it was asked with.
-    if (ask?.span) await this.#traceModelRequest(ask.span, ask.sent_at, answer);
-    await this.drive(turnId, () => takeReply(this, turnId, answer));
+    // Nothing may await between taking the ask and driving the step: a timer's step in between would
+    // find no ask and ask the model again. The request's span is built inside the step, before the
+    // reply joins the conversation it was asked with, and never stops it.
+    await this.drive(turnId, async () => {
+      if (ask?.span)
+        await this.#traceModelRequest(ask.span, ask.sent_at, answer).catch((e: Error) =>
+          console.warn("a model request's span could not be built; the turn goes on", turnId, e.message),
+        );
+      return takeReply(this, turnId, answer);
+    });
     return "taken";
   }
 

@@ -7,7 +7,7 @@
  * then the spans are dropped and counted; any other answer drops them at once. At most
  * `MAX_WAITING_SPANS` wait per tenant: beyond that the oldest are dropped and counted. Content
  * attributes are redacted of the tenant's secrets here, the last step before they leave. What
- * happened is reported (`ExportTally`) for `GET /v1/telemetry`, once per hand-over.
+ * happened is reported (`ExportTally`) for `GET /v1/telemetry`, at most every 4 s per tenant and isolate.
  * Nothing here can delay, fail or change a job: a job ended before its spans were built.
  */
 import { networkErrorText } from "../http/network-error";
@@ -20,6 +20,13 @@ export const MAX_WAITING_SPANS = 10_000;
 /** Each try's limit: four tries and their backoff end within the 30 s an invocation is kept after it answered. */
 export const EXPORT_ATTEMPT_TIMEOUT_MS = 4_000;
 export const EXPORT_RETRY_DELAYS_MS = [1_000, 2_000, 4_000] as const;
+/** A hand-over starts no try after this long: with the report, it ends within the invocation's 30 s grace. */
+export const HAND_OVER_LIMIT_MS = 16_000;
+/**
+ * Reports to the tenant's object come at most this often from one isolate, per tenant: under the
+ * 5 s an isolate's copy of the target stays fresh, so a steady stream of reports keeps it checked.
+ */
+export const REPORT_EVERY_MS = 4_000;
 
 /** Where a tenant's spans go: its `telemetry.otlp`, headers opened, and every secret it stores (for redaction). */
 export interface TelemetryTarget {
@@ -50,8 +57,10 @@ export interface ExporterDeps {
 const addTally = (a: ExportTally, b: ExportTally): ExportTally => ({
   exported: a.exported + b.exported,
   dropped: a.dropped + b.dropped,
-  ...((b.last_error ?? a.last_error) ? { last_error: b.last_error ?? a.last_error } : {}),
-  ...((b.last_export_at ?? a.last_export_at) ? { last_export_at: b.last_export_at ?? a.last_export_at } : {}),
+  ...((b.last_error ?? a.last_error) !== undefined ? { last_error: b.last_error ?? a.last_error } : {}),
+  ...((b.last_export_at ?? a.last_export_at) !== undefined
+    ? { last_export_at: b.last_export_at ?? a.last_export_at }
+    : {}),
 });
 
 /** One hand-over's spans, still to be sent; another hand-over may drop some of them for room. */
@@ -65,6 +74,9 @@ type Group = { spans: SpanRecord[] };
  */
 export class TenantSpans {
   readonly #groups: Group[] = [];
+  /** What hand-overs came to since the last report. */
+  #pending: ExportTally | undefined;
+  #lastReportAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly tenant: string,
@@ -86,16 +98,38 @@ export class TenantSpans {
     let tally: ExportTally = { exported: 0, dropped: this.#makeRoom() };
     if (tally.dropped > 0)
       tally.last_error = `${tally.dropped} spans dropped: more than ${MAX_WAITING_SPANS} were waiting to be exported`;
+    // Past this, no try starts: the invocation's grace after its answer is 30 s, and a report must fit.
+    const giveUpAt = this.deps.now() + HAND_OVER_LIMIT_MS;
     try {
       while (group.spans.length > 0)
-        tally = addTally(tally, await this.#send(group.spans.splice(0, SPANS_PER_REQUEST), target));
+        tally = addTally(tally, await this.#send(group.spans.splice(0, SPANS_PER_REQUEST), target, giveUpAt));
     } finally {
       this.#groups.splice(this.#groups.indexOf(group), 1);
     }
+    await this.#report(tally);
+  }
+
+  /**
+   * What this hand-over came to joins what others in the isolate came to, and goes to the tenant's
+   * object at most once every `REPORT_EVERY_MS`: a subagent's model requests and a long batch's
+   * jobs each hand spans over on their own, and a report each would be an object request each. The
+   * invocation waits out the window itself and reports whatever is pending then, unless another one
+   * took it meanwhile; it waits on its own timer and its own request only.
+   */
+  async #report(tally: ExportTally): Promise<void> {
+    this.#pending = this.#pending ? addTally(this.#pending, tally) : tally;
+    const wait = this.#lastReportAt + REPORT_EVERY_MS - this.deps.now();
+    if (wait > 0) await this.deps.sleep(wait);
+    const pending = this.#pending;
+    if (!pending) return; // another hand-over's report took it
+    this.#pending = undefined;
+    this.#lastReportAt = this.deps.now();
     try {
-      await this.deps.report(tally);
+      await this.deps.report(pending);
     } catch (e) {
-      console.warn("reporting exported spans failed", this.tenant, (e as Error).message);
+      // Kept for the next report; a count is lost only with the isolate.
+      this.#pending = this.#pending ? addTally(pending, this.#pending) : pending;
+      console.warn("reporting exported spans failed; kept for the next report", this.tenant, (e as Error).message);
     }
   }
 
@@ -113,8 +147,8 @@ export class TenantSpans {
     return dropped;
   }
 
-  /** One request's spans, with its retries; what became of them. */
-  async #send(spans: SpanRecord[], target: TelemetryTarget): Promise<ExportTally> {
+  /** One request's spans, with its retries (none that would start past `giveUpAt`); what became of them. */
+  async #send(spans: SpanRecord[], target: TelemetryTarget, giveUpAt: number): Promise<ExportTally> {
     const clean = redactor(target.secrets);
     let encoded: { body: Uint8Array; contentType: string };
     try {
@@ -147,7 +181,7 @@ export class TenantSpans {
         retryable = !(e instanceof Error && e.name === "EgressRefused");
       }
       const delay = EXPORT_RETRY_DELAYS_MS[attempt];
-      if (!retryable || delay === undefined)
+      if (!retryable || delay === undefined || this.deps.now() + delay > giveUpAt)
         return {
           exported: 0,
           dropped: spans.length,

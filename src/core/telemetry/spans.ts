@@ -53,8 +53,14 @@ export interface SpanRecord {
   error?: string;
 }
 
-/** Each content attribute is cut to this many bytes of UTF-8 (after redaction, in the exporter). */
+/** Each content attribute is cut to this many bytes of UTF-8, after redaction (in the exporter). */
 export const MAX_CONTENT_BYTES = 8192;
+/**
+ * What a span carries of each content attribute on its way to the exporter: enough past the final
+ * cut that a secret (at most 5 KB, longer in base64) straddling it is still whole when the exporter
+ * redacts, and small enough for a batch's spans to cross one RPC.
+ */
+export const CONTENT_BEFORE_REDACTION_BYTES = 32_768;
 
 /** The attributes that carry content: only with `capture_content`, and redacted before they leave. */
 export const CONTENT_ATTRIBUTES: readonly string[] = [
@@ -110,12 +116,15 @@ export function waitEvents(job: SpanJob, trace: JobTrace): NonNullable<SpanRecor
   return events;
 }
 
-/** Cut to `MAX_CONTENT_BYTES` of UTF-8, never inside a character. */
-export function cutContent(text: string): string {
+/** Cut to `max` bytes of UTF-8 (`MAX_CONTENT_BYTES` by default), never inside a character. */
+export function cutContent(text: string, max = MAX_CONTENT_BYTES): string {
   const bytes = new TextEncoder().encode(text);
-  if (bytes.length <= MAX_CONTENT_BYTES) return text;
-  return new TextDecoder().decode(bytes.slice(0, MAX_CONTENT_BYTES)).replace(/\uFFFD$/, "");
+  if (bytes.length <= max) return text;
+  return new TextDecoder().decode(bytes.slice(0, max)).replace(/\uFFFD$/, "");
 }
+
+/** Content as a span carries it to the exporter, which redacts it and then cuts it to `MAX_CONTENT_BYTES`. */
+const carried = (text: string) => cutContent(text, CONTENT_BEFORE_REDACTION_BYTES);
 
 const usageAttributes = (usage: Usage): Record<string, number> => ({
   [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: usage.prompt_tokens,
@@ -177,9 +186,9 @@ export function jobSpan(job: SpanJob, trace: JobTrace): SpanRecord {
   }
   const content = trace.c
     ? {
-        [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: cutContent(job.tool_args),
+        [ATTR_GEN_AI_TOOL_CALL_ARGUMENTS]: carried(job.tool_args),
         ...(job.state === "success" && job.result !== null
-          ? { [ATTR_GEN_AI_TOOL_CALL_RESULT]: cutContent(job.result) }
+          ? { [ATTR_GEN_AI_TOOL_CALL_RESULT]: carried(job.result) }
           : {}),
       }
     : {};
@@ -264,8 +273,8 @@ export function chatSpan(request: ModelRequestRecord, turn: JobTrace): SpanRecor
           }
         : {}),
       ...(request.error ? { [ATTR_ERROR_TYPE]: "model_error" } : {}),
-      ...(turn.c && request.input !== undefined ? { [ATTR_GEN_AI_INPUT_MESSAGES]: cutContent(request.input) } : {}),
-      ...(turn.c && request.output !== undefined ? { [ATTR_GEN_AI_OUTPUT_MESSAGES]: cutContent(request.output) } : {}),
+      ...(turn.c && request.input !== undefined ? { [ATTR_GEN_AI_INPUT_MESSAGES]: carried(request.input) } : {}),
+      ...(turn.c && request.output !== undefined ? { [ATTR_GEN_AI_OUTPUT_MESSAGES]: carried(request.output) } : {}),
     },
     ...(request.error ? { error: request.error } : {}),
   };

@@ -150,17 +150,14 @@ export interface BatchTrace {
   capture: boolean;
 }
 
-/** A top-level job's context, with a span of its own. */
+/**
+ * A top-level job's context, with a span of its own. Without export, only what passing it on needs
+ * (no span is ever built from it).
+ */
 export function jobTraceInBatch(batch: BatchTrace): JobTrace {
-  return {
-    t: batch.trace_id,
-    s: newSpanId(),
-    p: batch.batch_span,
-    bp: batch.parent,
-    ...(batch.tracestate ? { ts: batch.tracestate } : {}),
-    ...(batch.export ? { x: 1 as const } : {}),
-    ...(batch.capture ? { c: 1 as const } : {}),
-  };
+  const own = { t: batch.trace_id, s: newSpanId(), ...(batch.tracestate ? { ts: batch.tracestate } : {}) };
+  if (!batch.export) return { ...own, p: "" };
+  return { ...own, p: batch.batch_span, bp: batch.parent, x: 1, ...(batch.capture ? { c: 1 as const } : {}) };
 }
 
 /**
@@ -168,19 +165,23 @@ export function jobTraceInBatch(batch: BatchTrace): JobTrace {
  * span), exported and captured as the parent's is.
  */
 export function jobTraceUnder(turn: JobTrace): JobTrace {
-  return {
-    t: turn.t,
-    s: newSpanId(),
-    p: turn.s,
-    ...(turn.ts ? { ts: turn.ts } : {}),
-    ...(turn.x ? { x: 1 as const } : {}),
-    ...(turn.c ? { c: 1 as const } : {}),
-  };
+  const own = { t: turn.t, s: newSpanId(), ...(turn.ts ? { ts: turn.ts } : {}) };
+  if (!turn.x) return { ...own, p: "" };
+  return { ...own, p: turn.s, x: 1, ...(turn.c ? { c: 1 as const } : {}) };
 }
 
-/** A job's stored context, or null for a job of an untraced batch (or a row from before traces). */
+/**
+ * A job's stored context, or null for a job of an untraced batch (or a row from before traces). A
+ * value that does not read as one counts as none: telemetry never breaks a read of the job.
+ */
 export function jobTraceOf(job: { trace?: string | null }): JobTrace | null {
-  return job.trace ? (JSON.parse(job.trace) as JobTrace) : null;
+  if (!job.trace) return null;
+  try {
+    const trace = JSON.parse(job.trace) as JobTrace;
+    return typeof trace?.t === "string" && typeof trace.s === "string" ? trace : null;
+  } catch {
+    return null;
+  }
 }
 
 /** `traceparent` for a request made under span `spanId` of trace `t`: sampled, since only kept traces go out. */

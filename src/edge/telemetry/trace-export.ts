@@ -2,8 +2,8 @@
  * The `TraceExport` entrypoint (docs/architecture.md#traces): a chat hands a batch's spans to a
  * Worker invocation of its own and goes on; the invocation sends them to the tenant's OTLP endpoint
  * (`src/core/telemetry/exporter.ts`), billed for CPU only while it waits, where the chat would be
- * billed for the wall-clock. Spans of one tenant that reach this isolate while a request is on its
- * way go together in the next.
+ * billed for the wall-clock. Each hand-over is sent by the invocation that took it; what they came
+ * to is reported together, at most every 4 s per tenant from an isolate.
  *
  * The target (URL, opened headers, the secrets to redact) is kept in the isolate for 5 s like the
  * tenant's config; each export's report to the TenantDO answers the config version, so a copy of an
@@ -81,4 +81,5 @@ async function report(env: Env, tenant: string, tally: ExportTally): Promise<voi
 /** Drops what the isolate keeps (tests: storage wiped between them, this isolate's memory not). */
 export function forgetTraceTargets(): void {
   targets.clear();
+  queues.clear();
 }
