@@ -37,8 +37,7 @@ import {
 } from "./turn-timing";
 import type { TreeCap } from "./tree-cap";
 import type { SpanOutbox } from "../events/span-outbox";
-import { profile as profileOf } from "../../../src/core/agents/profiles";
-import { chatSpan, providerName, type ModelRequestRecord } from "../../../src/core/telemetry/spans";
+import { traceModelRequest } from "./model-span";
 
 export class ChildTurns implements LoopHost {
   /** The turns being driven in this instance, each with its drive. */
@@ -59,7 +58,7 @@ export class ChildTurns implements LoopHost {
     /** The turn's calls were admitted (inside the transaction): those under an approval rule are asked about. */
     private readonly onAdmitted: (jobs: readonly NewJob[], now: number) => void,
     /** Where the `chat` spans of a traced turn's model requests go. */
-    private readonly spans: SpanOutbox,
+    readonly spans: SpanOutbox,
   ) {
     this.turns = store.turns;
     this.jobs = store.jobs;
@@ -183,43 +182,12 @@ export class ChildTurns implements LoopHost {
     // reply joins the conversation it was asked with, and never stops it.
     await this.drive(turnId, async () => {
       if (ask?.span)
-        await this.#traceModelRequest(ask.span, ask.sent_at, answer).catch((e: Error) =>
+        await traceModelRequest(this, ask, answer).catch((e: Error) =>
           console.warn("a model request's span could not be built; the turn goes on", turnId, e.message),
         );
       return takeReply(this, turnId, answer);
     });
     return "taken";
-  }
-
-  /** A traced turn's model request as its `chat` span (docs/api.md#traces). */
-  async #traceModelRequest(spanId: string, sentAt: number, answer: AskAnswer): Promise<void> {
-    const trace = this.asks.turnTrace();
-    if (!trace?.x) return;
-    const config = await this.config();
-    const llm = config.llm;
-    const prof = profileOf(config, this.identity().profile);
-    const reply = "reply" in answer ? answer.reply : undefined;
-    const content = trace.c
-      ? {
-          input: JSON.stringify(this.turns.messages()),
-          ...(reply
-            ? { output: JSON.stringify({ role: "assistant", content: reply.content, tool_calls: reply.tool_calls }) }
-            : {}),
-        }
-      : {};
-    const request: ModelRequestRecord = {
-      span_id: spanId,
-      started_at: answer.started_at ?? sentAt,
-      ended_at: answer.ended_at ?? Date.now(),
-      provider: llm ? providerName(llm.base_url) : "unknown",
-      request_model: prof.model ?? llm?.model ?? "unknown",
-      ...(reply?.model ? { response_model: reply.model } : {}),
-      ...(reply?.finish_reason ? { finish_reasons: [reply.finish_reason] } : {}),
-      ...(reply ? { usage: reply.usage } : {}),
-      ...("error" in answer ? { error: answer.error } : {}),
-      ...content,
-    };
-    this.spans.send([chatSpan(request, trace)]);
   }
 
   /** Sends (or re-sends) a finished turn's outcome to the parent job. */
