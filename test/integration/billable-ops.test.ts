@@ -16,7 +16,7 @@ import { TenantDO } from "../../durable-objects/tenant/TenantDO";
 import { CallRunnerDO } from "../../durable-objects/runner/CallRunnerDO";
 import { FlowShardDO } from "../../durable-objects/flow/FlowShardDO";
 import worker from "../../src/index";
-import { forgetTraceTargets } from "../../src/edge/telemetry/trace-export";
+import { forgetTraceExports } from "../../src/edge/telemetry/trace-export";
 import { REPORT_EVERY_MS } from "../../src/core/telemetry/exporter";
 import {
   toolServer,
@@ -283,7 +283,7 @@ describe("traces", () => {
   it("cost at most one more object request and one more row per batch, with telemetry on", async () => {
     const batches = 10;
     await configure(toolConfig());
-    forgetTraceTargets();
+    forgetTraceExports();
     const off = await measure("meter-trace-off", batches);
     await configure(
       toolConfig({ telemetry: { otlp: { url: `${toolServer()}/otlp/billable/v1/traces`, headers: {} } } }),

@@ -23,10 +23,10 @@ import {
   toolConfig,
   toolServer,
 } from "../helpers";
-import { forgetTraceTargets } from "../../src/edge/telemetry/trace-export";
+import { forgetTraceExports } from "../../src/edge/telemetry/trace-export";
 
 afterEach(async () => {
-  forgetTraceTargets();
+  forgetTraceExports();
   await reset();
 });
 

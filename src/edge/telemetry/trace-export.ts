@@ -79,7 +79,7 @@ async function report(env: Env, tenant: string, tally: ExportTally): Promise<voi
 }
 
 /** Drops what the isolate keeps (tests: storage wiped between them, this isolate's memory not). */
-export function forgetTraceTargets(): void {
+export function forgetTraceExports(): void {
   targets.clear();
   queues.clear();
 }
