@@ -19,7 +19,7 @@ export default defineConfig({
           globalSetup: ["./test/setup/fake-servers.ts"],
           setupFiles: ["./test/isolate-setup.ts"],
           include: ["test/**/*.test.ts"],
-          exclude: ["test/dashboard/**", "test/source/**"],
+          exclude: ["test/dashboard/**", "test/source/**", "test/mcp-e2e/**"],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },
@@ -39,6 +39,19 @@ export default defineConfig({
           name: "node",
           include: ["test/dashboard/**/*.test.ts", "test/source/**/*.test.ts"],
           environment: "node",
+        },
+      },
+      // In Node: MCP clients (the official SDK's, the conformance suite, an agent framework) against `wrangler dev`.
+      {
+        test: {
+          name: "mcp",
+          include: ["test/mcp-e2e/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["./test/mcp-e2e/setup.ts"],
+          testTimeout: 90_000,
+          hookTimeout: 120_000,
+          // One tenant's configuration is shared by every file: run them one at a time.
+          fileParallelism: false,
         },
       },
       "packages/*",

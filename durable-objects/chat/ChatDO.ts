@@ -46,6 +46,7 @@ import type { Progress } from "../../src/core/jobs/progress";
 import type { StopTurn } from "./subagents/turn-stop";
 import { mayOpen } from "./gates";
 import { budgetReached, type Reached } from "./gates/budget";
+import type { McpJobView } from "../../src/core/mcp-server/job-view";
 import { approvalAnswer, decide, type ApprovalAnswer, type DecisionRequest } from "./gates/approval";
 import { answerWaitedToolCalls, runToolCalls } from "./tool-calls";
 import { Handovers } from "./handover";
@@ -221,6 +222,23 @@ export class ChatDO extends DurableObject<Env> {
 
   getJob(jobId: string): { record: JobRecord | null } | null {
     return reads.getJob(this.#chat, jobId);
+  }
+
+  jobView(jobId: string, limits: ChatLimits, collect: boolean): { view: McpJobView | null } | null {
+    return reads.jobView(this.#chat, jobId, limits, collect);
+  }
+
+  jobViews(limits: ChatLimits, limit: number, before: string | null): ReturnType<typeof reads.jobViews> {
+    return reads.jobViews(this.#chat, limits, limit, before);
+  }
+
+  /** Cancels one job and its subtree, as `parallel`'s cancel does (an MCP client's `tasks/cancel`). */
+  async cancelJob(jobId: string): Promise<"cancelled" | "unknown" | null> {
+    if (!this.#store.readable()) return null;
+    if (!this.#store.jobs.get(jobId)) return "unknown";
+    this.#chat.machine.cancel(jobId, Date.now());
+    await this.#store.timers.arm();
+    return "cancelled";
   }
 
   /** A person's decision on a call waiting for approval (docs/api.md#approvals). */

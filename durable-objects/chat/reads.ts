@@ -1,13 +1,14 @@
 /**
  * What the worker's GET routes and the tenant read of a chat, delegated to by `./ChatDO`. Every read
  * answers null when the chat has nothing to read (it does not exist, or it is being deleted), which
- * the worker answers as a 404; none of them writes.
+ * the worker answers as a 404; none of them writes but `jobView`'s marking of a result handed over.
  */
 import { transcriptEntry, type TranscriptEntry } from "../../src/core/agents/transcript";
 import { extrasText } from "../../src/core/jobs/extras";
 import type { JobRecord } from "../../src/core/jobs/job";
 import type { ChatInfo, ChatLimits } from "../../src/core/jobs/messages";
 import { resultsPayload, type Snapshot } from "../../src/core/jobs/payloads";
+import { mcpJobView, type McpJobView } from "../../src/core/mcp-server/job-view";
 import type { DeliveryEntry, DeliveryStatus } from "../../src/core/webhooks/deliveries";
 import type { Chat } from "./chat";
 import { chatInfo } from "./storage/chat-info";
@@ -28,6 +29,43 @@ export function listJobs(chat: Chat, limits: ChatLimits): { jobs: Snapshot[] } |
 
 export function getJob(chat: Chat, jobId: string): { record: JobRecord | null } | null {
   return readable(chat, (s) => ({ record: recordOf(s.jobs, jobId) }));
+}
+
+/**
+ * A job as the MCP endpoint shows it (docs/mcp.md), null inside when the chat has no such job;
+ * `collect`: the client is handed its result now, so an ended job is marked collected (the one write).
+ */
+export function jobView(
+  chat: Chat,
+  jobId: string,
+  limits: ChatLimits,
+  collect: boolean,
+): { view: McpJobView | null } | null {
+  return readable(chat, (s) => {
+    const job = s.jobs.withContent(jobId);
+    if (!job) return { view: null };
+    const now = Date.now();
+    if (collect) s.jobs.markCollected([job], now);
+    return { view: mcpJobView(job, now, limits.max_result_chars) };
+  });
+}
+
+/** `limit` of the chat's jobs as MCP tasks list them (newest first, without parts), and where the next page starts. */
+export function jobViews(
+  chat: Chat,
+  limits: ChatLimits,
+  limit: number,
+  before: string | null,
+): { views: McpJobView[]; next_before: string | null } | null {
+  return readable(chat, (s) => {
+    const rows = s.jobs.newestFirst(limit + 1, before);
+    const page = rows.slice(0, limit);
+    const now = Date.now();
+    return {
+      views: page.map((job) => mcpJobView({ ...job, content: null }, now, limits.max_result_chars)),
+      next_before: rows.length > limit ? page.at(-1)!.job_id : null,
+    };
+  });
 }
 
 /** A page of the chat's job records, newest first; `next_before` asks for the next one. */

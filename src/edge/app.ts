@@ -24,6 +24,7 @@ import { deliveryRoutes } from "./routes/deliveries";
 import { telemetryRoutes } from "./routes/telemetry";
 import { flowRoutes } from "./routes/flow";
 import { approvalRoutes } from "./routes/approvals";
+import { mcpRoutes } from "./routes/mcp";
 
 const browserCors = cors({
   origin: (origin, c) => {
@@ -57,7 +58,8 @@ const v1 = new Hono<AppEnv>()
   .route("/", deliveryRoutes)
   .route("/", flowRoutes)
   .route("/", telemetryRoutes)
-  .route("/", approvalRoutes);
+  .route("/", approvalRoutes)
+  .route("/", mcpRoutes);
 
 export const app = new Hono<AppEnv>()
   .route("/", publicRoutes)

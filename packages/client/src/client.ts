@@ -194,6 +194,17 @@ export class Fanout {
   }
 
   /**
+   * The chat's MCP endpoint (docs/mcp.md), for an MCP client or agent framework to hand fanout its
+   * calls: send the API key as `Authorization: Bearer <key>`. `agent` picks the profile whose tools it sees.
+   */
+  mcpUrl(chatId: string, options: { agent?: string } = {}): string {
+    const base = this.#routes.url.origin + this.#routes.url.pathname.replace(/\/$/, "");
+    const url = new URL(`${base}/v1/chats/${encodeURIComponent(chatId)}/mcp`);
+    if (options.agent) url.searchParams.set("agent", options.agent);
+    return url.toString();
+  }
+
+  /**
    * Approves a call waiting for a person (docs/api.md#approvals): it goes on and runs. The same decision
    * again is harmless.
    */

@@ -167,6 +167,8 @@ export interface paths {
                                  * @default 86400
                                  */
                                 timeout_seconds: number;
+                                /** @description Ask the MCP client that made the call: a 2026-07-28 tasks client sees `input_required` with an approval form. */
+                                ask_mcp_client?: boolean;
                             }[];
                             /**
                              * @description OTLP export of the spans of this tenant's work (docs/api.md#traces); null: none is exported.
@@ -468,6 +470,8 @@ export interface paths {
                              * @default 86400
                              */
                             timeout_seconds?: number;
+                            /** @description Ask the MCP client that made the call: a 2026-07-28 tasks client sees `input_required` with an approval form. */
+                            ask_mcp_client?: boolean;
                         }[];
                         /**
                          * @description OTLP export of the spans of this tenant's work (docs/api.md#traces); null: none is exported.
@@ -745,6 +749,8 @@ export interface paths {
                                  * @default 86400
                                  */
                                 timeout_seconds: number;
+                                /** @description Ask the MCP client that made the call: a 2026-07-28 tasks client sees `input_required` with an approval form. */
+                                ask_mcp_client?: boolean;
                             }[];
                             /**
                              * @description OTLP export of the spans of this tenant's work (docs/api.md#traces); null: none is exported.
@@ -1063,6 +1069,8 @@ export interface paths {
                                  * @default 86400
                                  */
                                 timeout_seconds: number;
+                                /** @description Ask the MCP client that made the call: a 2026-07-28 tasks client sees `input_required` with an approval form. */
+                                ask_mcp_client?: boolean;
                             }[];
                             /**
                              * @description OTLP export of the spans of this tenant's work (docs/api.md#traces); null: none is exported.
@@ -1857,6 +1865,180 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 405: the MCP endpoint is stateless; it has no stream to open */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Method Not Allowed */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** fanout as an MCP server (Streamable HTTP, stateless): tools/list, tools/call as jobs, tasks; 2026-07-28 and the handshake versions */
+        post: {
+            parameters: {
+                query?: {
+                    agent?: string;
+                    metadata?: string;
+                    budget?: string;
+                };
+                header?: {
+                    "Fanout-Agent"?: string;
+                    "Fanout-Metadata"?: string;
+                    "Idempotency-Key"?: string;
+                    "MCP-Protocol-Version"?: string;
+                    "Mcp-Method"?: string;
+                    "Mcp-Name"?: string;
+                };
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        jsonrpc: "2.0";
+                        /** @description Absent on a notification. */
+                        id?: string | number;
+                        /** @description server/discover, initialize, ping, tools/list, tools/call, tasks/* */
+                        method: string;
+                        params?: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            jsonrpc: "2.0";
+                            id: (string | number) | null;
+                            result?: {
+                                [key: string]: unknown;
+                            };
+                            error?: {
+                                code: number;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** 405: the MCP endpoint is stateless; it has no session to end */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Method Not Allowed */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -4786,6 +4968,8 @@ export interface components {
                  * @default 86400
                  */
                 timeout_seconds: number;
+                /** @description Ask the MCP client that made the call: a 2026-07-28 tasks client sees `input_required` with an approval form. */
+                ask_mcp_client?: boolean;
             }[] | null;
             telemetry?: {
                 otlp?: {

@@ -5,6 +5,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { beforeEach, describe, expect, it } from "vitest";
+import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { run, USAGE } from "../src/cli/main.js";
 import { chat, client, configure, jsonFile, key, runCli, url, wait } from "./helpers.js";
 
@@ -122,6 +124,30 @@ describe("fanout tools", () => {
       code: 1,
       stderr: expect.stringMatching(/^fanout: unknown_profile: /),
     });
+  });
+});
+
+describe("fanout mcp-url", () => {
+  it("prints the chat's MCP endpoint, which an MCP client uses with the key", async () => {
+    const id = chat("mcp-url");
+    const { code, stdout } = await fanout(["mcp-url", "--chat", id, "--agent", "default"]);
+    expect(code).toBe(0);
+    const printed = stdout.trim();
+    expect(printed).toBe(`${url()}/v1/chats/${id}/mcp?agent=default`);
+    expect(JSON.parse((await fanout(["mcp-url", "--chat", id, "--json"])).stdout)).toEqual({
+      url: `${url()}/v1/chats/${id}/mcp`,
+    });
+    expect((await fanout(["mcp-url"])).code).toBe(2);
+
+    const mcp = new McpClient({ name: "cli-test", version: "1" });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(printed), {
+        requestInit: { headers: { authorization: `Bearer ${key()}` } },
+      }),
+    );
+    const result = await mcp.callTool({ name: "wait", arguments: { seconds: 0.01 } });
+    expect(result.structuredContent).toMatchObject({ tool_name: "wait", state: "success" });
+    await mcp.close();
   });
 });
 

@@ -44,6 +44,8 @@ export interface TestFanout {
   model: ScriptedModel;
   webhooks: WebhookReceiver;
   tools: { readonly calls: ToolCallRecord[]; readonly unsigned: number; reset(): void };
+  /** The chat's MCP endpoint (fanout's docs/mcp.md), for an MCP client under test; send `apiKey` as a bearer token. */
+  mcpUrl(chatId: string, options?: { agent?: string }): string;
   /** The worker's recent log lines. */
   logs: string[];
   stop(): Promise<void>;
@@ -114,6 +116,7 @@ export async function startFanout(options: StartOptions = {}): Promise<TestFanou
       model,
       webhooks,
       tools,
+      mcpUrl: (chatId, o) => client.mcpUrl(chatId, o),
       logs: worker.logs,
       stop,
       [Symbol.asyncDispose]: stop,

@@ -1,6 +1,8 @@
 /** startFanout: one call, a fanout of the test's own, wired through one configuration, gone after stop(). */
 import { createServer } from "node:http";
 import { describe, expect, it } from "vitest";
+import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startFanout } from "../src/index.js";
 
 describe("startFanout", () => {
@@ -22,6 +24,23 @@ describe("startFanout", () => {
     } finally {
       await fanout.stop();
     }
+  });
+
+  it("gives an MCP client the chat's endpoint, which lists the test's tools and runs their calls", async () => {
+    await using fanout = await startFanout({ tools: { echo: { description: "Echo.", run: (args) => args } } });
+    const url = fanout.mcpUrl("mcp-chat", { agent: "default" });
+    expect(url).toBe(`${fanout.url}/v1/chats/mcp-chat/mcp?agent=default`);
+    const mcp = new McpClient({ name: "kit-test", version: "1" });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `Bearer ${fanout.apiKey}` } },
+      }),
+    );
+    expect((await mcp.listTools()).tools.map((t) => t.name)).toContain("echo");
+    const result = await mcp.callTool({ name: "echo", arguments: { said: "hi" } });
+    expect(result.content).toEqual([{ type: "text", text: '{"said":"hi"}' }]);
+    expect(fanout.tools.calls.map((c) => c.args)).toEqual([{ said: "hi" }]);
+    await mcp.close();
   });
 
   it("gives each fanout its own storage, and stop() closes everything it started", async () => {

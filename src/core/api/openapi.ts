@@ -12,6 +12,7 @@ import { delivery, deliveryList, webhookTestAnswer, webhookTestEvent } from "./d
 import { errorBody } from "./errors";
 import { flowAnswer } from "./flow";
 import { telemetryAnswer } from "./telemetry";
+import { mcpAnswer, mcpMessage } from "./mcp";
 import { approvalDecision, approvalList } from "./approvals";
 import { cursorExpired, eventEnvelope, tenantStreamEvent, ticketAnswer, ticketRequest } from "./events";
 import { jobRecord, logRows, resultsPayload, snapshot, startedPayload } from "./jobs";
@@ -25,8 +26,8 @@ interface Operation {
   /** The body's media types; default `application/json`. Several share one schema, under `components` by this name. */
   bodyTypes?: { types: string[]; schemaName: string };
   response?: z.ZodType;
-  /** The success status when it is not 200. */
-  status?: 202;
+  /** The success status when it is not 200; 405 for a method the path answers only to refuse. */
+  status?: 202 | 405;
   text?: boolean;
   query?: string[];
   headers?: string[];
@@ -81,6 +82,28 @@ const OPERATIONS: Operation[] = [
     response: z.union([resultsPayload, startedPayload]),
     query: ["agent", "callback_url", "notify", "metadata", "budget"],
     headers: ["Fanout-Metadata", "traceparent", "tracestate"],
+  },
+  {
+    method: "post",
+    path: "/v1/chats/{chat_id}/mcp",
+    summary:
+      "fanout as an MCP server (Streamable HTTP, stateless): tools/list, tools/call as jobs, tasks; 2026-07-28 and the handshake versions",
+    body: mcpMessage,
+    response: mcpAnswer,
+    query: ["agent", "metadata", "budget"],
+    headers: ["Fanout-Agent", "Fanout-Metadata", "Idempotency-Key", "MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"],
+  },
+  {
+    method: "get",
+    path: "/v1/chats/{chat_id}/mcp",
+    summary: "405: the MCP endpoint is stateless; it has no stream to open",
+    status: 405,
+  },
+  {
+    method: "delete",
+    path: "/v1/chats/{chat_id}/mcp",
+    summary: "405: the MCP endpoint is stateless; it has no session to end",
+    status: 405,
   },
   {
     method: "get",
@@ -223,7 +246,7 @@ export function openApiDocument() {
     if (op.text) responses["200"] = { description: "OK", content: { "text/plain": { schema: { type: "string" } } } };
     else
       responses[String(op.status ?? 200)] = {
-        description: op.status === 202 ? "Accepted" : "OK",
+        description: op.status === 202 ? "Accepted" : op.status === 405 ? "Method Not Allowed" : "OK",
         ...(op.response ? { content: { "application/json": { schema: jsonSchema(op.response, "output") } } } : {}),
       };
     paths[op.path] ??= {};

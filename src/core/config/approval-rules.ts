@@ -31,6 +31,12 @@ export const approvalRuleSchema = z.strictObject({
     .max(MAX_APPROVAL_SECONDS)
     .default(86_400)
     .describe("With no decision by then, the call ends `error` and is not made."),
+  ask_mcp_client: z
+    .boolean()
+    .optional()
+    .describe(
+      "Ask the MCP client that made the call: a 2026-07-28 tasks client sees `input_required` with an approval form.",
+    ),
 });
 
 export const approvalRulesSchema = z.array(approvalRuleSchema).max(32, "at most 32 approval rules");

@@ -37,7 +37,7 @@ type Ctx = Context<AppEnv>;
 export type BatchFields = Omit<BatchRequest, "route" | "command">;
 
 /** The route a batch came by, as its idempotency fingerprint names it. */
-export type BatchRoute = "parallel" | "spawn" | "tool-calls";
+export type BatchRoute = "parallel" | "spawn" | "tool-calls" | "mcp";
 
 export interface BatchContext {
   chatId: string;
@@ -76,18 +76,21 @@ const callerOf = (config: TenantConfig, agent: string): Caller => ({
 export const isUnknownTool = (e: unknown) => e instanceof ApiError && e.code === "unknown_tool";
 
 /**
- * Reads what every job-starting route reads first, in the documented order
+ * Reads what every job-starting route reads first (`given`: the body and agent of a call the MCP
+ * endpoint read out of its JSON-RPC request), in the documented order
  * (docs/api.md#validation-order-and-errors): the chat id, the tenant config, the body (size and
  * depth limits), the calling agent, the delivery options and metadata (request metadata, never
  * model-written), the budget. Then the tools the calls may use: the lists of the MCP servers the
  * body names are fetched here, since admission allows no await.
  */
-export async function batchContext(c: Ctx): Promise<BatchContext> {
+export async function batchContext(c: Ctx, given?: { body: unknown; agent: string }): Promise<BatchContext> {
   const chatId = chatIdParam(c);
   const config = await tenantConfig(c);
   // A document stored before the bound may hold more: the bound holds for it too.
-  const body = await readJsonBody(c.req.raw, Math.min(config.limits.max_body_bytes, MAX_BODY_BYTES));
-  const agent = callerAgent(c, config);
+  const body = given
+    ? given.body
+    : await readJsonBody(c.req.raw, Math.min(config.limits.max_body_bytes, MAX_BODY_BYTES));
+  const agent = given ? given.agent : callerAgent(c, config);
   const delivery = {
     ...deliveryOptions((k) => c.req.query(k), config),
     metadata: requestMetadata(c.req.query("metadata"), c.req.header("fanout-metadata")),

@@ -9,47 +9,15 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../auth/app-env";
-import { ApiError, badRequest, fromRefusal } from "../../core/http/errors";
+import { badRequest, fromRefusal } from "../../core/http/errors";
 import { respond } from "../../core/http/respond";
-import { planToolCall, specNumbering } from "../../core/jobs/call-plan";
-import { invalidCall, type JobSpec, type SpecContext } from "../../core/jobs/job-spec";
-import type { ToolCallEntry } from "../../core/jobs/messages";
+import { specNumbering } from "../../core/jobs/call-plan";
+import type { SpecContext } from "../../core/jobs/job-spec";
+import { toolCallEntry } from "../../core/jobs/tool-call-entry";
 import { coerceSeconds } from "../../core/calls/coerce";
-import { callIdentity, InvalidToolCall, normalizeToolCall } from "../../core/calls/normalize-call";
 import { isObject } from "../../core/util/json";
 import { batchContext } from "../requests/batch-context";
 import { settleToolCalls } from "../requests/await-jobs";
-
-/** The call's id as written, whatever its length: what `/tool-calls` answers it under. */
-function writtenId(item: unknown): string | undefined {
-  if (!isObject(item)) return undefined;
-  return [item.tool_call_id, item.toolCallId, item.id].find((v): v is string => typeof v === "string" && v.length > 0);
-}
-
-function entryFor(index: number, item: unknown, ctx: SpecContext, number: (spec: JobSpec) => JobSpec): ToolCallEntry {
-  // Read apart from the rest, so that even a malformed call is answered under its own id and name.
-  // An id too long or odd to keep on the job is still echoed: the bot's tool message must name the
-  // call its model made. An id is made up only for a call that came without one.
-  const own = callIdentity(item);
-  const tool_call_id = own.tool_call_id ?? writtenId(item) ?? `call_${index}`;
-  const name = own.name ?? "";
-  try {
-    let call: ReturnType<typeof normalizeToolCall>;
-    try {
-      call = normalizeToolCall(item);
-    } catch (e) {
-      if (e instanceof InvalidToolCall) throw invalidCall(index, e.message);
-      throw e;
-    }
-    const plan = planToolCall(index, call, ctx, number);
-    if (plan.kind === "job") return { index, tool_call_id, name, spec: plan.spec };
-    const { kind: _kind, ...parallel } = plan;
-    return { index, tool_call_id, name, parallel };
-  } catch (e) {
-    if (!(e instanceof ApiError)) throw e;
-    return { index, tool_call_id, name, error: { code: e.code, message: e.message, ...e.details } };
-  }
-}
 
 export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-calls", async (c) => {
   const ctx = await batchContext(c);
@@ -77,7 +45,7 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     );
   const plan = (spec: SpecContext) => {
     const number = specNumbering();
-    return items.map((item, i) => entryFor(i, item, spec, number));
+    return items.map((item, i) => toolCallEntry(i, item, spec, number));
   };
   let entries = plan(ctx.spec);
   if (entries.some((e) => e.error?.code === "unknown_tool")) {

@@ -30,6 +30,7 @@ Commands:
   tools    [--agent <name>]               the tools and prompts to give a model
   flow                                    what each flow rule holds back: running, queued, busiest keys
   telemetry                               spans exported to the tenant's OTLP endpoint, dropped, the latest failure
+  mcp-url  --chat <id> [--agent <name>]   the chat's MCP endpoint, for an MCP client (send the key as a bearer token)
 ${DELIVERY_USAGE}
 ${APPROVAL_USAGE}
 ${CONFIG_USAGE}
@@ -137,6 +138,11 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
     case "telemetry": {
       const answer = await fanout.telemetry();
       print(answer, () => telemetryLine(answer));
+      return 0;
+    }
+    case "mcp-url": {
+      const url = fanout.mcpUrl(need(o.chat, "--chat <id>"), { agent: o.agent });
+      print({ url }, () => url);
       return 0;
     }
     default: {
