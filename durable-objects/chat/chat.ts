@@ -55,7 +55,7 @@ export class Chat implements MachineHooks {
     this.announce = new Announcer(this.store, this.outbox, this.stream);
     this.spans = new SpanOutbox(this.store);
     this.machine = new JobMachine(this.store, this.waiters, this);
-    this.runners = new Runners(this.store, this.machine, new JobProgress(this.store, this.announce));
+    this.runners = new Runners(this.store, this.machine, new JobProgress(this.store, this.announce, this.waiters));
     this.dispatcher = new Dispatcher(this.store, this.machine, this.runners);
     this.tree = new TreeCap(this.store);
     this.child = new ChildTurns(

@@ -56,8 +56,9 @@ export function jobViews(
   limits: ChatLimits,
   limit: number,
   before: string | null,
-): { views: McpJobView[]; next_before: string | null } | null {
+): { views: McpJobView[]; next_before: string | null; unknown_cursor?: true } | null {
   return readable(chat, (s) => {
+    if (before !== null && !s.jobs.get(before)) return { views: [], next_before: null, unknown_cursor: true };
     const rows = s.jobs.newestFirst(limit + 1, before);
     const page = rows.slice(0, limit);
     const now = Date.now();

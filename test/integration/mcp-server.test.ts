@@ -4,7 +4,7 @@
  * 2026-07-28 and the handshake versions, `tools/list` and `tools/call`.
  */
 import { reset } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, inject, it } from "vitest";
 import { api, configure, json, toolConfig, toolServer } from "../helpers";
 import {
   legacyClient,
@@ -170,6 +170,18 @@ describe("2026-07-28", () => {
     expect((refused.content as { text: string }[])[0]!.text).toMatch(/^Error: .*1/);
   });
 
+  it("refuses `parallel` by any of its names: an MCP client makes its calls side by side itself", async () => {
+    await configure(toolConfig());
+    for (const name of ["parallel", "parallel_tool_calls", "parallel:run"]) {
+      const answer = await rpc(
+        "mcp-par",
+        modernRequest("tools/call", { name, arguments: { tool_calls: [{ tool_name: "echo", tool_args: {} }] } }),
+      );
+      expect(answer.last.error?.code, name).toBe(-32602);
+    }
+    expect((await api("/v1/chats/mcp-par/job-records")).status).toBe(404); // nothing was admitted
+  });
+
   it("answers a job that failed as an error result, not a JSON-RPC error", async () => {
     await configure(toolConfig());
     const client = await modernClient("mcp-fail");
@@ -263,6 +275,21 @@ describe("the handshake versions", () => {
       }),
     );
     expect(["2025-11-25", "2025-06-18", "2025-03-26"]).toContain(unknown.last.result.protocolVersion);
+  });
+
+  it("passes an MCP tool's own progress on as it comes, not only every 15 s", { timeout: 30_000 }, async () => {
+    await configure(toolConfig({ mcp_servers: [{ name: "everything", url: inject("everythingMcp"), headers: {} }] }));
+    const client = await legacyClient("mcp-tool-progress");
+    const heard: { progress: number; message?: string }[] = [];
+    const result = await client.callTool(
+      { name: "everything__trigger-long-running-operation", arguments: { duration: 3, steps: 6 } },
+      undefined,
+      { onprogress: (p) => void heard.push(p) },
+    );
+    expect(result.structuredContent).toMatchObject({ state: "success" });
+    // The first says at once what the call does; the tool's own reports follow within its 3 s.
+    expect(heard.length).toBeGreaterThanOrEqual(3);
+    expect(heard.map((p) => p.progress)).toEqual([...heard.map((p) => p.progress)].sort((a, b) => a - b));
   });
 
   it("sends progress while a call waits for approval, then its result once a person approves", async () => {

@@ -144,6 +144,48 @@ describe("the 2026-07-28 tasks extension", () => {
     expect(update.last.error.code).toBe(-32602); // its rule asks a person, not this client
   });
 
+  it("asks the client by the rule of the agent that made the call, and takes one decision only", async () => {
+    await configure(
+      toolConfig({
+        agents: { bot: {} },
+        approvals: [
+          { tools: ["other"], agents: ["bot"], ask_mcp_client: true },
+          { tools: ["other"], timeout_seconds: 600 },
+        ],
+      }),
+    );
+    // A call the bot agent made over MCP is the client's to decide, whichever agent a later request names.
+    const asked = (
+      await rpc("task-11", modernRequest("tools/call", { name: "other", arguments: {} }, { tasks: true }), "?agent=bot")
+    ).last.result;
+    expect(asked).toMatchObject({ resultType: "task", status: "working", statusMessage: "waiting for approval" });
+    const seen = await rpc("task-11", modernRequest("tasks/get", { taskId: asked.taskId }, { tasks: true }));
+    expect(seen.last.result.status).toBe("input_required");
+    expect(seen.last.result.inputRequests.approval.method).toBe("elicitation/create");
+
+    // A call of the default agent is a person's to decide, even for a client that names the bot agent.
+    const personal = (
+      await rpc("task-11", modernRequest("tools/call", { name: "other", arguments: {} }, { id: 2, tasks: true }))
+    ).last.result;
+    const approve = { approval: { action: "accept", content: { decision: "approve" } } };
+    const refused = await rpc(
+      "task-11",
+      modernRequest("tasks/update", { taskId: personal.taskId, inputResponses: approve }, { tasks: true }),
+      "?agent=bot",
+    );
+    expect(refused.last.error.code).toBe(-32602);
+    expect((await record("task-11", personal.taskId)).approval.status).toBe("pending");
+
+    // A decision taken elsewhere first: the client's answer is refused, and the first decision holds.
+    await api(`/v1/chats/task-11/jobs/${asked.taskId}/approval`, { body: { decision: "deny", by: "ops" } });
+    const late = await rpc(
+      "task-11",
+      modernRequest("tasks/update", { taskId: asked.taskId, inputResponses: approve }, { tasks: true }),
+    );
+    expect(late.last.error.code).toBe(-32602);
+    expect((await record("task-11", asked.taskId)).approval).toMatchObject({ status: "denied", by: "ops" });
+  });
+
   it("shows a client without the extension the same approval as a wait in progress", async () => {
     await configure(toolConfig({ approvals: [{ tools: ["other"], ask_mcp_client: true }] }));
     const client = await modernClient("task-7");
@@ -184,6 +226,7 @@ describe("2025-11-25 task-augmented calls", () => {
     expect(task).toMatchObject({ taskId, status: "completed", pollInterval: 1000 });
     const listed = await client.experimental.tasks.listTasks();
     expect(listed.tasks.map((t) => t.taskId)).toContain(taskId);
+    await expect(client.experimental.tasks.listTasks("not-a-job")).rejects.toThrow(/cursor/);
   });
 
   it("answers a task call with its task even when the job is over at once; tasks/result hands over the result", async () => {

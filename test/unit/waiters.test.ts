@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Waiters, type WaitingSocket } from "../../durable-objects/chat/jobs/waiters";
-import { JOBS_ENDED } from "../../src/core/jobs/messages";
+import { JOB_PROGRESSED, JOBS_ENDED } from "../../src/core/jobs/messages";
 
 /** Which jobs storage says are active, and how often it was asked. */
 function storage(active: string[]) {
@@ -32,10 +32,10 @@ function rig(active: string[], answerOf?: (ids: string[], maxResultChars: number
     (ids) => s.stillActive(ids),
     answerOf,
   );
-  const wait = (ids: string[], answer?: number) => {
+  const wait = (ids: string[], answer?: number, progress?: boolean) => {
     const ws = socket();
     sockets.push(ws);
-    waiters.wait(ws, ids, answer);
+    waiters.wait(ws, ids, answer, progress);
     return ws;
   };
   return { s, waiters, wait };
@@ -45,6 +45,21 @@ function rig(active: string[], answerOf?: (ids: string[], maxResultChars: number
 const afterThisWork = () => new Promise<void>((r) => queueMicrotask(r));
 
 describe("Waiters", () => {
+  it("passes a job's MCP progress to the requests that asked for it, while they wait for that job", () => {
+    const { s, waiters, wait } = rig(["a", "b"]);
+    const asked = wait(["a"], undefined, true);
+    const silent = wait(["a"]);
+    const other = wait(["b"], undefined, true);
+    waiters.progressed("a", { progress: 2, total: 6, message: "page 2" });
+    expect(asked.sent).toEqual([`${JOB_PROGRESSED}{"job_id":"a","progress":2,"total":6,"message":"page 2"}`]);
+    expect(silent.sent).toEqual([]);
+    expect(other.sent).toEqual([]);
+    s.active.delete("a");
+    waiters.ended("a");
+    waiters.progressed("a", { progress: 3 }); // late: the request was woken already
+    expect(asked.sent).toEqual([expect.stringMatching(/^progress:/), JOBS_ENDED]);
+  });
+
   it("wakes a request at its last job's end, reading storage when it starts and at that end only", () => {
     const { s, waiters, wait } = rig(["a", "b", "c"]);
     const ws = wait(["a", "b", "c"]);

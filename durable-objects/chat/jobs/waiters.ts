@@ -17,7 +17,8 @@
  * A `parallel` or `spawn` request asks for its answer on the socket (`?answer=<max_result_chars>`): the wake
  * carries it, read once the work that ended the last job is over, and the worker answers without asking again.
  */
-import { JOBS_ENDED } from "../../../src/core/jobs/messages";
+import { JOB_PROGRESSED, JOBS_ENDED } from "../../../src/core/jobs/messages";
+import type { Progress } from "../../../src/core/jobs/progress";
 
 /** The tag of a waiting request's socket (a live stream's sockets have their own). */
 export const AWAIT_TAG = "await";
@@ -29,8 +30,11 @@ export interface WaitingSocket {
   deserializeAttachment(): unknown;
 }
 
-/** `answer`: the `max_result_chars` of the answer the wake carries; without it, the wake says only `ended`. */
-type Waiting = { ids: string[]; remaining: string[]; answer?: number } | { ended: true };
+/**
+ * `answer`: the `max_result_chars` of the answer the wake carries; without it, the wake says only `ended`.
+ * `progress`: the request hears its jobs' MCP progress as it comes (an MCP client's call).
+ */
+type Waiting = { ids: string[]; remaining: string[]; answer?: number; progress?: true } | { ended: true };
 
 /** The answer a wake carries (`batch-answer.ts`), or undefined to have the worker ask for it. */
 export type WakeAnswer = (jobIds: string[], maxResultChars: number) => string | undefined;
@@ -40,7 +44,12 @@ export function acceptWaiter(ctx: DurableObjectState, waiters: Waiters, url: URL
   const { 0: client, 1: server } = new WebSocketPair();
   ctx.acceptWebSocket(server, [AWAIT_TAG]);
   const answer = Number(url.searchParams.get("answer") ?? Number.NaN);
-  waiters.wait(server, url.searchParams.getAll("job_id"), Number.isSafeInteger(answer) ? answer : undefined);
+  waiters.wait(
+    server,
+    url.searchParams.getAll("job_id"),
+    Number.isSafeInteger(answer) ? answer : undefined,
+    url.searchParams.get("progress") === "1",
+  );
   return new Response(null, { status: 101, webSocket: client });
 }
 
@@ -57,8 +66,13 @@ export class Waiters {
    * A request starts waiting on `jobIds` over `socket`: told at once when none is active any more, with its
    * answer when it asks for one (`answer`: its `max_result_chars`).
    */
-  wait(socket: WaitingSocket, jobIds: string[], answer?: number): void {
-    const waiting = { ids: jobIds, remaining: this.stillActive(jobIds), ...(answer === undefined ? {} : { answer }) };
+  wait(socket: WaitingSocket, jobIds: string[], answer?: number, progress = false): void {
+    const waiting = {
+      ids: jobIds,
+      remaining: this.stillActive(jobIds),
+      ...(answer === undefined ? {} : { answer }),
+      ...(progress ? { progress: true as const } : {}),
+    };
     if (waiting.remaining.length === 0) this.#wake(socket, waiting);
     else socket.serializeAttachment(waiting satisfies Waiting);
   }
@@ -72,6 +86,15 @@ export class Waiters {
       const active = remaining.length > 0 ? remaining : this.stillActive(waiting.ids);
       if (active.length === 0) this.#wake(socket, waiting);
       else socket.serializeAttachment({ ...waiting, remaining: active } satisfies Waiting);
+    }
+  }
+
+  /** A job's MCP progress was kept (at most once a second): the requests that asked hear it. */
+  progressed(jobId: string, progress: Progress): void {
+    for (const socket of this.sockets()) {
+      const waiting = socket.deserializeAttachment() as Waiting | null;
+      if (!waiting || "ended" in waiting || !waiting.progress || !waiting.remaining.includes(jobId)) continue;
+      send(socket, `${JOB_PROGRESSED}${JSON.stringify({ job_id: jobId, ...progress })}`);
     }
   }
 

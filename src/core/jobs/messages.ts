@@ -132,6 +132,11 @@ export type BatchAnswer = BatchResult | { ok: true; awaiting: AwaitTicket };
  */
 export const AWAIT_PATH = "/await";
 export const JOBS_ENDED = "ended";
+/**
+ * A waiting request that asked for it (`?progress=1`) hears each MCP progress of a job it waits for,
+ * as this prefix and `{job_id, progress, total?, message?}`.
+ */
+export const JOB_PROGRESSED = "progress:";
 
 /** What a claim of a job yields: what its call (or hand-over to a child chat) needs. */
 export type ClaimResult =

@@ -3,6 +3,7 @@
  * that stands for the job (task id = job id) under either task exchange. Pure: the chat reads the
  * view (`jobView`), these rules turn it into the wire shapes.
  */
+import { approvalOf } from "../approvals/approval";
 import { isTerminal, type JobRow } from "../jobs/job";
 import { snapshot, type Snapshot } from "../jobs/payloads";
 
@@ -14,6 +15,8 @@ export interface McpJobView {
   tool_args: Record<string, unknown>;
   created_at: string;
   updated_at: string;
+  /** The agent whose call waits under an approval rule, as admission stored it; null under none. */
+  approval_agent: string | null;
 }
 
 export function mcpJobView(job: JobRow & { content: string | null }, now: number, maxResultChars: number): McpJobView {
@@ -24,6 +27,7 @@ export function mcpJobView(job: JobRow & { content: string | null }, now: number
     tool_args: JSON.parse(job.tool_args) as Record<string, unknown>,
     created_at: new Date(job.created_at).toISOString(),
     updated_at: new Date(last).toISOString(),
+    approval_agent: approvalOf(job)?.agent ?? null,
   };
 }
 

@@ -5,7 +5,10 @@
  * wait kept alive by progress notifications.
  */
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
+import { quoteName } from "../../core/calls/names";
+import { InvalidToolCall, normalizeToolCall } from "../../core/calls/normalize-call";
 import { ApiError } from "../../core/http/errors";
+import { PARALLEL_NAMES } from "../../core/tools/builtins";
 import { specNumbering } from "../../core/jobs/call-plan";
 import { toolCallEntry } from "../../core/jobs/tool-call-entry";
 import type { ToolCallsReply } from "../../core/jobs/messages";
@@ -17,9 +20,26 @@ import {
   type CallToolResult,
   type McpJobView,
 } from "../../core/mcp-server/job-view";
-import { batchContext } from "../requests/batch-context";
+import type { HeardProgress } from "../requests/await-jobs";
+import { batchContext, planNamingEveryTool } from "../requests/batch-context";
 import type { McpSession } from "./session";
 import { readView, waitForJob } from "./job-reads";
+
+/** `parallel` is not listed, by any of its names: an MCP client makes its calls side by side itself. */
+function callsParallel(call: unknown): boolean {
+  try {
+    return PARALLEL_NAMES.has(normalizeToolCall(call).tool_name);
+  } catch (e) {
+    if (e instanceof InvalidToolCall) return false; // the call's own entry refuses it
+    throw e;
+  }
+}
+
+const parallelRefused = (name: string) =>
+  new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Tool '${quoteName(name)}' is not offered over MCP: make each call on its own, side by side; every call is its own job.`,
+  );
 
 /** How the client takes the answer. */
 export type CallMode =
@@ -54,24 +74,20 @@ export async function callTool(
   params: { name: string; arguments?: Record<string, unknown> },
   mode: CallMode,
 ): Promise<CallAnswer> {
-  // `parallel` is not listed: an MCP client makes its calls side by side itself.
-  if (params.name === "parallel")
-    throw new ProtocolError(
-      ProtocolErrorCode.InvalidParams,
-      "Tool 'parallel' is not offered over MCP: make each call on its own, side by side; every call is its own job.",
-    );
   // The JSON-RPC id is left out: a client retries with a new one, and the Idempotency-Key fingerprint covers the call.
-  const call = { type: "function", function: { name: params.name, arguments: JSON.stringify(params.arguments ?? {}) } };
+  const call = { name: params.name, arguments: params.arguments ?? {} };
+  if (callsParallel(call)) throw parallelRefused(params.name);
   let reply: ToolCallsReply;
   try {
     const ctx = await batchContext(s.c, { body: { tool_calls: [call] }, agent: s.agent });
-    let entry = toolCallEntry(0, call, ctx.spec, specNumbering());
-    if (entry.error?.code === "unknown_tool") {
-      const every = await ctx.withEveryServer(ctx.spec);
-      if (every) entry = toolCallEntry(0, call, every, specNumbering()); // the error names the MCP tools too
-    }
+    const entry = await planNamingEveryTool(
+      ctx,
+      (spec) => toolCallEntry(0, call, spec, specNumbering()),
+      (planned) => planned.error?.code === "unknown_tool",
+    );
+    if (entry.parallel) throw parallelRefused(params.name);
     if (entry.error) return refused(entry.error);
-    const waitMs = mode.kind === "task" ? mode.waitMs : s.maxWaitSeconds * 1000;
+    const waitMs = mode.kind === "task" ? mode.waitMs : syncWaitLeft(s);
     const fields = await ctx.fields("mcp");
     reply = await ctx
       .chat()
@@ -93,9 +109,11 @@ export async function callTool(
 const jobGone = () =>
   new ProtocolError(ProtocolErrorCode.InternalError, "The call's job is gone: its chat was deleted meanwhile.");
 
+/** What is left of a synchronous call's wait: it counts from the request's arrival, listings and admission included. */
+const syncWaitLeft = (s: McpSession) => Math.max(0, s.maxWaitSeconds * 1000 - (Date.now() - s.arrivedAt));
+
 async function answerCall(s: McpSession, jobId: string, mode: CallMode): Promise<CallAnswer> {
-  const waitMs = mode.kind === "task" ? mode.waitMs : s.maxWaitSeconds * 1000;
-  const started = Date.now();
+  const waitMs = mode.kind === "task" ? mode.waitMs : syncWaitLeft(s);
   const tick =
     mode.kind === "sync" && mode.progress
       ? async () => {
@@ -109,11 +127,15 @@ async function answerCall(s: McpSession, jobId: string, mode: CallMode): Promise
     if (!view) throw jobGone();
     return { task: view };
   }
-  await waitForJob(s, jobId, waitMs, tick);
+  const heard =
+    mode.kind === "sync" && mode.progress
+      ? (p: HeardProgress) => void mode.progress!(p.message ?? "running").catch(() => undefined)
+      : undefined;
+  await waitForJob(s, jobId, waitMs, tick, heard);
   // Collects the result when the job ended: this answer hands it over.
   const view = await readView(s, jobId, true);
   if (!view) throw jobGone();
   if (isTerminal(view.snapshot.state)) return { result: endedCallResult(view) };
   if (mode.kind === "task") return { task: view };
-  return { result: stillRunningResult(view, s.chatId, Math.round((Date.now() - started) / 1000)) };
+  return { result: stillRunningResult(view, s.chatId, Math.round((Date.now() - s.arrivedAt) / 1000)) };
 }

@@ -1,10 +1,10 @@
 /**
  * The MCP endpoint's reads of a job: its view, and a wait for its end that the worker holds, off
  * the chat (docs/architecture.md#awaits), with a tick every 15 s for the progress that keeps a
- * client's stream alive.
+ * client's stream alive, and an MCP tool's own progress passed on as the chat sends it.
  */
 import type { McpJobView } from "../../core/mcp-server/job-view";
-import { untilJobsEnd } from "../requests/await-jobs";
+import { type HeardProgress, untilJobsEnd } from "../requests/await-jobs";
 import type { McpSession } from "./session";
 
 /** A waiting client hears something at least this often, so no proxy cuts its stream as idle. */
@@ -16,12 +16,16 @@ export async function readView(s: McpSession, jobId: string, collect: boolean): 
   return answer?.view ?? undefined;
 }
 
-/** True once the job ended, false when `waitMs` ran out first; `tick` runs between slices of the wait. */
+/**
+ * True once the job ended, false when `waitMs` ran out first; `tick` runs between slices of the wait,
+ * and `onProgress` hears the job's MCP progress as it comes.
+ */
 export async function waitForJob(
   s: McpSession,
   jobId: string,
   waitMs: number,
   tick?: () => Promise<void>,
+  onProgress?: (progress: HeardProgress) => void,
 ): Promise<boolean> {
   const end = Date.now() + waitMs;
   for (;;) {
@@ -29,7 +33,7 @@ export async function waitForJob(
     if (left <= 0) return false;
     const slice = tick ? Math.min(left, PROGRESS_EVERY_MS) : left;
     const sliceEnd = Date.now() + slice;
-    const woke = await untilJobsEnd(s.chat, { job_ids: [jobId], wait_ms: slice });
+    const woke = await untilJobsEnd(s.chat, { job_ids: [jobId], wait_ms: slice }, undefined, onProgress);
     if (woke) return true;
     // Back before its slice ran out: the chat is gone, and the read that follows says so.
     if (Date.now() < sliceEnd - 50) return false;

@@ -12,7 +12,14 @@ import { InvalidCursor, mcpTools, toolsPage } from "../../core/mcp-server/tool-l
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import { tenantStub } from "../requests/context";
 import { callTool, type CallMode } from "./call";
-import { legacyTasks, modernClient, TASKS_EXTENSION, type McpSession } from "./session";
+import {
+  LEGACY_VERSIONS,
+  legacyTasks,
+  MODERN_VERSION,
+  modernClient,
+  TASKS_EXTENSION,
+  type McpSession,
+} from "./session";
 import * as tasks from "./tasks";
 
 export const SERVER_INFO = { name: "fanout", version: "1.4.0" };
@@ -34,6 +41,8 @@ export function mcpServer(s: McpSession): Server {
       ...(legacyTasks(s) ? { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } } : {}),
     },
     instructions: INSTRUCTIONS,
+    // These and no others: the SDK's own list has 2024 versions too, which fanout does not serve.
+    supportedProtocolVersions: [MODERN_VERSION, ...LEGACY_VERSIONS],
     cacheHints: { "tools/list": { ttlMs: LIST_TTL_MS, cacheScope: "private" } },
   });
 

@@ -28,12 +28,15 @@ async function viewOf(s: McpSession, taskId: string, collect: boolean): Promise<
   return view;
 }
 
-/** Whether this client decides the job's approval itself: a 2026 tasks client, under a rule that asks it. */
+/**
+ * Whether this client decides the job's approval itself: a 2026 tasks client, for a call under a
+ * rule that asks it. The rule is found as admission found it, by the tool and the agent that made
+ * the call (stored on the job), whatever agent this request names.
+ */
 function asksClient(s: McpSession, client: ModernClient, view: McpJobView): boolean {
-  if (!client.tasks) return false;
-  return (
-    approvalRuleFor(s.config.approvals, { name: view.snapshot.tool_name, agent: s.agent })?.ask_mcp_client === true
-  );
+  if (!client.tasks || view.approval_agent === null) return false;
+  const rule = approvalRuleFor(s.config.approvals, { name: view.snapshot.tool_name, agent: view.approval_agent });
+  return rule?.ask_mcp_client === true;
 }
 
 const retentionMs = (s: McpSession) => s.limits.retention_seconds * 1000;
@@ -55,11 +58,19 @@ function modernTask(s: McpSession, client: ModernClient, view: McpJobView) {
   };
 }
 
-/** The answer to a call whose job outlived its first second: a task to poll. */
-export const createdTask = (s: McpSession, client: ModernClient, view: McpJobView) => ({
-  ...modernTask(s, client, view),
-  resultType: "task" as const,
-});
+/**
+ * The answer to a call whose job outlived its first second: a task to poll, `working` (a form to
+ * answer comes with `tasks/get`, as `input_required`).
+ */
+export function createdTask(s: McpSession, client: ModernClient, view: McpJobView) {
+  const message = statusMessage(view);
+  return {
+    ...modernTask(s, client, view),
+    status: "working" as const,
+    ...(message ? { statusMessage: message } : {}),
+    resultType: "task" as const,
+  };
+}
 
 /** `tasks/get`: the job's state and, once it ended, the call's result. */
 export async function getModernTask(s: McpSession, client: ModernClient, taskId: string) {
@@ -93,9 +104,21 @@ export async function updateModernTask(
   if (read.decision === null) return { resultType: "complete" as const }; // closed without deciding: still waiting
   const by = `mcp:${client.name ?? "client"}`.slice(0, 128);
   const answer = await s.chat().decideApproval(taskId, { decision: read.decision, reason: read.reason, by }, s.limits);
-  if (answer?.outcome === "unknown" || answer === null) throw taskNotFound(s, taskId);
-  // A repeat, or an approval decided elsewhere first, changes nothing; tasks/get shows what holds.
-  return { resultType: "complete" as const };
+  switch (answer?.outcome) {
+    case undefined:
+    case "unknown":
+      throw taskNotFound(s, taskId);
+    case "decided":
+    case "repeat": // the same answer again, a retry
+      return { resultType: "complete" as const };
+    case "conflict":
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Task '${taskId}''s call was already ${answer.status}; a decision is taken once.`,
+      );
+    case "not_awaiting":
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task '${taskId}' no longer waits for an approval.`);
+  }
 }
 
 /** `tasks/cancel`: cancels the job and its subtree; the acknowledgement either way once it has ended. */
@@ -144,8 +167,14 @@ export async function listLegacyTasks(s: McpSession, cursor: string | undefined)
   const page = (await s.chat().jobViews(s.limits, TASKS_PAGE, cursor ?? null)) as {
     views: McpJobView[];
     next_before: string | null;
+    unknown_cursor?: true;
   } | null;
   if (!page) return { tasks: [] };
+  if (page.unknown_cursor)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      "The cursor is not one this endpoint gave: list again without it.",
+    );
   return {
     tasks: page.views.map((v) => legacyTask(s, v)),
     ...(page.next_before ? { nextCursor: page.next_before } : {}),

@@ -8,6 +8,7 @@
  */
 import {
   AWAIT_PATH,
+  JOB_PROGRESSED,
   JOBS_ENDED,
   type AwaitTicket,
   type BatchAnswer,
@@ -56,20 +57,25 @@ async function onceMore<T>(ask: (chat: Chat) => Promise<T>, chat: () => Chat): P
   }
 }
 
+/** A job's MCP progress as a waiting request hears it (`JOB_PROGRESSED`). */
+export type HeardProgress = { job_id: string; progress: number; total?: number; message?: string };
+
 /**
  * True once every job the ticket names has ended, false when its time ran out first (or the chat is gone: its
  * answer says so). Given `answer` (a batch's `max_result_chars`), the chat may send the batch's answer with the
- * wake: then that answer.
+ * wake: then that answer. Given `onProgress`, the jobs' MCP progress is heard as it comes.
  */
 export async function untilJobsEnd(
   chat: () => Chat,
   ticket: AwaitTicket,
   answer?: number,
+  onProgress?: (progress: HeardProgress) => void,
 ): Promise<boolean | { answer: unknown }> {
   const deadline = Date.now() + ticket.wait_ms;
   const url = new URL(`https://chat${AWAIT_PATH}`);
   for (const id of ticket.job_ids) url.searchParams.append("job_id", id);
   if (answer !== undefined) url.searchParams.set("answer", String(answer));
+  if (onProgress) url.searchParams.set("progress", "1");
   for (;;) {
     const left = deadline - Date.now();
     if (left <= 0) return false;
@@ -97,6 +103,8 @@ export async function untilJobsEnd(
       };
       socket.addEventListener("message", (e) => {
         if (e.data === JOBS_ENDED) settle("ended");
+        else if (typeof e.data === "string" && e.data.startsWith(JOB_PROGRESSED))
+          onProgress?.(JSON.parse(e.data.slice(JOB_PROGRESSED.length)) as HeardProgress);
         else if (typeof e.data === "string" && e.data.startsWith("{")) settle({ answer: JSON.parse(e.data) });
       });
       socket.addEventListener("close", () => settle("dropped"));

@@ -76,6 +76,21 @@ const callerOf = (config: TenantConfig, agent: string): Caller => ({
 export const isUnknownTool = (e: unknown) => e instanceof ApiError && e.code === "unknown_tool";
 
 /**
+ * `plan` over the tools the request's body names; planned again with every MCP server of the tenant
+ * listed when `unknown` says it named a tool it could not find, so that error names the MCP tools too.
+ */
+export async function planNamingEveryTool<T>(
+  ctx: BatchContext,
+  plan: (spec: SpecContext) => T,
+  unknown: (planned: T) => boolean,
+): Promise<T> {
+  const planned = plan(ctx.spec);
+  if (!unknown(planned)) return planned;
+  const every = await ctx.withEveryServer(ctx.spec);
+  return every ? plan(every) : planned;
+}
+
+/**
  * Reads what every job-starting route reads first (`given`: the body and agent of a call the MCP
  * endpoint read out of its JSON-RPC request), in the documented order
  * (docs/api.md#validation-order-and-errors): the chat id, the tenant config, the body (size and

@@ -11,23 +11,9 @@ import { chatLimits } from "../../core/config/chat-limits";
 import { MAX_BODY_BYTES } from "../../core/config/bounds";
 import { ApiError } from "../../core/http/errors";
 import { readJsonBody } from "../../core/http/json-body";
-import { isObject } from "../../core/util/json";
 import { mcpServer } from "../mcp/server";
-import type { McpSession } from "../mcp/session";
+import { legacyVersionOf, type McpSession } from "../mcp/session";
 import { chatIdParam, chatStub, tenantConfig } from "../requests/context";
-
-/** The handshake versions served; an `initialize` asking for another gets the newest of them. */
-const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
-
-/** The legacy version a request speaks: its header, or, on `initialize`, the one it will be answered. */
-function legacyVersion(header: string | undefined, body: unknown): string {
-  if (isObject(body) && body.method === "initialize" && isObject(body.params)) {
-    const asked = body.params.protocolVersion;
-    return typeof asked === "string" && LEGACY_VERSIONS.includes(asked) ? asked : LEGACY_VERSIONS[0]!;
-  }
-  // A client of 2025-03-26 may send no version header; the transport specification says to assume it.
-  return header ?? "2025-03-26";
-}
 
 /** A synchronous call waits at most this long, whatever the tenant allows: under Cloudflare's 100 s cut. */
 const MAX_SYNC_WAIT_SECONDS = 90;
@@ -37,6 +23,7 @@ const jsonRpcError = (status: number, code: number, message: string) =>
 
 export const mcpRoutes = new Hono<AppEnv>()
   .post("/chats/:chat_id/mcp", async (c) => {
+    const arrivedAt = Date.now();
     const chatId = chatIdParam(c);
     const config = await tenantConfig(c);
     const agent = requireProfile(config, c.req.query("agent") ?? c.req.header("fanout-agent") ?? DEFAULT_PROFILE);
@@ -54,8 +41,9 @@ export const mcpRoutes = new Hono<AppEnv>()
       config,
       limits: chatLimits(config),
       maxWaitSeconds: Math.min(config.limits.max_wait_seconds, MAX_SYNC_WAIT_SECONDS),
+      arrivedAt,
       era,
-      legacyVersion: era === "legacy" ? legacyVersion(c.req.header("mcp-protocol-version"), body) : undefined,
+      legacyVersion: era === "legacy" ? legacyVersionOf(c.req.header("mcp-protocol-version"), body) : undefined,
       chat: () => chatStub(c, chatId),
     });
     const handler = createMcpHandler((ctx) => mcpServer(session(ctx.era)), { legacy: "stateless" });

@@ -16,7 +16,7 @@ import type { SpecContext } from "../../core/jobs/job-spec";
 import { toolCallEntry } from "../../core/jobs/tool-call-entry";
 import { coerceSeconds } from "../../core/calls/coerce";
 import { isObject } from "../../core/util/json";
-import { batchContext } from "../requests/batch-context";
+import { batchContext, planNamingEveryTool } from "../requests/batch-context";
 import { settleToolCalls } from "../requests/await-jobs";
 
 export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-calls", async (c) => {
@@ -47,11 +47,9 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     const number = specNumbering();
     return items.map((item, i) => toolCallEntry(i, item, spec, number));
   };
-  let entries = plan(ctx.spec);
-  if (entries.some((e) => e.error?.code === "unknown_tool")) {
-    const every = await ctx.withEveryServer(ctx.spec);
-    if (every) entries = plan(every); // an unknown-tool entry names the MCP tools too
-  }
+  const entries = await planNamingEveryTool(ctx, plan, (planned) =>
+    planned.some((e) => e.error?.code === "unknown_tool"),
+  );
   const fields = await ctx.fields("tool-calls", { order: c.req.query("order") });
   const reply = await ctx
     .chat()
