@@ -126,7 +126,11 @@ export class Deletion {
     this.store.transaction(() => {
       for (const job of this.store.jobs.activeSubordinates()) {
         if (job.context_id !== childId) continue;
-        this.machine.finish(job, { state: "error", error: CHILD_DELETED_ERROR, usage: usage[job.job_id] }, now);
+        this.machine.finish(
+          job,
+          { state: "error", error: CHILD_DELETED_ERROR, error_type: "cancelled", usage: usage[job.job_id] },
+          now,
+        );
       }
       if (!this.pending()) this.store.children.remove(childId);
     });

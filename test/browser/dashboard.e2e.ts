@@ -204,6 +204,8 @@ describe("the dashboard", () => {
     await expect.poll(() => cards.locator(".state").allTextContents()).toEqual(["cancelled"]);
     // an error reads as its text
     expect(await cards.locator("dd pre").last().textContent()).toBe("Parallel job was cancelled.");
+    // and says why, and whether it is safe to run again (docs/api.md#why-a-job-failed)
+    expect(await cards.locator("dd.failure").textContent()).toBe("cancelled · not to be run again as it is");
     await page.selectOption("#filter-state", "timeout");
     await page.locator("#jobs p", { hasText: "No jobs match these filters." }).waitFor();
     await page.selectOption("#filter-state", "");

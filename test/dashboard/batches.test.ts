@@ -38,6 +38,7 @@ interface Batches {
   waitingText(
     job: Partial<Job> & { waiting_for?: string | null; flow?: { rule: string; key?: string } | null },
   ): string | null;
+  failureText(job: { error_type?: string | null; retryable?: boolean | null }): string | null;
   attemptsText(job: { attempt: number }): string | null;
 }
 
@@ -164,6 +165,16 @@ describe("a pending job's card", () => {
     );
     expect(b.waitingText({ state: "pending", waiting_for: null })).toBeNull();
     expect(b.waitingText({ state: "running", waiting_for: "tier" })).toBeNull();
+  });
+});
+
+describe("an ended job's card", () => {
+  it("says why it did not succeed, and whether it is safe to run again", () => {
+    expect(b.failureText({ error_type: "http_status", retryable: true })).toBe("http_status · safe to run again");
+    expect(b.failureText({ error_type: "outcome_unknown", retryable: false })).toBe(
+      "outcome_unknown · not to be run again as it is",
+    );
+    expect(b.failureText({ error_type: null, retryable: null })).toBeNull();
   });
 });
 

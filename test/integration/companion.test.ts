@@ -62,6 +62,8 @@ describe("jobs", () => {
       "result_truncated",
       "content",
       "error",
+      "error_type",
+      "retryable",
       "context_id",
       "usage",
       "collected_at",

@@ -106,7 +106,7 @@ describe("a batch with the bot's traceparent", () => {
 
     const [refused] = byName(spans, "execute_tool refuse");
     expect(refused!.status).toEqual({ code: 2, message: "tool says no" });
-    expect(refused!.attributes["error.type"]).toBe("error");
+    expect(refused!.attributes["error.type"]).toBe("tool_error"); // the tool answered an error
 
     // The tool's request carried the job's span as its parent, and the caller's tracestate.
     const [sent] = await toolCalls(body.jobs[0].job_id);

@@ -419,7 +419,13 @@ describe("a turn that cannot go on", () => {
       async (f) => {
         expect(await takeStep(f, Date.now() + 1000)).toBe("finished");
         expect(f.finished).toEqual([
-          { state: "error", error: "The parent job's deadline passed.", attempt: 1, usage: usage(0, 0) },
+          {
+            state: "error",
+            error: "The parent job's deadline passed.",
+            error_type: "timeout",
+            attempt: 1,
+            usage: usage(0, 0),
+          },
         ]);
       },
       1000,
@@ -454,7 +460,7 @@ describe("a turn that cannot go on", () => {
     await step("budget", { model, config: baseConfig({ limits: { max_tokens_per_job: 14 } }) }, async (f) => {
       expect(await takeStep(f, Date.now())).toBe("finished");
       expect(f.finished).toEqual([
-        { state: "error", error: "Token budget exhausted.", attempt: 1, usage: usage(1, 0) },
+        { state: "error", error: "Token budget exhausted.", error_type: "max_steps", attempt: 1, usage: usage(1, 0) },
       ]);
       expect(f.turns.messages()).toHaveLength(1);
     });

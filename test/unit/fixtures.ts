@@ -29,6 +29,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     result_truncated: 0,
     error: null,
     trace: null,
+    error_type: null,
     context_id: null,
     usage: null,
     collected_at: null,

@@ -247,7 +247,14 @@ describe.each([
       const lease = claim.status === "claimed" ? claim.lease : "";
       r.machine.complete("echo-1", lease, { state: "success", result: "first", attempt: 1 }, T0 + 1, BIG, batch);
       expect(
-        r.machine.complete("echo-1", lease, { state: "error", error: "second", attempt: 1 }, T0 + 2, BIG, batch),
+        r.machine.complete(
+          "echo-1",
+          lease,
+          { state: "error", error_type: "tool_error", error: "second", attempt: 1 },
+          T0 + 2,
+          BIG,
+          batch,
+        ),
       ).toEqual({ status: "stale" });
       expect(r.row("echo-1")).toMatchObject({ state: "success", result: "first", completed_at: T0 + 1 });
     }));
@@ -282,13 +289,13 @@ describe.each([
       r.machine.complete(
         "bad-1",
         lease("bad-1"),
-        { state: "error", error: "abcdefghijklmnop", attempt: 1 },
+        { state: "error", error_type: "tool_error", error: "abcdefghijklmnop", attempt: 1 },
         T0 + 1,
         10,
         batch,
       );
       expect(r.row("ok-1")).toMatchObject({ result: "abcdefghij", result_truncated: 1 });
-      expect(r.row("bad-1")).toMatchObject({ state: "error", error: "abc" });
+      expect(r.row("bad-1")).toMatchObject({ state: "error", error_type: "tool_error", error: "abc" });
     }));
 
   it("cuts a result to the room its row's arguments leave, below the stored-bytes budget", () =>
@@ -398,7 +405,7 @@ describe("failUndeliverable", () => {
     rig("undeliverable", (r) => {
       r.add("echo-1");
       expect(r.machine.failUndeliverable("echo-1", T0 + UNDELIVERABLE_AFTER_MS)).toBe("failed");
-      expect(r.row("echo-1")).toMatchObject({ state: "error", error: UNDELIVERABLE_ERROR });
+      expect(r.row("echo-1")).toMatchObject({ state: "error", error_type: "unavailable", error: UNDELIVERABLE_ERROR });
       expect(r.hooks).toEqual([`ended echo-1 error ${UNDELIVERABLE_AFTER_MS}`, "stopWork echo-1 pending"]);
     }));
 

@@ -113,10 +113,15 @@ describe("a tools/call result", () => {
 
   it("is an error when isError is set, with the server's text or a plain explanation", () => {
     const content = [{ type: "text", text: "quota exceeded" }];
-    expect(callOutcome({ content, isError: true })).toEqual({ state: "error", error: "quota exceeded" });
+    expect(callOutcome({ content, isError: true })).toEqual({
+      state: "error",
+      error: "quota exceeded",
+      error_type: "tool_error",
+    });
     expect(callOutcome({ isError: true })).toEqual({
       state: "error",
       error: "The MCP tool reported an error without a message.",
+      error_type: "tool_error",
     });
   });
 });

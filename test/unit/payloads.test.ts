@@ -34,6 +34,8 @@ describe("snapshot", () => {
       "result",
       "result_truncated",
       "error",
+      "error_type",
+      "retryable",
       "usage",
     ]);
   });
@@ -59,6 +61,8 @@ describe("snapshot", () => {
       "context_id",
       "result",
       "error",
+      "error_type",
+      "retryable",
       "usage",
     ]);
     expect(s.tool_call_id).toBe("toolu_01");

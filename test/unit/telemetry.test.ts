@@ -151,6 +151,8 @@ const job = (over: Partial<SpanJob> = {}): SpanJob => ({
   usage: null,
   spec: null,
   waiting_for: null,
+  read_only: 1,
+  error_type: null,
   ...over,
 });
 const trace: JobTrace = { t: TRACE, s: "1111111111111111", p: "2222222222222222", bp: SPAN, x: 1 };

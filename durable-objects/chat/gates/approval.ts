@@ -101,7 +101,11 @@ export async function decide(
     store.timers.set("gate", "approval:report", now);
     parts.announce.approvalDecided(store.jobs.get(jobId)!, decided, now);
     if (decision.decision === "deny") {
-      machine.finish(job, { state: "error", error: deniedError(decision.by, decision.reason) }, now);
+      machine.finish(
+        job,
+        { state: "error", error: deniedError(decision.by, decision.reason), error_type: "denied" },
+        now,
+      );
       return { outcome: "decided", job: store.jobs.get(jobId)! };
     }
     // Still held by its tier or the subagent queue: it goes on from here once they let it go.
@@ -138,7 +142,11 @@ function expireNow(
   store.jobs.setApproval(job.job_id, JSON.stringify(expired));
   store.timers.set("gate", "approval:report", now);
   announce.approvalDecided(job, expired, now);
-  machine.finish(job, { state: "error", error: expiredError(approval.timeout_seconds) }, now);
+  machine.finish(
+    job,
+    { state: "error", error: expiredError(approval.timeout_seconds), error_type: "approval_expired" },
+    now,
+  );
   return expired;
 }
 

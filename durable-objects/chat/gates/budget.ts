@@ -42,7 +42,12 @@ export const budgetGate: Gate = {
         const answer = answers.get(job.job_id)!;
         // ended meanwhile: a share taken for nothing
         if (current?.state !== "pending" || current.waiting_for !== "budget") continue;
-        if (!answer.ok) machine.finish(current, { state: "error", error: exhaustedError(answer) }, now);
+        if (!answer.ok)
+          machine.finish(
+            current,
+            { state: "error", error: exhaustedError(answer), error_type: "budget_exhausted" },
+            now,
+          );
         else if (letGo(store, current, now)) started.push(job.job_id);
       }
       if (store.jobs.waitingAt("budget").length === 0) store.timers.clear("gate", "budget");
@@ -69,7 +74,7 @@ export function budgetReached(
     // shares it granted may be among them), and those let go have their share and are starting.
     for (const job of store.jobs.pendingUnderBudget(rootChat, batchId)) {
       if (job.waiting_for !== null && job.waiting_for !== "budget")
-        machine.finish(job, { state: "error", error: exhaustedError(over) }, now);
+        machine.finish(job, { state: "error", error: exhaustedError(over), error_type: "budget_exhausted" }, now);
     }
     const announced = `budget_reached:${batchId}`;
     if (rootChat !== store.address().chat_id || store.meta(announced)) return;

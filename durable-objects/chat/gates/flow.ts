@@ -95,7 +95,7 @@ export const flowGate: Gate = {
           else if (outcome.outcome === "waiting")
             store.jobs.setFlow(job.job_id, JSON.stringify({ ...flow, at: outcome.at }));
           else if (outcome.outcome === "refused")
-            machine.finish(current, { state: "error", error: outcome.message }, now);
+            machine.finish(current, { state: "error", error: outcome.message, error_type: "flow_rejected" }, now);
         }
         if (waiting.length > ASKED_PER_RUN) store.timers.set("gate", "flow", now + NEXT_RUN_MS);
         else {

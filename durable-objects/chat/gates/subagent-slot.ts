@@ -44,7 +44,7 @@ export const subagentSlotGate: Gate = {
         starting.map((j) => j.job_id),
       );
       const error = subagentLimit("tree", allowance.holders, 1, limits.max_subagents_per_tree).message;
-      for (const job of refused) machine.finish(job, { state: "error", error }, now);
+      for (const job of refused) machine.finish(job, { state: "error", error, error_type: "flow_rejected" }, now);
       if (store.jobs.waitingAt("subagent_slot").length)
         store.timers.set("gate", "subagent_slot:safety", now + QUEUE_SAFETY_MS);
       return started;

@@ -124,6 +124,7 @@ export class JobMachine {
           {
             state: outcome.state,
             error: cutStoredResult(outcome.error, Math.max(0, room - "Error: ".length)).result,
+            error_type: outcome.error_type,
             attempt: outcome.attempt,
             usage: outcome.usage,
           };
@@ -157,13 +158,19 @@ export class JobMachine {
     const f: Finish =
       outcome.state === "success"
         ? { state: "success", result: text, result_truncated: false, attempt: outcome.attempt, usage: outcome.usage }
-        : { state: "error", error: text, attempt: outcome.attempt, usage: outcome.usage };
+        : {
+            state: "error",
+            error: text,
+            error_type: outcome.error_type,
+            attempt: outcome.attempt,
+            usage: outcome.usage,
+          };
     return this.finish(job, f, now, { lease, before: now, besideAtMost: STORED_ROW_BYTES - needs });
   }
 
   cancel(jobId: string, now: number): void {
     const job = this.jobs.get(jobId);
-    if (job) this.#stop(job, { state: "cancelled", error: CANCELLED_ERROR }, now);
+    if (job) this.#stop(job, { state: "cancelled", error: CANCELLED_ERROR, error_type: "cancelled" }, now);
   }
 
   /** The deadline passed: whatever notices first ends the job `timeout`. */
@@ -172,7 +179,7 @@ export class JobMachine {
     const error = stillWaiting
       ? flowDeadlineError(job.timeout_seconds, waitingAt(job.flow!).rule)
       : deadlineError(job.timeout_seconds);
-    this.#stop(job, { state: "timeout", error }, now);
+    this.#stop(job, { state: "timeout", error, error_type: "timeout" }, now);
   }
 
   finishWait(jobId: string, now: number): void {
@@ -193,7 +200,7 @@ export class JobMachine {
       this.store.timers.setEarliest("dispatch", "", now + DISPATCH_WATCHDOG_MS);
       return "kept";
     }
-    this.#stop(job, { state: "error", error: UNDELIVERABLE_ERROR }, now);
+    this.#stop(job, { state: "error", error: UNDELIVERABLE_ERROR, error_type: "unavailable" }, now);
     return "failed";
   }
 

@@ -234,7 +234,12 @@ export class Runners {
     const claim = machine.claim(job.job_id, job.attempt, now, job); // running: the lease it already has
     if (claim.status !== "claimed") return claim.status;
     if (step.step === "outcome_unknown") {
-      this.#complete(job, claim, { state: "error", error: OUTCOME_UNKNOWN_ERROR, attempt: job.attempt });
+      this.#complete(job, claim, {
+        state: "error",
+        error: OUTCOME_UNKNOWN_ERROR,
+        error_type: "outcome_unknown",
+        attempt: job.attempt,
+      });
       return "finished";
     }
     const attempt = step.step === "resume" ? step.attempt : job.attempt;

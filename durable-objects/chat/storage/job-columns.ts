@@ -4,6 +4,7 @@
  */
 import { GATES, type JobRow, type WaitReason } from "../../../src/core/jobs/job";
 import { ACTIVE_STATES_SQL, type TerminalState } from "../../../src/core/api/job-states";
+import type { ErrorType } from "../../../src/core/api/error-types";
 
 /** A job as admission builds it: the row's identity and limits, with SQLite's 0/1 flags as booleans. */
 export type NewJob = Pick<
@@ -43,8 +44,7 @@ export type NewJob = Pick<
  */
 export type ActiveCounts = { chat: number; batch: number; released: number; tier: number };
 
-export interface Finish {
-  state: TerminalState;
+interface Ending {
   result?: string | null;
   result_truncated?: boolean;
   error?: string | null;
@@ -53,6 +53,11 @@ export interface Finish {
   /** An MCP result's parts, as stored (JSON, already bounded). */
   content?: string | null;
 }
+
+/** How a job ends: a success, or any other end with why (`error_type`, docs/api.md#why-a-job-failed). */
+export type Finish =
+  | (Ending & { state: "success" })
+  | (Ending & { state: Exclude<TerminalState, "success">; error: string; error_type: ErrorType });
 
 /**
  * Active: not ended. `completed_at IS NULL` (set by every end) lets SQLite use the `jobs_active` index; the
@@ -77,7 +82,7 @@ export function runningClock(): string {
 export const ROW = `job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only, timeout_seconds,
   created_at, started_at, completed_at, attempt, lease, deadline_at, result, result_truncated, error, context_id, usage,
   collected_at, dispatched_at, sent, spec, waiting_for, wait_seq, tree_slot, progress, runner, renewed_at, metadata, flow, approval, budget,
-  trace`;
+  trace, error_type`;
 /** A job's columns, plus the place of a job waiting for a subagent slot in the chat's queue (1 = next to start). */
 export const COLUMNS = `${ROW}, CASE WHEN ${waitingAt("subagent_slot")} THEN
     (SELECT COUNT(*) FROM jobs q WHERE q.waiting_for = 'subagent_slot' AND q.state = 'pending' AND q.wait_seq <= jobs.wait_seq)

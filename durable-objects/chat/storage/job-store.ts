@@ -120,9 +120,9 @@ export class JobStore extends JobLeases {
       .exec<JobRow>(
         `UPDATE jobs SET state = ?, completed_at = ?, started_at = COALESCE(started_at, ?), result = ?,
            result_truncated = ?, error = ?, attempt = MAX(attempt, ?), usage = COALESCE(?, usage), lease = NULL,
-           progress = NULL, content = ?, finished_seq = ?, finished_event = ?, finished_cut = ?
-         WHERE job_id = ? AND ${ACTIVE} AND (?14 IS NULL OR (lease = ?14 AND deadline_at > ?15
-           AND length(CAST(tool_args AS BLOB)) + COALESCE(length(CAST(spec AS BLOB)), 0) <= ?16))
+           progress = NULL, content = ?, finished_seq = ?, finished_event = ?, finished_cut = ?, error_type = ?
+         WHERE job_id = ? AND ${ACTIVE} AND (?15 IS NULL OR (lease = ?15 AND deadline_at > ?16
+           AND length(CAST(tool_args AS BLOB)) + COALESCE(length(CAST(spec AS BLOB)), 0) <= ?17))
          RETURNING ${ROW}, NULL AS queue_position`,
         f.state,
         now,
@@ -136,6 +136,7 @@ export class JobStore extends JobLeases {
         finished?.seq ?? null,
         finished?.id ?? null,
         finished?.cut ?? null,
+        f.state === "success" ? null : f.error_type,
         jobId,
         guard?.lease ?? null,
         guard?.before ?? null,

@@ -134,6 +134,12 @@ const jobsV12 = (name: string) => jobsV11(name).replace(" lane INTEGER,", " runn
  */
 const jobsV13 = (name: string) => jobsV12(name).replace(") WITHOUT ROWID", ", trace TEXT) WITHOUT ROWID");
 
+/**
+ * The jobs table from v14 on: v13's, with why a job did not succeed (`error_type`,
+ * docs/api.md#why-a-job-failed), NULL while it is active and on a success.
+ */
+const jobsV14 = (name: string) => jobsV13(name).replace(") WITHOUT ROWID", ", error_type TEXT) WITHOUT ROWID");
+
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (
   name: string,
@@ -239,6 +245,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // v13 `trace`: the job's trace context (its span, its parent, the gates it left), written with the
   // row and with the updates that write it anyway, so a traced batch costs no row of its own.
   [`ALTER TABLE jobs ADD COLUMN trace TEXT`],
+  // v14 `error_type`: why a job did not succeed, written by the end that writes its state; rows ended
+  // before it are typed from their state and text when read (`failureOf`).
+  [`ALTER TABLE jobs ADD COLUMN error_type TEXT`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -252,7 +261,7 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 export const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV13("jobs"),
+  jobsV14("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   ...SCHEMA.filter((statement) => /^CREATE TABLE (batches|timers) /.test(statement)),

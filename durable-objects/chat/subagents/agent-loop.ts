@@ -52,6 +52,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
     return finishWith(host, turn, {
       state: "error",
       error: "The parent job's deadline passed.",
+      error_type: "timeout",
       attempt: 1,
       usage: turn.usage,
     });
@@ -94,24 +95,42 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   if (!host.running(turnId)) return "finished";
   // The provider's key is opened only at the claim, for the runner that sends the request.
   if (!config.llm)
-    return finishWith(host, turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
+    return finishWith(host, turn, {
+      state: "error",
+      error: NO_LLM_ERROR,
+      error_type: "llm_error",
+      attempt: 1,
+      usage: turn.usage,
+    });
   const prof = profileOf(config, host.identity().profile);
   const history = host.turns.messages();
   if (turn.steps >= prof.max_steps) {
     const error = `Reached max_steps (${prof.max_steps}) without a final answer. Last text: ${lastText(history) || "(none)"}`;
-    return finishWith(host, turn, { state: "error", error, attempt: 1, usage: turn.usage });
+    return finishWith(host, turn, { state: "error", error, error_type: "max_steps", attempt: 1, usage: turn.usage });
   }
   const allowed = await host.budgetAllows(stepOf(turn));
   if (!allowed.ok) {
     // No further model request: the turn ends with what it had said, and why it stopped.
     const error = `${lastText(history) ? `Last text: ${lastText(history)}\n` : ""}${exhaustedError(allowed)}`;
-    return finishWith(host, turn, { state: "error", error, attempt: 1, usage: turn.usage });
+    return finishWith(host, turn, {
+      state: "error",
+      error,
+      error_type: "budget_exhausted",
+      attempt: 1,
+      usage: turn.usage,
+    });
   }
   const room = await host.modelRoom(turn, config);
   if (room.outcome === "waiting") return "room";
   if (room.outcome === "refused") {
     await host.modelUnanswered(stepOf(turn));
-    return finishWith(host, turn, { state: "error", error: room.message, attempt: 1, usage: turn.usage });
+    return finishWith(host, turn, {
+      state: "error",
+      error: room.message,
+      error_type: "flow_rejected",
+      attempt: 1,
+      usage: turn.usage,
+    });
   }
   if (!host.running(turnId)) {
     await room.release(); // stopped while it waited for room: no model request leaves
@@ -151,7 +170,13 @@ export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswe
   await host.releaseModelRoom();
   if ("error" in answer) {
     await host.modelUnanswered(stepOf(turn));
-    return finishWith(host, turn, { state: "error", error: answer.error, attempt: 1, usage: turn.usage });
+    return finishWith(host, turn, {
+      state: "error",
+      error: answer.error,
+      error_type: "llm_error",
+      attempt: 1,
+      usage: turn.usage,
+    });
   }
   const { reply } = answer;
   const config = await host.config();
@@ -163,7 +188,7 @@ export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswe
   const bytes = replyBytes(reply);
   if (bytes > MAX_MESSAGE_BYTES) {
     const error = `The model's reply took ${bytes} bytes; fanout keeps at most ${MAX_MESSAGE_BYTES} per message.`;
-    return finishWith(host, turn, { state: "error", error, attempt: 1, usage });
+    return finishWith(host, turn, { state: "error", error, error_type: "llm_error", attempt: 1, usage });
   }
   const after = Date.now();
   if (!host.running(turnId)) return "finished"; // stopped while the model was thinking
@@ -174,7 +199,7 @@ export async function takeReply(host: LoopHost, turnId: string, answer: AskAnswe
     return finishWith(
       host,
       { ...turn, usage },
-      { state: "error", error: "Token budget exhausted.", attempt: 1, usage },
+      { state: "error", error: "Token budget exhausted.", error_type: "max_steps", attempt: 1, usage },
     );
   }
 

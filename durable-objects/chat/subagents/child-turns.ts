@@ -100,7 +100,13 @@ export class ChildTurns implements LoopHost {
       return;
     }
     this.store.timers.clear("agent", turnId);
-    await this.finish(turn, { state: "timeout", error: idleError(idleMs), attempt: 1, usage: turn.usage });
+    await this.finish(turn, {
+      state: "timeout",
+      error: idleError(idleMs),
+      error_type: "idle_timeout",
+      attempt: 1,
+      usage: turn.usage,
+    });
   }
 
   /** Only a child chat has turns; a top-level chat skips their bookkeeping on every job. */

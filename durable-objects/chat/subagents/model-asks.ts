@@ -123,7 +123,14 @@ export async function claimAsk(host: AskHost, turnId: string, lease: string, now
     throw e;
   }
   // The provider was removed while the request waited for its runner: the turn ends as it would have before asking.
-  if (!claimed) await host.finish(turn, { state: "error", error: NO_LLM_ERROR, attempt: 1, usage: turn.usage });
+  if (!claimed)
+    await host.finish(turn, {
+      state: "error",
+      error: NO_LLM_ERROR,
+      error_type: "llm_error",
+      attempt: 1,
+      usage: turn.usage,
+    });
   // Stopped during that build: no request leaves.
   if (claimed && host.running(turnId)) {
     const trace = host.asks.traceHeaders(turnId);

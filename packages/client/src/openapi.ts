@@ -1361,6 +1361,13 @@ export interface paths {
                                 /** @constant */
                                 result_truncated?: true;
                                 error?: string;
+                                /**
+                                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                                 * @enum {string}
+                                 */
+                                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                                retryable?: boolean;
                                 /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                                 usage?: {
                                     llm_calls: number;
@@ -1416,6 +1423,13 @@ export interface paths {
                                 /** @constant */
                                 result_truncated?: true;
                                 error?: string;
+                                /**
+                                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                                 * @enum {string}
+                                 */
+                                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                                retryable?: boolean;
                                 /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                                 usage?: {
                                     llm_calls: number;
@@ -1644,6 +1658,13 @@ export interface paths {
                                 } & {
                                     [key: string]: unknown;
                                 };
+                                /**
+                                 * @description A job that ended without success: why (docs/api.md#why-a-job-failed).
+                                 * @enum {string}
+                                 */
+                                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                                retryable?: boolean;
                             }[];
                             /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
                             trace_id?: string;
@@ -1763,6 +1784,13 @@ export interface paths {
                                 /** @constant */
                                 result_truncated?: true;
                                 error?: string;
+                                /**
+                                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                                 * @enum {string}
+                                 */
+                                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                                retryable?: boolean;
                                 /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                                 usage?: {
                                     llm_calls: number;
@@ -1818,6 +1846,13 @@ export interface paths {
                                 /** @constant */
                                 result_truncated?: true;
                                 error?: string;
+                                /**
+                                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                                 * @enum {string}
+                                 */
+                                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                                retryable?: boolean;
                                 /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                                 usage?: {
                                     llm_calls: number;
@@ -2318,6 +2353,13 @@ export interface paths {
                             /** @constant */
                             result_truncated?: true;
                             error?: string;
+                            /**
+                             * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                             * @enum {string}
+                             */
+                            error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                            /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                            retryable?: boolean;
                             /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                             usage?: {
                                 llm_calls: number;
@@ -3092,6 +3134,13 @@ export interface paths {
                                 /** @constant */
                                 result_truncated?: true;
                                 error?: string;
+                                /**
+                                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                                 * @enum {string}
+                                 */
+                                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                                retryable?: boolean;
                                 /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                                 usage?: {
                                     llm_calls: number;
@@ -3198,6 +3247,9 @@ export interface paths {
                                 [key: string]: unknown;
                             })[] | null;
                             error: string | null;
+                            /** @description Why the job did not succeed; null while active and on a success. */
+                            error_type: ("tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable") | null;
+                            retryable: boolean | null;
                             context_id: string | null;
                             /** @description The job's own and its subtree's: a tool call is one once claimed. */
                             usage: {
@@ -3316,6 +3368,9 @@ export interface paths {
                                 result: string | null;
                                 result_truncated: boolean;
                                 error: string | null;
+                                /** @description Why the job did not succeed; null while active and on a success. */
+                                error_type: ("tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable") | null;
+                                retryable: boolean | null;
                                 context_id: string | null;
                                 /** @description The job's own and its subtree's: a tool call is one once claimed. */
                                 usage: {
@@ -3894,6 +3949,13 @@ export interface components {
                 /** @constant */
                 result_truncated?: true;
                 error?: string;
+                /**
+                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                 * @enum {string}
+                 */
+                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                retryable?: boolean;
                 /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                 usage?: {
                     llm_calls: number;
@@ -4007,6 +4069,13 @@ export interface components {
                         /** @constant */
                         result_truncated?: true;
                         error?: string;
+                        /**
+                         * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                         * @enum {string}
+                         */
+                        error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                        /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                        retryable?: boolean;
                         /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                         usage?: {
                             llm_calls: number;
@@ -4198,6 +4267,13 @@ export interface components {
                 /** @constant */
                 result_truncated?: true;
                 error?: string;
+                /**
+                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                 * @enum {string}
+                 */
+                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                retryable?: boolean;
                 /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                 usage?: {
                     llm_calls: number;
@@ -4428,6 +4504,13 @@ export interface components {
                 /** @constant */
                 result_truncated?: true;
                 error?: string;
+                /**
+                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                 * @enum {string}
+                 */
+                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                retryable?: boolean;
                 /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                 usage?: {
                     llm_calls: number;
@@ -4541,6 +4624,13 @@ export interface components {
                         /** @constant */
                         result_truncated?: true;
                         error?: string;
+                        /**
+                         * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                         * @enum {string}
+                         */
+                        error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                        /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                        retryable?: boolean;
                         /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                         usage?: {
                             llm_calls: number;
@@ -4732,6 +4822,13 @@ export interface components {
                 /** @constant */
                 result_truncated?: true;
                 error?: string;
+                /**
+                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                 * @enum {string}
+                 */
+                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                retryable?: boolean;
                 /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
                 usage?: {
                     llm_calls: number;

@@ -29,6 +29,33 @@ describe("job tables", () => {
     expect(jobTable([])).toBe("no jobs");
   });
 
+  it("say why a job did not succeed, and whether running it again may help", () => {
+    const table = jobTable([
+      {
+        job_id: "search-1",
+        tool_name: "search",
+        state: "error",
+        duration_seconds: 0.5,
+        error: "HTTP 503: busy",
+        error_type: "http_status",
+        retryable: true,
+      },
+      {
+        job_id: "pay-1",
+        tool_name: "pay",
+        state: "error",
+        duration_seconds: 0.1,
+        error: "No.",
+        error_type: "denied",
+        retryable: false,
+      },
+    ]);
+    expect(table.split("\n").slice(1)).toEqual([
+      "search-1  search  error  0.5s  [http_status, retryable] Error: HTTP 503: busy",
+      "pay-1     pay     error  0.1s  [denied] Error: No.",
+    ]);
+  });
+
   it("cut long cells by characters, not bytes", () => {
     expect(cell("é".repeat(70), 10)).toBe(`${"é".repeat(9)}…`);
     expect(cell("short", 10)).toBe("short");

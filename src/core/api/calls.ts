@@ -8,7 +8,7 @@
  */
 import { z } from "zod";
 import { BATCH_STATUSES } from "./job-states";
-import { jobState, traceId } from "./jobs";
+import { errorType, jobState, retryableFlag, traceId } from "./jobs";
 
 /** What a model sees in the `parallel` tool's schema: the one shape it needs to write. */
 export const toolCallItem = z
@@ -126,6 +126,8 @@ export const toolCallResult = z.object({
     .optional()
     .describe("The result text, `Error: <message>`, or a `parallel` call's payload; absent while active."),
   error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
+  error_type: errorType.optional().describe("A job that ended without success: why (docs/api.md#why-a-job-failed)."),
+  retryable: retryableFlag.optional(),
 });
 
 export const toolCallsAnswer = z.object({

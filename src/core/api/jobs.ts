@@ -5,10 +5,22 @@
  * builds these objects and takes its types from here.
  */
 import { z } from "zod";
+import { ERROR_TYPES } from "./error-types";
 import { BATCH_STATUSES, JOB_STATE_NAMES } from "./job-states";
 import { waitReasons } from "../gates/order";
 
 export const jobState = z.enum(JOB_STATE_NAMES);
+
+/** Why a job did not succeed (docs/api.md#why-a-job-failed). */
+export const errorType = z
+  .enum(ERROR_TYPES)
+  .describe("Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).");
+
+export const retryableFlag = z
+  .boolean()
+  .describe(
+    "Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error.",
+  );
 
 /** An MCP tool's `notifications/progress`, as a job keeps it. */
 export const progress = z.object({
@@ -62,6 +74,8 @@ export const snapshot = z.object({
   result: z.string().optional(),
   result_truncated: z.literal(true).optional(),
   error: z.string().optional(),
+  error_type: errorType.optional(),
+  retryable: retryableFlag.optional(),
   usage: usage.optional().describe("A subordinate's: its subtree's model requests, tokens, tool calls and subagents."),
   progress: progress
     .optional()
@@ -116,6 +130,8 @@ export const jobRecord = z.object({
       "An MCP job's result parts as the server sent them (images and audio with their base64 `data`), while `result` has text and placeholders. Bounded like `result`: a part that did not fit is cut or kept without its payload, marked `truncated: true`. Null for other jobs and until the job ends.",
     ),
   error: z.string().nullable(),
+  error_type: errorType.nullable().describe("Why the job did not succeed; null while active and on a success."),
+  retryable: retryableFlag.nullable(),
   context_id: z.string().nullable(),
   usage: usage.describe("The job's own and its subtree's: a tool call is one once claimed."),
   collected_at: z.string().nullable(),

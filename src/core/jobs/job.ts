@@ -9,6 +9,7 @@ import { flowWait } from "../flow/job-flow";
 import { approvalOf, approvalStatus } from "../approvals/approval";
 import { jobUsage, shownUsage } from "../usage/usage";
 import { traceIdOf } from "../telemetry/trace-context";
+import { failureOf } from "../api/error-types";
 
 export { isTerminal, TERMINAL_STATES, type JobState, type TerminalState } from "../api/job-states";
 export { GATES, type WaitReason } from "../gates/order";
@@ -75,12 +76,14 @@ export type JobRow = {
   renewed_at: number | null;
   /** Its trace context (JSON of `JobTrace`, docs/api.md#traces); null when its batch's trace was not kept. */
   trace: string | null;
+  /** Why it did not succeed (docs/api.md#why-a-job-failed); null while active, on a success, and on rows ended before v14. */
+  error_type: string | null;
   /** Computed on read: the place of a job waiting for a subagent slot (1 = next), else null. */
   queue_position?: number | null;
 };
 
 export const CANCELLED_ERROR = "Parallel job was cancelled.";
-export const OUTCOME_UNKNOWN_ERROR = "Outcome unknown: the tool may have run; not retried.";
+export { OUTCOME_UNKNOWN_ERROR } from "../api/error-types";
 export const deadlineError = (seconds: number) =>
   `Job exceeded its ${seconds} s deadline (job_timeout) and was stopped; its late result was discarded.`;
 
@@ -155,6 +158,7 @@ export function jobRecord(job: JobRow & { content: string | null }) {
     result_truncated: job.result_truncated === 1,
     content: job.content === null ? null : (JSON.parse(job.content) as Record<string, unknown>[]),
     error: job.error,
+    ...(failureOf(job) ?? { error_type: null, retryable: null }),
     context_id: job.context_id,
     // Every job's, its own and its subtree's (docs/api.md#usage-and-cost).
     usage: shownUsage(jobUsage(job)),

@@ -3,6 +3,7 @@
  * ChatDOs and the TenantDO. Queue messages carry ids only (docs/architecture.md#platform-rules), never
  * arguments or results, so a message leaks nothing and stays tiny.
  */
+import type { ErrorType } from "../api/error-types";
 import type { ErrorDetails, Refusal } from "../http/errors";
 import type { JobSpec } from "./job-spec";
 import type { ParallelCall } from "./call-plan";
@@ -203,9 +204,9 @@ export type Usage = UsageFigures;
 /** `content`: an MCP result's parts as the server sent them (the job keeps them, bounded, beside the text). */
 export type JobOutcome =
   | { state: "success"; result: string; attempt: number; usage?: Usage; content?: ContentPart[] }
-  | { state: "error"; error: string; attempt: number; usage?: Usage; content?: ContentPart[] }
+  | { state: "error"; error: string; error_type: ErrorType; attempt: number; usage?: Usage; content?: ContentPart[] }
   /** A child that made no progress for `subagent_idle_seconds`. */
-  | { state: "timeout"; error: string; attempt: number; usage?: Usage };
+  | { state: "timeout"; error: string; error_type: ErrorType; attempt: number; usage?: Usage };
 
 /** What a parent hands its child chat to run one subordinate job. */
 export interface TurnRequest {
@@ -303,6 +304,9 @@ export interface ToolCallResult {
   state: JobState;
   content?: string;
   error?: CallError;
+  /** A job that ended without success: why, and whether running it again may help. */
+  error_type?: ErrorType;
+  retryable?: boolean;
 }
 
 export interface ToolCallsAnswer {

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import type * as schemas from "../api/jobs";
 import { durationSeconds, isTerminal, whyWaiting, type JobRow, type JobState } from "./job";
 import type { Progress } from "./progress";
+import { failureOf } from "../api/error-types";
 import { addUsage, shownUsage } from "../usage/usage";
 import { jobTraceOf } from "../telemetry/trace-context";
 
@@ -50,6 +51,8 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
       if (shown.length < job.result.length || job.result_truncated) s.result_truncated = true;
     }
     if (job.error !== null) s.error = job.error;
+    const failure = failureOf(job);
+    if (failure) Object.assign(s, failure);
     if (job.usage !== null) s.usage = shownUsage(addUsage(JSON.parse(job.usage) as Usage));
   }
   // Only while active: the row clears it when the job ends, and an older row may still hold one.

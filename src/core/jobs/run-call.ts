@@ -62,7 +62,7 @@ async function attempts(
 ): Promise<JobOutcome | undefined> {
   const args = JSON.parse(call.tool_args) as Record<string, unknown>;
   const refused = refusal(target, args, record.allowPrivateEgress);
-  if (refused) return { state: "error", error: refused, attempt: call.attempt };
+  if (refused) return { state: "error", error: refused, error_type: "invalid_arguments", attempt: call.attempt };
   const callable = target as Callable;
   for (let attempt = call.attempt; ; ) {
     const remaining = call.deadline_at - Date.now();
@@ -74,14 +74,16 @@ async function attempts(
       const content = result.content ? { content: result.content } : {};
       return result.state === "success"
         ? { state: "success", result: result.result, attempt, ...content }
-        : { state: "error", error: result.error, attempt, ...content };
+        : { state: "error", error: result.error, error_type: result.error_type, attempt, ...content };
     }
     // `http_request` is never retried (docs/api.md#attempts-and-retries).
     const retry = callable.kind !== "http_request" && isRetryable(result.failure, call.read_only);
     const delay = backoffMs(attempt, result.failure.kind === "status" ? result.failure.retryAfterMs : undefined);
     if (!retry || Date.now() + delay >= call.deadline_at) {
       const ambiguous = result.failure.kind === "network" && !call.read_only;
-      return { state: "error", error: ambiguous ? OUTCOME_UNKNOWN_ERROR : result.error, attempt };
+      if (ambiguous) return { state: "error", error: OUTCOME_UNKNOWN_ERROR, error_type: "outcome_unknown", attempt };
+      const error_type = result.failure.kind === "status" ? "http_status" : "unavailable";
+      return { state: "error", error: result.error, error_type, attempt };
     }
     attempt += 1;
     await record.settled(attempt);

@@ -9,6 +9,7 @@
 import { isTerminal, type JobRow, type JobState } from "./job";
 import type { ApiError } from "../http/errors";
 import type { AdmittedToolCall, ToolCallEntry, ToolCallResult, ToolCallsAnswer } from "./messages";
+import { failureOf } from "../api/error-types";
 import { batchStatus, resultsPayload, startedPayload, type PayloadView } from "./payloads";
 
 /**
@@ -63,7 +64,7 @@ export function toolCallResult(call: AdmittedToolCall, rows: Map<string, JobRow>
   const state: JobState = row?.state ?? "pending";
   if (!row || !isTerminal(state)) return { ...base, job_id: call.job_id!, state };
   const content = state === "success" ? (row.result ?? "") : `Error: ${row.error ?? state}`;
-  return { ...base, job_id: call.job_id!, state, content };
+  return { ...base, job_id: call.job_id!, state, content, ...failureOf(row) };
 }
 
 function parallelResult(

@@ -8,6 +8,7 @@
  * which encodes it as OTLP (`./otlp`) and redacts its content there (`./exporter`).
  */
 import { ATTR_ERROR_TYPE } from "@opentelemetry/semantic-conventions";
+import { failureOf } from "../api/error-types";
 import {
   ATTR_GEN_AI_AGENT_ID,
   ATTR_GEN_AI_AGENT_NAME,
@@ -93,6 +94,8 @@ export interface SpanJob {
   usage: string | null;
   spec: string | null;
   waiting_for: WaitReason | null;
+  read_only: number;
+  error_type: string | null;
 }
 
 /**
@@ -154,8 +157,8 @@ export function jobSpan(job: SpanJob, trace: JobTrace): SpanRecord {
     "fanout.batch_id": job.batch_id,
     "fanout.state": job.state,
     "fanout.attempts": job.attempt,
-    // The job's error state, until the error kinds of docs/api.md#why-a-job-failed exist.
-    ...(failed ? { [ATTR_ERROR_TYPE]: job.state } : {}),
+    // Why it did not succeed, in the closed list of docs/api.md#why-a-job-failed.
+    ...(failed ? { [ATTR_ERROR_TYPE]: failureOf(job)?.error_type ?? job.state } : {}),
   };
   const span = {
     trace_id: trace.t,

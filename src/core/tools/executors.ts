@@ -71,6 +71,7 @@ export async function callHttpRequest(
       kind: "done",
       state: "error",
       error: `Origin ${origin} is no longer in builtins.http_request.allowed_origins.`,
+      error_type: "invalid_arguments",
     };
   }
   const method = (args.method ?? "GET").toUpperCase();

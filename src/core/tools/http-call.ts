@@ -12,9 +12,15 @@ import type { AttemptFailure } from "./retry";
 import { parseRetryAfter } from "./retry";
 
 /** `content`: an MCP result's parts, which the job keeps beside the text a model reads. */
+/**
+ * The `error_type`s a tool's own answer ends a call with (docs/api.md#why-a-job-failed); the rest of
+ * the list is decided above the tools (a status, a network error, the chat's gates).
+ */
+export type ToolErrorType = "tool_error" | "invalid_arguments" | "mcp_error";
+
 export type AttemptResult =
   | { kind: "done"; state: "success"; result: string; content?: ContentPart[] }
-  | { kind: "done"; state: "error"; error: string; content?: ContentPart[] }
+  | { kind: "done"; state: "error"; error: string; error_type: ToolErrorType; content?: ContentPart[] }
   | { kind: "failed"; failure: AttemptFailure; error: string };
 
 export async function readCapped(response: Response, maxBytes: number): Promise<string> {
@@ -77,7 +83,8 @@ export function interpretToolBody(text: string): AttemptResult {
       const r = body.result;
       return { kind: "done", state: "success", result: typeof r === "string" ? r : JSON.stringify(r) };
     }
-    if (typeof body.error === "string") return { kind: "done", state: "error", error: body.error };
+    if (typeof body.error === "string")
+      return { kind: "done", state: "error", error: body.error, error_type: "tool_error" };
   }
   return { kind: "done", state: "success", result: text };
 }
@@ -95,7 +102,8 @@ export async function attempt(
     if ((e as Error).name === "AbortError" || (e as Error).name === "TimeoutError") throw e;
     // Nothing was sent, and sending again cannot help: final, never retried.
     const refused = egressRefusal(e);
-    if (refused) return { kind: "done", state: "error", error: toolUrlRefused(refused.problem) };
+    if (refused)
+      return { kind: "done", state: "error", error: toolUrlRefused(refused.problem), error_type: "invalid_arguments" };
     return { kind: "failed", failure: { kind: "network" }, error: networkErrorText(e, url) };
   }
   let text: string;

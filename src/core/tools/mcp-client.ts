@@ -177,6 +177,7 @@ function failure(server: string, e: unknown, otherwise: "unsent" | "network"): A
       kind: "done",
       state: "error",
       error: `MCP server '${server}': its URL ${refused.problem}; outbound calls there are not allowed.`,
+      error_type: "invalid_arguments",
     };
   if (e instanceof StreamableHTTPError && e.code !== undefined) {
     return {
@@ -186,7 +187,8 @@ function failure(server: string, e: unknown, otherwise: "unsent" | "network"): A
     };
   }
   // A JSON-RPC error is the server's answer (unknown tool, invalid arguments): final.
-  if (e instanceof McpError) return { kind: "done", state: "error", error: `MCP server '${server}': ${reason(e)}` };
+  if (e instanceof McpError)
+    return { kind: "done", state: "error", error: `MCP server '${server}': ${reason(e)}`, error_type: "mcp_error" };
   const error =
     otherwise === "unsent"
       ? `MCP server '${server}' could not be reached: ${reason(e)}`

@@ -95,11 +95,16 @@ export function callOutcome(
   result: ToolCallContent & { isError?: boolean },
 ):
   | { state: "success"; result: string; content?: ContentPart[] }
-  | { state: "error"; error: string; content?: ContentPart[] } {
+  | { state: "error"; error: string; error_type: "tool_error"; content?: ContentPart[] } {
   const text = resultText(result);
   const parts = result.content ?? [];
   const content = parts.some((p) => p.type !== "text") ? { content: parts } : {};
   if (result.isError)
-    return { state: "error", error: text || "The MCP tool reported an error without a message.", ...content };
+    return {
+      state: "error",
+      error: text || "The MCP tool reported an error without a message.",
+      error_type: "tool_error",
+      ...content,
+    };
   return { state: "success", result: text, ...content };
 }

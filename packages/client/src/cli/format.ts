@@ -28,6 +28,9 @@ export function columns(head: string[], rows: string[][]): string {
 }
 
 /** Jobs as aligned columns: id, tool, state, duration, result or error. */
+/** Why a job did not succeed, and whether running it again may help: `[http_status, retryable] `. */
+const failureTag = (j: JobSnapshot) => (j.error_type ? `[${j.error_type}${j.retryable ? ", retryable" : ""}] ` : "");
+
 export function jobTable(jobs: JobSnapshot[]): string {
   if (jobs.length === 0) return "no jobs";
   const rows = jobs.map((j) => [
@@ -35,7 +38,7 @@ export function jobTable(jobs: JobSnapshot[]): string {
     j.tool_name,
     j.state,
     seconds(j.duration_seconds),
-    cell(j.error ? `Error: ${j.error}` : (j.result ?? "")),
+    cell(j.error ? `${failureTag(j)}Error: ${j.error}` : (j.result ?? "")),
   ]);
   return columns(["job", "tool", "state", "time", "result"], rows);
 }

@@ -18,6 +18,15 @@ export function waitingText(job) {
   return `waiting for ${job.waiting_for}`;
 }
 
+/**
+ * Why an ended job did not succeed, and whether running it again is safe (docs/api.md#why-a-job-failed);
+ * null for a job that succeeded or has not ended.
+ */
+export function failureText(job) {
+  if (!job.error_type) return null;
+  return `${job.error_type} · ${job.retryable ? "safe to run again" : "not to be run again as it is"}`;
+}
+
 /** From its claim to its end (or to `now` while it runs); a job never claimed took no time. */
 export function runMs(job, now) {
   const started = at(job.started_at);

@@ -11,6 +11,7 @@ import {
   isActive,
   runMs,
   timelineBars,
+  failureText,
   usageText,
   waitingText,
 } from "/batches.js";
@@ -114,6 +115,7 @@ export function jobCard(job, actions) {
       outcome !== null && outcome !== undefined
         ? [h("dt", {}, job.state === "success" ? "result" : "error"), h("dd", {}, h("pre", {}, outcome))]
         : null,
+      failureText(job) ? [h("dt", {}, "why"), h("dd", { class: "failure" }, failureText(job))] : null,
       usageText(job.usage) ? [h("dt", {}, "usage"), h("dd", {}, usageText(job.usage))] : null,
       attemptsText(job) ? [h("dt", {}, "sent"), h("dd", { class: "attempts" }, attemptsText(job))] : null,
       active && job.progress
