@@ -6,16 +6,7 @@
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { api, configure, json, toolConfig, toolServer } from "../helpers";
-import {
-  legacyClient,
-  legacyRequest,
-  MODERN,
-  mcpUrl,
-  modernClient,
-  modernRequest,
-  rpc,
-  viaWorker,
-} from "../mcp-clients";
+import { legacyClient, legacyRequest, MODERN, modernClient, modernRequest, rpc } from "../mcp-clients";
 
 afterEach(() => reset());
 
@@ -313,9 +304,4 @@ describe("the handshake versions", () => {
     const result = await pending;
     expect(result.structuredContent).toMatchObject({ state: "success", job_id: jobId });
   });
-});
-
-it("is reachable at the documented URL shape", () => {
-  expect(mcpUrl("c1", "?agent=a").pathname).toBe("/v1/chats/c1/mcp");
-  expect(typeof viaWorker).toBe("function");
 });

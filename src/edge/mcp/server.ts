@@ -76,7 +76,7 @@ export function mcpServer(s: McpSession): Server {
         ? { kind: "task", waitMs: TASK_AFTER_MS }
         : { kind: "sync", ...(token !== undefined ? { progress: progressTo(ctx, token) } : {}) };
     const answer = await callTool(s, params, mode);
-    return wire("task" in answer ? tasks.createdTask(s, client, answer.task) : answer.result);
+    return wire("task" in answer ? tasks.createdTask(s, answer.task) : answer.result);
   });
 
   // Registered with their schemas: the SDK types the task methods of neither exchange.

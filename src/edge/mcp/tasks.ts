@@ -9,7 +9,13 @@ import { approvalRuleFor } from "../../core/approvals/approval";
 import { quoteName } from "../../core/calls/names";
 import { isTerminal } from "../../core/jobs/job";
 import { APPROVAL_INPUT, approvalInputRequests, readDecision } from "../../core/mcp-server/approval-form";
-import { endedCallResult, statusMessage, taskStatus, type McpJobView } from "../../core/mcp-server/job-view";
+import {
+  endedCallResult,
+  statusMessage,
+  taskStatus,
+  type McpJobView,
+  type TaskStatus,
+} from "../../core/mcp-server/job-view";
 import { readView, waitForJob } from "./job-reads";
 import type { McpSession, ModernClient } from "./session";
 
@@ -43,10 +49,8 @@ const retentionMs = (s: McpSession) => s.limits.retention_seconds * 1000;
 
 // ---- 2026-07-28: the tasks extension ---------------------------------------------------
 
-function modernTask(s: McpSession, client: ModernClient, view: McpJobView) {
-  const asks = asksClient(s, client, view);
-  const status = taskStatus(view, { exchange: "2026", asksClient: asks });
-  const message = status === "input_required" ? "waiting for your approval" : statusMessage(view);
+/** A task as the extension shows it, with the status and message it has now. */
+function modernTaskAs(s: McpSession, view: McpJobView, status: TaskStatus, message: string | undefined) {
   return {
     taskId: view.snapshot.job_id,
     status,
@@ -58,19 +62,19 @@ function modernTask(s: McpSession, client: ModernClient, view: McpJobView) {
   };
 }
 
+function modernTask(s: McpSession, client: ModernClient, view: McpJobView) {
+  const status = taskStatus(view, { exchange: "2026", asksClient: asksClient(s, client, view) });
+  return modernTaskAs(s, view, status, status === "input_required" ? "waiting for your approval" : statusMessage(view));
+}
+
 /**
  * The answer to a call whose job outlived its first second: a task to poll, `working` (a form to
  * answer comes with `tasks/get`, as `input_required`).
  */
-export function createdTask(s: McpSession, client: ModernClient, view: McpJobView) {
-  const message = statusMessage(view);
-  return {
-    ...modernTask(s, client, view),
-    status: "working" as const,
-    ...(message ? { statusMessage: message } : {}),
-    resultType: "task" as const,
-  };
-}
+export const createdTask = (s: McpSession, view: McpJobView) => ({
+  ...modernTaskAs(s, view, "working", statusMessage(view)),
+  resultType: "task" as const,
+});
 
 /** `tasks/get`: the job's state and, once it ended, the call's result. */
 export async function getModernTask(s: McpSession, client: ModernClient, taskId: string) {
