@@ -16,6 +16,7 @@ import type {
   Delivery,
 } from "../../src/core/jobs/messages";
 import type { ApprovalRule } from "../../src/core/config/approval-rules";
+import type { FlowRule } from "../../src/core/config/flow-rules";
 import { withinToolBound } from "../../src/core/jobs/tool-bound";
 import type { Chat } from "./chat";
 import { beingDeleted, deletedWhileWaiting } from "./deletion";
@@ -31,8 +32,12 @@ import { subordinateState } from "./subagents/subordinate-state";
 import { NEW_CHAT_STATE, planSubordinates } from "./subagents/subordinates";
 
 /** The approval rules a request's calls are matched on, with the agent that makes them. */
-export const approvalsOf = (req: { approvals?: ApprovalRule[]; caller: { agent: string } }) =>
-  req.approvals ? { rules: req.approvals, agent: req.caller.agent } : undefined;
+/** The rules a request's calls are admitted under, and the agent they match on. */
+export const rulesOf = (req: { approvals?: ApprovalRule[]; flow?: FlowRule[]; caller: { agent: string } }) => ({
+  agent: req.caller.agent,
+  ...(req.approvals ? { approvals: req.approvals } : {}),
+  ...(req.flow ? { flow: req.flow } : {}),
+});
 
 export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAnswer> {
   const { store, tree } = chat;
@@ -94,8 +99,7 @@ export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAn
       plans,
       queued,
       metadata: req.delivery.metadata,
-      flow: req.flow,
-      approvals: approvalsOf(req),
+      ...rulesOf(req),
       ...(req.budget ? { budget: { limits: req.budget } } : {}),
       ...(req.trace ? { trace: { batch: req.trace } } : {}),
     });

@@ -25,7 +25,7 @@ import {
   toolCallResult,
   toolCallsStatus,
 } from "../../src/core/jobs/tool-call-results";
-import { approvalsOf, commit, requireKnown } from "./batches";
+import { commit, requireKnown, rulesOf } from "./batches";
 import type { Chat } from "./chat";
 import { beingDeleted, deletedWhileWaiting } from "./deletion";
 import { newJobRows, withJobIds } from "./jobs/admission";
@@ -69,8 +69,7 @@ export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<T
     plans,
     queued,
     metadata: req.delivery.metadata,
-    flow: req.flow,
-    approvals: approvalsOf(req),
+    ...rulesOf(req),
     ...(req.budget ? { budget: { limits: req.budget } } : {}),
     ...(req.trace ? { trace: { batch: req.trace } } : {}),
   });

@@ -21,11 +21,15 @@ const rules = approvalRulesSchema.parse([
 
 describe("approval rules", () => {
   it("match a call by the name it runs as and the agent that makes it, first rule first", () => {
-    expect(approvalRuleFor(rules, { name: "send_email", agent: "researcher" })?.timeout_seconds).toBe(60);
-    expect(approvalRuleFor(rules, { name: "send_email", agent: "default" })).toBeNull();
-    expect(approvalRuleFor(rules, { name: "payments__refund", agent: "default" })?.timeout_seconds).toBe(86_400);
-    expect(approvalRuleFor(rules, { name: "search", agent: "researcher" })).toBeNull();
-    expect(approvalRuleFor([], { name: "send_email", agent: "default" })).toBeNull();
+    expect(
+      approvalRuleFor(rules, { tool: "send_email", agent: "researcher", args: {}, metadata: null })?.timeout_seconds,
+    ).toBe(60);
+    expect(approvalRuleFor(rules, { tool: "send_email", agent: "default", args: {}, metadata: null })).toBeNull();
+    expect(
+      approvalRuleFor(rules, { tool: "payments__refund", agent: "default", args: {}, metadata: null })?.timeout_seconds,
+    ).toBe(86_400);
+    expect(approvalRuleFor(rules, { tool: "search", agent: "researcher", args: {}, metadata: null })).toBeNull();
+    expect(approvalRuleFor([], { tool: "send_email", agent: "default", args: {}, metadata: null })).toBeNull();
   });
 
   it("refuse `llm`, more than 32 rules, and a deadline past 30 days", () => {

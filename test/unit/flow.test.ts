@@ -567,23 +567,33 @@ describe("which rules a call is under", () => {
   ]);
 
   it("matches by glob on the name a call runs as, with its key, in rule-name order", () => {
-    expect(flowHolds(rules, { name: "search", args: { city: "Oslo" }, metadata: { user_id: "u7" } })).toEqual([
+    expect(
+      flowHolds(rules, { tool: "search", agent: "default", args: { city: "Oslo" }, metadata: { user_id: "u7" } }),
+    ).toEqual([
       { rule: "by-city", key: "Oslo" },
       { rule: "search-api", key: "u7" },
     ]);
-    expect(flowHolds(rules, { name: "docs__read", args: {}, metadata: null })).toEqual([
+    expect(flowHolds(rules, { tool: "docs__read", agent: "default", args: {}, metadata: null })).toEqual([
       { rule: "search-api", key: "" },
     ]);
-    expect(flowHolds(rules, { name: "llm", args: {}, metadata: null })).toEqual([{ rule: "model", key: "" }]);
-    expect(flowHolds(rules, { name: "send_email", args: {}, metadata: { user_id: "u7" } })).toEqual([]);
+    expect(flowHolds(rules, { tool: "llm", agent: "default", args: {}, metadata: null })).toEqual([
+      { rule: "model", key: "" },
+    ]);
+    expect(flowHolds(rules, { tool: "send_email", agent: "default", args: {}, metadata: { user_id: "u7" } })).toEqual(
+      [],
+    );
   });
 
   it("keys on a value as text: a number as JSON, a missing or null field as the empty key, a long one cut", () => {
     const rule = { key: "args.n" };
-    expect(flowKey(rule, { name: "x", args: { n: 7 }, metadata: null })).toBe("7");
-    expect(flowKey(rule, { name: "x", args: { n: null }, metadata: null })).toBe("");
-    expect(flowKey(rule, { name: "x", args: JSON.parse('{"__proto__": "p"}'), metadata: null })).toBe("");
-    expect(flowKey(rule, { name: "x", args: { n: "k".repeat(300) }, metadata: null })).toHaveLength(MAX_FLOW_KEY_CHARS);
+    expect(flowKey(rule, { tool: "x", agent: "default", args: { n: 7 }, metadata: null })).toBe("7");
+    expect(flowKey(rule, { tool: "x", agent: "default", args: { n: null }, metadata: null })).toBe("");
+    expect(flowKey(rule, { tool: "x", agent: "default", args: JSON.parse('{"__proto__": "p"}'), metadata: null })).toBe(
+      "",
+    );
+    expect(flowKey(rule, { tool: "x", agent: "default", args: { n: "k".repeat(300) }, metadata: null })).toHaveLength(
+      MAX_FLOW_KEY_CHARS,
+    );
   });
 
   it("are checked as the config will state them: a limit, a key's shape, unique names, at most 32", () => {

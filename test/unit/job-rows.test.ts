@@ -15,10 +15,14 @@ const call = (index: number, read_only: boolean, over: Partial<JobSpec> = {}): J
     ...over,
   }) as JobSpec;
 const rows = (specs: JobSpec[], tiered: boolean, queued = new Set<string>()) =>
-  newJobRows(specs, 1_000, { chat_id: "c", tiered, plans: new Map(), queued, metadata: null }).jobs.map((j) => [
-    j.idx,
-    j.waiting_for,
-  ]);
+  newJobRows(specs, 1_000, {
+    chat_id: "c",
+    agent: "default",
+    tiered,
+    plans: new Map(),
+    queued,
+    metadata: null,
+  }).jobs.map((j) => [j.idx, j.waiting_for]);
 
 describe("where a batch's jobs start", () => {
   it("on a tiered path: reads at once, writes waiting for their tier", () => {
@@ -60,6 +64,7 @@ describe("which jobs a flow rule counts", () => {
   const flowOf = (nested: boolean) =>
     newJobRows([sub(0)], 1_000, {
       chat_id: "c",
+      agent: "default",
       tiered: false,
       plans: new Map(),
       metadata: null,
@@ -74,11 +79,12 @@ describe("which jobs a flow rule counts", () => {
 });
 
 describe("the gate a job waits at first", () => {
-  const approvals = { rules: [{ tools: ["send"], agents: ["*"], timeout_seconds: 600 }], agent: "default" };
+  const approvals = [{ tools: ["send"], agents: ["*"], timeout_seconds: 600 }];
   const flow = [{ name: "sends", tools: ["send"], concurrency: 1, on_limit: "queue" as const, max_queued: 10 }];
   const first = (tiered: boolean, o: object) =>
     newJobRows([call(0, true), call(1, false)], 1_000, {
       chat_id: "c",
+      agent: "default",
       tiered,
       plans: new Map(),
       metadata: null,

@@ -60,7 +60,8 @@ const admit = (now: number) =>
     tiered: true,
     plans: new Map(),
     metadata: JSON.stringify({ not_before: T }),
-    approvals: { rules: [{ tools: ["pay"], timeout_seconds: 600 }], agent: "default" },
+    agent: "default",
+    approvals: [{ tools: ["pay"], timeout_seconds: 600 }],
     budget: { limits: { tool_calls: 10 } },
   });
 

@@ -77,11 +77,10 @@ export interface RowOptions {
    * scope a subagent's chat inherited from the batch that started it.
    */
   budget?: { limits: Budget } | { inherited: string };
-  /**
-   * The tenant's approval rules, and the calling agent's profile they match on: a call under one waits for a
-   * person.
-   */
-  approvals?: { rules: readonly ApprovalRule[]; agent: string };
+  /** The calling agent's profile: approval rules and the rules' conditions match on it. */
+  agent: string;
+  /** The tenant's approval rules: a call under one waits for a person. */
+  approvals?: readonly ApprovalRule[];
   /**
    * Admitted inside a subagent: its own subordinates are not counted under flow rules, since their
    * ancestor holds its slot while it waits for them, and counting them could leave both waiting.
@@ -115,16 +114,15 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
       const job_id = spec.job_id ?? newJobId(spec.tool_name);
       const queued = o.queued?.has(job_id) ?? false;
       const counted = !(o.nested && spec.kind === "subordinate");
-      const flow = counted
-        ? planFlow(
-            o.flow ?? [],
-            { name: spec.tool_name, args: JSON.parse(spec.tool_args) as Record<string, unknown>, metadata },
-            now,
-          )
-        : null;
-      const approvalRule = o.approvals
-        ? approvalRuleFor(o.approvals.rules, { name: spec.tool_name, agent: o.approvals.agent })
-        : null;
+      // One input for every rule the call meets: their conditions share its evaluation budget.
+      const call = {
+        tool: spec.tool_name,
+        args: JSON.parse(spec.tool_args) as Record<string, unknown>,
+        metadata,
+        agent: o.agent,
+      };
+      const flow = counted ? planFlow(o.flow ?? [], call, now) : null;
+      const approvalRule = o.approvals ? approvalRuleFor(o.approvals, call) : null;
       const row = {
         job_id,
         log_id: `log-${nanoid(12)}`,
@@ -144,7 +142,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         spec: plan ? JSON.stringify(plan) : null,
         flow: flow ? JSON.stringify(flow) : null,
         // Asked for at once, whichever gate the job waits at first (gates/approval.ts).
-        approval: approvalRule ? JSON.stringify(requested(approvalRule, o.approvals!.agent, now)) : null,
+        approval: approvalRule ? JSON.stringify(requested(approvalRule, o.agent, now)) : null,
         budget,
         trace: traceOfNewJob(o.trace),
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,

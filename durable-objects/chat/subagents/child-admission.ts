@@ -73,10 +73,14 @@ export function admitStepCalls(
   const chat_id = readMeta(store.sql, "chat_id")!;
   // A subordinate's jobs carry the metadata of the batch that started it (the running turn's).
   const metadata = readMeta(store.sql, "metadata") || null;
-  const approvals = { rules: config.approvals, agent: caller.agent };
   // A subordinate's calls count against the budget of the batch that started it.
   const budget = readMeta(store.sql, "budget");
-  const rules = { flow: config.flow, approvals, ...(budget ? { budget: { inherited: budget } } : {}) };
+  const rules = {
+    agent: caller.agent,
+    flow: config.flow,
+    approvals: config.approvals,
+    ...(budget ? { budget: { inherited: budget } } : {}),
+  };
   // Its calls' spans are children of the turn's (the parent job's `invoke_agent` span).
   const turnTrace = readMeta(store.sql, "trace");
   const batch = newJobRows(admitted, now, {

@@ -8,6 +8,7 @@ import type { TenantConfig } from "../../../src/core/config/schema";
 import { planFlow, type JobFlow } from "../../../src/core/flow/job-flow";
 import { LLM_FLOW_NAME } from "../../../src/core/flow/rules";
 import { askForRoom, giveBackRoom } from "../jobs/flow-objects";
+import { childIdentity } from "./child-admission";
 import type { ChatStore } from "../storage/chat-store";
 import { readMeta, writeMeta } from "../storage/schema";
 import type { Turn } from "../storage/turns";
@@ -25,9 +26,10 @@ export async function modelRoom(store: ChatStore, turn: Turn, config: TenantConf
   const flow = planFlow(
     config.flow,
     {
-      name: LLM_FLOW_NAME,
+      tool: LLM_FLOW_NAME,
       args: {},
       metadata: metadata === null ? null : (JSON.parse(metadata) as Record<string, unknown>),
+      agent: childIdentity(store.sql).profile,
     },
     Date.now(),
   );

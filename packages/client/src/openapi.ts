@@ -131,6 +131,8 @@ export interface paths {
                                 name: string;
                                 /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop. */
                                 tools: string[];
+                                /** @description A CEL expression over `args`, `metadata`, `agent` and `tool`: the rule applies only to calls it is true for. One that cannot be evaluated counts as true. */
+                                when?: string;
                                 /** @description Matching calls running at once, per key. */
                                 concurrency?: number;
                                 /** @description Starts per period, per key, spread evenly. */
@@ -162,6 +164,8 @@ export interface paths {
                                 tools: string[];
                                 /** @description Globs over the calling agent's profile; default every agent, at any level. */
                                 agents?: string[];
+                                /** @description A CEL expression over `args`, `metadata`, `agent` and `tool`: the rule applies only to calls it is true for. One that cannot be evaluated counts as true. */
+                                when?: string;
                                 /**
                                  * @description With no decision by then, the call ends `error` and is not made.
                                  * @default 86400
@@ -434,6 +438,8 @@ export interface paths {
                             name: string;
                             /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop. */
                             tools: string[];
+                            /** @description A CEL expression over `args`, `metadata`, `agent` and `tool`: the rule applies only to calls it is true for. One that cannot be evaluated counts as true. */
+                            when?: string;
                             /** @description Matching calls running at once, per key. */
                             concurrency?: number;
                             /** @description Starts per period, per key, spread evenly. */
@@ -465,6 +471,8 @@ export interface paths {
                             tools: string[];
                             /** @description Globs over the calling agent's profile; default every agent, at any level. */
                             agents?: string[];
+                            /** @description A CEL expression over `args`, `metadata`, `agent` and `tool`: the rule applies only to calls it is true for. One that cannot be evaluated counts as true. */
+                            when?: string;
                             /**
                              * @description With no decision by then, the call ends `error` and is not made.
                              * @default 86400
@@ -713,6 +721,8 @@ export interface paths {
                                 name: string;
                                 /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop. */
                                 tools: string[];
+                                /** @description A CEL expression over `args`, `metadata`, `agent` and `tool`: the rule applies only to calls it is true for. One that cannot be evaluated counts as true. */
+                                when?: string;
                                 /** @description Matching calls running at once, per key. */
                                 concurrency?: number;
                                 /** @description Starts per period, per key, spread evenly. */
@@ -744,6 +754,8 @@ export interface paths {
                                 tools: string[];
                                 /** @description Globs over the calling agent's profile; default every agent, at any level. */
                                 agents?: string[];
+                                /** @description A CEL expression over `args`, `metadata`, `agent` and `tool`: the rule applies only to calls it is true for. One that cannot be evaluated counts as true. */
+                                when?: string;
                                 /**
                                  * @description With no decision by then, the call ends `error` and is not made.
                                  * @default 86400
@@ -1033,6 +1045,8 @@ export interface paths {
                                 name: string;
                                 /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop. */
                                 tools: string[];
+                                /** @description A CEL expression over `args`, `metadata`, `agent` and `tool`: the rule applies only to calls it is true for. One that cannot be evaluated counts as true. */
+                                when?: string;
                                 /** @description Matching calls running at once, per key. */
                                 concurrency?: number;
                                 /** @description Starts per period, per key, spread evenly. */
@@ -1064,6 +1078,8 @@ export interface paths {
                                 tools: string[];
                                 /** @description Globs over the calling agent's profile; default every agent, at any level. */
                                 agents?: string[];
+                                /** @description A CEL expression over `args`, `metadata`, `agent` and `tool`: the rule applies only to calls it is true for. One that cannot be evaluated counts as true. */
+                                when?: string;
                                 /**
                                  * @description With no decision by then, the call ends `error` and is not made.
                                  * @default 86400
@@ -5033,6 +5049,8 @@ export interface components {
                 name: string;
                 /** @description Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop. */
                 tools: string[];
+                /** @description A CEL expression over `args`, `metadata`, `agent` and `tool`: the rule applies only to calls it is true for. One that cannot be evaluated counts as true. */
+                when?: string;
                 /** @description Matching calls running at once, per key. */
                 concurrency?: number;
                 /** @description Starts per period, per key, spread evenly. */
@@ -5060,6 +5078,8 @@ export interface components {
                 tools: string[];
                 /** @description Globs over the calling agent's profile; default every agent, at any level. */
                 agents?: string[];
+                /** @description A CEL expression over `args`, `metadata`, `agent` and `tool`: the rule applies only to calls it is true for. One that cannot be evaluated counts as true. */
+                when?: string;
                 /**
                  * @description With no decision by then, the call ends `error` and is not made.
                  * @default 86400

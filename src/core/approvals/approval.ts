@@ -3,6 +3,7 @@
  * keeps of its approval, how a decision meets the one already taken, and the texts a job ends with.
  * The chat's approval gate (durable-objects/chat/gates/approval.ts) keeps and applies them.
  */
+import { conditionHolds, type ConditionInput } from "../conditions/condition";
 import type { ApprovalRule } from "../config/approval-rules";
 import { globMatch } from "../tools/glob";
 
@@ -21,6 +22,8 @@ export interface JobApproval {
   agent: string;
   timeout_seconds: number;
   expires_at: number;
+  /** The rule asks the MCP client that made the call (`ask_mcp_client`), as it was at admission. */
+  ask_mcp_client?: true;
   /** Once taken: a person's decision, or `expired` when none came in time. */
   decision?: Decision | "expired";
   by?: string | null;
@@ -41,16 +44,17 @@ export function awaitsDecision(job: { approval: string | null }): boolean {
 /** What the API says of it: `pending` until decided. */
 export type ApprovalStatus = "pending" | "approved" | "denied" | "expired";
 
-/** The rule a call is under, the first that matches its name and its agent; null when none does (nothing asks). */
-export function approvalRuleFor(
-  rules: readonly ApprovalRule[],
-  call: { name: string; agent: string },
-): ApprovalRule | null {
+/**
+ * The rule a call is under: the first that matches its name and its agent and whose `when` holds for
+ * it; null when none does (nothing asks).
+ */
+export function approvalRuleFor(rules: readonly ApprovalRule[], call: ConditionInput): ApprovalRule | null {
   return (
     rules.find(
       (rule) =>
-        rule.tools.some((glob) => globMatch(glob, call.name)) &&
-        (rule.agents ?? ["*"]).some((glob) => globMatch(glob, call.agent)),
+        rule.tools.some((glob) => globMatch(glob, call.tool)) &&
+        (rule.agents ?? ["*"]).some((glob) => globMatch(glob, call.agent)) &&
+        conditionHolds(rule.when, call),
     ) ?? null
   );
 }
@@ -60,6 +64,7 @@ export const requested = (rule: ApprovalRule, agent: string, now: number): JobAp
   agent,
   timeout_seconds: rule.timeout_seconds,
   expires_at: now + rule.timeout_seconds * 1000,
+  ...(rule.ask_mcp_client ? { ask_mcp_client: true as const } : {}),
 });
 
 export function approvalStatus(approval: JobApproval): ApprovalStatus {

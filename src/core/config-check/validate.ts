@@ -2,9 +2,10 @@
  * The one check a configuration document passes before it is stored, whether
  * it came whole (`PUT`) or as the result of a merge patch (`PATCH`), so both
  * are validated exactly alike (docs/api.md#configuration): the schema, rule names spelled as
- * calls are, the cross-field rules, then the egress rules for every outbound URL.
+ * calls are, the cross-field rules, the rules' conditions, then the egress rules for every outbound URL.
  */
 import type { z } from "zod";
+import { checkCondition } from "../conditions/condition";
 import { configEgressProblems } from "../egress/policy";
 import { ruleToolProblems, withCanonicalRuleTools } from "./rule-tools";
 import { configSchema, crossFieldProblems, type TenantConfig } from "../config/schema";
@@ -27,7 +28,19 @@ export function checkConfig(input: unknown, allowPrivateEgress: boolean): Checke
   const problems = [
     ...crossFieldProblems(config),
     ...ruleToolProblems(config),
+    ...conditionProblems(config),
     ...configEgressProblems(config, allowPrivateEgress),
   ];
   return problems.length ? { ok: false, problems } : { ok: true, config };
+}
+
+/** Each rule's `when` that would not evaluate, or whose cost could not be bounded: the rule and where. */
+function conditionProblems(config: TenantConfig): string[] {
+  const problems = (kind: "approvals" | "flow", rules: readonly { when?: string | undefined }[]) =>
+    rules.flatMap((rule, i) => {
+      if (rule.when === undefined) return [];
+      const checked = checkCondition(rule.when);
+      return checked.ok ? [] : [`${kind}.${i}.when: ${checked.problem}`];
+    });
+  return [...problems("approvals", config.approvals), ...problems("flow", config.flow)];
 }

@@ -3,6 +3,7 @@
  * person before they leave, by the name they run as and the agent that makes them.
  */
 import { z } from "zod";
+import { MAX_CONDITION_CHARS } from "../conditions/condition";
 import { MAX_GLOB_CHARS, MAX_GLOBS } from "./bounds";
 
 /** The longest an approval may be waited for: 30 days. */
@@ -14,6 +15,16 @@ const globs = (what: string) =>
     .min(1)
     .max(MAX_GLOBS, `an approval rule's ${what} list has at most ${MAX_GLOBS} globs`);
 
+/** A rule's `when`: checked whole (syntax, types, cost) with the rest of the document (config-check). */
+export const conditionSchema = z
+  .string()
+  .min(1)
+  .max(MAX_CONDITION_CHARS)
+  .optional()
+  .describe(
+    "A CEL expression over `args`, `metadata`, `agent` and `tool`: the rule applies only to calls it is true for. One that cannot be evaluated counts as true.",
+  );
+
 export const approvalRuleSchema = z.strictObject({
   tools: globs("tools")
     .refine((tools) => !tools.includes("llm"), {
@@ -24,6 +35,7 @@ export const approvalRuleSchema = z.strictObject({
   agents: globs("agents")
     .optional()
     .describe("Globs over the calling agent's profile; default every agent, at any level."),
+  when: conditionSchema,
   timeout_seconds: z
     .number()
     .int()

@@ -3,6 +3,7 @@
  * run at once, and start per period, per key.
  */
 import { z } from "zod";
+import { conditionSchema } from "./approval-rules";
 import { MAX_GLOB_CHARS, MAX_GLOBS, NAME_PATTERN } from "./bounds";
 
 /** Where a flow rule finds each call's key: a field of the batch's request metadata or of the call's arguments. */
@@ -20,6 +21,7 @@ export const flowRuleSchema = z
       .describe(
         "Globs over the name a call runs as (tenant and MCP tools, http_request, spawn_task, call_subordinate); `llm` is every model request of an agent loop.",
       ),
+    when: conditionSchema,
     concurrency: count(1, 10_000).optional().describe("Matching calls running at once, per key."),
     rate: z
       .strictObject({

@@ -2,6 +2,7 @@
  * Which flow rules a call is under, and its key under each (docs/api.md#flow-control). A call that
  * matches no rule is not touched by flow control at all: no request, no row.
  */
+import { conditionHolds, type ConditionInput } from "../conditions/condition";
 import type { FlowRule } from "../config/flow-rules";
 import { globMatch } from "../tools/glob";
 
@@ -16,13 +17,12 @@ export interface FlowHold {
   key: string;
 }
 
-export interface FlowCall {
-  /** The name the call runs as: a tenant or MCP (`server__tool`) tool, a built-in, or `llm`. */
-  name: string;
-  args: Record<string, unknown>;
-  /** The batch's request metadata, parsed; null without any. */
-  metadata: Record<string, unknown> | null;
-}
+/**
+ * A call as flow rules see it: `tool` is the name it runs as (a tenant or MCP `server__tool` tool, a
+ * built-in, or `llm`), `metadata` the batch's request metadata (null without any), `agent` the profile
+ * making it. One object per call: the rules' conditions share its evaluation budget.
+ */
+export type FlowCall = ConditionInput;
 
 /** The value a rule keys a call on, as text; `""` when the field is missing. */
 export function flowKey(rule: Pick<FlowRule, "key">, call: FlowCall): string {
@@ -36,12 +36,12 @@ export function flowKey(rule: Pick<FlowRule, "key">, call: FlowCall): string {
 }
 
 /**
- * The rules `call` is under, with its key under each, in rule-name order: the first is where its
+ * The rules `call` is under (its name matches, and the rule's `when` holds), with its key under each, in rule-name order: the first is where its
  * snapshot says it waits until it has asked (it asks them in `inAskingOrder`, by shard first).
  */
 export function flowHolds(rules: readonly FlowRule[], call: FlowCall): FlowHold[] {
   return rules
-    .filter((rule) => rule.tools.some((glob) => globMatch(glob, call.name)))
+    .filter((rule) => rule.tools.some((glob) => globMatch(glob, call.tool)) && conditionHolds(rule.when, call))
     .map((rule) => ({ rule: rule.name, key: flowKey(rule, call) }))
     .sort((a, b) => (a.rule < b.rule ? -1 : a.rule > b.rule ? 1 : 0));
 }

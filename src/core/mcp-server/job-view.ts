@@ -15,8 +15,8 @@ export interface McpJobView {
   tool_args: Record<string, unknown>;
   created_at: string;
   updated_at: string;
-  /** The agent whose call waits under an approval rule, as admission stored it; null under none. */
-  approval_agent: string | null;
+  /** The call waits under an approval rule that asks the MCP client (`ask_mcp_client`), as admission found it. */
+  asks_mcp_client: boolean;
 }
 
 export function mcpJobView(job: JobRow & { content: string | null }, now: number, maxResultChars: number): McpJobView {
@@ -27,7 +27,7 @@ export function mcpJobView(job: JobRow & { content: string | null }, now: number
     tool_args: JSON.parse(job.tool_args) as Record<string, unknown>,
     created_at: new Date(job.created_at).toISOString(),
     updated_at: new Date(last).toISOString(),
-    approval_agent: approvalOf(job)?.agent ?? null,
+    asks_mcp_client: approvalOf(job)?.ask_mcp_client === true,
   };
 }
 

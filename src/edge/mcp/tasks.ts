@@ -5,7 +5,6 @@
  * request reads the job.
  */
 import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
-import { approvalRuleFor } from "../../core/approvals/approval";
 import { quoteName } from "../../core/calls/names";
 import { isTerminal } from "../../core/jobs/job";
 import { APPROVAL_INPUT, approvalInputRequests, readDecision } from "../../core/mcp-server/approval-form";
@@ -39,10 +38,8 @@ async function viewOf(s: McpSession, taskId: string, collect: boolean): Promise<
  * rule that asks it. The rule is found as admission found it, by the tool and the agent that made
  * the call (stored on the job), whatever agent this request names.
  */
-function asksClient(s: McpSession, client: ModernClient, view: McpJobView): boolean {
-  if (!client.tasks || view.approval_agent === null) return false;
-  const rule = approvalRuleFor(s.config.approvals, { name: view.snapshot.tool_name, agent: view.approval_agent });
-  return rule?.ask_mcp_client === true;
+function asksClient(client: ModernClient, view: McpJobView): boolean {
+  return client.tasks && view.asks_mcp_client;
 }
 
 const retentionMs = (s: McpSession) => s.limits.retention_seconds * 1000;
@@ -63,7 +60,7 @@ function modernTaskAs(s: McpSession, view: McpJobView, status: TaskStatus, messa
 }
 
 function modernTask(s: McpSession, client: ModernClient, view: McpJobView) {
-  const status = taskStatus(view, { exchange: "2026", asksClient: asksClient(s, client, view) });
+  const status = taskStatus(view, { exchange: "2026", asksClient: asksClient(client, view) });
   return modernTaskAs(s, view, status, status === "input_required" ? "waiting for your approval" : statusMessage(view));
 }
 
@@ -97,7 +94,7 @@ export async function updateModernTask(
   inputResponses: Record<string, unknown>,
 ) {
   const view = await viewOf(s, taskId, false);
-  if (!asksClient(s, client, view))
+  if (!asksClient(client, view))
     throw new ProtocolError(
       ProtocolErrorCode.InvalidParams,
       `Task '${quoteName(taskId)}' asks this client for no input: its call waits for no approval of an ask_mcp_client rule.`,
