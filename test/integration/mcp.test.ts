@@ -166,6 +166,31 @@ describe("calling MCP tools", () => {
     expect(Date.parse(write.started_at)).toBeGreaterThanOrEqual(Date.parse(read.completed_at));
   });
 
+  it("ends a call that reported progress and then none for tool_idle_seconds, before its deadline; a call that never reported runs on", {
+    timeout: 30_000,
+  }, async () => {
+    await withDocs("stall", { limits: { tool_idle_seconds: 10 } });
+    const started = Date.now();
+    const res = await parallel("mcp-stall", {
+      tool_calls: [call("docs__report_then_hang", { reports: 2 }), call("docs__slow", { ms: 11_000 })],
+      timeout: 25,
+      job_timeout: 60,
+    });
+    const [stalled, quiet] = res.body.jobs;
+    expect(stalled).toMatchObject({
+      state: "timeout",
+      error: "Stalled: no progress for 10 s.",
+      error_type: "idle_timeout",
+      retryable: true,
+    });
+    expect(quiet).toMatchObject({ state: "success", result: "slept 11000" });
+    // Ten seconds after its last report (at about 200 ms), far before its 60 s deadline.
+    const ended = Date.parse((await record("mcp-stall", stalled.job_id)).completed_at);
+    expect(ended - started).toBeGreaterThanOrEqual(10_000);
+    expect(ended - started).toBeLessThan(20_000);
+    expect((await mcpCalls("stall")).filter((c) => c.tool === "report_then_hang")).toHaveLength(1);
+  });
+
   it("writes an `mcp` log row for an MCP tool", async () => {
     await withDocs("log");
     await parallel("m8", { tool_calls: [call("docs__search", { query: "row" }), call("echo")] });

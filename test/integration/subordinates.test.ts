@@ -1102,6 +1102,37 @@ describe("idle subagents", () => {
     expect(row.error).toBe("No progress for 60 s (limits.subagent_idle_seconds); the subagent was stopped.");
   });
 
+  it("a profile's own idle_seconds replaces the tenant's limit for its chats, and its error says which setting", async () => {
+    await configure(
+      agentConfig("m-idle-p", {
+        limits: { subagent_idle_seconds: 600 },
+        agents: { quick: { description: "answers fast", idle_seconds: 30 } },
+      }),
+    );
+    await scriptLlm("m-idle-p", [
+      { content: "far too late", delay_ms: 4000 },
+      { content: "far too late", delay_ms: 4000 },
+    ]);
+    const started = await parallel("id1p", {
+      tool_calls: [sub("Think slowly.", { profile: "quick" }), sub("Think slowly too.")],
+      wait: false,
+    });
+    const [quick, plain] = started.body.jobs;
+    await eventually(async () => (await llmRequests("m-idle-p")).length === 2);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 31_000);
+    expect(await runDurableObjectAlarm(chatObject(quick.context_id))).toBe(true);
+    await runDurableObjectAlarm(chatObject(plain.context_id));
+    vi.useRealTimers();
+    const row = await jobInState("id1p", quick.job_id, "timeout");
+    expect(row).toMatchObject({
+      error: "No progress for 30 s (agents.quick.idle_seconds); the subagent was stopped.",
+      error_type: "idle_timeout",
+    });
+    // The default profile keeps the tenant's 600 s: still running.
+    expect((await json(await api(`/v1/chats/id1p/jobs/${plain.job_id}`))).state).toBe("running");
+  });
+
   it("time spent awaiting its own running jobs is not idle", async () => {
     await configure(agentConfig("m-busy", { limits: { subagent_idle_seconds: 60 } }));
     await scriptLlm("m-busy", [{ tool_calls: [{ name: "hang", arguments: {} }] }]);

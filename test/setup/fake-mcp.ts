@@ -20,7 +20,8 @@
  * a listing as large as a hostile server makes it.
  *
  * Tools: `search {query}` (readOnlyHint), `write_note {text}` (no hint), `refuse` (answers
- * isError), `slow {ms}` (readOnlyHint), `multi` (two text blocks), `late` (only when enabled),
+ * isError), `slow {ms}` (readOnlyHint), `report_then_hang {reports}` (readOnlyHint: reports progress
+ * `reports` times, 100 ms apart, over an event stream, then never answers), `multi` (two text blocks), `late` (only when enabled),
  * `echo_auth` (echoes the request's Authorization header in a resource part, base64 in an
  * image part, and percent-encoded, base64url, hex, JSON-escaped (`\/`, `\u002B`) and HTML-escaped
  * (`&#47;`, `&#x2b;`) in a text part: a server that echoes secrets).
@@ -121,6 +122,28 @@ function mcpServer(state: Instance, authorization: string | undefined, tracepare
       };
     }),
   );
+  server.registerTool(
+    "report_then_hang",
+    {
+      description: "Reports progress `reports` times, 100 ms apart, then never answers",
+      inputSchema: { reports: z.number() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ reports }: { reports: number }, extra) => {
+      state.calls.push({ tool: "report_then_hang", args: { reports }, authorization });
+      const progressToken = extra._meta?.progressToken;
+      for (let progress = 1; progress <= reports; progress++) {
+        await new Promise((r) => setTimeout(r, 100));
+        if (progressToken === undefined) continue;
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken, progress, total: reports + 1 },
+        });
+      }
+      // Never answers: the client gives up (its deadline, or the stall rule) and closes the request.
+      return new Promise<never>(() => {});
+    },
+  );
   if (state.late)
     server.registerTool(
       "late",
@@ -210,7 +233,12 @@ export function fakeMcp() {
         return true;
       }
       const server = mcpServer(state, req.headers.authorization, req.headers.traceparent as string | undefined);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // Progress needs the answer as an event stream; every other call is answered as plain JSON.
+      const streamed = messages.some((m) => (m as { params?: { name?: string } })?.params?.name === "report_then_hang");
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: !streamed,
+      });
       res.on("close", () => void transport.close().then(() => server.close()));
       void server.connect(transport).then(() => transport.handleRequest(req, res, parsed));
       return true;

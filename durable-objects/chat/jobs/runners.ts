@@ -9,7 +9,7 @@
  * parent job), which reports back itself.
  */
 import { isTerminal, OUTCOME_UNKNOWN_ERROR, type JobRow } from "../../../src/core/jobs/job";
-import type { ClaimResult, JobOutcome, RunnerCall, RunnerOutcome } from "../../../src/core/jobs/messages";
+import type { ChatLimits, ClaimResult, JobOutcome, RunnerCall, RunnerOutcome } from "../../../src/core/jobs/messages";
 import type { Progress } from "../../../src/core/jobs/progress";
 import type { RunTarget } from "../../../src/core/tools/executors";
 import { runnerLapsed, RUNNER_LAPSES_AFTER_MS } from "../../../src/core/runner/lease";
@@ -32,6 +32,11 @@ export type ClaimRefusal = "duplicate" | "handled" | "finished" | "held";
 function traceOfCall(job: JobRow): { trace?: Record<string, string> } {
   const trace = jobTraceOf(job);
   return trace ? { trace: traceHeaders(trace) } : {};
+}
+
+/** Only an MCP call reports progress, so only it can stall (`tool_idle_seconds`, docs/api.md#limits-and-bounds). */
+function idleOfCall(target: RunTarget, limits: ChatLimits): { idle_seconds?: number } {
+  return target.kind === "mcp" && limits.tool_idle_seconds ? { idle_seconds: limits.tool_idle_seconds } : {};
 }
 
 export class Runners {
@@ -75,6 +80,7 @@ export class Runners {
         read_only: claim.read_only,
         deadline_at: claim.deadline_at,
         attempt: taken.attempt,
+        ...idleOfCall(target, this.store.limits()),
         ...traceOfCall(job),
       },
     };

@@ -27,14 +27,7 @@ import { ModelAsks } from "./model-asks";
 import { giveBackModelRoom, modelRoom, releaseModelRoom } from "./model-room";
 import { beginTurn } from "./turn-start";
 import { stopTurn, type StopTurn } from "./turn-stop";
-import {
-  AGENT_STEP_SAFETY_MS,
-  idleError,
-  idleLimitMs,
-  idleRecheckAt,
-  nextStepAt,
-  REPORT_RETRY_MS,
-} from "./turn-timing";
+import { AGENT_STEP_SAFETY_MS, idleError, idleLimit, idleRecheckAt, nextStepAt, REPORT_RETRY_MS } from "./turn-timing";
 import type { TreeCap } from "./tree-cap";
 import type { SpanOutbox } from "../events/span-outbox";
 import { traceModelRequest } from "./model-span";
@@ -80,18 +73,20 @@ export class ChildTurns implements LoopHost {
     if (!this.#isChild()) return;
     const turns = this.store.turns.progress(now);
     if (turns.length === 0) return;
-    const idleMs = idleLimitMs(this.store.sql);
+    const idleMs = idleLimit(this.store.sql).seconds * 1000;
     for (const turnId of turns) this.store.timers.set("idle", turnId, now + idleMs);
   }
 
   /**
    * The idle timer fired. Time spent awaiting the turn's own running jobs is
-   * not idle; otherwise no progress for `subagent_idle_seconds` ends the job `timeout`.
+   * not idle; otherwise no progress for the idle limit (the profile's `idle_seconds`, else
+   * `limits.subagent_idle_seconds`) ends the job `timeout`, `idle_timeout`.
    */
   async checkIdle(turnId: string, now: number): Promise<void> {
     const turn = this.store.turns.get(turnId);
     if (turn?.state !== "running") return;
-    const idleMs = idleLimitMs(this.store.sql);
+    const limit = idleLimit(this.store.sql);
+    const idleMs = limit.seconds * 1000;
     const awaited = (turn.awaiting ?? []).flatMap((c) => c.job_ids ?? (c.job_id ? [c.job_id] : []));
     const busy = this.store.jobs.many(awaited).some((j) => !isTerminal(j.state));
     const again = idleRecheckAt(turn, busy, now, idleMs);
@@ -102,7 +97,7 @@ export class ChildTurns implements LoopHost {
     this.store.timers.clear("agent", turnId);
     await this.finish(turn, {
       state: "timeout",
-      error: idleError(idleMs),
+      error: idleError(limit),
       error_type: "idle_timeout",
       attempt: 1,
       usage: turn.usage,

@@ -3,6 +3,7 @@
  * subordinate job writes who the child is (its lineage, profile, limits, tools) and the task as the
  * conversation's next user message, and sets the `agent` timer that drives the loop.
  */
+import { idleLimitOf } from "../../../src/core/config/chat-limits";
 import type { TurnRequest } from "../../../src/core/jobs/messages";
 import { narrowestTools } from "../../../src/core/jobs/tool-bound";
 import type { ChatStore } from "../storage/chat-store";
@@ -44,7 +45,7 @@ export function beginTurn(store: ChatStore, req: TurnRequest, now: number): "sta
     ];
     store.turns.append(req.parent_job_id, { role: "user", content: lines.join("\n") }, now);
     store.timers.set("agent", req.parent_job_id, now);
-    store.timers.set("idle", req.parent_job_id, now + req.limits.subagent_idle_seconds * 1000);
+    store.timers.set("idle", req.parent_job_id, now + idleLimitOf(req.limits, req.profile).seconds * 1000);
   });
   return "started";
 }

@@ -5,7 +5,8 @@
  */
 import type { ChatLimits } from "../../../src/core/jobs/messages";
 import { askCheckAt, type ModelAsk } from "../../../src/core/runner/model-ask";
-import { readLimits } from "../storage/schema";
+import { idleLimitOf } from "../../../src/core/config/chat-limits";
+import { readLimits, readMeta } from "../storage/schema";
 import type { Turn } from "../storage/turns";
 import type { StepResult } from "./loop-host";
 
@@ -16,10 +17,10 @@ const MODEL_ROOM_RETRY_MS = 30_000;
 /** A hand-back the parent did not take is retried after this. */
 export const REPORT_RETRY_MS = 5_000;
 
-/** How long a turn may make no progress (`limits.subagent_idle_seconds`). */
-export function idleLimitMs(sql: SqlStorage): number {
+/** How long this child's turn may make no progress: its profile's `idle_seconds`, else the tenant's limit. */
+export function idleLimit(sql: SqlStorage): { seconds: number; setting: string } {
   const limits: Partial<ChatLimits> = readLimits(sql) ?? {};
-  return (limits.subagent_idle_seconds ?? 300) * 1000;
+  return idleLimitOf(limits, readMeta(sql, "profile") ?? "default");
 }
 
 /**
@@ -32,8 +33,8 @@ export function idleRecheckAt(turn: Turn, busy: boolean, now: number, idleMs: nu
 }
 
 /** The error a turn ended for its idleness carries. */
-export const idleError = (idleMs: number) =>
-  `No progress for ${idleMs / 1000} s (limits.subagent_idle_seconds); the subagent was stopped.`;
+export const idleError = (limit: { seconds: number; setting: string }) =>
+  `No progress for ${limit.seconds} s (${limit.setting}); the subagent was stopped.`;
 
 /**
  * When the `agent` timer drives the turn next as it waits, or undefined for none: a turn waiting

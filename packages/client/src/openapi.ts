@@ -75,6 +75,8 @@ export interface paths {
                                     };
                                     /** @default 25 */
                                     max_steps: number;
+                                    /** @description This agent's no-progress limit, in place of `limits.subagent_idle_seconds` for its chats. */
+                                    idle_seconds?: number;
                                     permission?: {
                                         task?: [
                                             string,
@@ -243,8 +245,13 @@ export interface paths {
                                 subordinate_job_timeout_seconds: number;
                                 /** @default 3600 */
                                 max_job_timeout_seconds: number;
-                                /** @default 300 */
+                                /**
+                                 * @description A subagent with no progress for this long ends `timeout` (`idle_timeout`); an agent's `idle_seconds` overrides it.
+                                 * @default 300
+                                 */
                                 subagent_idle_seconds: number;
+                                /** @description A tool call that reported progress (an MCP tool's notifications) and then none for this long ends `timeout` (`idle_timeout`) before its deadline. */
+                                tool_idle_seconds?: number;
                                 /** @default null */
                                 max_tokens_per_job: number | null;
                                 /**
@@ -380,6 +387,8 @@ export interface paths {
                                 };
                                 /** @default 25 */
                                 max_steps?: number;
+                                /** @description This agent's no-progress limit, in place of `limits.subagent_idle_seconds` for its chats. */
+                                idle_seconds?: number;
                                 permission?: {
                                     task?: [
                                         string,
@@ -551,8 +560,13 @@ export interface paths {
                             subordinate_job_timeout_seconds?: number;
                             /** @default 3600 */
                             max_job_timeout_seconds?: number;
-                            /** @default 300 */
+                            /**
+                             * @description A subagent with no progress for this long ends `timeout` (`idle_timeout`); an agent's `idle_seconds` overrides it.
+                             * @default 300
+                             */
                             subagent_idle_seconds?: number;
+                            /** @description A tool call that reported progress (an MCP tool's notifications) and then none for this long ends `timeout` (`idle_timeout`) before its deadline. */
+                            tool_idle_seconds?: number;
                             /** @default null */
                             max_tokens_per_job?: number | null;
                             /**
@@ -665,6 +679,8 @@ export interface paths {
                                     };
                                     /** @default 25 */
                                     max_steps: number;
+                                    /** @description This agent's no-progress limit, in place of `limits.subagent_idle_seconds` for its chats. */
+                                    idle_seconds?: number;
                                     permission?: {
                                         task?: [
                                             string,
@@ -833,8 +849,13 @@ export interface paths {
                                 subordinate_job_timeout_seconds: number;
                                 /** @default 3600 */
                                 max_job_timeout_seconds: number;
-                                /** @default 300 */
+                                /**
+                                 * @description A subagent with no progress for this long ends `timeout` (`idle_timeout`); an agent's `idle_seconds` overrides it.
+                                 * @default 300
+                                 */
                                 subagent_idle_seconds: number;
+                                /** @description A tool call that reported progress (an MCP tool's notifications) and then none for this long ends `timeout` (`idle_timeout`) before its deadline. */
+                                tool_idle_seconds?: number;
                                 /** @default null */
                                 max_tokens_per_job: number | null;
                                 /**
@@ -989,6 +1010,8 @@ export interface paths {
                                     };
                                     /** @default 25 */
                                     max_steps: number;
+                                    /** @description This agent's no-progress limit, in place of `limits.subagent_idle_seconds` for its chats. */
+                                    idle_seconds?: number;
                                     permission?: {
                                         task?: [
                                             string,
@@ -1157,8 +1180,13 @@ export interface paths {
                                 subordinate_job_timeout_seconds: number;
                                 /** @default 3600 */
                                 max_job_timeout_seconds: number;
-                                /** @default 300 */
+                                /**
+                                 * @description A subagent with no progress for this long ends `timeout` (`idle_timeout`); an agent's `idle_seconds` overrides it.
+                                 * @default 300
+                                 */
                                 subagent_idle_seconds: number;
+                                /** @description A tool call that reported progress (an MCP tool's notifications) and then none for this long ends `timeout` (`idle_timeout`) before its deadline. */
+                                tool_idle_seconds?: number;
                                 /** @default null */
                                 max_tokens_per_job: number | null;
                                 /**
@@ -5010,6 +5038,7 @@ export interface components {
                         output_per_million?: number | null;
                     } | null;
                     max_steps?: number | null;
+                    idle_seconds?: number | null;
                     permission?: {
                         task?: ([
                             string,
@@ -5113,6 +5142,7 @@ export interface components {
                 subordinate_job_timeout_seconds?: number | null;
                 max_job_timeout_seconds?: number | null;
                 subagent_idle_seconds?: number | null;
+                tool_idle_seconds?: number | null;
                 max_tokens_per_job?: number | null;
                 max_result_chars?: number | null;
                 max_stored_result_bytes?: number | null;

@@ -72,7 +72,16 @@ export const limitsSchema = z
     tool_job_timeout_seconds: int(1, MAX_SECONDS).default(600),
     subordinate_job_timeout_seconds: int(1, MAX_SECONDS).default(1800),
     max_job_timeout_seconds: int(1, MAX_SECONDS).default(3600),
-    subagent_idle_seconds: int(1, MAX_SECONDS).default(300),
+    subagent_idle_seconds: int(1, MAX_SECONDS)
+      .default(300)
+      .describe(
+        "A subagent with no progress for this long ends `timeout` (`idle_timeout`); an agent's `idle_seconds` overrides it.",
+      ),
+    tool_idle_seconds: int(10, 86_400)
+      .optional()
+      .describe(
+        "A tool call that reported progress (an MCP tool's notifications) and then none for this long ends `timeout` (`idle_timeout`) before its deadline.",
+      ),
     max_tokens_per_job: int(1, Number.MAX_SAFE_INTEGER).nullable().default(null),
     max_result_chars: int(1, 2_000_000).default(16_000).describe("No stored result is longer than 2,000,000 bytes."),
     max_stored_result_bytes: int(1, 2_000_000).default(1_048_576).describe("Stays under SQLite's 2 MB row limit."),
@@ -143,6 +152,9 @@ export const agentSchema = z.strictObject({
   model: z.string().min(1).optional(),
   prices: pricesSchema.optional().describe("This agent's model's prices, when they differ from `llm.prices`."),
   max_steps: int(1, 1000).default(25),
+  idle_seconds: int(1, MAX_SECONDS)
+    .optional()
+    .describe("This agent's no-progress limit, in place of `limits.subagent_idle_seconds` for its chats."),
   permission: z.strictObject({ task: taskRules.optional() }).optional(),
 });
 

@@ -169,6 +169,8 @@ export interface ClaimedCall {
   read_only: boolean;
   deadline_at: number;
   attempt: number;
+  /** `limits.tool_idle_seconds`, for an MCP call: once it has reported progress, no more for this long ends it. */
+  idle_seconds?: number;
   /** `traceparent` (and `tracestate`) for the job's span, when its trace is kept (docs/api.md#traces). */
   trace?: Record<string, string>;
 }

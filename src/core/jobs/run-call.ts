@@ -12,7 +12,7 @@ import { callHttpRequest, callTenantTool, type AttemptContext, type RunTarget } 
 import { toolUrlRefused, type AttemptResult } from "../tools/http-call";
 import { callMcpTool } from "../tools/mcp-client";
 import { backoffMs, isRetryable } from "../tools/retry";
-import { boundedSignal, sleep } from "../util/abort";
+import { boundedSignal, sleep, StallWatch } from "../util/abort";
 import { redactDeep, redactor } from "../util/redact";
 import { OUTCOME_UNKNOWN_ERROR } from "./job";
 import type { ClaimedCall, JobOutcome } from "./messages";
@@ -70,6 +70,10 @@ async function attempts(
     const result = await attemptOnce(callable, call, args, attempt, stop, remaining, record);
     // stopped or past the deadline: not an `error` (docs/api.md#attempts-and-retries)
     if (result === "stopped") return undefined;
+    // Not retried: a call that hung once after starting its work is no likelier to finish again.
+    if (result === "stalled") {
+      return { state: "timeout", error: stalledError(call.idle_seconds!), error_type: "idle_timeout", attempt };
+    }
     if (result.kind === "done") {
       const content = result.content ? { content: result.content } : {};
       return result.state === "success"
@@ -101,18 +105,27 @@ async function attemptOnce(
   stop: AbortSignal,
   remaining: number,
   record: CallRecord,
-): Promise<AttemptResult | "stopped"> {
+): Promise<AttemptResult | "stopped" | "stalled"> {
   const bound = boundedSignal(stop, remaining);
   const { allowPrivateEgress, meter } = record;
+  const watch = call.idle_seconds ? new StallWatch(bound.signal, call.idle_seconds * 1000) : undefined;
   try {
     if (target.kind === "mcp") {
+      const reported = record.progress;
+      const onProgress =
+        watch || reported
+          ? (p: ProgressParams) => {
+              watch?.progressed();
+              reported?.(p);
+            }
+          : undefined;
       const mcpCall = () =>
         callMcpTool(target.endpoint, target.tool, args, {
           ...(call.trace ? { trace: call.trace } : {}),
-          signal: bound.signal,
+          signal: watch?.signal ?? bound.signal,
           remainingMs: remaining,
           allowPrivateEgress,
-          onProgress: record.progress,
+          ...(onProgress ? { onProgress } : {}),
         });
       return await (meter ? meter.during(2, mcpCall) : mcpCall());
     }
@@ -130,12 +143,17 @@ async function attemptOnce(
     };
     return await (target.kind === "http_tool" ? callTenantTool(target, ctx) : callHttpRequest(target, ctx));
   } catch (e) {
+    if (watch?.stalled && !bound.signal.aborted) return "stalled";
     if (bound.signal.aborted) return "stopped";
     throw e;
   } finally {
+    watch?.release();
     bound.release();
   }
 }
+
+/** The error a call ends with when it reported progress and then none for `limits.tool_idle_seconds`. */
+export const stalledError = (seconds: number) => `Stalled: no progress for ${seconds} s.`;
 
 /** Why this call must not be made at all, checked at run time (the configuration may have changed). */
 function refusal(target: RunTarget, args: Record<string, unknown>, allowPrivateEgress: boolean): string | undefined {

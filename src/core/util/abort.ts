@@ -43,3 +43,47 @@ export function within<T>(work: Promise<T>, ms: number, what: string): Promise<T
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
+
+/**
+ * Watches a call that may report progress: once it has reported some, no more for `ms` stalls it
+ * (`signal` fires, `stalled` is true). Before its first report a call is never stalled: a tool that
+ * reports nothing is held to its deadline only. Call `release()` when the call ends.
+ */
+export class StallWatch {
+  readonly #controller = new AbortController();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stalled = false;
+
+  constructor(
+    private readonly stop: AbortSignal,
+    private readonly ms: number,
+  ) {
+    stop.addEventListener("abort", this.#onStop);
+  }
+
+  readonly #onStop = () => this.#controller.abort(this.stop.reason);
+
+  /** Fires on `stop`, or when the call stalls. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  get stalled(): boolean {
+    return this.#stalled;
+  }
+
+  /** The call reported progress: the wait for the next report starts again. */
+  progressed(): void {
+    if (this.#controller.signal.aborted) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#stalled = true;
+      this.#controller.abort(new DOMException("no progress", "TimeoutError"));
+    }, this.ms);
+  }
+
+  release(): void {
+    clearTimeout(this.#timer);
+    this.stop.removeEventListener("abort", this.#onStop);
+  }
+}
