@@ -11,8 +11,9 @@
  * (docs/architecture.md#the-chat-object-room-by-room).
  */
 import { DurableObject } from "cloudflare:workers";
-import { ApiError, refusal } from "../../src/core/http/errors";
+import { ApiError, refusal, type Refusal } from "../../src/core/http/errors";
 import type { JobRecord } from "../../src/core/jobs/job";
+import type { RerunSource } from "../../src/core/jobs/rerun";
 import type {
   AskAnswer,
   AwaitTicket,
@@ -37,7 +38,8 @@ import type { Snapshot } from "../../src/core/jobs/payloads";
 import { vouchFor } from "../../src/core/objects/tenant-cache";
 import type { DeliveryEntry, DeliveryStatus } from "../../src/core/webhooks/deliveries";
 import { runAlarm } from "./alarm";
-import { answerWaited, startBatch } from "./batches";
+import { answerWaited, cancelOne, startBatch } from "./batches";
+import { rerunSources } from "./rerun";
 import { Chat } from "./chat";
 import type { DeletedBy, DeletionAnswer } from "./deletion";
 import type { Redelivery } from "./events/outbox";
@@ -90,10 +92,7 @@ export class ChatDO extends DurableObject<Env> {
    * A route's side, with the worker's config check taken on, and a refusal answered as one (an RPC would lose
    * the error's details).
    */
-  async #refusing<T>(
-    req: BatchRequest | ToolCallsRequest,
-    run: () => Promise<T>,
-  ): Promise<T | ReturnType<typeof refusal>> {
+  async #refusing<T>(req: BatchRequest | ToolCallsRequest, run: () => Promise<T>): Promise<T | Refusal> {
     if (req.config_check) vouchFor(req.tenant, req.config_check);
     try {
       return await run();
@@ -233,12 +232,13 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   /** Cancels one job and its subtree, as `parallel`'s cancel does (an MCP client's `tasks/cancel`). */
-  async cancelJob(jobId: string): Promise<"cancelled" | "unknown" | null> {
-    if (!this.#store.readable()) return null;
-    if (!this.#store.jobs.get(jobId)) return "unknown";
-    this.#chat.machine.cancel(jobId, Date.now());
-    await this.#store.timers.arm();
-    return "cancelled";
+  cancelJob(jobId: string): Promise<"cancelled" | "unknown" | null> {
+    return cancelOne(this.#chat, jobId);
+  }
+
+  /** The batch a rerun is asked of, whole, or why it cannot be rerun (docs/api.md#rerun). */
+  rerunSources(chatId: string, batchId: string): RerunSource[] | Refusal {
+    return rerunSources(this.#store, chatId, batchId);
   }
 
   /** A person's decision on a call waiting for approval (docs/api.md#approvals). */

@@ -4,7 +4,10 @@
  * started or the results payload (docs/api.md#the-parallel-route). `commit` is shared with
  * the `tool-calls` route: it stores an admitted batch and starts it.
  */
-import { ApiError, refusal } from "../../src/core/http/errors";
+import { ApiError, fromRefusal, refusal } from "../../src/core/http/errors";
+import type { JobRow } from "../../src/core/jobs/job";
+import { rerunSources } from "./rerun";
+import type { RerunOf } from "./storage/rerun-batches";
 import { quoteName } from "../../src/core/calls/names";
 import type { SubordinateJobSpec } from "../../src/core/jobs/job-spec";
 import type {
@@ -52,6 +55,7 @@ export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAn
   }
 
   requireKnown(chat, command.job_ids);
+  const carried = req.rerun ? rerunCarried(chat, req) : [];
   if (command.action === "cancel") {
     for (const id of command.job_ids) chat.machine.cancel(id, now);
     await store.timers.arm();
@@ -102,8 +106,10 @@ export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAn
       ...rulesOf(req),
       ...(req.budget ? { budget: { limits: req.budget } } : {}),
       ...(req.trace ? { trace: { batch: req.trace } } : {}),
+      ...(req.rerun ? { rerunOf: req.rerun.jobs } : {}),
     });
-    const jobIds = batch.jobs.map((j) => j.job_id);
+    // A rerun answers for the whole batch: the jobs it carried over and its own, in call order.
+    const jobIds = [...carried, ...batch.jobs].sort((a, b) => a.idx - b.idx).map((j) => j.job_id);
     await commit(chat, req, batch, plans, now, () => {
       tree.settle(
         reservation,
@@ -126,7 +132,7 @@ export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAn
  */
 export async function commit(
   chat: Chat,
-  target: { tenant: string; chat_id: string; limits: ChatLimits; delivery: Delivery },
+  target: { tenant: string; chat_id: string; limits: ChatLimits; delivery: Delivery; rerun?: RerunOf },
   batch: AdmittedBatch,
   plans: Map<number, SubordinatePlan>,
   now: number,
@@ -146,7 +152,7 @@ export async function commit(
       chat.registration.owed(now); // first: chat.created goes with the index entry
       chat.announce.chatCreated(target.chat_id, 0, now);
     }
-    store.events.addBatch(batch.batch_id, target.delivery.callback_url, target.delivery.notify, now);
+    store.events.addBatch(batch.batch_id, target.delivery.callback_url, target.delivery.notify, now, target.rerun);
     const ids = insertBatch(store, batch, plans, now, now + ASK_BACKUP_MS);
     askApprovals(store, chat.announce, batch.jobs, now);
     extra();
@@ -165,6 +171,30 @@ export async function commit(
   // waits for it, so the index never keeps a deleted chat.
   if (isNewChat) store.ctx.waitUntil(chat.registration.register(now));
   await armed;
+}
+
+/** Cancels one job and its subtree, as `parallel`'s cancel does; null when the chat has nothing to read. */
+export async function cancelOne(chat: Chat, jobId: string): Promise<"cancelled" | "unknown" | null> {
+  if (!chat.store.readable()) return null;
+  if (!chat.store.jobs.get(jobId)) return "unknown";
+  chat.machine.cancel(jobId, Date.now());
+  await chat.store.timers.arm();
+  return "cancelled";
+}
+
+/**
+ * The jobs a rerun carries over, once its batch is read again here: the edge chose from an earlier
+ * read, and the jobs it reruns must still be that batch's, and ended.
+ */
+function rerunCarried(chat: Chat, req: BatchRequest): JobRow[] {
+  const rerun = req.rerun!;
+  const sources = rerunSources(chat.store, req.chat_id, rerun.of);
+  if (!Array.isArray(sources)) throw fromRefusal(sources);
+  const ids = new Set(sources.map((s) => s.job_id));
+  if (![...rerun.jobs, ...rerun.carried].every((id) => ids.has(id))) {
+    throw new ApiError(409, "batch_changed", "The batch changed while the rerun was planned; send the rerun again.");
+  }
+  return chat.store.jobs.many(rerun.carried);
 }
 
 /** Unknown ids are reported all together, before anything changes (docs/api.md#the-parallel-route). */

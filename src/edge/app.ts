@@ -15,6 +15,7 @@ import { respondError } from "../core/http/respond";
 import { chatRoutes } from "./routes/chats";
 import { configRoutes } from "./routes/config";
 import { parallelRoutes } from "./routes/parallel";
+import { rerunRoutes } from "./routes/rerun";
 import { publicRoutes } from "./routes/public";
 import { toolCallsRoutes } from "./routes/tool-calls";
 import { toolsRoutes } from "./routes/tools";
@@ -50,6 +51,7 @@ const v1 = new Hono<AppEnv>()
   .use(limitRequests)
   .route("/", configRoutes)
   .route("/", parallelRoutes)
+  .route("/", rerunRoutes)
   .route("/", toolCallsRoutes)
   .route("/", toolsRoutes)
   .route("/", spawnRoutes)

@@ -590,6 +590,59 @@ describe("the dashboard", () => {
     await page.close();
   }, 60_000);
 
+  it("reruns a finished batch's failed calls that are safe to run again, from the batch's button", async () => {
+    // A read-only lookup whose service is down at first: the batch ends with it `error`, retryable.
+    let down = true;
+    const lookup = createServer((req, res) => {
+      req.resume();
+      req.on("end", () =>
+        down
+          ? res.writeHead(503).end("busy")
+          : res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ result: "found" })),
+      );
+    });
+    await new Promise<void>((resolve) => lookup.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(lookup.address() as AddressInfo).port}/lookup`;
+    const tools = [
+      { name: "lookup", description: "Looks it up", url, parameters: { type: "object" }, read_only: true },
+    ];
+    await service.api("/v1/config", { tools }, "PATCH");
+    try {
+      const first = await service.api("/v1/chats/rerun-ui/parallel", {
+        tool_calls: [
+          { tool_name: "lookup", tool_args: { q: "order 1042" } },
+          { tool_name: "wait", tool_args: { seconds: 0.01 } },
+        ],
+        job_timeout: 2,
+        timeout: 20,
+      });
+      expect(first.jobs[0]).toMatchObject({ state: "error", error_type: "http_status", retryable: true });
+      down = false;
+      const { page, problems } = await signedIn({ width: 1280, height: 800 });
+      await page.locator('li[data-chat="rerun-ui"] > .node > .pick').click({ timeout: 15_000 });
+      const button = page.locator("section.batch button.rerun");
+      await button.waitFor({ timeout: 15_000 });
+      expect(await button.textContent()).toBe("Rerun failed (1)");
+      await button.click();
+      // A new batch, newest first: the lookup alone, run again, and it answers now.
+      await expect.poll(() => page.locator("section.batch").count(), { timeout: 15_000 }).toBe(2);
+      const rerun = page.locator("section.batch").first();
+      await rerun.locator('.state[data-state="success"]').first().waitFor({ timeout: 15_000 });
+      expect(await rerun.locator("article.job .tool").allTextContents()).toEqual(["lookup"]);
+      expect(await rerun.locator("button.rerun").count()).toBe(0);
+      const record = await service.api(
+        `/v1/chats/rerun-ui/jobs/${await rerun.locator("article.job").getAttribute("data-job")}`,
+      );
+      expect(record.rerun_of).toBe(first.jobs[0].job_id);
+      await page.screenshot({ path: join(shots, "dashboard-rerun.png") });
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await service.api("/v1/config", { tools: [] }, "PATCH");
+      lookup.close();
+    }
+  }, 90_000);
+
   it("signs out and forgets the key", async () => {
     const { page } = await signedIn({ width: 1280, height: 800 });
     await page.click("#sign-out");

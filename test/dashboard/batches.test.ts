@@ -39,6 +39,10 @@ interface Batches {
     job: Partial<Job> & { waiting_for?: string | null; flow?: { rule: string; key?: string } | null },
   ): string | null;
   failureText(job: { error_type?: string | null; retryable?: boolean | null }): string | null;
+  rerunOffer(batch: {
+    running: boolean;
+    jobs: { error_type?: string | null; retryable?: boolean | null }[];
+  }): { safe: number; failed: number } | null;
   attemptsText(job: { attempt: number }): string | null;
 }
 
@@ -175,6 +179,18 @@ describe("an ended job's card", () => {
       "outcome_unknown · not to be run again as it is",
     );
     expect(b.failureText({ error_type: null, retryable: null })).toBeNull();
+  });
+});
+
+describe("a batch's rerun button", () => {
+  it("offers the failures safe to run again once the batch has ended, and nothing while it runs or after a success", () => {
+    const ok = { error_type: null, retryable: null };
+    const safe = { error_type: "timeout", retryable: true };
+    const unknown = { error_type: "outcome_unknown", retryable: false };
+    expect(b.rerunOffer({ running: false, jobs: [ok, safe, unknown] })).toEqual({ safe: 1, failed: 2 });
+    expect(b.rerunOffer({ running: false, jobs: [ok, unknown] })).toEqual({ safe: 0, failed: 1 });
+    expect(b.rerunOffer({ running: true, jobs: [safe] })).toBeNull();
+    expect(b.rerunOffer({ running: false, jobs: [ok] })).toBeNull();
   });
 });
 

@@ -65,6 +65,7 @@ describe("jobs", () => {
       "error_type",
       "retryable",
       "context_id",
+      "rerun_of",
       "usage",
       "collected_at",
       "metadata",

@@ -12,7 +12,8 @@ afterEach(() => reset());
 
 const echoTool = () => ({ name: "echo", url: `${toolServer()}/echo`, read_only: true, parameters: { type: "object" } });
 const docs = { name: "docs", url: `${toolServer()}/mcp/unknown-tool`, headers: { Authorization: "Bearer mcp-secret" } };
-const MCP_TOOLS = "docs__search, docs__write_note, docs__refuse, docs__slow, docs__multi, docs__echo_auth, docs__report_then_hang";
+const MCP_TOOLS =
+  "docs__search, docs__write_note, docs__refuse, docs__slow, docs__multi, docs__echo_auth, docs__report_then_hang";
 
 describe("an unknown tool's error", () => {
   it("at /parallel lists the tenant's tools, the MCP tools and the subordinate tools, though the body names no MCP server", async () => {

@@ -30,6 +30,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     error: null,
     trace: null,
     error_type: null,
+    rerun_of: null,
     context_id: null,
     usage: null,
     collected_at: null,

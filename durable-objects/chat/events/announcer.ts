@@ -8,6 +8,7 @@
  * transaction of the change it announces. A running MCP tool's progress goes
  * to the live streams alone.
  */
+import { wholeBatch } from "../storage/rerun-batches";
 import type { EventType } from "../../../src/core/events/envelope";
 import {
   approvalDecidedData,
@@ -171,11 +172,13 @@ export class Announcer {
     let batch: JobRow[] | undefined;
     if (active.batch === 0) {
       batch = this.store.jobs.byBatch(job.batch_id);
-      const results = resultsPayload(batch, view);
+      // A rerun's results are the whole batch's, carried-over jobs included; its usage is its own work.
+      const results = resultsPayload(wholeBatch(this.store, job.batch_id, batch), view);
       const usage = shownUsage(addUsage(NO_USAGE, ...batch.map(jobUsage)));
+      const rerunOf = job.rerun_of !== null ? this.store.events.rerunOf(job.batch_id)?.of : undefined;
       this.#record(
         "batch.finished",
-        { batch_id: job.batch_id, results, usage, ...batchEchoOf(job) },
+        { batch_id: job.batch_id, ...(rerunOf ? { rerun_of: rerunOf } : {}), results, usage, ...batchEchoOf(job) },
         now,
         job.batch_id,
       );

@@ -77,6 +77,8 @@ export interface RowOptions {
    * scope a subagent's chat inherited from the batch that started it.
    */
   budget?: { limits: Budget } | { inherited: string };
+  /** A rerun: the job each spec runs again, in the specs' order (docs/api.md#rerun). */
+  rerunOf?: readonly string[];
   /** The calling agent's profile: approval rules and the rules' conditions match on it. */
   agent: string;
   /** The tenant's approval rules: a call under one waits for a person. */
@@ -109,7 +111,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
   const budget = o.budget ? ("inherited" in o.budget ? o.budget.inherited : JSON.stringify(scope)) : null;
   return {
     batch_id,
-    jobs: specs.map((spec) => {
+    jobs: specs.map((spec, at) => {
       const plan = o.plans.get(spec.index);
       const job_id = spec.job_id ?? newJobId(spec.tool_name);
       const queued = o.queued?.has(job_id) ?? false;
@@ -145,6 +147,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         approval: approvalRule ? JSON.stringify(requested(approvalRule, o.agent, now)) : null,
         budget,
         trace: traceOfNewJob(o.trace),
+        rerun_of: o.rerunOf?.[at] ?? null,
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
         log_type: logType({
           tool_name: spec.tool_name,

@@ -29,6 +29,14 @@ export type { OutboxEvent } from "./event-deliveries";
 export type { JobEvent } from "./job-row-events";
 export type { JobEventType };
 
+/** What a rerun batch keeps on its `batches` row (`./rerun-batches`). */
+export interface RerunOf {
+  /** The batch it reran. */
+  of: string;
+  /** Jobs of that batch (or carried over into it) kept as they ended, by id. */
+  carried: string[];
+}
+
 export class Events {
   constructor(private readonly sql: SqlStorage) {}
 
@@ -113,17 +121,31 @@ export class Events {
     return limits.webhooks === "all" || (limits.webhooks === "top-level" && !child);
   }
 
-  /** A request's delivery options, kept with its batch. */
-  addBatch(batchId: string, callbackUrl: string | null, notify: string | null, now: number): void {
-    if (callbackUrl === null && notify === null) return;
+  /** A request's delivery options, kept with its batch, and what a rerun's batch reran (`../rerun`). */
+  addBatch(batchId: string, callbackUrl: string | null, notify: string | null, now: number, rerun?: RerunOf): void {
+    if (callbackUrl === null && notify === null && !rerun) return;
     this.sql.exec(
-      `INSERT OR IGNORE INTO batches (batch_id, callback_url, notify, created_at) VALUES (?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO batches (batch_id, callback_url, notify, created_at, rerun_of, carried) VALUES (?, ?, ?, ?, ?, ?)`,
       batchId,
       callbackUrl,
       notify,
       now,
+      rerun?.of ?? null,
+      rerun ? JSON.stringify(rerun.carried) : null,
     );
     if (callbackUrl !== null) remember(this.sql, "callbacks", true);
+  }
+
+  /** What a rerun's batch reran; undefined for any other batch. */
+  rerunOf(batchId: string): RerunOf | undefined {
+    const row = this.sql
+      .exec<{ rerun_of: string | null; carried: string | null }>(
+        `SELECT rerun_of, carried FROM batches WHERE batch_id = ?`,
+        batchId,
+      )
+      .toArray()[0];
+    if (!row?.rerun_of) return undefined;
+    return { of: row.rerun_of, carried: JSON.parse(row.carried ?? "[]") as string[] };
   }
 
   /** Whether any batch was started with a `callback_url` (most chats never use one): saves a lookup per event. */

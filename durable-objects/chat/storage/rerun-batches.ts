@@ -6,13 +6,7 @@
 import type { JobRow } from "../../../src/core/jobs/job";
 import type { ChatStore } from "./chat-store";
 
-/** What a rerun batch keeps on its `batches` row. */
-export interface RerunOf {
-  /** The batch it reran. */
-  of: string;
-  /** Jobs of that batch (or carried over into it) kept as they ended, by id. */
-  carried: string[];
-}
+export type { RerunOf } from "./events";
 
 /**
  * The batch's jobs and the jobs it carried over, in call order. Only a batch whose jobs say they are

@@ -140,6 +140,15 @@ const jobsV13 = (name: string) => jobsV12(name).replace(") WITHOUT ROWID", ", tr
  */
 const jobsV14 = (name: string) => jobsV13(name).replace(") WITHOUT ROWID", ", error_type TEXT) WITHOUT ROWID");
 
+/**
+ * The jobs table from v15 on: v14's, with the job a rerun ran again (`rerun_of`,
+ * docs/api.md#rerun), NULL on every other job.
+ */
+const jobsV15 = (name: string) => jobsV14(name).replace(") WITHOUT ROWID", ", rerun_of TEXT) WITHOUT ROWID");
+
+/** The batches table from v15 on: a rerun's batch says which batch it reran and the jobs it carried over. */
+const BATCHES_V15 = `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL, rerun_of TEXT, carried TEXT)`;
+
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (
   name: string,
@@ -248,6 +257,13 @@ export const MIGRATIONS: readonly Migration[] = [
   // v14 `error_type`: why a job did not succeed, written by the end that writes its state; rows ended
   // before it are typed from their state and text when read (`failureOf`).
   [`ALTER TABLE jobs ADD COLUMN error_type TEXT`],
+  // v15 `rerun_of`: a rerun's jobs name the job they ran again; its batch the batch, and the jobs of
+  // it that it carried over (JSON ids), so its answer and `batch.finished` hold the whole batch.
+  [
+    `ALTER TABLE jobs ADD COLUMN rerun_of TEXT`,
+    `ALTER TABLE batches ADD COLUMN rerun_of TEXT`,
+    `ALTER TABLE batches ADD COLUMN carried TEXT`,
+  ],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -261,10 +277,11 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 export const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV14("jobs"),
+  jobsV15("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
-  ...SCHEMA.filter((statement) => /^CREATE TABLE (batches|timers) /.test(statement)),
+  BATCHES_V15,
+  ...SCHEMA.filter((statement) => /^CREATE TABLE timers /.test(statement)),
   eventsV3("events"),
   `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,
   `CREATE INDEX timers_by_time ON timers (at)`,

@@ -32,6 +32,8 @@ import type {
   JobSnapshot,
   ParallelAnswer,
   ParallelArgs,
+  RerunAnswer,
+  RerunArgs,
   ResultsPayload,
   SpawnArgs,
   StartedPayload,
@@ -202,6 +204,16 @@ export class Fanout {
     const url = new URL(`${base}/v1/chats/${encodeURIComponent(chatId)}/mcp`);
     if (options.agent) url.searchParams.set("agent", options.agent);
     return url.toString();
+  }
+
+  /**
+   * Runs the failed part of a finished batch again (docs/api.md#rerun): by default every job that did not
+   * succeed and is `retryable`, plus `jobs` named (a side effect whose outcome is unknown runs only when
+   * named), under today's configuration and gates. Answers the whole batch in its original order, with the
+   * new `batch_id`; waits for the rerun's jobs unless `wait: false`.
+   */
+  rerun(chatId: string, batchId: string, args: RerunArgs = {}, options: CallOptions = {}): Promise<RerunAnswer> {
+    return jobCalls.rerun(this.#routes, chatId, batchId, args, options);
   }
 
   /**

@@ -13,6 +13,8 @@ import type {
   JobSnapshot,
   ParallelAnswer,
   ParallelArgs,
+  RerunAnswer,
+  RerunArgs,
   SpawnArgs,
   ToolCallsAnswer,
   ToolCallsBody,
@@ -33,6 +35,20 @@ export function parallel(
 export function spawn(routes: Routes, chatId: string, args: SpawnArgs, options: CallOptions): Promise<ParallelAnswer> {
   const init = startInit(chatId, options);
   return routes.send(options.signal, () => routes.api.POST("/v1/chats/{chat_id}/spawn", { ...init, body: args }));
+}
+
+export function rerun(
+  routes: Routes,
+  chatId: string,
+  batchId: string,
+  args: RerunArgs,
+  options: CallOptions,
+): Promise<RerunAnswer> {
+  const init = startInit(chatId, options);
+  const params = { ...init.params, path: { chat_id: chatId, batch_id: batchId } };
+  return routes.send(options.signal, () =>
+    routes.api.POST("/v1/chats/{chat_id}/batches/{batch_id}/rerun", { ...init, params, body: args }),
+  );
 }
 
 export function toolCalls(

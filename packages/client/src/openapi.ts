@@ -1401,6 +1401,8 @@ export interface paths {
                                 /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                                 approval_expires_at?: string;
                                 context_id?: string;
+                                /** @description A rerun's job: the job it ran again. */
+                                rerun_of?: string;
                                 result?: string;
                                 /** @constant */
                                 result_truncated?: true;
@@ -1463,6 +1465,8 @@ export interface paths {
                                 /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                                 approval_expires_at?: string;
                                 context_id?: string;
+                                /** @description A rerun's job: the job it ran again. */
+                                rerun_of?: string;
                                 result?: string;
                                 /** @constant */
                                 result_truncated?: true;
@@ -1497,6 +1501,226 @@ export interface paths {
                             instruction: string;
                             /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
                             trace_id?: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chats/{chat_id}/batches/{batch_id}/rerun": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a finished batch's failed part again (default: its retryable failures, plus the jobs named), under today's config and gates; answers the whole batch in call order */
+        post: {
+            parameters: {
+                query?: {
+                    agent?: string;
+                    callback_url?: string;
+                    notify?: string;
+                    metadata?: string;
+                    budget?: string;
+                };
+                header?: {
+                    "Idempotency-Key"?: string;
+                    "Fanout-Metadata"?: string;
+                    traceparent?: string;
+                    tracestate?: string;
+                };
+                path: {
+                    chat_id: string;
+                    batch_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Jobs of the batch to run again beside the default ones (every job that did not succeed and is `retryable`); a side effect whose outcome is unknown runs again only when named. */
+                        jobs?: string[];
+                        /** @description New arguments for jobs that run again, by job id; the others keep theirs. */
+                        tool_args?: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                        /**
+                         * @description Wait for the rerun's jobs (up to `limits.max_wait_seconds`).
+                         * @default true
+                         */
+                        wait?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
+                            jobs: {
+                                job_id: string;
+                                tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
+                                /** @enum {string} */
+                                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                                duration_seconds: number;
+                                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
+                                queue_position?: number;
+                                /**
+                                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
+                                 * @enum {string}
+                                 */
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                                /** @description While waiting for flow: the rule (and key) it waits at. */
+                                flow?: {
+                                    rule: string;
+                                    key?: string;
+                                };
+                                /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                                approval_expires_at?: string;
+                                context_id?: string;
+                                /** @description A rerun's job: the job it ran again. */
+                                rerun_of?: string;
+                                result?: string;
+                                /** @constant */
+                                result_truncated?: true;
+                                error?: string;
+                                /**
+                                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                                 * @enum {string}
+                                 */
+                                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                                retryable?: boolean;
+                                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
+                                usage?: {
+                                    llm_calls: number;
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    tool_calls: number;
+                                    subagents: number;
+                                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                    cost_usd?: number;
+                                };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
+                                };
+                                /** @constant */
+                                wait_timed_out?: true;
+                            }[];
+                            /** @constant */
+                            wait_timeout?: true;
+                            instruction?: string;
+                            /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                            trace_id?: string;
+                            /** @description The new batch. */
+                            batch_id: string;
+                            /** @description The batch it reran. */
+                            rerun_of: string;
+                        } | {
+                            /** @constant */
+                            status: "started";
+                            jobs: {
+                                job_id: string;
+                                tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
+                                /** @enum {string} */
+                                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                                duration_seconds: number;
+                                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
+                                queue_position?: number;
+                                /**
+                                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
+                                 * @enum {string}
+                                 */
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                                /** @description While waiting for flow: the rule (and key) it waits at. */
+                                flow?: {
+                                    rule: string;
+                                    key?: string;
+                                };
+                                /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                                approval_expires_at?: string;
+                                context_id?: string;
+                                /** @description A rerun's job: the job it ran again. */
+                                rerun_of?: string;
+                                result?: string;
+                                /** @constant */
+                                result_truncated?: true;
+                                error?: string;
+                                /**
+                                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                                 * @enum {string}
+                                 */
+                                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                                retryable?: boolean;
+                                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
+                                usage?: {
+                                    llm_calls: number;
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    tool_calls: number;
+                                    subagents: number;
+                                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                    cost_usd?: number;
+                                };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
+                                };
+                                /** @constant */
+                                wait_timed_out?: true;
+                            }[];
+                            instruction: string;
+                            /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                            trace_id?: string;
+                            /** @description The new batch. */
+                            batch_id: string;
+                            /** @description The batch it reran. */
+                            rerun_of: string;
                         };
                     };
                 };
@@ -1824,6 +2048,8 @@ export interface paths {
                                 /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                                 approval_expires_at?: string;
                                 context_id?: string;
+                                /** @description A rerun's job: the job it ran again. */
+                                rerun_of?: string;
                                 result?: string;
                                 /** @constant */
                                 result_truncated?: true;
@@ -1886,6 +2112,8 @@ export interface paths {
                                 /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                                 approval_expires_at?: string;
                                 context_id?: string;
+                                /** @description A rerun's job: the job it ran again. */
+                                rerun_of?: string;
                                 result?: string;
                                 /** @constant */
                                 result_truncated?: true;
@@ -2393,6 +2621,8 @@ export interface paths {
                             /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                             approval_expires_at?: string;
                             context_id?: string;
+                            /** @description A rerun's job: the job it ran again. */
+                            rerun_of?: string;
                             result?: string;
                             /** @constant */
                             result_truncated?: true;
@@ -3174,6 +3404,8 @@ export interface paths {
                                 /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                                 approval_expires_at?: string;
                                 context_id?: string;
+                                /** @description A rerun's job: the job it ran again. */
+                                rerun_of?: string;
                                 result?: string;
                                 /** @constant */
                                 result_truncated?: true;
@@ -3295,6 +3527,8 @@ export interface paths {
                             error_type: ("tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable") | null;
                             retryable: boolean | null;
                             context_id: string | null;
+                            /** @description A rerun's job: the job it ran again; null otherwise. */
+                            rerun_of: string | null;
                             /** @description The job's own and its subtree's: a tool call is one once claimed. */
                             usage: {
                                 llm_calls: number;
@@ -3416,6 +3650,8 @@ export interface paths {
                                 error_type: ("tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable") | null;
                                 retryable: boolean | null;
                                 context_id: string | null;
+                                /** @description A rerun's job: the job it ran again; null otherwise. */
+                                rerun_of: string | null;
                                 /** @description The job's own and its subtree's: a tool call is one once claimed. */
                                 usage: {
                                     llm_calls: number;
@@ -3989,6 +4225,8 @@ export interface components {
                 /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                 approval_expires_at?: string;
                 context_id?: string;
+                /** @description A rerun's job: the job it ran again. */
+                rerun_of?: string;
                 result?: string;
                 /** @constant */
                 result_truncated?: true;
@@ -4083,6 +4321,8 @@ export interface components {
                  */
                 truncated?: true;
                 batch_id: string;
+                /** @description A rerun's batch: the batch it reran; its results are the whole batch, carried-over jobs included. */
+                rerun_of?: string;
                 results: {
                     /** @enum {string} */
                     status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
@@ -4109,6 +4349,8 @@ export interface components {
                         /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                         approval_expires_at?: string;
                         context_id?: string;
+                        /** @description A rerun's job: the job it ran again. */
+                        rerun_of?: string;
                         result?: string;
                         /** @constant */
                         result_truncated?: true;
@@ -4307,6 +4549,8 @@ export interface components {
                 };
                 approval_expires_at: string;
                 context_id?: string;
+                /** @description A rerun's job: the job it ran again. */
+                rerun_of?: string;
                 result?: string;
                 /** @constant */
                 result_truncated?: true;
@@ -4544,6 +4788,8 @@ export interface components {
                 /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                 approval_expires_at?: string;
                 context_id?: string;
+                /** @description A rerun's job: the job it ran again. */
+                rerun_of?: string;
                 result?: string;
                 /** @constant */
                 result_truncated?: true;
@@ -4638,6 +4884,8 @@ export interface components {
                  */
                 truncated?: true;
                 batch_id: string;
+                /** @description A rerun's batch: the batch it reran; its results are the whole batch, carried-over jobs included. */
+                rerun_of?: string;
                 results: {
                     /** @enum {string} */
                     status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
@@ -4664,6 +4912,8 @@ export interface components {
                         /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                         approval_expires_at?: string;
                         context_id?: string;
+                        /** @description A rerun's job: the job it ran again. */
+                        rerun_of?: string;
                         result?: string;
                         /** @constant */
                         result_truncated?: true;
@@ -4862,6 +5112,8 @@ export interface components {
                 };
                 approval_expires_at: string;
                 context_id?: string;
+                /** @description A rerun's job: the job it ran again. */
+                rerun_of?: string;
                 result?: string;
                 /** @constant */
                 result_truncated?: true;

@@ -29,6 +29,10 @@ export type JobRecord = Ok<"/v1/chats/{chat_id}/jobs/{job_id}", "get">;
 
 /** `spawn_task` arguments plus `agent` (the subagent type). */
 export type SpawnArgs = Body<"/v1/chats/{chat_id}/spawn", "post">;
+/** What to run again of a finished batch (docs/api.md#rerun); every field is optional. */
+export type RerunArgs = NonNullable<Body<"/v1/chats/{chat_id}/batches/{batch_id}/rerun", "post">>;
+/** The whole batch after a rerun: carried-over jobs and rerun ones in the original order, with the new `batch_id`. */
+export type RerunAnswer = Ok<"/v1/chats/{chat_id}/batches/{batch_id}/rerun", "post">;
 /**
  * One assistant message's tool calls, in the shapes its SDK gives them (`{tool_calls, timeout?}`, or the bare
  * list).

@@ -58,6 +58,36 @@ describe("fanout parallel, await, jobs, cancel", () => {
   });
 });
 
+describe("fanout rerun", () => {
+  it("runs a finished batch's failed part again and prints the whole batch, in its order", async () => {
+    const id = chat("cli-rerun");
+    const ran = await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(30), wait(0.01)]), "--json"]);
+    const first = JSON.parse(ran.stdout);
+    await client().cancel(id, [first.jobs[0].job_id]);
+    const batch = (await client().job(id, first.jobs[0].job_id)).batch_id;
+    // A cancelled call is not `retryable`: it runs again when named.
+    expect(await fanout(["rerun", "--chat", id, batch])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("nothing_to_rerun"),
+    });
+    const { code, stdout } = await fanout(["rerun", "--chat", id, batch, "--job", first.jobs[0].job_id, "--no-wait"]);
+    expect(code).toBe(0);
+    const [status, head, ...rows] = stdout.trim().split("\n");
+    expect(status).toMatch(new RegExp(`^started \\(batch-\\S+, a rerun of ${batch}\\)$`));
+    expect(head).toMatch(/^job\s+tool\s+state/);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).not.toContain(first.jobs[0].job_id);
+    expect(rows[1]).toContain(first.jobs[1].job_id);
+    // The client answers the same way: naming the success runs it alone; the cancelled call is carried over.
+    const again = await client().rerun(id, batch, { jobs: [first.jobs[1].job_id], wait: false });
+    expect(again.jobs.map((j) => j.rerun_of)).toEqual([undefined, first.jobs[1].job_id]);
+    expect(await fanout(["rerun", "--chat", id])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("rerun takes one batch id"),
+    });
+  });
+});
+
 describe("fanout watch", () => {
   it("prints each event of a chat as a JSON line until stopped", async () => {
     const id = chat("cli-watch");

@@ -76,6 +76,10 @@ const EVENT_DATA: { [T in AnyEventType]: { data: z.core.$ZodLooseShape; about?: 
   "batch.finished": {
     data: {
       batch_id: z.string(),
+      rerun_of: z
+        .string()
+        .optional()
+        .describe("A rerun's batch: the batch it reran; its results are the whole batch, carried-over jobs included."),
       results: resultsPayload,
       usage: usage
         .optional()

@@ -71,6 +71,7 @@ export const snapshot = z.object({
     .optional()
     .describe("While a person has still to approve the call: when it ends, not made, without a decision."),
   context_id: z.string().optional(),
+  rerun_of: z.string().optional().describe("A rerun's job: the job it ran again."),
   result: z.string().optional(),
   result_truncated: z.literal(true).optional(),
   error: z.string().optional(),
@@ -133,6 +134,7 @@ export const jobRecord = z.object({
   error_type: errorType.nullable().describe("Why the job did not succeed; null while active and on a success."),
   retryable: retryableFlag.nullable(),
   context_id: z.string().nullable(),
+  rerun_of: z.string().nullable().describe("A rerun's job: the job it ran again; null otherwise."),
   usage: usage.describe("The job's own and its subtree's: a tool call is one once claimed."),
   collected_at: z.string().nullable(),
   metadata: requestMetadata.nullable(),

@@ -13,6 +13,7 @@ import { errorBody } from "./errors";
 import { flowAnswer } from "./flow";
 import { telemetryAnswer } from "./telemetry";
 import { mcpAnswer, mcpMessage } from "./mcp";
+import { rerunAnswer, rerunBody } from "./rerun";
 import { approvalDecision, approvalList } from "./approvals";
 import { cursorExpired, eventEnvelope, tenantStreamEvent, ticketAnswer, ticketRequest } from "./events";
 import { jobRecord, logRows, resultsPayload, snapshot, startedPayload } from "./jobs";
@@ -63,6 +64,16 @@ const OPERATIONS: Operation[] = [
     response: z.union([resultsPayload, startedPayload]),
     query: ["agent", "callback_url", "notify", "metadata", "budget"],
     headers: ["Fanout-Metadata", "traceparent", "tracestate"],
+  },
+  {
+    method: "post",
+    path: "/v1/chats/{chat_id}/batches/{batch_id}/rerun",
+    summary:
+      "Run a finished batch's failed part again (default: its retryable failures, plus the jobs named), under today's config and gates; answers the whole batch in call order",
+    body: rerunBody,
+    response: rerunAnswer,
+    query: ["agent", "callback_url", "notify", "metadata", "budget"],
+    headers: ["Idempotency-Key", "Fanout-Metadata", "traceparent", "tracestate"],
   },
   {
     method: "post",

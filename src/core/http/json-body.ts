@@ -66,8 +66,10 @@ export function jsonDepth(text: string): number {
   return max;
 }
 
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+/** `empty`: what an empty body means, for a route whose body is all optional; without it one is refused. */
+export async function readJsonBody(request: Request, maxBytes: number, empty?: unknown): Promise<unknown> {
   const text = await readCapped(request, maxBytes);
+  if (empty !== undefined && text.trim() === "") return empty;
   if (jsonDepth(text) > MAX_JSON_DEPTH) {
     throw badRequest("invalid_json", `Request body nests deeper than ${MAX_JSON_DEPTH} levels; flatten it.`);
   }

@@ -78,6 +78,8 @@ export type JobRow = {
   trace: string | null;
   /** Why it did not succeed (docs/api.md#why-a-job-failed); null while active, on a success, and on rows ended before v14. */
   error_type: string | null;
+  /** A rerun's job: the job it ran again (docs/api.md#rerun); else null. */
+  rerun_of: string | null;
   /** Computed on read: the place of a job waiting for a subagent slot (1 = next), else null. */
   queue_position?: number | null;
 };
@@ -160,6 +162,7 @@ export function jobRecord(job: JobRow & { content: string | null }) {
     error: job.error,
     ...(failureOf(job) ?? { error_type: null, retryable: null }),
     context_id: job.context_id,
+    rerun_of: job.rerun_of,
     // Every job's, its own and its subtree's (docs/api.md#usage-and-cost).
     usage: shownUsage(jobUsage(job)),
     collected_at: iso(job.collected_at),

@@ -89,8 +89,13 @@ export interface Caller {
 export interface BatchRequest {
   tenant: string;
   chat_id: string;
-  route: "parallel" | "spawn";
+  route: "parallel" | "spawn" | "rerun";
   command: ParallelCommand;
+  /**
+   * A rerun (docs/api.md#rerun): the batch it reruns, the job each of `command.jobs` runs again (in
+   * their order), and the jobs kept as they ended.
+   */
+  rerun?: { of: string; jobs: string[]; carried: string[] };
   limits: ChatLimits;
   caller: Caller;
   delivery: Delivery;

@@ -44,6 +44,7 @@ export function snapshot(job: JobRow, o: SnapshotOptions): Snapshot {
   if (why.flow) s.flow = why.flow;
   if (why.approval_expires_at) s.approval_expires_at = why.approval_expires_at;
   if (job.context_id) s.context_id = job.context_id;
+  if (job.rerun_of) s.rerun_of = job.rerun_of;
   if (o.includeResult) {
     if (job.result !== null) {
       const shown = cutChars(job.result, o.maxResultChars);

@@ -37,7 +37,7 @@ type Ctx = Context<AppEnv>;
 export type BatchFields = Omit<BatchRequest, "route" | "command">;
 
 /** The route a batch came by, as its idempotency fingerprint names it. */
-export type BatchRoute = "parallel" | "spawn" | "tool-calls" | "mcp";
+export type BatchRoute = "parallel" | "spawn" | "tool-calls" | "mcp" | "rerun";
 
 export interface BatchContext {
   chatId: string;

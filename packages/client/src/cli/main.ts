@@ -26,6 +26,8 @@ Commands:
   jobs     --chat <id>                    the chat's active and uncollected jobs
   await    --chat <id> [--timeout <s>] <job_id>...   wait for jobs (past the per-request cap)
   cancel   --chat <id> <job_id>...        cancel jobs
+  rerun    --chat <id> <batch_id> [--job <job_id>]... [--no-wait]   run a finished batch's failed part again
+           (its retryable failures, plus each --job named); prints the whole batch
   watch    [--chat <id>]                  live events, with running jobs and their times
   tools    [--agent <name>]               the tools and prompts to give a model
   flow                                    what each flow rule holds back: running, queued, busiest keys
@@ -48,6 +50,7 @@ const OPTIONS = {
   "no-wait": { type: "boolean" },
   timeout: { type: "string" },
   agent: { type: "string" },
+  job: { type: "string", multiple: true },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   ...DELIVERY_OPTIONS,
@@ -118,6 +121,18 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
     case "cancel": {
       const answer = await fanout.cancel(need(o.chat, "--chat <id>"), needIds(ids));
       print(answer, () => `${answer.status}\n${jobTable(answer.jobs)}`);
+      return 0;
+    }
+    case "rerun": {
+      const [batch, ...more] = ids;
+      if (!batch || more.length > 0)
+        throw new UsageError("rerun takes one batch id: fanout rerun --chat <id> <batch_id> [--job <job_id>]...");
+      const args = { ...(o.job?.length ? { jobs: o.job } : {}), ...(o["no-wait"] ? { wait: false } : {}) };
+      const answer = await fanout.rerun(need(o.chat, "--chat <id>"), batch, args, { agent: o.agent });
+      print(
+        answer,
+        () => `${answer.status} (${answer.batch_id}, a rerun of ${answer.rerun_of})\n${jobTable(answer.jobs)}`,
+      );
       return 0;
     }
     case "watch":

@@ -27,6 +27,18 @@ export function failureText(job) {
   return `${job.error_type} · ${job.retryable ? "safe to run again" : "not to be run again as it is"}`;
 }
 
+/**
+ * What the batch's "Rerun failed" button offers (docs/api.md#rerun): none while it runs or when every job
+ * succeeded; else how many jobs a rerun runs by default (those that did not succeed and are safe to run
+ * again), and how many failed in all. A side effect whose outcome is unknown is named by hand, not here.
+ */
+export function rerunOffer(batch) {
+  if (batch.running) return null;
+  const failed = batch.jobs.filter((j) => j.error_type).length;
+  if (failed === 0) return null;
+  return { safe: batch.jobs.filter((j) => j.error_type && j.retryable === true).length, failed };
+}
+
 /** From its claim to its end (or to `now` while it runs); a job never claimed took no time. */
 export function runMs(job, now) {
   const started = at(job.started_at);

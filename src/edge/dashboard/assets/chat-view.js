@@ -9,6 +9,7 @@ import {
   batchUsage,
   formatMs,
   isActive,
+  rerunOffer,
   runMs,
   timelineBars,
   failureText,
@@ -30,6 +31,7 @@ export function batchSection(batch, jobs, now, actions) {
       h("span", { class: "summary" }, batchSummary(batch)),
       usageText(batchUsage(batch.jobs)) ? h("span", { class: "usage muted" }, usageText(batchUsage(batch.jobs))) : null,
       h("span", { class: "grow" }),
+      rerunButton(batch, actions),
       h("span", { class: "muted when" }, clock(batch.acceptedAt)),
     ),
     timeline(batch, jobs, now, actions),
@@ -38,6 +40,26 @@ export function batchSection(batch, jobs, now, actions) {
       { class: "jobs" },
       jobs.map((j) => jobCard(j, actions)),
     ),
+  );
+}
+
+/** "Rerun failed" on a finished batch with failures; disabled when none of them is safe to run again. */
+function rerunButton(batch, actions) {
+  const offer = rerunOffer(batch);
+  if (!offer) return null;
+  const none = offer.safe === 0;
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "rerun",
+      disabled: none,
+      title: none
+        ? "None of the failed calls is safe to run again as it is; name one with fanout rerun --job"
+        : `Runs the ${offer.safe} failed call(s) that are safe to run again, as a new batch`,
+      onclick: () => actions.rerun(batch.batchId),
+    },
+    none ? "Rerun failed" : `Rerun failed (${offer.safe})`,
   );
 }
 

@@ -312,6 +312,7 @@ function renderSelected() {
   const actions = {
     select,
     cancel: (jobId) => cancel(id, jobId),
+    rerun: (batchId) => rerun(id, batchId),
     redeliver: (eventId) => redeliver(id, eventId),
     childName: (job) => childName(job, state.chats.get(job.context_id)),
   };
@@ -378,6 +379,18 @@ async function cancel(chatId, jobId) {
     await api(`/v1/chats/${enc(chatId)}/parallel`, {
       method: "POST",
       body: JSON.stringify({ action: "cancel", job_ids: [jobId] }),
+    });
+  } finally {
+    await loadSelected();
+  }
+}
+
+/** Reruns the batch's failed part as a new batch of the chat (docs/api.md#rerun), without waiting for it. */
+async function rerun(chatId, batchId) {
+  try {
+    await api(`/v1/chats/${enc(chatId)}/batches/${enc(batchId)}/rerun`, {
+      method: "POST",
+      body: JSON.stringify({ wait: false }),
     });
   } finally {
     await loadSelected();
