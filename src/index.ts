@@ -11,6 +11,7 @@ export { TenantDO } from "../durable-objects/tenant/TenantDO";
 export { CallRunnerDO } from "../durable-objects/runner/CallRunnerDO";
 export { FlowShardDO } from "../durable-objects/flow/FlowShardDO";
 export { BudgetDO } from "../durable-objects/budget/BudgetDO";
+export { SpendDO } from "../durable-objects/spend/SpendDO";
 export { DirectRunner } from "./edge/direct-runner";
 export { TraceExport } from "./edge/telemetry/trace-export";
 

@@ -16,11 +16,12 @@ import worker, {
   DirectRunner,
   FlowShardDO,
   CallRunnerDO,
+  SpendDO,
   TenantDO,
   TraceExport,
 } from "../../src/index";
 
-export { BudgetDO, ChatDO, DirectRunner, FlowShardDO, CallRunnerDO, TenantDO, TraceExport };
+export { BudgetDO, ChatDO, DirectRunner, FlowShardDO, CallRunnerDO, SpendDO, TenantDO, TraceExport };
 
 /** wrangler.toml's period for `API_RATE_LIMIT`. */
 const PERIOD_MS = 10_000;

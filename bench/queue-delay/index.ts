@@ -13,6 +13,7 @@ import worker, {
   DirectRunner,
   FlowShardDO,
   CallRunnerDO,
+  SpendDO,
   TenantDO,
   TraceExport,
 } from "../../src/index";
@@ -53,7 +54,7 @@ export class ChatDO extends RealChatDO {
   }
 }
 
-export { BudgetDO, DirectRunner, FlowShardDO, CallRunnerDO, TenantDO, TraceExport };
+export { BudgetDO, DirectRunner, FlowShardDO, CallRunnerDO, SpendDO, TenantDO, TraceExport };
 
 export default {
   fetch: (request, env, ctx) => worker.fetch(request, slowQueue(env), ctx),

@@ -1,19 +1,18 @@
 /**
- * ChatDO: one per tenant + chat (`chat/<tenant>/<chat_id>`). It owns the
- * chat's jobs and is the only writer of their state, so every rule is decided
- * in one single-threaded place.
+ * ChatDO: one per tenant + chat (`chat/<tenant>/<chat_id>`). It owns the chat's jobs and is the only
+ * writer of their state, so every rule is decided in one single-threaded place.
  *
- * This file is the RPC surface and the "does the chat exist" guard, nothing
- * more. The parts are wired in `./chat`; the routes' sides are `./batches` and
- * `./tool-calls`; the alarm's table is `./alarm`; its WebSockets are `./sockets`; its
- * reads are `./reads` and what the hosts running its work ask is `./runner-protocol`;
- * the rooms are `./storage`, `./events`, `./jobs`, `./subagents` and `./gates`
- * (docs/architecture.md#the-chat-object-room-by-room).
+ * This file is the RPC surface and the "does the chat exist" guard, nothing more. The parts are wired
+ * in `./chat`; the routes' sides are `./batches`, `./tool-calls` and `./rerun`; the alarm's table is
+ * `./alarm`; its WebSockets are `./sockets`; its reads are `./reads` and what the hosts running its
+ * work ask is `./runner-protocol`; the rooms are `./storage`, `./events`, `./jobs`, `./subagents` and
+ * `./gates` (docs/architecture.md#the-chat-object-room-by-room).
  */
 import { DurableObject } from "cloudflare:workers";
 import { ApiError, refusal, type Refusal } from "../../src/core/http/errors";
 import type { JobRecord } from "../../src/core/jobs/job";
 import type { RerunSource } from "../../src/core/jobs/rerun";
+import type { SpendAlert } from "../../src/core/budgets/spend";
 import type {
   AskAnswer,
   AwaitTicket,
@@ -38,7 +37,7 @@ import type { Snapshot } from "../../src/core/jobs/payloads";
 import { vouchFor } from "../../src/core/objects/tenant-cache";
 import type { DeliveryEntry, DeliveryStatus } from "../../src/core/webhooks/deliveries";
 import { runAlarm } from "./alarm";
-import { answerWaited, cancelOne, startBatch } from "./batches";
+import { answerWaited, cancelOne, decideOne, startBatch } from "./batches";
 import { rerunSources } from "./rerun";
 import { Chat } from "./chat";
 import type { DeletedBy, DeletionAnswer } from "./deletion";
@@ -49,11 +48,12 @@ import type { StopTurn } from "./subagents/turn-stop";
 import { mayOpen } from "./gates";
 import { budgetReached, type Reached } from "./gates/budget";
 import type { McpJobView } from "../../src/core/mcp-server/job-view";
-import { approvalAnswer, decide, type ApprovalAnswer, type DecisionRequest } from "./gates/approval";
+import type { ApprovalAnswer, DecisionRequest } from "./gates/approval";
 import { answerWaitedToolCalls, runToolCalls } from "./tool-calls";
 import { Handovers } from "./handover";
 import { openSocket, socketClosed, socketErrored } from "./sockets";
 import type { ChatUsage } from "./storage/usage-days";
+import type { TreeSlotAsk } from "./storage/tree-slots";
 import type { TranscriptEntry } from "../../src/core/agents/transcript";
 import * as reads from "./reads";
 import * as hosts from "./runner-protocol";
@@ -105,11 +105,7 @@ export class ChatDO extends DurableObject<Env> {
   // ---- the per-tree subagent cap: the root's side ----------------------------------
 
   /** Called by the tree's descendants before their admission. */
-  async reserveTreeSlots(req: {
-    job_ids: string[];
-    limit: number;
-    expires_at: number;
-  }): Promise<{ slots: string[]; holders: string[] }> {
+  async reserveTreeSlots(req: TreeSlotAsk): Promise<{ slots: string[]; holders: string[] }> {
     // A root that is gone, or going, grants nothing (and a late ask must not give it storage again).
     if (!this.#store.readable()) return { slots: [], holders: [] };
     return this.#store.treeSlots.grant(req.job_ids, req.limit, req.expires_at, Date.now());
@@ -126,6 +122,13 @@ export class ChatDO extends DurableObject<Env> {
   async budgetReached(rootChat: string, batchId: string, over: Reached): Promise<void> {
     if (!this.#store.readable()) return;
     budgetReached(this.#chat, rootChat, batchId, over, Date.now());
+    await this.#store.timers.arm();
+  }
+
+  /** The tenant's spending crossed a threshold through this chat's work: its outbox sends the alert, once. */
+  async spendAlert(alert: SpendAlert, key: string): Promise<void> {
+    if (!this.#store.readable()) return;
+    this.#chat.announce.spendAlert(alert, key, Date.now());
     await this.#store.timers.arm();
   }
 
@@ -242,10 +245,8 @@ export class ChatDO extends DurableObject<Env> {
   }
 
   /** A person's decision on a call waiting for approval (docs/api.md#approvals). */
-  async decideApproval(jobId: string, decision: DecisionRequest, limits: ChatLimits): Promise<ApprovalAnswer | null> {
-    return reads.readable(this.#chat, async () =>
-      approvalAnswer(await decide(this.#chat, jobId, decision, Date.now()), limits.max_result_chars),
-    );
+  decideApproval(jobId: string, decision: DecisionRequest, limits: ChatLimits): Promise<ApprovalAnswer | null> {
+    return decideOne(this.#chat, jobId, decision, limits);
   }
 
   jobRecords(limit: number, before: string | null): ReturnType<typeof reads.jobRecords> {

@@ -27,7 +27,7 @@ import { admissionProblem, newJobRows, withJobIds, type AdmittedBatch } from "./
 import { answerBatch } from "./jobs/batch-answer";
 import { ASK_BACKUP_MS, askedAtOnce, insertBatch } from "./jobs/batch-rows";
 import { openGate } from "./gates";
-import { askApprovals } from "./gates/approval";
+import { approvalAnswer, askApprovals, decide, type ApprovalAnswer, type DecisionRequest } from "./gates/approval";
 import type { SubordinatePlan } from "./storage/children";
 import type { ReplayShape } from "./storage/idempotency";
 import { admitBatch } from "./subagents/subagent-cap";
@@ -36,8 +36,14 @@ import { NEW_CHAT_STATE, planSubordinates } from "./subagents/subordinates";
 
 /** The approval rules a request's calls are matched on, with the agent that makes them. */
 /** The rules a request's calls are admitted under, and the agent they match on. */
-export const rulesOf = (req: { approvals?: ApprovalRule[]; flow?: FlowRule[]; caller: { agent: string } }) => ({
+export const rulesOf = (req: {
+  approvals?: ApprovalRule[];
+  flow?: FlowRule[];
+  caller: { agent: string };
+  limits: { spend?: unknown };
+}) => ({
   agent: req.caller.agent,
+  spend: req.limits.spend !== undefined,
   ...(req.approvals ? { approvals: req.approvals } : {}),
   ...(req.flow ? { flow: req.flow } : {}),
 });
@@ -171,6 +177,17 @@ export async function commit(
   // waits for it, so the index never keeps a deleted chat.
   if (isNewChat) store.ctx.waitUntil(chat.registration.register(now));
   await armed;
+}
+
+/** A person's decision on a call waiting for approval (docs/api.md#approvals); null when the chat has nothing to read. */
+export async function decideOne(
+  chat: Chat,
+  jobId: string,
+  decision: DecisionRequest,
+  limits: ChatLimits,
+): Promise<ApprovalAnswer | null> {
+  if (!chat.store.readable()) return null;
+  return approvalAnswer(await decide(chat, jobId, decision, Date.now()), limits.max_result_chars);
 }
 
 /** Cancels one job and its subtree, as `parallel`'s cancel does; null when the chat has nothing to read. */

@@ -16,6 +16,7 @@ import { chatRoutes } from "./routes/chats";
 import { configRoutes } from "./routes/config";
 import { parallelRoutes } from "./routes/parallel";
 import { rerunRoutes } from "./routes/rerun";
+import { usageRoutes } from "./routes/usage";
 import { publicRoutes } from "./routes/public";
 import { toolCallsRoutes } from "./routes/tool-calls";
 import { toolsRoutes } from "./routes/tools";
@@ -60,6 +61,7 @@ const v1 = new Hono<AppEnv>()
   .route("/", deliveryRoutes)
   .route("/", flowRoutes)
   .route("/", telemetryRoutes)
+  .route("/", usageRoutes)
   .route("/", approvalRoutes)
   .route("/", mcpRoutes);
 

@@ -590,7 +590,7 @@ describe("the dashboard", () => {
     await page.close();
   }, 60_000);
 
-  it("reruns a finished batch's failed calls that are safe to run again, from the batch's button", async () => {
+  it("reruns a finished batch's failed calls that are safe to run again, from the batch's button, and shows the spend", async () => {
     // A read-only lookup whose service is down at first: the batch ends with it `error`, retryable.
     let down = true;
     const lookup = createServer((req, res) => {
@@ -606,7 +606,8 @@ describe("the dashboard", () => {
     const tools = [
       { name: "lookup", description: "Looks it up", url, parameters: { type: "object" }, read_only: true },
     ];
-    await service.api("/v1/config", { tools }, "PATCH");
+    // A spending limit too: the Spending panel shows the tenant's calls against it.
+    await service.api("/v1/config", { tools, limits: { spend: { period: "day", tool_calls: 100 } } }, "PATCH");
     try {
       const first = await service.api("/v1/chats/rerun-ui/parallel", {
         tool_calls: [
@@ -634,11 +635,16 @@ describe("the dashboard", () => {
         `/v1/chats/rerun-ui/jobs/${await rerun.locator("article.job").getAttribute("data-job")}`,
       );
       expect(record.rerun_of).toBe(first.jobs[0].job_id);
+      // Two calls made (a call counts once, however often it was sent), of the day's 100.
+      const spend = page.locator('#spend li[data-field="tool_calls"]');
+      await spend.locator(".figures", { hasText: "tool_calls 2 of 100" }).waitFor({ timeout: 15_000 });
+      expect(await page.locator("#spend-period").textContent()).toBe("today (UTC)");
+      expect(await spend.locator("progress").getAttribute("value")).toBe("0.02");
       await page.screenshot({ path: join(shots, "dashboard-rerun.png") });
       expect(problems).toEqual([]);
       await page.close();
     } finally {
-      await service.api("/v1/config", { tools: [] }, "PATCH");
+      await service.api("/v1/config", { tools: [], limits: { spend: null } }, "PATCH");
       lookup.close();
     }
   }, 90_000);

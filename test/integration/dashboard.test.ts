@@ -13,6 +13,7 @@ describe("GET /", () => {
       ["/chat-list.js", "text/javascript"],
       ["/chat-view.js", "text/javascript"],
       ["/flow-panel.js", "text/javascript"],
+      ["/spend-panel.js", "text/javascript"],
       ["/approvals.js", "text/javascript"],
       ["/job-states.js", "text/javascript"],
       ["/dashboard.css", "text/css"],
@@ -42,6 +43,7 @@ describe("GET /", () => {
           "/chat-list.js",
           "/chat-view.js",
           "/flow-panel.js",
+          "/spend-panel.js",
           "/approvals.js",
         ].map(async (path) => (await api(path, { key: null })).text()),
       )

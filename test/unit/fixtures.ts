@@ -31,6 +31,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     trace: null,
     error_type: null,
     rerun_of: null,
+    spend: null,
     context_id: null,
     usage: null,
     collected_at: null,

@@ -40,8 +40,8 @@ const admitted = (over: Partial<GateJob["atAdmission"]> = {}) => ({
 const at = (waiting_for: WaitReason | null, over: Partial<GateJob> = {}) => ({ ...job(over), waiting_for });
 
 describe("the order of the gates", () => {
-  it("is a subagent slot or the tier's turn, then a person's approval, then flow, then the budget", () => {
-    expect(GATES.reasons).toEqual(["tier", "subagent_slot", "approval", "flow", "budget"]);
+  it("is a subagent slot or the tier's turn, then a person's approval, then flow, the budget, the tenant's spend", () => {
+    expect(GATES.reasons).toEqual(["tier", "subagent_slot", "approval", "flow", "budget", "spend"]);
   });
 
   it("says of each gate whether its deadline runs while a job waits, and in what order its jobs go", () => {
@@ -51,18 +51,20 @@ describe("the order of the gates", () => {
       ["approval", "from_release", "call"],
       ["flow", "from_acceptance", "call"],
       ["budget", "from_acceptance", "call"],
+      ["spend", "from_acceptance", "call"],
     ]);
   });
 });
 
 describe("a gate's timer for a job that comes to it", () => {
-  it("is due at once for flow and the budget, whose calls ask an object; the others are opened by what they wait for", () => {
+  it("is due at once for flow, the budget and the spend, whose calls ask an object; the others are opened by what they wait for", () => {
     expect(GATES.reasons.map((r) => [r, GATES.dueAt(r, job(), T0 + 2_000)])).toEqual([
       ["tier", undefined],
       ["subagent_slot", undefined],
       ["approval", undefined],
       ["flow", T0 + 2_000],
       ["budget", T0 + 2_000],
+      ["spend", T0 + 2_000],
     ]);
   });
 });
@@ -95,6 +97,8 @@ describe("where a job let go goes on to", () => {
     expect(GATES.after(at("approval", all), T0)).toBe("flow");
     expect(GATES.after(at("flow", all), T0)).toBe("budget");
     expect(GATES.after(at("budget", all), T0)).toBeNull();
+    expect(GATES.after(at("budget", { ...all, spend: 1 }), T0)).toBe("spend");
+    expect(GATES.after(at("spend", { ...all, spend: 1 }), T0)).toBeNull();
   });
 
   it("past an approval decided while it waited at an earlier gate", () => {
@@ -119,7 +123,7 @@ describe("a gate put in the order", () => {
   it("is asked in its place by admission and release alike, until taken out", () => {
     const order = new GateOrder<WaitReason>(GATES.reasons.map((r) => GATES.rule(r)));
     const takeOut = order.add(notBefore, { before: "flow" });
-    expect(order.reasons).toEqual(["tier", "subagent_slot", "approval", "not_before", "flow", "budget"]);
+    expect(order.reasons).toEqual(["tier", "subagent_slot", "approval", "not_before", "flow", "budget", "spend"]);
     expect(order.first(job({ flow, ...admitted() }), T0)).toBe("not_before");
     expect(order.first(job({ flow, ...admitted() }), T0 + 1_000)).toBe("flow"); // its time has come: it is passed by
     expect(order.after(at("approval", { flow }), T0)).toBe("not_before");

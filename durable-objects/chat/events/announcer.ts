@@ -8,6 +8,7 @@
  * transaction of the change it announces. A running MCP tool's progress goes
  * to the live streams alone.
  */
+import type { SpendAlert } from "../../../src/core/budgets/spend";
 import { wholeBatch } from "../storage/rerun-batches";
 import type { EventType } from "../../../src/core/events/envelope";
 import {
@@ -111,6 +112,17 @@ export class Announcer {
       now,
       batchId,
     );
+  }
+
+  /** The tenant's spending crossed a threshold through this chat's work (docs/api.md#spending-limits). */
+  spendAlert(alert: SpendAlert, key: string, now: number): void {
+    // Sent again when the spend object did not hear this chat took it: recorded once all the same.
+    const sent = `spend_alert:${key}`;
+    if (this.store.meta(sent)) return;
+    this.store.transaction(() => {
+      this.store.setMeta(sent, "1");
+      this.#record("tenant.spend_alert", { ...alert }, now);
+    });
   }
 
   /** A running MCP tool's progress, to the live streams only (see `./job-progress` for why). */

@@ -12,6 +12,7 @@ import type { Gate, GateParts } from "./gate";
 import { approvalGate } from "./approval";
 import { budgetGate } from "./budget";
 import { flowGate } from "./flow";
+import { spendGate } from "./spend";
 import { subagentSlotGate } from "./subagent-slot";
 import { tierGate } from "./tier";
 
@@ -21,6 +22,7 @@ const BY_REASON: Record<WaitReason, Gate> = {
   approval: approvalGate,
   flow: flowGate,
   budget: budgetGate,
+  spend: spendGate,
 };
 
 /** A job ended (in its transaction): each gate whose waiting jobs may now go gets its timer, due now. */

@@ -77,6 +77,8 @@ export interface RowOptions {
    * scope a subagent's chat inherited from the batch that started it.
    */
   budget?: { limits: Budget } | { inherited: string };
+  /** The tenant has a spending limit (`limits.spend`): its calls ask the tenant's spend object as they start. */
+  spend?: boolean;
   /** A rerun: the job each spec runs again, in the specs' order (docs/api.md#rerun). */
   rerunOf?: readonly string[];
   /** The calling agent's profile: approval rules and the rules' conditions match on it. */
@@ -148,6 +150,7 @@ export function newJobRows(specs: JobSpec[], now: number, o: RowOptions): Admitt
         budget,
         trace: traceOfNewJob(o.trace),
         rerun_of: o.rerunOf?.[at] ?? null,
+        spend: o.spend && spec.kind === "tool" && !endsByTimer(spec) ? 1 : null,
         tree_slot: spec.kind === "subordinate" && !queued ? job_id : null,
         log_type: logType({
           tool_name: spec.tool_name,

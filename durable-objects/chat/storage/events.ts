@@ -97,7 +97,8 @@ export class Events {
    */
   #deliverable(batchId: string | null, type: EventType): boolean {
     const only = (readLimits(this.sql) as Partial<ChatLimits> | undefined)?.webhook_events;
-    if (only && !only.some((glob) => globMatch(glob, type))) return false;
+    // A spending alert goes to the webhook whatever it filters (docs/api.md#spending-limits).
+    if (only && type !== "tenant.spend_alert" && !only.some((glob) => globMatch(glob, type))) return false;
     return this.#webhookOn(type) || (batchId !== null && this.#hasCallbacks() && this.callbackUrl(batchId) !== null);
   }
 
@@ -117,7 +118,8 @@ export class Events {
   #webhookOn(type: EventType): boolean {
     const limits: Partial<ChatLimits> = readLimits(this.sql) ?? {};
     const child = Number(readMeta(this.sql, "level") ?? 0) > 0;
-    if (type.startsWith("job.approval_")) return limits.webhooks !== undefined && limits.webhooks !== "none";
+    if (type.startsWith("job.approval_") || type === "tenant.spend_alert")
+      return limits.webhooks !== undefined && limits.webhooks !== "none";
     return limits.webhooks === "all" || (limits.webhooks === "top-level" && !child);
   }
 

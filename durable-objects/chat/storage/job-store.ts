@@ -16,9 +16,9 @@ export class JobStore extends JobLeases {
     this.sql.exec(
       `INSERT INTO jobs (job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only,
          timeout_seconds, created_at, deadline_at, context_id, spec, waiting_for, tree_slot, wait_seq, log_id, log_type, metadata, flow,
-         approval, approval_sync, budget, trace, rerun_of)
+         approval, approval_sync, budget, trace, rerun_of, spend)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?,
-         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?, ?, ?, CASE WHEN ? IS NULL THEN NULL ELSE 1 END, ?, ?, ?)`,
+         CASE WHEN ? THEN (SELECT COALESCE(MAX(wait_seq), 0) + 1 FROM jobs) END, ?, ?, ?, ?, ?, CASE WHEN ? IS NULL THEN NULL ELSE 1 END, ?, ?, ?, ?)`,
       job.job_id,
       job.chat_id,
       job.batch_id,
@@ -45,6 +45,7 @@ export class JobStore extends JobLeases {
       job.budget,
       job.trace ?? null,
       job.rerun_of ?? null,
+      job.spend ?? null,
     );
   }
 

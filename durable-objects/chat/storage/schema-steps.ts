@@ -146,6 +146,9 @@ const jobsV14 = (name: string) => jobsV13(name).replace(") WITHOUT ROWID", ", er
  */
 const jobsV15 = (name: string) => jobsV14(name).replace(") WITHOUT ROWID", ", rerun_of TEXT) WITHOUT ROWID");
 
+/** The jobs table from v16 on: v15's, with `spend` (1: a call under the tenant's spending limit). */
+const jobsV16 = (name: string) => jobsV15(name).replace(") WITHOUT ROWID", ", spend INTEGER) WITHOUT ROWID");
+
 /** The batches table from v15 on: a rerun's batch says which batch it reran and the jobs it carried over. */
 const BATCHES_V15 = `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL, rerun_of TEXT, carried TEXT)`;
 
@@ -264,6 +267,9 @@ export const MIGRATIONS: readonly Migration[] = [
     `ALTER TABLE batches ADD COLUMN rerun_of TEXT`,
     `ALTER TABLE batches ADD COLUMN carried TEXT`,
   ],
+  // v16 `spend`: 1 on a call under the tenant's spending limit, which asks the tenant's spend object as
+  // it starts (the `spend` gate).
+  [`ALTER TABLE jobs ADD COLUMN spend INTEGER`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -277,7 +283,7 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 export const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV15("jobs"),
+  jobsV16("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   BATCHES_V15,

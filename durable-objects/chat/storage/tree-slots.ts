@@ -10,6 +10,13 @@
  */
 import { createTable, hasTable } from "./schema";
 
+/** What a descendant asks the tree's root for before its admission: slots for these jobs, under the cap. */
+export interface TreeSlotAsk {
+  job_ids: string[];
+  limit: number;
+  expires_at: number;
+}
+
 export class TreeSlots {
   constructor(private readonly sql: SqlStorage) {}
 

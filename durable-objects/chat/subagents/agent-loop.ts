@@ -13,7 +13,6 @@ import { MAX_MESSAGE_BYTES } from "../../../src/core/storage/row-bounds";
 import type { AskAnswer, ClaimedAsk, JobOutcome } from "../../../src/core/jobs/messages";
 import { askLapsed } from "../../../src/core/runner/model-ask";
 import { addUsage, jobUsage, modelRequest } from "../../../src/core/usage/usage";
-import { exhaustedError } from "../../../src/core/budgets/budget";
 import { resultsPayload, startedPayload } from "../../../src/core/jobs/payloads";
 import type { AwaitedCall, Turn } from "../storage/turns";
 import type { LoopHost, StepResult } from "./loop-host";
@@ -111,7 +110,7 @@ export async function runStep(host: LoopHost, turnId: string, now: number): Prom
   const allowed = await host.budgetAllows(stepOf(turn));
   if (!allowed.ok) {
     // No further model request: the turn ends with what it had said, and why it stopped.
-    const error = `${lastText(history) ? `Last text: ${lastText(history)}\n` : ""}${exhaustedError(allowed)}`;
+    const error = `${lastText(history) ? `Last text: ${lastText(history)}\n` : ""}${allowed.error}`;
     return finishWith(host, turn, {
       state: "error",
       error,

@@ -77,6 +77,7 @@ export function admitStepCalls(
   const budget = readMeta(store.sql, "budget");
   const rules = {
     agent: caller.agent,
+    spend: chatLimits(store.sql).spend !== undefined,
     flow: config.flow,
     approvals: config.approvals,
     ...(budget ? { budget: { inherited: budget } } : {}),

@@ -9,7 +9,6 @@ import type { JobSpec } from "../../../src/core/jobs/job-spec";
 import type { JobOutcome } from "../../../src/core/jobs/messages";
 import type { ModelAsk } from "../../../src/core/runner/model-ask";
 import type { Usage } from "../../../src/core/usage/usage";
-import type { BudgetField } from "../../../src/core/budgets/budget";
 import type { McpListings } from "../../../src/core/tools/mcp";
 import type { JobStore } from "../storage/job-store";
 import type { Turn, Turns } from "../storage/turns";
@@ -62,8 +61,11 @@ export interface LoopHost {
    * let it go): the budget no longer counts it in flight.
    */
   modelUnanswered(step: string): Promise<void>;
-  /** Whether the budget of the batch that started the turn (if any) lets the model request of the turn's `step` go. */
-  budgetAllows(step: string): Promise<{ ok: true } | { ok: false; field: BudgetField; used: number; limit: number }>;
+  /**
+   * Whether the budget of the batch that started the turn (if any) and the tenant's spending limit (if any)
+   * let the model request of the turn's `step` go; if not, the sentence the turn ends with.
+   */
+  budgetAllows(step: string): Promise<{ ok: true } | { ok: false; error: string }>;
   /**
    * Room for the turn's next model request under the flow rules on `llm` (docs/api.md#flow-control):
    * granted (give it back once the request ends), waiting (the chat is woken when there is room) or refused.

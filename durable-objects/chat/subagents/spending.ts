@@ -1,12 +1,15 @@
 /**
- * What an agent loop's model requests spend (docs/api.md#usage-and-cost, docs/api.md#budgets): the
- * chat's usage by day, and the budget of the batch that started the turn, which is asked before
- * each request and told what each spent once it answers (or that it ended with no answer: the
- * budget says how many requests were in flight when it was reached).
+ * What an agent loop's model requests spend (docs/api.md#usage-and-cost, docs/api.md#budgets,
+ * docs/api.md#spending-limits): the chat's usage by day, the budget of the batch that started the
+ * turn and the tenant's spending limit, each asked before each request and told what it spent once
+ * it answers (or that it ended with no answer: each says how many requests were in flight when it
+ * was reached).
  */
-import { spentBy } from "../../../src/core/budgets/budget";
+import { exhaustedError, spentBy } from "../../../src/core/budgets/budget";
 import type { Usage } from "../../../src/core/usage/usage";
+import { spendLimitError } from "../../../src/core/budgets/spend";
 import { answered, mayRequest } from "../jobs/budget-object";
+import { spendAllows, spendAnswered, spendLimits } from "../jobs/spend-object";
 import type { ChatStore } from "../storage/chat-store";
 
 /** `step`: the turn's step whose request answered (`stepOf` in ./agent-loop). */
@@ -14,7 +17,8 @@ export async function modelUsed(store: ChatStore, now: number, usage: Usage, ste
   store.usage.modelRequest(now, usage);
   const budget = store.meta("budget");
   // The request itself was counted when the budget let it go.
-  if (budget) await answered(store, budget, step, { ...spentBy(usage), llm_calls: 0 });
+  const spent = { ...spentBy(usage), llm_calls: 0 };
+  await Promise.all([budget ? answered(store, budget, step, spent) : undefined, spendAnswered(store, step, spent)]);
 }
 
 /**
@@ -23,10 +27,23 @@ export async function modelUsed(store: ChatStore, now: number, usage: Usage, ste
  */
 export async function modelUnanswered(store: ChatStore, step: string): Promise<void> {
   const budget = store.meta("budget");
-  if (budget) await answered(store, budget, step, {});
+  await Promise.all([budget ? answered(store, budget, step, {}) : undefined, spendAnswered(store, step, {})]);
 }
 
-export function budgetAllows(store: ChatStore, step: string) {
+/**
+ * Whether the turn's `step` may ask its model: its batch's budget, then the tenant's spending limit; the
+ * text it ends with when one refuses.
+ */
+export async function budgetAllows(
+  store: ChatStore,
+  step: string,
+): Promise<{ ok: true } | { ok: false; error: string }> {
   const budget = store.meta("budget");
-  return budget ? mayRequest(store, budget, step) : Promise.resolve({ ok: true as const });
+  const batch = budget ? await mayRequest(store, budget, step) : { ok: true as const };
+  if (!batch.ok) return { ok: false, error: exhaustedError(batch) };
+  const tenant = await spendAllows(store, step);
+  if (tenant.ok) return { ok: true };
+  // The budget let the request go, but it never leaves: it is not in flight there either.
+  if (budget) await answered(store, budget, step, {});
+  return { ok: false, error: spendLimitError(tenant, spendLimits(store)!.period) };
 }

@@ -286,6 +286,30 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 tool_calls_order: "tiered" | "parallel";
+                                /** @description What the tenant may spend per UTC day or month across every chat (docs/api.md#spending-limits); at the limit, calls and model requests not yet made end `error`. */
+                                spend?: {
+                                    /**
+                                     * @description A UTC day or calendar month.
+                                     * @enum {string}
+                                     */
+                                    period: "day" | "month";
+                                    /** @description Dollars, with `llm.prices` set. */
+                                    cost_usd?: number;
+                                    /** @description Prompt and completion tokens of every model request. */
+                                    llm_tokens?: number;
+                                    /** @description Model requests of every agent loop. */
+                                    llm_calls?: number;
+                                    /** @description Tool calls made. */
+                                    tool_calls?: number;
+                                    /**
+                                     * @description Fractions of a limit at which `tenant.spend_alert` is sent, once each per period; and once at the limit.
+                                     * @default [
+                                     *       0.5,
+                                     *       0.8
+                                     *     ]
+                                     */
+                                    alert_at: number[];
+                                };
                                 /**
                                  * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
                                  * @default {}
@@ -601,6 +625,30 @@ export interface paths {
                              * @enum {string}
                              */
                             tool_calls_order?: "tiered" | "parallel";
+                            /** @description What the tenant may spend per UTC day or month across every chat (docs/api.md#spending-limits); at the limit, calls and model requests not yet made end `error`. */
+                            spend?: {
+                                /**
+                                 * @description A UTC day or calendar month.
+                                 * @enum {string}
+                                 */
+                                period: "day" | "month";
+                                /** @description Dollars, with `llm.prices` set. */
+                                cost_usd?: number;
+                                /** @description Prompt and completion tokens of every model request. */
+                                llm_tokens?: number;
+                                /** @description Model requests of every agent loop. */
+                                llm_calls?: number;
+                                /** @description Tool calls made. */
+                                tool_calls?: number;
+                                /**
+                                 * @description Fractions of a limit at which `tenant.spend_alert` is sent, once each per period; and once at the limit.
+                                 * @default [
+                                 *       0.5,
+                                 *       0.8
+                                 *     ]
+                                 */
+                                alert_at?: number[];
+                            };
                             /**
                              * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
                              * @default {}
@@ -890,6 +938,30 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 tool_calls_order: "tiered" | "parallel";
+                                /** @description What the tenant may spend per UTC day or month across every chat (docs/api.md#spending-limits); at the limit, calls and model requests not yet made end `error`. */
+                                spend?: {
+                                    /**
+                                     * @description A UTC day or calendar month.
+                                     * @enum {string}
+                                     */
+                                    period: "day" | "month";
+                                    /** @description Dollars, with `llm.prices` set. */
+                                    cost_usd?: number;
+                                    /** @description Prompt and completion tokens of every model request. */
+                                    llm_tokens?: number;
+                                    /** @description Model requests of every agent loop. */
+                                    llm_calls?: number;
+                                    /** @description Tool calls made. */
+                                    tool_calls?: number;
+                                    /**
+                                     * @description Fractions of a limit at which `tenant.spend_alert` is sent, once each per period; and once at the limit.
+                                     * @default [
+                                     *       0.5,
+                                     *       0.8
+                                     *     ]
+                                     */
+                                    alert_at: number[];
+                                };
                                 /**
                                  * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
                                  * @default {}
@@ -1221,6 +1293,30 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 tool_calls_order: "tiered" | "parallel";
+                                /** @description What the tenant may spend per UTC day or month across every chat (docs/api.md#spending-limits); at the limit, calls and model requests not yet made end `error`. */
+                                spend?: {
+                                    /**
+                                     * @description A UTC day or calendar month.
+                                     * @enum {string}
+                                     */
+                                    period: "day" | "month";
+                                    /** @description Dollars, with `llm.prices` set. */
+                                    cost_usd?: number;
+                                    /** @description Prompt and completion tokens of every model request. */
+                                    llm_tokens?: number;
+                                    /** @description Model requests of every agent loop. */
+                                    llm_calls?: number;
+                                    /** @description Tool calls made. */
+                                    tool_calls?: number;
+                                    /**
+                                     * @description Fractions of a limit at which `tenant.spend_alert` is sent, once each per period; and once at the limit.
+                                     * @default [
+                                     *       0.5,
+                                     *       0.8
+                                     *     ]
+                                     */
+                                    alert_at: number[];
+                                };
                                 /**
                                  * @description What a top-level batch and everything it starts may spend (docs/api.md#budgets); a request may lower it with ?budget=.
                                  * @default {}
@@ -1392,7 +1488,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -1456,7 +1552,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -1604,7 +1700,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -1672,7 +1768,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -2039,7 +2135,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -2103,7 +2199,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -2559,6 +2655,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's spending under `limits.spend`: this period's and the last 90 days' by day */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The spending limit's period; null without `limits.spend`. */
+                            period: ("day" | "month") | null;
+                            period_start: string | null;
+                            limits: {
+                                cost_usd?: number;
+                                llm_tokens?: number;
+                                llm_calls?: number;
+                                tool_calls?: number;
+                            } | null;
+                            /** @description This period's, across every chat of the tenant. */
+                            used: {
+                                llm_tokens: number;
+                                llm_calls: number;
+                                tool_calls: number;
+                                /** @description Not counted against a spending limit: 0. */
+                                subagents: number;
+                                cost_usd: number;
+                            };
+                            /** @description The last 90 UTC days with spending counted, oldest first; counted while `limits.spend` is set. */
+                            by_day: {
+                                date: string;
+                                used: {
+                                    llm_tokens: number;
+                                    llm_calls: number;
+                                    tool_calls: number;
+                                    /** @description Not counted against a spending limit: 0. */
+                                    subagents: number;
+                                    cost_usd: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chats/{chat_id}/jobs/{job_id}/approval": {
         parameters: {
             query?: never;
@@ -2612,7 +2793,7 @@ export interface paths {
                              * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                              * @enum {string}
                              */
-                            waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                            waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                             /** @description While waiting for flow: the rule (and key) it waits at. */
                             flow?: {
                                 rule: string;
@@ -3395,7 +3576,7 @@ export interface paths {
                                  * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                                  * @enum {string}
                                  */
-                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow?: {
                                     rule: string;
@@ -3544,7 +3725,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             /** @description Why a pending job has not started yet; null once it has, or when nothing holds it. */
-                            waiting_for: ("tier" | "subagent_slot" | "approval" | "flow" | "budget") | null;
+                            waiting_for: ("tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend") | null;
                             /** @description While waiting for flow: the rule (and key) it waits at. */
                             flow: {
                                 rule: string;
@@ -3667,7 +3848,7 @@ export interface paths {
                                     [key: string]: unknown;
                                 } | null;
                                 /** @description Why a pending job has not started yet; null once it has, or when nothing holds it. */
-                                waiting_for: ("tier" | "subagent_slot" | "approval" | "flow" | "budget") | null;
+                                waiting_for: ("tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend") | null;
                                 /** @description While waiting for flow: the rule (and key) it waits at. */
                                 flow: {
                                     rule: string;
@@ -4216,7 +4397,7 @@ export interface components {
                  * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
@@ -4340,7 +4521,7 @@ export interface components {
                          * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                          * @enum {string}
                          */
-                        waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                        waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                         /** @description While waiting for flow: the rule (and key) it waits at. */
                         flow?: {
                             rule: string;
@@ -4541,7 +4722,7 @@ export interface components {
                  * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
@@ -4660,6 +4841,38 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "tenant.spend_alert";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                /** @enum {string} */
+                field: "cost_usd" | "llm_tokens" | "llm_calls" | "tool_calls";
+                /** @description What the tenant spent of `field` this period when the threshold was crossed. */
+                used: number;
+                limit: number;
+                /** @enum {string} */
+                period: "day" | "month";
+                /** @description The fraction of the limit crossed (`limits.spend.alert_at`); 1 when the limit is reached. */
+                threshold: number;
                 /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
                 trace_id?: string;
             } & {
@@ -4779,7 +4992,7 @@ export interface components {
                  * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
@@ -4903,7 +5116,7 @@ export interface components {
                          * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                          * @enum {string}
                          */
-                        waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                        waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                         /** @description While waiting for flow: the rule (and key) it waits at. */
                         flow?: {
                             rule: string;
@@ -5104,7 +5317,7 @@ export interface components {
                  * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
                  * @enum {string}
                  */
-                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget";
+                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
                 /** @description While waiting for flow: the rule (and key) it waits at. */
                 flow?: {
                     rule: string;
@@ -5223,6 +5436,38 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                trace_id?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @description evt_…; also the webhook-id header of a delivery. */
+            id: string;
+            /** @constant */
+            type: "tenant.spend_alert";
+            timestamp: string;
+            data: {
+                tenant: string;
+                chat_id: string;
+                parent_chat_id: string | null;
+                root_chat_id: string;
+                /** @description Increases per chat: order events by it, since retries can reorder deliveries. */
+                seq: number;
+                /**
+                 * @description Result texts were left out to keep the event under 256 KiB: await or read the jobs.
+                 * @constant
+                 */
+                truncated?: true;
+                /** @enum {string} */
+                field: "cost_usd" | "llm_tokens" | "llm_calls" | "tool_calls";
+                /** @description What the tenant spent of `field` this period when the threshold was crossed. */
+                used: number;
+                limit: number;
+                /** @enum {string} */
+                period: "day" | "month";
+                /** @description The fraction of the limit crossed (`limits.spend.alert_at`); 1 when the limit is reached. */
+                threshold: number;
                 /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
                 trace_id?: string;
             } & {
@@ -5404,6 +5649,14 @@ export interface components {
                 retention_seconds?: number | null;
                 max_streams?: number | null;
                 tool_calls_order?: ("tiered" | "parallel") | null;
+                spend?: {
+                    period?: ("day" | "month") | null;
+                    cost_usd?: number | null;
+                    llm_tokens?: number | null;
+                    llm_calls?: number | null;
+                    tool_calls?: number | null;
+                    alert_at?: number[] | null;
+                } | null;
                 budget?: {
                     llm_tokens?: number | null;
                     llm_calls?: number | null;

@@ -24,6 +24,7 @@ export const EVENT_TYPES = {
   "job.approval_requested": {},
   "batch.budget_exhausted": {},
   "job.approval_decided": {},
+  "tenant.spend_alert": {},
 } as const satisfies Record<string, { live?: true; onJobRow?: true }>;
 
 /** Any type of event, kept or live. */

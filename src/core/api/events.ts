@@ -143,6 +143,17 @@ const EVENT_DATA: { [T in AnyEventType]: { data: z.core.$ZodLooseShape; about?: 
       metadata,
     },
   },
+  "tenant.spend_alert": {
+    data: {
+      field: z.enum(["cost_usd", "llm_tokens", "llm_calls", "tool_calls"]),
+      used: z.number().describe("What the tenant spent of `field` this period when the threshold was crossed."),
+      limit: z.number(),
+      period: z.enum(["day", "month"]),
+      threshold: z
+        .number()
+        .describe("The fraction of the limit crossed (`limits.spend.alert_at`); 1 when the limit is reached."),
+    },
+  },
 };
 
 const eventSchema = (type: AnyEventType) => {

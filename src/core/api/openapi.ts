@@ -12,6 +12,7 @@ import { delivery, deliveryList, webhookTestAnswer, webhookTestEvent } from "./d
 import { errorBody } from "./errors";
 import { flowAnswer } from "./flow";
 import { telemetryAnswer } from "./telemetry";
+import { tenantUsage } from "./usage";
 import { mcpAnswer, mcpMessage } from "./mcp";
 import { rerunAnswer, rerunBody } from "./rerun";
 import { approvalDecision, approvalList } from "./approvals";
@@ -134,6 +135,12 @@ const OPERATIONS: Operation[] = [
     path: "/v1/telemetry",
     summary: "What the tenant's span exports came to: spans exported and dropped, the latest failure",
     response: telemetryAnswer,
+  },
+  {
+    method: "get",
+    path: "/v1/usage",
+    summary: "The tenant's spending under `limits.spend`: this period's and the last 90 days' by day",
+    response: tenantUsage,
   },
   {
     method: "post",

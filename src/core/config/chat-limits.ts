@@ -13,6 +13,7 @@ export type ChatLimits = Pick<
   | "max_queued_subagents"
   | "subagent_idle_seconds"
   | "tool_idle_seconds"
+  | "spend"
   | "max_depth"
 > & {
   /** Agent profiles with a no-progress limit of their own (`agents.<name>.idle_seconds`); travels to child chats. */
@@ -58,6 +59,7 @@ export const chatLimits = ({ limits, webhook, agents }: TenantConfig): ChatLimit
   max_queued_subagents: limits.max_queued_subagents,
   subagent_idle_seconds: limits.subagent_idle_seconds,
   ...(limits.tool_idle_seconds ? { tool_idle_seconds: limits.tool_idle_seconds } : {}),
+  ...optional("spend", limits.spend),
   ...optional("agent_idle_seconds", agentIdleSeconds(agents)),
   max_depth: limits.max_depth,
 });

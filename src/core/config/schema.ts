@@ -25,6 +25,7 @@ import {
 } from "./bounds";
 import { approvalRulesSchema } from "./approval-rules";
 import { budgetSchema } from "../budgets/budget";
+import { spendSchema } from "../budgets/spend";
 import { flowRuleProblems, flowRulesSchema } from "./flow-rules";
 
 export { NAME_PATTERN };
@@ -97,6 +98,11 @@ export const limitsSchema = z
       .default("tiered")
       .describe(
         "/tool-calls: `tiered` runs side-effecting calls one after another after the rest; `parallel` starts every call of a message at once. A request may say `?order=`.",
+      ),
+    spend: spendSchema
+      .optional()
+      .describe(
+        "What the tenant may spend per UTC day or month across every chat (docs/api.md#spending-limits); at the limit, calls and model requests not yet made end `error`.",
       ),
     budget: budgetSchema
       .default({})

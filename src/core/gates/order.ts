@@ -31,6 +31,8 @@ export interface GateJob {
   flow: string | null;
   approval: string | null;
   budget: string | null;
+  /** 1: a call under the tenant's spending limit (`limits.spend`); else null. */
+  spend?: number | null;
   atAdmission?: {
     /** A call of its batch's sequential tier that waits for the calls before it. */
     waitsForTier: boolean;
@@ -108,12 +110,23 @@ const BUILT_IN = [
   gate({
     /**
      * A call of a batch with a budget: the budget is asked for it as it starts (a moment)
-     * (docs/api.md#budgets). The last gate.
+     * (docs/api.md#budgets).
      */
     reason: "budget",
     clock: "from_acceptance",
     order: "call",
     applies: (job) => job.budget !== null,
+    due: "at_once",
+  }),
+  gate({
+    /**
+     * A call of a tenant with a spending limit (docs/api.md#spending-limits): the tenant's spend object is
+     * asked for it as it starts, after its batch's budget. The last gate.
+     */
+    reason: "spend",
+    clock: "from_acceptance",
+    order: "call",
+    applies: (job) => job.spend === 1,
     due: "at_once",
   }),
 ];

@@ -80,6 +80,8 @@ export type JobRow = {
   error_type: string | null;
   /** A rerun's job: the job it ran again (docs/api.md#rerun); else null. */
   rerun_of: string | null;
+  /** 1: a call under the tenant's spending limit (docs/api.md#spending-limits); else null. */
+  spend: number | null;
   /** Computed on read: the place of a job waiting for a subagent slot (1 = next), else null. */
   queue_position?: number | null;
 };

@@ -16,6 +16,8 @@ export const CHAT_ID_PATTERN = /^[A-Za-z0-9._:@!-]{1,128}$/;
 export const isValidChatId = (id: string) => CHAT_ID_PATTERN.test(id) && !/^\.+$/.test(id);
 /** One of a tenant's flow shards (docs/architecture.md#flow-objects): the lines whose keys hash to `shard`. */
 export const flowName = (tenant: string, shard: number) => `flow/${tenant}/${shard}`;
+/** A tenant's spending under `limits.spend` (docs/architecture.md#spending-limits). */
+export const spendName = (tenant: string) => `spend/${tenant}`;
 /** The budget of a top-level batch (docs/architecture.md#budgets). */
 export const budgetName = (tenant: string, rootChat: string, batchId: string) =>
   `budget/${tenant}/${rootChat}/${batchId}`;

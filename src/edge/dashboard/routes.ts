@@ -15,6 +15,7 @@ import batches from "./assets/batches.js" with { type: "text" };
 import chatList from "./assets/chat-list.js" with { type: "text" };
 import chatView from "./assets/chat-view.js" with { type: "text" };
 import flowPanel from "./assets/flow-panel.js" with { type: "text" };
+import spendPanel from "./assets/spend-panel.js" with { type: "text" };
 import approvals from "./assets/approvals.js" with { type: "text" };
 import { JOB_STATES } from "../../core/api/job-states";
 
@@ -52,6 +53,7 @@ export const dashboardRoutes = new Hono<AppEnv>()
   .get("/chat-list.js", serve(chatList, "text/javascript; charset=utf-8"))
   .get("/chat-view.js", serve(chatView, "text/javascript; charset=utf-8"))
   .get("/flow-panel.js", serve(flowPanel, "text/javascript; charset=utf-8"))
+  .get("/spend-panel.js", serve(spendPanel, "text/javascript; charset=utf-8"))
   .get("/approvals.js", serve(approvals, "text/javascript; charset=utf-8"))
   .get("/job-states.js", serve(jobStatesModule, "text/javascript; charset=utf-8"))
   .get("/dashboard.css", serve(styles, "text/css; charset=utf-8"));

@@ -7,6 +7,7 @@ import { filterJobs, groupBatches } from "/batches.js";
 import { ago, byActivity, chatMeta, childName, matchChats } from "/chat-list.js";
 import { batchSection, deliveryRow, transcriptList } from "/chat-view.js";
 import { approvalRows } from "/approvals.js";
+import { spendLines } from "/spend-panel.js";
 import { flowRules } from "/flow-panel.js";
 import { JOB_STATES } from "/job-states.js";
 import { $, h } from "/view.js";
@@ -178,10 +179,29 @@ async function loadFlow() {
   );
 }
 
+/** The tenant's spend this period against its limits (`GET /v1/usage`); hidden without a limit. */
+async function loadSpend() {
+  const spend = spendLines(await api("/v1/usage"));
+  $("spend-panel").hidden = spend === null;
+  if (!spend) return;
+  $("spend-period").textContent = spend.period;
+  $("spend").replaceChildren(
+    ...spend.lines.map((line) =>
+      h(
+        "li",
+        { "data-field": line.field, class: line.reached ? "busy" : undefined },
+        h("span", { class: "figures" }, line.text),
+        h("progress", { max: "1", value: String(line.share) }),
+      ),
+    ),
+  );
+}
+
 function flowChanged() {
   flowSoon ??= setTimeout(() => {
     flowSoon = null;
     loadFlow().catch(() => {});
+    loadSpend().catch(() => {});
   }, 1000);
 }
 
@@ -507,7 +527,12 @@ async function start() {
   $("app").hidden = false;
   $("sign-out").hidden = false;
   // The panel is a view of its own: a failed read of it leaves the chats usable.
-  await Promise.all([loadChats(), loadFlow().catch(() => {}), loadApprovals().catch(() => {})]);
+  await Promise.all([
+    loadChats(),
+    loadFlow().catch(() => {}),
+    loadSpend().catch(() => {}),
+    loadApprovals().catch(() => {}),
+  ]);
   connect();
 }
 
