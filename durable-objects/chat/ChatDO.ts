@@ -26,13 +26,15 @@ import type {
   JobOutcome,
   RunnerCall,
   RunnerOutcome,
+  TurnRequest,
+  Usage,
+} from "../../src/core/jobs/messages";
+import type {
   ToolCallsAwait,
   ToolCallsReply,
   ToolCallsRequest,
   ToolCallsResult,
-  TurnRequest,
-  Usage,
-} from "../../src/core/jobs/messages";
+} from "../../src/core/jobs/tool-calls-messages";
 import type { Snapshot } from "../../src/core/jobs/payloads";
 import { vouchFor } from "../../src/core/objects/tenant-cache";
 import type { DeliveryEntry, DeliveryStatus } from "../../src/core/webhooks/deliveries";
@@ -88,10 +90,7 @@ export class ChatDO extends DurableObject<Env> {
     return answerWaitedToolCalls(this.#chat, ticket, limits);
   }
 
-  /**
-   * A route's side, with the worker's config check taken on, and a refusal answered as one (an RPC would lose
-   * the error's details).
-   */
+  /** A route's side, with the worker's config check taken on, and a refusal answered as one (an RPC loses details). */
   async #refusing<T>(req: BatchRequest | ToolCallsRequest, run: () => Promise<T>): Promise<T | Refusal> {
     if (req.config_check) vouchFor(req.tenant, req.config_check);
     try {
@@ -265,10 +264,7 @@ export class ChatDO extends DurableObject<Env> {
     return reads.usage(this.#chat);
   }
 
-  /**
-   * The chat's live stream, or a waiting request's socket (`/await`): the worker forwards the authenticated
-   * upgrade here (`./sockets`).
-   */
+  /** The chat's live stream, or a waiting request's socket (`/await`): the authenticated upgrade (`./sockets`). */
   override fetch(request: Request): Promise<Response> {
     return openSocket(this.ctx, this.#chat, request);
   }

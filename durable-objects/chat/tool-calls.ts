@@ -5,16 +5,16 @@
  * order with one result per call (docs/api.md#tiered-execution-and-the-tool-calls-route).
  */
 import { ApiError, refusal } from "../../src/core/http/errors";
+import type { ChatLimits } from "../../src/core/jobs/messages";
 import type {
   AdmittedToolCall,
-  ChatLimits,
   ToolCallEntry,
   ToolCallsAnswer,
   ToolCallsAwait,
   ToolCallsReply,
   ToolCallsRequest,
   ToolCallsResult,
-} from "../../src/core/jobs/messages";
+} from "../../src/core/jobs/tool-calls-messages";
 import { withinToolBound } from "../../src/core/jobs/tool-bound";
 import {
   admittedCall,

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/core/http/errors";
 import type { JobSpec } from "../../src/core/jobs/job-spec";
-import type { ToolCallEntry } from "../../src/core/jobs/messages";
+import type { ToolCallEntry } from "../../src/core/jobs/tool-calls-messages";
 import { admittedCall, deliveredJobIds, reportedJobIds, toolCallResult } from "../../src/core/jobs/tool-call-results";
 import { job, T0 } from "./fixtures";
 

@@ -4,11 +4,7 @@
  * arguments or results, so a message leaks nothing and stays tiny.
  */
 import type { ErrorType } from "../api/error-types";
-import type { ErrorDetails, Refusal } from "../http/errors";
-import type { JobSpec } from "./job-spec";
-import type { ParallelCall } from "./call-plan";
-import type { JobState } from "./job";
-import type { BatchStatus } from "../api/job-states";
+import type { Refusal } from "../http/errors";
 import type { FlowRule } from "../config/flow-rules";
 import type { Usage as UsageFigures } from "../usage/usage";
 import type { ApprovalRule } from "../config/approval-rules";
@@ -91,10 +87,7 @@ export interface BatchRequest {
   chat_id: string;
   route: "parallel" | "spawn" | "rerun";
   command: ParallelCommand;
-  /**
-   * A rerun (docs/api.md#rerun): the batch it reruns, the job each of `command.jobs` runs again (in
-   * their order), and the jobs kept as they ended.
-   */
+  /** A rerun (docs/api.md#rerun): its batch, the job each of `command.jobs` runs again, the jobs carried over. */
   rerun?: { of: string; jobs: string[]; carried: string[] };
   limits: ChatLimits;
   caller: Caller;
@@ -204,7 +197,6 @@ export interface RunnerOutcome {
   outcome: JobOutcome;
 }
 
-/** Token and call counts of a subordinate's subtree (docs/api.md#the-agent-loop). */
 /** What a job and its subtree took (docs/api.md#usage-and-cost). */
 export type Usage = UsageFigures;
 
@@ -255,83 +247,5 @@ export interface ChatInfo {
   /** The latest of the chat's creation and its kept jobs' acceptance, claim and end (ISO 8601). */
   last_activity: string;
 }
-
-type CallError = { code: string; message: string } & ErrorDetails;
-
-/** One call of `/tool-calls`: the job(s) it becomes, or the refusal it already got. */
-export interface ToolCallEntry {
-  index: number;
-  tool_call_id: string;
-  name: string;
-  spec?: JobSpec;
-  /** A `parallel` call: its own jobs plus the earlier ones it names. */
-  parallel?: ParallelCall;
-  error?: CallError;
-}
-
-/** A call once the chat admitted or refused it: what its answer (and a replay) is built from. */
-export interface AdmittedToolCall {
-  tool_call_id: string;
-  name: string;
-  error?: CallError;
-  job_id?: string;
-  /** A `parallel` call: every job it reports (earlier ones first), and how it is answered. */
-  parallel?: { job_ids: string[]; started: string[]; wait: boolean; cancel: boolean };
-}
-
-export interface ToolCallsRequest {
-  tenant: string;
-  chat_id: string;
-  entries: ToolCallEntry[];
-  limits: ChatLimits;
-  caller: Caller;
-  delivery: Delivery;
-  flow?: FlowRule[];
-  approvals?: ApprovalRule[];
-  budget?: Budget;
-  /**
-   * `tiered`: side-effecting calls one after another after the rest; `parallel`: every call at once
-   * (docs/api.md#tiered-execution-and-the-tool-calls-route).
-   */
-  order: "tiered" | "parallel";
-  wait_seconds: number;
-  idempotency?: { key: string; fingerprint: string };
-  /** As in `BatchRequest`. */
-  config_check?: ConfigCheck;
-  /** As in `BatchRequest`. */
-  trace?: BatchTrace;
-}
-
-export interface ToolCallResult {
-  tool_call_id: string;
-  name: string;
-  job_id: string | null;
-  /** A `parallel` call's jobs (its `job_id` is null). */
-  job_ids?: string[];
-  state: JobState;
-  content?: string;
-  error?: CallError;
-  /** A job that ended without success: why, and whether running it again may help. */
-  error_type?: ErrorType;
-  retryable?: boolean;
-}
-
-export interface ToolCallsAnswer {
-  status: BatchStatus;
-  batch_id: string | null;
-  results: ToolCallResult[];
-  /** The batch's trace, when it is kept (docs/api.md#traces). */
-  trace_id?: string;
-}
-
-/** A `/tool-calls` request waiting for its calls' jobs: what the chat needs to answer once the wait ends. */
-export interface ToolCallsAwait extends AwaitTicket {
-  stored: { batch_id: string; calls: AdmittedToolCall[] };
-  collect: boolean;
-}
-
-/** A `/tool-calls` answer once any wait is over. */
-export type ToolCallsResult = { ok: true; answer: ToolCallsAnswer } | Refusal;
-export type ToolCallsReply = ToolCallsResult | { ok: true; awaiting: ToolCallsAwait };
 
 export type { Snapshot };

@@ -8,7 +8,7 @@ import { callIdentity, InvalidToolCall, normalizeToolCall } from "../calls/norma
 import { isObject } from "../util/json";
 import { planToolCall } from "./call-plan";
 import { invalidCall, type JobSpec, type SpecContext } from "./job-spec";
-import type { ToolCallEntry } from "./messages";
+import type { ToolCallEntry } from "./tool-calls-messages";
 
 /** The call's id as written, whatever its length: what `/tool-calls` answers it under. */
 function writtenId(item: unknown): string | undefined {

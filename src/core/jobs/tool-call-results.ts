@@ -8,7 +8,7 @@
  */
 import { isTerminal, type JobRow, type JobState } from "./job";
 import type { ApiError } from "../http/errors";
-import type { AdmittedToolCall, ToolCallEntry, ToolCallResult, ToolCallsAnswer } from "./messages";
+import type { AdmittedToolCall, ToolCallEntry, ToolCallResult, ToolCallsAnswer } from "./tool-calls-messages";
 import { failureOf } from "../api/error-types";
 import { batchStatus, resultsPayload, startedPayload, type PayloadView } from "./payloads";
 

@@ -11,7 +11,7 @@ import { ApiError } from "../../core/http/errors";
 import { PARALLEL_NAMES } from "../../core/tools/builtins";
 import { specNumbering } from "../../core/jobs/call-plan";
 import { toolCallEntry } from "../../core/jobs/tool-call-entry";
-import type { ToolCallsReply } from "../../core/jobs/messages";
+import type { ToolCallsReply } from "../../core/jobs/tool-calls-messages";
 import { isTerminal } from "../../core/jobs/job";
 import {
   endedCallResult,

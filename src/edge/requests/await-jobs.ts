@@ -14,9 +14,8 @@ import {
   type BatchAnswer,
   type BatchResult,
   type ChatLimits,
-  type ToolCallsReply,
-  type ToolCallsResult,
 } from "../../core/jobs/messages";
+import type { ToolCallsReply, ToolCallsResult } from "../../core/jobs/tool-calls-messages";
 import { sleep, within } from "../../core/util/abort";
 
 type Chat = ReturnType<Env["CHAT"]["getByName"]>;
