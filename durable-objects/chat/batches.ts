@@ -6,7 +6,7 @@
  */
 import { ApiError, fromRefusal, refusal } from "../../src/core/http/errors";
 import type { JobRow } from "../../src/core/jobs/job";
-import { rerunSources } from "./rerun";
+import { refuseRerunRunning, rerunSources } from "./rerun";
 import type { RerunOf } from "./storage/rerun-batches";
 import { quoteName } from "../../src/core/calls/names";
 import type { SubordinateJobSpec } from "../../src/core/jobs/job-spec";
@@ -207,6 +207,7 @@ function rerunCarried(chat: Chat, req: BatchRequest): JobRow[] {
   const rerun = req.rerun!;
   const sources = rerunSources(chat.store, req.chat_id, rerun.of);
   if (!Array.isArray(sources)) throw fromRefusal(sources);
+  refuseRerunRunning(chat.store, rerun.of);
   const ids = new Set(sources.map((s) => s.job_id));
   if (![...rerun.jobs, ...rerun.carried].every((id) => ids.has(id))) {
     throw new ApiError(409, "batch_changed", "The batch changed while the rerun was planned; send the rerun again.");

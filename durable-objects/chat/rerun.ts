@@ -49,3 +49,18 @@ export function rerunSources(store: ChatStore, chatId: string, batchId: string):
   }
   return wholeBatch(store, batchId, own).map(source);
 }
+
+/**
+ * Two reruns of a batch at once (a double click, a retry without a key) would run the same calls twice:
+ * the second is refused while the first has a job active. Asked at admission, after a request repeated
+ * under its Idempotency-Key was answered with the first.
+ */
+export function refuseRerunRunning(store: ChatStore, batchId: string): void {
+  const running = store.events.activeRerunOf(batchId);
+  if (!running) return;
+  throw new ApiError(
+    409,
+    "rerun_running",
+    `Batch '${quoteName(running)}' is already rerunning batch '${quoteName(batchId)}': await it, then rerun that batch if something still failed.`,
+  );
+}

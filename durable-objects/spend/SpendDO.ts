@@ -42,6 +42,8 @@ interface Stored extends Ledger {
   alerted: string[];
   /** Alerts whose chat has not recorded them yet: the alarm sends them again. */
   unsent: { chat: string; alert: SpendAlert }[];
+  /** When each request in `asking` was let go: one whose turn stopped before it answered is forgotten later. */
+  asked_at?: Record<string, number>;
 }
 
 /** What `GET /v1/usage` answers. */
@@ -54,6 +56,11 @@ export interface TenantUsage {
 }
 
 const SEND_AGAIN_MS = 5_000;
+/**
+ * A model request not answered in this long is no longer in flight: its turn stopped (or its chat went)
+ * while it was out, and it never will be. Longer than any model request runs.
+ */
+const ASKING_KEPT_MS = 3_600_000;
 const DAYS_KEPT = 90;
 /** A call's share is taken once: a gate that asks again within this long (its backup timer) takes nothing. */
 const TAKEN_KEPT_MS = 86_400_000;
@@ -97,6 +104,7 @@ export class SpendDO extends DurableObject<Env> {
     const state = this.#read(tenant, limits, now);
     const before = state.spent;
     const refused = askModel(spendBudget(limits), state, `${chat} ${step}`);
+    if (!refused) state.asked_at = { ...state.asked_at, [`${chat} ${step}`]: now };
     this.#settle(state, limits, chat, before, now);
     return refused ? { ok: false, ...refused } : { ok: true };
   }
@@ -107,6 +115,7 @@ export class SpendDO extends DurableObject<Env> {
     const state = this.#read(tenant, limits, now);
     const before = state.spent;
     modelAnswered(spendBudget(limits), state, `${chat} ${step}`, spent);
+    delete state.asked_at?.[`${chat} ${step}`];
     this.#settle(state, limits, chat, before, now);
   }
 
@@ -142,6 +151,14 @@ export class SpendDO extends DurableObject<Env> {
       state.spent = this.#periodSpent(period, now);
       state.alerted = [];
       delete state.reached;
+    }
+    // A limit raised (or taken away) past what was spent lets calls through again at once.
+    const limit = state.reached ? spendBudget(limits)[state.reached.field] : undefined;
+    if (state.reached && (limit === undefined || state.spent[state.reached.field] < limit)) delete state.reached;
+    for (const [key, at] of Object.entries(state.asked_at ?? {})) {
+      if (at > now - ASKING_KEPT_MS) continue;
+      delete state.asking?.[key];
+      delete state.asked_at![key];
     }
     return state;
   }
@@ -180,7 +197,11 @@ export class SpendDO extends DurableObject<Env> {
     }
     sql.exec(`INSERT OR REPLACE INTO spend (id, state) VALUES (1, ?)`, JSON.stringify(state));
     this.#stored = state;
-    if (due.length) this.ctx.waitUntil(this.#send(state));
+    if (due.length) {
+      // The alarm is the backup of the send below, should the object go before it is done.
+      this.ctx.waitUntil(this.ctx.storage.setAlarm(now + SEND_AGAIN_MS));
+      this.ctx.waitUntil(this.#send(state));
+    }
   }
 
   /** Hands the unsent alerts to their chats; those not taken go again from the alarm. */

@@ -121,6 +121,21 @@ describe("rerun", () => {
     });
   });
 
+  it("refuses a second rerun of a batch while the first runs: the same calls would run twice", async () => {
+    await configure(toolConfig());
+    const { body } = await parallel("rr-6", { tool_calls: [call("fail404"), call("echo")], timeout: 20 });
+    const batch = (await record("rr-6", body.jobs[0].job_id)).batch_id as string;
+    await configure(toolConfig({ approvals: [{ tools: ["fail404"], timeout_seconds: 600 }] }));
+    const first = await rerun("rr-6", batch, { jobs: [body.jobs[0].job_id], wait: false });
+    expect(first.body.jobs[0]).toMatchObject({ waiting_for: "approval" });
+    const second = await rerun("rr-6", batch, { jobs: [body.jobs[0].job_id], wait: false });
+    expect(second).toMatchObject({ status: 409, body: { error: { code: "rerun_running" } } });
+    expect(second.body.error.message).toContain(first.body.batch_id);
+    // Once that rerun ended, the batch may be rerun again.
+    await api(`/v1/chats/rr-6/jobs/${first.body.jobs[0].job_id}/approval`, { body: { decision: "deny" } });
+    expect((await rerun("rr-6", batch, { jobs: [body.jobs[0].job_id], wait: false })).status).toBe(200);
+  });
+
   it("answers a request repeated under its Idempotency-Key with the first rerun", async () => {
     const { batch } = await failedBatch("rr-4");
     const headers = { "Idempotency-Key": "rerun-once" };

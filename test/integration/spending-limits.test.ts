@@ -6,7 +6,18 @@
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { agentConfig, api, call, configure, eventually, json, llmRequests, parallel, scriptLlm } from "../helpers";
+import {
+  agentConfig,
+  api,
+  call,
+  configure,
+  eventually,
+  json,
+  llmRequests,
+  parallel,
+  scriptLlm,
+  toolConfig,
+} from "../helpers";
 import { inbox, received, webhookConfig } from "../webhook-inbox";
 
 afterEach(() => reset());
@@ -97,6 +108,19 @@ describe("a tenant's spending limit", () => {
     const usage = await json(await api("/v1/usage"));
     // The one request's call ran, and counts too.
     expect(usage).toMatchObject({ period: "month", used: { llm_calls: 1, tool_calls: 1 } });
+  });
+
+  it("lets calls through at once when the limit is raised past what was spent", async () => {
+    await configure(toolConfig({ limits: { spend: { period: "day", tool_calls: 1 } } }));
+    const ran = await parallel("spend-raise", { tool_calls: [call("echo"), call("echo")], timeout: 10 });
+    expect(ran.body.jobs.map((j: Job) => j.state).sort()).toEqual(["error", "success"]);
+    await api("/v1/config", { method: "PATCH", body: { limits: { spend: { period: "day", tool_calls: 3 } } } });
+    const again = await parallel("spend-raise", {
+      tool_calls: [call("echo"), call("echo"), call("echo")],
+      timeout: 10,
+    });
+    expect(again.body.jobs.map((j: Job) => j.state).sort()).toEqual(["error", "success", "success"]);
+    expect((await json(await api("/v1/usage"))).used.tool_calls).toBe(3);
   });
 
   it("answers usage with no limit set, and refuses a limit that limits nothing", async () => {

@@ -120,6 +120,12 @@ export class Announcer {
     const sent = `spend_alert:${key}`;
     if (this.store.meta(sent)) return;
     this.store.transaction(() => {
+      // The keys of earlier periods are no longer asked for: only this period's are kept.
+      const period = key.slice(0, key.indexOf(" "));
+      this.store.sql.exec(
+        `DELETE FROM meta WHERE key LIKE 'spend_alert:%' AND key NOT LIKE ?`,
+        `spend_alert:${period} %`,
+      );
       this.store.setMeta(sent, "1");
       this.#record("tenant.spend_alert", { ...alert }, now);
     });

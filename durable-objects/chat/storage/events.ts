@@ -138,6 +138,17 @@ export class Events {
     if (callbackUrl !== null) remember(this.sql, "callbacks", true);
   }
 
+  /** A rerun of `batchId` with a job still active, if there is one: it runs the same calls. */
+  activeRerunOf(batchId: string): string | undefined {
+    return this.sql
+      .exec<{ batch_id: string }>(
+        `SELECT b.batch_id FROM batches b JOIN jobs j ON j.batch_id = b.batch_id
+          WHERE b.rerun_of = ? AND j.completed_at IS NULL LIMIT 1`,
+        batchId,
+      )
+      .toArray()[0]?.batch_id;
+  }
+
   /** What a rerun's batch reran; undefined for any other batch. */
   rerunOf(batchId: string): RerunOf | undefined {
     const row = this.sql

@@ -9,7 +9,7 @@ import { exhaustedError, spentBy } from "../../../src/core/budgets/budget";
 import type { Usage } from "../../../src/core/usage/usage";
 import { spendLimitError } from "../../../src/core/budgets/spend";
 import { answered, mayRequest } from "../jobs/budget-object";
-import { spendAllows, spendAnswered, spendLimits } from "../jobs/spend-object";
+import { spendAllows, spendAnswered } from "../jobs/spend-object";
 import type { ChatStore } from "../storage/chat-store";
 
 /** `step`: the turn's step whose request answered (`stepOf` in ./agent-loop). */
@@ -18,7 +18,8 @@ export async function modelUsed(store: ChatStore, now: number, usage: Usage, ste
   const budget = store.meta("budget");
   // The request itself was counted when the budget let it go.
   const spent = { ...spentBy(usage), llm_calls: 0 };
-  await Promise.all([budget ? answered(store, budget, step, spent) : undefined, spendAnswered(store, step, spent)]);
+  spendAnswered(store, step, spent);
+  if (budget) await answered(store, budget, step, spent);
 }
 
 /**
@@ -27,7 +28,8 @@ export async function modelUsed(store: ChatStore, now: number, usage: Usage, ste
  */
 export async function modelUnanswered(store: ChatStore, step: string): Promise<void> {
   const budget = store.meta("budget");
-  await Promise.all([budget ? answered(store, budget, step, {}) : undefined, spendAnswered(store, step, {})]);
+  spendAnswered(store, step, {});
+  if (budget) await answered(store, budget, step, {});
 }
 
 /**
@@ -45,5 +47,5 @@ export async function budgetAllows(
   if (tenant.ok) return { ok: true };
   // The budget let the request go, but it never leaves: it is not in flight there either.
   if (budget) await answered(store, budget, step, {});
-  return { ok: false, error: spendLimitError(tenant, spendLimits(store)!.period) };
+  return { ok: false, error: spendLimitError(tenant, tenant.period) };
 }

@@ -60,8 +60,10 @@ export const rerunRoutes = new Hono<AppEnv>().post("/chats/:chat_id/batches/:bat
   };
   const answer = await settleBatch(ctx.chat, await ctx.chat().startBatch(request), ctx.limits);
   if (!answer.ok) throw fromRefusal(answer);
-  // The new batch's id, read from one of its jobs (a replayed request answers the first rerun's).
-  const rerunJob = answer.payload.jobs.find((j) => j.rerun_of !== undefined);
+  // The new batch's id, read from one of its own jobs: not one carried over, which may be an earlier rerun's
+  // (a replayed request answers the first rerun's).
+  const carried = new Set(plan.carried);
+  const rerunJob = answer.payload.jobs.find((j) => j.rerun_of !== undefined && !carried.has(j.job_id));
   // The RPC's record type is too deep for the stub's inference, as in the job route.
   const read = rerunJob ? ((await ctx.chat().getJob(rerunJob.job_id)) as { record: JobRecord | null } | null) : null;
   const newBatch = read?.record?.batch_id ?? null;
