@@ -7,6 +7,8 @@
  *   chat waited against the fair share (the time the whole line takes, 1,000 / 50 s).
  * - A batch of 4 instant calls under a rule that never binds, against the same batch under none: the
  *   p50 of `/parallel` with `wait: true`, and their ratio, measured in the same run.
+ * `--check` fails the run when a figure misses SPEC v1.4 §15's flow speed targets (`TARGETS`), and
+ * says which; without it the figures are printed only.
  */
 import { BENCH_KEY, startFanout, UNLIMITED } from "./lib/services.mjs";
 import { percentile, round } from "./lib/stats.mjs";
@@ -14,6 +16,15 @@ import { startToolServer } from "./lib/tool-server.mjs";
 
 const headers = { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" };
 const CHATS = Number(process.env.FLOW_CHATS ?? 1000);
+const check = process.argv.includes("--check");
+/** SPEC v1.4 §15: a freed slot starts the next call soon, the line nears its ideal, a rule that never binds costs little. */
+const TARGETS = { gapP50Ms: 20, gapP99Ms: 100, ofIdeal: 0.9, neverBindingRatio: 1.1 };
+/** Targets a figure of this run missed, as lines to print. */
+const missed = [];
+const expectAtMost = (name, value, limit) =>
+  value > limit && missed.push(`MISS ${name}: ${round(value, 2)} (target ≤ ${limit})`);
+const expectAtLeast = (name, value, limit) =>
+  value < limit && missed.push(`MISS ${name}: ${round(value, 2)} (target ≥ ${limit})`);
 
 const tools = await startToolServer();
 const fanout = await startFanout({}, { requestsPer10s: UNLIMITED });
@@ -91,6 +102,9 @@ try {
   console.log(
     `line: ${calls.length} chats, ${round(perSecond)} jobs/s overall (ideal 50), slot-to-start gap p50 ${round(percentile(gaps, 50))} ms p99 ${round(percentile(gaps, 99))} ms, longest wait ${round(Math.max(...waits) / 1000)} s (fair share ${round(fairShare / 1000)} s), peak in flight ${tools.peak()}, all in ${round((lastEnd - t0) / 1000)} s`,
   );
+  expectAtMost("freed slot → next start p50 (ms)", percentile(gaps, 50), TARGETS.gapP50Ms);
+  expectAtMost("freed slot → next start p99 (ms)", percentile(gaps, 99), TARGETS.gapP99Ms);
+  expectAtLeast("the line's share of its ideal 50 jobs/s", perSecond / 50, TARGETS.ofIdeal);
   console.log(
     `line once all ${calls.length} were accepted (after ${round((allAccepted - t0) / 1000)} s): ${drained.length} calls at ${round(drainRate)} jobs/s, slot-to-start gap p50 ${round(percentile(drainGaps, 50))} ms p99 ${round(percentile(drainGaps, 99))} ms`,
   );
@@ -129,8 +143,10 @@ try {
   console.log(
     `overhead: a batch of 4 under a rule p50 ${round(l)} ms, under none ${round(f)} ms, ratio ${round(l / f, 2)} (p90 ${round(percentile(limited, 90))} / ${round(percentile(free, 90))} ms)`,
   );
+  expectAtMost("a batch under a never-binding rule against none (p50 ratio)", l / f, TARGETS.neverBindingRatio);
+  for (const line of missed) console.log(line);
 } finally {
   await fanout.stop();
   await tools.close();
 }
-process.exit(0);
+process.exit(check && missed.length ? 1 : 0);
