@@ -82,13 +82,10 @@ export interface Caller {
   task_rules: [string, "allow" | "deny"][];
 }
 
-export interface BatchRequest {
+/** What every job-starting request brings the chat, whatever its route (`/parallel`, `/spawn`, a rerun, `/tool-calls`). */
+export interface StartFields {
   tenant: string;
   chat_id: string;
-  route: "parallel" | "spawn" | "rerun";
-  command: ParallelCommand;
-  /** A rerun (docs/api.md#rerun): its batch, the job each of `command.jobs` runs again, the jobs carried over. */
-  rerun?: { of: string; jobs: string[]; carried: string[] };
   limits: ChatLimits;
   caller: Caller;
   delivery: Delivery;
@@ -109,6 +106,13 @@ export interface BatchRequest {
   config_check?: ConfigCheck;
   /** The trace the batch belongs to (docs/api.md#traces), decided by the worker; absent when none is kept. */
   trace?: BatchTrace;
+}
+
+export interface BatchRequest extends StartFields {
+  route: "parallel" | "spawn" | "rerun";
+  command: ParallelCommand;
+  /** A rerun (docs/api.md#rerun): its batch, the job each of `command.jobs` runs again, the jobs carried over. */
+  rerun?: { of: string; jobs: string[]; carried: string[] };
 }
 
 /**

@@ -5,16 +5,11 @@
  */
 import type { ErrorType } from "../api/error-types";
 import type { BatchStatus } from "../api/job-states";
-import type { ApprovalRule } from "../config/approval-rules";
-import type { FlowRule } from "../config/flow-rules";
-import type { Budget } from "../budgets/budget";
 import type { ErrorDetails, Refusal } from "../http/errors";
-import type { ConfigCheck } from "../objects/tenant-cache";
-import type { BatchTrace } from "../telemetry/trace-context";
 import type { ParallelCall } from "./call-plan";
 import type { JobState } from "./job";
 import type { JobSpec } from "./job-spec";
-import type { AwaitTicket, Caller, ChatLimits, Delivery } from "./messages";
+import type { AwaitTicket, StartFields } from "./messages";
 
 type CallError = { code: string; message: string } & ErrorDetails;
 
@@ -39,27 +34,14 @@ export interface AdmittedToolCall {
   parallel?: { job_ids: string[]; started: string[]; wait: boolean; cancel: boolean };
 }
 
-export interface ToolCallsRequest {
-  tenant: string;
-  chat_id: string;
+export interface ToolCallsRequest extends StartFields {
   entries: ToolCallEntry[];
-  limits: ChatLimits;
-  caller: Caller;
-  delivery: Delivery;
-  flow?: FlowRule[];
-  approvals?: ApprovalRule[];
-  budget?: Budget;
   /**
    * `tiered`: side-effecting calls one after another after the rest; `parallel`: every call at once
    * (docs/api.md#tiered-execution-and-the-tool-calls-route).
    */
   order: "tiered" | "parallel";
   wait_seconds: number;
-  idempotency?: { key: string; fingerprint: string };
-  /** As in `BatchRequest`. */
-  config_check?: ConfigCheck;
-  /** As in `BatchRequest`. */
-  trace?: BatchTrace;
 }
 
 export interface ToolCallResult {

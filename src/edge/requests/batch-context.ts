@@ -16,7 +16,7 @@ import { profile } from "../../core/agents/profiles";
 import { ApiError } from "../../core/http/errors";
 import { readJsonBody } from "../../core/http/json-body";
 import type { SpecContext } from "../../core/jobs/job-spec";
-import type { BatchRequest, Caller } from "../../core/jobs/messages";
+import type { Caller, StartFields } from "../../core/jobs/messages";
 import { PatternMeter } from "../../core/json-schema/linear-patterns";
 import { toolsForAgent } from "../../core/tools/catalog";
 import { serversNamedIn } from "../../core/tools/mcp";
@@ -30,11 +30,8 @@ import { batchTrace, readTraceHeaders } from "../../core/telemetry/trace-context
 
 type Ctx = Context<AppEnv>;
 
-/**
- * The fields of a batch message to the chat that do not depend on the route: a `BatchRequest` without its
- * command, and the frame of a `ToolCallsRequest`.
- */
-export type BatchFields = Omit<BatchRequest, "route" | "command">;
+/** The fields of a batch message to the chat that do not depend on the route (`StartFields`). */
+export type BatchFields = StartFields;
 
 /** The route a batch came by, as its idempotency fingerprint names it. */
 export type BatchRoute = "parallel" | "spawn" | "tool-calls" | "mcp" | "rerun";
