@@ -4,8 +4,8 @@
  *
  * This file is the RPC surface and the "does the chat exist" guard, nothing more. The parts are wired
  * in `./chat`; the routes' sides are `./batches`, `./tool-calls` and `./rerun`; the alarm's table is
- * `./alarm`; its WebSockets are `./sockets`; its reads are `./reads` and what the hosts running its
- * work ask is `./runner-protocol`; the rooms are `./storage`, `./events`, `./jobs`, `./subagents` and
+ * `./alarm`; its WebSockets are `./sockets`; its reads are `./reads`, what the hosts running its
+ * work ask is `./runner-protocol` and what the tenant's other objects tell it is `./object-messages`; the rooms are `./storage`, `./events`, `./jobs`, `./subagents` and
  * `./gates` (docs/architecture.md#the-chat-object-room-by-room).
  */
 import { DurableObject } from "cloudflare:workers";
@@ -48,7 +48,8 @@ import type { LaunchAnswer } from "./jobs/dispatcher";
 import type { Progress } from "../../src/core/jobs/progress";
 import type { StopTurn } from "./subagents/turn-stop";
 import { mayOpen } from "./gates";
-import { budgetReached, type Reached } from "./gates/budget";
+import type { Reached } from "./gates/budget";
+import * as told from "./object-messages";
 import type { McpJobView } from "../../src/core/mcp-server/job-view";
 import type { ApprovalAnswer, DecisionRequest } from "./gates/approval";
 import { answerWaitedToolCalls, runToolCalls } from "./tool-calls";
@@ -117,26 +118,22 @@ export class ChatDO extends DurableObject<Env> {
     await this.#store.timers.arm();
   }
 
-  /** The budget of a batch this chat's jobs count against was reached (docs/api.md#budgets). */
-  async budgetReached(rootChat: string, batchId: string, over: Reached): Promise<void> {
-    if (!this.#store.readable()) return;
-    budgetReached(this.#chat, rootChat, batchId, over, Date.now());
-    await this.#store.timers.arm();
+  // ---- what the tenant's budget, spend and flow objects tell it: ./object-messages ----
+
+  budgetReached(rootChat: string, batchId: string, over: Reached): Promise<void> {
+    return told.budgetReached(this.#chat, rootChat, batchId, over);
   }
 
-  /** The tenant's spending crossed a threshold through this chat's work: its outbox sends the alert, once. */
-  async spendAlert(alert: SpendAlert, key: string): Promise<void> {
-    if (!this.#store.readable()) return;
-    this.#chat.announce.spendAlert(alert, key, Date.now());
-    await this.#store.timers.arm();
+  spendAlert(alert: SpendAlert, key: string): Promise<void> {
+    return told.spendAlert(this.#chat, alert, key);
   }
 
-  /** A flow object has room for a call of this chat (docs/architecture.md#flow-objects): the flow gate asks again. */
-  async flowOffered(): Promise<void> {
-    if (!this.#store.readable()) return;
-    mayOpen(this.#store, "flow", Date.now());
-    this.#chat.child.flowOffered(Date.now());
-    await this.#store.timers.arm();
+  flowOffered(): Promise<void> {
+    return told.flowOffered(this.#chat);
+  }
+
+  flowGranted(ids: string[]): Promise<void> {
+    return told.flowGranted(this.#chat, ids);
   }
 
   // ---- a child's side: turns handed over by the parent's subordinate jobs ----

@@ -488,6 +488,51 @@ describe("flow rules", () => {
   });
 });
 
+describe("a freed flow slot", () => {
+  it("goes to the next call under that one rule in one message: its chat asks nothing again and runs no alarm", async () => {
+    const held = {
+      name: "held",
+      description: "held for a while",
+      url: `${toolServer()}/tracked`,
+      read_only: true,
+      parameters: { type: "object" },
+    };
+    await configure({
+      ...toolConfig(),
+      tools: [...toolConfig().tools, held],
+      flow: [{ name: "solo", tools: ["held"], concurrency: 1 }],
+    });
+    const meter = await startMeter();
+    try {
+      const first = await parallel("handoff-a", {
+        tool_calls: [call("held", { group: "g-handoff", n: 1, ms: 300 })],
+        wait: false,
+      });
+      await eventually(async () =>
+        (await parallel("handoff-a", { action: "collect", job_ids: [first.body.jobs[0].job_id] })).body.jobs[0]
+          .state === "running"
+          ? true
+          : undefined,
+      );
+      const second = await parallel("handoff-b", {
+        tool_calls: [call("held", { group: "g-handoff", n: 2, ms: 10 })],
+        wait: false,
+      });
+      expect(second.body.jobs[0]).toMatchObject({ state: "pending", waiting_for: "flow" });
+      const done = await parallel("handoff-b", { action: "await", job_ids: [second.body.jobs[0].job_id], timeout: 10 });
+      expect(done.body.jobs[0].state).toBe("success");
+    } finally {
+      meter.stop();
+    }
+    const { requests } = meter.counts;
+    // Each batch's own ask beside its answer, and not one more: the slot came with the message.
+    expect(requests["FlowShardDO.ask"]).toBe(2);
+    expect(requests["ChatDO.flowGranted"]).toBe(1);
+    expect(requests["ChatDO.flowOffered"] ?? 0).toBe(0);
+    expect(requests["ChatDO.alarm"] ?? 0).toBe(0);
+  });
+});
+
 describe("a subagent's model requests", () => {
   it("cost each a queue message, a runner's claim and reply, and the rows of its ask", async () => {
     const model = "billable-sub";

@@ -6,6 +6,7 @@
 import { env, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { flowName } from "../../src/core/objects/names";
 import { FLOW_SHARDS, flowShard } from "../../src/core/flow/shard";
+import { EMPTY_KEPT_MS } from "../../durable-objects/flow/FlowShardDO";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   agentConfig,
@@ -328,10 +329,12 @@ describe("flow rules", () => {
     }));
     const started = await parallel("flow-keys", { tool_calls: calls, wait: false });
     expect(started.status).toBe(200);
-    const tables = (shard: number) =>
+    const shards = Array.from({ length: FLOW_SHARDS }, (_, i) => env.FLOW.getByName(flowName("acme", i)));
+    const tables = (shard: (typeof shards)[number]) =>
       runInDurableObject(
-        env.FLOW.getByName(flowName("acme", shard)),
-        (_o, state) => state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'lines'`).toArray().length,
+        shard,
+        (_o, state) =>
+          state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name IN ('lines', 'waiters')`).toArray().length,
       );
     // While they run, each of the 32 rules holds one slot per key: 1,024 lines, in at most 8 objects.
     const busy = await eventually(async () => {
@@ -346,10 +349,60 @@ describe("flow rules", () => {
     );
     expect(done.status).toBe("success");
     await eventually(async () => {
-      const left = await Promise.all(Array.from({ length: FLOW_SHARDS }, (_, i) => tables(i)));
-      return left.every((n) => n === 0) ? true : undefined;
+      const lines = await Promise.all(shards.map((shard) => shard.figures()));
+      return lines.every((l) => l.length === 0) ? true : undefined;
     });
     expect((await json(await api("/v1/flow"))).rules[0]).toMatchObject({ running: 0, queued: 0, keys: [] });
+    // Each shard that held something keeps its tables a minute, for calls that come again; then they go.
+    expect((await Promise.all(shards.map(tables))).some((n) => n > 0)).toBe(true);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + EMPTY_KEPT_MS);
+    for (const shard of shards) await runDurableObjectAlarm(shard);
+    expect(await Promise.all(shards.map(tables))).toEqual(shards.map(() => 0));
+  });
+
+  it("read a line an older shard kept with its waiters in its row, then keep each waiter in a row of its own", async () => {
+    const shard = env.FLOW.getByName(flowName("acme", flowShard("")));
+    const hold = { rule: "legacy", key: "" };
+    const rule = { name: "legacy", concurrency: 1, on_limit: "queue" as const, max_queued: 1000 };
+    const now = Date.now();
+    const until = now + 600_000;
+    const waiter = (job: string, seq: number) => ({ job_id: job, chat: `c-${job}`, seq, arrived_at: now, until });
+    const slots = {
+      holders: [{ job_id: "h", chat: "c-h", until }],
+      offers: [],
+      waiters: [waiter("w1", 1), waiter("w2", 2)],
+      rate: 0,
+      last_start: {},
+      next_seq: 3,
+    };
+    await runInDurableObject(shard, (_o, state) => {
+      state.storage.sql.exec(`CREATE TABLE lines (key TEXT NOT NULL, rule TEXT NOT NULL, tenant TEXT NOT NULL,
+        wake_at INTEGER NOT NULL, idle INTEGER NOT NULL, updated_at INTEGER NOT NULL, line TEXT NOT NULL,
+        PRIMARY KEY (key, rule)) WITHOUT ROWID`);
+      state.storage.sql.exec(
+        `INSERT INTO lines VALUES ('', 'legacy', 'acme', ?, 0, ?, ?)`,
+        until,
+        now,
+        JSON.stringify({ rule, rule_as_of: now, slots }),
+      );
+    });
+    expect(await shard.figures()).toEqual([{ rule: "legacy", key: "", running: 1, queued: 2 }]);
+    const asked = await shard.ask("acme", { legacy: { rule, asOf: now } }, [
+      { job_id: "w3", chat: "c-w3", deadline_at: until, holds: [hold] },
+    ]);
+    expect(asked).toEqual([{ outcome: "queued", at: hold, position: 3 }]);
+    await shard.giveBack("acme", [{ hold, ids: ["w2"] }]);
+    const stored = await runInDurableObject(shard, (_o, state) => ({
+      line: JSON.parse(state.storage.sql.exec<{ line: string }>(`SELECT line FROM lines`).one().line),
+      waiters: state.storage.sql
+        .exec<{ job_id: string }>(`SELECT job_id FROM waiters ORDER BY job_id`)
+        .toArray()
+        .map((r) => r.job_id),
+    }));
+    expect(stored.line.slots.waiters).toEqual([]);
+    expect(stored.waiters).toEqual(["w1", "w3"]);
+    expect(await shard.figures()).toEqual([{ rule: "legacy", key: "", running: 1, queued: 2 }]);
   });
 
   it("keep a key whose rate is spent until it refills, then let its shard go", async () => {

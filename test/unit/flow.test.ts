@@ -177,6 +177,46 @@ describe("one rule and key's slots", () => {
     expect(askFor(rule, offered.state, "j3", T0 + 11).answer).toEqual({ outcome: "granted" });
   });
 
+  it("grants a freed slot outright to a call for which it is the only line, and offers it to any other", () => {
+    const rule = queueRule(1);
+    const sole = { job_id: "sole", chat: "c2", deadline_at: T0 + 60_000, sole: true };
+    let s = askFor(rule, emptySlots(), "j1").state;
+    s = ask(rule, s, sole, T0 + 1).state;
+    s = ask(rule, s, { job_id: "multi", chat: "c3", deadline_at: T0 + 60_000 }, T0 + 2).state;
+    const handed = offerNext(rule, giveBack(s, "j1", T0 + 10), T0 + 10);
+    expect(handed.granted.map((w) => w.job_id)).toEqual(["sole"]);
+    expect(handed.woken).toEqual([]);
+    expect(handed.state.holders).toEqual([{ job_id: "sole", chat: "c2", until: T0 + 60_000 }]);
+    expect(handed.state.waiters.map((w) => w.job_id)).toEqual(["multi"]);
+    expect(askFor(rule, handed.state, "newcomer", T0 + 11).answer.outcome).toBe("queued");
+    // Asking again after the grant (the periodic look after a lost wake-up) finds the slot its own.
+    expect(ask(rule, handed.state, sole, T0 + 12).answer).toEqual({ outcome: "granted" });
+    const next = offerNext(rule, giveBack(handed.state, "sole", T0 + 20), T0 + 20);
+    expect(next.woken.map((w) => w.job_id)).toEqual(["multi"]);
+    expect(next.granted).toEqual([]);
+  });
+
+  it("spends a start of the rate on each grant, and grants the next only when the rate has one", () => {
+    const rule: SlotRule = {
+      name: "paced",
+      rate: { limit: 2, period_seconds: 60, burst: 1 },
+      on_limit: "queue",
+      max_queued: 10,
+    };
+    const sole = (job: string, at: number) => ({ job_id: job, chat: job, deadline_at: at + 600_000, sole: true });
+    let s = ask(rule, emptySlots(), sole("j1", T0), T0).state;
+    s = ask(rule, s, sole("s1", T0 + 1), T0 + 1).state;
+    s = ask(rule, s, sole("s2", T0 + 2), T0 + 2).state;
+    s = giveBack(s, "j1", T0 + 5);
+    const early = offerNext(rule, s, T0 + 5);
+    expect(early.granted).toEqual([]);
+    expect(early.again).toBe(T0 + 30_000);
+    const first = offerNext(rule, early.state, T0 + 30_000);
+    expect(first.granted.map((w) => w.job_id)).toEqual(["s1"]);
+    expect(first.again).toBe(T0 + 60_000);
+    expect(offerNext(rule, first.state, T0 + 60_000).granted.map((w) => w.job_id)).toEqual(["s2"]);
+  });
+
   it("answers a waiter that asks again with no room with the very state it was given, so nothing is written", () => {
     const rule = queueRule(1);
     const held = askFor(rule, emptySlots(), "j1").state;
@@ -244,15 +284,15 @@ describe("one rule and key's slots", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 4 }),
-        fc.array(fc.tuple(fc.constantFrom("A", "B", "C"), fc.boolean()), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.tuple(fc.constantFrom("A", "B", "C"), fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 40 }),
         (concurrency, ops) => {
           const rule = queueRule(concurrency);
           let s = emptySlots();
           let now = T0;
           const granted = new Set<string>();
           const ended = new Set<string>();
-          const ask1 = (job: string, chat: string) => {
-            const r = ask(rule, s, { job_id: job, chat, deadline_at: now + 3_600_000 }, now);
+          const ask1 = (job: string, chat: string, sole = false) => {
+            const r = ask(rule, s, { job_id: job, chat, deadline_at: now + 3_600_000, sole }, now);
             s = r.state;
             if (r.answer.outcome === "granted") granted.add(job);
             expect(s.holders.length).toBeLessThanOrEqual(concurrency);
@@ -264,11 +304,14 @@ describe("one rule and key's slots", () => {
             s = giveBack(s, h.job_id, now);
             const o = offerNext(rule, s, now);
             s = o.state;
+            // A sole waiter holds its slot already; any other asks again.
+            for (const waiter of o.granted) granted.add(waiter.job_id);
+            expect(s.holders.length).toBeLessThanOrEqual(concurrency);
             for (const waiter of o.woken) ask1(waiter.job_id, waiter.chat);
           };
-          ops.forEach(([chat, finish], i) => {
+          ops.forEach(([chat, finish, sole], i) => {
             now += 10;
-            ask1(`j${i}`, chat);
+            ask1(`j${i}`, chat, sole);
             if (finish) finishOne();
           });
           for (let guard = 0; s.holders.length && guard < 1000; guard++) (now += 10), finishOne();

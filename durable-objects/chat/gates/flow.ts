@@ -2,14 +2,16 @@
  * Room under the flow rules a call is under (docs/api.md#flow-control): the calls waiting here ask
  * the tenant's flow shards their keys fall in (`durable-objects/flow`), together (one request per shard), and
  * each starts when all its rules grant; at the first that does not, it gives back what it took and
- * waits there (or ends, when refused). A flow object that frees a slot wakes the chat, whose gate
- * timer asks again. Scope: the chat (`safety`: a periodic look, should a wake-up be lost).
+ * waits there (or ends, when refused). When a slot frees, the flow object grants it outright to a
+ * call under that one rule (`startGranted` starts it), or offers it to a call under several, whose
+ * chat's gate timer asks again. Scope: the chat (`safety`: a periodic look, should a wake-up be lost).
  */
-import type { JobFlow } from "../../../src/core/flow/job-flow";
+import { waitingAt, type JobFlow } from "../../../src/core/flow/job-flow";
+import { lineId } from "../../../src/core/flow/shard";
 import { isTerminal, type JobRow } from "../../../src/core/jobs/job";
 import { askForRoom, giveBackRoom } from "../jobs/flow-objects";
 import type { ChatStore } from "../storage/chat-store";
-import { letGo, type Gate } from "./gate";
+import { letGo, type Gate, type GateParts } from "./gate";
 
 /** While calls wait for flow, the chat asks again at least this often. */
 const FLOW_SAFETY_MS = 30_000;
@@ -75,6 +77,7 @@ export const flowGate: Gate = {
     for (const job of asked) asking.add(job.job_id);
     const start: string[] = [];
     const late: JobRow[] = [];
+    let stillWaiting = waiting.length > asked.length;
     try {
       const outcomes = await askForRoom(
         store,
@@ -86,22 +89,26 @@ export const flowGate: Gate = {
           const current = store.jobs.get(job.job_id);
           if (current?.state !== "pending" || current.waiting_for !== "flow" || current.deadline_at <= Date.now()) {
             // It ended (a cancel, its deadline) while its slots were asked for, or its deadline came:
-            // whatever it got, a slot or a place in line, goes back (the deadline timer ends it).
-            late.push(job);
+            // whatever it got, a slot or a place in line, goes back (the deadline timer ends it). One
+            // a grant let go meanwhile runs on the slot it holds.
+            if (!current || isTerminal(current.state) || current.waiting_for === "flow") late.push(job);
             continue;
           }
           const flow = flowOf(job);
           if (outcome.outcome === "granted" && letGo(store, current, now)) start.push(job.job_id);
-          else if (outcome.outcome === "waiting")
-            store.jobs.setFlow(job.job_id, JSON.stringify({ ...flow, at: outcome.at }));
-          else if (outcome.outcome === "refused")
+          else if (outcome.outcome === "waiting") {
+            stillWaiting = true;
+            // Where it waits, for its snapshot: written unless the row says so already.
+            if (lineId(outcome.at) !== lineId(waitingAt(job.flow!)))
+              store.jobs.setFlow(job.job_id, JSON.stringify({ ...flow, at: outcome.at }));
+          } else if (outcome.outcome === "refused")
             machine.finish(current, { state: "error", error: outcome.message, error_type: "flow_rejected" }, now);
         }
         if (waiting.length > ASKED_PER_RUN) store.timers.set("gate", "flow", now + NEXT_RUN_MS);
         else {
           // Every call was asked: the backup of a batch's own ask has nothing left to do.
           store.timers.clear("gate", "flow");
-          if (store.jobs.waitingAt("flow").length) store.timers.set("gate", "flow:safety", now + FLOW_SAFETY_MS);
+          if (stillWaiting) store.timers.set("gate", "flow:safety", now + FLOW_SAFETY_MS);
         }
       });
     } finally {
@@ -117,3 +124,34 @@ export const flowGate: Gate = {
     await dispatcher.start(start);
   },
 };
+
+/**
+ * A flow object granted these holders a freed slot outright (a call under one rule,
+ * docs/architecture.md#flow-objects): the calls still waiting for it leave the gate now, without
+ * asking again. A call for the `calls` queue or a built-in `wait` starts from here; any other would
+ * open a call that reports back here, and a chain of grants would grow the call depth production
+ * caps at 16, so it starts from the gate's timer, whose ask finds the slot its own. A call that
+ * ended meanwhile gave its room back when it ended; one past its deadline gives it back when its
+ * timer ends it. True when a holder is no job here (a model request's: its turn asks again).
+ */
+export async function startGranted(
+  { store, dispatcher }: GateParts,
+  ids: readonly string[],
+  now: number,
+): Promise<boolean> {
+  let others = false;
+  const start: string[] = [];
+  store.transaction(() => {
+    for (const id of ids) {
+      const job = store.jobs.get(id);
+      if (!job) others = true;
+      else if (job.state !== "pending" || job.waiting_for !== "flow" || job.deadline_at <= now) continue;
+      else if (!dispatcher.startsOffChain(job, now)) store.timers.setEarliest("gate", "flow", now);
+      else if (letGo(store, job, now)) start.push(id);
+    }
+    // The periodic look is for calls still in line: with none left, it would only wake the chat.
+    if (start.length && store.jobs.waitingAt("flow").length === 0) store.timers.clear("gate", "flow:safety");
+  });
+  await dispatcher.start(start);
+  return others;
+}

@@ -121,6 +121,15 @@ export class Dispatcher {
     return answers;
   }
 
+  /**
+   * Whether starting `job` now opens no call that reports back to this chat: a tool call for the
+   * `calls` queue (its consumer is an invocation of its own) or a built-in `wait` (a timer ends it).
+   */
+  startsOffChain(job: JobRow, now: number): boolean {
+    if (endsByTimer(job)) return true;
+    return job.kind === "tool" && callHost(job.deadline_at, now, this.#hosts()) === "queue";
+  }
+
   /** The hosts this build has; without the `calls` queue or the invocation entrypoint the others take their calls. */
   #hosts(): Hosts {
     return { invocation: canStartInvocations(this.store), queue: this.store.env().CALLS !== undefined };

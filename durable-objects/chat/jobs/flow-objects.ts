@@ -42,7 +42,18 @@ export function askForRoom(store: ChatStore, holders: RoomHolder[]): Promise<Map
       shard(store, index).ask(
         tenant,
         newestRules(asks.map((a) => byId.get(a.id)!)),
-        asks.map((a) => ({ job_id: a.id, chat: chat_id, deadline_at: byId.get(a.id)!.deadlineAt, holds: a.holds })),
+        asks.map((a) => {
+          const holder = byId.get(a.id)!;
+          // Under one rule, a freed slot is granted outright and the chat told (`flowGranted`).
+          const sole = holder.flow.holds.length === 1;
+          return {
+            job_id: a.id,
+            chat: chat_id,
+            deadline_at: holder.deadlineAt,
+            holds: a.holds,
+            ...(sole ? { sole } : {}),
+          };
+        }),
       ),
     (index, items) => shard(store, index).giveBack(tenant, items),
   );

@@ -21,15 +21,23 @@ export function nextWaiter<W extends Waiter>(
   waiters: readonly W[],
   lastStart: (chat: string) => number | undefined,
 ): W | undefined {
-  const head = new Map<string, W>();
-  for (const w of waiters) {
-    const first = head.get(w.chat);
-    if (!first || w.seq < first.seq) head.set(w.chat, w);
-  }
+  // In arrival order, a chat's first waiter is its head, and a head's wait began at its arrival or
+  // later: once a head arrived after the best wait found began, no later one can beat it. A line of
+  // one call per chat (the common case) stops at its first waiter.
+  const ordered = isInSeqOrder(waiters) ? waiters : [...waiters].sort((a, b) => a.seq - b.seq);
+  const seen = new Set<string>();
   let best: { waiter: W; since: number } | undefined;
-  for (const [chat, waiter] of head) {
-    const since = Math.max(waiter.arrived_at, lastStart(chat) ?? -Infinity);
-    if (!best || since < best.since || (since === best.since && waiter.seq < best.waiter.seq)) best = { waiter, since };
+  for (const waiter of ordered) {
+    if (best && waiter.arrived_at > best.since) break;
+    if (seen.has(waiter.chat)) continue;
+    seen.add(waiter.chat);
+    const since = Math.max(waiter.arrived_at, lastStart(waiter.chat) ?? -Infinity);
+    if (!best || since < best.since) best = { waiter, since };
   }
   return best?.waiter;
+}
+
+function isInSeqOrder(waiters: readonly Waiter[]): boolean {
+  for (let i = 1; i < waiters.length; i++) if (waiters[i]!.seq < waiters[i - 1]!.seq) return false;
+  return true;
 }

@@ -125,12 +125,16 @@ export function giveBackLines(
 }
 
 /**
- * A line after its change: what is free offered to the next in line. `wakeAt`: when the shard must
+ * A line after its change: what is free handed to the next in line (`granted` outright, `woken`
+ * with an offer, as `offerNext` says). `wakeAt`: when the shard must
  * look at it again (a lease or a place that runs out, a rate that holds the next start back, a
  * rate still refilling); undefined when it holds nothing at all, and its row can go.
  */
-export function settleLine(line: Line, now: number): { line: Line; woken: InLine[]; wakeAt?: number } {
-  const { state, woken, again } = offerNext(line.rule, line.slots, now);
+export function settleLine(
+  line: Line,
+  now: number,
+): { line: Line; woken: InLine[]; granted: InLine[]; wakeAt?: number } {
+  const { state, woken, granted, again } = offerNext(line.rule, line.slots, now);
   const settled = { ...line, slots: state };
   const held = state.holders.length + state.offers.length + state.waiters.length > 0;
   // A spent rate is state too: forgetting it early would hand out a fresh burst.
@@ -139,7 +143,7 @@ export function settleLine(line: Line, now: number): { line: Line; woken: InLine
     ? [...state.holders, ...state.offers, ...state.waiters].reduce((t, l) => Math.min(t, l.until), Infinity)
     : Infinity;
   const wakeAt = Math.min(again ?? Infinity, leases, refilling ?? Infinity);
-  return { line: settled, woken, ...(wakeAt < Infinity ? { wakeAt } : {}) };
+  return { line: settled, woken, granted, ...(wakeAt < Infinity ? { wakeAt } : {}) };
 }
 
 /** What `GET /v1/flow` reads of one line that runs, waits, or still has a spent rate. */

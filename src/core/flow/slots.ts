@@ -3,7 +3,9 @@
  * waiting for one, and its rate. Pure: the flow object keeps this state in a row and calls these.
  *
  * A slot is a lease until its holder's deadline, so a holder lost with its chat frees it at the
- * latest then. When a slot frees, the next waiter (`./fair-pick`) is offered it for a short while:
+ * latest then. When a slot frees, the next waiter (`./fair-pick`) gets it. A waiter for whom this is
+ * the only line (`sole`: a call under one rule) is granted it at once, and its chat told to start
+ * it: no ask again, so the hand-off is one message. Any other is offered the slot for a short while:
  * newcomers cannot take it meanwhile, and the waiter, woken, asks again for every rule it needs.
  * A call never waits while it holds anything: one that gets this rule's slot and not another's
  * gives this one back and waits at the other, so no set of rules can deadlock.
@@ -28,8 +30,11 @@ export interface Lease {
   until: number;
 }
 
-/** A call in line: it leaves the line at its deadline, should its chat never say it ended. */
-export type InLine = Waiter & { until: number };
+/**
+ * A call in line: it leaves the line at its deadline, should its chat never say it ended. `sole`:
+ * this is its only line, so a freed slot is granted to it outright.
+ */
+export type InLine = Waiter & { until: number; sole?: true };
 
 export interface SlotState {
   holders: Lease[];
@@ -59,6 +64,8 @@ export interface Ask {
   chat: string;
   /** The call's deadline: a slot it gets is its lease until then. */
   deadline_at: number;
+  /** This is the call's only line (one rule): should it wait, a freed slot is granted to it outright. */
+  sole?: boolean;
 }
 
 export type Answer =
@@ -118,7 +125,7 @@ export function ask(rule: SlotRule, before: SlotState, a: Ask, now: number): { s
   const offered = state.offers.some((o) => o.job_id === a.job_id);
   const waiting = state.waiters.find((w) => w.job_id === a.job_id);
   // Room: the slot offered to this call, or a free one that nobody waits for.
-  const ahead = state.waiters.filter((w) => w.job_id !== a.job_id).length + state.offers.length;
+  const ahead = state.waiters.length - (waiting ? 1 : 0) + state.offers.length;
   const rate = rule.rate ? takeStart(rule.rate, state.rate, now) : undefined;
   if ((offered || (!concurrencyFull(rule, state) && ahead === 0)) && rate?.ok !== false) {
     const waiters = state.waiters.filter((w) => w.job_id !== a.job_id);
@@ -140,16 +147,23 @@ export function ask(rule: SlotRule, before: SlotState, a: Ask, now: number): { s
     // handles one refusal whichever way the line was full.
     if (state.waiters.length >= rule.max_queued)
       return { state, answer: { outcome: "refused", message: refusal(rule, state, now) } };
-    const inLine = { job_id: a.job_id, chat: a.chat, seq: state.next_seq, arrived_at: now, until: a.deadline_at };
+    const inLine: InLine = {
+      job_id: a.job_id,
+      chat: a.chat,
+      seq: state.next_seq,
+      arrived_at: now,
+      until: a.deadline_at,
+      ...(a.sole ? { sole: true as const } : {}),
+    };
     state = { ...state, waiters: [...state.waiters, inLine], next_seq: state.next_seq + 1 };
   }
   return { state, answer: { outcome: "queued", position: position(state, a.job_id) } };
 }
 
-/** A waiter's place in line (1 = next), in seq order. */
+/** A waiter's place in line (1 = next), in seq order: one pass, since a line may hold thousands. */
 function position(state: SlotState, jobId: string): number {
-  const sorted = [...state.waiters].sort((x, y) => x.seq - y.seq);
-  return sorted.findIndex((w) => w.job_id === jobId) + 1;
+  const seq = state.waiters.find((w) => w.job_id === jobId)!.seq;
+  return state.waiters.reduce((n, w) => (w.seq < seq ? n + 1 : n), 1);
 }
 
 /**
@@ -158,36 +172,56 @@ function position(state: SlotState, jobId: string): number {
  */
 export function giveBack(before: SlotState, jobId: string, now: number): SlotState {
   const state = expire(before, now);
-  const other = (l: { job_id: string }) => l.job_id !== jobId;
+  // A line may hold thousands of waiters: a list without the call is kept as it is.
+  const without = <L extends { job_id: string }>(list: L[]) =>
+    list.some((l) => l.job_id === jobId) ? list.filter((l) => l.job_id !== jobId) : list;
   return {
     ...state,
-    holders: state.holders.filter(other),
-    offers: state.offers.filter(other),
-    waiters: state.waiters.filter(other),
+    holders: without(state.holders),
+    offers: without(state.offers),
+    waiters: without(state.waiters),
   };
 }
 
 /**
- * Offers free slots to the waiters next in line. Returns the waiters woken (their chats ask
- * again) and, when the rate holds the next one back, when to look again.
+ * Hands free slots to the waiters next in line: a sole waiter's becomes its own at once
+ * (`granted`: its chat starts it), any other's is offered (`woken`: its chat asks again). When
+ * the rate holds the next one back, `again` says when to look again.
  */
 export function offerNext(
   rule: SlotRule,
   before: SlotState,
   now: number,
-): { state: SlotState; woken: InLine[]; again?: number } {
+): { state: SlotState; woken: InLine[]; granted: InLine[]; again?: number } {
   let state = expire(before, now);
   const woken: InLine[] = [];
+  const granted: InLine[] = [];
   for (;;) {
-    const candidates = state.waiters.filter((w) => !state.offers.some((o) => o.job_id === w.job_id));
+    const candidates = state.offers.length
+      ? state.waiters.filter((w) => !state.offers.some((o) => o.job_id === w.job_id))
+      : state.waiters;
     const next = nextWaiter(candidates, (chat) => state.last_start[chat]);
     if (!next || concurrencyFull(rule, state)) break;
+    let rate = state.rate;
     if (rule.rate) {
-      // A start is spent when the woken waiter takes its slot; one offer at a time while the rate is the limit.
+      // An offer's start is spent when the woken waiter takes its slot; one offer at a time while the rate is the limit.
       const pending = state.offers.length;
       const probe = takeStart(rule.rate, state.rate, now);
-      if (!probe.ok) return { state, woken, again: probe.at };
+      if (!probe.ok) return { state, woken, granted, again: probe.at };
       if (pending > 0 && startsAvailable(rule.rate, state.rate, now) <= pending) break;
+      rate = probe.state;
+    }
+    if (next.sole) {
+      const waiters = state.waiters.filter((w) => w.job_id !== next.job_id);
+      state = {
+        ...state,
+        holders: [...state.holders, { job_id: next.job_id, chat: next.chat, until: next.until }],
+        waiters,
+        rate,
+        last_start: startsOfChatsInLine({ ...state.last_start, [next.chat]: now }, waiters),
+      };
+      granted.push(next);
+      continue;
     }
     state = { ...state, offers: [...state.offers, { job_id: next.job_id, chat: next.chat, until: now + OFFER_MS }] };
     woken.push(next);
@@ -196,7 +230,12 @@ export function offerNext(
     (t, l) => Math.min(t, l.until),
     Infinity,
   );
-  return { state, woken, ...(state.waiters.length > woken.length && soonest < Infinity ? { again: soonest } : {}) };
+  return {
+    state,
+    woken,
+    granted,
+    ...(state.waiters.length > woken.length && soonest < Infinity ? { again: soonest } : {}),
+  };
 }
 
 /** What `GET /v1/flow` shows of one key. */
