@@ -7,12 +7,16 @@
  *   chat waited against the fair share (the time the whole line takes, 1,000 / 50 s).
  * - A batch of 4 instant calls under a rule that never binds, against the same batch under none: the
  *   p50 of `/parallel` with `wait: true`, and their ratio, measured in the same run.
+ * - What sets the limit here: workerd's CPU over the line (one thread runs every object and
+ *   invocation), the same 1,000 chats and calls under no rule (the CPU a job costs without flow
+ *   control), and the freed slot → next start gap with nothing else running (the hops' own cost).
  * `--check` fails the run when a figure misses SPEC v1.4 §15's flow speed targets (`TARGETS`), and
  * says which; without it the figures are printed only.
  */
 import { BENCH_KEY, startFanout, UNLIMITED } from "./lib/services.mjs";
 import { percentile, round } from "./lib/stats.mjs";
 import { startToolServer } from "./lib/tool-server.mjs";
+import { settle, workerdUsage } from "./lib/proc.mjs";
 
 const headers = { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" };
 const CHATS = Number(process.env.FLOW_CHATS ?? 1000);
@@ -59,6 +63,8 @@ try {
     },
     "PUT",
   );
+  await settle([fanout.pid]);
+  const cpu0 = workerdUsage(fanout.pid).cpuSeconds;
   const accepted = new Map();
   const jobs = [];
   const t0 = performance.timeOrigin + performance.now();
@@ -83,6 +89,7 @@ try {
         throw new Error(`${id}: ${res.json.jobs[0].state} ${res.json.jobs[0].error}`);
     }
   });
+  const lineCpu = workerdUsage(fanout.pid).cpuSeconds - cpu0;
   const calls = jobs.map((j) => ({ ...tools.call(j.id), accepted: accepted.get(j.id) }));
   const firstStart = Math.min(...calls.map((c) => c.arrived));
   const lastEnd = Math.max(...calls.map((c) => c.finished));
@@ -105,6 +112,9 @@ try {
   expectAtMost("freed slot → next start p50 (ms)", percentile(gaps, 50), TARGETS.gapP50Ms);
   expectAtMost("freed slot → next start p99 (ms)", percentile(gaps, 99), TARGETS.gapP99Ms);
   expectAtLeast("the line's share of its ideal 50 jobs/s", perSecond / 50, TARGETS.ofIdeal);
+  console.log(
+    `workerd CPU over the line: ${round(lineCpu)} s in ${round((lastEnd - t0) / 1000)} s (${round((100 * lineCpu) / ((lastEnd - t0) / 1000))}% of the one thread that runs every object and invocation), ${round((1000 * lineCpu) / calls.length)} ms a job`,
+  );
   console.log(
     `line once all ${calls.length} were accepted (after ${round((allAccepted - t0) / 1000)} s): ${drained.length} calls at ${round(drainRate)} jobs/s, slot-to-start gap p50 ${round(percentile(drainGaps, 50))} ms p99 ${round(percentile(drainGaps, 99))} ms`,
   );
@@ -144,6 +154,58 @@ try {
     `overhead: a batch of 4 under a rule p50 ${round(l)} ms, under none ${round(f)} ms, ratio ${round(l / f, 2)} (p90 ${round(percentile(limited, 90))} / ${round(percentile(free, 90))} ms)`,
   );
   expectAtMost("a batch under a never-binding rule against none (p50 ratio)", l / f, TARGETS.neverBindingRatio);
+
+  // ---- what sets the limit: the hops alone, and the CPU a job costs without any rule ----------
+  await post(
+    "/v1/config",
+    {
+      tools: [tool("slow", "/slow")],
+      flow: [{ name: "one", tools: ["slow"], concurrency: 1 }],
+      limits: { max_wait_seconds: 95 },
+    },
+    "PUT",
+  );
+  await settle([fanout.pid]);
+  const quiet = [];
+  for (let i = 0; i < 9; i++) {
+    const res = await post(`/v1/chats/quiet-${i}/parallel`, {
+      tool_calls: [{ tool_name: "slow", tool_args: { ms: 100 } }],
+      wait: false,
+      job_timeout: 600,
+    });
+    quiet.push({ chat: `quiet-${i}`, id: res.json.jobs[0].job_id });
+  }
+  for (const { chat, id } of quiet)
+    await post(`/v1/chats/${chat}/parallel`, { action: "await", job_ids: [id], timeout: 30 });
+  const alone = quiet.map(({ id }) => tools.call(id)).sort((a, b) => a.arrived - b.arrived);
+  const aloneGaps = alone.slice(1).map((c, k) => c.arrived - alone[k].finished);
+  console.log(
+    `freed slot → next start with nothing else running (one rule of concurrency 1, 9 chats): p50 ${round(percentile(aloneGaps, 50))} ms, max ${round(Math.max(...aloneGaps))} ms`,
+  );
+  await post("/v1/config", { tools: [tool("slow", "/slow")], limits: { max_wait_seconds: 95 } }, "PUT");
+  await settle([fanout.pid]);
+  const free0 = workerdUsage(fanout.pid).cpuSeconds;
+  const freeJobs = [];
+  await pool(CHATS, 16, async (i) => {
+    const res = await post(`/v1/chats/free-${i}/parallel`, {
+      tool_calls: [{ tool_name: "slow", tool_args: { ms: 200 } }],
+      wait: false,
+      job_timeout: 600,
+    });
+    freeJobs.push({ chat: `free-${i}`, id: res.json.jobs[0].job_id });
+  });
+  await pool(freeJobs.length, 8, async (k) => {
+    const { chat, id } = freeJobs[k];
+    for (;;) {
+      const res = await post(`/v1/chats/${chat}/parallel`, { action: "await", job_ids: [id], timeout: 60 });
+      if (res.json?.jobs?.[0]?.state !== "running" && res.json?.jobs?.[0]?.state !== "pending") return;
+    }
+  });
+  await settle([fanout.pid]);
+  const freeMs = (1000 * (workerdUsage(fanout.pid).cpuSeconds - free0)) / CHATS;
+  console.log(
+    `the same ${CHATS} chats and calls under no rule: ${round(freeMs)} ms of workerd CPU a job, so one thread runs at most ${round(1000 / freeMs)} jobs/s of them, against the line's ideal 50`,
+  );
   for (const line of missed) console.log(line);
 } finally {
   await fanout.stop();
