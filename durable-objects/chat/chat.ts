@@ -16,7 +16,7 @@ import { closeBudget, ownsBudget } from "./jobs/budget-object";
 import { wakeAnswer } from "./jobs/batch-answer";
 import { Dispatcher } from "./jobs/dispatcher";
 import { afterJobEnded } from "./gates";
-import { FlowReturns } from "./gates/flow";
+import { FlowReturns, mayHoldFlowRoom } from "./gates/flow";
 import { askApprovals } from "./gates/approval";
 import { JobMachine, type MachineHooks } from "./jobs/job-machine";
 import { Runners } from "./jobs/runners";
@@ -110,9 +110,7 @@ export class Chat implements MachineHooks {
     }
     afterJobEnded(this.store, job, active, now);
     // Its flow slots (or its place in a flow line) go back; one lost with the chat frees itself at this job's deadline.
-    // Only a job that got as far as the flow gate has anything there: gates run in order, so one that
-    // ended at its tier's turn or in the subagent queue never asked.
-    if (job.flow && (job.waiting_for === "flow" || job.waiting_for === null)) this.#flowReturns.add(job);
+    if (mayHoldFlowRoom(job)) this.#flowReturns.add(job);
     // The last job of the batch that owns a budget: the budget's storage may go. Looked at again after
     // the transaction that ended it, so a rolled-back end closes nothing.
     if (active.batch === 0 && job.budget && ownsBudget(job)) {

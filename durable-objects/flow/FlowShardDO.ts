@@ -58,6 +58,7 @@ export class FlowShardDO extends DurableObject<Env> {
 
   /** The lines here that run, wait, or still have a spent rate. */
   figures(): LineFigures[] {
+    this.#rows.begin();
     const now = Date.now();
     return this.#rows
       .keys()
@@ -69,6 +70,7 @@ export class FlowShardDO extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
     if (!this.#rows.exists()) return;
+    this.#rows.begin();
     const due = this.#rows.due(Date.now());
     await this.#settle(
       due[0]?.tenant,
@@ -85,6 +87,7 @@ export class FlowShardDO extends DurableObject<Env> {
 
   /** The lines of one request, as they change; the changed ones are settled at its end. */
   #open(): Lines & { changed: Map<string, Changed> } {
+    this.#rows.begin();
     const changed = new Map<string, Changed>();
     const stored = (hold: FlowHold) => this.#rows.read(hold.key).get(hold.rule)?.line;
     return {
@@ -123,9 +126,10 @@ export class FlowShardDO extends DurableObject<Env> {
       kept.push({ hold, line: settled.line, wakeAt: settled.wakeAt });
       if (isNew) created++;
     }
+    // Kept first, then told: a grant is a promise its chat acts on.
+    const count = kept.length || gone.length ? this.#rows.write(tenant!, kept, gone, created, now) : undefined;
     if (tenant) this.#tell(tenant, granted, offered);
-    if (kept.length === 0 && gone.length === 0) return;
-    const count = this.#rows.write(tenant!, kept, gone, created, now);
+    if (count === undefined) return;
     // Nothing held here any more: the storage goes from the alarm a little later, unless calls come
     // again meanwhile (a rule whose calls come and go keeps its tables, not makes them anew per batch).
     if (count === 0) await this.#alarmBy(now + EMPTY_KEPT_MS);

@@ -18,10 +18,13 @@ export const MAX_LINES = 10_000;
 /** Keys whose lines one instance keeps in memory at most (`MAX_LINES` lines, and keys read that had none). */
 const KNOWN_KEYS = 2 * MAX_LINES;
 
-/** A line as this instance knows it, and the waiters that have a row (the rest are new, or in an older row's line). */
+/**
+ * A line as this instance knows it, and the waiters that have a row, with the place (seq) the row
+ * holds: a waiter not there, or there with another place, is written.
+ */
 export interface Known {
   line: Line;
-  stored: Set<string>;
+  stored: Map<string, number>;
 }
 
 /** A changed line to keep, and when the shard must look at it again. */
@@ -86,26 +89,37 @@ export class ShardRows {
     return this.sql.exec<{ at: number | null }>(`SELECT MIN(wake_at) AS at FROM lines`).one().at;
   }
 
+  /**
+   * A request begins: keys come and go with the calls that bring them, so past `KNOWN_KEYS` in
+   * memory they are all forgotten and read again as needed (never during a request, whose lines
+   * must stay the ones it changes).
+   */
+  begin(): void {
+    if (this.#known.size >= KNOWN_KEYS) this.#known.clear();
+  }
+
   /** The lines of `key`, from memory or else from storage (and then kept in memory). */
   read(key: string): Map<string, Known> {
     const cached = this.#known.get(key);
     if (cached) return cached;
-    // Keys come and go with the calls that bring them; past this many known, forget them all and read again.
-    if (this.#known.size >= KNOWN_KEYS) this.#known.clear();
     const known = new Map<string, Known>();
     this.#known.set(key, known);
     if (!this.exists()) return known;
     for (const row of this.sql.exec<{ rule: string; line: string }>(`SELECT rule, line FROM lines WHERE key = ?`, key))
-      known.set(row.rule, { line: JSON.parse(row.line) as Line, stored: new Set() });
+      known.set(row.rule, { line: JSON.parse(row.line) as Line, stored: new Map() });
     if (known.size > 0 && this.#waiters.exists()) {
+      // A line whose own row holds waiters was written by a version that kept them there (one rolled
+      // back to): its rows here are stale, and the next write replaces or deletes them.
+      const inRow = new Set([...known].filter(([, e]) => e.line.slots.waiters.length > 0).map(([rule]) => rule));
       const rows = this.sql
         .exec<{ rule: string; waiter: string }>(`SELECT rule, waiter FROM waiters WHERE key = ?`, key)
         .toArray();
       for (const row of rows) {
         const entry = known.get(row.rule);
         const waiter = JSON.parse(row.waiter) as InLine;
-        entry?.stored.add(waiter.job_id);
-        entry?.line.slots.waiters.push(waiter);
+        if (!entry) continue;
+        entry.stored.set(waiter.job_id, inRow.has(row.rule) ? -1 : waiter.seq);
+        if (!inRow.has(row.rule)) entry.line.slots.waiters.push(waiter);
       }
     }
     for (const entry of known.values()) entry.line.slots.waiters.sort((a, b) => a.seq - b.seq);
@@ -130,11 +144,12 @@ export class ShardRows {
       const idle = slots.holders.length + slots.offers.length + slots.waiters.length === 0 ? 1 : 0;
       const row = JSON.stringify({ ...line, slots: { ...slots, waiters: [] } });
       lineRows.push([hold.key, hold.rule, tenant, wakeAt, idle, now, row]);
-      const stored = this.read(hold.key).get(hold.rule)?.stored ?? new Set<string>();
-      const inLine = new Set(slots.waiters.map((w) => w.job_id));
+      const stored = this.read(hold.key).get(hold.rule)?.stored ?? new Map<string, number>();
+      const inLine = new Map(slots.waiters.map((w) => [w.job_id, w.seq]));
+      // A waiter that left and came back in one request has a new place: its row is written again.
       for (const w of slots.waiters)
-        if (!stored.has(w.job_id)) added.push([hold.key, hold.rule, w.job_id, JSON.stringify(w)]);
-      const ids = [...stored].filter((id) => !inLine.has(id));
+        if (stored.get(w.job_id) !== w.seq) added.push([hold.key, hold.rule, w.job_id, JSON.stringify(w)]);
+      const ids = [...stored.keys()].filter((id) => !inLine.has(id));
       if (ids.length) left.push({ hold, ids });
       this.#known.get(hold.key)?.set(hold.rule, { line, stored: inLine });
     }

@@ -489,7 +489,11 @@ describe("flow rules", () => {
 });
 
 describe("a freed flow slot", () => {
-  it("goes to the next call under that one rule in one message: its chat asks nothing again and runs no alarm", async () => {
+  /**
+   * Under one rule of concurrency 1, a 300 ms call of one chat holds the slot while a call of another
+   * (with `more` in its body) waits; metered until the waiting call has ended. Its end, and the counts.
+   */
+  async function handOff(name: string, more: Record<string, unknown> = {}) {
     const held = {
       name: "held",
       description: "held for a while",
@@ -504,32 +508,48 @@ describe("a freed flow slot", () => {
     });
     const meter = await startMeter();
     try {
-      const first = await parallel("handoff-a", {
-        tool_calls: [call("held", { group: "g-handoff", n: 1, ms: 300 })],
+      const first = await parallel(`${name}-a`, {
+        tool_calls: [call("held", { group: name, n: 1, ms: 300 })],
         wait: false,
       });
       await eventually(async () =>
-        (await parallel("handoff-a", { action: "collect", job_ids: [first.body.jobs[0].job_id] })).body.jobs[0]
+        (await parallel(`${name}-a`, { action: "collect", job_ids: [first.body.jobs[0].job_id] })).body.jobs[0]
           .state === "running"
           ? true
           : undefined,
       );
-      const second = await parallel("handoff-b", {
-        tool_calls: [call("held", { group: "g-handoff", n: 2, ms: 10 })],
+      const second = await parallel(`${name}-b`, {
+        tool_calls: [call("held", { group: name, n: 2, ms: 10 })],
         wait: false,
+        ...more,
       });
       expect(second.body.jobs[0]).toMatchObject({ state: "pending", waiting_for: "flow" });
-      const done = await parallel("handoff-b", { action: "await", job_ids: [second.body.jobs[0].job_id], timeout: 10 });
-      expect(done.body.jobs[0].state).toBe("success");
+      const done = await parallel(`${name}-b`, { action: "await", job_ids: [second.body.jobs[0].job_id], timeout: 10 });
+      return { state: done.body.jobs[0].state, requests: meter.counts.requests };
     } finally {
       meter.stop();
     }
-    const { requests } = meter.counts;
+  }
+
+  it("goes to the next call under that one rule in one message: its chat asks nothing again and runs no alarm", async () => {
+    const { state, requests } = await handOff("handoff");
+    expect(state).toBe("success");
     // Each batch's own ask beside its answer, and not one more: the slot came with the message.
     expect(requests["FlowShardDO.ask"]).toBe(2);
     expect(requests["ChatDO.flowGranted"]).toBe(1);
     expect(requests["ChatDO.flowOffered"] ?? 0).toBe(0);
     expect(requests["ChatDO.alarm"] ?? 0).toBe(0);
+  });
+
+  it("starts a granted call that would report back along the chain (a Worker invocation's) by its queue copy", async () => {
+    // A 20 s deadline goes to a Worker invocation the chat starts, not the calls queue.
+    const { state, requests } = await handOff("chain", { job_timeout: 20 });
+    expect(state).toBe("success");
+    expect(requests["ChatDO.flowGranted"]).toBe(1);
+    // Not asked again, and no alarm: the grant let it go and its copy started it.
+    expect(requests["FlowShardDO.ask"]).toBe(2);
+    expect(requests["ChatDO.alarm"] ?? 0).toBe(0);
+    expect(requests["ChatDO.takeQueued"]).toBeGreaterThanOrEqual(1);
   });
 });
 

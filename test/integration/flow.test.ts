@@ -6,6 +6,7 @@
 import { env, reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { flowName } from "../../src/core/objects/names";
 import { FLOW_SHARDS, flowShard } from "../../src/core/flow/shard";
+import { OFFER_MS } from "../../src/core/flow/slots";
 import { EMPTY_KEPT_MS } from "../../durable-objects/flow/FlowShardDO";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
@@ -403,6 +404,73 @@ describe("flow rules", () => {
     expect(stored.line.slots.waiters).toEqual([]);
     expect(stored.waiters).toEqual(["w1", "w3"]);
     expect(await shard.figures()).toEqual([{ rule: "legacy", key: "", running: 1, queued: 2 }]);
+  });
+
+  it("rewrite a waiter's row when it comes back to a line with a new place", async () => {
+    const shard = env.FLOW.getByName(flowName("acme", flowShard("")));
+    const hold = { rule: "places", key: "" };
+    const rule = { name: "places", concurrency: 1, on_limit: "queue" as const, max_queued: 1000 };
+    const rules = { places: { rule, asOf: 0 } };
+    const until = Date.now() + 600_000;
+    const asking = (job_id: string) => ({ job_id, chat: `c-${job_id}`, deadline_at: until, holds: [hold] });
+    const rows = () =>
+      runInDurableObject(shard, (_o, state) =>
+        state.storage.sql
+          .exec<{ waiter: string }>(`SELECT waiter FROM waiters ORDER BY job_id`)
+          .toArray()
+          .map((r) => JSON.parse(r.waiter) as { job_id: string; seq: number }),
+      );
+    await shard.ask("acme", rules, [asking("h"), asking("w1"), asking("w2")]);
+    expect((await rows()).map((w) => [w.job_id, w.seq])).toEqual([
+      ["w1", 1],
+      ["w2", 2],
+    ]);
+    // w1 is offered the freed slot (a call under several rules), lets the offer lapse, and asks again:
+    // it goes to the back of the line, and its row says so.
+    await shard.giveBack("acme", [{ hold, ids: ["h"] }]);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + OFFER_MS + 1);
+    await shard.ask("acme", rules, [asking("w1")]);
+    const after = await rows();
+    expect(after.find((w) => w.job_id === "w1")!.seq).toBe(3);
+    vi.useRealTimers();
+  });
+
+  it("take a line's own waiters over the rows a newer version left, should an older one have written it since", async () => {
+    const shard = env.FLOW.getByName(flowName("acme", flowShard("")));
+    const hold = { rule: "back", key: "" };
+    const rule = { name: "back", concurrency: 1, on_limit: "queue" as const, max_queued: 1000 };
+    const now = Date.now();
+    const until = now + 600_000;
+    const waiter = (job: string, seq: number) => ({ job_id: job, chat: `c-${job}`, seq, arrived_at: now, until });
+    const slots = { holders: [{ job_id: "h", chat: "c-h", until }], offers: [], waiters: [waiter("w1", 2)] };
+    await runInDurableObject(shard, (_o, state) => {
+      const sql = state.storage.sql;
+      sql.exec(`CREATE TABLE lines (key TEXT NOT NULL, rule TEXT NOT NULL, tenant TEXT NOT NULL,
+        wake_at INTEGER NOT NULL, idle INTEGER NOT NULL, updated_at INTEGER NOT NULL, line TEXT NOT NULL,
+        PRIMARY KEY (key, rule)) WITHOUT ROWID`);
+      sql.exec(`CREATE TABLE waiters (key TEXT NOT NULL, rule TEXT NOT NULL, job_id TEXT NOT NULL,
+        waiter TEXT NOT NULL, PRIMARY KEY (key, rule, job_id)) WITHOUT ROWID`);
+      const line = { rule, rule_as_of: now, slots: { ...slots, rate: 0, last_start: {}, next_seq: 3 } };
+      sql.exec(`INSERT INTO lines VALUES ('', 'back', 'acme', ?, 0, ?, ?)`, until, now, JSON.stringify(line));
+      // Rows from before the older version ran: an ended call's place, and w1's old one.
+      for (const w of [waiter("gone", 1), waiter("w1", 1)])
+        sql.exec(`INSERT INTO waiters VALUES ('', 'back', ?, ?)`, w.job_id, JSON.stringify(w));
+    });
+    expect(await shard.figures()).toEqual([{ rule: "back", key: "", running: 1, queued: 1 }]);
+    await shard.ask("acme", { back: { rule, asOf: now } }, [
+      { job_id: "w2", chat: "c-w2", deadline_at: until, holds: [hold] },
+    ]);
+    const stored = await runInDurableObject(shard, (_o, state) =>
+      state.storage.sql
+        .exec<{ waiter: string }>(`SELECT waiter FROM waiters ORDER BY job_id`)
+        .toArray()
+        .map((r) => JSON.parse(r.waiter) as { job_id: string; seq: number }),
+    );
+    expect(stored.map((w) => [w.job_id, w.seq])).toEqual([
+      ["w1", 2],
+      ["w2", 3],
+    ]);
   });
 
   it("keep a key whose rate is spent until it refills, then let its shard go", async () => {

@@ -3,6 +3,7 @@
  * and key's slots, calls that need several rules at once (properties over random rules), and which
  * rules a call is under.
  */
+import { mayHoldFlowRoom } from "../../durable-objects/chat/gates/flow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nextWaiter, type Waiter } from "../../src/core/flow/fair-pick";
@@ -321,6 +322,19 @@ describe("one rule and key's slots", () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("who gives flow room back when a job ends", () => {
+  it("is every job under a rule that got as far as the flow gate: waiting there, let go to a later gate, or started", () => {
+    const flow = JSON.stringify({ holds: [{ rule: "r", key: "" }], rules: {} });
+    expect(mayHoldFlowRoom({ flow, waiting_for: "flow" })).toBe(true);
+    expect(mayHoldFlowRoom({ flow, waiting_for: "budget" })).toBe(true);
+    expect(mayHoldFlowRoom({ flow, waiting_for: "spend" })).toBe(true);
+    expect(mayHoldFlowRoom({ flow, waiting_for: null })).toBe(true);
+    expect(mayHoldFlowRoom({ flow, waiting_for: "approval" })).toBe(false);
+    expect(mayHoldFlowRoom({ flow, waiting_for: "tier" })).toBe(false);
+    expect(mayHoldFlowRoom({ flow: null, waiting_for: null })).toBe(false);
   });
 });
 

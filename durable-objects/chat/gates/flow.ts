@@ -8,7 +8,7 @@
  */
 import { waitingAt, type JobFlow } from "../../../src/core/flow/job-flow";
 import { lineId } from "../../../src/core/flow/shard";
-import { isTerminal, type JobRow } from "../../../src/core/jobs/job";
+import { GATES, isTerminal, type JobRow } from "../../../src/core/jobs/job";
 import { askForRoom, giveBackRoom } from "../jobs/flow-objects";
 import type { ChatStore } from "../storage/chat-store";
 import { letGo, type Gate, type GateParts } from "./gate";
@@ -27,6 +27,15 @@ const flowOf = (job: Pick<JobRow, "flow">) => JSON.parse(job.flow!) as JobFlow;
  * never ask for the same call at once.
  */
 const beingAsked = new WeakMap<ChatStore, Set<string>>();
+
+/**
+ * Whether a job may hold room under flow rules: it is under some and got as far as the flow gate
+ * (gates run in order, so one at an earlier gate never asked; one let go on to a later gate, or
+ * started, holds its slots).
+ */
+export const mayHoldFlowRoom = (job: Pick<JobRow, "flow" | "waiting_for">): boolean =>
+  job.flow !== null &&
+  (job.waiting_for === null || GATES.reasons.indexOf(job.waiting_for) >= GATES.reasons.indexOf("flow"));
 
 /**
  * What calls that ended had under the flow rules goes back together: the ends of one turn of the
@@ -106,8 +115,9 @@ export const flowGate: Gate = {
         }
         if (waiting.length > ASKED_PER_RUN) store.timers.set("gate", "flow", now + NEXT_RUN_MS);
         else {
-          // Every call was asked: the backup of a batch's own ask has nothing left to do.
-          store.timers.clear("gate", "flow");
+          // Every call was asked: the backup of a batch's own ask has nothing left to do. A timer a
+          // wake-up set due while this run asked stays: its offer came after this run's answers.
+          store.timers.clearIfLater("gate", "flow", Date.now());
           if (stillWaiting) store.timers.set("gate", "flow:safety", now + FLOW_SAFETY_MS);
         }
       });
@@ -130,9 +140,10 @@ export const flowGate: Gate = {
  * docs/architecture.md#flow-objects): the calls still waiting for it leave the gate now, without
  * asking again. A call for the `calls` queue or a built-in `wait` starts from here; any other would
  * open a call that reports back here, and a chain of grants would grow the call depth production
- * caps at 16, so it starts from the gate's timer, whose ask finds the slot its own. A call that
- * ended meanwhile gave its room back when it ended; one past its deadline gives it back when its
- * timer ends it. True when a holder is no job here (a model request's: its turn asks again).
+ * caps at 16, so it goes by its queue copy, whose consumer starts it (the dispatch watchdog covers a
+ * copy lost). A call that ended meanwhile gave its room back when it ended; one past its deadline
+ * gives it back when its timer ends it. True when a holder is no job here (a model request's: its
+ * turn asks again).
  */
 export async function startGranted(
   { store, dispatcher }: GateParts,
@@ -140,18 +151,23 @@ export async function startGranted(
   now: number,
 ): Promise<boolean> {
   let others = false;
+  let released = 0;
   const start: string[] = [];
+  const byCopy: string[] = [];
   store.transaction(() => {
     for (const id of ids) {
       const job = store.jobs.get(id);
       if (!job) others = true;
-      else if (job.state !== "pending" || job.waiting_for !== "flow" || job.deadline_at <= now) continue;
-      else if (!dispatcher.startsOffChain(job, now)) store.timers.setEarliest("gate", "flow", now);
-      else if (letGo(store, job, now)) start.push(id);
+      else if (job.state === "pending" && job.waiting_for === "flow" && job.deadline_at > now) {
+        const offChain = dispatcher.startsOffChain(job, now);
+        released++;
+        if (letGo(store, job, now)) (offChain ? start : byCopy).push(id);
+      }
     }
     // The periodic look is for calls still in line: with none left, it would only wake the chat.
-    if (start.length && store.jobs.waitingAt("flow").length === 0) store.timers.clear("gate", "flow:safety");
+    if (released && store.jobs.waitingAt("flow").length === 0) store.timers.clear("gate", "flow:safety");
   });
+  if (byCopy.length) store.ctx.waitUntil(dispatcher.send(byCopy.map((job_id) => ({ job_id, attempt: 1 }))));
   await dispatcher.start(start);
   return others;
 }

@@ -113,6 +113,12 @@ export class Timers {
     if (ref === "") remember(this.sql, dueBy(kind), at);
   }
 
+  /** Clears the timer only while it is due after `at` (one set due meanwhile stays). */
+  clearIfLater(kind: TimerKind, ref: string, at: number): void {
+    this.sql.exec(`DELETE FROM timers WHERE kind = ? AND ref = ? AND at > ?`, kind, ref, at);
+    if (ref === "") forget(this.sql, dueBy(kind));
+  }
+
   clear(kind: TimerKind, ref: string): void {
     this.sql.exec(`DELETE FROM timers WHERE kind = ? AND ref = ?`, kind, ref);
     if (ref === "") forget(this.sql, dueBy(kind));
