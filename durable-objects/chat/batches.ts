@@ -138,7 +138,14 @@ export async function startBatch(chat: Chat, req: BatchRequest): Promise<BatchAn
  */
 export async function commit(
   chat: Chat,
-  target: { tenant: string; chat_id: string; limits: ChatLimits; delivery: Delivery; rerun?: RerunOf },
+  target: {
+    tenant: string;
+    chat_id: string;
+    limits: ChatLimits;
+    delivery: Delivery;
+    rerun?: RerunOf;
+    context?: string;
+  },
   batch: AdmittedBatch,
   plans: Map<number, SubordinatePlan>,
   now: number,
@@ -158,7 +165,8 @@ export async function commit(
       chat.registration.owed(now); // first: chat.created goes with the index entry
       chat.announce.chatCreated(target.chat_id, 0, now);
     }
-    store.events.addBatch(batch.batch_id, target.delivery.callback_url, target.delivery.notify, now, target.rerun);
+    const { callback_url, notify } = target.delivery;
+    store.events.addBatch(batch.batch_id, { callback_url, notify, rerun: target.rerun, context: target.context }, now);
     const ids = insertBatch(store, batch, plans, now, now + ASK_BACKUP_MS);
     askApprovals(store, chat.announce, batch.jobs, now);
     extra();

@@ -38,14 +38,10 @@ export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<T
   if (req.idempotency && store.exists()) {
     // A retried request gets the same jobs back: nothing runs again.
     const replay = store.idempotency.find("tool-calls", req.idempotency)?.tool_calls;
-    if (replay)
-      return answer(
-        chat,
-        { ...replay, calls: fromReplay(replay.calls, req.entries) },
-        req.wait_seconds,
-        req.limits,
-        false,
-      );
+    if (replay) {
+      const again = { ...replay, calls: fromReplay(replay.calls, req.entries) };
+      return req.wait ? answer(chat, again, req.wait_seconds, req.limits, false) : started(chat, again, req.limits);
+    }
   }
   const bound = store.toolBound();
   const entries = req.entries.map((e) => withinBound(withKnownJobs(chat, e), bound));
@@ -97,7 +93,16 @@ export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<T
     for (const id of cancels) chat.machine.cancel(id, now);
     await store.timers.arm();
   }
+  if (!req.wait) return started(chat, answered, req.limits);
   return answer(chat, answered, req.wait_seconds, req.limits, true);
+}
+
+/**
+ * `wait: false`: each call's job and its state now, in call order (a call refused at once is its
+ * error entry), and `started`; the results come in `batch.finished`. Nothing is collected.
+ */
+function started(chat: Chat, stored: Answered, limits: ChatLimits): ToolCallsReply {
+  return { ok: true, answer: { ...answerToolCalls(chat, stored, limits, false), status: "started" } };
 }
 
 /** The calls of one request once admitted or refused, in call order. */

@@ -194,9 +194,18 @@ export class Announcer {
       const results = resultsPayload(wholeBatch(this.store, job.batch_id, batch), view);
       const usage = shownUsage(addUsage(NO_USAGE, ...batch.map(jobUsage)));
       const rerunOf = job.rerun_of !== null ? this.store.events.rerunOf(job.batch_id)?.of : undefined;
+      // What the bot handed with its calls to continue its turn, back to it as it was (its own, redacted nowhere).
+      const context = this.store.events.contextOf(job.batch_id);
       this.#record(
         "batch.finished",
-        { batch_id: job.batch_id, ...(rerunOf ? { rerun_of: rerunOf } : {}), results, usage, ...batchEchoOf(job) },
+        {
+          batch_id: job.batch_id,
+          ...(rerunOf ? { rerun_of: rerunOf } : {}),
+          results,
+          usage,
+          ...batchEchoOf(job),
+          ...(context !== undefined ? { context: JSON.parse(context) as unknown } : {}),
+        },
         now,
         job.batch_id,
       );

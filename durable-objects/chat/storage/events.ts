@@ -30,6 +30,15 @@ export type { JobEvent } from "./job-row-events";
 export type { JobEventType };
 
 /** What a rerun batch keeps on its `batches` row (`./rerun-batches`). */
+/** What a batch keeps beside its jobs (`addBatch`). */
+export interface BatchKept {
+  callback_url: string | null;
+  notify: string | null;
+  rerun?: RerunOf;
+  /** A `/tool-calls` request's `context`, as JSON text. */
+  context?: string;
+}
+
 export interface RerunOf {
   /** The batch it reran. */
   of: string;
@@ -123,19 +132,40 @@ export class Events {
     return limits.webhooks === "all" || (limits.webhooks === "top-level" && !child);
   }
 
-  /** A request's delivery options, kept with its batch, and what a rerun's batch reran (`../rerun`). */
-  addBatch(batchId: string, callbackUrl: string | null, notify: string | null, now: number, rerun?: RerunOf): void {
-    if (callbackUrl === null && notify === null && !rerun) return;
+  /**
+   * A request's delivery options, kept with its batch, what a rerun's batch reran (`../rerun`), and
+   * the context a bot handed with it (JSON text): a row only for a batch with any of them.
+   */
+  addBatch(batchId: string, kept: BatchKept, now: number): void {
+    const { callback_url, notify, rerun, context } = kept;
+    if (callback_url === null && notify === null && !rerun && context === undefined) return;
     this.sql.exec(
-      `INSERT OR IGNORE INTO batches (batch_id, callback_url, notify, created_at, rerun_of, carried) VALUES (?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO batches (batch_id, callback_url, notify, created_at, rerun_of, carried, context)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
       batchId,
-      callbackUrl,
+      callback_url,
       notify,
       now,
       rerun?.of ?? null,
       rerun ? JSON.stringify(rerun.carried) : null,
+      context ?? null,
     );
-    if (callbackUrl !== null) remember(this.sql, "callbacks", true);
+    if (callback_url !== null) remember(this.sql, "callbacks", true);
+    if (context !== undefined) remember(this.sql, "contexts", true);
+  }
+
+  /** The context a bot handed with the batch (JSON text), if it did; no lookup in a chat that was never handed one. */
+  contextOf(batchId: string): string | undefined {
+    const any = cached(
+      this.sql,
+      "contexts",
+      () => this.sql.exec(`SELECT 1 FROM batches WHERE context IS NOT NULL LIMIT 1`).toArray().length > 0,
+    );
+    if (!any) return undefined;
+    return (
+      this.sql.exec<{ context: string | null }>(`SELECT context FROM batches WHERE batch_id = ?`, batchId).toArray()[0]
+        ?.context ?? undefined
+    );
   }
 
   /** A rerun of `batchId` with a job still active, if there is one: it runs the same calls. */

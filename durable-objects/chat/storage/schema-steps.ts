@@ -149,8 +149,11 @@ const jobsV15 = (name: string) => jobsV14(name).replace(") WITHOUT ROWID", ", re
 /** The jobs table from v16 on: v15's, with `spend` (1: a call under the tenant's spending limit). */
 const jobsV16 = (name: string) => jobsV15(name).replace(") WITHOUT ROWID", ", spend INTEGER) WITHOUT ROWID");
 
-/** The batches table from v15 on: a rerun's batch says which batch it reran and the jobs it carried over. */
-const BATCHES_V15 = `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL, rerun_of TEXT, carried TEXT)`;
+/**
+ * The batches table from v17 on: a rerun's batch says which batch it reran and the jobs it carried over
+ * (v15), and a `/tool-calls` batch keeps the bot's `context` (v17).
+ */
+const BATCHES_V17 = `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL, rerun_of TEXT, carried TEXT, context TEXT)`;
 
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (
@@ -270,6 +273,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // v16 `spend`: 1 on a call under the tenant's spending limit, which asks the tenant's spend object as
   // it starts (the `spend` gate).
   [`ALTER TABLE jobs ADD COLUMN spend INTEGER`],
+  // v17 `context`: what a bot handed with a `/tool-calls` batch to continue its turn (JSON), returned on
+  // `batch.finished` and by the batch's record, purged with the batch.
+  [`ALTER TABLE batches ADD COLUMN context TEXT`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -286,7 +292,7 @@ export const CURRENT_SCHEMA: readonly string[] = [
   jobsV16("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
-  BATCHES_V15,
+  BATCHES_V17,
   ...SCHEMA.filter((statement) => /^CREATE TABLE timers /.test(statement)),
   eventsV3("events"),
   `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,

@@ -1937,6 +1937,10 @@ export interface paths {
                         }))[];
                         /** @description Seconds this request may wait (capped by max_wait_seconds). */
                         timeout?: number | string;
+                        /** @description false: answer at once with each call's job and state (status `started`); the results come in `batch.finished`. */
+                        wait?: boolean;
+                        /** @description Any JSON up to 64 KiB the bot needs to continue its turn (its conversation so far, the assistant message): kept with the batch and returned as `data.context` on `batch.finished`; never shown to a model or a tool. */
+                        context?: unknown;
                     } | ({
                         /** @description Tool to run; `tool:method` sets `tool_args.action`. */
                         tool_name: string;
@@ -2002,8 +2006,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @enum {string} */
-                            status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
+                            /**
+                             * @description `started`: the request said `wait: false`; the results come in `batch.finished`.
+                             * @enum {string}
+                             */
+                            status: "success" | "partial" | "error" | "cancelled" | "running" | "waiting" | "started";
                             batch_id: string | null;
                             /** @description One entry per call, in the original order. */
                             results: {
@@ -4583,6 +4590,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The `context` a `/tool-calls` request handed with the batch, as it was given. */
+                context?: unknown;
                 /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
                 trace_id?: string;
             } & {
@@ -5178,6 +5187,8 @@ export interface components {
                 metadata?: {
                     [key: string]: unknown;
                 };
+                /** @description The `context` a `/tool-calls` request handed with the batch, as it was given. */
+                context?: unknown;
                 /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
                 trace_id?: string;
             } & {

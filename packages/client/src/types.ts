@@ -35,10 +35,11 @@ export type RerunArgs = NonNullable<Body<"/v1/chats/{chat_id}/batches/{batch_id}
 export type RerunAnswer = Ok<"/v1/chats/{chat_id}/batches/{batch_id}/rerun", "post">;
 /**
  * One assistant message's tool calls, in the shapes its SDK gives them (`{tool_calls, timeout?}`, or the bare
- * list).
+ * list). `wait: false` answers at once (status `started`) and the results come in `batch.finished`, with
+ * `context` (any JSON up to 64 KiB the bot needs to continue its turn) as `data.context`.
  */
 export type ToolCallsBody =
-  | { tool_calls: ToolCallList; timeout?: number | string }
+  | { tool_calls: ToolCallList; timeout?: number | string; wait?: boolean; context?: unknown }
   | Exclude<ToolCallList, null | undefined>;
 export type ToolCallsAnswer = Ok<"/v1/chats/{chat_id}/tool-calls", "post">;
 export type ToolsAnswer = Ok<"/v1/tools", "get">;

@@ -95,6 +95,35 @@ describe("openai", () => {
       first.tool_calls!.map((c) => c.id),
     );
   });
+
+  it("handed over by /tool-calls with wait: false and its context, continued from batch.finished alone", async () => {
+    const id = chat("openai-turn");
+    const fanout = client();
+    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [{ role: "user", content: ASK(CALLS) }];
+    const first = (await openai().chat.completions.create({ model: "fake", messages })).choices[0]!.message;
+    const stream = await fanout.events(id);
+    const started = await fanout.toolCalls(id, {
+      tool_calls: first.tool_calls,
+      wait: false,
+      context: { messages, message: first },
+    });
+    expect(started.status).toBe("started");
+    expect(started.results.map((r) => r.tool_call_id)).toEqual(first.tool_calls!.map((c) => c.id));
+    let finished: Extract<FanoutEvent, { type: "batch.finished" }> | undefined;
+    for await (const event of stream)
+      if (event.type === "batch.finished") (finished = event as typeof finished), stream.close();
+    // The bot kept nothing: the conversation and the assistant message come back with the results.
+    const context = finished!.data.context as {
+      messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[];
+      message: OpenAI.Chat.Completions.ChatCompletionMessage;
+    };
+    const next = [...context.messages, context.message, ...toOpenAIToolMessages(finished!)];
+    const second = (await openai().chat.completions.create({ model: "fake", messages: next })).choices[0]!.message;
+    expectAnswered(
+      JSON.parse(second.content!),
+      first.tool_calls!.map((c) => c.id),
+    );
+  });
 });
 
 describe("the AI SDK", () => {

@@ -108,6 +108,18 @@ export const toolCallsBody = z.union([
       .union([z.number().int().positive(), z.string()])
       .optional()
       .describe("Seconds this request may wait (capped by max_wait_seconds)."),
+    wait: z
+      .boolean()
+      .optional()
+      .describe(
+        "false: answer at once with each call's job and state (status `started`); the results come in `batch.finished`.",
+      ),
+    context: z
+      .unknown()
+      .optional()
+      .describe(
+        "Any JSON up to 64 KiB the bot needs to continue its turn (its conversation so far, the assistant message): kept with the batch and returned as `data.context` on `batch.finished`; never shown to a model or a tool.",
+      ),
   }),
   z.array(anyToolCall),
 ]);
@@ -131,7 +143,9 @@ export const toolCallResult = z.object({
 });
 
 export const toolCallsAnswer = z.object({
-  status: z.enum(BATCH_STATUSES),
+  status: z
+    .enum([...BATCH_STATUSES, "started"])
+    .describe("`started`: the request said `wait: false`; the results come in `batch.finished`."),
   batch_id: z.string().nullable(),
   results: z.array(toolCallResult).describe("One entry per call, in the original order."),
   trace_id: traceId.optional(),

@@ -85,6 +85,10 @@ const EVENT_DATA: { [T in AnyEventType]: { data: z.core.$ZodLooseShape; about?: 
         .optional()
         .describe("The batch's jobs and their subtrees (events kept from before it was added lack it)."),
       metadata,
+      context: z
+        .unknown()
+        .optional()
+        .describe("The `context` a `/tool-calls` request handed with the batch, as it was given."),
     },
   },
   "subagent.started": { data: subagentFields },

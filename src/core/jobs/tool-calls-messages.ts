@@ -42,6 +42,10 @@ export interface ToolCallsRequest extends StartFields {
    */
   order: "tiered" | "parallel";
   wait_seconds: number;
+  /** False: answer at once that the calls started; their results come in `batch.finished`. */
+  wait: boolean;
+  /** What the bot needs to continue its turn, as JSON text: kept with the batch, back on `batch.finished`. */
+  context?: string;
 }
 
 export interface ToolCallResult {
@@ -59,7 +63,8 @@ export interface ToolCallResult {
 }
 
 export interface ToolCallsAnswer {
-  status: BatchStatus;
+  /** `started`: the request said `wait: false`, and the results come in `batch.finished`. */
+  status: BatchStatus | "started";
   batch_id: string | null;
   results: ToolCallResult[];
   /** The batch's trace, when it is kept (docs/api.md#traces). */

@@ -89,9 +89,13 @@ export async function callTool(
     if (entry.error) return refused(entry.error);
     const waitMs = mode.kind === "task" ? mode.waitMs : syncWaitLeft(s);
     const fields = await ctx.fields("mcp");
-    reply = await ctx
-      .chat()
-      .runToolCalls({ ...fields, entries: [entry], order: "parallel", wait_seconds: Math.ceil(waitMs / 1000) });
+    reply = await ctx.chat().runToolCalls({
+      ...fields,
+      entries: [entry],
+      order: "parallel",
+      wait_seconds: Math.ceil(waitMs / 1000),
+      wait: true,
+    });
   } catch (e) {
     // A refusal of the request (its key, the chat's state) is the call's error; a fault is the endpoint's.
     if (e instanceof ApiError && e.status < 500) return refused(e);

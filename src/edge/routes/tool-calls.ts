@@ -5,7 +5,8 @@
  * tiered: subordinates, `wait` and read-only tools at once, the rest one at a
  * time afterwards; a `parallel` call is a group of jobs answered like the
  * `parallel` tool. A bad call becomes an error entry; only a body that is not
- * a list of calls is a 400.
+ * a list of calls is a 400. `wait: false` answers at once (the results come in
+ * `batch.finished`), with the bot's `context` kept for then.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../auth/app-env";
@@ -18,6 +19,7 @@ import { coerceSeconds } from "../../core/calls/coerce";
 import { isObject } from "../../core/util/json";
 import { batchContext, planNamingEveryTool } from "../requests/batch-context";
 import { settleToolCalls } from "../requests/await-jobs";
+import { turnOptions } from "../../core/calls/turn-options";
 
 export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-calls", async (c) => {
   const ctx = await batchContext(c);
@@ -35,6 +37,7 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
   if (items.length > config.limits.max_calls) {
     throw badRequest("invalid_tool_calls", `\`tool_calls\` supports at most ${config.limits.max_calls} items.`);
   }
+  const turn = turnOptions(body);
   const timeout =
     coerceSeconds("timeout", isObject(body) ? body.timeout : undefined) ?? config.limits.default_timeout_seconds;
   const order = c.req.query("order") ?? config.limits.tool_calls_order;
@@ -51,9 +54,13 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
     planned.some((e) => e.error?.code === "unknown_tool"),
   );
   const fields = await ctx.fields("tool-calls", { order: c.req.query("order") });
-  const reply = await ctx
-    .chat()
-    .runToolCalls({ ...fields, entries, order, wait_seconds: Math.min(timeout, config.limits.max_wait_seconds) });
+  const reply = await ctx.chat().runToolCalls({
+    ...fields,
+    ...turn,
+    entries,
+    order,
+    wait_seconds: Math.min(timeout, config.limits.max_wait_seconds),
+  });
   const answer = await settleToolCalls(ctx.chat, reply, ctx.limits);
   if (!answer.ok) throw fromRefusal(answer);
   return respond(c, answer.answer);

@@ -1,0 +1,101 @@
+/**
+ * `/tool-calls` handing over a turn (docs/api.md#tiered-execution-and-the-tool-calls-route, SPEC v1.4
+ * §16): `wait: false` answers at once with each call's job and state, and the bot's `context` comes
+ * back on `batch.finished` as it was given, so a webhook-driven bot keeps no store between the two.
+ */
+import { reset } from "cloudflare:test";
+import { afterEach, describe, expect, it } from "vitest";
+import { api, configure, eventually, json, toolServer } from "../helpers";
+import { inbox, received, webhookConfig } from "../webhook-inbox";
+
+afterEach(() => reset());
+
+const tracked = {
+  name: "tracked",
+  description: "held for a while",
+  url: `${toolServer()}/tracked`,
+  read_only: true,
+  parameters: { type: "object" },
+};
+const openAiCall = (id: string, name: string, args: Record<string, unknown>) => ({
+  id,
+  type: "function",
+  function: { name, arguments: JSON.stringify(args) },
+});
+/** What an OpenAI bot keeps to continue its turn: the conversation so far and the assistant message. */
+const turnContext = (calls: unknown[]) => ({
+  messages: [{ role: "user", content: "Look both up, please." }],
+  assistant: { role: "assistant", content: null, tool_calls: calls },
+  note: 'ünïcødé and nested [1, {"a": null}]',
+});
+
+describe("/tool-calls handing over a turn", () => {
+  it("answers `wait: false` at once, in call order, and brings the context back on batch.finished", async () => {
+    const hook = await inbox("turn-1");
+    const base = webhookConfig(hook);
+    await configure({ ...base, tools: [...base.tools, tracked] });
+    const calls = [
+      openAiCall("call_a", "tracked", { group: "turn-1", n: 1, ms: 400 }),
+      openAiCall("call_b", "no_such_tool", {}),
+      openAiCall("call_c", "echo", { text: "hi" }),
+    ];
+    const context = turnContext(calls);
+    const res = await api("/v1/chats/turn-1/tool-calls", { body: { tool_calls: calls, wait: false, context } });
+    expect(res.status).toBe(200);
+    const started = await json(res);
+    expect(started.status).toBe("started");
+    expect(started.batch_id).toMatch(/^batch-/);
+    expect(started.results.map((r: any) => r.tool_call_id)).toEqual(["call_a", "call_b", "call_c"]);
+    // The held call is still on its way: the answer did not wait for it.
+    expect(["pending", "running"]).toContain(started.results[0].state);
+    expect(started.results[0].job_id).toEqual(expect.any(String));
+    expect(started.results[1]).toMatchObject({ job_id: null, state: "error", error: { code: "unknown_tool" } });
+    const finished = await eventually(async () => {
+      const events = (await received("turn-1")).map((r) => JSON.parse(r.body));
+      return events.find((e) => e.type === "batch.finished");
+    });
+    expect(finished.data.batch_id).toBe(started.batch_id);
+    expect(finished.data.context).toEqual(context);
+    const jobs = finished.data.results.jobs.map((j: any) => [j.tool_call_id, j.state]);
+    expect(jobs).toEqual([
+      ["call_a", "success"],
+      ["call_c", "success"],
+    ]);
+  });
+
+  it("refuses a context past 64 KiB or a `wait` that is not a boolean, saying what to send, and starts nothing", async () => {
+    await configure();
+    const calls = [openAiCall("call_a", "echo", { text: "hi" })];
+    const big = await api("/v1/chats/turn-2/tool-calls", {
+      body: { tool_calls: calls, wait: false, context: { history: "x".repeat(65_536) } },
+    });
+    expect(big.status).toBe(400);
+    const bigError = await json(big);
+    expect(bigError.error.code).toBe("context_too_large");
+    expect(bigError.error.message).toContain("at most 65536 (64 KiB)");
+    const word = await api("/v1/chats/turn-2/tool-calls", { body: { tool_calls: calls, wait: "no" } });
+    expect(word.status).toBe(400);
+    expect((await json(word)).error.code).toBe("invalid_wait");
+    expect((await api("/v1/chats/turn-2/jobs")).status).toBe(404);
+  });
+
+  it("answers a retried `wait: false` request with the same jobs, started once", async () => {
+    await configure();
+    const body = { tool_calls: [openAiCall("call_a", "echo", { text: "once" })], wait: false, context: [1, 2] };
+    const headers = { "Idempotency-Key": "turn-3-key" };
+    const first = await json(await api("/v1/chats/turn-3/tool-calls", { body, headers }));
+    const again = await json(await api("/v1/chats/turn-3/tool-calls", { body, headers }));
+    expect(again.status).toBe("started");
+    expect(again.results[0].job_id).toBe(first.results[0].job_id);
+    expect((await json(await api("/v1/chats/turn-3/jobs"))).jobs).toHaveLength(1);
+  });
+
+  it("waits for the results as before when `wait` is left out", async () => {
+    await configure();
+    const res = await json(
+      await api("/v1/chats/turn-4/tool-calls", { body: { tool_calls: [openAiCall("call_a", "echo", { text: "w" })] } }),
+    );
+    expect(res.status).toBe("success");
+    expect(res.results[0]).toMatchObject({ tool_call_id: "call_a", state: "success" });
+  });
+});
