@@ -222,6 +222,10 @@ export class ChatDO extends DurableObject<Env> {
     return reads.getJob(this.#chat, jobId);
   }
 
+  getBatch(batchId: string, limits: ChatLimits): ReturnType<typeof reads.getBatch> {
+    return reads.getBatch(this.#chat, batchId, limits);
+  }
+
   jobView(jobId: string, limits: ChatLimits, collect: boolean): { view: McpJobView | null } | null {
     return reads.jobView(this.#chat, jobId, limits, collect);
   }

@@ -14,6 +14,8 @@ import type { Chat } from "./chat";
 import { chatInfo } from "./storage/chat-info";
 import type { ChatStore } from "./storage/chat-store";
 import { recordOf, recordsPage } from "./storage/job-records";
+import { batchKeeps, wholeBatch } from "./storage/rerun-batches";
+import { batchRecord, batchView, type BatchRecord } from "../../src/core/events/batch-view";
 import type { ChatUsage } from "./storage/usage-days";
 
 /** `read` of the chat's storage, or null when it has none to read. */
@@ -29,6 +31,17 @@ export function listJobs(chat: Chat, limits: ChatLimits): { jobs: Snapshot[] } |
 
 export function getJob(chat: Chat, jobId: string): { record: JobRecord | null } | null {
   return readable(chat, (s) => ({ record: recordOf(s.jobs, jobId) }));
+}
+
+/** A batch as one record (docs/api.md#batch-records); null inside once its jobs are gone (purged, or never). */
+export function getBatch(chat: Chat, batchId: string, limits: ChatLimits): { record: BatchRecord | null } | null {
+  return readable(chat, (s) => {
+    const own = s.jobs.byBatch(batchId);
+    if (own.length === 0) return { record: null };
+    const view = { now: Date.now(), maxResultChars: limits.max_result_chars };
+    const whole = wholeBatch(s, batchId, own);
+    return { record: batchRecord(batchId, batchView(own, whole, batchKeeps(s, batchId, own), view)) };
+  });
 }
 
 /**

@@ -99,3 +99,64 @@ describe("/tool-calls handing over a turn", () => {
     expect(res.results[0]).toMatchObject({ tool_call_id: "call_a", state: "success" });
   });
 });
+
+describe("a batch as one record", () => {
+  it("reads its state, jobs in call order, usage, metadata and context, while it runs and once it ended", async () => {
+    const base = webhookConfig(await inbox("rec-1"));
+    await configure({ ...base, tools: [...base.tools, tracked] });
+    const calls = [
+      openAiCall("call_a", "tracked", { group: "rec-1", n: 1, ms: 300 }),
+      openAiCall("call_b", "echo", { text: "b" }),
+    ];
+    const metadata = encodeURIComponent(JSON.stringify({ user: "u-7" }));
+    const started = await json(
+      await api(`/v1/chats/rec-1/tool-calls?metadata=${metadata}`, {
+        body: { tool_calls: calls, wait: false, context: { step: 3 } },
+      }),
+    );
+    const running = await json(await api(`/v1/chats/rec-1/batches/${started.batch_id}`));
+    expect(running).toMatchObject({ batch_id: started.batch_id, state: "running", context: { step: 3 } });
+    expect(running.metadata).toEqual({ user: "u-7" });
+    expect(running.jobs.map((j: any) => j.tool_call_id)).toEqual(["call_a", "call_b"]);
+    const ended = await eventually(async () => {
+      const record = await json(await api(`/v1/chats/rec-1/batches/${started.batch_id}`));
+      return record.state === "success" ? record : undefined;
+    });
+    expect(ended.jobs.map((j: any) => [j.tool_call_id, j.state, j.result])).toEqual([
+      ["call_a", "success", "tracked 1"],
+      ["call_b", "success", expect.any(String)],
+    ]);
+    expect(ended.usage).toMatchObject({ tool_calls: 2 });
+    expect(ended.rerun_of).toBeUndefined();
+  });
+
+  it("answers 404 for a batch the chat does not have, and shows a rerun's batch whole, with what it reran", async () => {
+    await configure({ ...webhookConfig(await inbox("rec-2")), tools: [...webhookConfig("").tools, tracked] });
+    const first = await json(
+      await api("/v1/chats/rec-2/parallel", {
+        body: {
+          tool_calls: [
+            { tool_name: "tracked", tool_args: { group: "rec-2", n: 1, ms: 1 } },
+            { tool_name: "tracked", tool_args: { group: "rec-2", n: 2, ms: 1, fail: true } },
+          ],
+          timeout: 10,
+        },
+      }),
+    );
+    const missing = await api("/v1/chats/rec-2/batches/batch-nope");
+    expect(missing.status).toBe(404);
+    expect((await json(missing)).error.code).toBe("unknown_batch");
+    expect((await api("/v1/chats/rec-none/batches/batch-nope")).status).toBe(404);
+    const batchId = (await json(await api(`/v1/chats/rec-2/jobs/${first.jobs[0].job_id}`))).batch_id;
+    const failed = first.jobs[1].job_id;
+    const rerun = await json(
+      await api(`/v1/chats/rec-2/batches/${batchId}/rerun`, {
+        body: { jobs: [failed], tool_args: { [failed]: { group: "rec-2", n: 3, ms: 1 } } },
+      }),
+    );
+    const record = await json(await api(`/v1/chats/rec-2/batches/${rerun.batch_id}`));
+    expect(record.rerun_of).toBe(batchId);
+    expect(record.jobs.map((j: any) => j.state)).toEqual(["success", "success"]);
+    expect(record.jobs[0].job_id).toBe(first.jobs[0].job_id);
+  });
+});

@@ -9,7 +9,8 @@
  * to the live streams alone.
  */
 import type { SpendAlert } from "../../../src/core/budgets/spend";
-import { wholeBatch } from "../storage/rerun-batches";
+import { batchKeeps, wholeBatch } from "../storage/rerun-batches";
+import { batchView } from "../../../src/core/events/batch-view";
 import type { EventType } from "../../../src/core/events/envelope";
 import {
   approvalDecidedData,
@@ -21,9 +22,9 @@ import {
 } from "../../../src/core/events/job-events";
 import type { JobApproval } from "../../../src/core/approvals/approval";
 import type { Reached } from "../../../src/core/budgets/budget";
-import { addUsage, jobUsage, NO_USAGE, shownUsage } from "../../../src/core/usage/usage";
+import { jobUsage, shownUsage } from "../../../src/core/usage/usage";
 import type { JobRow } from "../../../src/core/jobs/job";
-import { resultsPayload, snapshot } from "../../../src/core/jobs/payloads";
+import { snapshot } from "../../../src/core/jobs/payloads";
 import type { Progress } from "../../../src/core/jobs/progress";
 import { subagentSummary, telegramChatId } from "../../../src/core/notify/telegram";
 import type { ChatStore } from "../storage/chat-store";
@@ -191,21 +192,10 @@ export class Announcer {
     if (active.batch === 0) {
       batch = this.store.jobs.byBatch(job.batch_id);
       // A rerun's results are the whole batch's, carried-over jobs included; its usage is its own work.
-      const results = resultsPayload(wholeBatch(this.store, job.batch_id, batch), view);
-      const usage = shownUsage(addUsage(NO_USAGE, ...batch.map(jobUsage)));
-      const rerunOf = job.rerun_of !== null ? this.store.events.rerunOf(job.batch_id)?.of : undefined;
-      // What the bot handed with its calls to continue its turn, back to it as it was (its own, redacted nowhere).
-      const context = this.store.events.contextOf(job.batch_id);
+      const whole = wholeBatch(this.store, job.batch_id, batch);
       this.#record(
         "batch.finished",
-        {
-          batch_id: job.batch_id,
-          ...(rerunOf ? { rerun_of: rerunOf } : {}),
-          results,
-          usage,
-          ...batchEchoOf(job),
-          ...(context !== undefined ? { context: JSON.parse(context) as unknown } : {}),
-        },
+        { batch_id: job.batch_id, ...batchView(batch, whole, batchKeeps(this.store, job.batch_id, batch), view) },
         now,
         job.batch_id,
       );

@@ -1,8 +1,10 @@
 /**
- * What a rerun's batch is made of (docs/api.md#rerun): its own jobs and the jobs of the batch it
- * reran that it carried over as they ended, kept on its `batches` row. Its answer and its
- * `batch.finished` show them together, in call order.
+ * What a batch is made of beyond its own rows: a rerun's batch (docs/api.md#rerun) carries over jobs
+ * of the batch it reran as they ended, and its answer, its `batch.finished` and its record show
+ * them together, in call order; a batch also keeps what it reran and the bot's context on its
+ * `batches` row.
  */
+import type { BatchKeeps } from "../../../src/core/events/batch-view";
 import type { JobRow } from "../../../src/core/jobs/job";
 import type { ChatStore } from "./chat-store";
 
@@ -16,4 +18,11 @@ export function wholeBatch(store: ChatStore, batchId: string, own = store.jobs.b
   const rerunOf = own.some((j) => j.rerun_of !== null) ? store.events.rerunOf(batchId) : undefined;
   if (!rerunOf) return own;
   return [...own, ...store.jobs.many(rerunOf.carried)].sort((a, b) => a.idx - b.idx);
+}
+
+/** What the batch keeps on its row and shows: the batch it reran (looked up only for a rerun's jobs), its context. */
+export function batchKeeps(store: ChatStore, batchId: string, own: readonly JobRow[]): BatchKeeps {
+  const rerunOf = own.some((j) => j.rerun_of !== null) ? store.events.rerunOf(batchId)?.of : undefined;
+  const context = store.events.contextOf(batchId);
+  return { ...(rerunOf ? { rerun_of: rerunOf } : {}), ...(context !== undefined ? { context } : {}) };
 }

@@ -28,6 +28,7 @@ import type {
   ConfigDocument,
   ConfigPatch,
   DecisionOptions,
+  BatchRecord,
   JobRecord,
   JobSnapshot,
   ParallelAnswer,
@@ -138,6 +139,14 @@ export class Fanout {
   /** A job's full record (its whole result text), until it is purged. */
   job(chatId: string, jobId: string, options: { signal?: AbortSignal } = {}): Promise<JobRecord> {
     return jobCalls.job(this.#routes, chatId, jobId, options);
+  }
+
+  /**
+   * A batch as one record, until its jobs are purged: its state, its jobs in call order, its usage, and the
+   * `context` a `toolCalls(…, { wait: false, context })` handed with it.
+   */
+  batch(chatId: string, batchId: string, options: { signal?: AbortSignal } = {}): Promise<BatchRecord> {
+    return jobCalls.batch(this.#routes, chatId, batchId, options);
   }
 
   chat(chatId: string, options: { signal?: AbortSignal } = {}): Promise<ChatInfo> {

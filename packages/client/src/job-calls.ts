@@ -8,6 +8,7 @@ import { startInit } from "./requests.js";
 import type { Body, Routes } from "./routes.js";
 import type {
   ApprovalList,
+  BatchRecord,
   DecisionOptions,
   JobRecord,
   JobSnapshot,
@@ -82,6 +83,20 @@ export function job(
   return routes.send(options.signal, () =>
     routes.api.GET("/v1/chats/{chat_id}/jobs/{job_id}", {
       params: { path: { chat_id: chatId, job_id: jobId } },
+      signal: options.signal,
+    }),
+  );
+}
+
+export function batch(
+  routes: Routes,
+  chatId: string,
+  batchId: string,
+  options: { signal?: AbortSignal },
+): Promise<BatchRecord> {
+  return routes.send(options.signal, () =>
+    routes.api.GET("/v1/chats/{chat_id}/batches/{batch_id}", {
+      params: { path: { chat_id: chatId, batch_id: batchId } },
       signal: options.signal,
     }),
   );

@@ -3782,6 +3782,147 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chats/{chat_id}/batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A batch as one record until its jobs are purged: its state, its jobs in call order, its usage, metadata, context, what it reran and its trace */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    chat_id: string;
+                    batch_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description OK */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            batch_id: string;
+                            /**
+                             * @description As a results payload's `status`: `running` while any job is active.
+                             * @enum {string}
+                             */
+                            state: "success" | "partial" | "error" | "cancelled" | "running" | "waiting";
+                            /** @description Its jobs in call order (a rerun's carried-over jobs included). */
+                            jobs: {
+                                job_id: string;
+                                tool_name: string;
+                                /** @description The id of the call this job answers, when the call had one. */
+                                tool_call_id?: string;
+                                /** @enum {string} */
+                                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                                duration_seconds: number;
+                                /** @description While waiting for a subagent slot: its place in the chat's queue (1 = next). */
+                                queue_position?: number;
+                                /**
+                                 * @description Why a pending job has not started yet: its sequential tier's turn or a subagent slot, a person's approval, room under a flow rule, or its share of the batch's budget (gates a job passes in that order).
+                                 * @enum {string}
+                                 */
+                                waiting_for?: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
+                                /** @description While waiting for flow: the rule (and key) it waits at. */
+                                flow?: {
+                                    rule: string;
+                                    key?: string;
+                                };
+                                /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
+                                approval_expires_at?: string;
+                                context_id?: string;
+                                /** @description A rerun's job: the job it ran again. */
+                                rerun_of?: string;
+                                result?: string;
+                                /** @constant */
+                                result_truncated?: true;
+                                error?: string;
+                                /**
+                                 * @description Why the job did not succeed: one of a closed list (docs/api.md#why-a-job-failed).
+                                 * @enum {string}
+                                 */
+                                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                                retryable?: boolean;
+                                /** @description A subordinate's: its subtree's model requests, tokens, tool calls and subagents. */
+                                usage?: {
+                                    llm_calls: number;
+                                    prompt_tokens: number;
+                                    completion_tokens: number;
+                                    tool_calls: number;
+                                    subagents: number;
+                                    /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                    cost_usd?: number;
+                                };
+                                /** @description The last progress a running MCP tool reported (written at most once a second); absent once the job ends. */
+                                progress?: {
+                                    progress: number;
+                                    total?: number;
+                                    /** @description At most 500 characters. */
+                                    message?: string;
+                                };
+                                /** @constant */
+                                wait_timed_out?: true;
+                            }[];
+                            /** @description The batch's own jobs and their subtrees. */
+                            usage: {
+                                llm_calls: number;
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                tool_calls: number;
+                                subagents: number;
+                                /** @description With `llm.prices` (or the agent's `prices`) set: dollars, to 6 decimals. */
+                                cost_usd?: number;
+                            };
+                            /** @description The request metadata the batch was started with (`?metadata=` or the Fanout-Metadata header), inherited by subordinates' jobs. */
+                            metadata?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The `context` a `/tool-calls` request handed with the batch, as it was given. */
+                            context?: unknown;
+                            /** @description A rerun's batch: the batch it reran. */
+                            rerun_of?: string;
+                            /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
+                            trace_id?: string;
+                        };
+                    };
+                };
+                /** @description Error */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "error";
+                            error: {
+                                code: string;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chats/{chat_id}/job-records": {
         parameters: {
             query?: never;

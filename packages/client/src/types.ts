@@ -26,6 +26,11 @@ export type ResultsPayload = Exclude<ParallelAnswer, { status: "started" }>;
 export type StartedPayload = Extract<ParallelAnswer, { status: "started" }>;
 export type JobSnapshot = ResultsPayload["jobs"][number];
 export type JobRecord = Ok<"/v1/chats/{chat_id}/jobs/{job_id}", "get">;
+/**
+ * A batch as one record until its jobs are purged: its state, its jobs in call order, its usage, and its
+ * metadata, context, what it reran and its trace when it has them.
+ */
+export type BatchRecord = Ok<"/v1/chats/{chat_id}/batches/{batch_id}", "get">;
 
 /** `spawn_task` arguments plus `agent` (the subagent type). */
 export type SpawnArgs = Body<"/v1/chats/{chat_id}/spawn", "post">;

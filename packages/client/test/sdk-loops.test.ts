@@ -117,6 +117,11 @@ describe("openai", () => {
       messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[];
       message: OpenAI.Chat.Completions.ChatCompletionMessage;
     };
+    // The batch's record says the same until it is purged.
+    const record = await fanout.batch(id, started.batch_id!);
+    expect(record.state).toBe("success");
+    expect(record.jobs.map((j) => j.tool_call_id)).toEqual(first.tool_calls!.map((c) => c.id));
+    expect(record.context).toEqual(JSON.parse(JSON.stringify({ messages, message: first })));
     const next = [...context.messages, context.message, ...toOpenAIToolMessages(finished!)];
     const second = (await openai().chat.completions.create({ model: "fake", messages: next })).choices[0]!.message;
     expectAnswered(

@@ -17,7 +17,7 @@ import { mcpAnswer, mcpMessage } from "./mcp";
 import { rerunAnswer, rerunBody } from "./rerun";
 import { approvalDecision, approvalList } from "./approvals";
 import { cursorExpired, eventEnvelope, tenantStreamEvent, ticketAnswer, ticketRequest } from "./events";
-import { jobRecord, logRows, resultsPayload, snapshot, startedPayload } from "./jobs";
+import { batchRecord, jobRecord, logRows, resultsPayload, snapshot, startedPayload } from "./jobs";
 import { configAnswer, configPatch, PATCH_MEDIA_TYPES } from "./config";
 
 interface Operation {
@@ -209,6 +209,13 @@ const OPERATIONS: Operation[] = [
     path: "/v1/chats/{chat_id}/jobs/{job_id}",
     summary: "A job's full record until purge",
     response: jobRecord,
+  },
+  {
+    method: "get",
+    path: "/v1/chats/{chat_id}/batches/{batch_id}",
+    summary:
+      "A batch as one record until its jobs are purged: its state, its jobs in call order, its usage, metadata, context, what it reran and its trace",
+    response: batchRecord,
   },
   {
     method: "get",

@@ -7,6 +7,7 @@ import type { AppEnv } from "../auth/app-env";
 import { quoteName } from "../../core/calls/names";
 import { ApiError, unavailable } from "../../core/http/errors";
 import type { JobRecord } from "../../core/jobs/job";
+import type { BatchRecord } from "../../core/events/batch-view";
 import { chatLimits } from "../../core/config/chat-limits";
 import { chatIdParam, chatNotFound, chatStub, tenantConfig, tenantStub } from "../requests/context";
 import { pageLimit } from "../requests/page-limit";
@@ -65,6 +66,23 @@ export const chatRoutes = new Hono<AppEnv>()
         404,
         "job_not_found",
         `Job '${quoteName(jobId)}' not found in chat '${quoteName(chatId)}'; it may have been purged.`,
+      );
+    return c.json(record);
+  })
+  .get("/chats/:chat_id/batches/:batch_id", async (c) => {
+    const chatId = chatIdParam(c);
+    const batchId = c.req.param("batch_id");
+    const config = await tenantConfig(c);
+    // The RPC type mapping cannot carry `context`'s open shape; the value itself is plain JSON.
+    const answer = (await chatStub(c, chatId).getBatch(batchId, chatLimits(config))) as {
+      record: BatchRecord | null;
+    } | null;
+    const { record } = found(answer, chatId);
+    if (!record)
+      throw new ApiError(
+        404,
+        "unknown_batch",
+        `No batch '${quoteName(batchId)}' in chat '${quoteName(chatId)}' (or its jobs were purged).`,
       );
     return c.json(record);
   })
