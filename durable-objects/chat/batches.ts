@@ -166,7 +166,9 @@ export async function commit(
       chat.announce.chatCreated(target.chat_id, 0, now);
     }
     const { callback_url, notify } = target.delivery;
-    store.events.addBatch(batch.batch_id, { callback_url, notify, rerun: target.rerun, context: target.context }, now);
+    // A rerun goes on with the turn its batch handed over: the context comes with it.
+    const context = target.context ?? (target.rerun ? store.events.contextOf(target.rerun.of) : undefined);
+    store.events.addBatch(batch.batch_id, { callback_url, notify, rerun: target.rerun, context }, now);
     const ids = insertBatch(store, batch, plans, now, now + ASK_BACKUP_MS);
     askApprovals(store, chat.announce, batch.jobs, now);
     extra();

@@ -93,7 +93,8 @@ export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<T
     for (const id of cancels) chat.machine.cancel(id, now);
     await store.timers.arm();
   }
-  if (!req.wait) return started(chat, answered, req.limits);
+  // With no call admitted there is no batch and no batch.finished to wait for: the answer is final.
+  if (!req.wait && admitted.length) return started(chat, answered, req.limits);
   return answer(chat, answered, req.wait_seconds, req.limits, true);
 }
 

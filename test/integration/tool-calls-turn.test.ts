@@ -3,12 +3,15 @@
  * §16): `wait: false` answers at once with each call's job and state, and the bot's `context` comes
  * back on `batch.finished` as it was given, so a webhook-driven bot keeps no store between the two.
  */
-import { reset } from "cloudflare:test";
-import { afterEach, describe, expect, it } from "vitest";
-import { api, configure, eventually, json, toolServer } from "../helpers";
+import { reset, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { api, chatObject, configure, eventually, json, toolServer } from "../helpers";
 import { inbox, received, webhookConfig } from "../webhook-inbox";
 
-afterEach(() => reset());
+afterEach(() => {
+  vi.useRealTimers();
+  return reset();
+});
 
 const tracked = {
   name: "tracked",
@@ -90,6 +93,50 @@ describe("/tool-calls handing over a turn", () => {
     expect((await json(await api("/v1/chats/turn-3/jobs"))).jobs).toHaveLength(1);
   });
 
+  it("answers for good when no call could start: no batch, so no batch.finished to wait for", async () => {
+    await configure();
+    const res = await json(
+      await api("/v1/chats/turn-5/tool-calls", {
+        body: { tool_calls: [openAiCall("call_a", "no_such_tool", {})], wait: false, context: { k: 1 } },
+      }),
+    );
+    expect(res.status).toBe("error");
+    expect(res.batch_id).toBeNull();
+    expect(res.results[0]).toMatchObject({ tool_call_id: "call_a", state: "error", error: { code: "unknown_tool" } });
+  });
+
+  it("keeps the context while the batch's jobs are kept, and not after, even while its events are", async () => {
+    const base = webhookConfig(await inbox("turn-6"), { limits: { retention_seconds: 60 } });
+    await configure(base);
+    // A running job keeps the chat while the handed-over batch's jobs pass their retention.
+    await api("/v1/chats/turn-6/parallel", {
+      body: { tool_calls: [{ tool_name: "wait", tool_args: { seconds: 300 } }], wait: false },
+    });
+    const started = await json(
+      await api("/v1/chats/turn-6/tool-calls", {
+        body: { tool_calls: [openAiCall("call_a", "echo", { text: "x" })], wait: false, context: { keep: "me" } },
+      }),
+    );
+    await eventually(async () =>
+      (await received("turn-6")).some((r) => JSON.parse(r.body).type === "batch.finished") ? true : undefined,
+    );
+    const contextRow = () =>
+      runInDurableObject(chatObject("turn-6"), (_i, state) =>
+        state.storage.sql
+          .exec<{ context: string | null }>(`SELECT context FROM batches WHERE batch_id = ?`, started.batch_id)
+          .toArray(),
+      );
+    expect(await contextRow()).toEqual([{ context: JSON.stringify({ keep: "me" }) }]);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    for (const ms of [31_000, 31_000, 31_000]) {
+      vi.setSystemTime(Date.now() + ms);
+      await runDurableObjectAlarm(chatObject("turn-6"));
+    }
+    expect((await api(`/v1/chats/turn-6/batches/${started.batch_id}`)).status).toBe(404);
+    // Its delivered batch.finished is kept a while, and so is the row its redelivery reads: not the context.
+    expect((await contextRow()).every((row) => row.context === null)).toBe(true);
+  });
+
   it("waits for the results as before when `wait` is left out", async () => {
     await configure();
     const res = await json(
@@ -158,5 +205,40 @@ describe("a batch as one record", () => {
     expect(record.rerun_of).toBe(batchId);
     expect(record.jobs.map((j: any) => j.state)).toEqual(["success", "success"]);
     expect(record.jobs[0].job_id).toBe(first.jobs[0].job_id);
+  });
+});
+
+describe("a rerun of a handed-over batch", () => {
+  it("goes on with the same turn: its batch.finished and its record bring the context back", async () => {
+    const hook = await inbox("turn-7");
+    const base = webhookConfig(hook);
+    await configure({ ...base, tools: [...base.tools, tracked] });
+    const started = await json(
+      await api("/v1/chats/turn-7/tool-calls", {
+        body: {
+          tool_calls: [openAiCall("call_a", "tracked", { group: "turn-7", n: 1, ms: 1, fail: true })],
+          wait: false,
+          context: { turn: 7 },
+        },
+      }),
+    );
+    const failed = started.results[0].job_id;
+    await eventually(async () => {
+      const record = await json(await api(`/v1/chats/turn-7/batches/${started.batch_id}`));
+      return record.state === "error" ? record : undefined;
+    });
+    const rerun = await json(
+      await api(`/v1/chats/turn-7/batches/${started.batch_id}/rerun`, {
+        body: { jobs: [failed], tool_args: { [failed]: { group: "turn-7", n: 2, ms: 1 } } },
+      }),
+    );
+    const record = await json(await api(`/v1/chats/turn-7/batches/${rerun.batch_id}`));
+    expect(record).toMatchObject({ rerun_of: started.batch_id, context: { turn: 7 } });
+    const finished = await eventually(async () =>
+      (await received("turn-7"))
+        .map((r) => JSON.parse(r.body))
+        .find((e) => e.type === "batch.finished" && e.data.batch_id === rerun.batch_id),
+    );
+    expect(finished.data.context).toEqual({ turn: 7 });
   });
 });

@@ -170,12 +170,16 @@ export class ChatStore {
       this.events.keepFromJobs(jobIds, now);
       this.usage.keep(this.jobs.many(jobIds), now);
     };
-    if (
-      purgeExpired(this.jobs, this.idempotency, this.turns, this.limits().retention_seconds * 1000, now, outlive) ===
-        "empty" &&
-      !undelivered
-    )
-      return "empty";
+    const left = purgeExpired(
+      this.jobs,
+      this.idempotency,
+      this.turns,
+      this.limits().retention_seconds * 1000,
+      now,
+      outlive,
+    );
+    this.events.forgetGoneBatches();
+    if (left === "empty" && !undelivered) return "empty";
     this.schedulePurge(now);
     return "kept";
   }

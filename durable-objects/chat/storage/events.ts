@@ -29,7 +29,6 @@ export type { OutboxEvent } from "./event-deliveries";
 export type { JobEvent } from "./job-row-events";
 export type { JobEventType };
 
-/** What a rerun batch keeps on its `batches` row (`./rerun-batches`). */
 /** What a batch keeps beside its jobs (`addBatch`). */
 export interface BatchKept {
   callback_url: string | null;
@@ -39,6 +38,7 @@ export interface BatchKept {
   context?: string;
 }
 
+/** What a rerun batch keeps on its `batches` row (`./rerun-batches`). */
 export interface RerunOf {
   /** The batch it reran. */
   of: string;
@@ -290,17 +290,26 @@ export class Events {
     );
   }
 
-  /** Drops settled events past the TTL or beyond the last 1000, and batches whose jobs are gone. */
+  /** Drops settled events past the TTL or beyond the last 1000. */
   purge(now: number): void {
     // The newest event may go: a cursor past it must still mean "after it", so its seq stays known.
     writeMeta(this.sql, "events_seq", String(this.latestSeq()));
     this.sql.exec(`DELETE FROM events WHERE status != 'pending' AND created_at <= ?`, now - EVENT_TTL_MS);
     // The last 1000 by seq: events kept on job rows count too.
     this.sql.exec(`DELETE FROM events WHERE status != 'pending' AND seq <= ?`, this.latestSeq() - EVENTS_KEPT);
-    // A batch's callback_url outlives its jobs while its events are kept: a redelivery goes there too.
+  }
+
+  /**
+   * Batches whose jobs are gone go too (after the jobs' purge). A batch's callback_url outlives its
+   * jobs while its events are kept, since a redelivery goes there too; the bot's context does not.
+   */
+  forgetGoneBatches(): void {
     this.sql.exec(
       `DELETE FROM batches WHERE batch_id NOT IN (SELECT batch_id FROM jobs)
          AND batch_id NOT IN (SELECT batch_id FROM events WHERE status != 'none' AND batch_id IS NOT NULL)`,
+    );
+    this.sql.exec(
+      `UPDATE batches SET context = NULL WHERE context IS NOT NULL AND batch_id NOT IN (SELECT batch_id FROM jobs)`,
     );
   }
 }
