@@ -75,7 +75,9 @@ export async function runToolCalls(chat: Chat, req: ToolCallsRequest): Promise<T
     calls: entries.map((e) => admittedCall(e, refusals, jobIds)),
   };
   if (admitted.length) {
-    await commit(chat, req, batch, plans, now, () => {
+    // The calls as admitted go with the batch: its `batch.finished` answers every call, refused ones too.
+    const turn = { ...req, tool_calls: JSON.stringify(answered.calls) };
+    await commit(chat, turn, batch, plans, now, () => {
       if (!req.idempotency) return;
       const shape = { wait: true, wait_seconds: req.wait_seconds, started_only: false, collect: false };
       const tool_calls = { ...answered, calls: forReplay(answered.calls) };

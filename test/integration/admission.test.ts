@@ -76,7 +76,7 @@ describe("bad input", () => {
       const res = await parallel("a1", { tool_calls: [call("echo")], [key]: "x" });
       expect(res.body.error).toEqual({
         code: "option_not_allowed_in_tool_args",
-        message: `\`${key}\` is request metadata; pass it as a query parameter, not inside tool arguments.`,
+        message: `\`${key}\` is set by the bot, not the model: pass it as the query parameter ?${key}= (or the client's \`{ ${key === "callback_url" ? "callbackUrl" : key} }\` option), not inside tool arguments.`,
       });
     }
     expect(await jobsIn("a1")).toEqual([]);

@@ -64,6 +64,18 @@ describe("/tool-calls handing over a turn", () => {
       ["call_a", "success"],
       ["call_c", "success"],
     ]);
+    // Every call the model made, the refused one too, in call order: a bot answers each of them.
+    const answered = [
+      { tool_call_id: "call_a", name: "tracked", job_id: started.results[0].job_id, state: "success" },
+      { tool_call_id: "call_b", name: "no_such_tool", job_id: null, state: "error", error: { code: "unknown_tool" } },
+      { tool_call_id: "call_c", name: "echo", job_id: started.results[2].job_id, state: "success" },
+    ];
+    expect(finished.data.tool_calls).toMatchObject(answered);
+    expect(finished.data.tool_calls[1].content).toMatch(/^Error: /);
+    // A call that is one job is not said twice: its outcome is the job's.
+    expect(finished.data.tool_calls[0]).not.toHaveProperty("content");
+    const record = await json(await api(`/v1/chats/turn-1/batches/${started.batch_id}`));
+    expect(record.tool_calls).toMatchObject(answered);
   });
 
   it("refuses a context past 64 KiB or a `wait` that is not a boolean, saying what to send, and starts nothing", async () => {
@@ -240,5 +252,40 @@ describe("a rerun of a handed-over batch", () => {
         .find((e) => e.type === "batch.finished" && e.data.batch_id === rerun.batch_id),
     );
     expect(finished.data.context).toEqual({ turn: 7 });
+  });
+});
+
+describe("/tool-calls error texts for who reads them", () => {
+  it("tells a bot where a query key goes, the client's way too, and starts nothing", async () => {
+    await configure();
+    const calls = [openAiCall("call_a", "echo", { text: "hi" })];
+    const res = await api("/v1/chats/turn-err/tool-calls", { body: { tool_calls: calls, metadata: { user: 7 } } });
+    expect(res.status).toBe(400);
+    expect((await json(res)).error).toEqual({
+      code: "option_not_allowed_in_tool_args",
+      message:
+        "`metadata` is set by the bot, not the model: pass it as the query parameter ?metadata= (or the client's `{ metadata }` option), not inside the body.",
+    });
+    expect((await api("/v1/chats/turn-err/jobs")).status).toBe(404);
+  });
+
+  it("answers malformed OpenAI `arguments` under the call's id, naming `arguments`, not `tool_args`", async () => {
+    await configure();
+    const broken = { id: "call_bad", type: "function", function: { name: "echo", arguments: '{"text": "hi"' } };
+    const res = await json(
+      await api("/v1/chats/turn-err-2/tool-calls", {
+        body: { tool_calls: [broken, openAiCall("call_ok", "echo", { text: "x" })] },
+      }),
+    );
+    expect(res.results[0]).toMatchObject({
+      tool_call_id: "call_bad",
+      state: "error",
+      error: { code: "invalid_tool_calls" },
+    });
+    expect(res.results[0].content).toMatch(
+      /`arguments` of call 'call_bad' is not valid JSON \(.+\); write it as one JSON object/,
+    );
+    expect(res.results[0].content).not.toContain("tool_args");
+    expect(res.results[1]).toMatchObject({ tool_call_id: "call_ok", state: "success" });
   });
 });

@@ -238,14 +238,22 @@ describe("normalizeToolCall: provider and SDK shapes, with the call's own id", (
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it.each([[{ type: "tool_use", id: "t", name: "search" }], [{ toolCallId: "c", toolName: "search" }]])(
+    "refuses %j for missing arguments",
+    (item) => {
+      expect(reason(item)).toBe("Tool request must have a tool_args (type dictionary) field");
+    },
+  );
+
   it.each([
-    [{ type: "tool_use", id: "t", name: "search" }],
-    [{ type: "tool_use", id: "t", name: "search", input: "not json" }],
-    [{ toolCallId: "c", toolName: "search" }],
-    [{ toolCallId: "c", toolName: "search", input: [1] }],
-    [{ functionCall: { name: "search", args: "q" } }],
-  ])("refuses %j for missing or non-dictionary arguments", (item) => {
-    expect(reason(item)).toBe("Tool request must have a tool_args (type dictionary) field");
+    [
+      { type: "tool_use", id: "t", name: "search", input: "not json" },
+      /^`input` of call 't' is not valid JSON \(.+\); write it as one JSON object$/,
+    ],
+    [{ toolCallId: "c", toolName: "search", input: [1] }, /^`input` of call 'c' must be a JSON object$/],
+    [{ functionCall: { name: "search", args: "q" } }, /^`args` of the call is not valid JSON/],
+  ])("refuses %j naming the field and the call", (item, message) => {
+    expect(reason(item)).toMatch(message);
   });
 
   it.each([
@@ -412,12 +420,21 @@ describe("normalizeToolCall: item-level reasons", () => {
     [{ tool_name: "search", tool_args: ["x"] }],
     [{ tool_name: "search", tool_args: null }],
     [{ tool: "search", args: 3 }],
-    [{ name: "search", arguments: "not json" }],
-    [{ name: "search", arguments: "[1,2]" }],
-    [{ name: "search", arguments: '"x"' }],
-    [{ type: "function", function: { name: "search", arguments: "{bad" } }],
   ])("refuses %j for missing or non-dictionary arguments", (item) => {
     expect(reason(item)).toBe("Tool request must have a tool_args (type dictionary) field");
+  });
+
+  // OpenAI's `arguments` is JSON text a model wrote: the refusal names the field and the call, never `tool_args`.
+  it.each([
+    [{ name: "search", arguments: "not json" }, /^`arguments` of the call is not valid JSON \(/],
+    [{ name: "search", arguments: "[1,2]" }, /^`arguments` of the call must be a JSON object, not an array$/],
+    [{ name: "search", arguments: '"x"' }, /^`arguments` of the call must be a JSON object, not a string$/],
+    [
+      { id: "call_9", type: "function", function: { name: "search", arguments: "{bad" } },
+      /^`arguments` of call 'call_9' is not valid JSON \(.+\); write it as one JSON object$/,
+    ],
+  ])("refuses %j naming `arguments` and the call's id", (item, message) => {
+    expect(reason(item)).toMatch(message);
   });
 
   it.each(["search:", ":search", ":"])("refuses the method suffix %j without both tool and action", (name) => {

@@ -79,7 +79,7 @@ describe("parseParallel: request metadata in the body", () => {
     ).toEqual({
       status: 400,
       code: "option_not_allowed_in_tool_args",
-      message: `\`${key}\` is request metadata; pass it as a query parameter, not inside tool arguments.`,
+      message: `\`${key}\` is set by the bot, not the model: pass it as the query parameter ?${key}= (or the client's \`{ ${key === "callback_url" ? "callbackUrl" : key} }\` option), not inside tool arguments.`,
     });
   });
 

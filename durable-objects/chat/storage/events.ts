@@ -36,6 +36,14 @@ export interface BatchKept {
   rerun?: RerunOf;
   /** A `/tool-calls` request's `context`, as JSON text. */
   context?: string;
+  /** A `/tool-calls` request's calls as admitted (JSON of `AdmittedToolCall[]`). */
+  tool_calls?: string;
+}
+
+/** What a `/tool-calls` batch keeps of the turn it handed over, as JSON text. */
+export interface HandedOver {
+  context?: string;
+  tool_calls?: string;
 }
 
 /** What a rerun batch keeps on its `batches` row (`./rerun-batches`). */
@@ -45,6 +53,9 @@ export interface RerunOf {
   /** Jobs of that batch (or carried over into it) kept as they ended, by id. */
   carried: string[];
 }
+
+/** The cache key of whether any batch of the chat was handed over with `/tool-calls`. */
+const HANDED_OVER = "handed-over";
 
 export class Events {
   constructor(private readonly sql: SqlStorage) {}
@@ -134,14 +145,14 @@ export class Events {
 
   /**
    * A request's delivery options, kept with its batch, what a rerun's batch reran (`../rerun`), and
-   * the context a bot handed with it (JSON text): a row only for a batch with any of them.
+   * the turn a bot handed over with `/tool-calls` (JSON text): a row only for a batch with any of them.
    */
   addBatch(batchId: string, kept: BatchKept, now: number): void {
-    const { callback_url, notify, rerun, context } = kept;
-    if (callback_url === null && notify === null && !rerun && context === undefined) return;
+    const { callback_url, notify, rerun, context, tool_calls } = kept;
+    if (callback_url === null && notify === null && !rerun && context === undefined && tool_calls === undefined) return;
     this.sql.exec(
-      `INSERT OR IGNORE INTO batches (batch_id, callback_url, notify, created_at, rerun_of, carried, context)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO batches (batch_id, callback_url, notify, created_at, rerun_of, carried, context, tool_calls)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       batchId,
       callback_url,
       notify,
@@ -149,23 +160,35 @@ export class Events {
       rerun?.of ?? null,
       rerun ? JSON.stringify(rerun.carried) : null,
       context ?? null,
+      tool_calls ?? null,
     );
     if (callback_url !== null) remember(this.sql, "callbacks", true);
-    if (context !== undefined) remember(this.sql, "contexts", true);
+    if (context !== undefined || tool_calls !== undefined) remember(this.sql, HANDED_OVER, true);
   }
 
-  /** The context a bot handed with the batch (JSON text), if it did; no lookup in a chat that was never handed one. */
-  contextOf(batchId: string): string | undefined {
+  /**
+   * What a `/tool-calls` request handed over with the batch (its context, its calls); no lookup in a
+   * chat that was never handed a turn.
+   */
+  handedOver(batchId: string): HandedOver {
     const any = cached(
       this.sql,
-      "contexts",
-      () => this.sql.exec(`SELECT 1 FROM batches WHERE context IS NOT NULL LIMIT 1`).toArray().length > 0,
+      HANDED_OVER,
+      () =>
+        this.sql.exec(`SELECT 1 FROM batches WHERE context IS NOT NULL OR tool_calls IS NOT NULL LIMIT 1`).toArray()
+          .length > 0,
     );
-    if (!any) return undefined;
-    return (
-      this.sql.exec<{ context: string | null }>(`SELECT context FROM batches WHERE batch_id = ?`, batchId).toArray()[0]
-        ?.context ?? undefined
-    );
+    if (!any) return {};
+    const row = this.sql
+      .exec<{ context: string | null; tool_calls: string | null }>(
+        `SELECT context, tool_calls FROM batches WHERE batch_id = ?`,
+        batchId,
+      )
+      .toArray()[0];
+    return {
+      ...(row?.context != null ? { context: row.context } : {}),
+      ...(row?.tool_calls != null ? { tool_calls: row.tool_calls } : {}),
+    };
   }
 
   /** A rerun of `batchId` with a job still active, if there is one: it runs the same calls. */
@@ -301,7 +324,7 @@ export class Events {
 
   /**
    * Batches whose jobs are gone go too (after the jobs' purge). A batch's callback_url outlives its
-   * jobs while its events are kept, since a redelivery goes there too; the bot's context does not.
+   * jobs while its events are kept, since a redelivery goes there too; the turn the bot handed over (context, calls) does not.
    */
   forgetGoneBatches(): void {
     this.sql.exec(
@@ -309,7 +332,8 @@ export class Events {
          AND batch_id NOT IN (SELECT batch_id FROM events WHERE status != 'none' AND batch_id IS NOT NULL)`,
     );
     this.sql.exec(
-      `UPDATE batches SET context = NULL WHERE context IS NOT NULL AND batch_id NOT IN (SELECT batch_id FROM jobs)`,
+      `UPDATE batches SET context = NULL, tool_calls = NULL
+         WHERE (context IS NOT NULL OR tool_calls IS NOT NULL) AND batch_id NOT IN (SELECT batch_id FROM jobs)`,
     );
   }
 }

@@ -150,10 +150,10 @@ const jobsV15 = (name: string) => jobsV14(name).replace(") WITHOUT ROWID", ", re
 const jobsV16 = (name: string) => jobsV15(name).replace(") WITHOUT ROWID", ", spend INTEGER) WITHOUT ROWID");
 
 /**
- * The batches table from v17 on: a rerun's batch says which batch it reran and the jobs it carried over
- * (v15), and a `/tool-calls` batch keeps the bot's `context` (v17).
+ * The batches table from v18 on: a rerun's batch says which batch it reran and the jobs it carried over
+ * (v15); a `/tool-calls` batch keeps the bot's `context` (v17) and its calls as admitted (v18).
  */
-const BATCHES_V17 = `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL, rerun_of TEXT, carried TEXT, context TEXT)`;
+const BATCHES_V18 = `CREATE TABLE batches (batch_id TEXT PRIMARY KEY, callback_url TEXT, notify TEXT, created_at INTEGER NOT NULL, rerun_of TEXT, carried TEXT, context TEXT, tool_calls TEXT)`;
 
 /** The events table from v3 on (no AUTOINCREMENT). */
 const eventsV3 = (
@@ -276,6 +276,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // v17 `context`: what a bot handed with a `/tool-calls` batch to continue its turn (JSON), returned on
   // `batch.finished` and by the batch's record, purged with the batch.
   [`ALTER TABLE batches ADD COLUMN context TEXT`],
+  // v18 `tool_calls`: a `/tool-calls` batch's calls as admitted (JSON: each call's id, name, and its job
+  // or why it was refused), so `batch.finished` answers every call the model made, refused ones too.
+  [`ALTER TABLE batches ADD COLUMN tool_calls TEXT`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -292,7 +295,7 @@ export const CURRENT_SCHEMA: readonly string[] = [
   jobsV16("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
-  BATCHES_V17,
+  BATCHES_V18,
   ...SCHEMA.filter((statement) => /^CREATE TABLE timers /.test(statement)),
   eventsV3("events"),
   `CREATE INDEX events_pending ON events (next_at) WHERE status = 'pending'`,

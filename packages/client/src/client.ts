@@ -13,7 +13,19 @@
 import * as chatCalls from "./chat-calls.js";
 import type { EventStream, StreamOptions } from "./events.js";
 import * as jobCalls from "./job-calls.js";
+import { checkKeys } from "./known-options.js";
+import {
+  TAKES,
+  type ApprovalsOptions,
+  type AwaitOptions,
+  type FanoutOptions,
+  type PageOptions,
+  type ReadOptions,
+  type ToolCallsOptions,
+} from "./method-options.js";
 import type { CallOptions } from "./requests.js";
+
+export type { AwaitOptions, FanoutOptions };
 import { Routes } from "./routes.js";
 import { openEvents } from "./streams.js";
 import * as tenantCalls from "./tenant-calls.js";
@@ -48,29 +60,11 @@ import type {
   WebhookTestAnswer,
 } from "./types.js";
 
-export interface FanoutOptions {
-  /** Where fanout runs, e.g. `https://fanout.example.workers.dev`. */
-  url: string;
-  apiKey: string;
-  /** A fetch to use instead of the global one (a service binding's, a proxy's). */
-  fetch?: (request: Request) => Promise<Response>;
-  /** How many times a request fanout could not answer (503, or no answer) is tried; default 3, at least 1. */
-  attempts?: number;
-  /** The WebSocket class for event streams; default the runtime's own, else the `ws` package (Node 20). */
-  WebSocket?: typeof WebSocket;
-}
-
-export interface AwaitOptions {
-  /** How long to wait in all, across as many requests as the per-request cap needs; default 300. */
-  timeoutSeconds?: number;
-  agent?: string;
-  signal?: AbortSignal;
-}
-
 export class Fanout {
   readonly #routes: Routes;
 
   constructor(options: FanoutOptions) {
+    checkKeys("new Fanout", options, TAKES.constructor);
     if (!options.url) throw new TypeError("Fanout: `url` is required, e.g. https://fanout.example.workers.dev");
     if (!options.apiKey) throw new TypeError("Fanout: `apiKey` is required (a key from the API_KEYS secret)");
     const attempts = options.attempts ?? 3;
@@ -82,11 +76,13 @@ export class Fanout {
   parallel(chatId: string, args: ParallelArgs & { wait: false }, options?: CallOptions): Promise<StartedPayload>;
   parallel(chatId: string, args: ParallelArgs, options?: CallOptions): Promise<ParallelAnswer>;
   parallel(chatId: string, args: ParallelArgs, options: CallOptions = {}): Promise<ParallelAnswer> {
+    checkKeys("parallel", options, TAKES.call);
     return jobCalls.parallel(this.#routes, chatId, args, options);
   }
 
   /** Starts one subagent (`spawn_task` arguments; `wait` defaults to false). */
   spawn(chatId: string, args: SpawnArgs, options: CallOptions = {}): Promise<ParallelAnswer> {
+    checkKeys("spawn", options, TAKES.call);
     return jobCalls.spawn(this.#routes, chatId, args, options);
   }
 
@@ -94,11 +90,9 @@ export class Fanout {
    * Runs one assistant message's tool calls (OpenAI `tool_calls`, Anthropic `tool_use` blocks, the
    * AI SDK's `toolCalls`, …); the answer lists them in call order, each with its `tool_call_id`.
    */
-  toolCalls(
-    chatId: string,
-    calls: ToolCallsBody,
-    options: CallOptions & { order?: "tiered" | "parallel" } = {},
-  ): Promise<ToolCallsAnswer> {
+  toolCalls(chatId: string, calls: ToolCallsBody, options: ToolCallsOptions = {}): Promise<ToolCallsAnswer> {
+    checkKeys("toolCalls", calls, TAKES.toolCallsBody);
+    checkKeys("toolCalls", options, TAKES.toolCalls);
     return jobCalls.toolCalls(this.#routes, chatId, calls, options);
   }
 
@@ -107,7 +101,12 @@ export class Fanout {
    * per-request cap (`max_wait_seconds`, at most 95 s) ends a request first. Never cancels: jobs
    * still running come back with `wait_timed_out: true` (status `waiting`).
    */
-  async awaitJobs(chatId: string, jobIds: string[], options: AwaitOptions = {}): Promise<ResultsPayload> {
+  awaitJobs(chatId: string, jobIds: string[], options: AwaitOptions = {}): Promise<ResultsPayload> {
+    checkKeys("awaitJobs", options, TAKES.awaitJobs);
+    return this.#awaitJobs(chatId, jobIds, options);
+  }
+
+  async #awaitJobs(chatId: string, jobIds: string[], options: AwaitOptions): Promise<ResultsPayload> {
     const deadline = Date.now() + (options.timeoutSeconds ?? 300) * 1000;
     for (;;) {
       const timeout = Math.max(1, Math.ceil((deadline - Date.now()) / 1000));
@@ -123,21 +122,25 @@ export class Fanout {
 
   /** Collects finished jobs without waiting; running ones come back as they are. */
   collect(chatId: string, jobIds: string[], options: CallOptions = {}): Promise<ResultsPayload> {
+    checkKeys("collect", options, TAKES.call);
     return this.parallel(chatId, { action: "collect", job_ids: jobIds }, options) as Promise<ResultsPayload>;
   }
 
   /** Cancels pending and running jobs (and the subagents they started). */
   cancel(chatId: string, jobIds: string[], options: CallOptions = {}): Promise<ResultsPayload> {
+    checkKeys("cancel", options, TAKES.call);
     return this.parallel(chatId, { action: "cancel", job_ids: jobIds }, options) as Promise<ResultsPayload>;
   }
 
   /** The chat's active and uncollected jobs. */
-  jobs(chatId: string, options: { signal?: AbortSignal } = {}): Promise<JobSnapshot[]> {
+  jobs(chatId: string, options: ReadOptions = {}): Promise<JobSnapshot[]> {
+    checkKeys("jobs", options, TAKES.read);
     return jobCalls.jobs(this.#routes, chatId, options);
   }
 
   /** A job's full record (its whole result text), until it is purged. */
-  job(chatId: string, jobId: string, options: { signal?: AbortSignal } = {}): Promise<JobRecord> {
+  job(chatId: string, jobId: string, options: ReadOptions = {}): Promise<JobRecord> {
+    checkKeys("job", options, TAKES.read);
     return jobCalls.job(this.#routes, chatId, jobId, options);
   }
 
@@ -145,11 +148,13 @@ export class Fanout {
    * A batch as one record, until its jobs are purged: its state, its jobs in call order, its usage, and the
    * `context` a `toolCalls(…, { wait: false, context })` handed with it.
    */
-  batch(chatId: string, batchId: string, options: { signal?: AbortSignal } = {}): Promise<BatchRecord> {
+  batch(chatId: string, batchId: string, options: ReadOptions = {}): Promise<BatchRecord> {
+    checkKeys("batch", options, TAKES.read);
     return jobCalls.batch(this.#routes, chatId, batchId, options);
   }
 
-  chat(chatId: string, options: { signal?: AbortSignal } = {}): Promise<ChatInfo> {
+  chat(chatId: string, options: ReadOptions = {}): Promise<ChatInfo> {
+    checkKeys("chat", options, TAKES.read);
     return chatCalls.chat(this.#routes, chatId, options);
   }
 
@@ -158,21 +163,25 @@ export class Fanout {
    * newest `limit`.
    */
   transcript(chatId: string, options: { limit?: number; signal?: AbortSignal } = {}): Promise<Transcript> {
+    checkKeys("transcript", options, TAKES.transcript);
     return chatCalls.transcript(this.#routes, chatId, options);
   }
 
   /** What the chat and everything under it took in the last 30 days, and by day. */
-  usage(chatId: string, options: { signal?: AbortSignal } = {}): Promise<ChatUsage> {
+  usage(chatId: string, options: ReadOptions = {}): Promise<ChatUsage> {
+    checkKeys("usage", options, TAKES.read);
     return chatCalls.usage(this.#routes, chatId, options);
   }
 
   /** A page of the tenant's top-level chats; pass `next_cursor` back as `cursor` for the next. */
-  chats(options: { cursor?: string; limit?: number; signal?: AbortSignal } = {}): Promise<ChatList> {
+  chats(options: PageOptions = {}): Promise<ChatList> {
+    checkKeys("chats", options, TAKES.page);
     return chatCalls.chats(this.#routes, options);
   }
 
   /** The chat's kept events that have a webhook target and are `status`, oldest first. */
-  deliveries(chatId: string, status: DeliveryStatus, options: { signal?: AbortSignal } = {}): Promise<Delivery[]> {
+  deliveries(chatId: string, status: DeliveryStatus, options: ReadOptions = {}): Promise<Delivery[]> {
+    checkKeys("deliveries", options, TAKES.read);
     return chatCalls.deliveries(this.#routes, chatId, status, options);
   }
 
@@ -180,27 +189,32 @@ export class Fanout {
    * Sends a delivered or failed event again to its own target, or a pending one now (same id, a
    * fresh attempt schedule); answers it as now `pending`.
    */
-  redeliver(chatId: string, eventId: string, options: { signal?: AbortSignal } = {}): Promise<Delivery> {
+  redeliver(chatId: string, eventId: string, options: ReadOptions = {}): Promise<Delivery> {
+    checkKeys("redeliver", options, TAKES.read);
     return chatCalls.redeliver(this.#routes, chatId, eventId, options);
   }
 
   /** Sends one signed `webhook.test` event to `webhook.url` now, and tells what the receiver answered. */
-  testWebhook(options: { signal?: AbortSignal } = {}): Promise<WebhookTestAnswer> {
+  testWebhook(options: ReadOptions = {}): Promise<WebhookTestAnswer> {
+    checkKeys("testWebhook", options, TAKES.read);
     return tenantCalls.testWebhook(this.#routes, options);
   }
 
   /** The function definitions and prompts to give a model acting as `agent`. */
-  tools(agent?: string, options: { signal?: AbortSignal } = {}): Promise<ToolsAnswer> {
+  tools(agent?: string, options: ReadOptions = {}): Promise<ToolsAnswer> {
+    checkKeys("tools", options, TAKES.read);
     return tenantCalls.tools(this.#routes, agent, options);
   }
 
   /** What each flow rule holds back now: running and queued calls, the rate's headroom, the busiest keys. */
-  flow(options: { signal?: AbortSignal } = {}): Promise<FlowAnswer> {
+  flow(options: ReadOptions = {}): Promise<FlowAnswer> {
+    checkKeys("flow", options, TAKES.read);
     return tenantCalls.flow(this.#routes, options);
   }
 
   /** What the tenant's span exports came to (docs/api.md#traces): spans exported and dropped, the latest failure. */
-  telemetry(options: { signal?: AbortSignal } = {}): Promise<TelemetryAnswer> {
+  telemetry(options: ReadOptions = {}): Promise<TelemetryAnswer> {
+    checkKeys("telemetry", options, TAKES.read);
     return tenantCalls.telemetry(this.#routes, options);
   }
 
@@ -209,6 +223,7 @@ export class Fanout {
    * calls: send the API key as `Authorization: Bearer <key>`. `agent` picks the profile whose tools it sees.
    */
   mcpUrl(chatId: string, options: { agent?: string } = {}): string {
+    checkKeys("mcpUrl", options, TAKES.mcpUrl);
     const base = this.#routes.url.origin + this.#routes.url.pathname.replace(/\/$/, "");
     const url = new URL(`${base}/v1/chats/${encodeURIComponent(chatId)}/mcp`);
     if (options.agent) url.searchParams.set("agent", options.agent);
@@ -222,6 +237,8 @@ export class Fanout {
    * new `batch_id`; waits for the rerun's jobs unless `wait: false`.
    */
   rerun(chatId: string, batchId: string, args: RerunArgs = {}, options: CallOptions = {}): Promise<RerunAnswer> {
+    checkKeys("rerun", args, TAKES.rerunArgs);
+    checkKeys("rerun", options, TAKES.rerun);
     return jobCalls.rerun(this.#routes, chatId, batchId, args, options);
   }
 
@@ -230,6 +247,7 @@ export class Fanout {
    * again is harmless.
    */
   approve(chatId: string, jobId: string, options: DecisionOptions = {}): Promise<JobSnapshot> {
+    checkKeys("approve", options, TAKES.decision);
     return jobCalls.decide(this.#routes, chatId, jobId, "approve", options);
   }
 
@@ -238,18 +256,19 @@ export class Fanout {
    * means the other decision came first.
    */
   deny(chatId: string, jobId: string, options: DecisionOptions = {}): Promise<JobSnapshot> {
+    checkKeys("deny", options, TAKES.decision);
     return jobCalls.decide(this.#routes, chatId, jobId, "deny", options);
   }
 
   /** A page of the tenant's calls waiting for a decision (`pending`, the default) or decided, newest first. */
-  approvals(
-    options: { status?: "pending" | "decided"; cursor?: string; limit?: number; signal?: AbortSignal } = {},
-  ): Promise<ApprovalList> {
+  approvals(options: ApprovalsOptions = {}): Promise<ApprovalList> {
+    checkKeys("approvals", options, TAKES.approvals);
     return jobCalls.approvals(this.#routes, options);
   }
 
   /** The tenant configuration, secrets shown as `"***"`. */
-  config(options: { signal?: AbortSignal } = {}): Promise<TenantConfig> {
+  config(options: ReadOptions = {}): Promise<TenantConfig> {
+    checkKeys("config", options, TAKES.read);
     return tenantCalls.config(this.#routes, options);
   }
 
@@ -258,12 +277,14 @@ export class Fanout {
    * whole); secrets it leaves out or sends as `"***"` are kept. Sent once, never repeated: a repeat
    * after a lost answer would keep a secret the first one generated without showing it again.
    */
-  patchConfig(patch: ConfigPatch, options: { signal?: AbortSignal } = {}): Promise<ConfigAnswer> {
+  patchConfig(patch: ConfigPatch, options: ReadOptions = {}): Promise<ConfigAnswer> {
+    checkKeys("patchConfig", options, TAKES.read);
     return tenantCalls.patchConfig(this.#routes, patch, options);
   }
 
   /** Replaces the whole configuration: every key `doc` leaves out takes its default. */
-  putConfig(doc: ConfigDocument, options: { signal?: AbortSignal } = {}): Promise<ConfigAnswer> {
+  putConfig(doc: ConfigDocument, options: ReadOptions = {}): Promise<ConfigAnswer> {
+    checkKeys("putConfig", options, TAKES.read);
     return tenantCalls.putConfig(this.#routes, doc, options);
   }
 
@@ -274,6 +295,7 @@ export class Fanout {
    * Iterate it with `for await`; it reconnects by itself and resumes after the last event it gave you.
    */
   events(chatId: string | null, options: StreamOptions = {}): Promise<EventStream> {
+    checkKeys("events", options, TAKES.events);
     return openEvents(this.#routes, chatId, options, (id) => this.chat(id));
   }
 }

@@ -3888,6 +3888,31 @@ export interface paths {
                             };
                             /** @description The `context` a `/tool-calls` request handed with the batch, as it was given. */
                             context?: unknown;
+                            /** @description A `/tool-calls` batch: every call its model made, in call order, under the id it wrote. A call that is one job has its `job_id` and `state` (its outcome is that job in the batch's jobs); a refused or `parallel` call is its whole `/tool-calls` entry, `content` and all. */
+                            tool_calls?: {
+                                tool_call_id: string;
+                                name: string;
+                                job_id: string | null;
+                                /** @description A `parallel` call's jobs: the ones it named, then the ones it started. */
+                                job_ids?: string[];
+                                /** @enum {string} */
+                                state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                                /** @description The result text, `Error: <message>`, or a `parallel` call's payload; absent while active. */
+                                content?: string;
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /**
+                                 * @description A job that ended without success: why (docs/api.md#why-a-job-failed).
+                                 * @enum {string}
+                                 */
+                                error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                                /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                                retryable?: boolean;
+                            }[];
                             /** @description A rerun's batch: the batch it reran. */
                             rerun_of?: string;
                             /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
@@ -4733,6 +4758,31 @@ export interface components {
                 };
                 /** @description The `context` a `/tool-calls` request handed with the batch, as it was given. */
                 context?: unknown;
+                /** @description A `/tool-calls` batch: every call its model made, in call order, under the id it wrote. A call that is one job has its `job_id` and `state` (its outcome is that job in the batch's jobs); a refused or `parallel` call is its whole `/tool-calls` entry, `content` and all. */
+                tool_calls?: {
+                    tool_call_id: string;
+                    name: string;
+                    job_id: string | null;
+                    /** @description A `parallel` call's jobs: the ones it named, then the ones it started. */
+                    job_ids?: string[];
+                    /** @enum {string} */
+                    state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                    /** @description The result text, `Error: <message>`, or a `parallel` call's payload; absent while active. */
+                    content?: string;
+                    error?: {
+                        code: string;
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description A job that ended without success: why (docs/api.md#why-a-job-failed).
+                     * @enum {string}
+                     */
+                    error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                    /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                    retryable?: boolean;
+                }[];
                 /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
                 trace_id?: string;
             } & {
@@ -5330,6 +5380,31 @@ export interface components {
                 };
                 /** @description The `context` a `/tool-calls` request handed with the batch, as it was given. */
                 context?: unknown;
+                /** @description A `/tool-calls` batch: every call its model made, in call order, under the id it wrote. A call that is one job has its `job_id` and `state` (its outcome is that job in the batch's jobs); a refused or `parallel` call is its whole `/tool-calls` entry, `content` and all. */
+                tool_calls?: {
+                    tool_call_id: string;
+                    name: string;
+                    job_id: string | null;
+                    /** @description A `parallel` call's jobs: the ones it named, then the ones it started. */
+                    job_ids?: string[];
+                    /** @enum {string} */
+                    state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
+                    /** @description The result text, `Error: <message>`, or a `parallel` call's payload; absent while active. */
+                    content?: string;
+                    error?: {
+                        code: string;
+                        message: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /**
+                     * @description A job that ended without success: why (docs/api.md#why-a-job-failed).
+                     * @enum {string}
+                     */
+                    error_type?: "tool_error" | "http_status" | "timeout" | "idle_timeout" | "outcome_unknown" | "cancelled" | "denied" | "approval_expired" | "budget_exhausted" | "flow_rejected" | "invalid_arguments" | "mcp_error" | "llm_error" | "max_steps" | "unavailable";
+                    /** @description Whether running the call again is safe and may help: only a read-only call after a timeout, a 408, 429 or 5xx, or a network error. */
+                    retryable?: boolean;
+                }[];
                 /** @description The W3C trace the batch's spans belong to; present only when its trace is kept (docs/api.md#traces). */
                 trace_id?: string;
             } & {

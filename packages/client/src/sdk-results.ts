@@ -72,22 +72,32 @@ export function toAiSdkToolResults(source: ResultsSource): AiSdkToolResult[] {
 }
 
 function outcomes(source: ResultsSource): Outcome[] {
-  if ("results" in source && Array.isArray(source.results)) {
-    // A /tool-calls answer: the content is written already (a result, `Error: …`, a `parallel` payload).
-    return source.results.map(({ content, ...entry }) => ({
-      id: entry.tool_call_id,
-      name: entry.name,
-      failed: stateOf(entry.state)?.failed === true,
-      content: content ?? JSON.stringify(entry), // still active: its job id and state, to await
-    }));
-  }
+  if ("results" in source && Array.isArray(source.results)) return source.results.map((entry) => fromEntry(entry));
   const payload = "data" in source ? source.data.results : (source as ResultsPayload);
   if (!payload || !Array.isArray(payload.jobs)) {
     throw new TypeError(
       "Expected a results payload ({status, jobs}), a batch.finished event or a /tool-calls answer ({status, batch_id, results}).",
     );
   }
-  return payload.jobs.map((job) => fromSnapshot(job));
+  // A `/tool-calls` batch's `batch.finished` names every call, refused ones too: a call that is one job
+  // takes that job's outcome, under the id its model wrote.
+  const calls = "data" in source ? source.data.tool_calls : undefined;
+  if (!calls) return payload.jobs.map((job) => fromSnapshot(job));
+  const jobs = new Map(payload.jobs.map((job) => [job.job_id, job]));
+  return calls.map((entry) => {
+    const job = entry.content === undefined && entry.job_id ? jobs.get(entry.job_id) : undefined;
+    return job ? { ...fromSnapshot({ ...job, tool_call_id: entry.tool_call_id }), name: entry.name } : fromEntry(entry);
+  });
+}
+
+/** A `/tool-calls` entry: its content is written already (a result, `Error: …`, a `parallel` payload). */
+function fromEntry({ content, ...entry }: ToolCallsAnswer["results"][number]): Outcome {
+  return {
+    id: entry.tool_call_id,
+    name: entry.name,
+    failed: stateOf(entry.state)?.failed === true,
+    content: content ?? JSON.stringify(entry), // still active: its job id and state, to await
+  };
 }
 
 /**

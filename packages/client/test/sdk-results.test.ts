@@ -92,6 +92,44 @@ describe("toOpenAIToolMessages", () => {
   });
 });
 
+describe("a /tool-calls batch's batch.finished", () => {
+  it("answers every call the model made, a refused one too, under the ids it wrote", () => {
+    const handed: FanoutEvent = {
+      ...event,
+      data: {
+        ...event.data,
+        tool_calls: [
+          { tool_call_id: "toolu_a", name: "wait", job_id: "wait-1", state: "success" },
+          {
+            tool_call_id: "toolu_x",
+            name: "nope",
+            job_id: null,
+            state: "error",
+            content: "Error: tool_calls[1] uses unknown tool 'nope'.",
+          },
+          // A written id too odd to keep on the job: the call is still answered under it.
+          { tool_call_id: "toolu_b\u0007", name: "search", job_id: "search-2", state: "timeout" },
+        ],
+      },
+    };
+    expect(toAnthropicToolResults(handed)).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_a", content: "waited 1 s" },
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_x",
+        content: "Error: tool_calls[1] uses unknown tool 'nope'.",
+        is_error: true,
+      },
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_b\u0007",
+        content: expect.stringMatching(/^Error: Job exceeded/),
+        is_error: true,
+      },
+    ]);
+  });
+});
+
 describe("toAnthropicToolResults", () => {
   it("gives tool_result blocks with is_error on failures only", () => {
     const blocks: Anthropic.ToolResultBlockParam[] = toAnthropicToolResults(results);

@@ -69,7 +69,7 @@ describe("webhooks", () => {
     const bot = createServer(async (req, res) => {
       let body = "";
       for await (const chunk of req) body += chunk;
-      const headers = new Headers(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      const headers = new Headers(Object.entries(req.headers).map(([k, v]): [string, string] => [k, String(v)]));
       if (!(await verifyWebhook(fanout.webhooks.secret, headers, body))) return res.writeHead(401).end();
       bodies.push(body);
       const first = refuse && JSON.parse(body).type === "batch.finished";

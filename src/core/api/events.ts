@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { jobState, progress, requestMetadata, resultsPayload, snapshot, traceId, usage } from "./jobs";
 import { eventTypes, type AnyEventType } from "./event-types";
+import { handedToolCalls } from "./batches";
 
 export const ticketRequest = z.object({
   chat_id: z.string().optional().describe("Limit the ticket to this chat's stream."),
@@ -89,6 +90,7 @@ const EVENT_DATA: { [T in AnyEventType]: { data: z.core.$ZodLooseShape; about?: 
         .unknown()
         .optional()
         .describe("The `context` a `/tool-calls` request handed with the batch, as it was given."),
+      tool_calls: handedToolCalls.optional(),
     },
   },
   "subagent.started": { data: subagentFields },

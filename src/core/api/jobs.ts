@@ -174,18 +174,3 @@ export const logRows = z.object({
     }),
   ),
 });
-
-/** A batch as one record (docs/api.md#batch-records), until its jobs are purged. */
-export const batchRecord = z.object({
-  batch_id: z.string(),
-  state: z.enum(BATCH_STATUSES).describe("As a results payload's `status`: `running` while any job is active."),
-  jobs: z.array(snapshot).describe("Its jobs in call order (a rerun's carried-over jobs included)."),
-  usage: usage.describe("The batch's own jobs and their subtrees."),
-  metadata: requestMetadata.optional(),
-  context: z
-    .unknown()
-    .optional()
-    .describe("The `context` a `/tool-calls` request handed with the batch, as it was given."),
-  rerun_of: z.string().optional().describe("A rerun's batch: the batch it reran."),
-  trace_id: traceId.optional(),
-});

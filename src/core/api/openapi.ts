@@ -17,7 +17,8 @@ import { mcpAnswer, mcpMessage } from "./mcp";
 import { rerunAnswer, rerunBody } from "./rerun";
 import { approvalDecision, approvalList } from "./approvals";
 import { cursorExpired, eventEnvelope, tenantStreamEvent, ticketAnswer, ticketRequest } from "./events";
-import { batchRecord, jobRecord, logRows, resultsPayload, snapshot, startedPayload } from "./jobs";
+import { batchRecord } from "./batches";
+import { jobRecord, logRows, resultsPayload, snapshot, startedPayload } from "./jobs";
 import { configAnswer, configPatch, PATCH_MEDIA_TYPES } from "./config";
 
 interface Operation {

@@ -17,6 +17,7 @@
  */
 
 import { jsonDepth, MAX_JSON_DEPTH } from "../http/json-body";
+import { pyRepr } from "./coerce";
 import { MAX_NAME_CHARS, overlongName } from "./names";
 import { cleanCopy, isObject, type JsonObject } from "../util/json";
 
@@ -49,19 +50,38 @@ export function usableCallId(value: unknown): string | undefined {
 }
 
 /** `arguments` as OpenAI sends it: an object, or a JSON string of one (`""` meaning `{}`). */
-function parseArguments(raw: unknown): Record<string, unknown> | undefined {
+/**
+ * A call's arguments written as JSON text (OpenAI's `arguments`, the AI SDK's `input`), or as an object.
+ * Text that is not one JSON object is refused naming the field and the call, so whoever reads it (a
+ * bot developer, or the model in its next turn) knows which call to write again.
+ */
+function parseArguments(raw: unknown, field: string, id: string | undefined): Record<string, unknown> {
   if (isObject(raw)) return raw;
-  if (typeof raw !== "string") return undefined;
+  const call = id !== undefined ? `call ${pyRepr(id)}` : "the call";
+  if (typeof raw !== "string") throw new InvalidToolCall(`\`${field}\` of ${call} must be a JSON object`);
   if (raw.trim() === "") return {};
   if (jsonDepth(raw) > MAX_JSON_DEPTH)
     throw new InvalidToolCall(`Tool request arguments nest deeper than ${MAX_JSON_DEPTH} levels`);
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(raw);
-    return isObject(parsed) ? parsed : undefined;
-  } catch {
-    return undefined;
+    parsed = JSON.parse(raw);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : "not JSON";
+    throw new InvalidToolCall(`\`${field}\` of ${call} is not valid JSON (${why}); write it as one JSON object`);
   }
+  if (!isObject(parsed))
+    throw new InvalidToolCall(`\`${field}\` of ${call} must be a JSON object, not ${kindOf(parsed)}`);
+  return parsed;
 }
+
+const kindOf = (value: unknown) =>
+  value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "an array"
+      : typeof value === "number"
+        ? "a number"
+        : `a ${typeof value}`;
 
 /** The call inside a one-call `actions` wrapper, or the item itself. */
 function unwrapActions(item: Record<string, unknown>): Record<string, unknown> {
@@ -134,23 +154,23 @@ export function callIdentity(item: unknown): { tool_call_id?: string; name?: str
   };
 }
 
-function readArgs(req: Record<string, unknown>): Record<string, unknown> | undefined {
+function readArgs(req: Record<string, unknown>, id: string | undefined): Record<string, unknown> | undefined {
   const fn = isObject(req.function) ? req.function : undefined;
   const gemini = geminiCall(req);
   if (isObject(req.tool_args)) return req.tool_args;
   if (isObject(req.args)) return req.args;
   if (req.type === "function" && isObject(req.parameters)) return req.parameters;
-  if (fn && "arguments" in fn) return parseArguments(fn.arguments);
-  if ("arguments" in req) return parseArguments(req.arguments);
+  if (fn && "arguments" in fn) return parseArguments(fn.arguments, "arguments", id);
+  if ("arguments" in req) return parseArguments(req.arguments, "arguments", id);
   // Anthropic and the AI SDK: `input` (a JSON string at the AI SDK's provider level); older AI SDKs: `args`.
-  if ("input" in req) return parseArguments(req.input);
-  if (nonEmptyString(req.toolName) && "args" in req) return parseArguments(req.args);
+  if ("input" in req) return parseArguments(req.input, "input", id);
+  if (nonEmptyString(req.toolName) && "args" in req) return parseArguments(req.args, "args", id);
   // Gemini leaves `args` out of a call to a function without parameters.
   if (gemini)
     return "args" in gemini
-      ? parseArguments(gemini.args)
+      ? parseArguments(gemini.args, "args", id)
       : "arguments" in gemini
-        ? parseArguments(gemini.arguments)
+        ? parseArguments(gemini.arguments, "arguments", id)
         : {};
   return undefined;
 }
@@ -162,7 +182,8 @@ export function normalizeToolCall(item: unknown): ToolCall {
   if (name === undefined) throw new InvalidToolCall("Tool request must have a tool_name (type string) field");
   const overlong = overlongName("Tool request tool_name", name);
   if (overlong) throw new InvalidToolCall(overlong);
-  const args = readArgs(req);
+  const tool_call_id = ownId(item, req, provider);
+  const args = readArgs(req, tool_call_id);
   if (!args) throw new InvalidToolCall("Tool request must have a tool_args (type dictionary) field");
 
   const toolArgs = cleanCopy(args) as JsonObject;
@@ -176,6 +197,5 @@ export function normalizeToolCall(item: unknown): ToolCall {
   }
   const method = toolArgs.method;
   if (!("action" in toolArgs) && nonEmptyString(method)) toolArgs.action = method;
-  const tool_call_id = ownId(item, req, provider);
   return { tool_name: toolName, tool_args: toolArgs, ...(tool_call_id !== undefined ? { tool_call_id } : {}) };
 }

@@ -4,6 +4,7 @@
  * everything that needs the chat's state (unknown ids, caps) is checked by the
  * ChatDO afterwards, in the same atomic admission.
  */
+import { refuseQueryKeys } from "../calls/query-keys";
 import { badRequest } from "../http/errors";
 import { jsonDepth, MAX_JSON_DEPTH } from "../http/json-body";
 import type { Limits, TenantConfig } from "../config/schema";
@@ -29,7 +30,6 @@ export interface ParallelCommand {
   jobs: JobSpec[];
 }
 
-const METADATA_KEYS = ["callback_url", "notify", "metadata"] as const;
 const CALL_ALIASES = ["tool_calls", "calls", "items"] as const;
 
 const invalidCalls = (message: string) => badRequest("invalid_tool_calls", message);
@@ -98,21 +98,8 @@ export function parseParallel(
   if (!isObject(body)) throw badRequest("invalid_json", "Request body must be a JSON object.");
   const args = unwrapEnvelope(body);
   if (!isObject(args)) throw badRequest("invalid_json", "Request body must be a JSON object.");
-  for (const key of METADATA_KEYS) {
-    if (key in args) {
-      throw badRequest(
-        "option_not_allowed_in_tool_args",
-        `\`${key}\` is request metadata; pass it as a query parameter, not inside tool arguments.`,
-      );
-    }
-  }
-  // A model must not set what it may spend (docs/api.md#budgets).
-  if ("budget" in args) {
-    throw badRequest(
-      "option_not_allowed_in_tool_args",
-      "`budget` is set by the bot, not the model: pass it as the query parameter ?budget=, not inside tool arguments.",
-    );
-  }
+  // A model must not redirect results, pose as the bot or set what it may spend (docs/api.md#budgets).
+  refuseQueryKeys(args, "tool arguments");
   const limits: Limits = config.limits;
   const timeout = coerceSeconds("timeout", args.timeout) ?? limits.default_timeout_seconds;
   const jobTimeout = coerceSeconds("job_timeout", args.job_timeout);

@@ -84,6 +84,24 @@ function parallelResult(
   return { ...entry, state: "success", content: JSON.stringify(resultsPayload(jobs, view)) };
 }
 
+/**
+ * A `/tool-calls` batch's calls as `batch.finished` and the batch's record say them
+ * (docs/api.md#handing-over-a-turn): in call order, each under the id its model wrote. A call that is
+ * one job names it and its state (its outcome is that job in `results.jobs`, not said twice); a
+ * refused or `parallel` call is its whole `/tool-calls` entry.
+ */
+export function batchToolCalls(
+  calls: AdmittedToolCall[],
+  rows: Map<string, JobRow>,
+  view: PayloadView,
+): ToolCallResult[] {
+  return calls.map((call) => {
+    if (!call.job_id) return toolCallResult(call, rows, view);
+    const state: JobState = rows.get(call.job_id)?.state ?? "pending";
+    return { tool_call_id: call.tool_call_id, name: call.name, job_id: call.job_id, state };
+  });
+}
+
 /** The jobs whose results this answer delivers (and so collects): not those left running in the background. */
 export function deliveredJobIds(calls: AdmittedToolCall[]): string[] {
   return calls.flatMap((c) =>

@@ -20,6 +20,7 @@ import { isObject } from "../../core/util/json";
 import { batchContext, planNamingEveryTool } from "../requests/batch-context";
 import { settleToolCalls } from "../requests/await-jobs";
 import { turnOptions } from "../../core/calls/turn-options";
+import { refuseQueryKeys } from "../../core/calls/query-keys";
 
 export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-calls", async (c) => {
   const ctx = await batchContext(c);
@@ -27,12 +28,7 @@ export const toolCallsRoutes = new Hono<AppEnv>().post("/chats/:chat_id/tool-cal
   const items = Array.isArray(body) ? body : isObject(body) ? body.tool_calls : undefined;
   if (!Array.isArray(items))
     throw badRequest("invalid_tool_calls", "`tool_calls` must be an array of normal tool-call objects.");
-  if (isObject(body) && "budget" in body) {
-    throw badRequest(
-      "option_not_allowed_in_tool_args",
-      "`budget` is set by the bot, not the model: pass it as the query parameter ?budget=, not in the body.",
-    );
-  }
+  if (isObject(body)) refuseQueryKeys(body, "the body");
   if (items.length === 0) throw badRequest("invalid_tool_calls", "`tool_calls` must contain at least one tool call.");
   if (items.length > config.limits.max_calls) {
     throw badRequest("invalid_tool_calls", `\`tool_calls\` supports at most ${config.limits.max_calls} items.`);
