@@ -7,6 +7,7 @@
  * Ctrl-C or SIGTERM stops wrangler and workerd too (scripts/wrangler-dev.mjs).
  */
 import { fileURLToPath } from "node:url";
+import { takenPort } from "./ports.mjs";
 import { startWranglerDev, stopGroups, stopOnSignals } from "./wrangler-dev.mjs";
 // Shared with the CLI, which talks to this service when FANOUT_URL is unset (Node 22 strips the types).
 import { LOCAL_KEY, LOCAL_PORT, LOCAL_TENANT } from "../packages/client/src/local.ts";
@@ -41,6 +42,20 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const port = Number(process.env.PORT ?? LOCAL_PORT);
   const inspectorPort = process.env.INSPECTOR_PORT ? Number(process.env.INSPECTOR_PORT) : undefined;
   const url = `http://127.0.0.1:${port}`;
+  // wrangler would say only "Address already in use" and advise its own --port flag, which
+  // `npm start` does not pass on: name the process holding the port and this script's knob.
+  const taken = await takenPort({
+    PORT: port,
+    ...(inspectorPort !== undefined ? { INSPECTOR_PORT: inspectorPort } : {}),
+  });
+  if (taken) {
+    console.error(
+      `fanout could not start: port ${taken.port} is in use${taken.holder ? ` by ${taken.holder}` : ""}. ` +
+        `Stop that process, or start fanout on a free port with ${taken.name}, e.g. ${taken.name}=${taken.port + 1} npm start` +
+        (taken.name === "PORT" ? ` (and FANOUT_URL=http://127.0.0.1:${taken.port + 1} for the CLI).` : "."),
+    );
+    process.exit(1);
+  }
   console.log(`fanout starting at ${url}
   dev API key (local only): ${DEV_KEY}   (tenant "${DEV_TENANT}")
   try, once it is ready (two jobs without waiting, then an await on the ids they got):

@@ -5,6 +5,7 @@
  * SIGTERM to npm leaves no wrangler or workerd behind.
  */
 import { execFile } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,5 +61,25 @@ describe("npm start", () => {
     expect(await listening(port)).toBe(false);
     expect(await listening(inspector)).toBe(false);
     expect(started.output()).not.toMatch(NOISE);
+  });
+
+  it("on a taken port names PORT and the process holding it, and starts nothing", async () => {
+    const holder = createServer(() => {});
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const refused: { code?: number; stderr: string } = await promisify(execFile)(
+        process.execPath,
+        [join(ROOT, "scripts", "dev.mjs")],
+        { cwd: ROOT, env: { ...process.env, PORT: String(port) } },
+      ).catch((e) => e);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`fanout could not start: port ${port} is in use by pid ${process.pid} (`);
+      expect(refused.stderr).toContain(
+        `start fanout on a free port with PORT, e.g. PORT=${port + 1} npm start (and FANOUT_URL=http://127.0.0.1:${port + 1} for the CLI).`,
+      );
+    } finally {
+      holder.close();
+    }
   });
 });

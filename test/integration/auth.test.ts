@@ -118,7 +118,7 @@ describe("chat ids", () => {
 describe("public routes", () => {
   it("serve health and the OpenAPI document without a key and reveal no tenant data", async () => {
     const health = await api("/healthz", { key: null });
-    expect(await json(health)).toEqual({ status: "ok" });
+    expect(await json(health)).toEqual({ status: "ok", service: "fanout" });
     const doc = await json(await api("/openapi.json", { key: null }));
     expect(doc.openapi).toBe("3.1.0");
     expect(JSON.stringify(doc)).not.toContain("acme");

@@ -2,12 +2,16 @@
  * `npx fanout` against the service under `wrangler dev`: each command, its
  * output for people and for scripts, and its errors and exit codes.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
 import { beforeEach, describe, expect, it } from "vitest";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { notFanout } from "../src/cli/connection.js";
 import { run, USAGE } from "../src/cli/main.js";
+import { eventually } from "../../../test/eventually";
 import { chat, client, configure, jsonFile, key, runCli, url, wait } from "./helpers.js";
 
 beforeEach(() => configure({ limits: { max_wait_seconds: 1 } }));
@@ -327,5 +331,143 @@ describe("npx fanout", () => {
     }).catch((e) => e);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain("fanout: chat_not_found");
+  });
+});
+
+describe("which service answers", () => {
+  /** Another service on a port: its own 401 for everything, as the one that held 8787 did. */
+  async function otherService() {
+    const server = createServer((_req, res) => res.writeHead(401, { "content-type": "application/json" }).end("{}"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  it("says another service holds the address instead of passing on its `unauthorized`", async () => {
+    const { server, url: other } = await otherService();
+    try {
+      const { code, stderr } = await fanout(["jobs", "--chat", "x"], {
+        env: { FANOUT_URL: other, FANOUT_API_KEY: "k" },
+      });
+      expect(code).toBe(1);
+      expect(stderr).toBe(
+        `fanout: what answers at ${other} is not fanout (GET /healthz: HTTP 401): another service holds that address; point FANOUT_URL at fanout\n`,
+      );
+      // Without FANOUT_URL, the advice is about the local service and its port.
+      expect(await notFanout(other, true)).toContain("start fanout on another port (PORT=8788 npm start)");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("says which key fanout refused, and where", async () => {
+    const { code, stderr } = await fanout(["jobs", "--chat", "x"], {
+      env: { FANOUT_URL: url(), FANOUT_API_KEY: "not-a-key" },
+    });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      /^fanout: unauthorized: .* FANOUT_API_KEY is not a key of the fanout at http:\/\/127\.0\.0\.1:\d+\.\n$/,
+    );
+  });
+});
+
+describe("fanout tool-calls and --metadata", () => {
+  it("hands over one message's calls without waiting, with the batch's metadata, a row per call by its id", async () => {
+    const id = chat("cli-tc");
+    const calls = [
+      { id: "call_a", type: "function", function: { name: "wait", arguments: '{"seconds":0.5}' } },
+      { id: "call_b", type: "function", function: { name: "nope", arguments: "{}" } },
+    ];
+    const { code, stdout } = await fanout([
+      "tool-calls",
+      "--chat",
+      id,
+      "--calls",
+      await callsFile(calls),
+      "--no-wait",
+      "--metadata",
+      '{"user_id":7}',
+    ]);
+    expect(code).toBe(0);
+    const [status, head, ...rows] = stdout.trim().split("\n");
+    expect(status).toMatch(/^started \(batch-\S+\)$/);
+    expect(head).toMatch(/^call\s+tool\s+job\s+state\s+content$/);
+    expect(rows[0]).toMatch(/^call_a\s+wait\s+wait-\S+\s+(pending|running)\s+\(results come in batch\.finished\)$/);
+    expect(rows[1]).toMatch(/^call_b\s+nope\s+-\s+error\s+Error: tool_calls\[1\] uses unknown tool 'nope'/);
+    const batch = await client().batch(id, status!.match(/\((batch-\S+)\)/)![1]!);
+    expect(batch.metadata).toEqual({ user_id: 7 });
+    expect(
+      await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(0.01)]), "--metadata", "[1]"]),
+    ).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--metadata must be a JSON object, e.g. --metadata '{\"user_id\":7}'"),
+    });
+    const started = JSON.parse(
+      (
+        await fanout([
+          "parallel",
+          "--chat",
+          id,
+          "--calls",
+          await callsFile([wait(0.01)]),
+          "--metadata",
+          '{"k":"v"}',
+          "--json",
+        ])
+      ).stdout,
+    );
+    expect((await client().job(id, started.jobs[0].job_id)).metadata).toEqual({ k: "v" });
+  });
+});
+
+describe("what a pending job waits for, and approvals in watch", () => {
+  it("jobs says a job waits for approval; watch shows the request and who decided, and why", async () => {
+    await configure({ limits: { max_wait_seconds: 1 }, approvals: [{ tools: ["wait"], timeout_seconds: 600 }] });
+    const id = chat("cli-why");
+    const stop = new AbortController();
+    let screen = "";
+    const watching = run(["watch", "--chat", id], {
+      env: { FANOUT_URL: url(), FANOUT_API_KEY: key() },
+      stdout: { write: (t: string) => ((screen += t), screen.includes("■") && stop.abort()) },
+      stderr: { write: () => {} },
+      readStdin: async () => "",
+      signal: stop.signal,
+    });
+    await new Promise((r) => setTimeout(r, 500)); // the stream is open before the batch starts
+    const started = JSON.parse(
+      (await fanout(["parallel", "--chat", id, "--calls", await callsFile([wait(0.01)]), "--no-wait", "--json"]))
+        .stdout,
+    );
+    const job = started.jobs[0].job_id;
+    const { stdout } = await fanout(["jobs", "--chat", id]);
+    expect(stdout).toMatch(new RegExp(`${job}\\s+wait\\s+pending\\s+\\S+\\s+waits for approval until \\d{4}-`));
+    await client().approve(id, job, { by: "ops", reason: "looks fine" });
+    expect(await watching).toBe(0);
+    expect(screen).toMatch(
+      new RegExp(`\\? ${id}  ${job}  wait  waits for approval until \\S+  \\{"seconds":0\\.01\\}`),
+    );
+    expect(screen).toMatch(new RegExp(`✓ ${id}  ${job}  wait  approved by ops: looks fine`));
+  });
+});
+
+describe("stopping the CLI", () => {
+  it("ends `npx fanout watch` when npm is sent SIGTERM, instead of leaving it running", async () => {
+    const id = chat("cli-sigterm");
+    spawn("npm", ["exec", "--", "fanout", "watch", "--chat", id], {
+      cwd: new URL("../../..", import.meta.url).pathname,
+      env: { ...process.env, FANOUT_URL: url(), FANOUT_API_KEY: key() },
+      stdio: "ignore",
+    });
+    const pids = async (pattern: string) =>
+      (await promisify(execFile)("pgrep", ["-f", pattern]).catch(() => ({ stdout: "" }))).stdout
+        .split("\n")
+        .filter(Boolean)
+        .map(Number);
+    // npm's own process, and the CLI's (`node …/.bin/fanout watch …`) under it, watching.
+    const npm = await eventually(async () => (await pids(`npm exec fanout watch --chat ${id}`))[0], 20_000);
+    await eventually(async () => (await pids(`bin/fanout watch --chat ${id}`)).length > 0, 20_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    process.kill(npm, "SIGTERM");
+    // npm ends without passing SIGTERM on: the CLI notices its parent is gone and ends too.
+    await eventually(async () => (await pids(`bin/fanout watch --chat ${id}`)).length === 0, 10_000);
   });
 });

@@ -10,5 +10,5 @@
  */
 export { startFanout, type StartOptions, type TestConfig, type TestFanout } from "./start.js";
 export { ToolHttpError, type TestTool, type ToolCallRecord, type ToolContext } from "./tools.js";
-export type { ModelRequest, ScriptedCall, ScriptedModel, TurnOptions } from "./model.js";
+export type { MatchedTurns, ModelRequest, ScriptedCall, ScriptedModel, TurnMatch, TurnOptions } from "./model.js";
 export type { EventMatch, NextOptions, WebhookReceiver } from "./webhooks.js";

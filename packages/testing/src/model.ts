@@ -1,49 +1,31 @@
 /**
  * A scripted model speaking OpenAI chat completions (`POST /v1/chat/completions`)
  * and Anthropic Messages (`POST /v1/messages`). A test queues the turns it
- * should take; each request takes the first one queued for its `model`, else
- * the first queued for any, and everything it was sent is kept to read back. fanout's
+ * should take (which request takes which: ./model-script.ts), and everything
+ * it was sent is kept to read back. fanout's
  * subagents use it as their `llm`, and the bot's own SDK client can point at it.
  */
 import { json, listen, readBody, type LocalServer } from "./http.js";
+import {
+  chatOf,
+  checkCalls,
+  matcher,
+  takeTurn,
+  type ModelRequest,
+  type ScriptedCall,
+  type Turn,
+  type TurnMatch,
+  type TurnOptions,
+} from "./model-script.js";
 
-/** A call the model is to make. */
-export interface ScriptedCall {
-  name: string;
-  args?: Record<string, unknown>;
-  /** Default: `call_<n>` (OpenAI) or `toolu_<n>` (Anthropic). */
-  id?: string;
+export type { ModelRequest, ScriptedCall, TurnMatch, TurnOptions } from "./model-script.js";
+
+/** Turns for the requests a `when` match names. */
+export interface MatchedTurns {
+  reply(text: string, options?: Pick<TurnOptions, "usage">): ScriptedModel;
+  callTools(calls: ScriptedCall[], options?: Pick<TurnOptions, "usage"> & { text?: string }): ScriptedModel;
+  fail(status: number, message?: string): ScriptedModel;
 }
-
-export interface TurnOptions {
-  /**
-   * Only a request for this model takes the turn, before any turn queued without one (an agent profile's
-   * `model`, say).
-   */
-  model?: string;
-  /** Tokens the answer reports; default 10 in, 5 out. */
-  usage?: { input: number; output: number };
-}
-
-/** One request the model received. */
-export interface ModelRequest {
-  api: "openai" | "anthropic";
-  model: string;
-  /** The conversation as sent (Anthropic's `system` is not among them; see `body`). */
-  messages: { role: string; content: unknown; [key: string]: unknown }[];
-  /** Names of the tools offered. */
-  tools: string[];
-  body: Record<string, unknown>;
-  /** The `traceparent` the request came with: a subagent's request in a kept trace names its `chat` span. */
-  traceparent?: string;
-}
-
-type Turn = TurnOptions &
-  (
-    | { kind: "reply"; text: string }
-    | { kind: "calls"; calls: ScriptedCall[]; text?: string }
-    | { kind: "fail"; status: number; message: string }
-  );
 
 export interface ScriptedModel {
   /** Anthropic's `baseURL`; the AI SDK's Anthropic provider takes `${url}/v1`. */
@@ -56,6 +38,11 @@ export interface ScriptedModel {
   callTools(calls: ScriptedCall[], options?: TurnOptions & { text?: string }): ScriptedModel;
   /** Queue a turn that fails with this HTTP status. SDKs retry 429 and 5xx, each retry taking a turn. */
   fail(status: number, message?: string, options?: TurnOptions): ScriptedModel;
+  /**
+   * Queue a turn only the requests `match` names take (`{chat_id?, model?, contains?}` or a function of
+   * the request), before any turn queued without one: two conversations at once each take their own.
+   */
+  when(match: TurnMatch): MatchedTurns;
   /** Drops the turns not taken and forgets the requests: a fresh script for the next test. */
   reset(): ScriptedModel;
   /** Every request since the start (or the last `reset`), in arrival order. */
@@ -69,13 +56,6 @@ export async function startModel(): Promise<ScriptedModel & LocalServer> {
   const requests: ModelRequest[] = [];
   let ids = 0;
   const nextId = (prefix: string) => `${prefix}${(++ids).toString().padStart(4, "0")}`;
-
-  // A turn queued for this model first, else the first queued for any.
-  const take = (model: string) => {
-    const named = turns.findIndex((t) => t.model === model);
-    const index = named >= 0 ? named : turns.findIndex((t) => t.model === undefined);
-    return index < 0 ? undefined : turns.splice(index, 1)[0];
-  };
 
   const server = await listen(async (req, res) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
@@ -107,14 +87,17 @@ export async function startModel(): Promise<ScriptedModel & LocalServer> {
       (t) => t.function?.name ?? t.name ?? "",
     );
     const traceparent = typeof req.headers.traceparent === "string" ? { traceparent: req.headers.traceparent } : {};
-    requests.push({
+    const chat_id = chatOf(body);
+    const request: ModelRequest = {
       api,
       model,
+      ...(chat_id !== undefined ? { chat_id } : {}),
       messages: (body.messages ?? []) as ModelRequest["messages"],
       tools,
       body,
       ...traceparent,
-    });
+    };
+    requests.push(request);
     if (body.stream)
       return json(res, 400, {
         error: {
@@ -122,9 +105,10 @@ export async function startModel(): Promise<ScriptedModel & LocalServer> {
           message: "The fake model does not stream: call it without `stream: true`.",
         },
       });
-    const turn = take(model);
+    const turn = takeTurn(turns, request);
     if (!turn) {
-      const message = `The fake model has no turn queued for model '${model}': call model.reply(text) or model.callTools(calls) before request ${requests.length}.`;
+      const waiting = turns.length ? ` (${turns.length} queued for other requests: check their when(…) or model)` : "";
+      const message = `The fake model has no turn queued for model '${model}'${waiting}: call model.reply(text) or model.callTools(calls) before request ${requests.length}.`;
       return json(res, 400, { type: "error", error: { type: "invalid_request_error", message } });
     }
     if (turn.kind === "fail")
@@ -145,14 +129,31 @@ export async function startModel(): Promise<ScriptedModel & LocalServer> {
       return self;
     },
     callTools(calls, { text, ...options } = {}) {
-      if (!calls.length)
-        throw new TypeError("callTools needs at least one call; use reply(text) for a turn without calls.");
+      checkCalls("callTools", calls);
       turns.push({ ...options, kind: "calls", calls, ...(text !== undefined ? { text } : {}) });
       return self;
     },
     fail(status, message = `Scripted failure ${status}.`, options = {}) {
       turns.push({ ...options, kind: "fail", status, message });
       return self;
+    },
+    when(match) {
+      const only = { match: matcher(match) };
+      return {
+        reply(text, options = {}) {
+          turns.push({ ...options, ...only, kind: "reply", text });
+          return self;
+        },
+        callTools(calls, { text, ...options } = {}) {
+          checkCalls("when(…).callTools", calls);
+          turns.push({ ...options, ...only, kind: "calls", calls, ...(text !== undefined ? { text } : {}) });
+          return self;
+        },
+        fail(status, message = `Scripted failure ${status}.`) {
+          turns.push({ ...only, kind: "fail", status, message });
+          return self;
+        },
+      };
     },
     reset() {
       turns.length = 0;

@@ -58,6 +58,8 @@ export async function startFanout(options: StartOptions = {}): Promise<TestFanou
   const apiKey = `fanout-test-${Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64url")}`;
   const config = options.config ?? {};
   const webhookSecret = config.webhook?.secret ?? signingSecret();
+  /** Set once the worker is up: what a webhook wait reads the configuration with. */
+  let configReader: Fanout | undefined;
 
   // Every part starts side by side; if one fails, the others are closed once they have started.
   const parts = await Promise.allSettled([
@@ -72,7 +74,8 @@ export async function startFanout(options: StartOptions = {}): Promise<TestFanou
       },
     }),
     startModel(),
-    startWebhooks(webhookSecret),
+    // A `next` that times out reads `webhook.events` then, as the test may have changed it since.
+    startWebhooks(webhookSecret, async () => (await configReader?.config())?.webhook?.events),
     startTools(options.tools ?? {}),
   ] as const);
   const started = parts.flatMap((p) => (p.status === "fulfilled" ? [p.value] : []));
@@ -96,6 +99,7 @@ export async function startFanout(options: StartOptions = {}): Promise<TestFanou
 
   try {
     const client = new Fanout({ url: worker.url, apiKey });
+    configReader = client;
     const modelName = options.model ?? "fake-model";
     await client.putConfig({
       ...config,

@@ -24,9 +24,11 @@ export interface WebhookReceiver {
   /** Deliveries refused for a bad signature. */
   readonly rejected: number;
   /**
-   * The first event that matches and that no earlier `next` returned, waiting for it if it has
-   * not arrived. Rejects after the timeout, naming what did arrive; rejects at once if a test
-   * function throws.
+   * The first event that matches and that no earlier `next` returned (the oldest such, whichever chat
+   * it is of: match on `data.chat_id` with a function to wait for one chat's), waiting for it if it has
+   * not arrived. Rejects after the timeout, naming what did arrive and the likely cause (the bot
+   * refusing deliveries, a type left out of `webhook.events`, events an earlier `next` took); rejects
+   * at once if a test function throws.
    */
   next<Type extends WebhookEvent["type"]>(
     type: Type,
@@ -51,7 +53,14 @@ interface Waiter {
   fail(error: Error): void;
 }
 
-export async function startWebhooks(secret: string): Promise<WebhookReceiver & LocalServer> {
+/**
+ * `subscribed`: the tenant's `webhook.events` now (undefined: every type), read when a `next` times out
+ * to tell a filtered type from one that never happened.
+ */
+export async function startWebhooks(
+  secret: string,
+  subscribed: () => Promise<readonly string[] | undefined> = async () => undefined,
+): Promise<WebhookReceiver & LocalServer> {
   const received: WebhookEvent[] = [];
   const handedOut = new Set<WebhookEvent>();
   const waiters = new Set<Waiter>();
@@ -118,15 +127,11 @@ export async function startWebhooks(secret: string): Promise<WebhookReceiver & L
           reject(error);
         },
       };
-      const timer = setTimeout(() => {
+      const timer = setTimeout(async () => {
         const seen = received.map((e) => e.type).join(", ") || "none";
         const what = match === undefined ? "event" : typeof match === "string" ? `'${match}' event` : "matching event";
-        const bot = refusedByBot.length ? ` The bot refused: ${refusedByBot.join("; ")}.` : "";
-        waiter.fail(
-          new Error(
-            `No ${what} arrived within ${timeoutMs} ms. Received so far: ${seen}.${bot} Is it filtered out by webhook.events?`,
-          ),
-        );
+        const causes = await likelyCauses(match, { received, handedOut, rejected, refusedByBot }, subscribed);
+        waiter.fail(new Error(`No ${what} arrived within ${timeoutMs} ms. Received so far: ${seen}.${causes}`));
       }, timeoutMs);
       timer.unref(); // a test that forgot a next() still ends
       if (!waiter.check()) waiters.add(waiter);
@@ -162,3 +167,44 @@ function forwardedHeaders(headers: Headers): Headers {
   for (const [name, value] of headers) if (name === "content-type" || name.startsWith("webhook-")) out.set(name, value);
   return out;
 }
+
+/** What the receiver saw, to say why an awaited event never came. */
+interface Seen {
+  received: WebhookEvent[];
+  handedOut: Set<WebhookEvent>;
+  rejected: number;
+  refusedByBot: string[];
+}
+
+/** The likely causes of a `next` that timed out, each said with what to do, as one sentence each. */
+export async function likelyCauses(
+  match: EventMatch | undefined,
+  seen: Seen,
+  subscribed: () => Promise<readonly string[] | undefined>,
+): Promise<string> {
+  const causes: string[] = [];
+  if (seen.refusedByBot.some((r) => r.endsWith("HTTP 401")))
+    causes.push(
+      "The bot answered 401: it verifies with another secret than fanout.webhooks.secret; give it that one as its webhook secret",
+    );
+  if (seen.refusedByBot.length) causes.push(`The bot refused: ${seen.refusedByBot.join("; ")}`);
+  if (seen.rejected)
+    causes.push(`${seen.rejected} deliveries had a bad signature (not signed with fanout.webhooks.secret)`);
+  if (typeof match === "string") {
+    const globs = await subscribed().catch(() => undefined);
+    if (globs && !globs.some((glob) => globMatches(glob, match)))
+      causes.push(`'${match}' is not in webhook.events (${globs.join(", ")}): add it to the config's webhook.events`);
+    const taken = seen.received.filter((e) => e.type === match && seen.handedOut.has(e)).length;
+    if (taken) causes.push(`${taken} '${match}' event(s) arrived and an earlier next() took each of them`);
+  }
+  return causes.length ? ` ${causes.join(". ")}.` : "";
+}
+
+/** `webhook.events` globs: `*` stands for any run of characters. */
+const globMatches = (glob: string, type: string) =>
+  new RegExp(
+    `^${glob
+      .split("*")
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  ).test(type);

@@ -60,6 +60,65 @@ describe("a subagent's model", () => {
   });
 });
 
+describe("turns matched to a conversation", () => {
+  it("two conversations at once each take their own turns: by chat, by text, by a function", async () => {
+    const openai = new OpenAI({ apiKey: "sk-test", baseURL: fanout.model.openaiBaseUrl, maxRetries: 0 });
+    fanout.model
+      .when({ chat_id: "user-b" })
+      .reply("For B.")
+      .when({ contains: "otters" })
+      .reply("About otters.")
+      .when((request) => request.model === "gpt-c")
+      .callTools([{ name: "search", args: { q: "c" } }])
+      .reply("In order.");
+    const ask = (model: string, content: string, user?: string) =>
+      openai.chat.completions.create({ model, messages: [{ role: "user", content }], ...(user ? { user } : {}) });
+    // Asked in the opposite order to the script, all at once.
+    const [plain, c, otters, b] = await Promise.all([
+      ask("gpt-test", "hello"),
+      ask("gpt-c", "anything"),
+      ask("gpt-test", "tell me about otters"),
+      ask("gpt-test", "hi", "user-b"),
+    ]);
+    expect(plain.choices[0]!.message.content).toBe("In order.");
+    expect(c.choices[0]!.message.tool_calls![0]).toMatchObject({ function: { name: "search" } });
+    expect(otters.choices[0]!.message.content).toBe("About otters.");
+    expect(b.choices[0]!.message.content).toBe("For B.");
+    expect(fanout.model.requests.find((r) => r.chat_id === "user-b")?.messages[0]).toMatchObject({ content: "hi" });
+  });
+
+  it("a matched turn nobody asks for is never taken by another request, and the refusal says so", async () => {
+    const anthropic = new Anthropic({ apiKey: "k", baseURL: fanout.model.url, maxRetries: 0 });
+    fanout.model.when({ chat_id: "nobody" }).reply("never");
+    await expect(
+      anthropic.messages.create({ model: "claude-test", max_tokens: 10, messages: [{ role: "user", content: "x" }] }),
+    ).rejects.toThrow(/no turn queued for model 'claude-test' \(1 queued for other requests: check their when/);
+    const mine = await anthropic.messages.create({
+      model: "claude-test",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "x" }],
+      metadata: { user_id: "nobody" },
+    });
+    expect(mine.content).toEqual([{ type: "text", text: "never" }]);
+  });
+});
+
+describe("strict scripted calls", () => {
+  it("throws on a key a call does not take, naming the one meant, and queues nothing", () => {
+    expect(() => fanout.model.callTools([{ name: "search", arguments: { q: "x" } } as never])).toThrow(
+      "callTools: unknown key `arguments`. Did you mean `args`? It takes `name`, `args`, `id`.",
+    );
+    expect(() => fanout.model.when({ contains: "x" }).callTools([{ tool_name: "search" } as never])).toThrow(
+      "when(…).callTools: unknown key `tool_name`. Did you mean `name`?",
+    );
+    expect(() => fanout.model.callTools([{ name: "search", args: '{"q":"x"}' as never }])).toThrow(
+      "`args` of a call is an object (the arguments themselves, not JSON text)",
+    );
+    expect(() => fanout.model.when({ chat: "x" } as never)).toThrow("when(match): unknown key `chat`.");
+    expect(fanout.model.pending).toBe(0);
+  });
+});
+
 describe("reset", () => {
   it("drops the turns not taken and forgets the requests, so one test's script never answers the next", async () => {
     fanout.model.reply("left over from an earlier test");

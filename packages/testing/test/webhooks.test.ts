@@ -32,8 +32,16 @@ describe("webhooks", () => {
     await fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-2");
     expect(fanout.webhooks.received.map((e) => e.type)).not.toContain("chat.created");
     await expect(fanout.webhooks.next("chat.created", { timeoutMs: 200 })).rejects.toThrow(
-      /No 'chat.created' event arrived within 200 ms\. Received so far: .*batch\.finished/,
+      /No 'chat.created' event arrived within 200 ms\. Received so far: .*batch\.finished.*'chat\.created' is not in webhook\.events \(batch\.finished, job\.finished\): add it/,
     );
+  });
+
+  it("says an earlier next() took the events of a type, and blames no filter that lets the type through", async () => {
+    await wait("hooks-taken");
+    await fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-taken");
+    const timedOut = await fanout.webhooks.next("batch.finished", { timeoutMs: 200 }).catch((e: Error) => e);
+    expect(String(timedOut)).toMatch(/'batch\.finished' event\(s\) arrived and an earlier next\(\) took each of them/);
+    expect(String(timedOut)).not.toContain("webhook.events");
   });
 
   it("rejects a next() whose test throws, and goes on receiving for the others", async () => {
@@ -101,7 +109,9 @@ describe("webhooks", () => {
       await wait("hooks-4");
       await expect(
         fanout.webhooks.next((e) => e.type === "batch.finished" && e.data.chat_id === "hooks-4", { timeoutMs: 1500 }),
-      ).rejects.toThrow(/The bot refused: .*batch\.finished evt_\S+: HTTP 401/);
+      ).rejects.toThrow(
+        /The bot answered 401: it verifies with another secret than fanout\.webhooks\.secret.*The bot refused: .*batch\.finished evt_\S+: HTTP 401/,
+      );
     } finally {
       fanout.webhooks.forward(null);
       bot.close();

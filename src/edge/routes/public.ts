@@ -6,5 +6,6 @@ import { dashboardRoutes } from "../dashboard/routes";
 
 export const publicRoutes = new Hono<AppEnv>()
   .route("/", dashboardRoutes)
-  .get("/healthz", (c) => c.json({ status: "ok" }))
+  // Names the service, so a client can tell fanout from another service on the same port.
+  .get("/healthz", (c) => c.json({ status: "ok", service: "fanout" }))
   .get("/openapi.json", (c) => c.json(openApiDocument()));

@@ -22,3 +22,30 @@ export function serviceFrom(env: Record<string, string | undefined>): Service {
     return { missing: `set FANOUT_API_KEY to a key of the service at ${url} (one from its API_KEYS secret)` };
   return { url, apiKey: env.FANOUT_API_KEY };
 }
+
+/** How long the identity check waits for `/healthz`. */
+const CHECK_MS = 5_000;
+
+/**
+ * Whether what answers at `url` is fanout (its `/healthz` names it): undefined when it is, else what
+ * to tell the person. Without it, another service on the port would answer the CLI's calls with its
+ * own refusals (`unauthorized`), which read as fanout's.
+ */
+export async function notFanout(url: string, local: boolean): Promise<string | undefined> {
+  const where = local ? "start it with `npm start` in the fanout checkout, or set FANOUT_URL" : "check FANOUT_URL";
+  let answer: Response;
+  try {
+    answer = await fetch(new URL("healthz", url.endsWith("/") ? url : `${url}/`), {
+      signal: AbortSignal.timeout(CHECK_MS),
+    });
+  } catch (e) {
+    return `nothing answers at ${url} (${(e as Error).message}): ${where}`;
+  }
+  const body = (await answer.json().catch(() => undefined)) as { service?: unknown } | undefined;
+  if (answer.ok && body?.service === "fanout") return undefined;
+  const said = answer.ok ? "not naming fanout" : `HTTP ${answer.status}`;
+  const fix = local
+    ? "stop it, or start fanout on another port (PORT=8788 npm start) and set FANOUT_URL to it"
+    : "point FANOUT_URL at fanout";
+  return `what answers at ${url} is not fanout (GET /healthz: ${said}): another service holds that address; ${fix}`;
+}

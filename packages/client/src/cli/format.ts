@@ -3,7 +3,8 @@
  * `fanout watch`. Pure functions of the data and the clock, so they are tested
  * without a terminal.
  */
-import type { FlowAnswer, FanoutEvent, JobSnapshot, TelemetryAnswer, ToolsAnswer } from "../types.js";
+import { JOB_STATES } from "../job-states.js";
+import type { FlowAnswer, FanoutEvent, JobSnapshot, TelemetryAnswer, ToolCallsAnswer, ToolsAnswer } from "../types.js";
 
 const WIDTH = 60;
 
@@ -27,9 +28,32 @@ export function columns(head: string[], rows: string[][]): string {
   return [line(head), ...rows.map(line)].join("\n");
 }
 
-/** Jobs as aligned columns: id, tool, state, duration, result or error. */
 /** Why a job did not succeed, and whether running it again may help: `[http_status, retryable] `. */
 const failureTag = (j: JobSnapshot) => (j.error_type ? `[${j.error_type}${j.retryable ? ", retryable" : ""}] ` : "");
+
+/** What a pending job waits for, in words: `waits for approval`, `waits for flow search-api (user-7)`. */
+export function waitText(j: JobSnapshot): string {
+  switch (j.waiting_for) {
+    case undefined:
+      return "";
+    case "tier":
+      return "waits for its turn (side-effecting calls run one at a time)";
+    case "subagent_slot":
+      return `waits for a subagent slot${j.queue_position ? ` (#${j.queue_position} in line)` : ""}`;
+    case "approval":
+      return `waits for approval${j.approval_expires_at ? ` until ${j.approval_expires_at}` : ""}`;
+    case "flow":
+      return `waits for flow ${j.flow ? `${j.flow.rule}${j.flow.key ? ` (${j.flow.key})` : ""}` : "room"}`;
+    case "budget":
+      return "waits for its share of the batch's budget";
+    case "spend":
+      return "waits for the tenant's spending limit";
+    default:
+      return `waits for ${j.waiting_for}`;
+  }
+}
+
+/** Jobs as aligned columns: id, tool, state, duration, then the result, the error, or what it waits for. */
 
 export function jobTable(jobs: JobSnapshot[]): string {
   if (jobs.length === 0) return "no jobs";
@@ -38,9 +62,21 @@ export function jobTable(jobs: JobSnapshot[]): string {
     j.tool_name,
     j.state,
     seconds(j.duration_seconds),
-    cell(j.error ? `${failureTag(j)}Error: ${j.error}` : (j.result ?? "")),
+    cell(j.error ? `${failureTag(j)}Error: ${j.error}` : (j.result ?? waitText(j))),
   ]);
   return columns(["job", "tool", "state", "time", "result"], rows);
+}
+
+/** `fanout tool-calls`: a row per call, by the id its model wrote: its job, state, and content. */
+export function callTable(answer: ToolCallsAnswer): string {
+  const rows = answer.results.map((r) => [
+    r.tool_call_id,
+    r.name,
+    r.job_id ?? "-",
+    r.state,
+    cell(r.content ?? (JOB_STATES[r.state]?.active ? "(results come in batch.finished)" : "")),
+  ]);
+  return columns(["call", "tool", "job", "state", "content"], rows);
 }
 
 /** `fanout tools`: each tool's name and the first line of its description, then the prompts there are. */
@@ -103,6 +139,14 @@ export function eventLine(event: FanoutEvent): string | undefined {
   }
   if (event.type === "batch.finished")
     return `■ ${where}  ${event.data.batch_id}  ${event.data.results.status} (${event.data.results.jobs.length} jobs)`;
+  if (event.type === "job.approval_requested")
+    return `? ${where}  ${event.data.job_id}  ${event.data.tool_name}  waits for approval until ${event.data.approval_expires_at}  ${cell(JSON.stringify(event.data.tool_args), 40)}`;
+  if (event.type === "job.approval_decided") {
+    const { decision, by, reason } = event.data;
+    const word = decision === "approve" ? "approved" : decision === "deny" ? "denied" : "expired, not made";
+    const who = by ? ` by ${by}` : "";
+    return `${decision === "approve" ? "✓" : "✗"} ${where}  ${event.data.job_id}  ${event.data.tool_name}  ${word}${who}${reason ? `: ${cell(reason, 40)}` : ""}`;
+  }
   return undefined;
 }
 

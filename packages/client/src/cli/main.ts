@@ -9,26 +9,28 @@ import { parseArgs } from "node:util";
 import { Fanout } from "../client.js";
 import { FanoutError } from "../errors.js";
 import { LOCAL_URL } from "../local.js";
-import type { ParallelArgs } from "../types.js";
-import { serviceFrom } from "./connection.js";
+import type { ParallelArgs, ToolCallsBody } from "../types.js";
+import { notFanout, serviceFrom } from "./connection.js";
 import { DELIVERY_COMMANDS, DELIVERY_OPTIONS, DELIVERY_USAGE } from "./deliveries.js";
 import { APPROVAL_COMMANDS, APPROVAL_OPTIONS, APPROVAL_USAGE } from "./approvals.js";
 import { CONFIG_USAGE, configCommand } from "./config.js";
 import type { CliIo } from "./io.js";
-import { flowTable, jobTable, telemetryLine, toolTable } from "./format.js";
+import { callTable, flowTable, jobTable, telemetryLine, toolTable } from "./format.js";
 import { watch } from "./watch.js";
 
 export const USAGE = `Usage: fanout <command> [options]
 
 Commands:
   parallel --chat <id> --calls <file|->   start tool calls (a JSON array of calls, or parallel arguments)
-           [--no-wait] [--timeout <s>] [--agent <name>]
-  jobs     --chat <id>                    the chat's active and uncollected jobs
+           [--no-wait] [--timeout <s>] [--agent <name>] [--metadata <json>]
+  tool-calls --chat <id> --calls <file|->  one assistant message's calls in its SDK's shape (OpenAI, Anthropic,
+           [--no-wait] [--metadata <json>]  AI SDK…), answered one entry per call by its id
+  jobs     --chat <id>                    the chat's active and uncollected jobs, and what a pending one waits for
   await    --chat <id> [--timeout <s>] <job_id>...   wait for jobs (past the per-request cap)
   cancel   --chat <id> <job_id>...        cancel jobs
   rerun    --chat <id> <batch_id> [--job <job_id>]... [--no-wait]   run a finished batch's failed part again
            (its retryable failures, plus each --job named); prints the whole batch
-  watch    [--chat <id>]                  live events, with running jobs and their times
+  watch    [--chat <id>]                  live events (approval requests and decisions too), with running jobs
   tools    [--agent <name>]               the tools and prompts to give a model
   flow                                    what each flow rule holds back: running, queued, busiest keys
   telemetry                               spans exported to the tenant's OTLP endpoint, dropped, the latest failure
@@ -50,6 +52,7 @@ const OPTIONS = {
   "no-wait": { type: "boolean" },
   timeout: { type: "string" },
   agent: { type: "string" },
+  metadata: { type: "string" },
   job: { type: "string", multiple: true },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -72,8 +75,27 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(USAGE);
       return command || parsed.values.help ? 0 : 2;
     }
-    const fanout = connect(io);
-    return await dispatch(fanout, command, rest, parsed.values, io);
+    const service = serviceFrom(io.env);
+    if ("missing" in service) throw new UsageError(service.missing);
+    if (service.note) io.stderr.write(`fanout: ${service.note}\n`);
+    // mcp-url only prints a URL: it needs no answer from the service.
+    const problem = command === "mcp-url" ? undefined : await notFanout(service.url, !io.env.FANOUT_URL);
+    if (problem) {
+      io.stderr.write(`fanout: ${problem}\n`);
+      return 1;
+    }
+    try {
+      return await dispatch(new Fanout(service), command, rest, parsed.values, io);
+    } catch (e) {
+      // fanout itself refused the key: say which key and which service, not only the API's words.
+      if (e instanceof FanoutError && e.code === "unauthorized")
+        throw new FanoutError(
+          e.status,
+          e.code,
+          `${e.message} FANOUT_API_KEY is not a key of the fanout at ${service.url}.`,
+        );
+      throw e;
+    }
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`fanout: ${e.message}\n\n${USAGE}`);
@@ -87,13 +109,6 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-function connect(io: CliIo): Fanout {
-  const service = serviceFrom(io.env);
-  if ("missing" in service) throw new UsageError(service.missing);
-  if (service.note) io.stderr.write(`fanout: ${service.note}\n`);
-  return new Fanout(service);
-}
-
 async function dispatch(fanout: Fanout, command: string, ids: string[], o: Options, io: CliIo): Promise<number> {
   const print = (value: unknown, human: () => string) =>
     io.stdout.write(`${o.json ? JSON.stringify(value) : human()}\n`);
@@ -102,8 +117,23 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
       const args = await readCalls(need(o.calls, "--calls <file|->"), io);
       if (o["no-wait"]) args.wait = false;
       if (o.timeout) args.timeout = seconds(o.timeout);
-      const answer = await fanout.parallel(need(o.chat, "--chat <id>"), args, { agent: o.agent });
+      const answer = await fanout.parallel(need(o.chat, "--chat <id>"), args, {
+        agent: o.agent,
+        ...metadataOf(o.metadata),
+      });
       print(answer, () => `${answer.status}\n${jobTable(answer.jobs)}`);
+      return 0;
+    }
+    case "tool-calls": {
+      const calls = await readJson(need(o.calls, "--calls <file|->"), io);
+      const body = Array.isArray(calls) ? { tool_calls: calls } : (calls as Record<string, unknown>);
+      if (o["no-wait"]) body.wait = false;
+      if (o.timeout) body.timeout = seconds(o.timeout);
+      const answer = await fanout.toolCalls(need(o.chat, "--chat <id>"), body as ToolCallsBody, {
+        agent: o.agent,
+        ...metadataOf(o.metadata),
+      });
+      print(answer, () => `${answer.status}${answer.batch_id ? ` (${answer.batch_id})` : ""}\n${callTable(answer)}`);
       return 0;
     }
     case "jobs": {
@@ -175,21 +205,38 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
 
 /** The calls file: a JSON array of tool calls, or a whole `parallel` arguments object. */
 async function readCalls(source: string, io: CliIo): Promise<ParallelArgs> {
+  const value = await readJson(source, io);
+  if (Array.isArray(value)) return { tool_calls: value };
+  if (value && typeof value === "object") return value as ParallelArgs;
+  throw new UsageError(`${source} must hold a JSON array of tool calls or an object of parallel arguments`);
+}
+
+/** `--metadata '{"user_id":7}'`: the batch's own ids, echoed in its events. */
+function metadataOf(raw: string | undefined): { metadata?: Record<string, unknown> } {
+  if (raw === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    throw new UsageError(`--metadata is not JSON: ${(e as Error).message}; e.g. --metadata '{"user_id":7}'`);
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new UsageError(`--metadata must be a JSON object, e.g. --metadata '{"user_id":7}'`);
+  return { metadata: value as Record<string, unknown> };
+}
+
+async function readJson(source: string, io: CliIo): Promise<unknown> {
   let text: string;
   try {
     text = source === "-" ? await io.readStdin() : await readFile(source, "utf8");
   } catch (e) {
     throw new UsageError(`cannot read ${source}: ${(e as Error).message}`);
   }
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch (e) {
     throw new UsageError(`${source} is not JSON: ${(e as Error).message}`);
   }
-  if (Array.isArray(value)) return { tool_calls: value };
-  if (value && typeof value === "object") return value as ParallelArgs;
-  throw new UsageError(`${source} must hold a JSON array of tool calls or an object of parallel arguments`);
 }
 
 function need(value: string | undefined, what: string): string {
