@@ -4,25 +4,24 @@
  * written down and acknowledged: Telegram and fanout get their answer at once,
  * and a step cut short by an eviction is simply run again. A repeated step
  * cannot start its batch twice: the batch's Idempotency-Key is the model
- * message it came from.
+ * message it came from. A turn's calls are handed to fanout with the
+ * conversation as their `context`, so `batch.finished` brings back all the
+ * turn needs, even to an object that lost its storage meanwhile.
  */
 import { DurableObject } from "cloudflare:workers";
-import { FanoutError, type Fanout, type ResultsPayload } from "@fanout/client";
+import { FanoutError, toOpenAIToolMessages, type Fanout, type FanoutEvent } from "@fanout/client";
 import OpenAI from "openai";
 import type { Env } from "./env";
 import { fanoutClient } from "./fanout";
 import { approvalMessage, decidedText, pressedDecision, type ApprovalRequest, type Decision } from "./approvals";
 import { answerCallbackQuery, editMessageText, sendMessage, type ButtonPress, type TelegramApi } from "./telegram";
-import { batchFor, toolMessages, type Message, type Span } from "./turn";
+import { sameCalls, type Message, type TurnContext } from "./turn";
 
 /** Model calls per user message, so a model that keeps calling tools cannot run forever. */
 const MAX_STEPS = 8;
 const SYSTEM_PROMPT = "You are a helpful assistant in a Telegram chat. Answer briefly.";
 
-interface Pending {
-  job_ids: string[];
-  spans: Span[];
-}
+type BatchFinished = Extract<FanoutEvent, { type: "batch.finished" }>;
 
 /** W3C trace context, as the request that brought a user's message carried it. */
 export interface TraceContext {
@@ -75,13 +74,30 @@ export class Conversation extends DurableObject<Env> {
   }
 
   /**
-   * fanout's `batch.finished`. Delivery is at least once: only the batch the turn waits for moves
-   * it on, so a repeated or late delivery finds nothing to do.
+   * fanout's `batch.finished`, with the turn it was handed as its `context`. Delivery is at least once:
+   * only the calls the conversation waits on move it on, so a repeated or late delivery finds nothing
+   * to do. An object that lost its storage since (nothing waits on it then) takes the turn back from
+   * the event.
    */
-  async batchFinished(results: ResultsPayload): Promise<void> {
-    const pending = this.#pending();
-    if (!pending || !results.jobs.some((j) => pending.job_ids.includes(j.job_id))) return;
-    await this.#answerCalls(toolMessages(pending.spans, results));
+  async batchFinished(event: Pick<BatchFinished, "type" | "data">): Promise<void> {
+    const turn = event.data.context as TurnContext | undefined;
+    if (!turn?.messages?.length) return;
+    const history = this.#messages();
+    if (history.length === 0) this.#restore(turn);
+    else if (!sameCalls(history.at(-1), turn.messages.at(-1))) return;
+    await this.#answerCalls(toOpenAIToolMessages(event));
+  }
+
+  /** The conversation as it was handed over, and the chat it is for: what the turn goes on from. */
+  #restore(turn: TurnContext): void {
+    this.ctx.storage.transactionSync(() => {
+      for (const message of turn.messages) this.#append(message);
+      this.#sql.exec(
+        `INSERT INTO state (id, chat_id, due, steps) VALUES (1, ?, 0, ?) ON CONFLICT (id) DO NOTHING`,
+        turn.telegram_chat_id,
+        turn.steps,
+      );
+    });
   }
 
   /**
@@ -162,7 +178,7 @@ export class Conversation extends DurableObject<Env> {
       for (const { text } of this.#sql.exec<{ text: string }>(`SELECT text FROM inbox ORDER BY seq`).toArray())
         this.#append({ role: "user", content: text });
       this.#sql.exec(`DELETE FROM inbox`);
-      this.#sql.exec(`UPDATE state SET pending = NULL, due = 1`);
+      this.#sql.exec(`UPDATE state SET due = 1`);
     });
     await this.ctx.storage.setAlarm(Date.now());
   }
@@ -180,7 +196,7 @@ export class Conversation extends DurableObject<Env> {
       last = await this.#ask();
       this.#append(last);
     }
-    if (last?.role === "assistant" && last.tool_calls?.length) return this.#startBatch(chatId, last.tool_calls);
+    if (last?.role === "assistant" && last.tool_calls?.length) return this.#startBatch(chatId);
     return this.#reply(chatId, typeof last?.content === "string" && last.content ? last.content : "(no answer)");
   }
 
@@ -202,24 +218,31 @@ export class Conversation extends DurableObject<Env> {
     };
   }
 
-  async #startBatch(chatId: number, calls: OpenAI.Chat.Completions.ChatCompletionMessageToolCall[]): Promise<void> {
-    const { args, spans } = batchFor(calls);
+  /**
+   * The last model message's calls, handed to fanout as they are (a `parallel` call among them too),
+   * with the conversation as their `context`; its answer comes in `batch.finished`.
+   */
+  async #startBatch(chatId: number): Promise<void> {
+    const messages = this.#messages();
+    const steps = this.#state()?.steps ?? 0;
+    const calls = (messages.at(-1) as { tool_calls?: unknown[] }).tool_calls!;
+    const context: TurnContext = { telegram_chat_id: chatId, steps, messages };
     const turnKey = `tg-${chatId}-${this.#lastSeq()}`;
     try {
       // fanout hands the Telegram chat back on the batch's events: the webhook routes by it.
-      const started = await this.#fanout().parallel(
+      const answer = await this.#fanout().toolCalls(
         `tg-${chatId}`,
-        { ...args, wait: false },
+        { tool_calls: calls as never, wait: false, context },
         { idempotencyKey: turnKey, metadata: { telegram_chat_id: chatId }, ...this.#turnTrace() },
       );
-      const pending: Pending = { job_ids: started.jobs.map((j) => j.job_id), spans };
-      this.#sql.exec(`UPDATE state SET pending = ?, due = 0`, JSON.stringify(pending));
+      // No call could start (each refused): the answer is final, and no batch.finished will come.
+      if (answer.status !== "started") return this.#answerCalls(toOpenAIToolMessages(answer));
+      this.#sql.exec(`UPDATE state SET due = 0`);
     } catch (e) {
       if (!(e instanceof FanoutError) || e.retryable) throw e; // the alarm runs the step again
-      // A refusal (an unknown tool, bad arguments): the model reads why and tries something else.
-      await this.#answerCalls(
-        calls.map((call) => ({ role: "tool", tool_call_id: call.id, content: `Error: ${e.message}` })),
-      );
+      // A refusal of the whole message: the model reads why and tries something else.
+      const ids = (calls as { id: string }[]).map((call) => call.id);
+      await this.#answerCalls(ids.map((id) => ({ role: "tool", tool_call_id: id, content: `Error: ${e.message}` })));
     }
   }
 
@@ -264,14 +287,7 @@ export class Conversation extends DurableObject<Env> {
 
   #state() {
     return this.#sql
-      .exec<{ chat_id: number; pending: string | null; due: number; steps: number }>(
-        `SELECT chat_id, pending, due, steps FROM state`,
-      )
+      .exec<{ chat_id: number; due: number; steps: number }>(`SELECT chat_id, due, steps FROM state`)
       .toArray()[0];
-  }
-
-  #pending(): Pending | undefined {
-    const raw = this.#state()?.pending;
-    return raw ? (JSON.parse(raw) as Pending) : undefined;
   }
 }

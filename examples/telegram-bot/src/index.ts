@@ -45,7 +45,7 @@ export default {
       if (typeof telegramChat !== "number" || !Number.isSafeInteger(telegramChat))
         return new Response(null, { status: 204 });
       const chat = conversation(env, telegramChat);
-      if (event.type === "batch.finished") await chat.batchFinished(event.data.results);
+      if (event.type === "batch.finished") await chat.batchFinished({ type: event.type, data: event.data });
       if (event.type === "job.approval_requested") await chat.approvalRequested(telegramChat, event.data);
       if (event.type === "job.approval_decided")
         await chat.approvalDecided(telegramChat, event.data.job_id, event.data.decision, event.data.by);

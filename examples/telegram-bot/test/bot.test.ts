@@ -117,8 +117,12 @@ describe("the Telegram bot on fanout", () => {
     const [job] = await eventually(
       async () => (await fanoutApi("/v1/chats/tg-4203/jobs").catch(() => undefined))?.jobs,
     );
-    // The batch carries its Telegram chat, which is how the bot routes the event below.
-    expect((await fanoutApi(`/v1/chats/tg-4203/jobs/${job.job_id}`)).metadata).toEqual({ telegram_chat_id: 4203 });
+    // The batch carries its Telegram chat, which is how the bot routes the event below, and the turn it
+    // handed over, which the event brings back.
+    const record = await fanoutApi(`/v1/chats/tg-4203/jobs/${job.job_id}`);
+    expect(record.metadata).toEqual({ telegram_chat_id: 4203 });
+    const batch = await fanoutApi(`/v1/chats/tg-4203/batches/${record.batch_id}`);
+    expect(batch.context).toMatchObject({ telegram_chat_id: 4203, steps: 1 });
     // fanout delivers at least once: the same event, signed as fanout signs it, arrives twice.
     const body = JSON.stringify({
       id: "evt_twice",
@@ -130,8 +134,10 @@ describe("the Telegram bot on fanout", () => {
         parent_chat_id: null,
         root_chat_id: "tg-4203",
         seq: 9,
-        batch_id: "batch-x",
+        batch_id: record.batch_id,
         metadata: { telegram_chat_id: 4203 },
+        context: batch.context,
+        tool_calls: batch.tool_calls,
         results: {
           status: "success",
           jobs: [{ job_id: job.job_id, tool_name: "wait", state: "success", duration_seconds: 1, result: "ok" }],
@@ -157,6 +163,26 @@ describe("the Telegram bot on fanout", () => {
     expect(llmRequests()).toHaveLength(2);
     await fanoutApi("/v1/chats/tg-4203/parallel", { action: "cancel", job_ids: [job.job_id] });
   });
+
+  it("goes on from batch.finished after a restart that lost its storage: the event brings the turn back", async () => {
+    script(parallelCall(300), "Still here after the restart.");
+    await telegramUpdate(4210, "Wait five minutes.");
+    await eventually(async () => llmRequests().length === 1, 20_000);
+    const job = await eventually(async () => (await harness.fanout.client.jobs("tg-4210").catch(() => [])).at(0));
+    await harness.restartBot();
+    // The batch ends only now, with the bot restarted and its storage gone: only the event can go on.
+    await harness.fanout.client.cancel("tg-4210", [job.job_id]);
+    const [reply] = await eventually(async () => {
+      const list = await sent(4210);
+      return list.length ? list : undefined;
+    }, 30_000);
+    expect(reply!.text).toBe("Still here after the restart.");
+    // The model's second request is the whole conversation, taken back from the event.
+    const second = llmRequests()[1]!;
+    expect(second.messages.slice(1).map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(second.messages[1]).toMatchObject({ role: "user", content: "Wait five minutes." });
+    expect(second.messages.at(-1)!.content).toContain("cancelled");
+  }, 60_000);
 
   it("asks in the chat before a call under an approval rule runs, and runs it once the button is pressed", async () => {
     const fanoutApi = (path: string, body: unknown, method = "POST") =>

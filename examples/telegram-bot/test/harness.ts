@@ -21,8 +21,15 @@ export interface BotUnderTest {
   fanout: TestFanout;
   botUrl: string;
   fakeUrl: string;
+  /**
+   * Stops the bot and starts it again with empty storage (a new deploy of a bot that keeps nothing,
+   * the worst case), at a new URL that deliveries and Telegram's updates go to from then on.
+   */
+  restartBot(): Promise<void>;
   stop(): Promise<void>;
 }
+
+const BOT_DIR = fileURLToPath(new URL("..", import.meta.url));
 
 export async function startBot(): Promise<BotUnderTest> {
   const [fanoutStart, fakesStart] = await Promise.allSettled([
@@ -39,7 +46,7 @@ export async function startBot(): Promise<BotUnderTest> {
   try {
     if (!fanout || !fakes)
       throw fanoutStart.status === "rejected" ? fanoutStart.reason : (fakesStart as PromiseRejectedResult).reason;
-    bot = await startWranglerDev(fileURLToPath(new URL("..", import.meta.url)), {
+    const vars = {
       FANOUT_URL: fanout.url,
       FANOUT_API_KEY: fanout.apiKey,
       FANOUT_WEBHOOK_SECRET: fanout.webhooks.secret,
@@ -49,15 +56,31 @@ export async function startBot(): Promise<BotUnderTest> {
       LLM_BASE_URL: fanout.model.openaiBaseUrl,
       LLM_MODEL: SECRETS.model,
       LLM_API_KEY: "sk-test",
-    });
-    fanout.webhooks.forward(`${bot.url}/fanout`);
-    await setTelegramWebhook(
-      `${fakes.url}/telegram`,
-      SECRETS.telegramToken,
-      `${bot.url}/telegram`,
-      SECRETS.telegramSecret,
-    );
-    return { fanout, botUrl: bot.url, fakeUrl: fakes.url, stop };
+    };
+    const wire = async (url: string) => {
+      fanout.webhooks.forward(`${url}/fanout`);
+      await setTelegramWebhook(
+        `${fakes.url}/telegram`,
+        SECRETS.telegramToken,
+        `${url}/telegram`,
+        SECRETS.telegramSecret,
+      );
+    };
+    bot = await startWranglerDev(BOT_DIR, vars);
+    await wire(bot.url);
+    const harness: BotUnderTest = {
+      fanout,
+      botUrl: bot.url,
+      fakeUrl: fakes.url,
+      async restartBot() {
+        await bot?.stop();
+        bot = await startWranglerDev(BOT_DIR, vars);
+        harness.botUrl = bot.url;
+        await wire(bot.url);
+      },
+      stop,
+    };
+    return harness;
   } catch (error) {
     await stop(); // whatever did start
     throw error;
