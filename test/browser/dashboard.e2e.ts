@@ -16,6 +16,8 @@ import { startEverythingMcp } from "../setup/everything-mcp";
 import { EMPTY_TENANT_KEY, KEY, startLocalService, type LocalService } from "./local-service";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** The name every test signs in with: `by` on the decisions it takes. */
+const SIGNER = "Ana";
 const shots = process.env.SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), "fanout-shots-"));
 
 let service: LocalService;
@@ -74,6 +76,7 @@ async function signedIn(
   });
   await page.goto(service.url);
   await page.fill("#key", key);
+  await page.fill("#signer", SIGNER);
   await page.click("#login-form button[type=submit]");
   await page.waitForSelector('#status[data-state="live"]');
   expect(await page.locator("#login").isVisible()).toBe(false);
@@ -103,7 +106,9 @@ describe("the dashboard", () => {
       .locator("dd", { hasText: /^2 model requests · 60 tokens · 1 tool call · 1 subagent$/ })
       .waitFor();
     // Plain words: where the chat sits, how often a call went out, and the child by its task.
-    expect(await page.locator("#chat-meta").textContent()).toMatch(/^support-42 · top level · \d+ running$/);
+    expect(await page.locator("#chat-meta").textContent()).toMatch(
+      /^support-42 · top level · \d+ running · \d+ waiting$/,
+    );
     expect(await job(page, subordinateJobId).locator(".attempts").textContent()).toBe("1 attempt");
     expect(await job(page, subordinateJobId).locator("button.child").textContent()).toBe(
       "Check the order status of #1042",
@@ -463,10 +468,16 @@ describe("the dashboard", () => {
     );
     await page.fill("#key", KEY);
     await page.click("#login-form button[type=submit]");
+    // A name is asked for too (it becomes `by` on the decisions taken here): without one, no sign-in.
+    expect(await page.locator("#signer:invalid").count()).toBe(1);
+    expect(await page.locator("#login").isVisible()).toBe(true);
+    await page.fill("#signer", SIGNER);
+    await page.click("#login-form button[type=submit]");
     await page.waitForSelector('#status[data-state="live"]');
     await page.click("#sign-out");
     await page.locator("#login").waitFor();
     expect(await page.locator("#status").isVisible()).toBe(false);
+    expect(await page.inputValue("#key")).toBe("");
     await page.close();
   }, 60_000);
 
@@ -551,12 +562,71 @@ describe("the dashboard", () => {
       await entry(second).locator("button.deny").click();
       await entry(second).waitFor({ state: "detached", timeout: 15_000 });
       await job(page, second)
-        .locator("pre", { hasText: "The call was denied by dashboard: not this one." })
+        .locator("pre", { hasText: "The call was denied by Ana: not this one." })
         .waitFor({ timeout: 15_000 });
       await entry(first).locator("button.approve").click();
       await entry(first).waitFor({ state: "detached", timeout: 15_000 });
       await job(page, first).locator('.state[data-state="success"]').waitFor({ timeout: 15_000 });
       expect(await page.locator("#approvals-panel").isVisible()).toBe(false);
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await service.api("/v1/config", { approvals: [] }, "PATCH");
+    }
+  }, 90_000);
+
+  it("says what a call waits for, who decided it and why, and what its batch waited for, in the same words everywhere", async () => {
+    await service.api("/v1/config", { approvals: [{ tools: ["call_subordinate"], timeout_seconds: 3600 }] }, "PATCH");
+    try {
+      const started = await service.api("/v1/chats/words-1/parallel", {
+        tool_calls: [
+          { tool_name: "call_subordinate", tool_args: { message: "Send the postcard to Ana", reset: true } },
+          { tool_name: "wait", tool_args: { seconds: 0.01 } },
+        ],
+        wait: false,
+      });
+      const [held, quick] = started.jobs.map((j: { job_id: string }) => j.job_id);
+      const { page, problems } = await signedIn({ width: 1280, height: 800 });
+      await page.locator('li[data-chat="words-1"] > .node > .pick').click();
+      await job(page, quick).locator('.state[data-state="success"]').waitFor({ timeout: 15_000 });
+      // A chat whose only active call waits for a person is not running: it waits.
+      await page.locator("#chat-meta", { hasText: "0 running · 1 waiting" }).waitFor({ timeout: 15_000 });
+      await page
+        .locator('li[data-chat="words-1"] > .node .count', { hasText: "0 running · 1 waiting" })
+        .waitFor({ timeout: 15_000 });
+      // Its bar is an approval wait, and no log row says the call was made.
+      const row = page.locator(`.tl-row[data-job="${held}"]`);
+      await row.locator('rect.wait[data-wait="approval"]').waitFor({ state: "attached", timeout: 15_000 });
+      await page.locator("#log li", { hasText: "Tool 'call_subordinate' waits for approval" }).waitFor();
+      expect(await page.locator("#log li", { hasText: "Using tool 'call_subordinate'" }).count()).toBe(0);
+      await page.waitForTimeout(1500); // a wait a person would notice
+      await page.screenshot({ path: join(shots, "dashboard-waiting.png") });
+
+      const entry = page.locator(`#approvals li[data-job="${held}"]`);
+      await entry.locator("input.reason").fill("looks fine");
+      await entry.locator("button.approve").click();
+      await job(page, held).locator('.state[data-state="success"]').waitFor({ timeout: 30_000 });
+      // Who decided (the name given at sign-in), when, and why.
+      expect(await job(page, held).locator(".decision").textContent()).toMatch(
+        /^approved by Ana at \d{2}:\d{2}:\d{2}\.\d{3}: looks fine$/,
+      );
+      expect(await job(page, held).locator(".waited").textContent()).toMatch(/^\d\.\d s for approval$/);
+      // The batch's time went to the wait: it says so, not a speed-up below 1×.
+      const head = page.locator("section.batch .summary", { hasText: "waited" }).first();
+      await head.waitFor({ timeout: 15_000 });
+      expect(await head.textContent()).toMatch(/· waited \d\.\d s for approval$/);
+      expect(await head.textContent()).not.toContain("faster");
+      await page.locator("#log li", { hasText: "Using tool 'call_subordinate'" }).waitFor({ timeout: 15_000 });
+      // The card and the timeline say the same duration.
+      expect(await job(page, held).locator(".duration").textContent()).toBe(
+        await row.locator(".tl-time").textContent(),
+      );
+      // The approval bar is labelled with what it waited for, and the record keeps it.
+      expect(await row.locator(".wait-label").first().textContent()).toBe("approval");
+      const record = await service.api(`/v1/chats/words-1/jobs/${held}`);
+      expect(record.approval).toMatchObject({ status: "approved", by: SIGNER, reason: "looks fine" });
+      expect(record.waited.map((w: { for: string }) => w.for)).toEqual(["approval"]);
+      await page.screenshot({ path: join(shots, "dashboard-waits.png") });
       expect(problems).toEqual([]);
       await page.close();
     } finally {
@@ -577,7 +647,7 @@ describe("the dashboard", () => {
     await job(page, subordinateJobId).locator("button.child").click();
     await page.locator("#transcript-box").waitFor();
     expect(await page.locator("#chat-meta").textContent()).toBe(
-      `${childId} · subagent, depth 1 · started by support-42 · 0 running`,
+      `${childId} · subagent, depth 1 · started by support-42 · 0 running · 0 waiting`,
     );
     const turns = page.locator("#transcript > li");
     expect(await turns.first().locator("strong").textContent()).toBe("task");

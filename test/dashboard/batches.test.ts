@@ -26,13 +26,15 @@ interface Batch {
 }
 interface Bar {
   job: Job;
-  wait: { from: number; to: number };
+  waits: { reason: string | null; ms: number; from: number; to: number }[];
   run: { from: number; to: number } | null;
 }
 interface Batches {
   groupBatches(jobs: Job[], now?: number): Batch[];
   timelineBars(batch: Batch, now?: number): Bar[];
   batchSummary(batch: Batch): string;
+  decisionText(job: { approval?: unknown }, clock: (ms: number) => string): string | null;
+  formatWait(ms: number): string;
   formatMs(ms: number): string;
   filterJobs(jobs: Job[], filter: { state?: string; tool?: string }): Job[];
   waitingText(
@@ -123,7 +125,8 @@ describe("a batch's timeline", () => {
     const bars = b.timelineBars(batch!, T0 + 10_000);
     expect(bars.map((x) => x.job.index)).toEqual([0, 1, 2, 3]);
     const pct = (ms: number) => (ms / 1630) * 100;
-    expect(bars[0]!.wait).toEqual({ from: 0, to: pct(10) });
+    // A job that went straight on waited only for its hand-off to a runner.
+    expect(bars[0]!.waits).toEqual([{ reason: null, ms: 10, from: 0, to: pct(10) }]);
     expect(bars[0]!.run!.from).toBeCloseTo(pct(10));
     expect(bars[0]!.run!.to).toBeCloseTo(pct(410));
     expect(bars[3]!.run!.to).toBe(100); // the last to end closes the axis
@@ -138,7 +141,70 @@ describe("a batch's timeline", () => {
     const [running, pending] = b.timelineBars(batch!, now);
     expect(running!.run).toEqual({ from: 1, to: 100 });
     expect(pending!.run).toBeNull();
-    expect(pending!.wait).toEqual({ from: 0, to: 100 });
+    expect(pending!.waits).toEqual([{ reason: null, ms: 1000, from: 0, to: 100 }]);
+  });
+
+  it("draws a bar per gate a job waited at, each with what it waited for, then the hand-off", () => {
+    const held = {
+      ...job("b3", 0, "success", 0, 70_000, 70_050, "send_postcard"),
+      waited: [
+        { for: "approval", from: iso(0), to: iso(68_000) },
+        { for: "flow", from: iso(68_000), to: iso(69_900) },
+      ],
+    };
+    const [batch] = b.groupBatches([held], T0 + 80_000);
+    const [bar] = b.timelineBars(batch!, T0 + 80_000);
+    expect(bar!.waits.map((w) => [w.reason, w.ms])).toEqual([
+      ["approval", 68_000],
+      ["flow", 1_900],
+      [null, 100],
+    ]);
+    expect(bar!.waits[0]!.from).toBe(0);
+    expect(bar!.waits[2]!.to).toBeCloseTo((70_000 / 70_050) * 100);
+  });
+});
+
+describe("a batch whose time went to waiting", () => {
+  it("says what it waited for instead of a speed-up below 1×", () => {
+    const held = {
+      ...job("b4", 0, "success", 0, 69_000, 69_055, "send_postcard"),
+      waited: [{ for: "approval", from: iso(0), to: iso(68_400) }],
+    };
+    const quick = job("b4", 1, "success", 0, 10, 60, "search");
+    const [batch] = b.groupBatches([held, quick], T0 + 80_000);
+    const summary = b.batchSummary(batch!);
+    expect(summary).toBe("2 success · wall 1 min 9 s · sum 105 ms · waited 68 s for approval");
+    expect(summary).not.toContain("faster");
+    // A batch that ran side by side still says how much faster it was.
+    const [fast] = b.groupBatches(
+      [job("b5", 0, "success", 0, 5, 1005), job("b5", 1, "success", 0, 5, 1005)],
+      T0 + 5000,
+    );
+    expect(b.batchSummary(fast!)).toContain("2.0× faster than one after another");
+  });
+
+  it("words a wait to the second once it is long, and a decision with who, when and why", () => {
+    expect([b.formatWait(850), b.formatWait(4_240), b.formatWait(68_400), b.formatWait(68_600)]).toEqual([
+      "850 ms",
+      "4.2 s",
+      "68 s",
+      "69 s",
+    ]);
+    const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);
+    const decided = (status: string, by: string | null, reason: string | null) => ({
+      approval: { status, expires_at: iso(600_000), decided_at: iso(68_000), by, reason },
+    });
+    expect(b.decisionText(decided("approved", "ana", "looks fine"), clock)).toBe(
+      "approved by ana at 10:01:08: looks fine",
+    );
+    expect(b.decisionText(decided("denied", "ops", null), clock)).toBe("denied by ops at 10:01:08");
+    expect(
+      b.decisionText(
+        { approval: { status: "expired", expires_at: iso(600_000), decided_at: null, by: null, reason: null } },
+        clock,
+      ),
+    ).toBe("expired at 10:10:00, not made");
+    expect(b.decisionText({ approval: null }, clock)).toBeNull();
   });
 });
 

@@ -12,10 +12,17 @@ interface ChatList {
   ago(iso: string, now?: number): string;
   levelText(level: number): string;
   chatMeta(
-    info: { chat_id: string; level: number; parent_chat_id: string | null; running_jobs: number },
+    info: {
+      chat_id: string;
+      level: number;
+      parent_chat_id: string | null;
+      running_jobs: number;
+      waiting_jobs?: number;
+    },
     nameOf?: (id: string) => string,
   ): string;
   childName(job: { context_id: string; tool_args?: Record<string, unknown> }, known?: { name?: string }): string;
+  jobCounts(info: { running_jobs: number; waiting_jobs?: number }): string;
 }
 
 // The worker bundles this file as text; Node runs it as the module the page loads.
@@ -61,16 +68,23 @@ describe("the chat list", () => {
 
 describe("a chat's place, in words", () => {
   it("says top level or subagent and its depth, and names the chat that started it", () => {
-    expect(list.chatMeta({ chat_id: "support-42", level: 0, parent_chat_id: null, running_jobs: 2 })).toBe(
-      "support-42 · top level · 2 running",
-    );
+    expect(
+      list.chatMeta({ chat_id: "support-42", level: 0, parent_chat_id: null, running_jobs: 2, waiting_jobs: 0 }),
+    ).toBe("support-42 · top level · 2 running · 0 waiting");
     const names: Record<string, string> = { "support-42": "Help Ana with her order" };
     expect(
       list.chatMeta(
-        { chat_id: "sub-x1", level: 2, parent_chat_id: "support-42", running_jobs: 0 },
+        { chat_id: "sub-x1", level: 2, parent_chat_id: "support-42", running_jobs: 0, waiting_jobs: 0 },
         (id) => names[id] ?? id,
       ),
-    ).toBe("sub-x1 · subagent, depth 2 · started by Help Ana with her order · 0 running");
+    ).toBe("sub-x1 · subagent, depth 2 · started by Help Ana with her order · 0 running · 0 waiting");
+  });
+
+  it("counts a job that waits for a person as waiting, not running", () => {
+    expect(list.jobCounts({ running_jobs: 1, waiting_jobs: 1 })).toBe("0 running · 1 waiting");
+    expect(list.jobCounts({ running_jobs: 3, waiting_jobs: 1 })).toBe("2 running · 1 waiting");
+    // An older worker's answer has no waiting_jobs: every active job counts as running.
+    expect(list.jobCounts({ running_jobs: 2 })).toBe("2 running · 0 waiting");
   });
 
   it("calls a child chat by its name, else by the task it was given, else by its id", () => {

@@ -78,6 +78,14 @@ describe("approvals", () => {
       metadata: { user: "u1" },
     });
     expect(await toolCalls(held.job_id)).toEqual([]);
+    // Nothing says the call was made: the chat counts it waiting, its log row says what it waits for.
+    expect(await json(await api("/v1/chats/appr-1"))).toMatchObject({ running_jobs: 1, waiting_jobs: 1 });
+    const logRow = async () =>
+      (await json(await api("/v1/chats/appr-1/log"))).rows.find((r: any) => r.job_id === held.job_id).heading;
+    expect(await logRow()).toBe("Tool 'other' waits for approval");
+    expect((await record("appr-1", held.job_id)).waited).toEqual([
+      { for: "approval", from: expect.any(String), to: null },
+    ]);
 
     const approved = await decide("appr-1", held.job_id, { decision: "approve", by: "alice" });
     expect(approved.status).toBe(200);
@@ -89,6 +97,10 @@ describe("approvals", () => {
       return r.state === "success" ? r : undefined;
     });
     expect(done.approval).toMatchObject({ status: "approved", by: "alice", reason: null });
+    // What it waited for stays on its record once it ran, from its acceptance to the decision.
+    expect(done.waited).toEqual([{ for: "approval", from: done.created_at, to: expect.any(String) }]);
+    expect(Date.parse(done.waited[0].to)).toBeGreaterThanOrEqual(Date.parse(done.approval.decided_at));
+    expect(await logRow()).toBe("Using tool 'other'");
     expect(await toolCalls(held.job_id)).toHaveLength(1);
     const decided = await eventually(async () =>
       (await events("appr-1")).find((e) => e.type === "job.approval_decided"),

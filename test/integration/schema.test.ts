@@ -331,12 +331,14 @@ describe("the step to v3 (log rows read off the jobs)", () => {
       expect(sql.exec(`SELECT COUNT(*) AS n FROM sqlite_master WHERE name IN ('log', 'jobs_by_state')`).one().n).toBe(
         0,
       );
+      // Read as a chat is read: at the current version (the log reads columns added since).
+      ensureSchema(sql, MIGRATIONS);
       expect(new LogStore(sql).all()).toEqual([
         {
           id: "log-abc",
           job_id: "echo-v2",
           type: "mcp",
-          heading: "Using tool 'echo'",
+          heading: "Tool 'echo' has not started yet",
           kvps: {},
           content: "",
           created_at: new Date(1).toISOString(),

@@ -32,6 +32,7 @@ export function job(over: Partial<JobRow & { content: string | null }> = {}): Jo
     error_type: null,
     rerun_of: null,
     spend: null,
+    waits: null,
     context_id: null,
     usage: null,
     collected_at: null,

@@ -9,6 +9,7 @@ export function chatInfo(store: ChatStore): ChatInfo {
   const { chat_id } = store.address();
   const running = store.jobs.activeSubordinates();
   const level = store.level();
+  const { active, waiting } = store.jobs.activeCounts();
   return {
     chat_id,
     parent_chat_id: store.meta("parent_chat_id") ?? null,
@@ -20,7 +21,8 @@ export function chatInfo(store: ChatStore): ChatInfo {
       level: level + 1,
       running_jobs: running.filter((j) => j.context_id === c.context_id).length,
     })),
-    running_jobs: store.jobs.activeCount(),
+    running_jobs: active,
+    waiting_jobs: waiting,
     last_activity: new Date(store.jobs.lastActivity() ?? Number(store.meta("created_at") ?? 0)).toISOString(),
   };
 }

@@ -86,7 +86,7 @@ export function runningClock(): string {
 export const ROW = `job_id, chat_id, batch_id, idx, tool_name, tool_call_id, tool_args, kind, state, read_only, timeout_seconds,
   created_at, started_at, completed_at, attempt, lease, deadline_at, result, result_truncated, error, context_id, usage,
   collected_at, dispatched_at, sent, spec, waiting_for, wait_seq, tree_slot, progress, runner, renewed_at, metadata, flow, approval, budget,
-  trace, error_type, rerun_of, spend`;
+  trace, error_type, rerun_of, spend, waits`;
 /** A job's columns, plus the place of a job waiting for a subagent slot in the chat's queue (1 = next to start). */
 export const COLUMNS = `${ROW}, CASE WHEN ${waitingAt("subagent_slot")} THEN
     (SELECT COUNT(*) FROM jobs q WHERE q.waiting_for = 'subagent_slot' AND q.state = 'pending' AND q.wait_seq <= jobs.wait_seq)

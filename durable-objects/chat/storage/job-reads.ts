@@ -116,6 +116,16 @@ export class JobReads {
     return this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${ACTIVE}`).one().n;
   }
 
+  /** Active jobs, and those of them not started yet (at a gate, or queued for their turn or a slot). */
+  activeCounts(): { active: number; waiting: number } {
+    const row = this.sql
+      .exec<{ active: number; waiting: number | null }>(
+        `SELECT COUNT(*) AS active, SUM(state = 'pending') AS waiting FROM jobs WHERE ${ACTIVE}`,
+      )
+      .one();
+    return { active: row.active, waiting: row.waiting ?? 0 };
+  }
+
   /** The chat's latest job moment (an acceptance, a claim or an end), if any job is kept. */
   lastActivity(): number | null {
     return this.sql

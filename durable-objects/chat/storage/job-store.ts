@@ -60,18 +60,20 @@ export class JobStore extends JobLeases {
     next: WaitReason | null = null,
     now = Date.now(),
   ): void {
-    // A job whose spans are exported notes the gate it leaves, and when (its `fanout.wait` events), in
-    // the same write.
+    // The job notes the gate it leaves, and when (its record's `waited`), and so does a job whose spans
+    // are exported (its `fanout.wait` events), in the same write.
     this.sql.exec(
       `UPDATE jobs SET waiting_for = ?, wait_seq = NULL, deadline_at = ?, tree_slot = COALESCE(?, tree_slot),
+         waits = CASE WHEN waiting_for IS NULL THEN waits
+           ELSE json_insert(COALESCE(waits, '[]'), '$[#]', json_array(waiting_for, ?5)) END,
          trace = CASE WHEN waiting_for IS NULL OR json_extract(trace, '$.x') IS NOT 1 THEN trace
-           ELSE json_insert(trace, '$.w[#]', json_array(waiting_for, ?)) END
-         WHERE job_id = ? AND state = 'pending'`,
+           ELSE json_insert(trace, '$.w[#]', json_array(waiting_for, ?5)) END
+         WHERE job_id = ?4 AND state = 'pending'`,
       next,
       deadlineAt,
       treeSlot,
-      now,
       jobId,
+      now,
     );
   }
 

@@ -5,6 +5,7 @@
  * table of their own cost four rows written per job (billed) and said nothing the job did not.
  */
 import { isTerminal, type JobRow } from "../../../src/core/jobs/job";
+import type { WaitReason } from "../../../src/core/gates/order";
 
 export interface LogRow {
   id: string;
@@ -24,7 +25,27 @@ export function logType(job: { tool_name: string; kind: "tool" | "subordinate"; 
   return job.tool_name === "wait" ? "progress" : "tool";
 }
 
-export const logHeading = (toolName: string) => (toolName === "wait" ? "Waiting" : `Using tool '${toolName}'`);
+/** What a pending call waits for, as its log row says it. */
+const WAITS_FOR: Record<WaitReason, string> = {
+  tier: "waits for its turn",
+  subagent_slot: "waits for a subagent slot",
+  approval: "waits for approval",
+  flow: "waits for room under a flow rule",
+  budget: "waits for its share of the budget",
+  spend: "waits for the spending limit",
+};
+
+/**
+ * `Using tool '<name>'` once the call has left, never before: a call waiting at a gate says what it
+ * waits for, and one that ended without being made says so (a denied or cancelled call).
+ */
+export function logHeading(job: Pick<JobRow, "tool_name" | "state" | "started_at" | "waiting_for">): string {
+  if (job.tool_name === "wait") return "Waiting";
+  const tool = `Tool '${job.tool_name}'`;
+  if (job.started_at !== null) return `Using tool '${job.tool_name}'`;
+  if (isTerminal(job.state)) return `${tool} was not used`;
+  return `${tool} ${job.waiting_for ? WAITS_FOR[job.waiting_for] : "has not started yet"}`;
+}
 
 /** What a finished job's row shows; empty while it is active. */
 export function logContent(job: Pick<JobRow, "state" | "result" | "error">): string {
@@ -35,7 +56,17 @@ export function logContent(job: Pick<JobRow, "state" | "result" | "error">): str
 
 type LoggedJob = Pick<
   JobRow,
-  "job_id" | "tool_name" | "tool_args" | "kind" | "state" | "result" | "error" | "created_at" | "completed_at"
+  | "job_id"
+  | "tool_name"
+  | "tool_args"
+  | "kind"
+  | "state"
+  | "result"
+  | "error"
+  | "created_at"
+  | "started_at"
+  | "completed_at"
+  | "waiting_for"
 > & {
   log_id: string | null;
   log_type: string | null;
@@ -46,7 +77,7 @@ export function logRow(job: LoggedJob): LogRow {
     id: job.log_id ?? `log-${job.job_id}`,
     job_id: job.job_id,
     type: job.log_type ?? logType(job),
-    heading: logHeading(job.tool_name),
+    heading: logHeading(job),
     kvps: JSON.parse(job.tool_args) as Record<string, unknown>,
     content: logContent(job),
     created_at: new Date(job.created_at).toISOString(),
@@ -64,7 +95,8 @@ export class LogStore {
   all(): LogRow[] {
     return this.sql
       .exec<LoggedJob>(
-        `SELECT job_id, tool_name, tool_args, kind, state, result, error, created_at, completed_at, log_id, log_type
+        `SELECT job_id, tool_name, tool_args, kind, state, result, error, created_at, started_at, completed_at, waiting_for,
+           log_id, log_type
          FROM jobs ORDER BY created_at, batch_id, idx`,
       )
       .toArray()

@@ -149,6 +149,9 @@ const jobsV15 = (name: string) => jobsV14(name).replace(") WITHOUT ROWID", ", re
 /** The jobs table from v16 on: v15's, with `spend` (1: a call under the tenant's spending limit). */
 const jobsV16 = (name: string) => jobsV15(name).replace(") WITHOUT ROWID", ", spend INTEGER) WITHOUT ROWID");
 
+/** The jobs table from v19 on: v16's, with `waits` (the gates a job left, and when). */
+const jobsV19 = (name: string) => jobsV16(name).replace(") WITHOUT ROWID", ", waits TEXT) WITHOUT ROWID");
+
 /**
  * The batches table from v18 on: a rerun's batch says which batch it reran and the jobs it carried over
  * (v15); a `/tool-calls` batch keeps the bot's `context` (v17) and its calls as admitted (v18).
@@ -279,6 +282,9 @@ export const MIGRATIONS: readonly Migration[] = [
   // v18 `tool_calls`: a `/tool-calls` batch's calls as admitted (JSON: each call's id, name, and its job
   // or why it was refused), so `batch.finished` answers every call the model made, refused ones too.
   [`ALTER TABLE batches ADD COLUMN tool_calls TEXT`],
+  // v19 `waits`: the gates a job left and when (JSON of [reason, ms] pairs), written by the update
+  // that lets it go on, so a record says what an ended job waited for (the dashboard's wait bars).
+  [`ALTER TABLE jobs ADD COLUMN waits TEXT`],
 ];
 
 /** The version a chat is at once `ensureSchema` ran. */
@@ -292,7 +298,7 @@ export const SCHEMA_VERSION = BASE_VERSION + MIGRATIONS.length;
  */
 export const CURRENT_SCHEMA: readonly string[] = [
   metaV5("meta"),
-  jobsV16("jobs"),
+  jobsV19("jobs"),
   `CREATE INDEX jobs_by_batch ON jobs (batch_id, idx)`,
   `CREATE INDEX jobs_active ON jobs (created_at) WHERE completed_at IS NULL`,
   BATCHES_V18,

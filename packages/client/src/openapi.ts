@@ -3471,7 +3471,10 @@ export interface paths {
                                 level: number;
                                 running_jobs: number;
                             }[];
+                            /** @description Its active jobs: running, or waiting to start. */
                             running_jobs: number;
+                            /** @description Of `running_jobs`, those not started yet: waiting for approval, flow room, their turn or a slot. */
+                            waiting_jobs: number;
                             /** @description The latest of the chat's creation and its kept jobs' acceptance, claim and end (ISO 8601). */
                             last_activity: string;
                         };
@@ -3740,6 +3743,13 @@ export interface paths {
                             } | null;
                             /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                             approval_expires_at: string | null;
+                            /** @description What the job waited for before it started, in order: each gate, from when it got there to when it left it (null while it still waits). Empty for a job that never waited. */
+                            waited: {
+                                /** @enum {string} */
+                                for: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
+                                from: string;
+                                to: string | null;
+                            }[];
                             /** @description A call under an approval rule: the request and its decision; null for any other. */
                             approval: {
                                 /** @enum {string} */
@@ -4029,6 +4039,13 @@ export interface paths {
                                 } | null;
                                 /** @description While a person has still to approve the call: when it ends, not made, without a decision. */
                                 approval_expires_at: string | null;
+                                /** @description What the job waited for before it started, in order: each gate, from when it got there to when it left it (null while it still waits). Empty for a job that never waited. */
+                                waited: {
+                                    /** @enum {string} */
+                                    for: "tier" | "subagent_slot" | "approval" | "flow" | "budget" | "spend";
+                                    from: string;
+                                    to: string | null;
+                                }[];
                                 /** @description A call under an approval rule: the request and its decision; null for any other. */
                                 approval: {
                                     /** @enum {string} */

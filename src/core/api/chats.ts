@@ -20,7 +20,11 @@ export const chatInfo = z.object({
   level: z.number().int(),
   name: z.string(),
   children: z.array(childChat),
-  running_jobs: z.number().int(),
+  running_jobs: z.number().int().describe("Its active jobs: running, or waiting to start."),
+  waiting_jobs: z
+    .number()
+    .int()
+    .describe("Of `running_jobs`, those not started yet: waiting for approval, flow room, their turn or a slot."),
   last_activity: z
     .string()
     .describe("The latest of the chat's creation and its kept jobs' acceptance, claim and end (ISO 8601)."),

@@ -147,6 +147,11 @@ export const jobRecord = z.object({
     .string()
     .nullable()
     .describe("While a person has still to approve the call: when it ends, not made, without a decision."),
+  waited: z
+    .array(z.object({ for: z.enum(waitReasons), from: z.string(), to: z.string().nullable() }))
+    .describe(
+      "What the job waited for before it started, in order: each gate, from when it got there to when it left it (null while it still waits). Empty for a job that never waited.",
+    ),
   approval: z
     .object({
       status: z.enum(["pending", "approved", "denied", "expired"]),

@@ -82,6 +82,8 @@ export type JobRow = {
   rerun_of: string | null;
   /** 1: a call under the tenant's spending limit (docs/api.md#spending-limits); else null. */
   spend: number | null;
+  /** The gates it left and when: JSON of `[WaitReason, ms][]`; null for a job that never waited. */
+  waits: string | null;
   /** Computed on read: the place of a job waiting for a subagent slot (1 = next), else null. */
   queue_position?: number | null;
 };
@@ -123,6 +125,23 @@ export function whyWaiting(job: JobRow): {
   if (job.waiting_for !== "flow" || job.flow === null)
     return { waiting_for: job.waiting_for, flow: null, approval_expires_at };
   return { waiting_for: "flow", flow: flowWait(job.flow), approval_expires_at };
+}
+
+/**
+ * What a job waited for before it started, in order: each gate it left (its `waits`), from when it
+ * got there to when it left, and the gate it is still at (`to` null while it waits; its end if it
+ * ended there, denied or cancelled).
+ */
+export function waitedOf(job: Pick<JobRow, "created_at" | "completed_at" | "waiting_for" | "waits">) {
+  const left = job.waits === null ? [] : (JSON.parse(job.waits) as [WaitReason, number][]);
+  let from = job.created_at;
+  const waited: { for: WaitReason; from: string; to: string | null }[] = [];
+  for (const [reason, at] of left) {
+    waited.push({ for: reason, from: iso(from)!, to: iso(at) });
+    from = at;
+  }
+  if (job.waiting_for !== null) waited.push({ for: job.waiting_for, from: iso(from)!, to: iso(job.completed_at) });
+  return waited;
 }
 
 /** A call's approval as its record shows it. */
@@ -170,6 +189,7 @@ export function jobRecord(job: JobRow & { content: string | null }) {
     collected_at: iso(job.collected_at),
     metadata: job.metadata === null ? null : (JSON.parse(job.metadata) as Record<string, unknown>),
     ...whyWaiting(job),
+    waited: waitedOf(job),
     approval: approvalRecord(job),
     ...traceIdOf(job),
   };

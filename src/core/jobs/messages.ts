@@ -248,6 +248,8 @@ export interface ChatInfo {
   name: string;
   children: { chat_id: string; name: string; level: number; running_jobs: number }[];
   running_jobs: number;
+  /** Of `running_jobs`, those not started yet: waiting at a gate, or for their turn or a slot. */
+  waiting_jobs: number;
   /** The latest of the chat's creation and its kept jobs' acceptance, claim and end (ISO 8601). */
   last_activity: string;
 }

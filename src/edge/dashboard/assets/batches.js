@@ -8,6 +8,33 @@ const at = (iso) => (iso ? Date.parse(iso) : null);
 /** Not ended yet (a state this page does not know counts as ended). */
 export const isActive = (job) => JOB_STATES[job.state]?.active === true;
 
+/** What a wait was for, as a batch's header and a bar's label say it: `approval`, `flow room`, … */
+const WAITED_FOR = {
+  tier: "their turn",
+  subagent_slot: "a subagent slot",
+  approval: "approval",
+  flow: "flow room",
+  budget: "budget",
+  spend: "the spending limit",
+};
+export const waitedFor = (reason) => WAITED_FOR[reason] ?? reason ?? "a start";
+
+/**
+ * A job's waits before it started, as times: each gate it left or is at (its record's `waited`), then
+ * any gap before its claim (`reason` null: handed to a runner). A job still waiting reaches `now`; one
+ * that ended without starting, its end. Empty for a job that started at once.
+ */
+export function waitSegments(job, now = Date.now()) {
+  const end = at(job.started_at) ?? at(job.completed_at) ?? now;
+  const segments = (job.waited ?? []).map((w) => ({ reason: w.for, from: at(w.from), to: at(w.to) ?? end }));
+  // A record from before `waited`: what a pending job waits for now is all that is known.
+  if (!job.waited && job.state === "pending" && job.waiting_for)
+    segments.push({ reason: job.waiting_for, from: at(job.created_at), to: end });
+  const last = segments.at(-1)?.to ?? at(job.created_at);
+  if (end - last > 0) segments.push({ reason: null, from: last, to: end });
+  return segments;
+}
+
 /** Why a pending job has not started, in words (its record's `waiting_for` and `flow`), or null. */
 export function waitingText(job) {
   if (job.state !== "pending" || !job.waiting_for) return null;
@@ -74,7 +101,31 @@ function summarize(batchId, jobs, now) {
   const endedAt = running ? null : Math.max(...jobs.map((j) => at(j.completed_at) ?? at(j.created_at)));
   const wallMs = Math.max(0, (endedAt ?? now) - acceptedAt);
   const sumMs = jobs.reduce((sum, j) => sum + runMs(j, now), 0);
-  return { batchId, jobs, acceptedAt, endedAt, running, wallMs, sumMs, states: countStates(jobs) };
+  return {
+    batchId,
+    jobs,
+    acceptedAt,
+    endedAt,
+    running,
+    wallMs,
+    sumMs,
+    states: countStates(jobs),
+    longestWait: longestWait(jobs, now),
+  };
+}
+
+/** The longest time one of the jobs spent at one kind of gate: what a batch that waited waited for. */
+function longestWait(jobs, now) {
+  let longest = null;
+  for (const job of jobs) {
+    const byReason = new Map();
+    for (const seg of waitSegments(job, now)) {
+      if (seg.reason === null) continue;
+      byReason.set(seg.reason, (byReason.get(seg.reason) ?? 0) + (seg.to - seg.from));
+    }
+    for (const [reason, ms] of byReason) if (!longest || ms > longest.ms) longest = { reason, ms };
+  }
+  return longest;
 }
 
 /** `[["success", 3], ["error", 1]]`, the states in their lifecycle order so batches read alike. */
@@ -88,23 +139,33 @@ function countStates(jobs) {
 
 /**
  * One bar per job on the batch's shared axis (accepted → ended, or now), as percentages of it:
- * `wait` from the job's acceptance to its claim (or to its end, if it never ran), `run` from its
- * claim to its end. A job still running reaches the axis' end.
+ * `waits`, one per gate the job waited at (`reason`: approval, flow, tier…, or null for the hand-off
+ * to a runner), with how long; `run` from its claim to its end. A job still running reaches the axis' end.
  */
 export function timelineBars(batch, now = Date.now()) {
   const start = batch.acceptedAt;
   const span = Math.max(1, (batch.endedAt ?? now) - start);
   const pct = (t) => Math.min(100, Math.max(0, ((t - start) / span) * 100));
   return batch.jobs.map((job) => {
-    const created = at(job.created_at);
     const started = at(job.started_at);
     const ended = at(job.completed_at) ?? now;
     return {
       job,
-      wait: { from: pct(created), to: pct(started ?? ended) },
+      waits: waitSegments(job, now).map((w) => ({
+        reason: w.reason,
+        ms: w.to - w.from,
+        from: pct(w.from),
+        to: pct(w.to),
+      })),
       run: started === null ? null : { from: pct(started), to: pct(ended) },
     };
   });
+}
+
+/** `4.2 s`, `68 s`, `3 min 5 s`: how long something waited, to the second once it is long. */
+export function formatWait(ms) {
+  if (ms < 10_000) return formatMs(ms);
+  return ms < 120_000 ? `${Math.round(ms / 1000)} s` : formatMs(ms);
 }
 
 /** `1.2 s`, `850 ms`, `2 min 5 s`: a duration as a person reads it. */
@@ -115,14 +176,37 @@ export function formatMs(ms) {
   return `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
-/** What a batch's header says about it: with several jobs, its speed-up over running them one after another. */
+/** A batch waited when a job of it spent a second or more at a gate. */
+const WAITED_MS = 1000;
+
+/**
+ * What a batch's header says about it: with several jobs, its speed-up over running them one after
+ * another; when its time went to waiting (no speed-up to speak of), what it waited for instead
+ * (`waited 68 s for approval`).
+ */
 export function batchSummary(batch) {
   const states = batch.states.map(([state, n]) => `${n} ${state}`).join(", ");
+  const wait = batch.longestWait;
+  const waited = wait && wait.ms >= WAITED_MS && (batch.jobs.length < 2 || batch.sumMs < batch.wallMs);
   const faster =
-    batch.jobs.length > 1 && batch.sumMs > 0 && batch.wallMs > 0
+    !waited && batch.jobs.length > 1 && batch.sumMs > 0 && batch.wallMs > 0
       ? ` · ${(batch.sumMs / batch.wallMs).toFixed(1)}× faster than one after another`
       : "";
-  return `${states} · wall ${formatMs(batch.wallMs)} · sum ${formatMs(batch.sumMs)}${faster}`;
+  const why = waited ? ` · waited ${formatWait(wait.ms)} for ${waitedFor(wait.reason)}` : "";
+  return `${states} · wall ${formatMs(batch.wallMs)} · sum ${formatMs(batch.sumMs)}${faster}${why}`;
+}
+
+/**
+ * Who decided a call's approval, when, and why: `approved by ana at 10:02:03: looks fine`,
+ * `expired at 10:12:00, not made`; null for a call with no decision.
+ */
+export function decisionText(job, clock) {
+  const a = job.approval;
+  if (!a || a.status === "pending") return null;
+  if (a.status === "expired") return `expired at ${clock(Date.parse(a.decided_at ?? a.expires_at))}, not made`;
+  if (!a.decided_at) return null;
+  const when = clock(Date.parse(a.decided_at));
+  return `${a.status}${a.by ? ` by ${a.by}` : ""} at ${when}${a.reason ? `: ${a.reason}` : ""}`;
 }
 
 /** The jobs a filter keeps: `state` and `tool` are "" for any. */

@@ -20,10 +20,20 @@ export function matchChats(chats, query) {
 /** A chat's place in words: `top level`, or `subagent, depth 2`. */
 export const levelText = (level) => (level > 0 ? `subagent, depth ${level}` : "top level");
 
+/**
+ * `1 running · 2 waiting`: a chat's active jobs, those started apart from those still waiting to
+ * (for approval, flow room, their turn), so a chat whose only call waits for a person never reads
+ * as running. `waiting_jobs` is absent from an older worker's answer: every active job counts as running.
+ */
+export function jobCounts(info) {
+  const waiting = info.waiting_jobs ?? 0;
+  return `${Math.max(0, info.running_jobs - waiting)} running · ${waiting} waiting`;
+}
+
 /** The line under a chat's title: its id, its place, who started it (by name), what runs now. */
 export function chatMeta(info, nameOf = (id) => id) {
   const parent = info.parent_chat_id ? ` · started by ${nameOf(info.parent_chat_id)}` : "";
-  return `${info.chat_id} · ${levelText(info.level)}${parent} · ${info.running_jobs} running`;
+  return `${info.chat_id} · ${levelText(info.level)}${parent} · ${jobCounts(info)}`;
 }
 
 /** What a subordinate job's child chat is called: its name once known, else the task it was given, else its id. */

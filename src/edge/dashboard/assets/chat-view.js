@@ -7,16 +7,20 @@ import {
   attemptsText,
   batchSummary,
   batchUsage,
+  decisionText,
   formatMs,
+  formatWait,
   isActive,
   rerunOffer,
   runMs,
   timelineBars,
   failureText,
   usageText,
+  waitedFor,
   waitingText,
+  waitSegments,
 } from "/batches.js";
-import { clock, duration, h, progressText, svg } from "/view.js";
+import { clock, h, progressText, svg } from "/view.js";
 
 /** A batch: its header (states, wall time against the sum of its jobs), its timeline and `jobs`, the ones shown. */
 export function batchSection(batch, jobs, now, actions) {
@@ -38,7 +42,7 @@ export function batchSection(batch, jobs, now, actions) {
     h(
       "div",
       { class: "jobs" },
-      jobs.map((j) => jobCard(j, actions)),
+      jobs.map((j) => jobCard(j, actions, now)),
     ),
   );
 }
@@ -63,19 +67,26 @@ function rerunButton(batch, actions) {
   );
 }
 
-/** One row per job on the batch's time axis: waiting for its claim, then running, in its state's colour. */
+/** A gate passed in a blink (a spending check, a free flow slot) is not worth a word. */
+const worthSaying = (w) => w.reason !== null && w.ms >= 100;
+
+/**
+ * One row per job on the batch's time axis: a bar per gate it waited at, labelled and styled by what
+ * it waited for (approval, flow, its turn…), then running, in its state's colour.
+ */
 function timeline(batch, jobs, now, actions) {
   const shown = new Set(jobs.map((j) => j.job_id));
   const rows = timelineBars(batch, now)
     .filter((bar) => shown.has(bar.job.job_id))
-    .map(({ job, wait, run }) => {
+    .map(({ job, waits, run }) => {
       const times = [`accepted ${clock(Date.parse(job.created_at))}`];
+      for (const w of waits) if (worthSaying(w)) times.push(`waited ${formatWait(w.ms)} for ${waitedFor(w.reason)}`);
       if (job.started_at) times.push(`claimed +${formatMs(Date.parse(job.started_at) - batch.acceptedAt)}`);
       if (job.completed_at) times.push(`ended +${formatMs(Date.parse(job.completed_at) - batch.acceptedAt)}`);
       const label = `#${job.index} ${job.tool_name} · ${job.state} · ${times.join(" · ")}`;
       const opensChild = job.context_id ? () => actions.select(job.context_id) : undefined;
       // A bar at least a pixel or so wide, so an instant job still shows.
-      const rect = (seg, cls) =>
+      const rect = (seg, cls, more = {}) =>
         svg("rect", {
           class: cls,
           "data-state": job.state,
@@ -84,7 +95,15 @@ function timeline(batch, jobs, now, actions) {
           y: 2,
           height: 12,
           rx: 2,
+          ...more,
         });
+      // A wait wide enough to hold its word says it on the bar; every wait says it in the row's title.
+      const waitBar = (w) => [
+        rect(w, "wait", { "data-wait": w.reason ?? "start" }),
+        w.reason && w.to - w.from >= 12
+          ? svg("text", { class: "wait-label", x: `${w.from + 0.8}%`, y: 12 }, waitedFor(w.reason))
+          : null,
+      ];
       return h(
         "div",
         { class: opensChild ? "tl-row opens" : "tl-row", "data-job": job.job_id, title: label, onclick: opensChild },
@@ -93,7 +112,7 @@ function timeline(batch, jobs, now, actions) {
           "svg",
           { class: "tl-bar", role: "img", "aria-label": label },
           svg("title", {}, label),
-          rect(wait, "wait"),
+          waits.flatMap(waitBar),
           run ? rect(run, "run") : null,
         ),
         h("span", { class: "tl-time" }, job.started_at ? formatMs(runMs(job, now)) : "–"),
@@ -109,10 +128,18 @@ function timeline(batch, jobs, now, actions) {
   return h("div", { class: "timeline" }, rows, axis);
 }
 
-/** A job as a card: its state, arguments, outcome, usage, progress, and what can be done with it. */
-export function jobCard(job, actions) {
+/**
+ * A job as a card: its state, arguments, outcome, what it waited for and who decided it, usage,
+ * progress, and what can be done with it. Its duration is the timeline's, in the same words.
+ */
+export function jobCard(job, actions, now = Date.now()) {
   const active = isActive(job);
   const outcome = job.state === "success" ? (job.result ?? "(no text)") : job.error;
+  const waited = waitSegments(job, now)
+    .map((w) => ({ reason: w.reason, ms: w.to - w.from }))
+    .filter(worthSaying)
+    .map((w) => `${formatWait(w.ms)} for ${waitedFor(w.reason)}`);
+  const decision = decisionText(job, clock);
   return h(
     "article",
     { class: "job", "data-job": job.job_id },
@@ -124,7 +151,7 @@ export function jobCard(job, actions) {
       h("span", { class: "id" }, job.job_id),
       waitingText(job) ? h("span", { class: "waiting muted" }, waitingText(job)) : null,
       h("span", { class: "grow" }),
-      h("span", { class: "muted" }, duration(job)),
+      h("span", { class: "muted duration" }, job.started_at ? formatMs(runMs(job, now)) : "–"),
       active
         ? h("button", { type: "button", class: "cancel", onclick: () => actions.cancel(job.job_id) }, "Cancel")
         : null,
@@ -138,6 +165,8 @@ export function jobCard(job, actions) {
         ? [h("dt", {}, job.state === "success" ? "result" : "error"), h("dd", {}, h("pre", {}, outcome))]
         : null,
       failureText(job) ? [h("dt", {}, "why"), h("dd", { class: "failure" }, failureText(job))] : null,
+      waited.length ? [h("dt", {}, "waited"), h("dd", { class: "waited" }, waited.join(", then "))] : null,
+      decision ? [h("dt", {}, "decided"), h("dd", { class: "decision" }, decision)] : null,
       usageText(job.usage) ? [h("dt", {}, "usage"), h("dd", {}, usageText(job.usage))] : null,
       attemptsText(job) ? [h("dt", {}, "sent"), h("dd", { class: "attempts" }, attemptsText(job))] : null,
       active && job.progress

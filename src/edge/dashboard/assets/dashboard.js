@@ -4,7 +4,7 @@
 // tab's sessionStorage.
 
 import { filterJobs, groupBatches } from "/batches.js";
-import { ago, byActivity, chatMeta, childName, matchChats } from "/chat-list.js";
+import { ago, byActivity, chatMeta, childName, jobCounts, matchChats } from "/chat-list.js";
 import { batchSection, deliveryRow, transcriptList } from "/chat-view.js";
 import { approvalRows } from "/approvals.js";
 import { spendLines } from "/spend-panel.js";
@@ -13,6 +13,8 @@ import { JOB_STATES } from "/job-states.js";
 import { $, h } from "/view.js";
 
 const KEY = "fanout.apiKey";
+/** The name given at sign-in: `by` on the decisions taken here (kept with the key, in this tab only). */
+const SIGNER = "fanout.signer";
 /** Jobs read per page: a chat of hundreds shows its newest first, and older ones on request. */
 const JOBS_PER_PAGE = 24;
 const enc = encodeURIComponent;
@@ -116,7 +118,7 @@ function chatNode(id, summary) {
         { type: "button", class: "pick", "aria-current": String(state.selected === id), onclick: () => select(id) },
         h("span", { class: isRunning(info) ? "dot live" : "dot", title: isRunning(info) ? "running" : "idle" }),
         h("span", { class: "name" }, info?.name ?? id),
-        isRunning(info) ? h("span", { class: "count" }, `${info.running_jobs} running`) : null,
+        isRunning(info) ? h("span", { class: "count" }, jobCounts(info)) : null,
         info?.last_activity
           ? h("span", { class: "when", title: new Date(info.last_activity).toLocaleString() }, ago(info.last_activity))
           : null,
@@ -252,7 +254,11 @@ async function decideApproval(chatId, jobId, decision, reason) {
   try {
     await api(`/v1/chats/${enc(chatId)}/jobs/${enc(jobId)}/approval`, {
       method: "POST",
-      body: JSON.stringify({ decision, by: "dashboard", ...(reason ? { reason } : {}) }),
+      body: JSON.stringify({
+        decision,
+        by: sessionStorage.getItem(SIGNER) || "dashboard",
+        ...(reason ? { reason } : {}),
+      }),
     });
   } finally {
     await loadApprovals().catch(() => {});
@@ -507,6 +513,7 @@ function retry() {
 
 function signOut(message = "") {
   sessionStorage.removeItem(KEY);
+  sessionStorage.removeItem(SIGNER);
   const socket = state.socket;
   state.socket = null;
   state.wasLive = false;
@@ -548,6 +555,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("login-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     sessionStorage.setItem(KEY, $("key").value.trim());
+    sessionStorage.setItem(SIGNER, $("signer").value.trim());
     $("key").value = "";
     try {
       await start();

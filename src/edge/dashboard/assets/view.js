@@ -41,12 +41,6 @@ export const clock = (ms) => {
   return `${d.toLocaleTimeString([], { hour12: false })}.${String(d.getMilliseconds()).padStart(3, "0")}`;
 };
 
-export function duration(job) {
-  if (!job.started_at) return "0 s";
-  const end = job.completed_at ? Date.parse(job.completed_at) : Date.now();
-  return `${((end - Date.parse(job.started_at)) / 1000).toFixed(1)} s`;
-}
-
 /** `3 / 6 · copying files`: a running MCP tool's last report. */
 export const progressText = ({ progress, total, message }) =>
   [total === undefined ? String(progress) : `${progress} / ${total}`, message].filter(Boolean).join(" · ");
