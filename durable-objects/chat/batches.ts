@@ -168,9 +168,9 @@ export async function commit(
     }
     const { callback_url, notify } = target.delivery;
     // A rerun goes on with the turn its batch handed over: the context comes with it.
-    const context = target.context ?? (target.rerun ? store.events.handedOver(target.rerun.of).context : undefined);
+    const context = target.context ?? (target.rerun ? store.batches.handedOver(target.rerun.of).context : undefined);
     const { tool_calls, rerun } = target;
-    store.events.addBatch(batch.batch_id, { callback_url, notify, rerun, context, tool_calls }, now);
+    store.batches.add(batch.batch_id, { callback_url, notify, rerun, context, tool_calls }, now);
     const ids = insertBatch(store, batch, plans, now, now + ASK_BACKUP_MS);
     askApprovals(store, chat.announce, batch.jobs, now);
     extra();

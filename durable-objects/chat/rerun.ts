@@ -56,7 +56,7 @@ export function rerunSources(store: ChatStore, chatId: string, batchId: string):
  * under its Idempotency-Key was answered with the first.
  */
 export function refuseRerunRunning(store: ChatStore, batchId: string): void {
-  const running = store.events.activeRerunOf(batchId);
+  const running = store.batches.activeRerunOf(batchId);
   if (!running) return;
   throw new ApiError(
     409,

@@ -23,6 +23,7 @@ import { Notifications } from "../../durable-objects/chat/storage/notifications"
 import { TreeSlots } from "../../durable-objects/chat/storage/tree-slots";
 import { Turns } from "../../durable-objects/chat/storage/turns";
 import { forgetCached, transact } from "../../durable-objects/chat/storage/sql-cache";
+import { BatchRows } from "../../durable-objects/chat/storage/batch-rows";
 import { Events, EVENT_TTL_MS } from "../../durable-objects/chat/storage/events";
 import { LogStore } from "../../durable-objects/chat/storage/log-rows";
 import { chatObject } from "../helpers";
@@ -505,7 +506,7 @@ describe("an event row", () => {
       ensureSchema(sql);
       writeMeta(sql, "tenant", "acme");
       writeMeta(sql, "chat_id", "event-row");
-      const events = new Events(sql);
+      const events = new Events(sql, new BatchRows(sql));
       const { envelope: announced, seq } = events.record("chat.idle", {}, 5000);
       expect(sql.exec(`SELECT data, parent_chat_id, root_chat_id FROM events WHERE seq = ?`, seq).one()).toEqual({
         data: "{}",
@@ -531,13 +532,13 @@ describe("an event row", () => {
       ensureSchema(sql);
       writeMeta(sql, "tenant", "acme");
       writeMeta(sql, "chat_id", "event-seq");
-      const events = new Events(sql);
+      const events = new Events(sql, new BatchRows(sql));
       events.record("chat.idle", {}, 1000);
       const { seq } = events.record("chat.idle", {}, 1000);
       events.purge(1000 + EVENT_TTL_MS + 1);
       expect(sql.exec(`SELECT COUNT(*) AS n FROM events`).one().n).toBe(0);
       forgetCached(sql); // a new instance: only what SQLite holds
-      expect(new Events(sql).record("chat.idle", {}, 2000 + EVENT_TTL_MS).seq).toBe(seq + 1);
+      expect(new Events(sql, new BatchRows(sql)).record("chat.idle", {}, 2000 + EVENT_TTL_MS).seq).toBe(seq + 1);
     });
   });
 });

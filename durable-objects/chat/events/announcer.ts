@@ -153,7 +153,7 @@ export class Announcer {
    * (docs/api.md#hand-back-and-im-delivery).
    */
   #notify(job: JobRow, now: number, afterSeq: number | undefined): void {
-    const chatId = telegramChatId(this.store.events.notify(job.batch_id));
+    const chatId = telegramChatId(this.store.batches.notify(job.batch_id));
     if (chatId === undefined) return;
     const text = subagentSummary(
       subagent(job).label,

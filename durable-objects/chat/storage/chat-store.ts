@@ -12,6 +12,7 @@ import { runTargetsOf, tenantConfigOf, type TenantReads } from "../../../src/cor
 import type { TenantConfig } from "../../../src/core/config/schema";
 import type { RunTarget } from "../../../src/core/tools/executors";
 import { Children } from "./children";
+import { BatchRows } from "./batch-rows";
 import { EVENT_TTL_MS, Events } from "./events";
 import { Idempotency } from "./idempotency";
 import { JobStore } from "./job-store";
@@ -46,6 +47,8 @@ export class ChatStore {
   readonly children: Children;
   readonly treeSlots: TreeSlots;
   readonly turns: Turns;
+  /** What a batch keeps beside its jobs: where its events go, what it reran, the turn handed over. */
+  readonly batches: BatchRows;
   readonly events: Events;
   readonly notifications: Notifications;
   readonly usage: UsageDays;
@@ -63,7 +66,8 @@ export class ChatStore {
     this.children = new Children(this.sql);
     this.treeSlots = new TreeSlots(this.sql);
     this.turns = new Turns(this.sql);
-    this.events = new Events(this.sql);
+    this.batches = new BatchRows(this.sql);
+    this.events = new Events(this.sql, this.batches);
     this.notifications = new Notifications(this.sql);
     this.usage = new UsageDays(this.sql);
   }
@@ -178,7 +182,7 @@ export class ChatStore {
       now,
       outlive,
     );
-    this.events.forgetGoneBatches();
+    this.batches.forgetGone();
     if (left === "empty" && !undelivered) return "empty";
     this.schedulePurge(now);
     return "kept";

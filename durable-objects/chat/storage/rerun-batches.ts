@@ -9,14 +9,14 @@ import type { JobRow } from "../../../src/core/jobs/job";
 import type { AdmittedToolCall } from "../../../src/core/jobs/tool-calls-messages";
 import type { ChatStore } from "./chat-store";
 
-export type { RerunOf } from "./events";
+export type { RerunOf } from "./batch-rows";
 
 /**
  * The batch's jobs and the jobs it carried over, in call order. Only a batch whose jobs say they are
  * a rerun's is looked up: any other batch costs no read.
  */
 export function wholeBatch(store: ChatStore, batchId: string, own = store.jobs.byBatch(batchId)): JobRow[] {
-  const rerunOf = own.some((j) => j.rerun_of !== null) ? store.events.rerunOf(batchId) : undefined;
+  const rerunOf = own.some((j) => j.rerun_of !== null) ? store.batches.rerunOf(batchId) : undefined;
   if (!rerunOf) return own;
   return [...own, ...store.jobs.many(rerunOf.carried)].sort((a, b) => a.idx - b.idx);
 }
@@ -27,8 +27,8 @@ export function wholeBatch(store: ChatStore, batchId: string, own = store.jobs.b
  * `parallel` call among them named).
  */
 export function batchKeeps(store: ChatStore, batchId: string, own: readonly JobRow[]): BatchKeeps {
-  const rerunOf = own.some((j) => j.rerun_of !== null) ? store.events.rerunOf(batchId)?.of : undefined;
-  const { context, tool_calls } = store.events.handedOver(batchId);
+  const rerunOf = own.some((j) => j.rerun_of !== null) ? store.batches.rerunOf(batchId)?.of : undefined;
+  const { context, tool_calls } = store.batches.handedOver(batchId);
   return {
     ...(rerunOf ? { rerun_of: rerunOf } : {}),
     ...(context !== undefined ? { context } : {}),
