@@ -8,6 +8,8 @@ import { ApiError, fromRefusal, refusal } from "../../src/core/http/errors";
 import type { JobRow } from "../../src/core/jobs/job";
 import { refuseRerunRunning, rerunSources } from "./rerun";
 import type { RerunOf } from "./storage/rerun-batches";
+import { rerunCalls } from "../../src/core/jobs/tool-call-results";
+import type { AdmittedToolCall } from "../../src/core/jobs/tool-calls-messages";
 import { quoteName } from "../../src/core/calls/names";
 import type { SubordinateJobSpec } from "../../src/core/jobs/job-spec";
 import type {
@@ -167,9 +169,12 @@ export async function commit(
       chat.announce.chatCreated(target.chat_id, 0, now);
     }
     const { callback_url, notify } = target.delivery;
-    // A rerun goes on with the turn its batch handed over: the context comes with it.
-    const context = target.context ?? (target.rerun ? store.batches.handedOver(target.rerun.of).context : undefined);
-    const { tool_calls, rerun } = target;
+    // A rerun goes on with the turn its batch handed over: its context, and its calls (the jobs that
+    // run again under their new ids).
+    const { rerun } = target;
+    const handed = rerun ? store.batches.handedOver(rerun.of) : {};
+    const context = target.context ?? handed.context;
+    const tool_calls = target.tool_calls ?? (handed.tool_calls && rerunToolCalls(handed.tool_calls, batch));
     store.batches.add(batch.batch_id, { callback_url, notify, rerun, context, tool_calls }, now);
     const ids = insertBatch(store, batch, plans, now, now + ASK_BACKUP_MS);
     askApprovals(store, chat.announce, batch.jobs, now);
@@ -189,6 +194,11 @@ export async function commit(
   // waits for it, so the index never keeps a deleted chat.
   if (isNewChat) store.ctx.waitUntil(chat.registration.register(now));
   await armed;
+}
+
+function rerunToolCalls(handed: string, batch: AdmittedBatch): string {
+  const rerunIds = new Map(batch.jobs.flatMap((j) => (j.rerun_of ? [[j.rerun_of, j.job_id] as const] : [])));
+  return JSON.stringify(rerunCalls(JSON.parse(handed) as AdmittedToolCall[], rerunIds));
 }
 
 /** A person's decision on a call waiting for approval (docs/api.md#approvals); null when the chat has nothing to read. */

@@ -62,7 +62,9 @@ describe("a subordinate job", () => {
     const child = await json(await api(`/v1/chats/${job.context_id}`));
     expect(child).toMatchObject({ chat_id: job.context_id, parent_chat_id: "p1", level: 1, name: "Find the answer." });
     const parent = await json(await api("/v1/chats/p1"));
-    expect(parent.children).toEqual([{ chat_id: job.context_id, name: "Find the answer.", level: 1, running_jobs: 0 }]);
+    expect(parent.children).toEqual([
+      { chat_id: job.context_id, name: "Find the answer.", level: 1, running_jobs: 0, waiting_jobs: 0 },
+    ]);
     const [request] = await llmRequests("m-basic");
     expect(request!.messages[0].role).toBe("system");
     expect(request!.messages[1]).toEqual({ role: "user", content: "Find the answer." });

@@ -221,14 +221,17 @@ describe("a batch as one record", () => {
 });
 
 describe("a rerun of a handed-over batch", () => {
-  it("goes on with the same turn: its batch.finished and its record bring the context back", async () => {
+  it("goes on with the same turn: its batch.finished and its record bring the context and the calls back", async () => {
     const hook = await inbox("turn-7");
     const base = webhookConfig(hook);
     await configure({ ...base, tools: [...base.tools, tracked] });
     const started = await json(
       await api("/v1/chats/turn-7/tool-calls", {
         body: {
-          tool_calls: [openAiCall("call_a", "tracked", { group: "turn-7", n: 1, ms: 1, fail: true })],
+          tool_calls: [
+            openAiCall("call_a", "tracked", { group: "turn-7", n: 1, ms: 1, fail: true }),
+            openAiCall("call_b", "no_such_tool", {}),
+          ],
           wait: false,
           context: { turn: 7 },
         },
@@ -252,6 +255,14 @@ describe("a rerun of a handed-over batch", () => {
         .find((e) => e.type === "batch.finished" && e.data.batch_id === rerun.batch_id),
     );
     expect(finished.data.context).toEqual({ turn: 7 });
+    // The same calls, answered: the one that ran again under its new job, the refused one as it was.
+    const rerunJob = rerun.jobs.find((j: any) => j.rerun_of === failed).job_id;
+    const calls = [
+      { tool_call_id: "call_a", job_id: rerunJob, state: "success" },
+      { tool_call_id: "call_b", job_id: null, state: "error", error: { code: "unknown_tool" } },
+    ];
+    expect(finished.data.tool_calls).toMatchObject(calls);
+    expect(record.tool_calls).toMatchObject([{ tool_call_id: "call_a", job_id: rerunJob }, calls[1]]);
   });
 });
 

@@ -108,4 +108,33 @@ describe("an event too big for one row", () => {
     expect((slim.results as { jobs: { error: string }[] }).jobs.every((j) => j.error === "e".repeat(1000))).toBe(true);
     expect(JSON.stringify(slim).length).toBeLessThan(64 * 1024);
   });
+
+  const EVENT_LIMIT = 256 * 1024;
+
+  it("cuts a /tool-calls batch's refused and `parallel` calls the same way, so a turn's event stays one row", async () => {
+    const { withoutResults } = await import("../../src/core/events/envelope");
+    const long = "x".repeat(16_000);
+    const calls = Array.from({ length: 32 }, (_, i) =>
+      i % 2
+        ? {
+            tool_call_id: `call_${i}`,
+            name: "nope",
+            job_id: null,
+            state: "error",
+            content: `Error: ${long}`,
+            error: { code: "unknown_tool", message: long },
+          }
+        : { tool_call_id: `call_${i}`, name: "parallel", job_id: null, state: "success", content: long },
+    );
+    const slim = withoutResults({ batch_id: "b", results: { status: "error", jobs: [] }, tool_calls: calls });
+    const cut = slim.tool_calls as {
+      content: string;
+      content_truncated?: true;
+      error?: { code: string; message: string };
+    }[];
+    expect(cut.every((c) => c.content.length === 1000 && c.content_truncated === true)).toBe(true);
+    expect(cut[1]!.error).toEqual({ code: "unknown_tool", message: "x".repeat(1000) });
+    expect(cut[0]).toMatchObject({ tool_call_id: "call_0", name: "parallel", state: "success" });
+    expect(JSON.stringify(slim).length).toBeLessThan(EVENT_LIMIT);
+  });
 });

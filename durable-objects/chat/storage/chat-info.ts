@@ -20,6 +20,7 @@ export function chatInfo(store: ChatStore): ChatInfo {
       name: c.name,
       level: level + 1,
       running_jobs: running.filter((j) => j.context_id === c.context_id).length,
+      waiting_jobs: running.filter((j) => j.context_id === c.context_id && j.state === "pending").length,
     })),
     running_jobs: active,
     waiting_jobs: waiting,

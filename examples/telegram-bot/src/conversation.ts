@@ -15,7 +15,7 @@ import type { Env } from "./env";
 import { fanoutClient } from "./fanout";
 import { approvalMessage, decidedText, pressedDecision, type ApprovalRequest, type Decision } from "./approvals";
 import { answerCallbackQuery, editMessageText, sendMessage, type ButtonPress, type TelegramApi } from "./telegram";
-import { sameCalls, type Message, type TurnContext } from "./turn";
+import { sameCalls, turnContext, type Message, type TurnContext } from "./turn";
 
 /** Model calls per user message, so a model that keeps calling tools cannot run forever. */
 const MAX_STEPS = 8;
@@ -226,7 +226,7 @@ export class Conversation extends DurableObject<Env> {
     const messages = this.#messages();
     const steps = this.#state()?.steps ?? 0;
     const calls = (messages.at(-1) as { tool_calls?: unknown[] }).tool_calls!;
-    const context: TurnContext = { telegram_chat_id: chatId, steps, messages };
+    const context = turnContext(chatId, steps, messages);
     const turnKey = `tg-${chatId}-${this.#lastSeq()}`;
     try {
       // fanout hands the Telegram chat back on the batch's events: the webhook routes by it.

@@ -15,6 +15,23 @@ export interface TurnContext {
   messages: Message[];
 }
 
+/**
+ * What a turn hands fanout: the chat and the conversation's newest messages that fit in `context`
+ * (64 KiB as JSON; a little is left for the rest), starting at a user's message so no tool answer is
+ * cut from its call. The object keeps the whole history; this is what a restart that lost it goes on from.
+ */
+export function turnContext(telegram_chat_id: number, steps: number, messages: Message[]): TurnContext {
+  const size = (m: Message[]) => new TextEncoder().encode(JSON.stringify(m)).length;
+  let from = 0;
+  while (from < messages.length - 1 && size(messages.slice(from)) > CONTEXT_BUDGET) from++;
+  // Back to a user's message, unless that would drop the model message the calls are in.
+  while (from < messages.length - 1 && messages[from]!.role !== "user") from++;
+  return { telegram_chat_id, steps, messages: messages.slice(from) };
+}
+
+/** fanout keeps up to 64 KiB of context; the chat id and step count need a few bytes of it. */
+const CONTEXT_BUDGET = 60_000;
+
 const callIds = (message: Message | undefined) =>
   message?.role === "assistant" ? (message.tool_calls ?? []).map((call) => call.id) : [];
 

@@ -6,6 +6,7 @@ export { Fanout, type AwaitOptions, type FanoutOptions } from "./client.js";
 export type { CallOptions } from "./requests.js";
 export type { ApprovalsOptions, PageOptions, ReadOptions, ToolCallsOptions } from "./method-options.js";
 export { FanoutError } from "./errors.js";
+export { UnknownOptionError } from "./known-options.js";
 export { EventStream, type StreamMessage, type StreamOptions } from "./events.js";
 export { readWebhook, verifyWebhook, type VerifyOptions } from "./webhook.js";
 export {

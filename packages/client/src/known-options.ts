@@ -20,12 +20,17 @@ export interface Takes {
   other?: { what: string; known: readonly string[] };
 }
 
+/** A key a method does not take: a `TypeError`, as a misspelt property is in JavaScript. */
+export class UnknownOptionError extends TypeError {
+  override readonly name = "UnknownOptionError";
+}
+
 export function checkKeys(method: string, given: unknown, takes: Takes): void {
   if (given === undefined || given === null || typeof given !== "object" || Array.isArray(given)) return;
   const unknown = Object.keys(given).filter((key) => !takes.known.includes(key));
   if (unknown.length === 0) return;
   const key = unknown[0]!;
-  throw new TypeError(`${method}: ${takes.what} has no \`${key}\`. ${advice(key, takes)}`);
+  throw new UnknownOptionError(`${method}: ${takes.what} has no \`${key}\`. ${advice(key, takes)}`);
 }
 
 function advice(key: string, takes: Takes): string {

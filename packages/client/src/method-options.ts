@@ -5,7 +5,7 @@
 import type { StreamOptions } from "./events.js";
 import { optionNames, type Takes } from "./known-options.js";
 import type { CallOptions } from "./requests.js";
-import type { DecisionOptions, RerunArgs } from "./types.js";
+import type { DecisionOptions, RerunArgs, ToolCallsBody } from "./types.js";
 
 export interface FanoutOptions {
   /** Where fanout runs, e.g. `https://fanout.example.workers.dev`. */
@@ -51,7 +51,12 @@ const options = (known: readonly string[], other?: Takes["other"]): Takes => ({
   ...(other ? { other } : {}),
 });
 /** The keys of `toolCalls`' body beside the calls (a bare list of calls has none). */
-const TURN = ["tool_calls", "timeout", "wait", "context"] as const;
+const TURN = optionNames<Extract<ToolCallsBody, { tool_calls: unknown }>>({
+  tool_calls: true,
+  timeout: true,
+  wait: true,
+  context: true,
+});
 const TOOL_CALLS_OPTIONS = [...CALL, ...optionNames<Pick<ToolCallsOptions, "order">>({ order: true })];
 
 const RERUN = optionNames<RerunArgs>({ jobs: true, tool_args: true, wait: true });

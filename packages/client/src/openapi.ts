@@ -2023,6 +2023,11 @@ export interface paths {
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 /** @description The result text, `Error: <message>`, or a `parallel` call's payload; absent while active. */
                                 content?: string;
+                                /**
+                                 * @description In an event too large to carry it whole: `content` is its first 1,000 characters.
+                                 * @constant
+                                 */
+                                content_truncated?: true;
                                 error?: {
                                     code: string;
                                     message: string;
@@ -3470,6 +3475,8 @@ export interface paths {
                                 name: string;
                                 level: number;
                                 running_jobs: number;
+                                /** @description Of `running_jobs`, those waiting to start (a subagent slot, approval). */
+                                waiting_jobs: number;
                             }[];
                             /** @description Its active jobs: running, or waiting to start. */
                             running_jobs: number;
@@ -3909,6 +3916,11 @@ export interface paths {
                                 state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                                 /** @description The result text, `Error: <message>`, or a `parallel` call's payload; absent while active. */
                                 content?: string;
+                                /**
+                                 * @description In an event too large to carry it whole: `content` is its first 1,000 characters.
+                                 * @constant
+                                 */
+                                content_truncated?: true;
                                 error?: {
                                     code: string;
                                     message: string;
@@ -4786,6 +4798,11 @@ export interface components {
                     state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                     /** @description The result text, `Error: <message>`, or a `parallel` call's payload; absent while active. */
                     content?: string;
+                    /**
+                     * @description In an event too large to carry it whole: `content` is its first 1,000 characters.
+                     * @constant
+                     */
+                    content_truncated?: true;
                     error?: {
                         code: string;
                         message: string;
@@ -5408,6 +5425,11 @@ export interface components {
                     state: "pending" | "running" | "success" | "error" | "cancelled" | "timeout";
                     /** @description The result text, `Error: <message>`, or a `parallel` call's payload; absent while active. */
                     content?: string;
+                    /**
+                     * @description In an event too large to carry it whole: `content` is its first 1,000 characters.
+                     * @constant
+                     */
+                    content_truncated?: true;
                     error?: {
                         code: string;
                         message: string;

@@ -359,6 +359,19 @@ describe("which service answers", () => {
     }
   });
 
+  it("takes a fanout deployed before /healthz named itself", async () => {
+    const older = createServer((_req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}'),
+    );
+    await new Promise<void>((resolve) => older.listen(0, "127.0.0.1", resolve));
+    try {
+      expect(await notFanout(`http://127.0.0.1:${(older.address() as AddressInfo).port}`, false)).toBeUndefined();
+      expect(await notFanout(url(), false)).toBeUndefined();
+    } finally {
+      older.close();
+    }
+  });
+
   it("says which key fanout refused, and where", async () => {
     const { code, stderr } = await fanout(["jobs", "--chat", "x"], {
       env: { FANOUT_URL: url(), FANOUT_API_KEY: "not-a-key" },
@@ -416,6 +429,15 @@ describe("fanout tool-calls and --metadata", () => {
       ).stdout,
     );
     expect((await client().job(id, started.jobs[0].job_id)).metadata).toEqual({ k: "v" });
+    // A whole assistant message is taken as its calls; a key the client does not take is the command line's.
+    const message = { role: "assistant", content: null, tool_calls: [calls[0]] };
+    const fromMessage = await fanout(["tool-calls", "--chat", id, "--calls", await callsFile(message), "--json"]);
+    expect(JSON.parse(fromMessage.stdout).results.map((r: { tool_call_id: string }) => r.tool_call_id)).toEqual([
+      "call_a",
+    ]);
+    expect(
+      await fanout(["tool-calls", "--chat", id, "--calls", await callsFile({ tool_calls: calls, wiat: false })]),
+    ).toMatchObject({ code: 2, stderr: expect.stringContaining("Did you mean `wait`?") });
   });
 });
 

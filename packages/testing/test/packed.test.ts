@@ -87,6 +87,16 @@ for (const [bot, modelUrl] of bots) {
     const last = JSON.stringify(fanout.model.requests.at(-1).messages);
     for (const text of ["Sunny in Lisbon", "Sunny in Oslo", "uses unknown tool 'nope'"]) expect(last).toContain(text);
   });
+
+  it(bot + " goes on at once when every call is refused: no batch, so no batch.finished", async () => {
+    process.env.MODEL_URL = modelUrl();
+    const chat = "refused-" + bot.split("-")[0];
+    fanout.model.when({ contains: "Only unknown" }).callTools([{ name: "nope" }]);
+    fanout.model.when({ contains: "uses unknown tool 'nope'" }).reply("There is no such tool.");
+    const replies = [];
+    await (await import("./" + bot + "?run=refused")).onMessage(chat, "Only unknown tools, please.", (c, t) => replies.push([c, t]));
+    expect(replies).toEqual([[chat, "There is no such tool."]]);
+  });
 }
 `;
 
@@ -255,7 +265,7 @@ describe("@fanout/testing in a fresh bot project", () => {
 
   it("docs/client.md's webhook bots, for openai, Anthropic and the AI SDK, keep no store between a turn's webhooks", async () => {
     const { code, output } = await inBot("bots", "vitest", ["run", "bots.test.mjs"]);
-    expect(output, output).toMatch(/Tests\s+3 passed/);
+    expect(output, output).toMatch(/Tests\s+6 passed/);
     expect(code).toBe(0);
   });
 

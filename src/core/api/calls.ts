@@ -137,6 +137,10 @@ export const toolCallResult = z.object({
     .string()
     .optional()
     .describe("The result text, `Error: <message>`, or a `parallel` call's payload; absent while active."),
+  content_truncated: z
+    .literal(true)
+    .optional()
+    .describe("In an event too large to carry it whole: `content` is its first 1,000 characters."),
   error: z.looseObject({ code: z.string(), message: z.string() }).optional(),
   error_type: errorType.optional().describe("A job that ended without success: why (docs/api.md#why-a-job-failed)."),
   retryable: retryableFlag.optional(),

@@ -12,6 +12,7 @@ const childChat = z.object({
   name: z.string(),
   level: z.number().int(),
   running_jobs: z.number().int(),
+  waiting_jobs: z.number().int().describe("Of `running_jobs`, those waiting to start (a subagent slot, approval)."),
 });
 
 export const chatInfo = z.object({

@@ -70,5 +70,20 @@ export function withoutResults(data: Record<string, unknown>): Record<string, un
       }),
     };
   }
+  // A `/tool-calls` batch's calls: a refused call's text and a `parallel` call's payload are cut the
+  // same way (a call that is one job has no text here: its job's is above).
+  if (Array.isArray(data.tool_calls)) out.tool_calls = (data.tool_calls as Record<string, unknown>[]).map(cutCall);
   return out;
+}
+
+function cutCall(call: Record<string, unknown>): Record<string, unknown> {
+  const kept = { ...call };
+  if (typeof call.content === "string" && call.content.length > RESULT_KEPT_CHARS) {
+    kept.content = firstChars(call.content);
+    kept.content_truncated = true;
+  }
+  const error = call.error as { message?: unknown } | undefined;
+  if (typeof error?.message === "string" && error.message.length > RESULT_KEPT_CHARS)
+    kept.error = { ...error, message: firstChars(error.message) };
+  return kept;
 }

@@ -246,7 +246,7 @@ export interface ChatInfo {
   parent_chat_id: string | null;
   level: number;
   name: string;
-  children: { chat_id: string; name: string; level: number; running_jobs: number }[];
+  children: { chat_id: string; name: string; level: number; running_jobs: number; waiting_jobs: number }[];
   running_jobs: number;
   /** Of `running_jobs`, those not started yet: waiting at a gate, or for their turn or a slot. */
   waiting_jobs: number;

@@ -102,6 +102,20 @@ export function batchToolCalls(
   });
 }
 
+/**
+ * A rerun's calls: those of the batch it reran, each job that ran again under its new id (the rest,
+ * carried over or refused, as they were), so its `batch.finished` answers the same calls.
+ */
+export function rerunCalls(calls: AdmittedToolCall[], rerunIds: ReadonlyMap<string, string>): AdmittedToolCall[] {
+  const id = (jobId: string) => rerunIds.get(jobId) ?? jobId;
+  return calls.map((call) => {
+    if (call.job_id) return { ...call, job_id: id(call.job_id) };
+    if (!call.parallel) return call;
+    const { job_ids, started } = call.parallel;
+    return { ...call, parallel: { ...call.parallel, job_ids: job_ids.map(id), started: started.map(id) } };
+  });
+}
+
 /** The jobs whose results this answer delivers (and so collects): not those left running in the background. */
 export function deliveredJobIds(calls: AdmittedToolCall[]): string[] {
   return calls.flatMap((c) =>

@@ -41,8 +41,10 @@ export async function notFanout(url: string, local: boolean): Promise<string | u
   } catch (e) {
     return `nothing answers at ${url} (${(e as Error).message}): ${where}`;
   }
-  const body = (await answer.json().catch(() => undefined)) as { service?: unknown } | undefined;
-  if (answer.ok && body?.service === "fanout") return undefined;
+  const body = (await answer.json().catch(() => undefined)) as { status?: unknown; service?: unknown } | undefined;
+  // fanout names itself; one deployed before it did answers `{"status":"ok"}` alone.
+  const named = body?.service === "fanout" || (body?.status === "ok" && body.service === undefined);
+  if (answer.ok && named) return undefined;
   const said = answer.ok ? "not naming fanout" : `HTTP ${answer.status}`;
   const fix = local
     ? "stop it, or start fanout on another port (PORT=8788 npm start) and set FANOUT_URL to it"

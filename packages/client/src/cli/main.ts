@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { Fanout } from "../client.js";
 import { FanoutError } from "../errors.js";
+import { UnknownOptionError } from "../known-options.js";
 import { LOCAL_URL } from "../local.js";
 import type { ParallelArgs, ToolCallsBody } from "../types.js";
 import { notFanout, serviceFrom } from "./connection.js";
@@ -87,6 +88,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     try {
       return await dispatch(new Fanout(service), command, rest, parsed.values, io);
     } catch (e) {
+      // A key the client does not take came from the calls file: the command line's to fix.
+      if (e instanceof UnknownOptionError) throw new UsageError(e.message);
       // fanout itself refused the key: say which key and which service, not only the API's words.
       if (e instanceof FanoutError && e.code === "unauthorized")
         throw new FanoutError(
@@ -126,7 +129,7 @@ async function dispatch(fanout: Fanout, command: string, ids: string[], o: Optio
     }
     case "tool-calls": {
       const calls = await readJson(need(o.calls, "--calls <file|->"), io);
-      const body = Array.isArray(calls) ? { tool_calls: calls } : (calls as Record<string, unknown>);
+      const body = toolCallsBody(calls, o.calls!);
       if (o["no-wait"]) body.wait = false;
       if (o.timeout) body.timeout = seconds(o.timeout);
       const answer = await fanout.toolCalls(need(o.chat, "--chat <id>"), body as ToolCallsBody, {
@@ -209,6 +212,22 @@ async function readCalls(source: string, io: CliIo): Promise<ParallelArgs> {
   if (Array.isArray(value)) return { tool_calls: value };
   if (value && typeof value === "object") return value as ParallelArgs;
   throw new UsageError(`${source} must hold a JSON array of tool calls or an object of parallel arguments`);
+}
+
+/**
+ * `tool-calls --calls`: a list of calls, a whole assistant message (its `tool_calls`, or an Anthropic
+ * message's `tool_use` blocks), or a `/tool-calls` body.
+ */
+function toolCallsBody(value: unknown, source: string): Record<string, unknown> {
+  if (Array.isArray(value)) return { tool_calls: value };
+  if (!value || typeof value !== "object")
+    throw new UsageError(`${source} must hold a JSON array of tool calls, an assistant message, or a /tool-calls body`);
+  const message = value as Record<string, unknown>;
+  if (!("role" in message)) return message;
+  if (Array.isArray(message.tool_calls)) return { tool_calls: message.tool_calls };
+  if (Array.isArray(message.content))
+    return { tool_calls: message.content.filter((b) => (b as { type?: unknown })?.type === "tool_use") };
+  throw new UsageError(`${source} is a ${String(message.role)} message without tool calls`);
 }
 
 /** `--metadata '{"user_id":7}'`: the batch's own ids, echoed in its events. */

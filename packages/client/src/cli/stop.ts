@@ -1,10 +1,10 @@
 /**
- * What ends the CLI: Ctrl-C, SIGTERM or SIGHUP, or the process that started it going away. Under
- * `npx fanout`, a SIGTERM reaches npm, which ends without passing it on: the CLI ran on as an orphan,
- * holding its event stream open. Once stopped, a command has a moment to finish what it prints; then
- * the process ends whatever is still open.
+ * What ends the CLI: Ctrl-C or SIGTERM, or, under `npx fanout`, npm going away: a SIGTERM reaches npm,
+ * which ends without passing it on, and the CLI ran on as an orphan holding its event stream open.
+ * (Run otherwise, `nohup fanout watch &` outlives its shell as asked.) Once stopped, a command has a
+ * moment to finish what it prints; then the process ends whatever is still open.
  */
-const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+const STOP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 const PARENT_CHECK_MS = 500;
 const GRACE_MS = 2_000;
 
@@ -20,11 +20,14 @@ export function stopSignal(): AbortSignal {
     setTimeout(() => process.exit(code), GRACE_MS).unref();
   };
   // 128 + the signal's number, as a shell reports a process a signal ended.
-  const codes = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+  const codes = { SIGINT: 130, SIGTERM: 143 };
   for (const name of STOP_SIGNALS) process.once(name, () => end(codes[name]));
-  const watchParent = setInterval(() => {
-    if (process.ppid !== parent) end(129);
-  }, PARENT_CHECK_MS);
-  watchParent.unref();
+  // npm sets npm_command for what it runs: `exec` for npx.
+  if (process.env.npm_command === "exec") {
+    const watchParent = setInterval(() => {
+      if (process.ppid !== parent) end(143);
+    }, PARENT_CHECK_MS);
+    watchParent.unref();
+  }
   return stop.signal;
 }
